@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"evtool": func() {
+			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
+	})
+}
+
+// TestScripts runs the CLI testscripts in testdata/script: each .txtar is a
+// shell-like session of evtool commands with expected output and exit codes.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "../../testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			// Examples are shared with the scripts through $EXAMPLES.
+			wd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			env.Setenv("EXAMPLES", wd+"/../../examples")
+			return nil
+		},
+	})
+}

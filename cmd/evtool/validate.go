@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/internal/pipeline"
+	"github.com/evtool/evtool/report"
+)
+
+func (a *app) validateCommand() *cobra.Command {
+	var (
+		dir, format string
+		maxBytes    int
+		workers     int
+	)
+	c := &cobra.Command{
+		Use:   "validate [FILE|-]...",
+		Short: "Validate CloudEvents against the catalog",
+		Long: `Validate CloudEvents in the JSON format: a single event, a JSON array (the
+CloudEvents batch format) or JSONL (one event per line). With no FILE, or
+with -, read standard input. Each event gets the CloudEvents 1.0.2 envelope
+rules, its dataschema mapped to a catalog version (an event without one is
+checked against the latest version, with a warning), and its data validated
+against that version's schema.
+
+Input is streamed with constant memory and validated on all cores; findings
+are reported in input order with the event's line (or array index), the
+attribute or JSON pointer, and a message.
+
+Exit 0 when every event is valid, 1 when any is invalid, 2 when the input
+cannot be read (malformed JSON, invalid UTF-8, an event over --max-event-size).`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := parseFormat(format, report.BasicFormats)
+			if err != nil {
+				return err
+			}
+			if maxBytes <= 0 {
+				return usagef("--max-event-size must be positive")
+			}
+			cat, err := loadCatalog(dir)
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 {
+				args = []string{"-"}
+			}
+			p, err := report.NewPrinter(a.stdout, f, "validate")
+			if err != nil {
+				return err
+			}
+			v := &envelope.Validator{Catalog: cat}
+			var total validateStats
+			for _, name := range args {
+				st, err := a.validateInput(cmd.Context(), v, name, maxBytes, workers, p)
+				total.add(st)
+				if err != nil {
+					_ = p.Close(total.events, "event")
+					return err
+				}
+			}
+			if err := p.Close(total.events, "event"); err != nil {
+				return err
+			}
+			if total.inputErrors > 0 {
+				return fmt.Errorf("%d input error(s): the input could not be read completely", total.inputErrors)
+			}
+			if total.invalid > 0 {
+				return errFindings
+			}
+			return nil
+		},
+	}
+	dirFlag(c, &dir)
+	formatFlag(c, &format, report.BasicFormats)
+	c.Flags().IntVar(&maxBytes, "max-event-size", envelope.DefaultMaxEventBytes, "largest event accepted, in bytes")
+	c.Flags().IntVar(&workers, "workers", 0, "validating goroutines (0: one per core)")
+	return c
+}
+
+type validateStats struct {
+	events, invalid, inputErrors int
+}
+
+func (s *validateStats) add(o validateStats) {
+	s.events += o.events
+	s.invalid += o.invalid
+	s.inputErrors += o.inputErrors
+}
+
+// validated is the outcome for one input item, computed on a worker.
+type validated struct {
+	item     envelope.Item
+	findings []report.Finding
+	unusable bool
+}
+
+func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name string, maxBytes, workers int, p report.Printer) (validateStats, error) {
+	var st validateStats
+	var r io.Reader
+	display := name
+	if name == "-" {
+		r, display = a.stdin, "<stdin>"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return st, fmt.Errorf("cannot read events: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	reader := envelope.NewReader(r, maxBytes)
+	done := false
+	next := func() (envelope.Item, bool, error) {
+		if done {
+			return envelope.Item{}, false, nil
+		}
+		it, err := reader.Next()
+		if errors.Is(err, io.EOF) {
+			return it, false, nil
+		}
+		if err != nil {
+			// The input cannot be read on (empty, broken batch): report it
+			// as an item so it is printed in order, then stop.
+			done = true
+			return envelope.Item{Err: err, Line: lineOf(err)}, true, nil
+		}
+		return it, true, nil
+	}
+	work := func(it envelope.Item) validated {
+		if it.Err != nil {
+			msg := it.Err.Error()
+			var ie *envelope.InputError
+			if errors.As(it.Err, &ie) {
+				msg = ie.Msg
+			}
+			return validated{item: it, unusable: true, findings: []report.Finding{{
+				Rule: "input", Severity: report.SeverityError, Message: msg}}}
+		}
+		d, _, fs := v.Validate(it.Raw)
+		return validated{item: it, findings: fs, unusable: d == nil}
+	}
+	emit := func(res validated) error {
+		if res.item.Err == nil {
+			st.events++
+		}
+		if len(res.findings) == 0 {
+			return nil
+		}
+		subject := fmt.Sprintf("%s:%d", display, res.item.Line)
+		if res.item.Line == 0 {
+			subject = display
+		}
+		if res.item.Index >= 0 && res.item.Err == nil {
+			subject = fmt.Sprintf("%s[%d] (line %d)", display, res.item.Index, res.item.Line)
+		}
+		failing := false
+		for _, f := range res.findings {
+			if res.item.Err == nil {
+				f = res.item.Locate(f)
+			}
+			f.File, f.Subject = display, subject
+			if f.Line == 0 {
+				f.Line = res.item.Line
+			}
+			if f.Severity == report.SeverityError {
+				failing = true
+			}
+			if err := p.Add(f); err != nil {
+				return err
+			}
+		}
+		switch {
+		case res.unusable:
+			st.inputErrors++
+		case failing:
+			st.invalid++
+		}
+		return nil
+	}
+	err := pipeline.Ordered(ctx, workers, 0, next, work, emit)
+	return st, err
+}
+
+// lineOf extracts the line of a reader error, when it has one.
+func lineOf(err error) int {
+	var ie *envelope.InputError
+	if errors.As(err, &ie) {
+		return ie.Line
+	}
+	return 0
+}

@@ -1,0 +1,138 @@
+package envelope
+
+import (
+	"fmt"
+	"mime"
+	"strings"
+
+	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
+)
+
+// Rule ids of the catalog checks.
+const (
+	RuleUnknownType        = "unknown-type"
+	RuleUnknownVersion     = "unknown-version"
+	RuleDataSchemaTemplate = "dataschema-unknown"
+	RuleDataSchemaType     = "dataschema-type-mismatch"
+	RuleDataSchemaMissing  = "dataschema-missing"
+	RuleDataNotJSON        = "data-not-json"
+	RuleDataInvalid        = "data-invalid"
+	RuleSourceMismatch     = "source-mismatch"
+	RuleDeprecatedVersion  = "deprecated-version"
+)
+
+// Validator checks decoded events against a catalog: the type exists, the
+// dataschema names one of its versions (or, absent, the latest is used with
+// a warning), the source matches the type's pattern, and the data validates
+// against the version's schema.
+type Validator struct {
+	Catalog *registry.Catalog
+}
+
+// Check returns the catalog findings for d, and the version its data was
+// checked against (nil when none could be chosen). Pointers are into the
+// event ("/type", "/data/items/0/sku").
+func (v *Validator) Check(d *Decoded) (*registry.Version, []report.Finding) {
+	return v.check(d, true)
+}
+
+// dataRejected reports whether the envelope rules already threw the data
+// out (data and data_base64 both present, bad base64): validating the
+// remains would only add a misleading "no data" finding.
+func dataRejected(fs []report.Finding) bool {
+	for _, f := range fs {
+		if f.Severity == report.SeverityError && (f.Rule == RuleDataExclusive || f.Rule == RuleDataBase64) {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *Validator) check(d *Decoded, checkData bool) (*registry.Version, []report.Finding) {
+	var out []report.Finding
+	add := func(rule string, sev report.Severity, ptr, format string, args ...any) {
+		out = append(out, report.Finding{Rule: rule, Severity: sev, Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+	}
+	typ := d.Event.Type()
+	if typ == "" {
+		return nil, nil // the envelope rules already report the missing type
+	}
+	t := v.Catalog.Lookup(typ)
+	if t == nil {
+		add(RuleUnknownType, report.SeverityError, "/type", "type %q is not in the catalog", typ)
+		return nil, out
+	}
+	var ver *registry.Version
+	if ds := d.Event.DataSchema(); ds != "" {
+		dsType, n, err := v.Catalog.Template.Parse(ds)
+		switch {
+		case err != nil:
+			add(RuleDataSchemaTemplate, report.SeverityError, "/dataschema", "dataschema %q does not match the catalog's template %s", ds, v.Catalog.Template)
+			return nil, out
+		case dsType != typ:
+			add(RuleDataSchemaType, report.SeverityError, "/dataschema", "dataschema %q names type %q but the event's type is %q", ds, dsType, typ)
+			return nil, out
+		}
+		ver = t.Version(n)
+		if ver == nil {
+			add(RuleUnknownVersion, report.SeverityError, "/dataschema", "dataschema %q names v%d of %s, which has versions 1..%d", ds, n, typ, len(t.Versions))
+			return nil, out
+		}
+	} else {
+		ver = t.Latest()
+		add(RuleDataSchemaMissing, report.SeverityWarning, "/dataschema", "no dataschema: data checked against the latest version, v%d (set dataschema to %s)", ver.Number, v.Catalog.DataSchema(typ, ver.Number))
+	}
+	if t.Deprecated(ver.Number) {
+		add(RuleDeprecatedVersion, report.SeverityWarning, "/dataschema", "%s v%d is deprecated", typ, ver.Number)
+	}
+	if src := d.Event.Source(); src != "" && !t.SourceMatches(src) {
+		add(RuleSourceMismatch, report.SeverityError, "/source", "source %q does not match the pattern %q of %s", src, t.Meta.Source, typ)
+	}
+	if ct := d.Event.DataContentType(); ct != "" && !isJSONContentType(ct) {
+		add(RuleDataNotJSON, report.SeverityError, "/datacontenttype", "datacontenttype %q is not JSON, but the catalog describes %s data as JSON", ct, typ)
+		return ver, out
+	}
+	if ver.Schema == nil || !checkData {
+		return ver, out
+	}
+	var data any
+	if d.HasData {
+		data = d.Data
+	}
+	for _, p := range registry.ValidationProblems(ver.Schema, data) {
+		msg := p.Message
+		if !d.HasData && p.Pointer == "" {
+			msg = "event has no data: " + msg
+		}
+		add(RuleDataInvalid, report.SeverityError, "/data"+p.Pointer, "%s v%d: %s", typ, ver.Number, msg)
+	}
+	return ver, out
+}
+
+// Validate decodes one structured-mode JSON event and runs the envelope
+// rules and the catalog checks. Findings carry lines relative to raw.
+func (v *Validator) Validate(raw []byte) (*Decoded, *registry.Version, []report.Finding) {
+	d, findings := DecodeJSON(raw)
+	if d == nil {
+		return nil, nil, findings
+	}
+	ver, more := v.check(d, !dataRejected(findings))
+	if len(more) > 0 {
+		multiline := strings.Count(string(raw), "\n") > 0
+		for i := range more {
+			if multiline {
+				more[i].Line, more[i].Column = jsonpos.Find(raw, more[i].Pointer)
+			}
+		}
+		findings = append(findings, more...)
+	}
+	return d, ver, findings
+}
+
+// isJSONContentType reports whether a datacontenttype carries JSON.
+func isJSONContentType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && isJSONMediaType(mt)
+}

@@ -1,0 +1,171 @@
+// Package jsonpos maps positions in JSON text: a byte offset to a line and
+// column, and a JSON pointer to the place its value starts. Error messages
+// and CI annotations use it to point at the line a person edits.
+package jsonpos
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// LineCol returns the 1-based line and column (in runes) of offset in text.
+func LineCol(text []byte, offset int64) (line, col int) {
+	if offset < 0 {
+		offset = 0
+	}
+	if offset > int64(len(text)) {
+		offset = int64(len(text))
+	}
+	before := text[:offset]
+	line = bytes.Count(before, []byte{'\n'}) + 1
+	lineStart := bytes.LastIndexByte(before, '\n') + 1
+	col = utf8.RuneCount(before[lineStart:]) + 1
+	return line, col
+}
+
+// Escape escapes one reference token for use in a JSON pointer (RFC 6901).
+func Escape(token string) string {
+	if !strings.ContainsAny(token, "~/") {
+		return token
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(token)
+}
+
+// Unescape reverses Escape.
+func Unescape(token string) string {
+	if !strings.Contains(token, "~") {
+		return token
+	}
+	return strings.NewReplacer("~1", "/", "~0", "~").Replace(token)
+}
+
+// Split turns a JSON pointer ("" or "/a/0/b", optionally with a leading '#')
+// into its unescaped tokens.
+func Split(pointer string) []string {
+	pointer = strings.TrimPrefix(pointer, "#")
+	if pointer == "" {
+		return nil
+	}
+	parts := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
+	for i, p := range parts {
+		parts[i] = Unescape(p)
+	}
+	return parts
+}
+
+// Join builds a JSON pointer from tokens.
+func Join(tokens ...string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(Escape(t))
+	}
+	return b.String()
+}
+
+// Find returns the line and column where the value at pointer starts in
+// text. When the pointer does not resolve it returns the position of the
+// deepest ancestor that does, so a finding still lands near its cause.
+func Find(text []byte, pointer string) (line, col int) {
+	off := findOffset(text, Split(pointer))
+	return LineCol(text, off)
+}
+
+func findOffset(text []byte, tokens []string) int64 {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	best := skipSpace(text, 0)
+	for depth := 0; ; depth++ {
+		if depth == len(tokens) {
+			return best
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return best
+		}
+		delim, ok := tok.(json.Delim)
+		if !ok || (delim != '{' && delim != '[') {
+			return best
+		}
+		want := tokens[depth]
+		found := false
+		for i := 0; dec.More(); i++ {
+			if delim == '{' {
+				keyTok, err := dec.Token()
+				if err != nil {
+					return best
+				}
+				key, _ := keyTok.(string)
+				if key == want {
+					found = true
+					best = valueStart(text, dec.InputOffset())
+					break
+				}
+			} else if strconv.Itoa(i) == want {
+				found = true
+				best = valueStart(text, dec.InputOffset())
+				break
+			}
+			if err := skipValue(dec); err != nil {
+				return best
+			}
+		}
+		if !found {
+			return best
+		}
+	}
+}
+
+// valueStart moves past the whitespace, commas and colon that precede a
+// value after the decoder's offset.
+func valueStart(text []byte, off int64) int64 {
+	for off < int64(len(text)) {
+		switch text[off] {
+		case ' ', '\t', '\r', '\n', ':', ',':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}
+
+func skipSpace(text []byte, off int64) int64 {
+	for off < int64(len(text)) {
+		switch text[off] {
+		case ' ', '\t', '\r', '\n':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}
+
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package kafka
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// ClientConfig says how to reach a cluster. The zero value reaches nothing:
+// callers fill Brokers, from a flag or from an embedded Broker.
+type ClientConfig struct {
+	Brokers []string
+
+	// TLS is on when TLS is true or any of the files is set.
+	TLS           bool
+	TLSCAFile     string
+	TLSCertFile   string
+	TLSKeyFile    string
+	TLSServerName string
+	TLSInsecure   bool
+
+	// SASLMechanism is PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (empty: none).
+	SASLMechanism string
+	SASLUser      string
+	SASLPassword  string
+
+	// DialTimeout bounds each connection attempt (default 10s).
+	DialTimeout time.Duration
+}
+
+// Options returns the franz-go options for the config. Callers add their
+// own (consumer group, topics, producer settings) after these.
+func (c ClientConfig) Options() ([]kgo.Opt, error) {
+	if len(c.Brokers) == 0 {
+		return nil, errors.New("no Kafka brokers given: pass --brokers host:port or omit it to use the embedded broker")
+	}
+	for _, b := range c.Brokers {
+		if _, _, err := net.SplitHostPort(b); err != nil {
+			return nil, fmt.Errorf("broker %q: want host:port", b)
+		}
+	}
+	timeout := c.DialTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	opts := []kgo.Opt{kgo.SeedBrokers(c.Brokers...)}
+	dialer := &net.Dialer{Timeout: timeout}
+	if c.TLS || c.TLSCAFile != "" || c.TLSCertFile != "" || c.TLSKeyFile != "" {
+		tc, err := c.tlsConfig()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, kgo.Dialer((&tls.Dialer{NetDialer: dialer, Config: tc}).DialContext))
+	} else {
+		opts = append(opts, kgo.Dialer(dialer.DialContext))
+	}
+	if c.SASLMechanism != "" {
+		if c.SASLUser == "" {
+			return nil, fmt.Errorf("SASL %s needs a user (--sasl-user)", c.SASLMechanism)
+		}
+		switch strings.ToUpper(c.SASLMechanism) {
+		case "PLAIN":
+			opts = append(opts, kgo.SASL(plain.Auth{User: c.SASLUser, Pass: c.SASLPassword}.AsMechanism()))
+		case "SCRAM-SHA-256":
+			opts = append(opts, kgo.SASL(scram.Auth{User: c.SASLUser, Pass: c.SASLPassword}.AsSha256Mechanism()))
+		case "SCRAM-SHA-512":
+			opts = append(opts, kgo.SASL(scram.Auth{User: c.SASLUser, Pass: c.SASLPassword}.AsSha512Mechanism()))
+		default:
+			return nil, fmt.Errorf("unknown SASL mechanism %q: use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", c.SASLMechanism)
+		}
+	}
+	return opts, nil
+}
+
+func (c ClientConfig) tlsConfig() (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: c.TLSServerName, InsecureSkipVerify: c.TLSInsecure} //nolint:gosec // opt-in flag
+	if c.TLSCAFile != "" {
+		pem, err := os.ReadFile(c.TLSCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("TLS CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("TLS CA file %s: no PEM certificates found", c.TLSCAFile)
+		}
+		tc.RootCAs = pool
+	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		return nil, errors.New("TLS client authentication needs both --tls-cert and --tls-key")
+	}
+	if c.TLSCertFile != "" {
+		cert, err := tls.LoadX509KeyPair(c.TLSCertFile, c.TLSKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("TLS client certificate: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}

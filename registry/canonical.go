@@ -1,0 +1,97 @@
+package registry
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Canonical renders a decoded JSON value (as produced by jsonstrict) in a
+// canonical form: object keys sorted by code point, no insignificant
+// whitespace, numbers in one spelling (1.0, 1 and 1e0 are the same number).
+// Two schema files that differ only in formatting have the same canonical
+// form, so reformatting a published version does not count as editing it.
+func Canonical(v any) []byte {
+	var b strings.Builder
+	writeCanonical(&b, v)
+	return []byte(b.String())
+}
+
+// Digest is "sha256:" and the hex SHA-256 of the canonical form.
+func Digest(v any) string {
+	sum := sha256.Sum256(Canonical(v))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func writeCanonical(b *strings.Builder, v any) {
+	switch t := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		b.WriteString(strconv.FormatBool(t))
+	case json.Number:
+		b.WriteString(canonicalNumber(string(t)))
+	case float64:
+		b.WriteString(canonicalNumber(strconv.FormatFloat(t, 'g', -1, 64)))
+	case string:
+		writeString(b, t)
+	case []any:
+		b.WriteByte('[')
+		for i, e := range t {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeCanonical(b, e)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, k)
+			b.WriteByte(':')
+			writeCanonical(b, t[k])
+		}
+		b.WriteByte('}')
+	default:
+		data, _ := json.Marshal(t)
+		b.Write(data)
+	}
+}
+
+// canonicalNumber spells integers without exponent or fraction and other
+// numbers as an exact reduced fraction's shortest decimal when one exists.
+func canonicalNumber(s string) string {
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return s
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	// Exact decimal expansion when the denominator has only factors 2 and 5.
+	if prec, exact := r.FloatPrec(); exact {
+		return strings.TrimRight(r.FloatString(prec), "0")
+	}
+	return r.String()
+}
+
+func writeString(b *strings.Builder, s string) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	b.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}

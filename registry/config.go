@@ -1,0 +1,132 @@
+package registry
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Config is evtool.yaml.
+type Config struct {
+	Version       int            `yaml:"version"`
+	Schemas       string         `yaml:"schemas"`
+	DataSchema    string         `yaml:"dataschema"`
+	AssertFormats bool           `yaml:"assert_formats"`
+	Compat        CompatConfig   `yaml:"compat"`
+	Registry      RegistryConfig `yaml:"registry"`
+}
+
+// CompatConfig is the compat section of evtool.yaml.
+type CompatConfig struct {
+	Mode    Mode         `yaml:"mode"`
+	Profile Profile      `yaml:"profile"`
+	Samples int          `yaml:"samples"`
+	Ignore  []IgnoreRule `yaml:"ignore"`
+}
+
+// IgnoreRule approves a known break. It matches findings by type, rule and
+// path, or by fingerprint; the reason is mandatory.
+type IgnoreRule struct {
+	Type        string `yaml:"type"`
+	Rule        string `yaml:"rule"`
+	Path        string `yaml:"path"`
+	Fingerprint string `yaml:"fingerprint"`
+	Reason      string `yaml:"reason"`
+	// Line is the entry's line in evtool.yaml, for stale-approval warnings.
+	Line int `yaml:"-"`
+}
+
+// RegistryConfig holds defaults for the schema registry commands.
+type RegistryConfig struct {
+	URL             string `yaml:"url"`
+	SubjectStrategy string `yaml:"subject_strategy"`
+}
+
+// EventMeta is a type's event.yaml.
+type EventMeta struct {
+	Description  string         `yaml:"description"`
+	Owner        string         `yaml:"owner"`
+	Topic        string         `yaml:"topic"`
+	PartitionKey string         `yaml:"partitionkey"`
+	Source       string         `yaml:"source"`
+	Compat       CompatOverride `yaml:"compat"`
+	Deprecated   []int          `yaml:"deprecated"`
+}
+
+// CompatOverride is the compat section of event.yaml.
+type CompatOverride struct {
+	Mode    Mode    `yaml:"mode"`
+	Profile Profile `yaml:"profile"`
+}
+
+// Mode is a compatibility mode.
+type Mode string
+
+const (
+	ModeNone               Mode = "NONE"
+	ModeBackward           Mode = "BACKWARD"
+	ModeBackwardTransitive Mode = "BACKWARD_TRANSITIVE"
+	ModeForward            Mode = "FORWARD"
+	ModeForwardTransitive  Mode = "FORWARD_TRANSITIVE"
+	ModeFull               Mode = "FULL"
+	ModeFullTransitive     Mode = "FULL_TRANSITIVE"
+)
+
+// Modes lists every mode.
+var Modes = []Mode{ModeNone, ModeBackward, ModeBackwardTransitive, ModeForward, ModeForwardTransitive, ModeFull, ModeFullTransitive}
+
+// ParseMode accepts a mode name in any case ("full", "FULL_TRANSITIVE").
+func ParseMode(s string) (Mode, error) {
+	m := Mode(strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), "-", "_")))
+	for _, known := range Modes {
+		if m == known {
+			return m, nil
+		}
+	}
+	names := make([]string, len(Modes))
+	for i, k := range Modes {
+		names[i] = string(k)
+	}
+	return "", fmt.Errorf("unknown compatibility mode %q: use one of %s", s, strings.Join(names, ", "))
+}
+
+// Backward reports whether the mode requires new readers to accept old data.
+func (m Mode) Backward() bool {
+	return m == ModeBackward || m == ModeBackwardTransitive || m == ModeFull || m == ModeFullTransitive
+}
+
+// Forward reports whether the mode requires old readers to accept new data.
+func (m Mode) Forward() bool {
+	return m == ModeForward || m == ModeForwardTransitive || m == ModeFull || m == ModeFullTransitive
+}
+
+// Transitive reports whether every earlier version is checked, not just the
+// previous one.
+func (m Mode) Transitive() bool { return strings.HasSuffix(string(m), "_TRANSITIVE") }
+
+// Profile is a compatibility profile.
+type Profile string
+
+const (
+	// ProfileLenient assumes writers emit only declared properties.
+	ProfileLenient Profile = "lenient"
+	// ProfileStrict is exact set inclusion.
+	ProfileStrict Profile = "strict"
+)
+
+// ParseProfile accepts "lenient" or "strict" in any case.
+func ParseProfile(s string) (Profile, error) {
+	switch p := Profile(strings.ToLower(strings.TrimSpace(s))); p {
+	case ProfileLenient, ProfileStrict:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown compatibility profile %q: use lenient or strict", s)
+}
+
+// Defaults when evtool.yaml says nothing: an event log is read by old and
+// new consumers alike and replayed from the start.
+const (
+	DefaultMode    = ModeFullTransitive
+	DefaultProfile = ProfileLenient
+	// DefaultDataSchema is used when evtool.yaml sets no dataschema template.
+	DefaultDataSchema = "urn:evtool:{type}:v{version}"
+)

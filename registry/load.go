@@ -1,0 +1,460 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/internal/yamldoc"
+	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemas"
+)
+
+// ConfigName is the catalog's root file.
+const ConfigName = "evtool.yaml"
+
+// MaxFileSize bounds any single catalog file; a schema larger than this is
+// a mistake, not a contract.
+const MaxFileSize = 8 << 20
+
+// Rule ids of catalog findings.
+const (
+	RuleConfig         = "catalog-config"
+	RuleEventMeta      = "event-meta"
+	RuleTypeName       = "type-name"
+	RuleVersionName    = "version-name"
+	RuleVersionGap     = "version-gap"
+	RuleSchemaJSON     = "schema-json"
+	RuleSchemaInvalid  = "schema-invalid"
+	RuleSchemaRef      = "schema-ref"
+	RuleSchemaCompile  = "schema-compile"
+	RuleExampleJSON    = "example-json"
+	RuleExampleInvalid = "example-invalid"
+	RuleExampleOrphan  = "example-orphan"
+	RuleDuplicateID    = "schema-duplicate-id"
+	RuleNoVersions     = "type-no-versions"
+	RuleDeprecated     = "deprecated-version"
+)
+
+var (
+	versionFile = regexp.MustCompile(`^v([1-9][0-9]{0,8})\.json$`)
+	// looksLikeVersion catches near misses (v01.json, V2.json) that would
+	// otherwise be ignored as shared files.
+	looksLikeVersion = regexp.MustCompile(`^[vV][0-9]+\.(json|JSON|yaml|yml)$`)
+	// typeName: dot-separated segments of letters, digits, '_' and '-';
+	// also a safe directory name and Go/URL friendly.
+	typeName = regexp.MustCompile(`^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*(\.[A-Za-z0-9]+([_-][A-Za-z0-9]+)*)*$`)
+)
+
+// Load reads the catalog whose evtool.yaml is in dir.
+func Load(dir string) (*Catalog, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("catalog directory %s: %w", dir, unwrapPathError(err))
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("catalog directory %s: not a directory", dir)
+	}
+	return LoadFS(os.DirFS(dir), dir)
+}
+
+// LoadFS reads a catalog from fsys, whose root holds evtool.yaml. display
+// prefixes the paths in findings (the directory, or "REF:" for a git tree).
+func LoadFS(fsys fs.FS, display string) (*Catalog, error) {
+	l := &loader{fsys: fsys, display: display}
+	cat := l.load()
+	if len(l.errs) > 0 {
+		sortFindings(l.errs)
+		return cat, &LoadError{Findings: l.errs}
+	}
+	return cat, nil
+}
+
+type loader struct {
+	fsys    fs.FS
+	display string
+	root    string // slash path of the catalog root inside fsys
+	errs    []report.Finding
+	warns   []report.Finding
+}
+
+func (l *loader) show(p string) string {
+	if l.display == "" || l.display == "." {
+		return p
+	}
+	if strings.HasSuffix(l.display, ":") {
+		return l.display + p
+	}
+	return filepath.Join(l.display, filepath.FromSlash(p))
+}
+
+func (l *loader) fail(f report.Finding) {
+	f.Severity = report.SeverityError
+	l.errs = append(l.errs, f)
+}
+
+func (l *loader) warn(f report.Finding) {
+	f.Severity = report.SeverityWarning
+	l.warns = append(l.warns, f)
+}
+
+func (l *loader) load() *Catalog {
+	cat := &Catalog{Dir: l.display, ConfigFile: l.show(ConfigName), byName: map[string]*EventType{}, files: map[string]*schemaFile{}}
+	if !l.loadConfig(cat) {
+		return cat
+	}
+	cat.Root = l.show(l.root)
+	entries, err := fs.ReadDir(l.fsys, l.root)
+	if err != nil {
+		l.fail(report.Finding{Rule: RuleConfig, File: cat.ConfigFile, Message: fmt.Sprintf("catalog root %q: %v", cat.Config.Schemas, unwrapPathError(err))})
+		return cat
+	}
+	l.readSchemaFiles(cat)
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if t := l.loadType(cat, e.Name()); t != nil {
+			cat.Types = append(cat.Types, t)
+			cat.byName[t.Name] = t
+		}
+	}
+	sort.Slice(cat.Types, func(i, j int) bool { return cat.Types[i].Name < cat.Types[j].Name })
+	l.compile(cat)
+	l.loadExamples(cat)
+	sortFindings(l.warns)
+	cat.Warnings = l.warns
+	return cat
+}
+
+func (l *loader) loadConfig(cat *Catalog) bool {
+	data, err := readFile(l.fsys, ConfigName)
+	if err != nil {
+		msg := fmt.Sprintf("cannot read %s: %v", ConfigName, unwrapPathError(err))
+		if errors.Is(err, fs.ErrNotExist) {
+			msg = fmt.Sprintf("no %s here: this is not an evtool catalog (run `evtool init` to create one, or pass --dir)", ConfigName)
+		}
+		l.fail(report.Finding{Rule: RuleConfig, File: cat.ConfigFile, Message: msg})
+		return false
+	}
+	if !l.decodeYAML(cat.ConfigFile, data, schemas.Config, RuleConfig, &cat.Config) {
+		return false
+	}
+	cfg := &cat.Config
+	if cfg.Schemas == "" {
+		cfg.Schemas = "schemas"
+	}
+	root := path.Clean(filepath.ToSlash(cfg.Schemas))
+	if path.IsAbs(root) || root == ".." || strings.HasPrefix(root, "../") || !fs.ValidPath(root) {
+		l.fail(report.Finding{Rule: RuleConfig, File: cat.ConfigFile, Line: lineOfYAML(data, "schemas"), Pointer: "/schemas",
+			Message: fmt.Sprintf("schemas %q must be a relative path inside the catalog directory", cfg.Schemas)})
+		return false
+	}
+	l.root = root
+	tmpl := cfg.DataSchema
+	if tmpl == "" {
+		tmpl = DefaultDataSchema
+	}
+	t, err := ParseTemplate(tmpl)
+	if err != nil {
+		l.fail(report.Finding{Rule: RuleConfig, File: cat.ConfigFile, Line: lineOfYAML(data, "dataschema"), Pointer: "/dataschema", Message: err.Error()})
+		return false
+	}
+	cat.Template = t
+	if ig := cfg.Compat.Ignore; len(ig) > 0 {
+		doc, _ := yamldoc.Parse(data)
+		for i := range ig {
+			if doc != nil {
+				ig[i].Line = doc.Line("/compat/ignore/" + strconv.Itoa(i))
+			}
+		}
+	}
+	return true
+}
+
+// decodeYAML parses, checks against the named meta-schema and decodes a
+// YAML file, reporting every problem with its line.
+func (l *loader) decodeYAML(file string, data []byte, metaSchema, rule string, out any) bool {
+	if len(data) > MaxFileSize {
+		l.fail(report.Finding{Rule: rule, File: file, Message: fmt.Sprintf("file is larger than %d bytes", MaxFileSize)})
+		return false
+	}
+	doc, prob := yamldoc.Parse(data)
+	if prob != nil {
+		l.fail(report.Finding{Rule: rule, File: file, Line: prob.Line, Column: prob.Column, Pointer: prob.Pointer, Message: "malformed YAML: " + prob.Message})
+		return false
+	}
+	meta, err := schemas.Compile(metaSchema)
+	if err != nil {
+		l.fail(report.Finding{Rule: rule, File: file, Message: err.Error()})
+		return false
+	}
+	if probs := doc.Check(meta); len(probs) > 0 {
+		for _, p := range probs {
+			l.fail(report.Finding{Rule: rule, File: file, Line: p.Line, Column: p.Column, Pointer: p.Pointer, Message: friendlyMeta(p.Message)})
+		}
+		return false
+	}
+	if prob := doc.Decode(out); prob != nil {
+		l.fail(report.Finding{Rule: rule, File: file, Line: prob.Line, Message: prob.Message})
+		return false
+	}
+	return true
+}
+
+// friendlyMeta rewords the meta-schema's most common complaint.
+func friendlyMeta(msg string) string {
+	if name, ok := strings.CutPrefix(msg, "property "); ok && strings.HasSuffix(name, " is not allowed (additionalProperties)") {
+		return "unknown key " + strings.TrimSuffix(name, " is not allowed (additionalProperties)")
+	}
+	return msg
+}
+
+func lineOfYAML(data []byte, key string) int {
+	doc, _ := yamldoc.Parse(data)
+	if doc == nil {
+		return 0
+	}
+	return doc.Line("/" + key)
+}
+
+func (l *loader) loadType(cat *Catalog, name string) *EventType {
+	dirPath := path.Join(l.root, name)
+	entries, err := fs.ReadDir(l.fsys, dirPath)
+	if err != nil {
+		l.fail(report.Finding{Rule: RuleConfig, File: l.show(dirPath), Message: err.Error()})
+		return nil
+	}
+	var hasMeta bool
+	versions := map[int]string{}
+	for _, e := range entries {
+		switch {
+		case e.Name() == "event.yaml" && !e.IsDir():
+			hasMeta = true
+		case !e.IsDir() && versionFile.MatchString(e.Name()):
+			n, _ := strconv.Atoi(versionFile.FindStringSubmatch(e.Name())[1])
+			versions[n] = path.Join(dirPath, e.Name())
+		case !e.IsDir() && looksLikeVersion.MatchString(e.Name()):
+			l.fail(report.Finding{Rule: RuleVersionName, File: l.show(path.Join(dirPath, e.Name())),
+				Message: fmt.Sprintf("%q looks like a version but versions are named v1.json, v2.json, ... (lower-case v, no leading zeros, JSON)", e.Name())})
+		}
+	}
+	if !hasMeta && len(versions) == 0 {
+		return nil // a shared directory: its files are reachable by $ref only
+	}
+	t := &EventType{Name: name, Dir: l.show(dirPath)}
+	if !typeName.MatchString(name) {
+		l.fail(report.Finding{Rule: RuleTypeName, File: t.Dir,
+			Message: fmt.Sprintf("type %q is not a valid event type name: use dot-separated segments of letters, digits, '-' and '_' (e.g. com.example.order.placed)", name)})
+	} else if !strings.Contains(name, ".") {
+		l.warn(report.Finding{Rule: RuleTypeName, File: t.Dir, Message: fmt.Sprintf("type %q should be prefixed with a reverse-DNS name (e.g. com.example.%s)", name, name)})
+	}
+	if hasMeta {
+		metaPath := path.Join(dirPath, "event.yaml")
+		t.MetaFile = l.show(metaPath)
+		data, err := readFile(l.fsys, metaPath)
+		if err != nil {
+			l.fail(report.Finding{Rule: RuleEventMeta, File: t.MetaFile, Message: err.Error()})
+		} else if l.decodeYAML(t.MetaFile, data, schemas.Event, RuleEventMeta, &t.Meta) {
+			l.checkMeta(t, data)
+		}
+	}
+	if len(versions) == 0 {
+		l.fail(report.Finding{Rule: RuleNoVersions, File: t.Dir, Message: "type has no versions: add v1.json"})
+		return t
+	}
+	nums := make([]int, 0, len(versions))
+	for n := range versions {
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	for i, n := range nums {
+		if n != i+1 {
+			l.fail(report.Finding{Rule: RuleVersionGap, File: l.show(versions[n]),
+				Message: fmt.Sprintf("versions must be contiguous from v1: found v%d but no v%d", n, i+1)})
+			return t
+		}
+	}
+	for _, n := range nums {
+		rel := versions[n]
+		f := cat.files[l.rel(rel)]
+		v := &Version{Type: name, Number: n, File: l.show(rel), RelPath: l.rel(rel), URL: fileURL(l.rel(rel))}
+		if f != nil {
+			v.Text, v.Doc = f.text, f.doc
+			if f.doc != nil {
+				v.Digest = Digest(f.doc)
+			}
+		}
+		t.Versions = append(t.Versions, v)
+	}
+	for _, d := range t.Meta.Deprecated {
+		if d > len(t.Versions) {
+			l.fail(report.Finding{Rule: RuleEventMeta, File: t.MetaFile, Pointer: "/deprecated",
+				Message: fmt.Sprintf("deprecated version %d does not exist (the type has versions 1..%d)", d, len(t.Versions))})
+		}
+	}
+	return t
+}
+
+func (l *loader) checkMeta(t *EventType, data []byte) {
+	if t.Meta.Source != "" {
+		re, err := regexp.Compile(`^(?:` + t.Meta.Source + `)$`)
+		if err != nil {
+			l.fail(report.Finding{Rule: RuleEventMeta, File: t.MetaFile, Line: lineOfYAML(data, "source"), Pointer: "/source",
+				Message: fmt.Sprintf("source pattern %q is not a valid regular expression: %v", t.Meta.Source, err)})
+		}
+		t.sourceRE = re
+	}
+}
+
+// rel turns a path inside fsys into a path relative to the catalog root.
+func (l *loader) rel(p string) string {
+	if l.root == "." {
+		return p
+	}
+	return strings.TrimPrefix(p, l.root+"/")
+}
+
+func (l *loader) loadExamples(cat *Catalog) {
+	for _, t := range cat.Types {
+		exDir := path.Join(l.root, t.Name, "examples")
+		entries, err := fs.ReadDir(l.fsys, exDir)
+		if err != nil {
+			continue // no examples
+		}
+		for _, e := range entries {
+			sub := path.Join(exDir, e.Name())
+			m := regexp.MustCompile(`^v([1-9][0-9]*)$`).FindStringSubmatch(e.Name())
+			if !e.IsDir() || m == nil {
+				l.fail(report.Finding{Rule: RuleExampleOrphan, File: l.show(sub), Message: "examples/ holds one directory per version: examples/v1/, examples/v2/, ..."})
+				continue
+			}
+			n, _ := strconv.Atoi(m[1])
+			v := t.Version(n)
+			if v == nil {
+				l.fail(report.Finding{Rule: RuleExampleOrphan, File: l.show(sub), Message: fmt.Sprintf("examples for v%d, but %s has no v%d.json", n, t.Name, n)})
+				continue
+			}
+			files, _ := fs.ReadDir(l.fsys, sub)
+			for _, f := range files {
+				if f.IsDir() || !strings.HasSuffix(f.Name(), ".json") {
+					continue
+				}
+				p := path.Join(sub, f.Name())
+				data, err := readFile(l.fsys, p)
+				if err != nil {
+					l.fail(report.Finding{Rule: RuleExampleJSON, File: l.show(p), Message: err.Error()})
+					continue
+				}
+				val, err := jsonstrict.Decode(data)
+				if err != nil {
+					l.fail(jsonFinding(RuleExampleJSON, l.show(p), err))
+					continue
+				}
+				v.Examples = append(v.Examples, &Example{File: l.show(p), Text: data, Value: val})
+			}
+		}
+	}
+}
+
+// CheckExamples validates every example against its version and returns a
+// finding per problem.
+func (c *Catalog) CheckExamples() []report.Finding {
+	var out []report.Finding
+	for _, t := range c.Types {
+		for _, v := range t.Versions {
+			if v.Schema == nil {
+				continue
+			}
+			for _, ex := range v.Examples {
+				for _, p := range ValidationProblems(v.Schema, ex.Value) {
+					line, col := jsonpos.Find(ex.Text, p.Pointer)
+					out = append(out, report.Finding{Rule: RuleExampleInvalid, Severity: report.SeverityError,
+						File: ex.File, Line: line, Column: col, Pointer: p.Pointer, Subject: fmt.Sprintf("%s v%d", t.Name, v.Number),
+						Message: fmt.Sprintf("example fails v%d: %s", v.Number, p.Message)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func jsonFinding(rule, file string, err error) report.Finding {
+	f := report.Finding{Rule: rule, Severity: report.SeverityError, File: file, Message: "malformed JSON: " + err.Error()}
+	var je *jsonstrict.Error
+	if errors.As(err, &je) {
+		f.Line, f.Column, f.Pointer, f.Message = je.Line, je.Column, je.Pointer, "malformed JSON: "+je.Msg
+	}
+	return f
+}
+
+func readFile(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("%s is a directory", name)
+	}
+	if info.Size() > MaxFileSize {
+		return nil, fmt.Errorf("file is larger than %d bytes", MaxFileSize)
+	}
+	return fs.ReadFile(fsys, name)
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func sortFindings(fs []report.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].File != fs[j].File {
+			return fs[i].File < fs[j].File
+		}
+		return fs[i].Line < fs[j].Line
+	})
+}
+
+// compile compiles every version with one compiler, so shared files are
+// compiled once.
+func (l *loader) compile(cat *Catalog) {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if cat.Config.AssertFormats {
+		c.AssertFormat()
+	}
+	c.UseLoader(&refLoader{files: cat.files})
+	for _, t := range cat.Types {
+		for _, v := range t.Versions {
+			if v.Doc == nil {
+				continue // malformed JSON, already reported
+			}
+			sch, err := c.Compile(v.URL)
+			if err != nil {
+				l.fail(compileFinding(cat, v, err))
+				continue
+			}
+			v.Schema = sch
+		}
+	}
+}

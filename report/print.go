@@ -1,0 +1,246 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Format names an output format.
+type Format string
+
+const (
+	FormatText     Format = "text"
+	FormatJSON     Format = "json"
+	FormatGitHub   Format = "github"
+	FormatJUnit    Format = "junit"
+	FormatMarkdown Format = "markdown"
+	FormatSARIF    Format = "sarif"
+)
+
+// BasicFormats are offered by every reporting command; GateFormats by the
+// gate commands (compat check/diff).
+var (
+	BasicFormats = []Format{FormatText, FormatJSON}
+	GateFormats  = []Format{FormatText, FormatJSON, FormatGitHub, FormatJUnit, FormatMarkdown, FormatSARIF}
+)
+
+// ParseFormat checks name against the formats a command offers.
+func ParseFormat(name string, offered []Format) (Format, error) {
+	names := make([]string, len(offered))
+	for i, f := range offered {
+		if string(f) == name {
+			return f, nil
+		}
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown format %q: use one of %s", name, strings.Join(names, ", "))
+}
+
+// Printer renders findings as they arrive. Streaming formats (text, json,
+// github) write each finding at once, so a command that checks a million
+// events holds none of them in memory; document formats buffer.
+type Printer interface {
+	Add(f Finding) error
+	// Close writes the summary; checked counts what was examined.
+	Close(checked int, unit string) error
+}
+
+// NewPrinter returns the printer for format writing to w.
+func NewPrinter(w io.Writer, format Format, command string) (Printer, error) {
+	switch format {
+	case FormatText:
+		return &textPrinter{w: bufio.NewWriter(w)}, nil
+	case FormatJSON:
+		return &jsonPrinter{w: bufio.NewWriter(w), command: command}, nil
+	case FormatGitHub, FormatJUnit, FormatMarkdown, FormatSARIF:
+		return &bufferedPrinter{w: w, format: format, report: Report{Command: command}}, nil
+	}
+	return nil, fmt.Errorf("unknown format %q", format)
+}
+
+// Write prints a whole report in format.
+func Write(w io.Writer, format Format, r *Report) error {
+	p, err := NewPrinter(w, format, r.Command)
+	if err != nil {
+		return err
+	}
+	for _, f := range r.Findings {
+		if err := p.Add(f); err != nil {
+			return err
+		}
+	}
+	return p.Close(r.Checked, r.Unit)
+}
+
+type textPrinter struct {
+	w                        *bufio.Writer
+	subject                  string
+	errors, warnings, ignore int
+}
+
+func (p *textPrinter) Add(f Finding) error {
+	switch {
+	case f.Failing():
+		p.errors++
+	case f.Ignored != "":
+		p.ignore++
+	case f.Severity == SeverityWarning:
+		p.warnings++
+	}
+	if f.Subject != "" && f.Subject != p.subject {
+		p.subject = f.Subject
+		fmt.Fprintf(p.w, "%s\n", f.Subject)
+	}
+	indent := ""
+	if f.Subject != "" {
+		indent = "  "
+	}
+	var b strings.Builder
+	b.WriteString(indent)
+	if loc := f.Location(); loc != "" {
+		b.WriteString(loc)
+		b.WriteString(": ")
+	}
+	b.WriteString(string(f.Severity))
+	if f.Ignored != "" {
+		b.WriteString(" (approved: " + oneLine(f.Ignored) + ")")
+	}
+	b.WriteString(" [" + f.Rule + "]")
+	if f.Pointer != "" {
+		b.WriteString(" at " + f.Pointer)
+	}
+	b.WriteString(": " + oneLine(f.Message))
+	fmt.Fprintln(p.w, b.String())
+	if f.OldPointer != "" || f.NewPointer != "" {
+		fmt.Fprintf(p.w, "%s    old %s: %s\n", indent, orRoot(f.OldPointer), compactValue(f.OldValue))
+		fmt.Fprintf(p.w, "%s    new %s: %s\n", indent, orRoot(f.NewPointer), compactValue(f.NewValue))
+	}
+	if len(f.Counterexample) > 0 {
+		fmt.Fprintf(p.w, "%s    counterexample: %s\n", indent, f.Counterexample)
+	}
+	return nil
+}
+
+func (p *textPrinter) Close(checked int, unit string) error {
+	if unit == "" {
+		unit = "item"
+	}
+	fmt.Fprintf(p.w, "%d %s checked: %d error%s, %d warning%s", checked, plural(unit, checked),
+		p.errors, plural("", p.errors), p.warnings, plural("", p.warnings))
+	if p.ignore > 0 {
+		fmt.Fprintf(p.w, ", %d approved", p.ignore)
+	}
+	fmt.Fprintln(p.w)
+	return p.w.Flush()
+}
+
+type jsonPrinter struct {
+	w       *bufio.Writer
+	command string
+	n       int
+	errors  int
+	warns   int
+}
+
+func (p *jsonPrinter) Add(f Finding) error {
+	if p.n == 0 {
+		fmt.Fprintf(p.w, "{\"command\":%s,\"findings\":[\n", mustJSON(p.command))
+	} else {
+		p.w.WriteString(",\n")
+	}
+	p.n++
+	if f.Failing() {
+		p.errors++
+	} else if f.Severity == SeverityWarning {
+		p.warns++
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	_, err = p.w.Write(b)
+	return err
+}
+
+func (p *jsonPrinter) Close(checked int, unit string) error {
+	if p.n == 0 {
+		fmt.Fprintf(p.w, "{\"command\":%s,\"findings\":[", mustJSON(p.command))
+	} else {
+		p.w.WriteString("\n")
+	}
+	fmt.Fprintf(p.w, "],\"checked\":%d,\"unit\":%s,\"errors\":%d,\"warnings\":%d,\"ok\":%t}\n",
+		checked, mustJSON(unit), p.errors, p.warns, p.errors == 0)
+	return p.w.Flush()
+}
+
+// bufferedPrinter collects findings for the document formats, which need the
+// whole set before they can write (SARIF runs, JUnit suites).
+type bufferedPrinter struct {
+	w      io.Writer
+	format Format
+	report Report
+}
+
+func (p *bufferedPrinter) Add(f Finding) error {
+	p.report.Findings = append(p.report.Findings, f)
+	return nil
+}
+
+func (p *bufferedPrinter) Close(checked int, unit string) error {
+	p.report.Checked, p.report.Unit = checked, unit
+	switch p.format {
+	case FormatGitHub:
+		return writeGitHub(p.w, &p.report)
+	case FormatJUnit:
+		return writeJUnit(p.w, &p.report)
+	case FormatMarkdown:
+		return writeMarkdown(p.w, &p.report)
+	case FormatSARIF:
+		return writeSARIF(p.w, &p.report)
+	}
+	return fmt.Errorf("unknown format %q", p.format)
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return `""`
+	}
+	return string(b)
+}
+
+func compactValue(v any) string {
+	if v == nil {
+		return "(absent)"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func orRoot(p string) string {
+	if p == "" {
+		return "#"
+	}
+	return p
+}
+
+// oneLine keeps a message on one output line whatever it quotes.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+func plural(word string, n int) string {
+	if n == 1 {
+		return word
+	}
+	if word == "" {
+		return "s"
+	}
+	return word + "s"
+}

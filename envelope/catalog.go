@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"mime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/registry"
@@ -29,6 +31,70 @@ const (
 // against the version's schema.
 type Validator struct {
 	Catalog *registry.Catalog
+
+	once  sync.Once
+	cache *lookupCache
+}
+
+// lookupCache remembers answers that depend only on an attribute's string
+// (a dataschema, a source, a content type): event streams repeat a handful
+// of them millions of times. It stops growing at lookupCacheMax entries so
+// that an input of all-distinct values cannot make memory grow with it.
+type lookupCache struct {
+	n                          atomic.Int64
+	dataschema, source, ctJSON sync.Map
+}
+
+const lookupCacheMax = 4096
+
+type dataschemaRef struct {
+	typ     string
+	version int
+	err     error
+}
+
+func (c *lookupCache) store(m *sync.Map, k, v any) {
+	if c.n.Load() < lookupCacheMax {
+		c.n.Add(1)
+		m.Store(k, v)
+	}
+}
+
+func (v *Validator) lookups() *lookupCache {
+	v.once.Do(func() { v.cache = &lookupCache{} })
+	return v.cache
+}
+
+func (v *Validator) parseDataSchema(ds string) (string, int, error) {
+	c := v.lookups()
+	if r, ok := c.dataschema.Load(ds); ok {
+		r := r.(dataschemaRef)
+		return r.typ, r.version, r.err
+	}
+	typ, n, err := v.Catalog.Template.Parse(ds)
+	c.store(&c.dataschema, ds, dataschemaRef{typ, n, err})
+	return typ, n, err
+}
+
+func (v *Validator) sourceMatches(t *registry.EventType, src string) bool {
+	c := v.lookups()
+	key := t.Name + "\x00" + src
+	if ok, hit := c.source.Load(key); hit {
+		return ok.(bool)
+	}
+	ok := t.SourceMatches(src)
+	c.store(&c.source, key, ok)
+	return ok
+}
+
+func (v *Validator) isJSON(ct string) bool {
+	c := v.lookups()
+	if ok, hit := c.ctJSON.Load(ct); hit {
+		return ok.(bool)
+	}
+	ok := isJSONContentType(ct)
+	c.store(&c.ctJSON, ct, ok)
+	return ok
 }
 
 // Check returns the catalog findings for d, and the version its data was
@@ -66,7 +132,7 @@ func (v *Validator) check(d *Decoded, checkData bool) (*registry.Version, []repo
 	}
 	var ver *registry.Version
 	if ds := d.Event.DataSchema(); ds != "" {
-		dsType, n, err := v.Catalog.Template.Parse(ds)
+		dsType, n, err := v.parseDataSchema(ds)
 		switch {
 		case err != nil:
 			add(RuleDataSchemaTemplate, report.SeverityError, "/dataschema", "dataschema %q does not match the catalog's template %s", ds, v.Catalog.Template)
@@ -87,10 +153,10 @@ func (v *Validator) check(d *Decoded, checkData bool) (*registry.Version, []repo
 	if t.Deprecated(ver.Number) {
 		add(RuleDeprecatedVersion, report.SeverityWarning, "/dataschema", "%s v%d is deprecated", typ, ver.Number)
 	}
-	if src := d.Event.Source(); src != "" && !t.SourceMatches(src) {
+	if src := d.Event.Source(); src != "" && !v.sourceMatches(t, src) {
 		add(RuleSourceMismatch, report.SeverityError, "/source", "source %q does not match the pattern %q of %s", src, t.Meta.Source, typ)
 	}
-	if ct := d.Event.DataContentType(); ct != "" && !isJSONContentType(ct) {
+	if ct := d.Event.DataContentType(); ct != "" && !v.isJSON(ct) {
 		add(RuleDataNotJSON, report.SeverityError, "/datacontenttype", "datacontenttype %q is not JSON, but the catalog describes %s data as JSON", ct, typ)
 		return ver, out
 	}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -47,6 +48,23 @@ type payload struct {
 }
 
 func run(evtool, dir, events, small string, rounds int) error {
+	// Peak memory first, while this process is still small: a child's
+	// ru_maxrss starts from the parent's size at fork on Linux.
+	var rssBig, rssSmall []float64
+	for r := 0; r < rounds; r++ {
+		m, err := runEvtool(evtool, dir, events, 2)
+		if err != nil {
+			return err
+		}
+		rssBig = append(rssBig, m.rss)
+		if small != "" {
+			m, err := runEvtool(evtool, dir, small, 2)
+			if err != nil {
+				return err
+			}
+			rssSmall = append(rssSmall, m.rss)
+		}
+	}
 	cat, err := registry.Load(dir)
 	if err != nil {
 		return err
@@ -56,64 +74,65 @@ func run(evtool, dir, events, small string, rounds int) error {
 		return err
 	}
 	fmt.Printf("input: %s, %d events, %.1f MB (data payloads %.1f MB)\n", events, n, float64(fileSize(events))/1e6, float64(size)/1e6)
-	res := map[string][]float64{}
-	var rss1, rss2 []float64
+	wall := map[string][]float64{} // events per wall second
+	cpu := map[string][]float64{}  // events per CPU second (user+system)
 	for r := 0; r < rounds; r++ {
 		for _, w := range []int{1, 2} {
-			d, rss, err := runEvtool(evtool, dir, events, w)
+			m, err := runEvtool(evtool, dir, events, w)
 			if err != nil {
 				return err
 			}
-			res[fmt.Sprintf("evtool-%d", w)] = append(res[fmt.Sprintf("evtool-%d", w)], float64(n)/d.Seconds())
-			if w == 2 {
-				rss1 = append(rss1, rss)
-			}
-			bd, err := bare(payloads, w)
+			k := fmt.Sprintf("evtool-%d", w)
+			wall[k] = append(wall[k], float64(n)/m.wall.Seconds())
+			cpu[k] = append(cpu[k], float64(n)/m.cpu.Seconds())
+			bm, err := bare(payloads, w)
 			if err != nil {
 				return err
 			}
-			res[fmt.Sprintf("bare-%d", w)] = append(res[fmt.Sprintf("bare-%d", w)], float64(n)/bd.Seconds())
-		}
-		if small != "" {
-			_, rss, err := runEvtool(evtool, dir, small, 2)
-			if err != nil {
-				return err
-			}
-			rss2 = append(rss2, rss)
+			k = fmt.Sprintf("bare-%d", w)
+			wall[k] = append(wall[k], float64(n)/bm.wall.Seconds())
+			cpu[k] = append(cpu[k], float64(n)/bm.cpu.Seconds())
 		}
 	}
 	mb := float64(fileSize(events)) / float64(n) / 1e6
-	fmt.Printf("\n| run | events/s (median of %d) | MB/s of input |\n|---|---|---|\n", rounds)
+	fmt.Printf("\n| run | events/s wall | MB/s wall | events per CPU-second |\n|---|---|---|---|\n")
 	for _, k := range []string{"bare-1", "evtool-1", "bare-2", "evtool-2"} {
-		m := median(res[k])
-		fmt.Printf("| %s | %.0f | %.1f |\n", k, m, m*mb)
+		m := median(wall[k])
+		fmt.Printf("| %s | %.0f | %.1f | %.0f |\n", k, m, m*mb, median(cpu[k]))
 	}
-	fmt.Printf("\nratio evtool/bare, 1 core: %.2f\n", median(res["evtool-1"])/median(res["bare-1"]))
-	fmt.Printf("ratio evtool/bare, 2 cores: %.2f\n", median(res["evtool-2"])/median(res["bare-2"]))
-	fmt.Printf("scaling evtool 2 cores / 1 core: %.2f\n", median(res["evtool-2"])/median(res["evtool-1"]))
-	fmt.Printf("peak RSS evtool (2 workers), %d events: %.1f MB\n", n, median(rss1))
+	fmt.Printf("\n(medians of %d rounds)\n", rounds)
+	fmt.Printf("ratio evtool/bare per CPU-second (per core): %.2f\n", median(cpu["evtool-2"])/median(cpu["bare-2"]))
+	fmt.Printf("ratio evtool/bare wall, 1 worker: %.2f\n", median(wall["evtool-1"])/median(wall["bare-1"]))
+	fmt.Printf("ratio evtool/bare wall, 2 workers: %.2f\n", median(wall["evtool-2"])/median(wall["bare-2"]))
+	fmt.Printf("scaling evtool wall 2 workers / 1 worker: %.2f (bare: %.2f)\n",
+		median(wall["evtool-2"])/median(wall["evtool-1"]), median(wall["bare-2"])/median(wall["bare-1"]))
+	fmt.Printf("peak RSS evtool, %s (%d events): %.1f MB\n", events, n, median(rssBig))
 	if small != "" {
-		fmt.Printf("peak RSS evtool (2 workers), %s: %.1f MB\n", small, median(rss2))
+		fmt.Printf("peak RSS evtool, %s: %.1f MB\n", small, median(rssSmall))
 	}
 	return nil
 }
 
-func runEvtool(bin, dir, events string, workers int) (time.Duration, float64, error) {
+type measure struct {
+	wall, cpu time.Duration
+	rss       float64 // MB
+}
+
+func runEvtool(bin, dir, events string, workers int) (measure, error) {
 	cmd := exec.Command(bin, "validate", "--dir", dir, "--workers", strconv.Itoa(workers), events)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	err := cmd.Run()
-	d := time.Since(start)
+	m := measure{wall: time.Since(start)}
 	if err != nil {
-		return 0, 0, fmt.Errorf("evtool validate: %v\n%s", err, tail(out.Bytes()))
+		return m, fmt.Errorf("evtool validate: %v\n%s", err, tail(out.Bytes()))
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	rss := 0.0
-	if ru != nil {
-		rss = float64(ru.Maxrss) / 1024 // KiB on Linux
+	m.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		m.rss = float64(ru.Maxrss) / 1024 // KiB on Linux
 	}
-	return d, rss, nil
+	return m, nil
 }
 
 func tail(b []byte) []byte {
@@ -155,7 +174,9 @@ func loadPayloads(cat *registry.Catalog, file string) ([]payload, int, int, erro
 
 // bare is the baseline: decode each payload with santhosh's decoder and
 // validate it, on `workers` goroutines.
-func bare(ps []payload, workers int) (time.Duration, error) {
+func bare(ps []payload, workers int) (measure, error) {
+	runtime.GC()
+	cpu0 := cpuTime()
 	start := time.Now()
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
@@ -176,12 +197,22 @@ func bare(ps []payload, workers int) (time.Duration, error) {
 		}(w)
 	}
 	wg.Wait()
+	m := measure{wall: time.Since(start), cpu: cpuTime() - cpu0}
 	for _, err := range errs {
 		if err != nil {
-			return 0, err
+			return m, err
 		}
 	}
-	return time.Since(start), nil
+	return m, nil
+}
+
+// cpuTime is this process's user+system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func median(xs []float64) float64 {

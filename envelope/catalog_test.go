@@ -1,0 +1,139 @@
+package envelope
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
+)
+
+func testCatalog(t testing.TB) *registry.Catalog {
+	t.Helper()
+	fsys := fstest.MapFS{
+		"evtool.yaml":                {Data: []byte("version: 1\ndataschema: https://s.example/{type}/v{version}.json\n")},
+		"schemas/com.x.a/event.yaml": {Data: []byte("source: /svc/a(/.*)?\ndeprecated: [1]\n")},
+		"schemas/com.x.a/v1.json":    {Data: []byte(`{"type":"object","required":["id"],"properties":{"id":{"type":"string"}}}`)},
+		"schemas/com.x.a/v2.json":    {Data: []byte(`{"type":"object","required":["id","n"],"properties":{"id":{"type":"string"},"n":{"type":"integer","maximum":9}}}`)},
+		"schemas/com.x.b/v1.json":    {Data: []byte(`{"type":"object"}`)},
+	}
+	cat, err := registry.LoadFS(fsys, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+func TestValidatorCatalogRules(t *testing.T) {
+	v := &Validator{Catalog: testCatalog(t)}
+	event := func(extra string) []byte {
+		return []byte(`{"specversion":"1.0","id":"1","source":"/svc/a","type":"com.x.a"` + extra + `}`)
+	}
+	tests := []struct {
+		name    string
+		raw     []byte
+		version int
+		want    []string // "severity rule pointer"
+	}{
+		{"valid v2", event(`,"dataschema":"https://s.example/com.x.a/v2.json","data":{"id":"x","n":1}`), 2, nil},
+		{"data invalid", event(`,"dataschema":"https://s.example/com.x.a/v2.json","data":{"id":"x","n":10}`), 2,
+			[]string{"error data-invalid /data/n"}},
+		{"missing required", event(`,"dataschema":"https://s.example/com.x.a/v2.json","data":{"id":"x"}`), 2,
+			[]string{"error data-invalid /data"}},
+		{"no data", event(`,"dataschema":"https://s.example/com.x.a/v2.json"`), 2,
+			[]string{"error data-invalid /data"}},
+		{"deprecated version", event(`,"dataschema":"https://s.example/com.x.a/v1.json","data":{"id":"x"}`), 1,
+			[]string{"warning deprecated-version /dataschema"}},
+		{"no dataschema: latest, warned", event(`,"data":{"id":"x","n":1}`), 2,
+			[]string{"warning dataschema-missing /dataschema"}},
+		{"unknown version", event(`,"dataschema":"https://s.example/com.x.a/v3.json","data":{}`), 0,
+			[]string{"error unknown-version /dataschema"}},
+		{"dataschema names another type", event(`,"dataschema":"https://s.example/com.x.b/v1.json","data":{}`), 0,
+			[]string{"error dataschema-type-mismatch /dataschema"}},
+		{"dataschema off template", event(`,"dataschema":"https://elsewhere/x.json","data":{}`), 0,
+			[]string{"error dataschema-unknown /dataschema"}},
+		{"unknown type", []byte(`{"specversion":"1.0","id":"1","source":"/svc/a","type":"com.x.zzz","data":{}}`), 0,
+			[]string{"error unknown-type /type"}},
+		{"source mismatch", []byte(`{"specversion":"1.0","id":"1","source":"/other","type":"com.x.a","dataschema":"https://s.example/com.x.a/v2.json","data":{"id":"x","n":1}}`), 2,
+			[]string{"error source-mismatch /source"}},
+		{"non-JSON data", event(`,"dataschema":"https://s.example/com.x.a/v2.json","datacontenttype":"text/plain","data":"hi"`), 2,
+			[]string{"error data-not-json /datacontenttype"}},
+		{"data and data_base64: no misleading no-data finding", event(`,"dataschema":"https://s.example/com.x.a/v2.json","data":{"id":"x","n":1},"data_base64":"AA=="`), 2,
+			[]string{"error ce-data-exclusive /data_base64"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ver, fs := v.Validate(tt.raw)
+			var got []string
+			for _, f := range fs {
+				got = append(got, fmt.Sprintf("%s %s %s", f.Severity, f.Rule, f.Pointer))
+			}
+			if strings.Join(got, "; ") != strings.Join(tt.want, "; ") {
+				t.Errorf("findings = %q, want %q\n%v", got, tt.want, fs)
+			}
+			n := 0
+			if ver != nil {
+				n = ver.Number
+			}
+			if n != tt.version {
+				t.Errorf("version = %d, want %d", n, tt.version)
+			}
+		})
+	}
+}
+
+func TestValidatorLinesInPrettyEvents(t *testing.T) {
+	v := &Validator{Catalog: testCatalog(t)}
+	raw := []byte("{\n \"specversion\": \"1.0\",\n \"id\": \"1\",\n \"source\": \"/svc/a\",\n \"type\": \"com.x.a\",\n \"data\": {\n  \"id\": 7\n }\n}")
+	_, _, fs := v.Validate(raw)
+	var found bool
+	for _, f := range fs {
+		if f.Rule == RuleDataInvalid && f.Pointer == "/data/id" {
+			found = true
+			if f.Line != 7 {
+				t.Errorf("line = %d, want 7", f.Line)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no data-invalid at /data/id: %v", fs)
+	}
+}
+
+// The validator is shared by all workers of `evtool validate`.
+func TestValidatorConcurrent(t *testing.T) {
+	v := &Validator{Catalog: testCatalog(t)}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				raw := fmt.Appendf(nil, `{"specversion":"1.0","id":"%d","source":"/svc/a/%d","type":"com.x.a","dataschema":"https://s.example/com.x.a/v2.json","data":{"id":"x","n":%d}}`, i, i%7, i%12)
+				_, _, fs := v.Validate(raw)
+				bad := i%12 > 9
+				failed := false
+				for _, f := range fs {
+					failed = failed || f.Severity == report.SeverityError
+				}
+				if failed != bad {
+					t.Errorf("event %d: failed=%v, want %v: %v", i, failed, bad, fs)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+}
+
+func BenchmarkValidatorValidate(b *testing.B) {
+	v := &Validator{Catalog: testCatalog(b)}
+	raw := []byte(`{"specversion":"1.0","id":"1","source":"/svc/a","type":"com.x.a","datacontenttype":"application/json","dataschema":"https://s.example/com.x.a/v2.json","data":{"id":"x","n":1}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		v.Validate(raw)
+	}
+}

@@ -137,3 +137,14 @@ func BenchmarkValidatorValidate(b *testing.B) {
 		v.Validate(raw)
 	}
 }
+
+// santhosh v6 panics on numbers math/big cannot hold; the parser refuses
+// them first.
+func TestHugeExponentRejected(t *testing.T) {
+	v := &Validator{Catalog: testCatalog(t)}
+	raw := []byte(`{"specversion":"1.0","id":"1","source":"/svc/a","type":"com.x.a","dataschema":"https://s.example/com.x.a/v2.json","data":{"id":"x","n":1e9999999}}`)
+	d, _, fs := v.Validate(raw)
+	if d != nil || len(fs) != 1 || fs[0].Rule != RuleJSONSyntax {
+		t.Fatalf("decoded = %v, findings = %v", d != nil, fs)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/report"
 )
 
@@ -220,6 +221,11 @@ func (p *parser) number() (json.Number, bool) {
 		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
 			i++
 		}
+	}
+	if jsonstrict.ExponentOutOfRange(p.src[start:i]) {
+		p.pos = start
+		p.fail(RuleJSONSyntax, start, "number %.40s has an exponent beyond %d digits", p.src[start:i], jsonstrict.MaxExponentDigits)
+		return "", false
 	}
 	p.pos = i
 	return json.Number(p.src[start:i]), true

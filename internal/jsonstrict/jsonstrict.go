@@ -21,6 +21,26 @@ import (
 // recursive code sees them.
 const MaxDepth = 1000
 
+// MaxExponentDigits bounds the exponent of a JSON number to 4 digits
+// (|e| < 10000). JSON allows any exponent, but santhosh-tekuri/jsonschema
+// computes with math/big: 1e9999999 makes it panic (big.Rat.SetString
+// fails and the nil result is compared), and a large but parseable exponent
+// costs memory in proportion to its value. No real event or schema needs
+// more than 10^9999.
+const MaxExponentDigits = 4
+
+// ExponentOutOfRange reports whether the JSON number text num has an
+// exponent evtool refuses (see MaxExponentDigits).
+func ExponentOutOfRange(num string) bool {
+	i := strings.IndexAny(num, "eE")
+	if i < 0 {
+		return false
+	}
+	exp := strings.TrimLeft(num[i+1:], "+-")
+	exp = strings.TrimLeft(exp, "0")
+	return len(exp) > MaxExponentDigits
+}
+
 // Error is a decoding error with its position.
 type Error struct {
 	Line, Column int
@@ -181,6 +201,12 @@ func (p *parser) fromToken(tok json.Token, ptr string) (any, error) {
 			return arr, nil
 		}
 		return nil, p.fail(ptr, fmt.Errorf("unexpected %q", rune(t)))
+	case json.Number:
+		if ExponentOutOfRange(string(t)) {
+			line, col := jsonpos.LineCol(p.data, p.dec.InputOffset()-int64(len(t)))
+			return nil, &Error{Line: line, Column: col, Pointer: ptr, Msg: fmt.Sprintf("number %.40s has an exponent beyond ±%d digits", t, MaxExponentDigits)}
+		}
+		return t, nil
 	default:
 		return t, nil
 	}

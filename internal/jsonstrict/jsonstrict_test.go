@@ -2,6 +2,7 @@ package jsonstrict
 
 import (
 	"encoding/json"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -24,6 +25,8 @@ func TestDecode(t *testing.T) {
 		{"syntax", "{\"a\" 1}", nil, "line 1"},
 		{"bad utf8", "{\"a\": \"\xff\"}", nil, "line 1, column 8: invalid UTF-8"},
 		{"deep", strings.Repeat("[", 1001) + strings.Repeat("]", 1001), nil, "nested 1001 levels deep"},
+		{"huge exponent", `{"minimum": 1e9999999}`, nil, "line 1, column 13 (at /minimum): number 1e9999999 has an exponent beyond"},
+		{"big but fine", `[1e999, -2.5E-0999, 123456789012345678901234567890]`, []any{json.Number("1e999"), json.Number("-2.5E-0999"), json.Number("123456789012345678901234567890")}, ""},
 		{"brackets in strings do not count", `{"a": "[[[[{{{{"}`, map[string]any{"a": "[[[[{{{{"}, ""},
 	}
 	for _, tt := range tests {
@@ -54,7 +57,8 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// Whatever we accept, encoding/json accepts too, with the same value.
+		// Whatever we accept, encoding/json accepts too, with the same value,
+		// and every number is one math/big can hold.
 		var std any
 		dec := json.NewDecoder(strings.NewReader(string(data)))
 		dec.UseNumber()
@@ -64,5 +68,25 @@ func FuzzDecode(f *testing.F) {
 		if d := cmp.Diff(std, v); d != "" {
 			t.Fatalf("value differs from encoding/json: %s", d)
 		}
+		walkNumbers(v, func(n json.Number) {
+			if _, ok := new(big.Rat).SetString(string(n)); !ok {
+				t.Fatalf("accepted number %s that math/big cannot parse", n)
+			}
+		})
 	})
+}
+
+func walkNumbers(v any, fn func(json.Number)) {
+	switch t := v.(type) {
+	case json.Number:
+		fn(t)
+	case []any:
+		for _, e := range t {
+			walkNumbers(e, fn)
+		}
+	case map[string]any:
+		for _, e := range t {
+			walkNumbers(e, fn)
+		}
+	}
 }

@@ -70,6 +70,7 @@ Exit codes: 0 OK, 1 findings (incompatible, invalid, consumer failed, drift),
 		a.initCommand(),
 		a.lintCommand(),
 		a.validateCommand(),
+		a.genCommand(),
 	)
 	for _, c := range root.Commands() {
 		if c.Args == nil {

@@ -1,0 +1,163 @@
+package codegen
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/registry"
+)
+
+// virtualRoot must match the registry's: schema locations are file URLs
+// under it, whatever the real directory is.
+const virtualRoot = "/evtool-catalog/"
+
+func fileURL(rel string) string {
+	u := url.URL{Scheme: "file", Path: virtualRoot + rel}
+	return u.String()
+}
+
+// schemaFile is one JSON file under the catalog root.
+type schemaFile struct {
+	rel     string
+	url     string
+	id      string // the root $id, when absolute
+	display string // for messages: the path as the user gave the catalog
+	catRel  string // for generated code: the path inside the catalog directory
+	text    []byte
+	doc     any
+}
+
+// catalogSchemas holds the catalog recompiled for code generation: with
+// format assertions on, so that formats are visible in the compiled
+// schemas (the generated code asserts the formats it knows).
+type catalogSchemas struct {
+	files    map[string]*schemaFile // by URL (file URL and $id)
+	versions map[*registry.Version]*jsonschema.Schema
+}
+
+type fileLoader struct{ files map[string]*schemaFile }
+
+func (l fileLoader) Load(raw string) (any, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	u.Fragment = ""
+	if f := l.files[u.String()]; f != nil {
+		return f.doc, nil
+	}
+	return nil, fmt.Errorf("%s is not a file of the catalog", raw)
+}
+
+// compileCatalog reads every schema file under the catalog root from fsys
+// (the catalog directory) and compiles every version.
+func compileCatalog(cat *registry.Catalog, fsys fs.FS) (*catalogSchemas, error) {
+	if fsys == nil {
+		fsys = os.DirFS(cat.Dir)
+	}
+	root := path.Clean(filepath.ToSlash(cat.Config.Schemas))
+	if root == "" {
+		root = "schemas"
+	}
+	cs := &catalogSchemas{files: map[string]*schemaFile{}, versions: map[*registry.Version]*jsonschema.Schema{}}
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "examples") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(d.Name(), ".json") {
+			return nil
+		}
+		rel := strings.TrimPrefix(p, root+"/")
+		if root == "." {
+			rel = p
+		}
+		text, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
+		if err != nil {
+			return nil // not a schema the catalog uses (the registry reports it when it is)
+		}
+		f := &schemaFile{rel: rel, url: fileURL(rel), display: filepath.Join(cat.Root, filepath.FromSlash(rel)), catRel: path.Join(root, rel), text: text, doc: doc}
+		if m, ok := doc.(map[string]any); ok {
+			if id, ok := m["$id"].(string); ok {
+				if u, err := url.Parse(id); err == nil && u.IsAbs() {
+					u.Fragment = ""
+					f.id = u.String()
+				}
+			}
+		}
+		cs.files[f.url] = f
+		if f.id != "" {
+			cs.files[f.id] = f
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the catalog's schemas: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	c.UseLoader(fileLoader{files: cs.files})
+	for _, t := range cat.Types {
+		for _, v := range t.Versions {
+			s, err := c.Compile(v.URL)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", v.File, err)
+			}
+			cs.versions[v] = s
+		}
+	}
+	return cs, nil
+}
+
+// split returns the file and the JSON pointer of a schema location.
+func (cs *catalogSchemas) split(loc string) (*schemaFile, string) {
+	base, frag, _ := strings.Cut(loc, "#")
+	if p, err := url.PathUnescape(frag); err == nil {
+		frag = p
+	}
+	return cs.files[base], frag
+}
+
+// rel renders a schema location as a path inside the catalog directory
+// and a pointer: what generated code mentions (it must not depend on where
+// the catalog is).
+func (cs *catalogSchemas) rel(loc string) string {
+	f, ptr := cs.split(loc)
+	if f == nil {
+		return loc
+	}
+	if ptr == "" {
+		return f.catRel
+	}
+	return f.catRel + "#" + ptr
+}
+
+// display renders a schema location as a file path and pointer.
+func (cs *catalogSchemas) display(loc string) string {
+	f, ptr := cs.split(loc)
+	if f == nil {
+		return loc
+	}
+	if ptr == "" {
+		return f.display
+	}
+	return f.display + "#" + ptr
+}

@@ -65,8 +65,8 @@ func (l *loader) readSchemaFiles(cat *Catalog) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(d.Name(), ".json") {
-			return nil
+		if !strings.HasSuffix(d.Name(), ".json") || strings.HasPrefix(d.Name(), ".") {
+			return nil // hidden files (editor backups, tool state) are not schemas
 		}
 		rel := l.rel(p)
 		f := &schemaFile{rel: rel, display: l.show(p)}

@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/yamldoc"
@@ -438,11 +436,7 @@ func sortFindings(fs []report.Finding) {
 // compile compiles every version with one compiler, so shared files are
 // compiled once.
 func (l *loader) compile(cat *Catalog) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if cat.Config.AssertFormats {
-		c.AssertFormat()
-	}
+	c := NewCompiler(cat.Config.AssertFormats)
 	c.UseLoader(&refLoader{files: cat.files})
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {

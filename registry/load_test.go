@@ -287,3 +287,27 @@ func TestScaffoldLoadsClean(t *testing.T) {
 		t.Fatalf("second scaffold: %v", err)
 	}
 }
+
+// format is an annotation in every draft unless assert_formats is set.
+func TestFormatAnnotationAllDrafts(t *testing.T) {
+	for _, assert := range []bool{false, true} {
+		cfg := "version: 1\n"
+		if assert {
+			cfg += "assert_formats: true\n"
+		}
+		cat, err := LoadFS(fstest.MapFS{
+			"evtool.yaml":           {Data: []byte(cfg)},
+			"schemas/x.d7/v1.json":  {Data: []byte(`{"$schema": "http://json-schema.org/draft-07/schema#", "format": "email"}`)},
+			"schemas/x.d20/v1.json": {Data: []byte(`{"format": "email"}`)},
+		}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"x.d7", "x.d20"} {
+			invalid := ValidationProblems(cat.Lookup(name).Version(1).Schema, "not an email") != nil
+			if invalid != assert {
+				t.Errorf("assert_formats=%v: %s rejects a bad email: %v", assert, name, invalid)
+			}
+		}
+	}
+}

@@ -71,6 +71,7 @@ Exit codes: 0 OK, 1 findings (incompatible, invalid, consumer failed, drift),
 		a.lintCommand(),
 		a.validateCommand(),
 		a.genCommand(),
+		a.compatCommand(),
 	)
 	for _, c := range root.Commands() {
 		if c.Args == nil {

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
+)
+
+func (a *app) compatCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "compat",
+		Short: "Compatibility gate: compare schema versions (diff, check)",
+		Long: `Decide whether events written with one schema validate against another.
+
+BACKWARD: the new schema reads old events. FORWARD: the old schema reads new
+events. FULL: both. The lenient profile (default) assumes producers emit only
+declared properties; strict is exact set inclusion.
+
+Rules walk both schemas and name each break (rule id, pointers into both
+schemas, old and new values); witness search generates documents from the
+writer and prints one the reader rejects as the counterexample. See
+docs/compat.md and docs/rules.md.`,
+	}
+	c.AddCommand(a.compatDiffCommand(), a.compatCheckCommand())
+	return c
+}
+
+func (a *app) compatDiffCommand() *cobra.Command {
+	var (
+		modeName, profileName, format string
+		samples                       int
+		seed                          int64
+		assertFormats                 bool
+	)
+	c := &cobra.Command{
+		Use:   "diff OLD NEW",
+		Short: "Compare two schema files",
+		Long: `Compare two JSON Schema files: is NEW compatible with OLD?
+
+--mode backward (NEW reads events written with OLD), forward (OLD reads events
+written with NEW) or full (both; the default). --profile lenient (default) or
+strict. $ref in each file resolves to files in its own directory (never above
+it, never the network).
+
+Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := parseFormat(format, report.GateFormats)
+			if err != nil {
+				return err
+			}
+			mode, err := registry.ParseMode(modeName)
+			if err != nil {
+				return usageError{fmt.Errorf("--mode: %w", err)}
+			}
+			profile, err := registry.ParseProfile(profileName)
+			if err != nil {
+				return usageError{fmt.Errorf("--profile: %w", err)}
+			}
+			if mode == registry.ModeNone {
+				return usagef("--mode: NONE compares nothing; use backward, forward or full")
+			}
+			old, err := registry.LoadSchemaFile(args[0], assertFormats)
+			if err != nil {
+				return err
+			}
+			nw, err := registry.LoadSchemaFile(args[1], assertFormats)
+			if err != nil {
+				return err
+			}
+			opts := compat.Options{Profile: profile, Seed: seed}
+			if cmd.Flags().Changed("samples") {
+				opts.Samples = samples
+				if samples == 0 {
+					opts.Samples = -1 // rules only
+				}
+			}
+			oldSide, newSide := compat.NewSide(old.Schema, nil), compat.NewSide(nw.Schema, nil)
+			p := compat.Pair{OldFile: old.File, NewFile: nw.File, OldURL: old.URL, NewURL: nw.URL, Subject: old.File + " -> " + nw.File}
+			lineOf := func(file, ptr string) int {
+				if n := nw.LineOf(file, ptr); n > 0 {
+					return n
+				}
+				return old.LineOf(file, ptr)
+			}
+			rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair"}
+			for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
+				if (dir == compat.Backward && !mode.Backward()) || (dir == compat.Forward && !mode.Forward()) {
+					continue
+				}
+				for _, fd := range compat.Compare(oldSide, newSide, dir, opts) {
+					rep.Findings = append(rep.Findings, fd.ToReport(p, old.Locate, nw.Locate, lineOf))
+				}
+			}
+			if err := report.Write(a.stdout, f, rep); err != nil {
+				return err
+			}
+			if rep.Failed() {
+				return errFindings
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&modeName, "mode", "full", "backward | forward | full")
+	c.Flags().StringVar(&profileName, "profile", "lenient", "lenient | strict")
+	c.Flags().IntVar(&samples, "samples", compat.DefaultSamples, "witness documents generated per direction (0: rules only)")
+	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search (same seed, same counterexamples)")
+	c.Flags().BoolVar(&assertFormats, "assert-formats", false, "treat `format` as an assertion (as assert_formats in evtool.yaml)")
+	formatFlag(c, &format, report.GateFormats)
+	return c
+}
+
+func (a *app) compatCheckCommand() *cobra.Command {
+	var (
+		dir, against, format string
+		samples              int
+		seed                 int64
+	)
+	c := &cobra.Command{
+		Use:   "check",
+		Short: "Check every type of the catalog against its compatibility mode",
+		Long: `Check every type of the catalog in --dir under its mode (evtool.yaml's
+compat.mode, or event.yaml's override; default FULL_TRANSITIVE, lenient):
+each version against the previous one, or against every earlier one for the
+transitive modes. Each failing pair of versions is named.
+
+--against REF|DIR also compares with the base catalog: a git revision (read
+with git ls-tree/cat-file; in a shallow CI clone, fetch it first) or a
+directory holding the base catalog. It reports published-version-modified,
+version-removed and type-removed, and compares new versions with the
+published ones as they are on the base.
+
+Approve an intentional break with an entry under compat.ignore in evtool.yaml
+(type, rule, path or fingerprint, and a reason). Approved findings are shown
+but do not fail; an entry that matches nothing is a warning.
+
+Exit 0 when compatible, 1 when any pair breaks, 2 on bad input (malformed
+catalog, unknown revision, a --against directory without a catalog).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := parseFormat(format, report.GateFormats)
+			if err != nil {
+				return err
+			}
+			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+				return fmt.Errorf("catalog directory %s does not exist", dir)
+			}
+			head, err := loadCatalog(dir)
+			if err != nil {
+				return err
+			}
+			var base *registry.Catalog
+			var baseWarnings []report.Finding
+			if against != "" {
+				base, baseWarnings, err = loadBase(cmd, dir, against)
+				if err != nil {
+					return err
+				}
+			}
+			opts := compat.CheckOptions{Samples: samples, SamplesSet: cmd.Flags().Changed("samples"), Seed: seed}
+			if opts.SamplesSet && samples == 0 {
+				opts.Samples = -1
+			}
+			res := compat.CheckCatalog(head, base, opts)
+			findings := append(baseWarnings, res.Findings...)
+			findings = compat.ApplyIgnores(findings, head.Config, head.ConfigFile)
+			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair"}
+			if err := report.Write(a.stdout, f, rep); err != nil {
+				return err
+			}
+			if rep.Failed() {
+				return errFindings
+			}
+			return nil
+		},
+	}
+	dirFlag(c, &dir)
+	c.Flags().StringVar(&against, "against", "", "base to compare with: a git revision (e.g. origin/main) or a directory holding the base catalog")
+	c.Flags().IntVar(&samples, "samples", compat.DefaultCatalogSamples, "witness documents per version (default: evtool.yaml compat.samples, else 2; 0: rules only)")
+	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search")
+	formatFlag(c, &format, report.GateFormats)
+	return c
+}
+
+// loadBase loads the --against catalog: a directory when one exists by
+// that name, else a git revision of the repository holding dir.
+func loadBase(cmd *cobra.Command, dir, against string) (*registry.Catalog, []report.Finding, error) {
+	var (
+		cat     *registry.Catalog
+		err     error
+		display string
+	)
+	if info, statErr := os.Stat(against); statErr == nil && info.IsDir() {
+		if _, cfgErr := os.Stat(filepath.Join(against, registry.ConfigName)); cfgErr != nil {
+			return nil, nil, fmt.Errorf("--against %s: no %s in that directory; it must hold the base catalog (the directory that has evtool.yaml)", against, registry.ConfigName)
+		}
+		display = against
+		cat, err = registry.Load(against)
+	} else {
+		tree, gerr := registry.ReadGitTree(cmd.Context(), dir, against)
+		if gerr != nil {
+			return nil, nil, gerr
+		}
+		display = tree.Display
+		cat, err = registry.LoadFS(tree.FS, tree.Display)
+	}
+	var le *registry.LoadError
+	if err != nil && !errors.As(err, &le) {
+		return nil, nil, err
+	}
+	var warns []report.Finding
+	if le != nil {
+		var lines []string
+		for i, f := range le.Findings {
+			if i == 3 {
+				lines = append(lines, fmt.Sprintf("and %d more", len(le.Findings)-3))
+				break
+			}
+			lines = append(lines, f.Location()+": "+f.Message)
+		}
+		warns = append(warns, report.Finding{Rule: "base-catalog", Severity: report.SeverityWarning, File: display,
+			Message: fmt.Sprintf("the base catalog has %d problem(s); versions that did not load there are not treated as published: %s",
+				len(le.Findings), strings.Join(lines, "; "))})
+	}
+	return cat, warns, nil
+}

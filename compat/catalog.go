@@ -1,0 +1,349 @@
+package compat
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
+)
+
+// CheckOptions configure a catalog check.
+type CheckOptions struct {
+	// Samples overrides evtool.yaml's compat.samples when SamplesSet
+	// (negative: no witness search).
+	Samples    int
+	SamplesSet bool
+	Seed       int64
+	// Parallel is the number of types checked at once (0: GOMAXPROCS).
+	Parallel int
+}
+
+// CheckResult is what a catalog check found.
+type CheckResult struct {
+	Findings []report.Finding
+	// Pairs counts the version pairs compared.
+	Pairs int
+}
+
+// version is a schema of a type as the check uses it: from the head
+// catalog, or from the base when the head modified a published version.
+// Its Side is shared by every pair it is in, so its generated documents
+// are generated once.
+type version struct {
+	v    *registry.Version
+	cat  *registry.Catalog
+	side *Side
+	once sync.Once
+}
+
+func (v *version) getSide() *Side {
+	v.once.Do(func() { v.side = NewSide(v.v.Schema, nil) })
+	return v.side
+}
+
+// CheckCatalog compares every type of head per its mode (evtool.yaml, or
+// event.yaml's override): each version with the previous one, or with every
+// earlier one for the transitive modes, naming each failing pair. With a
+// base catalog (--against) it also reports published versions that were
+// modified or removed and removed types; a published version modified in
+// place is compared as published. Ignore entries are not applied here (see
+// ApplyIgnores).
+func CheckCatalog(head, base *registry.Catalog, opts CheckOptions) *CheckResult {
+	res := &CheckResult{}
+	samples := head.Config.Compat.Samples
+	if opts.SamplesSet {
+		samples = opts.Samples
+	}
+	if samples == 0 && !opts.SamplesSet {
+		samples = DefaultCatalogSamples
+	} else if samples == 0 {
+		samples = -1
+	}
+
+	// Published versions and what happened to them.
+	published := map[string]map[int]*registry.Version{}
+	if base != nil {
+		for _, bt := range base.Types {
+			m := map[int]*registry.Version{}
+			published[bt.Name] = m
+			ht := head.Lookup(bt.Name)
+			if ht == nil {
+				res.Findings = append(res.Findings, report.Finding{Rule: RuleTypeRemoved, Severity: report.SeverityError,
+					File: filepath.Join(head.Root, bt.Name), Type: bt.Name, Subject: bt.Name,
+					Message: fmt.Sprintf("type %s exists on the base (%d published version(s)) and was removed; its events are still in the log", bt.Name, len(bt.Versions))})
+				continue
+			}
+			for _, bv := range bt.Versions {
+				m[bv.Number] = bv
+				hv := ht.Version(bv.Number)
+				if hv == nil {
+					res.Findings = append(res.Findings, report.Finding{Rule: RuleVersionRemoved, Severity: report.SeverityError,
+						File: filepath.Join(ht.Dir, fmt.Sprintf("v%d.json", bv.Number)), Type: bt.Name, Subject: bt.Name, OldVersion: bv.Number,
+						Message: fmt.Sprintf("v%d is published on the base and was removed; deprecate it in event.yaml instead", bv.Number)})
+					continue
+				}
+				if msg := modified(base, bv, head, hv); msg != "" {
+					res.Findings = append(res.Findings, report.Finding{Rule: RulePublishedModified, Severity: report.SeverityError,
+						File: hv.File, Line: 1, Type: bt.Name, Subject: bt.Name, OldVersion: bv.Number, NewVersion: hv.Number,
+						Message: msg})
+				}
+			}
+		}
+	}
+
+	type job struct {
+		idx int
+		t   *registry.EventType
+	}
+	results := make([][]report.Finding, len(head.Types))
+	pairs := make([]int, len(head.Types))
+	jobs := make(chan job)
+	par := opts.Parallel
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	lineOf := func(file, ptr string) int {
+		if n := head.LineOf(file, ptr); n > 0 {
+			return n
+		}
+		if base != nil {
+			return base.LineOf(file, ptr)
+		}
+		return 0
+	}
+	for w := 0; w < par; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				t := j.t
+				mode, profile := head.Compat(t)
+				if mode == registry.ModeNone || len(t.Versions) < 2 {
+					continue
+				}
+				vs := make([]*version, len(t.Versions))
+				for i, hv := range t.Versions {
+					vr := &version{v: hv, cat: head}
+					if bv := published[t.Name][hv.Number]; bv != nil && bv.Schema != nil && modified(base, bv, head, hv) != "" {
+						vr = &version{v: bv, cat: base}
+					}
+					vs[i] = vr
+				}
+				copts := Options{Profile: profile, Samples: samples, Seed: opts.Seed, eq: newEqualizer()}
+				var out []report.Finding
+				for jn := 1; jn < len(vs); jn++ {
+					from := jn - 1
+					if mode.Transitive() {
+						from = 0
+					}
+					for in := from; in < jn; in++ {
+						o, n := vs[in], vs[jn]
+						if o.v.Schema == nil || n.v.Schema == nil {
+							continue
+						}
+						pairs[j.idx]++
+						p := Pair{Type: t.Name, OldVersion: o.v.Number, NewVersion: n.v.Number, OldFile: o.v.File, NewFile: n.v.File,
+							OldURL: o.v.URL, NewURL: n.v.URL, Subject: fmt.Sprintf("%s v%d -> v%d", t.Name, o.v.Number, n.v.Number)}
+						for _, dir := range directions(mode) {
+							for _, f := range Compare(o.getSide(), n.getSide(), dir, copts) {
+								out = append(out, f.ToReport(p, o.cat.Locate, n.cat.Locate, lineOf))
+							}
+						}
+					}
+				}
+				results[j.idx] = out
+			}
+		}()
+	}
+	for i, t := range head.Types {
+		jobs <- job{i, t}
+	}
+	close(jobs)
+	wg.Wait()
+	for i := range results {
+		res.Findings = append(res.Findings, results[i]...)
+		res.Pairs += pairs[i]
+	}
+	SortReport(res.Findings)
+	return res
+}
+
+func directions(m registry.Mode) []Direction {
+	var out []Direction
+	if m.Backward() {
+		out = append(out, Backward)
+	}
+	if m.Forward() {
+		out = append(out, Forward)
+	}
+	return out
+}
+
+// modified explains how a published version differs between base and
+// head ("" when it does not): its own file, or a file it references.
+func modified(base *registry.Catalog, bv *registry.Version, head *registry.Catalog, hv *registry.Version) string {
+	if bv.Digest != hv.Digest {
+		return fmt.Sprintf("v%d is published and was edited in place (digest %s -> %s); published versions are immutable: revert the edit and add a new version instead",
+			bv.Number, short(bv.Digest), short(hv.Digest))
+	}
+	if bv.Schema == nil || hv.Schema == nil {
+		return ""
+	}
+	bf, hf := referencedFiles(base, bv.Schema), referencedFiles(head, hv.Schema)
+	var changed []string
+	for rel, d := range bf {
+		if hd, ok := hf[rel]; !ok || hd != d {
+			changed = append(changed, rel)
+		}
+	}
+	for rel := range hf {
+		if _, ok := bf[rel]; !ok {
+			changed = append(changed, rel)
+		}
+	}
+	if len(changed) == 0 {
+		return ""
+	}
+	sort.Strings(changed)
+	return fmt.Sprintf("v%d is published and a file it references changed (%s), which changes v%d in place; add a new file (or version) instead of editing a shared one",
+		bv.Number, strings.Join(changed, ", "), bv.Number)
+}
+
+func short(d string) string {
+	d = strings.TrimPrefix(d, "sha256:")
+	if len(d) > 12 {
+		return d[:12]
+	}
+	return d
+}
+
+// referencedFiles lists the catalog files (relative path -> digest) a
+// compiled schema reaches.
+func referencedFiles(cat *registry.Catalog, s *jsonschema.Schema) map[string]string {
+	out := map[string]string{}
+	seen := map[*jsonschema.Schema]bool{}
+	bases := map[string]bool{}
+	stack := []*jsonschema.Schema{s}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == nil || seen[x] {
+			continue
+		}
+		seen[x] = true
+		b, _, _ := strings.Cut(x.Location, "#")
+		bases[b] = true
+		stack = append(stack, children(x)...)
+	}
+	for b := range bases {
+		if _, rel, digest, ok := cat.FileOfURL(b); ok {
+			out[rel] = digest
+		}
+	}
+	return out
+}
+
+// SortReport orders catalog findings by type, then version pair, then
+// direction and severity, so text output groups them.
+func SortReport(fs []report.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Type != b.Type {
+			return a.Type < b.Type
+		}
+		if a.NewVersion != b.NewVersion {
+			return a.NewVersion < b.NewVersion
+		}
+		if a.OldVersion != b.OldVersion {
+			return a.OldVersion < b.OldVersion
+		}
+		if a.Subject != b.Subject {
+			return a.Subject < b.Subject
+		}
+		if a.Direction != b.Direction {
+			return a.Direction < b.Direction
+		}
+		return sevRank(a.Severity) < sevRank(b.Severity)
+	})
+}
+
+// ApplyIgnores marks findings approved by evtool.yaml's ignore entries and
+// adds a warning for every entry that matched nothing (a stale approval),
+// naming its line.
+func ApplyIgnores(fs []report.Finding, cfg registry.Config, configFile string) []report.Finding {
+	used := make([]bool, len(cfg.Compat.Ignore))
+	for i := range fs {
+		f := &fs[i]
+		for k, ig := range cfg.Compat.Ignore {
+			if ignoreMatches(ig, f) {
+				used[k] = true
+				if f.Ignored == "" {
+					f.Ignored = ig.Reason
+				}
+			}
+		}
+	}
+	for k, ig := range cfg.Compat.Ignore {
+		if used[k] {
+			continue
+		}
+		what := []string{}
+		if ig.Type != "" {
+			what = append(what, "type "+ig.Type)
+		}
+		if ig.Rule != "" {
+			what = append(what, "rule "+ig.Rule)
+		}
+		if ig.Path != "" {
+			what = append(what, "path "+ig.Path)
+		}
+		if ig.Fingerprint != "" {
+			what = append(what, "fingerprint "+ig.Fingerprint)
+		}
+		fs = append(fs, report.Finding{Rule: RuleIgnoreStale, Severity: report.SeverityWarning, File: configFile, Line: ig.Line,
+			Pointer: fmt.Sprintf("/compat/ignore/%d", k),
+			Message: fmt.Sprintf("ignore entry (%s) matches no finding: a stale approval; remove it", strings.Join(what, ", "))})
+	}
+	return fs
+}
+
+func ignoreMatches(ig registry.IgnoreRule, f *report.Finding) bool {
+	if f.Rule == RuleIgnoreStale {
+		return false
+	}
+	if ig.Type != "" && ig.Type != f.Type {
+		return false
+	}
+	if ig.Rule != "" && ig.Rule != f.Rule {
+		return false
+	}
+	if ig.Fingerprint != "" && ig.Fingerprint != f.Fingerprint {
+		return false
+	}
+	if ig.Path != "" && !pathMatches(ig.Path, f.NewPointer) && !pathMatches(ig.Path, f.OldPointer) && !pathMatches(ig.Path, f.Pointer) {
+		return false
+	}
+	return ig.Rule != "" || ig.Fingerprint != ""
+}
+
+// pathMatches: the entry's path names the finding's pointer or one of its
+// ancestors (/properties/status approves /properties/status/enum).
+func pathMatches(path, ptr string) bool {
+	if ptr == "" {
+		return false
+	}
+	path = strings.TrimSuffix(strings.TrimPrefix(path, "#"), "/")
+	ptr = strings.TrimPrefix(ptr, "#")
+	if path == "" {
+		return true
+	}
+	return ptr == path || strings.HasPrefix(ptr, path+"/")
+}

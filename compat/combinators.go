@@ -1,0 +1,413 @@
+package compat
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// combinators checks a reader atom's anyOf, oneOf, not and if/then/else.
+func (c *checker) combinators(b branch, ra *jsonschema.Schema, ip ipath) []*Finding {
+	var out []*Finding
+	if len(ra.AnyOf) > 0 {
+		out = append(out, c.disjunction(b, ra, ra.AnyOf, false, ip)...)
+	}
+	if len(ra.OneOf) > 0 {
+		out = append(out, c.disjunction(b, ra, ra.OneOf, true, ip)...)
+	}
+	if ra.Not != nil {
+		out = append(out, c.checkNot(b, ra, ip)...)
+	}
+	if ra.If != nil && (ra.Then != nil || ra.Else != nil) {
+		out = append(out, c.checkIf(b, ra, ip)...)
+	}
+	return out
+}
+
+type fit struct {
+	ok    bool
+	index int
+	res   []*Finding // warnings when ok; the closest branch's findings when not
+}
+
+// fitBranch finds a reader alternative that holds the whole writer branch.
+func (c *checker) fitBranch(b branch, alts []*jsonschema.Schema, ip ipath) fit {
+	for j, alt := range alts {
+		if c.equalsAny(b, alt) {
+			return fit{ok: true, index: j}
+		}
+	}
+	best := fit{index: -1}
+	bestScore := -1
+	for j, alt := range alts {
+		res := c.subBranch(b, alt, ip)
+		if !hasErrors(res) {
+			return fit{ok: true, index: j, res: res}
+		}
+		// The closest branch: one whose types overlap the writer's, with
+		// the fewest errors.
+		score := 1000 - countErrors(res)
+		if atomMask(alt)&b.mask != 0 {
+			score += 1000
+		}
+		if score > bestScore {
+			best, bestScore = fit{index: j, res: res}, score
+		}
+	}
+	return best
+}
+
+func (c *checker) disjunction(b branch, ra *jsonschema.Schema, alts []*jsonschema.Schema, one bool, ip ipath) []*Finding {
+	kw, k := "anyOf", KindAnyOf
+	if one {
+		kw, k = "oneOf", KindOneOf
+	}
+	wm := c.effectiveMask(b)
+	if wm == 0 {
+		return nil
+	}
+	try := func(bb branch) (fit, []*Finding) {
+		f := c.fitBranch(bb, alts, ip)
+		var extra []*Finding
+		if f.ok && one {
+			extra = c.overlaps(bb, ra, alts, f.index, ip)
+		}
+		return f, extra
+	}
+	f, extra := try(b)
+	if f.ok {
+		return append(warningsOf(f.res), extra...)
+	}
+	// Split the writer by type: a string-or-null writer fits a reader
+	// anyOf of a string branch and a null branch.
+	var parts []typeMask
+	for _, t := range typeOrder {
+		if wm.has(t) {
+			parts = append(parts, t)
+		}
+	}
+	if len(parts) > 1 {
+		var collected []*Finding
+		allOK := true
+		var failed fit
+		for _, t := range parts {
+			ft, ex := try(b.restrict(t))
+			if !ft.ok {
+				allOK, failed = false, ft
+				break
+			}
+			collected = append(collected, warningsOf(ft.res)...)
+			collected = append(collected, ex...)
+		}
+		if allOK {
+			return collected
+		}
+		f = failed
+	}
+	detail := "no branch accepts them"
+	if f.index >= 0 {
+		detail = fmt.Sprintf("closest is branch %d", f.index)
+	}
+	rl := loc(ra, kw)
+	if f.index >= 0 {
+		rl = loc(ra, kw, strconv.Itoa(f.index))
+	}
+	fd := c.errorf(k, locOf(b.pos), rl, nil, nil, ip, nil, detail)
+	appendDetail(fd, f.res)
+	return []*Finding{fd}
+}
+
+// overlaps checks that a writer branch that fits reader branch j matches
+// no other branch of a reader oneOf.
+func (c *checker) overlaps(b branch, ra *jsonschema.Schema, alts []*jsonschema.Schema, j int, ip ipath) []*Finding {
+	var out []*Finding
+	for k, alt := range alts {
+		if k == j || c.disjoint(b, alt, 0) {
+			continue
+		}
+		wl := locOf(b.pos)
+		rl := loc(ra, "oneOf", strconv.Itoa(k))
+		if v, ok := c.commonValue(b, alt); ok && ra.Validate(v) != nil {
+			out = append(out, c.errorf(KindOneOfOverlap, wl, rl, nil, nil, ip, &hint{value: v, hasValue: true}, strconv.Itoa(j), strconv.Itoa(k)))
+			continue
+		}
+		if clean(c.subBranch(b, alt, ip)) {
+			// Every writer value matches both branches.
+			out = append(out, c.errorf(KindOneOfOverlap, wl, rl, nil, nil, ip, &hint{from: origin(b), fromMask: b.mask}, strconv.Itoa(j), strconv.Itoa(k)))
+			continue
+		}
+		f := c.warnf(KindOneOfOverlap, wl, rl, nil, nil, ip, &hint{from: alt}, strconv.Itoa(j), strconv.Itoa(k))
+		f.Message = fmt.Sprintf("Could not show that values the %s schema allows in branch %d of the %s schema's oneOf never match branch %d too (a value matching both is rejected); witness search decides",
+			c.dir.writer(), j, c.dir.reader(), k)
+		out = append(out, f)
+	}
+	return out
+}
+
+func (c *checker) checkNot(b branch, ra *jsonschema.Schema, ip ipath) []*Finding {
+	n := ra.Not
+	if isFalse(n) {
+		return nil
+	}
+	for _, x := range b.neg {
+		if x == n || c.eq.equal(x, n) {
+			return nil
+		}
+	}
+	if c.disjoint(b, n, 0) {
+		return nil
+	}
+	wl := locOf(b.pos)
+	rl := loc(ra, "not")
+	if v, ok := c.commonValue(b, n); ok {
+		f := c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{value: v, hasValue: true})
+		f.Message += fmt.Sprintf(" (e.g. %s)", compactJSON(v))
+		return []*Finding{f}
+	}
+	if clean(c.subBranch(b, n, ip)) {
+		return []*Finding{c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{from: origin(b), fromMask: b.mask})}
+	}
+	f := c.warnf(KindNot, wl, rl, nil, nil, ip, &hint{from: n})
+	f.Message = fmt.Sprintf("Could not show that no value the %s schema allows matches the %s schema's `not` schema; witness search decides", c.dir.writer(), c.dir.reader())
+	return []*Finding{f}
+}
+
+func (c *checker) checkIf(b branch, ra *jsonschema.Schema, ip ipath) []*Finding {
+	I, T, E := ra.If, ra.Then, ra.Else
+	if I.Bool != nil {
+		if *I.Bool {
+			return c.subBranchOpt(b, T, ip)
+		}
+		return c.subBranchOpt(b, E, ip)
+	}
+	if clean(c.subBranch(b, I, ip)) {
+		return c.subBranchOpt(b, T, ip)
+	}
+	if c.disjoint(b, I, 0) {
+		return c.subBranchOpt(b, E, ip)
+	}
+	var out []*Finding
+	if T != nil {
+		out = append(out, c.subExtend(b, []atom{{I, true}}, T, ip)...)
+	}
+	if E != nil {
+		out = append(out, c.subBranch(b.withNeg(I), E, ip)...)
+	}
+	return out
+}
+
+func (c *checker) subBranchOpt(b branch, r *jsonschema.Schema, ip ipath) []*Finding {
+	if r == nil {
+		return nil
+	}
+	return c.subBranch(b, r, ip)
+}
+
+// commonValue finds a value of a finite schema n (enum/const) that the
+// writer branch allows: a proof that they overlap.
+func (c *checker) commonValue(b branch, n *jsonschema.Schema) (any, bool) {
+	for _, a := range readerAtoms(n) {
+		var vals []any
+		switch {
+		case a.Const != nil:
+			vals = []any{*a.Const}
+		case a.Enum != nil:
+			vals = a.Enum.Values
+		default:
+			continue
+		}
+		for _, v := range vals {
+			if n.Validate(v) == nil && c.writerAccepts(b, v) {
+				return v, true
+			}
+		}
+		return nil, false
+	}
+	return nil, false
+}
+
+// disjoint reports whether no value of writer branch b validates against
+// n. It only answers true when it can show it.
+func (c *checker) disjoint(b branch, n *jsonschema.Schema, depth int) bool {
+	if n == nil {
+		return c.branchEmpty(b)
+	}
+	if n.Bool != nil {
+		return !*n.Bool || c.branchEmpty(b)
+	}
+	if depth > 6 || c.overBudget || !c.step() {
+		return false
+	}
+	for _, x := range b.neg {
+		if x == n || c.eq.equal(x, n) {
+			return true
+		}
+	}
+	wm := c.effectiveMask(b)
+	if wm == 0 {
+		return true
+	}
+	natoms := readerAtoms(n)
+	nm := tAll
+	for _, a := range natoms {
+		nm &= atomMask(a)
+	}
+	if wm&nm == 0 {
+		return true
+	}
+	if vals, finite := c.writerValues(b); finite {
+		for _, v := range vals {
+			if n.Validate(v) == nil {
+				return false
+			}
+		}
+		return true
+	}
+	for _, a := range natoms {
+		var nv []any
+		if a.Const != nil {
+			nv = []any{*a.Const}
+		} else if a.Enum != nil {
+			nv = a.Enum.Values
+		} else {
+			continue
+		}
+		all := true
+		for _, v := range nv {
+			if c.writerAccepts(b, v) && n.Validate(v) == nil {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	// Combinators of n.
+	for _, a := range natoms {
+		if len(a.AnyOf) > 0 {
+			all := true
+			for _, x := range a.AnyOf {
+				if !c.disjoint(b, x, depth+1) {
+					all = false
+					break
+				}
+			}
+			if all {
+				return true
+			}
+		}
+		if len(a.OneOf) > 0 {
+			all := true
+			for _, x := range a.OneOf {
+				if !c.disjoint(b, x, depth+1) {
+					all = false
+					break
+				}
+			}
+			if all {
+				return true
+			}
+		}
+		if a.Not != nil && clean(c.subBranch(b, a.Not, nil)) {
+			return true
+		}
+	}
+	// Type by type.
+	for _, t := range typeOrder {
+		if !(wm & nm).has(t) {
+			continue
+		}
+		if !c.sliceDisjoint(b.restrict(t), natoms, t, depth) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *checker) sliceDisjoint(b branch, natoms []*jsonschema.Schema, t typeMask, depth int) bool {
+	switch t {
+	case tInteger, tFraction:
+		m := t
+		if t == tFraction {
+			m = tNumber
+		}
+		d := c.numDomain(b, m)
+		nb := branch{mask: m}
+		for _, a := range natoms {
+			nb.pos = append(nb.pos, atom{a, true})
+		}
+		nd := c.numDomain(nb, m)
+		_, ok := d.pick(nd.lo, nd.hi)
+		return !ok
+	case tString:
+		sp := c.stringSpec(b)
+		nb := branch{mask: tString}
+		for _, a := range natoms {
+			nb.pos = append(nb.pos, atom{a, true})
+		}
+		ns := c.stringSpec(nb)
+		q := strAccept{pats: append(append([]string(nil), sp.acc.pats...), ns.acc.pats...), lo: max(sp.acc.lo, ns.acc.lo), hi: sp.acc.hi}
+		if ns.acc.hi >= 0 && (q.hi < 0 || ns.acc.hi < q.hi) {
+			q.hi = ns.acc.hi
+		}
+		_, dec := findString(strQuery{want: q})
+		return dec == decideNo
+	case tArray:
+		v := c.arrView(b)
+		nb := branch{mask: tArray}
+		for _, a := range natoms {
+			nb.pos = append(nb.pos, atom{a, true})
+		}
+		nv := c.arrView(nb)
+		if (v.max >= 0 && v.max < nv.min) || (nv.max >= 0 && nv.max < v.min) {
+			return true
+		}
+		return false
+	case tObject:
+		v := c.objView(b)
+		for _, a := range natoms {
+			for _, p := range a.Required {
+				if _, forbidden, _, _ := c.wprop(v, p); forbidden {
+					return true
+				}
+			}
+			for _, p := range sortedKeys(a.Properties) {
+				_, wreq := v.required[p]
+				nreq := false
+				for _, r := range a.Required {
+					if r == p {
+						nreq = true
+					}
+				}
+				if !wreq && !nreq {
+					continue
+				}
+				wat, forbidden, _, _ := c.wprop(v, p)
+				if forbidden {
+					if nreq {
+						return true
+					}
+					continue
+				}
+				bs, ok := c.expand(wat, nil, tAll)
+				if !ok {
+					continue
+				}
+				all := true
+				for _, pb := range bs {
+					if !c.disjoint(pb, a.Properties[p], depth+1) {
+						all = false
+						break
+					}
+				}
+				if all {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return false
+}

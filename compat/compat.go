@@ -1,0 +1,196 @@
+// Package compat is evtool's compatibility engine: it decides whether
+// documents valid under one JSON Schema are valid under another, for a
+// direction and a profile (see shared/DESIGN.md, "Compatibility").
+//
+// Two engines give one verdict:
+//
+//  1. Rules walk both compiled schemas together (santhosh-tekuri/jsonschema
+//     v6, refs resolved) and emit Findings with a stable rule id (Rules),
+//     pointers into both schemas, old and new values, the direction, a
+//     one-line message and a fingerprint. A rule that cannot decide emits a
+//     warning, never a silent pass.
+//  2. Witness search generates documents valid under the writer (sample/,
+//     plus the rules' own targeted mutations) and validates them against
+//     the reader. A document valid for the writer and rejected by the reader
+//     is printed as the counterexample; when the rules said "compatible" it
+//     becomes a witness-rejected error: the gate never passes a change it
+//     has a counterexample for.
+//
+// The package never returns a bare boolean: Compatible is derived from the
+// findings.
+package compat
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
+)
+
+// DefaultSamples is the number of writer documents witness search generates
+// per direction when Options.Samples is 0 (`compat diff --samples`
+// overrides it).
+const DefaultSamples = 24
+
+// DefaultCatalogSamples is the default for `compat check`, which compares
+// many pairs: documents are generated once per version and shared by every
+// pair it is in (evtool.yaml compat.samples and --samples override it).
+// Mutations toward the reader run for pairs where the rules found
+// something; a pair the rules call clean gets the shared documents only.
+const DefaultCatalogSamples = 2
+
+// Options configure a comparison.
+type Options struct {
+	// Profile is lenient (the default) or strict.
+	Profile registry.Profile
+	// Samples is the number of generated writer documents per direction:
+	// 0 means DefaultSamples, a negative number turns witness search off
+	// (the rules alone decide).
+	Samples int
+	// Seed makes witness search deterministic.
+	Seed int64
+	// Budget bounds the rule walk (steps); 0 means the default.
+	Budget int
+
+	// witnessOnly skips the rules (tests of witness search).
+	witnessOnly bool
+	// eq, when set, is shared by comparisons of the same schemas (a
+	// catalog type's versions): structural equality is decided once.
+	eq *equalizer
+}
+
+func (o Options) lenient() bool { return o.Profile != registry.ProfileStrict }
+
+func (o Options) samples() int {
+	switch {
+	case o.Samples < 0:
+		return 0
+	case o.Samples == 0:
+		return DefaultSamples
+	}
+	return o.Samples
+}
+
+// Side is one schema of a pair.
+type Side struct {
+	Schema *jsonschema.Schema
+	// Closed, when set, is the schema compiled from Close(document): the
+	// lenient profile's writer, used to generate and check writer documents.
+	// Without it (the usual case) the same closure is checked on each
+	// document directly, which needs no second compile.
+	Closed *jsonschema.Schema
+
+	docs *docCache
+}
+
+// NewSide wraps a compiled schema and its optional closed view. Sides reused
+// across pairs (a catalog's versions) share their generated documents.
+func NewSide(s, closed *jsonschema.Schema) *Side {
+	return &Side{Schema: s, Closed: closed, docs: &docCache{}}
+}
+
+// Compare checks one direction: BACKWARD (new reads old) or FORWARD (old
+// reads new). Findings are sorted: errors first, then by instance path.
+func Compare(old, new *Side, dir Direction, opts Options) []Finding {
+	writer, reader := old, new
+	if dir == Forward {
+		writer, reader = new, old
+	}
+	c := newChecker(dir, opts.lenient(), opts.Budget)
+	if opts.eq != nil {
+		c.eq = opts.eq
+	}
+	var raw []*Finding
+	if !opts.witnessOnly {
+		raw = c.subOne(writer.Schema, reader.Schema, nil)
+	}
+	if c.overBudget {
+		raw = append(raw, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,
+			fmt.Sprintf("the schemas are too large to compare exhaustively (more than %d steps); the rest was not checked by rules", c.budget)))
+	}
+	if c.warnedDynamic {
+		raw = append(raw, c.warnf(KindDynamicRef, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil))
+	}
+	fs := dedupe(raw)
+	if n := opts.samples(); n > 0 {
+		ws := &witnessSearch{dir: dir, writer: writer, reader: reader, lenient: opts.lenient(), n: n, seed: opts.Seed}
+		fs = ws.run(fs)
+	}
+	out := make([]Finding, len(fs))
+	for i, f := range fs {
+		out[i] = *f
+	}
+	sortFindings(out)
+	return out
+}
+
+// Compatible reports whether findings contain no error.
+func Compatible(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity == report.SeverityError {
+			return false
+		}
+	}
+	return true
+}
+
+func dedupe(fs []*Finding) []*Finding {
+	seen := map[string]*Finding{}
+	var out []*Finding
+	for _, f := range fs {
+		key := f.Rule + "\x00" + f.OldLocation + "\x00" + f.NewLocation + "\x00" + f.InstancePath + "\x00" + string(f.Severity) +
+			"\x00" + compactJSON(f.OldValue) + "\x00" + compactJSON(f.NewValue)
+		if prev, ok := seen[key]; ok {
+			if prev.hint == nil {
+				prev.hint = f.hint
+			}
+			continue
+		}
+		seen[key] = f
+		out = append(out, f)
+	}
+	// A warning and an error for the same place: keep the error.
+	errs := map[string]bool{}
+	for _, f := range out {
+		if f.Severity == report.SeverityError {
+			errs[f.Rule+"\x00"+f.OldLocation+"\x00"+f.NewLocation] = true
+		}
+	}
+	kept := out[:0]
+	for _, f := range out {
+		if f.Severity != report.SeverityError && errs[f.Rule+"\x00"+f.OldLocation+"\x00"+f.NewLocation] {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	return kept
+}
+
+func sevRank(s report.Severity) int {
+	switch s {
+	case report.SeverityError:
+		return 0
+	case report.SeverityWarning:
+		return 1
+	}
+	return 2
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if sevRank(a.Severity) != sevRank(b.Severity) {
+			return sevRank(a.Severity) < sevRank(b.Severity)
+		}
+		if a.InstancePath != b.InstancePath {
+			return a.InstancePath < b.InstancePath
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		return a.NewLocation+a.OldLocation < b.NewLocation+b.OldLocation
+	})
+}

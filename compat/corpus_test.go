@@ -1,0 +1,187 @@
+package compat
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/sample"
+)
+
+type corpusPair struct {
+	Description string                       `json:"description"`
+	Old         json.RawMessage              `json:"old"`
+	New         json.RawMessage              `json:"new"`
+	Expect      map[string]map[string]string `json:"expect"`
+}
+
+// TestCorpus runs the labelled corpus (testdata/corpus/*.json: an old and a
+// new schema and the expected verdict per direction and profile) and holds
+// the engine to the gate's contract:
+//
+//   - an "incompatible" label must be called incompatible, and must be
+//     backed by a witness (a document valid for the writer that the reader
+//     rejects), found by the engine or by a larger independent witness
+//     search;
+//   - no pair may be called compatible while a witness exists (the one
+//     unforgivable bug), whatever its label;
+//   - a "compatible" label must have no witness (else the label is wrong);
+//   - calling a compatible pair incompatible is counted and logged (false
+//     incompatible), not fatal.
+func TestCorpus(t *testing.T) {
+	files, err := filepath.Glob("testdata/corpus/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 80 {
+		t.Fatalf("corpus has %d pairs, want at least 80", len(files))
+	}
+	var total, falseIncompat, incompatLabels int
+	var falseList []string
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".json")
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p corpusPair
+		if err := json.Unmarshal(data, &p); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		old := compileDoc(t, "old.json", string(p.Old))
+		nw := compileDoc(t, "new.json", string(p.New))
+		for _, cfg := range configs {
+			total++
+			label := p.Expect[string(cfg.dir)][cfg.profile]
+			if label != "compatible" && label != "incompatible" {
+				t.Fatalf("%s: bad label %q for %s %s", name, label, cfg.dir, cfg.profile)
+			}
+			opts := Options{Profile: profileOf(cfg.profile), Seed: 7}
+			fs := Compare(old, nw, cfg.dir, opts)
+			engine := Compatible(fs)
+			witness, found := verifiedWitness(t, old, nw, cfg.dir, cfg.profile, fs)
+			if !found {
+				oracle := Compare(old, nw, cfg.dir, Options{Profile: profileOf(cfg.profile), Seed: 99, Samples: 150, witnessOnly: true})
+				witness, found = verifiedWitness(t, old, nw, cfg.dir, cfg.profile, oracle)
+			}
+			where := name + " " + string(cfg.dir) + " " + cfg.profile
+			switch {
+			case engine && found:
+				t.Errorf("FALSE COMPATIBLE %s: engine says compatible but %s is a counterexample", where, compactJSON(witness))
+			case label == "incompatible" && engine:
+				t.Errorf("%s: labelled incompatible, engine says compatible", where)
+			case label == "incompatible" && !found:
+				t.Errorf("%s: labelled incompatible but no witness was found (findings: %s)", where, summarize(fs))
+			case label == "compatible" && found:
+				t.Errorf("%s: labelled compatible but %s is a counterexample (fix the label)", where, compactJSON(witness))
+			case label == "compatible" && !engine:
+				falseIncompat++
+				falseList = append(falseList, where+": "+summarize(fs))
+			}
+			if label == "incompatible" {
+				incompatLabels++
+			}
+		}
+	}
+	t.Logf("corpus: %d pairs, %d verdicts (%d labelled incompatible); false incompatible: %d", len(files), total, incompatLabels, falseIncompat)
+	for _, l := range falseList {
+		t.Logf("  false incompatible: %s", l)
+	}
+	if falseIncompat*20 > total {
+		t.Errorf("false incompatible rate %d/%d is above 5%%", falseIncompat, total)
+	}
+}
+
+// verifiedWitness returns a counterexample from the findings after checking
+// it independently: valid for the writer (and its closed view under the
+// lenient profile) and rejected by the reader.
+func verifiedWitness(t *testing.T, old, nw *Side, dir Direction, profile string, fs []Finding) (any, bool) {
+	writer, reader := old, nw
+	if dir == Forward {
+		writer, reader = nw, old
+	}
+	for _, f := range fs {
+		if !f.HasCounterexample {
+			continue
+		}
+		// Round-trip through JSON text, as a consumer would read it.
+		b, err := json.Marshal(f.Counterexample)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonstrict.Decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !writer.writerValid(doc, profileOf(profile) != "strict") {
+			t.Errorf("%s %s: counterexample %s of %s is not valid for the writer", dir, profile, b, f.Rule)
+			continue
+		}
+		if reader.Schema.Validate(doc) == nil {
+			t.Errorf("%s %s: counterexample %s of %s is accepted by the reader", dir, profile, b, f.Rule)
+			continue
+		}
+		return doc, true
+	}
+	return nil, false
+}
+
+func summarize(fs []Finding) string {
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, string(f.Severity)+" "+f.Rule)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// TestClosedOK checks the document-level closure check against the
+// compiled closed view (Close of the document) on every corpus schema:
+// for documents valid under the schema, closedOK must agree with the
+// compiled closed schema.
+func TestClosedOK(t *testing.T) {
+	files, _ := filepath.Glob("testdata/corpus/*.json")
+	checked := 0
+	for _, file := range files {
+		data, _ := os.ReadFile(file)
+		var p corpusPair
+		if err := json.Unmarshal(data, &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []json.RawMessage{p.Old, p.New} {
+			side := compileDoc(t, "x.json", string(text))
+			closed := compileClosed(t, "x.json", string(text))
+			docs, _ := sample.Samples(side.Schema, 30, 5, sample.Options{})
+			for _, d := range docs {
+				d = normalize(d)
+				if side.Schema.Validate(d) != nil {
+					continue
+				}
+				for _, doc := range []any{d, stripped(d, side.Schema)} {
+					if side.Schema.Validate(doc) != nil {
+						continue // closedOK assumes a document valid under the schema
+					}
+					want := closed.Validate(doc) == nil
+					if got := closedOK(doc, side.Schema); got != want {
+						t.Errorf("%s: closedOK(%s) = %v, closed schema says %v", filepath.Base(file), compactJSON(doc), got, want)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	t.Logf("%d documents checked", checked)
+}
+
+func stripped(d any, s *jsonschema.Schema) any {
+	c := deepCopy(d)
+	stripUndeclared(c, s, 0)
+	return c
+}

@@ -1,0 +1,126 @@
+package compat
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/evtool/evtool/report"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files (testdata/rules/*/want.txt, docs/rules.md)")
+
+var configs = []struct {
+	dir     Direction
+	profile string
+}{{Backward, "lenient"}, {Backward, "strict"}, {Forward, "lenient"}, {Forward, "strict"}}
+
+// TestRuleFixtures runs every fixture pair testdata/rules/<rule>/{old,new}.json
+// in both directions and both profiles and compares the findings with
+// want.txt. Each fixture must trigger its own rule, every error must carry
+// a counterexample found by witness search, and every rule id of the
+// engine must have a fixture.
+func TestRuleFixtures(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/rules/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, d := range dirs {
+		rule := filepath.Base(d)
+		have[rule] = true
+		t.Run(rule, func(t *testing.T) {
+			old := compileFile(t, filepath.Join(d, "old.json"))
+			nw := compileFile(t, filepath.Join(d, "new.json"))
+			mode, _ := os.ReadFile(filepath.Join(d, "mode"))
+			var b strings.Builder
+			seen := false
+			for _, cfg := range configs {
+				opts := Options{Profile: profileOf(cfg.profile), Seed: 1, witnessOnly: strings.TrimSpace(string(mode)) == "witness-only"}
+				fs := Compare(old, nw, cfg.dir, opts)
+				verdict := "compatible"
+				if !Compatible(fs) {
+					verdict = "incompatible"
+				}
+				fmt.Fprintf(&b, "%s %s: %s\n", cfg.dir, cfg.profile, verdict)
+				for _, f := range fs {
+					if f.Rule == rule {
+						seen = true
+					}
+					if f.Message == "" {
+						t.Errorf("%s %s: %s has no message", cfg.dir, cfg.profile, f.Rule)
+					}
+					if f.Severity == report.SeverityError && !f.HasCounterexample {
+						t.Errorf("%s %s: error %s has no counterexample: %s", cfg.dir, cfg.profile, f.Rule, f.Message)
+					}
+					_, op := splitLocation(f.OldLocation)
+					_, np := splitLocation(f.NewLocation)
+					fmt.Fprintf(&b, "  %s %s old=%s new=%s at=%s", f.Severity, f.Rule, orHash(op, f.OldLocation), orHash(np, f.NewLocation), orHash(f.InstancePath, "x"))
+					if f.HasCounterexample {
+						b.WriteString(" witness")
+					}
+					b.WriteByte('\n')
+				}
+			}
+			if !seen {
+				t.Errorf("fixture never triggers %s", rule)
+			}
+			golden := filepath.Join(d, "want.txt")
+			if *update {
+				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (go test ./compat -run TestRuleFixtures -update)", err)
+			}
+			if string(want) != b.String() {
+				t.Errorf("findings differ from %s:\n--- got\n%s--- want\n%s", golden, b.String(), want)
+			}
+		})
+	}
+	var missing []string
+	for _, r := range Rules() {
+		if !have[r.ID] && !isCatalogRule(r.ID) {
+			missing = append(missing, r.ID)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("rules without a fixture in testdata/rules: %s", strings.Join(missing, ", "))
+	}
+}
+
+func isCatalogRule(id string) bool {
+	for _, r := range catalogRules {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func orHash(p, full string) string {
+	if full == "" {
+		return "-"
+	}
+	if p == "" {
+		return "#"
+	}
+	return p
+}
+
+func compileFile(t testing.TB, path string) *Side {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compileDoc(t, filepath.Base(path), string(data))
+}

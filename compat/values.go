@@ -1,0 +1,331 @@
+package compat
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/jsonpos"
+)
+
+// JSON type bits. Numbers are split into integers and non-integers so that
+// `integer` ⊂ `number` is an ordinary subset of bits.
+type typeMask uint8
+
+const (
+	tNull typeMask = 1 << iota
+	tBoolean
+	tInteger
+	tFraction // numbers with a fractional part
+	tString
+	tArray
+	tObject
+
+	tNumber = tInteger | tFraction
+	tAll    = tNull | tBoolean | tNumber | tString | tArray | tObject
+)
+
+var typeOrder = []typeMask{tNull, tBoolean, tInteger, tFraction, tString, tArray, tObject}
+
+func (m typeMask) has(t typeMask) bool { return m&t != 0 }
+
+func (m typeMask) String() string {
+	var parts []string
+	for _, t := range typeOrder {
+		if !m.has(t) {
+			continue
+		}
+		switch t {
+		case tNull:
+			parts = append(parts, "null")
+		case tBoolean:
+			parts = append(parts, "boolean")
+		case tInteger:
+			if m.has(tFraction) {
+				parts = append(parts, "number")
+			} else {
+				parts = append(parts, "integer")
+			}
+		case tFraction:
+			if !m.has(tInteger) {
+				parts = append(parts, "non-integer numbers")
+			}
+		case tString:
+			parts = append(parts, "string")
+		case tArray:
+			parts = append(parts, "array")
+		case tObject:
+			parts = append(parts, "object")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// maskOfTypes converts a compiled `type` keyword (nil: every type).
+func maskOfTypes(t *jsonschema.Types) typeMask {
+	if t == nil {
+		return tAll
+	}
+	if m, ok := typesCache.Load(*t); ok {
+		return m.(typeMask)
+	}
+	var m typeMask
+	for _, s := range t.ToStrings() {
+		m |= maskOfName(s)
+	}
+	typesCache.Store(*t, m)
+	return m
+}
+
+var typesCache sync.Map // jsonschema.Types -> typeMask
+
+func maskOfName(s string) typeMask {
+	switch s {
+	case "null":
+		return tNull
+	case "boolean":
+		return tBoolean
+	case "integer":
+		return tInteger
+	case "number":
+		return tNumber
+	case "string":
+		return tString
+	case "array":
+		return tArray
+	case "object":
+		return tObject
+	}
+	return 0
+}
+
+// maskOfValue is the type bit of a JSON value.
+func maskOfValue(v any) typeMask {
+	switch v := v.(type) {
+	case nil:
+		return tNull
+	case bool:
+		return tBoolean
+	case string:
+		return tString
+	case []any:
+		return tArray
+	case map[string]any:
+		return tObject
+	default:
+		if r, ok := toRat(v); ok {
+			if r.IsInt() {
+				return tInteger
+			}
+			return tFraction
+		}
+	}
+	return 0
+}
+
+// toRat converts a JSON number (json.Number, float64, int) to a rational.
+func toRat(v any) (*big.Rat, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		return new(big.Rat).SetString(string(n))
+	case float64:
+		r := new(big.Rat)
+		if r.SetFloat64(n) == nil {
+			return nil, false
+		}
+		return r, true
+	case int:
+		return new(big.Rat).SetInt64(int64(n)), true
+	case int64:
+		return new(big.Rat).SetInt64(n), true
+	}
+	return nil, false
+}
+
+// ratJSON renders a rational as a JSON number (exact decimal when it has
+// one, else a 17-digit approximation).
+func ratJSON(r *big.Rat) json.Number {
+	if r.IsInt() {
+		return json.Number(r.Num().String())
+	}
+	if prec, exact := r.FloatPrec(); exact {
+		return json.Number(strings.TrimRight(r.FloatString(prec), "0"))
+	}
+	f, _ := r.Float64()
+	return json.Number(strconv.FormatFloat(f, 'g', 17, 64))
+}
+
+// jsonEqual compares JSON values as JSON Schema does (1 == 1.0).
+func jsonEqual(a, b any) bool {
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, va := range a {
+			vb, ok := b[k]
+			if !ok || !jsonEqual(va, vb) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !jsonEqual(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case nil:
+		return b == nil
+	case bool:
+		bb, ok := b.(bool)
+		return ok && a == bb
+	case string:
+		bs, ok := b.(string)
+		return ok && a == bs
+	}
+	ra, ok1 := toRat(a)
+	rb, ok2 := toRat(b)
+	return ok1 && ok2 && ra.Cmp(rb) == 0
+}
+
+// compactJSON renders a value on one line.
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// normalize turns a decoded value into one that marshals and validates
+// the same everywhere (numbers as json.Number).
+func normalize(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = normalize(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = normalize(e)
+		}
+		return out
+	case float64, int, int64:
+		if r, ok := toRat(t); ok {
+			return ratJSON(r)
+		}
+	}
+	return v
+}
+
+// deepCopy copies a JSON value.
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
+// loc appends keyword tokens to a schema location ("url#/ptr").
+func loc(s *jsonschema.Schema, tokens ...string) string {
+	if s == nil {
+		return ""
+	}
+	l := s.Location
+	if !strings.Contains(l, "#") {
+		l += "#"
+	}
+	for _, t := range tokens {
+		l += "/" + url.PathEscape(jsonpos.Escape(t))
+	}
+	return l
+}
+
+// splitLocation splits "url#/ptr" into the resource URL and the unescaped
+// JSON pointer.
+func splitLocation(l string) (base, pointer string) {
+	base, frag, _ := strings.Cut(l, "#")
+	if p, err := url.PathUnescape(frag); err == nil {
+		frag = p
+	}
+	return base, frag
+}
+
+// instance paths ----------------------------------------------------------
+
+// anyIndex in an instance path stands for "some array item".
+const anyIndex = "*"
+
+type ipath []string
+
+func (p ipath) add(tok string) ipath {
+	out := make(ipath, len(p)+1)
+	copy(out, p)
+	out[len(p)] = tok
+	return out
+}
+
+func (p ipath) String() string {
+	if len(p) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, t := range p {
+		b.WriteByte('/')
+		if t == anyIndex {
+			b.WriteString("-")
+			continue
+		}
+		b.WriteString(jsonpos.Escape(t))
+	}
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func quoteList(vals []any, max int) string {
+	var parts []string
+	for i, v := range vals {
+		if i == max {
+			parts = append(parts, fmt.Sprintf("… (%d more)", len(vals)-max))
+			break
+		}
+		parts = append(parts, compactJSON(v))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

@@ -1,0 +1,568 @@
+package compat
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/sample"
+)
+
+// Witness search: documents valid for the writer (under the lenient
+// profile: for its closed view) are validated against the reader. Sources,
+// in order: sample.Samples of the writer, the rules' targeted mutations
+// (each finding's hint applied to those documents), and sample.Variants
+// mutating documents toward the reader. Everything is deterministic for a
+// seed.
+
+// docCache keeps a side's generated documents across the pairs it is in.
+type docCache struct {
+	mu   sync.Mutex
+	docs map[string][]any
+	errs map[string]error
+}
+
+func (s *Side) baseDocs(n int, seed int64, lenient bool) ([]any, error) {
+	if s.docs == nil {
+		s.docs = &docCache{}
+	}
+	key := fmt.Sprintf("%d/%d/%t", n, seed, lenient)
+	s.docs.mu.Lock()
+	defer s.docs.mu.Unlock()
+	if d, ok := s.docs.docs[key]; ok {
+		return d, s.docs.errs[key]
+	}
+	gen := s.Schema
+	if lenient && s.Closed != nil {
+		gen = s.Closed
+	}
+	// Half small documents (what is required, few items: cheap to validate
+	// and to read as counterexamples), half full ones.
+	small := n / 2
+	docs, err := sample.Samples(gen, small, seed, sample.Options{MaxItems: 1, MaxDepth: 3})
+	more, err2 := sample.Samples(gen, n-small, seed+1, sample.Options{MaxItems: 3})
+	docs = append(docs, more...)
+	if err == nil {
+		err = err2
+	}
+	var keep []any
+	for _, d := range docs {
+		d = normalize(d)
+		if gen == s.Schema && lenient {
+			stripUndeclared(d, s.Schema, 0)
+			if !s.writerValid(d, lenient) {
+				continue
+			}
+		}
+		// Otherwise the sampler validated d against gen, and the closed
+		// view only removes documents from the schema.
+		keep = append(keep, d)
+	}
+	if s.docs.docs == nil {
+		s.docs.docs, s.docs.errs = map[string][]any{}, map[string]error{}
+	}
+	s.docs.docs[key], s.docs.errs[key] = keep, err
+	return keep, err
+}
+
+// writerValid: valid under the schema, and under the lenient profile under
+// its closed view.
+func (s *Side) writerValid(doc any, lenient bool) bool {
+	if lenient && s.Closed != nil {
+		// L(Closed) ⊆ L(Schema): Close only adds additionalProperties:
+		// false, and never below `not` or `if`.
+		return s.Closed.Validate(doc) == nil
+	}
+	if s.Schema.Validate(doc) != nil {
+		return false
+	}
+	return !lenient || closedOK(doc, s.Schema)
+}
+
+type witnessSearch struct {
+	dir            Direction
+	writer, reader *Side
+	lenient        bool
+	n              int
+	seed           int64
+	rng            *rand.Rand
+}
+
+type witness struct {
+	doc  any
+	err  error
+	locs []string // locations of the reader's failing keywords
+	used bool
+}
+
+func (w *witnessSearch) run(fs []*Finding) []*Finding {
+	stream := uint64(1)
+	if w.dir == Forward {
+		stream = 2
+	}
+	w.rng = rand.New(rand.NewPCG(uint64(w.seed), stream))
+	base, _ := w.writer.baseDocs(w.n, w.seed, w.lenient)
+	var pool []*witness
+	seen := map[string]*witness{}
+	check := func(doc any, writerKnown bool) *witness {
+		if !writerKnown && !w.writer.writerValid(doc, w.lenient) {
+			return nil
+		}
+		err := w.reader.Schema.Validate(doc)
+		if err == nil {
+			return nil
+		}
+		wt := &witness{doc: doc, err: err, locs: errorLocations(err)}
+		pool = append(pool, wt)
+		return wt
+	}
+	consider := func(doc any) *witness {
+		key := compactJSON(doc)
+		if wt, ok := seen[key]; ok {
+			return wt
+		}
+		wt := check(doc, false)
+		seen[key] = wt
+		return wt
+	}
+	baseWitness := map[int]*witness{}
+	for i, d := range base {
+		if wt := check(d, true); wt != nil {
+			baseWitness[i] = wt
+		}
+	}
+	// Targeted mutations from the rules' findings.
+	for _, f := range fs {
+		if f.hint == nil || f.HasCounterexample || f.Kind == KindDynamicRef || f.Kind == KindIncomplete {
+			continue
+		}
+		for _, cand := range w.fromHint(f.hint, base) {
+			if wt := consider(cand); wt != nil && !wt.used && matches(w.readerLoc(f), wt.locs) {
+				w.attach(f, wt)
+				break
+			}
+		}
+	}
+	// Mutations toward the reader: a few when the rules found the pair
+	// clean (they are the second opinion), more when the rules found
+	// something to confirm or could not decide.
+	gen := w.writer.Schema
+	if w.lenient && w.writer.Closed != nil {
+		gen = w.writer.Closed
+	}
+	nv, limit := 1, max(8, w.n)
+	switch {
+	case len(fs) > 0:
+		nv, limit = max(1, w.n/8), max(24, 2*w.n)
+	case w.n < 8:
+		nv = 0 // a catalog's clean pair: the shared documents only
+	}
+	for i := 0; i < len(base) && i < nv; i++ {
+		for _, v := range sample.Variants(base[i], gen, w.reader.Schema, w.rng, limit) {
+			consider(normalize(v))
+		}
+	}
+	// Match the pool with findings that have no counterexample yet.
+	for _, wt := range pool {
+		if wt.used {
+			continue
+		}
+		for _, f := range fs {
+			if !f.HasCounterexample && f.Kind != KindDynamicRef && f.Kind != KindIncomplete && matches(w.readerLoc(f), wt.locs) {
+				w.attach(f, wt)
+				break
+			}
+		}
+	}
+	// Whatever is left proves a break no rule named.
+	byLoc := map[string]bool{}
+	added := 0
+	for _, wt := range pool {
+		if wt.used || added >= 5 {
+			continue
+		}
+		covered := false
+		for _, f := range fs {
+			if f.Severity == report.SeverityError && matches(w.readerLoc(f), wt.locs) {
+				covered = true
+				break
+			}
+		}
+		if covered {
+			continue
+		}
+		rloc, _, _ := leafError(wt.err)
+		if byLoc[rloc] {
+			continue
+		}
+		byLoc[rloc] = true
+		w.minimize(wt, rloc)
+		_, msg, _ := leafError(wt.err)
+		c := &checker{dir: w.dir}
+		f := c.errorf(KindWitness, w.writer.Schema.Location, rloc, nil, nil, nil, nil,
+			fmt.Sprintf("the %s schema accepts this document, the %s schema rejects it: %s", w.dir.writer(), w.dir.reader(), msg))
+		f.Counterexample, f.HasCounterexample, f.ReaderError = wt.doc, true, msg
+		wt.used = true
+		fs = append(fs, f)
+		added++
+	}
+	return fs
+}
+
+func (w *witnessSearch) readerLoc(f *Finding) string {
+	if w.dir == Forward {
+		return f.OldLocation
+	}
+	return f.NewLocation
+}
+
+func (w *witnessSearch) attach(f *Finding, wt *witness) {
+	w.minimize(wt, w.readerLoc(f))
+	_, msg, _ := leafError(wt.err)
+	f.Counterexample, f.HasCounterexample, f.ReaderError = wt.doc, true, msg
+	wt.used = true
+	if f.Severity != report.SeverityError {
+		f.Severity = report.SeverityError
+		f.Message += " — witness search found a counterexample, so it is a break"
+	}
+}
+
+// matches reports whether a finding's reader location is where a witness
+// failed (the same keyword, or one inside the other).
+func matches(rloc string, locs []string) bool {
+	if rloc == "" {
+		return false
+	}
+	_, ptr := splitLocation(rloc)
+	for _, l := range locs {
+		if l == rloc {
+			return true
+		}
+		// A schema root matches only itself: every failure is inside it.
+		if ptr == "" {
+			continue
+		}
+		if _, lp := splitLocation(l); lp == "" {
+			continue
+		}
+		if strings.HasPrefix(l, rloc+"/") || strings.HasPrefix(rloc, l+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func withFragment(l string) string {
+	if strings.Contains(l, "#") {
+		return l
+	}
+	return l + "#"
+}
+
+// errorLocations lists the keyword locations of every node of a
+// validation error (not the schema-level grouping nodes).
+func errorLocations(err error) []string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return nil
+	}
+	var out []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		kp := e.ErrorKind.KeywordPath()
+		switch e.ErrorKind.(type) {
+		case *kind.Schema, *kind.Group, *kind.Reference:
+		case *kind.FalseSchema:
+			out = append(out, e.SchemaURL)
+		case *kind.Not:
+			out = append(out, withFragment(e.SchemaURL)+"/not")
+		default:
+			if len(kp) > 0 {
+				l := e.SchemaURL
+				if !strings.Contains(l, "#") {
+					l += "#"
+				}
+				for _, t := range kp {
+					l += "/" + url.PathEscape(jsonpos.Escape(t))
+				}
+				out = append(out, l)
+			}
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return out
+}
+
+// fromHint builds candidate documents by applying a hint to base documents.
+func (w *witnessSearch) fromHint(h *hint, base []any) []any {
+	var out []any
+	limit := 6
+	for i, d := range base {
+		if i >= limit && len(out) > 0 {
+			break
+		}
+		if v, ok := w.apply(deepCopy(d), h); ok {
+			out = append(out, v)
+		}
+		if len(out) >= 3 {
+			break
+		}
+	}
+	if len(out) == 0 && len(h.path) == 0 && h.hasValue {
+		out = append(out, normalize(h.value))
+	}
+	return out
+}
+
+// apply changes doc as the hint says; false when the path is not there.
+func (w *witnessSearch) apply(doc any, h *hint) (any, bool) {
+	if len(h.path) == 0 {
+		return w.applyHere(doc, h)
+	}
+	var parent any
+	cur := doc
+	var tok string
+	for i, t := range h.path {
+		parent, tok = cur, t
+		switch c := cur.(type) {
+		case map[string]any:
+			next, ok := c[t]
+			if !ok {
+				if i == len(h.path)-1 && (h.hasValue || h.from != nil) {
+					cur = nil
+					continue
+				}
+				return nil, false
+			}
+			cur = next
+		case []any:
+			idx := 0
+			if t != anyIndex {
+				n, err := strconv.Atoi(t)
+				if err != nil {
+					return nil, false
+				}
+				idx = n
+			}
+			if idx >= len(c) {
+				return nil, false
+			}
+			cur = c[idx]
+			if t == anyIndex {
+				tok = "0"
+			}
+		default:
+			return nil, false
+		}
+	}
+	nv, ok := w.applyHere(cur, h)
+	if !ok {
+		return nil, false
+	}
+	switch p := parent.(type) {
+	case map[string]any:
+		p[tok] = nv
+	case []any:
+		n, _ := strconv.Atoi(tok)
+		p[n] = nv
+	}
+	return doc, true
+}
+
+func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
+	switch {
+	case h.hasValue && h.setProp == "" && h.extend == 0:
+		return normalize(h.value), true
+	case h.from != nil:
+		return w.sampleOf(h.from, h.fromMask)
+	}
+	if obj, ok := v.(map[string]any); ok {
+		changed := false
+		for _, name := range sortedKeys(h.need) {
+			if _, ok := obj[name]; ok {
+				continue
+			}
+			s := h.need[name]
+			if s == nil {
+				obj[name] = "x"
+			} else if val, ok := w.sampleOf(s, 0); ok {
+				obj[name] = val
+			} else {
+				return nil, false
+			}
+			changed = true
+		}
+		if h.drop != "" {
+			if _, ok := obj[h.drop]; ok {
+				delete(obj, h.drop)
+				changed = true
+			}
+		}
+		if h.setProp != "" {
+			switch {
+			case h.hasValue:
+				obj[h.setProp] = normalize(h.value)
+			case h.propFrom != nil:
+				val, ok := w.sampleOf(h.propFrom, 0)
+				if !ok {
+					return nil, false
+				}
+				obj[h.setProp] = val
+			default:
+				obj[h.setProp] = "x"
+			}
+			changed = true
+		}
+		return obj, changed || h.drop == "" && h.setProp == "" && len(h.need) == 0
+	}
+	if arr, ok := v.([]any); ok {
+		switch {
+		case h.dup:
+			if len(arr) == 0 {
+				return nil, false
+			}
+			return append(arr, deepCopy(arr[0])), true
+		case h.truncSet:
+			if len(arr) <= h.truncate {
+				return arr, true
+			}
+			return arr[:h.truncate], true
+		case h.extend > 0:
+			for i := 0; len(arr) < h.extend; i++ {
+				switch {
+				case h.hasValue:
+					arr = append(arr, normalize(h.value))
+				case h.itemFrom != nil:
+					v, ok := w.sampleOf(h.itemFrom, 0)
+					if !ok {
+						return nil, false
+					}
+					arr = append(arr, v)
+				case len(arr) > 0:
+					arr = append(arr, deepCopy(arr[i%len(arr)]))
+				default:
+					arr = append(arr, "x")
+				}
+			}
+			return arr, true
+		}
+	}
+	if h.hasValue || h.from != nil || h.setProp != "" || h.drop != "" || len(h.need) > 0 || h.dup || h.truncSet || h.extend > 0 {
+		return nil, false
+	}
+	return v, true
+}
+
+// sampleOf generates a value of s (of a type in mask when mask is set).
+func (w *witnessSearch) sampleOf(s *jsonschema.Schema, mask typeMask) (any, bool) {
+	sp := sample.New(s, sample.Options{Budget: 4000, Attempts: 4})
+	for i := 0; i < 6; i++ {
+		v, err := sp.Generate(w.rng)
+		if err != nil {
+			return nil, false
+		}
+		v = normalize(v)
+		if mask == 0 || maskOfValue(v)&mask != 0 {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// minimize shrinks a counterexample greedily (dropping properties and array
+// items, shortening strings) while it stays valid for the writer and the
+// reader keeps rejecting it at one of the same places, so the printed
+// document shows the break and little else.
+func (w *witnessSearch) minimize(wt *witness, rloc string) {
+	budget := 80
+	still := func(doc any) bool {
+		if budget <= 0 {
+			return false
+		}
+		budget--
+		if !w.writer.writerValid(doc, w.lenient) {
+			return false
+		}
+		err := w.reader.Schema.Validate(doc)
+		if err == nil {
+			return false
+		}
+		if rloc == "" {
+			return true
+		}
+		return matches(rloc, errorLocations(err))
+	}
+	doc := deepCopy(wt.doc)
+	var shrink func(v any, set func(any)) bool
+	shrink = func(v any, set func(any)) bool {
+		changed := false
+		switch t := v.(type) {
+		case map[string]any:
+			for _, k := range sortedKeys(t) {
+				val := t[k]
+				delete(t, k)
+				if still(doc) {
+					changed = true
+					continue
+				}
+				t[k] = val
+			}
+			for _, k := range sortedKeys(t) {
+				kk := k
+				if shrink(t[kk], func(nv any) { t[kk] = nv }) {
+					changed = true
+				}
+			}
+		case string:
+			for _, cand := range []string{"", "a", "x"} {
+				if len(t) > len(cand) {
+					set(cand)
+					if still(doc) {
+						return true
+					}
+				}
+			}
+			if r := []rune(t); len(r) > 8 {
+				set(string(r[:8]))
+				if still(doc) {
+					return true
+				}
+			}
+			set(t)
+		case []any:
+			for len(t) > 0 {
+				set(t[:len(t)-1])
+				if !still(doc) {
+					set(t)
+					break
+				}
+				t = t[:len(t)-1]
+				changed = true
+			}
+			for i := range t {
+				ii := i
+				if shrink(t[ii], func(nv any) { t[ii] = nv }) {
+					changed = true
+				}
+			}
+		}
+		return changed
+	}
+	shrink(doc, func(nv any) { doc = nv })
+	// Every accepted step kept a counterexample; the last one is the result.
+	if err := w.reader.Schema.Validate(doc); err != nil && w.writer.writerValid(doc, w.lenient) {
+		wt.doc, wt.err, wt.locs = doc, err, errorLocations(err)
+	}
+}

@@ -72,6 +72,7 @@ Exit codes: 0 OK, 1 findings (incompatible, invalid, consumer failed, drift),
 		a.validateCommand(),
 		a.genCommand(),
 		a.compatCommand(),
+		a.registryCommand(),
 	)
 	for _, c := range root.Commands() {
 		if c.Args == nil {

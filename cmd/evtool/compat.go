@@ -11,6 +11,7 @@ import (
 
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/registry/confluent"
 	"github.com/evtool/evtool/report"
 )
 
@@ -182,7 +183,7 @@ catalog, unknown revision, a --against directory without a catalog).`,
 		},
 	}
 	dirFlag(c, &dir)
-	c.Flags().StringVar(&against, "against", "", "base to compare with: a git revision (e.g. origin/main) or a directory holding the base catalog")
+	c.Flags().StringVar(&against, "against", "", "base to compare with: a git revision (e.g. origin/main), a directory holding the base catalog, or registry:URL (a Confluent-compatible schema registry)")
 	c.Flags().IntVar(&samples, "samples", compat.DefaultCatalogSamples, "witness documents per version (default: evtool.yaml compat.samples, else 2; 0: rules only)")
 	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search")
 	formatFlag(c, &format, report.GateFormats)
@@ -197,7 +198,10 @@ func loadBase(cmd *cobra.Command, dir, against string) (*registry.Catalog, []rep
 		err     error
 		display string
 	)
-	if info, statErr := os.Stat(against); statErr == nil && info.IsDir() {
+	if u, ok := strings.CutPrefix(against, confluent.AgainstPrefix); ok {
+		display = confluent.AgainstPrefix + confluent.RedactURL(u)
+		cat, err = confluent.LoadBase(cmd.Context(), dir, u, confluent.ClientOptions{})
+	} else if info, statErr := os.Stat(against); statErr == nil && info.IsDir() {
 		if _, cfgErr := os.Stat(filepath.Join(against, registry.ConfigName)); cfgErr != nil {
 			return nil, nil, fmt.Errorf("--against %s: no %s in that directory; it must hold the base catalog (the directory that has evtool.yaml)", against, registry.ConfigName)
 		}

@@ -1,0 +1,417 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/registry/confluent"
+	"github.com/evtool/evtool/report"
+)
+
+// Environment variables of `evtool registry serve`'s own credentials
+// (separate from the client's EVTOOL_REGISTRY_*, so one CI job can serve
+// and push with different ones).
+const (
+	envServeUser     = "EVTOOL_SERVE_USER"
+	envServePassword = "EVTOOL_SERVE_PASSWORD"
+	envServeToken    = "EVTOOL_SERVE_TOKEN"
+)
+
+func (a *app) registryCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "registry",
+		Short: "Sync the catalog with Confluent-compatible schema registries, or serve it as one",
+		Long: `Keep a Confluent-compatible schema registry (Confluent, Redpanda, Apicurio,
+Karapace) in step with the catalog, which stays the source of truth, or serve
+the catalog as such a registry.
+
+  push   register the catalog's versions and set compatibility levels (idempotent)
+  pull   write a catalog from a registry's JSON Schema subjects
+  diff   report drift between the catalog and a registry (exit 1 on drift)
+  serve  a registry REST API over the catalog directory
+
+Subjects are the type names (--subject-strategy type, the default) or
+"<topic>-<type>" (topic-type, with the topic from event.yaml). Versions that
+$ref shared catalog files are registered self-contained (bundled under $defs).
+
+Credentials: --user/--password or --token, or EVTOOL_REGISTRY_USER,
+EVTOOL_REGISTRY_PASSWORD, EVTOOL_REGISTRY_TOKEN (preferred: flags show in
+process lists). They never appear in output or errors. See docs/registry.md.`,
+	}
+	c.AddCommand(a.registryPushCommand(), a.registryPullCommand(), a.registryDiffCommand(), a.registryServeCommand())
+	return c
+}
+
+// clientFlags are the connection flags of push, pull and diff.
+type clientFlags struct {
+	url, user, password, token string
+	caFile, certFile, keyFile  string
+	insecure                   bool
+	timeout                    time.Duration
+	strategy                   string
+	subjectPrefix              string
+	cfgURL, cfgStrategy        string // from evtool.yaml
+}
+
+func addClientFlags(c *cobra.Command, f *clientFlags) {
+	fl := c.Flags()
+	fl.StringVar(&f.url, "url", "", "registry URL (default: $"+confluent.EnvURL+", then evtool.yaml registry.url)")
+	fl.StringVar(&f.user, "user", "", "basic auth user (default: $"+confluent.EnvUser+")")
+	fl.StringVar(&f.password, "password", "", "basic auth password (prefer $"+confluent.EnvPassword+")")
+	fl.StringVar(&f.token, "token", "", "bearer token (prefer $"+confluent.EnvToken+")")
+	fl.StringVar(&f.caFile, "ca-file", "", "PEM file of CAs to trust (default: $"+confluent.EnvCAFile+", else the system's)")
+	fl.StringVar(&f.certFile, "cert-file", "", "client certificate, PEM (default: $"+confluent.EnvCertFile+")")
+	fl.StringVar(&f.keyFile, "key-file", "", "client key, PEM (default: $"+confluent.EnvKeyFile+")")
+	fl.BoolVar(&f.insecure, "insecure-skip-verify", false, "do not verify the registry's TLS certificate (tests only)")
+	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "timeout of each HTTP request")
+	fl.StringVar(&f.strategy, "subject-strategy", "", "type | topic-type (default: evtool.yaml registry.subject_strategy, else type)")
+}
+
+func (f *clientFlags) client(a *app) (*confluent.Client, confluent.Strategy, error) {
+	st := f.strategy
+	if st == "" {
+		st = f.cfgStrategy
+	}
+	strategy, err := confluent.ParseStrategy(st)
+	if err != nil {
+		return nil, "", usageError{fmt.Errorf("--subject-strategy: %w", err)}
+	}
+	opts := confluent.ClientOptions{
+		URL: f.url, User: f.user, Password: f.password, Token: f.token,
+		CAFile: f.caFile, CertFile: f.certFile, KeyFile: f.keyFile,
+		InsecureSkipVerify: f.insecure, Timeout: f.timeout, UserAgent: "evtool/" + strings.Fields(buildVersion())[0],
+	}.WithEnv()
+	if opts.URL == "" {
+		opts.URL = f.cfgURL
+	}
+	if opts.URL == "" {
+		return nil, "", usagef("no registry URL: pass --url, set %s, or set registry.url in evtool.yaml", confluent.EnvURL)
+	}
+	if opts.InsecureSkipVerify {
+		fmt.Fprintln(a.stderr, "evtool: warning: TLS certificate verification is off (--insecure-skip-verify)")
+	}
+	cl, err := confluent.NewClient(opts)
+	if err != nil {
+		return nil, "", usageError{err}
+	}
+	return cl, strategy, nil
+}
+
+// loadRegistryCatalog loads the catalog and takes the registry defaults
+// from its evtool.yaml.
+func loadRegistryCatalog(dir string, f *clientFlags) (*registry.Catalog, error) {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("catalog directory %s does not exist", dir)
+	}
+	cat, err := loadCatalog(dir)
+	if err != nil {
+		return nil, err
+	}
+	f.cfgURL, f.cfgStrategy = cat.Config.Registry.URL, cat.Config.Registry.SubjectStrategy
+	return cat, nil
+}
+
+func (a *app) registryPushCommand() *cobra.Command {
+	var (
+		f              clientFlags
+		dir, format    string
+		dryRun, bypass bool
+	)
+	c := &cobra.Command{
+		Use:   "push",
+		Short: "Register the catalog's versions in a registry and set compatibility levels",
+		Long: `Make the registry hold the catalog in --dir. For each type, in order: set the
+subject's compatibility level to the type's mode (FULL_TRANSITIVE etc. map to
+the registry's levels of the same name), then register the versions the
+registry lacks, oldest first, as JSON Schema.
+
+Push is idempotent: against a registry already in step it only reads. It never
+changes or deletes what a registry holds: a registry version that differs from
+the catalog's (as canonical JSON) is reported and that subject is skipped.
+
+A registry judges compatibility with its own rules, which are not evtool's
+(evtool's lenient profile accepts optional fields added to open objects;
+Confluent's checker does not). When the registry rejects a version evtool's
+gate accepted, push reports it; --bypass-registry-compat registers it with the
+subject's level set to NONE for that registration, then restores it.
+
+Exit 0 when the registry holds the catalog, 1 when a subject conflicts, 2 on
+usage, network or authentication errors.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ff, err := parseFormat(format, report.BasicFormats)
+			if err != nil {
+				return err
+			}
+			cat, err := loadRegistryCatalog(dir, &f)
+			if err != nil {
+				return err
+			}
+			cl, st, err := f.client(a)
+			if err != nil {
+				return err
+			}
+			rep, err := confluent.Push(cmd.Context(), cl, cat, confluent.PushOptions{
+				SyncOptions: confluent.SyncOptions{Strategy: st}, DryRun: dryRun, BypassRegistryCompat: bypass,
+			})
+			if rep != nil && (err == nil || len(rep.Findings) > 0) {
+				if werr := report.Write(a.stdout, ff, rep); werr != nil && err == nil {
+					err = werr
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if rep.Failed() {
+				return errFindings
+			}
+			return nil
+		},
+	}
+	dirFlag(c, &dir)
+	addClientFlags(c, &f)
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "report what would change and change nothing")
+	c.Flags().BoolVar(&bypass, "bypass-registry-compat", false, "register versions the registry's own compatibility checker rejects (level NONE during the registration)")
+	formatFlag(c, &format, report.BasicFormats)
+	return c
+}
+
+func (a *app) registryPullCommand() *cobra.Command {
+	var (
+		f   clientFlags
+		out string
+	)
+	c := &cobra.Command{
+		Use:   "pull",
+		Short: "Write a catalog from a registry's JSON Schema subjects",
+		Long: `Write a new catalog into --out (which must not exist or be empty) from the
+registry's JSON Schema subjects: evtool.yaml (compat.mode from the registry's
+global level; registry.url and subject_strategy, never credentials), and per
+subject schemas/<type>/v<N>.json for its versions in order, with event.yaml
+when the type needs a topic (topic-type) or its own compatibility level.
+Schema references are inlined under $defs. Subjects that are not JSON Schema
+or do not map to a type name are skipped with a warning. The result passes
+'evtool lint'.
+
+Exit 0 on success, 2 on errors.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("registry pull: --out DIR is required")
+			}
+			cl, st, err := f.client(a)
+			if err != nil {
+				return err
+			}
+			res, err := confluent.Pull(cmd.Context(), cl, confluent.PullOptions{
+				SyncOptions: confluent.SyncOptions{Strategy: st, SubjectPrefix: f.subjectPrefix},
+				Out:         out,
+				Warn:        func(msg string) { fmt.Fprintf(a.stderr, "evtool: warning: %s\n", msg) },
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "pulled %d type(s), %d version(s) from %s into %s\n", res.Types, res.Versions, cl.Display, out)
+			fmt.Fprintf(a.stdout, "next: evtool lint --dir %s\n", out)
+			return nil
+		},
+	}
+	addClientFlags(c, &f)
+	c.Flags().StringVarP(&out, "out", "o", "", "directory to write the catalog to (must not exist or be empty)")
+	c.Flags().StringVar(&f.subjectPrefix, "subject-prefix", "", "pull only subjects starting with this prefix")
+	return c
+}
+
+func (a *app) registryDiffCommand() *cobra.Command {
+	var (
+		f           clientFlags
+		dir, format string
+	)
+	c := &cobra.Command{
+		Use:   "diff",
+		Short: "Report drift between the catalog and a registry",
+		Long: `Compare the catalog in --dir with the registry: subjects and versions on one
+side only, and versions whose content differs (compared as canonical JSON,
+with the first differing JSON pointer). The i-th active version of a subject
+is compared with the catalog's v<i>. Registry subjects that map to no catalog
+type count when they map to a dotted type name (narrow with --subject-prefix).
+A compatibility level that differs from the catalog's mode is a warning.
+
+Exit 0 when in step, 1 on drift, 2 on usage, network or authentication errors.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ff, err := parseFormat(format, report.GateFormats)
+			if err != nil {
+				return err
+			}
+			cat, err := loadRegistryCatalog(dir, &f)
+			if err != nil {
+				return err
+			}
+			cl, st, err := f.client(a)
+			if err != nil {
+				return err
+			}
+			rep, err := confluent.Diff(cmd.Context(), cl, cat, confluent.SyncOptions{Strategy: st, SubjectPrefix: f.subjectPrefix})
+			if err != nil {
+				return err
+			}
+			if err := report.Write(a.stdout, ff, rep); err != nil {
+				return err
+			}
+			if rep.Failed() {
+				return errFindings
+			}
+			return nil
+		},
+	}
+	dirFlag(c, &dir)
+	addClientFlags(c, &f)
+	c.Flags().StringVar(&f.subjectPrefix, "subject-prefix", "", "consider only registry subjects starting with this prefix")
+	formatFlag(c, &format, report.GateFormats)
+	return c
+}
+
+func (a *app) registryServeCommand() *cobra.Command {
+	var (
+		dir, addr, urlFile            string
+		user, passwordFile, tokenFile string
+		readOnly, allowRemoteUnauthed bool
+		maxBody                       int64
+	)
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the catalog as a Confluent-compatible schema registry",
+		Long: `Serve the catalog in --dir over the Confluent Schema Registry REST API:
+subjects are the catalog's types, versions its versions, schema type JSON.
+Compatibility (POST /compatibility/..., and every registration) is decided by
+evtool's engine under the type's mode and profile, with evtool.yaml's
+approvals; ?verbose=true returns its rule messages.
+
+A registration that passes writes the next v<N>.json into the catalog
+atomically (commit it to git); PUT /config[/{subject}] writes compat.mode into
+evtool.yaml or the type's event.yaml. Schema ids are kept in
+<catalog root>/.registry/ids.json (keep it; the catalog loader ignores it).
+--read-only refuses every change.
+
+Binds 127.0.0.1:8081 by default. Authentication, when configured, applies to
+every request: basic (--auth-user and the password in $EVTOOL_SERVE_PASSWORD or
+--auth-password-file) and/or bearer ($EVTOOL_SERVE_TOKEN or --auth-token-file).
+Serving on a non-loopback address without authentication requires
+--allow-unauthenticated.
+
+Runs until interrupted. See docs/registry.md.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if user == "" {
+				user = os.Getenv(envServeUser)
+			}
+			password := os.Getenv(envServePassword)
+			token := os.Getenv(envServeToken)
+			var err error
+			if passwordFile != "" {
+				if password, err = readSecretFile(passwordFile); err != nil {
+					return usageError{fmt.Errorf("--auth-password-file: %w", err)}
+				}
+			}
+			if tokenFile != "" {
+				if token, err = readSecretFile(tokenFile); err != nil {
+					return usageError{fmt.Errorf("--auth-token-file: %w", err)}
+				}
+			}
+			if user != "" && password == "" {
+				return usagef("--auth-user needs a password: set %s or --auth-password-file", envServePassword)
+			}
+			if user == "" && password != "" {
+				return usagef("a server password needs a user: --auth-user or %s", envServeUser)
+			}
+			host, _, err := net.SplitHostPort(addr)
+			if err != nil {
+				return usagef("--addr %q: %v (use HOST:PORT, e.g. 127.0.0.1:8081)", addr, err)
+			}
+			if !loopback(host) && user == "" && token == "" && !allowRemoteUnauthed {
+				return usagef("--addr %s is reachable from other machines and no authentication is configured: set %s/%s or %s, or pass --allow-unauthenticated", addr, envServeUser, envServePassword, envServeToken)
+			}
+			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+				return fmt.Errorf("catalog directory %s does not exist", dir)
+			}
+			srv, err := confluent.NewServer(confluent.ServerOptions{
+				Dir: dir, ReadOnly: readOnly, MaxBody: maxBody, User: user, Password: password, Token: token,
+				Logf: func(format string, args ...any) {
+					fmt.Fprintf(a.stderr, "evtool registry serve: "+format+"\n", args...)
+				},
+			})
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("listen on %s: %w", addr, err)
+			}
+			base := "http://" + ln.Addr().String()
+			mode := ""
+			if readOnly {
+				mode = ", read-only"
+			}
+			auth := "no authentication"
+			switch {
+			case user != "" && token != "":
+				auth = "basic or bearer authentication"
+			case user != "":
+				auth = "basic authentication"
+			case token != "":
+				auth = "bearer authentication"
+			}
+			fmt.Fprintf(a.stderr, "evtool registry serve: %s (%d subjects%s, %s) on %s\n", filepath.Clean(dir), len(srv.Subjects()), mode, auth, base)
+			if urlFile != "" {
+				if err := writeFileAtomic(urlFile, []byte(base+"\n")); err != nil {
+					ln.Close()
+					return fmt.Errorf("--url-file: %w", err)
+				}
+			}
+			return srv.Serve(cmd.Context(), ln)
+		},
+	}
+	dirFlag(c, &dir)
+	c.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on (port 0 picks a free one)")
+	c.Flags().BoolVar(&readOnly, "read-only", false, "refuse registrations and config changes")
+	c.Flags().Int64Var(&maxBody, "max-body", confluent.DefaultMaxBody, "largest request body accepted, in bytes")
+	c.Flags().StringVar(&user, "auth-user", "", "require basic auth with this user (password: $"+envServePassword+" or --auth-password-file)")
+	c.Flags().StringVar(&passwordFile, "auth-password-file", "", "file holding the basic auth password")
+	c.Flags().StringVar(&tokenFile, "auth-token-file", "", "file holding the bearer token (or $"+envServeToken+")")
+	c.Flags().BoolVar(&allowRemoteUnauthed, "allow-unauthenticated", false, "allow a non-loopback --addr without authentication")
+	c.Flags().StringVar(&urlFile, "url-file", "", "write the base URL to this file once listening (for scripts using --addr with port 0)")
+	return c
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func readSecretFile(p string) (string, error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	s := strings.TrimRight(string(data), "\r\n")
+	if s == "" {
+		return "", errors.New("the file is empty")
+	}
+	return s, nil
+}
+
+func writeFileAtomic(p string, data []byte) error {
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}

@@ -1,0 +1,224 @@
+package confluent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/evtool/evtool/registry"
+)
+
+// PullOptions configure Pull.
+type PullOptions struct {
+	SyncOptions
+	// Out is the directory to write the catalog to; it must not exist or
+	// be empty.
+	Out string
+	// Warn receives what was skipped and why.
+	Warn func(msg string)
+}
+
+// PullResult says what Pull wrote.
+type PullResult struct {
+	Types, Versions int
+	Catalog         *registry.Catalog
+}
+
+// Pull writes a catalog holding the registry's JSON Schema subjects:
+// evtool.yaml (the registry's global level as compat.mode, and a
+// registry section with the URL and subject strategy, never credentials),
+// schemas/<type>/v<N>.json for each active version in order, and
+// event.yaml where a type needs a topic (topic-type strategy) or its own
+// compatibility level. Schema references are inlined. The result is loaded
+// back as a catalog; any problem is returned as the error.
+func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error) {
+	warn := opts.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	if opts.Out == "" {
+		return nil, errors.New("pull needs an output directory (--out)")
+	}
+	if entries, err := os.ReadDir(opts.Out); err == nil && len(entries) > 0 {
+		return nil, fmt.Errorf("%s is not empty: pull writes a new catalog into an empty or missing directory (use `evtool registry diff` to compare with an existing one)", opts.Out)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	subjects, err := c.Subjects(ctx, opts.SubjectPrefix)
+	if err != nil {
+		return nil, err
+	}
+	remote, err := c.FetchAll(ctx, subjects)
+	if err != nil {
+		return nil, err
+	}
+	global, err := c.GlobalLevel(ctx)
+	if err != nil {
+		warn(fmt.Sprintf("cannot read the registry's global compatibility level (%v); evtool.yaml gets the default mode", err))
+		global = ""
+	}
+	if _, err := registry.ParseMode(global); err != nil {
+		global = ""
+	}
+
+	files := map[string][]byte{}
+	res := &PullResult{}
+	types := map[string]string{}
+	for _, s := range subjects {
+		rs := remote[s]
+		if rs == nil {
+			continue // no active versions
+		}
+		typ, topic, ok := opts.Strategy.Split(s, nil)
+		if !ok {
+			warn(fmt.Sprintf("skipped subject %s: it is not a valid event type name under the %s subject strategy", s, opts.Strategy))
+			continue
+		}
+		if !rs.JSON() {
+			warn(fmt.Sprintf("skipped subject %s: it holds %s schemas, not JSON Schema", s, rs.Versions[0].SchemaType))
+			continue
+		}
+		if other, dup := types[typ]; dup {
+			warn(fmt.Sprintf("skipped subject %s: type %s was already pulled from subject %s", s, typ, other))
+			continue
+		}
+		var bad string
+		for _, v := range rs.Versions {
+			if v.Doc == nil {
+				bad = fmt.Sprintf("version %d: %s", v.Version, v.Problem)
+				break
+			}
+		}
+		if bad != "" {
+			warn(fmt.Sprintf("skipped subject %s: %s", s, bad))
+			continue
+		}
+		types[typ] = s
+		dir := "schemas/" + typ
+		for i, v := range rs.Versions {
+			if v.Version != i+1 {
+				warn(fmt.Sprintf("subject %s has versions %s (some were deleted); they are written as v1..v%d in order", s, versionList(rs.Versions), len(rs.Versions)))
+				break
+			}
+		}
+		for i, v := range rs.Versions {
+			text, err := schemaFileText(v)
+			if err != nil {
+				return nil, fmt.Errorf("subject %s version %d: %w", s, v.Version, err)
+			}
+			files[fmt.Sprintf("%s/v%d.json", dir, i+1)] = text
+			res.Versions++
+		}
+		level, err := c.SubjectLevel(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		if level == global {
+			level = ""
+		}
+		if meta := eventYAML(topic, level); meta != nil {
+			files[dir+"/event.yaml"] = meta
+		}
+		res.Types++
+	}
+	files[registry.ConfigName] = configYAML(c.Display, cleanURL(c), global, opts.Strategy)
+
+	if err := writeFiles(opts.Out, files); err != nil {
+		return nil, err
+	}
+	cat, err := registry.Load(opts.Out)
+	if err != nil {
+		return nil, fmt.Errorf("the pulled catalog in %s does not load cleanly (run `evtool lint --dir %s`):\n%w", opts.Out, opts.Out, err)
+	}
+	res.Catalog = cat
+	return res, nil
+}
+
+// schemaFileText is what a version's file holds: the registry's text,
+// indented when it came compact; inlined references re-rendered.
+func schemaFileText(v *RemoteVersion) ([]byte, error) {
+	if v.Bundled {
+		return marshalIndent(v.Doc)
+	}
+	text := []byte(v.Text)
+	if !bytes.Contains(bytes.TrimSpace(text), []byte("\n")) {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, text, "", "  "); err == nil {
+			text = buf.Bytes()
+		}
+	}
+	if !bytes.HasSuffix(text, []byte("\n")) {
+		text = append(text, '\n')
+	}
+	return text, nil
+}
+
+func eventYAML(topic, level string) []byte {
+	if topic == "" && level == "" {
+		return nil
+	}
+	var b strings.Builder
+	if topic != "" {
+		fmt.Fprintf(&b, "topic: %s\n", topic)
+	}
+	if level != "" {
+		fmt.Fprintf(&b, "compat:\n  mode: %s\n", level)
+	}
+	return []byte(b.String())
+}
+
+func configYAML(display, clean, global string, st Strategy) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Pulled from %s by `evtool registry pull`.\n", display)
+	b.WriteString("version: 1\nschemas: schemas\n")
+	if global != "" {
+		fmt.Fprintf(&b, "compat:\n  mode: %s\n", global)
+	}
+	fmt.Fprintf(&b, "registry:\n  url: %s\n  subject_strategy: %s\n", yamlString(clean), st)
+	return []byte(b.String())
+}
+
+// cleanURL is the registry URL without credentials or query, for
+// evtool.yaml.
+func cleanURL(c *Client) string {
+	u, err := url.Parse(c.Display)
+	if err != nil {
+		return ""
+	}
+	u.User = nil
+	u.RawQuery = ""
+	return u.String()
+}
+
+func yamlString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// writeFiles writes files (slash paths relative to dir), creating
+// directories as needed.
+func writeFiles(dir string, files map[string][]byte) error {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, files[n], 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,260 @@
+package confluent
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/registry"
+)
+
+// RemoteVersion is one version of a subject as the registry holds it.
+type RemoteVersion struct {
+	// Version is the registry's version number, ID the schema id.
+	Version, ID int
+	SchemaType  string
+	// Text is the schema as the registry returned it.
+	Text       string
+	References []sr.SchemaReference
+	// Doc is the schema decoded, with Confluent schema references inlined
+	// the way evtool bundles shared catalog files; nil when the schema is
+	// not JSON Schema or cannot be read (Problem says why).
+	Doc     any
+	Digest  string
+	Bundled bool
+	Problem string
+}
+
+// RemoteSubject is a subject with its active versions, oldest first.
+type RemoteSubject struct {
+	Subject string
+	// Type and Topic are what the subject strategy maps the subject to
+	// ("" when it maps to no valid type name).
+	Type, Topic string
+	Versions    []*RemoteVersion
+}
+
+// JSON reports whether every version is a JSON Schema.
+func (s *RemoteSubject) JSON() bool {
+	for _, v := range s.Versions {
+		if v.SchemaType != sr.TypeJSON.String() {
+			return false
+		}
+	}
+	return true
+}
+
+// Subjects lists the registry's subjects, optionally only those starting
+// with prefix.
+func (c *Client) Subjects(ctx context.Context, prefix string) ([]string, error) {
+	if prefix != "" {
+		ctx = sr.WithParams(ctx, sr.SubjectPrefix(prefix))
+	}
+	subs, err := c.sr.Subjects(ctx)
+	if err != nil {
+		return nil, c.wrap("list subjects", err)
+	}
+	var out []string
+	for _, s := range subs {
+		if prefix == "" || strings.HasPrefix(s, prefix) {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Subject fetches one subject's versions. It returns nil and no error when
+// the registry has no such subject (or only soft-deleted versions).
+func (c *Client) Subject(ctx context.Context, subject string) (*RemoteSubject, error) {
+	schemas, err := c.sr.Schemas(ctx, subject)
+	if err != nil {
+		if notFound(c.wrap("", err)) {
+			return nil, nil
+		}
+		return nil, c.wrap(fmt.Sprintf("read subject %s", subject), err)
+	}
+	if len(schemas) == 0 {
+		return nil, nil
+	}
+	rs := &RemoteSubject{Subject: subject}
+	fetch := newRefFetcher(ctx, c)
+	for _, s := range schemas {
+		rv := &RemoteVersion{Version: s.Version, ID: s.ID, SchemaType: s.Type.String(), Text: s.Schema.Schema, References: s.References}
+		rs.Versions = append(rs.Versions, rv)
+		if s.Type != sr.TypeJSON {
+			rv.Problem = fmt.Sprintf("schema type %s is not JSON Schema", s.Type)
+			continue
+		}
+		doc, err := jsonstrict.Decode([]byte(s.Schema.Schema))
+		if err != nil {
+			rv.Problem = "the registry's schema is not valid JSON: " + err.Error()
+			continue
+		}
+		if len(s.References) > 0 {
+			root := &bnode{id: fmt.Sprintf("%s:%d", subject, s.Version), doc: doc, base: docBase(doc, &url.URL{})}
+			if err := fetch.attach(root, s.References, 0); err != nil {
+				rv.Problem = err.Error()
+				continue
+			}
+			b, bundled, err := bundle(root, resolveRefs)
+			if err != nil {
+				rv.Problem = "cannot inline its schema references: " + err.Error()
+				continue
+			}
+			doc, rv.Bundled = b, bundled
+		}
+		rv.Doc = doc
+		rv.Digest = registry.Digest(doc)
+	}
+	return rs, nil
+}
+
+// SubjectLevel returns the subject-level compatibility ("" when the subject
+// has none of its own).
+func (c *Client) SubjectLevel(ctx context.Context, subject string) (string, error) {
+	res := c.sr.Compatibility(ctx, subject)
+	if len(res) != 1 {
+		return "", fmt.Errorf("read compatibility of %s: no answer", subject)
+	}
+	if res[0].Err != nil {
+		err := c.wrap(fmt.Sprintf("read compatibility of %s", subject), res[0].Err)
+		if notFound(err) {
+			return "", nil
+		}
+		return "", err
+	}
+	return res[0].Level.String(), nil
+}
+
+// GlobalLevel returns the registry's default compatibility level.
+func (c *Client) GlobalLevel(ctx context.Context) (string, error) {
+	res := c.sr.Compatibility(ctx)
+	if len(res) != 1 {
+		return "", fmt.Errorf("read global compatibility: no answer")
+	}
+	if res[0].Err != nil {
+		return "", c.wrap("read global compatibility", res[0].Err)
+	}
+	return res[0].Level.String(), nil
+}
+
+// SetLevel sets a subject's compatibility level.
+func (c *Client) SetLevel(ctx context.Context, subject string, mode registry.Mode) error {
+	var lvl sr.CompatibilityLevel
+	if err := lvl.UnmarshalText([]byte(mode)); err != nil {
+		return err
+	}
+	res := c.sr.SetCompatibility(ctx, sr.SetCompatibility{Level: lvl}, subject)
+	if len(res) != 1 {
+		return fmt.Errorf("set compatibility of %s: no answer", subject)
+	}
+	return c.wrap(fmt.Sprintf("set compatibility of %s to %s", subject, mode), res[0].Err)
+}
+
+// Register registers a JSON Schema under subject and returns its id.
+func (c *Client) Register(ctx context.Context, subject string, text []byte) (int, error) {
+	id, err := c.sr.RegisterSchema(ctx, subject, sr.Schema{Schema: string(text), Type: sr.TypeJSON}, -1, -1)
+	if err != nil {
+		return 0, c.wrap(fmt.Sprintf("register a version of %s", subject), err)
+	}
+	return id, nil
+}
+
+// FetchAll reads the given subjects concurrently (absent subjects are left
+// out of the result).
+func (c *Client) FetchAll(ctx context.Context, subjects []string) (map[string]*RemoteSubject, error) {
+	out := make(map[string]*RemoteSubject, len(subjects))
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, 8)
+	)
+	for _, s := range subjects {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(s string) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			rs, err := c.Subject(ctx, s)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			if rs != nil {
+				out[s] = rs
+			}
+		}(s)
+	}
+	wg.Wait()
+	return out, firstErr
+}
+
+// refFetcher reads the schemas Confluent schema references point at.
+type refFetcher struct {
+	ctx   context.Context
+	c     *Client
+	nodes map[string]*bnode
+}
+
+func newRefFetcher(ctx context.Context, c *Client) *refFetcher {
+	return &refFetcher{ctx: ctx, c: c, nodes: map[string]*bnode{}}
+}
+
+func (f *refFetcher) attach(n *bnode, refs []sr.SchemaReference, depth int) error {
+	if depth > 32 {
+		return fmt.Errorf("schema references nest more than 32 deep")
+	}
+	n.refs = map[string]*bnode{}
+	for _, r := range refs {
+		key := fmt.Sprintf("%s:%d", r.Subject, r.Version)
+		t, ok := f.nodes[key]
+		if !ok {
+			ss, err := f.c.sr.SchemaByVersion(f.ctx, r.Subject, r.Version)
+			if err != nil {
+				return f.c.wrap(fmt.Sprintf("read reference %q (%s version %d)", r.Name, r.Subject, r.Version), err)
+			}
+			doc, err := jsonstrict.Decode([]byte(ss.Schema.Schema))
+			if err != nil {
+				return fmt.Errorf("reference %q (%s version %d) is not valid JSON: %v", r.Name, r.Subject, r.Version, err)
+			}
+			t = &bnode{id: key, doc: doc, base: docBase(doc, &url.URL{}), hint: strings.TrimSuffix(r.Name, ".json")}
+			f.nodes[key] = t
+			if err := f.attach(t, ss.References, depth+1); err != nil {
+				return err
+			}
+		}
+		n.refs[r.Name] = t
+	}
+	return nil
+}
+
+// resolveRefs resolves a $ref of a registry schema by the names of its
+// schema references.
+func resolveRefs(from *bnode, ref string) (*bnode, string, error) {
+	u, frag, err := splitRef(ref)
+	if err != nil {
+		return nil, "", err
+	}
+	if u.String() == "" {
+		return nil, frag, nil
+	}
+	if t, ok := from.refs[u.String()]; ok {
+		if isAnchor(frag) {
+			return nil, "", fmt.Errorf("$ref %q points at an anchor in a referenced schema", ref)
+		}
+		return t, frag, nil
+	}
+	if from.base.String() != "" && from.base.ResolveReference(u).String() == from.base.String() {
+		return nil, frag, nil
+	}
+	return nil, "", fmt.Errorf("$ref %q matches none of the schema's references", ref)
+}

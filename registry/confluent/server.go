@@ -1,0 +1,888 @@
+package confluent
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"maps"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing/fstest"
+	"time"
+
+	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/registry"
+)
+
+// ContentType is the Schema Registry API's media type.
+const ContentType = "application/vnd.schemaregistry.v1+json"
+
+// DefaultMaxBody bounds request bodies (a schema is sent as a JSON string
+// inside one).
+const DefaultMaxBody = 4 << 20
+
+// ServerOptions configure a Server.
+type ServerOptions struct {
+	// Dir holds the catalog's evtool.yaml.
+	Dir string
+	// ReadOnly refuses registrations and config changes (42205).
+	ReadOnly bool
+	// MaxBody bounds request bodies in bytes (default DefaultMaxBody).
+	MaxBody int64
+	// Basic auth (User and Password) and/or a bearer Token; when neither
+	// is set the API is open.
+	User, Password, Token string
+	// Logf receives server-side problems (never credentials or request
+	// bodies); nil discards them.
+	Logf func(format string, args ...any)
+
+	// commitHook (tests) runs between writing a temporary file and moving
+	// it into place.
+	commitHook func(tmp, final string) error
+}
+
+// Server is a Confluent Schema Registry compatible REST API over a catalog
+// directory: subjects are the catalog's types, subject versions its
+// versions, and compatibility is decided by evtool's engine under each
+// type's mode and profile. A registration that passes writes the next
+// v<N>.json into the catalog; PUT /config writes compat.mode into
+// evtool.yaml or the type's event.yaml.
+type Server struct {
+	opts  ServerOptions
+	store *store
+	logf  func(format string, args ...any)
+}
+
+// NewServer loads the catalog (it must load cleanly), removes temporary
+// files an interrupted write left behind and assigns schema ids to
+// versions that have none.
+func NewServer(opts ServerOptions) (*Server, error) {
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	if (opts.User == "") != (opts.Password == "") {
+		return nil, errors.New("server basic auth needs both a user and a password")
+	}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	st, removed, err := openStore(opts.Dir, opts.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	st.hook = opts.commitHook
+	for _, r := range removed {
+		logf("removed %s, left over by an interrupted write", r)
+	}
+	return &Server{opts: opts, store: st, logf: logf}, nil
+}
+
+// Subjects returns the subjects served (for tests and start-up messages).
+func (s *Server) Subjects() []string { return append([]string(nil), s.store.current().names...) }
+
+// Serve accepts connections on ln until ctx is done, then shuts down
+// gracefully.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          log.New(logWriter{s.logf}, "", 0),
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(sctx)
+		case <-done:
+		}
+	}()
+	err := srv.Serve(ln)
+	close(done)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+type logWriter struct{ logf func(string, ...any) }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.logf("%s", strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// statusWriter remembers whether a response was started.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// ServeHTTP answers one request. A panic is answered with 50001 and logged;
+// no stack trace ever reaches the client.
+func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := &statusWriter{ResponseWriter: rw}
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.logf("internal error serving %s %s: %v", r.Method, r.URL.Path, v)
+			if w.status == 0 {
+				writeError(w, apiErr(500, codeStore, "internal error"))
+			}
+		}
+	}()
+	if !s.authorized(r) {
+		if s.opts.Token != "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="evtool"`)
+		} else {
+			w.Header().Set("WWW-Authenticate", `Basic realm="evtool"`)
+		}
+		writeError(w, apiErr(401, codeUnauthorized, "unauthorized"))
+		return
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
+	}
+	v, aerr := s.route(r)
+	if aerr != nil {
+		if aerr.Status >= 500 {
+			s.logf("%s %s: %s", r.Method, r.URL.Path, aerr.Msg)
+		}
+		writeError(w, aerr)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	if s.opts.User == "" && s.opts.Token == "" {
+		return true
+	}
+	h := r.Header.Get("Authorization")
+	if s.opts.Token != "" {
+		if tok, ok := strings.CutPrefix(h, "Bearer "); ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) == 1 {
+			return true
+		}
+	}
+	if s.opts.User != "" {
+		if u, p, ok := r.BasicAuth(); ok {
+			uok := subtle.ConstantTimeCompare([]byte(u), []byte(s.opts.User))
+			pok := subtle.ConstantTimeCompare([]byte(p), []byte(s.opts.Password))
+			return uok&pok == 1
+		}
+	}
+	return false
+}
+
+// rawJSON is a response body written as it is (GET .../schema).
+type rawJSON []byte
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", ContentType)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if raw, ok := v.(rawJSON); ok {
+		w.WriteHeader(status)
+		_, _ = w.Write(raw)
+		return
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		w.WriteHeader(500)
+		_, _ = w.Write([]byte(`{"error_code":50001,"message":"internal error"}` + "\n"))
+		return
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func writeError(w http.ResponseWriter, e *apiError) {
+	writeJSON(w, e.Status, map[string]any{"error_code": e.Code, "message": e.Msg})
+}
+
+// route dispatches on the path's segments.
+func (s *Server) route(r *http.Request) (any, *apiError) {
+	segs, err := segments(r.URL)
+	if err != nil {
+		return nil, apiErr(404, codeNotFound, "HTTP 404 Not Found")
+	}
+	m := r.Method
+	allow := func(methods ...string) *apiError {
+		for _, x := range methods {
+			if m == x || (x == http.MethodGet && m == http.MethodHead) {
+				return nil
+			}
+		}
+		return apiErr(405, codeMethodNotAllowed, "HTTP 405 Method Not Allowed")
+	}
+	snap := s.store.current()
+	q := r.URL.Query()
+	n := len(segs)
+	switch {
+	case n == 0:
+		if e := allow(http.MethodGet); e != nil {
+			return nil, e
+		}
+		return map[string]any{}, nil
+
+	case segs[0] == "subjects" && n == 1:
+		if e := allow(http.MethodGet); e != nil {
+			return nil, e
+		}
+		out := []string{}
+		prefix := q.Get("subjectPrefix")
+		for _, name := range snap.names {
+			if strings.HasPrefix(name, prefix) {
+				out = append(out, name)
+			}
+		}
+		return out, nil
+
+	case segs[0] == "subjects" && n == 2:
+		switch m {
+		case http.MethodPost:
+			return s.lookup(r, snap, segs[1])
+		case http.MethodDelete:
+			return nil, s.notPermittedDelete()
+		}
+		return nil, allow(http.MethodPost, http.MethodDelete)
+
+	case segs[0] == "subjects" && n == 3 && segs[2] == "versions":
+		switch m {
+		case http.MethodGet, http.MethodHead:
+			st := snap.subjects[segs[1]]
+			if st == nil {
+				return nil, subjectNotFound(segs[1])
+			}
+			out := make([]int, len(st.versions))
+			for i := range st.versions {
+				out[i] = i + 1
+			}
+			return out, nil
+		case http.MethodPost:
+			return s.register(r, segs[1])
+		}
+		return nil, allow(http.MethodGet, http.MethodPost)
+
+	case segs[0] == "subjects" && n >= 4 && segs[2] == "versions" && n <= 5:
+		if m == http.MethodDelete && n == 4 {
+			return nil, s.notPermittedDelete()
+		}
+		if e := allow(http.MethodGet); e != nil {
+			return nil, e
+		}
+		vs, aerr := snap.version(segs[1], segs[3])
+		if aerr != nil {
+			return nil, aerr
+		}
+		if n == 4 {
+			return subjectVersion(segs[1], vs), nil
+		}
+		switch segs[4] {
+		case "schema":
+			return rawJSON(vs.form.Text), nil
+		case "referencedby":
+			return []int{}, nil
+		}
+		return nil, apiErr(404, codeNotFound, "HTTP 404 Not Found")
+
+	case segs[0] == "schemas" && n == 2 && segs[1] == "types":
+		if e := allow(http.MethodGet); e != nil {
+			return nil, e
+		}
+		return []string{"JSON"}, nil
+
+	case segs[0] == "schemas" && n >= 3 && n <= 4 && segs[1] == "ids":
+		if e := allow(http.MethodGet); e != nil {
+			return nil, e
+		}
+		id, err := strconv.Atoi(segs[2])
+		rec := snap.byID[id]
+		if err != nil || rec == nil {
+			return nil, apiErr(404, codeSchemaNotFound, "schema %s not found", clip(segs[2]))
+		}
+		if n == 3 {
+			return map[string]any{"schema": string(rec.form.Text), "schemaType": "JSON"}, nil
+		}
+		switch segs[3] {
+		case "schema":
+			return rawJSON(rec.form.Text), nil
+		case "versions":
+			return rec.usages, nil
+		case "subjects":
+			var out []string
+			seen := map[string]bool{}
+			for _, u := range rec.usages {
+				if !seen[u.Subject] {
+					seen[u.Subject] = true
+					out = append(out, u.Subject)
+				}
+			}
+			return out, nil
+		}
+		return nil, apiErr(404, codeNotFound, "HTTP 404 Not Found")
+
+	case segs[0] == "config" && n == 1:
+		switch m {
+		case http.MethodGet, http.MethodHead:
+			return map[string]any{"compatibilityLevel": string(snap.globalLevel())}, nil
+		case http.MethodPut:
+			return s.setConfig(r, "")
+		}
+		return nil, allow(http.MethodGet, http.MethodPut)
+
+	case segs[0] == "config" && n == 2:
+		subject := segs[1]
+		switch m {
+		case http.MethodGet, http.MethodHead:
+			if lvl := snap.subjectLevel(subject); lvl != "" {
+				return map[string]any{"compatibilityLevel": string(lvl)}, nil
+			}
+			if q.Get("defaultToGlobal") == "true" {
+				return map[string]any{"compatibilityLevel": string(snap.globalLevel())}, nil
+			}
+			return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))
+		case http.MethodPut:
+			return s.setConfig(r, subject)
+		case http.MethodDelete:
+			return s.deleteConfig(subject)
+		}
+		return nil, allow(http.MethodGet, http.MethodPut, http.MethodDelete)
+
+	case segs[0] == "compatibility" && n >= 4 && n <= 5 && segs[1] == "subjects" && segs[3] == "versions":
+		if e := allow(http.MethodPost); e != nil {
+			return nil, e
+		}
+		version := ""
+		if n == 5 {
+			version = segs[4]
+		}
+		return s.compatibility(r, snap, segs[2], version)
+
+	case segs[0] == "mode" && n <= 2:
+		if m == http.MethodGet || m == http.MethodHead {
+			mode := "READWRITE"
+			if s.opts.ReadOnly {
+				mode = "READONLY"
+			}
+			return map[string]any{"mode": mode}, nil
+		}
+		return nil, apiErr(422, codeNotPermitted, "the mode of an evtool registry is set with `evtool registry serve --read-only`")
+	}
+	return nil, apiErr(404, codeNotFound, "HTTP 404 Not Found")
+}
+
+// segments splits the escaped path and unescapes each segment, so a
+// subject may hold an escaped '/'.
+func segments(u *url.URL) ([]string, error) {
+	p := strings.Trim(u.EscapedPath(), "/")
+	if p == "" {
+		return nil, nil
+	}
+	raw := strings.Split(p, "/")
+	out := make([]string, len(raw))
+	for i, r := range raw {
+		s, err := url.PathUnescape(r)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "..."
+	}
+	return s
+}
+
+func subjectNotFound(subject string) *apiError {
+	return apiErr(404, codeSubjectNotFound, "subject %q not found", clip(subject))
+}
+
+func (s *Server) notPermittedDelete() *apiError {
+	return apiErr(422, codeNotPermitted, "evtool does not delete schemas: published versions are immutable; remove a type or deprecate a version in the catalog in git")
+}
+
+// version resolves "latest", "-1" or a number.
+func (snap *snapshot) version(subject, version string) (*versionState, *apiError) {
+	st := snap.subjects[subject]
+	n, aerr := parseVersion(version)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if st == nil {
+		return nil, subjectNotFound(subject)
+	}
+	if n == -1 {
+		n = len(st.versions)
+	}
+	if n < 1 || n > len(st.versions) {
+		return nil, apiErr(404, codeVersionNotFound, "version %d of subject %q not found (it has versions 1..%d)", n, clip(subject), len(st.versions))
+	}
+	return st.versions[n-1], nil
+}
+
+func parseVersion(v string) (int, *apiError) {
+	if v == "latest" || v == "-1" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 1<<31-1 {
+		return 0, apiErr(422, codeInvalidVersion, "the version %q is invalid: use a positive integer, or latest", clip(v))
+	}
+	return n, nil
+}
+
+func subjectVersion(subject string, vs *versionState) map[string]any {
+	return map[string]any{"subject": subject, "version": vs.v.Number, "id": vs.id, "schemaType": "JSON", "schema": string(vs.form.Text)}
+}
+
+// schemaRequest is the body of POST /subjects/{s}/versions, POST
+// /subjects/{s} and POST /compatibility/...: unknown fields are ignored,
+// as registries do.
+type schemaRequest struct {
+	Schema     *string           `json:"schema"`
+	SchemaType *string           `json:"schemaType"`
+	References []json.RawMessage `json:"references"`
+}
+
+// readBody reads a request body within the size limit.
+func readBody(r *http.Request) ([]byte, *apiError) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, apiErr(http.StatusRequestEntityTooLarge, codeSchemaTooLarge, "request body is larger than %d bytes", mbe.Limit)
+		}
+		return nil, apiErr(400, codeMalformedRequest, "cannot read the request body")
+	}
+	return data, nil
+}
+
+// decodeSchemaRequest parses a schema request body and its schema: the
+// schema must be JSON Schema (schemaType JSON), self-contained (no schema
+// references) and well-formed JSON (no duplicate keys).
+func decodeSchemaRequest(body []byte) (text []byte, doc any, aerr *apiError) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, nil, apiErr(400, codeMalformedRequest, "malformed request: empty body; send {\"schemaType\": \"JSON\", \"schema\": \"...\"}")
+	}
+	var req schemaRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&req); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, nil, apiErr(422, codeInvalidSchema, "invalid request: field %q has the wrong type (%s)", te.Field, te.Value)
+		}
+		return nil, nil, apiErr(400, codeMalformedRequest, "malformed request: the body is not valid JSON: %s", clip(err.Error()))
+	}
+	if dec.More() {
+		return nil, nil, apiErr(400, codeMalformedRequest, "malformed request: data after the JSON object")
+	}
+	if req.Schema == nil {
+		return nil, nil, apiErr(422, codeInvalidSchema, "invalid request: no schema (send {\"schemaType\": \"JSON\", \"schema\": \"...\"})")
+	}
+	st := "AVRO"
+	if req.SchemaType != nil && *req.SchemaType != "" {
+		st = strings.ToUpper(*req.SchemaType)
+	}
+	if st != "JSON" {
+		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: schemaType %s is not supported; evtool serves JSON Schema only (send \"schemaType\": \"JSON\")", clip(st))
+	}
+	if len(req.References) > 0 {
+		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: schema references are not supported; make the schema self-contained (definitions under $defs)")
+	}
+	text = []byte(*req.Schema)
+	if len(text) > registry.MaxFileSize {
+		return nil, nil, apiErr(http.StatusRequestEntityTooLarge, codeSchemaTooLarge, "schema is larger than %d bytes", registry.MaxFileSize)
+	}
+	doc, err := jsonstrict.Decode(text)
+	if err != nil {
+		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: not valid JSON: %s", clip(err.Error()))
+	}
+	switch doc.(type) {
+	case map[string]any, bool:
+	default:
+		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: a JSON Schema is an object or a boolean")
+	}
+	return text, doc, nil
+}
+
+// prettyText indents a compact schema for the catalog file (whitespace
+// only: keys, numbers and strings keep their spelling).
+func prettyText(text []byte) []byte {
+	if bytes.Contains(bytes.TrimSpace(text), []byte("\n")) {
+		return ensureNL(text)
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, text, "", "  "); err != nil {
+		return ensureNL(text)
+	}
+	return ensureNL(buf.Bytes())
+}
+
+func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *apiError) {
+	body, aerr := readBody(r)
+	if aerr != nil {
+		return nil, aerr
+	}
+	_, doc, aerr := decodeSchemaRequest(body)
+	if aerr != nil {
+		return nil, aerr
+	}
+	st := snap.subjects[subject]
+	if st == nil {
+		return nil, subjectNotFound(subject)
+	}
+	d := registry.Digest(doc)
+	for _, vs := range st.versions {
+		if vs.form.Digest == d || vs.v.Digest == d {
+			return subjectVersion(subject, vs), nil
+		}
+	}
+	return nil, apiErr(404, codeSchemaNotFound, "schema not found in subject %q", clip(subject))
+}
+
+func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version string) (any, *apiError) {
+	var olds []*registry.Version
+	st := snap.subjects[subject]
+	if version != "" {
+		vs, aerr := snap.version(subject, version)
+		if aerr != nil {
+			return nil, aerr
+		}
+		olds = []*registry.Version{vs.v}
+	} else if st == nil {
+		return nil, subjectNotFound(subject)
+	}
+	body, aerr := readBody(r)
+	if aerr != nil {
+		return nil, aerr
+	}
+	text, _, aerr := decodeSchemaRequest(body)
+	if aerr != nil {
+		return nil, aerr
+	}
+	mode, profile := snap.mode(subject)
+	cand, aerr := snap.prepare(subject, prettyText(text))
+	if aerr != nil {
+		return nil, aerr
+	}
+	if version == "" {
+		olds = priorVersions(cand.t, cand.v.Number, mode)
+	} else {
+		olds = []*registry.Version{cand.t.Version(olds[0].Number)}
+	}
+	fs := compatFindings(cand.cat, cand.t, cand.v, olds, mode, profile)
+	out := map[string]any{"is_compatible": !failing(fs)}
+	if r.URL.Query().Get("verbose") == "true" {
+		out["messages"] = messages(fs)
+	}
+	return out, nil
+}
+
+// priorVersions are the versions a new version n is checked against.
+func priorVersions(t *registry.EventType, n int, mode registry.Mode) []*registry.Version {
+	if n < 2 || mode == registry.ModeNone {
+		return nil
+	}
+	if mode.Transitive() {
+		return t.Versions[:n-1]
+	}
+	return []*registry.Version{t.Versions[n-2]}
+}
+
+func (s *Server) readOnlyErr() *apiError {
+	return apiErr(422, codeNotPermitted, "this registry is read-only (evtool registry serve --read-only): change the catalog in git")
+}
+
+// register implements POST /subjects/{s}/versions.
+func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
+	body, aerr := readBody(r)
+	if aerr != nil {
+		return nil, aerr
+	}
+	text, doc, aerr := decodeSchemaRequest(body)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if s.opts.ReadOnly {
+		return nil, s.readOnlyErr()
+	}
+	if !ValidTypeName(subject) {
+		return nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name: subjects of an evtool registry are catalog types (dot-separated segments of letters, digits, '-' and '_')", clip(subject))
+	}
+	s.store.mu.Lock()
+	defer s.store.mu.Unlock()
+	snap, err := s.store.refreshLocked()
+	if err != nil {
+		return nil, apiErr(500, codeStore, "the catalog cannot be read: %v", err)
+	}
+	// Already registered: the same schema (as served, or as the file is)
+	// returns its id and creates no version.
+	d := registry.Digest(doc)
+	if st := snap.subjects[subject]; st != nil {
+		for _, vs := range st.versions {
+			if vs.form.Digest == d || vs.v.Digest == d {
+				return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
+			}
+		}
+	}
+	cand, aerr := snap.prepare(subject, prettyText(text))
+	if aerr != nil {
+		return nil, aerr
+	}
+	mode, profile := snap.mode(subject)
+	fs := compatFindings(cand.cat, cand.t, cand.v, priorVersions(cand.t, cand.v.Number, mode), mode, profile)
+	if failing(fs) {
+		msgs := messages(fs)
+		var errs []string
+		for _, m := range msgs {
+			if !strings.HasPrefix(m, "warning: ") && !strings.HasPrefix(m, "approved: ") {
+				errs = append(errs, m)
+			}
+		}
+		if len(errs) > 10 {
+			errs = append(errs[:10], fmt.Sprintf("and %d more", len(errs)-10))
+		}
+		return nil, apiErr(409, codeIncompatible, "schema being registered is incompatible with an earlier schema for subject %q (%s, profile %s): %s",
+			subject, mode, profile, strings.Join(errs, "; "))
+	}
+
+	// The id first: a crash after this leaves an id for a schema not in
+	// the catalog (harmless: the same schema gets it back), never a
+	// version without one.
+	id, ok := snap.ids[cand.form.Digest]
+	newIDs := map[string]int{}
+	next := snap.nextID
+	if !ok {
+		id = next
+		next++
+		newIDs[cand.form.Digest] = id
+	}
+	if err := s.store.persistIDs(snap, newIDs); err != nil {
+		return nil, apiErr(500, codeStore, "cannot write the ids file: %v", err)
+	}
+	final := filepath.Join(s.opts.Dir, filepath.FromSlash(cand.rel))
+	if err := mkdirDurable(filepath.Dir(final)); err != nil {
+		return nil, apiErr(500, codeStore, "cannot create %s: %v", path.Dir(cand.rel), err)
+	}
+	if err := writeAtomic(final, cand.files[cand.rel].Data, true, s.store.hook); err != nil {
+		if errors.Is(err, errExists) {
+			return nil, apiErr(500, codeStore, "%s appeared on disk while registering (the catalog changed outside the server); retry", cand.rel)
+		}
+		return nil, apiErr(500, codeStore, "cannot write %s: %v", cand.rel, err)
+	}
+	files, cat := cand.files, cand.cat
+	if lvl, ok := snap.pending[subject]; ok && cand.v.Number == 1 {
+		// A level set before the subject existed moves into event.yaml.
+		metaRel := path.Join(snap.root, subject, "event.yaml")
+		data := []byte("compat:\n  mode: " + string(lvl) + "\n")
+		if err := writeAtomic(filepath.Join(s.opts.Dir, filepath.FromSlash(metaRel)), data, true, s.store.hook); err == nil {
+			files = maps.Clone(files)
+			files[metaRel] = &fstest.MapFile{Data: data, Mode: 0o644}
+			cat = nil
+			pending := maps.Clone(snap.pending)
+			delete(pending, subject)
+			if err := s.store.persistPending(snap.root, pending); err != nil {
+				s.logf("cannot update %s: %v", ConfigFile, err)
+			}
+		} else {
+			s.logf("cannot write %s: %v", metaRel, err)
+		}
+	}
+	ns, err := s.store.build(files, snap.root, cat)
+	if err != nil {
+		return nil, apiErr(500, codeStore, "the catalog does not load after writing %s: %v", cand.rel, err)
+	}
+	s.store.snap.Store(ns)
+	return map[string]any{"id": id, "version": cand.v.Number, "subject": subject}, nil
+}
+
+// configRequest is the body of PUT /config[/{s}].
+type configRequest struct {
+	Compatibility      *string `json:"compatibility"`
+	CompatibilityLevel *string `json:"compatibilityLevel"`
+}
+
+func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
+	body, aerr := readBody(r)
+	if aerr != nil {
+		return nil, aerr
+	}
+	var req configRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, apiErr(422, codeInvalidLevel, "invalid compatibility level: field %q has the wrong type", te.Field)
+		}
+		return nil, apiErr(400, codeMalformedRequest, "malformed request: the body is not valid JSON: %s", clip(err.Error()))
+	}
+	lvl := req.Compatibility
+	if lvl == nil {
+		lvl = req.CompatibilityLevel
+	}
+	if lvl == nil {
+		return nil, apiErr(422, codeInvalidLevel, "invalid compatibility level: send {\"compatibility\": \"FULL_TRANSITIVE\"} (NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL, FULL_TRANSITIVE)")
+	}
+	mode, err := registry.ParseMode(*lvl)
+	if err != nil {
+		return nil, apiErr(422, codeInvalidLevel, "invalid compatibility level: %v", err)
+	}
+	if s.opts.ReadOnly {
+		return nil, s.readOnlyErr()
+	}
+	if subject != "" && !ValidTypeName(subject) {
+		return nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name", clip(subject))
+	}
+	s.store.mu.Lock()
+	defer s.store.mu.Unlock()
+	snap, err := s.store.refreshLocked()
+	if err != nil {
+		return nil, apiErr(500, codeStore, "the catalog cannot be read: %v", err)
+	}
+	if subject != "" && snap.subjects[subject] == nil {
+		pending := maps.Clone(snap.pending)
+		pending[subject] = mode
+		if err := s.store.persistPending(snap.root, pending); err != nil {
+			return nil, apiErr(500, codeStore, "cannot write %s: %v", ConfigFile, err)
+		}
+		ns := *snap
+		ns.pending = pending
+		s.store.snap.Store(&ns)
+		return map[string]any{"compatibility": string(mode)}, nil
+	}
+	rel := registry.ConfigName
+	if subject != "" {
+		rel = path.Join(snap.root, subject, "event.yaml")
+	}
+	var data []byte
+	if f := snap.files[rel]; f != nil {
+		data = f.Data
+	}
+	out, err := setCompatMode(data, string(mode))
+	if err != nil {
+		return nil, apiErr(500, codeStore, "cannot edit %s: %v", rel, err)
+	}
+	if aerr := s.writeCatalogFile(snap, rel, out); aerr != nil {
+		return nil, aerr
+	}
+	return map[string]any{"compatibility": string(mode)}, nil
+}
+
+func (s *Server) deleteConfig(subject string) (any, *apiError) {
+	if s.opts.ReadOnly {
+		return nil, s.readOnlyErr()
+	}
+	s.store.mu.Lock()
+	defer s.store.mu.Unlock()
+	snap, err := s.store.refreshLocked()
+	if err != nil {
+		return nil, apiErr(500, codeStore, "the catalog cannot be read: %v", err)
+	}
+	if snap.subjects[subject] == nil {
+		lvl, ok := snap.pending[subject]
+		if !ok {
+			return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))
+		}
+		pending := maps.Clone(snap.pending)
+		delete(pending, subject)
+		if err := s.store.persistPending(snap.root, pending); err != nil {
+			return nil, apiErr(500, codeStore, "cannot write %s: %v", ConfigFile, err)
+		}
+		ns := *snap
+		ns.pending = pending
+		s.store.snap.Store(&ns)
+		return map[string]any{"compatibilityLevel": string(lvl)}, nil
+	}
+	rel := path.Join(snap.root, subject, "event.yaml")
+	f := snap.files[rel]
+	if f == nil {
+		return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))
+	}
+	out, old, empty, err := removeCompatMode(f.Data)
+	if err != nil {
+		return nil, apiErr(500, codeStore, "cannot edit %s: %v", rel, err)
+	}
+	if old == "" {
+		return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))
+	}
+	if empty {
+		out = nil // nothing but comments left: remove the file
+	}
+	if aerr := s.writeCatalogFile(snap, rel, out); aerr != nil {
+		return nil, aerr
+	}
+	return map[string]any{"compatibilityLevel": old}, nil
+}
+
+// writeCatalogFile replaces (or, with nil data, removes) a catalog file
+// after checking that the catalog still loads with the change.
+func (s *Server) writeCatalogFile(snap *snapshot, rel string, data []byte) *apiError {
+	files := maps.Clone(snap.files)
+	if data == nil {
+		delete(files, rel)
+	} else {
+		files[rel] = &fstest.MapFile{Data: data, Mode: 0o644}
+	}
+	cat, err := registry.LoadFS(files, ".")
+	if err != nil {
+		return apiErr(500, codeStore, "the catalog would not load after changing %s: %v", rel, err)
+	}
+	p := filepath.Join(s.opts.Dir, filepath.FromSlash(rel))
+	if data == nil {
+		if err := os.Remove(p); err != nil {
+			return apiErr(500, codeStore, "cannot remove %s: %v", rel, err)
+		}
+		if err := syncDir(filepath.Dir(p)); err != nil {
+			return apiErr(500, codeStore, "cannot sync %s: %v", path.Dir(rel), err)
+		}
+	} else if err := writeAtomic(p, data, false, s.store.hook); err != nil {
+		return apiErr(500, codeStore, "cannot write %s: %v", rel, err)
+	}
+	ns, err := s.store.build(files, snap.root, cat)
+	if err != nil {
+		return apiErr(500, codeStore, "%v", err)
+	}
+	s.store.snap.Store(ns)
+	return nil
+}

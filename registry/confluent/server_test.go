@@ -1,0 +1,513 @@
+package confluent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/evtool/evtool/registry"
+)
+
+const placed = "com.example.order.placed"
+
+// placedV3 is v2 of the example plus an optional property: FULL compatible
+// under the lenient profile.
+func placedV3(t testing.TB, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "schemas", placed, "v2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["properties"].(map[string]any)["giftNote"] = map[string]any{"type": "string", "maxLength": 200}
+	doc["description"] = "A customer placed an order. Version 3 adds an optional gift note."
+	out, _ := json.Marshal(doc)
+	return string(out)
+}
+
+// TestServerLifecycle drives evtool's server with franz-go's sr client:
+// register, look up, fetch by id, check compatibility, set config, restart.
+func TestServerLifecycle(t *testing.T) {
+	dir := ordersCatalog(t)
+	_, url := startServer(t, ServerOptions{Dir: dir})
+	cl := srClient(t, url)
+
+	subjects, err := cl.Subjects(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"com.example.order.paid", placed, "com.example.order.shipped"}; fmt.Sprint(subjects) != fmt.Sprint(want) {
+		t.Fatalf("subjects = %v, want %v", subjects, want)
+	}
+	types, err := cl.SupportedTypes(ctx)
+	if err != nil || len(types) != 1 || types[0] != sr.TypeJSON {
+		t.Fatalf("types = %v, %v", types, err)
+	}
+
+	latest, err := cl.SchemaByVersion(ctx, placed, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if latest.Version != 2 || latest.Type != sr.TypeJSON || latest.ID == 0 {
+		t.Fatalf("latest = %+v", latest)
+	}
+	// v2 $refs ../common/money.json: it is served self-contained.
+	var doc any
+	if err := json.Unmarshal([]byte(latest.Schema.Schema), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if refs := externalRefs(doc); len(refs) > 0 {
+		t.Fatalf("served schema has external refs %v", refs)
+	}
+
+	// Register v3.
+	v3 := placedV3(t, dir)
+	id, err := cl.RegisterSchema(ctx, placed, sr.Schema{Schema: v3, Type: sr.TypeJSON}, -1, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "schemas", placed, "v3.json")
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("v3.json not written: %v", err)
+	}
+	if _, err := registry.Load(dir); err != nil {
+		t.Fatalf("catalog does not load after the registration: %v", err)
+	}
+	// The same schema again: same id, no new version.
+	id2, err := cl.RegisterSchema(ctx, placed, sr.Schema{Schema: v3, Type: sr.TypeJSON}, -1, -1)
+	if err != nil || id2 != id {
+		t.Fatalf("re-register: id %d, %v; want %d", id2, err, id)
+	}
+	versions, err := cl.SubjectVersions(ctx, placed)
+	if err != nil || fmt.Sprint(versions) != "[1 2 3]" {
+		t.Fatalf("versions = %v, %v", versions, err)
+	}
+
+	// Look up, fetch by id.
+	ss, err := cl.LookupSchema(ctx, placed, sr.Schema{Schema: v3, Type: sr.TypeJSON})
+	if err != nil || ss.Version != 3 || ss.ID != id {
+		t.Fatalf("lookup = %+v, %v", ss, err)
+	}
+	byID, err := cl.SchemaByID(ctx, id)
+	if err != nil || byID.Type != sr.TypeJSON {
+		t.Fatalf("by id = %+v, %v", byID, err)
+	}
+	// v3 $refs ../common/money.json like v2: it is served bundled.
+	served := mustSchema(t, cl, placed, 3).Schema.Schema
+	if byID.Schema != served || len(externalRefs(decode(t, served))) > 0 {
+		t.Fatalf("schema by id differs from version 3, or is not self-contained:\n%s", byID.Schema)
+	}
+	text, err := cl.SchemaTextByID(ctx, id)
+	if err != nil || registry.Digest(decode(t, text)) != registry.Digest(decode(t, served)) {
+		t.Fatalf("schema text by id: %v", err)
+	}
+	// Looking up the bundled form finds v3 too.
+	if ss, err := cl.LookupSchema(ctx, placed, sr.Schema{Schema: served, Type: sr.TypeJSON}); err != nil || ss.Version != 3 {
+		t.Fatalf("lookup of the bundled form = %+v, %v", ss, err)
+	}
+	usages, err := cl.SchemaVersionsByID(ctx, id)
+	if err != nil || len(usages) != 1 || usages[0] != (sr.SubjectVersion{Subject: placed, Version: 3}) {
+		t.Fatalf("usages = %v, %v", usages, err)
+	}
+	if _, err := cl.SchemaByID(ctx, 999); srCode(err) != 40403 {
+		t.Fatalf("unknown id: %v", err)
+	}
+
+	// Compatibility: a new required property breaks BACKWARD.
+	var bad map[string]any
+	_ = json.Unmarshal([]byte(v3), &bad)
+	bad["required"] = append(bad["required"].([]any), "giftNote")
+	badText, _ := json.Marshal(bad)
+	res, err := cl.CheckCompatibility(sr.WithParams(ctx, sr.Verbose), placed, -1, sr.Schema{Schema: string(badText), Type: sr.TypeJSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Is || len(res.Messages) == 0 || !strings.Contains(strings.Join(res.Messages, "\n"), "required-property-added") {
+		t.Fatalf("compatibility = %+v", res)
+	}
+	res, err = cl.CheckCompatibility(ctx, placed, -1, sr.Schema{Schema: v3, Type: sr.TypeJSON})
+	if err != nil || !res.Is {
+		t.Fatalf("compatibility of v3 with itself = %+v, %v", res, err)
+	}
+	// Against all versions (sr's -2).
+	res, err = cl.CheckCompatibility(sr.WithParams(ctx, sr.Verbose), placed, -2, sr.Schema{Schema: string(badText), Type: sr.TypeJSON})
+	if err != nil || res.Is {
+		t.Fatalf("compatibility against all = %+v, %v", res, err)
+	}
+	// Registering it is refused with 409 and writes nothing.
+	_, err = cl.RegisterSchema(ctx, placed, sr.Schema{Schema: string(badText), Type: sr.TypeJSON}, -1, -1)
+	if srCode(err) != 409 || srStatus(err) != 409 {
+		t.Fatalf("incompatible registration: %v", err)
+	}
+	mustContain(t, err.Error(), "required-property-added")
+	if _, err := os.Stat(filepath.Join(dir, "schemas", placed, "v4.json")); err == nil {
+		t.Fatal("an incompatible schema was written")
+	}
+
+	// Config: global, subject, reset.
+	global := cl.Compatibility(ctx)
+	if global[0].Err != nil || global[0].Level != sr.CompatFullTransitive {
+		t.Fatalf("global = %+v", global[0])
+	}
+	if r := cl.Compatibility(ctx, placed); srCode(r[0].Err) != 40408 {
+		t.Fatalf("subject level before set = %+v", r[0])
+	}
+	if r := cl.Compatibility(sr.WithParams(ctx, sr.DefaultToGlobal), placed); r[0].Err != nil || r[0].Level != sr.CompatFullTransitive {
+		t.Fatalf("subject level defaulting to global = %+v", r[0])
+	}
+	set := cl.SetCompatibility(ctx, sr.SetCompatibility{Level: sr.CompatBackward}, placed)
+	if set[0].Err != nil || set[0].Level != sr.CompatBackward {
+		t.Fatalf("set = %+v", set[0])
+	}
+	meta, _ := os.ReadFile(filepath.Join(dir, "schemas", placed, "event.yaml"))
+	mustContain(t, string(meta), "mode: BACKWARD")
+	mustContain(t, string(meta), "# JSON pointer into data") // comments survive
+	if r := cl.Compatibility(ctx, placed); r[0].Err != nil || r[0].Level != sr.CompatBackward {
+		t.Fatalf("subject level = %+v", r[0])
+	}
+	// Under BACKWARD the new required property still breaks.
+	if res, _ := cl.CheckCompatibility(ctx, placed, -1, sr.Schema{Schema: string(badText), Type: sr.TypeJSON}); res.Is {
+		t.Fatal("BACKWARD accepted a new required property")
+	}
+	if r := cl.ResetCompatibility(ctx, placed); r[0].Err != nil {
+		t.Fatalf("reset = %+v", r[0])
+	}
+	meta, _ = os.ReadFile(filepath.Join(dir, "schemas", placed, "event.yaml"))
+	if strings.Contains(string(meta), "mode:") || !strings.Contains(string(meta), "topic: orders") {
+		t.Fatalf("event.yaml after reset:\n%s", meta)
+	}
+	if r := cl.Compatibility(ctx, placed); srCode(r[0].Err) != 40408 {
+		t.Fatalf("subject level after reset = %+v", r[0])
+	}
+	if r := cl.SetCompatibility(ctx, sr.SetCompatibility{Level: sr.CompatForward}); r[0].Err != nil {
+		t.Fatalf("set global = %+v", r[0])
+	}
+	cfg, _ := os.ReadFile(filepath.Join(dir, "evtool.yaml"))
+	mustContain(t, string(cfg), "mode: FORWARD\n")
+	mustContain(t, string(cfg), "# Example catalog")
+	if _, err := registry.Load(dir); err != nil {
+		t.Fatalf("catalog does not load after config changes: %v", err)
+	}
+
+	// A level for a subject that does not exist yet moves into its
+	// event.yaml with its first version.
+	if r := cl.SetCompatibility(ctx, sr.SetCompatibility{Level: sr.CompatNone}, "com.example.order.cancelled"); r[0].Err != nil {
+		t.Fatalf("set pending = %+v", r[0])
+	}
+	if r := cl.Compatibility(ctx, "com.example.order.cancelled"); r[0].Err != nil || r[0].Level != sr.CompatNone {
+		t.Fatalf("pending level = %+v", r[0])
+	}
+	if _, err := registry.Load(dir); err != nil {
+		t.Fatalf("a pending level broke the catalog: %v", err)
+	}
+	if _, err := cl.RegisterSchema(ctx, "com.example.order.cancelled", sr.Schema{Schema: `{"type":"object","properties":{"orderId":{"type":"string"}}}`, Type: sr.TypeJSON}, -1, -1); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ = os.ReadFile(filepath.Join(dir, "schemas", "com.example.order.cancelled", "event.yaml"))
+	mustContain(t, string(meta), "mode: NONE")
+
+	// A restart serves the same ids.
+	_, url2 := startServer(t, ServerOptions{Dir: dir})
+	cl2 := srClient(t, url2)
+	again, err := cl2.SchemaByVersion(ctx, placed, 3)
+	if err != nil || again.ID != id {
+		t.Fatalf("after restart v3 = %+v, %v; want id %d", again, err, id)
+	}
+	first, _ := cl2.SchemaByVersion(ctx, placed, 1)
+	if first.ID != mustSchema(t, cl, placed, 1).ID {
+		t.Fatalf("after restart v1 has id %d", first.ID)
+	}
+	if _, err := registry.Load(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustSchema(t testing.TB, cl *sr.Client, subject string, v int) sr.SubjectSchema {
+	t.Helper()
+	ss, err := cl.SchemaByVersion(ctx, subject, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ss
+}
+
+func decode(t testing.TB, s string) any {
+	t.Helper()
+	var v any
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%v: %s", err, s)
+	}
+	return v
+}
+
+// TestServerConcurrentRegistrations: 50 concurrent registrations to one
+// subject (and duplicates of some of them) give contiguous versions,
+// unique ids and files that all load.
+func TestServerConcurrentRegistrations(t *testing.T) {
+	dir := minimalCatalog(t, "FULL", nil)
+	_, url := startServer(t, ServerOptions{Dir: dir})
+	cl := srClient(t, url)
+	const n = 50
+	schemaOf := func(i int) string {
+		return fmt.Sprintf(`{"type":"object","properties":{"id":{"type":"string"},"p%02d":{"type":"integer"}},"required":["id"]}`, i)
+	}
+	var wg sync.WaitGroup
+	ids := make([]int, n+10)
+	errs := make([]error, n+10)
+	for i := 0; i < n+10; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			ids[i], errs[i] = cl.RegisterSchema(ctx, "com.example.thing.happened", sr.Schema{Schema: schemaOf(i % n), Type: sr.TypeJSON}, -1, -1)
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("registration %d: %v", i, err)
+		}
+	}
+	for i := n; i < n+10; i++ {
+		if ids[i] != ids[i%n] {
+			t.Fatalf("duplicate registration %d got id %d, the original %d", i, ids[i], ids[i%n])
+		}
+	}
+	unique := map[int]bool{}
+	for _, id := range ids[:n] {
+		if unique[id] {
+			t.Fatalf("id %d given twice", id)
+		}
+		unique[id] = true
+	}
+	versions, err := cl.SubjectVersions(ctx, "com.example.thing.happened")
+	if err != nil || len(versions) != n+1 {
+		t.Fatalf("versions = %v, %v", versions, err)
+	}
+	cat, err := registry.Load(dir)
+	if err != nil {
+		t.Fatalf("catalog does not load: %v", err)
+	}
+	typ := cat.Lookup("com.example.thing.happened")
+	if len(typ.Versions) != n+1 {
+		t.Fatalf("%d version files, want %d", len(typ.Versions), n+1)
+	}
+	got := map[string]bool{}
+	for _, v := range typ.Versions[1:] {
+		got[v.Digest] = true
+	}
+	for i := 0; i < n; i++ {
+		if !got[registry.Digest(decode(t, schemaOf(i)))] {
+			t.Fatalf("schema %d is not in the catalog", i)
+		}
+	}
+	for i, v := range typ.Versions {
+		ss := mustSchema(t, cl, "com.example.thing.happened", i+1)
+		if registry.Digest(decode(t, ss.Schema.Schema)) != v.Digest {
+			t.Fatalf("version %d served differs from its file", i+1)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "schemas", "com.example.thing.happened"))
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Fatalf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+type apiResp struct {
+	status      int
+	contentType string
+	body        string
+	code        int
+}
+
+func do(t testing.TB, method, url, body string, header ...string) apiResp {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", ContentType)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	out := apiResp{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: string(data)}
+	var e struct {
+		Code int `json:"error_code"`
+	}
+	_ = json.Unmarshal(data, &e)
+	out.code = e.Code
+	return out
+}
+
+// TestServerBadRequests: every bad request gets its Confluent error code,
+// never a 500 or a stack trace.
+func TestServerBadRequests(t *testing.T) {
+	dir := ordersCatalog(t)
+	_, url := startServer(t, ServerOptions{Dir: dir, MaxBody: 4096})
+	sub := url + "/subjects/" + placed
+	big := `{"schemaType":"JSON","schema":"` + strings.Repeat(" ", 5000) + `{}"}`
+	cases := []struct {
+		name, method, path, body string
+		status, code             int
+		contains                 string
+	}{
+		{"malformed body", "POST", sub + "/versions", `{"schema": `, 400, 400, "not valid JSON"},
+		{"empty body", "POST", sub + "/versions", ``, 400, 400, "empty body"},
+		{"trailing data", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{}"} {}`, 400, 400, "after the JSON"},
+		{"malformed schema", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"type\": "}`, 422, 42201, "not valid JSON"},
+		{"duplicate keys", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"type\":\"object\",\"type\":\"string\"}"}`, 422, 42201, "invalid schema"},
+		{"schema not a string", "POST", sub + "/versions", `{"schemaType":"JSON","schema":5}`, 422, 42201, "wrong type"},
+		{"no schema", "POST", sub + "/versions", `{"schemaType":"JSON"}`, 422, 42201, "no schema"},
+		{"default type is avro", "POST", sub + "/versions", `{"schema":"{\"type\":\"record\",\"name\":\"x\",\"fields\":[]}"}`, 422, 42201, "schemaType AVRO"},
+		{"protobuf", "POST", sub + "/versions", `{"schemaType":"PROTOBUF","schema":"syntax = \"proto3\";"}`, 422, 42201, "PROTOBUF"},
+		{"references", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{}","references":[{"name":"a.json","subject":"a","version":1}]}`, 422, 42201, "references"},
+		{"not a schema", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"[1,2]"}`, 422, 42201, "object or a boolean"},
+		{"does not compile", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"type\": 5}"}`, 422, 42201, "invalid schema"},
+		{"external ref", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"$ref\": \"../nowhere.json\"}"}`, 422, 42201, "nowhere.json"},
+		{"oversized body", "POST", sub + "/versions", big, 413, 42209, "larger than 4096"},
+		{"invalid subject", "POST", url + "/subjects/has%20space/versions", `{"schemaType":"JSON","schema":"{}"}`, 422, 42208, "not a valid event type name"},
+		{"unknown subject", "GET", url + "/subjects/com.example.nope/versions", ``, 404, 40401, "not found"},
+		{"unknown subject version", "GET", url + "/subjects/com.example.nope/versions/1", ``, 404, 40401, "not found"},
+		{"unknown subject lookup", "POST", url + "/subjects/com.example.nope", `{"schemaType":"JSON","schema":"{}"}`, 404, 40401, "not found"},
+		{"unknown subject compat", "POST", url + "/compatibility/subjects/com.example.nope/versions/latest", `{"schemaType":"JSON","schema":"{}"}`, 404, 40401, "not found"},
+		{"unknown version", "GET", sub + "/versions/99", ``, 404, 40402, "versions 1..2"},
+		{"unknown version compat", "POST", url + "/compatibility/subjects/" + placed + "/versions/7", `{"schemaType":"JSON","schema":"{}"}`, 404, 40402, "not found"},
+		{"invalid version", "GET", sub + "/versions/abc", ``, 422, 42202, "invalid"},
+		{"zero version", "GET", sub + "/versions/0", ``, 422, 42202, "invalid"},
+		{"huge version", "GET", sub + "/versions/99999999999999999999", ``, 422, 42202, "invalid"},
+		{"unknown schema", "POST", sub, `{"schemaType":"JSON","schema":"{\"type\":\"string\"}"}`, 404, 40403, "not found"},
+		{"unknown id", "GET", url + "/schemas/ids/4242", ``, 404, 40403, "not found"},
+		{"bad id", "GET", url + "/schemas/ids/x", ``, 404, 40403, "not found"},
+		{"delete subject", "DELETE", sub, ``, 422, 42205, "immutable"},
+		{"delete version", "DELETE", sub + "/versions/1", ``, 422, 42205, "immutable"},
+		{"bad level", "PUT", url + "/config", `{"compatibility":"SIDEWAYS"}`, 422, 42203, "SIDEWAYS"},
+		{"no level", "PUT", url + "/config/" + placed, `{}`, 422, 42203, "compatibility"},
+		{"malformed config", "PUT", url + "/config", `{"compatibility":`, 400, 400, "not valid JSON"},
+		{"level not configured", "GET", url + "/config/" + placed, ``, 404, 40408, "subject-level"},
+		{"delete unset level", "DELETE", url + "/config/" + placed, ``, 404, 40408, "subject-level"},
+		{"unknown path", "GET", url + "/nope", ``, 404, 404, "Not Found"},
+		{"unknown method", "PATCH", url + "/subjects", ``, 405, 405, "Method Not Allowed"},
+		{"set mode", "PUT", url + "/mode", `{"mode":"IMPORT"}`, 422, 42205, "read-only"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := do(t, c.method, c.path, c.body)
+			if r.status != c.status || r.code != c.code {
+				t.Fatalf("%s %s: HTTP %d code %d, want %d %d: %s", c.method, c.path, r.status, r.code, c.status, c.code, r.body)
+			}
+			if r.contentType != ContentType {
+				t.Fatalf("content type %q", r.contentType)
+			}
+			mustContain(t, r.body, c.contains)
+			for _, bad := range []string{"goroutine", "panic", ".go:", "runtime."} {
+				if strings.Contains(r.body, bad) {
+					t.Fatalf("response leaks internals: %s", r.body)
+				}
+			}
+		})
+	}
+	// Nothing above changed the catalog.
+	cat, err := registry.Load(dir)
+	if err != nil || len(cat.Lookup(placed).Versions) != 2 {
+		t.Fatalf("catalog changed: %v", err)
+	}
+}
+
+// TestServerReadOnly refuses every change and still answers reads and
+// compatibility checks.
+func TestServerReadOnly(t *testing.T) {
+	dir := ordersCatalog(t)
+	_, url := startServer(t, ServerOptions{Dir: dir, ReadOnly: true})
+	cl := srClient(t, url)
+	_, err := cl.RegisterSchema(ctx, placed, sr.Schema{Schema: placedV3(t, dir), Type: sr.TypeJSON}, -1, -1)
+	if srCode(err) != 42205 {
+		t.Fatalf("register on read-only: %v", err)
+	}
+	if r := cl.SetCompatibility(ctx, sr.SetCompatibility{Level: sr.CompatNone}); srCode(r[0].Err) != 42205 {
+		t.Fatalf("set config on read-only: %v", r[0].Err)
+	}
+	res, err := cl.CheckCompatibility(ctx, placed, -1, sr.Schema{Schema: placedV3(t, dir), Type: sr.TypeJSON})
+	if err != nil || !res.Is {
+		t.Fatalf("compat on read-only = %+v, %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", StateDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("read-only server wrote its state directory: %v", err)
+	}
+	if r := do(t, "GET", url+"/mode", ""); !strings.Contains(r.body, "READONLY") {
+		t.Fatalf("mode = %s", r.body)
+	}
+}
+
+// TestServerAuth: basic and bearer; a wrong credential is 401 and is never
+// echoed.
+func TestServerAuth(t *testing.T) {
+	dir := ordersCatalog(t)
+	_, url := startServer(t, ServerOptions{Dir: dir, User: "ci", Password: "s3cret-pass", Token: "tok-123456"})
+	if _, err := srClient(t, url).Subjects(ctx); srStatus(err) != 401 || srCode(err) != 40101 {
+		t.Fatalf("no credentials: %v", err)
+	}
+	if _, err := srClient(t, url, sr.BasicAuth("ci", "s3cret-pass")).Subjects(ctx); err != nil {
+		t.Fatalf("basic: %v", err)
+	}
+	if _, err := srClient(t, url, sr.BearerToken("tok-123456")).Subjects(ctx); err != nil {
+		t.Fatalf("bearer: %v", err)
+	}
+	r := do(t, "GET", url+"/subjects", "", "Authorization", "Bearer wrong-token-xyz")
+	if r.status != 401 || strings.Contains(r.body, "wrong-token-xyz") {
+		t.Fatalf("wrong token: %d %s", r.status, r.body)
+	}
+	if _, err := srClient(t, url, sr.BasicAuth("ci", "nope")).Subjects(ctx); srStatus(err) != 401 {
+		t.Fatalf("wrong password: %v", err)
+	}
+}
+
+// TestServerSameSchemaTwoSubjects: one schema in two subjects has one id.
+func TestServerSameSchemaTwoSubjects(t *testing.T) {
+	dir := minimalCatalog(t, "BACKWARD", nil)
+	_, url := startServer(t, ServerOptions{Dir: dir})
+	cl := srClient(t, url)
+	s := sr.Schema{Schema: `{"type":"string"}`, Type: sr.TypeJSON}
+	a, err := cl.RegisterSchema(ctx, "com.example.a", s, -1, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := cl.RegisterSchema(ctx, "com.example.b", s, -1, -1)
+	if err != nil || a != b {
+		t.Fatalf("ids %d %d, %v", a, b, err)
+	}
+	usages, err := cl.SchemaVersionsByID(ctx, a)
+	if err != nil || len(usages) != 2 {
+		t.Fatalf("usages %v %v", usages, err)
+	}
+	subs, err := cl.SubjectsByID(ctx, a)
+	sort.Strings(subs)
+	if err != nil || fmt.Sprint(subs) != "[com.example.a com.example.b]" {
+		t.Fatalf("subjects by id %v %v", subs, err)
+	}
+}

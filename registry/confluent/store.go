@@ -1,0 +1,624 @@
+package confluent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing/fstest"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
+)
+
+// The server's own state lives in a dot directory of the catalog root,
+// which the catalog loader skips (it skips directories whose name starts
+// with '.', and lists only directories as types):
+//
+//	schemas/.registry/ids.json     schema ids, by digest of the registry form
+//	schemas/.registry/config.json  compatibility levels set for subjects
+//	                               that have no version yet
+const (
+	StateDir   = ".registry"
+	IDsFile    = "ids.json"
+	ConfigFile = "config.json"
+)
+
+// idsDoc is the ids file.
+type idsDoc struct {
+	About  string         `json:"about"`
+	Format int            `json:"format"`
+	NextID int            `json:"next_id"`
+	IDs    map[string]int `json:"ids"`
+}
+
+type pendingDoc struct {
+	About    string            `json:"about"`
+	Format   int               `json:"format"`
+	Subjects map[string]string `json:"subjects"`
+}
+
+// snapshot is an immutable view of the catalog the server answers reads
+// from; writes build a new one.
+type snapshot struct {
+	files    fstest.MapFS // catalog files by slash path relative to the catalog directory
+	root     string       // catalog root inside files
+	cat      *registry.Catalog
+	subjects map[string]*subjectState
+	names    []string
+	byID     map[int]*schemaRec
+	ids      map[string]int
+	nextID   int
+	pending  map[string]registry.Mode
+}
+
+type subjectState struct {
+	t        *registry.EventType
+	versions []*versionState
+}
+
+type versionState struct {
+	v    *registry.Version
+	form *Form
+	id   int
+}
+
+type schemaRec struct {
+	id     int
+	form   *Form
+	usages []usage
+}
+
+type usage struct {
+	Subject string `json:"subject"`
+	Version int    `json:"version"`
+}
+
+// store is the catalog directory behind the server.
+type store struct {
+	dir      string
+	readOnly bool
+	hook     func(tmp, final string) error // tests: crash simulation
+
+	mu   sync.Mutex // serializes writes
+	snap atomic.Pointer[snapshot]
+}
+
+func openStore(dir string, readOnly bool) (*store, []string, error) {
+	s := &store{dir: dir, readOnly: readOnly}
+	files, root, err := readTree(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var removed []string
+	if !readOnly {
+		// Leftovers of writes a crash interrupted: evtool.yaml's (in dir)
+		// and everything under the catalog root.
+		removed = removeTemps(filepath.Join(dir, filepath.FromSlash(root)), true)
+		removed = append(removed, removeTemps(dir, false)...)
+	}
+	snap, err := s.build(files, root, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.persistIDs(snap, nil); err != nil {
+		return nil, nil, err
+	}
+	s.snap.Store(snap)
+	return s, removed, nil
+}
+
+func (s *store) current() *snapshot { return s.snap.Load() }
+
+// readTree reads evtool.yaml and every file under the catalog root except
+// dot directories and temporary files.
+func readTree(dir string) (fstest.MapFS, string, error) {
+	cfgData, err := os.ReadFile(filepath.Join(dir, registry.ConfigName))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, "", fmt.Errorf("no %s in %s: serve needs a catalog (run `evtool init %s` to create one)", registry.ConfigName, dir, dir)
+		}
+		return nil, "", err
+	}
+	var cfg struct {
+		Schemas string `yaml:"schemas"`
+	}
+	_ = yaml.Unmarshal(cfgData, &cfg) // the loader reports a malformed file
+	root := "schemas"
+	if cfg.Schemas != "" {
+		root = path.Clean(filepath.ToSlash(cfg.Schemas))
+	}
+	if !fs.ValidPath(root) {
+		return nil, "", fmt.Errorf("%s: schemas %q must be a relative path inside the catalog directory", filepath.Join(dir, registry.ConfigName), cfg.Schemas)
+	}
+	files := fstest.MapFS{registry.ConfigName: &fstest.MapFile{Data: cfgData, Mode: 0o644}}
+	rootDir := filepath.Join(dir, filepath.FromSlash(root))
+	err = filepath.WalkDir(rootDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == rootDir {
+				return err
+			}
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != rootDir && strings.HasPrefix(name, ".") {
+				return filepath.SkipDir
+			}
+			if rel, err := filepath.Rel(dir, p); err == nil && rel != "." {
+				files[filepath.ToSlash(rel)] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
+			}
+			return nil
+		}
+		if tempPattern.MatchString(name) {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil // a symlink to a directory, a file that vanished
+		}
+		files[filepath.ToSlash(rel)] = &fstest.MapFile{Data: data, Mode: 0o644}
+		return nil
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("catalog root %s: %w", rootDir, unwrapPath(err))
+	}
+	return files, root, nil
+}
+
+// build loads files as a catalog and derives the registry view. cat may
+// be given when files were already loaded.
+func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*snapshot, error) {
+	if cat == nil {
+		var err error
+		cat, err = registry.LoadFS(files, ".")
+		if err != nil {
+			return nil, fmt.Errorf("the catalog in %s does not load (run `evtool lint --dir %s`):\n%w", s.dir, s.dir, err)
+		}
+	}
+	sub, err := fs.Sub(files, root)
+	if err != nil {
+		return nil, err
+	}
+	forms := NewForms(sub)
+	snap := &snapshot{files: files, root: root, cat: cat, subjects: map[string]*subjectState{}, byID: map[int]*schemaRec{}, pending: map[string]registry.Mode{}}
+	ids, next, err := s.readIDs(root)
+	if err != nil {
+		return nil, err
+	}
+	snap.ids, snap.nextID = ids, next
+	if snap.pending, err = s.readPending(root); err != nil {
+		return nil, err
+	}
+	for _, t := range cat.Types {
+		st := &subjectState{t: t}
+		for _, v := range t.Versions {
+			f, err := forms.Of(v)
+			if err != nil {
+				return nil, err
+			}
+			id, ok := snap.ids[f.Digest]
+			if !ok {
+				id = snap.nextID
+				snap.nextID++
+				snap.ids[f.Digest] = id
+			}
+			st.versions = append(st.versions, &versionState{v: v, form: f, id: id})
+			rec := snap.byID[id]
+			if rec == nil {
+				rec = &schemaRec{id: id, form: f}
+				snap.byID[id] = rec
+			}
+			rec.usages = append(rec.usages, usage{Subject: t.Name, Version: v.Number})
+		}
+		snap.subjects[t.Name] = st
+		snap.names = append(snap.names, t.Name)
+		delete(snap.pending, t.Name)
+	}
+	sort.Strings(snap.names)
+	return snap, nil
+}
+
+func (s *store) stateDir(root string) string {
+	return filepath.Join(s.dir, filepath.FromSlash(root), StateDir)
+}
+
+func (s *store) readIDs(root string) (map[string]int, int, error) {
+	p := filepath.Join(s.stateDir(root), IDsFile)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]int{}, 1, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	var doc idsDoc
+	if err := json.Unmarshal(data, &doc); err != nil || doc.Format != 1 {
+		return nil, 0, fmt.Errorf("%s is not a valid ids file (%v): restore it from git or a backup; deleting it renumbers every schema id clients may have cached", p, errOr(err, "unknown format"))
+	}
+	if doc.IDs == nil {
+		doc.IDs = map[string]int{}
+	}
+	next := doc.NextID
+	seen := map[int]string{}
+	for d, id := range doc.IDs {
+		if id < 1 {
+			return nil, 0, fmt.Errorf("%s: id %d of %s is not positive", p, id, d)
+		}
+		if other, dup := seen[id]; dup {
+			return nil, 0, fmt.Errorf("%s: id %d is given to both %s and %s", p, id, other, d)
+		}
+		seen[id] = d
+		if id >= next {
+			next = id + 1
+		}
+	}
+	if next < 1 {
+		next = 1
+	}
+	return doc.IDs, next, nil
+}
+
+func errOr(err error, msg string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return msg
+}
+
+func (s *store) readPending(root string) (map[string]registry.Mode, error) {
+	p := filepath.Join(s.stateDir(root), ConfigFile)
+	data, err := os.ReadFile(p)
+	out := map[string]registry.Mode{}
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var doc pendingDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s is not valid JSON: %v", p, err)
+	}
+	for subj, m := range doc.Subjects {
+		mode, err := registry.ParseMode(m)
+		if err != nil {
+			return nil, fmt.Errorf("%s: subject %s: %v", p, subj, err)
+		}
+		out[subj] = mode
+	}
+	return out, nil
+}
+
+// persistIDs writes the ids file when snap assigned ids it does not hold.
+func (s *store) persistIDs(snap *snapshot, extra map[string]int) error {
+	if s.readOnly {
+		return nil
+	}
+	onDisk, _, err := s.readIDs(snap.root)
+	if err != nil {
+		return err
+	}
+	all := maps.Clone(snap.ids)
+	maps.Copy(all, extra)
+	changed := len(all) != len(onDisk)
+	for d, id := range all {
+		if onDisk[d] != id {
+			changed = true
+			break
+		}
+	}
+	if !changed {
+		return nil
+	}
+	next := snap.nextID
+	for _, id := range all {
+		if id >= next {
+			next = id + 1
+		}
+	}
+	doc := idsDoc{
+		About:  "Schema ids assigned by `evtool registry serve`, keyed by the sha256 of each schema's canonical JSON (as served). Keep this file: deleting it renumbers the ids clients cache.",
+		Format: 1, NextID: next, IDs: all,
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := s.stateDir(snap.root)
+	if err := mkdirDurable(dir); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, IDsFile), append(data, '\n'), false, s.hook)
+}
+
+func (s *store) persistPending(root string, pending map[string]registry.Mode) error {
+	doc := pendingDoc{About: "Compatibility levels set through `evtool registry serve` for subjects with no version yet; moved into the type's event.yaml when its first version is registered.",
+		Format: 1, Subjects: map[string]string{}}
+	for k, v := range pending {
+		doc.Subjects[k] = string(v)
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := s.stateDir(root)
+	if err := mkdirDurable(dir); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, ConfigFile), append(data, '\n'), false, s.hook)
+}
+
+// refreshLocked re-reads the catalog from disk before a write, so that a
+// change made outside the server (git pull) is not overwritten.
+func (s *store) refreshLocked() (*snapshot, error) {
+	cur := s.current()
+	files, root, err := readTree(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	if cur != nil && root == cur.root && sameFiles(files, cur.files) {
+		return cur, nil
+	}
+	snap, err := s.build(files, root, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.persistIDs(snap, nil); err != nil {
+		return nil, err
+	}
+	s.snap.Store(snap)
+	return snap, nil
+}
+
+func sameFiles(a, b fstest.MapFS) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, f := range a {
+		g, ok := b[k]
+		if !ok || !bytes.Equal(f.Data, g.Data) {
+			return false
+		}
+	}
+	return true
+}
+
+// mode returns the effective compatibility of a subject (existing or not).
+func (snap *snapshot) mode(subject string) (registry.Mode, registry.Profile) {
+	if st := snap.subjects[subject]; st != nil {
+		return snap.cat.Compat(st.t)
+	}
+	mode, profile := snap.cat.Compat(nil)
+	if m, ok := snap.pending[subject]; ok {
+		mode = m
+	}
+	return mode, profile
+}
+
+// subjectLevel returns a subject's own level ("" when it has none).
+func (snap *snapshot) subjectLevel(subject string) registry.Mode {
+	if st := snap.subjects[subject]; st != nil {
+		return st.t.Meta.Compat.Mode
+	}
+	return snap.pending[subject]
+}
+
+func (snap *snapshot) globalLevel() registry.Mode {
+	m, _ := snap.cat.Compat(nil)
+	return m
+}
+
+// apiError is an error response: HTTP status, Confluent error code, message.
+type apiError struct {
+	Status int
+	Code   int
+	Msg    string
+}
+
+func (e *apiError) Error() string { return e.Msg }
+
+func apiErr(status, code int, format string, args ...any) *apiError {
+	return &apiError{Status: status, Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Confluent error codes.
+const (
+	codeSubjectNotFound     = 40401
+	codeVersionNotFound     = 40402
+	codeSchemaNotFound      = 40403
+	codeLevelNotConfigured  = 40408
+	codeIncompatible        = 409
+	codeInvalidSchema       = 42201
+	codeInvalidVersion      = 42202
+	codeInvalidLevel        = 42203
+	codeNotPermitted        = 42205
+	codeInvalidSubject      = 42208
+	codeSchemaTooLarge      = 42209
+	codeStore               = 50001
+	codeUnauthorized        = 40101
+	codeMalformedRequest    = 400
+	codeMethodNotAllowed    = 405
+	codeNotFound            = 404
+	codeUnsupportedMedia    = 415
+	codeRequestTooLargeHTTP = 413
+)
+
+// candidate is a schema checked against the catalog as the subject's next
+// version.
+type candidate struct {
+	files fstest.MapFS
+	cat   *registry.Catalog
+	t     *registry.EventType
+	v     *registry.Version
+	rel   string // path inside files
+	form  *Form
+}
+
+// prepare places doc as the next version of subject in a copy of the
+// catalog and loads it: the schema must compile there, as `evtool lint`
+// would require.
+func (snap *snapshot) prepare(subject string, text []byte) (*candidate, *apiError) {
+	n := 1
+	if st := snap.subjects[subject]; st != nil {
+		n = len(st.versions) + 1
+	}
+	rel := path.Join(snap.root, subject, fmt.Sprintf("v%d.json", n))
+	files := maps.Clone(snap.files)
+	files[rel] = &fstest.MapFile{Data: text, Mode: 0o644}
+	cat, err := registry.LoadFS(files, ".")
+	if err != nil {
+		var le *registry.LoadError
+		if errors.As(err, &le) {
+			return nil, apiErr(422, codeInvalidSchema, "invalid schema: %s", relativeMessages(le, rel))
+		}
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %v", err)
+	}
+	t := cat.Lookup(subject)
+	if t == nil || t.Version(n) == nil {
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: it does not load as %s v%d", subject, n)
+	}
+	sub, err := fs.Sub(files, snap.root)
+	if err != nil {
+		return nil, apiErr(500, codeStore, "internal error")
+	}
+	f, err := NewForms(sub).Of(t.Version(n))
+	if err != nil {
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %v", err)
+	}
+	return &candidate{files: files, cat: cat, t: t, v: t.Version(n), rel: rel, form: f}, nil
+}
+
+// relativeMessages renders load findings without the candidate's invented
+// file name where it would confuse.
+func relativeMessages(le *registry.LoadError, rel string) string {
+	var parts []string
+	for i, f := range le.Findings {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(le.Findings)-5))
+			break
+		}
+		msg := f.Message
+		if f.Pointer != "" {
+			msg = f.Pointer + ": " + msg
+		}
+		if f.File != "" && !strings.HasSuffix(filepath.ToSlash(f.File), rel) {
+			msg = f.Location() + ": " + msg
+		} else if f.Line > 0 {
+			msg = fmt.Sprintf("line %d: %s", f.Line, msg)
+		}
+		parts = append(parts, msg)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// compatFindings compares cand with each of olds in the directions mode
+// requires, with evtool's engine, and applies evtool.yaml's approvals.
+func compatFindings(cat *registry.Catalog, t *registry.EventType, cand *registry.Version, olds []*registry.Version, mode registry.Mode, profile registry.Profile) []report.Finding {
+	if mode == registry.ModeNone || len(olds) == 0 {
+		return nil
+	}
+	samples := cat.Config.Compat.Samples
+	opts := compat.Options{Profile: profile, Samples: samples, Seed: 1}
+	var closer func(*registry.Version) (*jsonschema.Schema, error)
+	if profile != registry.ProfileStrict && samples >= 0 {
+		closer = cat.TransformedCompiler(compat.Close)
+	}
+	side := func(v *registry.Version) *compat.Side {
+		var closed *jsonschema.Schema
+		if closer != nil {
+			closed, _ = closer(v)
+		}
+		return compat.NewSide(v.Schema, closed)
+	}
+	newSide := side(cand)
+	var out []report.Finding
+	for _, o := range olds {
+		if o.Schema == nil || cand.Schema == nil {
+			continue
+		}
+		p := compat.Pair{Type: t.Name, OldVersion: o.Number, NewVersion: cand.Number, OldFile: o.File, NewFile: cand.File,
+			Subject: fmt.Sprintf("%s v%d -> v%d", t.Name, o.Number, cand.Number)}
+		oldSide := side(o)
+		for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
+			if (dir == compat.Backward && !mode.Backward()) || (dir == compat.Forward && !mode.Forward()) {
+				continue
+			}
+			for _, f := range compat.Compare(oldSide, newSide, dir, opts) {
+				out = append(out, f.ToReport(p, cat.Locate, cat.Locate, cat.LineOf))
+			}
+		}
+	}
+	out = compat.ApplyIgnores(out, cat.Config, cat.ConfigFile)
+	kept := out[:0]
+	for _, f := range out {
+		if f.Rule != compat.RuleIgnoreStale {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+func failing(fs []report.Finding) bool {
+	for _, f := range fs {
+		if f.Failing() {
+			return true
+		}
+	}
+	return false
+}
+
+// messages renders findings as Confluent's verbose messages: failing ones
+// first.
+func messages(fs []report.Finding) []string {
+	out := []string{}
+	for _, pass := range []bool{true, false} {
+		for _, f := range fs {
+			if f.Failing() != pass {
+				continue
+			}
+			var b strings.Builder
+			if !pass {
+				if f.Ignored != "" {
+					b.WriteString("approved: ")
+				} else {
+					b.WriteString(string(f.Severity) + ": ")
+				}
+			}
+			b.WriteString(f.Subject)
+			if f.Direction != "" {
+				b.WriteString(" " + f.Direction)
+			}
+			b.WriteString(" [" + f.Rule + "]")
+			switch {
+			case f.NewPointer != "":
+				b.WriteString(" at " + f.NewPointer)
+			case f.OldPointer != "":
+				b.WriteString(" at old " + f.OldPointer)
+			}
+			b.WriteString(": " + f.Message)
+			if len(f.Counterexample) > 0 {
+				b.WriteString(" counterexample: " + string(f.Counterexample))
+			}
+			out = append(out, b.String())
+		}
+	}
+	return out
+}

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -70,22 +68,6 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	},
 }
 
-// scriptConds are conditions of the registry scripts.
-//
-//	[compat-registry]  `evtool compat check --against registry:URL` is wired
-var scriptConds = func(cond string) (bool, error) {
-	switch cond {
-	case "compat-registry":
-		var out, errOut bytes.Buffer
-		wd, _ := os.Getwd()
-		dir := filepath.Join(wd, "..", "..", "examples", "orders")
-		run(context.Background(), []string{"compat", "check", "--dir", dir, "--samples", "0", "--against", "registry:http://127.0.0.1:1"}, strings.NewReader(""), &out, &errOut)
-		s := errOut.String()
-		return strings.Contains(s, "connection refused") || strings.Contains(s, "unable to"), nil
-	}
-	return false, nil
-}
-
 // TestRegistryScripts runs the scripts that need a live registry (srfake
 // or `evtool registry serve`).
 func TestRegistryScripts(t *testing.T) {
@@ -93,7 +75,6 @@ func TestRegistryScripts(t *testing.T) {
 		Dir:                 "../../testdata/script/registry",
 		RequireExplicitExec: true,
 		Cmds:                scriptCmds,
-		Condition:           scriptConds,
 		Setup: func(env *testscript.Env) error {
 			wd, err := os.Getwd()
 			if err != nil {

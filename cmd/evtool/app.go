@@ -73,6 +73,8 @@ Exit codes: 0 OK, 1 findings (incompatible, invalid, consumer failed, drift),
 		a.genCommand(),
 		a.compatCommand(),
 		a.registryCommand(),
+		a.exportCommand(),
+		a.docsCommand(),
 	)
 	for _, c := range root.Commands() {
 		if c.Args == nil {

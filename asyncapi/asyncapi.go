@@ -1,0 +1,364 @@
+// Package asyncapi exports a catalog as an AsyncAPI 3.0 document: one
+// channel per Kafka topic, one message per event type and version, the
+// CloudEvents Kafka binding's headers (binary content mode) as each
+// message's headers schema, the version's JSON Schema as its payload, and
+// owners and descriptions from event.yaml.
+//
+// The document is self-contained: every catalog file a version reaches is
+// one entry of components.schemas and every $ref points inside the
+// document (see schema.go for how schemas are carried over). Output is
+// deterministic: the same catalog gives the same bytes.
+package asyncapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/evtool/evtool/registry"
+)
+
+// Version is the AsyncAPI version of the exported document.
+const Version = "3.0.0"
+
+// kafkaBinding is the version of the Kafka bindings used.
+const kafkaBinding = "0.5.0"
+
+// Document is an exported AsyncAPI document.
+type Document struct {
+	root *object
+	// Warnings name schema keywords that AsyncAPI Schema Objects (JSON
+	// Schema draft-07) cannot express exactly.
+	Warnings []Warning
+}
+
+// JSON renders the document as indented JSON.
+func (d *Document) JSON() ([]byte, error) { return encodeJSON(d.root) }
+
+// YAML renders the document as YAML.
+func (d *Document) YAML() ([]byte, error) { return encodeYAML(d.root) }
+
+// Options tune the exported document.
+type Options struct {
+	// Title is info.title; default: "<catalog directory name> events".
+	Title string
+}
+
+// Build exports a loaded catalog. Versions that did not compile are an
+// error: export a catalog that `evtool lint` accepts.
+func Build(cat *registry.Catalog, opts Options) (*Document, error) {
+	for _, t := range cat.Types {
+		for _, v := range t.Versions {
+			if v.Schema == nil {
+				return nil, fmt.Errorf("%s: the schema did not compile; run evtool lint", v.File)
+			}
+		}
+	}
+	x := newSchemaExporter(cat)
+	title := opts.Title
+	if title == "" {
+		name := filepath.Base(cat.Dir)
+		if abs, err := filepath.Abs(cat.Dir); err == nil {
+			name = filepath.Base(abs)
+		}
+		title = name + " events"
+	}
+
+	// Types by topic; a type without a topic gets a channel of its own
+	// with an unknown (null) address.
+	type channel struct {
+		key, address string
+		types        []*registry.EventType
+	}
+	channels := map[string]*channel{}
+	for _, t := range cat.Types {
+		key, addr := t.Meta.Topic, t.Meta.Topic
+		if key == "" {
+			key = t.Name
+		}
+		c := channels[key]
+		if c == nil {
+			c = &channel{key: key, address: addr}
+			channels[key] = c
+		}
+		c.types = append(c.types, t)
+	}
+
+	messages := newObject()
+	for _, t := range sortedTypes(cat) {
+		for _, v := range t.Versions {
+			m, err := x.message(cat, t, v)
+			if err != nil {
+				return nil, err
+			}
+			messages.set(messageKey(t, v), m)
+		}
+	}
+
+	chans := newObject()
+	ops := newObject()
+	for _, key := range sortedKeys(channels) {
+		c := channels[key]
+		msgs := newObject()
+		var names []string
+		for _, t := range c.types {
+			names = append(names, t.Name)
+			for _, v := range t.Versions {
+				mk := messageKey(t, v)
+				msgs.set(mk, obj("$ref", "#/components/messages/"+escapePointerToken(mk)))
+			}
+		}
+		ch := newObject()
+		var desc string
+		if c.address != "" {
+			ch.set("address", c.address)
+			ch.set("title", c.address)
+			desc = fmt.Sprintf("Kafka topic %s. Event types: %s.", c.address, strings.Join(names, ", "))
+		} else {
+			ch.set("address", nil)
+			ch.set("title", c.key)
+			desc = fmt.Sprintf("Event type %s; its event.yaml names no topic, so the address is unknown.", c.key)
+		}
+		ch.set("description", desc)
+		ch.set("messages", msgs)
+		kb := obj("bindingVersion", kafkaBinding)
+		if c.address != "" {
+			kb = obj("topic", c.address, "bindingVersion", kafkaBinding)
+		}
+		ch.set("bindings", obj("kafka", kb))
+		chans.set(c.key, ch)
+
+		for _, t := range c.types {
+			chRef := "#/channels/" + escapePointerToken(c.key)
+			var refs []any
+			for _, v := range t.Versions {
+				refs = append(refs, obj("$ref", chRef+"/messages/"+escapePointerToken(messageKey(t, v))))
+			}
+			mode, profile := cat.Compat(t)
+			op := obj(
+				"action", "send",
+				"channel", obj("$ref", chRef),
+				"title", "Publish "+t.Name,
+				"summary", publishSummary(t),
+				"messages", refs,
+				"x-owner", nonEmpty(t.Meta.Owner),
+				"x-evtool-compat", obj("mode", string(mode), "profile", string(profile)),
+			)
+			ops.set(t.Name, op)
+		}
+	}
+
+	info := obj(
+		"title", title,
+		"version", catalogVersion(cat),
+		"description", infoDescription(cat),
+		"x-evtool-dataschema", cat.Template.String(),
+	)
+	root := obj(
+		"asyncapi", Version,
+		"info", info,
+		"defaultContentType", "application/json",
+		"channels", chans,
+		"operations", ops,
+	)
+	schemas := newObject()
+	for _, name := range sortedKeys(x.names) {
+		schemas.set(name, x.files[x.names[name]].out)
+	}
+	root.set("components", obj("schemas", schemas, "messages", messages))
+	return &Document{root: root, Warnings: x.warnings}, nil
+}
+
+func sortedTypes(cat *registry.Catalog) []*registry.EventType {
+	ts := append([]*registry.EventType(nil), cat.Types...)
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
+	return ts
+}
+
+func messageKey(t *registry.EventType, v *registry.Version) string {
+	return fmt.Sprintf("%s.v%d", unsafeName.ReplaceAllString(t.Name, "_"), v.Number)
+}
+
+func nonEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func publishSummary(t *registry.EventType) string {
+	s := fmt.Sprintf("Producers send %s events", t.Name)
+	if t.Meta.Owner != "" {
+		s = fmt.Sprintf("%s sends %s events", t.Meta.Owner, t.Name)
+	}
+	if t.Meta.Topic != "" {
+		s += " to topic " + t.Meta.Topic
+	}
+	return s + "."
+}
+
+func infoDescription(cat *registry.Catalog) string {
+	mode, profile := cat.Config.Compat.Mode, cat.Config.Compat.Profile
+	if mode == "" {
+		mode = registry.DefaultMode
+	}
+	if profile == "" {
+		profile = registry.DefaultProfile
+	}
+	return strings.Join([]string{
+		"Event catalog exported by evtool (evtool export asyncapi).",
+		"",
+		"Every message is a CloudEvents 1.0 event in the binary content mode of the",
+		"CloudEvents Kafka protocol binding: its attributes travel as ce_* record",
+		"headers (described by the message's headers schema), datacontenttype as the",
+		"content-type header, and the record value is the event's data, described by",
+		"the payload schema, which is version N of the type's JSON Schema",
+		"(schemas/<type>/vN.json). Each version's dataschema attribute is the",
+		"template " + cat.Template.String() + " filled in.",
+		"",
+		fmt.Sprintf("Schema changes are gated by evtool compat check: default mode %s, profile %s.", mode, profile),
+	}, "\n")
+}
+
+// catalogVersion is a digest of everything the document is made of, so
+// info.version changes exactly when the catalog does.
+func catalogVersion(cat *registry.Catalog) string {
+	h := sha256.New()
+	for _, t := range sortedTypes(cat) {
+		mode, profile := cat.Compat(t)
+		m := t.Meta
+		fmt.Fprintf(h, "type %q %q %q %q %q %q %s %s %v\n", t.Name, m.Description, m.Owner, m.Topic, m.PartitionKey, m.Source, mode, profile, m.Deprecated)
+		for _, v := range t.Versions {
+			fmt.Fprintf(h, "version %d %s\n", v.Number, v.Digest)
+			for _, e := range v.Examples {
+				fmt.Fprintf(h, "example %q %x\n", path.Base(filepath.ToSlash(e.File)), sha256.Sum256(e.Text))
+			}
+		}
+	}
+	fmt.Fprintf(h, "dataschema %q\n", cat.Template.String())
+	return "sha256-" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// message is the Message Object of one version.
+func (x *schemaExporter) message(cat *registry.Catalog, t *registry.EventType, v *registry.Version) (*object, error) {
+	payload, err := x.ref(v)
+	if err != nil {
+		return nil, err
+	}
+	dataschema := cat.DataSchema(t.Name, v.Number)
+	m := newObject()
+	m.set("name", t.Name)
+	m.set("title", fmt.Sprintf("%s v%d", t.Name, v.Number))
+	if s := schemaDescription(v); s != "" {
+		m.set("summary", s)
+	}
+	if d := strings.TrimSpace(t.Meta.Description); d != "" {
+		m.set("description", d)
+	}
+	m.set("contentType", "application/json")
+	if t.Deprecated(v.Number) {
+		m.set("deprecated", true)
+	}
+	if t.Meta.Owner != "" {
+		m.set("tags", []any{obj("name", "owner:"+t.Meta.Owner, "description", "The team that owns this event type (event.yaml owner).")})
+	}
+	m.set("headers", headersSchema(t, v.Number, dataschema))
+	m.set("payload", obj("$ref", payload))
+	if kb := keySchema(t); kb != nil {
+		m.set("bindings", obj("kafka", obj("key", kb, "bindingVersion", kafkaBinding)))
+	}
+	var examples []any
+	for _, e := range v.Examples {
+		val, err := decodeOrdered(e.Text)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.File, err)
+		}
+		name := strings.TrimSuffix(path.Base(filepath.ToSlash(e.File)), ".json")
+		examples = append(examples, obj("name", name, "headers", exampleHeaders(t, v.Number, dataschema), "payload", val))
+	}
+	if len(examples) > 0 {
+		m.set("examples", examples)
+	}
+	if t.Meta.Owner != "" {
+		m.set("x-owner", t.Meta.Owner)
+	}
+	m.set("x-evtool-dataschema", dataschema)
+	return m, nil
+}
+
+func schemaDescription(v *registry.Version) string {
+	if v.Schema == nil {
+		return ""
+	}
+	if v.Schema.Description != "" {
+		return v.Schema.Description
+	}
+	return v.Schema.Title
+}
+
+// headersSchema describes the record headers of the binary content mode.
+func headersSchema(t *registry.EventType, version int, dataschema string) *object {
+	str := func(desc string, kv ...any) *object {
+		return obj(append([]any{"type", "string", "description", desc}, kv...)...)
+	}
+	source := str("ce_source: the context in which the event happened (a URI-reference).", "minLength", 1)
+	if t.Meta.Source != "" {
+		source = str("ce_source: the context in which the event happened (a URI-reference); event.yaml requires it to match "+t.Meta.Source+" in full.",
+			"minLength", 1, "pattern", "^(?:"+t.Meta.Source+")$")
+	}
+	subject := str("ce_subject: the subject of the event in the context of its source (optional).")
+	key := "the Kafka record key is not set by evtool (event.yaml names no partition key)."
+	switch pk := t.Meta.PartitionKey; {
+	case pk == "subject":
+		subject = str("ce_subject: the subject of the event; it is also the Kafka record key (event.yaml partitionkey: subject).", "minLength", 1)
+	case pk != "":
+		key = "the Kafka record key is the value at " + pk + " of the data."
+	}
+	props := obj(
+		"ce_specversion", str("ce_specversion: the CloudEvents version.", "const", "1.0"),
+		"ce_id", str("ce_id: identifies the event; source and id are unique per distinct event, so consumers deduplicate redeliveries on them.", "minLength", 1),
+		"ce_source", source,
+		"ce_type", str("ce_type: the event type.", "const", t.Name),
+		"ce_time", str("ce_time: when the occurrence happened (RFC 3339, optional).", "format", "date-time"),
+		"ce_subject", subject,
+		"ce_dataschema", str(fmt.Sprintf("ce_dataschema: the version of the data's schema, here v%d. An event without it is read as the latest version.", version),
+			"format", "uri", "const", dataschema),
+		"content-type", str("content-type: datacontenttype, the media type of the record value.", "const", "application/json"),
+	)
+	required := []any{"ce_specversion", "ce_id", "ce_source", "ce_type"}
+	if t.Meta.PartitionKey == "subject" {
+		required = append(required, "ce_subject")
+	}
+	return obj(
+		"type", "object",
+		"title", "CloudEvents Kafka binding headers (binary content mode)",
+		"description", "CloudEvents attributes as Kafka record headers, values UTF-8 strings: ce_ + the attribute name, and content-type for datacontenttype; extension attributes are further ce_ headers. The record value is the data alone; "+key,
+		"properties", props,
+		"required", required,
+	)
+}
+
+func exampleHeaders(t *registry.EventType, version int, dataschema string) *object {
+	return obj(
+		"ce_specversion", "1.0",
+		"ce_type", t.Name,
+		"ce_dataschema", dataschema,
+		"content-type", "application/json",
+	)
+}
+
+// keySchema describes the Kafka record key (nil when none is configured).
+func keySchema(t *registry.EventType) *object {
+	switch pk := t.Meta.PartitionKey; {
+	case pk == "":
+		return nil
+	case pk == "subject":
+		return obj("type", "string", "description", "The event's subject attribute (ce_subject).")
+	default:
+		return obj("type", "string", "description", "The value at "+pk+" of the event's data, as a string (a number as its JSON text), so that all events of one key land on one partition in order.")
+	}
+}

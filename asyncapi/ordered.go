@@ -1,0 +1,290 @@
+package asyncapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// The document is built from ordered values, so that the output keeps the
+// order of the AsyncAPI fields and of the keywords as the schema authors
+// wrote them, and is the same bytes on every run:
+//
+//	*object, []any, string, json.Number, bool, nil
+
+// object is a JSON object that remembers the order of its keys.
+type object struct {
+	keys []string
+	vals map[string]any
+}
+
+func newObject() *object { return &object{vals: map[string]any{}} }
+
+// obj builds an object from key, value pairs; nil values are left out.
+func obj(kv ...any) *object {
+	o := newObject()
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == nil {
+			continue
+		}
+		o.set(kv[i].(string), kv[i+1])
+	}
+	return o
+}
+
+func (o *object) set(k string, v any) {
+	if n, ok := v.(int); ok {
+		v = json.Number(fmt.Sprint(n))
+	}
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+func (o *object) get(k string) (any, bool) {
+	v, ok := o.vals[k]
+	return v, ok
+}
+
+func (o *object) len() int { return len(o.keys) }
+
+// decodeOrdered decodes JSON text into ordered values (numbers as
+// json.Number). Duplicate keys keep the last value, as the catalog's
+// strict decoder has already refused them.
+func decodeOrdered(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := newObject()
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, ok := kt.(string)
+				if !ok {
+					return nil, fmt.Errorf("object key is %v, not a string", kt)
+				}
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				o.set(k, v)
+			}
+			_, err := dec.Token() // '}'
+			return o, err
+		case '[':
+			a := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				a = append(a, v)
+			}
+			_, err := dec.Token() // ']'
+			return a, err
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	default:
+		return t, nil
+	}
+}
+
+// fromPlain converts a decoded JSON value with Go maps (as the catalog
+// holds examples) into ordered values, keys sorted.
+func fromPlain(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		o := newObject()
+		for _, k := range sortedKeys(t) {
+			o.set(k, fromPlain(t[k]))
+		}
+		return o
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = fromPlain(e)
+		}
+		return out
+	case float64:
+		return json.Number(fmt.Sprint(t))
+	case int:
+		return json.Number(fmt.Sprint(t))
+	}
+	return v
+}
+
+// encodeJSON writes v as indented JSON with a final newline; HTML
+// characters are not escaped (the document is not embedded in HTML).
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := writeJSON(&b, v, ""); err != nil {
+		return nil, err
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
+
+func writeJSON(b *bytes.Buffer, v any, indent string) error {
+	switch t := v.(type) {
+	case *object:
+		if t.len() == 0 {
+			b.WriteString("{}")
+			return nil
+		}
+		b.WriteString("{\n")
+		inner := indent + "  "
+		for i, k := range t.keys {
+			b.WriteString(inner)
+			writeString(b, k)
+			b.WriteString(": ")
+			if err := writeJSON(b, t.vals[k], inner); err != nil {
+				return err
+			}
+			if i < len(t.keys)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString(indent + "}")
+	case []any:
+		if len(t) == 0 {
+			b.WriteString("[]")
+			return nil
+		}
+		b.WriteString("[\n")
+		inner := indent + "  "
+		for i, e := range t {
+			b.WriteString(inner)
+			if err := writeJSON(b, e, inner); err != nil {
+				return err
+			}
+			if i < len(t)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString(indent + "]")
+	case string:
+		writeString(b, t)
+	case json.Number:
+		b.WriteString(t.String())
+	case bool:
+		if t {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case nil:
+		b.WriteString("null")
+	default:
+		return fmt.Errorf("asyncapi: cannot encode %T", v)
+	}
+	return nil
+}
+
+func writeString(b *bytes.Buffer, s string) {
+	var sb bytes.Buffer
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	b.Write(bytes.TrimSuffix(sb.Bytes(), []byte("\n")))
+}
+
+// encodeYAML writes v as a YAML document: block style, multi-line strings
+// as literal blocks, strings that would read as another type quoted.
+func encodeYAML(v any) ([]byte, error) {
+	n, err := yamlNode(v)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(n); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func yamlNode(v any) (*yaml.Node, error) {
+	switch t := v.(type) {
+	case *object:
+		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		for _, k := range t.keys {
+			vn, err := yamlNode(t.vals[k])
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, strNode(k), vn)
+		}
+		if len(n.Content) == 0 {
+			n.Style = yaml.FlowStyle
+		}
+		return n, nil
+	case []any:
+		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		for _, e := range t {
+			en, err := yamlNode(e)
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, en)
+		}
+		if len(n.Content) == 0 {
+			n.Style = yaml.FlowStyle
+		}
+		return n, nil
+	case string:
+		return strNode(t), nil
+	case json.Number:
+		tag := "!!int"
+		if strings.ContainsAny(t.String(), ".eE") {
+			tag = "!!float"
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: t.String()}, nil
+	case bool:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: fmt.Sprint(t)}, nil
+	case nil:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
+	}
+	return nil, fmt.Errorf("asyncapi: cannot encode %T", v)
+}
+
+func strNode(s string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+	// Literal blocks read best for descriptions; they cannot carry
+	// trailing spaces on a line or tabs reliably, so those stay quoted.
+	if strings.Contains(s, "\n") && !strings.Contains(s, " \n") && !strings.Contains(s, "\t") && !strings.HasSuffix(s, " ") {
+		n.Style = yaml.LiteralStyle
+	}
+	return n
+}

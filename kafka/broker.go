@@ -26,6 +26,14 @@ type BrokerConfig struct {
 	DataDir string
 	// Topics are created at start with Partitions partitions.
 	Topics []string
+	// SASLUsers, when set, turn SASL on: clients must authenticate as one
+	// of them (mechanism PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512).
+	SASLUsers []SASLUser
+}
+
+// SASLUser is a user of an embedded broker with SASL on.
+type SASLUser struct {
+	Mechanism, User, Password string
 }
 
 // Broker is a running embedded Kafka cluster.
@@ -77,6 +85,12 @@ func StartBroker(cfg BrokerConfig) (*Broker, error) {
 	}
 	if len(cfg.Topics) > 0 {
 		opts = append(opts, kfake.SeedTopics(int32(cfg.Partitions), cfg.Topics...))
+	}
+	if len(cfg.SASLUsers) > 0 {
+		opts = append(opts, kfake.EnableSASL())
+		for _, u := range cfg.SASLUsers {
+			opts = append(opts, kfake.Superuser(u.Mechanism, u.User, u.Password))
+		}
 	}
 	c, err := kfake.NewCluster(opts...)
 	if err != nil {

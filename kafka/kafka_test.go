@@ -164,3 +164,18 @@ func selfSigned(t *testing.T, dir string) (string, tls.Certificate) {
 	}
 	return caFile, cert
 }
+
+func TestEmbeddedBrokerSASL(t *testing.T) {
+	b, err := StartBroker(BrokerConfig{SASLUsers: []SASLUser{{Mechanism: "SCRAM-SHA-512", User: "qa", Password: "pw"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ok := ClientConfig{Brokers: b.Addrs(), SASLMechanism: "SCRAM-SHA-512", SASLUser: "qa", SASLPassword: "pw"}
+	if err := produceOne(t, ok); err != nil {
+		t.Fatal(err)
+	}
+	if err := produceWithin(t, ClientConfig{Brokers: b.Addrs()}, time.Second); err == nil {
+		t.Fatal("a client without SASL was let in")
+	}
+}

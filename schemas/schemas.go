@@ -1,6 +1,7 @@
 // Package schemas embeds the meta-schemas of evtool's own files
-// (evtool.yaml, event.yaml). Each is a JSON Schema that the loaders check a
-// file against before decoding it, so every mistake gets a line number.
+// (evtool.yaml, event.yaml, replay scenarios). Each is a JSON Schema that the
+// loaders check a file against before decoding it, so every mistake gets a
+// line number.
 package schemas
 
 import (
@@ -16,8 +17,9 @@ var files embed.FS
 
 // Names of the embedded meta-schemas.
 const (
-	Config = "evtool.schema.json"
-	Event  = "event.schema.json"
+	Config   = "evtool.schema.json"
+	Event    = "event.schema.json"
+	Scenario = "scenario.schema.json"
 )
 
 // Compile compiles the named embedded meta-schema.

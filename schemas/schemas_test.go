@@ -3,7 +3,7 @@ package schemas
 import "testing"
 
 func TestCompile(t *testing.T) {
-	for _, name := range []string{Config, Event} {
+	for _, name := range []string{Config, Event, Scenario} {
 		if _, err := Compile(name); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}

@@ -75,6 +75,8 @@ Exit codes: 0 OK, 1 findings (incompatible, invalid, consumer failed, drift),
 		a.registryCommand(),
 		a.exportCommand(),
 		a.docsCommand(),
+		a.brokerCommand(),
+		a.replayCommand(),
 	)
 	for _, c := range root.Commands() {
 		if c.Args == nil {

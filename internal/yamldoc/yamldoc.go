@@ -42,6 +42,9 @@ type Doc struct {
 	value any
 	pos   map[string]*yaml.Node // JSON pointer -> node
 	nodes int
+	// expanding holds the aliases being expanded on the current path: an
+	// alias to one of its own ancestors would expand forever.
+	expanding map[*yaml.Node]bool
 }
 
 // Parse parses data as one YAML document. An empty document is an error:
@@ -120,7 +123,16 @@ func (d *Doc) convert(n *yaml.Node, ptr string) (any, *Problem) {
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
-		return d.convert(n.Alias, ptr)
+		if d.expanding[n.Alias] {
+			return nil, &Problem{Line: n.Line, Column: n.Column, Pointer: ptr, Message: "recursive alias: *" + n.Value + " refers to a node that contains it"}
+		}
+		if d.expanding == nil {
+			d.expanding = map[*yaml.Node]bool{}
+		}
+		d.expanding[n.Alias] = true
+		v, prob := d.convert(n.Alias, ptr)
+		delete(d.expanding, n.Alias)
+		return v, prob
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil

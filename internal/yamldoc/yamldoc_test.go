@@ -19,6 +19,7 @@ func TestParse(t *testing.T) {
 			"a": json.Number("1"), "b": json.Number("2.5"), "c": true, "d": nil, "e": "x", "f": json.Number("16")}, ""},
 		{"nested", "a:\n  - {b: [1]}\n", map[string]any{"a": []any{map[string]any{"b": []any{json.Number("1")}}}}, ""},
 		{"alias", "x: &a {k: v}\ny: *a\n", map[string]any{"x": map[string]any{"k": "v"}, "y": map[string]any{"k": "v"}}, ""},
+		{"recursive alias", "a: &x [*x]\n", nil, "recursive alias: *x"},
 		{"empty", "", nil, "line 1: empty document"},
 		{"comment only", "# nothing\n", nil, "empty document"},
 		{"duplicate", "a: 1\na: 2\n", nil, "line 2"},

@@ -1,0 +1,340 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/kafka"
+	"github.com/evtool/evtool/replay"
+)
+
+func (a *app) replayCommand() *cobra.Command {
+	var (
+		brokers    []string
+		seed       uint64
+		faults     string
+		listFaults bool
+		format     string
+		reportFile string
+		workdir    string
+		keep       bool
+		verbose    bool
+		cc         kafka.ClientConfig
+	)
+	c := &cobra.Command{
+		Use:   "replay SCENARIO",
+		Short: "Replay events through Kafka with duplicates and reordering; compare the consumer's state with a clean run",
+		Long: `Replay the scenario's events through Kafka twice: once clean (the baseline) and
+once through a seeded fault plan (duplicates, reordering). The consumer under
+test (consumer.run) is started once per run with a fresh topic, group and work
+directory in EVTOOL_BROKERS, EVTOOL_TOPIC, EVTOOL_GROUP, EVTOOL_WORKDIR,
+EVTOOL_ADDR (a free 127.0.0.1 port for its state endpoint) and EVTOOL_RUN.
+After each run settles (the group's committed offsets reach the end of every
+partition and stay there for consumer.quiet) its state is read (GET
+consumer.state.http, or the stdout of consumer.state.command) as JSON.
+
+The replay passes when the chaos state equals the baseline state (without the
+consumer.ignore pointers) and every expect.state assertion holds. A failure
+prints the differences, the faults applied near them, the seed and the command
+that reproduces the run; --seed N --faults i,j,k replays exactly those faults
+(see --list-faults).
+
+Every event is validated against the catalog before anything is produced.
+Without kafka.brokers and --brokers, an embedded broker runs in-process.
+
+Exit 0 pass, 1 the consumer failed (state differs, an expectation fails, it
+exited early or never settled), 2 error (scenario, events, Kafka, state not
+JSON).`,
+		Example: `  evtool replay examples/orders/replay.yaml
+  evtool replay scenario.yaml --seed 7 --faults 3,12
+  evtool replay scenario.yaml --list-faults
+  evtool replay scenario.yaml --brokers kafka:9093 --tls --sasl-mechanism SCRAM-SHA-512 --sasl-user qa
+  evtool replay scenario.yaml --format junit --report replay.xml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := replay.ParseFormat(format)
+			if err != nil {
+				return usageError{fmt.Errorf("--format: %w", err)}
+			}
+			sel := chaos.All()
+			if cmd.Flags().Changed("faults") {
+				if sel, err = chaos.ParseSelection(faults); err != nil {
+					return usageError{fmt.Errorf("--faults: %w", err)}
+				}
+			}
+			if cc.SASLPassword == "" {
+				cc.SASLPassword = os.Getenv("EVTOOL_SASL_PASSWORD")
+			}
+			var brokerList []string
+			for _, b := range brokers {
+				for _, x := range strings.Split(b, ",") {
+					if x = strings.TrimSpace(x); x != "" {
+						brokerList = append(brokerList, x)
+					}
+				}
+			}
+			sc, err := replay.LoadScenario(args[0])
+			if err != nil {
+				return err
+			}
+			if os.Getenv("GOGC") == "" {
+				defer debug.SetGCPercent(debug.SetGCPercent(replay.ProducerGCPercent))
+			}
+			opts := replay.Options{
+				Brokers: brokerList,
+				Client:  cc,
+				Faults:  sel,
+				WorkDir: workdir,
+				Keep:    keep,
+				Command: "evtool replay " + shellWord(args[0]),
+			}
+			if cmd.Flags().Changed("seed") {
+				opts.Seed = &seed
+			}
+			if verbose {
+				opts.Log = a.stderr
+			}
+			if listFaults {
+				return a.listFaults(cmd.Context(), sc, opts, f)
+			}
+			var bar *barProgress
+			if isTerminal(a.stderr) && !verbose {
+				bar = newBarProgress(a.stderr)
+				opts.Progress = bar
+			}
+			rep, err := replay.Replay(cmd.Context(), sc, opts)
+			if bar != nil {
+				bar.close()
+			}
+			if rep == nil {
+				return err
+			}
+			if werr := replay.Write(a.stdout, f, rep); werr != nil {
+				return werr
+			}
+			if reportFile != "" {
+				if werr := writeReportFile(reportFile, rep); werr != nil {
+					return werr
+				}
+			}
+			switch {
+			case err != nil:
+				return err
+			case rep.Verdict == replay.Fail:
+				return errFindings
+			}
+			return nil
+		},
+	}
+	fl := c.Flags()
+	fl.StringSliceVar(&brokers, "brokers", nil, "Kafka seed brokers host:port[,host:port] (default: kafka.brokers, else an embedded broker)")
+	fl.Uint64Var(&seed, "seed", 0, "seed of the fault plan (default: chaos.seed, else random)")
+	fl.StringVar(&faults, "faults", "", "apply only these faults of the plan, e.g. 3,7,10-12 (see --list-faults)")
+	fl.BoolVar(&listFaults, "list-faults", false, "print the fault plan for the seed and exit, without Kafka")
+	fl.StringVar(&format, "format", "text", "output format: text|json|junit")
+	fl.StringVar(&reportFile, "report", "", "also write the report to FILE (.json: JSON, .xml: JUnit, else text)")
+	fl.StringVar(&workdir, "workdir", "", "keep the runs' work directories and consumer logs here (default: a temporary directory, removed)")
+	fl.BoolVar(&keep, "keep", false, "keep the work directory, topics and consumer groups")
+	fl.BoolVarP(&verbose, "verbose", "v", false, "log each step on stderr")
+	fl.BoolVar(&cc.TLS, "tls", false, "connect with TLS")
+	fl.StringVar(&cc.TLSCAFile, "tls-ca", "", "PEM file of the CAs to trust (implies --tls)")
+	fl.StringVar(&cc.TLSCertFile, "tls-cert", "", "PEM client certificate (implies --tls)")
+	fl.StringVar(&cc.TLSKeyFile, "tls-key", "", "PEM client key")
+	fl.StringVar(&cc.TLSServerName, "tls-server-name", "", "server name to verify")
+	fl.BoolVar(&cc.TLSInsecure, "tls-insecure", false, "do not verify the server's certificate")
+	fl.StringVar(&cc.SASLMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+	fl.StringVar(&cc.SASLUser, "sasl-user", "", "SASL user")
+	fl.StringVar(&cc.SASLPassword, "sasl-password", "", "SASL password (better: the EVTOOL_SASL_PASSWORD environment variable)")
+	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"text", "json", "junit"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	return c
+}
+
+func writeReportFile(name string, rep *replay.Report) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	if err := replay.Write(f, replay.FormatForFile(name), rep); err != nil {
+		f.Close()
+		return fmt.Errorf("--report %s: %w", name, err)
+	}
+	return f.Close()
+}
+
+// listFaults prints the fault plan without touching Kafka.
+func (a *app) listFaults(ctx context.Context, sc *replay.Scenario, opts replay.Options, f replay.Format) error {
+	h, err := replay.NewHarness(sc, opts)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	inv, err := h.Validate(ctx)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(a.stdout)
+	defer w.Flush()
+	mark := func(applied bool) string {
+		if opts.Faults.IsAll() || !applied {
+			return ""
+		}
+		return " (selected)"
+	}
+	switch f {
+	case replay.FormatJSON:
+		fmt.Fprintf(w, "{\"scenario\":%s,\"seed\":%d,\"chaos\":%s,\"events\":%d,\"faults\":[", jsonString(sc.File), h.Seed(), jsonString(sc.Chaos.String()), inv.Events)
+		first := true
+		st, err := h.ListFaults(ctx, opts.Faults, func(fl chaos.Fault, applied bool) error {
+			if !first {
+				w.WriteString(",")
+			}
+			first = false
+			type item struct {
+				chaos.Fault
+				Selected bool `json:"selected"`
+			}
+			b, err := json.Marshal(item{fl, applied})
+			if err != nil {
+				return err
+			}
+			w.WriteString("\n  ")
+			_, err = w.Write(b)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		planned, _ := json.Marshal(st.Planned)
+		fmt.Fprintf(w, "\n],\"planned\":%s}\n", planned)
+		return nil
+	case replay.FormatText:
+		fmt.Fprintf(w, "fault plan of %s, seed %d: %s over %d events\n", sc.File, h.Seed(), sc.Chaos, inv.Events)
+		st, err := h.ListFaults(ctx, opts.Faults, func(fl chaos.Fault, applied bool) error {
+			_, err := fmt.Fprintf(w, "%s%s\n", fl, mark(applied))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		planned, applied := st.Total()
+		var kinds []string
+		for _, k := range chaos.Kinds {
+			if n := st.Planned[k]; n > 0 {
+				kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+			}
+		}
+		fmt.Fprintf(w, "%d faults (%s)", planned, strings.Join(kinds, ", "))
+		if !opts.Faults.IsAll() {
+			fmt.Fprintf(w, ", %d selected", applied)
+		}
+		fmt.Fprintln(w)
+		return nil
+	}
+	return usagef("--list-faults prints text or json, not %s", f)
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// shellWord quotes an argument for the reproduce line when it needs it.
+func shellWord(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// barProgress shows a run's progress on a terminal: a bar of the events
+// produced, then a spinner with the consumer's lag while it settles.
+type barProgress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	bar     *progressbar.ProgressBar
+	run     string
+	settled bool // the current bar is the settle spinner
+}
+
+func newBarProgress(w io.Writer) *barProgress { return &barProgress{w: w} }
+
+func (p *barProgress) replace(run string, max int64, desc string, settle bool) {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+		_ = p.bar.Clear()
+	}
+	p.run, p.settled = run, settle
+	opts := []progressbar.Option{
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionThrottle(80 * time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionSpinnerType(14),
+	}
+	if max > 0 {
+		opts = append(opts, progressbar.OptionShowCount())
+	}
+	p.bar = progressbar.NewOptions64(max, opts...)
+}
+
+func (p *barProgress) Phase(run, phase string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch phase {
+	case "done", "stopping", "reading state":
+		if p.bar != nil && p.run == run {
+			_ = p.bar.Finish()
+			_ = p.bar.Clear()
+			p.bar = nil
+		}
+	}
+}
+
+func (p *barProgress) Produced(run string, done, total int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar == nil || p.run != run || p.settled {
+		p.replace(run, total, run+": producing events", false)
+	}
+	_ = p.bar.Set64(done)
+}
+
+func (p *barProgress) Lag(run string, lag int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar == nil || p.run != run || !p.settled {
+		p.replace(run, -1, "", true)
+	}
+	p.bar.Describe(fmt.Sprintf("%s: waiting for the consumer to commit, lag %d", run, lag))
+}
+
+func (p *barProgress) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		_ = p.bar.Finish()
+		_ = p.bar.Clear()
+		p.bar = nil
+	}
+}

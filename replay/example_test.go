@@ -1,0 +1,124 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// exampleConsumer builds examples/orders/consumer once per test binary.
+var exampleConsumer = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "evtool-replay-test-")
+	if err != nil {
+		return "", err
+	}
+	exe := filepath.Join(dir, "orders-consumer")
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		goTool = "go"
+	}
+	cmd := exec.Command(goTool, "build", "-o", exe, "./examples/orders/consumer")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", &exec.Error{Name: "go build ./examples/orders/consumer: " + string(out), Err: err}
+	}
+	return exe, nil
+})
+
+func exampleScenario(t *testing.T, naive bool, events, chaosYAML string) *Scenario {
+	t.Helper()
+	exe, err := exampleConsumer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := "[" + exe + "]"
+	if naive {
+		run = "[" + exe + ", -naive]"
+	}
+	return writeScenario(t, `catalog: `+examplesDir+`
+events: {file: `+events+`}
+kafka: {partitions: 3}
+consumer:
+  run: `+run+`
+  state: {http: "http://${EVTOOL_ADDR}/state"}
+  ignore: [/orders/*/updatedAt]
+  settle_timeout: 30s
+  quiet: 150ms
+expect:
+  state:
+    - {pointer: /orders, count: 50}
+`+chaosYAML)
+}
+
+// The example consumer (SQLite, inbox, version guard) survives ten fault
+// plans through Kafka: one baseline, ten chaos runs with different seeds.
+func TestExampleConsumerTenSeeds(t *testing.T) {
+	t.Parallel()
+	sc := exampleScenario(t, false, testEvents(t, 400), dupAndReorder)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	h, err := NewHarness(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	inv, err := h.Validate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	base, err := h.Run(ctx, RunSpec{Name: "baseline"})
+	if err != nil || base.Failure != nil {
+		t.Fatalf("baseline: %v %+v", err, base)
+	}
+	for seed := uint64(1); seed <= 10; seed++ {
+		ch, err := h.Run(ctx, RunSpec{Name: "chaos", Chaos: true, Seed: &seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := h.newReport(inv)
+		rep.Runs = []*RunResult{base, ch}
+		if err := h.Judge(ctx, rep, base, ch); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verdict != Pass {
+			var b bytes.Buffer
+			_ = WriteText(&b, rep)
+			t.Fatalf("seed %d:\n%s", seed, b.String())
+		}
+		if ch.Seed != seed || ch.Records <= ch.Events || ch.Applied["reorder"] == 0 {
+			t.Fatalf("seed %d: %+v", seed, ch)
+		}
+	}
+}
+
+// The naive mode fails under duplicates alone and under reordering alone.
+func TestExampleConsumerNaive(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ chaos, want string }{
+		{"chaos: {seed: 1, duplicate: {rate: 0.05, spread: 10}}\n", "/paidMinor: baseline"},
+		{"chaos: {seed: 1, reorder: {window: 40, scope: key, rate: 0.2}}\n", "/orderVersion: baseline"},
+	} {
+		sc := exampleScenario(t, true, testEvents(t, 400), tt.chaos)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		rep, err := Replay(ctx, sc, Options{})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		_ = WriteText(&b, rep)
+		if rep.Verdict != Fail || !strings.Contains(b.String(), tt.want) || len(rep.NearFaults) == 0 {
+			t.Fatalf("%s: verdict %s, want a failure with %q:\n%s", tt.chaos, rep.Verdict, tt.want, b.String())
+		}
+	}
+}

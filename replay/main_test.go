@@ -1,0 +1,140 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/kafka"
+)
+
+// The test binary doubles as the consumer under test: with
+// REPLAY_TEST_CONSUMER set it runs a small consumer in that mode instead
+// of the tests (see testConsumer).
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("REPLAY_TEST_CONSUMER"); mode != "" {
+		os.Exit(testConsumer(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// testConsumer is a consumer of the orders events with in-memory state.
+// Modes:
+//
+//	correct       dedupe by event id; per order, the newest orderVersion wins
+//	naive         no dedupe; per order, the last event wins
+//	exit          prints to stderr and exits 3 at once
+//	never-commit  consumes but never commits
+//	html          serves HTML on /state
+//	slow-start    sleeps 300ms before consuming (like go run compiling)
+func testConsumer(mode string) int {
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(os.Stderr, "test consumer: "+format+"\n", args...)
+		return 1
+	}
+	if mode == "exit" {
+		fmt.Fprintln(os.Stderr, "connecting to the database...")
+		fmt.Fprintln(os.Stderr, "fatal: cannot open database: permission denied")
+		return 3
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if mode == "slow-start" {
+		time.Sleep(300 * time.Millisecond)
+	}
+	var mu sync.Mutex
+	counts := map[string]int{}
+	type order struct {
+		Version int64  `json:"version"`
+		Last    string `json:"last"`
+	}
+	orders := map[string]*order{}
+
+	ln, err := net.Listen("tcp", os.Getenv("EVTOOL_ADDR"))
+	if err != nil {
+		return fail("%v", err)
+	}
+	go func() {
+		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if mode == "html" {
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprint(w, "<!DOCTYPE html><html><body><h1>Orders</h1></body></html>")
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{"events": counts, "orders": orders})
+		}))
+	}()
+
+	opts, err := kafka.ClientConfig{
+		Brokers:       strings.Split(os.Getenv("EVTOOL_BROKERS"), ","),
+		SASLMechanism: os.Getenv("EVTOOL_SASL_MECHANISM"),
+		SASLUser:      os.Getenv("EVTOOL_SASL_USER"),
+		SASLPassword:  os.Getenv("EVTOOL_SASL_PASSWORD"),
+	}.Options()
+	if err != nil {
+		return fail("%v", err)
+	}
+	cl, err := kgo.NewClient(append(opts,
+		kgo.ConsumerGroup(os.Getenv("EVTOOL_GROUP")),
+		kgo.ConsumeTopics(os.Getenv("EVTOOL_TOPIC")),
+		kgo.DisableAutoCommit(),
+	)...)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer cl.Close()
+	for {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return 0
+		}
+		recs := fs.Records()
+		mu.Lock()
+		for _, r := range recs {
+			d, _, err := envelope.FromRecord(r)
+			if err != nil || d == nil {
+				mu.Unlock()
+				return fail("bad record: %v", err)
+			}
+			var data struct {
+				OrderID      string `json:"orderId"`
+				OrderVersion int64  `json:"orderVersion"`
+			}
+			_ = json.Unmarshal(d.Event.Data(), &data)
+			id := d.Event.ID()
+			if mode != "naive" && counts[id] > 0 {
+				continue
+			}
+			counts[id]++
+			o := orders[data.OrderID]
+			if o == nil {
+				o = &order{}
+				orders[data.OrderID] = o
+			}
+			if mode == "naive" || data.OrderVersion > o.Version {
+				o.Version, o.Last = data.OrderVersion, d.Event.Type()
+			}
+		}
+		mu.Unlock()
+		if mode != "never-commit" && len(recs) > 0 {
+			if err := cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
+				return fail("commit: %v", err)
+			}
+		}
+	}
+}

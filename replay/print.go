@@ -1,0 +1,303 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/evtool/evtool/chaos"
+)
+
+// Format is a report format.
+type Format string
+
+// Report formats.
+const (
+	FormatText  Format = "text"
+	FormatJSON  Format = "json"
+	FormatJUnit Format = "junit"
+)
+
+// Formats lists the report formats.
+var Formats = []Format{FormatText, FormatJSON, FormatJUnit}
+
+// ParseFormat parses a report format name.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("unknown format %q: use text, json or junit", s)
+}
+
+// FormatForFile picks a report format from a file name: .json, .xml
+// (JUnit), anything else text.
+func FormatForFile(name string) Format {
+	switch {
+	case strings.HasSuffix(name, ".json"):
+		return FormatJSON
+	case strings.HasSuffix(name, ".xml"):
+		return FormatJUnit
+	}
+	return FormatText
+}
+
+// Write prints a report in a format.
+func Write(w io.Writer, f Format, r *Report) error {
+	switch f {
+	case FormatText:
+		return WriteText(w, r)
+	case FormatJSON:
+		return WriteJSON(w, r)
+	case FormatJUnit:
+		return WriteJUnit(w, r)
+	}
+	return fmt.Errorf("unknown format %q", f)
+}
+
+// maxTextDifferences and maxTextDiffLines bound the differences and the
+// go-cmp diff in text.
+const (
+	maxTextDifferences = 20
+	maxTextDiffLines   = 80
+)
+
+// WriteText prints the report for people.
+func WriteText(w io.Writer, r *Report) error {
+	var b bytes.Buffer
+	verdict := strings.ToUpper(string(r.Verdict))
+	fmt.Fprintf(&b, "replay %s: %s\n", r.Scenario, verdict)
+	if inv := r.Events; inv != nil {
+		fmt.Fprintf(&b, "  events    %d from %s (%s)\n", inv.Events, inv.Source, typeCounts(inv.Types))
+	}
+	broker := "brokers " + r.Brokers
+	if r.Brokers == "embedded" {
+		broker = "embedded broker"
+	}
+	topic := ""
+	if r.Events != nil {
+		topic = ", topic " + r.Events.Topic
+	}
+	fmt.Fprintf(&b, "  kafka     %s%s, %d partitions, %s mode\n", broker, topic, r.Partitions, r.Mode)
+	faults := ""
+	if r.Faults != "all" {
+		faults = ", faults " + r.Faults
+	}
+	fmt.Fprintf(&b, "  chaos     seed %d%s: %s\n", r.Seed, faults, r.Chaos)
+	for _, run := range r.Runs {
+		fmt.Fprintf(&b, "  %-9s %s\n", run.Name, runLine(run))
+	}
+	fmt.Fprintf(&b, "%s\n", r.Summary)
+
+	for _, run := range r.Runs {
+		if f := run.Failure; f != nil {
+			fmt.Fprintf(&b, "\n%s run: %s\n", run.Name, f.Message)
+			if len(f.Lag) > 0 {
+				b.WriteString("  lag per partition:\n")
+				for _, l := range f.Lag {
+					committed := "nothing committed"
+					if l.Committed >= 0 {
+						committed = fmt.Sprintf("committed %d", l.Committed)
+					}
+					fmt.Fprintf(&b, "    partition %d: end %d, %s, lag %d\n", l.Partition, l.End, committed, l.Lag)
+				}
+			}
+			if len(f.Output) > 0 {
+				fmt.Fprintf(&b, "  consumer output (last %d lines):\n", len(f.Output))
+				for _, l := range f.Output {
+					fmt.Fprintf(&b, "    | %s\n", l)
+				}
+			}
+		}
+		for _, e := range run.Expect {
+			if !e.OK {
+				fmt.Fprintf(&b, "  expect (%s:%d) failed in the %s run: %s\n", r.Scenario, e.Line, run.Name, e)
+			}
+		}
+	}
+	if c := r.Comparison; c != nil && !c.Equal {
+		b.WriteString("\ndifferences:\n")
+		for i, d := range c.Differences {
+			if i == maxTextDifferences {
+				break
+			}
+			fmt.Fprintf(&b, "  %s\n", d)
+		}
+		if n := len(c.Differences) + c.More; n > maxTextDifferences {
+			fmt.Fprintf(&b, "  ... (%d in all)\n", n)
+		}
+		diff := strings.TrimRight(c.Diff, "\n")
+		if lines := strings.Split(diff, "\n"); len(lines) > maxTextDiffLines {
+			diff = strings.Join(lines[:maxTextDiffLines], "\n") + fmt.Sprintf("\n... (%d more lines; --format json has more)", len(lines)-maxTextDiffLines)
+		}
+		fmt.Fprintf(&b, "\ndiff (-baseline +chaos):\n%s\n", indent(diff, "  "))
+	}
+	if len(r.NearFaults) > 0 {
+		what := "faults near the differences"
+		if r.Comparison == nil || r.Comparison.Equal {
+			what = "faults applied in the chaos run (first ones)"
+		}
+		if len(r.NearKeys) > 0 {
+			what += " (keys " + strings.Join(limit(r.NearKeys, 10), ", ") + ")"
+		}
+		fmt.Fprintf(&b, "\n%s:\n", what)
+		for _, f := range r.NearFaults {
+			fmt.Fprintf(&b, "  %s\n", f)
+		}
+	} else if r.Verdict == Fail && r.Comparison != nil && !r.Comparison.Equal {
+		b.WriteString("\nno applied fault concerns the keys near the differences\n")
+	}
+	if r.Verdict == Fail && r.Reproduce != "" {
+		fmt.Fprintf(&b, "\nseed %d\nreproduce: %s\n", r.Seed, r.Reproduce)
+		if r.ReproduceNear != "" {
+			fmt.Fprintf(&b, "only the faults near the differences: %s\n", r.ReproduceNear)
+		}
+	}
+	if r.Error != "" && r.Verdict == Error && strings.Contains(r.Error, "\n") {
+		fmt.Fprintf(&b, "\nerror: %s\n", r.Error) // the summary has its first line
+	}
+	if r.Workdir != "" {
+		fmt.Fprintf(&b, "work directory and consumer logs: %s\n", r.Workdir)
+	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", wn)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func runLine(run *RunResult) string {
+	var parts []string
+	copies := run.Records - run.Events
+	switch {
+	case run.Applied != nil:
+		s := fmt.Sprintf("%d events", run.Events)
+		if copies > 0 {
+			s += fmt.Sprintf(" + %d copies", copies)
+		}
+		if m := run.Applied[chaos.Reorder]; m > 0 {
+			s += fmt.Sprintf(", %d moved", m)
+		}
+		parts = append(parts, s)
+	default:
+		parts = append(parts, fmt.Sprintf("%d events", run.Events))
+	}
+	parts = append(parts, "produced in "+run.ProduceTime.String())
+	switch {
+	case run.Settled:
+		parts = append(parts, "settled in "+run.SettleTime.String())
+	case run.Failure != nil:
+		parts = append(parts, "FAILED: "+run.Failure.Reason)
+	}
+	parts = append(parts, "total "+run.TotalTime.String())
+	return strings.Join(parts, "; ")
+}
+
+func typeCounts(m map[string]int64) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %d", n, m[n])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func limit(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(s[:n:n], "…")
+}
+
+func indent(s, prefix string) string {
+	if s == "" {
+		return s
+	}
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// WriteJSON prints the report as one JSON document.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name      string      `xml:"name,attr"`
+	Tests     int         `xml:"tests,attr"`
+	Failures  int         `xml:"failures,attr"`
+	Errors    int         `xml:"errors,attr"`
+	Time      string      `xml:"time,attr"`
+	Timestamp string      `xml:"timestamp,attr,omitempty"`
+	Cases     []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// WriteJUnit prints the report as JUnit XML: one test case per scenario,
+// failing with the text report.
+func WriteJUnit(w io.Writer, r *Report) error {
+	var text bytes.Buffer
+	if err := WriteText(&text, r); err != nil {
+		return err
+	}
+	secs := fmt.Sprintf("%.3f", time.Duration(r.Duration).Seconds())
+	c := junitCase{Name: r.Scenario, Classname: "evtool.replay", Time: secs}
+	s := junitSuite{Name: "evtool replay", Tests: 1, Time: secs}
+	switch r.Verdict {
+	case Fail:
+		c.Failure = &junitProblem{Message: r.Summary, Type: "consumer-failed", Text: text.String()}
+		s.Failures = 1
+	case Error:
+		c.Error = &junitProblem{Message: r.Summary, Type: "error", Text: text.String()}
+		s.Errors = 1
+	default:
+		c.SystemOut = text.String()
+	}
+	s.Cases = []junitCase{c}
+	doc := junitSuites{Name: "evtool replay", Tests: 1, Failures: s.Failures, Errors: s.Errors, Time: secs, Suites: []junitSuite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

@@ -1,0 +1,20 @@
+//go:build !unix
+
+package replay
+
+import (
+	"os"
+	"os/exec"
+)
+
+func setProcessGroup(*exec.Cmd) {}
+
+// terminate asks the consumer to stop; without process groups and SIGTERM
+// this is an interrupt where supported, else a kill.
+func terminate(cmd *exec.Cmd) {
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		_ = cmd.Process.Kill()
+	}
+}
+
+func kill(cmd *exec.Cmd) { _ = cmd.Process.Kill() }

@@ -1,0 +1,318 @@
+// Package replay is evtool's chaos replay harness: it produces a scenario's
+// events through Kafka twice, once clean (the baseline) and once through a
+// fault plan (duplicates, reordering; see package chaos), runs the
+// consumer under test once per run with a fresh topic, group and work
+// directory, waits until its group has committed everything, reads its
+// state, and passes when the chaos state equals the baseline state and
+// every expectation holds.
+//
+// The consumer is any program: the harness starts consumer.run with
+// EVTOOL_BROKERS, EVTOOL_TOPIC, EVTOOL_GROUP, EVTOOL_WORKDIR, EVTOOL_ADDR
+// and EVTOOL_RUN in its environment and reads its state from
+// consumer.state (GET on a URL, or a command's stdout), as JSON.
+//
+// Memory does not grow with the number of events: events are streamed
+// from the file (or generator) through the fault plan into the producer,
+// and the plan holds at most the reorder window and pending copies.
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/internal/pipeline"
+)
+
+// Verdict is the outcome of a replay.
+type Verdict string
+
+// Verdicts.
+const (
+	Pass  Verdict = "pass"
+	Fail  Verdict = "fail"  // the consumer failed: exit 1
+	Error Verdict = "error" // the harness could not decide: exit 2
+)
+
+// maxNearFaults bounds the faults listed near a difference.
+const maxNearFaults = 30
+
+// Report is everything a replay found, for the printers.
+type Report struct {
+	Scenario   string        `json:"scenario"`
+	Seed       uint64        `json:"seed"`
+	Faults     string        `json:"faults"`
+	Chaos      string        `json:"chaos"`
+	Events     *Inventory    `json:"events,omitempty"`
+	Brokers    string        `json:"brokers"`
+	Partitions int           `json:"partitions"`
+	Mode       string        `json:"mode"`
+	Runs       []*RunResult  `json:"runs"`
+	Verdict    Verdict       `json:"verdict"`
+	Summary    string        `json:"summary"`
+	Comparison *Comparison   `json:"comparison,omitempty"`
+	NearKeys   []string      `json:"nearKeys,omitempty"`
+	NearFaults []chaos.Fault `json:"nearFaults,omitempty"`
+	// Reproduce reruns the chaos run exactly; ReproduceNear applies only
+	// the faults near the differences (a hint, not a proven minimum).
+	Reproduce     string   `json:"reproduce,omitempty"`
+	ReproduceNear string   `json:"reproduceNear,omitempty"`
+	Warnings      []string `json:"warnings,omitempty"`
+	Error         string   `json:"error,omitempty"`
+	Duration      Duration `json:"duration"`
+	// Workdir is kept (--keep or --workdir) or "".
+	Workdir string `json:"workdir,omitempty"`
+}
+
+// Run finds the run with the given name.
+func (r *Report) Run(name string) *RunResult {
+	for _, x := range r.Runs {
+		if x.Name == name {
+			return x
+		}
+	}
+	return nil
+}
+
+// Replay runs a scenario end to end: validate the events, connect, run the
+// baseline and the chaos run, compare. It returns the report and, for an
+// error verdict, the error (exit 2); a failing consumer is a report with
+// verdict Fail and no error. Errors before the first run (scenario,
+// catalog, events, Kafka) come back without a report.
+func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
+	start := time.Now()
+	h, err := NewHarness(sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	inv, err := h.Validate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Connect(ctx); err != nil {
+		return nil, err
+	}
+	rep := h.newReport(inv)
+	defer func() { rep.Duration = Duration(time.Since(start)) }()
+	fail := func(err error) (*Report, error) {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			err = errors.New("interrupted: " + strings.TrimSuffix(err.Error(), ": "+ctx.Err().Error()))
+		}
+		rep.Verdict, rep.Error = Error, err.Error()
+		rep.Summary = "error: " + firstLine(err.Error())
+		return rep, err
+	}
+
+	base, err := h.Run(ctx, RunSpec{Name: "baseline"})
+	if err != nil {
+		return fail(fmt.Errorf("baseline run: %w", err))
+	}
+	rep.Runs = append(rep.Runs, base)
+	if base.Failure != nil {
+		rep.Verdict = Fail
+		rep.Summary = "the consumer failed the baseline run (no faults): " + base.Failure.Message
+		return rep, nil
+	}
+	ch, err := h.Run(ctx, RunSpec{Name: "chaos", Chaos: true, Faults: opts.Faults})
+	if err != nil {
+		return fail(fmt.Errorf("chaos run: %w", err))
+	}
+	rep.Runs = append(rep.Runs, ch)
+	if err := h.Judge(ctx, rep, base, ch); err != nil {
+		return fail(err)
+	}
+	return rep, nil
+}
+
+func (h *Harness) newReport(inv *Inventory) *Report {
+	brokers := "embedded"
+	if h.embedded == nil {
+		brokers = strings.Join(h.brokers, ",")
+	}
+	rep := &Report{
+		Scenario:   h.sc.File,
+		Seed:       h.seed,
+		Faults:     h.opts.Faults.String(),
+		Chaos:      h.sc.Chaos.String(),
+		Events:     inv,
+		Brokers:    brokers,
+		Partitions: h.partitions,
+		Mode:       h.sc.Kafka.Mode.String(),
+	}
+	if h.opts.Keep || h.opts.WorkDir != "" {
+		rep.Workdir = h.root
+	}
+	return rep
+}
+
+// Judge compares the chaos run with the baseline and fills the verdict,
+// the differences, the faults near them and the reproduce lines.
+func (h *Harness) Judge(ctx context.Context, rep *Report, base, ch *RunResult) error {
+	if rep.Workdir == "" && (h.opts.Keep || h.opts.WorkDir != "") {
+		rep.Workdir = h.root
+	}
+	rep.Seed, rep.Faults = ch.Seed, ch.faults.String()
+	rep.Reproduce = h.reproduce(ch.Seed, ch.faults)
+	if ch.Planned != nil && h.sc.Chaos.Reorder != nil && ch.Planned[chaos.Reorder] == 0 {
+		r := h.sc.Chaos.Reorder
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no reorder fault could be planned: no two events of the same %s within %d events; raise chaos.reorder.window (%s)",
+			r.Scope, r.Window, h.sc.Where("/chaos/reorder/window")))
+	}
+	var keys []string
+	if ch.Failure != nil {
+		rep.Verdict = Fail
+		rep.Summary = "the consumer failed the chaos run: " + ch.Failure.Message
+	} else {
+		c := Compare(base.State, ch.State, h.sc.Consumer.Ignore)
+		rep.Comparison = &c
+		for _, p := range c.UnusedIgnore {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("consumer.ignore %s matched nothing in either state", p))
+		}
+		if c.Equal {
+			rep.Verdict = Pass
+			n := len(h.sc.Expect)
+			rep.Summary = "the chaos state equals the baseline state"
+			if n > 0 {
+				rep.Summary += fmt.Sprintf(" and %d expectation(s) hold", n)
+			}
+			applied := 0
+			for _, v := range ch.Applied {
+				applied += v
+			}
+			if applied == 0 {
+				rep.Warnings = append(rep.Warnings, "no fault was applied: the chaos run was a second clean run")
+			}
+			return nil
+		}
+		rep.Verdict = Fail
+		n := len(c.Differences) + c.More
+		rep.Summary = fmt.Sprintf("the chaos state differs from the baseline state in %d place(s)", n)
+		keys = c.Near
+	}
+	if len(keys) == 0 && ch.Failure == nil {
+		return nil
+	}
+	near, err := h.nearFaults(ctx, ch, keys)
+	if err != nil {
+		return err
+	}
+	rep.NearFaults = near
+	seen := map[string]bool{}
+	var idx []int
+	for _, f := range near {
+		if f.Key != "" && !seen[f.Key] {
+			seen[f.Key] = true
+			rep.NearKeys = append(rep.NearKeys, f.Key)
+		}
+		idx = append(idx, f.Index)
+	}
+	if len(idx) > 0 && ch.Failure == nil {
+		rep.ReproduceNear = h.reproduce(ch.Seed, chaos.Only(idx...))
+	}
+	return nil
+}
+
+// nearFaults returns the applied faults whose key or event id appears
+// near the differences; with no keys (a failed run), the first applied
+// faults.
+func (h *Harness) nearFaults(ctx context.Context, ch *RunResult, keys []string) ([]chaos.Fault, error) {
+	want := map[string]bool{}
+	for _, k := range keys {
+		want[k] = true
+	}
+	match := func(f chaos.Fault) bool {
+		return len(want) == 0 || want[f.Key] || want[f.ID]
+	}
+	var out []chaos.Fault
+	if !ch.FaultsTruncated {
+		for _, f := range ch.Faults {
+			if match(f) && len(out) < maxNearFaults {
+				out = append(out, f)
+			}
+		}
+		return out, nil
+	}
+	errStop := errors.New("enough")
+	_, err := h.listFaults(ctx, ch.Seed, ch.faults, func(f chaos.Fault, applied bool) error {
+		if applied && match(f) {
+			out = append(out, f)
+			if len(out) >= maxNearFaults {
+				return errStop
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListFaults plans the scenario's faults over its events without Kafka and
+// calls fn with each (applied: selected by sel). It returns the plan's
+// statistics.
+func (h *Harness) ListFaults(ctx context.Context, sel chaos.Selection, fn func(f chaos.Fault, applied bool) error) (chaos.Stats, error) {
+	return h.listFaults(ctx, h.seed, sel, fn)
+}
+
+func (h *Harness) listFaults(ctx context.Context, seed uint64, sel chaos.Selection, fn func(f chaos.Fault, applied bool) error) (chaos.Stats, error) {
+	src, err := h.openSource()
+	if err != nil {
+		return chaos.Stats{}, err
+	}
+	defer src.close()
+	var fnErr error
+	stream, err := chaos.NewStream(h.sc.Chaos, seed, sel, func(chaos.Delivery[struct{}]) error { return fnErr })
+	if err != nil {
+		return chaos.Stats{}, err
+	}
+	stream.Observe(func(f chaos.Fault, applied bool) {
+		if fnErr == nil {
+			f.ID, f.Key = strings.Clone(f.ID), strings.Clone(f.Key) // see fastRecord
+			fnErr = fn(f, applied)
+		}
+	})
+	next := func() (rawEvent, bool, error) { return src.next() }
+	work := func(r rawEvent) converted { return h.convert(ctx, r, "") }
+	emit := func(c converted) error {
+		if c.err != nil {
+			return c.err
+		}
+		if err := stream.Push(c.meta, struct{}{}); err != nil {
+			return err
+		}
+		return fnErr
+	}
+	err = pipeline.Ordered(ctx, 0, 128, next, work, emit)
+	if err == nil {
+		err = stream.Close()
+	}
+	if err == nil {
+		err = fnErr
+	}
+	return stream.Stats(), err
+}
+
+// reproduce renders the command line that replays the chaos run with the
+// given faults.
+func (h *Harness) reproduce(seed uint64, sel chaos.Selection) string {
+	cmd := h.opts.Command + fmt.Sprintf(" --seed %d", seed)
+	if !sel.IsAll() {
+		cmd += " --faults " + sel.String()
+	}
+	if len(h.opts.Brokers) > 0 {
+		cmd += " --brokers " + strings.Join(h.opts.Brokers, ",")
+	}
+	return cmd
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

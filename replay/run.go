@@ -1,0 +1,545 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/internal/pipeline"
+)
+
+// RunSpec says what one run does.
+type RunSpec struct {
+	// Name is EVTOOL_RUN and the suffix of the run's topic, group and
+	// work directory: baseline, chaos, ...
+	Name string
+	// Chaos applies the scenario's fault plan (with Faults selected);
+	// otherwise the events are produced clean, in input order.
+	Chaos  bool
+	Faults chaos.Selection
+	// Seed, when set, replaces the harness's seed for this run (to try
+	// several plans against one baseline).
+	Seed *uint64
+}
+
+// RunResult is what one run did and saw.
+type RunResult struct {
+	Name    string `json:"name"`
+	Topic   string `json:"topic"`
+	Group   string `json:"group"`
+	Workdir string `json:"workdir"`
+	// Events counts input events produced; Records the records (events
+	// plus copies).
+	Events  int64 `json:"events"`
+	Records int64 `json:"records"`
+	// Seed is the seed of the fault plan (chaos runs only).
+	Seed uint64 `json:"seed,omitempty"`
+	// Planned and Applied count the faults of the plan by kind (chaos
+	// runs only).
+	Planned map[chaos.Kind]int `json:"planned,omitempty"`
+	Applied map[chaos.Kind]int `json:"applied,omitempty"`
+	// Faults lists the applied faults, up to MaxRecordedFaults
+	// (FaultsTruncated says when there were more).
+	Faults          []chaos.Fault `json:"faults,omitempty"`
+	FaultsTruncated bool          `json:"faultsTruncated,omitempty"`
+	// MaxHeld is the most events the fault plan held at once.
+	MaxHeld int `json:"maxHeld,omitempty"`
+
+	ProduceTime Duration `json:"produceTime"`
+	SettleTime  Duration `json:"settleTime"`
+	TotalTime   Duration `json:"totalTime"`
+
+	Settled bool           `json:"settled"`
+	Lag     []PartitionLag `json:"lag,omitempty"`
+	// Exit is how the consumer ended ("exit status 0", "signal: killed").
+	Exit    string         `json:"exit,omitempty"`
+	Failure *Failure       `json:"failure,omitempty"`
+	Expect  []ExpectResult `json:"expect,omitempty"`
+
+	// State is the consumer's final state (decoded JSON), nil on failure.
+	State any `json:"-"`
+	// StateBytes is the state as read.
+	StateBytes []byte `json:"-"`
+
+	faults chaos.Selection
+}
+
+// MaxRecordedFaults bounds RunResult.Faults.
+const MaxRecordedFaults = 10000
+
+// Failure says how a consumer failed a run (exit code 1).
+type Failure struct {
+	// Reason is exited, not-settled or expect.
+	Reason  string         `json:"reason"`
+	Message string         `json:"message"`
+	Lag     []PartitionLag `json:"lag,omitempty"`
+	// Output is the last lines of the consumer's stderr (stdout when
+	// stderr is empty).
+	Output []string `json:"output,omitempty"`
+}
+
+// PartitionLag is a partition's end offset, the group's committed offset
+// (-1: none) and the difference.
+type PartitionLag struct {
+	Partition int32 `json:"partition"`
+	End       int64 `json:"end"`
+	Committed int64 `json:"committed"`
+	Lag       int64 `json:"lag"`
+}
+
+// Duration marshals as milliseconds.
+type Duration time.Duration
+
+// MarshalJSON renders milliseconds.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return []byte(fmt.Sprintf("%d", time.Duration(d).Milliseconds())), nil
+}
+
+func (d Duration) String() string { return roundDuration(time.Duration(d)).String() }
+
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	default:
+		return d.Round(time.Millisecond)
+	}
+}
+
+func (h *Harness) phase(run, p string) {
+	if h.opts.Progress != nil {
+		h.opts.Progress.Phase(run, p)
+	}
+}
+
+// Run runs the consumer once: fresh topic, group and work directory; the
+// events produced clean or through the fault plan; settle; state; stop. A
+// consumer that fails the run is reported in RunResult.Failure; the error
+// is for everything else (Kafka, a state that is not JSON, a command that
+// cannot start), and is an exit code 2.
+func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
+	if h.inv == nil {
+		return nil, errors.New("replay: Run before Validate")
+	}
+	if h.cl == nil {
+		return nil, errors.New("replay: Run before Connect")
+	}
+	start := time.Now()
+	id := h.runID(spec.Name)
+	res := &RunResult{Name: spec.Name, Topic: h.topicName(id), Group: h.groupName(id), faults: spec.Faults}
+	root, err := h.workRoot()
+	if err != nil {
+		return nil, err
+	}
+	res.Workdir = filepath.Join(root, id)
+	if err := os.RemoveAll(res.Workdir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(res.Workdir, 0o755); err != nil {
+		return nil, err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	h.phase(spec.Name, "starting")
+	if err := h.createTopic(ctx, res.Topic); err != nil {
+		return nil, err
+	}
+	defer h.cleanup(res)
+
+	pspec, env, expand := h.consumerProcess(res, addr, spec.Name, id)
+	proc, err := StartProcess(pspec)
+	if err != nil {
+		return nil, fmt.Errorf("consumer.run (%s): %w", h.sc.Where("/consumer/run"), err)
+	}
+	argv := pspec.Argv
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			h.phase(spec.Name, "stopping")
+			res.Exit = proc.Stop(h.opts.StopGrace)
+		}
+	}
+	defer stop()
+	h.logf("%s: started %s (pid %d) on topic %s, group %s", spec.Name, strings.Join(argv, " "), proc.Pid(), res.Topic, res.Group)
+
+	h.phase(spec.Name, "producing")
+	t0 := time.Now()
+	if err := h.produce(ctx, res, spec); err != nil {
+		return nil, err
+	}
+	res.ProduceTime = Duration(time.Since(t0))
+	h.logf("%s: produced %d events as %d records in %s", spec.Name, res.Events, res.Records, res.ProduceTime)
+
+	h.phase(spec.Name, "settling")
+	t1 := time.Now()
+	fail, err := h.settle(ctx, res, proc)
+	res.SettleTime = Duration(time.Since(t1))
+	if err != nil {
+		return nil, err
+	}
+	if fail != nil {
+		res.Failure = fail
+		stop()
+		res.TotalTime = Duration(time.Since(start))
+		return res, nil
+	}
+	res.Settled = true
+	h.logf("%s: settled in %s", spec.Name, res.SettleTime)
+
+	h.phase(spec.Name, "reading state")
+	state, raw, err := readState(ctx, h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
+	if err != nil {
+		if exited, how := proc.Exited(); exited {
+			res.Failure = &Failure{Reason: "exited", Message: fmt.Sprintf("the consumer exited (%s) before its state could be read: %v", how, err), Output: proc.Stderr()}
+			res.TotalTime = Duration(time.Since(start))
+			return res, nil
+		}
+		return nil, err
+	}
+	res.State, res.StateBytes = state, raw
+	stop()
+	res.Expect = Evaluate(spec.Name, state, h.sc.Expect)
+	var failed []string
+	for _, e := range res.Expect {
+		if !e.OK {
+			failed = append(failed, e.String())
+		}
+	}
+	if len(failed) > 0 {
+		res.Failure = &Failure{Reason: "expect", Message: "expectations failed: " + strings.Join(failed, "; ")}
+	}
+	h.phase(spec.Name, "done")
+	res.TotalTime = Duration(time.Since(start))
+	return res, nil
+}
+
+// consumerProcess returns how to start the consumer for a run (the same
+// spec restarts it, for crash faults), its environment and the expansion
+// of ${VAR} in scenario strings.
+func (h *Harness) consumerProcess(res *RunResult, addr, run, id string) (ProcessSpec, []string, func(string) string) {
+	runEnv := map[string]string{
+		"EVTOOL_BROKERS": strings.Join(h.brokers, ","),
+		"EVTOOL_TOPIC":   res.Topic,
+		"EVTOOL_GROUP":   res.Group,
+		"EVTOOL_WORKDIR": res.Workdir,
+		"EVTOOL_ADDR":    addr,
+		"EVTOOL_RUN":     run,
+	}
+	expand := func(s string) string {
+		return os.Expand(s, func(k string) string {
+			if v, ok := runEnv[k]; ok {
+				return v
+			}
+			return os.Getenv(k)
+		})
+	}
+	env := os.Environ()
+	for _, k := range sortedKeys(runEnv) {
+		env = append(env, k+"="+runEnv[k])
+	}
+	env = append(env, h.clientEnv()...)
+	for _, e := range h.sc.Consumer.Env {
+		env = append(env, e.Name+"="+expand(e.Value))
+	}
+	argv := make([]string, len(h.sc.Consumer.Run))
+	for i, a := range h.sc.Consumer.Run {
+		argv[i] = expand(a)
+	}
+	spec := ProcessSpec{Argv: argv, Dir: h.sc.Consumer.Dir, Env: env, LogDir: filepath.Join(h.root, "logs"), Name: id}
+	return spec, env, expand
+}
+
+// Produce is the producing half of Run, without a consumer: it creates the
+// run's topic and produces the events into it, clean or through the fault
+// plan. For benchmarks and tools; DropRun deletes the topic.
+func (h *Harness) Produce(ctx context.Context, spec RunSpec) (*RunResult, error) {
+	if h.inv == nil || h.cl == nil {
+		return nil, errors.New("replay: Produce before Validate and Connect")
+	}
+	id := h.runID(spec.Name)
+	res := &RunResult{Name: spec.Name, Topic: h.topicName(id), Group: h.groupName(id), faults: spec.Faults}
+	if err := h.createTopic(ctx, res.Topic); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	if err := h.produce(ctx, res, spec); err != nil {
+		return nil, err
+	}
+	res.ProduceTime = Duration(time.Since(t0))
+	res.TotalTime = res.ProduceTime
+	return res, nil
+}
+
+// DropRun deletes a run's topic and group (unless Options.Keep).
+func (h *Harness) DropRun(res *RunResult) { h.cleanup(res) }
+
+func (h *Harness) createTopic(ctx context.Context, topic string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	resp, err := h.adm.CreateTopic(ctx, int32(h.partitions), -1, nil, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		return fmt.Errorf("cannot create topic %s with %d partitions: %w", topic, h.partitions, err)
+	}
+	return nil
+}
+
+// cleanup deletes the run's topic and group (best effort) unless Keep.
+func (h *Harness) cleanup(res *RunResult) {
+	if h.opts.Keep {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = h.adm.DeleteGroups(ctx, res.Group)
+	_, _ = h.adm.DeleteTopics(ctx, res.Topic)
+	h.cl.PurgeTopicsFromClient(res.Topic)
+}
+
+// produce streams the events through the fault plan into the topic.
+func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) error {
+	src, err := h.openSource()
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var firstErr atomic.Pointer[error]
+	promise := func(r *kgo.Record, err error) {
+		if err != nil && firstErr.Load() == nil {
+			e := fmt.Errorf("producing to %s: %w", r.Topic, err)
+			firstErr.CompareAndSwap(nil, &e)
+			cancel()
+		}
+	}
+	cfg := chaos.Config{}
+	sel := chaos.All()
+	if spec.Chaos {
+		cfg, sel = h.sc.Chaos, spec.Faults
+		res.Seed = h.seed
+		if spec.Seed != nil {
+			res.Seed = *spec.Seed
+		}
+	}
+	stream, err := chaos.NewStream(cfg, res.Seed, sel, func(d chaos.Delivery[*kgo.Record]) error {
+		if e := firstErr.Load(); e != nil {
+			return *e
+		}
+		// Each delivery has a record of its own (Clone below): the
+		// client writes into the records it is given.
+		h.cl.Produce(ctx, d.Value, promise)
+		res.Records++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	stream.Clone(func(r *kgo.Record) *kgo.Record {
+		c := *r
+		return &c
+	})
+	if spec.Chaos {
+		stream.Observe(func(f chaos.Fault, applied bool) {
+			if !applied {
+				return
+			}
+			if len(res.Faults) < MaxRecordedFaults {
+				// The strings of an event alias its text (see
+				// fastRecord): copy them, or a fault keeps the text.
+				f.ID, f.Key = strings.Clone(f.ID), strings.Clone(f.Key)
+				res.Faults = append(res.Faults, f)
+			} else {
+				res.FaultsTruncated = true
+			}
+		})
+	}
+	total := h.inv.Events
+	var produced int64
+	next := func() (rawEvent, bool, error) { return src.next() }
+	work := func(r rawEvent) converted { return h.convert(ctx, r, res.Topic) }
+	emit := func(c converted) error {
+		if c.err != nil {
+			return c.err
+		}
+		if err := stream.Push(c.meta, c.rec); err != nil {
+			return err
+		}
+		produced++
+		if h.opts.Progress != nil && (produced%512 == 0 || produced == total) {
+			h.opts.Progress.Produced(res.Name, produced, total)
+		}
+		return nil
+	}
+	err = pipeline.Ordered(ctx, 0, 128, next, work, emit)
+	if err == nil {
+		err = stream.Close()
+	}
+	if err == nil {
+		err = h.cl.Flush(ctx)
+	}
+	if e := firstErr.Load(); e != nil {
+		return *e
+	}
+	if err != nil {
+		return err
+	}
+	st := stream.Stats()
+	res.Events = st.Events
+	if spec.Chaos {
+		res.Planned, res.Applied, res.MaxHeld = st.Planned, st.Applied, st.MaxHeld
+	}
+	if h.opts.Progress != nil {
+		h.opts.Progress.Produced(res.Name, produced, total)
+	}
+	return nil
+}
+
+// settle waits until the group's committed offsets reach the end offsets
+// of every partition and stay there for quiet. A consumer that exits, or
+// does not settle within the settle timeout, fails the run.
+func (h *Harness) settle(ctx context.Context, res *RunResult, proc *Process) (*Failure, error) {
+	sc := h.sc.Consumer
+	ends, err := h.endOffsets(ctx, res.Topic)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(sc.SettleTimeout)
+	poll := sc.Quiet / 5
+	if poll > 100*time.Millisecond {
+		poll = 100 * time.Millisecond
+	}
+	if poll < 10*time.Millisecond {
+		poll = 10 * time.Millisecond
+	}
+	var since time.Time
+	var lag []PartitionLag
+	var lastErr error
+	for {
+		if exited, how := proc.Exited(); exited {
+			lag, _ = h.lag(ctx, res, ends)
+			return &Failure{Reason: "exited", Message: fmt.Sprintf("the consumer exited early (%s) with %d record(s) not committed", how, totalLag(lag)),
+				Lag: lag, Output: proc.Stderr()}, nil
+		}
+		l, err := h.lag(ctx, res, ends)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			lastErr = err
+		} else {
+			lag = l
+			total := totalLag(l)
+			if h.opts.Progress != nil {
+				h.opts.Progress.Lag(res.Name, total)
+			}
+			if total == 0 {
+				if since.IsZero() {
+					since = time.Now()
+				}
+				if time.Since(since) >= sc.Quiet {
+					res.Lag = lag
+					return nil, nil
+				}
+			} else {
+				since = time.Time{}
+			}
+		}
+		if time.Now().After(deadline) {
+			msg := fmt.Sprintf("the consumer did not settle within %s (consumer.settle_timeout): %d record(s) not committed", sc.SettleTimeout, totalLag(lag))
+			if lag == nil && lastErr != nil {
+				msg = fmt.Sprintf("the consumer did not settle within %s: cannot read the group's offsets: %v", sc.SettleTimeout, lastErr)
+			}
+			return &Failure{Reason: "not-settled", Message: msg, Lag: lag, Output: proc.Stderr()}, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+}
+
+func (h *Harness) endOffsets(ctx context.Context, topic string) (map[int32]int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	lo, err := h.adm.ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = lo.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the end offsets of %s: %w", topic, err)
+	}
+	ends := map[int32]int64{}
+	lo.Each(func(o kadm.ListedOffset) { ends[o.Partition] = o.Offset })
+	return ends, nil
+}
+
+func (h *Harness) lag(ctx context.Context, res *RunResult, ends map[int32]int64) ([]PartitionLag, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	offs, err := h.adm.FetchOffsets(ctx, res.Group)
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		offs, err = nil, nil // nothing committed yet
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PartitionLag, 0, len(ends))
+	for p, end := range ends {
+		pl := PartitionLag{Partition: p, End: end, Committed: -1}
+		if o, ok := offs.Lookup(res.Topic, p); ok && o.Err == nil {
+			pl.Committed = o.At
+		}
+		c := pl.Committed
+		if c < 0 {
+			c = 0
+		}
+		pl.Lag = max(end-c, 0)
+		out = append(out, pl)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Partition < out[j].Partition })
+	return out, nil
+}
+
+func totalLag(l []PartitionLag) int64 {
+	var n int64
+	for _, p := range l {
+		n += p.Lag
+	}
+	return n
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedStrings(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}

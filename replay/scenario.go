@@ -1,0 +1,477 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/internal/yamldoc"
+	"github.com/evtool/evtool/schemas"
+)
+
+// MaxScenarioSize bounds a scenario file.
+const MaxScenarioSize = 1 << 20
+
+// Defaults of the optional scenario settings.
+const (
+	DefaultPartitions    = 3
+	DefaultSettleTimeout = 60 * time.Second
+	DefaultQuiet         = time.Second
+	DefaultGenerateKeys  = 10
+	DefaultGenerateSeed  = 1
+)
+
+// Scenario is a loaded scenario file, its paths resolved against the
+// file's directory.
+type Scenario struct {
+	// File is the scenario's path as given; Dir its directory.
+	File string
+	Dir  string
+	// Catalog is the directory holding evtool.yaml.
+	Catalog  string
+	Events   EventsSpec
+	Kafka    KafkaSpec
+	Consumer ConsumerSpec
+	// Chaos is normalized (defaults filled in).
+	Chaos chaos.Config
+	// Seed is chaos.seed, nil when the scenario sets none.
+	Seed   *uint64
+	Expect []Expectation
+
+	doc *yamldoc.Doc
+}
+
+// EventsSpec says where events come from: File, or Generate.
+type EventsSpec struct {
+	File     string
+	Generate *GenerateSpec
+}
+
+// GenerateSpec is events.generate.
+type GenerateSpec struct {
+	Count int64
+	Keys  int
+	// Types are type names, optionally pinned to a version ("type@v2").
+	Types []string
+	Seed  uint64
+}
+
+// KafkaSpec is the kafka section.
+type KafkaSpec struct {
+	Brokers    []string
+	Topic      string
+	Partitions int
+	Mode       envelope.Mode
+}
+
+// ConsumerSpec is the consumer section.
+type ConsumerSpec struct {
+	Run []string
+	Dir string
+	// Env holds extra variables, sorted by name.
+	Env           []EnvVar
+	State         StateSpec
+	Ignore        []string
+	SettleTimeout time.Duration
+	Quiet         time.Duration
+}
+
+// EnvVar is one consumer.env entry.
+type EnvVar struct{ Name, Value string }
+
+// StateSpec says how to read the consumer's state: HTTP or Command.
+type StateSpec struct {
+	HTTP    string
+	Command []string
+}
+
+// Source describes the state source for messages.
+func (s StateSpec) Source() string {
+	if s.HTTP != "" {
+		return "GET " + s.HTTP
+	}
+	return "state.command " + strings.Join(s.Command, " ")
+}
+
+// Expectation is one expect.state entry: an assertion on the state at
+// Pointer. Exactly the set fields are checked.
+type Expectation struct {
+	Pointer string
+	// Equals is the expected value (JSON-compatible, numbers as
+	// json.Number); HasEquals tells an expected null from no assertion.
+	Equals    any
+	HasEquals bool
+	Count     *int
+	Exists    *bool
+	// Line is the entry's line in the scenario.
+	Line int
+}
+
+// The YAML shape of a scenario; the meta-schema has checked it already.
+type scenarioYAML struct {
+	Catalog  string       `yaml:"catalog"`
+	Events   eventsYAML   `yaml:"events"`
+	Kafka    kafkaYAML    `yaml:"kafka"`
+	Consumer consumerYAML `yaml:"consumer"`
+	Chaos    chaosYAML    `yaml:"chaos"`
+	Expect   expectYAML   `yaml:"expect"`
+}
+
+type eventsYAML struct {
+	File     string `yaml:"file"`
+	Generate *struct {
+		Count int64    `yaml:"count"`
+		Keys  int      `yaml:"keys"`
+		Types []string `yaml:"types"`
+		Seed  *uint64  `yaml:"seed"`
+	} `yaml:"generate"`
+}
+
+type kafkaYAML struct {
+	Brokers    []string `yaml:"brokers"`
+	Topic      string   `yaml:"topic"`
+	Partitions int      `yaml:"partitions"`
+	Mode       string   `yaml:"mode"`
+}
+
+type consumerYAML struct {
+	Run   []string          `yaml:"run"`
+	Dir   string            `yaml:"dir"`
+	Env   map[string]string `yaml:"env"`
+	State struct {
+		HTTP    string   `yaml:"http"`
+		Command []string `yaml:"command"`
+	} `yaml:"state"`
+	Ignore        []string `yaml:"ignore"`
+	SettleTimeout string   `yaml:"settle_timeout"`
+	Quiet         string   `yaml:"quiet"`
+}
+
+type chaosYAML struct {
+	Seed      *uint64 `yaml:"seed"`
+	Duplicate *struct {
+		Rate   float64 `yaml:"rate"`
+		Max    int     `yaml:"max"`
+		Spread int     `yaml:"spread"`
+	} `yaml:"duplicate"`
+	Reorder *struct {
+		Window int     `yaml:"window"`
+		Scope  string  `yaml:"scope"`
+		Rate   float64 `yaml:"rate"`
+	} `yaml:"reorder"`
+}
+
+type expectYAML struct {
+	State []struct {
+		Pointer string `yaml:"pointer"`
+		Count   *int   `yaml:"count"`
+		Exists  *bool  `yaml:"exists"`
+		// equals is read from the document's JSON value, not decoded here.
+		Equals any `yaml:"equals"`
+	} `yaml:"state"`
+}
+
+// ScenarioError reports what is wrong with a scenario file, each problem
+// with its line.
+type ScenarioError struct {
+	File     string
+	Problems []yamldoc.Problem
+}
+
+func (e *ScenarioError) Error() string {
+	var b strings.Builder
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s:%d: ", e.File, p.Line)
+		if p.Pointer != "" {
+			fmt.Fprintf(&b, "%s: ", pointerAsKeys(p.Pointer))
+		}
+		b.WriteString(p.Message)
+	}
+	return b.String()
+}
+
+// pointerAsKeys renders /consumer/state/http as consumer.state.http, the
+// way the docs name scenario keys.
+func pointerAsKeys(p string) string {
+	toks := jsonpos.Split(p)
+	var b strings.Builder
+	for i, t := range toks {
+		if _, err := strconv.Atoi(t); err == nil {
+			fmt.Fprintf(&b, "[%s]", t)
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// LoadScenario reads, checks and decodes a scenario file. Every problem is
+// reported with its line, in a *ScenarioError; a file that cannot be read
+// is a plain error.
+func LoadScenario(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read scenario: %w", err)
+	}
+	return ParseScenario(path, data)
+}
+
+// ParseScenario parses a scenario from data; path names it in messages and
+// anchors its relative paths. It does not touch the files the scenario
+// names (see Scenario.Check).
+func ParseScenario(path string, data []byte) (*Scenario, error) {
+	fail := func(probs ...yamldoc.Problem) error { return &ScenarioError{File: path, Problems: probs} }
+	if len(data) > MaxScenarioSize {
+		return nil, fail(yamldoc.Problem{Line: 1, Message: fmt.Sprintf("file is larger than %d bytes", MaxScenarioSize)})
+	}
+	doc, prob := yamldoc.Parse(data)
+	if prob != nil {
+		prob.Message = "malformed YAML: " + prob.Message
+		return nil, fail(*prob)
+	}
+	meta, err := scenarioSchema()
+	if err != nil {
+		return nil, err
+	}
+	if probs := doc.Check(meta); len(probs) > 0 {
+		for i := range probs {
+			probs[i].Message = friendlyMeta(probs[i])
+			if strings.HasPrefix(probs[i].Message, "unknown key ") {
+				// Name the mapping that has the key, not the key itself.
+				probs[i].Pointer = probs[i].Pointer[:strings.LastIndexByte(probs[i].Pointer, '/')]
+			}
+		}
+		return nil, fail(probs...)
+	}
+	var y scenarioYAML
+	if prob := doc.Decode(&y); prob != nil {
+		return nil, fail(*prob)
+	}
+	dir := filepath.Dir(path)
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	s := &Scenario{File: path, Dir: dir, doc: doc}
+	var probs []yamldoc.Problem
+	bad := func(ptr, format string, args ...any) {
+		probs = append(probs, yamldoc.Problem{Line: doc.Line(ptr), Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+	}
+
+	s.Catalog = rel(y.Catalog)
+	if s.Catalog == "" {
+		s.Catalog = dir
+	}
+	if y.Events.File != "" {
+		s.Events.File = rel(y.Events.File)
+	}
+	if g := y.Events.Generate; g != nil {
+		gs := &GenerateSpec{Count: g.Count, Keys: g.Keys, Types: g.Types, Seed: DefaultGenerateSeed}
+		if gs.Keys == 0 {
+			gs.Keys = DefaultGenerateKeys
+		}
+		if g.Seed != nil {
+			gs.Seed = *g.Seed
+		}
+		s.Events.Generate = gs
+	}
+
+	s.Kafka = KafkaSpec{Brokers: y.Kafka.Brokers, Topic: y.Kafka.Topic, Partitions: y.Kafka.Partitions}
+	if s.Kafka.Partitions == 0 {
+		s.Kafka.Partitions = DefaultPartitions
+	}
+	if y.Kafka.Mode != "" {
+		m, err := envelope.ParseMode(y.Kafka.Mode)
+		if err != nil {
+			bad("/kafka/mode", "%v", err)
+		}
+		s.Kafka.Mode = m
+	}
+
+	c := &s.Consumer
+	c.Run = y.Consumer.Run
+	c.Dir = rel(y.Consumer.Dir)
+	if c.Dir == "" {
+		c.Dir = dir
+	}
+	names := make([]string, 0, len(y.Consumer.Env))
+	for k := range y.Consumer.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if strings.HasPrefix(k, "EVTOOL_") {
+			bad("/consumer/env/"+k, "EVTOOL_* variables are set by the harness for each run; choose another name")
+		}
+		c.Env = append(c.Env, EnvVar{Name: k, Value: y.Consumer.Env[k]})
+	}
+	c.State = StateSpec{HTTP: y.Consumer.State.HTTP, Command: y.Consumer.State.Command}
+	c.Ignore = y.Consumer.Ignore
+	c.SettleTimeout = DefaultSettleTimeout
+	c.Quiet = DefaultQuiet
+	for _, d := range []struct {
+		ptr, text string
+		into      *time.Duration
+	}{
+		{"/consumer/settle_timeout", y.Consumer.SettleTimeout, &c.SettleTimeout},
+		{"/consumer/quiet", y.Consumer.Quiet, &c.Quiet},
+	} {
+		if d.text == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.text)
+		switch {
+		case err != nil:
+			bad(d.ptr, "%q is not a duration (e.g. 500ms, 30s, 2m)", d.text)
+		case v <= 0:
+			bad(d.ptr, "must be positive")
+		default:
+			*d.into = v
+		}
+	}
+	if c.Quiet >= c.SettleTimeout {
+		bad("/consumer/quiet", "quiet (%s) must be shorter than settle_timeout (%s)", c.Quiet, c.SettleTimeout)
+	}
+
+	s.Seed = y.Chaos.Seed
+	if d := y.Chaos.Duplicate; d != nil {
+		s.Chaos.Duplicate = &chaos.DuplicateConfig{Rate: d.Rate, Max: d.Max, Spread: d.Spread}
+	}
+	if r := y.Chaos.Reorder; r != nil {
+		s.Chaos.Reorder = &chaos.ReorderConfig{Window: r.Window, Scope: chaos.Scope(r.Scope), Rate: r.Rate}
+	}
+	norm, err := s.Chaos.Normalize()
+	if err != nil {
+		bad("/chaos", "%v", err)
+	}
+	s.Chaos = norm
+
+	for i, e := range y.Expect.State {
+		ptr := "/expect/state/" + strconv.Itoa(i)
+		x := Expectation{Pointer: e.Pointer, Count: e.Count, Exists: e.Exists, Line: doc.Line(ptr)}
+		if v, ok := lookup(doc.Value(), ptr+"/equals"); ok {
+			x.Equals, x.HasEquals = v, true
+		}
+		if x.Exists != nil && !*x.Exists && (x.HasEquals || x.Count != nil) {
+			bad(ptr, "exists: false cannot be combined with equals or count")
+		}
+		s.Expect = append(s.Expect, x)
+	}
+	if len(probs) > 0 {
+		return nil, fail(probs...)
+	}
+	return s, nil
+}
+
+var scenarioSchema = sync.OnceValues(func() (*jsonschema.Schema, error) { return schemas.Compile(schemas.Scenario) })
+
+// Line returns the line of a key of the scenario (a JSON pointer such as
+// /consumer/run), for messages about it.
+func (s *Scenario) Line(pointer string) int {
+	if s.doc == nil {
+		return 0
+	}
+	return s.doc.Line(pointer)
+}
+
+// Where renders file:line for a key of the scenario.
+func (s *Scenario) Where(pointer string) string {
+	if l := s.Line(pointer); l > 0 {
+		return fmt.Sprintf("%s:%d", s.File, l)
+	}
+	return s.File
+}
+
+// Check verifies what the scenario names on disk: the events file, the
+// catalog and consumer directories. Problems carry the scenario line.
+func (s *Scenario) Check() error {
+	var probs []yamldoc.Problem
+	bad := func(ptr, format string, args ...any) {
+		probs = append(probs, yamldoc.Problem{Line: s.Line(ptr), Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+	}
+	if s.Events.File != "" {
+		if info, err := os.Stat(s.Events.File); err != nil {
+			bad("/events/file", "events file %s: %v", s.Events.File, pathError(err))
+		} else if info.IsDir() {
+			bad("/events/file", "events file %s is a directory", s.Events.File)
+		}
+	}
+	if info, err := os.Stat(s.Catalog); err != nil || !info.IsDir() {
+		bad("/catalog", "catalog directory %s does not exist", s.Catalog)
+	}
+	if info, err := os.Stat(s.Consumer.Dir); err != nil || !info.IsDir() {
+		bad("/consumer/dir", "consumer directory %s does not exist", s.Consumer.Dir)
+	}
+	if len(probs) > 0 {
+		return &ScenarioError{File: s.File, Problems: probs}
+	}
+	return nil
+}
+
+func pathError(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		if errors.Is(err, os.ErrNotExist) {
+			return "no such file"
+		}
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// friendlyMeta rewords the meta-schema's complaints about the keys that
+// exclude each other.
+func friendlyMeta(p yamldoc.Problem) string {
+	switch {
+	case p.Pointer == "/events" && (strings.Contains(p.Message, "maxProperties") || strings.Contains(p.Message, "minProperties")):
+		return "give exactly one of file or generate"
+	case p.Pointer == "/consumer/state" && (strings.Contains(p.Message, "maxProperties") || strings.Contains(p.Message, "minProperties")):
+		return "give exactly one of http or command"
+	}
+	if name, ok := strings.CutPrefix(p.Message, "property "); ok && strings.HasSuffix(name, " is not allowed (additionalProperties)") {
+		return "unknown key " + strings.TrimSuffix(name, " is not allowed (additionalProperties)")
+	}
+	return p.Message
+}
+
+// lookup resolves a JSON pointer in a decoded JSON value.
+func lookup(v any, pointer string) (any, bool) {
+	for _, tok := range jsonpos.Split(pointer) {
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[tok]
+			if !ok {
+				return nil, false
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) || (len(tok) > 1 && tok[0] == '0') {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}

@@ -1,0 +1,207 @@
+package replay
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/envelope"
+)
+
+const fullScenario = `# every key
+catalog: cat
+events:
+  file: data/events.jsonl
+kafka:
+  brokers: [kafka-1:9092, kafka-2:9092]
+  topic: orders
+  partitions: 6
+  mode: structured
+consumer:
+  run: [go, run, ./consumer, -v]
+  dir: svc
+  env: {LOG_LEVEL: debug, DSN: "file:${EVTOOL_WORKDIR}/db"}
+  state: {http: "http://${EVTOOL_ADDR}/state"}
+  ignore: [/updatedAt, /orders/*/seen]
+  settle_timeout: 45s
+  quiet: 250ms
+chaos:
+  seed: 42
+  duplicate: {rate: 0.2, max: 3, spread: 8}
+  reorder: {window: 16, scope: partition, rate: 0.25}
+expect:
+  state:
+    - {pointer: /orders, count: 50}
+    - {pointer: /total, equals: 12.50}
+    - {pointer: /deleted, exists: false}
+    - {pointer: /nothing, equals: null}
+`
+
+func TestParseScenario(t *testing.T) {
+	sc, err := ParseScenario("dir/scenario.yaml", []byte(fullScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Catalog != filepath.Join("dir", "cat") || sc.Events.File != filepath.Join("dir", "data/events.jsonl") || sc.Consumer.Dir != filepath.Join("dir", "svc") {
+		t.Errorf("paths not relative to the scenario: %q %q %q", sc.Catalog, sc.Events.File, sc.Consumer.Dir)
+	}
+	if k := sc.Kafka; strings.Join(k.Brokers, ",") != "kafka-1:9092,kafka-2:9092" || k.Topic != "orders" || k.Partitions != 6 || k.Mode != envelope.ModeStructured {
+		t.Errorf("kafka: %+v", k)
+	}
+	c := sc.Consumer
+	if strings.Join(c.Run, " ") != "go run ./consumer -v" || c.State.HTTP != "http://${EVTOOL_ADDR}/state" || c.SettleTimeout != 45*time.Second || c.Quiet != 250*time.Millisecond {
+		t.Errorf("consumer: %+v", c)
+	}
+	if len(c.Env) != 2 || c.Env[0].Name != "DSN" || c.Env[1] != (EnvVar{"LOG_LEVEL", "debug"}) {
+		t.Errorf("env not sorted: %+v", c.Env)
+	}
+	if sc.Seed == nil || *sc.Seed != 42 {
+		t.Errorf("seed %v", sc.Seed)
+	}
+	if d := sc.Chaos.Duplicate; d == nil || d.Rate != 0.2 || d.Max != 3 || d.Spread != 8 {
+		t.Errorf("duplicate %+v", d)
+	}
+	if r := sc.Chaos.Reorder; r == nil || r.Window != 16 || r.Scope != chaos.ScopePartition || r.Rate != 0.25 {
+		t.Errorf("reorder %+v", r)
+	}
+	if len(sc.Expect) != 4 || *sc.Expect[0].Count != 50 || sc.Expect[1].Equals != json.Number("12.5") || !sc.Expect[3].HasEquals || sc.Expect[3].Equals != nil || *sc.Expect[2].Exists {
+		t.Errorf("expect %+v", sc.Expect)
+	}
+	if sc.Expect[1].Line != 25 {
+		t.Errorf("expect line %d", sc.Expect[1].Line)
+	}
+}
+
+func TestScenarioDefaults(t *testing.T) {
+	sc, err := ParseScenario("s.yaml", []byte(`events: {generate: {count: 10}}
+consumer: {run: [./c], state: {command: [./c, state]}}
+chaos: {reorder: {window: 4}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Catalog != "." || sc.Consumer.Dir != "." || sc.Kafka.Partitions != 3 || sc.Kafka.Mode != envelope.ModeBinary ||
+		sc.Consumer.SettleTimeout != DefaultSettleTimeout || sc.Consumer.Quiet != DefaultQuiet || sc.Seed != nil {
+		t.Errorf("defaults: %+v", sc)
+	}
+	if g := sc.Events.Generate; g == nil || g.Count != 10 || g.Keys != 10 || g.Seed != 1 {
+		t.Errorf("generate %+v", g)
+	}
+	if r := sc.Chaos.Reorder; r.Scope != chaos.ScopeKey || r.Rate != chaos.DefaultReorderRate || sc.Chaos.Duplicate != nil {
+		t.Errorf("chaos %+v", sc.Chaos)
+	}
+}
+
+func TestScenarioErrors(t *testing.T) {
+	base := "events: {file: e.jsonl}\nconsumer: {run: [c], state: {http: \"http://x/state\"}}\n"
+	tests := []struct{ name, text, want string }{
+		{"unknown key", base + "chaos:\n  duplicate: {rate: 0.1}\n  crashes: 2\n", "s.yaml:5: chaos: unknown key \"crashes\""},
+		{"unknown nested key", "events: {file: e.jsonl}\nconsumer:\n  run: [c]\n  state: {http: \"http://x\"}\n  retries: 3\n", "s.yaml:5: consumer: unknown key \"retries\""},
+		{"bad rate", base + "chaos:\n  duplicate: {rate: 1.5}\n", "s.yaml:4: chaos.duplicate.rate"},
+		{"bad duration", base[:len(base)-2] + ", settle_timeout: soon}\n", "consumer.settle_timeout"},
+		{"zero duration", base[:len(base)-2] + ", quiet: 0s}\n", "consumer.quiet: must be positive"},
+		{"quiet too long", base[:len(base)-2] + ", quiet: 2m, settle_timeout: 1m}\n", "quiet (2m0s) must be shorter than settle_timeout (1m0s)"},
+		{"bad mode", "kafka: {mode: avro}\n" + base, "s.yaml:1: kafka.mode"},
+		{"both sources", "events: {file: e.jsonl, generate: {count: 3}}\nconsumer: {run: [c], state: {http: \"http://x\"}}\n", "s.yaml:1: events"},
+		{"no source", "events: {}\nconsumer: {run: [c], state: {http: \"http://x\"}}\n", "s.yaml:1: events"},
+		{"two states", "events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\", command: [c]}}\n", "consumer.state"},
+		{"empty run", "events: {file: e}\nconsumer: {run: [], state: {http: \"http://x\"}}\n", "consumer.run"},
+		{"run as string", "events: {file: e}\nconsumer: {run: go run ., state: {http: \"http://x\"}}\n", "consumer.run"},
+		{"reserved env", base[:len(base)-2] + ", env: {EVTOOL_TOPIC: x}}\n", "EVTOOL_* variables are set by the harness"},
+		{"bad scope", base + "chaos: {reorder: {window: 3, scope: cluster}}\n", "chaos.reorder.scope"},
+		{"bad pointer", base + "consumer2: 1\n", "s.yaml:3: unknown key \"consumer2\""},
+		{"missing consumer", "events: {file: e}\n", "consumer"},
+		{"exists false with equals", base + "expect: {state: [{pointer: /a, exists: false, equals: 1}]}\n", "exists: false cannot be combined"},
+		{"malformed", "events: [\n", "malformed YAML"},
+		{"empty", "", "empty document"},
+		{"duplicate key", base + "events: {file: f}\n", `key "events" appears twice`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseScenario("s.yaml", []byte(tt.text))
+			var se *ScenarioError
+			if !errors.As(err, &se) {
+				t.Fatalf("err = %v, want a ScenarioError", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v\nwant it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestScenarioCheck(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.yaml")
+	sc, err := ParseScenario(p, []byte("catalog: nocat\nevents:\n  file: missing.jsonl\nconsumer: {run: [c], dir: nodir, state: {http: \"http://x\"}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = sc.Check()
+	for _, want := range []string{
+		p + ":3: events.file: events file " + filepath.Join(dir, "missing.jsonl") + ": no such file",
+		p + ":1: catalog: catalog directory " + filepath.Join(dir, "nocat") + " does not exist",
+		"consumer.dir: consumer directory",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v\nwant %q", err, want)
+		}
+	}
+}
+
+func TestLoadScenarioMissing(t *testing.T) {
+	if _, err := LoadScenario(filepath.Join(t.TempDir(), "nope.yaml")); err == nil || !strings.Contains(err.Error(), "cannot read scenario") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestExampleScenariosLoad(t *testing.T) {
+	for _, name := range []string{"replay.yaml", "replay-naive.yaml"} {
+		sc, err := LoadScenario(filepath.Join(examplesDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sc.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func FuzzParseScenario(f *testing.F) {
+	f.Add([]byte(fullScenario))
+	f.Add([]byte("events: {generate: {count: 10}}\nconsumer: {run: [./c], state: {command: [./c, state]}}\n"))
+	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("chaos: {seed: 18446744073709551615}\n"))
+	if data, err := os.ReadFile(filepath.Join(examplesDir, "replay.yaml")); err == nil {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := ParseScenario("fuzz.yaml", data)
+		if err != nil {
+			var se *ScenarioError
+			if !errors.As(err, &se) || len(se.Problems) == 0 || se.Error() == "" {
+				t.Fatalf("not a ScenarioError with problems: %v", err)
+			}
+			for _, p := range se.Problems {
+				if p.Line < 1 {
+					t.Fatalf("problem without a line: %+v", p)
+				}
+			}
+			return
+		}
+		// A parsed scenario is complete and normalized.
+		if len(sc.Consumer.Run) == 0 || (sc.Events.File == "") == (sc.Events.Generate == nil) ||
+			(sc.Consumer.State.HTTP == "") == (sc.Consumer.State.Command == nil) || sc.Kafka.Partitions < 1 ||
+			sc.Consumer.Quiet <= 0 || sc.Consumer.Quiet >= sc.Consumer.SettleTimeout {
+			t.Fatalf("incomplete scenario from %q: %+v", data, sc)
+		}
+		if _, err := sc.Chaos.Normalize(); err != nil {
+			t.Fatalf("chaos not normalized: %v", err)
+		}
+	})
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/sample"
 )
 
@@ -160,7 +161,7 @@ func TestClosedOK(t *testing.T) {
 			closed := compileClosed(t, "x.json", string(text))
 			docs, _ := sample.Samples(side.Schema, 30, 5, sample.Options{})
 			for _, d := range docs {
-				d = normalize(d)
+				d = jsonvalue.Normalize(d)
 				if side.Schema.Validate(d) != nil {
 					continue
 				}
@@ -181,7 +182,7 @@ func TestClosedOK(t *testing.T) {
 }
 
 func stripped(d any, s *jsonschema.Schema) any {
-	c := deepCopy(d)
+	c := jsonvalue.DeepCopy(d)
 	stripUndeclared(c, s, 0)
 	return c
 }

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/internal/jsonvalue"
 
 	"github.com/evtool/evtool/report"
 )
@@ -659,7 +660,7 @@ func (c *checker) checkFinite(b branch, vals []any, r *jsonschema.Schema, ip ipa
 		idx := -1
 		if wkw == "enum" {
 			for i, e := range src.Enum.Values {
-				if jsonEqual(e, v) {
+				if jsonvalue.Equal(e, v) {
 					idx = i
 					break
 				}

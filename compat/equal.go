@@ -4,6 +4,8 @@ import (
 	"math/big"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // equalizer decides whether two compiled schemas are the same constraint,
@@ -78,7 +80,7 @@ func (e *equalizer) compare(a, b *jsonschema.Schema) bool {
 	if a.Enum != nil && !sameValueSet(a.Enum.Values, b.Enum.Values) {
 		return false
 	}
-	if a.Const != nil && !jsonEqual(*a.Const, *b.Const) {
+	if a.Const != nil && !jsonvalue.Equal(*a.Const, *b.Const) {
 		return false
 	}
 	if !e.equal(a.Not, b.Not) || !e.list(a.AllOf, b.AllOf) || !e.list(a.AnyOf, b.AnyOf) || !e.list(a.OneOf, b.OneOf) {
@@ -317,7 +319,7 @@ func sameValueSet(a, b []any) bool {
 
 func containsValue(list []any, v any) bool {
 	for _, x := range list {
-		if jsonEqual(x, v) {
+		if jsonvalue.Equal(x, v) {
 			return true
 		}
 	}

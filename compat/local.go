@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // effectiveMask narrows a branch's types to those it can really produce:
@@ -160,12 +162,12 @@ func (c *checker) valueOfType(b branch, t typeMask) *hint {
 	case tInteger:
 		d := c.numDomain(bt, tInteger)
 		if x, ok := d.pick(nil, nil); ok {
-			return &hint{value: ratJSON(x), hasValue: true}
+			return &hint{value: jsonvalue.Number(x), hasValue: true}
 		}
 	case tFraction:
 		d := c.numDomain(bt, tNumber)
 		if x, ok := d.nonInteger(); ok {
-			return &hint{value: ratJSON(x), hasValue: true}
+			return &hint{value: jsonvalue.Number(x), hasValue: true}
 		}
 	case tString:
 		sp := c.stringSpec(bt)
@@ -227,16 +229,16 @@ func (c *checker) readerEnum(b branch, common typeMask, ra *jsonschema.Schema, i
 					if (t == tInteger) != x.IsInt() {
 						continue
 					}
-					if !containsValue(vals, ratJSON(x)) {
-						return []*Finding{c.errorf(k, locOf(b.pos), rl, nil, rv, ip, &hint{value: ratJSON(x), hasValue: true}, desc)}
+					if !containsValue(vals, jsonvalue.Number(x)) {
+						return []*Finding{c.errorf(k, locOf(b.pos), rl, nil, rv, ip, &hint{value: jsonvalue.Number(x), hasValue: true}, desc)}
 					}
 				}
 				continue
 			}
 			var h *hint
 			for _, x := range d.candidates() {
-				if (t == tInteger) == x.IsInt() && !containsValue(vals, ratJSON(x)) {
-					h = &hint{value: ratJSON(x), hasValue: true}
+				if (t == tInteger) == x.IsInt() && !containsValue(vals, jsonvalue.Number(x)) {
+					h = &hint{value: jsonvalue.Number(x), hasValue: true}
 					break
 				}
 			}

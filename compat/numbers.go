@@ -4,6 +4,8 @@ import (
 	"math/big"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // bound is one end of a number interval.
@@ -293,14 +295,14 @@ func (d numDomain) positiveLength() bool {
 
 func (d numDomain) lowLoc() (string, any) {
 	if d.lo != nil {
-		return d.lo.loc, ratJSON(d.lo.v)
+		return d.lo.loc, jsonvalue.Number(d.lo.v)
 	}
 	return d.origin, nil
 }
 
 func (d numDomain) highLoc() (string, any) {
 	if d.hi != nil {
-		return d.hi.loc, ratJSON(d.hi.v)
+		return d.hi.loc, jsonvalue.Number(d.hi.v)
 	}
 	return d.origin, nil
 }
@@ -312,29 +314,29 @@ func (c *checker) checkNumbers(b branch, m typeMask, ra *jsonschema.Schema, ip i
 		return nil
 	}
 	var out []*Finding
-	val := func(x *big.Rat) *hint { return &hint{value: ratJSON(x), hasValue: true} }
+	val := func(x *big.Rat) *hint { return &hint{value: jsonvalue.Number(x), hasValue: true} }
 	if ra.Minimum != nil {
 		if x, ok := d.pick(nil, &bound{v: ra.Minimum, excl: true}); ok {
 			wl, wv := d.lowLoc()
-			out = append(out, c.errorf(KindMinimum, wl, loc(ra, "minimum"), wv, ratJSON(ra.Minimum), ip, val(x), string(ratJSON(x)), string(ratJSON(ra.Minimum))))
+			out = append(out, c.errorf(KindMinimum, wl, loc(ra, "minimum"), wv, jsonvalue.Number(ra.Minimum), ip, val(x), string(jsonvalue.Number(x)), string(jsonvalue.Number(ra.Minimum))))
 		}
 	}
 	if ra.ExclusiveMinimum != nil {
 		if x, ok := d.pick(nil, &bound{v: ra.ExclusiveMinimum}); ok {
 			wl, wv := d.lowLoc()
-			out = append(out, c.errorf(KindExclusiveMinimum, wl, loc(ra, "exclusiveMinimum"), wv, ratJSON(ra.ExclusiveMinimum), ip, val(x), string(ratJSON(x)), string(ratJSON(ra.ExclusiveMinimum))))
+			out = append(out, c.errorf(KindExclusiveMinimum, wl, loc(ra, "exclusiveMinimum"), wv, jsonvalue.Number(ra.ExclusiveMinimum), ip, val(x), string(jsonvalue.Number(x)), string(jsonvalue.Number(ra.ExclusiveMinimum))))
 		}
 	}
 	if ra.Maximum != nil {
 		if x, ok := d.pick(&bound{v: ra.Maximum, excl: true}, nil); ok {
 			wl, wv := d.highLoc()
-			out = append(out, c.errorf(KindMaximum, wl, loc(ra, "maximum"), wv, ratJSON(ra.Maximum), ip, val(x), string(ratJSON(x)), string(ratJSON(ra.Maximum))))
+			out = append(out, c.errorf(KindMaximum, wl, loc(ra, "maximum"), wv, jsonvalue.Number(ra.Maximum), ip, val(x), string(jsonvalue.Number(x)), string(jsonvalue.Number(ra.Maximum))))
 		}
 	}
 	if ra.ExclusiveMaximum != nil {
 		if x, ok := d.pick(&bound{v: ra.ExclusiveMaximum}, nil); ok {
 			wl, wv := d.highLoc()
-			out = append(out, c.errorf(KindExclusiveMaximum, wl, loc(ra, "exclusiveMaximum"), wv, ratJSON(ra.ExclusiveMaximum), ip, val(x), string(ratJSON(x)), string(ratJSON(ra.ExclusiveMaximum))))
+			out = append(out, c.errorf(KindExclusiveMaximum, wl, loc(ra, "exclusiveMaximum"), wv, jsonvalue.Number(ra.ExclusiveMaximum), ip, val(x), string(jsonvalue.Number(x)), string(jsonvalue.Number(ra.ExclusiveMaximum))))
 		}
 	}
 	if q := ra.MultipleOf; q != nil && q.Sign() > 0 {
@@ -342,7 +344,7 @@ func (c *checker) checkNumbers(b branch, m typeMask, ra *jsonschema.Schema, ip i
 			wl := d.stepLoc
 			var wv any
 			if d.step != nil && wl != "" {
-				wv = ratJSON(d.step)
+				wv = jsonvalue.Number(d.step)
 			}
 			if wl == "" {
 				wl = d.origin
@@ -356,16 +358,16 @@ func (c *checker) checkNumbers(b branch, m typeMask, ra *jsonschema.Schema, ip i
 			}
 			switch {
 			case witness != nil:
-				out = append(out, c.errorf(KindMultipleOf, wl, loc(ra, "multipleOf"), wv, ratJSON(q), ip, val(witness), string(ratJSON(witness)), string(ratJSON(q))))
+				out = append(out, c.errorf(KindMultipleOf, wl, loc(ra, "multipleOf"), wv, jsonvalue.Number(q), ip, val(witness), string(jsonvalue.Number(witness)), string(jsonvalue.Number(q))))
 			case d.positiveLength():
-				out = append(out, c.errorf(KindMultipleOf, wl, loc(ra, "multipleOf"), wv, ratJSON(q), ip, nil, "numbers", string(ratJSON(q))))
+				out = append(out, c.errorf(KindMultipleOf, wl, loc(ra, "multipleOf"), wv, jsonvalue.Number(q), ip, nil, "numbers", string(jsonvalue.Number(q))))
 			default:
 				if vals, ok := d.enumerate(4096); !ok {
-					out = append(out, c.errorf(KindMultipleOf, wl, loc(ra, "multipleOf"), wv, ratJSON(q), ip, nil, "numbers", string(ratJSON(q))))
+					out = append(out, c.errorf(KindMultipleOf, wl, loc(ra, "multipleOf"), wv, jsonvalue.Number(q), ip, nil, "numbers", string(jsonvalue.Number(q))))
 				} else {
 					for _, x := range vals {
 						if !new(big.Rat).Quo(x, q).IsInt() {
-							out = append(out, c.errorf(KindMultipleOf, wl, loc(ra, "multipleOf"), wv, ratJSON(q), ip, val(x), string(ratJSON(x)), string(ratJSON(q))))
+							out = append(out, c.errorf(KindMultipleOf, wl, loc(ra, "multipleOf"), wv, jsonvalue.Number(q), ip, val(x), string(jsonvalue.Number(x)), string(jsonvalue.Number(q))))
 							break
 						}
 					}

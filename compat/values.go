@@ -3,16 +3,15 @@ package compat
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // JSON type bits. Numbers are split into integers and non-integers so that
@@ -120,7 +119,7 @@ func maskOfValue(v any) typeMask {
 	case map[string]any:
 		return tObject
 	default:
-		if r, ok := toRat(v); ok {
+		if r, ok := jsonvalue.Rat(v); ok {
 			if r.IsInt() {
 				return tInteger
 			}
@@ -130,78 +129,6 @@ func maskOfValue(v any) typeMask {
 	return 0
 }
 
-// toRat converts a JSON number (json.Number, float64, int) to a rational.
-func toRat(v any) (*big.Rat, bool) {
-	switch n := v.(type) {
-	case json.Number:
-		return new(big.Rat).SetString(string(n))
-	case float64:
-		r := new(big.Rat)
-		if r.SetFloat64(n) == nil {
-			return nil, false
-		}
-		return r, true
-	case int:
-		return new(big.Rat).SetInt64(int64(n)), true
-	case int64:
-		return new(big.Rat).SetInt64(n), true
-	}
-	return nil, false
-}
-
-// ratJSON renders a rational as a JSON number (exact decimal when it has
-// one, else a 17-digit approximation).
-func ratJSON(r *big.Rat) json.Number {
-	if r.IsInt() {
-		return json.Number(r.Num().String())
-	}
-	if prec, exact := r.FloatPrec(); exact {
-		return json.Number(strings.TrimRight(r.FloatString(prec), "0"))
-	}
-	f, _ := r.Float64()
-	return json.Number(strconv.FormatFloat(f, 'g', 17, 64))
-}
-
-// jsonEqual compares JSON values as JSON Schema does (1 == 1.0).
-func jsonEqual(a, b any) bool {
-	switch a := a.(type) {
-	case map[string]any:
-		b, ok := b.(map[string]any)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for k, va := range a {
-			vb, ok := b[k]
-			if !ok || !jsonEqual(va, vb) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		b, ok := b.([]any)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if !jsonEqual(a[i], b[i]) {
-				return false
-			}
-		}
-		return true
-	case nil:
-		return b == nil
-	case bool:
-		bb, ok := b.(bool)
-		return ok && a == bb
-	case string:
-		bs, ok := b.(string)
-		return ok && a == bs
-	}
-	ra, ok1 := toRat(a)
-	rb, ok2 := toRat(b)
-	return ok1 && ok2 && ra.Cmp(rb) == 0
-}
-
 // compactJSON renders a value on one line.
 func compactJSON(v any) string {
 	b, err := json.Marshal(v)
@@ -209,49 +136,6 @@ func compactJSON(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
-}
-
-// normalize turns a decoded value into one that marshals and validates
-// the same everywhere (numbers as json.Number).
-func normalize(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = normalize(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = normalize(e)
-		}
-		return out
-	case float64, int, int64:
-		if r, ok := toRat(t); ok {
-			return ratJSON(r)
-		}
-	}
-	return v
-}
-
-// deepCopy copies a JSON value.
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
 }
 
 // loc appends keyword tokens to a schema location ("url#/ptr").

@@ -13,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/sample"
 )
@@ -56,7 +57,7 @@ func (s *Side) baseDocs(n int, seed int64, lenient bool) ([]any, error) {
 	}
 	var keep []any
 	for _, d := range docs {
-		d = normalize(d)
+		d = jsonvalue.Normalize(d)
 		if gen == s.Schema && lenient {
 			stripUndeclared(d, s.Schema, 0)
 			if !s.writerValid(d, lenient) {
@@ -168,7 +169,7 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 	}
 	for i := 0; i < len(base) && i < nv; i++ {
 		for _, v := range sample.Variants(base[i], gen, w.reader.Schema, w.rng, limit) {
-			consider(normalize(v))
+			consider(jsonvalue.Normalize(v))
 		}
 	}
 	// Match the pool with findings that have no counterexample yet.
@@ -313,7 +314,7 @@ func (w *witnessSearch) fromHint(h *hint, base []any) []any {
 		if i >= limit && len(out) > 0 {
 			break
 		}
-		if v, ok := w.apply(deepCopy(d), h); ok {
+		if v, ok := w.apply(jsonvalue.DeepCopy(d), h); ok {
 			out = append(out, v)
 		}
 		if len(out) >= 3 {
@@ -321,7 +322,7 @@ func (w *witnessSearch) fromHint(h *hint, base []any) []any {
 		}
 	}
 	if len(out) == 0 && len(h.path) == 0 && h.hasValue {
-		out = append(out, normalize(h.value))
+		out = append(out, jsonvalue.Normalize(h.value))
 	}
 	return out
 }
@@ -384,7 +385,7 @@ func (w *witnessSearch) apply(doc any, h *hint) (any, bool) {
 func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
 	switch {
 	case h.hasValue && h.setProp == "" && h.extend == 0:
-		return normalize(h.value), true
+		return jsonvalue.Normalize(h.value), true
 	case h.from != nil:
 		return w.sampleOf(h.from, h.fromMask)
 	}
@@ -413,7 +414,7 @@ func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
 		if h.setProp != "" {
 			switch {
 			case h.hasValue:
-				obj[h.setProp] = normalize(h.value)
+				obj[h.setProp] = jsonvalue.Normalize(h.value)
 			case h.propFrom != nil:
 				val, ok := w.sampleOf(h.propFrom, 0)
 				if !ok {
@@ -433,7 +434,7 @@ func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
 			if len(arr) == 0 {
 				return nil, false
 			}
-			return append(arr, deepCopy(arr[0])), true
+			return append(arr, jsonvalue.DeepCopy(arr[0])), true
 		case h.truncSet:
 			if len(arr) <= h.truncate {
 				return arr, true
@@ -443,7 +444,7 @@ func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
 			for i := 0; len(arr) < h.extend; i++ {
 				switch {
 				case h.hasValue:
-					arr = append(arr, normalize(h.value))
+					arr = append(arr, jsonvalue.Normalize(h.value))
 				case h.itemFrom != nil:
 					v, ok := w.sampleOf(h.itemFrom, 0)
 					if !ok {
@@ -451,7 +452,7 @@ func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
 					}
 					arr = append(arr, v)
 				case len(arr) > 0:
-					arr = append(arr, deepCopy(arr[i%len(arr)]))
+					arr = append(arr, jsonvalue.DeepCopy(arr[i%len(arr)]))
 				default:
 					arr = append(arr, "x")
 				}
@@ -473,7 +474,7 @@ func (w *witnessSearch) sampleOf(s *jsonschema.Schema, mask typeMask) (any, bool
 		if err != nil {
 			return nil, false
 		}
-		v = normalize(v)
+		v = jsonvalue.Normalize(v)
 		if mask == 0 || maskOfValue(v)&mask != 0 {
 			return v, true
 		}
@@ -504,7 +505,7 @@ func (w *witnessSearch) minimize(wt *witness, rloc string) {
 		}
 		return matches(rloc, errorLocations(err))
 	}
-	doc := deepCopy(wt.doc)
+	doc := jsonvalue.DeepCopy(wt.doc)
 	var shrink func(v any, set func(any)) bool
 	shrink = func(v any, set func(any)) bool {
 		changed := false

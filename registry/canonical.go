@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // Canonical renders a decoded JSON value (as produced by jsonstrict) in a
@@ -71,21 +73,14 @@ func writeCanonical(b *strings.Builder, v any) {
 	}
 }
 
-// canonicalNumber spells integers without exponent or fraction and other
-// numbers as an exact reduced fraction's shortest decimal when one exists.
+// canonicalNumber spells every number one way: integers without fraction
+// or exponent, others as their exact decimal.
 func canonicalNumber(s string) string {
 	r, ok := new(big.Rat).SetString(s)
 	if !ok {
 		return s
 	}
-	if r.IsInt() {
-		return r.Num().String()
-	}
-	// Exact decimal expansion when the denominator has only factors 2 and 5.
-	if prec, exact := r.FloatPrec(); exact {
-		return strings.TrimRight(r.FloatString(prec), "0")
-	}
-	return r.String()
+	return string(jsonvalue.Number(r))
 }
 
 func writeString(b *strings.Builder, s string) {

@@ -2,6 +2,8 @@ package sample
 
 import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 type containsCons struct {
@@ -311,7 +313,7 @@ func (g *gen) genArray(f *flat, depth int) (any, error) {
 
 func containsEqual(arr []any, v any) bool {
 	for _, a := range arr {
-		if jsonEqual(a, v) {
+		if jsonvalue.Equal(a, v) {
 			return true
 		}
 	}

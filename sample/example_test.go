@@ -6,8 +6,9 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/evtool/evtool/sample"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/sample"
 )
 
 func mustCompile(src string) *jsonschema.Schema {

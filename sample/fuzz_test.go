@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 var unsatSeeds = []string{
@@ -270,7 +272,7 @@ func TestRandomSchemas(t *testing.T) {
 		}
 		gaveUp++
 		for _, p := range pool {
-			if s.Validate(normalize(p)) == nil {
+			if s.Validate(jsonvalue.Normalize(p)) == nil {
 				missed++
 				t.Logf("gave up on %s (%v), but %s is valid", src, err, toJSON(p))
 				break

@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // gen is the state of one Generate call.
@@ -476,7 +478,7 @@ func (g *gen) fromEnum(c conj, s *jsonschema.Schema, unreliable bool, mask int) 
 		if err := g.tick(); err != nil {
 			return nil, err
 		}
-		v := normalize(cands[i])
+		v := jsonvalue.Normalize(cands[i])
 		if mask != tAll && valueType(v)&mask == 0 {
 			continue
 		}
@@ -485,7 +487,7 @@ func (g *gen) fromEnum(c conj, s *jsonschema.Schema, unreliable bool, mask int) 
 		}
 	}
 	if unreliable && len(cands) > 0 {
-		return normalize(cands[order[0]]), nil
+		return jsonvalue.Normalize(cands[order[0]]), nil
 	}
 	return nil, unsat(s, kw, "no value of "+kw+" satisfies the other constraints")
 }

@@ -4,6 +4,8 @@ import (
 	"math/big"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // numBounds is the merged numeric constraints of a flat.
@@ -138,7 +140,7 @@ func (g *gen) genNumber(f *flat, allowInt, allowFrac bool) (any, error) {
 	if b.lo != nil && b.hi != nil {
 		c := b.lo.Cmp(b.hi)
 		if c > 0 || (c == 0 && (b.loEx || b.hiEx)) {
-			return nil, unsat(b.hiAt, b.hiKw, "bounds leave no number ("+ratString(b.lo)+" .. "+ratString(b.hi)+")")
+			return nil, unsat(b.hiAt, b.hiKw, "bounds leave no number ("+string(jsonvalue.Number(b.lo))+" .. "+string(jsonvalue.Number(b.hi))+")")
 		}
 	}
 	mult := b.mult
@@ -179,7 +181,7 @@ func (g *gen) genMultiple(b *numBounds, mult *big.Rat, allowInt bool) (any, erro
 		if at == nil {
 			at, kw = b.hiAt, b.hiKw
 		}
-		return nil, unsat(at, kw, "no multiple of "+ratString(mult)+" between the bounds")
+		return nil, unsat(at, kw, "no multiple of "+string(jsonvalue.Number(mult))+" between the bounds")
 	}
 	var k *big.Int
 	switch {
@@ -227,11 +229,11 @@ func (g *gen) genMultiple(b *numBounds, mult *big.Rat, allowInt bool) (any, erro
 		for _, d := range []int64{1, -1, 2, -2, 3, -3} {
 			w := new(big.Rat).Add(v, new(big.Rat).Mul(big.NewRat(d, 1), mult))
 			if !w.IsInt() && b.within(w) {
-				return numberOf(w), nil
+				return jsonvalue.Number(w), nil
 			}
 		}
 	}
-	return numberOf(v), nil
+	return jsonvalue.Number(v), nil
 }
 
 func (b *numBounds) within(r *big.Rat) bool {
@@ -295,7 +297,7 @@ func (g *gen) genReal(b *numBounds, allowInt bool) (any, error) {
 		if !allowInt && b.lo.IsInt() {
 			return nil, unsat(b.hiAt, b.hiKw, "the only number in bounds is an integer")
 		}
-		return numberOf(b.lo), nil
+		return jsonvalue.Number(b.lo), nil
 	}
 	var v *big.Rat
 	switch {
@@ -341,11 +343,11 @@ func (g *gen) genReal(b *numBounds, allowInt bool) (any, error) {
 		for _, d := range []*big.Rat{big.NewRat(1, 2), big.NewRat(-1, 2), big.NewRat(1, 10), big.NewRat(-1, 10), g.step(v), new(big.Rat).Neg(g.step(v))} {
 			w := new(big.Rat).Add(v, d)
 			if b.within(w) {
-				return numberOf(w), nil
+				return jsonvalue.Number(w), nil
 			}
 		}
 	}
-	return numberOf(v), nil
+	return jsonvalue.Number(v), nil
 }
 
 // smallStep is a step away from bound r that stays inside the bounds.

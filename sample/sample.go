@@ -32,6 +32,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // Options tunes generation. The zero value is usable.
@@ -208,7 +210,7 @@ func Samples(s *jsonschema.Schema, n int, seed int64, opts Options) ([]any, erro
 	}
 	// Pad with repeats when the schema has fewer distinct values than n.
 	for i := 0; len(out) < n; i++ {
-		out = append(out, deepCopy(out[i%len(out)]))
+		out = append(out, jsonvalue.DeepCopy(out[i%len(out)]))
 	}
 	return out, nil
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // DefaultVariantLimit is the number of variants Variants returns when its
@@ -93,7 +95,7 @@ func Variants(doc any, writer, reader *jsonschema.Schema, rng *rand.Rand, limit 
 				continue
 			}
 		}
-		if !del && sp.hasCur && jsonEqual(v, sp.cur) {
+		if !del && sp.hasCur && jsonvalue.Equal(v, sp.cur) {
 			continue
 		}
 		key := pathKey(sp.path)
@@ -359,14 +361,14 @@ func (vc *vctx) mutate(path []any, v any, w, wl, rl []node) {
 	for _, side := range [][]node{wl, rl} {
 		for _, n := range side {
 			if n.s.Const != nil {
-				put(normalize(*n.s.Const))
+				put(jsonvalue.Normalize(*n.s.Const))
 			}
 			if n.s.Enum != nil {
 				for i, e := range n.s.Enum.Values {
 					if i >= 32 {
 						break
 					}
-					put(normalize(e))
+					put(jsonvalue.Normalize(e))
 				}
 			}
 		}
@@ -460,7 +462,7 @@ func (vc *vctx) mutateNumber(put func(any), r *big.Rat, wl, rl []node) {
 	}
 	add(r, big.NewRat(1, 2), 1)
 	for _, c := range cands {
-		put(numberOf(c))
+		put(jsonvalue.Number(c))
 	}
 	for _, e := range extremeNumbers {
 		put(json.Number(e))

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/evtool/evtool/internal/jsonvalue"
+
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/registry"
 )
@@ -301,7 +303,7 @@ func bundle(root *bnode, resolve resolver) (any, bool, error) {
 	}
 	var out, defs map[string]any
 	for _, n := range order { // order[0] is root
-		cp := deepCopy(n.doc)
+		cp := jsonvalue.DeepCopy(n.doc)
 		err := walkSchemas(cp, "", func(m map[string]any, ptr string) error {
 			ref, ok := m["$ref"].(string)
 			if !ok {
@@ -493,24 +495,6 @@ func walkDepth(doc any, ptr string, fn func(m map[string]any, ptr string) error,
 
 func escapePtr(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, e := range t {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		a := make([]any, len(t))
-		for i, e := range t {
-			a[i] = deepCopy(e)
-		}
-		return a
-	}
-	return v
 }
 
 // marshalIndent renders a decoded document as indented JSON without HTML

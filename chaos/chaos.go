@@ -27,14 +27,34 @@
 //     same partition, or any event) among the next window input events. An
 //     event that another event was moved behind is never moved itself, so
 //     moves do not chain and every event is late by at most window events.
+//   - skew {rate}: with probability rate, an event is re-emitted as another
+//     version of its type: one of the versions in its Event.SkewTo (the
+//     versions its data is valid under that the type's compatibility mode
+//     says a consumer must accept, computed by the caller). Its payload is
+//     rewritten by the Mutate hook; copies carry the rewritten payload.
+//   - poison {rate, kinds}: with probability rate, a poison event (one of
+//     kinds: invalid-data, undecodable, unknown-type, future-version) built
+//     from an event by the Mutate hook is delivered right after it, with an
+//     id of its own (Fault.PoisonID).
+//   - crash {count, at}: count crash faults, planned before any event and
+//     numbered first. Each carries the point of the run it strikes at
+//     (Progress, a fraction of the run) and, for at: random, the phase of a
+//     delivery it strikes in when the consumer runs in-process. The stream
+//     only plans them: killing and restarting the consumer is the
+//     harness's job (see CrashPlan).
 //
 // Every kind draws from its own random stream, so enabling one kind does not
-// change the faults of another for the same seed.
+// change the faults of another for the same seed. Per event, faults are
+// numbered duplicate, reorder, skew, poison; crash faults come before all of
+// them. Plans of scenarios without the newer kinds (skew, poison, crash) are
+// those of earlier versions of evtool, index for index.
 package chaos
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -45,11 +65,93 @@ type Kind string
 const (
 	Duplicate Kind = "duplicate"
 	Reorder   Kind = "reorder"
+	Skew      Kind = "skew"
+	Poison    Kind = "poison"
+	Crash     Kind = "crash"
 )
 
-// Kinds lists the fault kinds in the order a plan numbers them for one
-// event.
-var Kinds = []Kind{Duplicate, Reorder}
+// Kinds lists the fault kinds in the order a plan numbers them: crashes
+// first, then per event duplicate, reorder, skew, poison.
+var Kinds = []Kind{Crash, Duplicate, Reorder, Skew, Poison}
+
+// PoisonKind says how a poison event breaks the catalog.
+type PoisonKind string
+
+// Poison kinds.
+const (
+	// InvalidData: a known type and version whose data fails the
+	// version's schema.
+	InvalidData PoisonKind = "invalid-data"
+	// Undecodable: bytes that are not a readable event (data that is not
+	// JSON; in structured mode a truncated envelope).
+	Undecodable PoisonKind = "undecodable"
+	// UnknownType: a type the catalog does not have.
+	UnknownType PoisonKind = "unknown-type"
+	// FutureVersion: a version of the type newer than any in the catalog
+	// (a producer ahead of the consumer).
+	FutureVersion PoisonKind = "future-version"
+)
+
+// PoisonKinds lists every poison kind (the default of poison.kinds).
+var PoisonKinds = []PoisonKind{InvalidData, Undecodable, UnknownType, FutureVersion}
+
+// CrashAt says where crash faults strike.
+type CrashAt string
+
+// Crash points.
+const (
+	// CrashAfterEffect kills the consumer when its group commits past the
+	// fault's point of the run: after the effect of the records it is
+	// committing (for a consumer that commits after its effects), before
+	// the commit is stored, so those records are redelivered.
+	CrashAfterEffect CrashAt = "after-effect"
+	// CrashRandom kills the consumer at a random time within the run.
+	CrashRandom CrashAt = "random"
+)
+
+// CrashPhase is where, in the handling of one delivery, an in-process
+// crash strikes (replaytest; a process is killed at a point in time).
+type CrashPhase string
+
+// Crash phases.
+const (
+	// PhaseBefore: before the delivery is handled (only memory is lost).
+	PhaseBefore CrashPhase = "before"
+	// PhaseAfterEffect: after the handler's effect, before its commit is
+	// stored: the delivery comes again.
+	PhaseAfterEffect CrashPhase = "after-effect"
+	// PhaseAfterCommit: once the commit is stored (for a consumer that
+	// commits before its effect: before the effect).
+	PhaseAfterCommit CrashPhase = "after-commit"
+)
+
+// MaxVersion is the highest version a VersionSet holds.
+const MaxVersion = 64
+
+// VersionSet is a set of versions 1..MaxVersion of an event type.
+type VersionSet uint64
+
+// Add returns the set with version n added (n out of range: unchanged).
+func (s VersionSet) Add(n int) VersionSet {
+	if n < 1 || n > MaxVersion {
+		return s
+	}
+	return s | 1<<(n-1)
+}
+
+// Has reports whether version n is in the set.
+func (s VersionSet) Has(n int) bool { return n >= 1 && n <= MaxVersion && s&(1<<(n-1)) != 0 }
+
+// List returns the versions in increasing order.
+func (s VersionSet) List() []int {
+	var out []int
+	for n := 1; n <= MaxVersion; n++ {
+		if s.Has(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 // Scope says which events may overtake each other under reorder.
 type Scope string
@@ -70,6 +172,32 @@ const (
 type Config struct {
 	Duplicate *DuplicateConfig `json:"duplicate,omitempty"`
 	Reorder   *ReorderConfig   `json:"reorder,omitempty"`
+	Crash     *CrashConfig     `json:"crash,omitempty"`
+	Poison    *PoisonConfig    `json:"poison,omitempty"`
+	Skew      *SkewConfig      `json:"skew,omitempty"`
+}
+
+// CrashConfig configures crash faults.
+type CrashConfig struct {
+	// Count is the number of kills (default 1).
+	Count int `json:"count"`
+	// At is after-effect (default) or random.
+	At CrashAt `json:"at,omitempty"`
+}
+
+// PoisonConfig configures poison faults.
+type PoisonConfig struct {
+	// Rate is the probability that an event is followed by a poison event.
+	Rate float64 `json:"rate"`
+	// Kinds are the poison kinds to draw from (default all).
+	Kinds []PoisonKind `json:"kinds,omitempty"`
+}
+
+// SkewConfig configures skew faults.
+type SkewConfig struct {
+	// Rate is the probability that an event with another acceptable
+	// version is re-emitted as one of them.
+	Rate float64 `json:"rate"`
 }
 
 // DuplicateConfig configures duplicate faults.
@@ -100,6 +228,8 @@ const (
 	DefaultDuplicateMax = 1
 	DefaultReorderRate  = 0.5
 	DefaultReorderScope = ScopeKey
+	DefaultCrashCount   = 1
+	DefaultCrashAt      = CrashAfterEffect
 )
 
 // Normalize returns the config with defaults filled in, or an error naming
@@ -143,11 +273,62 @@ func (c Config) Normalize() (Config, error) {
 		}
 		c.Reorder = &rr
 	}
+	if k := c.Crash; k != nil {
+		kk := *k
+		if kk.Count == 0 {
+			kk.Count = DefaultCrashCount
+		}
+		if kk.At == "" {
+			kk.At = DefaultCrashAt
+		}
+		if kk.Count < 1 || kk.Count > 100 {
+			errs = append(errs, fmt.Errorf("chaos.crash.count %d: must be between 1 and 100", kk.Count))
+		}
+		switch kk.At {
+		case CrashAfterEffect, CrashRandom:
+		default:
+			errs = append(errs, fmt.Errorf("chaos.crash.at %q: use after-effect or random", kk.At))
+		}
+		c.Crash = &kk
+	}
+	if p := c.Poison; p != nil {
+		pp := *p
+		if !(pp.Rate >= 0 && pp.Rate <= 1) {
+			errs = append(errs, fmt.Errorf("chaos.poison.rate %v: must be between 0 and 1", pp.Rate))
+		}
+		if len(pp.Kinds) == 0 {
+			pp.Kinds = append([]PoisonKind(nil), PoisonKinds...)
+		} else {
+			seen := map[PoisonKind]bool{}
+			var kinds []PoisonKind
+			for _, k := range pp.Kinds {
+				if !slices.Contains(PoisonKinds, k) {
+					errs = append(errs, fmt.Errorf("chaos.poison.kinds: %q is not a poison kind (use invalid-data, undecodable, unknown-type, future-version)", k))
+					continue
+				}
+				if !seen[k] {
+					seen[k] = true
+					kinds = append(kinds, k)
+				}
+			}
+			pp.Kinds = kinds
+		}
+		c.Poison = &pp
+	}
+	if k := c.Skew; k != nil {
+		kk := *k
+		if !(kk.Rate >= 0 && kk.Rate <= 1) {
+			errs = append(errs, fmt.Errorf("chaos.skew.rate %v: must be between 0 and 1", kk.Rate))
+		}
+		c.Skew = &kk
+	}
 	return c, errors.Join(errs...)
 }
 
 // Enabled reports whether any fault kind is on.
-func (c Config) Enabled() bool { return c.Duplicate != nil || c.Reorder != nil }
+func (c Config) Enabled() bool {
+	return c.Duplicate != nil || c.Reorder != nil || c.Crash != nil || c.Poison != nil || c.Skew != nil
+}
 
 // String summarises the config, e.g. "duplicate{rate 0.2, max 1, spread 0}
 // reorder{window 8, scope key, rate 0.5}".
@@ -158,6 +339,19 @@ func (c Config) String() string {
 	}
 	if r := c.Reorder; r != nil {
 		parts = append(parts, fmt.Sprintf("reorder{window %d, scope %s, rate %g}", r.Window, r.Scope, r.Rate))
+	}
+	if k := c.Skew; k != nil {
+		parts = append(parts, fmt.Sprintf("skew{rate %g}", k.Rate))
+	}
+	if p := c.Poison; p != nil {
+		kinds := make([]string, len(p.Kinds))
+		for i, k := range p.Kinds {
+			kinds[i] = string(k)
+		}
+		parts = append(parts, fmt.Sprintf("poison{rate %g, kinds %s}", p.Rate, strings.Join(kinds, ",")))
+	}
+	if k := c.Crash; k != nil {
+		parts = append(parts, fmt.Sprintf("crash{count %d, at %s}", k.Count, k.At))
 	}
 	if len(parts) == 0 {
 		return "no faults"
@@ -176,6 +370,11 @@ type Event struct {
 	// Key is the record key (the type's partition key); empty for none.
 	Key       string `json:"key,omitempty"`
 	Partition int32  `json:"partition"`
+	// Version is the event's version of its type and SkewTo the other
+	// versions it may be re-emitted as (skew faults); both are set by the
+	// caller, and only when skew is on.
+	Version int        `json:"-"`
+	SkewTo  VersionSet `json:"-"`
 }
 
 func (e Event) describe() string {
@@ -204,8 +403,43 @@ type Fault struct {
 	Copy int `json:"copy,omitempty"`
 	// After: the copy (duplicate) or the event itself (reorder) is
 	// delivered right after input event After; an index past the end of
-	// the input means at the end.
+	// the input means at the end. Skew and poison faults apply in place:
+	// After is the event's index.
 	After int64 `json:"after"`
+
+	// From and To are the versions of a skew fault.
+	From int `json:"from,omitempty"`
+	To   int `json:"to,omitempty"`
+	// Poison is the kind of a poison fault and PoisonID the poison
+	// event's id.
+	Poison   PoisonKind `json:"poison,omitempty"`
+	PoisonID string     `json:"poisonId,omitempty"`
+
+	// Crash numbers the crash faults from 1; At, Progress and Phase say
+	// where it strikes: Progress is the fraction of the run (of the
+	// records committed for after-effect, of the time for random), Phase
+	// the point of one delivery it strikes at in-process.
+	Crash    int        `json:"crash,omitempty"`
+	At       CrashAt    `json:"at,omitempty"`
+	Progress float64    `json:"progress,omitempty"`
+	Phase    CrashPhase `json:"phase,omitempty"`
+}
+
+// MarshalJSON renders a crash fault without the event fields it does not
+// have; every other fault as its fields.
+func (f Fault) MarshalJSON() ([]byte, error) {
+	type plain Fault
+	if f.Kind != Crash {
+		return json.Marshal(plain(f))
+	}
+	return json.Marshal(struct {
+		Index    int        `json:"index"`
+		Kind     Kind       `json:"kind"`
+		Crash    int        `json:"crash"`
+		At       CrashAt    `json:"at"`
+		Progress float64    `json:"progress"`
+		Phase    CrashPhase `json:"phase,omitempty"`
+	}{f.Index, f.Kind, f.Crash, f.At, f.Progress, f.Phase})
 }
 
 // String describes the fault on one line.
@@ -218,6 +452,16 @@ func (f Fault) String() string {
 		return fmt.Sprintf("#%d duplicate: copy %d of %s, delivered after event %d", f.Index, f.Copy, f.Event.describe(), f.After)
 	case Reorder:
 		return fmt.Sprintf("#%d reorder: %s delivered after event %d", f.Index, f.Event.describe(), f.After)
+	case Skew:
+		return fmt.Sprintf("#%d skew: %s re-emitted as v%d (was v%d)", f.Index, f.Event.describe(), f.To, f.From)
+	case Poison:
+		return fmt.Sprintf("#%d poison: %s event %s built from %s, delivered right after it", f.Index, f.Poison, f.PoisonID, f.Event.describe())
+	case Crash:
+		pct := int(f.Progress*100 + 0.5)
+		if f.At == CrashRandom {
+			return fmt.Sprintf("#%d crash %d (random): the consumer is killed at %d%% of the run and restarted", f.Index, f.Crash, pct)
+		}
+		return fmt.Sprintf("#%d crash %d (after-effect): the consumer is killed when its group commits past %d%% of the events, before the commit is stored, and restarted", f.Index, f.Crash, pct)
 	}
 	return fmt.Sprintf("#%d %s: %s", f.Index, f.Kind, f.Event.describe())
 }

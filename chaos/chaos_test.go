@@ -1,8 +1,10 @@
 package chaos
 
 import (
+	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,6 +77,12 @@ func check(t *testing.T, cfg Config, evs []Event, out []Delivery[int], faults []
 	pos := map[int64]int{} // original's delivery position
 	copies := 0
 	for p, d := range out {
+		if d.Fault != nil && d.Fault.Kind == Poison {
+			if _, ok := pos[d.Event.Index]; !ok && !movedLater(faults, d.Event.Index) {
+				t.Fatalf("poison %v delivered before its event", d.Fault)
+			}
+			continue
+		}
 		if d.Fault != nil && d.Fault.Kind == Duplicate {
 			copies++
 			op, ok := pos[d.Event.Index]
@@ -93,7 +101,7 @@ func check(t *testing.T, cfg Config, evs []Event, out []Delivery[int], faults []
 			t.Fatalf("event %d delivered twice as an original", d.Event.Index)
 		}
 		pos[d.Event.Index] = p
-		if d.Value != int(d.Event.Index) {
+		if d.Value != int(d.Event.Index) && d.Skew == nil {
 			t.Fatalf("payload %d with event %d", d.Value, d.Event.Index)
 		}
 	}
@@ -120,6 +128,15 @@ func check(t *testing.T, cfg Config, evs []Event, out []Delivery[int], faults []
 	if copies != wantCopies {
 		t.Fatalf("%d copies delivered, %d duplicate faults applied", copies, wantCopies)
 	}
+}
+
+func movedLater(faults []Fault, i int64) bool {
+	for _, f := range faults {
+		if f.Kind == Reorder && f.Event.Index == i {
+			return true
+		}
+	}
+	return false
 }
 
 func TestInvariants(t *testing.T) {
@@ -301,4 +318,280 @@ func TestFaultString(t *testing.T) {
 	if got := f.String(); got != "#3 reorder: event 5 (line 6, key k, t, id e5) delivered after event 9" {
 		t.Errorf("String = %q", got)
 	}
+}
+
+// skewEvents are events whose even-indexed ones may be re-emitted as v2 or
+// v3 (they are v1).
+func skewEvents(n, k int) []Event {
+	evs := events(n, k)
+	for i := range evs {
+		evs[i].Version = 1
+		if i%2 == 0 {
+			evs[i].SkewTo = VersionSet(0).Add(2).Add(3)
+		}
+	}
+	return evs
+}
+
+var all = Config{
+	Duplicate: &DuplicateConfig{Rate: 0.3, Max: 2, Spread: 5},
+	Reorder:   &ReorderConfig{Window: 8, Scope: ScopeKey, Rate: 0.7},
+	Skew:      &SkewConfig{Rate: 0.5},
+	Poison:    &PoisonConfig{Rate: 0.1},
+	Crash:     &CrashConfig{Count: 3},
+}
+
+// The newer kinds leave the duplicate and reorder faults of a seed alone:
+// the same faults, and without crash the same indexes.
+func TestNewKindsKeepOldPlans(t *testing.T) {
+	evs := skewEvents(400, 9)
+	_, old, _ := run(t, both, 7, All(), evs)
+	noCrash := all
+	noCrash.Crash = nil
+	_, withNew, _ := run(t, noCrash, 7, All(), evs)
+	_, withCrash, _ := run(t, all, 7, All(), evs)
+	pick := func(fs []Fault, shift int) []Fault {
+		var out []Fault
+		for _, f := range fs {
+			if f.Kind == Duplicate || f.Kind == Reorder {
+				f.Index -= shift
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	if got := pick(withNew, 0); !reflect.DeepEqual(old, renumber(got)) {
+		t.Fatal("skew and poison change the duplicate and reorder faults")
+	}
+	if got := pick(withCrash, 3); !reflect.DeepEqual(renumber(pick(withNew, 0)), renumber(got)) {
+		t.Fatal("crash changes the duplicate and reorder faults")
+	}
+	for i, f := range withCrash[:3] {
+		if f.Kind != Crash || f.Index != i || f.Crash != i+1 {
+			t.Fatalf("crash faults are not numbered first: %v", f)
+		}
+	}
+}
+
+// renumber gives the faults consecutive indexes (what a plan with only
+// these kinds would give them).
+func renumber(fs []Fault) []Fault {
+	out := append([]Fault(nil), fs...)
+	for i := range out {
+		out[i].Index = i
+	}
+	return out
+}
+
+func TestSkewAndPoison(t *testing.T) {
+	evs := skewEvents(600, 12)
+	seen := map[PoisonKind]int{}
+	for seed := range uint64(10) {
+		var muts []Fault
+		var out []Delivery[int]
+		s, err := NewStream(all, seed, All(), func(d Delivery[int]) error { out = append(out, d); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var faults []Fault
+		s.Observe(func(f Fault, applied bool) { faults = append(faults, f) })
+		s.Mutate(func(f Fault, v int) int {
+			muts = append(muts, f)
+			if f.Kind == Poison {
+				return -1000 - f.Index
+			}
+			return 1000*f.To + v
+		})
+		for i, e := range evs {
+			if err := s.Push(e, i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		check(t, all, evs, out, faults)
+		skewed := map[int64]int{}
+		for _, f := range faults {
+			switch f.Kind {
+			case Skew:
+				if evs[f.Event.Index].SkewTo == 0 || (f.To != 2 && f.To != 3) || f.From != 1 {
+					t.Fatalf("%v", f)
+				}
+				skewed[f.Event.Index] = f.To
+			case Poison:
+				seen[f.Poison]++
+				if f.PoisonID != fmt.Sprintf("evtool-poison-%d-%d", seed, f.Index) {
+					t.Fatalf("poison id %q", f.PoisonID)
+				}
+			}
+		}
+		if len(muts) != len(faults)-3-countKind(faults, Duplicate)-countKind(faults, Reorder) {
+			t.Fatalf("mutate called %d times for %d skew and poison faults", len(muts), len(faults))
+		}
+		for _, d := range out {
+			switch {
+			case d.Fault != nil && d.Fault.Kind == Poison:
+				if d.Value != -1000-d.Fault.Index || d.Event.ID != d.Fault.PoisonID {
+					t.Fatalf("poison delivery %+v", d)
+				}
+			case skewed[d.Event.Index] != 0:
+				// The event and its copies carry the skewed payload.
+				if d.Value != 1000*skewed[d.Event.Index]+int(d.Event.Index) || d.Skew == nil {
+					t.Fatalf("delivery of skewed event %d: %+v", d.Event.Index, d)
+				}
+			default:
+				if d.Value != int(d.Event.Index) || d.Skew != nil {
+					t.Fatalf("delivery %+v", d)
+				}
+			}
+		}
+	}
+	for _, k := range PoisonKinds {
+		if seen[k] == 0 {
+			t.Errorf("no %s poison in 10 seeds", k)
+		}
+	}
+}
+
+func countKind(fs []Fault, k Kind) int {
+	n := 0
+	for _, f := range fs {
+		if f.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+func TestCrashPlan(t *testing.T) {
+	cfg, err := Config{Crash: &CrashConfig{Count: 4, At: CrashRandom}}.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := CrashPlan(cfg, 9), CrashPlan(cfg, 9)
+	if !reflect.DeepEqual(a, b) || len(a) != 4 {
+		t.Fatalf("%v %v", a, b)
+	}
+	phases := map[CrashPhase]bool{}
+	for seed := range uint64(20) {
+		for k, f := range CrashPlan(cfg, seed) {
+			lo, hi := (float64(k)+0.15)/4, (float64(k)+0.85)/4
+			if f.Progress < lo || f.Progress > hi || f.Index != k || f.Crash != k+1 || f.At != CrashRandom {
+				t.Fatalf("%+v", f)
+			}
+			phases[f.Phase] = true
+		}
+	}
+	if len(phases) != 3 {
+		t.Fatalf("phases %v", phases)
+	}
+	cfg.Crash.At = CrashAfterEffect
+	for _, f := range CrashPlan(cfg, 3) {
+		if f.Phase != PhaseAfterEffect {
+			t.Fatalf("%+v", f)
+		}
+	}
+	// Listed by a stream too, first, with no delivery.
+	_, faults, st := run(t, cfg, 3, Only(1), events(10, 2))
+	if len(faults) != 1 || faults[0].Crash != 2 || st.Planned[Crash] != 4 || st.Applied[Crash] != 1 || st.Delivered != 10 {
+		t.Fatalf("%v %+v", faults, st)
+	}
+}
+
+func TestNormalizeNewKinds(t *testing.T) {
+	c, err := Config{Crash: &CrashConfig{}, Poison: &PoisonConfig{Rate: 0.1, Kinds: []PoisonKind{UnknownType, UnknownType}}, Skew: &SkewConfig{Rate: 1}}.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Crash.Count != 1 || c.Crash.At != CrashAfterEffect || len(c.Poison.Kinds) != 1 {
+		t.Fatalf("%+v %+v", c.Crash, c.Poison)
+	}
+	if got := c.String(); got != "skew{rate 1} poison{rate 0.1, kinds unknown-type} crash{count 1, at after-effect}" {
+		t.Fatalf("String = %q", got)
+	}
+	if d, _ := (Config{Poison: &PoisonConfig{Rate: 0.5}}).Normalize(); len(d.Poison.Kinds) != 4 {
+		t.Fatalf("default kinds %v", d.Poison.Kinds)
+	}
+	for _, bad := range []Config{
+		{Crash: &CrashConfig{Count: 101}},
+		{Crash: &CrashConfig{Count: 1, At: "sometimes"}},
+		{Poison: &PoisonConfig{Rate: -1}},
+		{Poison: &PoisonConfig{Rate: 0.1, Kinds: []PoisonKind{"spicy"}}},
+		{Skew: &SkewConfig{Rate: 1.1}},
+	} {
+		if _, err := bad.Normalize(); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+func TestVersionSet(t *testing.T) {
+	s := VersionSet(0).Add(3).Add(1).Add(64).Add(65).Add(0)
+	if fmt.Sprint(s.List()) != "[1 3 64]" || !s.Has(3) || s.Has(2) || s.Has(65) {
+		t.Fatalf("%v", s.List())
+	}
+}
+
+func TestNewFaultStrings(t *testing.T) {
+	ev := Event{Index: 5, Line: 6, ID: "e5", Type: "t", Key: "k"}
+	for _, tt := range []struct {
+		f    Fault
+		want string
+	}{
+		{Fault{Index: 1, Kind: Skew, Event: ev, After: 5, From: 1, To: 2}, "#1 skew: event 5 (line 6, key k, t, id e5) re-emitted as v2 (was v1)"},
+		{Fault{Index: 2, Kind: Poison, Event: ev, After: 5, Poison: UnknownType, PoisonID: "p-2"}, "#2 poison: unknown-type event p-2 built from event 5 (line 6, key k, t, id e5), delivered right after it"},
+		{Fault{Index: 0, Kind: Crash, Crash: 1, At: CrashAfterEffect, Progress: 0.414}, "#0 crash 1 (after-effect): the consumer is killed when its group commits past 41% of the events, before the commit is stored, and restarted"},
+		{Fault{Index: 0, Kind: Crash, Crash: 2, At: CrashRandom, Progress: 0.7}, "#0 crash 2 (random): the consumer is killed at 70% of the run and restarted"},
+	} {
+		if got := tt.f.String(); got != tt.want {
+			t.Errorf("String = %q\nwant     %q", got, tt.want)
+		}
+	}
+	b, _ := Fault{Index: 0, Kind: Crash, Crash: 1, At: CrashRandom, Progress: 0.5, Phase: PhaseBefore}.MarshalJSON()
+	if string(b) != `{"index":0,"kind":"crash","crash":1,"at":"random","progress":0.5,"phase":"before"}` {
+		t.Errorf("crash JSON %s", b)
+	}
+	b, _ = Fault{Index: 3, Kind: Reorder, Event: ev, After: 9}.MarshalJSON()
+	if string(b) != `{"index":3,"kind":"reorder","event":5,"line":6,"id":"e5","type":"t","key":"k","partition":0,"after":9}` {
+		t.Errorf("reorder JSON %s", b)
+	}
+}
+
+func TestShrink(t *testing.T) {
+	all := make([]int, 200)
+	for i := range all {
+		all[i] = i * 3
+	}
+	ctx := t.Context()
+	// Fails when both 33 and 150 are applied.
+	culprits := func(_ context.Context, s []int) (bool, error) {
+		return slices.Contains(s, 33) && slices.Contains(s, 150), nil
+	}
+	res, err := Shrink(ctx, all, nil, 100, culprits)
+	if err != nil || fmt.Sprint(res.Faults) != "[33 150]" || !res.Minimal || res.Tests > 60 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	// A good hint saves runs.
+	hinted, _ := Shrink(ctx, all, [][]int{{300, 33, 150, 12}}, 100, culprits)
+	if fmt.Sprint(hinted.Faults) != "[33 150]" || hinted.Tests >= res.Tests {
+		t.Fatalf("hinted %+v, unhinted %d tests", hinted, res.Tests)
+	}
+	// Out of budget: the smallest failing set so far, not minimal.
+	short, _ := Shrink(ctx, all, nil, 3, culprits)
+	if short.Minimal || short.Tests != 3 || !slices.Contains(short.Faults, 33) || !slices.Contains(short.Faults, 150) {
+		t.Fatalf("%+v", short)
+	}
+	// One fault: minimal at once, no run.
+	one, _ := Shrink(ctx, []int{7}, nil, 10, culprits)
+	if !one.Minimal || one.Tests != 0 {
+		t.Fatalf("%+v", one)
+	}
+	// Never the whole set, never empty.
+	_, _ = Shrink(ctx, all, nil, 50, func(_ context.Context, s []int) (bool, error) {
+		if len(s) == 0 || len(s) == len(all) {
+			t.Fatalf("tested %d faults", len(s))
+		}
+		return len(s) > 20, nil
+	})
 }

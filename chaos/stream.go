@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sort"
 )
@@ -10,6 +11,9 @@ import (
 const (
 	streamDuplicate = 0x6475706c69636174 // "duplicat"
 	streamReorder   = 0x72656f7264657221 // "reorder!"
+	streamSkew      = 0x736b65772d766572 // "skew-ver"
+	streamPoison    = 0x706f69736f6e2121 // "poison!!"
+	streamCrash     = 0x63726173682d6b69 // "crash-ki"
 )
 
 // Delivery is one item of the perturbed stream.
@@ -17,8 +21,13 @@ type Delivery[T any] struct {
 	Event Event
 	Value T
 	// Fault is nil for an event delivered in its place, the duplicate
-	// fault for a copy, the reorder fault for an event delivered late.
+	// fault for a copy, the reorder fault for an event delivered late, the
+	// poison fault for a poison event (whose Event is the event it was
+	// built from, with the poison's id).
 	Fault *Fault
+	// Skew is the skew fault that rewrote the payload (of the event and
+	// its copies), or nil.
+	Skew *Fault
 }
 
 // Stats counts what a Stream did.
@@ -54,9 +63,12 @@ type Stream[T any] struct {
 	emit    func(Delivery[T]) error
 	observe func(f Fault, applied bool)
 	clone   func(T) T
+	mutate  func(f Fault, v T) T
 
-	dupRNG, reoRNG *rand.Rand
-	window         int
+	seed                               uint64
+	dupRNG, reoRNG, skewRNG, poisonRNG *rand.Rand
+	window                             int
+	crashesPlanned                     bool
 
 	look    []slot[T] // pushed, not yet planned (a FIFO of at most window)
 	targets map[int64]struct{}
@@ -75,6 +87,7 @@ type slot[T any] struct {
 	ev    Event
 	v     T
 	fault *Fault
+	skew  *Fault
 }
 
 // NewStream returns a stream for cfg (normalized with Normalize), seeded
@@ -85,15 +98,18 @@ func NewStream[T any](cfg Config, seed uint64, sel Selection, emit func(Delivery
 		return nil, err
 	}
 	s := &Stream[T]{
-		cfg:     cfg,
-		sel:     sel,
-		emit:    emit,
-		dupRNG:  rand.New(rand.NewPCG(seed, streamDuplicate)),
-		reoRNG:  rand.New(rand.NewPCG(seed, streamReorder)),
-		targets: map[int64]struct{}{},
-		waiting: map[int64][]slot[T]{},
-		moved:   map[int64]struct{}{},
-		stats:   Stats{Planned: map[Kind]int{}, Applied: map[Kind]int{}},
+		cfg:       cfg,
+		sel:       sel,
+		emit:      emit,
+		seed:      seed,
+		dupRNG:    rand.New(rand.NewPCG(seed, streamDuplicate)),
+		reoRNG:    rand.New(rand.NewPCG(seed, streamReorder)),
+		skewRNG:   rand.New(rand.NewPCG(seed, streamSkew)),
+		poisonRNG: rand.New(rand.NewPCG(seed, streamPoison)),
+		targets:   map[int64]struct{}{},
+		waiting:   map[int64][]slot[T]{},
+		moved:     map[int64]struct{}{},
+		stats:     Stats{Planned: map[Kind]int{}, Applied: map[Kind]int{}},
 	}
 	if cfg.Reorder != nil {
 		s.window = cfg.Reorder.Window
@@ -111,6 +127,48 @@ func (s *Stream[T]) Observe(fn func(f Fault, applied bool)) { s.observe = fn }
 // records, say). Without it copies share their original's payload.
 func (s *Stream[T]) Clone(fn func(T) T) { s.clone = fn }
 
+// Mutate registers fn to build the payload of a skew fault (the event
+// re-emitted as version f.To) or of a poison fault (the poison event built
+// from the event, with id f.PoisonID) from the event's payload. Without it
+// a skewed event keeps its payload and a poison event carries its
+// source's.
+func (s *Stream[T]) Mutate(fn func(f Fault, v T) T) { s.mutate = fn }
+
+// planCrashes numbers the crash faults before any event fault.
+func (s *Stream[T]) planCrashes() {
+	if s.crashesPlanned {
+		return
+	}
+	s.crashesPlanned = true
+	for _, f := range CrashPlan(s.cfg, s.seed) {
+		s.nextFault++
+		s.record(&f)
+	}
+}
+
+// CrashPlan returns the crash faults of a plan (cfg normalized), in order
+// of their point in the run: numbered 0..count-1, as a Stream numbers
+// them. Crash k strikes at Progress in ((k-1+0.15)/count, (k-1+0.85)/count).
+func CrashPlan(cfg Config, seed uint64) []Fault {
+	c := cfg.Crash
+	if c == nil {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(seed, streamCrash))
+	out := make([]Fault, 0, c.Count)
+	phases := []CrashPhase{PhaseBefore, PhaseAfterEffect, PhaseAfterCommit}
+	for k := range c.Count {
+		f := Fault{Index: k, Kind: Crash, Crash: k + 1, At: c.At}
+		f.Progress = (float64(k) + 0.15 + 0.7*rng.Float64()) / float64(c.Count)
+		f.Phase = PhaseAfterEffect
+		if p := phases[rng.IntN(len(phases))]; c.At == CrashRandom {
+			f.Phase = p
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 // Push adds the next input event. Push sets e.Index (events are numbered
 // from 0 in push order). It returns the first error of emit, after which
 // the stream is dead.
@@ -121,6 +179,7 @@ func (s *Stream[T]) Push(e Event, v T) error {
 	if s.closed {
 		return errors.New("chaos: Push after Close")
 	}
+	s.planCrashes()
 	e.Index = s.next
 	s.next++
 	s.stats.Events++
@@ -143,6 +202,7 @@ func (s *Stream[T]) Close() error {
 		return s.err
 	}
 	s.closed = true
+	s.planCrashes()
 	for len(s.look) > 0 && s.err == nil {
 		it := s.look[0]
 		s.look = s.look[1:]
@@ -245,10 +305,53 @@ func (s *Stream[T]) plan(it slot[T]) {
 			move = f
 		}
 	}
+	// Skew and poison draw from their own streams, after the older kinds
+	// are numbered, so plans without them keep their indexes.
+	if k := s.cfg.Skew; k != nil {
+		if draw := s.skewRNG.Float64(); draw < k.Rate && it.ev.SkewTo != 0 {
+			alts := it.ev.SkewTo.List()
+			f := s.newFault(Skew, it.ev)
+			f.After, f.From, f.To = i, it.ev.Version, alts[s.skewRNG.IntN(len(alts))]
+			if s.record(f) {
+				if s.mutate != nil {
+					it.v = s.mutate(*f, it.v)
+				}
+				it.skew = f
+				for c := range copySlots {
+					// Copies were cloned from the original payload: they
+					// are copies of the record as produced, skewed too.
+					copySlots[c].v = it.v
+					if s.clone != nil {
+						copySlots[c].v = s.clone(it.v)
+					}
+					copySlots[c].skew = f
+				}
+			}
+		}
+	}
+	var poison *slot[T]
+	if p := s.cfg.Poison; p != nil {
+		if s.poisonRNG.Float64() < p.Rate {
+			f := s.newFault(Poison, it.ev)
+			f.After, f.Poison = i, p.Kinds[s.poisonRNG.IntN(len(p.Kinds))]
+			f.PoisonID = fmt.Sprintf("evtool-poison-%d-%d", s.seed, f.Index)
+			if s.record(f) {
+				v := it.v
+				if s.mutate != nil {
+					v = s.mutate(*f, v)
+				} else if s.clone != nil {
+					v = s.clone(v)
+				}
+				ev := it.ev
+				ev.ID = f.PoisonID
+				poison = &slot[T]{ev: ev, v: v, fault: f}
+			}
+		}
+	}
 
 	if move != nil {
 		s.moved[i] = struct{}{}
-		s.hold(move.After, slot[T]{ev: it.ev, v: it.v, fault: move})
+		s.hold(move.After, slot[T]{ev: it.ev, v: it.v, fault: move, skew: it.skew})
 	} else {
 		s.deliver(it)
 	}
@@ -258,6 +361,11 @@ func (s *Stream[T]) plan(it slot[T]) {
 			continue
 		}
 		s.hold(cp.fault.After, cp)
+	}
+	if poison != nil {
+		// Right after the event's place in the input, even when the
+		// event itself was moved later.
+		s.emitOne(*poison)
 	}
 	s.noteHeld()
 }
@@ -304,7 +412,7 @@ func (s *Stream[T]) emitOne(it slot[T]) bool {
 		return false
 	}
 	s.stats.Delivered++
-	if err := s.emit(Delivery[T]{Event: it.ev, Value: it.v, Fault: it.fault}); err != nil {
+	if err := s.emit(Delivery[T]{Event: it.ev, Value: it.v, Fault: it.fault, Skew: it.skew}); err != nil {
 		s.err = err
 		return false
 	}

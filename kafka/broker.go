@@ -4,11 +4,14 @@
 package kafka
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // BrokerConfig configures an embedded broker.
@@ -104,3 +107,48 @@ func (b *Broker) Addrs() []string { return b.cluster.ListenAddrs() }
 
 // Close stops the cluster, flushing its data directory if it has one.
 func (b *Broker) Close() { b.cluster.Close() }
+
+// errCommitDropped closes the connection of a dropped commit.
+var errCommitDropped = errors.New("evtool: commit dropped (the consumer was killed)")
+
+// CommitTopic is one topic of an OffsetCommit request: its name (v0-v9
+// requests) or its id (v10+), and the offsets committed per partition.
+type CommitTopic struct {
+	Name    string
+	ID      [16]byte
+	Offsets map[int32]int64
+}
+
+// OnCommit calls fn with every OffsetCommit request of group, before the
+// broker stores it. When fn returns true the commit is dropped (not
+// stored) and the client's connection closed, as if the client had died
+// before the request arrived: fn kills the client first. fn runs on the
+// broker's request loop, which waits for it: it must not call the broker.
+// remove stops the calls.
+func (b *Broker) OnCommit(group string, fn func(topics []CommitTopic) (drop bool)) (remove func()) {
+	var removed atomic.Bool
+	b.cluster.ControlKey(int16(kmsg.OffsetCommit), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if removed.Load() {
+			b.cluster.DropControl()
+			return nil, nil, false
+		}
+		r, ok := req.(*kmsg.OffsetCommitRequest)
+		if !ok || r.Group != group {
+			return nil, nil, false
+		}
+		topics := make([]CommitTopic, 0, len(r.Topics))
+		for _, t := range r.Topics {
+			ct := CommitTopic{Name: t.Topic, ID: t.TopicID, Offsets: map[int32]int64{}}
+			for _, p := range t.Partitions {
+				ct.Offsets[p.Partition] = p.Offset
+			}
+			topics = append(topics, ct)
+		}
+		if !fn(topics) {
+			return nil, nil, false
+		}
+		b.cluster.KeepControl()
+		return nil, errCommitDropped, true
+	})
+	return func() { removed.Store(true) }
+}

@@ -62,6 +62,18 @@ expect:
 func TestExampleConsumerTenSeeds(t *testing.T) {
 	t.Parallel()
 	sc := exampleScenario(t, false, testEvents(t, 400), dupAndReorder)
+	passesSeeds(t, sc, 10, nil, func(seed uint64, ch *RunResult) {
+		if ch.Seed != seed || ch.Records <= ch.Events || ch.Applied["reorder"] == 0 {
+			t.Fatalf("seed %d: %+v", seed, ch)
+		}
+	})
+}
+
+// passesSeeds runs one baseline of sc, then a chaos run for each seed
+// 1..seeds (before(seed) may change the scenario first), each of which
+// must pass; check inspects each chaos run.
+func passesSeeds(t *testing.T, sc *Scenario, seeds uint64, before func(seed uint64, sc *Scenario), check func(seed uint64, ch *RunResult)) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	h, err := NewHarness(sc, Options{})
@@ -80,7 +92,10 @@ func TestExampleConsumerTenSeeds(t *testing.T) {
 	if err != nil || base.Failure != nil {
 		t.Fatalf("baseline: %v %+v", err, base)
 	}
-	for seed := uint64(1); seed <= 10; seed++ {
+	for seed := uint64(1); seed <= seeds; seed++ {
+		if before != nil {
+			before(seed, h.sc)
+		}
 		ch, err := h.Run(ctx, RunSpec{Name: "chaos", Chaos: true, Seed: &seed})
 		if err != nil {
 			t.Fatal(err)
@@ -95,9 +110,7 @@ func TestExampleConsumerTenSeeds(t *testing.T) {
 			_ = WriteText(&b, rep)
 			t.Fatalf("seed %d:\n%s", seed, b.String())
 		}
-		if ch.Seed != seed || ch.Records <= ch.Events || ch.Applied["reorder"] == 0 {
-			t.Fatalf("seed %d: %+v", seed, ch)
-		}
+		check(seed, ch)
 	}
 }
 
@@ -121,4 +134,29 @@ func TestExampleConsumerNaive(t *testing.T) {
 			t.Fatalf("%s: verdict %s, want a failure with %q:\n%s", tt.chaos, rep.Verdict, tt.want, b.String())
 		}
 	}
+}
+
+// The example consumer survives every fault kind through Kafka: killed
+// and restarted on its database, poison events dead-lettered (expect.dlq),
+// placed events re-emitted as v1 or v2; three seeds, crash points after
+// effects and at random times.
+func TestExampleConsumerEveryFault(t *testing.T) {
+	t.Parallel()
+	sc := exampleScenario(t, false, testEvents(t, 400), `  dlq: {count: poison}
+chaos:
+  duplicate: {rate: 0.1, max: 2, spread: 10}
+  reorder: {window: 40, scope: key, rate: 0.3}
+  skew: {rate: 1}
+  poison: {rate: 0.02}
+  crash: {count: 2}
+`)
+	passesSeeds(t, sc, 3, func(seed uint64, sc *Scenario) {
+		if seed == 3 {
+			sc.Chaos.Crash.At = "random"
+		}
+	}, func(seed uint64, ch *RunResult) {
+		if len(ch.Kills) != 2 || ch.Applied["skew"] == 0 || ch.Applied["poison"] == 0 || len(ch.DLQ) < ch.Applied["poison"] {
+			t.Fatalf("seed %d: kills %d, applied %v, %d dead letters", seed, len(ch.Kills), ch.Applied, len(ch.DLQ))
+		}
+	})
 }

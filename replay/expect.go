@@ -9,7 +9,9 @@ import (
 
 // ExpectResult is the outcome of one expectation on one run's state.
 type ExpectResult struct {
-	Run     string `json:"run"`
+	Run string `json:"run"`
+	// Kind is "state" (expect.state, the default) or "dlq" (expect.dlq).
+	Kind    string `json:"kind,omitempty"`
 	Pointer string `json:"pointer"`
 	Line    int    `json:"line,omitempty"`
 	// What names the assertion ("equals 50", "count 50", "exists").
@@ -21,6 +23,9 @@ type ExpectResult struct {
 
 func (r ExpectResult) String() string {
 	s := fmt.Sprintf("%s %s", displayPointer(r.Pointer), r.What)
+	if r.Kind == "dlq" {
+		s = r.What
+	}
 	if !r.OK {
 		s += ": got " + r.Got
 	}

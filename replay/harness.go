@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -39,6 +40,12 @@ type Options struct {
 	// Faults selects the faults of the plan the chaos run applies (zero
 	// value: all).
 	Faults chaos.Selection
+	// ShrinkBudget bounds the runs shrinking a failure may make (0:
+	// DefaultShrinkBudget); negative turns confirming and shrinking off.
+	ShrinkBudget int
+	// Baselines is the number of clean runs: 2 (the default, 0) compares
+	// them to catch a nondeterministic consumer; 1 skips that.
+	Baselines int
 	// WorkDir holds the runs' work directories and consumer logs; empty
 	// means a temporary directory, removed at the end unless Keep.
 	WorkDir string
@@ -92,9 +99,14 @@ type Harness struct {
 	// types and keys index the catalog for the fast path.
 	types map[string]*registry.EventType
 	keys  map[string]keySpec
+	mut   *Mutator
 	// runs counts the runs per name, so a repeated name gets fresh
 	// topic and group names (chaos, chaos-2, ...).
 	runs map[string]int
+	// cleanConsume is how long the last clean run took to consume the
+	// events (random crash points are fractions of it).
+	mu           sync.Mutex
+	cleanConsume time.Duration
 }
 
 // NewHarness loads the scenario's catalog and fixes the seed.
@@ -107,7 +119,7 @@ func NewHarness(sc *Scenario, opts Options) (*Harness, error) {
 		return nil, fmt.Errorf("catalog %s (%s): %w", sc.Catalog, sc.Where("/catalog"), err)
 	}
 	h := &Harness{sc: sc, cat: cat, opts: opts, partitions: sc.Kafka.Partitions,
-		types: map[string]*registry.EventType{}, keys: map[string]keySpec{}}
+		types: map[string]*registry.EventType{}, keys: map[string]keySpec{}, mut: NewMutator(cat)}
 	for _, t := range cat.Types {
 		h.types[t.Name] = t
 		h.keys[t.Name] = keyOf(t)
@@ -139,6 +151,9 @@ func (h *Harness) Scenario() *Scenario { return h.sc }
 
 // Seed returns the seed of the fault plan.
 func (h *Harness) Seed() uint64 { return h.seed }
+
+// Mutator returns the builder of skew and poison events for the catalog.
+func (h *Harness) Mutator() *Mutator { return h.mut }
 
 // Catalog returns the loaded catalog.
 func (h *Harness) Catalog() *registry.Catalog { return h.cat }

@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/internal/bugs"
 	"github.com/evtool/evtool/kafka"
 )
 
@@ -27,7 +28,31 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("REPLAY_TEST_CONSUMER"); mode != "" {
 		os.Exit(testConsumer(mode))
 	}
+	if name := os.Getenv("REPLAY_TEST_BUG"); name != "" {
+		os.Exit(bugConsumer(name))
+	}
 	os.Exit(m.Run())
+}
+
+// bugConsumer runs a consumer of the bug catalogue (internal/bugs). With
+// REPLAY_TEST_NO_DLQ set it has no dead-letter topic: it skips what it
+// cannot read.
+func bugConsumer(name string) int {
+	bug, err := bugs.Parse(name)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if os.Getenv("REPLAY_TEST_NO_DLQ") != "" {
+		os.Unsetenv("EVTOOL_DLQ_TOPIC")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := bugs.Run(ctx, bug); err != nil {
+		fmt.Fprintf(os.Stderr, "%s consumer: %v\n", bug, err)
+		return 1
+	}
+	return 0
 }
 
 // testConsumer is a consumer of the orders events with in-memory state.
@@ -39,6 +64,9 @@ func TestMain(m *testing.M) {
 //	never-commit  consumes but never commits
 //	html          serves HTML on /state
 //	slow-start    sleeps 300ms before consuming (like go run compiling)
+//	random        correct, and its state holds its pid (nondeterministic)
+//	flaky         correct, except that its state in the run named chaos
+//	              (not in confirm or shrink) has an extra member
 func testConsumer(mode string) int {
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(os.Stderr, "test consumer: "+format+"\n", args...)
@@ -76,7 +104,14 @@ func testConsumer(mode string) int {
 			mu.Lock()
 			defer mu.Unlock()
 			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{"events": counts, "orders": orders})
+			state := map[string]any{"events": counts, "orders": orders}
+			if mode == "random" {
+				state["pid"] = os.Getpid()
+			}
+			if mode == "flaky" && os.Getenv("EVTOOL_RUN") == "chaos" {
+				state["glitch"] = true
+			}
+			_ = json.NewEncoder(w).Encode(state)
 		}))
 	}()
 

@@ -90,14 +90,41 @@ func WriteText(w io.Writer, r *Report) error {
 		faults = ", faults " + r.Faults
 	}
 	fmt.Fprintf(&b, "  chaos     seed %d%s: %s\n", r.Seed, faults, r.Chaos)
+	var shrinkRuns, shrinkFailed int
+	var shrinkTime time.Duration
 	for _, run := range r.Runs {
-		fmt.Fprintf(&b, "  %-9s %s\n", run.Name, runLine(run))
+		if run.Name == "shrink" {
+			shrinkRuns++
+			shrinkTime += time.Duration(run.TotalTime)
+			if run.Verdict == Fail {
+				shrinkFailed++
+			}
+			continue
+		}
+		label := run.Name
+		if run.ID != "" && run.ID != run.Name {
+			label = run.ID
+		}
+		fmt.Fprintf(&b, "  %-10s %s\n", label, runLine(run))
+		for _, k := range run.Kills {
+			fmt.Fprintf(&b, "             %s\n", k)
+		}
+	}
+	if shrinkRuns > 0 {
+		fmt.Fprintf(&b, "  %-10s %d runs, %d failed; total %s\n", "shrinking", shrinkRuns, shrinkFailed, roundDuration(shrinkTime))
 	}
 	fmt.Fprintf(&b, "%s\n", r.Summary)
 
 	for _, run := range r.Runs {
-		if f := run.Failure; f != nil {
-			fmt.Fprintf(&b, "\n%s run: %s\n", run.Name, f.Message)
+		if run.Name == "shrink" || run.Name == "confirm" {
+			continue // summarized in their lines and the shrink section
+		}
+		if f := run.Failure; f != nil && f.Reason != "expect" {
+			label := run.Name
+			if run.ID != "" {
+				label = run.ID
+			}
+			fmt.Fprintf(&b, "\n%s run: %s\n", label, f.Message)
 			if len(f.Lag) > 0 {
 				b.WriteString("  lag per partition:\n")
 				for _, l := range f.Lag {
@@ -121,24 +148,15 @@ func WriteText(w io.Writer, r *Report) error {
 			}
 		}
 	}
+	if c := r.Nondeterministic; c != nil {
+		b.WriteString("\ndifferences between the two clean runs:\n")
+		writeComparison(&b, c, "(-baseline +baseline-2)")
+	}
 	if c := r.Comparison; c != nil && !c.Equal {
 		b.WriteString("\ndifferences:\n")
-		for i, d := range c.Differences {
-			if i == maxTextDifferences {
-				break
-			}
-			fmt.Fprintf(&b, "  %s\n", d)
-		}
-		if n := len(c.Differences) + c.More; n > maxTextDifferences {
-			fmt.Fprintf(&b, "  ... (%d in all)\n", n)
-		}
-		diff := strings.TrimRight(c.Diff, "\n")
-		if lines := strings.Split(diff, "\n"); len(lines) > maxTextDiffLines {
-			diff = strings.Join(lines[:maxTextDiffLines], "\n") + fmt.Sprintf("\n... (%d more lines; --format json has more)", len(lines)-maxTextDiffLines)
-		}
-		fmt.Fprintf(&b, "\ndiff (-baseline +chaos):\n%s\n", indent(diff, "  "))
+		writeComparison(&b, c, "(-baseline +chaos)")
 	}
-	if len(r.NearFaults) > 0 {
+	if len(r.NearFaults) > 0 && (r.Shrink == nil || len(r.Shrink.Faults) == 0) {
 		what := "faults near the differences"
 		if r.Comparison == nil || r.Comparison.Equal {
 			what = "faults applied in the chaos run (first ones)"
@@ -150,13 +168,19 @@ func WriteText(w io.Writer, r *Report) error {
 		for _, f := range r.NearFaults {
 			fmt.Fprintf(&b, "  %s\n", f)
 		}
-	} else if r.Verdict == Fail && r.Comparison != nil && !r.Comparison.Equal {
+	} else if r.Verdict == Fail && r.Comparison != nil && !r.Comparison.Equal && r.Shrink == nil {
 		b.WriteString("\nno applied fault concerns the keys near the differences\n")
+	}
+	if sr := r.Shrink; sr != nil {
+		writeShrink(&b, sr)
 	}
 	if r.Verdict == Fail && r.Reproduce != "" {
 		fmt.Fprintf(&b, "\nseed %d\nreproduce: %s\n", r.Seed, r.Reproduce)
-		if r.ReproduceNear != "" {
+		if r.ReproduceNear != "" && r.Shrink == nil {
 			fmt.Fprintf(&b, "only the faults near the differences: %s\n", r.ReproduceNear)
+		}
+		if r.Shrink != nil && len(r.Shrink.Faults) > 0 {
+			fmt.Fprintf(&b, "reproduce the minimal failure: %s\n", r.Shrink.Reproduce)
 		}
 	}
 	if r.Error != "" && r.Verdict == Error && strings.Contains(r.Error, "\n") {
@@ -174,15 +198,27 @@ func WriteText(w io.Writer, r *Report) error {
 
 func runLine(run *RunResult) string {
 	var parts []string
-	copies := run.Records - run.Events
+	copies := int64(run.Applied[chaos.Duplicate])
 	switch {
 	case run.Applied != nil:
 		s := fmt.Sprintf("%d events", run.Events)
 		if copies > 0 {
 			s += fmt.Sprintf(" + %d copies", copies)
 		}
+		if m := run.Applied[chaos.Poison]; m > 0 {
+			s += fmt.Sprintf(" + %d poison", m)
+		}
 		if m := run.Applied[chaos.Reorder]; m > 0 {
 			s += fmt.Sprintf(", %d moved", m)
+		}
+		if m := run.Applied[chaos.Skew]; m > 0 {
+			s += fmt.Sprintf(", %d skewed", m)
+		}
+		if m := run.Applied[chaos.Crash]; m > 0 {
+			s += fmt.Sprintf(", %d crash(es)", m)
+		}
+		if run.Selected != "" && run.Selected != "all" {
+			s += " (faults " + run.Selected + ")"
 		}
 		parts = append(parts, s)
 	default:
@@ -190,13 +226,76 @@ func runLine(run *RunResult) string {
 	}
 	parts = append(parts, "produced in "+run.ProduceTime.String())
 	switch {
-	case run.Settled:
-		parts = append(parts, "settled in "+run.SettleTime.String())
 	case run.Failure != nil:
 		parts = append(parts, "FAILED: "+run.Failure.Reason)
+	case run.Settled:
+		parts = append(parts, "settled in "+run.SettleTime.String())
+	}
+	if run.Failure == nil && run.Verdict == Fail && run.Differences > 0 {
+		parts = append(parts, fmt.Sprintf("DIFFERS in %d place(s)", run.Differences))
 	}
 	parts = append(parts, "total "+run.TotalTime.String())
 	return strings.Join(parts, "; ")
+}
+
+// writeComparison prints the differences and the go-cmp diff.
+func writeComparison(b *bytes.Buffer, c *Comparison, legend string) {
+	for i, d := range c.Differences {
+		if i == maxTextDifferences {
+			break
+		}
+		fmt.Fprintf(b, "  %s\n", d)
+	}
+	if n := len(c.Differences) + c.More; n > maxTextDifferences {
+		fmt.Fprintf(b, "  ... (%d in all)\n", n)
+	}
+	diff := strings.TrimRight(c.Diff, "\n")
+	if lines := strings.Split(diff, "\n"); len(lines) > maxTextDiffLines {
+		diff = strings.Join(lines[:maxTextDiffLines], "\n") + fmt.Sprintf("\n... (%d more lines; --format json has more)", len(lines)-maxTextDiffLines)
+	}
+	fmt.Fprintf(b, "\ndiff %s:\n%s\n", legend, indent(diff, "  "))
+}
+
+// writeShrink prints the minimal failing set of faults, the events they
+// apply to and what the minimal run saw.
+func writeShrink(b *bytes.Buffer, sr *ShrinkReport) {
+	what := "1-minimal: without any one of them the consumer passes"
+	if !sr.Minimal {
+		what = "the budget ran out: the smallest failing set found, maybe not minimal"
+		if sr.Error != "" {
+			what = "stopped by an error: " + sr.Error
+		}
+	}
+	fmt.Fprintf(b, "\nshrunk from %d faults to %d (%s) in %d runs (budget %d; %s):\n", sr.From, len(sr.Faults), sr.summary(), sr.Runs, sr.Budget, what)
+	for _, f := range sr.Faults {
+		fmt.Fprintf(b, "  %s\n", f)
+	}
+	for _, k := range sr.Kills {
+		fmt.Fprintf(b, "  %s\n", k)
+	}
+	if sr.Run == "" {
+		return
+	}
+	if f := sr.Failure; f != nil && f.Reason != "expect" {
+		fmt.Fprintf(b, "the minimal run (%s) failed: %s\n", sr.Run, f.Message)
+		for _, l := range limit(f.Output, 10) {
+			fmt.Fprintf(b, "    | %s\n", l)
+		}
+		return
+	}
+	for _, e := range sr.Expect {
+		fmt.Fprintf(b, "expectation failed in the minimal run (%s): %s\n", sr.Run, e)
+	}
+	if c := sr.Comparison; c != nil && !c.Equal {
+		fmt.Fprintf(b, "state diff of the minimal run (%s):\n", sr.Run)
+		for i, d := range c.Differences {
+			if i == maxTextDifferences {
+				fmt.Fprintf(b, "  ... (%d in all)\n", len(c.Differences)+c.More)
+				break
+			}
+			fmt.Fprintf(b, "  %s\n", d)
+		}
+	}
 }
 
 func typeCounts(m map[string]int64) string {
@@ -239,6 +338,7 @@ type junitSuites struct {
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr,omitempty"`
 	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
@@ -248,6 +348,7 @@ type junitSuite struct {
 	Tests     int         `xml:"tests,attr"`
 	Failures  int         `xml:"failures,attr"`
 	Errors    int         `xml:"errors,attr"`
+	Skipped   int         `xml:"skipped,attr,omitempty"`
 	Time      string      `xml:"time,attr"`
 	Timestamp string      `xml:"timestamp,attr,omitempty"`
 	Cases     []junitCase `xml:"testcase"`
@@ -259,7 +360,12 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitProblem struct {
@@ -270,26 +376,44 @@ type junitProblem struct {
 
 // WriteJUnit prints the report as JUnit XML: one test case per scenario,
 // failing with the text report.
-func WriteJUnit(w io.Writer, r *Report) error {
-	var text bytes.Buffer
-	if err := WriteText(&text, r); err != nil {
-		return err
+func WriteJUnit(w io.Writer, r *Report) error { return WriteJUnitAll(w, []*Report{r}) }
+
+// WriteJUnitAll prints the reports of several scenarios as one JUnit
+// suite, a test case per scenario.
+func WriteJUnitAll(w io.Writer, reps []*Report) error {
+	s := junitSuite{Name: "evtool replay"}
+	var total time.Duration
+	for _, r := range reps {
+		var text bytes.Buffer
+		if err := WriteText(&text, r); err != nil {
+			return err
+		}
+		total += time.Duration(r.Duration)
+		secs := fmt.Sprintf("%.3f", time.Duration(r.Duration).Seconds())
+		c := junitCase{Name: r.Scenario, Classname: "evtool.replay", Time: secs}
+		switch r.Verdict {
+		case Fail, Nondeterministic:
+			typ := "consumer-failed"
+			if r.Verdict == Nondeterministic {
+				typ = "nondeterministic"
+			}
+			c.Failure = &junitProblem{Message: r.Summary, Type: typ, Text: text.String()}
+			s.Failures++
+		case Error:
+			c.Error = &junitProblem{Message: r.Summary, Type: "error", Text: text.String()}
+			s.Errors++
+		case Skipped:
+			c.Skipped = &junitSkipped{Message: r.Summary}
+			s.Skipped++
+		default:
+			c.SystemOut = text.String()
+		}
+		s.Cases = append(s.Cases, c)
 	}
-	secs := fmt.Sprintf("%.3f", time.Duration(r.Duration).Seconds())
-	c := junitCase{Name: r.Scenario, Classname: "evtool.replay", Time: secs}
-	s := junitSuite{Name: "evtool replay", Tests: 1, Time: secs}
-	switch r.Verdict {
-	case Fail:
-		c.Failure = &junitProblem{Message: r.Summary, Type: "consumer-failed", Text: text.String()}
-		s.Failures = 1
-	case Error:
-		c.Error = &junitProblem{Message: r.Summary, Type: "error", Text: text.String()}
-		s.Errors = 1
-	default:
-		c.SystemOut = text.String()
-	}
-	s.Cases = []junitCase{c}
-	doc := junitSuites{Name: "evtool replay", Tests: 1, Failures: s.Failures, Errors: s.Errors, Time: secs, Suites: []junitSuite{s}}
+	s.Tests = len(reps)
+	secs := fmt.Sprintf("%.3f", total.Seconds())
+	s.Time = secs
+	doc := junitSuites{Name: "evtool replay", Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Skipped: s.Skipped, Time: secs, Suites: []junitSuite{s}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -300,4 +424,56 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// MultiReport is the JSON report of several scenarios.
+type MultiReport struct {
+	// Verdict is the worst of the scenarios' verdicts.
+	Verdict Verdict   `json:"verdict"`
+	Reports []*Report `json:"reports"`
+}
+
+// Worst returns the verdict of several scenarios: error over fail over
+// pass (skipped scenarios do not count).
+func Worst(reps []*Report) Verdict {
+	v := Pass
+	for _, r := range reps {
+		switch r.Verdict {
+		case Error:
+			return Error
+		case Fail, Nondeterministic:
+			v = Fail
+		}
+	}
+	return v
+}
+
+// WriteAll prints the reports of several scenarios: text one after the
+// other, JSON as a MultiReport (a single scenario: its Report), JUnit a
+// test case per scenario.
+func WriteAll(w io.Writer, f Format, reps []*Report) error {
+	if len(reps) == 1 {
+		return Write(w, f, reps[0])
+	}
+	switch f {
+	case FormatText:
+		for i, r := range reps {
+			if i > 0 {
+				if _, err := io.WriteString(w, "\n"); err != nil {
+					return err
+				}
+			}
+			if err := WriteText(w, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	case FormatJSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(MultiReport{Verdict: Worst(reps), Reports: reps})
+	case FormatJUnit:
+		return WriteJUnitAll(w, reps)
+	}
+	return fmt.Errorf("unknown format %q", f)
 }

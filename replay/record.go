@@ -49,7 +49,7 @@ func (h *Harness) fastRecord(raw []byte, topic string, wantRecord bool) (*kgo.Re
 		return nil, m, errSlow
 	}
 	binary := wantRecord && h.sc.Kafka.Mode == envelope.ModeBinary
-	var data, id, typ, subject, ct []byte
+	var data, id, typ, subject, ct, ds []byte
 	hasCT := false
 	// The record and its headers in one allocation.
 	var rb *recordBuf
@@ -103,7 +103,7 @@ func (h *Harness) fastRecord(raw []byte, topic string, wantRecord bool) (*kgo.Re
 			if !canonicalURI(s) {
 				return nil, m, errSlow
 			}
-			key = "ce_dataschema"
+			ds, key = s, "ce_dataschema"
 		default:
 			nExt++
 			if binary {
@@ -145,6 +145,9 @@ func (h *Harness) fastRecord(raw []byte, topic string, wantRecord bool) (*kgo.Re
 		m.Partition = chaos.PartitionOf(key, h.partitions)
 	} else {
 		m.Partition = chaos.PartitionOf(id, h.partitions)
+	}
+	if h.sc.Chaos.Skew != nil {
+		m.Version, m.SkewTo = h.mut.SkewTargets(t.Name, string(ds), data)
 	}
 	if !wantRecord {
 		return nil, m, nil
@@ -490,6 +493,9 @@ func (h *Harness) slowRecord(ctx context.Context, raw rawEvent, topic string) co
 		pkey = m.ID
 	}
 	m.Partition = chaos.PartitionOf([]byte(pkey), h.partitions)
+	if h.sc.Chaos.Skew != nil {
+		m.Version, m.SkewTo = h.mut.EventMeta(&d.Event)
+	}
 	c := converted{meta: m}
 	if topic == "" {
 		return c

@@ -1,10 +1,13 @@
 // Package replay is evtool's chaos replay harness: it produces a scenario's
-// events through Kafka twice, once clean (the baseline) and once through a
-// fault plan (duplicates, reordering; see package chaos), runs the
-// consumer under test once per run with a fresh topic, group and work
-// directory, waits until its group has committed everything, reads its
-// state, and passes when the chaos state equals the baseline state and
-// every expectation holds.
+// events through Kafka clean (the baseline, twice: a consumer whose clean
+// runs differ is nondeterministic) and through a fault plan (duplicates,
+// reordering, version skew, poison events, crashes; see package chaos),
+// runs the consumer under test once per run with a fresh topic, group and
+// work directory (killing and restarting it for crash faults), waits until
+// its group has committed everything, reads its state, and passes when the
+// chaos state equals the baseline state and every expectation holds. A
+// failure is confirmed by a rerun and shrunk to a 1-minimal set of faults
+// (delta debugging).
 //
 // The consumer is any program: the harness starts consumer.run with
 // EVTOOL_BROKERS, EVTOOL_TOPIC, EVTOOL_GROUP, EVTOOL_WORKDIR, EVTOOL_ADDR
@@ -35,7 +38,15 @@ const (
 	Pass  Verdict = "pass"
 	Fail  Verdict = "fail"  // the consumer failed: exit 1
 	Error Verdict = "error" // the harness could not decide: exit 2
+	// Nondeterministic: two clean runs of the consumer ended in different
+	// states, so a chaos run cannot be judged against them: exit 1.
+	Nondeterministic Verdict = "nondeterministic"
+	// Skipped: not run (--fail-fast after an earlier failure).
+	Skipped Verdict = "skipped"
 )
+
+// DefaultShrinkBudget is how many runs shrinking may make.
+const DefaultShrinkBudget = 30
 
 // maxNearFaults bounds the faults listed near a difference.
 const maxNearFaults = 30
@@ -58,11 +69,19 @@ type Report struct {
 	NearFaults []chaos.Fault `json:"nearFaults,omitempty"`
 	// Reproduce reruns the chaos run exactly; ReproduceNear applies only
 	// the faults near the differences (a hint, not a proven minimum).
-	Reproduce     string   `json:"reproduce,omitempty"`
-	ReproduceNear string   `json:"reproduceNear,omitempty"`
-	Warnings      []string `json:"warnings,omitempty"`
-	Error         string   `json:"error,omitempty"`
-	Duration      Duration `json:"duration"`
+	Reproduce     string `json:"reproduce,omitempty"`
+	ReproduceNear string `json:"reproduceNear,omitempty"`
+	// Nondeterministic is the difference between the two clean runs of a
+	// nondeterministic consumer.
+	Nondeterministic *Comparison `json:"nondeterministic,omitempty"`
+	// Confirmed says whether a rerun of the failing chaos run failed
+	// again (nil: no rerun).
+	Confirmed *bool `json:"confirmed,omitempty"`
+	// Shrink is the smallest failing set of faults found.
+	Shrink   *ShrinkReport `json:"shrink,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
+	Error    string        `json:"error,omitempty"`
+	Duration Duration      `json:"duration"`
 	// Workdir is kept (--keep or --workdir) or "".
 	Workdir string `json:"workdir,omitempty"`
 }
@@ -78,10 +97,13 @@ func (r *Report) Run(name string) *RunResult {
 }
 
 // Replay runs a scenario end to end: validate the events, connect, run the
-// baseline and the chaos run, compare. It returns the report and, for an
-// error verdict, the error (exit 2); a failing consumer is a report with
-// verdict Fail and no error. Errors before the first run (scenario,
-// catalog, events, Kafka) come back without a report.
+// baseline twice (a consumer whose clean runs differ is reported as
+// nondeterministic), run the chaos run, compare; a failure is confirmed by
+// a rerun and shrunk to a minimal set of faults within the shrink budget.
+// It returns the report and, for an error verdict, the error (exit 2); a
+// failing consumer is a report with verdict Fail (or Nondeterministic) and
+// no error. Errors before the first run (scenario, catalog, events, Kafka)
+// come back without a report.
 func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 	start := time.Now()
 	h, err := NewHarness(sc, opts)
@@ -117,12 +139,37 @@ func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 		rep.Summary = "the consumer failed the baseline run (no faults): " + base.Failure.Message
 		return rep, nil
 	}
+	if opts.Baselines != 1 {
+		again, err := h.Run(ctx, RunSpec{Name: "baseline"})
+		if err != nil {
+			return fail(fmt.Errorf("second baseline run: %w", err))
+		}
+		rep.Runs = append(rep.Runs, again)
+		if again.Failure != nil {
+			rep.Verdict = Fail
+			rep.Summary = "the consumer failed the second clean run (no faults), after passing the first: " + again.Failure.Message
+			return rep, nil
+		}
+		if c := Compare(base.State, again.State, h.sc.Consumer.Ignore); !c.Equal {
+			again.Verdict, again.Differences = Fail, len(c.Differences)+c.More
+			rep.Verdict, rep.Nondeterministic = Nondeterministic, &c
+			rep.Summary = fmt.Sprintf("the consumer is nondeterministic: two clean runs of the same events ended in different states (%d place(s)); chaos runs cannot be judged against them", len(c.Differences)+c.More)
+			rep.Warnings = append(rep.Warnings, "make the state deterministic, or leave the parts that vary (timestamps, generated ids) out of the comparison with consumer.ignore")
+			return rep, nil
+		}
+	}
 	ch, err := h.Run(ctx, RunSpec{Name: "chaos", Chaos: true, Faults: opts.Faults})
 	if err != nil {
 		return fail(fmt.Errorf("chaos run: %w", err))
 	}
 	rep.Runs = append(rep.Runs, ch)
 	if err := h.Judge(ctx, rep, base, ch); err != nil {
+		return fail(err)
+	}
+	if rep.Verdict != Fail || opts.ShrinkBudget < 0 {
+		return rep, nil
+	}
+	if err := h.confirmAndShrink(ctx, rep, base, ch); err != nil {
 		return fail(err)
 	}
 	return rep, nil
@@ -157,6 +204,7 @@ func (h *Harness) Judge(ctx context.Context, rep *Report, base, ch *RunResult) e
 	}
 	rep.Seed, rep.Faults = ch.Seed, ch.faults.String()
 	rep.Reproduce = h.reproduce(ch.Seed, ch.faults)
+	h.judgeRun(base, ch)
 	if ch.Planned != nil && h.sc.Chaos.Reorder != nil && ch.Planned[chaos.Reorder] == 0 {
 		r := h.sc.Chaos.Reorder
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no reorder fault could be planned: no two events of the same %s within %d events; raise chaos.reorder.window (%s)",
@@ -175,6 +223,9 @@ func (h *Harness) Judge(ctx context.Context, rep *Report, base, ch *RunResult) e
 		if c.Equal {
 			rep.Verdict = Pass
 			n := len(h.sc.Expect)
+			if h.sc.DLQ != nil {
+				n++
+			}
 			rep.Summary = "the chaos state equals the baseline state"
 			if n > 0 {
 				rep.Summary += fmt.Sprintf(" and %d expectation(s) hold", n)

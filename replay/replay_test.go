@@ -127,7 +127,7 @@ func TestReplayCorrectPasses(t *testing.T) {
 
 func naiveFails(t *testing.T, chaosYAML string, want string) *Report {
 	t.Helper()
-	rep, err := replayText(t, scenarioText(t, "naive", testEvents(t, 300), chaosYAML), Options{})
+	rep, err := replayText(t, scenarioText(t, "naive", testEvents(t, 300), chaosYAML), Options{ShrinkBudget: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,12 +171,12 @@ func TestReplayNaiveFailsReorder(t *testing.T) {
 func TestReplayFaultSubset(t *testing.T) {
 	t.Parallel()
 	text := scenarioText(t, "naive", testEvents(t, 200), "chaos: {seed: 9, duplicate: {rate: 0.1}, reorder: {window: 40, rate: 0.3}}\n")
-	full, err := replayText(t, text, Options{})
+	full, err := replayText(t, text, Options{ShrinkBudget: -1})
 	if err != nil || full.Verdict != Fail || len(full.NearFaults) < 2 {
 		t.Fatalf("full run: %v %v %d", err, full.Verdict, len(full.NearFaults))
 	}
 	pick := []int{full.NearFaults[0].Index, full.NearFaults[1].Index}
-	rep, err := replayText(t, text, Options{Faults: chaos.Only(pick...)})
+	rep, err := replayText(t, text, Options{Faults: chaos.Only(pick...), ShrinkBudget: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,8 +349,24 @@ func TestReportFormats(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back["verdict"] != "fail" || back["seed"].(float64) != 4 || back["comparison"] == nil || back["nearFaults"] == nil {
+	if back["verdict"] != "fail" || back["seed"].(float64) != 4 || back["comparison"] == nil || back["nearFaults"] == nil || back["confirmed"] != true {
 		t.Fatalf("json: %s", js.String())
+	}
+	// Every run, shrinking runs included, with its faults, timings, lag
+	// and verdict; the minimal set with its events.
+	runs := back["runs"].([]any)
+	shrink := back["shrink"].(map[string]any)
+	if len(runs) != 4+int(shrink["runs"].(float64)) || len(shrink["faults"].([]any)) != 1 || !strings.Contains(shrink["reproduce"].(string), "--seed 4 --faults ") {
+		t.Fatalf("json: %s", js.String())
+	}
+	for _, r := range runs {
+		r := r.(map[string]any)
+		if r["verdict"] == nil || r["lag"] == nil || r["totalTime"] == nil || (r["name"] != "baseline" && r["faults"] == nil) {
+			t.Fatalf("run: %v", r)
+		}
+	}
+	if f := shrink["faults"].([]any)[0].(map[string]any); f["kind"] != "duplicate" || f["id"] == "" || f["key"] == "" || f["type"] == "" {
+		t.Fatalf("minimal fault %v", f)
 	}
 	var ju bytes.Buffer
 	if err := WriteJUnit(&ju, rep); err != nil {
@@ -361,8 +377,30 @@ func TestReportFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	if suites.Tests != 1 || suites.Failures != 1 || suites.Suites[0].Cases[0].Failure == nil ||
-		!strings.Contains(suites.Suites[0].Cases[0].Failure.Text, "reproduce:") {
+		!strings.Contains(suites.Suites[0].Cases[0].Failure.Text, "reproduce the minimal failure:") {
 		t.Fatalf("junit:\n%s", ju.String())
+	}
+	// Several scenarios: one test case each.
+	ju.Reset()
+	pass := &Report{Scenario: "ok.yaml", Verdict: Pass, Summary: "fine"}
+	skipped := &Report{Scenario: "later.yaml", Verdict: Skipped, Summary: "skipped: --fail-fast"}
+	if err := WriteAll(&ju, FormatJUnit, []*Report{pass, rep, skipped}); err != nil {
+		t.Fatal(err)
+	}
+	suites = junitSuites{}
+	if err := xml.Unmarshal(ju.Bytes(), &suites); err != nil {
+		t.Fatal(err)
+	}
+	if c := suites.Suites[0].Cases; suites.Tests != 3 || suites.Failures != 1 || suites.Skipped != 1 || len(c) != 3 || c[2].Skipped == nil || c[0].Name != "ok.yaml" {
+		t.Fatalf("junit:\n%s", ju.String())
+	}
+	js.Reset()
+	if err := WriteAll(&js, FormatJSON, []*Report{pass, rep}); err != nil {
+		t.Fatal(err)
+	}
+	var multi MultiReport
+	if err := json.Unmarshal(js.Bytes(), &multi); err != nil || multi.Verdict != Fail || len(multi.Reports) != 2 {
+		t.Fatalf("%v %s", err, js.String())
 	}
 }
 

@@ -35,7 +35,10 @@ type RunSpec struct {
 
 // RunResult is what one run did and saw.
 type RunResult struct {
+	// Name is EVTOOL_RUN; ID names the run's topic, group and work
+	// directory (chaos, chaos-2, ... for repeated names).
 	Name    string `json:"name"`
+	ID      string `json:"id"`
 	Topic   string `json:"topic"`
 	Group   string `json:"group"`
 	Workdir string `json:"workdir"`
@@ -43,8 +46,10 @@ type RunResult struct {
 	// plus copies).
 	Events  int64 `json:"events"`
 	Records int64 `json:"records"`
-	// Seed is the seed of the fault plan (chaos runs only).
-	Seed uint64 `json:"seed,omitempty"`
+	// Seed is the seed of the fault plan and Selected the faults selected
+	// ("all", or a list as for --faults) (chaos runs only).
+	Seed     uint64 `json:"seed,omitempty"`
+	Selected string `json:"selected,omitempty"`
 	// Planned and Applied count the faults of the plan by kind (chaos
 	// runs only).
 	Planned map[chaos.Kind]int `json:"planned,omitempty"`
@@ -55,9 +60,15 @@ type RunResult struct {
 	FaultsTruncated bool          `json:"faultsTruncated,omitempty"`
 	// MaxHeld is the most events the fault plan held at once.
 	MaxHeld int `json:"maxHeld,omitempty"`
+	// Kills lists the crash faults applied: when, the committed offsets
+	// at that moment, the restart.
+	Kills []Kill `json:"kills,omitempty"`
 
 	ProduceTime Duration `json:"produceTime"`
 	SettleTime  Duration `json:"settleTime"`
+	// ConsumeTime is how long after the consumer started its group first
+	// had everything committed.
+	ConsumeTime Duration `json:"consumeTime"`
 	TotalTime   Duration `json:"totalTime"`
 
 	Settled bool           `json:"settled"`
@@ -66,6 +77,16 @@ type RunResult struct {
 	Exit    string         `json:"exit,omitempty"`
 	Failure *Failure       `json:"failure,omitempty"`
 	Expect  []ExpectResult `json:"expect,omitempty"`
+	// DLQTopic and DLQ are the run's dead-letter topic (expect.dlq) and
+	// what the consumer wrote to it.
+	DLQTopic string      `json:"dlqTopic,omitempty"`
+	DLQ      []DLQRecord `json:"dlq,omitempty"`
+	// Verdict is the run's: pass or fail (for a chaos or shrinking run,
+	// against the baseline).
+	Verdict Verdict `json:"verdict"`
+	// Differences counts the places where the state differs from the
+	// baseline (chaos and shrinking runs).
+	Differences int `json:"differences,omitempty"`
 
 	// State is the consumer's final state (decoded JSON), nil on failure.
 	State any `json:"-"`
@@ -73,6 +94,10 @@ type RunResult struct {
 	StateBytes []byte `json:"-"`
 
 	faults chaos.Selection
+	// poison holds the run's poison faults by poison id.
+	poison map[string]chaos.Fault
+	// topicID is the id of Topic.
+	topicID [16]byte
 }
 
 // MaxRecordedFaults bounds RunResult.Faults.
@@ -80,7 +105,7 @@ const MaxRecordedFaults = 10000
 
 // Failure says how a consumer failed a run (exit code 1).
 type Failure struct {
-	// Reason is exited, not-settled or expect.
+	// Reason is exited, not-settled, restart or expect.
 	Reason  string         `json:"reason"`
 	Message string         `json:"message"`
 	Lag     []PartitionLag `json:"lag,omitempty"`
@@ -138,8 +163,8 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		return nil, errors.New("replay: Run before Connect")
 	}
 	start := time.Now()
-	id := h.runID(spec.Name)
-	res := &RunResult{Name: spec.Name, Topic: h.topicName(id), Group: h.groupName(id), faults: spec.Faults}
+	res := h.newRun(spec)
+	id := res.ID
 	root, err := h.workRoot()
 	if err != nil {
 		return nil, err
@@ -156,27 +181,43 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		return nil, err
 	}
 	h.phase(spec.Name, "starting")
-	if err := h.createTopic(ctx, res.Topic); err != nil {
+	if res.topicID, err = h.createTopic(ctx, res.Topic); err != nil {
 		return nil, err
 	}
-	defer h.cleanup(res)
+	var dlq *dlqRun
+	defer func() { h.cleanup(res, dlq) }()
 
-	pspec, env, expand := h.consumerProcess(res, addr, spec.Name, id)
-	proc, err := StartProcess(pspec)
+	pspec, env, expand, dlqTopic := h.consumerProcess(res, addr, spec.Name, id)
+	if h.sc.DLQ != nil {
+		res.DLQTopic = dlqTopic
+		if dlq, err = h.prepareDLQ(ctx, dlqTopic); err != nil {
+			return nil, err
+		}
+	}
+	var crashes []chaos.Fault
+	if spec.Chaos {
+		for _, f := range chaos.CrashPlan(h.sc.Chaos, res.Seed) {
+			if spec.Faults.Has(f.Index) {
+				crashes = append(crashes, f)
+			}
+		}
+	}
+	cons, err := startConsumer(pspec)
 	if err != nil {
 		return nil, fmt.Errorf("consumer.run (%s): %w", h.sc.Where("/consumer/run"), err)
 	}
-	argv := pspec.Argv
+	cr := h.startCrasher(ctx, res, cons, crashes)
 	stopped := false
 	stop := func() {
 		if !stopped {
 			stopped = true
+			cr.stop()
 			h.phase(spec.Name, "stopping")
-			res.Exit = proc.Stop(h.opts.StopGrace)
+			res.Exit = cons.stop(h.opts.StopGrace)
 		}
 	}
 	defer stop()
-	h.logf("%s: started %s (pid %d) on topic %s, group %s", spec.Name, strings.Join(argv, " "), proc.Pid(), res.Topic, res.Group)
+	h.logf("%s: started %s (pid %d) on topic %s, group %s", id, strings.Join(pspec.Argv, " "), cons.current().Pid(), res.Topic, res.Group)
 
 	h.phase(spec.Name, "producing")
 	t0 := time.Now()
@@ -184,37 +225,56 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		return nil, err
 	}
 	res.ProduceTime = Duration(time.Since(t0))
-	h.logf("%s: produced %d events as %d records in %s", spec.Name, res.Events, res.Records, res.ProduceTime)
+	h.logf("%s: produced %d events as %d records in %s", id, res.Events, res.Records, res.ProduceTime)
 
 	h.phase(spec.Name, "settling")
 	t1 := time.Now()
-	fail, err := h.settle(ctx, res, proc)
+	fail, err := h.settle(ctx, res, cons, cr)
 	res.SettleTime = Duration(time.Since(t1))
 	if err != nil {
 		return nil, err
 	}
-	if fail != nil {
-		res.Failure = fail
-		stop()
+	finish := func() (*RunResult, error) {
+		res.Verdict = Pass
+		if res.Failure != nil {
+			res.Verdict = Fail
+		}
+		h.phase(spec.Name, "done")
 		res.TotalTime = Duration(time.Since(start))
 		return res, nil
 	}
+	if fail != nil {
+		res.Failure = fail
+		stop()
+		return finish()
+	}
 	res.Settled = true
-	h.logf("%s: settled in %s", spec.Name, res.SettleTime)
+	if !spec.Chaos && res.ConsumeTime > 0 {
+		h.mu.Lock()
+		h.cleanConsume = time.Duration(res.ConsumeTime)
+		h.mu.Unlock()
+	}
+	h.logf("%s: settled in %s", id, res.SettleTime)
 
 	h.phase(spec.Name, "reading state")
 	state, raw, err := readState(ctx, h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
 	if err != nil {
-		if exited, how := proc.Exited(); exited {
-			res.Failure = &Failure{Reason: "exited", Message: fmt.Sprintf("the consumer exited (%s) before its state could be read: %v", how, err), Output: proc.Stderr()}
-			res.TotalTime = Duration(time.Since(start))
-			return res, nil
+		if exited, how := cons.exited(); exited {
+			res.Failure = &Failure{Reason: "exited", Message: fmt.Sprintf("the consumer exited (%s) before its state could be read: %v", how, err), Output: cons.stderr()}
+			return finish()
 		}
 		return nil, err
 	}
 	res.State, res.StateBytes = state, raw
 	stop()
 	res.Expect = Evaluate(spec.Name, state, h.sc.Expect)
+	if dlq != nil {
+		recs, err := h.readDLQ(ctx, dlq)
+		if err != nil {
+			return nil, err
+		}
+		res.Expect = append(res.Expect, h.checkDLQ(res, recs, res.poison))
+	}
 	var failed []string
 	for _, e := range res.Expect {
 		if !e.OK {
@@ -224,15 +284,13 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	if len(failed) > 0 {
 		res.Failure = &Failure{Reason: "expect", Message: "expectations failed: " + strings.Join(failed, "; ")}
 	}
-	h.phase(spec.Name, "done")
-	res.TotalTime = Duration(time.Since(start))
-	return res, nil
+	return finish()
 }
 
 // consumerProcess returns how to start the consumer for a run (the same
 // spec restarts it, for crash faults), its environment and the expansion
 // of ${VAR} in scenario strings.
-func (h *Harness) consumerProcess(res *RunResult, addr, run, id string) (ProcessSpec, []string, func(string) string) {
+func (h *Harness) consumerProcess(res *RunResult, addr, run, id string) (ProcessSpec, []string, func(string) string, string) {
 	runEnv := map[string]string{
 		"EVTOOL_BROKERS": strings.Join(h.brokers, ","),
 		"EVTOOL_TOPIC":   res.Topic,
@@ -249,6 +307,11 @@ func (h *Harness) consumerProcess(res *RunResult, addr, run, id string) (Process
 			return os.Getenv(k)
 		})
 	}
+	dlqTopic := ""
+	if h.sc.DLQ != nil {
+		dlqTopic = expand(h.sc.DLQ.Topic)
+		runEnv["EVTOOL_DLQ_TOPIC"] = dlqTopic
+	}
 	env := os.Environ()
 	for _, k := range sortedKeys(runEnv) {
 		env = append(env, k+"="+runEnv[k])
@@ -262,7 +325,22 @@ func (h *Harness) consumerProcess(res *RunResult, addr, run, id string) (Process
 		argv[i] = expand(a)
 	}
 	spec := ProcessSpec{Argv: argv, Dir: h.sc.Consumer.Dir, Env: env, LogDir: filepath.Join(h.root, "logs"), Name: id}
-	return spec, env, expand
+	return spec, env, expand, dlqTopic
+}
+
+// newRun names a run (topic, group) and, for a chaos run, records its
+// seed and fault selection.
+func (h *Harness) newRun(spec RunSpec) *RunResult {
+	id := h.runID(spec.Name)
+	res := &RunResult{Name: spec.Name, ID: id, Topic: h.topicName(id), Group: h.groupName(id), faults: spec.Faults}
+	if spec.Chaos {
+		res.Seed = h.seed
+		if spec.Seed != nil {
+			res.Seed = *spec.Seed
+		}
+		res.Selected = spec.Faults.String()
+	}
+	return res
 }
 
 // Produce is the producing half of Run, without a consumer: it creates the
@@ -272,9 +350,8 @@ func (h *Harness) Produce(ctx context.Context, spec RunSpec) (*RunResult, error)
 	if h.inv == nil || h.cl == nil {
 		return nil, errors.New("replay: Produce before Validate and Connect")
 	}
-	id := h.runID(spec.Name)
-	res := &RunResult{Name: spec.Name, Topic: h.topicName(id), Group: h.groupName(id), faults: spec.Faults}
-	if err := h.createTopic(ctx, res.Topic); err != nil {
+	res := h.newRun(spec)
+	if _, err := h.createTopic(ctx, res.Topic); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
@@ -287,9 +364,9 @@ func (h *Harness) Produce(ctx context.Context, spec RunSpec) (*RunResult, error)
 }
 
 // DropRun deletes a run's topic and group (unless Options.Keep).
-func (h *Harness) DropRun(res *RunResult) { h.cleanup(res) }
+func (h *Harness) DropRun(res *RunResult) { h.cleanup(res, nil) }
 
-func (h *Harness) createTopic(ctx context.Context, topic string) error {
+func (h *Harness) createTopic(ctx context.Context, topic string) ([16]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	resp, err := h.adm.CreateTopic(ctx, int32(h.partitions), -1, nil, topic)
@@ -297,21 +374,26 @@ func (h *Harness) createTopic(ctx context.Context, topic string) error {
 		err = resp.Err
 	}
 	if err != nil {
-		return fmt.Errorf("cannot create topic %s with %d partitions: %w", topic, h.partitions, err)
+		return [16]byte{}, fmt.Errorf("cannot create topic %s with %d partitions: %w", topic, h.partitions, err)
 	}
-	return nil
+	return resp.ID, nil
 }
 
-// cleanup deletes the run's topic and group (best effort) unless Keep.
-func (h *Harness) cleanup(res *RunResult) {
+// cleanup deletes the run's topic, group and the DLQ topic it created
+// (best effort) unless Keep.
+func (h *Harness) cleanup(res *RunResult, dlq *dlqRun) {
 	if h.opts.Keep {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, _ = h.adm.DeleteGroups(ctx, res.Group)
-	_, _ = h.adm.DeleteTopics(ctx, res.Topic)
-	h.cl.PurgeTopicsFromClient(res.Topic)
+	topics := []string{res.Topic}
+	if dlq != nil && dlq.created {
+		topics = append(topics, dlq.topic)
+	}
+	_, _ = h.adm.DeleteTopics(ctx, topics...)
+	h.cl.PurgeTopicsFromClient(topics...)
 }
 
 // produce streams the events through the fault plan into the topic.
@@ -336,14 +418,14 @@ func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) err
 	sel := chaos.All()
 	if spec.Chaos {
 		cfg, sel = h.sc.Chaos, spec.Faults
-		res.Seed = h.seed
-		if spec.Seed != nil {
-			res.Seed = *spec.Seed
-		}
 	}
+	var mutErr error
 	stream, err := chaos.NewStream(cfg, res.Seed, sel, func(d chaos.Delivery[*kgo.Record]) error {
 		if e := firstErr.Load(); e != nil {
 			return *e
+		}
+		if mutErr != nil {
+			return mutErr
 		}
 		// Each delivery has a record of its own (Clone below): the
 		// client writes into the records it is given.
@@ -358,10 +440,24 @@ func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) err
 		c := *r
 		return &c
 	})
+	stream.Mutate(func(f chaos.Fault, r *kgo.Record) *kgo.Record {
+		m, err := h.mutateRecord(ctx, f, r)
+		if err != nil {
+			if mutErr == nil {
+				mutErr = err
+			}
+			return r
+		}
+		return m
+	})
 	if spec.Chaos {
+		res.poison = map[string]chaos.Fault{}
 		stream.Observe(func(f chaos.Fault, applied bool) {
 			if !applied {
 				return
+			}
+			if f.Kind == chaos.Poison {
+				res.poison[f.PoisonID] = f
 			}
 			if len(res.Faults) < MaxRecordedFaults {
 				// The strings of an event alias its text (see
@@ -395,6 +491,9 @@ func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) err
 		err = stream.Close()
 	}
 	if err == nil {
+		err = mutErr
+	}
+	if err == nil {
 		err = h.cl.Flush(ctx)
 	}
 	if e := firstErr.Load(); e != nil {
@@ -417,7 +516,7 @@ func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) err
 // settle waits until the group's committed offsets reach the end offsets
 // of every partition and stay there for quiet. A consumer that exits, or
 // does not settle within the settle timeout, fails the run.
-func (h *Harness) settle(ctx context.Context, res *RunResult, proc *Process) (*Failure, error) {
+func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr *crasher) (*Failure, error) {
 	sc := h.sc.Consumer
 	ends, err := h.endOffsets(ctx, res.Topic)
 	if err != nil {
@@ -435,10 +534,14 @@ func (h *Harness) settle(ctx context.Context, res *RunResult, proc *Process) (*F
 	var lag []PartitionLag
 	var lastErr error
 	for {
-		if exited, how := proc.Exited(); exited {
+		if exited, how := cons.exited(); exited {
 			lag, _ = h.lag(ctx, res, ends)
 			return &Failure{Reason: "exited", Message: fmt.Sprintf("the consumer exited early (%s) with %d record(s) not committed", how, totalLag(lag)),
-				Lag: lag, Output: proc.Stderr()}, nil
+				Lag: lag, Output: cons.stderr()}, nil
+		}
+		if f := cr.failure(); f != nil {
+			f.Output = cons.stderr()
+			return f, nil
 		}
 		l, err := h.lag(ctx, res, ends)
 		if err != nil {
@@ -452,7 +555,10 @@ func (h *Harness) settle(ctx context.Context, res *RunResult, proc *Process) (*F
 			if h.opts.Progress != nil {
 				h.opts.Progress.Lag(res.Name, total)
 			}
-			if total == 0 {
+			if total == 0 && res.ConsumeTime == 0 {
+				res.ConsumeTime = Duration(time.Since(cons.started))
+			}
+			if total == 0 && cr.finished() {
 				if since.IsZero() {
 					since = time.Now()
 				}
@@ -465,11 +571,11 @@ func (h *Harness) settle(ctx context.Context, res *RunResult, proc *Process) (*F
 			}
 		}
 		if time.Now().After(deadline) {
-			msg := fmt.Sprintf("the consumer did not settle within %s (consumer.settle_timeout): %d record(s) not committed", sc.SettleTimeout, totalLag(lag))
+			msg := fmt.Sprintf("the consumer did not settle within %s (consumer.settle_timeout): %d record(s) not committed%s", sc.SettleTimeout, totalLag(lag), cr.pending())
 			if lag == nil && lastErr != nil {
 				msg = fmt.Sprintf("the consumer did not settle within %s: cannot read the group's offsets: %v", sc.SettleTimeout, lastErr)
 			}
-			return &Failure{Reason: "not-settled", Message: msg, Lag: lag, Output: proc.Stderr()}, nil
+			return &Failure{Reason: "not-settled", Message: msg, Lag: lag, Output: cons.stderr()}, nil
 		}
 		select {
 		case <-ctx.Done():

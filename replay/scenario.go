@@ -1,10 +1,12 @@
 package replay
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,6 +50,8 @@ type Scenario struct {
 	// Seed is chaos.seed, nil when the scenario sets none.
 	Seed   *uint64
 	Expect []Expectation
+	// DLQ is expect.dlq, nil when the scenario sets none.
+	DLQ *DLQSpec
 
 	doc *yamldoc.Doc
 }
@@ -103,6 +107,23 @@ func (s StateSpec) Source() string {
 	}
 	return "state.command " + strings.Join(s.Command, " ")
 }
+
+// DLQSpec is expect.dlq: where the consumer dead-letters events and how
+// many distinct events must arrive there.
+type DLQSpec struct {
+	// Topic is expanded with the run's environment (default
+	// DefaultDLQTopic).
+	Topic string
+	// Count is the number of distinct events expected, or CountPoison.
+	Count int
+	Line  int
+}
+
+// CountPoison as DLQSpec.Count: every poison event of the run.
+const CountPoison = -1
+
+// DefaultDLQTopic is expect.dlq.topic's default: a fresh topic per run.
+const DefaultDLQTopic = "${EVTOOL_TOPIC}.dlq"
 
 // Expectation is one expect.state entry: an assertion on the state at
 // Pointer. Exactly the set fields are checked.
@@ -170,9 +191,24 @@ type chaosYAML struct {
 		Scope  string  `yaml:"scope"`
 		Rate   float64 `yaml:"rate"`
 	} `yaml:"reorder"`
+	Crash *struct {
+		Count int    `yaml:"count"`
+		At    string `yaml:"at"`
+	} `yaml:"crash"`
+	Poison *struct {
+		Rate  float64  `yaml:"rate"`
+		Kinds []string `yaml:"kinds"`
+	} `yaml:"poison"`
+	Skew *struct {
+		Rate float64 `yaml:"rate"`
+	} `yaml:"skew"`
 }
 
 type expectYAML struct {
+	DLQ *struct {
+		Topic string `yaml:"topic"`
+		Count any    `yaml:"count"`
+	} `yaml:"dlq"`
 	State []struct {
 		Pointer string `yaml:"pointer"`
 		Count   *int   `yaml:"count"`
@@ -251,14 +287,18 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 		return nil, err
 	}
 	if probs := doc.Check(meta); len(probs) > 0 {
-		for i := range probs {
-			probs[i].Message = friendlyMeta(probs[i])
-			if strings.HasPrefix(probs[i].Message, "unknown key ") {
+		var out []yamldoc.Problem
+		for _, p := range probs {
+			p.Message = friendlyMeta(p)
+			if strings.HasPrefix(p.Message, "unknown key ") {
 				// Name the mapping that has the key, not the key itself.
-				probs[i].Pointer = probs[i].Pointer[:strings.LastIndexByte(probs[i].Pointer, '/')]
+				p.Pointer = p.Pointer[:strings.LastIndexByte(p.Pointer, '/')]
+			}
+			if !slices.Contains(out, p) {
+				out = append(out, p)
 			}
 		}
-		return nil, fail(probs...)
+		return nil, fail(out...)
 	}
 	var y scenarioYAML
 	if prob := doc.Decode(&y); prob != nil {
@@ -359,12 +399,40 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 	if r := y.Chaos.Reorder; r != nil {
 		s.Chaos.Reorder = &chaos.ReorderConfig{Window: r.Window, Scope: chaos.Scope(r.Scope), Rate: r.Rate}
 	}
+	if k := y.Chaos.Crash; k != nil {
+		s.Chaos.Crash = &chaos.CrashConfig{Count: k.Count, At: chaos.CrashAt(k.At)}
+	}
+	if p := y.Chaos.Poison; p != nil {
+		pc := &chaos.PoisonConfig{Rate: p.Rate}
+		for _, k := range p.Kinds {
+			pc.Kinds = append(pc.Kinds, chaos.PoisonKind(k))
+		}
+		s.Chaos.Poison = pc
+	}
+	if k := y.Chaos.Skew; k != nil {
+		s.Chaos.Skew = &chaos.SkewConfig{Rate: k.Rate}
+	}
 	norm, err := s.Chaos.Normalize()
 	if err != nil {
 		bad("/chaos", "%v", err)
 	}
 	s.Chaos = norm
 
+	if d := y.Expect.DLQ; d != nil {
+		s.DLQ = &DLQSpec{Topic: d.Topic, Count: CountPoison, Line: doc.Line("/expect/dlq")}
+		if s.DLQ.Topic == "" {
+			s.DLQ.Topic = DefaultDLQTopic
+		}
+		if v, ok := lookup(doc.Value(), "/expect/dlq/count"); ok {
+			if n, ok := v.(json.Number); ok {
+				c, err := n.Int64()
+				if err != nil || c > 1<<31 {
+					bad("/expect/dlq/count", "%s is too large", n)
+				}
+				s.DLQ.Count = int(c)
+			}
+		}
+	}
 	for i, e := range y.Expect.State {
 		ptr := "/expect/state/" + strconv.Itoa(i)
 		x := Expectation{Pointer: e.Pointer, Count: e.Count, Exists: e.Exists, Line: doc.Line(ptr)}
@@ -446,6 +514,8 @@ func friendlyMeta(p yamldoc.Problem) string {
 		return "give exactly one of file or generate"
 	case p.Pointer == "/consumer/state" && (strings.Contains(p.Message, "maxProperties") || strings.Contains(p.Message, "minProperties")):
 		return "give exactly one of http or command"
+	case p.Pointer == "/expect/dlq/count":
+		return "want poison (every poison event of the run) or a number of events"
 	}
 	if name, ok := strings.CutPrefix(p.Message, "property "); ok && strings.HasSuffix(name, " is not allowed (additionalProperties)") {
 		return "unknown key " + strings.TrimSuffix(name, " is not allowed (additionalProperties)")

@@ -34,7 +34,11 @@ chaos:
   seed: 42
   duplicate: {rate: 0.2, max: 3, spread: 8}
   reorder: {window: 16, scope: partition, rate: 0.25}
+  crash: {count: 3, at: random}
+  poison: {rate: 0.05, kinds: [undecodable, future-version]}
+  skew: {rate: 0.5}
 expect:
+  dlq: {topic: "${EVTOOL_TOPIC}-dead", count: poison}
   state:
     - {pointer: /orders, count: 50}
     - {pointer: /total, equals: 12.50}
@@ -69,10 +73,22 @@ func TestParseScenario(t *testing.T) {
 	if r := sc.Chaos.Reorder; r == nil || r.Window != 16 || r.Scope != chaos.ScopePartition || r.Rate != 0.25 {
 		t.Errorf("reorder %+v", r)
 	}
+	if k := sc.Chaos.Crash; k == nil || k.Count != 3 || k.At != chaos.CrashRandom {
+		t.Errorf("crash %+v", k)
+	}
+	if p := sc.Chaos.Poison; p == nil || p.Rate != 0.05 || len(p.Kinds) != 2 || p.Kinds[1] != chaos.FutureVersion {
+		t.Errorf("poison %+v", p)
+	}
+	if k := sc.Chaos.Skew; k == nil || k.Rate != 0.5 {
+		t.Errorf("skew %+v", k)
+	}
+	if d := sc.DLQ; d == nil || d.Topic != "${EVTOOL_TOPIC}-dead" || d.Count != CountPoison || d.Line != 26 {
+		t.Errorf("dlq %+v", d)
+	}
 	if len(sc.Expect) != 4 || *sc.Expect[0].Count != 50 || sc.Expect[1].Equals != json.Number("12.5") || !sc.Expect[3].HasEquals || sc.Expect[3].Equals != nil || *sc.Expect[2].Exists {
 		t.Errorf("expect %+v", sc.Expect)
 	}
-	if sc.Expect[1].Line != 25 {
+	if sc.Expect[1].Line != 29 {
 		t.Errorf("expect line %d", sc.Expect[1].Line)
 	}
 }
@@ -95,6 +111,24 @@ chaos: {reorder: {window: 4}}
 	if r := sc.Chaos.Reorder; r.Scope != chaos.ScopeKey || r.Rate != chaos.DefaultReorderRate || sc.Chaos.Duplicate != nil {
 		t.Errorf("chaos %+v", sc.Chaos)
 	}
+	if sc.DLQ != nil || sc.Chaos.Crash != nil {
+		t.Errorf("dlq %+v, crash %+v", sc.DLQ, sc.Chaos.Crash)
+	}
+	sc, err = ParseScenario("s.yaml", []byte(`events: {generate: {count: 10}}
+consumer: {run: [./c], state: {command: [./c, state]}}
+chaos: {crash: {}, poison: {rate: 0.1}}
+expect: {dlq: {}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, p, d := sc.Chaos.Crash, sc.Chaos.Poison, sc.DLQ; k.Count != 1 || k.At != chaos.CrashAfterEffect || len(p.Kinds) != 4 || d.Topic != DefaultDLQTopic || d.Count != CountPoison {
+		t.Errorf("defaults: %+v %+v %+v", k, p, d)
+	}
+	sc, err = ParseScenario("s.yaml", []byte("events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nexpect: {dlq: {count: 0}}\n"))
+	if err != nil || sc.DLQ.Count != 0 {
+		t.Fatalf("%v %+v", err, sc)
+	}
 }
 
 func TestScenarioErrors(t *testing.T) {
@@ -114,6 +148,14 @@ func TestScenarioErrors(t *testing.T) {
 		{"run as string", "events: {file: e}\nconsumer: {run: go run ., state: {http: \"http://x\"}}\n", "consumer.run"},
 		{"reserved env", base[:len(base)-2] + ", env: {EVTOOL_TOPIC: x}}\n", "EVTOOL_* variables are set by the harness"},
 		{"bad scope", base + "chaos: {reorder: {window: 3, scope: cluster}}\n", "chaos.reorder.scope"},
+		{"bad crash at", base + "chaos:\n  crash: {at: never}\n", "s.yaml:4: chaos.crash.at"},
+		{"too many crashes", base + "chaos: {crash: {count: 1000}}\n", "chaos.crash.count"},
+		{"bad poison kind", base + "chaos: {poison: {rate: 0.1, kinds: [spicy]}}\n", "chaos.poison.kinds[0]"},
+		{"poison without rate", base + "chaos: {poison: {kinds: [undecodable]}}\n", "chaos.poison: missing property 'rate'"},
+		{"bad skew rate", base + "chaos: {skew: {rate: 2}}\n", "chaos.skew.rate"},
+		{"bad dlq count", base + "expect: {dlq: {count: some}}\n", "expect.dlq.count: want poison"},
+		{"negative dlq count", base + "expect: {dlq: {count: -1}}\n", "expect.dlq.count: want poison"},
+		{"unknown dlq key", base + "expect: {dlq: {topic: x, headers: [a]}}\n", "expect.dlq: unknown key \"headers\""},
 		{"bad pointer", base + "consumer2: 1\n", "s.yaml:3: unknown key \"consumer2\""},
 		{"missing consumer", "events: {file: e}\n", "consumer"},
 		{"exists false with equals", base + "expect: {state: [{pointer: /a, exists: false, equals: 1}]}\n", "exists: false cannot be combined"},
@@ -177,6 +219,8 @@ func FuzzParseScenario(f *testing.F) {
 	f.Add([]byte("events: {generate: {count: 10}}\nconsumer: {run: [./c], state: {command: [./c, state]}}\n"))
 	f.Add([]byte("a: &x [*x]\n"))
 	f.Add([]byte("chaos: {seed: 18446744073709551615}\n"))
+	f.Add([]byte("events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nchaos: {crash: {count: 2, at: random}, poison: {rate: 0.1, kinds: [undecodable, unknown-type]}, skew: {rate: 1}}\nexpect: {dlq: {topic: d, count: 3}}\n"))
+	f.Add([]byte("events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nchaos: {crash: {}, poison: {rate: 0}, skew: {rate: 0}}\nexpect: {dlq: {count: poison}}\n"))
 	if data, err := os.ReadFile(filepath.Join(examplesDir, "replay.yaml")); err == nil {
 		f.Add(data)
 	}
@@ -200,8 +244,24 @@ func FuzzParseScenario(f *testing.F) {
 			sc.Consumer.Quiet <= 0 || sc.Consumer.Quiet >= sc.Consumer.SettleTimeout {
 			t.Fatalf("incomplete scenario from %q: %+v", data, sc)
 		}
-		if _, err := sc.Chaos.Normalize(); err != nil {
+		norm, err := sc.Chaos.Normalize()
+		if err != nil {
 			t.Fatalf("chaos not normalized: %v", err)
+		}
+		if k := norm.Crash; k != nil && (k.Count < 1 || k.Count > 100 || (k.At != chaos.CrashAfterEffect && k.At != chaos.CrashRandom)) {
+			t.Fatalf("crash %+v", k)
+		}
+		if p := norm.Poison; p != nil && (len(p.Kinds) == 0 || p.Rate < 0 || p.Rate > 1) {
+			t.Fatalf("poison %+v", p)
+		}
+		if d := sc.DLQ; d != nil && (d.Topic == "" || d.Count < CountPoison || d.Line < 1) {
+			t.Fatalf("dlq %+v", d)
+		}
+		// The crash plan of any parsed scenario is well formed.
+		for i, f := range chaos.CrashPlan(norm, 1) {
+			if f.Index != i || f.Progress <= 0 || f.Progress >= 1 {
+				t.Fatalf("crash fault %+v", f)
+			}
 		}
 	})
 }

@@ -70,13 +70,13 @@ Exit codes: 0 OK, 1 findings (incompatible, invalid, consumer failed, drift),
 		a.initCommand(),
 		a.lintCommand(),
 		a.validateCommand(),
+		a.brokerCommand(),
+		a.replayCommand(),
 		a.genCommand(),
 		a.compatCommand(),
 		a.registryCommand(),
 		a.exportCommand(),
 		a.docsCommand(),
-		a.brokerCommand(),
-		a.replayCommand(),
 	)
 	for _, c := range root.Commands() {
 		if c.Args == nil {

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -32,38 +34,48 @@ func (a *app) replayCommand() *cobra.Command {
 		workdir    string
 		keep       bool
 		verbose    bool
+		failFast   bool
+		shrink     int
 		cc         kafka.ClientConfig
 	)
 	c := &cobra.Command{
-		Use:   "replay SCENARIO",
-		Short: "Replay events through Kafka with duplicates and reordering; compare the consumer's state with a clean run",
-		Long: `Replay the scenario's events through Kafka twice: once clean (the baseline) and
-once through a seeded fault plan (duplicates, reordering). The consumer under
-test (consumer.run) is started once per run with a fresh topic, group and work
-directory in EVTOOL_BROKERS, EVTOOL_TOPIC, EVTOOL_GROUP, EVTOOL_WORKDIR,
-EVTOOL_ADDR (a free 127.0.0.1 port for its state endpoint) and EVTOOL_RUN.
-After each run settles (the group's committed offsets reach the end of every
-partition and stay there for consumer.quiet) its state is read (GET
-consumer.state.http, or the stdout of consumer.state.command) as JSON.
+		Use:   "replay SCENARIO...",
+		Short: "Replay events through Kafka with duplicates, reordering, version skew, poison events and crashes; compare the consumer's state with a clean run",
+		Long: `Replay the scenario's events through Kafka: twice clean (the baseline; a
+consumer whose two clean runs differ is reported as nondeterministic) and once
+through a seeded fault plan (duplicates, reordering, version skew, poison
+events, crashes). The consumer under test (consumer.run) is started once per
+run with a fresh topic, group and work directory in EVTOOL_BROKERS,
+EVTOOL_TOPIC, EVTOOL_GROUP, EVTOOL_WORKDIR, EVTOOL_ADDR (a free 127.0.0.1 port
+for its state endpoint), EVTOOL_RUN and, with expect.dlq, EVTOOL_DLQ_TOPIC.
+Crash faults SIGKILL it and restart it with the same environment. After each
+run settles (the group's committed offsets reach the end of every partition
+and stay there for consumer.quiet) its state is read (GET consumer.state.http,
+or the stdout of consumer.state.command) as JSON.
 
 The replay passes when the chaos state equals the baseline state (without the
-consumer.ignore pointers) and every expect.state assertion holds. A failure
-prints the differences, the faults applied near them, the seed and the command
-that reproduces the run; --seed N --faults i,j,k replays exactly those faults
-(see --list-faults).
+consumer.ignore pointers) and every expectation holds (expect.state, and
+expect.dlq: every poison event on the dead-letter topic with a header naming
+the error). A failure is confirmed by a rerun, then shrunk to a 1-minimal set
+of faults (delta debugging, at most --shrink-budget runs); the report prints
+those faults with their events, the state diff of the minimal run and the
+command that reproduces it (--seed N --faults i,j; see --list-faults).
 
 Every event is validated against the catalog before anything is produced.
 Without kafka.brokers and --brokers, an embedded broker runs in-process.
+Several scenarios run one after the other (--fail-fast: stop at the first
+that does not pass).
 
 Exit 0 pass, 1 the consumer failed (state differs, an expectation fails, it
-exited early or never settled), 2 error (scenario, events, Kafka, state not
-JSON).`,
+exited early or never settled, nondeterministic), 2 error (scenario, events,
+Kafka, state not JSON).`,
 		Example: `  evtool replay examples/orders/replay.yaml
   evtool replay scenario.yaml --seed 7 --faults 3,12
   evtool replay scenario.yaml --list-faults
   evtool replay scenario.yaml --brokers kafka:9093 --tls --sasl-mechanism SCRAM-SHA-512 --sasl-user qa
-  evtool replay scenario.yaml --format junit --report replay.xml`,
-		Args: cobra.ExactArgs(1),
+  evtool replay scenario.yaml --format junit --report replay.xml
+  evtool replay scenarios/*.yaml --fail-fast --shrink-budget 10`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := replay.ParseFormat(format)
 			if err != nil {
@@ -86,20 +98,33 @@ JSON).`,
 					}
 				}
 			}
-			sc, err := replay.LoadScenario(args[0])
-			if err != nil {
-				return err
+			if listFaults && len(args) > 1 {
+				return usagef("--list-faults takes one scenario")
+			}
+			if shrink < 0 {
+				return usagef("--shrink-budget %d: want 0 (no shrinking) or more runs", shrink)
+			}
+			scenarios := make([]*replay.Scenario, len(args))
+			for i, a := range args {
+				sc, err := replay.LoadScenario(a)
+				if err != nil {
+					return err
+				}
+				scenarios[i] = sc
 			}
 			if os.Getenv("GOGC") == "" {
 				defer debug.SetGCPercent(debug.SetGCPercent(replay.ProducerGCPercent))
 			}
 			opts := replay.Options{
-				Brokers: brokerList,
-				Client:  cc,
-				Faults:  sel,
-				WorkDir: workdir,
-				Keep:    keep,
-				Command: "evtool replay " + shellWord(args[0]),
+				Brokers:      brokerList,
+				Client:       cc,
+				Faults:       sel,
+				WorkDir:      workdir,
+				Keep:         keep,
+				ShrinkBudget: shrink,
+			}
+			if shrink == 0 {
+				opts.ShrinkBudget = -1
 			}
 			if cmd.Flags().Changed("seed") {
 				opts.Seed = &seed
@@ -108,32 +133,60 @@ JSON).`,
 				opts.Log = a.stderr
 			}
 			if listFaults {
-				return a.listFaults(cmd.Context(), sc, opts, f)
+				opts.Command = "evtool replay " + shellWord(args[0])
+				return a.listFaults(cmd.Context(), scenarios[0], opts, f)
 			}
-			var bar *barProgress
-			if isTerminal(a.stderr) && !verbose {
-				bar = newBarProgress(a.stderr)
-				opts.Progress = bar
+			var reps []*replay.Report
+			var firstErr error
+			for i, sc := range scenarios {
+				if failFast && i > 0 && replay.Worst(reps) != replay.Pass {
+					reps = append(reps, &replay.Report{Scenario: sc.File, Verdict: replay.Skipped,
+						Summary: "skipped: --fail-fast after " + reps[len(reps)-1].Scenario + " did not pass"})
+					continue
+				}
+				o := opts
+				o.Command = "evtool replay " + shellWord(args[i])
+				if workdir != "" && len(scenarios) > 1 {
+					o.WorkDir = filepath.Join(workdir, fmt.Sprintf("%d-%s", i+1, strings.TrimSuffix(filepath.Base(sc.File), filepath.Ext(sc.File))))
+				}
+				var bar *barProgress
+				if isTerminal(a.stderr) && !verbose {
+					bar = newBarProgress(a.stderr)
+					o.Progress = bar
+				}
+				rep, err := replay.Replay(cmd.Context(), sc, o)
+				if bar != nil {
+					bar.close()
+				}
+				if rep == nil {
+					if len(scenarios) == 1 {
+						return err
+					}
+					rep = &replay.Report{Scenario: sc.File, Verdict: replay.Error, Summary: "error: " + firstLine(err.Error()), Error: err.Error()}
+				}
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				reps = append(reps, rep)
+				if cmd.Context().Err() != nil {
+					break
+				}
 			}
-			rep, err := replay.Replay(cmd.Context(), sc, opts)
-			if bar != nil {
-				bar.close()
-			}
-			if rep == nil {
-				return err
-			}
-			if werr := replay.Write(a.stdout, f, rep); werr != nil {
+			if werr := replay.WriteAll(a.stdout, f, reps); werr != nil {
 				return werr
 			}
 			if reportFile != "" {
-				if werr := writeReportFile(reportFile, rep); werr != nil {
+				if werr := writeReportFile(reportFile, reps); werr != nil {
 					return werr
 				}
 			}
-			switch {
-			case err != nil:
-				return err
-			case rep.Verdict == replay.Fail:
+			switch replay.Worst(reps) {
+			case replay.Error:
+				if firstErr == nil {
+					firstErr = errors.New("a scenario could not be run")
+				}
+				return firstErr
+			case replay.Fail:
 				return errFindings
 			}
 			return nil
@@ -149,6 +202,8 @@ JSON).`,
 	fl.StringVar(&workdir, "workdir", "", "keep the runs' work directories and consumer logs here (default: a temporary directory, removed)")
 	fl.BoolVar(&keep, "keep", false, "keep the work directory, topics and consumer groups")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "log each step on stderr")
+	fl.BoolVar(&failFast, "fail-fast", false, "with several scenarios, stop at the first one that does not pass (the rest are reported as skipped)")
+	fl.IntVar(&shrink, "shrink-budget", replay.DefaultShrinkBudget, "most runs spent shrinking a failure to a minimal set of faults (0: confirm and shrink nothing)")
 	fl.BoolVar(&cc.TLS, "tls", false, "connect with TLS")
 	fl.StringVar(&cc.TLSCAFile, "tls-ca", "", "PEM file of the CAs to trust (implies --tls)")
 	fl.StringVar(&cc.TLSCertFile, "tls-cert", "", "PEM client certificate (implies --tls)")
@@ -164,12 +219,12 @@ JSON).`,
 	return c
 }
 
-func writeReportFile(name string, rep *replay.Report) error {
+func writeReportFile(name string, reps []*replay.Report) error {
 	f, err := os.Create(name)
 	if err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}
-	if err := replay.Write(f, replay.FormatForFile(name), rep); err != nil {
+	if err := replay.WriteAll(f, replay.FormatForFile(name), reps); err != nil {
 		f.Close()
 		return fmt.Errorf("--report %s: %w", name, err)
 	}
@@ -204,14 +259,12 @@ func (a *app) listFaults(ctx context.Context, sc *replay.Scenario, opts replay.O
 				w.WriteString(",")
 			}
 			first = false
-			type item struct {
-				chaos.Fault
-				Selected bool `json:"selected"`
-			}
-			b, err := json.Marshal(item{fl, applied})
+			b, err := json.Marshal(fl)
 			if err != nil {
 				return err
 			}
+			// The fault's members, then "selected".
+			b = append(b[:len(b)-1], fmt.Sprintf(`,"selected":%t}`, applied)...)
 			w.WriteString("\n  ")
 			_, err = w.Write(b)
 			return err
@@ -246,6 +299,13 @@ func (a *app) listFaults(ctx context.Context, sc *replay.Scenario, opts replay.O
 		return nil
 	}
 	return usagef("--list-faults prints text or json, not %s", f)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func jsonString(s string) string {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,8 +33,10 @@ func goBuild(t *testing.T, dir, pkg, out string) string {
 
 // TestReplayEndToEnd runs everything as separate processes, as a user
 // would: `evtool broker`, then `evtool replay --brokers` against it with
-// the example consumer (correct, then naive), then stops the broker with
-// SIGTERM.
+// the example consumer (correct, under every fault kind: killed and
+// restarted, poison events dead-lettered, skewed versions; then naive,
+// failing and shrunk; then both with --fail-fast), then stops the broker
+// with SIGTERM.
 func TestReplayEndToEnd(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGTERM")
@@ -99,6 +102,14 @@ chaos:
   duplicate: {rate: 0.1, spread: 10}
   reorder: {window: 40, scope: key, rate: 0.3}
 `
+		if len(args) == 0 {
+			text += `  skew: {rate: 1}
+  poison: {rate: 0.02}
+  crash: {count: 2}
+expect:
+  dlq: {count: poison}
+`
+		}
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -120,20 +131,46 @@ chaos:
 			Name    string         `json:"name"`
 			Records int64          `json:"records"`
 			Applied map[string]int `json:"applied"`
+			Kills   []struct {
+				Committed []struct {
+					Partition int32 `json:"partition"`
+					Committed int64 `json:"committed"`
+				} `json:"committed"`
+				RestartPid int `json:"restartPid"`
+			} `json:"kills"`
+			DLQ []struct {
+				Poison string `json:"poison"`
+				Error  string `json:"error"`
+			} `json:"dlq"`
 		} `json:"runs"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	if rep.Verdict != "pass" || rep.Brokers != addr || len(rep.Runs) != 2 || rep.Runs[1].Records <= 300 || rep.Runs[1].Applied["reorder"] == 0 {
+	if rep.Verdict != "pass" || rep.Brokers != addr || len(rep.Runs) != 3 || rep.Runs[2].Records <= 300 {
 		t.Fatalf("report: %s", out.String())
+	}
+	ch := rep.Runs[2]
+	for _, k := range []string{"duplicate", "reorder", "skew", "poison", "crash"} {
+		if ch.Applied[k] == 0 {
+			t.Errorf("no %s fault applied: %v", k, ch.Applied)
+		}
+	}
+	if len(ch.Kills) != 2 || len(ch.Kills[0].Committed) != 3 || ch.Kills[1].RestartPid == 0 || len(ch.DLQ) < ch.Applied["poison"] {
+		t.Fatalf("chaos run: %+v", ch)
+	}
+	for _, d := range ch.DLQ {
+		if d.Poison == "" || !strings.HasPrefix(d.Error, "dlq.error: ") {
+			t.Fatalf("DLQ record %+v", d)
+		}
 	}
 	if b, err := os.ReadFile(junit); err != nil || !bytes.Contains(b, []byte(`<testcase name="`)) || bytes.Contains(b, []byte("<failure")) {
 		t.Fatalf("junit report: %v\n%s", err, b)
 	}
 
-	// The naive consumer fails: exit 1 with the diff and the reproduce line.
-	cmd = exec.Command(evtool, "replay", scenario("naive.yaml", "-naive"), "--brokers", addr)
+	// The naive consumer fails: exit 1 with the diff, the minimal faults
+	// and the reproduce lines.
+	cmd = exec.Command(evtool, "replay", scenario("naive.yaml", "-naive"), "--brokers", addr, "--shrink-budget", "10")
 	out.Reset()
 	errOut.Reset()
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -142,10 +179,67 @@ chaos:
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("naive: %v\nstdout: %s\nstderr: %s", err, out.String(), errOut.String())
 	}
-	for _, s := range []string{"FAIL", "diff (-baseline +chaos)", "/orders/ord-", "reproduce: evtool replay " + filepath.Join(dir, "naive.yaml") + " --seed 11 --brokers " + addr} {
+	for _, s := range []string{"FAIL", "diff (-baseline +chaos)", "/orders/ord-", "reproduce: evtool replay " + filepath.Join(dir, "naive.yaml") + " --seed 11 --brokers " + addr,
+		"shrunk from ", "state diff of the minimal run", "reproduce the minimal failure: evtool replay " + filepath.Join(dir, "naive.yaml") + " --seed 11 --faults "} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("naive report lacks %q:\n%s", s, out.String())
 		}
+	}
+
+	// Several scenarios, --fail-fast: the first fails, the second is
+	// skipped; JUnit has a test case for each.
+	cmd = exec.Command(evtool, "replay", filepath.Join(dir, "naive.yaml"), filepath.Join(dir, "ok.yaml"), "--brokers", addr, "--fail-fast", "--shrink-budget", "0", "--format", "junit")
+	out.Reset()
+	errOut.Reset()
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("fail-fast: %v\nstdout: %s\nstderr: %s", err, out.String(), errOut.String())
+	}
+	if n := strings.Count(out.String(), "<testcase "); n != 2 || !strings.Contains(out.String(), `<skipped message="skipped: --fail-fast after `) || !strings.Contains(out.String(), `<failure message="the chaos state differs`) {
+		t.Errorf("fail-fast junit:\n%s", out.String())
+	}
+
+	// A consumer of the bug catalogue as its own process: (e) dies on the
+	// first poison event; the failure shrinks to one poison fault.
+	bugConsumer := goBuild(t, dir, "./internal/bugs/bugconsumer", "bugconsumer")
+	bugScenario := filepath.Join(dir, "poison-crash.yaml")
+	if err := os.WriteFile(bugScenario, []byte(`catalog: `+catalog+`
+events: {file: events.jsonl}
+consumer:
+  run: [`+bugConsumer+`, -bug, e]
+  state: {http: "http://${EVTOOL_ADDR}/state"}
+  settle_timeout: 20s
+  quiet: 200ms
+chaos: {seed: 3, duplicate: {rate: 0.05}, poison: {rate: 0.01}}
+expect: {dlq: {count: poison}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(evtool, "replay", bugScenario, "--brokers", addr, "--shrink-budget", "10", "--format", "json")
+	out.Reset()
+	errOut.Reset()
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("poison-crash: %v\nstdout: %s\nstderr: %s", err, out.String(), errOut.String())
+	}
+	var bugRep struct {
+		Verdict   string `json:"verdict"`
+		Confirmed bool   `json:"confirmed"`
+		Shrink    struct {
+			Faults []struct {
+				Kind string `json:"kind"`
+			} `json:"faults"`
+		} `json:"shrink"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &bugRep); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if f := bugRep.Shrink.Faults; bugRep.Verdict != "fail" || !bugRep.Confirmed || len(f) == 0 || len(f) > 3 || !slices.ContainsFunc(f, func(x struct {
+		Kind string `json:"kind"`
+	}) bool {
+		return x.Kind == "poison"
+	}) {
+		t.Fatalf("poison-crash report: %s", out.String())
 	}
 
 	// SIGTERM stops the broker cleanly.

@@ -193,25 +193,39 @@ func first(fs []chaos.Fault) string {
 	return fs[0].String()
 }
 
+// A handler error in the chaos run fails it (a consumer that retries the
+// event forever, or crashes), naming the delivery; in a clean run it is an
+// error.
 func TestHandlerError(t *testing.T) {
 	in := load(t)
 	calls := 0
-	_, err := replaytest.Run(context.Background(), in, func() (replaytest.Consumer, error) {
-		calls++
-		n := 0
-		fail := calls == 2
-		return replaytest.Funcs{
-			HandleFunc: func(_ context.Context, e event.Event) error {
-				n++
-				if fail && n == 5 {
-					return errors.New("database is locked")
-				}
-				return nil
-			},
-			StateFunc: func(context.Context) (any, error) { return n, nil },
-		}, nil
-	}, replaytest.Options{Chaos: both, Seed: 3})
-	if err == nil || !strings.Contains(err.Error(), "chaos run: delivery 4, event") || !strings.Contains(err.Error(), "database is locked") {
+	newConsumer := func(failAt int) func() (replaytest.Consumer, error) {
+		return func() (replaytest.Consumer, error) {
+			calls++
+			n := 0
+			fail := calls == failAt
+			return replaytest.Funcs{
+				HandleFunc: func(_ context.Context, e event.Event) error {
+					n++
+					if fail && n == 5 {
+						return errors.New("database is locked")
+					}
+					return nil
+				},
+				StateFunc: func(context.Context) (any, error) { return n, nil },
+			}, nil
+		}
+	}
+	res, err := replaytest.Run(context.Background(), in, newConsumer(3), replaytest.Options{Chaos: both, Seed: 3})
+	if err != nil || !res.Failed() || !strings.Contains(res.Failure, "chaos run: delivery 4, event") || !strings.Contains(res.Failure, "database is locked") {
+		t.Fatalf("err = %v, failure %q", err, res.Failure)
+	}
+	if !strings.Contains(res.Report(), "the chaos run failed (seed 3") {
+		t.Errorf("report:\n%s", res.Report())
+	}
+	calls = 0
+	_, err = replaytest.Run(context.Background(), in, newConsumer(1), replaytest.Options{Chaos: both, Seed: 3})
+	if err == nil || !strings.Contains(err.Error(), "baseline run: delivery 4") {
 		t.Fatalf("err = %v", err)
 	}
 }

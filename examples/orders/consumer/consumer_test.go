@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,28 +14,44 @@ import (
 )
 
 // handler runs the consumer's store in-process for replaytest: the same
-// SQL as under Kafka, one transaction per event.
-type handler struct{ st *store }
+// validation and SQL as under Kafka, one transaction per event. Events it
+// cannot apply are dead-lettered; a crash reopens the database.
+type handler struct {
+	t     testing.TB
+	st    *store
+	path  string
+	naive bool
+}
 
 func newHandler(t testing.TB, naive bool) replaytest.Consumer {
-	st, err := openStore(filepath.Join(t.TempDir(), "orders.db"), naive)
+	return openHandler(t, filepath.Join(t.TempDir(), "orders.db"), naive)
+}
+
+func openHandler(t testing.TB, path string, naive bool) handler {
+	st, err := openStore(path, naive)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return handler{st}
+	return handler{t, st, path, naive}
 }
 
 func (h handler) Handle(ctx context.Context, e event.Event) error {
-	ev, err := parseEvent(e.ID(), e.Type(), e.Data())
+	ev, err := readEvent(e)
 	if err != nil {
-		return err
+		return replaytest.DeadLetter(err)
 	}
 	_, err = h.st.Apply(ctx, []orderEvent{ev})
 	return err
 }
 
 func (h handler) State(ctx context.Context) (any, error) { return h.st.State(ctx) }
+
+// Restart is the process restarted after a crash: the database file stays.
+func (h handler) Restart(context.Context) (replaytest.Consumer, error) {
+	h.st.Close()
+	return openHandler(h.t, h.path, h.naive), nil
+}
 
 func loadScenario(t *testing.T) (*replaytest.Events, replaytest.Options) {
 	t.Helper()
@@ -45,19 +62,64 @@ func loadScenario(t *testing.T) (*replaytest.Events, replaytest.Options) {
 	return in, opts
 }
 
-// The plans of replay.yaml, for five seeds, in-process: the store is
-// idempotent and order tolerant. (replay's tests run ten seeds of it
-// through Kafka.)
+// The plans of replay.yaml (every fault kind), for five seeds, in-process:
+// the store is idempotent, order tolerant, reads placed v1 and v2 alike,
+// dead-letters every poison event and survives crashes. (replay's tests
+// run it through Kafka.)
 func TestStoreSurvivesReplayPlans(t *testing.T) {
 	in, opts := loadScenario(t)
+	if !opts.DLQ {
+		t.Fatal("replay.yaml has no expect.dlq")
+	}
 	for seed := range uint64(5) {
 		opts.Seed = seed
 		res := replaytest.Check(t, in, func(t testing.TB) replaytest.Consumer { return newHandler(t, false) }, opts)
 		if res == nil || t.Failed() {
 			return
 		}
-		if res.Stats.Applied[chaos.Duplicate] == 0 || res.Stats.Applied[chaos.Reorder] == 0 {
-			t.Fatalf("seed %d: faults %v", seed, res.Stats.Applied)
+		for _, k := range chaos.Kinds {
+			if res.Stats.Applied[k] == 0 {
+				t.Fatalf("seed %d: no %s fault: %v", seed, k, res.Stats.Applied)
+			}
+		}
+		if len(res.Kills) == 0 || len(res.DeadLettered) == 0 {
+			t.Fatalf("seed %d: %d kills, %d dead letters", seed, len(res.Kills), len(res.DeadLettered))
+		}
+	}
+}
+
+// Every poison kind is rejected with its kind; a placed event read as
+// either version gives the same order.
+func TestReadEvent(t *testing.T) {
+	in, _ := loadScenario(t)
+	placed := in.List[0]
+	if _, err := readEvent(placed); err != nil {
+		t.Fatal(err)
+	}
+	v2 := placed.Clone()
+	v2.SetDataSchema("https://schemas.example.com/com.example.order.placed/v2.json")
+	a, _ := readEvent(placed)
+	b, err := readEvent(v2)
+	if err != nil || a != b {
+		t.Fatalf("v1 %+v, v2 %+v (%v)", a, b, err)
+	}
+	for _, tt := range []struct {
+		mutate func(*event.Event)
+		kind   string
+	}{
+		{func(e *event.Event) { e.SetType("com.example.order.placed.unknown") }, "unknown-type"},
+		{func(e *event.Event) {
+			e.SetDataSchema("https://schemas.example.com/com.example.order.placed/v3.json")
+		}, "unknown-version"},
+		{func(e *event.Event) { e.DataEncoded = []byte(`{"orderId":"ord-1"}`) }, "invalid-data"},
+		{func(e *event.Event) { e.DataEncoded = []byte{0, 0, 0, 0, 42} }, "undecodable"},
+	} {
+		e := placed.Clone()
+		tt.mutate(&e)
+		_, err := readEvent(e)
+		var re *rejectError
+		if !errors.As(err, &re) || re.kind != tt.kind {
+			t.Errorf("want %s, got %v", tt.kind, err)
 		}
 	}
 }

@@ -9,6 +9,7 @@
 //	EVTOOL_GROUP    consumer group
 //	EVTOOL_WORKDIR  directory for the SQLite database
 //	EVTOOL_ADDR     host:port to serve GET /state on
+//	EVTOOL_DLQ_TOPIC  dead-letter topic (or -dlq-topic; none: log and skip)
 //	EVTOOL_TLS*, EVTOOL_SASL_*  TLS and SASL settings for a real cluster
 //
 // By default it is correct under at-least-once delivery:
@@ -21,7 +22,16 @@
 //     arriving late never regresses them), and an event for an order not
 //     placed yet creates the row, which the placed event completes.
 //   - Offsets are committed only after the transaction that applied the
-//     records has committed, so a crash redelivers instead of losing.
+//     records has committed, so a crash redelivers instead of losing; the
+//     database survives a restart (it lives in EVTOOL_WORKDIR), so
+//     redelivered events find their ids in the inbox.
+//   - Events are validated with the catalog's generated decoders
+//     (../events): any version of a type the code knows is read (placed
+//     v1 and v2 alike); an event that is not readable, of an unknown type
+//     or version, or whose data its schema rejects goes to the dead-letter
+//     topic with headers naming the error (dlq.error, dlq.error.kind, and
+//     where it came from), and its offset is committed like any other's,
+//     so a poison event never stalls its partition.
 //
 // With -naive it has the classic bugs instead: no inbox (duplicates are
 // applied twice: a payment counted twice) and last write wins (a late
@@ -40,6 +50,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -48,16 +59,18 @@ import (
 
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/kafka"
+	"github.com/evtool/evtool/report"
 )
 
 func main() {
 	naive := flag.Bool("naive", false, "no dedupe and last write wins (the bugs evtool replay catches)")
+	dlq := flag.String("dlq-topic", os.Getenv("EVTOOL_DLQ_TOPIC"), "dead-letter topic for events that cannot be applied (default $EVTOOL_DLQ_TOPIC; none: log and skip them)")
 	flag.Parse()
 	log.SetFlags(log.Ltime | log.Lmicroseconds)
 	log.SetPrefix("consumer: ")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *naive); err != nil {
+	if err := run(ctx, *naive, *dlq); err != nil {
 		log.Print(err)
 		os.Exit(1)
 	}
@@ -71,7 +84,10 @@ func env(name string) (string, error) {
 	return v, nil
 }
 
-func run(ctx context.Context, naive bool) error {
+// batchSize caps the records applied (and committed) together.
+const batchSize = 200
+
+func run(ctx context.Context, naive bool, dlqTopic string) error {
 	var cfg struct{ brokers, topic, group, workdir, addr string }
 	for _, v := range []struct {
 		name string
@@ -129,6 +145,11 @@ func run(ctx context.Context, naive bool) error {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
+		// franz-go adds partitions assigned while a fetch long-polls only
+		// when that fetch returns: with the default 5 s wait, a consumer
+		// restarted with one partition caught up sits idle for 5 s before
+		// it reads the others.
+		kgo.FetchMaxWait(500*time.Millisecond),
 	)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -139,11 +160,13 @@ func run(ctx context.Context, naive bool) error {
 	if naive {
 		mode = "naive"
 	}
-	log.Printf("%s mode: consuming %s as group %s; state on http://%s/state", mode, cfg.topic, cfg.group, cfg.addr)
+	log.Printf("%s mode: consuming %s as group %s; state on http://%s/state; dead letters to %q", mode, cfg.topic, cfg.group, cfg.addr, dlqTopic)
 
-	var applied, skipped int64
+	var applied, skipped, dead int64
 	for {
-		fetches := cl.PollFetches(ctx)
+		// Bounded batches: one transaction and one commit per batch, so
+		// a crash redelivers at most one batch.
+		fetches := cl.PollRecords(ctx, batchSize)
 		if ctx.Err() != nil {
 			cl.AllowRebalance() // or Close would wait for it
 			break
@@ -159,15 +182,33 @@ func run(ctx context.Context, naive bool) error {
 		recs := fetches.Records()
 		if len(recs) > 0 {
 			events := make([]orderEvent, 0, len(recs))
+			var dlq []*kgo.Record
 			for _, r := range recs {
 				ev, err := decode(r)
 				if err != nil {
-					// A record this consumer cannot read: log and move on,
-					// so it cannot stall the partition.
-					log.Printf("skipping %s/%d@%d: %v", r.Topic, r.Partition, r.Offset, err)
+					// A record this consumer cannot apply: dead-letter it
+					// (or log it) and move on, so it cannot stall the
+					// partition.
+					if dlqTopic == "" {
+						log.Printf("skipping %s/%d@%d: %v", r.Topic, r.Partition, r.Offset, err)
+						continue
+					}
+					dlq = append(dlq, deadLetter(r, dlqTopic, err))
 					continue
 				}
 				events = append(events, ev)
+			}
+			if len(dlq) > 0 {
+				// Written before the offsets are committed: a crash in
+				// between writes them again, never loses them.
+				if err := cl.ProduceSync(ctx, dlq...).FirstErr(); err != nil {
+					cl.AllowRebalance()
+					if ctx.Err() != nil {
+						break
+					}
+					return fmt.Errorf("writing %d record(s) to the dead-letter topic %s: %w", len(dlq), dlqTopic, err)
+				}
+				dead += int64(len(dlq))
 			}
 			n, err := st.Apply(ctx, events)
 			if err != nil {
@@ -183,8 +224,28 @@ func run(ctx context.Context, naive bool) error {
 		}
 		cl.AllowRebalance()
 	}
-	log.Printf("stopping: %d events applied, %d skipped as duplicates", applied, skipped)
+	log.Printf("stopping: %d events applied, %d skipped as duplicates, %d dead-lettered", applied, skipped, dead)
 	return nil
+}
+
+// deadLetter is the DLQ record of a record that cannot be applied: its
+// key, value and headers as they came, plus headers naming the error and
+// where the record came from.
+func deadLetter(r *kgo.Record, topic string, err error) *kgo.Record {
+	kind := "unreadable"
+	var re *rejectError
+	if errors.As(err, &re) {
+		kind = re.kind
+	}
+	h := append([]kgo.RecordHeader(nil), r.Headers...)
+	h = append(h,
+		kgo.RecordHeader{Key: "dlq.error", Value: []byte(err.Error())},
+		kgo.RecordHeader{Key: "dlq.error.kind", Value: []byte(kind)},
+		kgo.RecordHeader{Key: "dlq.source.topic", Value: []byte(r.Topic)},
+		kgo.RecordHeader{Key: "dlq.source.partition", Value: []byte(strconv.Itoa(int(r.Partition)))},
+		kgo.RecordHeader{Key: "dlq.source.offset", Value: []byte(strconv.FormatInt(r.Offset, 10))},
+	)
+	return &kgo.Record{Topic: topic, Key: r.Key, Value: r.Value, Headers: h}
 }
 
 // clientConfig reads the TLS and SASL settings evtool replay passes on.
@@ -203,14 +264,30 @@ func clientConfig(brokers []string) kafka.ClientConfig {
 	}
 }
 
-// decode reads the CloudEvent in a record (binary or structured mode).
+// decode reads the CloudEvent in a record (binary or structured mode) and
+// validates it (readEvent).
 func decode(r *kgo.Record) (orderEvent, error) {
 	d, findings, err := envelope.FromRecord(r)
 	if err != nil {
-		return orderEvent{}, err
+		return orderEvent{}, &rejectError{"undecodable", err}
 	}
 	if d == nil {
-		return orderEvent{}, fmt.Errorf("not a readable CloudEvent: %v", findings)
+		return orderEvent{}, &rejectError{"undecodable", fmt.Errorf("not a readable CloudEvent: %s", firstError(findings))}
 	}
-	return parseEvent(d.Event.ID(), d.Event.Type(), d.Event.Data())
+	if msg := firstError(findings); msg != "" {
+		return orderEvent{}, &rejectError{"undecodable", fmt.Errorf("event %q: %s", d.Event.ID(), msg)}
+	}
+	return readEvent(d.Event)
+}
+
+func firstError(fs []report.Finding) string {
+	for _, f := range fs {
+		if f.Severity == report.SeverityError {
+			if f.Pointer != "" {
+				return f.Pointer + ": " + f.Message
+			}
+			return f.Message
+		}
+	}
+	return ""
 }

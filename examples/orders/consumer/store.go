@@ -4,10 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/cloudevents/sdk-go/v2/event"
 	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
+
+	"github.com/evtool/evtool/examples/orders/events"
 )
 
 // Event types of the orders catalog.
@@ -42,6 +47,39 @@ type orderEvent struct {
 	Carrier        string `json:"carrier"`
 	TrackingNumber string `json:"trackingNumber"`
 	Parcels        int64  `json:"parcels"`
+}
+
+// rejectError is an event this consumer cannot apply; kind is undecodable,
+// unknown-type, unknown-version or invalid-data.
+type rejectError struct {
+	kind string
+	err  error
+}
+
+func (e *rejectError) Error() string { return e.kind + ": " + e.err.Error() }
+func (e *rejectError) Unwrap() error { return e.err }
+
+// readEvent validates an event with the catalog's generated decoders
+// (every known version of a type, its data against that version's schema)
+// and extracts what the store needs.
+func readEvent(e event.Event) (orderEvent, error) {
+	if _, err := events.Decode(e); err != nil {
+		kind := "invalid-data"
+		switch {
+		case errors.Is(err, events.ErrUnknownType):
+			kind = "unknown-type"
+		case strings.Contains(err.Error(), "unknown dataschema"):
+			kind = "unknown-version"
+		case len(events.ValidationErrors(err)) == 0:
+			kind = "undecodable"
+		}
+		return orderEvent{}, &rejectError{kind, err}
+	}
+	ev, err := parseEvent(e.ID(), e.Type(), e.Data())
+	if err != nil {
+		return ev, &rejectError{"invalid-data", err}
+	}
+	return ev, nil
 }
 
 func parseEvent(id, typ string, data []byte) (orderEvent, error) {

@@ -1,0 +1,111 @@
+package replay
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/evtool/evtool/chaos"
+)
+
+func poisonSet(ids ...string) map[string]chaos.Fault {
+	m := map[string]chaos.Fault{}
+	for i, id := range ids {
+		m[id] = chaos.Fault{Index: i, Kind: chaos.Poison, PoisonID: id}
+	}
+	return m
+}
+
+func TestDLQID(t *testing.T) {
+	poison := poisonSet("evtool-poison-42-2", "evtool-poison-42-21", "evtool-poison-42-210")
+	hdr := func(kv ...string) []kgo.RecordHeader {
+		var h []kgo.RecordHeader
+		for i := 0; i < len(kv); i += 2 {
+			h = append(h, kgo.RecordHeader{Key: kv[i], Value: []byte(kv[i+1])})
+		}
+		return h
+	}
+	for _, tt := range []struct {
+		name    string
+		headers []kgo.RecordHeader
+		value   string
+		want    string
+	}{
+		{"binary mode ce_id", hdr("ce_id", "evtool-poison-42-21"), `{"x":1}`, "evtool-poison-42-21"},
+		{"structured mode id", nil, `{"specversion":"1.0","id":"evtool-poison-42-2","type":"t"}`, "evtool-poison-42-2"},
+		// The shorter id is a prefix of the longer: never mistaken for it,
+		// whatever the map order.
+		{"prefix id in a truncated envelope", nil, `{"specversion":"1.0","id":"evtool-poison-42-21","ty`, "evtool-poison-42-21"},
+		{"longest of nested matches", nil, `wrapped: evtool-poison-42-210!`, "evtool-poison-42-210"},
+		{"id as a custom header", hdr("x-original-id", "evtool-poison-42-210", "ce_id", "other"), ``, "evtool-poison-42-210"},
+		{"valid event, CE_ID in upper case", hdr("CE_ID", "e-1"), `not json`, "e-1"},
+		{"valid structured event", nil, `{"id":"e-2"}`, "e-2"},
+		{"nothing to go by", nil, `\x00\xff`, ""},
+		{"id continued is not the id", nil, `evtool-poison-42-2x`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for range 20 { // map order varies between calls
+				if got := dlqID(&kgo.Record{Headers: tt.headers, Value: []byte(tt.value)}, poison); got != tt.want {
+					t.Fatalf("dlqID = %q, want %q", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestErrorHeader(t *testing.T) {
+	long := strings.Repeat("é", 150) // 300 bytes
+	for _, tt := range []struct {
+		name    string
+		headers []kgo.RecordHeader
+		want    string
+	}{
+		{"dlq.error", []kgo.RecordHeader{{Key: "ce_id", Value: []byte("x")}, {Key: "dlq.error", Value: []byte("bad data")}}, "dlq.error: bad data"},
+		{"exception class", []kgo.RecordHeader{{Key: "__connect.errors.exception.class.name", Value: []byte("E")}}, "__connect.errors.exception.class.name: E"},
+		{"reason", []kgo.RecordHeader{{Key: "Reason", Value: []byte("r")}}, "Reason: r"},
+		{"empty value does not count", []kgo.RecordHeader{{Key: "error", Value: nil}}, ""},
+		{"no error header", []kgo.RecordHeader{{Key: "source", Value: []byte("x")}}, ""},
+		{"cut on a rune boundary", []kgo.RecordHeader{{Key: "error", Value: []byte(long)}}, "error: " + strings.Repeat("é", 100) + "…"},
+		{"invalid UTF-8 replaced", []kgo.RecordHeader{{Key: "error", Value: []byte("a\xffb")}}, "error: a\uFFFDb"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := errorHeader(&kgo.Record{Headers: tt.headers}); got != tt.want {
+				t.Fatalf("errorHeader = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzDLQRecord feeds records as a consumer might write them to its
+// dead-letter topic: reading them never panics, names an event only by
+// an id the record holds, and reports errors as valid UTF-8.
+func FuzzDLQRecord(f *testing.F) {
+	f.Add("ce_id", []byte("evtool-poison-1-3"), []byte(`{"id":"x"}`))
+	f.Add("dlq.error", []byte("invalid data: /amount"), []byte(`{"id":"evtool-poison-1-30"}`))
+	f.Add("error", []byte("\xff\xfe"), []byte("evtool-poison-1-3-evtool-poison-1-30"))
+	f.Add("", []byte(nil), []byte(nil))
+	f.Fuzz(func(t *testing.T, key string, hval, value []byte) {
+		poison := poisonSet("evtool-poison-1-3", "evtool-poison-1-30")
+		r := &kgo.Record{Headers: []kgo.RecordHeader{{Key: key, Value: hval}}, Value: value}
+		id := dlqID(r, poison)
+		if _, isPoison := poison[id]; isPoison {
+			var v struct {
+				ID string `json:"id"`
+			}
+			_ = json.Unmarshal(value, &v)
+			if string(hval) != id && v.ID != id && !containsWhole(value, id) {
+				t.Fatalf("dlqID = %q, found in neither the header nor the value", id)
+			}
+			// Never the shorter of two ids when the longer is there whole.
+			if id == "evtool-poison-1-3" && (containsWhole(value, "evtool-poison-1-30") && v.ID != id && string(hval) != id) {
+				t.Fatalf("dlqID = %q for a record holding evtool-poison-1-30", id)
+			}
+		}
+		if e := errorHeader(r); !utf8.ValidString(e) {
+			t.Fatalf("errorHeader %q is not UTF-8", e)
+		}
+	})
+}

@@ -1,0 +1,285 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"sync"
+
+	"github.com/cloudevents/sdk-go/v2/event"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/registry"
+)
+
+// Mutator builds what skew and poison faults deliver, from a catalog: the
+// versions an event may be re-emitted as, the re-emitted event, and the
+// poison events. A nil *Mutator works without a catalog: no event has
+// another version, and poison events are built without schemas. It is
+// safe for concurrent use.
+type Mutator struct {
+	cat *registry.Catalog
+	// cands[type][v-1]: the versions a consumer must accept alongside v.
+	cands map[string][]chaos.VersionSet
+	ds    sync.Map // dataschema string -> *registry.Version (nil: unknown)
+}
+
+// NewMutator indexes a catalog's types, versions and compatibility modes.
+func NewMutator(cat *registry.Catalog) *Mutator {
+	m := &Mutator{cat: cat, cands: map[string][]chaos.VersionSet{}}
+	for _, t := range cat.Types {
+		mode, _ := cat.Compat(t)
+		n := len(t.Versions)
+		sets := make([]chaos.VersionSet, n)
+		for v := 1; v <= n; v++ {
+			var s chaos.VersionSet
+			for u := 1; u <= n; u++ {
+				switch {
+				case u == v:
+				case u < v && mode.Backward() && (mode.Transitive() || u == v-1):
+					// Backward: consumers read data written with older
+					// versions (producers that have not upgraded yet).
+					s = s.Add(u)
+				case u > v && mode.Forward() && (mode.Transitive() || u == v+1):
+					// Forward: consumers read data written with newer
+					// versions (producers that upgraded first).
+					s = s.Add(u)
+				}
+			}
+			sets[v-1] = s
+		}
+		m.cands[t.Name] = sets
+	}
+	return m
+}
+
+// Candidates returns the versions of typ that its compatibility mode says
+// a consumer of version v events must accept as well: older ones for
+// BACKWARD, newer ones for FORWARD, both for FULL (the next one only, or
+// every one for the _TRANSITIVE modes); none for NONE.
+func (m *Mutator) Candidates(typ string, v int) chaos.VersionSet {
+	if m == nil {
+		return 0
+	}
+	sets := m.cands[typ]
+	if v < 1 || v > len(sets) {
+		return 0
+	}
+	return sets[v-1]
+}
+
+// version resolves a dataschema (the latest version when empty).
+func (m *Mutator) version(typ, dataschema string) *registry.Version {
+	if m == nil {
+		return nil
+	}
+	if dataschema == "" {
+		if t := m.cat.Lookup(typ); t != nil {
+			return t.Latest()
+		}
+		return nil
+	}
+	if v, ok := m.ds.Load(dataschema); ok {
+		return v.(*registry.Version)
+	}
+	v, err := m.cat.Resolve(dataschema)
+	if err != nil || v.Type != typ {
+		v = nil
+	}
+	m.ds.Store(dataschema, v)
+	return v
+}
+
+// SkewTargets returns the event's version and the candidate versions its
+// data is valid under (the versions a skew fault may re-emit it as). data
+// is the event's data as JSON text.
+func (m *Mutator) SkewTargets(typ, dataschema string, data []byte) (int, chaos.VersionSet) {
+	ver := m.version(typ, dataschema)
+	if ver == nil {
+		return 0, 0
+	}
+	cands := m.Candidates(typ, ver.Number)
+	if cands == 0 {
+		return ver.Number, 0
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return ver.Number, 0
+	}
+	t := m.cat.Lookup(typ)
+	var out chaos.VersionSet
+	for _, u := range cands.List() {
+		if s := t.Version(u).Schema; s != nil && s.Validate(doc) == nil {
+			out = out.Add(u)
+		}
+	}
+	return ver.Number, out
+}
+
+// EventMeta returns the version of an event and the versions it may be
+// re-emitted as.
+func (m *Mutator) EventMeta(e *event.Event) (int, chaos.VersionSet) {
+	return m.SkewTargets(e.Type(), e.DataSchema(), e.Data())
+}
+
+// SkewEvent returns e re-emitted as version to of its type: the same
+// event, data and id, with the dataschema of version to.
+func (m *Mutator) SkewEvent(e event.Event, to int) event.Event {
+	c := e.Clone()
+	if m != nil {
+		c.SetDataSchema(m.cat.DataSchema(e.Type(), to))
+	} else {
+		c.SetDataSchema(withVersion(e.DataSchema(), e.Type(), to))
+	}
+	return c
+}
+
+// undecodableData is the data of an undecodable poison event: what a
+// Confluent-framed Avro record looks like to a JSON consumer.
+var undecodableData = append([]byte{0, 0, 0, 0, 42}, "evtool poison: not JSON"...)
+
+// PoisonEvent builds the poison event of fault f from src, the event it
+// applies to: src with the poison's id and
+//
+//   - invalid-data: data its version's schema rejects (src's data without
+//     a required property, or else a value of the wrong type);
+//   - undecodable: data that is not JSON (datacontenttype still says JSON);
+//   - unknown-type: a type the catalog does not have (no dataschema);
+//   - future-version: the dataschema of the version after the type's
+//     latest.
+func (m *Mutator) PoisonEvent(f chaos.Fault, src event.Event) event.Event {
+	e := src.Clone()
+	e.SetID(f.PoisonID)
+	switch f.Poison {
+	case chaos.InvalidData:
+		if data := m.invalidData(src); data != nil {
+			e.DataEncoded = data
+			break
+		}
+		e.DataEncoded = append([]byte(nil), undecodableData...)
+	case chaos.Undecodable:
+		e.DataEncoded = append([]byte(nil), undecodableData...)
+	case chaos.UnknownType:
+		typ := src.Type() + ".unknown"
+		for m != nil && m.cat.Lookup(typ) != nil {
+			typ += "-x"
+		}
+		e.SetType(typ)
+		e.SetDataSchema("")
+	case chaos.FutureVersion:
+		if m != nil {
+			if t := m.cat.Lookup(src.Type()); t != nil {
+				e.SetDataSchema(m.cat.DataSchema(t.Name, len(t.Versions)+1))
+				break
+			}
+		}
+		e.SetDataSchema(withVersion(src.DataSchema(), src.Type(), 999))
+	}
+	return e
+}
+
+var lastNumber = regexp.MustCompile(`[0-9]+([^0-9]*)$`)
+
+// withVersion rewrites the last number of a dataschema without a catalog.
+func withVersion(ds, typ string, v int) string {
+	if ds == "" || !lastNumber.MatchString(ds) {
+		return fmt.Sprintf("urn:evtool:%s:v%d", typ, v)
+	}
+	return lastNumber.ReplaceAllString(ds, strconv.Itoa(v)+"$1")
+}
+
+// invalidData returns data the schema of src's version rejects, or nil.
+func (m *Mutator) invalidData(src event.Event) []byte {
+	var schema *jsonschema.Schema
+	var required []string
+	if ver := m.version(src.Type(), src.DataSchema()); ver != nil {
+		schema = ver.Schema
+		if doc, ok := ver.Doc.(map[string]any); ok {
+			if req, ok := doc["required"].([]any); ok {
+				for _, r := range req {
+					if s, ok := r.(string); ok {
+						required = append(required, s)
+					}
+				}
+			}
+		}
+	}
+	invalid := func(b []byte) bool {
+		if schema == nil {
+			return true
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		return err == nil && schema.Validate(doc) != nil
+	}
+	var cands [][]byte
+	dec := json.NewDecoder(bytes.NewReader(src.Data()))
+	dec.UseNumber()
+	var obj map[string]any
+	if dec.Decode(&obj) == nil && obj != nil {
+		// The event without one of its required properties.
+		for _, r := range required {
+			if _, ok := obj[r]; !ok {
+				continue
+			}
+			c := make(map[string]any, len(obj))
+			for k, v := range obj {
+				if k != r {
+					c[k] = v
+				}
+			}
+			if b, err := json.Marshal(c); err == nil {
+				cands = append(cands, b)
+			}
+		}
+	}
+	cands = append(cands, []byte(`{"evtoolPoison":"invalid-data"}`), []byte(`[]`), []byte(`"evtool poison: invalid data"`), []byte(`-1`))
+	for _, c := range cands {
+		if invalid(c) {
+			return c
+		}
+	}
+	return nil
+}
+
+// mutateRecord builds the record of a skew or poison fault from the
+// record of the event it applies to (same topic, partition and key).
+func (h *Harness) mutateRecord(ctx context.Context, f chaos.Fault, r *kgo.Record) (*kgo.Record, error) {
+	d, _, err := envelope.FromRecord(r)
+	if err != nil || d == nil {
+		return nil, fmt.Errorf("fault %s: cannot read back the record of event %d: %v", f.String(), f.Event.Index, err)
+	}
+	var e event.Event
+	broken := false
+	switch f.Kind {
+	case chaos.Skew:
+		e = h.mut.SkewEvent(d.Event, f.To)
+	case chaos.Poison:
+		e = h.mut.PoisonEvent(f, d.Event)
+		if bytes.Equal(e.DataEncoded, undecodableData) {
+			// Encoded as a valid event first, then broken.
+			broken = true
+			e.DataEncoded = d.Event.DataEncoded
+		}
+	default:
+		return r, nil
+	}
+	out, err := envelope.ToRecord(ctx, &e, h.sc.Kafka.Mode)
+	if err != nil {
+		return nil, fmt.Errorf("fault %s: %w", f.String(), err)
+	}
+	if broken {
+		if h.sc.Kafka.Mode == envelope.ModeStructured {
+			out.Value = out.Value[:len(out.Value)/2] // a truncated envelope
+		} else {
+			out.Value = append([]byte(nil), undecodableData...)
+		}
+	}
+	out.Topic, out.Partition, out.Key = r.Topic, r.Partition, r.Key
+	return out, nil
+}

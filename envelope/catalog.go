@@ -43,6 +43,7 @@ type Validator struct {
 type lookupCache struct {
 	n                          atomic.Int64
 	dataschema, source, ctJSON sync.Map
+	uris                       uriCache
 }
 
 const lookupCacheMax = 4096
@@ -180,7 +181,7 @@ func (v *Validator) check(d *Decoded, checkData bool) (*registry.Version, []repo
 // Validate decodes one structured-mode JSON event and runs the envelope
 // rules and the catalog checks. Findings carry lines relative to raw.
 func (v *Validator) Validate(raw []byte) (*Decoded, *registry.Version, []report.Finding) {
-	d, findings := DecodeJSON(raw)
+	d, findings := decodeJSON(raw, &v.lookups().uris)
 	if d == nil {
 		return nil, nil, findings
 	}

@@ -45,7 +45,10 @@ type Decoded struct {
 // is nil only when raw is not usable: not JSON, not UTF-8, nested deeper
 // than MaxDepth, or not an object. Findings about the JSON text carry Line
 // and Column relative to raw (see Item.Locate).
-func DecodeJSON(raw []byte) (*Decoded, []report.Finding) {
+func DecodeJSON(raw []byte) (*Decoded, []report.Finding) { return decodeJSON(raw, nil) }
+
+// decodeJSON is DecodeJSON with an optional cache of parsed URIs.
+func decodeJSON(raw []byte, uris *uriCache) (*Decoded, []report.Finding) {
 	var fs []report.Finding
 	p := parser{data: raw, src: string(raw), path: make([]pathElem, 0, 8)}
 	p.skipWS()
@@ -202,7 +205,7 @@ func DecodeJSON(raw []byte) (*Decoded, []report.Finding) {
 	}
 	fs = p.dupFindings(fs, true)
 
-	var c checked
+	c := checked{uris: uris}
 	fs = checkAttributes(attrs, &c, fs)
 
 	d := &Decoded{}

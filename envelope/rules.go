@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -77,6 +79,33 @@ type checked struct {
 	// bad names the attributes that failed a rule, so that the sdk-go
 	// complaints about the same attribute are not reported twice.
 	bad map[string]bool
+	// uris, when set, caches parsed sources and dataschemas.
+	uris *uriCache
+}
+
+// uriCache remembers parsed URI-references (sources, dataschemas): event
+// streams repeat a handful of them millions of times, and url.Parse is a
+// measurable part of checking an event. It stops growing at
+// lookupCacheMax entries. The cached *url.URL values are shared: nothing
+// may modify them (buildEvent copies them into the event).
+type uriCache struct {
+	n atomic.Int64
+	m sync.Map // string -> *url.URL
+}
+
+func (u *uriCache) parse(s string) (*url.URL, error) {
+	if u == nil {
+		return parseURIReference(s)
+	}
+	if v, ok := u.m.Load(s); ok {
+		return v.(*url.URL), nil
+	}
+	p, err := parseURIReference(s)
+	if err == nil && u.n.Load() < lookupCacheMax {
+		u.n.Add(1)
+		u.m.Store(s, p)
+	}
+	return p, err
 }
 
 // contextAttributes are the CloudEvents 1.0.2 context attributes; every
@@ -236,14 +265,14 @@ func (k *checker) checkContextAttribute(name, s string) {
 			k.errorf(RuleRequired, name, "attribute \"source\" must be a non-empty URI-reference")
 			return
 		}
-		u, err := parseURIReference(s)
+		u, err := c.uris.parse(s)
 		if err != nil {
 			k.errorf(RuleSource, name, "source %q is not a URI-reference (RFC 3986): %v", s, err)
 			return
 		}
 		c.source = u
 	case "dataschema":
-		u, err := parseURIReference(s)
+		u, err := c.uris.parse(s)
 		if err == nil && !u.IsAbs() {
 			err = fmt.Errorf("it has no scheme; use an absolute URI such as https://schemas.example.com/type/v1.json")
 		}

@@ -295,3 +295,31 @@ func TestRuleIDsAreKebabCase(t *testing.T) {
 	}
 	sort.Strings(ids)
 }
+
+// The URI cache gives what parsing gives, keeps failures out, and stops
+// growing at lookupCacheMax.
+func TestURICache(t *testing.T) {
+	var c uriCache
+	for _, s := range []string{"/orders-service", "https://shop.example.com/a?b=c#d", "urn:example:x", "bad uri", "%zz", "/orders-service"} {
+		for range 2 {
+			got, err := c.parse(s)
+			want, wantErr := parseURIReference(s)
+			if (err == nil) != (wantErr == nil) || (err == nil && got.String() != want.String()) {
+				t.Fatalf("%q: cached %v %v, parsed %v %v", s, got, err, want, wantErr)
+			}
+		}
+	}
+	if n := c.n.Load(); n != 3 {
+		t.Fatalf("%d entries cached, want the 3 valid ones", n)
+	}
+	for i := range lookupCacheMax + 10 {
+		_, _ = c.parse(fmt.Sprintf("/s/%d", i))
+	}
+	if n := c.n.Load(); n != lookupCacheMax {
+		t.Fatalf("%d entries cached, want at most %d", n, lookupCacheMax)
+	}
+	var nilCache *uriCache
+	if u, err := nilCache.parse("/x"); err != nil || u.Path != "/x" {
+		t.Fatalf("nil cache: %v %v", u, err)
+	}
+}

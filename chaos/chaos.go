@@ -105,6 +105,11 @@ const (
 	// committing (for a consumer that commits after its effects), before
 	// the commit is stored, so those records are redelivered.
 	CrashAfterEffect CrashAt = "after-effect"
+	// CrashAfterCommit kills the consumer when its group commits past the
+	// fault's point, once the commit is stored and before the consumer
+	// hears back: for a consumer that commits before its effects, those
+	// records are lost.
+	CrashAfterCommit CrashAt = "after-commit"
 	// CrashRandom kills the consumer at a random time within the run.
 	CrashRandom CrashAt = "random"
 )
@@ -181,7 +186,7 @@ type Config struct {
 type CrashConfig struct {
 	// Count is the number of kills (default 1).
 	Count int `json:"count"`
-	// At is after-effect (default) or random.
+	// At is after-effect (default), after-commit or random.
 	At CrashAt `json:"at,omitempty"`
 }
 
@@ -285,9 +290,9 @@ func (c Config) Normalize() (Config, error) {
 			errs = append(errs, fmt.Errorf("chaos.crash.count %d: must be between 1 and 100", kk.Count))
 		}
 		switch kk.At {
-		case CrashAfterEffect, CrashRandom:
+		case CrashAfterEffect, CrashAfterCommit, CrashRandom:
 		default:
-			errs = append(errs, fmt.Errorf("chaos.crash.at %q: use after-effect or random", kk.At))
+			errs = append(errs, fmt.Errorf("chaos.crash.at %q: use after-effect, after-commit or random", kk.At))
 		}
 		c.Crash = &kk
 	}
@@ -459,9 +464,12 @@ func (f Fault) String() string {
 	case Crash:
 		pct := int(f.Progress*100 + 0.5)
 		if f.At == CrashRandom {
-			return fmt.Sprintf("#%d crash %d (random): the consumer is killed at %d%% of the run and restarted", f.Index, f.Crash, pct)
+			return fmt.Sprintf("#%d crash %d (random): the consumer is killed at %d%% of its consumption time and restarted", f.Index, f.Crash, pct)
 		}
-		return fmt.Sprintf("#%d crash %d (after-effect): the consumer is killed when its group commits past %d%% of the events, before the commit is stored, and restarted", f.Index, f.Crash, pct)
+		if f.At == CrashAfterCommit {
+			return fmt.Sprintf("#%d crash %d (after-commit): the consumer is killed when its group's committed records pass %d%% of the events, once that commit is stored, and restarted", f.Index, f.Crash, pct)
+		}
+		return fmt.Sprintf("#%d crash %d (after-effect): the consumer is killed when its group's committed records pass %d%% of the events, before that commit is stored (embedded broker), and restarted", f.Index, f.Crash, pct)
 	}
 	return fmt.Sprintf("#%d %s: %s", f.Index, f.Kind, f.Event.describe())
 }

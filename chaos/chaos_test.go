@@ -541,8 +541,9 @@ func TestNewFaultStrings(t *testing.T) {
 	}{
 		{Fault{Index: 1, Kind: Skew, Event: ev, After: 5, From: 1, To: 2}, "#1 skew: event 5 (line 6, key k, t, id e5) re-emitted as v2 (was v1)"},
 		{Fault{Index: 2, Kind: Poison, Event: ev, After: 5, Poison: UnknownType, PoisonID: "p-2"}, "#2 poison: unknown-type event p-2 built from event 5 (line 6, key k, t, id e5), delivered right after it"},
-		{Fault{Index: 0, Kind: Crash, Crash: 1, At: CrashAfterEffect, Progress: 0.414}, "#0 crash 1 (after-effect): the consumer is killed when its group commits past 41% of the events, before the commit is stored, and restarted"},
-		{Fault{Index: 0, Kind: Crash, Crash: 2, At: CrashRandom, Progress: 0.7}, "#0 crash 2 (random): the consumer is killed at 70% of the run and restarted"},
+		{Fault{Index: 0, Kind: Crash, Crash: 1, At: CrashAfterEffect, Progress: 0.414}, "#0 crash 1 (after-effect): the consumer is killed when its group's committed records pass 41% of the events, before that commit is stored (embedded broker), and restarted"},
+		{Fault{Index: 0, Kind: Crash, Crash: 1, At: CrashAfterCommit, Progress: 0.414}, "#0 crash 1 (after-commit): the consumer is killed when its group's committed records pass 41% of the events, once that commit is stored, and restarted"},
+		{Fault{Index: 0, Kind: Crash, Crash: 2, At: CrashRandom, Progress: 0.7}, "#0 crash 2 (random): the consumer is killed at 70% of its consumption time and restarted"},
 	} {
 		if got := tt.f.String(); got != tt.want {
 			t.Errorf("String = %q\nwant     %q", got, tt.want)

@@ -161,8 +161,11 @@ func CrashPlan(cfg Config, seed uint64) []Fault {
 		f := Fault{Index: k, Kind: Crash, Crash: k + 1, At: c.At}
 		f.Progress = (float64(k) + 0.15 + 0.7*rng.Float64()) / float64(c.Count)
 		f.Phase = PhaseAfterEffect
-		if p := phases[rng.IntN(len(phases))]; c.At == CrashRandom {
+		switch p := phases[rng.IntN(len(phases))]; c.At {
+		case CrashRandom:
 			f.Phase = p
+		case CrashAfterCommit:
+			f.Phase = PhaseAfterCommit
 		}
 		out = append(out, f)
 	}

@@ -36,11 +36,9 @@ func reportText(rep *Report) string {
 	return b.String()
 }
 
-// Bugs (a) to (e) as real programs through Kafka: each fails under the
+// Bugs (a) to (f) as real programs through Kafka: each fails under the
 // fault that exposes it, the failure is confirmed by a rerun, and
-// shrinking finds at most 3 faults that include it. ((f), which only a
-// crash between its commit and its effect exposes, is caught in-process,
-// where crash phases are exact: see replaytest.)
+// shrinking finds at most 3 faults that include it.
 func TestCatalogueThroughKafka(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -53,6 +51,7 @@ func TestCatalogueThroughKafka(t *testing.T) {
 		{bugs.MemoryDedupe, "chaos: {seed: 4, duplicate: {rate: 0.02}, crash: {count: 2}}\n", chaos.Crash},
 		{bugs.LastWriteWins, "chaos: {seed: 5, duplicate: {rate: 0.05}, reorder: {window: 40, scope: key, rate: 0.1}}\n", chaos.Reorder},
 		{bugs.PoisonCrash, "chaos: {seed: 6, duplicate: {rate: 0.05}, poison: {rate: 0.02}}\nexpect: {dlq: {count: poison}}\n", chaos.Poison},
+		{bugs.CommitFirst, "chaos: {seed: 7, duplicate: {rate: 0.05}, crash: {count: 2, at: after-commit}}\n", chaos.Crash},
 	} {
 		t.Run(string(tt.bug), func(t *testing.T) {
 			t.Parallel()
@@ -94,7 +93,7 @@ func faultList(fs []chaos.Fault) string {
 // versions. The report lists each kill with the committed offsets.
 func TestCatalogueCorrectThroughKafka(t *testing.T) {
 	t.Parallel()
-	for _, at := range []string{"after-effect", "random"} {
+	for _, at := range []string{"after-effect", "after-commit", "random"} {
 		t.Run(at, func(t *testing.T) {
 			t.Parallel()
 			sc := writeScenario(t, bugScenarioText(t, bugs.Correct, 300, "", `chaos:
@@ -128,8 +127,13 @@ expect:
 			if len(ch.Kills) != 2 || ch.Kills[0].RestartPid == 0 || len(ch.Kills[0].Committed) != 3 {
 				t.Fatalf("kills %+v", ch.Kills)
 			}
-			if at == "after-effect" && len(ch.Kills[0].Dropped) == 0 {
-				t.Errorf("after-effect kill dropped no commit: %+v", ch.Kills[0])
+			switch k := ch.Kills[0]; {
+			case at == "after-effect" && len(k.Dropped) == 0:
+				t.Errorf("after-effect kill dropped no commit: %+v", k)
+			case at == "after-commit" && (len(k.Dropped) != 0 || k.Records == 0):
+				t.Errorf("after-commit kill dropped a commit, or none was stored: %+v", k)
+			case at == "random" && k.Records == 0:
+				t.Errorf("random kill before the consumer committed anything: %+v", k)
 			}
 			poison := ch.Applied[chaos.Poison]
 			if len(ch.DLQ) < poison || !strings.Contains(text, "crash 1 (fault #0) at ") {

@@ -172,10 +172,14 @@ const DefaultCleanConsume = time.Second
 //   - after-effect, embedded broker: at the OffsetCommit request that
 //     takes the group's committed records past the point, which is
 //     dropped (the consumer killed first);
-//   - after-effect, other brokers: as soon as the committed offsets (kadm,
-//     polled) are past the point;
-//   - random: at the point's fraction of the time a clean run took to
-//     consume the events.
+//   - after-commit, embedded broker: at the same request, which the broker
+//     then stores (the consumer killed before the reply);
+//   - both, other brokers: as soon as the committed offsets (kadm, polled)
+//     are past the point; the commit is stored, so after-effect there is
+//     only approximate (a consumer that keeps its dedupe in memory is
+//     caught only if it applied more records before the kill);
+//   - random: at the point's fraction of the clean run's consumption time
+//     (first commit to last), counted while a process is consuming.
 type crasher struct {
 	h      *Harness
 	res    *RunResult
@@ -262,13 +266,25 @@ func (c *crasher) onCommit(topics []kafka.CommitTopic) bool {
 		c.armed = false
 		c.next++
 		pid := c.cons.kill()
-		c.trig <- trigger{fault: f, pid: pid, at: time.Now(), dropped: mine,
-			what: fmt.Sprintf("at the commit that took the group to %d records (point %d of %d events)", total, c.threshold(f), c.events)}
+		t := trigger{fault: f, pid: pid, at: time.Now()}
+		if f.At == chaos.CrashAfterCommit {
+			// The broker stores the commit after this returns; the
+			// consumer never hears back.
+			c.known = merged
+			t.what = fmt.Sprintf("at the commit that took the group to %d committed records (point: %d, %d%% of %d events), stored", total, c.threshold(f), pct(f), c.events)
+			c.trig <- t
+			return false
+		}
+		t.dropped = mine
+		t.what = fmt.Sprintf("at the commit that took the group to %d committed records (point: %d, %d%% of %d events), dropped", total, c.threshold(f), pct(f), c.events)
+		c.trig <- t
 		return true
 	}
 	c.known = merged
 	return false
 }
+
+func pct(f chaos.Fault) int { return int(f.Progress*100 + 0.5) }
 
 // runTriggered records and restarts after the kills onCommit makes. It
 // also polls the committed offsets: a point passed without a commit to
@@ -318,7 +334,7 @@ func (c *crasher) runTriggered(ctx context.Context) {
 			c.next++
 			c.mu.Unlock()
 			pid := c.cons.kill()
-			t := trigger{fault: f, pid: pid, at: time.Now(), what: fmt.Sprintf("when the group had committed %d records (point %d of %d events; no commit to intercept)", total, c.threshold(f), c.events)}
+			t := trigger{fault: f, pid: pid, at: time.Now(), what: fmt.Sprintf("when the group had committed %d records (point: %d, %d%% of %d events; no commit to intercept, the commit is stored)", total, c.threshold(f), pct(f), c.events)}
 			passed = time.Time{}
 			if !c.restartAndRearm(ctx, t) {
 				return
@@ -363,7 +379,7 @@ func (c *crasher) runPolled(ctx context.Context) {
 				// the previous crash, say) is back in its group.
 				if total >= want && c.h.groupJoined(ctx, c.res.Group) {
 					pid := c.cons.kill()
-					t := trigger{fault: f, pid: pid, at: time.Now(), what: fmt.Sprintf("when the group had committed %d records (point %d of %d events)", total, want, c.events)}
+					t := trigger{fault: f, pid: pid, at: time.Now(), what: fmt.Sprintf("when the group had committed %d records (point: %d, %d%% of %d events; polled, the commit is stored)", total, want, pct(f), c.events)}
 					if !c.recordAndRestart(ctx, t) {
 						return
 					}
@@ -379,20 +395,56 @@ func (c *crasher) runPolled(ctx context.Context) {
 	}
 }
 
-// runTimed kills at each point's fraction of the clean consume time.
+// runTimed kills at each point's fraction of the clean run's consumption
+// time (from its first commit to its last). The clock runs only while a
+// consumer process is consuming: from its first commit after it (re)started
+// to its kill, so a kill never lands on a process that has not begun, and
+// restarts do not eat into the run.
 func (c *crasher) runTimed(ctx context.Context) {
 	defer close(c.done)
+	var active time.Duration
+	var base int64 // committed records when the process (re)started
 	for _, f := range c.faults {
-		at := c.cons.started.Add(time.Duration(f.Progress * float64(c.clean)))
+		first, ok := c.firstCommitAfter(ctx, base)
+		if !ok {
+			return
+		}
+		wait := time.Duration(f.Progress*float64(c.clean)) - active
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(time.Until(at)):
+		case <-time.After(time.Until(first.Add(wait))):
 		}
 		pid := c.cons.kill()
-		t := trigger{fault: f, pid: pid, at: time.Now(), what: fmt.Sprintf("at %d%% of %s (the clean run's consume time)", int(f.Progress*100+0.5), roundDuration(c.clean))}
+		now := time.Now()
+		active += now.Sub(first)
+		t := trigger{fault: f, pid: pid, at: now, what: fmt.Sprintf("at %d%% of the consumption time (%s in the clean run)", pct(f), roundDuration(c.clean))}
 		if !c.recordAndRestart(ctx, t) {
 			return
+		}
+		c.mu.Lock()
+		base = c.res.Kills[len(c.res.Kills)-1].Records
+		c.mu.Unlock()
+	}
+}
+
+// firstCommitAfter waits until the group has committed more than base
+// records (or everything there is), and returns when.
+func (c *crasher) firstCommitAfter(ctx context.Context, base int64) (time.Time, bool) {
+	for {
+		if offs, err := c.h.committed(ctx, c.res); err == nil {
+			total := committedRecords(offs)
+			if total > base {
+				return time.Now(), true
+			}
+			if ends, err := c.h.endOffsets(ctx, c.res.Topic); err == nil && total >= committedRecords(ends) && total > 0 {
+				return time.Now(), true
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, false
+		case <-time.After(5 * time.Millisecond):
 		}
 	}
 }
@@ -407,9 +459,7 @@ func (c *crasher) recordAndRestart(ctx context.Context, t trigger) bool {
 	if err == nil {
 		if lag, err := c.h.lag(ctx, c.res, ends); err == nil {
 			k.Committed = lag
-			for _, l := range lag {
-				k.Records += max(l.Committed, 0)
-			}
+			k.Records = committedTotal(lag)
 		}
 	}
 	k.Evicted = c.h.evictMembers(ctx, c.res.Group)

@@ -39,6 +39,9 @@ type dlqRun struct {
 // prepareDLQ creates the run's DLQ topic (when missing) and notes where
 // the run's records will start.
 func (h *Harness) prepareDLQ(ctx context.Context, topic string) (*dlqRun, error) {
+	if strings.TrimSpace(topic) == "" {
+		return nil, fmt.Errorf("expect.dlq.topic %q (%s) expands to an empty topic name", h.sc.DLQ.Topic, h.sc.Where("/expect/dlq"))
+	}
 	d := &dlqRun{topic: topic, start: map[int32]int64{}}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -91,20 +94,39 @@ func (h *Harness) readDLQ(ctx context.Context, d *dlqRun) ([]*kgo.Record, error)
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	// want counts offsets, not records: a consumer that dead-letters with
+	// a transactional producer leaves commit markers, which take offsets
+	// but are never returned. So reading also ends when the topic has been
+	// quiet for dlqQuiet.
 	var out []*kgo.Record
-	for len(out) < want {
-		fs := cl.PollFetches(ctx)
+	for quiet := time.Duration(0); len(out) < want && quiet < dlqQuiet; {
+		pctx, pcancel := context.WithTimeout(ctx, dlqPoll)
+		fs := cl.PollFetches(pctx)
+		pcancel()
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("reading the DLQ topic %s: %d of %d records: %w", d.topic, len(out), want, err)
 		}
+		n := len(out)
 		fs.EachRecord(func(r *kgo.Record) {
 			if r.Offset < ends[r.Partition] {
 				out = append(out, r)
 			}
 		})
+		if len(out) == n {
+			quiet += dlqPoll
+		} else {
+			quiet = 0
+		}
 	}
 	return out, nil
 }
+
+// How long readDLQ polls at a time, and how long the DLQ topic must stay
+// quiet before it stops short of its end offsets.
+const (
+	dlqPoll  = 500 * time.Millisecond
+	dlqQuiet = 2 * time.Second
+)
 
 // errorHeader returns the first header naming an error: a non-empty
 // header whose name contains "error", "exception" or "reason".

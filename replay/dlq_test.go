@@ -109,3 +109,65 @@ func FuzzDLQRecord(f *testing.F) {
 		}
 	})
 }
+
+// A DLQ topic that expands to nothing is an error naming expect.dlq.
+func TestDLQTopicEmpty(t *testing.T) {
+	t.Parallel()
+	_, err := replayText(t, scenarioText(t, "correct", testEvents(t, 5), "expect: {dlq: {topic: \"${EVTOOL_TEST_UNSET_VARIABLE}\"}}\n"), Options{})
+	if err == nil || !strings.Contains(err.Error(), `expect.dlq.topic "${EVTOOL_TEST_UNSET_VARIABLE}" (`) || !strings.Contains(err.Error(), "scenario.yaml:") || !strings.Contains(err.Error(), "expands to an empty topic name") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// Dead letters written in a transaction leave a commit marker that takes
+// an offset and is never returned: reading still ends, with every record.
+func TestReadDLQTransactional(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	h, err := NewHarness(writeScenario(t, scenarioText(t, "correct", testEvents(t, 5), "")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := h.Validate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, err := h.prepareDLQ(ctx, "dead.letters.tx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(h.brokers...), kgo.TransactionalID("dlq-writer"), kgo.DefaultProduceTopic(d.topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Partition: 0, Value: []byte{byte('a' + i)}, Headers: []kgo.RecordHeader{{Key: "error", Value: []byte("x")}}}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	ends, err := h.endOffsets(ctx, d.topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, e := range ends {
+		total += e
+	}
+	if total <= 3 {
+		t.Skipf("no commit marker took an offset (end offsets %v)", ends)
+	}
+	recs, err := h.readDLQ(ctx, d)
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+}

@@ -103,8 +103,8 @@ type Harness struct {
 	// runs counts the runs per name, so a repeated name gets fresh
 	// topic and group names (chaos, chaos-2, ...).
 	runs map[string]int
-	// cleanConsume is how long the last clean run took to consume the
-	// events (random crash points are fractions of it).
+	// cleanConsume is how long the last clean run consumed, from its
+	// first commit to its last (random crash points are fractions of it).
 	mu           sync.Mutex
 	cleanConsume time.Duration
 }

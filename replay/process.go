@@ -66,6 +66,11 @@ func resolveCommand(argv0, dir string, env []string) (string, error) {
 		case info.Mode()&0o111 == 0:
 			return "", fmt.Errorf("command %s is not executable", p)
 		}
+		// Absolute: exec would look a slash-free path up in $PATH, and
+		// resolve a relative one against cmd.Dir a second time.
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
 		return p, nil
 	}
 	path := os.Getenv("PATH")

@@ -210,6 +210,10 @@ func (h *Harness) Judge(ctx context.Context, rep *Report, base, ch *RunResult) e
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no reorder fault could be planned: no two events of the same %s within %d events; raise chaos.reorder.window (%s)",
 			r.Scope, r.Window, h.sc.Where("/chaos/reorder/window")))
 	}
+	if ch.Planned != nil && h.sc.Chaos.Skew != nil && h.sc.Chaos.Skew.Rate > 0 && ch.Planned[chaos.Skew] == 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no skew fault could be planned: no event has another version that its type's compatibility mode says consumers accept and that its data is valid under (%s)",
+			h.sc.Where("/chaos/skew")))
+	}
 	var keys []string
 	if ch.Failure != nil {
 		rep.Verdict = Fail

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -439,5 +440,64 @@ func TestClientEnv(t *testing.T) {
 	got := strings.Join(h.clientEnv(), " ")
 	if got != "EVTOOL_TLS=1 EVTOOL_TLS_CA=ca.pem EVTOOL_TLS_SERVER_NAME=k EVTOOL_SASL_MECHANISM=PLAIN EVTOOL_SASL_USER=u EVTOOL_SASL_PASSWORD=p" {
 		t.Fatalf("env %q", got)
+	}
+}
+
+// A relative command resolves to an absolute path whatever the scenario's
+// directory looks like ("." or relative), so exec neither searches $PATH
+// for it nor joins it with the working directory a second time.
+func TestResolveCommandRelative(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "sub", "c.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	for _, tt := range []struct{ argv0, dir string }{
+		{"./c.sh", "sub"},
+		{"c.sh", "sub"}, // no slash: $PATH, not found
+		{"./sub/c.sh", "."},
+		{"sub/c.sh", "."},
+		{"../sub/c.sh", "sub"},
+	} {
+		got, err := resolveCommand(tt.argv0, tt.dir, os.Environ())
+		if tt.argv0 == "c.sh" {
+			if err == nil {
+				t.Errorf("%s in %s: found %s in $PATH", tt.argv0, tt.dir, got)
+			}
+			continue
+		}
+		if err != nil || got != filepath.Join(root, "sub", "c.sh") {
+			t.Errorf("%s in %s: %q, %v", tt.argv0, tt.dir, got, err)
+		}
+	}
+}
+
+// Skew on events whose types have a single version plans nothing: the
+// report says so instead of passing silently.
+func TestSkewNothingToPlanWarns(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join(examplesDir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if bytes.Contains(line, []byte(`"type":"com.example.order.paid"`)) && b.Len() < 20000 {
+			b.Write(line)
+		}
+	}
+	events := filepath.Join(t.TempDir(), "paid.jsonl")
+	if err := os.WriteFile(events, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := replayText(t, scenarioText(t, "correct", events, "chaos: {seed: 1, skew: {rate: 1}}\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "no skew fault could be planned") }) {
+		t.Fatalf("warnings %q", rep.Warnings)
 	}
 }

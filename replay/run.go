@@ -98,6 +98,10 @@ type RunResult struct {
 	poison map[string]chaos.Fault
 	// topicID is the id of Topic.
 	topicID [16]byte
+	// firstCommit is when the group first had records committed, and
+	// consumption the time from then until everything was committed.
+	firstCommit time.Time
+	consumption time.Duration
 }
 
 // MaxRecordedFaults bounds RunResult.Faults.
@@ -251,7 +255,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	res.Settled = true
 	if !spec.Chaos && res.ConsumeTime > 0 {
 		h.mu.Lock()
-		h.cleanConsume = time.Duration(res.ConsumeTime)
+		h.cleanConsume = res.consumption
 		h.mu.Unlock()
 	}
 	h.logf("%s: settled in %s", id, res.SettleTime)
@@ -555,8 +559,12 @@ func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr
 			if h.opts.Progress != nil {
 				h.opts.Progress.Lag(res.Name, total)
 			}
+			if res.firstCommit.IsZero() && committedTotal(l) > 0 {
+				res.firstCommit = time.Now()
+			}
 			if total == 0 && res.ConsumeTime == 0 {
 				res.ConsumeTime = Duration(time.Since(cons.started))
+				res.consumption = time.Since(res.firstCommit)
 			}
 			if total == 0 && cr.finished() {
 				if since.IsZero() {
@@ -631,6 +639,15 @@ func totalLag(l []PartitionLag) int64 {
 	var n int64
 	for _, p := range l {
 		n += p.Lag
+	}
+	return n
+}
+
+// committedTotal is the number of records below the committed offsets.
+func committedTotal(l []PartitionLag) int64 {
+	var n int64
+	for _, p := range l {
+		n += max(p.Committed, 0)
 	}
 	return n
 }

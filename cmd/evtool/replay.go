@@ -291,7 +291,11 @@ func (a *app) listFaults(ctx context.Context, sc *replay.Scenario, opts replay.O
 				kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
 			}
 		}
-		fmt.Fprintf(w, "%d faults (%s)", planned, strings.Join(kinds, ", "))
+		if len(kinds) == 0 {
+			fmt.Fprint(w, "no faults")
+		} else {
+			fmt.Fprintf(w, "%d faults (%s)", planned, strings.Join(kinds, ", "))
+		}
 		if !opts.Faults.IsAll() {
 			fmt.Fprintf(w, ", %d selected", applied)
 		}

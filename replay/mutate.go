@@ -148,7 +148,8 @@ var undecodableData = append([]byte{0, 0, 0, 0, 42}, "evtool poison: not JSON"..
 // applies to: src with the poison's id and
 //
 //   - invalid-data: data its version's schema rejects (src's data without
-//     a required property, or else a value of the wrong type);
+//     a required property, or else a value of the wrong type; when the
+//     schema accepts any JSON, undecodable data, as the closest break);
 //   - undecodable: data that is not JSON (datacontenttype still says JSON);
 //   - unknown-type: a type the catalog does not have (no dataschema);
 //   - future-version: the dataschema of the version after the type's

@@ -106,3 +106,48 @@ func (c ClientConfig) tlsConfig() (*tls.Config, error) {
 	}
 	return tc, nil
 }
+
+// Environ returns the TLS and SASL settings as the EVTOOL_TLS* and
+// EVTOOL_SASL_* variables that evtool replay passes to a consumer under
+// test (brokers excluded: EVTOOL_BROKERS is the run's). Unset settings are
+// left out; ClientConfigFromEnv reads them back.
+func (c ClientConfig) Environ() []string {
+	var env []string
+	add := func(k, v string) {
+		if v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	if c.TLS || c.TLSCAFile != "" || c.TLSCertFile != "" {
+		add("EVTOOL_TLS", "1")
+	}
+	add("EVTOOL_TLS_CA", c.TLSCAFile)
+	add("EVTOOL_TLS_CERT", c.TLSCertFile)
+	add("EVTOOL_TLS_KEY", c.TLSKeyFile)
+	add("EVTOOL_TLS_SERVER_NAME", c.TLSServerName)
+	if c.TLSInsecure {
+		add("EVTOOL_TLS_INSECURE", "1")
+	}
+	add("EVTOOL_SASL_MECHANISM", c.SASLMechanism)
+	add("EVTOOL_SASL_USER", c.SASLUser)
+	add("EVTOOL_SASL_PASSWORD", c.SASLPassword)
+	return env
+}
+
+// ClientConfigFromEnv is the client configuration of a consumer started by
+// evtool replay: brokers, plus the TLS and SASL settings of Environ read
+// with getenv (os.Getenv).
+func ClientConfigFromEnv(brokers []string, getenv func(string) string) ClientConfig {
+	return ClientConfig{
+		Brokers:       brokers,
+		TLS:           getenv("EVTOOL_TLS") != "",
+		TLSCAFile:     getenv("EVTOOL_TLS_CA"),
+		TLSCertFile:   getenv("EVTOOL_TLS_CERT"),
+		TLSKeyFile:    getenv("EVTOOL_TLS_KEY"),
+		TLSServerName: getenv("EVTOOL_TLS_SERVER_NAME"),
+		TLSInsecure:   getenv("EVTOOL_TLS_INSECURE") != "",
+		SASLMechanism: getenv("EVTOOL_SASL_MECHANISM"),
+		SASLUser:      getenv("EVTOOL_SASL_USER"),
+		SASLPassword:  getenv("EVTOOL_SASL_PASSWORD"),
+	}
+}

@@ -301,29 +301,7 @@ func freeAddr() (string, error) {
 }
 
 // clientEnv passes TLS and SASL settings on to the consumer.
-func (h *Harness) clientEnv() []string {
-	c := h.opts.Client
-	var env []string
-	add := func(k, v string) {
-		if v != "" {
-			env = append(env, k+"="+v)
-		}
-	}
-	if c.TLS || c.TLSCAFile != "" || c.TLSCertFile != "" {
-		add("EVTOOL_TLS", "1")
-	}
-	add("EVTOOL_TLS_CA", c.TLSCAFile)
-	add("EVTOOL_TLS_CERT", c.TLSCertFile)
-	add("EVTOOL_TLS_KEY", c.TLSKeyFile)
-	add("EVTOOL_TLS_SERVER_NAME", c.TLSServerName)
-	if c.TLSInsecure {
-		add("EVTOOL_TLS_INSECURE", "1")
-	}
-	add("EVTOOL_SASL_MECHANISM", c.SASLMechanism)
-	add("EVTOOL_SASL_USER", c.SASLUser)
-	add("EVTOOL_SASL_PASSWORD", c.SASLPassword)
-	return env
-}
+func (h *Harness) clientEnv() []string { return h.opts.Client.Environ() }
 
 // shellQuote quotes a word for a POSIX shell when it needs it.
 func shellQuote(s string) string {

@@ -23,7 +23,7 @@ import (
 
 // Run is the catalogue consumer as a real program for evtool replay: it
 // reads EVTOOL_BROKERS, EVTOOL_TOPIC, EVTOOL_GROUP, EVTOOL_WORKDIR,
-// EVTOOL_ADDR, EVTOOL_DLQ_TOPIC and EVTOOL_SASL_*, consumes in the group,
+// EVTOOL_ADDR, EVTOOL_DLQ_TOPIC and EVTOOL_TLS*/EVTOOL_SASL_*, consumes in the group,
 // keeps its Store in EVTOOL_WORKDIR/store.json (written atomically after
 // each batch), serves GET /state and stops on ctx. Records it cannot read
 // go to the DLQ topic (poison-crash: Run fails instead). Offsets are
@@ -72,12 +72,7 @@ func Run(ctx context.Context, bug Bug) error {
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 
-	opts, err := kafka.ClientConfig{
-		Brokers:       strings.Split(brokers, ","),
-		SASLMechanism: os.Getenv("EVTOOL_SASL_MECHANISM"),
-		SASLUser:      os.Getenv("EVTOOL_SASL_USER"),
-		SASLPassword:  os.Getenv("EVTOOL_SASL_PASSWORD"),
-	}.Options()
+	opts, err := kafka.ClientConfigFromEnv(strings.Split(brokers, ","), os.Getenv).Options()
 	if err != nil {
 		return err
 	}

@@ -250,18 +250,7 @@ func deadLetter(r *kgo.Record, topic string, err error) *kgo.Record {
 
 // clientConfig reads the TLS and SASL settings evtool replay passes on.
 func clientConfig(brokers []string) kafka.ClientConfig {
-	return kafka.ClientConfig{
-		Brokers:       brokers,
-		TLS:           os.Getenv("EVTOOL_TLS") != "",
-		TLSCAFile:     os.Getenv("EVTOOL_TLS_CA"),
-		TLSCertFile:   os.Getenv("EVTOOL_TLS_CERT"),
-		TLSKeyFile:    os.Getenv("EVTOOL_TLS_KEY"),
-		TLSServerName: os.Getenv("EVTOOL_TLS_SERVER_NAME"),
-		TLSInsecure:   os.Getenv("EVTOOL_TLS_INSECURE") != "",
-		SASLMechanism: os.Getenv("EVTOOL_SASL_MECHANISM"),
-		SASLUser:      os.Getenv("EVTOOL_SASL_USER"),
-		SASLPassword:  os.Getenv("EVTOOL_SASL_PASSWORD"),
-	}
+	return kafka.ClientConfigFromEnv(brokers, os.Getenv)
 }
 
 // decode reads the CloudEvent in a record (binary or structured mode) and

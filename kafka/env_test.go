@@ -1,0 +1,41 @@
+package kafka
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// What evtool replay passes to a consumer (Environ) is what the consumer
+// reads back (ClientConfigFromEnv).
+func TestClientConfigEnvRoundTrip(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   ClientConfig
+		want []string
+	}{
+		{"plaintext", ClientConfig{}, nil},
+		{"tls by flag", ClientConfig{TLS: true}, []string{"EVTOOL_TLS=1"}},
+		{"tls by CA file", ClientConfig{TLS: true, TLSCAFile: "/ca.pem", TLSServerName: "kafka"}, []string{"EVTOOL_TLS=1", "EVTOOL_TLS_CA=/ca.pem", "EVTOOL_TLS_SERVER_NAME=kafka"}},
+		{"mTLS, insecure", ClientConfig{TLS: true, TLSCertFile: "/c.pem", TLSKeyFile: "/k.pem", TLSInsecure: true}, []string{"EVTOOL_TLS=1", "EVTOOL_TLS_CERT=/c.pem", "EVTOOL_TLS_KEY=/k.pem", "EVTOOL_TLS_INSECURE=1"}},
+		{"scram", ClientConfig{SASLMechanism: "SCRAM-SHA-512", SASLUser: "qa", SASLPassword: "p=w"}, []string{"EVTOOL_SASL_MECHANISM=SCRAM-SHA-512", "EVTOOL_SASL_USER=qa", "EVTOOL_SASL_PASSWORD=p=w"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			env := tt.in.Environ()
+			if !reflect.DeepEqual(env, tt.want) {
+				t.Fatalf("Environ = %q, want %q", env, tt.want)
+			}
+			vars := map[string]string{}
+			for _, kv := range env {
+				k, v, _ := strings.Cut(kv, "=")
+				vars[k] = v
+			}
+			back := ClientConfigFromEnv([]string{"b:9092"}, func(k string) string { return vars[k] })
+			want := tt.in
+			want.Brokers = []string{"b:9092"}
+			if !reflect.DeepEqual(back, want) {
+				t.Fatalf("read back %+v, want %+v", back, want)
+			}
+		})
+	}
+}

@@ -83,11 +83,43 @@ func TestCompareBigNumbers(t *testing.T) {
 }
 
 func TestDecodeState(t *testing.T) {
-	for _, bad := range []string{"", "<html>", `{"a":1} {"b":2}`, "{\"a\":\xff}"} {
-		if _, err := decodeState([]byte(bad)); err == nil || !strings.Contains(err.Error(), "not JSON") {
-			t.Errorf("decodeState(%q) = %v", bad, err)
+	for _, tt := range []struct{ in, want string }{
+		{"", "empty"},
+		{"<html>", "invalid character '<'"},
+		{`{"a":1} {"b":2}`, "after the JSON value"},
+		{"{\"a\":\xff}", "invalid UTF-8"},
+		{"{\"orders\": {\"a\": 1,\n \"a\": 2}}", "line 2"},
+		{`{"paid": 1e99999}`, "/paid"},
+		{strings.Repeat("[", 2000) + strings.Repeat("]", 2000), "nested 2000 levels"},
+	} {
+		if _, err := decodeState([]byte(tt.in)); err == nil || !strings.Contains(err.Error(), "not JSON") || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("decodeState(%.40q) = %v, want an error with %q", tt.in, err, tt.want)
 		}
 	}
+	v, err := decodeState([]byte(`{"n": 12345678901234567890, "s": "x"}`))
+	if err != nil || v.(map[string]any)["n"].(json.Number).String() != "12345678901234567890" {
+		t.Fatalf("%v %v", v, err)
+	}
+}
+
+// FuzzDecodeState feeds consumer states: decoding never panics, an error
+// says "not JSON", and a decoded state compares equal to itself.
+func FuzzDecodeState(f *testing.F) {
+	for _, s := range []string{`{"orders":{"a":{"paid":1.50}}}`, `[1, 2e3, null, true, "x"]`, `{"a":1,"a":2}`, `1e99999`, "{\"a\":\"\\ud800\"}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := decodeState(b)
+		if err != nil {
+			if !strings.Contains(err.Error(), "not JSON") {
+				t.Fatalf("error %q", err)
+			}
+			return
+		}
+		if c := Compare(v, v, nil); !c.Equal {
+			t.Fatalf("%s differs from itself: %+v", b, c)
+		}
+	})
 }
 
 func TestEvaluate(t *testing.T) {

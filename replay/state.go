@@ -3,7 +3,6 @@ package replay
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/evtool/evtool/internal/jsonstrict"
 )
 
 // MaxStateSize bounds the state a consumer may return.
@@ -129,22 +129,14 @@ func httpGet(ctx context.Context, url string) ([]byte, error) {
 }
 
 // decodeState decodes one JSON value, numbers as json.Number, nothing
-// after it.
+// after it. It is strict (internal/jsonstrict): a state with a duplicate
+// key, invalid UTF-8, absurd nesting or an exponent past 10^9999 is an
+// error with its line, column and JSON pointer, not silently resolved (the
+// comparison would then judge something the consumer did not say).
 func decodeState(b []byte) (any, error) {
-	if !utf8.Valid(b) {
-		return nil, errors.New("not JSON: invalid UTF-8")
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("not JSON: empty")
-		}
+	v, err := jsonstrict.Decode(b)
+	if err != nil {
 		return nil, fmt.Errorf("not JSON (%v): %s", err, snippet(b))
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("not JSON: more after the first value: %s", snippet(b))
 	}
 	return v, nil
 }

@@ -25,7 +25,7 @@ import (
 // safe for concurrent use.
 type Mutator struct {
 	cat *registry.Catalog
-	// cands[type][v-1]: the versions a consumer must accept alongside v.
+	// cands[type][v-1]: the versions an event at v may be re-emitted as.
 	cands map[string][]chaos.VersionSet
 	ds    sync.Map // dataschema string -> *registry.Version (nil: unknown)
 }
@@ -35,34 +35,40 @@ func NewMutator(cat *registry.Catalog) *Mutator {
 	m := &Mutator{cat: cat, cands: map[string][]chaos.VersionSet{}}
 	for _, t := range cat.Types {
 		mode, _ := cat.Compat(t)
-		n := len(t.Versions)
-		sets := make([]chaos.VersionSet, n)
-		for v := 1; v <= n; v++ {
-			var s chaos.VersionSet
-			for u := 1; u <= n; u++ {
-				switch {
-				case u == v:
-				case u < v && mode.Backward() && (mode.Transitive() || u == v-1):
-					// Backward: consumers read data written with older
-					// versions (producers that have not upgraded yet).
-					s = s.Add(u)
-				case u > v && mode.Forward() && (mode.Transitive() || u == v+1):
-					// Forward: consumers read data written with newer
-					// versions (producers that upgraded first).
-					s = s.Add(u)
+		latest := len(t.Versions)
+		// The consumer under test is built against the latest version: it
+		// reads its own version and, under BACKWARD (and FULL), the data
+		// of the previous one (every older one for the _TRANSITIVE modes).
+		// FORWARD promises older consumers newer data, which the latest
+		// consumer never sees: it leaves the latest version alone. NONE
+		// promises nothing.
+		var accepted chaos.VersionSet
+		if mode.Backward() || mode.Forward() {
+			accepted = accepted.Add(latest)
+		}
+		for u := 1; u < latest; u++ {
+			if mode.Backward() && (mode.Transitive() || u == latest-1) {
+				accepted = accepted.Add(u)
+			}
+		}
+		sets := make([]chaos.VersionSet, latest)
+		for v := 1; v <= latest; v++ {
+			for _, u := range accepted.List() {
+				if u != v {
+					sets[v-1] = sets[v-1].Add(u)
 				}
 			}
-			sets[v-1] = s
 		}
 		m.cands[t.Name] = sets
 	}
 	return m
 }
 
-// Candidates returns the versions of typ that its compatibility mode says
-// a consumer of version v events must accept as well: older ones for
-// BACKWARD, newer ones for FORWARD, both for FULL (the next one only, or
-// every one for the _TRANSITIVE modes); none for NONE.
+// Candidates returns the versions an event of typ at version v may be
+// re-emitted as: the versions a consumer built against the latest version
+// must accept, by the type's compatibility mode, other than v. That is the
+// latest version, plus the previous one for BACKWARD and FULL, or every
+// older one for BACKWARD_TRANSITIVE and FULL_TRANSITIVE; nothing for NONE.
 func (m *Mutator) Candidates(typ string, v int) chaos.VersionSet {
 	if m == nil {
 		return 0

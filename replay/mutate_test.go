@@ -49,12 +49,14 @@ func TestSkewTargetsFollowModes(t *testing.T) {
 		// candidates of v1, v2, v3
 		want [3]string
 	}{
+		// The consumer is at v3: it reads v3, v2 under BACKWARD and FULL,
+		// v1 and v2 under the _TRANSITIVE ones.
 		{"NONE", [3]string{"[]", "[]", "[]"}},
-		{"BACKWARD", [3]string{"[]", "[1]", "[2]"}},
-		{"BACKWARD_TRANSITIVE", [3]string{"[]", "[1]", "[1 2]"}},
-		{"FORWARD", [3]string{"[2]", "[3]", "[]"}},
-		{"FORWARD_TRANSITIVE", [3]string{"[2 3]", "[3]", "[]"}},
-		{"FULL", [3]string{"[2]", "[1 3]", "[2]"}},
+		{"BACKWARD", [3]string{"[2 3]", "[3]", "[2]"}},
+		{"BACKWARD_TRANSITIVE", [3]string{"[2 3]", "[1 3]", "[1 2]"}},
+		{"FORWARD", [3]string{"[3]", "[3]", "[]"}},
+		{"FORWARD_TRANSITIVE", [3]string{"[3]", "[3]", "[]"}},
+		{"FULL", [3]string{"[2 3]", "[3]", "[2]"}},
 		{"FULL_TRANSITIVE", [3]string{"[2 3]", "[1 3]", "[1 2]"}},
 	} {
 		m := NewMutator(versionCatalog(t, tt.mode))

@@ -14,12 +14,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/sample"
 )
 
 // Version is the AsyncAPI version of the exported document.
@@ -76,16 +78,25 @@ func Build(cat *registry.Catalog, opts Options) (*Document, error) {
 	}
 	channels := map[string]*channel{}
 	for _, t := range cat.Types {
-		key, addr := t.Meta.Topic, t.Meta.Topic
-		if key == "" {
-			key = t.Name
+		if topic := t.Meta.Topic; topic != "" {
+			c := channels[topic]
+			if c == nil {
+				c = &channel{key: topic, address: topic}
+				channels[topic] = c
+			}
+			c.types = append(c.types, t)
 		}
-		c := channels[key]
-		if c == nil {
-			c = &channel{key: key, address: addr}
-			channels[key] = c
+	}
+	// Topic-less types after every topic: a type's name that is also a
+	// topic's must not merge the two channels.
+	for _, t := range sortedTypes(cat) {
+		if t.Meta.Topic == "" {
+			key := t.Name
+			for channels[key] != nil {
+				key += ".no-topic"
+			}
+			channels[key] = &channel{key: key, types: []*registry.EventType{t}}
 		}
-		c.types = append(c.types, t)
 	}
 
 	messages := newObject()
@@ -120,8 +131,8 @@ func Build(cat *registry.Catalog, opts Options) (*Document, error) {
 			desc = fmt.Sprintf("Kafka topic %s. Event types: %s.", c.address, strings.Join(names, ", "))
 		} else {
 			ch.set("address", nil)
-			ch.set("title", c.key)
-			desc = fmt.Sprintf("Event type %s; its event.yaml names no topic, so the address is unknown.", c.key)
+			ch.set("title", c.types[0].Name)
+			desc = fmt.Sprintf("Event type %s; its event.yaml names no topic, so the address is unknown.", c.types[0].Name)
 		}
 		ch.set("description", desc)
 		ch.set("messages", msgs)
@@ -278,7 +289,11 @@ func (x *schemaExporter) message(cat *registry.Catalog, t *registry.EventType, v
 			return nil, fmt.Errorf("%s: %w", e.File, err)
 		}
 		name := strings.TrimSuffix(path.Base(filepath.ToSlash(e.File)), ".json")
-		examples = append(examples, obj("name", name, "headers", exampleHeaders(t, v.Number, dataschema), "payload", val))
+		headers, err := exampleHeaders(t, v.Number, dataschema, name)
+		if err != nil {
+			return nil, err
+		}
+		examples = append(examples, obj("name", name, "headers", headers, "payload", val))
 	}
 	if len(examples) > 0 {
 		m.set("examples", examples)
@@ -342,13 +357,31 @@ func headersSchema(t *registry.EventType, version int, dataschema string) *objec
 	)
 }
 
-func exampleHeaders(t *registry.EventType, version int, dataschema string) *object {
-	return obj(
+// exampleHeaders are the headers of an example message: every header its
+// headers schema requires, with values that schema accepts (an id made of
+// the example's name, a source matching the type's source pattern, drawn
+// with a fixed seed so the document is deterministic).
+func exampleHeaders(t *registry.EventType, version int, dataschema, name string) (*object, error) {
+	source := "/" + t.Name
+	if t.Meta.Source != "" {
+		s, err := sample.MatchString(t.Meta.Source, rand.New(rand.NewPCG(uint64(version), 1)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: cannot make an example source matching %q: %w", t.Name, t.Meta.Source, err)
+		}
+		source = s
+	}
+	h := obj(
 		"ce_specversion", "1.0",
+		"ce_id", fmt.Sprintf("example-%s-v%d-%s", t.Name, version, name),
+		"ce_source", source,
 		"ce_type", t.Name,
-		"ce_dataschema", dataschema,
-		"content-type", "application/json",
 	)
+	if t.Meta.PartitionKey == "subject" {
+		h.set("ce_subject", "example-"+name)
+	}
+	h.set("ce_dataschema", dataschema)
+	h.set("content-type", "application/json")
+	return h, nil
 }
 
 // keySchema describes the Kafka record key (nil when none is configured).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -281,18 +282,7 @@ func TestPayloadsKeepMeaning(t *testing.T) {
 	}
 	for _, c := range catalogs {
 		cat := load(t, c.dir)
-		doc, err := Build(cat, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		js, _ := doc.JSON()
-		comp := jsonschema.NewCompiler()
-		comp.DefaultDraft(jsonschema.Draft7)
-		comp.UseLoader(noNetwork{})
-		const docURL = "file:///asyncapi.json"
-		if err := comp.AddResource(docURL, decode(t, js)); err != nil {
-			t.Fatal(err)
-		}
+		comp, _ := compileExport(t, cat)
 		for _, typ := range cat.Types {
 			for _, v := range typ.Versions {
 				key := messageKey(typ, v)
@@ -417,5 +407,108 @@ func TestOrderedRoundTrip(t *testing.T) {
 	}
 	if _, err := decodeOrdered([]byte(`{"a":1} x`)); err == nil {
 		t.Error("trailing data accepted")
+	}
+}
+
+// docURL is where compileExport puts the exported document.
+const docURL = "file:///asyncapi.json"
+
+// compileExport exports cat and adds the document to a draft-7 compiler
+// (the AsyncAPI schema dialect) at docURL; it returns the compiler and the
+// decoded document.
+func compileExport(t *testing.T, cat *registry.Catalog) (*jsonschema.Compiler, any) {
+	t.Helper()
+	doc, err := Build(cat, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := doc.JSON()
+	comp := jsonschema.NewCompiler()
+	comp.DefaultDraft(jsonschema.Draft7)
+	comp.UseLoader(noNetwork{})
+	parsed := decode(t, js)
+	if err := comp.AddResource(docURL, parsed); err != nil {
+		t.Fatal(err)
+	}
+	return comp, parsed
+}
+
+// AsyncAPI 3.0: an example's headers must validate against its message's
+// headers schema, as its payload against the payload.
+func TestExampleHeadersValidate(t *testing.T) {
+	for _, c := range catalogs {
+		comp, parsed := compileExport(t, load(t, c.dir))
+		messages := parsed.(map[string]any)["components"].(map[string]any)["messages"].(map[string]any)
+		n := 0
+		for key, m := range messages {
+			examples, _ := m.(map[string]any)["examples"].([]any)
+			if len(examples) == 0 {
+				continue
+			}
+			headers, err := comp.Compile(docURL + "#/components/messages/" + key + "/headers")
+			if err != nil {
+				t.Fatalf("%s: %v", key, err)
+			}
+			for _, e := range examples {
+				e := e.(map[string]any)
+				if err := headers.Validate(e["headers"]); err != nil {
+					t.Errorf("%s: example %v: headers rejected: %v", key, e["name"], err)
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no example checked", c.dir)
+		}
+	}
+}
+
+// A type without a topic and a topic named like that type stay two
+// channels: the topic keeps its address, the type its unknown one.
+func TestTopicNamedLikeTopiclessType(t *testing.T) {
+	dir := t.TempDir()
+	src := "../examples/orders"
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		if !strings.HasPrefix(filepath.ToSlash(rel), "schemas/") && rel != "evtool.yaml" {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		switch filepath.ToSlash(rel) {
+		case "schemas/com.example.order.paid/event.yaml":
+			data = bytes.Replace(data, []byte("topic: orders\n"), nil, 1)
+		case "schemas/com.example.order.shipped/event.yaml":
+			data = bytes.Replace(data, []byte("topic: orders\n"), []byte("topic: com.example.order.paid\n"), 1)
+		}
+		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Build(load(t, dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := doc.JSON()
+	channels := decode(t, js).(map[string]any)["channels"].(map[string]any)
+	topic, _ := channels["com.example.order.paid"].(map[string]any)
+	typ, _ := channels["com.example.order.paid.no-topic"].(map[string]any)
+	if topic == nil || typ == nil || topic["address"] != "com.example.order.paid" || typ["address"] != nil {
+		t.Fatalf("channels: %s", js)
+	}
+	if msgs := topic["messages"].(map[string]any); len(msgs) != 1 || msgs["com.example.order.shipped.v1"] == nil {
+		t.Fatalf("topic channel messages %v", msgs)
+	}
+	if msgs := typ["messages"].(map[string]any); len(msgs) != 1 || msgs["com.example.order.paid.v1"] == nil {
+		t.Fatalf("type channel messages %v", msgs)
 	}
 }

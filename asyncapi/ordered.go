@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -285,6 +286,27 @@ func strNode(s string) *yaml.Node {
 	// trailing spaces on a line or tabs reliably, so those stay quoted.
 	if strings.Contains(s, "\n") && !strings.Contains(s, " \n") && !strings.Contains(s, "\t") && !strings.HasSuffix(s, " ") {
 		n.Style = yaml.LiteralStyle
+	} else if yaml11Special(s) {
+		n.Style = yaml.DoubleQuotedStyle
 	}
 	return n
+}
+
+var (
+	yaml11Words = regexp.MustCompile(`^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|=|<<|~)$`)
+	// The YAML 1.1 int, float and timestamp forms (as PyYAML resolves
+	// them), sexagesimal and underscores included.
+	yaml11Numeric = regexp.MustCompile(`^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)$` +
+		`|^[-+]?(?:[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$` +
+		`|^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}`)
+)
+
+// yaml11Special reports whether a plain scalar s would not read back as a
+// string under YAML 1.1, which many AsyncAPI tools still parse with
+// (SnakeYAML, PyYAML): yes/no/on/off/y/n are booleans there, 12:30 is a
+// sexagesimal number, 1_000 an integer, 2001-12-14 a timestamp, = a value
+// key. yaml.v3 quotes only what YAML 1.2 would misread; over-quoting is
+// harmless.
+func yaml11Special(s string) bool {
+	return yaml11Words.MatchString(s) || yaml11Numeric.MatchString(s)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/registry"
 )
@@ -395,5 +396,37 @@ func TestParagraphs(t *testing.T) {
 	want := [][]span{{{Text: "a "}, {Text: "b", Code: true}, {Text: " c d"}}, {{Text: "e `unclosed"}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// Field ids are unique even when a name is what a suffix would make
+// ("items-2" next to items and items[]), and names in other scripts get
+// ids of their own.
+func TestFieldAnchorsUnique(t *testing.T) {
+	c := jsonschema.NewCompiler()
+	doc := map[string]any{"type": "object", "properties": map[string]any{
+		"items":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+		"items-2": map[string]any{"type": "string"},
+		"Ä":       map[string]any{"type": "string"},
+		"Ö":       map[string]any{"type": "string"},
+	}}
+	if err := c.AddResource("urn:t", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("urn:t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := load(t, "testdata/shapes")
+	rows, _ := fieldsOf(cat, newTextCache(cat), s)
+	got := map[string]string{}
+	for _, r := range rows {
+		if _, dup := got[r.Anchor]; dup {
+			t.Fatalf("id %s used twice: %+v", r.Anchor, rows)
+		}
+		got[r.Anchor] = r.Path
+	}
+	if got["f-u00C4"] != "Ä" || got["f-u00D6"] != "Ö" || len(got) != len(rows) {
+		t.Fatalf("ids %v", got)
 	}
 }

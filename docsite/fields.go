@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -205,33 +206,42 @@ func fieldsOf(cat *registry.Catalog, texts *textCache, s *jsonschema.Schema) ([]
 	w.push(conj, "")
 	w.children("", 0, conj)
 	w.pop(conj)
-	anchors := map[string]int{}
+	// Unique ids: a suffix -N can itself be a field's id ("items" and
+	// "items[]" give f-items and f-items-2, and a field may be named
+	// "items-2"), so every candidate is checked against all ids taken.
+	taken := map[string]bool{}
 	for i := range w.rows {
-		a := anchorOf(w.rows[i].Path)
-		if n := anchors[a]; n > 0 {
-			anchors[a] = n + 1
-			a = fmt.Sprintf("%s-%d", a, n+1)
-		} else {
-			anchors[a] = 1
+		base := anchorOf(w.rows[i].Path)
+		a := base
+		for n := 2; taken[a]; n++ {
+			a = fmt.Sprintf("%s-%d", base, n)
 		}
+		taken[a] = true
 		w.rows[i].Anchor = a
 	}
 	return w.rows, w.truncated
 }
 
 // anchorOf makes an HTML id from a path: "f-" and the path with runs of
-// characters other than letters, digits, '-' and '_' turned into '.'.
+// characters other than letters, digits, '-' and '_' turned into '.';
+// other letters and digits (Ä) are spelled as their code point (u00C4),
+// so ids stay ASCII and names in other scripts stay apart.
 func anchorOf(path string) string {
 	var sb strings.Builder
 	sb.WriteString("f-")
 	dot := false
 	for _, r := range path {
-		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+		ascii := r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+		if ascii || r >= 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			if dot && sb.Len() > 2 {
 				sb.WriteByte('.')
 			}
 			dot = false
-			sb.WriteRune(r)
+			if ascii {
+				sb.WriteRune(r)
+			} else {
+				fmt.Fprintf(&sb, "u%04X", r)
+			}
 			continue
 		}
 		dot = true

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/sample"
 )
@@ -70,7 +68,7 @@ func newGenerator(cat *registry.Catalog, spec *GenerateSpec) (*generator, error)
 		}
 		gt := genType{t: t, v: v, key: keyOf(t), sampler: sample.New(v.Schema, sample.Options{}), source: "/evtool/replay"}
 		if t.Meta.Source != "" {
-			src, err := sampleSource(t.Meta.Source, g.rng)
+			src, err := sample.MatchString(t.Meta.Source, g.rng)
 			if err != nil {
 				return nil, fmt.Errorf("events.generate: cannot make a source for %s matching %q: %v", typ, t.Meta.Source, err)
 			}
@@ -82,24 +80,6 @@ func newGenerator(cat *registry.Catalog, spec *GenerateSpec) (*generator, error)
 		return nil, err
 	}
 	return g, nil
-}
-
-// sampleSource generates a string matching a type's source pattern.
-func sampleSource(pattern string, rng *rand.Rand) (string, error) {
-	c := jsonschema.NewCompiler()
-	doc := map[string]any{"type": "string", "pattern": "^(?:" + pattern + ")$", "minLength": 1}
-	if err := c.AddResource("urn:evtool:source", doc); err != nil {
-		return "", err
-	}
-	s, err := c.Compile("urn:evtool:source")
-	if err != nil {
-		return "", err
-	}
-	v, err := sample.New(s, sample.Options{}).Generate(rng)
-	if err != nil {
-		return "", err
-	}
-	return v.(string), nil
 }
 
 // makeKeys picks the partition keys: values sampled for the key property

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/big"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -537,5 +538,22 @@ func TestConcurrentUse(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+func TestMatchString(t *testing.T) {
+	for _, p := range []string{"/orders-service", "/shops/[a-z]{3}/orders", "urn:shop:(eu|us)-[0-9]+", "https://[a-z]+\\.example\\.com/.*"} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		s, err := MatchString(p, rng)
+		if err != nil || s == "" || !regexp.MustCompile("^(?:"+p+")$").MatchString(s) {
+			t.Fatalf("%q: %q %v", p, s, err)
+		}
+		again, _ := MatchString(p, rand.New(rand.NewPCG(1, 2)))
+		if again != s {
+			t.Fatalf("%q: %q then %q from the same seed", p, s, again)
+		}
+	}
+	if _, err := MatchString("(", rand.New(rand.NewPCG(1, 2))); err == nil {
+		t.Fatal("bad pattern accepted")
 	}
 }

@@ -333,7 +333,7 @@ Runs until interrupted. See docs/registry.md.`,
 			if err != nil {
 				return usagef("--addr %q: %v (use HOST:PORT, e.g. 127.0.0.1:8081)", addr, err)
 			}
-			if !loopback(host) && user == "" && token == "" && !allowRemoteUnauthed {
+			if !confluent.IsLoopbackHost(host) && user == "" && token == "" && !allowRemoteUnauthed {
 				return usagef("--addr %s is reachable from other machines and no authentication is configured: set %s/%s or %s, or pass --allow-unauthenticated", addr, envServeUser, envServePassword, envServeToken)
 			}
 			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
@@ -341,6 +341,7 @@ Runs until interrupted. See docs/registry.md.`,
 			}
 			srv, err := confluent.NewServer(confluent.ServerOptions{
 				Dir: dir, ReadOnly: readOnly, MaxBody: maxBody, User: user, Password: password, Token: token,
+				LoopbackHostsOnly: confluent.IsLoopbackHost(host),
 				Logf: func(format string, args ...any) {
 					fmt.Fprintf(a.stderr, "evtool registry serve: "+format+"\n", args...)
 				},
@@ -386,14 +387,6 @@ Runs until interrupted. See docs/registry.md.`,
 	c.Flags().BoolVar(&allowRemoteUnauthed, "allow-unauthenticated", false, "allow a non-loopback --addr without authentication")
 	c.Flags().StringVar(&urlFile, "url-file", "", "write the base URL to this file once listening (for scripts using --addr with port 0)")
 	return c
-}
-
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func readSecretFile(p string) (string, error) {

@@ -89,7 +89,7 @@ type Client struct {
 // the registry.
 func NewClient(o ClientOptions) (*Client, error) {
 	if strings.TrimSpace(o.URL) == "" {
-		return nil, fmt.Errorf("no registry URL: pass --url, set %s, or set registry.url in evtool.yaml", EnvURL)
+		return nil, fmt.Errorf("no registry URL: give one (--url, or --against registry:URL), set %s, or set registry.url in evtool.yaml", EnvURL)
 	}
 	raw := strings.TrimSpace(o.URL)
 	if !strings.Contains(raw, "://") {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log"
 	"maps"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -46,6 +47,11 @@ type ServerOptions struct {
 	// Logf receives server-side problems (never credentials or request
 	// bodies); nil discards them.
 	Logf func(format string, args ...any)
+	// LoopbackHostsOnly refuses requests whose Host header is not a
+	// loopback name or address (403): a server on 127.0.0.1 is then out of
+	// reach of DNS rebinding, a web page that resolves its own name to
+	// 127.0.0.1 to call the API from the developer's browser.
+	LoopbackHostsOnly bool
 
 	// commitHook (tests) runs between writing a temporary file and moving
 	// it into place.
@@ -164,6 +170,10 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}()
+	if s.opts.LoopbackHostsOnly && !loopbackHostHeader(r.Host) {
+		writeError(w, apiErr(403, codeForbidden, "Host %q is not a loopback name: this server answers requests to localhost or a loopback address only", r.Host))
+		return
+	}
 	if !s.authorized(r) {
 		if s.opts.Token != "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="evtool"`)
@@ -171,6 +181,13 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="evtool"`)
 		}
 		writeError(w, apiErr(401, codeUnauthorized, "unauthorized"))
+		return
+	}
+	if (r.Method == http.MethodPost || r.Method == http.MethodPut) && !acceptedMediaType(r.Header.Get("Content-Type")) {
+		// Also what keeps a web page from writing to the catalog: the
+		// media types a browser may send cross-site without a CORS
+		// preflight (text/plain, forms) are refused.
+		writeError(w, apiErr(415, codeUnsupportedMedia, "HTTP 415 Unsupported Media Type: Content-Type %q; send %s or application/json", r.Header.Get("Content-Type"), ContentType))
 		return
 	}
 	if r.Body != nil {
@@ -885,4 +902,38 @@ func (s *Server) writeCatalogFile(snap *snapshot, rel string, data []byte) *apiE
 	}
 	s.store.snap.Store(ns)
 	return nil
+}
+
+// acceptedMediaType reports whether a request body's Content-Type is one
+// the Schema Registry API accepts.
+func acceptedMediaType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	switch mt {
+	case ContentType, "application/vnd.schemaregistry+json", "application/json", "application/octet-stream":
+		return true
+	}
+	return false
+}
+
+// IsLoopbackHost reports whether host (no port) is localhost or a
+// loopback address.
+func IsLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackHostHeader reports whether a Host header (host[:port]) names a
+// loopback host.
+func loopbackHostHeader(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	return IsLoopbackHost(strings.Trim(host, "[]"))
 }

@@ -511,3 +511,76 @@ func TestServerSameSchemaTwoSubjects(t *testing.T) {
 		t.Fatalf("subjects by id %v %v", subs, err)
 	}
 }
+
+// A web page in the developer's browser cannot write to the catalog: a
+// body a browser sends cross-site without a preflight (text/plain, a
+// form, no type) is refused with 415, and a loopback server refuses
+// requests for other host names (DNS rebinding) with 403.
+func TestServerRefusesBrowserRequests(t *testing.T) {
+	dir := ordersCatalog(t)
+	_, url := startServer(t, ServerOptions{Dir: dir, LoopbackHostsOnly: true})
+	body := `{"schemaType":"JSON","schema":"{}"}`
+	for _, tt := range []struct {
+		name        string
+		method      string
+		path        string
+		contentType string
+		host        string
+		status      int
+		code        int
+	}{
+		{"text/plain register", "POST", "/subjects/evil.type/versions", "text/plain", "", 415, 415},
+		{"form register", "POST", "/subjects/evil.type/versions", "application/x-www-form-urlencoded", "", 415, 415},
+		{"no content type", "PUT", "/config", "", "", 415, 415},
+		{"rebound host", "PUT", "/config", ContentType, "evil.example:8081", 403, 40301},
+		{"rebound host, read", "GET", "/subjects", "", "evil.example", 403, 40301},
+		{"localhost", "GET", "/subjects", "", "localhost:8081", 200, 0},
+		{"ipv6 loopback", "GET", "/subjects", "", "[::1]:8081", 200, 0},
+		{"json", "POST", "/compatibility/subjects/com.example.order.placed/versions/latest", "application/json; charset=utf-8", "", 200, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var r io.Reader
+			if tt.method != "GET" {
+				r = strings.NewReader(body)
+			}
+			req, err := http.NewRequest(tt.method, url+tt.path, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.contentType != "" {
+				req.Header.Set("Content-Type", tt.contentType)
+			}
+			if tt.host != "" {
+				req.Host = tt.host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var e struct {
+				Code int `json:"error_code"`
+			}
+			_ = json.NewDecoder(resp.Body).Decode(&e)
+			if resp.StatusCode != tt.status || e.Code != tt.code {
+				t.Fatalf("%d %d, want %d %d", resp.StatusCode, e.Code, tt.status, tt.code)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", "evil.type")); err == nil {
+		t.Fatal("a refused request wrote to the catalog")
+	}
+}
+
+// The directory of shared schemas cannot be registered into as a subject.
+func TestRegisterIntoSharedDirectoryRefused(t *testing.T) {
+	dir := ordersCatalog(t)
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	r := doHandler(t, s, "POST", "/subjects/common/versions", `{"schemaType":"JSON","schema":"{\"type\":\"object\"}"}`)
+	if r.status != 422 || r.code != codeInvalidSubject || !strings.Contains(r.body, "not an event type") {
+		t.Fatalf("%+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", "common", "v1.json")); err == nil {
+		t.Fatal("v1.json written into schemas/common")
+	}
+}

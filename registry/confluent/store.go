@@ -458,6 +458,7 @@ const (
 	codeMethodNotAllowed    = 405
 	codeNotFound            = 404
 	codeUnsupportedMedia    = 415
+	codeForbidden           = 40301
 	codeRequestTooLargeHTTP = 413
 )
 
@@ -481,6 +482,16 @@ func (snap *snapshot) prepare(subject string, text []byte) (*candidate, *apiErro
 		n = len(st.versions) + 1
 	}
 	rel := path.Join(snap.root, subject, fmt.Sprintf("v%d.json", n))
+	if n == 1 {
+		// A directory of the schemas root that is not a type (shared
+		// schemas, say) must not become one.
+		prefix := path.Join(snap.root, subject) + "/"
+		for name := range snap.files {
+			if strings.HasPrefix(name, prefix) {
+				return nil, apiErr(422, codeInvalidSubject, "subject %q names %s, a directory of the catalog that is not an event type (it holds %s): choose another subject", clip(subject), path.Join(snap.root, subject), path.Base(name))
+			}
+		}
+	}
 	files := maps.Clone(snap.files)
 	files[rel] = &fstest.MapFile{Data: text, Mode: 0o644}
 	cat, err := registry.LoadFS(files, ".")

@@ -212,7 +212,11 @@ func (g *gen) build(n *node) {
 		switch {
 		case !n.noEnum && s.Enum != nil && s.Const == nil:
 			g.buildEnum(n)
-		case s.Format != nil && s.Format.Name == "date-time":
+		case s.Format != nil && s.Format.Name == "date-time" && s.Pattern == nil && s.MinLength == nil && s.MaxLength == nil && s.Not == nil:
+			// time.Time re-encodes in its own spelling (RFC 3339, no
+			// trailing zeros, Z for UTC): a schema that also constrains
+			// the spelling keeps the string, or a decoded value would
+			// encode to data the schema rejects.
 			n.kind = kTime
 		default:
 			n.kind = kString

@@ -472,7 +472,9 @@ func (g *gen) emitStruct(o *w, d *def) {
 
 	// encode
 	o.p("func (v *%s) encodeTo(e *evtEncoder) {", d.name)
-	o.p("start := len(e.b)")
+	if len(d.fields) > 0 || d.extra != nil || d.keepExtra {
+		o.p("start := len(e.b)")
+	}
 	o.p("e.b = append(e.b, '{')")
 	for _, f := range d.fields {
 		key := q(jsonQuote(f.json) + ":")
@@ -1074,33 +1076,40 @@ func (g *gen) intChecks(o *w, s *jsonschema.Schema, x, lit string, noEnum bool) 
 
 func (g *gen) floatChecks(o *w, s *jsonschema.Schema, x, lit string, noEnum bool) {
 	used := false
-	bound := func(r *big.Rat, kw, rel, cmpFast, cmpExact string, isMax bool) {
+	bound := func(r *big.Rat, kw, rel, cmpFast, cmpExact string, isMax, exclusive bool) {
 		if r == nil {
 			return
 		}
-		used = true
 		dec := g.numText(s, kw, r)
 		f, _ := r.Float64()
 		fs := strconv.FormatFloat(f, 'g', -1, 64)
 		if strings.Contains(fs, "Inf") {
 			// a bound beyond float64: every float64 is on one side of it
 			if (r.Sign() > 0) == isMax {
-				return
+				return // satisfied by every value: no code, lit unused
 			}
+			used = true
 			o.p("d.failBound(%s, %s, %s, %s)", lit, q(rel), q(kw), q(dec))
 			return
 		}
+		used = true
 		if !strings.ContainsAny(fs, ".eE") {
 			fs += ".0"
 		}
 		o.p("if %s %s %s || %s == %s && evtCmpLit(%s, %s) %s {", x, cmpFast, fs, x, fs, lit, q(dec), cmpExact)
 		o.p("d.failBound(%s, %s, %s, %s)", lit, q(rel), q(kw), q(dec))
+		if exclusive {
+			// Within the bound as written, but the nearest float64 is
+			// the bound itself: the Go value would break the schema.
+			o.p("} else if %s == %s {", x, fs)
+			o.p("d.rangeErr(%s, %s)", lit, q("float64 inside "+kw+" "+dec))
+		}
 		o.p("}")
 	}
-	bound(s.Minimum, "minimum", "less than", "<", "< 0", false)
-	bound(s.ExclusiveMinimum, "exclusiveMinimum", "not greater than", "<", "<= 0", false)
-	bound(s.Maximum, "maximum", "greater than", ">", "> 0", true)
-	bound(s.ExclusiveMaximum, "exclusiveMaximum", "not less than", ">", ">= 0", true)
+	bound(s.Minimum, "minimum", "less than", "<", "< 0", false, false)
+	bound(s.ExclusiveMinimum, "exclusiveMinimum", "not greater than", "<", "<= 0", false, true)
+	bound(s.Maximum, "maximum", "greater than", ">", "> 0", true, false)
+	bound(s.ExclusiveMaximum, "exclusiveMaximum", "not less than", ">", ">= 0", true, true)
 	if m := s.MultipleOf; m != nil {
 		used = true
 		g.pieces["big"] = true

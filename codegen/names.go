@@ -130,7 +130,7 @@ func validPackageName(p string) error {
 	if !token.IsIdentifier(p) {
 		return fmt.Errorf("package name %q is not a Go identifier", p)
 	}
-	if p == "_" || p == "main" {
+	if p == "_" || p == "main" || p == "init" { // init cannot be imported under its own name
 		return fmt.Errorf("package name %q cannot name a library package", p)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,13 +30,123 @@ func itemsOf(s *jsonschema.Schema) (prefix []*jsonschema.Schema, rest *jsonschem
 }
 
 // writerItemsOf is itemsOf for a writer: without items and contains,
-// unevaluatedItems is the schema of every item past the prefix.
+// unevaluatedItems is the schema of every item past the prefix, unless a
+// subschema applied in place (allOf, $ref, anyOf, ...) may evaluate some
+// of them: then the writer is left wider than it is (never narrower,
+// which could hide a break).
 func writerItemsOf(s *jsonschema.Schema) (prefix []*jsonschema.Schema, rest *jsonschema.Schema) {
 	prefix, rest = itemsOf(s)
-	if rest == nil && s.Items == nil && s.Contains == nil && s.UnevaluatedItems != nil {
-		rest = s.UnevaluatedItems
+	if rest != nil || s.Items != nil || s.Contains != nil || s.UnevaluatedItems == nil || !certainItemEvaluation(s, map[*jsonschema.Schema]bool{}) {
+		return prefix, rest
 	}
-	return prefix, rest
+	// Which items the subschemas applied in place (allOf, $ref) evaluate
+	// is known: unevaluatedItems is the schema of the items past them.
+	n, all := evaluatedItems(s, map[*jsonschema.Schema]bool{})
+	if all {
+		return prefix, nil
+	}
+	prefix = slices.Clone(prefix)
+	for len(prefix) < n {
+		prefix = append(prefix, trueSchema) // constrained by the allOf member that evaluates it
+	}
+	return prefix, s.UnevaluatedItems
+}
+
+// certainItemEvaluation reports whether the items s evaluates do not
+// depend on the instance: s and the subschemas it always applies (allOf,
+// $ref) use no anyOf, oneOf, if, contains or dependentSchemas, and no
+// nested unevaluatedItems. Otherwise a writer's unevaluatedItems may not
+// apply to an item evaluatedItems does not count, and taking it as the
+// schema of those items would make the writer narrower than it is, which
+// could hide a break.
+func certainItemEvaluation(s *jsonschema.Schema, seen map[*jsonschema.Schema]bool) bool {
+	if s == nil || seen[s] {
+		return true
+	}
+	seen[s] = true
+	if len(s.AnyOf) > 0 || len(s.OneOf) > 0 || s.If != nil || s.Contains != nil || len(s.DependentSchemas) > 0 {
+		return false
+	}
+	subs := append([]*jsonschema.Schema{s.Ref, s.RecursiveRef}, s.AllOf...)
+	if s.DynamicRef != nil {
+		subs = append(subs, s.DynamicRef.Ref)
+	}
+	for _, sub := range subs {
+		if sub != nil && (sub.UnevaluatedItems != nil || !certainItemEvaluation(sub, seen)) {
+			return false
+		}
+	}
+	return true
+}
+
+// evaluatedItems is how many leading items the reader s evaluates
+// whatever the instance (prefixItems, or items for all of them), through
+// its own keywords and those of the subschemas that always apply (allOf,
+// $ref). Items that anyOf, oneOf, if or contains may evaluate are not
+// counted: unevaluatedItems is then checked on more items than it applies
+// to, which can only report a break that is not there, never hide one.
+func evaluatedItems(s *jsonschema.Schema, seen map[*jsonschema.Schema]bool) (n int, all bool) {
+	if s == nil || seen[s] {
+		return 0, false
+	}
+	seen[s] = true
+	prefix, rest := itemsOf(s)
+	n, all = len(prefix), rest != nil
+	subs := append([]*jsonschema.Schema{s.Ref, s.RecursiveRef}, s.AllOf...)
+	if s.DynamicRef != nil {
+		subs = append(subs, s.DynamicRef.Ref)
+	}
+	for _, sub := range subs {
+		sn, sall := evaluatedItems(sub, seen)
+		n, all = max(n, sn), all || sall
+	}
+	return n, all
+}
+
+// checkUnevaluatedItems checks the reader's unevaluatedItems against every
+// writer item it may apply to: each position from the first item the
+// reader may leave unevaluated to the end of the writer's prefix, then the
+// writer's items past it.
+func (c *checker) checkUnevaluatedItems(v *arrView, ra *jsonschema.Schema, ip ipath) []*Finding {
+	ui := ra.UnevaluatedItems
+	if ui == nil || (ui.Bool != nil && *ui.Bool) {
+		return nil
+	}
+	start, all := evaluatedItems(ra, map[*jsonschema.Schema]bool{})
+	if all {
+		return nil
+	}
+	var out []*Finding
+	last := max(v.prefixLen, start) // from here on the writer's items are alike
+	for i := start; i <= last; i++ {
+		if v.max >= 0 && i >= v.max {
+			break
+		}
+		wat, forbidden := v.itemAt(i)
+		if forbidden {
+			break
+		}
+		seg := strconv.Itoa(i)
+		if i == last {
+			seg = anyIndex
+		}
+		h := &hint{extend: i + 1, itemFrom: firstSchema(wat)}
+		if isFalse(ui) {
+			return append(out, c.errorf(KindUnevaluatedItems, v.origin, loc(ra, "unevaluatedItems"), nil, false, ip, h, strconv.Itoa(i)))
+		}
+		res := c.sub(wat, nil, tAll, ui, ip.add(seg))
+		if !hasErrors(res) {
+			out = append(out, res...)
+			continue
+		}
+		if v, ok := nestedValue(res, len(ip)+1); ok {
+			h.value, h.hasValue = v, true
+		}
+		f := c.errorf(KindUnevaluatedItems, v.origin, loc(ra, "unevaluatedItems"), nil, nil, ip, h, strconv.Itoa(i))
+		appendDetail(f, res)
+		return append(out, f)
+	}
+	return out
 }
 
 var falseSchema = func() *jsonschema.Schema {
@@ -162,31 +273,8 @@ func (c *checker) checkArray(b branch, ra *jsonschema.Schema, ip ipath) []*Findi
 				out = append(out, c.sub(wat, nil, tAll, rc, ip.add(anyIndex))...)
 			}
 		}
-		// unevaluatedItems applies past the reader's prefix when it has no
-		// items schema of its own.
-		if ui := ra.UnevaluatedItems; ui != nil && rrest == nil && !forbidden {
-			start := len(rprefix)
-			if v.max < 0 || v.max > start {
-				uwat, uforbidden := v.itemAt(start)
-				if !uforbidden {
-					if isFalse(ui) {
-						out = append(out, c.errorf(KindUnevaluatedItems, v.origin, loc(ra, "unevaluatedItems"), nil, false, ip,
-							&hint{extend: start + 1, itemFrom: firstSchema(uwat)}, strconv.Itoa(start)))
-					} else if res := c.sub(uwat, nil, tAll, ui, ip.add(anyIndex)); !hasErrors(res) {
-						out = append(out, res...)
-					} else {
-						h := &hint{extend: start + 1, itemFrom: firstSchema(uwat)}
-						if v, ok := nestedValue(res, len(ip)+1); ok {
-							h.value, h.hasValue = v, true
-						}
-						f := c.errorf(KindUnevaluatedItems, v.origin, loc(ra, "unevaluatedItems"), nil, nil, ip, h, strconv.Itoa(start))
-						appendDetail(f, res)
-						out = append(out, f)
-					}
-				}
-			}
-		}
 	}
+	out = append(out, c.checkUnevaluatedItems(v, ra, ip)...)
 	if closedAt >= 0 {
 		rl := loc(ra, restKeyword(ra))
 		if closedAt < len(rprefix) {

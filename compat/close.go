@@ -1,8 +1,8 @@
 package compat
 
 // Close returns a copy of a schema document in which every object schema
-// that declares `properties` and sets none of additionalProperties,
-// patternProperties and unevaluatedProperties gets
+// that declares `properties`, requires no other name, and sets none of
+// additionalProperties, patternProperties and unevaluatedProperties gets
 // `additionalProperties: false`: the lenient profile's view of a writer
 // ("producers emit only declared properties"). Witness search generates
 // and validates writer documents against the compiled result, so every
@@ -62,13 +62,28 @@ func closeSchema(v any, depth int) any {
 			out[k] = val
 		}
 	}
-	if _, ok := obj["properties"].(map[string]any); ok {
+	if props, ok := obj["properties"].(map[string]any); ok {
 		_, ap := obj["additionalProperties"]
 		_, pp := obj["patternProperties"]
 		_, up := obj["unevaluatedProperties"]
-		if !ap && !pp && !up {
+		if !ap && !pp && !up && requiresOnlyDeclared(obj["required"], props) {
 			out["additionalProperties"] = false
 		}
 	}
 	return out
+}
+
+// requiresOnlyDeclared reports whether every name in a required list is a
+// declared property: a schema that requires more is not closed (see
+// implicitlyClosed).
+func requiresOnlyDeclared(required any, props map[string]any) bool {
+	names, _ := required.([]any)
+	for _, n := range names {
+		if s, ok := n.(string); ok {
+			if _, declared := props[s]; !declared {
+				return false
+			}
+		}
+	}
+	return true
 }

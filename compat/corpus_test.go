@@ -186,3 +186,17 @@ func stripped(d any, s *jsonschema.Schema) any {
 	stripUndeclared(c, s, 0)
 	return c
 }
+
+// Lengths far beyond any real event are decided by arithmetic: the break
+// is an error, and no gigabyte string is built for it.
+func TestHugeLengthsDecided(t *testing.T) {
+	old := compileDoc(t, "old.json", `{"type":"string","minLength":1000000000}`)
+	nw := compileDoc(t, "new.json", `{"type":"string","minLength":1000000001,"maxLength":2000000000}`)
+	fs := Compare(old, nw, Backward, Options{Seed: 1})
+	if Compatible(fs) || len(fs) == 0 || fs[0].Rule != "min-length-increased" || fs[0].HasCounterexample {
+		t.Fatalf("findings %+v", fs)
+	}
+	if fs := Compare(nw, old, Backward, Options{Seed: 1}); !Compatible(fs) {
+		t.Fatalf("narrowing the writer's lengths is compatible: %+v", fs)
+	}
+}

@@ -626,7 +626,18 @@ func (c *checker) closedAccepts(s *jsonschema.Schema, v any) bool {
 // implicitlyClosed: lenient closes a writer object schema that declares
 // properties and says nothing about other properties.
 func implicitlyClosed(s *jsonschema.Schema) bool {
-	return s.Properties != nil && s.AdditionalProperties == nil && s.PatternProperties == nil && s.UnevaluatedProperties == nil
+	if s.Properties == nil || s.AdditionalProperties != nil || s.PatternProperties != nil || s.UnevaluatedProperties != nil {
+		return false
+	}
+	// A schema that requires a name it does not declare expects more than
+	// its properties: closing it would leave no valid object at all, and
+	// every change would look compatible.
+	for _, n := range s.Required {
+		if _, ok := s.Properties[n]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // checkFinite decides a finite writer exactly.

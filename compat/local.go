@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -312,11 +313,25 @@ func (c *checker) checkStrings(b branch, ra *jsonschema.Schema, ip ipath) []*Fin
 		r.pats, has = []string{ra.Pattern.String()}, true
 	}
 	if has && !covered(sp.acc, r) {
-		s, dec := findString(strQuery{want: sp.acc, reject: &r})
+		s, n, dec := "", 0, decideNo
+		if lo, hi, ok := lengthsOnly(sp.acc, r); ok {
+			// Lengths alone decide, by arithmetic: no string is built
+			// (minLength 1000000000 must not cost a gigabyte).
+			n, dec = lengthBreak(lo, hi, r)
+		} else {
+			s, dec = findString(strQuery{want: sp.acc, reject: &r})
+			n = len([]rune(s))
+		}
 		switch dec {
 		case decideYes:
-			n := len([]rune(s))
 			h := &hint{value: s, hasValue: true}
+			if s == "" && n > 0 {
+				if n <= maxLengthWitness {
+					h.value = strings.Repeat("a", n)
+				} else {
+					h = nil // a witness too long to show
+				}
+			}
 			switch {
 			case n < r.lo:
 				wl, wv := sp.loLoc, any(nil)
@@ -361,6 +376,30 @@ func (c *checker) checkStrings(b branch, ra *jsonschema.Schema, ip ipath) []*Fin
 		out = append(out, c.checkFormat(b, sp, ra, ip))
 	}
 	return out
+}
+
+// lengthsOnly reports whether only lengths constrain both sides (no
+// pattern, no enum), and returns the writer's length range.
+func lengthsOnly(w, r strAccept) (lo, hi int, ok bool) {
+	if len(w.pats) > 0 || len(r.pats) > 0 || w.hasEnum || r.hasEnum {
+		return 0, 0, false
+	}
+	return w.lo, w.hi, true
+}
+
+// lengthBreak returns a length the writer allows ([lo, hi], hi < 0: no
+// bound) and the reader r does not, if there is one.
+func lengthBreak(lo, hi int, r strAccept) (int, decision) {
+	if hi >= 0 && lo > hi {
+		return 0, decideNo
+	}
+	if lo < r.lo {
+		return lo, decideYes
+	}
+	if r.hi >= 0 && (hi < 0 || hi > r.hi) {
+		return max(lo, r.hi+1), decideYes
+	}
+	return 0, decideNo
 }
 
 // covered is the quick yes: the reader's pattern is one of the writer's and

@@ -49,6 +49,12 @@ func (c *checker) objView(b branch) *objView {
 			}
 		}
 	}
+	// Lenient closes writers to their declared properties; a required
+	// name counts as declared, wherever it is required (another allOf
+	// member, say): the producer must send it.
+	for n := range v.required {
+		v.declared[n] = true
+	}
 	sort.Slice(v.pats, func(i, j int) bool { return v.pats[i].String() < v.pats[j].String() })
 	return v
 }

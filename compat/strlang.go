@@ -497,15 +497,29 @@ func findByLength(q strQuery) (string, decision) {
 	if hi >= 0 && lo > hi {
 		return "", decideNo
 	}
+	capped := false
 	try := func(n int) (string, bool) {
 		if n < lo || (hi >= 0 && n > hi) || n < 0 {
 			return "", false
 		}
+		if n > maxLengthWitness {
+			capped = true
+			return "", false
+		}
 		return strings.Repeat("a", n), true
 	}
+	undecided := func() (string, decision) {
+		if capped {
+			// A witness exists but is too long to build.
+			return "", decideUnknown
+		}
+		return "", decideNo
+	}
 	if q.reject == nil {
-		s, _ := try(lo)
-		return s, decideYes
+		if s, ok := try(lo); ok {
+			return s, decideYes
+		}
+		return undecided()
 	}
 	r := q.reject
 	if s, ok := try(lo); ok && (lo < r.lo || (r.hi >= 0 && lo > r.hi)) {
@@ -519,5 +533,10 @@ func findByLength(q strQuery) (string, decision) {
 	if s, ok := try(r.lo - 1); ok && r.lo > 0 {
 		return s, decideYes
 	}
-	return "", decideNo
+	return undecided()
 }
+
+// maxLengthWitness bounds the strings findByLength builds: a schema with
+// minLength 1000000000 must not make evtool allocate a gigabyte. Past it
+// the rules say they cannot decide (a warning), never "compatible".
+const maxLengthWitness = 1 << 20

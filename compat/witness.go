@@ -440,11 +440,24 @@ func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
 				return arr, true
 			}
 			return arr[:h.truncate], true
+		case h.extend > 0 && h.hasValue:
+			// The value belongs at index extend-1; the items before it
+			// keep the writer's (or copy them when there are too few).
+			for len(arr) < h.extend-1 {
+				if len(arr) == 0 {
+					arr = append(arr, "x")
+				} else {
+					arr = append(arr, jsonvalue.DeepCopy(arr[len(arr)-1]))
+				}
+			}
+			if len(arr) < h.extend {
+				arr = append(arr, nil)
+			}
+			arr[h.extend-1] = jsonvalue.Normalize(h.value)
+			return arr, true
 		case h.extend > 0:
 			for i := 0; len(arr) < h.extend; i++ {
 				switch {
-				case h.hasValue:
-					arr = append(arr, jsonvalue.Normalize(h.value))
 				case h.itemFrom != nil:
 					v, ok := w.sampleOf(h.itemFrom, 0)
 					if !ok {

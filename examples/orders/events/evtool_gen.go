@@ -1327,11 +1327,25 @@ func (d *evtDecoder) float64v() (float64, []byte, bool) {
 		return 0, nil, false
 	}
 	f, err := strconv.ParseFloat(string(lit), 64)
-	if err != nil && (f > 1 || f < -1) { // overflow; underflow rounds to zero
+	if err != nil && (f > 1 || f < -1) || f == 0 && evtNonZeroMantissa(lit) { // overflow, or underflow to zero
 		d.rangeErr(lit, "float64")
 		return 0, nil, false
 	}
 	return f, lit, true
+}
+
+// evtNonZeroMantissa reports whether a JSON number literal has a non-zero
+// digit before its exponent: a value that is not zero, however small.
+func evtNonZeroMantissa(lit []byte) bool {
+	for _, c := range lit {
+		switch {
+		case c == 'e' || c == 'E':
+			return false
+		case c >= '1' && c <= '9':
+			return true
+		}
+	}
+	return false
 }
 
 // boolv reads a boolean.

@@ -3,11 +3,11 @@ package compat
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/report"
 )
 
@@ -168,7 +168,7 @@ func (f *Finding) ToReport(p Pair, oldL, newL Locator, lineOf func(file, pointer
 		}
 	}
 	if f.HasCounterexample {
-		if b, err := json.Marshal(f.Counterexample); err == nil {
+		if b, err := jsonvalue.Marshal(f.Counterexample, ""); err == nil {
 			rf.Counterexample = b
 		}
 		what := "an old event the new schema rejects"

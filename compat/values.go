@@ -1,7 +1,6 @@
 package compat
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"sort"
@@ -131,7 +130,7 @@ func maskOfValue(v any) typeMask {
 
 // compactJSON renders a value on one line.
 func compactJSON(v any) string {
-	b, err := json.Marshal(v)
+	b, err := jsonvalue.Marshal(v, "")
 	if err != nil {
 		return fmt.Sprint(v)
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -139,10 +140,10 @@ type junitFailure struct {
 }
 
 type junitCase struct {
-	Name      string         `xml:"name,attr"`
-	Classname string         `xml:"classname,attr"`
-	Failures  []junitFailure `xml:"failure,omitempty"`
-	SystemOut string         `xml:"system-out,omitempty"`
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
 }
 
 type junitSuite struct {
@@ -171,7 +172,8 @@ func writeJUnit(w io.Writer, r *Report) error {
 	order, by := groups(r)
 	for _, subj := range order {
 		tc := junitCase{Name: subj, Classname: class}
-		var out []string
+		var out, failed []string
+		var first Finding
 		for _, f := range by[subj] {
 			text := title(f)
 			if loc := f.Location(); loc != "" {
@@ -181,15 +183,25 @@ func writeJUnit(w io.Writer, r *Report) error {
 				text += "\ncounterexample: " + cx
 			}
 			if f.Failing() {
-				tc.Failures = append(tc.Failures, junitFailure{Message: oneLine(f.Message), Type: f.Rule, Text: text})
+				if len(failed) == 0 {
+					first = f
+				}
+				failed = append(failed, text)
 			} else {
 				out = append(out, level(f)+": "+text)
 			}
 		}
-		tc.SystemOut = strings.Join(out, "\n")
-		if len(tc.Failures) > 0 {
+		// One <failure> per test case (JUnit viewers show only one): the
+		// first error is its message, every error is in its text.
+		if len(failed) > 0 {
+			msg := oneLine(first.Message)
+			if len(failed) > 1 {
+				msg = fmt.Sprintf("%s (and %d more)", msg, len(failed)-1)
+			}
+			tc.Failure = &junitFailure{Message: msg, Type: first.Rule, Text: strings.Join(failed, "\n\n")}
 			suite.Failures++
 		}
+		tc.SystemOut = strings.Join(out, "\n")
 		suite.Cases = append(suite.Cases, tc)
 	}
 	if rest := r.Checked - len(order); rest > 0 || len(order) == 0 {
@@ -263,16 +275,14 @@ func mdCell(s string) string {
 	return strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
+// indentJSON indents JSON text as it is: numbers keep their digits, and
+// <, > and & stay as written.
 func indentJSON(raw json.RawMessage) string {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
 		return string(raw)
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return string(raw)
-	}
-	return string(b)
+	return b.String()
 }
 
 type sarifText struct {

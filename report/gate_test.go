@@ -99,12 +99,26 @@ func TestGateFormatsWellFormed(t *testing.T) {
 	}
 	var suites struct {
 		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Failures []struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
 	}
 	if err := xml.Unmarshal(buf.Bytes(), &suites); err != nil {
 		t.Fatalf("junit is not XML: %v", err)
 	}
 	if suites.Failures != 2 {
 		t.Errorf("junit failures = %d, want 2 (the approved break does not fail)", suites.Failures)
+	}
+	for _, s := range suites.Suites {
+		for _, c := range s.Cases {
+			if len(c.Failures) > 1 {
+				t.Errorf("a test case with %d <failure> elements (viewers show one)", len(c.Failures))
+			}
+		}
 	}
 	buf.Reset()
 	if err := Write(&buf, FormatGitHub, r); err != nil {
@@ -132,5 +146,22 @@ func TestGateEmpty(t *testing.T) {
 		if buf.Len() == 0 {
 			t.Errorf("%s: empty output for an empty report", format)
 		}
+	}
+}
+
+// Two errors of one subject: one <failure>, naming the first and counting
+// the rest, with both in its text.
+func TestJUnitOneFailurePerCase(t *testing.T) {
+	r := &Report{Command: "compat check", Checked: 1, Unit: "version pair", Findings: []Finding{
+		{Rule: "type-narrowed", Severity: SeverityError, Subject: "t v1 -> v2", Message: "first <break>"},
+		{Rule: "enum-value-removed", Severity: SeverityError, Subject: "t v1 -> v2", Message: "second break"},
+	}}
+	var buf bytes.Buffer
+	if err := Write(&buf, FormatJUnit, r); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Count(out, "<failure ") != 1 || !strings.Contains(out, `message="first &lt;break&gt; (and 1 more)"`) || !strings.Contains(out, "second break") {
+		t.Fatalf("junit:\n%s", out)
 	}
 }

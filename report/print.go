@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // Format names an output format.
@@ -115,8 +117,8 @@ func (p *textPrinter) Add(f Finding) error {
 	b.WriteString(": " + oneLine(f.Message))
 	fmt.Fprintln(p.w, b.String())
 	if f.OldPointer != "" || f.NewPointer != "" {
-		fmt.Fprintf(p.w, "%s    old %s: %s\n", indent, orRoot(f.OldPointer), compactValue(f.OldValue))
-		fmt.Fprintf(p.w, "%s    new %s: %s\n", indent, orRoot(f.NewPointer), compactValue(f.NewValue))
+		fmt.Fprintf(p.w, "%s    old %s%s\n", indent, orRoot(f.OldPointer), valueSuffix(f.OldValue))
+		fmt.Fprintf(p.w, "%s    new %s%s\n", indent, orRoot(f.NewPointer), valueSuffix(f.NewValue))
 	}
 	if len(f.Counterexample) > 0 {
 		fmt.Fprintf(p.w, "%s    counterexample: %s\n", indent, f.Counterexample)
@@ -205,27 +207,31 @@ func (p *bufferedPrinter) Close(checked int, unit string) error {
 }
 
 func mustJSON(v any) string {
-	b, err := json.Marshal(v)
+	b, err := jsonvalue.Marshal(v, "")
 	if err != nil {
 		return `""`
 	}
 	return string(b)
 }
 
-func compactValue(v any) string {
+// valueSuffix is ": value" for a finding's old or new value, or nothing
+// when the finding carries none (a schema, or a keyword that is absent:
+// the pointer then says where to look).
+func valueSuffix(v any) string {
 	if v == nil {
-		return "(absent)"
+		return ""
 	}
-	b, err := json.Marshal(v)
+	b, err := jsonvalue.Marshal(v, "")
 	if err != nil {
-		return fmt.Sprint(v)
+		return ": " + fmt.Sprint(v)
 	}
-	return string(b)
+	return ": " + string(b)
 }
 
+// orRoot shows the root pointer as "/", as findings' Pointer does.
 func orRoot(p string) string {
 	if p == "" {
-		return "#"
+		return "/"
 	}
 	return p
 }

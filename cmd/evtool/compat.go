@@ -77,6 +77,9 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 			if err != nil {
 				return err
 			}
+			if samples < 0 {
+				return usagef("--samples %d: use 0 (rules only) or a positive count", samples)
+			}
 			opts := compat.Options{Profile: profile, Seed: seed}
 			if cmd.Flags().Changed("samples") {
 				opts.Samples = samples
@@ -164,6 +167,9 @@ catalog, unknown revision, a --against directory without a catalog).`,
 				if err != nil {
 					return err
 				}
+			}
+			if samples < 0 {
+				return usagef("--samples %d: use 0 (rules only) or a positive count", samples)
 			}
 			opts := compat.CheckOptions{Samples: samples, SamplesSet: cmd.Flags().Changed("samples"), Seed: seed}
 			if opts.SamplesSet && samples == 0 {

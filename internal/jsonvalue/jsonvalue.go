@@ -5,6 +5,7 @@
 package jsonvalue
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"math/big"
@@ -161,4 +162,20 @@ func Normalize(v any) any {
 		return Number(r)
 	}
 	return v
+}
+
+// Marshal is json.Marshal without HTML escaping: a counterexample or a
+// message holding <, > or & reads as written ({"a<b>":1}, not
+// {"a\u003cb\u003e":1}). indent, when set, indents as json.MarshalIndent.
+func Marshal(v any, indent string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent("", indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

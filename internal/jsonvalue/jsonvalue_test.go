@@ -61,3 +61,21 @@ func TestNormalizeAndCopy(t *testing.T) {
 		t.Error("DeepCopy shares slices")
 	}
 }
+
+func TestMarshalKeepsHTML(t *testing.T) {
+	raw := json.RawMessage(`{"a<b>&":"<x>"}`)
+	for _, tt := range []struct {
+		v      any
+		indent string
+		want   string
+	}{
+		{map[string]any{"a<b>&": "<x>"}, "", `{"a<b>&":"<x>"}`},
+		{raw, "", `{"a<b>&":"<x>"}`},
+		{[]any{1, "&"}, "  ", "[\n  1,\n  \"&\"\n]"},
+	} {
+		b, err := Marshal(tt.v, tt.indent)
+		if err != nil || string(b) != tt.want {
+			t.Errorf("Marshal(%v) = %s, %v; want %s", tt.v, b, err, tt.want)
+		}
+	}
+}

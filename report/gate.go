@@ -236,18 +236,18 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "\n### %s\n\n| level | rule | direction | where | message |\n|---|---|---|---|---|\n", mdCell(subj))
 		var cxs []string
 		for _, f := range by[subj] {
-			where := f.Location()
+			where := mdCell(f.Location())
 			switch {
 			case f.NewPointer != "":
-				where += " `" + f.NewPointer + "`"
+				where += " " + mdCode(f.NewPointer)
 			case f.Pointer != "":
-				where += " `" + f.Pointer + "`"
+				where += " " + mdCode(f.Pointer)
 			}
-			msg := oneLine(f.Message)
+			msg := mdCell(oneLine(f.Message))
 			if f.Ignored != "" {
-				msg += " *(approved: " + oneLine(f.Ignored) + ")*"
+				msg += " *(approved: " + mdCell(oneLine(f.Ignored)) + ")*"
 			}
-			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", level(f), f.Rule, strings.ToLower(f.Direction), mdCell(where), mdCell(msg))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", level(f), mdCode(f.Rule), strings.ToLower(f.Direction), where, msg)
 			if cx := counterexample(f); cx != "" {
 				cxs = append(cxs, fmt.Sprintf("`%s`%s:\n\n```json\n%s\n```\n", f.Rule, dirSuffix(f), indentJSON(f.Counterexample)))
 			}
@@ -271,8 +271,25 @@ func dirSuffix(f Finding) string {
 	return " (" + strings.ToLower(f.Direction) + ")"
 }
 
+// mdCell makes text safe in a Markdown table cell: no cell break, no
+// HTML, no code span opened by a backtick in a message.
 func mdCell(s string) string {
-	return strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+	return strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt;", "`", "\\`", "*", "\\*", "_", "\\_").Replace(s)
+}
+
+// mdCode is s as a code span in a table cell: a fence longer than any run
+// of backticks in s, and only the cell separator escaped (entities would
+// show literally inside code).
+func mdCode(s string) string {
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	s = strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }
 
 // indentJSON indents JSON text as it is: numbers keep their digits, and

@@ -165,3 +165,18 @@ func TestJUnitOneFailurePerCase(t *testing.T) {
 		t.Fatalf("junit:\n%s", out)
 	}
 }
+
+func TestMarkdownCells(t *testing.T) {
+	for _, tt := range []struct{ in, cell, code string }{
+		{"a|b", `a\|b`, "`a\\|b`"},
+		{"<x> & `y`", "&lt;x&gt; & \\`y\\`", "`` <x> & `y` ``"},
+		{"/properties/a_b*", `/properties/a\_b\*`, "`/properties/a_b*`"},
+	} {
+		if got := mdCell(tt.in); got != tt.cell {
+			t.Errorf("mdCell(%q) = %q, want %q", tt.in, got, tt.cell)
+		}
+		if got := mdCode(tt.in); got != tt.code {
+			t.Errorf("mdCode(%q) = %q, want %q", tt.in, got, tt.code)
+		}
+	}
+}

@@ -114,7 +114,16 @@ func TestDecoderSyntax(t *testing.T) {
 			t.Errorf("accepted %q", bad)
 		}
 	}
-	for _, good := range []string{`{}`, `[]`, ` {"a" : [1, -0.5e+3, true, false, null, "x\u00e9\n"]} `, `"\ud83d\ude00"`} {
+	// Duplicate member names, however spelled and however many members.
+	many := `{"a0":1,"a1":1,"a2":1,"a3":1,"a4":1,"a5":1,"a6":1,"a7":1,"a8":1,"a9":1,"a3":2}`
+	for _, dup := range []string{`{"a":1,"a":2}`, `{"x":{"a":1,"b":{},"\u0061":2}}`, `[{"é":1,"\u00e9":2}]`, many} {
+		d := evtDecoder{data: []byte(dup)}
+		d.skip()
+		if err := d.finish(); err == nil || !strings.Contains(err.Error(), "appears more than once") {
+			t.Errorf("%q: %v", dup, err)
+		}
+	}
+	for _, good := range []string{`{}`, `[]`, ` {"a" : [1, -0.5e+3, true, false, null, "x\u00e9\n"]} `, `"\ud83d\ude00"`, `{"a":{"a":1},"b":[{"a":1},{"a":2}]}`, strings.Replace(many, `,"a3":2`, `,"b3":2`, 1)} {
 		d := evtDecoder{data: []byte(good)}
 		d.skip()
 		if err := d.finish(); err != nil {

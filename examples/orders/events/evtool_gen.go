@@ -894,8 +894,38 @@ func (d *evtDecoder) skip() {
 		if !d.enter() {
 			return
 		}
+		// Member names are checked for duplicates here too, so a value
+		// kept as raw JSON (a free-form property, an additional property)
+		// is refused the way declared objects are.
+		var small [8][]byte
+		keys := small[:0]
+		var many map[string]bool
 		for i := 0; d.objMore(i); i++ {
-			d.objKey()
+			k := d.objKey()
+			switch {
+			case d.stop:
+			case many != nil:
+				if many[string(k)] {
+					d.dup(string(k))
+				}
+				many[string(k)] = true
+			default:
+				for _, p := range keys {
+					if string(p) == string(k) {
+						d.dup(string(k))
+						break
+					}
+				}
+				if len(keys) < len(small) {
+					keys = append(keys, k)
+				} else {
+					many = make(map[string]bool, 2*len(small))
+					for _, p := range keys {
+						many[string(p)] = true
+					}
+					many[string(k)] = true
+				}
+			}
 			d.skip()
 		}
 	case '[':

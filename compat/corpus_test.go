@@ -2,8 +2,10 @@ package compat
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -199,4 +201,45 @@ func TestHugeLengthsDecided(t *testing.T) {
 	if fs := Compare(nw, old, Backward, Options{Seed: 1}); !Compatible(fs) {
 		t.Fatalf("narrowing the writer's lengths is compatible: %+v", fs)
 	}
+}
+
+// A writer's `not` with one numeric bound narrows its numbers exactly:
+// against brute force over a grid, no break is called compatible, and the
+// plain cases are decided without a false alarm.
+func TestNegatedBoundBruteForce(t *testing.T) {
+	kws := []string{"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"}
+	vals := []string{"-3", "0", "2.5", "4", "10"}
+	var grid []any
+	for i := -160; i <= 160; i++ {
+		grid = append(grid, json.Number(strconv.FormatFloat(float64(i)/4, 'f', -1, 64)))
+	}
+	falseAlarms := 0
+	for _, typ := range []string{"integer", "number"} {
+		for _, nk := range kws {
+			for _, nv := range vals {
+				for _, rk := range kws {
+					for _, rv := range vals {
+						w := fmt.Sprintf(`{"type":%q,"not":{%q:%s}}`, typ, nk, nv)
+						r := fmt.Sprintf(`{"type":"number",%q:%s}`, rk, rv)
+						ws, rs := compileDoc(t, "old.json", w), compileDoc(t, "new.json", r)
+						broken := false
+						for _, x := range grid {
+							if ws.Schema.Validate(x) == nil && rs.Schema.Validate(x) != nil {
+								broken = true
+								break
+							}
+						}
+						fs := Compare(ws, rs, Backward, Options{Seed: 1, Samples: -1})
+						switch compatible := Compatible(fs); {
+						case broken && compatible:
+							t.Errorf("FALSE COMPATIBLE: %s -> %s", w, r)
+						case !broken && !compatible:
+							falseAlarms++
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("false alarms: %d of %d", falseAlarms, 2*4*5*4*5)
 }

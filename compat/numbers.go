@@ -80,6 +80,16 @@ func (c *checker) numDomain(b branch, m typeMask) numDomain {
 		if s.ExclusiveMaximum != nil {
 			tighterHi(&bound{v: s.ExclusiveMaximum, excl: true, loc: loc(s, "exclusiveMaximum")})
 		}
+		// not with a single numeric bound is, for numbers, the opposite
+		// half-line: not {minimum: 10} allows x < 10. Exact, so the
+		// writer's interval may narrow by it.
+		if nb, isLo, ok := negatedBound(s.Not); ok {
+			if isLo {
+				tighterLo(nb)
+			} else {
+				tighterHi(nb)
+			}
+		}
 		if s.MultipleOf != nil && s.MultipleOf.Sign() > 0 {
 			if d.step == nil {
 				d.step, d.stepLoc = s.MultipleOf, loc(s, "multipleOf")
@@ -97,6 +107,38 @@ func (c *checker) numDomain(b branch, m typeMask) numDomain {
 		}
 	}
 	return d
+}
+
+// negatedBound reads not: {<one numeric bound>} (and nothing else) as the
+// bound of its complement for numbers: isLo when it is a lower bound.
+func negatedBound(n *jsonschema.Schema) (*bound, bool, bool) {
+	if n == nil || n.Bool != nil {
+		return nil, false, false
+	}
+	// Nothing but the bounds (up to annotations): the same schema with
+	// only them set is equal to it.
+	only := &jsonschema.Schema{Minimum: n.Minimum, ExclusiveMinimum: n.ExclusiveMinimum, Maximum: n.Maximum, ExclusiveMaximum: n.ExclusiveMaximum}
+	if !newEqualizer().equal(n, only) {
+		return nil, false, false
+	}
+	var set []*bound
+	var lo []bool
+	if n.Minimum != nil { // not x >= m: x < m
+		set, lo = append(set, &bound{v: n.Minimum, excl: true, loc: loc(n, "minimum")}), append(lo, false)
+	}
+	if n.ExclusiveMinimum != nil { // not x > m: x <= m
+		set, lo = append(set, &bound{v: n.ExclusiveMinimum, loc: loc(n, "exclusiveMinimum")}), append(lo, false)
+	}
+	if n.Maximum != nil { // not x <= m: x > m
+		set, lo = append(set, &bound{v: n.Maximum, excl: true, loc: loc(n, "maximum")}), append(lo, true)
+	}
+	if n.ExclusiveMaximum != nil { // not x < m: x >= m
+		set, lo = append(set, &bound{v: n.ExclusiveMaximum, loc: loc(n, "exclusiveMaximum")}), append(lo, true)
+	}
+	if len(set) != 1 {
+		return nil, false, false // two bounds: the complement is not an interval
+	}
+	return set[0], lo[0], true
 }
 
 // pick returns a value of the domain inside [lo, hi] (nil: unbounded), or

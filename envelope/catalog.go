@@ -102,22 +102,40 @@ func (v *Validator) isJSON(ct string) bool {
 // checked against (nil when none could be chosen). Pointers are into the
 // event ("/type", "/data/items/0/sku").
 func (v *Validator) Check(d *Decoded) (*registry.Version, []report.Finding) {
-	return v.check(d, true)
+	return v.check(d, checkAll)
 }
 
-// dataRejected reports whether the envelope rules already threw the data
-// out (data and data_base64 both present, bad base64): validating the
-// remains would only add a misleading "no data" finding.
-func dataRejected(fs []report.Finding) bool {
+// checkScope says what the envelope rules left for the catalog checks: an
+// attribute they rejected is absent from the event, and must not be read
+// as "not given" (a dataschema as "use the latest version", a content
+// type as "JSON").
+type checkScope struct {
+	data            bool // the data, unless the envelope rules rejected it
+	dataschemaGiven bool // a dataschema was given, valid or not
+}
+
+var checkAll = checkScope{data: true}
+
+// scopeOf is the checkScope left by the envelope findings of an event.
+func scopeOf(fs []report.Finding) checkScope {
+	sc := checkScope{data: true}
 	for _, f := range fs {
-		if f.Severity == report.SeverityError && (f.Rule == RuleDataExclusive || f.Rule == RuleDataBase64) {
-			return true
+		if f.Severity != report.SeverityError {
+			continue
+		}
+		switch {
+		case f.Rule == RuleDataExclusive || f.Rule == RuleDataBase64:
+			sc.data = false
+		case f.Pointer == "/datacontenttype":
+			sc.data = false
+		case f.Pointer == "/dataschema":
+			sc.data, sc.dataschemaGiven = false, true
 		}
 	}
-	return false
+	return sc
 }
 
-func (v *Validator) check(d *Decoded, checkData bool) (*registry.Version, []report.Finding) {
+func (v *Validator) check(d *Decoded, scope checkScope) (*registry.Version, []report.Finding) {
 	var out []report.Finding
 	add := func(rule string, sev report.Severity, ptr, format string, args ...any) {
 		out = append(out, report.Finding{Rule: rule, Severity: sev, Pointer: ptr, Message: fmt.Sprintf(format, args...)})
@@ -147,6 +165,8 @@ func (v *Validator) check(d *Decoded, checkData bool) (*registry.Version, []repo
 			add(RuleUnknownVersion, report.SeverityError, "/dataschema", "dataschema %q names v%d of %s, which has versions 1..%d", ds, n, typ, len(t.Versions))
 			return nil, out
 		}
+	} else if scope.dataschemaGiven {
+		return nil, out // the envelope rules reported the dataschema
 	} else {
 		ver = t.Latest()
 		add(RuleDataSchemaMissing, report.SeverityWarning, "/dataschema", "no dataschema: data checked against the latest version, v%d (set dataschema to %s)", ver.Number, v.Catalog.DataSchema(typ, ver.Number))
@@ -161,7 +181,7 @@ func (v *Validator) check(d *Decoded, checkData bool) (*registry.Version, []repo
 		add(RuleDataNotJSON, report.SeverityError, "/datacontenttype", "datacontenttype %q is not JSON, but the catalog describes %s data as JSON", ct, typ)
 		return ver, out
 	}
-	if ver.Schema == nil || !checkData {
+	if ver.Schema == nil || !scope.data {
 		return ver, out
 	}
 	var data any
@@ -185,7 +205,7 @@ func (v *Validator) Validate(raw []byte) (*Decoded, *registry.Version, []report.
 	if d == nil {
 		return nil, nil, findings
 	}
-	ver, more := v.check(d, !dataRejected(findings))
+	ver, more := v.check(d, scopeOf(findings))
 	if len(more) > 0 {
 		multiline := strings.Count(string(raw), "\n") > 0
 		for i := range more {

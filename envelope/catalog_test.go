@@ -61,6 +61,12 @@ func TestValidatorCatalogRules(t *testing.T) {
 			[]string{"error source-mismatch /source"}},
 		{"non-JSON data", event(`,"dataschema":"https://s.example/com.x.a/v2.json","datacontenttype":"text/plain","data":"hi"`), 2,
 			[]string{"error data-not-json /datacontenttype"}},
+		{"invalid dataschema: not read as missing", event(`,"dataschema":"/com.x.a/v1.json","data":{"id":"x","n":1}`), 0,
+			[]string{"error ce-dataschema /dataschema"}},
+		{"empty dataschema: not read as missing", event(`,"dataschema":"","data":{"id":"x","n":1}`), 0,
+			[]string{"error ce-dataschema /dataschema"}},
+		{"invalid datacontenttype: no false data finding", event(`,"dataschema":"https://s.example/com.x.a/v2.json","datacontenttype":"json","data":{"id":"x","n":1}`), 2,
+			[]string{"error ce-datacontenttype /datacontenttype"}},
 		{"data and data_base64: no misleading no-data finding", event(`,"dataschema":"https://s.example/com.x.a/v2.json","data":{"id":"x","n":1},"data_base64":"AA=="`), 2,
 			[]string{"error ce-data-exclusive /data_base64"}},
 	}

@@ -142,9 +142,13 @@ func decodeJSON(raw []byte, uris *uriCache) (*Decoded, []report.Finding) {
 				}
 			default:
 				p.base = k
+				p.loneSurrogate = false
 				v := p.value()
 				if p.err != nil {
 					break
+				}
+				if _, isStr := v.(string); isStr && p.loneSurrogate {
+					v = loneSurrogateString{}
 				}
 				if index == nil && len(attrs) >= 16 {
 					index = make(map[string]int, 2*len(attrs))

@@ -335,8 +335,9 @@ func checkParserAgainstStdlib(t *testing.T, in []byte) {
 			t.Errorf("parser accepts %q, encoding/json rejects it: %v", in, werr)
 		}
 	case perr != nil && stdValid:
-		// The parser is stricter on purpose in two ways only.
-		if perr.rule != RuleJSONUTF8 && perr.rule != RuleJSONDepth {
+		// The parser is stricter on purpose in three ways only: UTF-8,
+		// depth, and exponents past 4 digits (jsonstrict.MaxExponentDigits).
+		if perr.rule != RuleJSONUTF8 && perr.rule != RuleJSONDepth && !strings.Contains(perr.msg, "has an exponent beyond") {
 			t.Errorf("parser rejects %q (%s), encoding/json accepts it", in, perr.msg)
 		}
 	case perr == nil && stdValid:
@@ -421,5 +422,18 @@ func TestJSONFormatUnmarshal(t *testing.T) {
 	err := (JSONFormat{}).Unmarshal([]byte(ev(`"Bad":1`)), &e)
 	if err == nil || !strings.Contains(err.Error(), "ce-attribute-name") {
 		t.Errorf("err = %v, want a ce-attribute-name error", err)
+	}
+}
+
+// An attribute given as an unpaired surrogate escape is refused; the same
+// escape in data is data (decoded to U+FFFD, as encoding/json does).
+func TestLoneSurrogateEscape(t *testing.T) {
+	_, fs := DecodeJSON([]byte(`{"specversion":"1.0","id":"\ud800","source":"/s","type":"t"}`))
+	if len(fs) != 1 || fs[0].Rule != RuleControlCharacter || fs[0].Pointer != "/id" {
+		t.Fatalf("findings %+v", fs)
+	}
+	d, fs := DecodeJSON([]byte(`{"specversion":"1.0","id":"1","source":"/s","type":"t","data":{"a":"\ud800"}}`))
+	if d == nil || len(fs) != 0 {
+		t.Fatalf("data with a lone surrogate: %+v", fs)
 	}
 }

@@ -99,9 +99,10 @@ func MarshalJSON(e *event.Event) ([]byte, error) {
 		b = append(b, `,"time":`...)
 		b = appendJSONString(b, ec.Time.Format(time.RFC3339Nano))
 	}
-	if data := e.DataEncoded; data != nil {
+	if data := e.DataEncoded; data != nil || e.DataBase64 {
 		switch {
 		case e.DataBase64:
+			// Empty binary data ("data_base64":"") is data, not its absence.
 			b = append(b, `,"data_base64":"`...)
 			b = base64.StdEncoding.AppendEncode(b, data)
 			b = append(b, '"')

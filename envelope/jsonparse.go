@@ -56,7 +56,11 @@ type parser struct {
 	// duplicate-key findings start with it. It is a member name, not a
 	// pointer, so that no string is built unless a duplicate is found.
 	base string
-	path []pathElem
+	// loneSurrogate is set when a string held an unpaired surrogate escape
+	// (decoded as U+FFFD, as encoding/json does): allowed in data, not in
+	// a CloudEvents attribute.
+	loneSurrogate bool
+	path          []pathElem
 	// dups collects the first maxDupReports duplicate member names, ndups
 	// counts them all; they do not stop the parse. The cap keeps a hostile
 	// event of a million repeated keys from producing a million findings.
@@ -224,7 +228,7 @@ func (p *parser) number() (json.Number, bool) {
 	}
 	if jsonstrict.ExponentOutOfRange(p.src[start:i]) {
 		p.pos = start
-		p.fail(RuleJSONSyntax, start, "number %.40s has an exponent beyond %d digits", p.src[start:i], jsonstrict.MaxExponentDigits)
+		p.fail(RuleJSONSyntax, start, "number %.40s has an exponent beyond %d digits, which evtool refuses (no event needs more than 10^9999, and schema validators compute with exact numbers)", p.src[start:i], jsonstrict.MaxExponentDigits)
 		return "", false
 	}
 	p.pos = i
@@ -328,6 +332,7 @@ func (p *parser) strEscaped(start, i int) (string, bool) {
 						i += 6
 					} else {
 						r = utf8.RuneError
+						p.loneSurrogate = true
 					}
 				}
 				buf = utf8.AppendRune(buf, r)

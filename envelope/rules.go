@@ -63,6 +63,12 @@ type Attr struct {
 	Value any
 }
 
+// loneSurrogateString stands for an attribute string that held an unpaired
+// surrogate escape ("\ud800"): CloudEvents strings exclude surrogates
+// unless paired, and the text decoded to U+FFFD would not be what the
+// producer sent.
+type loneSurrogateString struct{}
+
 // checked holds the attribute values that passed their rules, already
 // parsed, so that building the event does not parse them a second time.
 type checked struct {
@@ -201,6 +207,10 @@ func checkAttributes(attrs []Attr, c *checked, fs []report.Finding) []report.Fin
 			continue // null means absent
 		}
 
+		if _, lone := a.Value.(loneSurrogateString); lone {
+			k.errorf(RuleControlCharacter, name, "attribute %q contains an unpaired surrogate escape (U+D800-U+DFFF): CloudEvents strings exclude surrogates that are not a pair", name)
+			continue
+		}
 		if isContextAttribute(name) {
 			s, ok := a.Value.(string)
 			if !ok {
@@ -321,6 +331,10 @@ func (k *checker) checkString(s, name string) bool {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			k.errorf(RuleAttributeUTF8, name, "attribute %q is not valid UTF-8 (byte 0x%02x at %d)", name, c, i)
+			return false
+		}
+		if r >= 0xFDD0 && r <= 0xFDEF || r&0xFFFE == 0xFFFE {
+			k.errorf(RuleControlCharacter, name, "attribute %q contains the noncharacter U+%04X at byte %d: CloudEvents strings exclude Unicode noncharacters", name, r, i)
 			return false
 		}
 		if r >= 0x80 && r <= 0x9f {

@@ -64,7 +64,15 @@ func Load(dir string) (*Catalog, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("catalog directory %s: not a directory", dir)
 	}
-	return LoadFS(os.DirFS(dir), dir)
+	// os.Root, not os.DirFS: a symlink inside the catalog that points
+	// outside it (a schema, a $ref target, a whole directory) is refused
+	// like a $ref that climbs out, instead of being read.
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("catalog directory %s: %w", dir, unwrapPathError(err))
+	}
+	defer root.Close()
+	return LoadFS(root.FS(), dir)
 }
 
 // LoadFS reads a catalog from fsys, whose root holds evtool.yaml. display
@@ -293,6 +301,10 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 			if f.doc != nil {
 				v.Digest = Digest(f.doc)
 			}
+		} else {
+			// Never compiled, never checked: say so rather than let every
+			// event of this version through.
+			l.fail(report.Finding{Rule: RuleSchemaJSON, File: v.File, Message: "the schema file was not read (it is outside the files the loader reads as schemas)"})
 		}
 		t.Versions = append(t.Versions, v)
 	}

@@ -232,6 +232,42 @@ func TestSymlinkEscape(t *testing.T) {
 	}
 }
 
+// Files that are symlinks out of the catalog are refused too: a version
+// file, and a shared file a $ref names. A link inside the catalog is fine.
+func TestSymlinkedFilesEscape(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "outside.json")
+	os.WriteFile(outside, []byte(`{"type":"integer"}`), 0o644)
+	for _, tt := range []struct {
+		name, link, target string
+		escapes            bool
+	}{
+		{"version file", "schemas/x.y/v1.json", outside, true},
+		{"shared file", "schemas/common/c.json", outside, true},
+		{"inside the catalog", "schemas/common/c.json", "real.json", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.MkdirAll(filepath.Join(dir, "schemas", "x.y"), 0o755)
+			os.MkdirAll(filepath.Join(dir, "schemas", "common"), 0o755)
+			os.WriteFile(filepath.Join(dir, "evtool.yaml"), []byte("version: 1\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "schemas", "common", "real.json"), []byte(`{"type":"string"}`), 0o644)
+			if tt.link != "schemas/x.y/v1.json" {
+				os.WriteFile(filepath.Join(dir, "schemas", "x.y", "v1.json"), []byte(`{"$ref": "../common/c.json"}`), 0o644)
+			}
+			if err := os.Symlink(tt.target, filepath.Join(dir, filepath.FromSlash(tt.link))); err != nil {
+				t.Skip(err)
+			}
+			_, err := Load(dir)
+			if tt.escapes && (err == nil || !strings.Contains(err.Error(), "escapes")) {
+				t.Fatalf("loaded through a symlink out of the catalog: %v", err)
+			}
+			if !tt.escapes && err != nil {
+				t.Fatalf("a symlink inside the catalog: %v", err)
+			}
+		})
+	}
+}
+
 // FuzzLoad feeds arbitrary contents to each kind of catalog file. (It does
 // not fuzz txtar archives: go-internal's txtar.Parse panics on "-- --".)
 func FuzzLoad(f *testing.F) {
@@ -309,5 +345,23 @@ func TestFormatAnnotationAllDrafts(t *testing.T) {
 				t.Errorf("assert_formats=%v: %s rejects a bad email: %v", assert, name, invalid)
 			}
 		}
+	}
+}
+
+// A type named "examples" is a type (only a type's own examples/ holds
+// data, not schemas): its versions are compiled and checked.
+func TestTypeNamedExamples(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "schemas", "examples", "examples", "v1"), 0o755)
+	os.WriteFile(filepath.Join(dir, "evtool.yaml"), []byte("version: 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "schemas", "examples", "v1.json"), []byte(`{"type":"object","required":["a"]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "schemas", "examples", "examples", "v1", "ok.json"), []byte(`{"a":1}`), 0o644)
+	cat, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := cat.Lookup("examples").Version(1)
+	if v == nil || v.Schema == nil || v.Schema.Validate(map[string]any{}) == nil || len(v.Examples) != 1 {
+		t.Fatalf("version %+v", v)
 	}
 }

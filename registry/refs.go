@@ -60,7 +60,9 @@ func (l *loader) readSchemaFiles(cat *Catalog) {
 			return nil
 		}
 		if d.IsDir() {
-			if p != l.root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "examples") {
+			// A type's examples are data, not schemas; a type that is
+			// itself named "examples" (right under the root) is not.
+			if p != l.root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "examples" && path.Dir(p) != l.root) {
 				return fs.SkipDir
 			}
 			return nil

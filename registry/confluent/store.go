@@ -126,12 +126,22 @@ func (s *store) current() *snapshot { return s.snap.Load() }
 // readTree reads evtool.yaml and every file under the catalog root except
 // dot directories and temporary files.
 func readTree(dir string) (fstest.MapFS, string, error) {
-	cfgData, err := os.ReadFile(filepath.Join(dir, registry.ConfigName))
-	if err != nil {
+	// Files are read through an os.Root: a symlink out of the catalog is
+	// never followed (it reads as missing), as registry.Load refuses it.
+	noCatalog := func(err error) error {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, "", fmt.Errorf("no %s in %s: serve needs a catalog (run `evtool init %s` to create one)", registry.ConfigName, dir, dir)
+			return fmt.Errorf("no %s in %s: serve needs a catalog (run `evtool init %s` to create one)", registry.ConfigName, dir, dir)
 		}
-		return nil, "", err
+		return err
+	}
+	croot, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, "", noCatalog(err)
+	}
+	defer croot.Close()
+	cfgData, err := croot.ReadFile(registry.ConfigName)
+	if err != nil {
+		return nil, "", noCatalog(err)
 	}
 	var cfg struct {
 		Schemas string `yaml:"schemas"`
@@ -170,9 +180,9 @@ func readTree(dir string) (fstest.MapFS, string, error) {
 		if err != nil {
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		data, err := croot.ReadFile(filepath.ToSlash(rel))
 		if err != nil {
-			return nil // a symlink to a directory, a file that vanished
+			return nil // a symlink to a directory or out of the catalog, a file that vanished
 		}
 		files[filepath.ToSlash(rel)] = &fstest.MapFile{Data: data, Mode: 0o644}
 		return nil

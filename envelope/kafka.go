@@ -135,7 +135,9 @@ func NewMessage(r *kgo.Record) (*Message, error) {
 			m.attrs = append(m.attrs, headerAttr{name: name, header: h.Key, value: string(h.Value)})
 		}
 	}
-	if m.hasContentType {
+	// Only the binding's content-type header says structured mode: a
+	// ce_datacontenttype header is the data's type in a binary record.
+	if m.hasContentType && strings.EqualFold(m.ctHeader, headerContentType) {
 		mt := strings.ToLower(strings.TrimSpace(m.contentType))
 		if i := strings.IndexByte(mt, ';'); i >= 0 {
 			mt = strings.TrimSpace(mt[:i])

@@ -380,6 +380,8 @@ func TestFromRecordBinaryRules(t *testing.T) {
 		{"text data", rec(`oops`, withValid("content-type", "text/plain")...), nil},
 		{"blank id (sdk-go)", rec(``, "ce_specversion", "1.0", "ce_id", " ", "ce_source", "/s", "ce_type", "t"), []string{"error ce-sdk-validate /id"}},
 		{"other headers ignored", rec(``, withValid("traceparent", "00-x", "user-agent", "foo")...), nil},
+		// Only the binding's content-type header selects structured mode.
+		{"ce_datacontenttype cannot switch modes", rec(`{"a":1}`, withValid("ce_datacontenttype", "application/cloudevents+json")...), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -338,6 +338,9 @@ func (l *loader) rel(p string) string {
 
 func (l *loader) loadExamples(cat *Catalog) {
 	for _, t := range cat.Types {
+		if len(t.Versions) == 0 {
+			continue // no versions, or a gap: already reported, and "no vN.json" would be untrue
+		}
 		exDir := path.Join(l.root, t.Name, "examples")
 		entries, err := fs.ReadDir(l.fsys, exDir)
 		if err != nil {

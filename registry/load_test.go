@@ -365,3 +365,18 @@ func TestTypeNamedExamples(t *testing.T) {
 		t.Fatalf("version %+v", v)
 	}
 }
+
+// A version gap is reported once: the examples of the versions that exist
+// are not called orphans.
+func TestVersionGapNoOrphanExamples(t *testing.T) {
+	_, err := LoadFS(fstest.MapFS{
+		"evtool.yaml":                    {Data: []byte("version: 1\n")},
+		"schemas/x.y/v1.json":            {Data: []byte(`{}`)},
+		"schemas/x.y/v3.json":            {Data: []byte(`{}`)},
+		"schemas/x.y/examples/v1/a.json": {Data: []byte(`{}`)},
+	}, "")
+	var le *LoadError
+	if !errors.As(err, &le) || len(le.Findings) != 1 || le.Findings[0].Rule != RuleVersionGap {
+		t.Fatalf("findings: %v", err)
+	}
+}

@@ -150,7 +150,11 @@ func (v *Validator) check(d *Decoded, scope checkScope) (*registry.Version, []re
 		return nil, out
 	}
 	var ver *registry.Version
-	if ds := d.Event.DataSchema(); ds != "" {
+	ds := d.DataSchema
+	if ds == "" {
+		ds = d.Event.DataSchema() // a Decoded built by hand
+	}
+	if ds != "" {
 		dsType, n, err := v.parseDataSchema(ds)
 		switch {
 		case err != nil:

@@ -154,3 +154,26 @@ func TestHugeExponentRejected(t *testing.T) {
 		t.Fatalf("decoded = %v, findings = %v", d != nil, fs)
 	}
 }
+
+// The template is matched against the dataschema as the event spells it,
+// not its normalised URL: an upper-case scheme in the template matches
+// its own output, and an empty fragment is not dropped.
+func TestDataSchemaMatchedAsSpelled(t *testing.T) {
+	cat, err := registry.LoadFS(fstest.MapFS{
+		"evtool.yaml":             {Data: []byte("version: 1\ndataschema: HTTPS://Schemas.Example.com/{type}/v{version}.json\n")},
+		"schemas/com.x.a/v1.json": {Data: []byte(`{"type":"object"}`)},
+	}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &Validator{Catalog: cat}
+	ev := func(ds string) []byte {
+		return []byte(`{"specversion":"1.0","id":"1","source":"/s","type":"com.x.a","dataschema":"` + ds + `","data":{}}`)
+	}
+	if _, ver, fs := v.Validate(ev("HTTPS://Schemas.Example.com/com.x.a/v1.json")); ver == nil || ver.Number != 1 || len(fs) != 0 {
+		t.Fatalf("the template's own output: %v", fs)
+	}
+	if _, _, fs := v.Validate(ev("HTTPS://Schemas.Example.com/com.x.a/v1.json#")); len(fs) != 1 || fs[0].Rule != RuleDataSchemaTemplate {
+		t.Fatalf("with an empty fragment: %v", fs)
+	}
+}

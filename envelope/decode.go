@@ -33,6 +33,11 @@ type Decoded struct {
 	// or the record value in binary mode. Event.DataEncoded is the same
 	// slice.
 	RawData []byte
+	// DataSchema is the dataschema attribute exactly as the event spelled
+	// it ("" when absent or rejected); Event.DataSchema() is its parsed
+	// and normalised form (a lower-cased scheme, an empty fragment
+	// dropped), which the catalog's template must not be matched against.
+	DataSchema string
 }
 
 // DecodeJSON decodes one event in the CloudEvents JSON format (structured
@@ -212,7 +217,7 @@ func decodeJSON(raw []byte, uris *uriCache) (*Decoded, []report.Finding) {
 	c := checked{uris: uris}
 	fs = checkAttributes(attrs, &c, fs)
 
-	d := &Decoded{}
+	d := &Decoded{DataSchema: c.dataschemaText}
 	switch {
 	case hasData && (hasB64 || b64Invalid):
 		fs = append(fs, report.Finding{Rule: RuleDataExclusive, Severity: report.SeverityError, Pointer: "/data_base64",

@@ -288,7 +288,7 @@ func FromRecord(r *kgo.Record) (*Decoded, []report.Finding, error) {
 func decodeBinary(attrs []Attr, data []byte) (*Decoded, []report.Finding) {
 	var c checked
 	fs := checkAttributes(attrs, &c, nil)
-	d := &Decoded{}
+	d := &Decoded{DataSchema: c.dataschemaText}
 	if len(data) > 0 {
 		d.HasData, d.RawData = true, data
 		if !c.bad["datacontenttype"] && isJSONMediaType(c.mediaType) {

@@ -75,6 +75,7 @@ type checked struct {
 	id, typ, specversion string
 	source               *url.URL
 	dataschema           *url.URL
+	dataschemaText       string // as spelled
 	time                 time.Time
 	hasTime              bool
 	datacontenttype      string // "" when absent or invalid
@@ -290,7 +291,7 @@ func (k *checker) checkContextAttribute(name, s string) {
 			k.errorf(RuleDataSchema, name, "dataschema %q is not an absolute URI: %v", s, err)
 			return
 		}
-		c.dataschema = u
+		c.dataschema, c.dataschemaText = u, s
 	case "datacontenttype":
 		mt, err := parseMediaType(s)
 		if err != nil {

@@ -1,9 +1,9 @@
 package envelope
 
 import (
+	"bytes"
 	"fmt"
 	"mime"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -210,14 +210,15 @@ func (v *Validator) Validate(raw []byte) (*Decoded, *registry.Version, []report.
 		return nil, nil, findings
 	}
 	ver, more := v.check(d, scopeOf(findings))
-	if len(more) > 0 {
-		multiline := strings.Count(string(raw), "\n") > 0
-		for i := range more {
-			if multiline {
-				more[i].Line, more[i].Column = jsonpos.Find(raw, more[i].Pointer)
+	findings = append(findings, more...)
+	// In an event spread over lines, a finding points at its own line
+	// (the envelope rules' findings too, which carry only a pointer).
+	if bytes.IndexByte(raw, '\n') >= 0 {
+		for i := range findings {
+			if f := &findings[i]; f.Line == 0 && f.Pointer != "" {
+				f.Line, f.Column = jsonpos.Find(raw, f.Pointer)
 			}
 		}
-		findings = append(findings, more...)
 	}
 	return d, ver, findings
 }

@@ -138,13 +138,13 @@ func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name str
 	}
 	work := func(it envelope.Item) validated {
 		if it.Err != nil {
-			msg := it.Err.Error()
+			f := report.Finding{Rule: "input", Severity: report.SeverityError, Message: it.Err.Error()}
 			var ie *envelope.InputError
 			if errors.As(it.Err, &ie) {
-				msg = ie.Msg
+				// Where the input breaks, not where its event began.
+				f.Message, f.Line, f.Column = ie.Msg, ie.Line, ie.Column
 			}
-			return validated{item: it, unusable: true, findings: []report.Finding{{
-				Rule: "input", Severity: report.SeverityError, Message: msg}}}
+			return validated{item: it, unusable: true, findings: []report.Finding{f}}
 		}
 		d, _, fs := v.Validate(it.Raw)
 		return validated{item: it, findings: fs, unusable: d == nil}

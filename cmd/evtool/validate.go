@@ -147,7 +147,10 @@ func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name str
 			return validated{item: it, unusable: true, findings: []report.Finding{f}}
 		}
 		d, _, fs := v.Validate(it.Raw)
-		return validated{item: it, findings: fs, unusable: d == nil}
+		// A JSON value that is not an object is read fine: an invalid
+		// event (exit 1), not unreadable input (exit 2).
+		notObject := len(fs) == 1 && fs[0].Rule == envelope.RuleNotObject
+		return validated{item: it, findings: fs, unusable: d == nil && !notObject}
 	}
 	emit := func(res validated) error {
 		if res.item.Err == nil {

@@ -599,6 +599,9 @@ func mutateValue(x any, rng *rand.Rand) any {
 		case 4:
 			r.Neg(r)
 		default:
+			if strings.ContainsAny(string(c), "eE") {
+				return json.Number(strings.Replace(strings.ToLower(string(c)), "e", "0e", 1)) // another value, exponent kept
+			}
 			return json.Number(string(c) + "e0")
 		}
 		if r.IsInt() {

@@ -405,10 +405,14 @@ func (g *gen) emitStruct(o *w, d *def) {
 		o.p("d.push(%s)", q(f.json))
 		switch {
 		case f.constRaw != nil:
-			x := o.v("c")
-			o.p("var %s %s", x, goType(f.n))
-			g.decode(o, f.n, x)
-			o.p("_ = %s", x)
+			// The value is the const or wrong: compared as JSON, never
+			// decoded into a Go type it might not fit (const 1e400).
+			raw := o.v("raw")
+			o.p("if %s := d.raw(); !d.stop {", raw)
+			o.p("if c := evtCanon(%s); c != %s {", raw, q(rt.Canon([]byte(*f.constRaw))))
+			o.p("d.failConst(string(%s), %s)", raw, q(*f.constRaw))
+			o.p("}")
+			o.p("}")
 		case f.ptr:
 			o.p("v.%s = new(%s)", f.name, goType(f.n))
 			g.decode(o, f.n, "(*v."+f.name+")")

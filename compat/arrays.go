@@ -52,6 +52,16 @@ func writerItemsOf(s *jsonschema.Schema) (prefix []*jsonschema.Schema, rest *jso
 	return prefix, s.UnevaluatedItems
 }
 
+// alwaysApplied lists the subschemas s applies in place to every instance
+// ($ref, $recursiveRef, $dynamicRef, allOf); entries may be nil.
+func alwaysApplied(s *jsonschema.Schema) []*jsonschema.Schema {
+	subs := append([]*jsonschema.Schema{s.Ref, s.RecursiveRef}, s.AllOf...)
+	if s.DynamicRef != nil {
+		subs = append(subs, s.DynamicRef.Ref)
+	}
+	return subs
+}
+
 // certainItemEvaluation reports whether the items s evaluates do not
 // depend on the instance: s and the subschemas it always applies (allOf,
 // $ref) use no anyOf, oneOf, if, contains or dependentSchemas, and no
@@ -67,10 +77,7 @@ func certainItemEvaluation(s *jsonschema.Schema, seen map[*jsonschema.Schema]boo
 	if len(s.AnyOf) > 0 || len(s.OneOf) > 0 || s.If != nil || s.Contains != nil || len(s.DependentSchemas) > 0 {
 		return false
 	}
-	subs := append([]*jsonschema.Schema{s.Ref, s.RecursiveRef}, s.AllOf...)
-	if s.DynamicRef != nil {
-		subs = append(subs, s.DynamicRef.Ref)
-	}
+	subs := alwaysApplied(s)
 	for _, sub := range subs {
 		if sub != nil && (sub.UnevaluatedItems != nil || !certainItemEvaluation(sub, seen)) {
 			return false
@@ -92,10 +99,7 @@ func evaluatedItems(s *jsonschema.Schema, seen map[*jsonschema.Schema]bool) (n i
 	seen[s] = true
 	prefix, rest := itemsOf(s)
 	n, all = len(prefix), rest != nil
-	subs := append([]*jsonschema.Schema{s.Ref, s.RecursiveRef}, s.AllOf...)
-	if s.DynamicRef != nil {
-		subs = append(subs, s.DynamicRef.Ref)
-	}
+	subs := alwaysApplied(s)
 	for _, sub := range subs {
 		sn, sall := evaluatedItems(sub, seen)
 		n, all = max(n, sn), all || sall

@@ -50,6 +50,18 @@ func relFromURL(raw string) (string, bool) {
 	return strings.TrimPrefix(p, virtualRoot), true
 }
 
+// SkipSchemaDir reports whether dir (a slash path under the schemas root
+// root) holds no schemas: a dot directory (tool state), or a type's
+// examples/ (data, not schemas; a type that is itself named "examples",
+// right under the root, is a type).
+func SkipSchemaDir(root, dir string) bool {
+	if dir == root {
+		return false
+	}
+	name := path.Base(dir)
+	return strings.HasPrefix(name, ".") || name == "examples" && path.Dir(dir) != root
+}
+
 // readSchemaFiles reads every JSON file under the root except examples, so
 // that $ref and $id lookups are answered from memory.
 func (l *loader) readSchemaFiles(cat *Catalog) {
@@ -60,9 +72,7 @@ func (l *loader) readSchemaFiles(cat *Catalog) {
 			return nil
 		}
 		if d.IsDir() {
-			// A type's examples are data, not schemas; a type that is
-			// itself named "examples" (right under the root) is not.
-			if p != l.root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "examples" && path.Dir(p) != l.root) {
+			if SkipSchemaDir(l.root, p) {
 				return fs.SkipDir
 			}
 			return nil

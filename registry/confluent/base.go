@@ -112,7 +112,7 @@ func BaseFS(ctx context.Context, c *Client, head *registry.Catalog, st Strategy)
 			return nil
 		}
 		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "examples" && path.Dir(p) != ".") {
+			if registry.SkipSchemaDir(".", p) {
 				return fs.SkipDir
 			}
 			return nil

@@ -21,6 +21,7 @@
 package compat
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -54,6 +55,11 @@ type Options struct {
 	Seed int64
 	// Budget bounds the rule walk (steps); 0 means the default.
 	Budget int
+	// Context, when set, bounds the comparison in time: once it is done the
+	// rules stop and witness search generates no more documents, and
+	// Compare returns promptly with a KindIncomplete warning. Callers that
+	// must not act on a partial answer (registry serve) check Context.Err().
+	Context context.Context
 
 	// witnessOnly skips the rules (tests of witness search).
 	witnessOnly bool
@@ -100,6 +106,7 @@ func Compare(old, new *Side, dir Direction, opts Options) []Finding {
 		writer, reader = new, old
 	}
 	c := newChecker(dir, opts.lenient(), opts.Budget)
+	c.ctx = opts.Context
 	if opts.eq != nil {
 		c.eq = opts.eq
 	}
@@ -107,16 +114,20 @@ func Compare(old, new *Side, dir Direction, opts Options) []Finding {
 	if !opts.witnessOnly {
 		raw = c.subOne(writer.Schema, reader.Schema, nil)
 	}
-	if c.overBudget {
+	if c.overBudget && !c.canceled {
 		raw = append(raw, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,
 			fmt.Sprintf("the schemas are too large to compare exhaustively (more than %d steps); the rest was not checked by rules", c.budget)))
+	}
+	if c.canceled {
+		raw = append(raw, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,
+			fmt.Sprintf("the comparison was stopped (%v); the rest was not checked", context.Cause(c.ctx))))
 	}
 	if c.warnedDynamic {
 		raw = append(raw, c.warnf(KindDynamicRef, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil))
 	}
 	fs := dedupe(raw)
 	if n := opts.samples(); n > 0 {
-		ws := &witnessSearch{dir: dir, writer: writer, reader: reader, lenient: opts.lenient(), n: n, seed: opts.Seed}
+		ws := &witnessSearch{dir: dir, writer: writer, reader: reader, lenient: opts.lenient(), n: n, seed: opts.Seed, ctx: opts.Context}
 		fs = ws.run(fs)
 	}
 	out := make([]Finding, len(fs))

@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -117,6 +118,10 @@ type checker struct {
 
 	steps, budget int
 	overBudget    bool
+	// ctx, when set, is polled every few hundred steps; canceled records
+	// that it ended the walk (reported like an exceeded budget).
+	ctx      context.Context
+	canceled bool
 	memo          map[string]*memoEntry
 	ids           map[*jsonschema.Schema]int
 	depth         int
@@ -163,6 +168,10 @@ func (c *checker) step() bool {
 	c.steps++
 	if c.steps > c.budget {
 		c.overBudget = true
+		return false
+	}
+	if c.ctx != nil && c.steps%256 == 0 && c.ctx.Err() != nil {
+		c.canceled, c.overBudget = true, true
 		return false
 	}
 	return true

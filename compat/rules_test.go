@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -123,4 +124,26 @@ func compileFile(t testing.TB, path string) *Side {
 		t.Fatal(err)
 	}
 	return compileDoc(t, filepath.Base(path), string(data))
+}
+
+func TestCompareStopsWhenContextDone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var props []string
+	for i := range 2000 {
+		props = append(props, fmt.Sprintf(`"p%d":{"type":"string","maxLength":%d}`, i, i+5))
+	}
+	doc := `{"type":"object","properties":{` + strings.Join(props, ",") + `}}`
+	old := compileDoc(t, "old.json", doc)
+	new := compileDoc(t, "new.json", strings.ReplaceAll(doc, `"string"`, `"integer"`))
+	fs := Compare(old, new, Backward, Options{Context: ctx})
+	stopped := false
+	for _, f := range fs {
+		if f.Kind == KindIncomplete && strings.Contains(f.Message, "stopped") {
+			stopped = true
+		}
+	}
+	if !stopped {
+		t.Fatalf("a canceled comparison must say it stopped, got %d findings", len(fs))
+	}
 }

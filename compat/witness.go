@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -96,6 +97,8 @@ type witnessSearch struct {
 	n              int
 	seed           int64
 	rng            *rand.Rand
+	// ctx, when set and done, stops validating further documents.
+	ctx context.Context
 }
 
 type witness struct {
@@ -115,6 +118,9 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 	var pool []*witness
 	seen := map[string]*witness{}
 	check := func(doc any, writerKnown bool) *witness {
+		if w.ctx != nil && w.ctx.Err() != nil {
+			return nil
+		}
 		if !writerKnown && !w.writer.writerValid(doc, w.lenient) {
 			return nil
 		}

@@ -1,0 +1,96 @@
+package avro
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestLoadResolvesSharedAndSiblingTypes(t *testing.T) {
+	fsys := fstest.MapFS{
+		"types/com.x.order/v1.avsc": {Data: []byte(`{"type": "record", "name": "Order", "namespace": "com.x",
+  "fields": [
+    {"name": "amount", "type": "com.x.common.Money"},
+    {"name": "next", "type": ["null", "Order"], "default": null}
+  ]}`)},
+		"common/money.avsc": {Data: []byte(`{"type": "record", "name": "Money", "namespace": "com.x.common",
+  "fields": [{"name": "units", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}},
+             {"name": "currency", "type": {"type": "enum", "name": "Currency", "symbols": ["EUR", "USD"]}}]}`)},
+	}
+	s, err := Load(fsys, "types/com.x.order/v1.avsc", "common")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(s.Files, ","), "types/com.x.order/v1.avsc,common/money.avsc"; got != want {
+		t.Errorf("files = %s, want %s", got, want)
+	}
+	want := `{"name":"com.x.Order","type":"record","fields":[{"name":"amount","type":{"name":"com.x.common.Money","type":"record","fields":[{"name":"units","type":"bytes"},{"name":"currency","type":{"name":"com.x.common.Currency","type":"enum","symbols":["EUR","USD"]}}]}},{"name":"next","type":["null","com.x.Order"]}]}`
+	if got := string(s.Canonical()); got != want {
+		t.Errorf("canonical:\n got %s\nwant %s", got, want)
+	}
+	if s.Root.Field("amount").Type.Field("units").Type.Logical != "decimal" {
+		t.Error("logical type lost")
+	}
+}
+
+func TestLintErrors(t *testing.T) {
+	tests := []struct {
+		name, schema string
+		want         []string // "line: pointer: message part"
+	}{
+		{"union default must match first branch", `{"type": "record", "name": "R", "fields": [
+  {"name": "x", "type": ["null", "int"], "default": 3}]}`,
+			[]string{"2: /fields/0/default: default 3 is not a valid the union's first branch null"}},
+		{"default of wrong type", `{"type": "record", "name": "R", "fields": [
+  {"name": "x", "type": "int",
+   "default": "s"}]}`,
+			[]string{"3: /fields/0/default: default \"s\" is not a valid int"}},
+		{"int default out of range", `{"type": "record", "name": "R", "fields": [
+  {"name": "x", "type": "int", "default": 2147483648}]}`,
+			[]string{"2: /fields/0/default:"}},
+		{"duplicate names", `{"type": "record", "name": "a.R", "fields": [
+  {"name": "x", "type": {"type": "enum", "name": "E", "symbols": ["A", "A"]}},
+  {"name": "x", "type": {"type": "fixed", "name": "E", "size": 2}}]}`,
+			[]string{"2: /fields/0/type/symbols/1: duplicate enum symbol", "3: /fields/1/name: duplicate field name", "3: /fields/1/type/name: duplicate name \"a.E\": already defined at v1.avsc:2"}},
+		{"invalid names", `{"type": "record", "name": "9R", "namespace": "com.-x", "fields": [
+  {"name": "a-b", "type": "int"}]}`,
+			[]string{"1: /namespace: invalid namespace", "1: /name: invalid name \"9R\"", "2: /fields/0/name: invalid field name \"a-b\""}},
+		{"logical type on wrong base", `{"type": "record", "name": "R", "fields": [
+  {"name": "d", "type": {"type": "string", "logicalType": "date"}},
+  {"name": "m", "type": {"type": "bytes", "logicalType": "decimal", "precision": 2, "scale": 3}},
+  {"name": "f", "type": {"type": "fixed", "name": "F", "size": 2, "logicalType": "decimal", "precision": 9}}]}`,
+			[]string{"2: /fields/0/type/logicalType: logical type date applies to int, not string", "3: /fields/1/type/scale:", "4: /fields/2/type/precision: decimal precision 9 does not fit fixed size 2"}},
+		{"unknown reference", `{"type": "record", "name": "R", "fields": [
+  {"name": "m", "type": "com.x.Missing"}]}`,
+			[]string{"2: /fields/0/type: unknown type \"com.x.Missing\""}},
+		{"union duplicates", `["int", "string", "int", ["null"]]`,
+			[]string{"1: /2: union has two branches of type int", "1: /3: a union may not directly contain another union"}},
+		{"broken json", "{\"type\": \"record\",\n \"name\": }", []string{"2: /name: invalid character"}},
+		{"duplicate key", "{\"type\": \"record\",\n \"type\": \"enum\"}", []string{"2:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("v1.avsc", []byte(tt.schema))
+			var errs Errors
+			if !errors.As(err, &errs) {
+				t.Fatalf("error = %v (%T), want Errors", err, err)
+			}
+			if len(errs) != len(tt.want) {
+				t.Errorf("got %d errors, want %d:\n%v", len(errs), len(tt.want), errs)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(errs.Error(), "v1.avsc:"+w) {
+					t.Errorf("missing %q in\n%v", w, errs)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadStaysInsideFS(t *testing.T) {
+	fsys := fstest.MapFS{"a/v1.avsc": {Data: []byte(`"com.x.Elsewhere"`)}}
+	if _, err := Load(fsys, "a/v1.avsc", "../outside"); err == nil {
+		t.Fatal("a shared directory outside the file system was read")
+	}
+}

@@ -1,0 +1,205 @@
+// Package avro is evtool's Avro schema format: it loads .avsc files
+// (named types resolved among sibling and shared files, never outside the
+// given file system), lints what registries skip, and encodes, decodes,
+// validates and samples datums. Encoding, decoding, canonical form and
+// resolution are github.com/twmb/avro's; this package adds positions
+// (file, line, JSON pointer) and the checks the library does not make.
+package avro
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	twmb "github.com/twmb/avro"
+
+	"github.com/evtool/evtool/internal/jsonpos"
+)
+
+// Content types a datum can come in.
+const (
+	ContentTypeBinary = "application/avro"
+	ContentTypeJSON   = "application/json"
+)
+
+// Schema is one compiled Avro schema with the positioned tree it was built
+// from.
+type Schema struct {
+	Root *Node
+	// File is the schema's own file; Files every file it uses, own first.
+	File  string
+	Files []string
+
+	texts map[string][]byte
+	// full keeps logical types; physical is the same schema without them,
+	// the form datums are sampled, resolved and shown in.
+	full, physical *twmb.Schema
+}
+
+func (s *Schema) compile() error {
+	var err error
+	if s.full, err = twmb.Parse(string(emit(s.Root, false, true))); err != nil {
+		return err
+	}
+	s.physical, err = twmb.Parse(string(emit(s.Root, true, true)))
+	return err
+}
+
+// Canonical is the schema's Parsing Canonical Form (the specification's
+// identity of a schema: no doc, aliases, defaults or logical types).
+func (s *Schema) Canonical() []byte { return s.full.Canonical() }
+
+// Digest is the hex SHA-256 of the canonical form.
+func (s *Schema) Digest() string {
+	h := sha256.Sum256(s.Canonical())
+	return hex.EncodeToString(h[:])
+}
+
+// JSON is the schema as one self-contained document, named types inlined
+// at their first use: what a registry without references stores.
+func (s *Schema) JSON() []byte { return emit(s.Root, false, true) }
+
+// Line returns the line of pointer in one of the schema's files (1 when
+// the file is unknown).
+func (s *Schema) Line(file, pointer string) int {
+	text, ok := s.texts[file]
+	if !ok {
+		return 1
+	}
+	line, _ := jsonpos.Find(text, pointer)
+	return line
+}
+
+// Datums are generic values in the physical form: int32, int64, float32,
+// float64, bool, string, []byte, nil, []any, map[string]any for maps and
+// records, and a union value as map[string]any{branchName: value} (nil for
+// null), exactly what Avro's JSON encoding writes.
+
+// Encode writes datum in Avro's binary encoding.
+func (s *Schema) Encode(datum any) ([]byte, error) { return s.physical.Encode(datum) }
+
+// EncodeJSON writes datum in Avro's JSON encoding (unions tagged).
+func (s *Schema) EncodeJSON(datum any) ([]byte, error) {
+	return s.physical.EncodeJSON(datum, twmb.TaggedUnions())
+}
+
+// Decode reads exactly one binary datum; trailing bytes are an error.
+func (s *Schema) Decode(data []byte) (any, error) {
+	var v any
+	rest, err := s.physical.Decode(data, &v, twmb.TaggedUnions())
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) > 0 {
+		return nil, fmt.Errorf("%d bytes left after the datum", len(rest))
+	}
+	return v, nil
+}
+
+// DecodeJSON reads a datum in Avro's JSON encoding. Like the library it
+// also accepts untagged union values.
+func (s *Schema) DecodeJSON(data []byte) (any, error) {
+	var v any
+	if err := s.physical.DecodeJSON(data, &v, twmb.TaggedUnions()); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// DecodeFrom reads a binary datum written with writer and resolves it to
+// this (the reader's) schema by the specification's rules: the library's
+// resolution, which refuses pairs it finds incompatible.
+func (s *Schema) DecodeFrom(writer *Schema, data []byte) (any, error) {
+	r, err := twmb.Resolve(writer.physical, s.physical)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	rest, err := r.Decode(data, &v, twmb.TaggedUnions())
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) > 0 {
+		return nil, fmt.Errorf("%d bytes left after the datum", len(rest))
+	}
+	return v, nil
+}
+
+// LibraryCompatible asks the library whether reader reads writer's data.
+// It stops at the first problem and ignores logical types: a cross-check,
+// never the verdict.
+func LibraryCompatible(writer, reader *Schema) error {
+	return twmb.CheckCompatibility(writer.physical, reader.physical)
+}
+
+// Framing says whether binary datums carry the Confluent wire-format
+// header (magic byte 0, 4-byte big-endian schema id).
+type Framing int
+
+const (
+	// FramingAuto takes a header when one is there and the rest decodes.
+	FramingAuto Framing = iota
+	FramingNone
+	FramingConfluent
+)
+
+// Frame prefixes datum with the Confluent header for schema id.
+func Frame(id uint32, datum []byte) []byte {
+	out := make([]byte, 5, 5+len(datum))
+	binary.BigEndian.PutUint32(out[1:], id)
+	return append(out, datum...)
+}
+
+// Unframe splits a Confluent-framed payload.
+func Unframe(data []byte) (id uint32, datum []byte, err error) {
+	if len(data) < 5 || data[0] != 0 {
+		return 0, nil, errors.New("not in the Confluent wire format (magic byte 0 and a 4-byte schema id)")
+	}
+	return binary.BigEndian.Uint32(data[1:5]), data[5:], nil
+}
+
+// DecodeBinary decodes an Avro binary datum with the given framing and
+// returns the schema id when framed (ok false otherwise).
+func (s *Schema) DecodeBinary(data []byte, framing Framing) (datum any, id uint32, framed bool, err error) {
+	switch framing {
+	case FramingNone:
+		datum, err = s.Decode(data)
+		return datum, 0, false, err
+	case FramingConfluent:
+		id, body, err := Unframe(data)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		datum, err = s.Decode(body)
+		return datum, id, true, err
+	}
+	if id, body, ferr := Unframe(data); ferr == nil {
+		if datum, err := s.Decode(body); err == nil {
+			return datum, id, true, nil
+		}
+	}
+	datum, err = s.Decode(data)
+	return datum, 0, false, err
+}
+
+// Validate checks that data is one datum of the schema: Avro binary
+// (Confluent framing optional) for application/avro, Avro's JSON encoding
+// for application/json (and +json types).
+func (s *Schema) Validate(data []byte, contentType string) error {
+	ct, _, _ := strings.Cut(contentType, ";")
+	ct = strings.TrimSpace(strings.ToLower(ct))
+	switch {
+	case ct == ContentTypeBinary || ct == "avro/binary" || ct == "application/vnd.apache.avro+binary":
+		_, _, _, err := s.DecodeBinary(data, FramingAuto)
+		return err
+	case ct == ContentTypeJSON || strings.HasSuffix(ct, "+json") || ct == "":
+		_, err := s.DecodeJSON(bytes.TrimSpace(data))
+		return err
+	default:
+		return fmt.Errorf("content type %q is not an Avro encoding (want %s or %s)", contentType, ContentTypeBinary, ContentTypeJSON)
+	}
+}

@@ -563,3 +563,8 @@ func jsonKind(v any) string {
 func ptrJoin(ptr string, tokens ...string) string {
 	return ptr + jsonpos.Join(tokens...)
 }
+
+// Place is a JSON pointer in a file: where a schema construct is written.
+type Place struct {
+	File, Pointer string
+}

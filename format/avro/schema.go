@@ -203,3 +203,20 @@ func (s *Schema) Validate(data []byte, contentType string) error {
 		return fmt.Errorf("content type %q is not an Avro encoding (want %s or %s)", contentType, ContentTypeBinary, ContentTypeJSON)
 	}
 }
+
+// DefaultDatum is field f's default in the physical datum form (unions
+// tagged), what a reader fills in when the writer has no such field.
+func DefaultDatum(f *Field) (any, error) {
+	if !f.HasDefault {
+		return nil, fmt.Errorf("field %q has no default", f.Name)
+	}
+	ls, err := twmb.Parse(string(emit(f.Type, true, true)))
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := ls.DecodeJSON(f.Default, &v, twmb.TaggedUnions()); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

@@ -1,0 +1,116 @@
+package avrocompat
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/format/avro"
+)
+
+func mustParse(t testing.TB, name, text string) *avro.Schema {
+	t.Helper()
+	s, err := avro.Parse(name, []byte(text))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return s
+}
+
+func rec(fields string) string {
+	return `{"type": "record", "name": "com.x.R", "fields": [` + fields + `]}`
+}
+
+// ruleTests: old, new, and the rules expected reading old data with new
+// (BACKWARD) and new data with old (FORWARD).
+var ruleTests = []struct {
+	name, old, new    string
+	backward, forward []string
+	backwardWitness   string // part of a backward counterexample summary
+}{
+	{"field added with default", rec(`{"name": "a", "type": "int"}`), rec(`{"name": "a", "type": "int"}, {"name": "b", "type": "string", "default": ""}`),
+		nil, nil, ""},
+	{"field added without default", rec(`{"name": "a", "type": "int"}`), rec(`{"name": "a", "type": "int"}, {"name": "b", "type": "string"}`),
+		[]string{"avro-field-added-without-default"}, nil, `reader fails: field "b" is missing`},
+	{"int promoted to long", rec(`{"name": "a", "type": "int"}`), rec(`{"name": "a", "type": "long"}`),
+		nil, []string{"avro-type-changed"}, ""},
+	{"string to int", rec(`{"name": "a", "type": "string"}`), rec(`{"name": "a", "type": "int"}`),
+		[]string{"avro-type-changed"}, []string{"avro-type-changed"}, "cannot be read as int"},
+	{"enum symbol removed", `{"type": "enum", "name": "E", "symbols": ["A", "B", "C"]}`, `{"type": "enum", "name": "E", "symbols": ["A"]}`,
+		[]string{"avro-enum-symbol-removed", "avro-enum-symbol-removed"}, nil, `"B" = 0x02; reader fails: symbol B`},
+	{"enum symbol removed with reader default", `{"type": "enum", "name": "E", "symbols": ["A", "B"]}`, `{"type": "enum", "name": "E", "symbols": ["A"], "default": "A"}`,
+		nil, nil, ""},
+	{"union branch removed", rec(`{"name": "a", "type": ["null", "int", "string"]}`), rec(`{"name": "a", "type": ["null", "int"]}`),
+		[]string{"avro-union-branch-unmatched"}, nil, `{"a":{"string":`},
+	{"union to non-union", `["int", "string"]`, `"long"`, []string{"avro-union-branch-unmatched"}, []string{"avro-union-branch-unmatched"}, ""},
+	{"fixed size changed", `{"type": "fixed", "name": "F", "size": 4}`, `{"type": "fixed", "name": "F", "size": 8}`,
+		[]string{"avro-fixed-size-changed"}, []string{"avro-fixed-size-changed"}, "fixed of 4 bytes read as fixed of 8"},
+	{"record renamed", `{"type": "record", "name": "a.R", "fields": []}`, `{"type": "record", "name": "a.S", "fields": []}`,
+		[]string{"avro-name-mismatch"}, []string{"avro-name-mismatch"}, ""},
+	{"record renamed with alias", `{"type": "record", "name": "a.R", "fields": []}`, `{"type": "record", "name": "a.S", "aliases": ["R"], "fields": []}`,
+		nil, []string{"avro-name-mismatch"}, ""},
+	{"array items narrowed", `{"type": "array", "items": "long"}`, `{"type": "array", "items": "int"}`,
+		[]string{"avro-array-items-changed"}, nil, "[0] = 0x0200"},
+	{"map values changed", `{"type": "map", "values": "string"}`, `{"type": "map", "values": "boolean"}`,
+		[]string{"avro-map-values-changed"}, []string{"avro-map-values-changed"}, ""},
+	{"decimal scale changed", `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2}`, `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 3}`,
+		[]string{"avro-decimal-scale-changed"}, []string{"avro-decimal-scale-changed"}, "written 12.34, read as 1.234"},
+	{"decimal precision widened", `{"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}`, `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2}`,
+		nil, []string{"avro-decimal-precision-narrowed"}, ""},
+	{"timestamp millis to micros", `{"type": "long", "logicalType": "timestamp-millis"}`, `{"type": "long", "logicalType": "timestamp-micros"}`,
+		[]string{"avro-timestamp-unit-changed"}, []string{"avro-timestamp-unit-changed"}, "written 2023-11-14T22:13:20.123Z (timestamp-millis), read as 1970-01-20"},
+	{"local timestamp to timestamp", `{"type": "long", "logicalType": "local-timestamp-millis"}`, `{"type": "long", "logicalType": "timestamp-millis"}`,
+		[]string{"avro-timestamp-local-changed"}, []string{"avro-timestamp-local-changed"}, "local time, no zone"},
+	{"time millis to micros", `{"type": "int", "logicalType": "time-millis"}`, `{"type": "long", "logicalType": "time-micros"}`,
+		[]string{"avro-time-unit-changed"}, []string{"avro-type-changed"}, "12h34m56.789s after midnight (time-millis), read as 45.296789s"},
+	{"date to timestamp", `{"type": "int", "logicalType": "date"}`, `{"type": "long", "logicalType": "timestamp-millis"}`,
+		[]string{"avro-logical-type-changed"}, []string{"avro-type-changed"}, "2023-12-09 (date)"},
+	{"logical dropped is a warning", `{"type": "long", "logicalType": "timestamp-millis"}`, `"long"`,
+		[]string{"avro-logical-type-dropped"}, []string{"avro-logical-type-added"}, ""},
+	{"recursive list, every break", `{"type": "record", "name": "a.Node", "fields": [
+		{"name": "v", "type": "int"}, {"name": "k", "type": {"type": "enum", "name": "K", "symbols": ["X", "Y"]}},
+		{"name": "next", "type": ["null", "Node"]}]}`,
+		`{"type": "record", "name": "a.Node", "fields": [
+		{"name": "v", "type": "string"}, {"name": "k", "type": {"type": "enum", "name": "K", "symbols": ["X"]}},
+		{"name": "next", "type": ["null", "Node"]}, {"name": "w", "type": "int"}]}`,
+		[]string{"avro-type-changed", "avro-enum-symbol-removed", "avro-field-added-without-default"}, []string{"avro-type-changed"}, ""},
+}
+
+func TestRules(t *testing.T) {
+	for _, tt := range ruleTests {
+		t.Run(tt.name, func(t *testing.T) {
+			old, new := mustParse(t, "v1.avsc", tt.old), mustParse(t, "v2.avsc", tt.new)
+			for _, d := range []struct {
+				dir  compat.Direction
+				want []string
+			}{{compat.Backward, tt.backward}, {compat.Forward, tt.forward}} {
+				fs := Compare(old, new, d.dir, Options{})
+				var got []string
+				for _, f := range fs {
+					got = append(got, f.Rule)
+					if f.Severity == "error" && f.Counterexample == nil {
+						t.Errorf("%s %s: no counterexample: %s", d.dir, f.Rule, f.Message)
+					}
+				}
+				if !slices.Equal(got, d.want) {
+					t.Errorf("%s rules = %v, want %v", d.dir, got, d.want)
+					for _, f := range fs {
+						t.Logf("  %s %s", f.Rule, f.Message)
+					}
+				}
+				if d.dir == compat.Backward && tt.backwardWitness != "" {
+					var all []string
+					for _, f := range fs {
+						if f.Counterexample != nil {
+							all = append(all, f.Counterexample.Summary())
+						}
+					}
+					if !strings.Contains(strings.Join(all, "\n"), tt.backwardWitness) {
+						t.Errorf("no counterexample contains %q:\n%s", tt.backwardWitness, strings.Join(all, "\n"))
+					}
+				}
+			}
+		})
+	}
+}

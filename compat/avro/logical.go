@@ -1,0 +1,206 @@
+package avrocompat
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/report"
+)
+
+// logical compares the logical types of a writer and reader of matching
+// base types. Java and Confluent ignore them; a changed unit or scale
+// changes the meaning of every datum, so evtool calls it a break.
+func (c *checker) logical(w, r *avro.Node, path []avro.Step) {
+	wl, rl := w.Logical, r.Logical
+	if wl == rl {
+		if wl != "decimal" {
+			return
+		}
+		if w.Scale != r.Scale {
+			f := c.add("avro-decimal-scale-changed", report.SeverityError, place(w), place(r), path,
+				fmt.Sprintf("decimal scale changed from %d to %d: every value is read %s", w.Scale, r.Scale, scaleWord(w.Scale, r.Scale)))
+			f.leaf = decimalDatum(w, big.NewInt(1234))
+		}
+		if r.Precision < w.Precision {
+			f := c.add("avro-decimal-precision-narrowed", report.SeverityError, place(w), place(r), path,
+				fmt.Sprintf("decimal precision narrowed from %d to %d digits: larger writer values do not fit the reader", w.Precision, r.Precision))
+			digits := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(w.Precision)), nil)
+			f.leaf = decimalDatum(w, digits.Sub(digits, big.NewInt(1)))
+		}
+		return
+	}
+	switch {
+	case wl == "":
+		c.add("avro-logical-type-added", report.SeverityWarning, place(w), place(r), path,
+			fmt.Sprintf("the reader reads plain %s values as %s", w.Kind, rl))
+		return
+	case rl == "":
+		c.add("avro-logical-type-dropped", report.SeverityWarning, place(w), place(r), path,
+			fmt.Sprintf("the reader reads %s values as plain %s", wl, r.Kind))
+		return
+	}
+	var f *Finding
+	switch {
+	case isTimestamp(wl) && isTimestamp(rl):
+		if unitOf(wl) != unitOf(rl) {
+			f = c.add("avro-timestamp-unit-changed", report.SeverityError, place(w), place(r), path,
+				fmt.Sprintf("timestamp unit changed from %s to %s: every instant is read %s", unitOf(wl), unitOf(rl), unitWord(unitOf(wl), unitOf(rl))))
+			f.leaf = logicalLeaf(w)
+		}
+		if isLocal(wl) != isLocal(rl) {
+			f = c.add("avro-timestamp-local-changed", report.SeverityError, place(w), place(r), path,
+				fmt.Sprintf("%s changed to %s: a wall-clock time is read as a UTC instant or the other way", wl, rl))
+			f.leaf = logicalLeaf(w)
+		}
+		return
+	case strings.HasPrefix(wl, "time-") && strings.HasPrefix(rl, "time-"):
+		f = c.add("avro-time-unit-changed", report.SeverityError, place(w), place(r), path,
+			fmt.Sprintf("time of day unit changed from %s to %s", unitOf(wl), unitOf(rl)))
+	default:
+		f = c.add("avro-logical-type-changed", report.SeverityError, place(w), place(r), path,
+			fmt.Sprintf("logical type changed from %s to %s", wl, rl))
+	}
+	f.leaf = logicalLeaf(w)
+}
+
+func isTimestamp(l string) bool {
+	return strings.HasPrefix(l, "timestamp-") || strings.HasPrefix(l, "local-timestamp-")
+}
+
+func isLocal(l string) bool { return strings.HasPrefix(l, "local-") }
+
+func unitOf(l string) string { return l[strings.LastIndexByte(l, '-')+1:] }
+
+var unitScale = map[string]int{"millis": 3, "micros": 6, "nanos": 9}
+
+func unitWord(from, to string) string {
+	d := unitScale[from] - unitScale[to]
+	if d > 0 {
+		return fmt.Sprintf("%dx larger (far in the future)", pow10(d))
+	}
+	return fmt.Sprintf("%dx smaller (near 1970)", pow10(-d))
+}
+
+func scaleWord(from, to int) string {
+	if to > from {
+		return fmt.Sprintf("%dx smaller", pow10(to-from))
+	}
+	return fmt.Sprintf("%dx larger", pow10(from-to))
+}
+
+func pow10(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
+}
+
+// logicalLeaf is a writer value whose meaning is easy to read.
+func logicalLeaf(w *avro.Node) any {
+	switch w.Kind {
+	case "int":
+		if w.Logical == "date" {
+			return int32(19_700) // 2023-12-09
+		}
+		return int32(45_296_789) // 12:34:56.789
+	case "long":
+		switch unitOf(w.Logical) {
+		case "micros":
+			return int64(1_700_000_000_123_456)
+		case "nanos":
+			return int64(1_700_000_000_123_456_789)
+		}
+		return int64(1_700_000_000_123)
+	case "bytes", "fixed":
+		if w.Logical == "decimal" {
+			return decimalDatum(w, big.NewInt(1234))
+		}
+	}
+	return nil
+}
+
+// decimalDatum encodes an unscaled value as a decimal's bytes: big-endian
+// two's complement, sign-extended to the size of a fixed.
+func decimalDatum(w *avro.Node, unscaled *big.Int) []byte {
+	b := unscaled.Bytes()
+	if len(b) == 0 || b[0]&0x80 != 0 {
+		b = append([]byte{0}, b...)
+	}
+	if w.Kind == "fixed" {
+		if len(b) > w.Size {
+			b = b[len(b)-w.Size:]
+		}
+		pad := make([]byte, w.Size-len(b))
+		b = append(pad, b...)
+	}
+	return b
+}
+
+// meaning renders a physical value as its logical type means it.
+func meaning(n *avro.Node, v any) string {
+	switch n.Logical {
+	case "decimal":
+		b, ok := v.([]byte)
+		if !ok {
+			break
+		}
+		return decimalString(b, n.Scale)
+	case "date":
+		if d, ok := v.(int32); ok {
+			return time.Unix(int64(d)*86400, 0).UTC().Format("2006-01-02") + " (date)"
+		}
+	case "time-millis", "time-micros":
+		if d, ok := asInt(v); ok {
+			unit := time.Millisecond
+			if n.Logical == "time-micros" {
+				unit = time.Microsecond
+			}
+			return (time.Duration(d) * unit).String() + " after midnight (" + n.Logical + ")"
+		}
+	default:
+		if isTimestamp(n.Logical) {
+			d, ok := asInt(v)
+			if !ok {
+				break
+			}
+			var t time.Time
+			switch unitOf(n.Logical) {
+			case "millis":
+				t = time.UnixMilli(d)
+			case "micros":
+				t = time.UnixMicro(d)
+			default:
+				t = time.Unix(0, d)
+			}
+			s := t.UTC().Format("2006-01-02T15:04:05.999999999")
+			if isLocal(n.Logical) {
+				return s + " local time, no zone (" + n.Logical + ")"
+			}
+			return s + "Z (" + n.Logical + ")"
+		}
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+func asInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	}
+	return 0, false
+}
+
+func decimalString(b []byte, scale int) string {
+	u := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	r := new(big.Rat).SetFrac(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
+	return r.FloatString(scale)
+}

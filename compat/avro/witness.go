@@ -1,0 +1,141 @@
+package avrocompat
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/report"
+)
+
+// Counterexample is a writer datum that shows a break: its Avro JSON
+// encoding, its binary encoding in hex, and what the reader does with it:
+// fail (ReaderError) or read a value that means something else (Written
+// and ReadAs; Read is the reader's whole datum in Avro JSON).
+type Counterexample struct {
+	Datum       json.RawMessage `json:"datum"`
+	Hex         string          `json:"hex"`
+	ReaderError string          `json:"readerError,omitempty"`
+	Read        json.RawMessage `json:"read,omitempty"`
+	Written     string          `json:"written,omitempty"`
+	ReadAs      string          `json:"readAs,omitempty"`
+}
+
+const witnessTries = 8
+
+// findWitnesses gives every error finding a counterexample: a writer datum
+// steered through the finding's path, encoded, decoded and resolved.
+func findWitnesses(writer, reader *avro.Schema, fs []*Finding, opts Options) {
+	for _, f := range fs {
+		if f.Severity != report.SeverityError {
+			continue
+		}
+		for i := range witnessTries {
+			if done(opts) {
+				return
+			}
+			datum, err := writer.SampleAt(opts.Seed, i, f.path, f.leaf)
+			if err != nil {
+				break
+			}
+			if cx := tryDatum(writer, reader, datum, f); cx != nil {
+				f.Counterexample = cx
+				break
+			}
+		}
+	}
+}
+
+func done(opts Options) bool {
+	return opts.Context != nil && opts.Context.Err() != nil
+}
+
+// tryDatum encodes datum with the writer, decodes the bytes, resolves them
+// with the reader and returns a counterexample when the outcome shows f
+// (or, when f is nil, any break at all).
+func tryDatum(writer, reader *avro.Schema, datum any, f *Finding) *Counterexample {
+	bin, err := writer.Encode(datum)
+	if err != nil {
+		return nil
+	}
+	decoded, err := writer.Decode(bin)
+	if err != nil {
+		return nil
+	}
+	js, err := writer.EncodeJSON(decoded)
+	if err != nil {
+		return nil
+	}
+	rs := &resolver{}
+	read := rs.resolve(writer.Root, reader.Root, decoded, "")
+	cx := &Counterexample{Datum: js, Hex: hex.EncodeToString(bin)}
+	for _, e := range rs.errs {
+		if f == nil || (e.rule == f.Rule && e.w == f.Writer && e.r == f.Reader) || (f.Rule == "avro-unexplained-break" && e.w == f.Writer && e.r == f.Reader) {
+			cx.ReaderError = e.reason
+			return cx
+		}
+	}
+	if len(rs.errs) == 0 {
+		if out, err := reader.EncodeJSON(read); err == nil {
+			cx.Read = out
+		} else if f == nil {
+			cx.ReaderError = "the resolved value does not fit the reader: " + err.Error()
+			return cx
+		}
+	}
+	for _, c := range rs.changes {
+		if f == nil || (c.w == f.Writer && c.r == f.Reader) {
+			cx.Written, cx.ReadAs = c.written, c.read
+			return cx
+		}
+	}
+	return nil
+}
+
+// unexplained samples writer datums and reports any break the rules did
+// not predict: a safety net so the gate never passes a pair it has a
+// counterexample for.
+func unexplained(writer, reader *avro.Schema, dir compat.Direction, fs []*Finding, opts Options) []*Finding {
+	n := opts.Samples
+	if n == 0 {
+		n = 64
+	}
+	datums, err := writer.Samples(opts.Seed, max(n, writer.Cover()))
+	if err != nil {
+		return nil
+	}
+	var out []*Finding
+	known := map[[2]avro.Place]bool{}
+	for _, f := range fs {
+		known[[2]avro.Place{f.Writer, f.Reader}] = true
+	}
+	for _, d := range datums {
+		if done(opts) {
+			return out
+		}
+		bin, err := writer.Encode(d)
+		if err != nil {
+			continue
+		}
+		decoded, err := writer.Decode(bin)
+		if err != nil {
+			continue
+		}
+		rs := &resolver{}
+		rs.resolve(writer.Root, reader.Root, decoded, "")
+		for _, e := range rs.errs {
+			key := [2]avro.Place{e.w, e.r}
+			if known[key] {
+				continue
+			}
+			known[key] = true
+			js, _ := writer.EncodeJSON(decoded)
+			out = append(out, &Finding{Rule: "avro-unexplained-break", Severity: report.SeverityError, Direction: dir,
+				Writer: e.w, Reader: e.r, Message: fmt.Sprintf("a writer datum fails in the reader: %s", e.reason),
+				Counterexample: &Counterexample{Datum: js, Hex: hex.EncodeToString(bin), ReaderError: e.reason}})
+		}
+	}
+	return out
+}

@@ -273,9 +273,8 @@ func (b *builder) union(v []any, file, ptr, ns string) *Node {
 		seen[key] = i
 		n.Branches = append(n.Branches, br)
 	}
-	if len(v) == 0 {
-		b.fail(file, ptr, "a union needs at least one branch")
-	}
+	// An empty union is legal (Java accepts it); it has no datum, which
+	// the sampler reports.
 	return n
 }
 

@@ -1,0 +1,101 @@
+package avro
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+const orderV1 = `{"type": "record", "name": "com.x.Order", "fields": [
+  {"name": "id", "type": "string"},
+  {"name": "qty", "type": "int"},
+  {"name": "status", "type": {"type": "enum", "name": "Status", "symbols": ["NEW", "PAID"]}}]}`
+
+const orderV2 = `{"type": "record", "name": "com.x.Order", "fields": [
+  {"name": "id", "type": "string"},
+  {"name": "qty", "type": "long"},
+  {"name": "note", "type": ["null", "string"], "default": null},
+  {"name": "status", "type": {"type": "enum", "name": "Status", "symbols": ["NEW", "PAID", "SHIPPED"]}}]}`
+
+func TestEncodeDecodeValidate(t *testing.T) {
+	s, err := Parse("v1.avsc", []byte(orderV1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	datum := map[string]any{"id": "o-1", "qty": int32(3), "status": "PAID"}
+	bin, err := s.Encode(datum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := s.EncodeJSON(datum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(js) != `{"id":"o-1","qty":3,"status":"PAID"}` {
+		t.Errorf("JSON encoding = %s", js)
+	}
+	framed := Frame(7, bin)
+	tests := []struct {
+		name, ct string
+		data     []byte
+		wantErr  string
+	}{
+		{"binary", ContentTypeBinary, bin, ""},
+		{"framed", ContentTypeBinary, framed, ""},
+		{"json", ContentTypeJSON, js, ""},
+		{"json with parameters", "application/json; charset=utf-8", js, ""},
+		{"truncated binary", ContentTypeBinary, bin[:len(bin)-1], "short"},
+		{"trailing bytes", ContentTypeBinary, append(bytes.Clone(bin), 1, 2), "left after the datum"},
+		{"unknown symbol", ContentTypeJSON, []byte(`{"id":"o-1","qty":3,"status":"LOST"}`), "LOST"},
+		{"wrong content type", "text/plain", bin, "not an Avro encoding"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.Validate(tt.data, tt.ct)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("unexpected error %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("error = %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+	_, id, ok, err := s.DecodeBinary(framed, FramingConfluent)
+	if err != nil || !ok || id != 7 {
+		t.Errorf("framed decode: id %d framed %v err %v", id, ok, err)
+	}
+	if _, _, _, err := s.DecodeBinary(bin, FramingConfluent); err == nil {
+		t.Error("an unframed datum passed as Confluent-framed")
+	}
+}
+
+func TestDecodeFromResolvesWriterToReader(t *testing.T) {
+	v1, err := Parse("v1.avsc", []byte(orderV1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := Parse("v2.avsc", []byte(orderV2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, _ := v1.Encode(map[string]any{"id": "o-1", "qty": int32(3), "status": "PAID"})
+	got, err := v2.DecodeFrom(v1, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := v2.EncodeJSON(got)
+	if want := `{"id":"o-1","qty":3,"note":null,"status":"PAID"}`; string(js) != want {
+		t.Errorf("resolved = %s, want %s", js, want)
+	}
+	if _, err := v1.DecodeFrom(v2, bin); err == nil {
+		t.Error("v1 reads v2 data although v2 has a symbol v1 lacks and v1 has no default")
+	}
+}
+
+func TestCanonicalIgnoresFormattingDocAndDefaults(t *testing.T) {
+	a, _ := Parse("a.avsc", []byte(`{"type":"record","name":"R","namespace":"n","doc":"x","fields":[{"name":"f","type":"int","default":1}]}`))
+	b, _ := Parse("b.avsc", []byte("{\n \"name\": \"n.R\", \"type\": \"record\",\n \"fields\": [{\"type\": \"int\", \"name\": \"f\"}]}"))
+	if a.Digest() != b.Digest() {
+		t.Errorf("canonical forms differ:\n%s\n%s", a.Canonical(), b.Canonical())
+	}
+}

@@ -1,0 +1,63 @@
+package avro
+
+import (
+	"errors"
+	"testing"
+	"testing/fstest"
+)
+
+// FuzzLoad: any .avsc text loads or fails with errors naming the file and
+// a line; it never panics.
+func FuzzLoad(f *testing.F) {
+	for _, s := range []string{orderV1, orderV2, coverageSchema, `"int"`, `["null", "x.Y"]`,
+		`{"type": "fixed", "name": "F", "size": 16, "logicalType": "uuid"}`,
+		`{"type": "record", "name": "R", "fields": [{"name": "a", "type": ["int", "null"], "default": 1}]}`} {
+		f.Add(s, `{"type": "enum", "name": "x.Y", "symbols": ["A"]}`)
+	}
+	f.Fuzz(func(t *testing.T, schema, sibling string) {
+		fsys := fstest.MapFS{"t/v1.avsc": {Data: []byte(schema)}, "common/y.avsc": {Data: []byte(sibling)}}
+		s, err := Load(fsys, "t/v1.avsc", "common")
+		if err != nil {
+			var errs Errors
+			if !errors.As(err, &errs) {
+				t.Fatalf("error %T is not Errors: %v", err, err)
+			}
+			for _, e := range errs {
+				if e.File == "" || e.Line < 1 {
+					t.Fatalf("error without file and line: %+v", e)
+				}
+			}
+			return
+		}
+		if _, err := s.Samples(1, 2); err == nil {
+			_ = s.Canonical()
+		}
+	})
+}
+
+// FuzzDecode: arbitrary bytes through every decode path of a schema with
+// every kind of type; errors, never panics or huge allocations.
+func FuzzDecode(f *testing.F) {
+	s, err := Parse("tree.avsc", []byte(coverageSchema))
+	if err != nil {
+		f.Fatal(err)
+	}
+	datums, _ := s.Samples(1, s.Cover())
+	for _, d := range datums {
+		bin, _ := s.Encode(d)
+		js, _ := s.EncodeJSON(d)
+		f.Add(bin)
+		f.Add(Frame(1, bin))
+		f.Add(js)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if v, err := s.Decode(data); err == nil {
+			if _, err := s.Encode(v); err != nil {
+				t.Fatalf("decoded datum does not re-encode: %v", err)
+			}
+		}
+		_, _, _, _ = s.DecodeBinary(data, FramingAuto)
+		_ = s.Validate(data, ContentTypeJSON)
+		_, _ = s.DecodeFrom(s, data)
+	})
+}

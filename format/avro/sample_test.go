@@ -1,0 +1,101 @@
+package avro
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+)
+
+const coverageSchema = `{"type": "record", "name": "a.Tree", "fields": [
+  {"name": "i", "type": "int"},
+  {"name": "l", "type": "long"},
+  {"name": "s", "type": "string"},
+  {"name": "e", "type": {"type": "enum", "name": "Color", "symbols": ["RED", "GREEN", "BLUE", "CYAN", "MAGENTA", "YELLOW", "BLACK", "WHITE"]}},
+  {"name": "u", "type": ["null", "int", "string", "a.Color", {"type": "array", "items": "a.Tree"}]},
+  {"name": "kids", "type": {"type": "array", "items": "a.Tree"}},
+  {"name": "m", "type": {"type": "map", "values": "bytes"}},
+  {"name": "f", "type": {"type": "fixed", "name": "Four", "size": 4}}
+]}`
+
+func TestSamplesCoverEveryBranchSymbolAndEdge(t *testing.T) {
+	s, err := Parse("tree.avsc", []byte(coverageSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	datums, err := s.Samples(1, s.Cover())
+	if err != nil {
+		t.Fatal(err)
+	}
+	branches, symbols := map[string]bool{}, map[string]bool{}
+	ints, strs := map[int32]bool{}, map[int]bool{}
+	for _, d := range datums {
+		bin, err := s.Encode(d)
+		if err != nil {
+			t.Fatalf("sample does not encode: %v\n%#v", err, d)
+		}
+		if _, err := s.Decode(bin); err != nil {
+			t.Fatalf("sample does not decode: %v", err)
+		}
+		r := d.(map[string]any)
+		ints[r["i"].(int32)] = true
+		strs[len(r["s"].(string))] = true
+		symbols[r["e"].(string)] = true
+		switch u := r["u"].(type) {
+		case nil:
+			branches["null"] = true
+		case map[string]any:
+			for k := range u {
+				branches[k] = true
+			}
+		}
+	}
+	for _, b := range []string{"null", "int", "string", "a.Color", "array"} {
+		if !branches[b] {
+			t.Errorf("union branch %s never sampled", b)
+		}
+	}
+	if len(symbols) != 8 {
+		t.Errorf("symbols sampled: %v, want all 8", symbols)
+	}
+	for _, v := range []int32{math.MinInt32, math.MaxInt32, 0} {
+		if !ints[v] {
+			t.Errorf("int edge %d never sampled", v)
+		}
+	}
+	if !strs[0] || !strs[300] {
+		t.Errorf("string lengths sampled %v, want the empty and a 300-byte string", strs)
+	}
+}
+
+func TestSamplesAreDeterministicAndBounded(t *testing.T) {
+	s, err := Parse("tree.avsc", []byte(coverageSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := s.Samples(42, 50)
+	b, _ := s.Samples(42, 50)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("same seed, different samples")
+	}
+	c, _ := s.Samples(43, 50)
+	if reflect.DeepEqual(a, c) {
+		t.Fatal("different seeds, same samples")
+	}
+	for _, d := range a {
+		js, _ := json.Marshal(d)
+		if len(js) > 1<<20 {
+			t.Fatalf("recursion not bounded: a %d-byte datum", len(js))
+		}
+	}
+}
+
+func TestSampleNeverEndingSchema(t *testing.T) {
+	s, err := Parse("loop.avsc", []byte(`{"type": "record", "name": "L", "fields": [{"name": "next", "type": "L"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Samples(1, 1); err == nil {
+		t.Fatal("a record that always recurses was sampled")
+	}
+}

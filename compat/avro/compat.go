@@ -44,8 +44,9 @@ func Compare(old, new *avro.Schema, dir compat.Direction, opts Options) []Findin
 	c := &checker{dir: dir, seen: map[[2]*avro.Node]bool{}}
 	c.check(writer.Root, reader.Root, nil, "")
 	if !opts.NoWitness {
-		findWitnesses(writer, reader, c.findings, opts)
-		c.findings = append(c.findings, unexplained(writer, reader, dir, c.findings, opts)...)
+		defaults := map[*avro.Field]any{}
+		findWitnesses(writer, reader, c.findings, defaults, opts)
+		c.findings = append(c.findings, unexplained(writer, reader, dir, c.findings, defaults, opts)...)
 	}
 	out := make([]Finding, len(c.findings))
 	for i, f := range c.findings {

@@ -19,6 +19,13 @@ import (
 type resolver struct {
 	errs    []resolveError
 	changes []change
+	// defaults caches reader field defaults across the datums of one
+	// comparison (decoding one means compiling its field's schema).
+	defaults map[*avro.Field]any
+}
+
+func newResolver(defaults map[*avro.Field]any) *resolver {
+	return &resolver{defaults: defaults}
 }
 
 type resolveError struct {
@@ -120,10 +127,16 @@ func (rs *resolver) plain(w, r *avro.Node, v any, context string) any {
 					rs.fail("avro-field-added-without-default", place(w), fieldPlace(r, rf), "field %q is missing from the data and has no default", rf.Name)
 					continue
 				}
-				d, err := avro.DefaultDatum(rf)
-				if err != nil {
-					rs.fail("avro-default-wrong-type", place(w), fieldPlace(r, rf), "default of field %q does not decode: %v", rf.Name, err)
-					continue
+				d, cached := rs.defaults[rf]
+				if !cached {
+					var err error
+					if d, err = avro.DefaultDatum(rf); err != nil {
+						rs.fail("avro-default-wrong-type", place(w), fieldPlace(r, rf), "default of field %q does not decode: %v", rf.Name, err)
+						continue
+					}
+					if rs.defaults != nil {
+						rs.defaults[rf] = d
+					}
 				}
 				out[rf.Name] = d
 				continue
@@ -209,6 +222,9 @@ func promote(v any, to string) any {
 func (rs *resolver) meaning(w, r *avro.Node, written, read any) {
 	if w.Logical == "" || r.Logical == "" {
 		return
+	}
+	if w.Logical == r.Logical && (w.Logical != "decimal" || (w.Scale == r.Scale && r.Precision >= w.Precision)) {
+		return // same meaning: skip rendering it
 	}
 	before, after := meaning(w, written), meaning(r, read)
 	if w.Logical == "decimal" && r.Logical == "decimal" {

@@ -27,7 +27,7 @@ const witnessTries = 8
 
 // findWitnesses gives every error finding a counterexample: a writer datum
 // steered through the finding's path, encoded, decoded and resolved.
-func findWitnesses(writer, reader *avro.Schema, fs []*Finding, opts Options) {
+func findWitnesses(writer, reader *avro.Schema, fs []*Finding, defaults map[*avro.Field]any, opts Options) {
 	for _, f := range fs {
 		if f.Severity != report.SeverityError {
 			continue
@@ -40,7 +40,7 @@ func findWitnesses(writer, reader *avro.Schema, fs []*Finding, opts Options) {
 			if err != nil {
 				break
 			}
-			if cx := tryDatum(writer, reader, datum, f); cx != nil {
+			if cx := tryDatum(writer, reader, datum, f, defaults); cx != nil {
 				f.Counterexample = cx
 				break
 			}
@@ -55,7 +55,7 @@ func done(opts Options) bool {
 // tryDatum encodes datum with the writer, decodes the bytes, resolves them
 // with the reader and returns a counterexample when the outcome shows f
 // (or, when f is nil, any break at all).
-func tryDatum(writer, reader *avro.Schema, datum any, f *Finding) *Counterexample {
+func tryDatum(writer, reader *avro.Schema, datum any, f *Finding, defaults map[*avro.Field]any) *Counterexample {
 	bin, err := writer.Encode(datum)
 	if err != nil {
 		return nil
@@ -68,7 +68,7 @@ func tryDatum(writer, reader *avro.Schema, datum any, f *Finding) *Counterexampl
 	if err != nil {
 		return nil
 	}
-	rs := &resolver{}
+	rs := newResolver(defaults)
 	read := rs.resolve(writer.Root, reader.Root, decoded, "")
 	cx := &Counterexample{Datum: js, Hex: hex.EncodeToString(bin)}
 	for _, e := range rs.errs {
@@ -97,7 +97,7 @@ func tryDatum(writer, reader *avro.Schema, datum any, f *Finding) *Counterexampl
 // unexplained samples writer datums and reports any break the rules did
 // not predict: a safety net so the gate never passes a pair it has a
 // counterexample for.
-func unexplained(writer, reader *avro.Schema, dir compat.Direction, fs []*Finding, opts Options) []*Finding {
+func unexplained(writer, reader *avro.Schema, dir compat.Direction, fs []*Finding, defaults map[*avro.Field]any, opts Options) []*Finding {
 	n := opts.Samples
 	if n == 0 {
 		n = 64
@@ -123,7 +123,7 @@ func unexplained(writer, reader *avro.Schema, dir compat.Direction, fs []*Findin
 		if err != nil {
 			continue
 		}
-		rs := &resolver{}
+		rs := newResolver(defaults)
 		rs.resolve(writer.Root, reader.Root, decoded, "")
 		for _, e := range rs.errs {
 			key := [2]avro.Place{e.w, e.r}

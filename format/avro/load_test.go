@@ -2,6 +2,8 @@ package avro
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -92,5 +94,42 @@ func TestLoadStaysInsideFS(t *testing.T) {
 	fsys := fstest.MapFS{"a/v1.avsc": {Data: []byte(`"com.x.Elsewhere"`)}}
 	if _, err := Load(fsys, "a/v1.avsc", "../outside"); err == nil {
 		t.Fatal("a shared directory outside the file system was read")
+	}
+}
+
+func TestLoadAmbiguousDefinition(t *testing.T) {
+	fsys := fstest.MapFS{
+		"t/v3.avsc":     {Data: []byte(`{"type": "record", "name": "x.R", "fields": [{"name": "m", "type": "x.Money"}]}`)},
+		"t/v1.avsc":     {Data: []byte(`{"type": "fixed", "name": "x.Money", "size": 8}`)},
+		"common/m.avsc": {Data: []byte(`{"type": "fixed", "name": "x.Money", "size": 16}`)},
+	}
+	_, err := Load(fsys, "t/v3.avsc", "common")
+	if err == nil || !strings.Contains(err.Error(), `t/v3.avsc:1: /fields/0/type: type "x.Money" is defined in more than one file: t/v1.avsc and common/m.avsc`) {
+		t.Fatalf("error = %v", err)
+	}
+}
+
+func TestLoadRootRefusesSymlinkOut(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.avsc"), []byte(`{"type": "fixed", "name": "x.S", "size": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "t"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "t", "v1.avsc"), []byte(`"x.S"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.avsc"), filepath.Join(dir, "t", "link.avsc")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if _, err := Load(root.FS(), "t/v1.avsc"); err == nil || !strings.Contains(err.Error(), `unknown type "x.S"`) {
+		t.Fatalf("a type was read through a symlink out of the root: %v", err)
 	}
 }

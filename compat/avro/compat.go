@@ -51,8 +51,23 @@ func Compare(old, new *avro.Schema, dir compat.Direction, opts Options) []Findin
 	out := make([]Finding, len(c.findings))
 	for i, f := range c.findings {
 		out[i] = *f
+		if dir == compat.Forward {
+			if id, ok := forwardRule[f.Rule]; ok {
+				out[i].Rule = id
+			}
+		}
 	}
 	return out
+}
+
+// forwardRule renames the rules whose id describes the change as its
+// author sees it: reading new data with the old schema, the reader field
+// the writer lacks was removed in the new version, the writer symbol the
+// reader lacks was added.
+var forwardRule = map[string]string{
+	"avro-field-added-without-default": "avro-field-removed-without-default",
+	"avro-enum-symbol-removed":         "avro-enum-symbol-added",
+	"avro-decimal-precision-narrowed":  "avro-decimal-precision-widened",
 }
 
 // Compatible reports whether no finding fails the gate.

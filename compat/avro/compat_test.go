@@ -57,7 +57,7 @@ var ruleTests = []struct {
 	{"decimal scale changed", `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2}`, `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 3}`,
 		[]string{"avro-decimal-scale-changed"}, []string{"avro-decimal-scale-changed"}, "written 12.34, read as 1.234"},
 	{"decimal precision widened", `{"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}`, `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2}`,
-		nil, []string{"avro-decimal-precision-narrowed"}, ""},
+		nil, []string{"avro-decimal-precision-widened"}, ""},
 	{"timestamp millis to micros", `{"type": "long", "logicalType": "timestamp-millis"}`, `{"type": "long", "logicalType": "timestamp-micros"}`,
 		[]string{"avro-timestamp-unit-changed"}, []string{"avro-timestamp-unit-changed"}, "written 2023-11-14T22:13:20.123Z (timestamp-millis), read as 1970-01-20"},
 	{"local timestamp to timestamp", `{"type": "long", "logicalType": "local-timestamp-millis"}`, `{"type": "long", "logicalType": "timestamp-millis"}`,

@@ -30,9 +30,11 @@ func TestEmittedRulesAreDocumented(t *testing.T) {
 		table[r.ID] = string(r.Severity)
 	}
 	for _, p := range corpusPairs(t) {
-		for _, f := range Compare(p.writer, p.reader, compat.Backward, Options{}) {
-			if sev, ok := table[f.Rule]; !ok || sev != string(f.Severity) {
-				t.Errorf("%s: rule %s (%s) is not in Rules() with that severity", p.name, f.Rule, f.Severity)
+		for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
+			for _, f := range Compare(p.writer, p.reader, dir, Options{}) {
+				if sev, ok := table[f.Rule]; !ok || sev != string(f.Severity) {
+					t.Errorf("%s: rule %s (%s) is not in Rules() with that severity", p.name, f.Rule, f.Severity)
+				}
 			}
 		}
 	}

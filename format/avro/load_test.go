@@ -51,6 +51,12 @@ func TestLintErrors(t *testing.T) {
 		{"int default out of range", `{"type": "record", "name": "R", "fields": [
   {"name": "x", "type": "int", "default": 2147483648}]}`,
 			[]string{"2: /fields/0/default:"}},
+		{"record, enum and bytes defaults", `{"type": "record", "name": "R", "fields": [
+  {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"]}, "default": "Z"},
+  {"name": "b", "type": "bytes", "default": "\u0100"},
+  {"name": "r", "type": {"type": "record", "name": "S", "fields": [{"name": "x", "type": "int"}]}, "default": {}},
+  {"name": "ok", "type": "S", "default": {"x": 1}}]}`,
+			[]string{"2: /fields/0/default: default \"Z\" is not a valid enum E", "3: /fields/1/default:", "4: /fields/2/default: default {} is not a valid record S"}},
 		{"duplicate names", `{"type": "record", "name": "a.R", "fields": [
   {"name": "x", "type": {"type": "enum", "name": "E", "symbols": ["A", "A"]}},
   {"name": "x", "type": {"type": "fixed", "name": "E", "size": 2}}]}`,

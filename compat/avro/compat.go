@@ -47,6 +47,10 @@ func Compare(old, new *avro.Schema, dir compat.Direction, opts Options) []Findin
 		defaults := map[*avro.Field]any{}
 		findWitnesses(writer, reader, c.findings, defaults, opts)
 		c.findings = append(c.findings, unexplained(writer, reader, dir, c.findings, defaults, opts)...)
+		if done(opts) {
+			c.add("avro-incomplete", report.SeverityWarning, place(writer.Root), place(reader.Root), nil,
+				"the comparison was stopped before the witness search finished: "+opts.Context.Err().Error())
+		}
 	}
 	out := make([]Finding, len(c.findings))
 	for i, f := range c.findings {

@@ -1,6 +1,7 @@
 package avrocompat
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -112,5 +113,23 @@ func TestRules(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestContextStopsWitnessSearch(t *testing.T) {
+	old := mustParse(t, "v1.avsc", `{"type": "enum", "name": "E", "symbols": ["A", "B"]}`)
+	new := mustParse(t, "v2.avsc", `{"type": "enum", "name": "E", "symbols": ["A"]}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	fs := Compare(old, new, compat.Backward, Options{Context: ctx})
+	var rules []string
+	for _, f := range fs {
+		rules = append(rules, f.Rule)
+	}
+	if want := []string{"avro-enum-symbol-removed", "avro-incomplete"}; !slices.Equal(rules, want) {
+		t.Errorf("rules = %v, want %v", rules, want)
+	}
+	if Compatible(fs) {
+		t.Error("a stopped comparison with a break passed")
 	}
 }

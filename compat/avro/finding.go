@@ -84,7 +84,7 @@ func (f *Finding) ToReport(p compat.Pair, old, new *avro.Schema) report.Finding 
 
 // Summary is the counterexample in one line.
 func (c *Counterexample) Summary() string {
-	s := string(c.Datum) + " = 0x" + c.Hex
+	s := truncate(string(c.Datum), 120) + " = 0x" + truncate(c.Hex, 64)
 	switch {
 	case c.ReaderError != "":
 		return s + "; reader fails: " + c.ReaderError
@@ -92,4 +92,12 @@ func (c *Counterexample) Summary() string {
 		return s + "; written " + c.Written + ", read as " + c.ReadAs
 	}
 	return s
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }

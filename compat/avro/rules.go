@@ -40,6 +40,7 @@ func Rules() []Rule {
 		{"avro-logical-type-added", "both", report.SeverityWarning, "the reader gives plain values a logical type"},
 		{"avro-logical-type-dropped", "both", report.SeverityWarning, "the reader reads logical values as their plain base type"},
 		{"avro-default-wrong-type", "both", report.SeverityError, "a reader default does not decode as its field's type (lint rejects such schemas first)"},
+		{"avro-incomplete", "both", report.SeverityWarning, "the comparison was stopped (Options.Context) before the witness search finished; breaks found by the rules are still reported"},
 		{"avro-unexplained-break", "both", report.SeverityError, "witness search found a writer datum the reader cannot read that no other rule predicted (a safety net)"},
 	}
 }

@@ -2,6 +2,7 @@ package avro
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,10 @@ func TestLoadResolvesSharedAndSiblingTypes(t *testing.T) {
 	want := `{"name":"com.x.Order","type":"record","fields":[{"name":"amount","type":{"name":"com.x.common.Money","type":"record","fields":[{"name":"units","type":"bytes"},{"name":"currency","type":{"name":"com.x.common.Currency","type":"enum","symbols":["EUR","USD"]}}]}},{"name":"next","type":["null","com.x.Order"]}]}`
 	if got := string(s.Canonical()); got != want {
 		t.Errorf("canonical:\n got %s\nwant %s", got, want)
+	}
+	refs := fmt.Sprint(s.References())
+	if want := "[{com.x.common.Currency common/money.avsc} {com.x.common.Money common/money.avsc}]"; refs != want {
+		t.Errorf("references = %s, want %s", refs, want)
 	}
 	if s.Root.Field("amount").Type.Field("units").Type.Logical != "decimal" {
 		t.Error("logical type lost")

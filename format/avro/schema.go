@@ -8,11 +8,13 @@ package avro
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	twmb "github.com/twmb/avro"
@@ -112,21 +114,14 @@ func (s *Schema) DecodeJSON(data []byte) (any, error) {
 
 // DecodeFrom reads a binary datum written with writer and resolves it to
 // this (the reader's) schema by the specification's rules: the library's
-// resolution, which refuses pairs it finds incompatible.
+// resolution, which refuses pairs it finds incompatible. NewResolved
+// does the same for many datums.
 func (s *Schema) DecodeFrom(writer *Schema, data []byte) (any, error) {
-	r, err := twmb.Resolve(writer.physical, s.physical)
+	r, err := NewResolved(writer, s)
 	if err != nil {
 		return nil, err
 	}
-	var v any
-	rest, err := r.Decode(data, &v, twmb.TaggedUnions())
-	if err != nil {
-		return nil, err
-	}
-	if len(rest) > 0 {
-		return nil, fmt.Errorf("%d bytes left after the datum", len(rest))
-	}
-	return v, nil
+	return r.Decode(data)
 }
 
 // LibraryCompatible asks the library whether reader reads writer's data.
@@ -219,4 +214,56 @@ func DefaultDatum(f *Field) (any, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// Resolved decodes data written with one schema into another's layout; make
+// one per writer/reader pair and reuse it (resolving compiles a program).
+type Resolved struct {
+	schema *twmb.Schema
+}
+
+// NewResolved prepares decoding writer data for reader by the library's
+// resolution; it fails for pairs the library finds incompatible.
+func NewResolved(writer, reader *Schema) (*Resolved, error) {
+	r, err := twmb.Resolve(writer.physical, reader.physical)
+	if err != nil {
+		return nil, err
+	}
+	return &Resolved{schema: r}, nil
+}
+
+// Decode reads exactly one binary datum of the writer and returns it in
+// the reader's layout.
+func (r *Resolved) Decode(data []byte) (any, error) {
+	var v any
+	rest, err := r.schema.Decode(data, &v, twmb.TaggedUnions())
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) > 0 {
+		return nil, fmt.Errorf("%d bytes left after the datum", len(rest))
+	}
+	return v, nil
+}
+
+// Reference is a named type the schema uses from another file: what a
+// Confluent schema reference names.
+type Reference struct {
+	Name string
+	File string
+}
+
+// References lists the named types defined outside the schema's own file,
+// by file then name.
+func (s *Schema) References() []Reference {
+	var out []Reference
+	walk(s.Root, func(n *Node) {
+		if n.Named() && n.File != s.File {
+			out = append(out, Reference{Name: n.Name, File: n.File})
+		}
+	})
+	slices.SortFunc(out, func(a, b Reference) int {
+		return cmp.Or(strings.Compare(a.File, b.File), strings.Compare(a.Name, b.Name))
+	})
+	return out
 }

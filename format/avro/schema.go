@@ -90,9 +90,11 @@ func (s *Schema) EncodeJSON(datum any) ([]byte, error) {
 }
 
 // Decode reads exactly one binary datum; trailing bytes are an error.
-func (s *Schema) Decode(data []byte) (any, error) {
+func (s *Schema) Decode(data []byte) (any, error) { return decodeExact(s.physical, data) }
+
+func decodeExact(ls *twmb.Schema, data []byte) (any, error) {
 	var v any
-	rest, err := s.physical.Decode(data, &v, twmb.TaggedUnions())
+	rest, err := ls.Decode(data, &v, twmb.TaggedUnions())
 	if err != nil {
 		return nil, err
 	}
@@ -234,17 +236,7 @@ func NewResolved(writer, reader *Schema) (*Resolved, error) {
 
 // Decode reads exactly one binary datum of the writer and returns it in
 // the reader's layout.
-func (r *Resolved) Decode(data []byte) (any, error) {
-	var v any
-	rest, err := r.schema.Decode(data, &v, twmb.TaggedUnions())
-	if err != nil {
-		return nil, err
-	}
-	if len(rest) > 0 {
-		return nil, fmt.Errorf("%d bytes left after the datum", len(rest))
-	}
-	return v, nil
-}
+func (r *Resolved) Decode(data []byte) (any, error) { return decodeExact(r.schema, data) }
 
 // Reference is a named type the schema uses from another file: what a
 // Confluent schema reference names.

@@ -127,8 +127,11 @@ func TestBruteForce(t *testing.T) {
 				continue
 			}
 			bin, _ := hex.DecodeString(cx.Hex)
-			if _, err := p.writer.Decode(bin); err != nil {
+			decoded, err := p.writer.Decode(bin)
+			if err != nil {
 				t.Errorf("%s: %s: counterexample is not a writer datum: %v", p.name, f.Rule, err)
+			} else if js, _ := p.writer.EncodeJSON(decoded); string(js) != string(cx.Datum) {
+				t.Errorf("%s: %s: counterexample bytes decode to %s, shown as %s", p.name, f.Rule, js, cx.Datum)
 			}
 			if cx.ReaderError == "" && cx.Written == cx.ReadAs {
 				t.Errorf("%s: %s: counterexample shows no break", p.name, f.Rule)

@@ -215,13 +215,18 @@ func writerField(w *avro.Node, rf *avro.Field) *avro.Field {
 }
 
 func (c *checker) enum(w, r *avro.Node, path []avro.Step) {
-	if r.HasEnumDefault {
-		return
-	}
 	for i, s := range w.Symbols {
-		if !slices.Contains(r.Symbols, s) {
-			f := c.add("avro-enum-symbol-removed", report.SeverityError,
-				avro.Place{File: w.File, Pointer: fmt.Sprintf("%s/symbols/%d", w.Pointer, i)}, place(r), path,
+		if slices.Contains(r.Symbols, s) {
+			continue
+		}
+		symbol := avro.Place{File: w.File, Pointer: fmt.Sprintf("%s/symbols/%d", w.Pointer, i)}
+		if r.HasEnumDefault {
+			c.add("avro-enum-symbol-defaulted", report.SeverityInfo, symbol, place(r), path,
+				fmt.Sprintf("writer enum symbol %s is read as the reader's default %s", s, r.EnumDefault))
+			continue
+		}
+		{
+			f := c.add("avro-enum-symbol-removed", report.SeverityError, symbol, place(r), path,
 				fmt.Sprintf("writer enum symbol %s is not in the reader's enum %s, which has no default", s, r.Name))
 			f.leaf = s
 		}

@@ -41,7 +41,7 @@ var ruleTests = []struct {
 	{"enum symbol removed", `{"type": "enum", "name": "E", "symbols": ["A", "B", "C"]}`, `{"type": "enum", "name": "E", "symbols": ["A"]}`,
 		[]string{"avro-enum-symbol-removed", "avro-enum-symbol-removed"}, nil, `"B" = 0x02; reader fails: symbol B`},
 	{"enum symbol removed with reader default", `{"type": "enum", "name": "E", "symbols": ["A", "B"]}`, `{"type": "enum", "name": "E", "symbols": ["A"], "default": "A"}`,
-		nil, nil, ""},
+		[]string{"avro-enum-symbol-defaulted"}, nil, ""},
 	{"union branch removed", rec(`{"name": "a", "type": ["null", "int", "string"]}`), rec(`{"name": "a", "type": ["null", "int"]}`),
 		[]string{"avro-union-branch-unmatched"}, nil, `{"a":{"string":`},
 	{"union to non-union", `["int", "string"]`, `"long"`, []string{"avro-union-branch-unmatched"}, []string{"avro-union-branch-unmatched"}, ""},

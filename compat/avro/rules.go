@@ -28,6 +28,7 @@ func Rules() []Rule {
 		{"avro-name-mismatch", "both", report.SeverityError, "a record, enum or fixed is read as one of another name, and no reader alias names the writer's"},
 		{"avro-enum-symbol-removed", "BACKWARD", report.SeverityError, "a writer enum symbol is not among the reader's symbols and the reader enum has no default"},
 		{"avro-enum-symbol-added", "FORWARD", report.SeverityError, "the new enum has a symbol the old reader lacks, and the old enum has no default"},
+		{"avro-enum-symbol-defaulted", "both", report.SeverityInfo, "a writer enum symbol the reader lacks is read as the reader enum's default (compatible by the specification; the value changes)"},
 		{"avro-union-branch-unmatched", "both", report.SeverityError, "a writer type (or union branch) matches no branch of the reader's union, or a writer union branch cannot be read as the reader's non-union type"},
 		{"avro-fixed-size-changed", "both", report.SeverityError, "a fixed type changed size"},
 		{"avro-decimal-scale-changed", "both", report.SeverityError, "a decimal's scale changed: every value is read 10^n larger or smaller (Java and Confluent: compatible)"},

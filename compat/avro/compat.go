@@ -259,16 +259,35 @@ func matches(w, r *avro.Node) bool {
 	return slices.Contains(promotions[w.Kind], r.Kind)
 }
 
-// matchBranch picks the reader union branch that resolves writer type w:
-// the first of the same type, else the first it promotes to (Java's order).
+// matchBranch picks the reader union branch that resolves writer type w,
+// in the library's (and Java's) order: a branch of the same type and, for
+// a named type, the same full name or an alias naming it; else a named
+// branch of the same unqualified name; else the first branch w promotes
+// to. A fixed matches only a fixed of its size (the specification's match),
+// so a later branch of the right size wins; when no branch matches, a
+// same-named fixed of another size is picked so the finding says the size
+// changed.
 func matchBranch(w *avro.Node, r *avro.Node) int {
+	sized := func(b *avro.Node) bool { return w.Kind != "fixed" || b.Size == w.Size }
 	for j, b := range r.Branches {
-		if b.Kind == w.Kind && (!w.Named() || sameName(w, b)) {
+		if b.Kind == w.Kind && sized(b) && (!w.Named() || b.Name == w.Name || slices.Contains(b.Aliases, w.Name)) {
 			return j
+		}
+	}
+	if w.Named() {
+		for j, b := range r.Branches {
+			if b.Kind == w.Kind && sized(b) && unqualified(b.Name) == unqualified(w.Name) {
+				return j
+			}
 		}
 	}
 	for j, b := range r.Branches {
 		if b.Kind != w.Kind && matches(w, b) {
+			return j
+		}
+	}
+	for j, b := range r.Branches {
+		if b.Kind == w.Kind && w.Kind == "fixed" && sameName(w, b) {
 			return j
 		}
 	}

@@ -69,6 +69,14 @@ var ruleTests = []struct {
 		[]string{"avro-logical-type-changed"}, []string{"avro-type-changed"}, "2023-12-09 (date)"},
 	{"logical dropped is a warning", `{"type": "long", "logicalType": "timestamp-millis"}`, `"long"`,
 		[]string{"avro-logical-type-dropped"}, []string{"avro-logical-type-added"}, ""},
+	// The reader union's branch of the writer's full name wins over an
+	// earlier one of the same unqualified name, as in the library.
+	{"union picks the full-name branch", `{"type": "record", "name": "b.X", "fields": [{"name": "f", "type": "string"}]}`,
+		`[{"type": "record", "name": "a.X", "fields": [{"name": "f", "type": "string"}]}, {"type": "record", "name": "b.X", "fields": [{"name": "f", "type": "int"}]}]`,
+		[]string{"avro-type-changed"}, []string{"avro-type-changed"}, "cannot be read as int"},
+	{"union picks the fixed of the right size", `{"type": "fixed", "name": "b.F", "size": 8}`,
+		`[{"type": "fixed", "name": "a.F", "size": 4}, {"type": "fixed", "name": "b.F", "size": 8}]`,
+		nil, []string{"avro-fixed-size-changed"}, ""},
 	{"recursive list, every break", `{"type": "record", "name": "a.Node", "fields": [
 		{"name": "v", "type": "int"}, {"name": "k", "type": {"type": "enum", "name": "K", "symbols": ["X", "Y"]}},
 		{"name": "next", "type": ["null", "Node"]}]}`,

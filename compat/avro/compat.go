@@ -198,6 +198,49 @@ func (c *checker) record(w, r *avro.Node, path []avro.Step) {
 		}
 		c.check(wf.Type, rf.Type, with(path, avro.FieldStep(wf.Name)), "")
 	}
+	for _, cl := range ambiguousClaims(w, r) {
+		c.add("avro-field-alias-ambiguous", report.SeverityError, place(w), fieldPlace(r, cl.reader), path, cl.reason())
+	}
+}
+
+// claim is two writer fields that resolve to one reader field: one by the
+// reader field's name and one by its alias, or both by aliases.
+type claim struct {
+	first, second string
+	reader        *avro.Field
+}
+
+func (cl claim) reason() string {
+	return fmt.Sprintf("writer fields %q and %q both resolve to reader field %q through its name and aliases; the library refuses to read such data (and Java fails on the duplicate)",
+		cl.first, cl.second, cl.reader.Name)
+}
+
+// ambiguousClaims lists the reader fields of r that more than one writer
+// field of w resolves to. The specification does not say which one wins;
+// the library rejects the pair before reading a byte, so it is a break.
+func ambiguousClaims(w, r *avro.Node) []claim {
+	var out []claim
+	claimed := map[*avro.Field]string{}
+	for _, wf := range w.Fields {
+		rf := r.Field(wf.Name)
+		if rf == nil {
+			for _, f := range r.Fields {
+				if slices.Contains(f.Aliases, wf.Name) {
+					rf = f
+					break
+				}
+			}
+		}
+		if rf == nil {
+			continue
+		}
+		if first, dup := claimed[rf]; dup {
+			out = append(out, claim{first: first, second: wf.Name, reader: rf})
+			continue
+		}
+		claimed[rf] = wf.Name
+	}
+	return out
 }
 
 // writerField finds the writer's field for reader field rf: by name, then

@@ -77,6 +77,9 @@ var ruleTests = []struct {
 	{"union picks the fixed of the right size", `{"type": "fixed", "name": "b.F", "size": 8}`,
 		`[{"type": "fixed", "name": "a.F", "size": 4}, {"type": "fixed", "name": "b.F", "size": 8}]`,
 		nil, []string{"avro-fixed-size-changed"}, ""},
+	{"reader alias claims a second writer field", rec(`{"name": "a", "type": "int"}, {"name": "b", "type": "int"}`),
+		rec(`{"name": "b", "aliases": ["a"], "type": "int"}`),
+		[]string{"avro-field-alias-ambiguous"}, []string{"avro-field-removed-without-default"}, `reader fails: the library refuses the pair: writer fields "a" and "b" both map to reader field "b"`},
 	{"recursive list, every break", `{"type": "record", "name": "a.Node", "fields": [
 		{"name": "v", "type": "int"}, {"name": "k", "type": {"type": "enum", "name": "K", "symbols": ["X", "Y"]}},
 		{"name": "next", "type": ["null", "Node"]}]}`,

@@ -143,6 +143,9 @@ func (rs *resolver) plain(w, r *avro.Node, v any, context string) any {
 			}
 			out[rf.Name] = rs.resolve(wf.Type, rf.Type, in[wf.Name], "")
 		}
+		for _, cl := range ambiguousClaims(w, r) {
+			rs.fail("avro-field-alias-ambiguous", place(w), fieldPlace(r, cl.reader), "the library refuses the pair: writer fields %q and %q both map to reader field %q", cl.first, cl.second, cl.reader.Name)
+		}
 		return out
 	case "enum":
 		s, _ := v.(string)

@@ -22,6 +22,7 @@ func Rules() []Rule {
 	return []Rule{
 		{"avro-field-added-without-default", "BACKWARD", report.SeverityError, "the reader has a field the writer's record lacks, with no default to fill it"},
 		{"avro-field-removed-without-default", "FORWARD", report.SeverityError, "the new schema dropped a field the old reader needs and whose old declaration has no default"},
+		{"avro-field-alias-ambiguous", "both", report.SeverityError, "two writer fields resolve to one reader field (one by its name, one by its alias, or both by aliases): the library refuses the pair"},
 		{"avro-type-changed", "both", report.SeverityError, "the type changed beyond the specification's promotions (int→long→float→double, string↔bytes)"},
 		{"avro-array-items-changed", "both", report.SeverityError, "an array's item type changed beyond a promotion"},
 		{"avro-map-values-changed", "both", report.SeverityError, "a map's value type changed beyond a promotion"},

@@ -74,6 +74,10 @@ func TestLintErrors(t *testing.T) {
   {"name": "m", "type": {"type": "bytes", "logicalType": "decimal", "precision": 2, "scale": 3}},
   {"name": "f", "type": {"type": "fixed", "name": "F", "size": 2, "logicalType": "decimal", "precision": 9}}]}`,
 			[]string{"2: /fields/0/type/logicalType: logical type date applies to int, not string", "3: /fields/1/type/scale:", "4: /fields/2/type/precision: decimal precision 9 does not fit fixed size 2"}},
+		{"huge fixed", `{"type": "record", "name": "R", "fields": [
+  {"name": "f", "type": {"type": "fixed", "name": "F", "size": 2000000000}},
+  {"name": "g", "type": {"type": "fixed", "name": "G", "size": -1}}]}`,
+			[]string{"2: /fields/0/type/size: fixed size 2000000000 is over evtool's limit of 1048576 bytes", "3: /fields/1/type/size: fixed needs a"}},
 		{"unknown reference", `{"type": "record", "name": "R", "fields": [
   {"name": "m", "type": "com.x.Missing"}]}`,
 			[]string{"2: /fields/0/type: unknown type \"com.x.Missing\""}},

@@ -3,7 +3,6 @@ package avro
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"math/big"
 	"slices"
 	"strconv"
@@ -215,6 +214,10 @@ func (b *builder) build(raw any, file, ptr, ns string) *Node {
 
 const maxNesting = 200
 
+// MaxFixedSize is the largest fixed size lint accepts: 1 MiB, the default
+// largest Kafka record.
+const MaxFixedSize = 1 << 20
+
 func (b *builder) reference(name, file, ptr, ns string) *Node {
 	candidates := []string{name}
 	if !strings.Contains(name, ".") && ns != "" {
@@ -361,8 +364,15 @@ func (b *builder) named(v map[string]any, kind, file, ptr, ns string) *Node {
 		b.enum(n, v, file, ptr)
 	case "fixed":
 		size, ok := intValue(v["size"])
-		if !ok || size < 0 || size > math.MaxInt32 {
+		switch {
+		case !ok || size < 0:
 			b.fail(file, ptr+"/size", "fixed needs a \"size\" that is a non-negative integer")
+			size = 0
+		case size > MaxFixedSize:
+			// Every datum holds all of a fixed's bytes, so sampling and
+			// witness search would allocate gigabytes for a hostile size.
+			b.fail(file, ptr+"/size", "fixed size %d is over evtool's limit of %d bytes (larger than a default Kafka record)", size, MaxFixedSize)
+			size = 0
 		}
 		n.Size = int(size)
 	}

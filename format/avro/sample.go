@@ -27,6 +27,11 @@ func ValueStep() Step            { return Step{Value: true, Branch: -1} }
 // ends and arrays and maps are empty.
 const maxSampleDepth = 6
 
+// maxSampleValues bounds the values of one datum the same way: records
+// whose fields are collections of records fan out, and a few kilobytes of
+// schema would otherwise make datums of millions of values.
+const maxSampleValues = 10_000
+
 // Cover is how many datums Samples needs so that every union branch, every
 // enum symbol and every edge value of every type occurs in some datum.
 func (s *Schema) Cover() int {
@@ -48,7 +53,7 @@ func (s *Schema) Samples(seed uint64, n int) ([]any, error) {
 	out := make([]any, n)
 	cover := s.Cover()
 	for i := range out {
-		g.index, g.edges = i, i < cover
+		g.index, g.edges, g.spent = i, i < cover, 0
 		out[i] = g.value(s.Root, 0, nil, nil)
 	}
 	return out, nil
@@ -88,6 +93,8 @@ type generator struct {
 	ends    map[*Node]bool
 	forced  bool
 	pathErr error
+	// spent counts the values of the datum being made.
+	spent int
 }
 
 func (s *Schema) generator(seed uint64) (*generator, error) {
@@ -157,7 +164,8 @@ func (g *generator) value(n *Node, depth int, path []Step, leaf any) any {
 	if len(path) > 0 {
 		step = &path[0]
 	}
-	deep := depth >= maxSampleDepth
+	g.spent++
+	deep := depth >= maxSampleDepth || g.spent > maxSampleValues
 	switch n.Kind {
 	case "null":
 		return nil

@@ -2,8 +2,10 @@ package avro
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -97,5 +99,66 @@ func TestSampleNeverEndingSchema(t *testing.T) {
 	}
 	if _, err := s.Samples(1, 1); err == nil {
 		t.Fatal("a record that always recurses was sampled")
+	}
+}
+
+// fanOutSchema is a few kilobytes whose datums fan out: each record has
+// width fields, all arrays of the next record.
+func fanOutSchema(width int) string {
+	var b strings.Builder
+	inner := `"string"`
+	for _, name := range []string{"U", "T", "S", "R"} {
+		b.Reset()
+		fmt.Fprintf(&b, `{"type": "record", "name": %q, "fields": [`, name)
+		for i := range width {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if i == 0 || inner == `"string"` {
+				fmt.Fprintf(&b, `{"name": "f%d", "type": {"type": "array", "items": %s}}`, i, inner)
+			} else {
+				fmt.Fprintf(&b, `{"name": "f%d", "type": {"type": "array", "items": %q}}`, i, prevName(name))
+			}
+		}
+		b.WriteString("]}")
+		inner = b.String()
+	}
+	return inner
+}
+
+func prevName(n string) string { return map[string]string{"T": "U", "S": "T", "R": "S"}[n] }
+
+func countValues(v any) int {
+	switch x := v.(type) {
+	case []any:
+		n := 1
+		for _, e := range x {
+			n += countValues(e)
+		}
+		return n
+	case map[string]any:
+		n := 1
+		for _, e := range x {
+			n += countValues(e)
+		}
+		return n
+	}
+	return 1
+}
+
+func TestSampleFanOutIsBounded(t *testing.T) {
+	s, err := Parse("fan.avsc", []byte(fanOutSchema(40)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Sample(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countValues(d); n > 5*maxSampleValues {
+		t.Errorf("one sampled datum has %d values, want at most about %d", n, maxSampleValues)
+	}
+	if _, err := s.Encode(d); err != nil {
+		t.Errorf("bounded sample does not encode: %v", err)
 	}
 }

@@ -78,6 +78,14 @@ func TestLintErrors(t *testing.T) {
   {"name": "f", "type": {"type": "fixed", "name": "F", "size": 2000000000}},
   {"name": "g", "type": {"type": "fixed", "name": "G", "size": -1}}]}`,
 			[]string{"2: /fields/0/type/size: fixed size 2000000000 is over evtool's limit of 1048576 bytes", "3: /fields/1/type/size: fixed needs a"}},
+		{"what the library refuses, with a place", `{"type": "record", "name": "R", "fields": [
+  {"name": "a", "type": {"type": "enum", "name": "E", "symbols": []}},
+  {"name": "b", "aliases": ["c", "a"], "type": {"type": "bytes", "logicalType": "decimal", "precision": 100000}},
+  {"name": "c", "type": "int"}]}`,
+			[]string{"2: /fields/0/type: enum needs a \"symbols\" array with at least one symbol",
+				"3: /fields/1/aliases/0: field alias \"c\" is already the name",
+				"3: /fields/1/aliases/1: field alias \"a\" is already the name",
+				"3: /fields/1/type/precision: decimal needs a \"precision\" that is an integer from 1 to 65536"}},
 		{"unknown reference", `{"type": "record", "name": "R", "fields": [
   {"name": "m", "type": "com.x.Missing"}]}`,
 			[]string{"2: /fields/0/type: unknown type \"com.x.Missing\""}},

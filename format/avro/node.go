@@ -408,6 +408,16 @@ func (b *builder) fields(n *Node, v map[string]any, file, ptr, ns string) {
 		return
 	}
 	seen := map[string]int{}
+	// taken is every field name and alias: the library refuses a record
+	// where one names two fields, so lint reports it at the alias.
+	taken := map[string]bool{}
+	for _, raw := range list {
+		if fo, ok := raw.(map[string]any); ok {
+			if name, ok := fo["name"].(string); ok {
+				taken[name] = true
+			}
+		}
+	}
 	for i, raw := range list {
 		fp := ptr + "/fields/" + strconv.Itoa(i)
 		fo, ok := raw.(map[string]any)
@@ -431,6 +441,11 @@ func (b *builder) fields(n *Node, v map[string]any, file, ptr, ns string) {
 					b.fail(file, fp+"/aliases/"+strconv.Itoa(k), "invalid field alias %v", a)
 					continue
 				}
+				if taken[s] {
+					b.fail(file, fp+"/aliases/"+strconv.Itoa(k), "field alias %q is already the name or an alias of a field of this record", s)
+					continue
+				}
+				taken[s] = true
 				f.Aliases = append(f.Aliases, s)
 			}
 		}
@@ -458,8 +473,8 @@ func (b *builder) fields(n *Node, v map[string]any, file, ptr, ns string) {
 
 func (b *builder) enum(n *Node, v map[string]any, file, ptr string) {
 	list, ok := v["symbols"].([]any)
-	if !ok {
-		b.fail(file, ptr, "enum needs a \"symbols\" array")
+	if !ok || len(list) == 0 {
+		b.fail(file, ptr, "enum needs a \"symbols\" array with at least one symbol")
 		return
 	}
 	seen := map[string]int{}
@@ -517,8 +532,8 @@ func (b *builder) logical(n *Node, v map[string]any, file, ptr string) {
 			s, okS = intValue(v["scale"])
 		}
 		switch {
-		case !okP || p < 1:
-			b.fail(file, ptr+"/precision", "decimal needs a \"precision\" that is a positive integer")
+		case !okP || p < 1 || p > maxDecimalPrecision:
+			b.fail(file, ptr+"/precision", "decimal needs a \"precision\" that is an integer from 1 to %d", maxDecimalPrecision)
 			return
 		case !okS || s < 0 || s > p:
 			b.fail(file, ptr+"/scale", "decimal scale must be an integer from 0 to the precision %d", p)
@@ -531,6 +546,9 @@ func (b *builder) logical(n *Node, v map[string]any, file, ptr string) {
 	}
 	n.Logical = lt
 }
+
+// maxDecimalPrecision is the library's limit on decimal digits.
+const maxDecimalPrecision = 1 << 16
 
 // maxFixedPrecision is floor(log10(2^(8*size-1) - 1)), the most decimal
 // digits a signed two's-complement number of size bytes holds.

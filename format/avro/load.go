@@ -216,7 +216,7 @@ func (s *Schema) checkDefaults() Errors {
 			ls, err := twmb.Parse(string(emit(t, true, false)))
 			if err == nil {
 				var v any
-				err = ls.DecodeJSON(f.Default, &v)
+				err = ls.DecodeJSON(completeDefault(t, f.Default), &v)
 			}
 			if err != nil {
 				errs = append(errs, l.errorAt(n.File, f.Pointer+"/default", fmt.Sprintf("default %s is not a valid %s: %v", truncate(string(f.Default), 60), what, err)))

@@ -113,6 +113,33 @@ func TestLintErrors(t *testing.T) {
 	}
 }
 
+// TestRecordDefaultUsesNestedDefaults: {} is a valid default for a record
+// whose fields all have defaults (Java and the library's resolution fill
+// them); a record whose field defaults to itself still ends.
+func TestRecordDefaultUsesNestedDefaults(t *testing.T) {
+	s, err := Parse("v1.avsc", []byte(`{"type": "record", "name": "R", "fields": [
+  {"name": "a", "type": {"type": "record", "name": "S", "fields": [
+    {"name": "x", "type": "int", "default": 1},
+    {"name": "u", "type": ["null", "S"], "default": null}]}, "default": {}},
+  {"name": "b", "type": {"type": "array", "items": "S"}, "default": [{"x": 2}, {}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := DefaultDatum(s.Root.Field("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(d), "map[u:<nil> x:1]"; got != want {
+		t.Errorf("default of a = %s, want %s", got, want)
+	}
+	_, err = Parse("v1.avsc", []byte(`{"type": "record", "name": "L", "fields": [
+  {"name": "self", "type": ["null", "L"], "default": null},
+  {"name": "r", "type": {"type": "record", "name": "M", "fields": [{"name": "m", "type": "M", "default": {}}]}, "default": {}}]}`))
+	if err == nil || !strings.Contains(err.Error(), "/fields/1/default") {
+		t.Errorf("a self-defaulting record: error = %v, want one at /fields/1/default", err)
+	}
+}
+
 func TestLoadStaysInsideFS(t *testing.T) {
 	fsys := fstest.MapFS{"a/v1.avsc": {Data: []byte(`"com.x.Elsewhere"`)}}
 	if _, err := Load(fsys, "a/v1.avsc", "../outside"); err == nil {

@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -212,10 +213,73 @@ func DefaultDatum(f *Field) (any, error) {
 		return nil, err
 	}
 	var v any
-	if err := ls.DecodeJSON(f.Default, &v, twmb.TaggedUnions()); err != nil {
+	if err := ls.DecodeJSON(completeDefault(f.Type, f.Default), &v, twmb.TaggedUnions()); err != nil {
 		return nil, err
 	}
 	return v, nil
+}
+
+// completeDefault fills the fields a record inside a default leaves out
+// with those fields' own defaults, as Java's default check and the
+// library's resolution do; the library's JSON decoder alone would call
+// {} an invalid default for a record whose fields all have defaults. A
+// union inside a default is its first branch's value. A record whose
+// field defaults to itself would fill forever, so filling stops at
+// maxNesting levels (the library then reports the missing field).
+func completeDefault(n *Node, raw json.RawMessage) json.RawMessage {
+	return completeDefaultAt(n, raw, 0)
+}
+
+func completeDefaultAt(n *Node, raw json.RawMessage, depth int) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return raw
+	}
+	out, err := json.Marshal(fillDefaults(n, v, depth))
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func fillDefaults(n *Node, v any, depth int) any {
+	if depth > maxNesting {
+		return v
+	}
+	depth++
+	switch n.Kind {
+	case "record":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v
+		}
+		for _, f := range n.Fields {
+			if val, has := m[f.Name]; has {
+				m[f.Name] = fillDefaults(f.Type, val, depth)
+			} else if f.HasDefault {
+				m[f.Name] = json.RawMessage(completeDefaultAt(f.Type, f.Default, depth))
+			}
+		}
+	case "union":
+		if len(n.Branches) > 0 {
+			return fillDefaults(n.Branches[0], v, depth)
+		}
+	case "array":
+		if list, ok := v.([]any); ok {
+			for i := range list {
+				list[i] = fillDefaults(n.Items, list[i], depth)
+			}
+		}
+	case "map":
+		if m, ok := v.(map[string]any); ok {
+			for k := range m {
+				m[k] = fillDefaults(n.Values, m[k], depth)
+			}
+		}
+	}
+	return v
 }
 
 // Resolved decodes data written with one schema into another's layout; make

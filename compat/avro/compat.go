@@ -258,8 +258,13 @@ func writerField(w *avro.Node, rf *avro.Field) *avro.Field {
 }
 
 func (c *checker) enum(w, r *avro.Node, path []avro.Step) {
+	// A set, not a scan: enums of many thousand symbols are quadratic.
+	readerSymbols := make(map[string]bool, len(r.Symbols))
+	for _, s := range r.Symbols {
+		readerSymbols[s] = true
+	}
 	for i, s := range w.Symbols {
-		if slices.Contains(r.Symbols, s) {
+		if readerSymbols[s] {
 			continue
 		}
 		symbol := avro.Place{File: w.File, Pointer: fmt.Sprintf("%s/symbols/%d", w.Pointer, i)}

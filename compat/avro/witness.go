@@ -25,6 +25,8 @@ type Counterexample struct {
 
 const witnessTries = 8
 
+const maxCoverSamples = 1024
+
 // findWitnesses gives every error finding a counterexample: a writer datum
 // steered through the finding's path, encoded, decoded and resolved.
 func findWitnesses(writer, reader *avro.Schema, fs []*Finding, defaults map[*avro.Field]any, opts Options) {
@@ -102,7 +104,10 @@ func unexplained(writer, reader *avro.Schema, dir compat.Direction, fs []*Findin
 	if n == 0 {
 		n = 64
 	}
-	datums, err := writer.Samples(opts.Seed, max(n, writer.Cover()))
+	// Cover walks every branch and symbol, but a schema may have tens of
+	// thousands; the rules check those one by one already, so the safety
+	// net stops at maxCoverSamples.
+	datums, err := writer.Samples(opts.Seed, max(n, min(writer.Cover(), maxCoverSamples)))
 	if err != nil {
 		return nil
 	}

@@ -33,6 +33,17 @@ var corpusSchemas = []string{
 	`{"type": "long", "logicalType": "timestamp-millis"}`,
 	`{"type": "long", "logicalType": "timestamp-micros"}`,
 	`{"type": "int", "logicalType": "date"}`,
+	// Named types of one short name in two namespaces, aliases, fixed
+	// sizes in unions: where the reader union's branch choice matters.
+	`{"type": "record", "name": "a.X", "fields": [{"name": "f", "type": "int"}]}`,
+	`{"type": "record", "name": "b.X", "fields": [{"name": "f", "type": "string"}]}`,
+	`[{"type": "record", "name": "a.X", "fields": [{"name": "f", "type": "int"}]}, {"type": "record", "name": "b.X", "fields": [{"name": "f", "type": "string"}]}]`,
+	`["null", {"type": "record", "name": "a.Y", "aliases": ["a.X"], "fields": [{"name": "g", "aliases": ["f"], "type": "long"}]}]`,
+	`["null", {"type": "fixed", "name": "a.F", "size": 3}, {"type": "fixed", "name": "b.F", "size": 2}]`,
+	`{"type": "fixed", "name": "b.F", "size": 2}`,
+	`["null", "long", {"type": "enum", "name": "b.E", "symbols": ["A"], "default": "A"}]`,
+	rec(`{"name": "a", "type": "int"}, {"name": "b", "type": "int"}`),
+	rec(`{"name": "b", "aliases": ["a"], "type": "int"}`),
 }
 
 type pair struct {

@@ -11,7 +11,8 @@ import (
 func FuzzLoad(f *testing.F) {
 	for _, s := range []string{orderV1, orderV2, coverageSchema, `"int"`, `["null", "x.Y"]`,
 		`{"type": "fixed", "name": "F", "size": 16, "logicalType": "uuid"}`,
-		`{"type": "record", "name": "R", "fields": [{"name": "a", "type": ["int", "null"], "default": 1}]}`} {
+		`{"type": "record", "name": "R", "fields": [{"name": "a", "type": ["int", "null"], "default": 1}]}`,
+		`{"type": "record", "name": "R", "fields": [{"name": "a", "type": [], "default": null}]}`} {
 		f.Add(s, `{"type": "enum", "name": "x.Y", "symbols": ["A"]}`)
 	}
 	f.Fuzz(func(t *testing.T, schema, sibling string) {

@@ -210,6 +210,10 @@ func (s *Schema) checkDefaults() Errors {
 				continue
 			}
 			t, what := f.Type, f.Type.Describe()
+			if t.Kind == "union" && len(t.Branches) == 0 {
+				errs = append(errs, l.errorAt(n.File, f.Pointer+"/default", "a union without branches has no value to default to"))
+				continue
+			}
 			if t.Kind == "union" {
 				t, what = t.Branches[0], "the union's first branch "+t.Branches[0].Describe()
 			}

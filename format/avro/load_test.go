@@ -86,6 +86,9 @@ func TestLintErrors(t *testing.T) {
 				"3: /fields/1/aliases/0: field alias \"c\" is already the name",
 				"3: /fields/1/aliases/1: field alias \"a\" is already the name",
 				"3: /fields/1/type/precision: decimal needs a \"precision\" that is an integer from 1 to 65536"}},
+		{"default of an empty union", `{"type": "record", "name": "R", "fields": [
+  {"name": "x", "type": [], "default": null}]}`,
+			[]string{"2: /fields/0/default: a union without branches has no value to default to"}},
 		{"unknown reference", `{"type": "record", "name": "R", "fields": [
   {"name": "m", "type": "com.x.Missing"}]}`,
 			[]string{"2: /fields/0/type: unknown type \"com.x.Missing\""}},

@@ -61,6 +61,8 @@ var ruleTests = []struct {
 		[]string{"avro-decimal-scale-changed"}, []string{"avro-decimal-scale-changed"}, "written 12.34, read as 1.234"},
 	{"decimal precision widened", `{"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}`, `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2}`,
 		nil, []string{"avro-decimal-precision-widened"}, ""},
+	{"decimal scale changed by more than int64 holds", `{"type": "bytes", "logicalType": "decimal", "precision": 40, "scale": 0}`, `{"type": "bytes", "logicalType": "decimal", "precision": 40, "scale": 20}`,
+		[]string{"avro-decimal-scale-changed"}, []string{"avro-decimal-scale-changed"}, "written 1234, read as 0.00000000000000001234"},
 	{"timestamp millis to micros", `{"type": "long", "logicalType": "timestamp-millis"}`, `{"type": "long", "logicalType": "timestamp-micros"}`,
 		[]string{"avro-timestamp-unit-changed"}, []string{"avro-timestamp-unit-changed"}, "written 2023-11-14T22:13:20.123Z (timestamp-millis), read as 1970-01-20"},
 	{"local timestamp to timestamp", `{"type": "long", "logicalType": "local-timestamp-millis"}`, `{"type": "long", "logicalType": "timestamp-millis"}`,

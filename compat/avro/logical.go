@@ -3,6 +3,7 @@ package avrocompat
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,24 +80,29 @@ var unitScale = map[string]int{"millis": 3, "micros": 6, "nanos": 9}
 func unitWord(from, to string) string {
 	d := unitScale[from] - unitScale[to]
 	if d > 0 {
-		return fmt.Sprintf("%dx larger (far in the future)", pow10(d))
+		return fmt.Sprintf("%sx larger (far in the future)", pow10(d))
 	}
-	return fmt.Sprintf("%dx smaller (near 1970)", pow10(-d))
+	return fmt.Sprintf("%sx smaller (near 1970)", pow10(-d))
 }
 
 func scaleWord(from, to int) string {
 	if to > from {
-		return fmt.Sprintf("%dx smaller", pow10(to-from))
+		return fmt.Sprintf("%sx smaller", pow10(to-from))
 	}
-	return fmt.Sprintf("%dx larger", pow10(from-to))
+	return fmt.Sprintf("%sx larger", pow10(from-to))
 }
 
-func pow10(n int) int64 {
+// pow10 is 10^n written out, or as 10^n when longer than int64 holds
+// (decimal scales go up to 65,536).
+func pow10(n int) string {
+	if n > 18 {
+		return fmt.Sprintf("10^%d", n)
+	}
 	p := int64(1)
 	for range n {
 		p *= 10
 	}
-	return p
+	return strconv.FormatInt(p, 10)
 }
 
 // logicalLeaf is a writer value whose meaning is easy to read.

@@ -263,7 +263,11 @@ func TestNewMessage(t *testing.T) {
 		{"duplicate attribute", rec(`{}`, withValid("CE_ID", "2")...), 0, `record has two headers for attribute "id": "ce_id" and "CE_ID"; keep one`},
 		{"duplicate exact", rec(`{}`, withValid("ce_x", "1", "ce_x", "2")...), 0, `record has two headers for attribute "x": "ce_x" and "ce_x"; keep one`},
 		{"duplicate content-type", rec(`{}`, "content-type", "a/b", "Content-Type", "a/b"), 0, `record has two headers for attribute "datacontenttype": "content-type" and "Content-Type"; keep one`},
-		{"content-type twice via ce_", rec(`{}`, withValid("content-type", "a/b", "ce_datacontenttype", "a/b")...), 0, `record has two headers for attribute "datacontenttype": "content-type" and "ce_datacontenttype"; keep one`},
+		{"content-type and ce_datacontenttype equal (CloudEvents JS SDK)", rec(`{}`, withValid("content-type", "application/json", "ce_datacontenttype", "application/json")...), binding.EncodingBinary, ""},
+		{"ce_datacontenttype first, media type case differs", rec(`{}`, withValid("ce_datacontenttype", "Application/JSON; charset=utf-8", "content-type", "application/json; charset=utf-8")...), binding.EncodingBinary, ""},
+		{"content-type and ce_datacontenttype differ", rec(`{}`, withValid("content-type", "a/b", "ce_datacontenttype", "a/c")...), 0, `record has two headers for attribute "datacontenttype" with different values: content-type "a/b" and ce_datacontenttype "a/c"; keep one`},
+		{"content-type and ce_datacontenttype parameters differ", rec(`{}`, withValid("content-type", "a/b; charset=utf-8", "ce_datacontenttype", "a/b; charset=UTF-8")...), 0, `record has two headers for attribute "datacontenttype" with different values: content-type "a/b; charset=utf-8" and ce_datacontenttype "a/b; charset=UTF-8"; keep one`},
+		{"ce_datacontenttype twice", rec(`{}`, withValid("ce_datacontenttype", "a/b", "CE_datacontenttype", "a/b")...), 0, `record has two headers for attribute "datacontenttype": "ce_datacontenttype" and "CE_datacontenttype"; keep one`},
 		{"batch", rec(`[]`, "content-type", "application/cloudevents-batch+json"), 0, `content-type "application/cloudevents-batch+json": the Kafka binding has no batch mode; send one event per record`},
 		{"other format", rec(`x`, "content-type", "application/cloudevents+avro"), 0, `content-type "application/cloudevents+avro": unsupported event format; evtool reads application/cloudevents+json`},
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"sort"
 	"strings"
 )
@@ -340,13 +341,19 @@ type sarifResult struct {
 type sarifRule struct {
 	ID               string    `json:"id"`
 	ShortDescription sarifText `json:"shortDescription"`
-	HelpURI          string    `json:"helpUri,omitempty"`
+	FullDescription  sarifText `json:"fullDescription"`
+	Help             struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown"`
+	} `json:"help"`
+	HelpURI string `json:"helpUri"`
 }
 
 type sarifRun struct {
 	Tool struct {
 		Driver struct {
 			Name           string      `json:"name"`
+			Version        string      `json:"version"`
 			InformationURI string      `json:"informationUri"`
 			Rules          []sarifRule `json:"rules"`
 		} `json:"driver"`
@@ -367,6 +374,13 @@ func writeSARIF(w io.Writer, r *Report) error {
 	var rn sarifRun
 	rn.Tool.Driver.Name = "evtool"
 	rn.Tool.Driver.InformationURI = "https://github.com/evtool/evtool"
+	rn.Tool.Driver.Version = r.ToolVersion
+	if rn.Tool.Driver.Version == "" {
+		rn.Tool.Driver.Version = "(unknown)"
+		if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+			rn.Tool.Driver.Version = info.Main.Version
+		}
+	}
 	rn.Results = []sarifResult{}
 	seen := map[string]bool{}
 	var ids []string
@@ -424,8 +438,12 @@ func writeSARIF(w io.Writer, r *Report) error {
 	sort.Strings(ids)
 	rn.Tool.Driver.Rules = []sarifRule{}
 	for _, id := range ids {
-		rn.Tool.Driver.Rules = append(rn.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifText{id},
-			HelpURI: "https://github.com/evtool/evtool/blob/main/docs/rules.md#" + id})
+		d := ruleDoc(id, r.Rules)
+		uri := RulesDocURL + "#" + id
+		rule := sarifRule{ID: id, ShortDescription: sarifText{d.Summary}, FullDescription: sarifText{d.Detail}, HelpURI: uri}
+		rule.Help.Text = d.Summary + ". " + d.Detail + " Documentation: " + uri
+		rule.Help.Markdown = "**" + d.Summary + "**\n\n" + d.Detail + "\n\n[" + id + "](" + uri + ")"
+		rn.Tool.Driver.Rules = append(rn.Tool.Driver.Rules, rule)
 	}
 	doc := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{rn}}
 	enc := json.NewEncoder(w)

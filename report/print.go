@@ -69,6 +69,9 @@ func Write(w io.Writer, format Format, r *Report) error {
 	if err != nil {
 		return err
 	}
+	if bp, ok := p.(*bufferedPrinter); ok {
+		bp.report.Rules, bp.report.ToolVersion = r.Rules, r.ToolVersion
+	}
 	for _, f := range r.Findings {
 		if err := p.Add(f); err != nil {
 			return err

@@ -95,7 +95,7 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 				}
 				return old.LineOf(file, ptr)
 			}
-			rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair"}
+			rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair", Rules: compat.RuleDocs(), ToolVersion: buildVersion()}
 			for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
 				if (dir == compat.Backward && !mode.Backward()) || (dir == compat.Forward && !mode.Forward()) {
 					continue
@@ -178,7 +178,7 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			res := compat.CheckCatalog(head, base, opts)
 			findings := append(baseWarnings, res.Findings...)
 			findings = compat.ApplyIgnores(findings, head.Config, head.ConfigFile)
-			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair"}
+			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair", Rules: compat.RuleDocs(), ToolVersion: buildVersion()}
 			if err := report.Write(a.stdout, f, rep); err != nil {
 				return err
 			}

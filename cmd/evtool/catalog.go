@@ -86,10 +86,10 @@ Exit 0 when clean (warnings allowed), 1 when an example fails its version,
 				rep.Findings = append(rep.Findings, le.Findings...)
 			}
 			if cat != nil {
+				// Examples of the versions that compiled are checked even
+				// when other files are malformed: lint reports every problem.
 				rep.Findings = append(rep.Findings, cat.Warnings...)
-				if le == nil {
-					rep.Findings = append(rep.Findings, cat.CheckExamples()...)
-				}
+				rep.Findings = append(rep.Findings, cat.CheckExamples()...)
 				for _, t := range cat.Types {
 					rep.Checked += len(t.Versions)
 				}

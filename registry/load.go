@@ -182,11 +182,27 @@ func (l *loader) loadConfig(cat *Catalog) bool {
 		doc, _ := yamldoc.Parse(data)
 		for i := range ig {
 			if doc != nil {
-				ig[i].Line = doc.Line("/compat/ignore/" + strconv.Itoa(i))
+				ptr := "/compat/ignore/" + strconv.Itoa(i)
+				ig[i].Line = doc.Line(ptr)
+				l.checkReason(cat.ConfigFile, doc, ptr+"/reason", ig[i].Reason)
 			}
 		}
 	}
 	return true
+}
+
+// checkReason warns when an approval's reason was cut at a `#`: in YAML,
+// `reason: approved in review of #1234` is the reason "approved in review
+// of" and the comment "#1234". A comment whose '#' is followed by a
+// non-blank (an issue number, a tag) is read as part of the reason meant.
+func (l *loader) checkReason(file string, doc *yamldoc.Doc, ptr, reason string) {
+	c := doc.LineComment(ptr)
+	if len(c) < 2 || c[0] != '#' || c[1] == ' ' || c[1] == '\t' {
+		return
+	}
+	line, col := doc.Position(ptr)
+	l.warn(report.Finding{Rule: RuleConfig, File: file, Line: line, Column: col, Pointer: ptr,
+		Message: fmt.Sprintf("reason %q is followed by the YAML comment %q: a '#' after a space starts a comment, so the reason was cut; quote it (reason: \"%s %s\")", reason, c, reason, c)})
 }
 
 // decodeYAML parses, checks against the named meta-schema and decodes a

@@ -176,7 +176,9 @@ catalog, unknown revision, a --against directory without a catalog).`,
 				opts.Samples = -1
 			}
 			res := compat.CheckCatalog(head, base, opts)
-			findings := append(baseWarnings, res.Findings...)
+			// The head catalog's warnings (a reason cut at a '#', ...) are
+			// part of the gate's report, as in lint.
+			findings := append(append(baseWarnings, head.Warnings...), res.Findings...)
 			findings = compat.ApplyIgnores(findings, head.Config, head.ConfigFile)
 			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair", Rules: compat.RuleDocs(), ToolVersion: buildVersion()}
 			if err := report.Write(a.stdout, f, rep); err != nil {

@@ -43,7 +43,7 @@ type Doc struct {
 	pos   map[string]*yaml.Node // JSON pointer -> node (a member's key)
 	// comments holds the line comments of scalar values by pointer.
 	comments map[string]string
-	nodes int
+	nodes    int
 	// expanding holds the aliases being expanded on the current path: an
 	// alias to one of its own ancestors would expand forever.
 	expanding map[*yaml.Node]bool

@@ -87,6 +87,7 @@ type textPrinter struct {
 }
 
 func (p *textPrinter) Add(f Finding) error {
+	f = escapeFinding(f)
 	switch {
 	case f.Failing():
 		p.errors++
@@ -151,6 +152,7 @@ type jsonPrinter struct {
 }
 
 func (p *jsonPrinter) Add(f Finding) error {
+	f = escapeFinding(f)
 	if p.n == 0 {
 		fmt.Fprintf(p.w, "{\"command\":%s,\"findings\":[\n", mustJSON(p.command))
 	} else {
@@ -190,7 +192,7 @@ type bufferedPrinter struct {
 }
 
 func (p *bufferedPrinter) Add(f Finding) error {
-	p.report.Findings = append(p.report.Findings, f)
+	p.report.Findings = append(p.report.Findings, escapeFinding(f))
 	return nil
 }
 

@@ -185,7 +185,7 @@ Kafka, state not JSON).`,
 				if firstErr == nil {
 					firstErr = errors.New("a scenario could not be run")
 				}
-				return firstErr
+				return reportedError{firstErr} // the report says "error: ..."
 			case replay.Fail:
 				return errFindings
 			}

@@ -46,6 +46,9 @@ cannot be read (malformed JSON, invalid UTF-8, an event over --max-event-size).`
 			if maxBytes <= 0 {
 				return usagef("--max-event-size must be positive")
 			}
+			if workers < 0 {
+				return usagef("--workers %d: use 0 (one per core) or a positive count", workers)
+			}
 			cat, err := loadCatalog(dir)
 			if err != nil {
 				return err
@@ -109,7 +112,9 @@ func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name str
 	var r io.Reader
 	display := name
 	if name == "-" {
-		r, display = a.stdin, "<stdin>"
+		in, stop := interruptible(ctx, a.stdin)
+		defer stop()
+		r, display = in, "<stdin>"
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
@@ -191,7 +196,26 @@ func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name str
 		return nil
 	}
 	err := pipeline.Ordered(ctx, workers, 0, next, work, emit)
+	if ctx.Err() != nil {
+		return st, fmt.Errorf("interrupted while reading %s: %d event(s) checked", display, st.events)
+	}
 	return st, err
+}
+
+// interruptible returns a reader of r whose Read returns as soon as ctx is
+// done (Ctrl-C), even while a read of r blocks, as one from a terminal
+// does until the user types a line or Ctrl-D. stop releases it.
+func interruptible(ctx context.Context, r io.Reader) (io.Reader, func()) {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, r)
+		pw.CloseWithError(err)
+	}()
+	cancel := context.AfterFunc(ctx, func() { pr.CloseWithError(ctx.Err()) })
+	return pr, func() {
+		cancel()
+		pr.Close() // ends the copy unless it is blocked reading r
+	}
 }
 
 // lineOf extracts the line of a reader error, when it has one.

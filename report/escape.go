@@ -1,0 +1,81 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Escape makes text from the input (a property or directory name, a value)
+// safe to print in a terminal or a CI log: control characters (C0, DEL,
+// C1), line and paragraph separators, bidirectional controls (U+061C,
+// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the other invisible
+// format characters are written as Go escapes (\n, \x1b, \u202e), and
+// invalid UTF-8 as \xNN. A newline can then never start a line of its own:
+// a catalog cannot write "::error ...::" or "::stop-commands::" into a
+// GitHub Actions log, nor reorder what a reader sees. Every printer and the
+// command's error output use it.
+func Escape(s string) string {
+	if !needsEscape(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case escaped(r):
+			if r < 0x80 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || escaped(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+// escaped reports whether r is invisible or changes how the text around it
+// is laid out: controls, separators and format characters (category Cf,
+// which holds the bidirectional controls, zero-width characters and the
+// byte order mark).
+func escaped(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) ||
+		r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)
+}
+
+// escapeFinding escapes the text fields of f that printers show.
+func escapeFinding(f Finding) Finding {
+	f.Message = Escape(f.Message)
+	f.File = Escape(f.File)
+	f.Pointer = Escape(f.Pointer)
+	f.Subject = Escape(f.Subject)
+	f.Type = Escape(f.Type)
+	f.OldPointer = Escape(f.OldPointer)
+	f.NewPointer = Escape(f.NewPointer)
+	f.Ignored = Escape(f.Ignored)
+	f.Rule = Escape(f.Rule)
+	return f
+}

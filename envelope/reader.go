@@ -421,6 +421,17 @@ func (r *Reader) value() (Item, error, bool) {
 			r.pos++
 			continue
 		}
+		if c == '{' && !r.inBatch && r.index < 0 && r.line > r.startLine && r.startCol == 1 && !r.lineHasContent && r.column() == 1 {
+			// A line that starts with '{' inside an unfinished top-level
+			// event that also started a line: the event was cut short
+			// (JSONL, first line cut after `"id":`), and this line is the
+			// next event. Pretty-printed events indent nested objects.
+			e := &InputError{Line: r.line - 1, Column: 0, Offset: r.off + int64(r.pos), Msg: fmt.Sprintf(
+				"the event starting at line %d ends unfinished at the end of line %d (line %d starts the next event): every event must be complete", r.startLine, r.line-1, r.line)}
+			r.accFrom = -1
+			r.mode = modeTop
+			return Item{Line: r.startLine, Column: r.startCol, Offset: r.startOff, Index: r.index, Err: e}, nil, true
+		}
 		switch r.st {
 		case stValue, stValueOrEnd:
 			switch c {

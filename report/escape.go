@@ -66,9 +66,50 @@ func escaped(r rune) bool {
 		r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)
 }
 
+// maxDigits is the longest run of digits a message shows in full.
+const maxDigits = 40
+
+// shortenDigits abbreviates runs of more than maxDigits digits (a number of
+// 10,000 digits quoted by a message) to their first and last digits and
+// their length. Only messages are shortened: the data is not touched.
+func shortenDigits(s string) string {
+	var b strings.Builder
+	run := 0
+	flush := func(end int) {
+		start := end - run
+		if run > maxDigits {
+			fmt.Fprintf(&b, "%s…%s (%d digits)", s[start:start+16], s[end-4:end], run)
+		} else {
+			b.WriteString(s[start:end])
+		}
+		run = 0
+	}
+	long := false
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			run++
+			if run > maxDigits {
+				long = true
+			}
+			continue
+		}
+		if run > 0 {
+			flush(i)
+		}
+		b.WriteByte(s[i])
+	}
+	if !long {
+		return s
+	}
+	if run > 0 {
+		flush(len(s))
+	}
+	return b.String()
+}
+
 // escapeFinding escapes the text fields of f that printers show.
 func escapeFinding(f Finding) Finding {
-	f.Message = Escape(f.Message)
+	f.Message = Escape(shortenDigits(f.Message))
 	f.File = Escape(f.File)
 	f.Pointer = Escape(f.Pointer)
 	f.Subject = Escape(f.Subject)

@@ -51,3 +51,26 @@ func TestPrintersEscapeMessages(t *testing.T) {
 		}
 	}
 }
+
+// Messages abbreviate huge numbers; the data is not a message.
+func TestShortenDigits(t *testing.T) {
+	big := strings.Repeat("9", 10000)
+	for _, c := range []struct{ in, want string }{
+		{"got 12345", "got 12345"},
+		{"got " + strings.Repeat("1", 40) + " ok", "got " + strings.Repeat("1", 40) + " ok"},
+		{"got the number " + big + ", want less", "got the number 9999999999999999…9999 (10000 digits), want less"},
+		{"1." + big, "1.9999999999999999…9999 (10000 digits)"},
+	} {
+		if got := shortenDigits(c.in); got != c.want {
+			t.Errorf("shortenDigits(%.60q...) = %.80q", c.in, got)
+		}
+	}
+	var buf bytes.Buffer
+	f := Finding{Rule: "ce-extension-value", Severity: SeverityError, Message: "got the number " + big, Counterexample: []byte(big)}
+	if err := Write(&buf, FormatText, &Report{Findings: []Finding{f}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "(10000 digits)") {
+		t.Errorf("number not shortened: %.200s", buf.String())
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/report"
 )
 
 // Format is a report format.
@@ -192,7 +193,9 @@ func WriteText(w io.Writer, r *Report) error {
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)
 	}
-	_, err := w.Write(b.Bytes())
+	// The report quotes the scenario, the events and the consumer's output:
+	// nothing of theirs may reach a terminal or a CI log raw.
+	_, err := io.WriteString(w, report.SafeLines(b.String()))
 	return err
 }
 

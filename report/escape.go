@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -66,6 +67,75 @@ func escaped(r rune) bool {
 		r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)
 }
 
+// SafeLines makes text of several lines safe to print: each line is
+// escaped (tabs kept) and SafeLine guards its start. An error or a log
+// message may quote input holding a raw line break: what follows it then
+// starts a line, and is shown escaped when it would read as a command.
+func SafeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		parts := strings.Split(l, "\t")
+		for j := range parts {
+			parts[j] = Escape(parts[j])
+		}
+		lines[i] = SafeLine(strings.Join(parts, "\t"))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// SafeLine escapes the first character of a line that a CI log would take
+// for a command: GitHub Actions reads "::" after leading white space as a
+// workflow command, and "##[" as its older form (Azure Pipelines' "##vso["
+// and TeamCity's "##teamcity[" start the same way).
+func SafeLine(s string) string {
+	rest := strings.TrimLeft(s, " \t")
+	if strings.HasPrefix(rest, "::") || strings.HasPrefix(rest, "##") {
+		i := len(s) - len(rest)
+		return s[:i] + fmt.Sprintf(`\x%02x`, s[i]) + s[i+1:]
+	}
+	return s
+}
+
+// jsonSafe rewrites, in JSON text, the characters Escape escapes that JSON
+// carries raw (DEL, C1 controls, line separators, format characters such
+// as the bidirectional controls) as \u escapes, and invalid UTF-8 as
+// \ufffd: the text decodes to the same values, and a terminal or a log
+// shows it inert. Outside strings valid JSON holds only ASCII, so the
+// rewrite cannot change its structure.
+func jsonSafe(b []byte) []byte {
+	clean := true
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r >= 0x7f && (r == utf8.RuneError && size == 1 || escaped(r)) {
+			clean = false
+			break
+		}
+		i += size
+	}
+	if clean {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out = append(out, `\ufffd`...)
+		case r >= 0x7f && escaped(r):
+			if r > 0xffff {
+				r1, r2 := utf16.EncodeRune(r)
+				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
+		default:
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
 // maxDigits is the longest run of digits a message shows in full.
 const maxDigits = 40
 
@@ -107,7 +177,8 @@ func shortenDigits(s string) string {
 	return b.String()
 }
 
-// escapeFinding escapes the text fields of f that printers show.
+// escapeFinding escapes the text fields of f that printers show to people;
+// the JSON printer keeps them exact (see jsonSafe).
 func escapeFinding(f Finding) Finding {
 	f.Message = Escape(shortenDigits(f.Message))
 	f.File = Escape(f.File)

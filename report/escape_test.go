@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -72,5 +73,120 @@ func TestShortenDigits(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "(10000 digits)") {
 		t.Errorf("number not shortened: %.200s", buf.String())
+	}
+}
+
+// hostile holds what Escape escapes and JSON may carry raw: a bidi
+// override, NEL, a line separator, a C1 CSI and an astral format character.
+const hostile = "a\u202eb\u0085c\u2028d\u009b31me\U000e0041f"
+
+func rawHostile(s string) bool {
+	return strings.ContainsAny(s, "\u202e\u0085\u2028\u009b\U000e0041")
+}
+
+// The JSON formats keep names and pointers exact: decoding the output gives
+// back what the finding held, while no character Escape escapes is printed
+// raw, values and counterexamples included.
+func TestJSONKeepsDataExact(t *testing.T) {
+	f := Finding{Rule: "enum-value-removed", Severity: SeverityError, Message: "allows \"x\n" + hostile + "\"",
+		File: "schemas/a\nb/v2.json", Line: 1, Pointer: "/properties/x\n::error::y" + hostile, Subject: "t v1 -> v2",
+		OldPointer: "/properties/" + hostile, NewPointer: "/p\r\n", OldValue: hostile, NewValue: []any{hostile},
+		Counterexample: []byte(`{"` + hostile + `":"` + hostile + `"}`)}
+	var buf bytes.Buffer
+	if err := Write(&buf, FormatJSON, &Report{Command: "compat check", Findings: []Finding{f}, Checked: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if rawHostile(buf.String()) {
+		t.Errorf("json: a character is printed raw:\n%s", buf.String())
+	}
+	var got struct{ Findings []Finding }
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("json output does not parse: %v\n%s", err, buf.String())
+	}
+	g := got.Findings[0]
+	if g.File != f.File || g.Pointer != f.Pointer || g.OldPointer != f.OldPointer || g.NewPointer != f.NewPointer ||
+		g.Message != f.Message || g.OldValue != hostile {
+		t.Errorf("json: data changed:\n got %+v\nwant %+v", g, f)
+	}
+	var cx map[string]string
+	if err := json.Unmarshal(g.Counterexample, &cx); err != nil || cx[hostile] != hostile {
+		t.Errorf("json: counterexample changed: %s (%v)", g.Counterexample, err)
+	}
+
+	buf.Reset()
+	if err := Write(&buf, FormatSARIF, &Report{Command: "compat check", Findings: []Finding{f}, Checked: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if rawHostile(buf.String()) {
+		t.Errorf("sarif: a character is printed raw:\n%s", buf.String())
+	}
+	var sarif struct {
+		Runs []struct {
+			Results []struct {
+				Properties struct {
+					Counterexample map[string]string
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(buf.Bytes(), &sarif); err != nil {
+		t.Fatalf("sarif output does not parse: %v", err)
+	}
+	if got := sarif.Runs[0].Results[0].Properties.Counterexample; got[hostile] != hostile {
+		t.Errorf("sarif: counterexample changed: %v", got)
+	}
+}
+
+// The text and document formats show values and counterexamples with the
+// characters escaped too.
+func TestPrintersEscapeValues(t *testing.T) {
+	f := Finding{Rule: "enum-value-removed", Severity: SeverityError, Message: "m", File: "v2.json", Line: 1,
+		Subject: "t v1 -> v2", Direction: "BACKWARD", OldPointer: "/enum/0", NewPointer: "/enum", OldValue: hostile,
+		NewValue: []any{hostile}, Counterexample: []byte(`{"` + hostile + `":"` + hostile + `"}`)}
+	for _, format := range append([]Format{FormatText}, GateFormats...) {
+		var buf bytes.Buffer
+		if err := Write(&buf, format, &Report{Command: "compat check", Findings: []Finding{f}, Checked: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if rawHostile(buf.String()) {
+			t.Errorf("%s: a character is printed raw:\n%s", format, buf.String())
+		}
+	}
+}
+
+// A name that starts a printed line (validate's input file, a subject)
+// cannot read as a workflow command.
+func TestTextLineStartsAreNotCommands(t *testing.T) {
+	fs := []Finding{
+		{Rule: "data-invalid", Severity: SeverityError, Message: "m", File: "::error::x.jsonl", Line: 1, Subject: "::warning::x.jsonl:1"},
+		{Rule: "data-invalid", Severity: SeverityError, Message: "m", File: "##[error]x.jsonl", Line: 2},
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, FormatText, &Report{Command: "validate", Findings: fs, Checked: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if l := strings.TrimLeft(line, " \t"); strings.HasPrefix(l, "::") || strings.HasPrefix(l, "##") {
+			t.Errorf("a line reads as a command: %q", line)
+		}
+	}
+	if !strings.Contains(buf.String(), `\x3a:warning::x.jsonl:1`) {
+		t.Errorf("subject not shown escaped:\n%s", buf.String())
+	}
+}
+
+func TestSafeLines(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"cannot open x\n::error::y: no such file", `cannot open x` + "\n" + `\x3a:error::y: no such file`},
+		{"a\n   ::warning::b", "a\n   \\x3a:warning::b"},
+		{"a\n##[error]b", "a\n\\x23#[error]b"},
+		{"lines\n\tkept\n  indented", "lines\n\tkept\n  indented"},
+		{"esc \x1b[2J\u202e", `esc \x1b[2J\u202e`},
+		{"a: b::c", "a: b::c"},
+	} {
+		if got := SafeLines(c.in); got != c.want {
+			t.Errorf("SafeLines(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

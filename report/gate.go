@@ -43,7 +43,7 @@ func counterexample(f Finding) string {
 	if len(f.Counterexample) == 0 {
 		return ""
 	}
-	return string(f.Counterexample)
+	return string(jsonSafe(f.Counterexample))
 }
 
 // level maps a finding to error/warning/notice: approved breaks are
@@ -297,8 +297,8 @@ func mdCode(s string) string {
 // <, > and & stay as written.
 func indentJSON(raw json.RawMessage) string {
 	var b bytes.Buffer
-	if err := json.Indent(&b, raw, "", "  "); err != nil {
-		return string(raw)
+	if err := json.Indent(&b, jsonSafe(raw), "", "  "); err != nil {
+		return string(jsonSafe(raw))
 	}
 	return b.String()
 }
@@ -446,10 +446,15 @@ func writeSARIF(w io.Writer, r *Report) error {
 		rn.Tool.Driver.Rules = append(rn.Tool.Driver.Rules, rule)
 	}
 	doc := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{rn}}
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := w.Write(jsonSafe(b.Bytes()))
+	return err
 }
 
 // sarifURI turns a display path into a relative URI reference.

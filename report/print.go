@@ -98,7 +98,7 @@ func (p *textPrinter) Add(f Finding) error {
 	}
 	if f.Subject != "" && f.Subject != p.subject {
 		p.subject = f.Subject
-		fmt.Fprintf(p.w, "%s\n", f.Subject)
+		fmt.Fprintf(p.w, "%s\n", SafeLine(f.Subject))
 	}
 	indent := ""
 	if f.Subject != "" {
@@ -119,13 +119,13 @@ func (p *textPrinter) Add(f Finding) error {
 		b.WriteString(" at " + f.Pointer)
 	}
 	b.WriteString(": " + oneLine(f.Message))
-	fmt.Fprintln(p.w, b.String())
+	fmt.Fprintln(p.w, SafeLine(b.String()))
 	if f.OldPointer != "" || f.NewPointer != "" {
 		fmt.Fprintf(p.w, "%s    old %s%s\n", indent, orRoot(f.OldPointer), valueSuffix(f.OldValue))
 		fmt.Fprintf(p.w, "%s    new %s%s\n", indent, orRoot(f.NewPointer), valueSuffix(f.NewValue))
 	}
-	if len(f.Counterexample) > 0 {
-		fmt.Fprintf(p.w, "%s    counterexample: %s\n", indent, f.Counterexample)
+	if cx := counterexample(f); cx != "" {
+		fmt.Fprintf(p.w, "%s    counterexample: %s\n", indent, cx)
 	}
 	return nil
 }
@@ -152,7 +152,9 @@ type jsonPrinter struct {
 }
 
 func (p *jsonPrinter) Add(f Finding) error {
-	f = escapeFinding(f)
+	// JSON keeps names and pointers exact (its string escapes already keep
+	// line breaks off the output); jsonSafe escapes what JSON carries raw.
+	f.Message = shortenDigits(f.Message)
 	if p.n == 0 {
 		fmt.Fprintf(p.w, "{\"command\":%s,\"findings\":[\n", mustJSON(p.command))
 	} else {
@@ -168,7 +170,7 @@ func (p *jsonPrinter) Add(f Finding) error {
 	if err != nil {
 		return err
 	}
-	_, err = p.w.Write(b)
+	_, err = p.w.Write(jsonSafe(b))
 	return err
 }
 
@@ -228,9 +230,9 @@ func valueSuffix(v any) string {
 	}
 	b, err := jsonvalue.Marshal(v, "")
 	if err != nil {
-		return ": " + fmt.Sprint(v)
+		return ": " + Escape(fmt.Sprint(v))
 	}
-	return ": " + string(b)
+	return ": " + string(jsonSafe(b))
 }
 
 // orRoot shows the root pointer as "/", as findings' Pointer does.

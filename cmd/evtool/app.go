@@ -62,13 +62,9 @@ func (a *app) exitCode(err error) int {
 		return exitError
 	}
 	msg := strings.TrimSpace(err.Error())
-	// Line by line: errors that list problems keep their lines, and what
-	// a line quotes from the input cannot start a line of its own.
-	lines := strings.Split(msg, "\n")
-	for i := range lines {
-		lines[i] = report.Escape(lines[i])
-	}
-	fmt.Fprintf(a.stderr, "evtool: %s\n", strings.Join(lines, "\n"))
+	// Line by line: errors that list problems keep their lines, and a line
+	// that a quoted name's line break starts cannot read as a command.
+	fmt.Fprintf(a.stderr, "evtool: %s\n", report.SafeLines(msg))
 	var ce commandLineError
 	if errors.As(err, &ce) && !strings.Contains(msg, "\n") {
 		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", ce.command)

@@ -464,3 +464,33 @@ func TestFromRecordNoKafkaExtensions(t *testing.T) {
 		}
 	}
 }
+
+// content-type and ce_datacontenttype are one attribute only when they
+// are the same value up to the case of type/subtype and the space around
+// ';': any other difference (parameters, their order, quoting, charset
+// case) stays an error, since the record is then ambiguous.
+func TestSameMediaType(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"application/json", "application/json", true},
+		{"application/json", "Application/JSON", true},
+		{"application/json; charset=utf-8", "application/json;charset=utf-8", true},
+		{"application/json; charset=utf-8", "application/json;charset=UTF-8", false},
+		{"application/json; charset=utf-8", `application/json; charset="utf-8"`, false},
+		{"text/plain; a=1; b=2", "text/plain; b=2; a=1", false},
+		{"application/json", "application/json; charset=utf-8", false},
+		{"application/json; charset=utf-8", "application/json; charset=utf-16", false},
+		{"text/plain; format=flowed", "text/plain; format=Flowed", false},
+		{"application/json", "application/cloudevents+json", false},
+		{"application/json; charset=utf-8", "application/json; charset=utf-8; x=1", false},
+		{"application/json;;", "application/json", false},
+		{"", "", true},
+		{"", "application/json", false},
+	} {
+		if got := sameMediaType(c.a, c.b); got != c.same {
+			t.Errorf("sameMediaType(%q, %q) = %t, want %t", c.a, c.b, got, c.same)
+		}
+	}
+}

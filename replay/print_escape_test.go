@@ -26,3 +26,21 @@ func TestWriteTextEscapes(t *testing.T) {
 		t.Errorf("control printed raw:\n%s", out)
 	}
 }
+
+// The JSON report keeps values exact and writes bidi controls and C1
+// controls as \u escapes.
+func TestWriteJSONEscapes(t *testing.T) {
+	rep := &Report{Scenario: "s\u202e.yaml", Verdict: Fail, Summary: "x\u0085y"}
+	for _, reps := range [][]*Report{{rep}, {rep, rep}} {
+		var b bytes.Buffer
+		if err := WriteAll(&b, FormatJSON, reps); err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(b.String(), "\u202e\u0085") {
+			t.Errorf("raw control in JSON:\n%s", b.String())
+		}
+		if !strings.Contains(b.String(), `s\u202e.yaml`) {
+			t.Errorf("scenario not escaped as JSON:\n%s", b.String())
+		}
+	}
+}

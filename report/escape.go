@@ -96,13 +96,13 @@ func SafeLine(s string) string {
 	return s
 }
 
-// jsonSafe rewrites, in JSON text, the characters Escape escapes that JSON
+// JSONSafe rewrites, in JSON text, the characters Escape escapes that JSON
 // carries raw (DEL, C1 controls, line separators, format characters such
 // as the bidirectional controls) as \u escapes, and invalid UTF-8 as
 // \ufffd: the text decodes to the same values, and a terminal or a log
 // shows it inert. Outside strings valid JSON holds only ASCII, so the
 // rewrite cannot change its structure.
-func jsonSafe(b []byte) []byte {
+func JSONSafe(b []byte) []byte {
 	clean := true
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
@@ -178,7 +178,7 @@ func shortenDigits(s string) string {
 }
 
 // escapeFinding escapes the text fields of f that printers show to people;
-// the JSON printer keeps them exact (see jsonSafe).
+// the JSON printer keeps them exact (see JSONSafe).
 func escapeFinding(f Finding) Finding {
 	f.Message = Escape(shortenDigits(f.Message))
 	f.File = Escape(f.File)

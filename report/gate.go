@@ -43,7 +43,7 @@ func counterexample(f Finding) string {
 	if len(f.Counterexample) == 0 {
 		return ""
 	}
-	return string(jsonSafe(f.Counterexample))
+	return string(JSONSafe(f.Counterexample))
 }
 
 // level maps a finding to error/warning/notice: approved breaks are
@@ -297,8 +297,8 @@ func mdCode(s string) string {
 // <, > and & stay as written.
 func indentJSON(raw json.RawMessage) string {
 	var b bytes.Buffer
-	if err := json.Indent(&b, jsonSafe(raw), "", "  "); err != nil {
-		return string(jsonSafe(raw))
+	if err := json.Indent(&b, JSONSafe(raw), "", "  "); err != nil {
+		return string(JSONSafe(raw))
 	}
 	return b.String()
 }
@@ -453,7 +453,7 @@ func writeSARIF(w io.Writer, r *Report) error {
 	if err := enc.Encode(doc); err != nil {
 		return err
 	}
-	_, err := w.Write(jsonSafe(b.Bytes()))
+	_, err := w.Write(JSONSafe(b.Bytes()))
 	return err
 }
 

@@ -153,7 +153,7 @@ type jsonPrinter struct {
 
 func (p *jsonPrinter) Add(f Finding) error {
 	// JSON keeps names and pointers exact (its string escapes already keep
-	// line breaks off the output); jsonSafe escapes what JSON carries raw.
+	// line breaks off the output); JSONSafe escapes what JSON carries raw.
 	f.Message = shortenDigits(f.Message)
 	if p.n == 0 {
 		fmt.Fprintf(p.w, "{\"command\":%s,\"findings\":[\n", mustJSON(p.command))
@@ -170,7 +170,7 @@ func (p *jsonPrinter) Add(f Finding) error {
 	if err != nil {
 		return err
 	}
-	_, err = p.w.Write(jsonSafe(b))
+	_, err = p.w.Write(JSONSafe(b))
 	return err
 }
 
@@ -232,7 +232,7 @@ func valueSuffix(v any) string {
 	if err != nil {
 		return ": " + Escape(fmt.Sprint(v))
 	}
-	return ": " + string(jsonSafe(b))
+	return ": " + string(JSONSafe(b))
 }
 
 // orRoot shows the root pointer as "/", as findings' Pointer does.

@@ -273,9 +273,11 @@ func dirSuffix(f Finding) string {
 }
 
 // mdCell makes text safe in a Markdown table cell: no cell break, no
-// HTML, no code span opened by a backtick in a message.
+// HTML, no code span opened by a backtick in a message, and no link or
+// image a name could bring into a pull request comment ("[text](url)").
 func mdCell(s string) string {
-	return strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt;", "`", "\\`", "*", "\\*", "_", "\\_").Replace(s)
+	return strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt;", "`", "\\`", "*", "\\*", "_", "\\_",
+		"[", "\\[", "]", "\\]").Replace(s)
 }
 
 // mdCode is s as a code span in a table cell: a fence longer than any run

@@ -111,11 +111,20 @@ func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name str
 	var st validateStats
 	var r io.Reader
 	display := name
-	if name == "-" {
-		in, stop := interruptible(ctx, a.stdin)
+	switch fi, err := os.Stat(name); {
+	case name == "-":
+		in, stop := interruptible(ctx, func() (io.ReadCloser, error) { return io.NopCloser(a.stdin), nil })
 		defer stop()
 		r, display = in, "<stdin>"
-	} else {
+	case err != nil:
+		return st, fmt.Errorf("cannot read events: %w", err)
+	case !fi.Mode().IsRegular():
+		// A named pipe or a device (process substitution, /dev/stdin)
+		// blocks in open and in read until a writer comes.
+		in, stop := interruptible(ctx, func() (io.ReadCloser, error) { return os.Open(name) })
+		defer stop()
+		r = in
+	default:
 		f, err := os.Open(name)
 		if err != nil {
 			return st, fmt.Errorf("cannot read events: %w", err)
@@ -202,13 +211,20 @@ func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name str
 	return st, err
 }
 
-// interruptible returns a reader of r whose Read returns as soon as ctx is
-// done (Ctrl-C), even while a read of r blocks, as one from a terminal
-// does until the user types a line or Ctrl-D. stop releases it.
-func interruptible(ctx context.Context, r io.Reader) (io.Reader, func()) {
+// interruptible returns a reader of what open opens whose Read returns as
+// soon as ctx is done (Ctrl-C), even while the open or a read blocks, as
+// one from a terminal does until the user types a line or Ctrl-D, or one
+// of a named pipe until its writer comes. stop releases it.
+func interruptible(ctx context.Context, open func() (io.ReadCloser, error)) (io.Reader, func()) {
 	pr, pw := io.Pipe()
 	go func() {
-		_, err := io.Copy(pw, r)
+		r, err := open()
+		if err != nil {
+			pw.CloseWithError(fmt.Errorf("cannot read events: %w", err))
+			return
+		}
+		defer r.Close()
+		_, err = io.Copy(pw, r)
 		pw.CloseWithError(err)
 	}()
 	cancel := context.AfterFunc(ctx, func() { pr.CloseWithError(ctx.Err()) })

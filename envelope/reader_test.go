@@ -107,6 +107,8 @@ func TestReader(t *testing.T) {
 			[]string{"1:1 #-1 {\n\"a\":\n{\n\"b\":1\n}\n}", "7:1 #-1 {\"a\":3}", "end"}},
 		{"unindented pretty-printed event, CRLF", "{\r\n\"a\":\r\n{\"b\":1}\r\n}\r\n", 0,
 			[]string{"1:1 #-1 {\r\n\"a\":\r\n{\"b\":1}\r\n}", "end"}},
+		{"jsonl line cut after a colon, after a BOM", "\ufeff{\"id\":\n{\"a\":2}\n", 0,
+			[]string{"1:1 #-1 error: line 1: the event starting at line 1 ends unfinished at the end of line 1 (line 2 starts the next event): every event must be complete", "2:1 #-1 {\"a\":2}", "end"}},
 		{"jsonl line cut after a colon, CRLF", "{\"id\":\r\n{\"a\":2}\r\n", 0,
 			[]string{"1:1 #-1 error: line 1: the event starting at line 1 ends unfinished at the end of line 1 (line 2 starts the next event): every event must be complete", "2:1 #-1 {\"a\":2}", "end"}},
 		{"truncated at end", "{\"a\":1}\n{\"a\":", 0,

@@ -190,3 +190,37 @@ func TestSafeLines(t *testing.T) {
 		}
 	}
 }
+
+// SARIF's artifact URI names the real file: the escapes a message shows
+// (a backslash sequence) would turn into path separators.
+func TestSARIFURIKeepsFileName(t *testing.T) {
+	for _, c := range []struct{ file, uri string }{
+		{"schemas/a b#?%/v1.json", "schemas/a%20b%23%3F%25/v1.json"},
+		{"schemas/a\nb\u202e/v1.json", "schemas/a%0Ab%E2%80%AE/v1.json"},
+		{"schemas/é/v1.json", "schemas/é/v1.json"},
+		{`schemas\x\v1.json`, "schemas/x/v1.json"},
+	} {
+		f := Finding{Rule: "schema-json", Severity: SeverityError, Message: "m", File: c.file, Line: 1}
+		var buf bytes.Buffer
+		if err := Write(&buf, FormatSARIF, &Report{Command: "lint", Findings: []Finding{f}, Checked: 1}); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Runs []struct {
+				Results []struct {
+					Locations []struct {
+						PhysicalLocation struct {
+							ArtifactLocation struct{ URI string }
+						}
+					}
+				}
+			}
+		}
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if got := doc.Runs[0].Results[0].Locations[0].PhysicalLocation.ArtifactLocation.URI; got != c.uri {
+			t.Errorf("file %q: uri %q, want %q", c.file, got, c.uri)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // The gate formats: what CI systems read. They are document formats (they
@@ -87,6 +88,7 @@ func unitOr(u string) string {
 // schema file and line, then the summary as plain text.
 func writeGitHub(w io.Writer, r *Report) error {
 	for _, f := range r.Findings {
+		f = escapeFinding(f)
 		var props []string
 		if f.File != "" {
 			props = append(props, "file="+ghProp(f.File))
@@ -122,6 +124,7 @@ func ghProp(s string) string {
 func groups(r *Report) (order []string, by map[string][]Finding) {
 	by = map[string][]Finding{}
 	for _, f := range r.Findings {
+		f = escapeFinding(f)
 		s := f.Subject
 		if s == "" {
 			s = f.File
@@ -387,6 +390,8 @@ func writeSARIF(w io.Writer, r *Report) error {
 	seen := map[string]bool{}
 	var ids []string
 	for _, f := range r.Findings {
+		file := f.File
+		f = escapeFinding(f)
 		if !seen[f.Rule] {
 			seen[f.Rule] = true
 			ids = append(ids, f.Rule)
@@ -405,7 +410,7 @@ func writeSARIF(w io.Writer, r *Report) error {
 		res := sarifResult{RuleID: f.Rule, Level: lv, Message: sarifText{msg}}
 		if f.File != "" {
 			var pl sarifPhysical
-			pl.ArtifactLocation.URI = sarifURI(f.File)
+			pl.ArtifactLocation.URI = sarifURI(file)
 			if f.Line > 0 {
 				pl.Region = &sarifRegion{StartLine: f.Line, StartColumn: f.Column}
 			}
@@ -459,8 +464,24 @@ func writeSARIF(w io.Writer, r *Report) error {
 	return err
 }
 
-// sarifURI turns a display path into a relative URI reference.
+// sarifURI turns a display path into a relative URI reference: the real
+// name, with the characters a URI cannot hold raw (controls, space, '%',
+// '#', '?', the invisible ones Escape names) percent-encoded, so that the
+// result still names the file.
 func sarifURI(p string) string {
 	p = strings.ReplaceAll(p, "\\", "/")
-	return strings.NewReplacer("%", "%25", " ", "%20", "#", "%23", "?", "%3F").Replace(p)
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRuneInString(p[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r <= ' ', r == '%', r == '#', r == '?', escaped(r):
+			for _, c := range []byte(p[i : i+size]) {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		default:
+			b.WriteString(p[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

@@ -194,7 +194,9 @@ type bufferedPrinter struct {
 }
 
 func (p *bufferedPrinter) Add(f Finding) error {
-	p.report.Findings = append(p.report.Findings, escapeFinding(f))
+	// Each document format escapes what it shows (SARIF keeps the file's
+	// real name in its URI).
+	p.report.Findings = append(p.report.Findings, f)
 	return nil
 }
 

@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/evtool/evtool/registry"
@@ -268,15 +269,21 @@ func numbered(src string) string {
 
 // comment renders text as a Go comment: every line starts with "//", so no
 // text can end it early or inject code; control characters and invalid
-// UTF-8 are replaced.
+// UTF-8 are replaced, and so are bidirectional controls and the other
+// invisible format characters (U+202E, U+2066, U+200F, U+061C, ...), which
+// could make the comment read differently from what the compiler sees
+// (Trojan Source).
 func comment(text string) string {
 	text = strings.ToValidUTF8(text, "\uFFFD")
 	text = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n", "\uFEFF", "").Replace(text)
 	var b strings.Builder
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
 		line = strings.Map(func(r rune) rune {
-			if r < 0x20 && r != '\t' || r == 0x7f {
+			switch {
+			case r < 0x20 && r != '\t' || r == 0x7f:
 				return ' '
+			case r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Cf, r):
+				return '\uFFFD'
 			}
 			return r
 		}, line)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -787,6 +788,13 @@ func TestComment(t *testing.T) {
 	}
 	if strings.ContainsAny(c, "\x00\r") {
 		t.Errorf("control characters left in %q", c)
+	}
+	// Trojan Source: no bidi control or other invisible format character.
+	bidi := comment("access \u202eadmin\u202c \u2066x\u2069 \u2067y\u2068 \u202a\u202b\u202d \u200e\u200f\u061c \u200b \u0085")
+	for _, r := range bidi {
+		if r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Cf, r) {
+			t.Errorf("comment keeps %U: %q", r, bidi)
+		}
 	}
 }
 

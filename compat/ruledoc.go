@@ -3,6 +3,8 @@ package compat
 import (
 	"fmt"
 	"strings"
+
+	"github.com/evtool/evtool/report"
 )
 
 // RulesMarkdown renders the rule table as docs/rules.md. The file is
@@ -55,7 +57,25 @@ func RulesMarkdown() string {
 		}
 		b.WriteString(r.Detail + "\n")
 	}
+	b.WriteString("\n# Catalog, event and registry rules\n\n")
+	b.WriteString("Findings of `evtool lint`, `evtool validate`, `evtool replay` and the registry commands name these rule ids.\n\n")
+	b.WriteString("| rule | meaning |\n|---|---|\n")
+	for _, r := range report.CheckRules() {
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s |\n", r.ID, r.ID, r.Summary)
+	}
+	for _, r := range report.CheckRules() {
+		fmt.Fprintf(&b, "\n### %s\n\n%s.\n\n%s\n", r.ID, upperFirst(r.Summary), r.Detail)
+	}
 	return b.String()
+}
+
+// RuleDocs documents the compatibility rules for the printers (SARIF).
+func RuleDocs() []report.RuleDoc {
+	var out []report.RuleDoc
+	for _, r := range Rules() {
+		out = append(out, report.RuleDoc{ID: r.ID, Summary: r.Summary, Detail: r.Detail})
+	}
+	return out
 }
 
 func isCatalogRuleID(id string) bool {

@@ -114,23 +114,46 @@ func NewMessage(r *kgo.Record) (*Message, error) {
 		where[name] = key
 		return nil
 	}
+	// setContentType records a content-type or ce_datacontenttype header.
+	// The CloudEvents JavaScript SDK's binary mode writes both with one
+	// value: that pair is one attribute, and the binding's content-type
+	// header is the one kept. Two different values stay an error.
+	setContentType := func(key, value string) error {
+		if m.hasContentType && !strings.EqualFold(m.ctHeader, key) &&
+			(strings.EqualFold(m.ctHeader, headerContentType) || strings.EqualFold(key, headerContentType)) {
+			if !sameMediaType(m.contentType, value) {
+				return fmt.Errorf("record has two headers for attribute %q with different values: %s %q and %s %q; keep one",
+					"datacontenttype", m.ctHeader, m.contentType, key, value)
+			}
+			if strings.EqualFold(key, headerContentType) {
+				m.contentType, m.ctHeader = value, key
+			}
+			return nil
+		}
+		if err := claim("datacontenttype", key); err != nil {
+			return err
+		}
+		m.contentType, m.hasContentType, m.ctHeader = value, true, key
+		return nil
+	}
 	for _, h := range r.Headers {
 		lower := strings.ToLower(h.Key)
 		switch {
 		case lower == headerContentType:
-			if err := claim("datacontenttype", h.Key); err != nil {
+			if err := setContentType(h.Key, string(h.Value)); err != nil {
 				return nil, err
 			}
-			m.contentType, m.hasContentType, m.ctHeader = string(h.Value), true, h.Key
 		case strings.HasPrefix(lower, headerPrefix):
 			name := lower[len(headerPrefix):]
-			if err := claim(name, h.Key); err != nil {
-				return nil, err
-			}
 			if name == "datacontenttype" {
 				// Not how the binding carries it, but unambiguous.
-				m.contentType, m.hasContentType, m.ctHeader = string(h.Value), true, h.Key
+				if err := setContentType(h.Key, string(h.Value)); err != nil {
+					return nil, err
+				}
 				continue
+			}
+			if err := claim(name, h.Key); err != nil {
+				return nil, err
 			}
 			m.attrs = append(m.attrs, headerAttr{name: name, header: h.Key, value: string(h.Value)})
 		}
@@ -159,6 +182,18 @@ func NewMessage(r *kgo.Record) (*Message, error) {
 	}
 	m.encoding = binding.EncodingBinary
 	return m, nil
+}
+
+// sameMediaType reports whether two content types are the same: the
+// type/subtype compared case-insensitively, the parameters as written.
+func sameMediaType(a, b string) bool {
+	split := func(s string) (string, string) {
+		mt, params, _ := strings.Cut(s, ";")
+		return strings.TrimSpace(mt), strings.TrimSpace(params)
+	}
+	amt, ap := split(a)
+	bmt, bp := split(b)
+	return strings.EqualFold(amt, bmt) && ap == bp
 }
 
 // Record returns the record the message reads.

@@ -263,7 +263,11 @@ func TestNewMessage(t *testing.T) {
 		{"duplicate attribute", rec(`{}`, withValid("CE_ID", "2")...), 0, `record has two headers for attribute "id": "ce_id" and "CE_ID"; keep one`},
 		{"duplicate exact", rec(`{}`, withValid("ce_x", "1", "ce_x", "2")...), 0, `record has two headers for attribute "x": "ce_x" and "ce_x"; keep one`},
 		{"duplicate content-type", rec(`{}`, "content-type", "a/b", "Content-Type", "a/b"), 0, `record has two headers for attribute "datacontenttype": "content-type" and "Content-Type"; keep one`},
-		{"content-type twice via ce_", rec(`{}`, withValid("content-type", "a/b", "ce_datacontenttype", "a/b")...), 0, `record has two headers for attribute "datacontenttype": "content-type" and "ce_datacontenttype"; keep one`},
+		{"content-type and ce_datacontenttype equal (CloudEvents JS SDK)", rec(`{}`, withValid("content-type", "application/json", "ce_datacontenttype", "application/json")...), binding.EncodingBinary, ""},
+		{"ce_datacontenttype first, media type case differs", rec(`{}`, withValid("ce_datacontenttype", "Application/JSON; charset=utf-8", "content-type", "application/json; charset=utf-8")...), binding.EncodingBinary, ""},
+		{"content-type and ce_datacontenttype differ", rec(`{}`, withValid("content-type", "a/b", "ce_datacontenttype", "a/c")...), 0, `record has two headers for attribute "datacontenttype" with different values: content-type "a/b" and ce_datacontenttype "a/c"; keep one`},
+		{"content-type and ce_datacontenttype parameters differ", rec(`{}`, withValid("content-type", "a/b; charset=utf-8", "ce_datacontenttype", "a/b; charset=UTF-8")...), 0, `record has two headers for attribute "datacontenttype" with different values: content-type "a/b; charset=utf-8" and ce_datacontenttype "a/b; charset=UTF-8"; keep one`},
+		{"ce_datacontenttype twice", rec(`{}`, withValid("ce_datacontenttype", "a/b", "CE_datacontenttype", "a/b")...), 0, `record has two headers for attribute "datacontenttype": "ce_datacontenttype" and "CE_datacontenttype"; keep one`},
 		{"batch", rec(`[]`, "content-type", "application/cloudevents-batch+json"), 0, `content-type "application/cloudevents-batch+json": the Kafka binding has no batch mode; send one event per record`},
 		{"other format", rec(`x`, "content-type", "application/cloudevents+avro"), 0, `content-type "application/cloudevents+avro": unsupported event format; evtool reads application/cloudevents+json`},
 	}
@@ -457,6 +461,36 @@ func TestFromRecordNoKafkaExtensions(t *testing.T) {
 		}
 		if ext := d.Event.Extensions(); len(ext) != 0 {
 			t.Errorf("%v: extensions %v", mode, ext)
+		}
+	}
+}
+
+// content-type and ce_datacontenttype are one attribute only when they
+// are the same value up to the case of type/subtype and the space around
+// ';': any other difference (parameters, their order, quoting, charset
+// case) stays an error, since the record is then ambiguous.
+func TestSameMediaType(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"application/json", "application/json", true},
+		{"application/json", "Application/JSON", true},
+		{"application/json; charset=utf-8", "application/json;charset=utf-8", true},
+		{"application/json; charset=utf-8", "application/json;charset=UTF-8", false},
+		{"application/json; charset=utf-8", `application/json; charset="utf-8"`, false},
+		{"text/plain; a=1; b=2", "text/plain; b=2; a=1", false},
+		{"application/json", "application/json; charset=utf-8", false},
+		{"application/json; charset=utf-8", "application/json; charset=utf-16", false},
+		{"text/plain; format=flowed", "text/plain; format=Flowed", false},
+		{"application/json", "application/cloudevents+json", false},
+		{"application/json; charset=utf-8", "application/json; charset=utf-8; x=1", false},
+		{"application/json;;", "application/json", false},
+		{"", "", true},
+		{"", "application/json", false},
+	} {
+		if got := sameMediaType(c.a, c.b); got != c.same {
+			t.Errorf("sameMediaType(%q, %q) = %t, want %t", c.a, c.b, got, c.same)
 		}
 	}
 }

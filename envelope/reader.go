@@ -118,6 +118,10 @@ type Reader struct {
 	startCol  int
 	startOff  int64
 	index     int
+	// compactStart is set when the event's first line holds more than its
+	// opening brace, as a JSONL line does; a pretty-printer puts the brace
+	// alone on its line.
+	compactStart bool
 }
 
 const (
@@ -327,6 +331,7 @@ func (r *Reader) begin(index int) {
 	r.sawValue = true
 	r.mode = modeValue
 	r.startLine, r.startCol, r.startOff = r.line, r.column(), r.off+int64(r.pos)
+	r.compactStart = false
 	r.index = index
 	r.stack = r.stack[:0]
 	r.acc = r.acc[:0]
@@ -417,9 +422,26 @@ func (r *Reader) value() (Item, error, bool) {
 				r.mode = modeTop
 				return it, nil, true
 			}
+			if r.line == r.startLine {
+				// More than "{" or "{\r" before the line break.
+				r.compactStart = r.column() > r.startCol+2
+			}
 			r.newline()
 			r.pos++
 			continue
+		}
+		if c == '{' && r.compactStart && !r.inBatch && r.index < 0 && r.line > r.startLine && r.startCol == 1 && !r.lineHasContent && r.column() == 1 {
+			// A line that starts with '{' inside an unfinished top-level
+			// event whose first line held more than its brace: the event
+			// was cut short (JSONL, first line cut after `"id":`), and this
+			// line is the next event. A pretty-printed event starts with a
+			// line of its own brace, so its nested objects at column 1 stay
+			// its own.
+			e := &InputError{Line: r.line - 1, Column: 0, Offset: r.off + int64(r.pos), Msg: fmt.Sprintf(
+				"the event starting at line %d ends unfinished at the end of line %d (line %d starts the next event): every event must be complete", r.startLine, r.line-1, r.line)}
+			r.accFrom = -1
+			r.mode = modeTop
+			return Item{Line: r.startLine, Column: r.startCol, Offset: r.startOff, Index: r.index, Err: e}, nil, true
 		}
 		switch r.st {
 		case stValue, stValueOrEnd:

@@ -94,7 +94,23 @@ func TestReader(t *testing.T) {
 		{"unterminated string at end", `{"a":"x`, 0,
 			[]string{"1:1 #-1 error: line 1: unexpected end of input in a string: the event starting at line 1 is incomplete", "end"}},
 		{"truncated jsonl line", "{\"a\":1,\n{\"a\":2}\n{\"a\":3}", 0,
-			[]string{"1:1 #-1 error: line 2: unexpected '{': want a member name in double quotes (in the event starting at line 1)", "2:1 #-1 {\"a\":2}", "3:1 #-1 {\"a\":3}", "end"}},
+			[]string{"1:1 #-1 error: line 1: the event starting at line 1 ends unfinished at the end of line 1 (line 2 starts the next event): every event must be complete", "2:1 #-1 {\"a\":2}", "3:1 #-1 {\"a\":3}", "end"}},
+		// Cut after a member name's colon: the next line is not its value.
+		{"jsonl line cut after a colon", "{\"id\":\n{\"a\":2,\"x\":bad}\n{\"a\":3}", 0,
+			[]string{"1:1 #-1 error: line 1: the event starting at line 1 ends unfinished at the end of line 1 (line 2 starts the next event): every event must be complete", "2:1 #-1 {\"a\":2,\"x\":bad}", "3:1 #-1 {\"a\":3}", "end"}},
+		// A pretty-printed event indents its nested objects: still one event.
+		{"pretty-printed event", "{\n  \"a\":\n  {\"b\": 1},\n  \"c\": [\n    {\"d\": 2}\n  ]\n}\n{\"a\":3}", 0,
+			[]string{"1:1 #-1 {\n  \"a\":\n  {\"b\": 1},\n  \"c\": [\n    {\"d\": 2}\n  ]\n}", "8:1 #-1 {\"a\":3}", "end"}},
+		// Pretty-printed without indentation: the brace alone on the
+		// first line says a nested object at column 1 is still this event's.
+		{"unindented pretty-printed event", "{\n\"a\":\n{\n\"b\":1\n}\n}\n{\"a\":3}", 0,
+			[]string{"1:1 #-1 {\n\"a\":\n{\n\"b\":1\n}\n}", "7:1 #-1 {\"a\":3}", "end"}},
+		{"unindented pretty-printed event, CRLF", "{\r\n\"a\":\r\n{\"b\":1}\r\n}\r\n", 0,
+			[]string{"1:1 #-1 {\r\n\"a\":\r\n{\"b\":1}\r\n}", "end"}},
+		{"jsonl line cut after a colon, after a BOM", "\ufeff{\"id\":\n{\"a\":2}\n", 0,
+			[]string{"1:1 #-1 error: line 1: the event starting at line 1 ends unfinished at the end of line 1 (line 2 starts the next event): every event must be complete", "2:1 #-1 {\"a\":2}", "end"}},
+		{"jsonl line cut after a colon, CRLF", "{\"id\":\r\n{\"a\":2}\r\n", 0,
+			[]string{"1:1 #-1 error: line 1: the event starting at line 1 ends unfinished at the end of line 1 (line 2 starts the next event): every event must be complete", "2:1 #-1 {\"a\":2}", "end"}},
 		{"truncated at end", "{\"a\":1}\n{\"a\":", 0,
 			[]string{"1:1 #-1 {\"a\":1}", "2:1 #-1 error: line 2: unexpected end of input: the event starting at line 2 is incomplete", "end"}},
 		{"mismatched bracket", "{\"a\":[1}\n{\"a\":2}", 0,

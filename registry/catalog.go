@@ -196,13 +196,14 @@ func (e *LoadError) Error() string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
+		// One line per finding, whatever a name or value in it holds.
 		if loc := f.Location(); loc != "" {
-			b.WriteString(loc + ": ")
+			b.WriteString(report.Escape(loc) + ": ")
 		}
 		if f.Pointer != "" {
-			b.WriteString(f.Pointer + ": ")
+			b.WriteString(report.Escape(f.Pointer) + ": ")
 		}
-		b.WriteString(f.Message)
+		b.WriteString(report.Escape(f.Message))
 	}
 	return b.String()
 }

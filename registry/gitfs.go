@@ -29,6 +29,35 @@ type GitTree struct {
 // ErrNoCatalogAtRev reports that the revision has no evtool.yaml at dir's path.
 var ErrNoCatalogAtRev = errors.New("no catalog at that revision")
 
+// fetchHint tells how to make rev available in a shallow clone. A plain
+// `git fetch --depth=1 origin main` only sets FETCH_HEAD: the refspec must
+// name the remote-tracking ref for origin/main to exist.
+func fetchHint(rev string) string {
+	const full = "In CI, fetch it first (actions/checkout with fetch-depth: 0, or "
+	if isHexCommit(rev) {
+		return full + "`git fetch --depth=1 origin " + rev + "`)"
+	}
+	remote, branch, ok := strings.Cut(strings.TrimPrefix(rev, "refs/remotes/"), "/")
+	if b, local := strings.CutPrefix(rev, "refs/heads/"); local || !ok || branch == "" || remote == "" {
+		remote, branch = "origin", b
+	}
+	tracking := remote + "/" + branch
+	return full + "`git fetch --depth=1 " + remote + " " + branch + ":refs/remotes/" + tracking + "`) and pass it as " + tracking
+}
+
+// isHexCommit reports whether rev looks like an abbreviated or full commit id.
+func isHexCommit(rev string) bool {
+	if len(rev) < 7 || len(rev) > 64 {
+		return false
+	}
+	for _, c := range rev {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // ReadGitTree reads dir (a directory inside a git work tree) at rev.
 func ReadGitTree(ctx context.Context, dir, rev string) (*GitTree, error) {
 	if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, "\x00\n") {
@@ -44,7 +73,7 @@ func ReadGitTree(ctx context.Context, dir, rev string) (*GitTree, error) {
 	prefix = strings.TrimSuffix(strings.TrimSpace(prefix), "/")
 	commit, err := git(ctx, dir, nil, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {
-		return nil, fmt.Errorf("--against %s: git revision not found. In CI, fetch it first (actions/checkout with fetch-depth: 0, or `git fetch --depth=1 origin main`) and pass it as origin/main", rev)
+		return nil, fmt.Errorf("--against %s: git revision not found. %s", rev, fetchHint(rev))
 	}
 	commit = strings.TrimSpace(commit)
 	args := []string{"ls-tree", "-r", "-z", "--full-tree", commit}

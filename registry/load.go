@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonstrict"
@@ -128,7 +129,7 @@ func (l *loader) load() *Catalog {
 	}
 	l.readSchemaFiles(cat)
 	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+		if !l.typeDirEntry(e) {
 			continue
 		}
 		if t := l.loadType(cat, e.Name()); t != nil {
@@ -142,6 +143,47 @@ func (l *loader) load() *Catalog {
 	sortFindings(l.warns)
 	cat.Warnings = l.warns
 	return cat
+}
+
+// typeDirEntry reports whether an entry of the schemas directory is a
+// type directory to load. What is not read is said, never skipped
+// silently: a hidden directory (".x", "..x") is a warning; a symbolic link
+// (which the loader does not follow, and which may point outside the
+// catalog) and a name that is not UTF-8 are errors. Files are shared
+// schemas, read with the rest.
+func (l *loader) typeDirEntry(e fs.DirEntry) bool {
+	name := e.Name()
+	p := path.Join(l.root, name)
+	switch {
+	case !utf8.ValidString(name):
+		// readSchemaFiles reports it, naming the path.
+		return false
+	case e.Type()&fs.ModeSymlink != 0:
+		msg := "the type directory is a symbolic link: evtool does not follow links to directories (move the directory here instead)"
+		if st, err := fs.Stat(l.fsys, p); err != nil {
+			msg = fmt.Sprintf("symbolic link refused: %v (nothing outside the catalog is read)", unwrapPathError(err))
+		} else if !st.IsDir() {
+			return false // a link to a file: a shared schema, read like the others
+		}
+		l.fail(report.Finding{Rule: RuleTypeName, File: l.show(p), Message: msg})
+		return false
+	case !e.IsDir():
+		return false
+	case strings.HasPrefix(name, "."):
+		l.warn(report.Finding{Rule: RuleTypeName, File: l.show(p),
+			Message: fmt.Sprintf("hidden directory %q is not read: type names do not start with '.' (rename it to load its schemas)", name)})
+		return false
+	}
+	return true
+}
+
+// pathProblem says why a path could not be read, naming what is wrong with
+// the name itself when that is the cause.
+func pathProblem(p string, err error) string {
+	if !utf8.ValidString(p) {
+		return "the name is not valid UTF-8: evtool reads UTF-8 file and directory names only (rename it)"
+	}
+	return unwrapPathError(err).Error()
 }
 
 func (l *loader) loadConfig(cat *Catalog) bool {
@@ -182,11 +224,27 @@ func (l *loader) loadConfig(cat *Catalog) bool {
 		doc, _ := yamldoc.Parse(data)
 		for i := range ig {
 			if doc != nil {
-				ig[i].Line = doc.Line("/compat/ignore/" + strconv.Itoa(i))
+				ptr := "/compat/ignore/" + strconv.Itoa(i)
+				ig[i].Line = doc.Line(ptr)
+				l.checkReason(cat.ConfigFile, doc, ptr+"/reason", ig[i].Reason)
 			}
 		}
 	}
 	return true
+}
+
+// checkReason warns when an approval's reason was cut at a `#`: in YAML,
+// `reason: approved in review of #1234` is the reason "approved in review
+// of" and the comment "#1234". A comment whose '#' is followed by a
+// non-blank (an issue number, a tag) is read as part of the reason meant.
+func (l *loader) checkReason(file string, doc *yamldoc.Doc, ptr, reason string) {
+	c := doc.LineComment(ptr)
+	if len(c) < 2 || c[0] != '#' || c[1] == ' ' || c[1] == '\t' {
+		return
+	}
+	line, col := doc.Position(ptr)
+	l.warn(report.Finding{Rule: RuleConfig, File: file, Line: line, Column: col, Pointer: ptr,
+		Message: fmt.Sprintf("reason %q is followed by the YAML comment %q: a '#' after a space starts a comment, so the reason was cut; quote it (reason: \"%s %s\")", reason, c, reason, c)})
 }
 
 // decodeYAML parses, checks against the named meta-schema and decodes a
@@ -413,6 +471,16 @@ func jsonFinding(rule, file string, err error) report.Finding {
 }
 
 func readFile(fsys fs.FS, name string) ([]byte, error) {
+	// Stat before opening: opening a named pipe blocks until something
+	// writes to it, and a device may never end. Only regular files are
+	// read.
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() && !st.IsDir() {
+		return nil, fmt.Errorf("not a regular file (%s): only regular files are read", fileKind(st.Mode()))
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
@@ -429,6 +497,23 @@ func readFile(fsys fs.FS, name string) ([]byte, error) {
 		return nil, fmt.Errorf("file is larger than %d bytes", MaxFileSize)
 	}
 	return fs.ReadFile(fsys, name)
+}
+
+// fileKind names what a non-regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "mode " + m.String()
 }
 
 func unwrapPathError(err error) error {

@@ -47,6 +47,11 @@ func (c *Catalog) FileOfURL(u string) (display, rel, digest string, ok bool) {
 func (c *Catalog) TransformedCompiler(transform func(doc any) any) func(v *Version) (*jsonschema.Schema, error) {
 	comp := NewCompiler(c.Config.AssertFormats)
 	comp.UseLoader(&transformLoader{inner: &refLoader{files: c.files}, transform: transform})
+	return versionCompiler(comp)
+}
+
+// versionCompiler compiles versions with comp, one at a time.
+func versionCompiler(comp *jsonschema.Compiler) func(v *Version) (*jsonschema.Schema, error) {
 	var mu sync.Mutex
 	return func(v *Version) (*jsonschema.Schema, error) {
 		if v.Doc == nil {
@@ -76,4 +81,24 @@ func unescapeFragment(frag string) string {
 		return p
 	}
 	return frag
+}
+
+// SamplingCompiler returns a function that compiles versions of the catalog
+// again with every format asserted, for generating events: a value valid
+// under that schema is valid under the catalog's (where formats may be
+// annotations) and also under every consumer that checks formats, as the
+// decoders of `evtool gen go` do. With assert_formats the catalog's own
+// compiled schemas are returned. The function is safe for concurrent use.
+func (c *Catalog) SamplingCompiler() func(v *Version) (*jsonschema.Schema, error) {
+	if c.Config.AssertFormats {
+		return func(v *Version) (*jsonschema.Schema, error) {
+			if v.Schema == nil {
+				return nil, fmt.Errorf("%s: the schema did not compile", v.File)
+			}
+			return v.Schema, nil
+		}
+	}
+	comp := NewCompiler(true)
+	comp.UseLoader(&refLoader{files: c.files})
+	return versionCompiler(comp)
 }

@@ -68,7 +68,7 @@ func (l *loader) readSchemaFiles(cat *Catalog) {
 	ids := map[string]*schemaFile{}
 	_ = fs.WalkDir(l.fsys, l.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			l.fail(report.Finding{Rule: RuleSchemaJSON, File: l.show(p), Message: unwrapPathError(err).Error()})
+			l.fail(report.Finding{Rule: RuleSchemaJSON, File: l.show(p), Message: pathProblem(p, err)})
 			return nil
 		}
 		if d.IsDir() {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/sample"
 )
@@ -31,7 +33,9 @@ type genType struct {
 	v       *registry.Version
 	key     keySpec
 	sampler *sample.Sampler
-	source  string
+	// schema is the version's schema with formats asserted.
+	schema *jsonschema.Schema
+	source string
 }
 
 const genStream = 0x67656e6572617465 // "generate"
@@ -50,6 +54,9 @@ func newGenerator(cat *registry.Catalog, spec *GenerateSpec) (*generator, error)
 	if len(names) == 0 {
 		return nil, fmt.Errorf("events.generate: the catalog %s has no event types", cat.Dir)
 	}
+	// Generated values satisfy every format, asserted by the catalog or not:
+	// consumers (the decoders of `evtool gen go` among them) check formats.
+	compile := cat.SamplingCompiler()
 	for _, name := range names {
 		typ, pin, _ := strings.Cut(name, "@v")
 		t := cat.Lookup(typ)
@@ -66,7 +73,11 @@ func newGenerator(cat *registry.Catalog, spec *GenerateSpec) (*generator, error)
 		if v == nil || v.Schema == nil {
 			return nil, fmt.Errorf("events.generate.types: %s has no usable schema", typ)
 		}
-		gt := genType{t: t, v: v, key: keyOf(t), sampler: sample.New(v.Schema, sample.Options{}), source: "/evtool/replay"}
+		sch, err := compile(v)
+		if err != nil {
+			return nil, fmt.Errorf("events.generate.types: %s v%d: %v", typ, v.Number, err)
+		}
+		gt := genType{t: t, v: v, key: keyOf(t), sampler: sample.New(sch, sample.Options{}), schema: sch, source: "/evtool/replay"}
 		if t.Meta.Source != "" {
 			src, err := sample.MatchString(t.Meta.Source, g.rng)
 			if err != nil {
@@ -151,7 +162,7 @@ func (g *generator) next() (rawEvent, bool, error) {
 				lastErr = fmt.Errorf("cannot set the partition key %s in the generated data", gt.key.pointer)
 				continue
 			}
-			if err := gt.v.Schema.Validate(doc); err != nil {
+			if err := gt.schema.Validate(doc); err != nil {
 				lastErr = fmt.Errorf("the key %v is not valid for %s at %s: %v", key, gt.t.Name, gt.key.pointer, err)
 				continue
 			}

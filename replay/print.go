@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/report"
 )
 
 // Format is a report format.
@@ -192,7 +193,9 @@ func WriteText(w io.Writer, r *Report) error {
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)
 	}
-	_, err := w.Write(b.Bytes())
+	// The report quotes the scenario, the events and the consumer's output:
+	// nothing of theirs may reach a terminal or a CI log raw.
+	_, err := io.WriteString(w, report.SafeLines(b.String()))
 	return err
 }
 
@@ -327,9 +330,20 @@ func indent(s, prefix string) string {
 
 // WriteJSON prints the report as one JSON document.
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
+	return writeJSON(w, r)
+}
+
+// writeJSON prints v indented, the characters a terminal or a CI log would
+// act on written as \u escapes (the values decode unchanged).
+func writeJSON(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(report.JSONSafe(b.Bytes()))
+	return err
 }
 
 type junitSuites struct {
@@ -469,9 +483,7 @@ func WriteAll(w io.Writer, f Format, reps []*Report) error {
 		}
 		return nil
 	case FormatJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(MultiReport{Verdict: Worst(reps), Reports: reps})
+		return writeJSON(w, MultiReport{Verdict: Worst(reps), Reports: reps})
 	case FormatJUnit:
 		return WriteJUnitAll(w, reps)
 	}

@@ -70,26 +70,47 @@ func readState(ctx context.Context, spec StateSpec, dir string, env []string, ex
 	if err != nil {
 		return nil, nil, &StateError{Source: src, Msg: err.Error()}
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	out, err := runStateCommand(ctx, path, argv, dir, env, MaxStateSize, StateCommandTimeout)
+	if err != nil {
+		return nil, nil, &StateError{Source: src, Msg: err.Error()}
+	}
+	v, err := decodeState(out)
+	if err != nil {
+		return nil, nil, &StateError{Source: src, Msg: err.Error()}
+	}
+	return v, out, nil
+}
+
+// StateCommandTimeout bounds a state.command's run.
+const StateCommandTimeout = time.Minute
+
+// runStateCommand runs a state command and returns its stdout. A command
+// that outgrows limit or timeout is stopped, and the error names the limit
+// (not the broken pipe or the kill it caused).
+func runStateCommand(ctx context.Context, path string, argv []string, dir string, env []string, limit int64, timeout time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, argv[1:]...)
 	cmd.Args[0] = argv[0]
 	cmd.Dir, cmd.Env = dir, env
 	var out bytes.Buffer
 	errs := newTail(10)
-	cmd.Stdout, cmd.Stderr = &limitWriter{w: &out, n: MaxStateSize}, errs
-	if err := cmd.Run(); err != nil {
+	stdout := &limitWriter{w: &out, n: limit}
+	cmd.Stdout, cmd.Stderr = stdout, errs
+	err := cmd.Run()
+	switch {
+	case stdout.over:
+		return nil, fmt.Errorf("state larger than %d bytes (the limit of a state; the command was stopped)", limit)
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return nil, fmt.Errorf("state.command did not finish within %s (its time limit): killed", timeout)
+	case err != nil:
 		msg := err.Error()
 		if l := errs.lines(); len(l) > 0 {
 			msg += ": " + strings.Join(l, " | ")
 		}
-		return nil, nil, &StateError{Source: src, Msg: msg}
+		return nil, errors.New(msg)
 	}
-	v, err := decodeState(out.Bytes())
-	if err != nil {
-		return nil, nil, &StateError{Source: src, Msg: err.Error()}
-	}
-	return v, out.Bytes(), nil
+	return out.Bytes(), nil
 }
 
 func isRefused(err error) bool {
@@ -150,13 +171,15 @@ func snippet(b []byte) string {
 }
 
 type limitWriter struct {
-	w io.Writer
-	n int64
+	w    io.Writer
+	n    int64
+	over bool
 }
 
 func (l *limitWriter) Write(b []byte) (int, error) {
 	if int64(len(b)) > l.n {
-		return 0, fmt.Errorf("state larger than %d bytes", MaxStateSize)
+		l.over = true
+		return 0, errors.New("state too large")
 	}
 	l.n -= int64(len(b))
 	return l.w.Write(b)

@@ -6,8 +6,10 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // The gate formats: what CI systems read. They are document formats (they
@@ -42,7 +44,7 @@ func counterexample(f Finding) string {
 	if len(f.Counterexample) == 0 {
 		return ""
 	}
-	return string(f.Counterexample)
+	return string(JSONSafe(f.Counterexample))
 }
 
 // level maps a finding to error/warning/notice: approved breaks are
@@ -86,6 +88,7 @@ func unitOr(u string) string {
 // schema file and line, then the summary as plain text.
 func writeGitHub(w io.Writer, r *Report) error {
 	for _, f := range r.Findings {
+		f = escapeFinding(f)
 		var props []string
 		if f.File != "" {
 			props = append(props, "file="+ghProp(f.File))
@@ -121,6 +124,7 @@ func ghProp(s string) string {
 func groups(r *Report) (order []string, by map[string][]Finding) {
 	by = map[string][]Finding{}
 	for _, f := range r.Findings {
+		f = escapeFinding(f)
 		s := f.Subject
 		if s == "" {
 			s = f.File
@@ -272,9 +276,11 @@ func dirSuffix(f Finding) string {
 }
 
 // mdCell makes text safe in a Markdown table cell: no cell break, no
-// HTML, no code span opened by a backtick in a message.
+// HTML, no code span opened by a backtick in a message, and no link or
+// image a name could bring into a pull request comment ("[text](url)").
 func mdCell(s string) string {
-	return strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt;", "`", "\\`", "*", "\\*", "_", "\\_").Replace(s)
+	return strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt;", "`", "\\`", "*", "\\*", "_", "\\_",
+		"[", "\\[", "]", "\\]").Replace(s)
 }
 
 // mdCode is s as a code span in a table cell: a fence longer than any run
@@ -296,8 +302,8 @@ func mdCode(s string) string {
 // <, > and & stay as written.
 func indentJSON(raw json.RawMessage) string {
 	var b bytes.Buffer
-	if err := json.Indent(&b, raw, "", "  "); err != nil {
-		return string(raw)
+	if err := json.Indent(&b, JSONSafe(raw), "", "  "); err != nil {
+		return string(JSONSafe(raw))
 	}
 	return b.String()
 }
@@ -340,13 +346,19 @@ type sarifResult struct {
 type sarifRule struct {
 	ID               string    `json:"id"`
 	ShortDescription sarifText `json:"shortDescription"`
-	HelpURI          string    `json:"helpUri,omitempty"`
+	FullDescription  sarifText `json:"fullDescription"`
+	Help             struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown"`
+	} `json:"help"`
+	HelpURI string `json:"helpUri"`
 }
 
 type sarifRun struct {
 	Tool struct {
 		Driver struct {
 			Name           string      `json:"name"`
+			Version        string      `json:"version"`
 			InformationURI string      `json:"informationUri"`
 			Rules          []sarifRule `json:"rules"`
 		} `json:"driver"`
@@ -367,10 +379,19 @@ func writeSARIF(w io.Writer, r *Report) error {
 	var rn sarifRun
 	rn.Tool.Driver.Name = "evtool"
 	rn.Tool.Driver.InformationURI = "https://github.com/evtool/evtool"
+	rn.Tool.Driver.Version = r.ToolVersion
+	if rn.Tool.Driver.Version == "" {
+		rn.Tool.Driver.Version = "(unknown)"
+		if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+			rn.Tool.Driver.Version = info.Main.Version
+		}
+	}
 	rn.Results = []sarifResult{}
 	seen := map[string]bool{}
 	var ids []string
 	for _, f := range r.Findings {
+		file := f.File
+		f = escapeFinding(f)
 		if !seen[f.Rule] {
 			seen[f.Rule] = true
 			ids = append(ids, f.Rule)
@@ -389,7 +410,7 @@ func writeSARIF(w io.Writer, r *Report) error {
 		res := sarifResult{RuleID: f.Rule, Level: lv, Message: sarifText{msg}}
 		if f.File != "" {
 			var pl sarifPhysical
-			pl.ArtifactLocation.URI = sarifURI(f.File)
+			pl.ArtifactLocation.URI = sarifURI(file)
 			if f.Line > 0 {
 				pl.Region = &sarifRegion{StartLine: f.Line, StartColumn: f.Column}
 			}
@@ -424,18 +445,43 @@ func writeSARIF(w io.Writer, r *Report) error {
 	sort.Strings(ids)
 	rn.Tool.Driver.Rules = []sarifRule{}
 	for _, id := range ids {
-		rn.Tool.Driver.Rules = append(rn.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifText{id},
-			HelpURI: "https://github.com/evtool/evtool/blob/main/docs/rules.md#" + id})
+		d := ruleDoc(id, r.Rules)
+		uri := RulesDocURL + "#" + id
+		rule := sarifRule{ID: id, ShortDescription: sarifText{d.Summary}, FullDescription: sarifText{d.Detail}, HelpURI: uri}
+		rule.Help.Text = d.Summary + ". " + d.Detail + " Documentation: " + uri
+		rule.Help.Markdown = "**" + d.Summary + "**\n\n" + d.Detail + "\n\n[" + id + "](" + uri + ")"
+		rn.Tool.Driver.Rules = append(rn.Tool.Driver.Rules, rule)
 	}
 	doc := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{rn}}
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := w.Write(JSONSafe(b.Bytes()))
+	return err
 }
 
-// sarifURI turns a display path into a relative URI reference.
+// sarifURI turns a display path into a relative URI reference: the real
+// name, with the characters a URI cannot hold raw (controls, space, '%',
+// '#', '?', the invisible ones Escape names) percent-encoded, so that the
+// result still names the file.
 func sarifURI(p string) string {
 	p = strings.ReplaceAll(p, "\\", "/")
-	return strings.NewReplacer("%", "%25", " ", "%20", "#", "%23", "?", "%3F").Replace(p)
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRuneInString(p[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r <= ' ', r == '%', r == '#', r == '?', escaped(r):
+			for _, c := range []byte(p[i : i+size]) {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		default:
+			b.WriteString(p[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

@@ -171,6 +171,7 @@ func TestMarkdownCells(t *testing.T) {
 		{"a|b", `a\|b`, "`a\\|b`"},
 		{"<x> & `y`", "&lt;x&gt; & \\`y\\`", "`` <x> & `y` ``"},
 		{"/properties/a_b*", `/properties/a\_b\*`, "`/properties/a_b*`"},
+		{"![x](https://t.example/p.png) [y](https://e.example)", `!\[x\](https://t.example/p.png) \[y\](https://e.example)`, "`![x](https://t.example/p.png) [y](https://e.example)`"},
 	} {
 		if got := mdCell(tt.in); got != tt.cell {
 			t.Errorf("mdCell(%q) = %q, want %q", tt.in, got, tt.cell)

@@ -69,6 +69,9 @@ func Write(w io.Writer, format Format, r *Report) error {
 	if err != nil {
 		return err
 	}
+	if bp, ok := p.(*bufferedPrinter); ok {
+		bp.report.Rules, bp.report.ToolVersion = r.Rules, r.ToolVersion
+	}
 	for _, f := range r.Findings {
 		if err := p.Add(f); err != nil {
 			return err
@@ -84,6 +87,7 @@ type textPrinter struct {
 }
 
 func (p *textPrinter) Add(f Finding) error {
+	f = escapeFinding(f)
 	switch {
 	case f.Failing():
 		p.errors++
@@ -94,7 +98,7 @@ func (p *textPrinter) Add(f Finding) error {
 	}
 	if f.Subject != "" && f.Subject != p.subject {
 		p.subject = f.Subject
-		fmt.Fprintf(p.w, "%s\n", f.Subject)
+		fmt.Fprintf(p.w, "%s\n", SafeLine(f.Subject))
 	}
 	indent := ""
 	if f.Subject != "" {
@@ -115,13 +119,13 @@ func (p *textPrinter) Add(f Finding) error {
 		b.WriteString(" at " + f.Pointer)
 	}
 	b.WriteString(": " + oneLine(f.Message))
-	fmt.Fprintln(p.w, b.String())
+	fmt.Fprintln(p.w, SafeLine(b.String()))
 	if f.OldPointer != "" || f.NewPointer != "" {
 		fmt.Fprintf(p.w, "%s    old %s%s\n", indent, orRoot(f.OldPointer), valueSuffix(f.OldValue))
 		fmt.Fprintf(p.w, "%s    new %s%s\n", indent, orRoot(f.NewPointer), valueSuffix(f.NewValue))
 	}
-	if len(f.Counterexample) > 0 {
-		fmt.Fprintf(p.w, "%s    counterexample: %s\n", indent, f.Counterexample)
+	if cx := counterexample(f); cx != "" {
+		fmt.Fprintf(p.w, "%s    counterexample: %s\n", indent, cx)
 	}
 	return nil
 }
@@ -148,6 +152,9 @@ type jsonPrinter struct {
 }
 
 func (p *jsonPrinter) Add(f Finding) error {
+	// JSON keeps names and pointers exact (its string escapes already keep
+	// line breaks off the output); JSONSafe escapes what JSON carries raw.
+	f.Message = shortenDigits(f.Message)
 	if p.n == 0 {
 		fmt.Fprintf(p.w, "{\"command\":%s,\"findings\":[\n", mustJSON(p.command))
 	} else {
@@ -163,7 +170,7 @@ func (p *jsonPrinter) Add(f Finding) error {
 	if err != nil {
 		return err
 	}
-	_, err = p.w.Write(b)
+	_, err = p.w.Write(JSONSafe(b))
 	return err
 }
 
@@ -187,6 +194,8 @@ type bufferedPrinter struct {
 }
 
 func (p *bufferedPrinter) Add(f Finding) error {
+	// Each document format escapes what it shows (SARIF keeps the file's
+	// real name in its URI).
 	p.report.Findings = append(p.report.Findings, f)
 	return nil
 }
@@ -223,9 +232,9 @@ func valueSuffix(v any) string {
 	}
 	b, err := jsonvalue.Marshal(v, "")
 	if err != nil {
-		return ": " + fmt.Sprint(v)
+		return ": " + Escape(fmt.Sprint(v))
 	}
-	return ": " + string(b)
+	return ": " + string(JSONSafe(b))
 }
 
 // orRoot shows the root pointer as "/", as findings' Pointer does.

@@ -63,6 +63,9 @@ func (g *gen) formatString(name string, c *strCons) string {
 	case "time":
 		return tm()
 	case "duration":
+		if extra > 0 {
+			return fmt.Sprintf("P%d%sD", 1+r.IntN(9), strings.Repeat("0", extra+9))
+		}
 		return pick("P1D", "PT1H", "PT1H30M", "P3Y6M4DT12H30M5S", "P2W", "PT0S", "P1M", "PT36H",
 			fmt.Sprintf("P%dD", r.IntN(400)), fmt.Sprintf("PT%dM", r.IntN(600)))
 	case "period":
@@ -102,13 +105,23 @@ func (g *gen) formatString(name string, c *strCons) string {
 		for i := 0; i < n; i++ {
 			sb.WriteString("/" + pick(word(1+r.IntN(5)), "0", "a~1b", "m~0n"))
 		}
+		if extra > 0 {
+			sb.WriteString("/" + word(extra+12))
+		}
 		return sb.String()
 	case "relative-json-pointer":
+		if extra > 0 {
+			return fmt.Sprint(r.IntN(4)) + "/" + word(extra+11)
+		}
 		return fmt.Sprint(r.IntN(4)) + pick("", "#", "/"+word(1+r.IntN(5)))
 	case "regex":
 		return pick("^[a-z]+$", "a*b", "[0-9]{2,4}", "(foo|bar)", ".*")
 	case "semver":
-		return fmt.Sprintf("%d.%d.%d", r.IntN(10), r.IntN(20), r.IntN(100)) + pick("", "-alpha.1", "+build.5")
+		v := fmt.Sprintf("%d.%d.%d", r.IntN(10), r.IntN(20), r.IntN(100))
+		if extra > 0 {
+			return v + "-" + word(extra+8)
+		}
+		return v + pick("", "-alpha.1", "+build.5")
 	case "byte":
 		return pick("", "YQ==", "aGVsbG8=")
 	case "int32", "int64":

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evtool/evtool/registry/confluent"
 	"github.com/evtool/evtool/report"
 )
 
@@ -22,13 +23,32 @@ type app struct {
 // (exit 1). It carries no message: the findings were the message.
 var errFindings = errors.New("findings")
 
-// usageError marks bad invocations (exit 2) whose message is printed.
+// usageError marks bad invocations (exit 2) whose message is printed: a
+// flag value the command refused says what to use.
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// commandLineError is a command line cobra could not parse (an unknown flag
+// or command, wrong arguments): exit 2, and a pointer to the command's help.
+type commandLineError struct {
+	err     error
+	command string
+}
+
+func (e commandLineError) Error() string { return e.err.Error() }
+func (e commandLineError) Unwrap() error { return e.err }
+
+// reportedError is an error the command has already printed in its report
+// (a replay that could not run prints "error: ..."): it sets exit 2 and is
+// not printed again.
+type reportedError struct{ err error }
+
+func (e reportedError) Error() string { return e.err.Error() }
+func (e reportedError) Unwrap() error { return e.err }
 
 func (a *app) exitCode(err error) int {
 	switch {
@@ -37,13 +57,26 @@ func (a *app) exitCode(err error) int {
 	case errors.Is(err, errFindings):
 		return exitFindings
 	}
-	msg := err.Error()
-	fmt.Fprintf(a.stderr, "evtool: %s\n", strings.TrimSpace(msg))
-	var ue usageError
-	if errors.As(err, &ue) && !strings.Contains(msg, "\n") {
-		fmt.Fprintln(a.stderr, "Run 'evtool --help' for usage.")
+	var re reportedError
+	if errors.As(err, &re) {
+		return exitError
+	}
+	msg := strings.TrimSpace(err.Error())
+	// Line by line: errors that list problems keep their lines, and a line
+	// that a quoted name's line break starts cannot read as a command.
+	fmt.Fprintf(a.stderr, "evtool: %s\n", report.SafeLines(msg))
+	var ce commandLineError
+	if errors.As(err, &ce) && !strings.Contains(msg, "\n") {
+		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", ce.command)
 	}
 	return exitError
+}
+
+// completeValues registers the values of a flag for shell completion.
+func completeValues(c *cobra.Command, flag string, values ...string) {
+	_ = c.RegisterFlagCompletionFunc(flag, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return values, cobra.ShellCompDirectiveNoFileComp
+	})
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -62,7 +95,7 @@ Exit codes: 0 OK, 1 findings (incompatible, invalid, consumer failed, drift),
 		Version:       buildVersion(),
 	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+		return commandLineError{err: fmt.Errorf("%s: %w", cmd.CommandPath(), err), command: cmd.CommandPath()}
 	})
 	root.SetVersionTemplate("evtool {{.Version}}\n")
 	root.AddCommand(
@@ -84,7 +117,40 @@ Exit codes: 0 OK, 1 findings (incompatible, invalid, consumer failed, drift),
 		}
 		wrapArgs(c)
 	}
+	completeEverywhere(root, flagValues())
 	return root
+}
+
+// flagValues are the values of flags that several commands share, for
+// shell completion.
+func flagValues() map[string][]string {
+	var strategies []string
+	// The strategies the registry commands accept, as their parser says.
+	for _, s := range []string{"type", "topic", "topic-type"} {
+		if st, err := confluent.ParseStrategy(s); err == nil && string(st) == s {
+			strategies = append(strategies, s)
+		}
+	}
+	return map[string][]string{
+		"subject-strategy": strategies,
+		"sasl-mechanism":   {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"},
+	}
+}
+
+// completeEverywhere registers values for every command that has one of
+// the flags and no completion of its own.
+func completeEverywhere(c *cobra.Command, values map[string][]string) {
+	for name, vs := range values {
+		if c.Flags().Lookup(name) == nil && c.PersistentFlags().Lookup(name) == nil {
+			continue
+		}
+		if _, ok := c.GetFlagCompletionFunc(name); !ok {
+			completeValues(c, name, vs...)
+		}
+	}
+	for _, sub := range c.Commands() {
+		completeEverywhere(sub, values)
+	}
 }
 
 // wrapArgs turns cobra's argument errors into usage errors (exit 2).
@@ -93,7 +159,7 @@ func wrapArgs(c *cobra.Command) {
 		check := c.Args
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := check(cmd, args); err != nil {
-				return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+				return commandLineError{err: fmt.Errorf("%s: %w", cmd.CommandPath(), err), command: cmd.CommandPath()}
 			}
 			return nil
 		}
@@ -138,9 +204,7 @@ func formatFlag(c *cobra.Command, target *string, offered []report.Format) {
 		names[i] = string(f)
 	}
 	c.Flags().StringVar(target, "format", "text", "output format: "+strings.Join(names, "|"))
-	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return names, cobra.ShellCompDirectiveNoFileComp
-	})
+	completeValues(c, "format", names...)
 }
 
 func parseFormat(name string, offered []report.Format) (report.Format, error) {

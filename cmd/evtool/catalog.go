@@ -26,6 +26,20 @@ func loadCatalog(dir string) (*registry.Catalog, error) {
 	return cat, nil
 }
 
+// annotateLoadError prints a catalog's load problems as annotations when
+// the output is GitHub's, so that they show on the files like findings
+// (stderr still says the catalog is malformed); other errors pass through.
+func (a *app) annotateLoadError(err error, f report.Format, command string) error {
+	var le *registry.LoadError
+	if f != report.FormatGitHub || !errors.As(err, &le) {
+		return err
+	}
+	if werr := report.Write(a.stdout, f, &report.Report{Command: command, Findings: le.Findings, Unit: "schema"}); werr != nil {
+		return werr
+	}
+	return fmt.Errorf("the catalog is malformed: %d problem(s) above", len(le.Findings))
+}
+
 func (a *app) initCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "init [DIR]",
@@ -86,10 +100,10 @@ Exit 0 when clean (warnings allowed), 1 when an example fails its version,
 				rep.Findings = append(rep.Findings, le.Findings...)
 			}
 			if cat != nil {
+				// Examples of the versions that compiled are checked even
+				// when other files are malformed: lint reports every problem.
 				rep.Findings = append(rep.Findings, cat.Warnings...)
-				if le == nil {
-					rep.Findings = append(rep.Findings, cat.CheckExamples()...)
-				}
+				rep.Findings = append(rep.Findings, cat.CheckExamples()...)
 				for _, t := range cat.Types {
 					rep.Checked += len(t.Versions)
 				}

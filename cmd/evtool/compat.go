@@ -69,6 +69,9 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 			if mode == registry.ModeNone {
 				return usagef("--mode: NONE compares nothing; use backward, forward or full")
 			}
+			if mode.Transitive() {
+				return usagef("--mode %s: compat diff compares two schemas, so there is nothing transitive to check; use %s (compat check walks every earlier version of a catalog)", modeName, strings.TrimSuffix(string(mode), "_TRANSITIVE"))
+			}
 			old, err := registry.LoadSchemaFile(args[0], assertFormats)
 			if err != nil {
 				return err
@@ -95,7 +98,7 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 				}
 				return old.LineOf(file, ptr)
 			}
-			rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair"}
+			rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair", Rules: compat.RuleDocs(), ToolVersion: buildVersion()}
 			for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
 				if (dir == compat.Backward && !mode.Backward()) || (dir == compat.Forward && !mode.Forward()) {
 					continue
@@ -115,9 +118,11 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 	}
 	c.Flags().StringVar(&modeName, "mode", "full", "backward | forward | full")
 	c.Flags().StringVar(&profileName, "profile", "lenient", "lenient | strict")
+	completeValues(c, "mode", "backward", "forward", "full")
+	completeValues(c, "profile", string(registry.ProfileLenient), string(registry.ProfileStrict))
 	c.Flags().IntVar(&samples, "samples", compat.DefaultSamples, "witness documents generated per direction (0: rules only)")
 	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search (same seed, same counterexamples)")
-	c.Flags().BoolVar(&assertFormats, "assert-formats", false, "treat `format` as an assertion (as assert_formats in evtool.yaml)")
+	c.Flags().BoolVar(&assertFormats, "assert-formats", false, "treat the format keyword as an assertion (as assert_formats in evtool.yaml)")
 	formatFlag(c, &format, report.GateFormats)
 	return c
 }
@@ -158,7 +163,7 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			}
 			head, err := loadCatalog(dir)
 			if err != nil {
-				return err
+				return a.annotateLoadError(err, f, "compat check")
 			}
 			var base *registry.Catalog
 			var baseWarnings []report.Finding
@@ -176,9 +181,11 @@ catalog, unknown revision, a --against directory without a catalog).`,
 				opts.Samples = -1
 			}
 			res := compat.CheckCatalog(head, base, opts)
-			findings := append(baseWarnings, res.Findings...)
+			// The head catalog's warnings (a reason cut at a '#', ...) are
+			// part of the gate's report, as in lint.
+			findings := append(append(baseWarnings, head.Warnings...), res.Findings...)
 			findings = compat.ApplyIgnores(findings, head.Config, head.ConfigFile)
-			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair"}
+			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair", Rules: compat.RuleDocs(), ToolVersion: buildVersion()}
 			if err := report.Write(a.stdout, f, rep); err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/evtool/evtool/report"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,7 +68,7 @@ YAML on stdout by default; --out writes a file, JSON when its name ends in
 				return err
 			}
 			for _, w := range doc.Warnings {
-				fmt.Fprintf(a.stderr, "evtool: warning: %s\n", w)
+				fmt.Fprintf(a.stderr, "evtool: warning: %s\n", report.SafeLines(fmt.Sprint(w)))
 			}
 			var data []byte
 			if asJSON {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/evtool/evtool/report"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -82,7 +83,7 @@ are up to date.`,
 				return fmt.Errorf("cannot generate Go code: %w", err)
 			}
 			for _, n := range res.Notes {
-				fmt.Fprintf(a.stderr, "evtool: note: %s\n", n)
+				fmt.Fprintf(a.stderr, "evtool: note: %s\n", report.SafeLines(fmt.Sprint(n)))
 			}
 			regen := fmt.Sprintf("evtool gen go --dir %s --out %s --package %s", dir, out, pkg)
 			if check {

@@ -212,7 +212,7 @@ Exit 0 on success, 2 on errors.`,
 			res, err := confluent.Pull(cmd.Context(), cl, confluent.PullOptions{
 				SyncOptions: confluent.SyncOptions{Strategy: st, SubjectPrefix: f.subjectPrefix},
 				Out:         out,
-				Warn:        func(msg string) { fmt.Fprintf(a.stderr, "evtool: warning: %s\n", msg) },
+				Warn:        func(msg string) { fmt.Fprintf(a.stderr, "evtool: warning: %s\n", report.SafeLines(msg)) },
 			})
 			if err != nil {
 				return err
@@ -343,7 +343,8 @@ Runs until interrupted. See docs/registry.md.`,
 				Dir: dir, ReadOnly: readOnly, MaxBody: maxBody, User: user, Password: password, Token: token,
 				LoopbackHostsOnly: confluent.IsLoopbackHost(host),
 				Logf: func(format string, args ...any) {
-					fmt.Fprintf(a.stderr, "evtool registry serve: "+format+"\n", args...)
+					// Requests name subjects and paths: what a client sends.
+					fmt.Fprintf(a.stderr, "evtool registry serve: %s\n", report.SafeLines(fmt.Sprintf(format, args...)))
 				},
 			})
 			if err != nil {

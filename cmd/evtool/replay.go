@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/evtool/evtool/report"
 	"io"
 	"os"
 	"path/filepath"
@@ -185,7 +186,7 @@ Kafka, state not JSON).`,
 				if firstErr == nil {
 					firstErr = errors.New("a scenario could not be run")
 				}
-				return firstErr
+				return reportedError{firstErr} // the report says "error: ..."
 			case replay.Fail:
 				return errFindings
 			}
@@ -266,7 +267,7 @@ func (a *app) listFaults(ctx context.Context, sc *replay.Scenario, opts replay.O
 			// The fault's members, then "selected".
 			b = append(b[:len(b)-1], fmt.Sprintf(`,"selected":%t}`, applied)...)
 			w.WriteString("\n  ")
-			_, err = w.Write(b)
+			_, err = w.Write(report.JSONSafe(b))
 			return err
 		})
 		if err != nil {
@@ -276,9 +277,9 @@ func (a *app) listFaults(ctx context.Context, sc *replay.Scenario, opts replay.O
 		fmt.Fprintf(w, "\n],\"planned\":%s}\n", planned)
 		return nil
 	case replay.FormatText:
-		fmt.Fprintf(w, "fault plan of %s, seed %d: %s over %d events\n", sc.File, h.Seed(), sc.Chaos, inv.Events)
+		fmt.Fprintf(w, "%s\n", report.SafeLines(fmt.Sprintf("fault plan of %s, seed %d: %s over %d events", sc.File, h.Seed(), sc.Chaos, inv.Events)))
 		st, err := h.ListFaults(ctx, opts.Faults, func(fl chaos.Fault, applied bool) error {
-			_, err := fmt.Fprintf(w, "%s%s\n", fl, mark(applied))
+			_, err := fmt.Fprintf(w, "%s\n", report.SafeLines(fmt.Sprintf("%s%s", fl, mark(applied))))
 			return err
 		})
 		if err != nil {
@@ -314,7 +315,7 @@ func firstLine(s string) string {
 
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
-	return string(b)
+	return string(report.JSONSafe(b))
 }
 
 // shellWord quotes an argument for the reproduce line when it needs it.

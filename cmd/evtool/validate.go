@@ -46,6 +46,9 @@ cannot be read (malformed JSON, invalid UTF-8, an event over --max-event-size).`
 			if maxBytes <= 0 {
 				return usagef("--max-event-size must be positive")
 			}
+			if workers < 0 {
+				return usagef("--workers %d: use 0 (one per core) or a positive count", workers)
+			}
 			cat, err := loadCatalog(dir)
 			if err != nil {
 				return err
@@ -108,9 +111,20 @@ func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name str
 	var st validateStats
 	var r io.Reader
 	display := name
-	if name == "-" {
-		r, display = a.stdin, "<stdin>"
-	} else {
+	switch fi, err := os.Stat(name); {
+	case name == "-":
+		in, stop := interruptible(ctx, func() (io.ReadCloser, error) { return io.NopCloser(a.stdin), nil })
+		defer stop()
+		r, display = in, "<stdin>"
+	case err != nil:
+		return st, fmt.Errorf("cannot read events: %w", err)
+	case !fi.Mode().IsRegular():
+		// A named pipe or a device (process substitution, /dev/stdin)
+		// blocks in open and in read until a writer comes.
+		in, stop := interruptible(ctx, func() (io.ReadCloser, error) { return os.Open(name) })
+		defer stop()
+		r = in
+	default:
 		f, err := os.Open(name)
 		if err != nil {
 			return st, fmt.Errorf("cannot read events: %w", err)
@@ -191,7 +205,33 @@ func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name str
 		return nil
 	}
 	err := pipeline.Ordered(ctx, workers, 0, next, work, emit)
+	if ctx.Err() != nil {
+		return st, fmt.Errorf("interrupted while reading %s: %d event(s) checked", display, st.events)
+	}
 	return st, err
+}
+
+// interruptible returns a reader of what open opens whose Read returns as
+// soon as ctx is done (Ctrl-C), even while the open or a read blocks, as
+// one from a terminal does until the user types a line or Ctrl-D, or one
+// of a named pipe until its writer comes. stop releases it.
+func interruptible(ctx context.Context, open func() (io.ReadCloser, error)) (io.Reader, func()) {
+	pr, pw := io.Pipe()
+	go func() {
+		r, err := open()
+		if err != nil {
+			pw.CloseWithError(fmt.Errorf("cannot read events: %w", err))
+			return
+		}
+		defer r.Close()
+		_, err = io.Copy(pw, r)
+		pw.CloseWithError(err)
+	}()
+	cancel := context.AfterFunc(ctx, func() { pr.CloseWithError(ctx.Err()) })
+	return pr, func() {
+		cancel()
+		pr.Close() // ends the copy unless it is blocked reading r
+	}
 }
 
 // lineOf extracts the line of a reader error, when it has one.

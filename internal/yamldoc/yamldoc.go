@@ -40,8 +40,10 @@ func (p Problem) Error() string {
 type Doc struct {
 	root  *yaml.Node
 	value any
-	pos   map[string]*yaml.Node // JSON pointer -> node
-	nodes int
+	pos   map[string]*yaml.Node // JSON pointer -> node (a member's key)
+	// comments holds the line comments of scalar values by pointer.
+	comments map[string]string
+	nodes    int
 	// expanding holds the aliases being expanded on the current path: an
 	// alias to one of its own ancestors would expand forever.
 	expanding map[*yaml.Node]bool
@@ -107,6 +109,12 @@ func (d *Doc) Decode(out any) *Problem {
 	return nil
 }
 
+// LineComment returns the comment that follows the scalar at pointer on
+// its line ("#1234" for `reason: see #1234`), or "".
+func (d *Doc) LineComment(pointer string) string {
+	return d.comments[pointer]
+}
+
 // Line returns the line of the value at pointer.
 func (d *Doc) Line(pointer string) int {
 	line, _ := d.Position(pointer)
@@ -153,6 +161,12 @@ func (d *Doc) convert(n *yaml.Node, ptr string) (any, *Problem) {
 			}
 			child := ptr + "/" + jsonpos.Escape(k.Value)
 			d.pos[child] = k
+			if v.Kind == yaml.ScalarNode && v.LineComment != "" {
+				if d.comments == nil {
+					d.comments = map[string]string{}
+				}
+				d.comments[child] = v.LineComment
+			}
 			cv, prob := d.convert(v, child)
 			if prob != nil {
 				return nil, prob

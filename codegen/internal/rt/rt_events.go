@@ -44,9 +44,10 @@ func evtNewEvent(typ, dataschema, source string, data []byte, opts []EventOption
 	e.SetType(typ)
 	e.SetTime(time.Now().UTC())
 	e.SetDataSchema(dataschema)
-	if err := e.SetData(event.ApplicationJSON, data); err != nil {
-		return event.Event{}, fmt.Errorf("%s: %w", typ, err)
-	}
+	// The data is JSON: kept as it is, it is written as "data": {...}
+	// (SetData with []byte would make it "data_base64").
+	e.SetDataContentType(event.ApplicationJSON)
+	e.DataEncoded, e.DataBase64 = data, false
 	for _, o := range opts {
 		if err := o(&e); err != nil {
 			return event.Event{}, fmt.Errorf("%s: %w", typ, err)

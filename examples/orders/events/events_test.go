@@ -5,6 +5,7 @@ package events_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -166,6 +167,14 @@ func TestNewEventThenDecode(t *testing.T) {
 	wire, err := json.Marshal(e)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// JSON data is written as "data": {...}, as other SDKs expect.
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(wire, &members); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := members["data_base64"]; ok || !bytes.HasPrefix(members["data"], []byte("{")) {
+		t.Errorf("wire format has data %s, data_base64 %s; want a JSON object in data", members["data"], members["data_base64"])
 	}
 	var back event.Event
 	if err := json.Unmarshal(wire, &back); err != nil {

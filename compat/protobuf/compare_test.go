@@ -1,0 +1,145 @@
+package protobuf
+
+import (
+	"encoding/json"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/evtool/evtool/compat"
+	pb "github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/report"
+)
+
+func load(t testing.TB, name, src string) *pb.Schema {
+	t.Helper()
+	s, err := pb.Load(fstest.MapFS{name: {Data: []byte(src)}}, name, "")
+	if err != nil {
+		t.Fatalf("load %s: %v", name, err)
+	}
+	return s
+}
+
+func p3(body string) string { return "syntax = \"proto3\";\npackage t;\n" + body }
+func p2(body string) string { return "syntax = \"proto2\";\npackage t;\n" + body }
+
+func rulesOf(fs []report.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		if f.Severity == report.SeverityError && !slices.Contains(out, f.Rule) {
+			out = append(out, f.Rule)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkWitnessed fails when an error finding has no counterexample.
+func checkWitnessed(t *testing.T, fs []report.Finding) {
+	t.Helper()
+	for _, f := range fs {
+		if f.Severity != report.SeverityError {
+			continue
+		}
+		if len(f.Counterexample) == 0 {
+			t.Errorf("%s at %s has no counterexample: %s", f.Rule, f.Pointer, f.Message)
+			continue
+		}
+		var w struct {
+			Writer json.RawMessage
+			Hex    string
+		}
+		if err := json.Unmarshal(f.Counterexample, &w); err != nil || len(w.Writer) == 0 {
+			t.Errorf("%s: counterexample %s lacks the writer message", f.Rule, f.Counterexample)
+		}
+	}
+}
+
+func TestCompareRules(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, new string
+		dir      compat.Direction
+		profile  Profile
+		want     []string
+	}{
+		{"identical", p3(`message M { string a = 1; }`), p3(`message M { string a = 1; }`), compat.Backward, "", nil},
+		{"field added", p3(`message M { string a = 1; }`), p3(`message M { string a = 1; int32 b = 2; }`), compat.Backward, "", nil},
+		{"field added forward", p3(`message M { string a = 1; }`), p3(`message M { string a = 1; int32 b = 2; }`), compat.Forward, "", nil},
+		{"removed unreserved", p3(`message M { string a = 1; int32 b = 2; }`), p3(`message M { string a = 1; }`), compat.Backward, "", []string{RuleFieldRemovedUnreserved}},
+		{"removed reserved", p3(`message M { string a = 1; int32 b = 2; }`), p3(`message M { string a = 1; reserved 2; }`), compat.Backward, "", nil},
+		{"int64 to int32", p3(`message M { int64 a = 1; }`), p3(`message M { int32 a = 1; }`), compat.Backward, "", []string{RuleIntegerChanged}},
+		{"int32 to int64", p3(`message M { int32 a = 1; }`), p3(`message M { int64 a = 1; }`), compat.Backward, "", nil},
+		{"int32 to uint32", p3(`message M { int32 a = 1; }`), p3(`message M { uint32 a = 1; }`), compat.Backward, "", []string{RuleIntegerChanged}},
+		{"int32 to bool", p3(`message M { int32 a = 1; }`), p3(`message M { bool a = 1; }`), compat.Backward, ProfileWire, []string{RuleIntegerChanged}},
+		{"bool to int32 wire", p3(`message M { bool a = 1; }`), p3(`message M { int32 a = 1; }`), compat.Backward, ProfileWire, nil},
+		{"bool to int32 json", p3(`message M { bool a = 1; }`), p3(`message M { int32 a = 1; }`), compat.Backward, "", []string{RuleJSONTypeChanged}},
+		{"sint64 to sint32", p3(`message M { sint64 a = 1; }`), p3(`message M { sint32 a = 1; }`), compat.Backward, "", []string{RuleZigzagNarrowed}},
+		{"sint32 to sint64", p3(`message M { sint32 a = 1; }`), p3(`message M { sint64 a = 1; }`), compat.Backward, "", nil},
+		{"int32 to sint32", p3(`message M { int32 a = 1; }`), p3(`message M { sint32 a = 1; }`), compat.Backward, "", []string{RuleWireTypeChanged}},
+		{"fixed32 to sfixed32", p3(`message M { fixed32 a = 1; }`), p3(`message M { sfixed32 a = 1; }`), compat.Backward, "", []string{RuleFixedChanged}},
+		{"string to bytes wire", p3(`message M { string a = 1; }`), p3(`message M { bytes a = 1; }`), compat.Backward, ProfileWire, nil},
+		{"string to bytes json", p3(`message M { string a = 1; }`), p3(`message M { bytes a = 1; }`), compat.Backward, "", []string{RuleJSONTypeChanged}},
+		{"bytes to string", p3(`message M { bytes a = 1; }`), p3(`message M { string a = 1; }`), compat.Backward, ProfileWire, []string{RuleBytesToString}},
+		{"enum to int32 wire", p3(`enum E { E0 = 0; E1 = 1; } message M { E a = 1; }`), p3(`message M { int32 a = 1; }`), compat.Backward, ProfileWire, nil},
+		{"enum to int32 json", p3(`enum E { E0 = 0; E1 = 1; } message M { E a = 1; }`), p3(`message M { int32 a = 1; }`), compat.Backward, "", []string{RuleJSONTypeChanged}},
+		{"int32 to closed enum", p2(`message M { optional int32 a = 1; }`), p2(`enum E { E0 = 0; E1 = 1; } message M { optional E a = 1; }`), compat.Backward, ProfileWire, []string{RuleClosedEnum}},
+		{"enum value removed open wire", p3(`enum E { E0 = 0; E1 = 1; } message M { E a = 1; }`), p3(`enum E { E0 = 0; } message M { E a = 1; }`), compat.Backward, ProfileWire, nil},
+		{"enum value removed open json", p3(`enum E { E0 = 0; E1 = 1; } message M { E a = 1; }`), p3(`enum E { E0 = 0; } message M { E a = 1; }`), compat.Backward, "", []string{RuleEnumValueMissing}},
+		{"enum value removed closed", p2(`enum E { E0 = 0; E1 = 1; } message M { optional E a = 1; }`), p2(`enum E { E0 = 0; } message M { optional E a = 1; }`), compat.Backward, ProfileWire, []string{RuleEnumValueMissing}},
+		{"enum value renamed", p3(`enum E { E0 = 0; E1 = 1; } message M { E a = 1; }`), p3(`enum E { E0 = 0; E_ONE = 1; } message M { E a = 1; }`), compat.Backward, "", []string{RuleJSONEnumNameChanged}},
+		{"repeated to singular", p3(`message M { repeated int32 a = 1; }`), p3(`message M { int32 a = 1; }`), compat.Backward, "", []string{RuleRepeatedToSingular}},
+		{"singular to repeated wire", p3(`message M { int32 a = 1; }`), p3(`message M { repeated int32 a = 1; }`), compat.Backward, ProfileWire, nil},
+		{"singular to repeated json", p3(`message M { int32 a = 1; }`), p3(`message M { repeated int32 a = 1; }`), compat.Backward, "", []string{RuleJSONSingularToRepeated}},
+		{"map to entries wire", p3(`message M { map<string, int32> a = 1; }`), p3(`message M { message E { string key = 1; int32 value = 2; } repeated E a = 1; }`), compat.Backward, ProfileWire, nil},
+		{"map to entries json", p3(`message M { map<string, int32> a = 1; }`), p3(`message M { message E { string key = 1; int32 value = 2; } repeated E a = 1; }`), compat.Backward, "", []string{RuleJSONMapChanged}},
+		{"oneof merged", p3(`message M { int32 a = 1; int32 b = 2; }`), p3(`message M { oneof o { int32 a = 1; int32 b = 2; } }`), compat.Backward, "", []string{RuleOneofMerged}},
+		{"oneof single moved in", p3(`message M { int32 a = 1; int32 b = 2; }`), p3(`message M { oneof o { int32 a = 1; } int32 b = 2; }`), compat.Backward, "", nil},
+		{"oneof split", p3(`message M { oneof o { int32 a = 1; int32 b = 2; } }`), p3(`message M { int32 a = 1; int32 b = 2; }`), compat.Backward, "", nil},
+		{"required added", p2(`message M { optional int32 a = 1; }`), p2(`message M { optional int32 a = 1; required int32 b = 2; }`), compat.Backward, "", []string{RuleRequiredAdded}},
+		{"required to optional", p2(`message M { required int32 a = 1; }`), p2(`message M { optional int32 a = 1; }`), compat.Backward, "", nil},
+		{"default changed", p2(`message M { optional int32 a = 1 [default = 5]; }`), p2(`message M { optional int32 a = 1 [default = 6]; }`), compat.Backward, "", []string{RuleDefaultChanged}},
+		{"renamed json", p3(`message M { int32 user_id = 1; }`), p3(`message M { int32 account_id = 1; }`), compat.Backward, "", []string{RuleJSONNameChanged}},
+		{"renamed wire", p3(`message M { int32 user_id = 1; }`), p3(`message M { int32 account_id = 1; }`), compat.Backward, ProfileWire, nil},
+		{"renamed json_name kept", p3(`message M { int32 user_id = 1; }`), p3(`message M { int32 account_id = 1 [json_name = "userId"]; }`), compat.Backward, "", nil},
+		{"nested int narrowed", p3(`message M { N n = 1; } message N { int64 v = 1; }`), p3(`message M { N n = 1; } message N { int32 v = 1; }`), compat.Backward, "", []string{RuleIntegerChanged}},
+		{"message to bytes", p3(`message M { N n = 1; } message N { int64 v = 1; }`), p3(`message M { bytes n = 1; }`), compat.Backward, ProfileWire, []string{RuleMessageKindChanged}},
+		{"recursive", p3(`message M { M child = 1; int64 v = 2; }`), p3(`message M { M child = 1; int32 v = 2; }`), compat.Backward, "", []string{RuleIntegerChanged}},
+		{"group to message", p2(`message M { optional group G = 1 { optional int32 v = 2; } }`), p2(`message M { optional N g = 1; } message N { optional int32 v = 2; }`), compat.Backward, ProfileWire, []string{RuleWireTypeChanged}},
+		{"timestamp to same-shaped message", p3(`import "google/protobuf/timestamp.proto"; message M { google.protobuf.Timestamp at = 1; }`), p3(`message M { T at = 1; } message T { int64 seconds = 1; int32 nanos = 2; }`), compat.Backward, "", []string{RuleJSONWellKnownChanged}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			old, new := load(t, "old.proto", tc.old), load(t, "new.proto", tc.new)
+			fs := Compare(old, new, tc.dir, Options{Profile: tc.profile})
+			if got := rulesOf(fs); !slices.Equal(got, tc.want) {
+				for _, f := range fs {
+					t.Logf("%s %s %s: %s", f.Rule, f.Location(), f.Pointer, f.Message)
+				}
+				t.Fatalf("rules = %v, want %v", got, tc.want)
+			}
+			checkWitnessed(t, fs)
+			if testing.Verbose() && len(fs) > 0 {
+				t.Logf("%s: %s\n%s", fs[0].Rule, fs[0].Message, fs[0].Counterexample)
+			}
+		})
+	}
+}
+
+func TestFindingPointers(t *testing.T) {
+	old := load(t, "v1.proto", p3("message M {\n  int64 amount = 1;\n}\n"))
+	new := load(t, "v2.proto", p3("message M {\n  int32 amount = 1;\n}\n"))
+	fs := Compare(old, new, compat.Backward, Options{})
+	if len(fs) == 0 {
+		t.Fatal("no findings")
+	}
+	f := fs[0]
+	if f.Location() != "v2.proto:4:3" || f.OldPointer != "v1.proto:4:3#t.M.amount" || f.Pointer != "/amount" {
+		t.Errorf("location %q old %q pointer %q", f.Location(), f.OldPointer, f.Pointer)
+	}
+	if !strings.Contains(f.Message, `written "1099511627776", read "0"`) {
+		t.Errorf("message does not show 2^40 read as int32: %s", f.Message)
+	}
+}

@@ -1,0 +1,278 @@
+package protobuf
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	pb "github.com/evtool/evtool/format/protobuf"
+)
+
+// witness is a counterexample: a writer message, its encoding, and what
+// the reader made of it.
+type witness struct {
+	// Encoding is "binary" or "json": which encoding of the writer message
+	// the reader read.
+	Encoding string `json:"encoding"`
+	// Writer is the writer message in the JSON mapping; Hex its binary
+	// encoding.
+	Writer rawJSON `json:"writer"`
+	Hex    string  `json:"hex"`
+	// JSON is what the reader parsed, for the json encoding.
+	JSON string `json:"json,omitempty"`
+	// ReaderError is the reader's parse error; Reader its decoded message
+	// in the JSON mapping; Changes the fields whose meaning changed.
+	ReaderError string   `json:"readerError,omitempty"`
+	Reader      rawJSON  `json:"reader,omitempty"`
+	Changes     []change `json:"changes,omitempty"`
+}
+
+func (w *witness) raw() json.RawMessage {
+	b, err := json.Marshal(w)
+	if err != nil {
+		panic(err) // every part is JSON by construction
+	}
+	return b
+}
+
+// summary is the one-line description of what the reader did.
+func (w *witness) summary() string {
+	if w.ReaderError != "" {
+		return fmt.Sprintf("the reader fails to parse the %s encoding: %s", w.Encoding, w.ReaderError)
+	}
+	c := w.Changes[0]
+	wj, _ := json.Marshal(c.Written)
+	rj, _ := json.Marshal(c.Read)
+	s := fmt.Sprintf("%s: written %s, read %s (%s)", c.Path, wj, rj, w.Encoding)
+	if c.Note != "" {
+		s += ": " + c.Note
+	}
+	return s
+}
+
+// trial encodes one writer message and decodes it with the reader.
+type trial struct {
+	reader       protoreflect.MessageDescriptor
+	lostIsChange bool
+}
+
+// run returns the witnesses of m: one per encoding whose reading differs.
+func (t trial) run(m *dynamicpb.Message, withJSON bool) []*witness {
+	bin, err := pb.EncodeBinary(m)
+	if err != nil {
+		return nil // not a message the writer can send (a required field unset)
+	}
+	wj, jerr := protojson.Marshal(m)
+	if jerr != nil {
+		// A value the JSON mapping cannot write (a Timestamp out of its
+		// range): the binary is still data the writer can send.
+		wj = marshalLenient(m)
+		withJSON = false
+	}
+	base := witness{Writer: rawJSON(wj), Hex: hex.EncodeToString(bin)}
+	var out []*witness
+	r := dynamicpb.NewMessage(t.reader)
+	w := base
+	w.Encoding = "binary"
+	if err := (proto.UnmarshalOptions{RecursionLimit: 200}).Unmarshal(bin, r); err != nil {
+		w.ReaderError = err.Error()
+		out = append(out, &w)
+	} else if cs := t.compare(m, r, false); len(cs) > 0 {
+		w.Changes = cs
+		w.Reader = marshalLenient(r)
+		out = append(out, &w)
+	}
+	if !withJSON {
+		return out
+	}
+	// JSON readers are assumed to ignore unknown keys (DiscardUnknown), as
+	// any consumer that lets a schema evolve must.
+	rj := dynamicpb.NewMessage(t.reader)
+	j := base
+	j.Encoding = "json"
+	j.JSON = string(wj)
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true, RecursionLimit: 200}).Unmarshal(wj, rj); err != nil {
+		j.ReaderError = err.Error()
+		out = append(out, &j)
+	} else if cs := t.compare(m, rj, true); len(cs) > 0 {
+		j.Changes = cs
+		j.Reader = marshalLenient(rj)
+		out = append(out, &j)
+	}
+	return out
+}
+
+func (t trial) compare(w, r protoreflect.Message, json bool) []change {
+	c := comparer{lostIsChange: t.lostIsChange, json: json}
+	c.messages(w, r, "", "", 0)
+	return c.out
+}
+
+// marshalLenient renders what the reader decoded even when it is not
+// valid (a string that is not UTF-8): the JSON mapping, or a note.
+func marshalLenient(m proto.Message) rawJSON {
+	b, err := protojson.Marshal(m)
+	if err != nil {
+		q, _ := json.Marshal("(" + err.Error() + ")")
+		return rawJSON(q)
+	}
+	return rawJSON(b)
+}
+
+// explains reports whether a witness proves finding f: a parse error of
+// a message built for f, or a change at or under one of f's fields.
+func explains(f *finding, w *witness, targeted bool) bool {
+	if f.jsonOnly && w.Encoding != "json" {
+		return false
+	}
+	if w.ReaderError != "" {
+		return targeted || mentions(w.ReaderError, f)
+	}
+	names := []string{}
+	if len(f.path) > 0 {
+		names = append(names, string(f.path[len(f.path)-1].FullName()))
+	}
+	for _, e := range f.extra {
+		names = append(names, string(e.FullName()))
+	}
+	for _, c := range w.Changes {
+		for _, n := range names {
+			if strings.Contains(c.key+"/", "/"+n+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// targeted builds writer messages aimed at f: a full sample with f's
+// field set to each edge value of its type (or cleared), along its path.
+func targeted(base func() *dynamicpb.Message, f *finding) []*dynamicpb.Message {
+	if len(f.path) == 0 {
+		return []*dynamicpb.Message{base()}
+	}
+	leaf := f.path[len(f.path)-1]
+	var out []*dynamicpb.Message
+	mk := func(set func(protoreflect.Message, protoreflect.FieldDescriptor)) {
+		m := base()
+		parent := descend(m, f.path[:len(f.path)-1])
+		if parent == nil {
+			return
+		}
+		set(parent, leaf)
+		for _, e := range f.extra {
+			if e != leaf && !parent.Has(e) {
+				setAny(parent, e)
+			}
+		}
+		out = append(out, m)
+	}
+	vals := pb.EdgeValues(leaf)
+	if leaf.IsMap() || leaf.Message() != nil {
+		vals = nil
+	}
+	for _, v := range vals {
+		mk(func(p protoreflect.Message, fd protoreflect.FieldDescriptor) {
+			switch {
+			case fd.IsList():
+				l := p.Mutable(fd).List()
+				l.Append(v)
+				l.Append(v)
+			default:
+				p.Set(fd, v)
+			}
+		})
+	}
+	mk(func(p protoreflect.Message, fd protoreflect.FieldDescriptor) { p.Clear(fd) })
+	mk(func(p protoreflect.Message, fd protoreflect.FieldDescriptor) {
+		if fd.IsList() && !fd.IsMap() {
+			l := p.Mutable(fd).List()
+			for l.Len() < 2 {
+				if fd.Message() != nil {
+					l.Append(protoreflect.ValueOfMessage(pb.Sampler{}.Sample(fd.Message(), 1+l.Len())))
+				} else {
+					l.Append(pb.EdgeValues(fd)[l.Len()%len(pb.EdgeValues(fd))])
+				}
+			}
+		} else {
+			setAny(p, fd)
+		}
+	})
+	return out
+}
+
+// descend walks path from m, creating messages (and first list elements)
+// on the way; nil when the path crosses a map.
+func descend(m protoreflect.Message, path []protoreflect.FieldDescriptor) protoreflect.Message {
+	for _, fd := range path {
+		switch {
+		case fd.IsMap():
+			mp := m.Mutable(fd).Map()
+			var found protoreflect.Message
+			mp.Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
+				found = v.Message()
+				return false
+			})
+			if found == nil {
+				v := mp.NewValue()
+				mp.Set(fd.MapKey().Default().MapKey(), v)
+				found = v.Message()
+			}
+			m = found
+		case fd.IsList():
+			l := m.Mutable(fd).List()
+			if l.Len() == 0 {
+				l.Append(l.NewElement())
+			}
+			m = l.Get(0).Message()
+		default:
+			m = m.Mutable(fd).Message()
+		}
+	}
+	return m
+}
+
+// setAny gives a field a non-default value.
+func setAny(m protoreflect.Message, fd protoreflect.FieldDescriptor) {
+	switch {
+	case fd.IsMap() || fd.IsList() || fd.Message() != nil:
+		s := pb.Sampler{}.Sample(m.Descriptor(), 1)
+		if s.Has(fd) {
+			m.Set(fd, s.Get(fd))
+		}
+	default:
+		for _, v := range pb.EdgeValues(fd) {
+			if normScalar(fd, v) != normScalar(fd, fd.Default()) {
+				m.Set(fd, v)
+				return
+			}
+		}
+	}
+}
+
+// mentions reports whether a parse error names one of f's descriptors:
+// protobuf-go's errors name the field ("field t.M.a contains invalid
+// UTF-8", "invalid value for int32 field a", "oneof t.M.o is already set").
+func mentions(err string, f *finding) bool {
+	var ds []protoreflect.Descriptor
+	for _, d := range []protoreflect.Descriptor{f.reader, f.readerField} {
+		if d != nil {
+			ds = append(ds, d)
+		}
+	}
+	if len(f.path) > 0 {
+		ds = append(ds, f.path[len(f.path)-1])
+	}
+	for _, d := range ds {
+		if strings.Contains(err, string(d.FullName())) || strings.Contains(err, " field "+string(d.Name())+":") || strings.Contains(err, " field "+string(d.Name())+" ") {
+			return true
+		}
+	}
+	return false
+}

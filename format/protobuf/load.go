@@ -258,4 +258,3 @@ func Location(d protoreflect.Descriptor) string {
 	}
 	return fmt.Sprintf("%s:%d:%d", f, l, c)
 }
-

@@ -50,13 +50,16 @@ type gen struct {
 	rng      *rand.Rand
 	variant  int
 	maxDepth int
-	// counter rotates edge values across the fields of one sample.
-	counter int
+	// salt rotates edge values across fields: a field's number plus its
+	// element index, so that samples 1..n give every field n different
+	// values whatever the other fields hold.
+	salt int
 }
 
 func (g *gen) pick(n int) int {
-	g.counter++
-	return (g.variant - 1 + g.counter) % n
+	i := (g.variant - 1 + g.salt) % n
+	g.salt++
+	return i
 }
 
 func (g *gen) fill(m protoreflect.Message, depth int) {
@@ -81,6 +84,7 @@ func (g *gen) fill(m protoreflect.Message, depth int) {
 }
 
 func (g *gen) setField(m protoreflect.Message, fd protoreflect.FieldDescriptor, depth int) {
+	g.salt = int(fd.Number())
 	isMsg := fd.Message() != nil
 	if isMsg && depth >= g.maxDepth {
 		return

@@ -68,7 +68,7 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 		if stopped() {
 			break
 		}
-		for _, m := range targeted(base, f) {
+		for _, m := range targeted(base, func(i int) *dynamicpb.Message { return sampler.Sample(writer.Message, i) }, f) {
 			for _, wit := range t.run(m, opts.json()) {
 				if explains(f, wit, true) {
 					f.witness = wit

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -163,9 +164,13 @@ func (c *comparer) field(w, r protoreflect.Message, wf, rf protoreflect.FieldDes
 		differ("the reader's enum is closed and does not declare the number: generated code moves it to unknown fields (dynamicpb keeps it)")
 		return
 	}
+	if wf.Kind() == protoreflect.BytesKind && rf.Kind() == protoreflect.StringKind && notUTF8(rf, rv, rHas) {
+		differ("read as a string that is not UTF-8: Java and C++ readers replace or reject it")
+		return
+	}
 	// Both messages, same cardinality: compare field by field.
-	if isMsg(wf) && isMsg(rf) && wf.IsList() == rf.IsList() && wf.IsMap() == rf.IsMap() && !wf.IsMap() {
-		if !wf.IsList() {
+	if isMsg(wf) && isMsg(rf) && rep(wf) == rep(rf) && wf.IsMap() == rf.IsMap() && !wf.IsMap() {
+		if !rep(wf) {
 			if !wHas && !rHas {
 				return
 			}
@@ -186,7 +191,7 @@ func (c *comparer) field(w, r protoreflect.Message, wf, rf protoreflect.FieldDes
 		}
 		return
 	}
-	if !wf.IsList() && !rf.IsList() {
+	if !rep(wf) && !rep(rf) {
 		if !wHas && !rHas && (isMsg(wf) || isMsg(rf)) {
 			return
 		}
@@ -220,6 +225,24 @@ func undeclared(fd protoreflect.FieldDescriptor, v protoreflect.Value, has bool)
 	}
 	return vals.ByNumber(v.Enum()) == nil
 }
+
+func notUTF8(fd protoreflect.FieldDescriptor, v protoreflect.Value, has bool) bool {
+	if !has || fd.IsMap() {
+		return false
+	}
+	if fd.IsList() {
+		for i := 0; i < v.List().Len(); i++ {
+			if !utf8.ValidString(v.List().Get(i).String()) {
+				return true
+			}
+		}
+		return false
+	}
+	return !utf8.ValidString(v.String())
+}
+
+// rep: a repeated field or a map (protoreflect's IsList excludes maps).
+func rep(fd protoreflect.FieldDescriptor) bool { return fd.Cardinality() == protoreflect.Repeated }
 
 func isMsg(fd protoreflect.FieldDescriptor) bool { return fd.Message() != nil }
 

@@ -50,6 +50,7 @@ const (
 	RuleClosedEnum             = "proto-field-closed-enum"
 	RuleEnumValueMissing       = "proto-enum-value-missing"
 	RuleRepeatedToSingular     = "proto-field-repeated-to-singular"
+	RuleEntriesToMap           = "proto-field-entries-to-map"
 	RuleOneofMerged            = "proto-oneof-fields-merged"
 	RuleRequiredAdded          = "proto-required-added"
 	RuleDefaultChanged         = "proto-default-changed"
@@ -118,6 +119,9 @@ var rules = []Rule{
 		"a repeated field became singular: the reader keeps only the last element (or merges messages)",
 		"FIELD_WIRE_COMPATIBLE_CARDINALITY", "FIELD_NUMERIC_LABEL_CHANGED (incompatible for numbers, compatible for string/bytes/messages)",
 		"Confluent accepts repeated → optional for strings, bytes and messages; all but the last element are lost."},
+	{RuleEntriesToMap, ProfileWire, report.SeverityError,
+		"a repeated entry message became a map: entries with the same key collapse to the last",
+		"FIELD_WIRE_COMPATIBLE_CARDINALITY", "(compatible)", "Both anchors treat map and repeated entry as the same wire form; duplicate keys are lost."},
 	{RuleOneofMerged, ProfileWire, report.SeverityError,
 		"fields the writer can set together are members of one oneof in the reader: only the last survives",
 		"FIELD_SAME_ONEOF", "MULTIPLE_FIELDS_MOVED_TO_ONEOF / FIELD_MOVED_TO_EXISTING_ONEOF (incompatible)",

@@ -170,6 +170,10 @@ func (w *walker) field(f, r protoreflect.FieldDescriptor, p []protoreflect.Field
 	case f.IsMap() != r.IsMap() && wRep && rRep:
 		w.add(&finding{rule: RuleJSONMapChanged, writer: f, reader: r, path: p, jsonOnly: true,
 			message: fmt.Sprintf("%s: %s became repeated %s: the binary is the same, the JSON is an object against an array", at, typeName(f), typeName(r))})
+		if r.IsMap() {
+			w.add(&finding{rule: RuleEntriesToMap, writer: f, reader: r, path: p,
+				message: fmt.Sprintf("%s: repeated %s became %s: entries with the same key collapse to the last", at, typeName(f), typeName(r))})
+		}
 	case wRep && !rRep:
 		w.add(&finding{rule: RuleRepeatedToSingular, writer: f, reader: r, path: p,
 			message: fmt.Sprintf("%s: repeated became singular: the reader keeps only the last element", at)})
@@ -248,7 +252,9 @@ type intRange struct {
 	top bool
 }
 
-func kindRange(f protoreflect.FieldDescriptor) intRange {
+// kindRange: a writer's enum writes the numbers it declares; a reader's
+// open enum reads any int32, a closed one only its declared numbers.
+func kindRange(f protoreflect.FieldDescriptor, writer bool) intRange {
 	switch f.Kind() {
 	case protoreflect.BoolKind:
 		return intRange{0, 1, false}
@@ -261,7 +267,7 @@ func kindRange(f protoreflect.FieldDescriptor) intRange {
 	case protoreflect.Uint64Kind:
 		return intRange{0, 1<<63 - 1, true}
 	case protoreflect.EnumKind:
-		if f.Enum().IsClosed() {
+		if writer || f.Enum().IsClosed() {
 			vs := f.Enum().Values()
 			lo, hi := int64(vs.Get(0).Number()), int64(vs.Get(0).Number())
 			for i := 1; i < vs.Len(); i++ {
@@ -276,7 +282,7 @@ func kindRange(f protoreflect.FieldDescriptor) intRange {
 }
 
 func (w *walker) varint(f, r protoreflect.FieldDescriptor, p []protoreflect.FieldDescriptor, at string) {
-	wr, rr := kindRange(f), kindRange(r)
+	wr, rr := kindRange(f, true), kindRange(r, false)
 	jsonKind := func(fd protoreflect.FieldDescriptor) string {
 		switch fd.Kind() {
 		case protoreflect.BoolKind:

@@ -141,11 +141,20 @@ func explains(f *finding, w *witness, targeted bool) bool {
 	for _, e := range f.extra {
 		names = append(names, string(e.FullName()))
 	}
+	onPath := map[string]bool{}
+	for _, fd := range f.path {
+		onPath[string(fd.FullName())] = true
+	}
 	for _, c := range w.Changes {
 		for _, n := range names {
 			if strings.Contains(c.key+"/", "/"+n+"/") {
 				return true
 			}
+		}
+		// A change at an ancestor whose shape changed as a whole (a
+		// message read as a map) covers the fields below it.
+		if last := c.key[strings.LastIndex(c.key, "/")+1:]; onPath[last] {
+			return true
 		}
 	}
 	return false
@@ -153,7 +162,7 @@ func explains(f *finding, w *witness, targeted bool) bool {
 
 // targeted builds writer messages aimed at f: a full sample with f's
 // field set to each edge value of its type (or cleared), along its path.
-func targeted(base func() *dynamicpb.Message, f *finding) []*dynamicpb.Message {
+func targeted(base func() *dynamicpb.Message, sample func(int) *dynamicpb.Message, f *finding) []*dynamicpb.Message {
 	if len(f.path) == 0 {
 		return []*dynamicpb.Message{base()}
 	}
@@ -190,6 +199,11 @@ func targeted(base func() *dynamicpb.Message, f *finding) []*dynamicpb.Message {
 		})
 	}
 	mk(func(p protoreflect.Message, fd protoreflect.FieldDescriptor) { p.Clear(fd) })
+	// Paths into a map entry cannot be set directly: a few full samples
+	// (which fill maps) stand in.
+	for i := 2; i < 5; i++ {
+		out = append(out, sample(i))
+	}
 	mk(func(p protoreflect.Message, fd protoreflect.FieldDescriptor) {
 		if fd.IsList() && !fd.IsMap() {
 			l := p.Mutable(fd).List()
@@ -213,18 +227,9 @@ func descend(m protoreflect.Message, path []protoreflect.FieldDescriptor) protor
 	for _, fd := range path {
 		switch {
 		case fd.IsMap():
-			mp := m.Mutable(fd).Map()
-			var found protoreflect.Message
-			mp.Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
-				found = v.Message()
-				return false
-			})
-			if found == nil {
-				v := mp.NewValue()
-				mp.Set(fd.MapKey().Default().MapKey(), v)
-				found = v.Message()
-			}
-			m = found
+			// The path goes into the map's entry message, which has no
+			// message of its own to set: sampled messages cover it.
+			return nil
 		case fd.IsList():
 			l := m.Mutable(fd).List()
 			if l.Len() == 0 {

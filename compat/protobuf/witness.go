@@ -275,6 +275,9 @@ func mentions(err string, f *finding) bool {
 		ds = append(ds, f.path[len(f.path)-1])
 	}
 	for _, d := range ds {
+		if fd, ok := d.(protoreflect.FieldDescriptor); ok && strings.Contains(err, " field "+fd.JSONName()+":") {
+			return true
+		}
 		if strings.Contains(err, string(d.FullName())) || strings.Contains(err, " field "+string(d.Name())+":") || strings.Contains(err, " field "+string(d.Name())+" ") {
 			return true
 		}

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	pb "github.com/evtool/evtool/format/protobuf"
 )
 
 // A change is one place where the reader's message means something else
@@ -87,7 +88,7 @@ func display(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
 func displayOne(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
 	switch fd.Kind() {
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		b, err := protojson.Marshal(v.Message().Interface())
+		b, err := pb.EncodeJSON(v.Message().Interface())
 		if err != nil {
 			return "(" + err.Error() + ")"
 		}

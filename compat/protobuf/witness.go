@@ -68,7 +68,7 @@ func (t trial) run(m *dynamicpb.Message, withJSON bool) []*witness {
 	if err != nil {
 		return nil // not a message the writer can send (a required field unset)
 	}
-	wj, jerr := protojson.Marshal(m)
+	wj, jerr := pb.EncodeJSON(m)
 	if jerr != nil {
 		// A value the JSON mapping cannot write (a Timestamp out of its
 		// range): the binary is still data the writer can send.
@@ -117,7 +117,7 @@ func (t trial) compare(w, r protoreflect.Message, json bool) []change {
 // marshalLenient renders what the reader decoded even when it is not
 // valid (a string that is not UTF-8): the JSON mapping, or a note.
 func marshalLenient(m proto.Message) rawJSON {
-	b, err := protojson.Marshal(m)
+	b, err := pb.EncodeJSON(m)
 	if err != nil {
 		q, _ := json.Marshal("(" + err.Error() + ")")
 		return rawJSON(q)

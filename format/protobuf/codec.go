@@ -1,6 +1,8 @@
 package protobuf
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -139,9 +141,19 @@ func EncodeBinary(m proto.Message) ([]byte, error) {
 	return proto.MarshalOptions{Deterministic: true}.Marshal(m)
 }
 
-// EncodeJSON is the canonical JSON mapping of m, on one line.
+// EncodeJSON is the canonical JSON mapping of m, on one line and without
+// spaces: protojson varies its whitespace on purpose from build to build,
+// and digests, golden files and error columns need stable bytes.
 func EncodeJSON(m proto.Message) ([]byte, error) {
-	return protojson.MarshalOptions{}.Marshal(m)
+	b, err := protojson.MarshalOptions{}.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
 
 // EncodeFramed is the Confluent-framed binary encoding of m under schema id.

@@ -60,7 +60,7 @@ func (w *walker) message(wm, rm protoreflect.MessageDescriptor, path []protorefl
 		r := rf.ByNumber(f.Number())
 		if r == nil {
 			if w.dir == compat.Backward && !rm.ReservedRanges().Has(f.Number()) {
-				w.add(&finding{rule: RuleFieldRemovedUnreserved, writer: f, path: p,
+				w.add(&finding{rule: RuleFieldRemovedUnreserved, writer: f, reader: rm, path: p,
 					message: fmt.Sprintf("field %s = %d was removed and its number is not reserved in %s: old data lands in unknown fields, and a later field with that number would read it", f.Name(), f.Number(), rm.FullName())})
 			}
 			continue
@@ -339,12 +339,12 @@ func (w *walker) enum(f, r protoreflect.FieldDescriptor, p []protoreflect.FieldD
 		v := vs.Get(i)
 		rv := re.Values().ByNumber(v.Number())
 		if rv == nil {
-			w.add(&finding{rule: RuleEnumValueMissing, writer: v, reader: re, path: p, jsonOnly: !re.IsClosed(),
+			w.add(&finding{rule: RuleEnumValueMissing, writer: f, reader: r, path: p, jsonOnly: !re.IsClosed(),
 				message: fmt.Sprintf("%s: enum value %s = %d is not a value of the reader's %s", at, v.Name(), v.Number(), re.FullName())})
 			continue
 		}
 		if rv.Name() != v.Name() {
-			w.add(&finding{rule: RuleJSONEnumNameChanged, writer: v, reader: rv, path: p, jsonOnly: true,
+			w.add(&finding{rule: RuleJSONEnumNameChanged, writer: f, reader: r, path: p, jsonOnly: true,
 				message: fmt.Sprintf("%s: enum value %d is %s in the writer and %s in the reader: the JSON mapping writes names", at, v.Number(), v.Name(), rv.Name())})
 		}
 	}

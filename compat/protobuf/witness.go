@@ -163,6 +163,17 @@ func explains(f *finding, w *witness, targeted bool) bool {
 // targeted builds writer messages aimed at f: a full sample with f's
 // field set to each edge value of its type (or cleared), along its path.
 func targeted(base func() *dynamicpb.Message, sample func(int) *dynamicpb.Message, f *finding) []*dynamicpb.Message {
+	if f.readerField != nil {
+		// A field the reader requires: leave the writer's field of that
+		// number (if any) unset.
+		m := base()
+		if parent := descend(m, f.path); parent != nil {
+			if wf := parent.Descriptor().Fields().ByNumber(f.readerField.Number()); wf != nil {
+				parent.Clear(wf)
+			}
+		}
+		return []*dynamicpb.Message{m}
+	}
 	if len(f.path) == 0 {
 		return []*dynamicpb.Message{base()}
 	}

@@ -75,6 +75,20 @@ const maxFileSize = 4 << 20
 // name; empty means the file's first message. The error is Errors, or an
 // *Error when the message cannot be selected.
 func Load(fsys fs.FS, name, message string) (*Schema, error) {
+	fd, err := Compile(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	md, err := selectMessage(fd, message)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{File: name, Files: localFiles(fd), Desc: fd, Message: md}, nil
+}
+
+// Compile compiles the .proto file name from fsys as Load does, without
+// selecting a message (a file of shared enums or messages).
+func Compile(fsys fs.FS, name string) (protoreflect.FileDescriptor, error) {
 	if !fs.ValidPath(name) {
 		return nil, &Error{File: name, Message: "not a path inside the catalog"}
 	}
@@ -97,12 +111,7 @@ func Load(fsys fs.FS, name, message string) (*Schema, error) {
 	if err != nil {
 		return nil, Errors{{File: name, Message: err.Error()}}
 	}
-	fd := files[0]
-	md, err := selectMessage(fd, message)
-	if err != nil {
-		return nil, err
-	}
-	return &Schema{File: name, Files: localFiles(fd), Desc: fd, Message: md}, nil
+	return files[0], nil
 }
 
 // accessor opens imports inside fsys only. An import path is a slash path

@@ -85,6 +85,7 @@ func TestBufBreakingCases(t *testing.T) {
 		}
 		prev := messagesOf(t, filepath.Join("testdata/buf", d, "previous"))
 		cur := messagesOf(t, filepath.Join("testdata/buf", d, "current"))
+		kinds := declaredAt(cur)
 		evAt := map[string][]report.Finding{}
 		var names []string
 		for n := range prev {
@@ -124,7 +125,7 @@ func TestBufBreakingCases(t *testing.T) {
 				agreed++
 				fmt.Fprintf(&out, "  %s both: buf %s; evtool %s\n", p, strings.Join(b, ","), ruleList(e))
 			case len(b) > 0:
-				fmt.Fprintf(&out, "  %s buf only: %s; evtool: no break here (no sampled message of the compared messages reads differently at this place)\n", p, strings.Join(b, ","))
+				fmt.Fprintf(&out, "  %s buf only: %s; evtool: %s\n", p, strings.Join(b, ","), why(kinds[p]))
 			default:
 				fmt.Fprintf(&out, "  %s evtool only: %s\n     %s\n", p, ruleList(e), firstWitness(e))
 			}
@@ -154,4 +155,71 @@ func posLess(a, b string) bool {
 	fmt.Sscan(la, &x)
 	fmt.Sscan(lb, &y)
 	return x < y
+}
+
+// declaredAt maps file:line to what is declared there in the current
+// module: "extension", "enum" (with no field of a message using it), or
+// "field"/"message".
+func declaredAt(ms map[protoreflect.FullName]*pb.Schema) map[string]string {
+	out := map[string]string{}
+	used := map[protoreflect.FullName]bool{}
+	at := func(d protoreflect.Descriptor, kind string) {
+		file, line, _ := pb.Position(d)
+		if line > 0 {
+			if _, ok := out[fmt.Sprintf("%s:%d", file, line)]; !ok {
+				out[fmt.Sprintf("%s:%d", file, line)] = kind
+			}
+		}
+	}
+	var files []protoreflect.FileDescriptor
+	for _, s := range ms {
+		files = append(files, s.Desc)
+		fs := s.Message.Fields()
+		for i := 0; i < fs.Len(); i++ {
+			if e := fs.Get(i).Enum(); e != nil {
+				used[e.FullName()] = true
+			}
+			at(fs.Get(i), "field")
+		}
+		at(s.Message, "message")
+	}
+	var enums func(protoreflect.EnumDescriptors)
+	enums = func(es protoreflect.EnumDescriptors) {
+		for i := 0; i < es.Len(); i++ {
+			e := es.Get(i)
+			kind := "unused enum"
+			if used[e.FullName()] {
+				kind = "enum"
+			}
+			at(e, kind)
+			for j := 0; j < e.Values().Len(); j++ {
+				at(e.Values().Get(j), kind)
+			}
+		}
+	}
+	var exts func(protoreflect.ExtensionDescriptors)
+	exts = func(xs protoreflect.ExtensionDescriptors) {
+		for i := 0; i < xs.Len(); i++ {
+			at(xs.Get(i), "extension")
+		}
+	}
+	for _, f := range files {
+		enums(f.Enums())
+		exts(f.Extensions())
+	}
+	for _, s := range ms {
+		enums(s.Message.Enums())
+		exts(s.Message.Extensions())
+	}
+	return out
+}
+
+func why(kind string) string {
+	switch kind {
+	case "extension":
+		return "an extension field: extensions are not compared yet"
+	case "unused enum":
+		return "no message field uses this enum: no data can change meaning"
+	}
+	return "accepted: no rule applies and no sampled message reads differently here"
 }

@@ -62,23 +62,36 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 
 	t := trial{reader: reader.Message, lostIsChange: dir == compat.Backward}
 	sampler := pb.Sampler{Seed: opts.Seed}
-	base := func() *dynamicpb.Message { return sampler.Sample(writer.Message, 1) }
+	sample := func(i int) *dynamicpb.Message { return sampler.Sample(writer.Message, i) }
+	// Targeted messages start from a minimal message (only required fields
+	// set), so that no other break of the pair shows in its witness, then
+	// from a full sample.
+	bases := []struct {
+		aim  aim
+		make func() *dynamicpb.Message
+	}{
+		{minimalAim, func() *dynamicpb.Message { return minimal(writer.Message, sample(1)) }},
+		{fullAim, func() *dynamicpb.Message { return sample(1) }},
+	}
 	stopped := func() bool { return opts.Context != nil && opts.Context.Err() != nil }
-	for _, f := range w.findings {
-		if stopped() {
-			break
-		}
-		for _, m := range targeted(base, func(i int) *dynamicpb.Message { return sampler.Sample(writer.Message, i) }, f) {
+	try := func(f *finding, ms []*dynamicpb.Message, a aim) {
+		for _, m := range ms {
+			if stopped() || f.witness != nil {
+				return
+			}
 			for _, wit := range t.run(m, opts.json()) {
-				if explains(f, wit, true) {
-					f.witness = wit
-					break
+				if cut, ok := explains(f, wit, a); ok {
+					f.witness = cut
+					return
 				}
 			}
-			if f.witness != nil {
-				break
-			}
 		}
+	}
+	for _, f := range w.findings {
+		for _, base := range bases {
+			try(f, targeted(base.make, f), base.aim)
+		}
+		try(f, sampledFor(sample), sampledAim)
 	}
 	// Brute force: sampled writer messages must read the same, or a rule
 	// must explain why not.
@@ -90,10 +103,10 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 		for _, wit := range t.run(sampler.Sample(writer.Message, i), opts.json()) {
 			explained := false
 			for _, f := range w.findings {
-				if explains(f, wit, false) {
+				if cut, ok := explains(f, wit, sampledAim); ok {
 					explained = true
 					if f.witness == nil {
-						f.witness = wit
+						f.witness = cut
 					}
 				}
 			}
@@ -125,6 +138,19 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 		return out[i].Rule < out[j].Rule
 	})
 	return out
+}
+
+// minimal is an empty message of md with only its required fields set
+// (from full), so that it encodes.
+func minimal(md protoreflect.MessageDescriptor, full *dynamicpb.Message) *dynamicpb.Message {
+	m := dynamicpb.NewMessage(md)
+	fs := md.Fields()
+	for i := 0; i < fs.Len(); i++ {
+		if f := fs.Get(i); f.Cardinality() == protoreflect.Required && full.Has(f) {
+			m.Set(f, full.Get(f))
+		}
+	}
+	return m
 }
 
 func parseFailureShown(fs []*finding, encoding string) bool {

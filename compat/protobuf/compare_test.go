@@ -37,14 +37,16 @@ func rulesOf(fs []report.Finding) []string {
 }
 
 // checkWitnessed fails when an error finding has no counterexample.
-func checkWitnessed(t *testing.T, fs []report.Finding) {
+func checkWitnessed(t *testing.T, fs []report.Finding) bool {
 	t.Helper()
+	ok := true
 	for _, f := range fs {
 		if f.Severity != report.SeverityError {
 			continue
 		}
 		if len(f.Counterexample) == 0 {
 			t.Errorf("%s at %s has no counterexample: %s", f.Rule, f.Pointer, f.Message)
+			ok = false
 			continue
 		}
 		var w struct {
@@ -53,8 +55,10 @@ func checkWitnessed(t *testing.T, fs []report.Finding) {
 		}
 		if err := json.Unmarshal(f.Counterexample, &w); err != nil || len(w.Writer) == 0 {
 			t.Errorf("%s: counterexample %s lacks the writer message", f.Rule, f.Counterexample)
+			ok = false
 		}
 	}
+	return ok
 }
 
 func TestCompareRules(t *testing.T) {
@@ -141,5 +145,29 @@ func TestFindingPointers(t *testing.T) {
 	}
 	if !strings.Contains(f.Message, `written "1099511627776", read "0"`) {
 		t.Errorf("message does not show 2^40 read as int32: %s", f.Message)
+	}
+}
+
+// A pair with several breaks: each counterexample shows its own field,
+// not another break of the same pair.
+func TestWitnessShowsItsOwnField(t *testing.T) {
+	old, new := benchPair(&testing.B{})
+	for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
+		for _, f := range Compare(old, new, dir, Options{}) {
+			var w struct {
+				ReaderError string
+				Changes     []struct{ Path string }
+			}
+			if err := json.Unmarshal(f.Counterexample, &w); err != nil {
+				t.Fatal(err)
+			}
+			leaf := f.Pointer[strings.LastIndex(f.Pointer, "/")+1:]
+			if w.ReaderError != "" {
+				continue
+			}
+			if len(w.Changes) == 0 || !strings.HasSuffix(strings.TrimRight(w.Changes[0].Path, "[0123456789]"), leaf) {
+				t.Errorf("%s %s at %s: counterexample shows %+v", dir, f.Rule, f.Pointer, w.Changes)
+			}
+		}
 	}
 }

@@ -160,8 +160,12 @@ func cardinality(f protoreflect.FieldDescriptor) string {
 func (w *walker) field(f, r protoreflect.FieldDescriptor, p []protoreflect.FieldDescriptor) {
 	at := fmt.Sprintf("field %s = %d", r.Name(), r.Number())
 	if w.json && f.JSONName() != r.JSONName() && f.JSONName() != string(r.Name()) {
+		accepted := fmt.Sprintf("neither the reader's %q nor %q", r.JSONName(), r.Name())
+		if r.JSONName() == string(r.Name()) {
+			accepted = fmt.Sprintf("not the reader's %q", r.Name())
+		}
 		w.add(&finding{rule: RuleJSONNameChanged, writer: f, reader: r, path: p, jsonOnly: true,
-			message: fmt.Sprintf("%s: the writer's JSON key %q is neither the reader's %q nor %q", at, f.JSONName(), r.JSONName(), r.Name())})
+			message: fmt.Sprintf("%s: the writer's JSON key %q is %s", at, f.JSONName(), accepted)})
 	}
 	// Cardinality. protoreflect's IsList is false for maps; on the wire a
 	// map is a repeated entry message.

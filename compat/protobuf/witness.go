@@ -125,14 +125,22 @@ func marshalLenient(m proto.Message) rawJSON {
 	return rawJSON(b)
 }
 
-// explains reports whether a witness proves finding f: a parse error of
-// a message built for f, or a change at or under one of f's fields.
-func explains(f *finding, w *witness, targeted bool) bool {
+// explains returns the witness as proof of finding f, its changes cut to
+// those at f's fields: a change at or under one of them, or at an
+// ancestor whose shape changed as a whole (a message read as a map). A
+// parse error proves f when it names f's field; for a message built for f
+// from a minimal message (aim minimalAim: nothing else is set), always; for
+// one built from a full sample (fullAim), when it names no field at all (a
+// JSON syntax error at the changed value).
+func explains(f *finding, w *witness, aim aim) (*witness, bool) {
 	if f.jsonOnly && w.Encoding != "json" {
-		return false
+		return nil, false
 	}
 	if w.ReaderError != "" {
-		return targeted || mentions(w.ReaderError, f)
+		if aim == minimalAim || mentions(w.ReaderError, f) || aim == fullAim && !strings.Contains(w.ReaderError, " field ") {
+			return w, true
+		}
+		return nil, false
 	}
 	names := []string{}
 	if len(f.path) > 0 {
@@ -145,24 +153,42 @@ func explains(f *finding, w *witness, targeted bool) bool {
 	for _, fd := range f.path {
 		onPath[string(fd.FullName())] = true
 	}
+	var hits []change
 	for _, c := range w.Changes {
+		hit := false
 		for _, n := range names {
 			if strings.Contains(c.key+"/", "/"+n+"/") {
-				return true
+				hit = true
 			}
 		}
-		// A change at an ancestor whose shape changed as a whole (a
-		// message read as a map) covers the fields below it.
 		if last := c.key[strings.LastIndex(c.key, "/")+1:]; onPath[last] {
-			return true
+			hit = true
+		}
+		if hit {
+			hits = append(hits, c)
 		}
 	}
-	return false
+	if len(hits) == 0 {
+		return nil, false
+	}
+	cut := *w
+	cut.Changes = hits
+	return &cut, true
 }
+
+// aim says how a writer message was made: sampled, or built for one
+// finding from a full sample or from a minimal message.
+type aim int
+
+const (
+	sampledAim aim = iota
+	fullAim
+	minimalAim
+)
 
 // targeted builds writer messages aimed at f: a full sample with f's
 // field set to each edge value of its type (or cleared), along its path.
-func targeted(base func() *dynamicpb.Message, sample func(int) *dynamicpb.Message, f *finding) []*dynamicpb.Message {
+func targeted(base func() *dynamicpb.Message, f *finding) []*dynamicpb.Message {
 	if f.readerField != nil {
 		// A field the reader requires: leave the writer's field of that
 		// number (if any) unset.
@@ -210,11 +236,6 @@ func targeted(base func() *dynamicpb.Message, sample func(int) *dynamicpb.Messag
 		})
 	}
 	mk(func(p protoreflect.Message, fd protoreflect.FieldDescriptor) { p.Clear(fd) })
-	// Paths into a map entry cannot be set directly: a few full samples
-	// (which fill maps) stand in.
-	for i := 2; i < 5; i++ {
-		out = append(out, sample(i))
-	}
 	mk(func(p protoreflect.Message, fd protoreflect.FieldDescriptor) {
 		if fd.IsList() && !fd.IsMap() {
 			l := p.Mutable(fd).List()
@@ -229,6 +250,16 @@ func targeted(base func() *dynamicpb.Message, sample func(int) *dynamicpb.Messag
 			setAny(p, fd)
 		}
 	})
+	return out
+}
+
+// sampledFor: paths into a map entry cannot be set directly; a few full
+// samples (which fill maps) stand in.
+func sampledFor(sample func(int) *dynamicpb.Message) []*dynamicpb.Message {
+	var out []*dynamicpb.Message
+	for i := 2; i < 5; i++ {
+		out = append(out, sample(i))
+	}
 	return out
 }
 

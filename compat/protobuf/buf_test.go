@@ -158,8 +158,8 @@ func posLess(a, b string) bool {
 }
 
 // declaredAt maps file:line to what is declared there in the current
-// module: "extension", "enum" (with no field of a message using it), or
-// "field"/"message".
+// module: "extension of M" (of a message outside the module), "unused
+// enum" (no field of a message uses it), or "field"/"message"/"enum".
 func declaredAt(ms map[protoreflect.FullName]*pb.Schema) map[string]string {
 	out := map[string]string{}
 	used := map[protoreflect.FullName]bool{}
@@ -200,7 +200,12 @@ func declaredAt(ms map[protoreflect.FullName]*pb.Schema) map[string]string {
 	var exts func(protoreflect.ExtensionDescriptors)
 	exts = func(xs protoreflect.ExtensionDescriptors) {
 		for i := 0; i < xs.Len(); i++ {
-			at(xs.Get(i), "extension")
+			x := xs.Get(i)
+			if ms[x.ContainingMessage().FullName()] == nil {
+				at(x, "extension of "+string(x.ContainingMessage().FullName()))
+			} else {
+				at(x, "field")
+			}
 		}
 	}
 	for _, f := range files {
@@ -215,9 +220,10 @@ func declaredAt(ms map[protoreflect.FullName]*pb.Schema) map[string]string {
 }
 
 func why(kind string) string {
+	if m, ok := strings.CutPrefix(kind, "extension of "); ok {
+		return "an extension of " + m + ", which is not a message of the module: not compared"
+	}
 	switch kind {
-	case "extension":
-		return "an extension field: extensions are not compared yet"
 	case "unused enum":
 		return "no message field uses this enum: no data can change meaning"
 	}

@@ -57,10 +57,11 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 	if dir == compat.Forward {
 		writer, reader = new, old
 	}
-	w := &walker{dir: dir, json: opts.json(), seen: map[string]bool{}}
+	wx, rx := extensionsOf(writer.Desc), extensionsOf(reader.Desc)
+	w := &walker{dir: dir, json: opts.json(), seen: map[string]bool{}, wx: wx, rx: rx}
 	w.message(writer.Message, reader.Message, nil)
 
-	t := trial{reader: reader.Message, lostIsChange: dir == compat.Backward}
+	t := trial{reader: reader.Message, lostIsChange: dir == compat.Backward, readerExt: rx, writerExt: wx}
 	sampler := pb.Sampler{Seed: opts.Seed}
 	sample := func(i int) *dynamicpb.Message { return sampler.Sample(writer.Message, i) }
 	// Targeted messages start from a minimal message (only required fields

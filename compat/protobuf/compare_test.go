@@ -112,6 +112,11 @@ func TestCompareRules(t *testing.T) {
 		{"message to bytes", p3(`message M { N n = 1; } message N { int64 v = 1; }`), p3(`message M { bytes n = 1; }`), compat.Backward, ProfileWire, []string{RuleMessageKindChanged}},
 		{"recursive", p3(`message M { M child = 1; int64 v = 2; }`), p3(`message M { M child = 1; int32 v = 2; }`), compat.Backward, "", []string{RuleIntegerChanged}},
 		{"group to message", p2(`message M { optional group G = 1 { optional int32 v = 2; } }`), p2(`message M { optional N g = 1; } message N { optional int32 v = 2; }`), compat.Backward, ProfileWire, []string{RuleWireTypeChanged}},
+		{"extension narrowed", p2(`message M { extensions 100 to 200; } extend M { optional int64 x = 100; }`), p2(`message M { extensions 100 to 200; } extend M { optional int32 x = 100; }`), compat.Backward, "", []string{RuleIntegerChanged}},
+		{"extension removed", p2(`message M { extensions 100 to 200; } extend M { optional int64 x = 100; }`), p2(`message M { extensions 100 to 200; }`), compat.Backward, "", []string{RuleFieldRemovedUnreserved}},
+		{"extension default changed", p2(`message M { extensions 100 to 200; } extend M { optional int32 x = 100 [default = 1]; }`), p2(`message M { extensions 100 to 200; } extend M { optional int32 x = 100 [default = 2]; }`), compat.Backward, "", []string{RuleDefaultChanged}},
+		{"extension renamed json", p2(`message M { extensions 100 to 200; } extend M { optional int32 x = 100; }`), p2(`message M { extensions 100 to 200; } extend M { optional int32 y = 100; }`), compat.Backward, "", []string{RuleJSONNameChanged}},
+		{"extension added forward", p2(`message M { extensions 100 to 200; }`), p2(`message M { extensions 100 to 200; } extend M { optional int32 y = 100; }`), compat.Forward, "", nil},
 		{"timestamp to same-shaped message", p3(`import "google/protobuf/timestamp.proto"; message M { google.protobuf.Timestamp at = 1; }`), p3(`message M { T at = 1; } message T { int64 seconds = 1; int32 nanos = 2; }`), compat.Backward, "", []string{RuleJSONWellKnownChanged}},
 	}
 	for _, tc := range tests {

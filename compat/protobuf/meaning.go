@@ -33,6 +33,8 @@ type comparer struct {
 	// is a change; false for FORWARD, where the older reader never knew it.
 	lostIsChange bool
 	json         bool
+	readerExt    *extensions
+	writerExt    *extensions
 	out          []change
 }
 
@@ -143,6 +145,33 @@ func (c *comparer) messages(w, r protoreflect.Message, path, key string, depth i
 				c.out = append(c.out, change{Path: p, key: k, Written: display(wf, w.Get(wf)), Read: nil, Note: note})
 			}
 			continue
+		}
+		c.field(w, r, wf, rf, p, k, depth)
+	}
+	// The writer's extensions, matched by number among the reader's (set
+	// or not: an unset one reads as its default).
+	if c.writerExt == nil {
+		return
+	}
+	for _, wf := range c.writerExt.of(w.Descriptor().FullName()) {
+		c.extension(w, r, wf, path, key, depth)
+	}
+}
+
+func (c *comparer) extension(w, r protoreflect.Message, wf protoreflect.FieldDescriptor, path, key string, depth int) {
+	{
+		p, k := joinPath(path, "["+string(wf.FullName())+"]"), joinKey(key, wf)
+		var rf protoreflect.FieldDescriptor
+		if c.readerExt != nil {
+			if x := c.readerExt.find(r.Descriptor().FullName(), wf.Number()); x != nil {
+				rf = x
+			}
+		}
+		if rf == nil {
+			if c.lostIsChange && w.Has(wf) {
+				c.out = append(c.out, change{Path: p, key: k, Written: display(wf, w.Get(wf)), Note: "vanished: the reader has no such extension"})
+			}
+			return
 		}
 		c.field(w, r, wf, rf, p, k, depth)
 	}

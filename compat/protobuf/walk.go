@@ -28,8 +28,10 @@ type finding struct {
 }
 
 type walker struct {
-	dir      compat.Direction
-	json     bool
+	dir  compat.Direction
+	json bool
+	// wx and rx are the writer's and the reader's extensions.
+	wx, rx   *extensions
 	seen     map[string]bool
 	findings []*finding
 }
@@ -62,6 +64,19 @@ func (w *walker) message(wm, rm protoreflect.MessageDescriptor, path []protorefl
 			if w.dir == compat.Backward && !rm.ReservedRanges().Has(f.Number()) {
 				w.add(&finding{rule: RuleFieldRemovedUnreserved, writer: f, reader: rm, path: p,
 					message: fmt.Sprintf("field %s = %d was removed and its number is not reserved in %s: old data lands in unknown fields, and a later field with that number would read it", f.Name(), f.Number(), rm.FullName())})
+			}
+			continue
+		}
+		w.field(f, r, p)
+	}
+	// Extensions are fields of the extended message too, matched by number.
+	for _, f := range w.wx.of(wm.FullName()) {
+		p := extend(path, f)
+		r := w.rx.find(rm.FullName(), f.Number())
+		if r == nil {
+			if w.dir == compat.Backward {
+				w.add(&finding{rule: RuleFieldRemovedUnreserved, writer: f, reader: rm, path: p,
+					message: fmt.Sprintf("extension %s = %d of %s was removed: old data lands in unknown fields, and a later extension with that number would read it", f.FullName(), f.Number(), rm.FullName())})
 			}
 			continue
 		}
@@ -159,7 +174,14 @@ func cardinality(f protoreflect.FieldDescriptor) string {
 
 func (w *walker) field(f, r protoreflect.FieldDescriptor, p []protoreflect.FieldDescriptor) {
 	at := fmt.Sprintf("field %s = %d", r.Name(), r.Number())
-	if w.json && f.JSONName() != r.JSONName() && f.JSONName() != string(r.Name()) {
+	if f.IsExtension() {
+		at = fmt.Sprintf("extension %s = %d", r.FullName(), r.Number())
+		// The JSON mapping writes an extension as "[full.name]".
+		if w.json && f.FullName() != r.FullName() {
+			w.add(&finding{rule: RuleJSONNameChanged, writer: f, reader: r, path: p, jsonOnly: true,
+				message: fmt.Sprintf("%s: the writer's JSON key \"[%s]\" is not the reader's \"[%s]\"", at, f.FullName(), r.FullName())})
+		}
+	} else if w.json && f.JSONName() != r.JSONName() && f.JSONName() != string(r.Name()) {
 		accepted := fmt.Sprintf("neither the reader's %q nor %q", r.JSONName(), r.Name())
 		if r.JSONName() == string(r.Name()) {
 			accepted = fmt.Sprintf("not the reader's %q", r.Name())

@@ -60,6 +60,8 @@ func (w *witness) summary() string {
 type trial struct {
 	reader       protoreflect.MessageDescriptor
 	lostIsChange bool
+	// readerExt and writerExt are the sides' extensions; nil means none.
+	readerExt, writerExt *extensions
 }
 
 // run returns the witnesses of m: one per encoding whose reading differs.
@@ -80,8 +82,14 @@ func (t trial) run(m *dynamicpb.Message, withJSON bool) []*witness {
 	r := dynamicpb.NewMessage(t.reader)
 	w := base
 	w.Encoding = "binary"
-	if err := (proto.UnmarshalOptions{RecursionLimit: 200}).Unmarshal(bin, r); err != nil {
-		w.ReaderError = err.Error()
+	uo := proto.UnmarshalOptions{RecursionLimit: 200}
+	jo := protojson.UnmarshalOptions{DiscardUnknown: true, RecursionLimit: 200}
+	if t.readerExt != nil {
+		uo.Resolver = t.readerExt.types
+		jo.Resolver = t.readerExt.types
+	}
+	if err := uo.Unmarshal(bin, r); err != nil {
+		w.ReaderError = errText(err)
 		out = append(out, &w)
 	} else if cs := t.compare(m, r, false); len(cs) > 0 {
 		w.Changes = cs
@@ -97,8 +105,8 @@ func (t trial) run(m *dynamicpb.Message, withJSON bool) []*witness {
 	j := base
 	j.Encoding = "json"
 	j.JSON = string(wj)
-	if err := (protojson.UnmarshalOptions{DiscardUnknown: true, RecursionLimit: 200}).Unmarshal(wj, rj); err != nil {
-		j.ReaderError = err.Error()
+	if err := jo.Unmarshal(wj, rj); err != nil {
+		j.ReaderError = errText(err)
 		out = append(out, &j)
 	} else if cs := t.compare(m, rj, true); len(cs) > 0 {
 		j.Changes = cs
@@ -109,7 +117,7 @@ func (t trial) run(m *dynamicpb.Message, withJSON bool) []*witness {
 }
 
 func (t trial) compare(w, r protoreflect.Message, json bool) []change {
-	c := comparer{lostIsChange: t.lostIsChange, json: json}
+	c := comparer{lostIsChange: t.lostIsChange, json: json, readerExt: t.readerExt, writerExt: t.writerExt}
 	c.messages(w, r, "", "", 0)
 	return c.out
 }
@@ -288,6 +296,14 @@ func descend(m protoreflect.Message, path []protoreflect.FieldDescriptor) protor
 // setAny gives a field a non-default value.
 func setAny(m protoreflect.Message, fd protoreflect.FieldDescriptor) {
 	switch {
+	case fd.IsExtension() && fd.Message() != nil:
+		// The sampler sets no extensions: sample the extension's message.
+		v := protoreflect.ValueOfMessage(pb.Sampler{}.Sample(fd.Message(), 1))
+		if fd.IsList() {
+			m.Mutable(fd).List().Append(v)
+		} else {
+			m.Set(fd, v)
+		}
 	case fd.IsMap() || fd.IsList() || fd.Message() != nil:
 		s := pb.Sampler{}.Sample(m.Descriptor(), 1)
 		if s.Has(fd) {
@@ -325,4 +341,11 @@ func mentions(err string, f *finding) bool {
 		}
 	}
 	return false
+}
+
+// errText is an error's text with protobuf-go's deliberately unstable
+// spacing (it varies between a space and U+00A0 from build to build)
+// made stable.
+func errText(err error) string {
+	return strings.ReplaceAll(err.Error(), "\u00a0", " ")
 }

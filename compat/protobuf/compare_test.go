@@ -1,6 +1,7 @@
 package protobuf
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"sort"
@@ -117,6 +118,9 @@ func TestCompareRules(t *testing.T) {
 		{"extension default changed", p2(`message M { extensions 100 to 200; } extend M { optional int32 x = 100 [default = 1]; }`), p2(`message M { extensions 100 to 200; } extend M { optional int32 x = 100 [default = 2]; }`), compat.Backward, "", []string{RuleDefaultChanged}},
 		{"extension renamed json", p2(`message M { extensions 100 to 200; } extend M { optional int32 x = 100; }`), p2(`message M { extensions 100 to 200; } extend M { optional int32 y = 100; }`), compat.Backward, "", []string{RuleJSONNameChanged}},
 		{"extension added forward", p2(`message M { extensions 100 to 200; }`), p2(`message M { extensions 100 to 200; } extend M { optional int32 y = 100; }`), compat.Forward, "", nil},
+		{"packed to unpacked", p3(`message M { repeated int32 a = 1; }`), p3(`message M { repeated int32 a = 1 [packed = false]; }`), compat.Backward, "", nil},
+		{"editions expanded encoding", "edition = \"2023\";\npackage t;\nmessage M { repeated int64 a = 1; }", "edition = \"2023\";\npackage t;\nmessage M { repeated int64 a = 1 [features.repeated_field_encoding = EXPANDED]; }", compat.Backward, "", nil},
+		{"editions delimited message", "edition = \"2023\";\npackage t;\nmessage M { N n = 1; } message N { int32 v = 1; }", "edition = \"2023\";\npackage t;\nmessage M { N n = 1 [features.message_encoding = DELIMITED]; } message N { int32 v = 1; }", compat.Backward, ProfileWire, []string{RuleWireTypeChanged}},
 		{"timestamp to same-shaped message", p3(`import "google/protobuf/timestamp.proto"; message M { google.protobuf.Timestamp at = 1; }`), p3(`message M { T at = 1; } message T { int64 seconds = 1; int32 nanos = 2; }`), compat.Backward, "", []string{RuleJSONWellKnownChanged}},
 	}
 	for _, tc := range tests {
@@ -174,5 +178,24 @@ func TestWitnessShowsItsOwnField(t *testing.T) {
 				t.Errorf("%s %s at %s: counterexample shows %+v", dir, f.Rule, f.Pointer, w.Changes)
 			}
 		}
+	}
+}
+
+func TestCompareStopsWithContext(t *testing.T) {
+	old, new := benchPair(&testing.B{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	fs := Compare(old, new, compat.Backward, Options{Context: ctx})
+	last := fs[len(fs)-1]
+	for _, f := range fs {
+		if f.Rule == RuleIncomplete {
+			last = f
+		}
+	}
+	if last.Rule != RuleIncomplete || last.Severity != report.SeverityWarning {
+		t.Fatalf("a stopped comparison did not say so: %+v", fs)
+	}
+	if Compatible(fs) {
+		t.Error("the rules' breaks were dropped when stopped")
 	}
 }

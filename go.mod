@@ -3,6 +3,7 @@ module github.com/evtool/evtool
 go 1.26.0
 
 require (
+	github.com/bufbuild/protocompile v0.14.1
 	github.com/cloudevents/sdk-go/v2 v2.16.2
 	github.com/google/go-cmp v0.7.0
 	github.com/google/uuid v1.6.0
@@ -17,11 +18,11 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/term v0.44.0
 	golang.org/x/text v0.14.0
+	google.golang.org/protobuf v1.36.10
 	modernc.org/sqlite v1.62.0
 )
 
 require (
-	github.com/bufbuild/protocompile v0.14.1 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
@@ -39,7 +40,6 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
-	google.golang.org/protobuf v1.36.10 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

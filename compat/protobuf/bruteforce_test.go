@@ -104,3 +104,32 @@ func TestBruteForceNeverCompatibleWhenDifferent(t *testing.T) {
 	}
 	t.Logf("%d pair-directions, %d with a sampled difference, %d breaks the sampled search did not reproduce", pairs, differing, falseAlarms)
 }
+
+// The safety net on its own: with no rule findings, sampled messages that
+// read differently give proto-witness-changed breaks (one per place), and
+// identical schemas give none.
+func TestBruteForceSafetyNet(t *testing.T) {
+	old := load(t, "old.proto", p3(`message M { int64 a = 1; string s = 2; repeated int32 r = 3; }`))
+	new := load(t, "new.proto", p3(`message M { int32 a = 1; bytes s = 2; int32 r = 3; }`))
+	tr := trial{reader: new.Message, lostIsChange: true}
+	var fs []*finding
+	for i := 0; i <= 8; i++ {
+		fs = bruteForce(fs, tr.run(pb.Sampler{}.Sample(old.Message, i), true))
+	}
+	if len(fs) == 0 {
+		t.Fatal("no proto-witness-changed for a pair whose encodings differ")
+	}
+	for _, f := range fs {
+		if f.rule != RuleWitnessChanged || f.witness == nil {
+			t.Errorf("finding %s without witness", f.rule)
+		}
+	}
+	same := trial{reader: old.Message, lostIsChange: true}
+	fs = nil
+	for i := 0; i <= 8; i++ {
+		fs = bruteForce(fs, same.run(pb.Sampler{}.Sample(old.Message, i), true))
+	}
+	if len(fs) != 0 {
+		t.Errorf("identical schemas: %d findings", len(fs))
+	}
+}

@@ -3,6 +3,7 @@ package protobuf
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -80,7 +81,15 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 			if stopped() || f.witness != nil {
 				return
 			}
-			for _, wit := range t.run(m, opts.json()) {
+			wits := t.run(m, opts.json())
+			for _, wit := range wits {
+				if wit.ReaderError != "" && a == minimalAim {
+					// A message with only f's field set fails to parse in
+					// this encoding: f explains such failures of samples.
+					f.failsIn = append(f.failsIn, wit.Encoding)
+				}
+			}
+			for _, wit := range wits {
 				if cut, ok := explains(f, wit, a); ok {
 					f.witness = cut
 					return
@@ -94,35 +103,8 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 		}
 		try(f, sampledFor(sample), sampledAim)
 	}
-	// Brute force: sampled writer messages must read the same, or a rule
-	// must explain why not.
-	n := opts.samples()
-	for i := 0; i <= n && n > 0; i++ {
-		if stopped() {
-			break
-		}
-		for _, wit := range t.run(sampler.Sample(writer.Message, i), opts.json()) {
-			explained := false
-			for _, f := range w.findings {
-				if cut, ok := explains(f, wit, sampledAim); ok {
-					explained = true
-					if f.witness == nil {
-						f.witness = cut
-					}
-				}
-			}
-			if !explained && wit.ReaderError != "" {
-				// A parse error that names no field (a JSON syntax error
-				// at a changed field's value) is explained by a break of
-				// the same encoding that a targeted message already showed
-				// failing to parse.
-				explained = parseFailureShown(w.findings, wit.Encoding)
-			}
-			if !explained && !sameKindWitnessed(w.findings, wit) {
-				w.findings = append(w.findings, &finding{rule: RuleWitnessChanged, witness: wit,
-					message: "an encoded writer message reads differently and no rule explains it"})
-			}
-		}
+	for i := 0; i <= opts.samples() && opts.samples() > 0 && !stopped(); i++ {
+		w.findings = bruteForce(w.findings, t.run(sampler.Sample(writer.Message, i), opts.json()))
 	}
 	out := make([]report.Finding, 0, len(w.findings)+1)
 	for _, f := range w.findings {
@@ -156,7 +138,7 @@ func minimal(md protoreflect.MessageDescriptor, full *dynamicpb.Message) *dynami
 
 func parseFailureShown(fs []*finding, encoding string) bool {
 	for _, f := range fs {
-		if f.rule != RuleWitnessChanged && f.witness != nil && f.witness.Encoding == encoding && f.witness.ReaderError != "" {
+		if f.rule != RuleWitnessChanged && slices.Contains(f.failsIn, encoding) {
 			return true
 		}
 	}
@@ -239,4 +221,33 @@ func toReport(f *finding, old, new *pb.Schema, dir compat.Direction) report.Find
 		r.Message += "; e.g. " + f.witness.summary()
 	}
 	return r
+}
+
+// bruteForce checks the witnesses of one sampled writer message against
+// the findings: sampled messages must read the same, or a rule must
+// explain why not; an unexplained difference becomes a
+// proto-witness-changed break.
+func bruteForce(fs []*finding, wits []*witness) []*finding {
+	for _, wit := range wits {
+		explained := false
+		for _, f := range fs {
+			if cut, ok := explains(f, wit, sampledAim); ok {
+				explained = true
+				if f.witness == nil {
+					f.witness = cut
+				}
+			}
+		}
+		if !explained && wit.ReaderError != "" {
+			// A parse error that names no field (a JSON syntax error at a
+			// changed field's value) is explained by a break whose own
+			// message failed to parse in the same encoding.
+			explained = parseFailureShown(fs, wit.Encoding)
+		}
+		if !explained && !sameKindWitnessed(fs, wit) {
+			fs = append(fs, &finding{rule: RuleWitnessChanged, witness: wit,
+				message: "an encoded writer message reads differently and no rule explains it"})
+		}
+	}
+	return fs
 }

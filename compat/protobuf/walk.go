@@ -25,6 +25,9 @@ type finding struct {
 	// readerPath, for a field only the reader has (required added).
 	readerField protoreflect.FieldDescriptor
 	witness     *witness
+	// failsIn lists the encodings in which a message built for this
+	// finding alone failed to parse.
+	failsIn []string
 }
 
 type walker struct {

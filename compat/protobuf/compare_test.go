@@ -121,6 +121,22 @@ func TestCompareRules(t *testing.T) {
 		{"packed to unpacked", p3(`message M { repeated int32 a = 1; }`), p3(`message M { repeated int32 a = 1 [packed = false]; }`), compat.Backward, "", nil},
 		{"editions expanded encoding", "edition = \"2023\";\npackage t;\nmessage M { repeated int64 a = 1; }", "edition = \"2023\";\npackage t;\nmessage M { repeated int64 a = 1 [features.repeated_field_encoding = EXPANDED]; }", compat.Backward, "", nil},
 		{"editions delimited message", "edition = \"2023\";\npackage t;\nmessage M { N n = 1; } message N { int32 v = 1; }", "edition = \"2023\";\npackage t;\nmessage M { N n = 1 [features.message_encoding = DELIMITED]; } message N { int32 v = 1; }", compat.Backward, ProfileWire, []string{RuleWireTypeChanged}},
+		// proto2 strings are not checked for UTF-8, proto3 strings are: a
+		// proto2 writer's "\xff" fails a proto3 reader's parse.
+		{"proto2 string to proto3 string", p2(`message M { optional string a = 1; }`), p3(`message M { string a = 1; }`), compat.Backward, ProfileWire, []string{RuleStringUTF8Validated}},
+		{"proto3 string to proto2 string", p3(`message M { string a = 1; }`), p2(`message M { optional string a = 1; }`), compat.Backward, ProfileWire, nil},
+		{"editions utf8 none to verify", "edition = \"2023\";\npackage t;\nmessage M { string a = 1 [features.utf8_validation = NONE]; }", "edition = \"2023\";\npackage t;\nmessage M { string a = 1; }", compat.Backward, ProfileWire, []string{RuleStringUTF8Validated}},
+		{"proto2 map string value to proto3", p2(`message M { map<string, string> a = 1; }`), p3(`message M { map<string, string> a = 1; }`), compat.Backward, ProfileWire, []string{RuleStringUTF8Validated}},
+		// The JSON mapping writes an aliased number's first name, and a
+		// reader parses every name it declares.
+		{"enum with aliases unchanged", p3(`enum E { option allow_alias = true; A = 0; B = 1; C = 1; } message M { E a = 1; }`), p3(`enum E { option allow_alias = true; A = 0; B = 1; C = 1; } message M { E a = 1; }`), compat.Backward, "", nil},
+		{"enum alias added in reader", p3(`enum E { A = 0; B = 1; } message M { E a = 1; }`), p3(`enum E { option allow_alias = true; A = 0; B_NEW = 1; B = 1; } message M { E a = 1; }`), compat.Backward, "", nil},
+		{"enum alias kept, first name removed", p3(`enum E { option allow_alias = true; A = 0; B = 1; C = 1; } message M { E a = 1; }`), p3(`enum E { A = 0; C = 1; } message M { E a = 1; }`), compat.Backward, "", []string{RuleJSONEnumNameChanged}},
+		// Wrappers write the bare value: Int32Value's 5 parses as Int64Value.
+		{"int32 wrapper to int64 wrapper", p3(`import "google/protobuf/wrappers.proto"; message M { google.protobuf.Int32Value a = 1; }`), p3(`import "google/protobuf/wrappers.proto"; message M { google.protobuf.Int64Value a = 1; }`), compat.Backward, "", nil},
+		{"int64 wrapper to int32 wrapper", p3(`import "google/protobuf/wrappers.proto"; message M { google.protobuf.Int64Value a = 1; }`), p3(`import "google/protobuf/wrappers.proto"; message M { google.protobuf.Int32Value a = 1; }`), compat.Backward, "", []string{RuleIntegerChanged}},
+		{"bool wrapper to int32 wrapper", p3(`import "google/protobuf/wrappers.proto"; message M { google.protobuf.BoolValue a = 1; }`), p3(`import "google/protobuf/wrappers.proto"; message M { google.protobuf.Int32Value a = 1; }`), compat.Backward, "", []string{RuleJSONTypeChanged}},
+		{"int32 wrapper to same-shaped message", p3(`import "google/protobuf/wrappers.proto"; message M { google.protobuf.Int32Value a = 1; }`), p3(`message M { W a = 1; } message W { int32 value = 1; }`), compat.Backward, "", []string{RuleJSONWellKnownChanged}},
 		{"timestamp to same-shaped message", p3(`import "google/protobuf/timestamp.proto"; message M { google.protobuf.Timestamp at = 1; }`), p3(`message M { T at = 1; } message T { int64 seconds = 1; int32 nanos = 2; }`), compat.Backward, "", []string{RuleJSONWellKnownChanged}},
 	}
 	for _, tc := range tests {

@@ -96,6 +96,10 @@ func displayOne(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
 		}
 		return rawJSON(b)
 	case protoreflect.StringKind:
+		if !utf8.ValidString(v.String()) {
+			// JSON would show U+FFFD for each bad byte: show the bytes.
+			return fmt.Sprintf("0x%x (not UTF-8)", v.String())
+		}
 		return v.String()
 	case protoreflect.BytesKind:
 		return fmt.Sprintf("0x%x", v.Bytes())
@@ -196,6 +200,12 @@ func (c *comparer) field(w, r protoreflect.Message, wf, rf protoreflect.FieldDes
 	}
 	if wf.Kind() == protoreflect.BytesKind && rf.Kind() == protoreflect.StringKind && notUTF8(rf, rv, rHas) {
 		differ("read as a string that is not UTF-8: Java and C++ readers replace or reject it")
+		return
+	}
+	if rf.Kind() == protoreflect.StringKind && pb.UTF8Validated(rf) && notUTF8(rf, rv, rHas) {
+		// protobuf-go checks UTF-8 on fields, not on dynamicpb extensions
+		// of an edition that validates; the specification rejects both.
+		differ("read as a string the reader's schema requires to be UTF-8: its parse fails")
 		return
 	}
 	// Both messages, same cardinality: compare field by field.

@@ -46,6 +46,7 @@ const (
 	RuleZigzagNarrowed         = "proto-field-sint-narrowed"
 	RuleFixedChanged           = "proto-field-fixed-changed"
 	RuleBytesToString          = "proto-field-bytes-to-string"
+	RuleStringUTF8Validated    = "proto-field-string-utf8-validated"
 	RuleMessageKindChanged     = "proto-field-message-kind-changed"
 	RuleClosedEnum             = "proto-field-closed-enum"
 	RuleEnumValueMissing       = "proto-enum-value-missing"
@@ -104,6 +105,9 @@ var rules = []Rule{
 	{RuleBytesToString, ProfileWire, report.SeverityError,
 		"bytes → string: bytes that are not UTF-8 fail to parse (proto3) or read as invalid text",
 		"FIELD_WIRE_COMPATIBLE_TYPE", "FIELD_SCALAR_KIND_CHANGED (compatible)", "Both anchors accept bytes → string."},
+	{RuleStringUTF8Validated, ProfileWire, report.SeverityError,
+		"a string the writer does not check for UTF-8 (proto2, editions utf8_validation = NONE) is checked by the reader (proto3, VERIFY): a string that is not UTF-8 fails to parse",
+		"FIELD_SAME_UTF8_VALIDATION / FILE_SAME_SYNTAX", "(not checked: compatible)", "Confluent does not compare UTF-8 validation; proto2 → proto3 with the same field types is accepted."},
 	{RuleMessageKindChanged, ProfileWire, report.SeverityError,
 		"a message field became a scalar, string or bytes field or the reverse",
 		"FIELD_WIRE_COMPATIBLE_TYPE", "FIELD_KIND_CHANGED (incompatible)", ""},

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/evtool/evtool/compat"
+	pb "github.com/evtool/evtool/format/protobuf"
 )
 
 // finding is a rule's observation before the witness search proves it.
@@ -228,13 +229,22 @@ func (w *walker) field(f, r protoreflect.FieldDescriptor, p []protoreflect.Field
 		switch wk {
 		case protoreflect.MessageKind:
 			wm, rm := f.Message(), r.Message()
-			if wm.FullName() != rm.FullName() && (isJSONSpecial(wm) || isJSONSpecial(rm)) {
+			// One wrapper for another (Int32Value → Int64Value): both
+			// write their value as the bare scalar, so the value fields'
+			// own rules decide.
+			if wm.FullName() != rm.FullName() && (isJSONSpecial(wm) || isJSONSpecial(rm)) && !(isWrapper(wm) && isWrapper(rm)) {
 				w.add(&finding{rule: RuleJSONWellKnownChanged, writer: f, reader: r, path: p, jsonOnly: true,
 					message: fmt.Sprintf("%s: %s became %s, whose JSON form differs", at, wm.FullName(), rm.FullName())})
 			}
 			w.message(wm, rm, p)
 		case protoreflect.EnumKind:
 			w.enum(f, r, p)
+		case protoreflect.StringKind:
+			if !pb.UTF8Validated(f) && pb.UTF8Validated(r) {
+				w.add(&finding{rule: RuleStringUTF8Validated, writer: f, reader: r, path: p,
+					message: fmt.Sprintf("%s: the writer's string is not checked for UTF-8 (proto2, or utf8_validation = NONE), the reader's is: a string that is not UTF-8 fails to parse", at)})
+			}
+			w.defaults(f, r, p)
 		default:
 			w.defaults(f, r, p)
 		}
@@ -366,13 +376,19 @@ func (w *walker) enum(f, r protoreflect.FieldDescriptor, p []protoreflect.FieldD
 	vs := we.Values()
 	for i := 0; i < vs.Len(); i++ {
 		v := vs.Get(i)
+		if vs.ByNumber(v.Number()) != v {
+			// An alias (allow_alias): the JSON mapping writes the number's
+			// first name, checked when that value is.
+			continue
+		}
 		rv := re.Values().ByNumber(v.Number())
 		if rv == nil {
 			w.add(&finding{rule: RuleEnumValueMissing, writer: f, reader: r, path: p, jsonOnly: !re.IsClosed(),
 				message: fmt.Sprintf("%s: enum value %s = %d is not a value of the reader's %s", at, v.Name(), v.Number(), re.FullName())})
 			continue
 		}
-		if rv.Name() != v.Name() {
+		// The reader parses any of its names (aliases included).
+		if byName := re.Values().ByName(v.Name()); byName == nil || byName.Number() != v.Number() {
 			w.add(&finding{rule: RuleJSONEnumNameChanged, writer: f, reader: r, path: p, jsonOnly: true,
 				message: fmt.Sprintf("%s: enum value %d is %s in the writer and %s in the reader: the JSON mapping writes names", at, v.Number(), v.Name(), rv.Name())})
 		}
@@ -405,4 +421,9 @@ func isJSONSpecial(m protoreflect.MessageDescriptor) bool {
 		return true
 	}
 	return false
+}
+
+// isWrapper: the wrappers.proto messages, whose JSON form is their value.
+func isWrapper(m protoreflect.MessageDescriptor) bool {
+	return m.ParentFile() != nil && m.ParentFile().Path() == "google/protobuf/wrappers.proto"
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -140,5 +141,37 @@ func TestSamplerCoversAndIsDeterministic(t *testing.T) {
 	}
 	if depth != 3 {
 		t.Errorf("recursion depth %d, want 3", depth)
+	}
+}
+
+// A string field that is not UTF-8 is a parse error exactly where the
+// schema validates strings: proto3 and editions (VERIFY by default), not
+// proto2 or utf8_validation = NONE. protocompile's own descriptors lose
+// the editions feature, so an edition 2023 string went unchecked.
+func TestDecodeBinaryUTF8Validation(t *testing.T) {
+	tests := []struct {
+		name, src string
+		wantErr   bool
+	}{
+		{"proto3", "syntax = \"proto3\";\npackage t;\nmessage M { string a = 1; }", true},
+		{"proto2", "syntax = \"proto2\";\npackage t;\nmessage M { optional string a = 1; }", false},
+		{"edition 2023", "edition = \"2023\";\npackage t;\nmessage M { string a = 1; }", true},
+		{"edition 2023 file NONE", "edition = \"2023\";\npackage t;\noption features.utf8_validation = NONE;\nmessage M { string a = 1; }", false},
+		{"edition 2023 field NONE", "edition = \"2023\";\npackage t;\nmessage M { string a = 1 [features.utf8_validation = NONE]; }", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Load(fstest.MapFS{"a.proto": {Data: []byte(tc.src)}}, "a.proto", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.DecodeBinary([]byte{0x0a, 0x02, 0xff, 0xfe})
+			if (err != nil) != tc.wantErr {
+				t.Errorf("decode error %v, want error %v", err, tc.wantErr)
+			}
+			if got := UTF8Validated(s.Message.Fields().Get(0)); got != tc.wantErr {
+				t.Errorf("UTF8Validated = %v, want %v", got, tc.wantErr)
+			}
+		})
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 )
 
@@ -111,7 +112,36 @@ func Compile(fsys fs.FS, name string) (protoreflect.FileDescriptor, error) {
 	if err != nil {
 		return nil, Errors{{File: name, Message: err.Error()}}
 	}
-	return files[0], nil
+	fd, err := rebuild(files[0], &protoregistry.Files{})
+	if err != nil {
+		return nil, Errors{{File: name, Message: err.Error()}}
+	}
+	return fd, nil
+}
+
+// rebuild makes protobuf-go's own descriptors of a compiled file and its
+// imports. protocompile's descriptors do not carry the resolved editions
+// features protobuf-go's decoders consult (utf8_validation among them:
+// with them an edition 2023 string that is not UTF-8 parsed without
+// error); protodesc resolves them, and keeps source positions.
+func rebuild(f protoreflect.FileDescriptor, reg *protoregistry.Files) (protoreflect.FileDescriptor, error) {
+	if d, err := reg.FindFileByPath(f.Path()); err == nil {
+		return d, nil
+	}
+	imps := f.Imports()
+	for i := 0; i < imps.Len(); i++ {
+		if _, err := rebuild(imps.Get(i).FileDescriptor, reg); err != nil {
+			return nil, err
+		}
+	}
+	d, err := protodesc.NewFile(protodesc.ToFileDescriptorProto(f), reg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Path(), err)
+	}
+	if err := reg.RegisterFile(d); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Path(), err)
+	}
+	return d, nil
 }
 
 // accessor opens imports inside fsys only. An import path is a slash path

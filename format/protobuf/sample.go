@@ -157,7 +157,13 @@ func (g *gen) scalar(fd protoreflect.FieldDescriptor) protoreflect.Value {
 	case protoreflect.DoubleKind:
 		return protoreflect.ValueOfFloat64(edgeDouble[g.pick(len(edgeDouble))])
 	case protoreflect.StringKind:
-		switch g.pick(4) {
+		n := 4
+		if !UTF8Validated(fd) {
+			n = 5 // a string the writer does not validate can carry any bytes
+		}
+		switch g.pick(n) {
+		case 4:
+			return protoreflect.ValueOfString("\xff\xfe")
 		case 0:
 			return protoreflect.ValueOfString("a")
 		case 1:
@@ -222,6 +228,10 @@ func EdgeValues(fd protoreflect.FieldDescriptor) []protoreflect.Value {
 		}
 	case protoreflect.StringKind:
 		out = append(out, protoreflect.ValueOfString("a"), protoreflect.ValueOfString("é€😀"), protoreflect.ValueOfString(longText), protoreflect.ValueOfString(""))
+		if !UTF8Validated(fd) {
+			// A string the writer does not validate can carry any bytes.
+			out = append(out, protoreflect.ValueOfString("\xff\xfe"))
+		}
 	case protoreflect.BytesKind:
 		out = append(out, protoreflect.ValueOfBytes([]byte{0xff, 0xfe, 0x00}), protoreflect.ValueOfBytes([]byte("ok")), protoreflect.ValueOfBytes([]byte{}))
 	}
@@ -259,4 +269,22 @@ func (g *gen) wellKnown(m protoreflect.Message) bool {
 		return true
 	}
 	return false
+}
+
+// UTF8Validated reports whether a string field rejects bytes that are not
+// UTF-8 when parsed: proto3 strings do, proto2 strings do not, and under
+// editions the resolved utf8_validation feature decides. protobuf-go
+// resolves the feature on its descriptors behind a method it documents as
+// pseudo-internal; its own decoder asks the same question the same way.
+func UTF8Validated(fd protoreflect.FieldDescriptor) bool {
+	if fd.Kind() != protoreflect.StringKind {
+		return false
+	}
+	if fd.Syntax() == protoreflect.Editions {
+		if v, ok := fd.(interface{ EnforceUTF8() bool }); ok {
+			return v.EnforceUTF8()
+		}
+		return true
+	}
+	return fd.Syntax() == protoreflect.Proto3
 }

@@ -137,6 +137,13 @@ func TestCompareRules(t *testing.T) {
 		{"int64 wrapper to int32 wrapper", p3(`import "google/protobuf/wrappers.proto"; message M { google.protobuf.Int64Value a = 1; }`), p3(`import "google/protobuf/wrappers.proto"; message M { google.protobuf.Int32Value a = 1; }`), compat.Backward, "", []string{RuleIntegerChanged}},
 		{"bool wrapper to int32 wrapper", p3(`import "google/protobuf/wrappers.proto"; message M { google.protobuf.BoolValue a = 1; }`), p3(`import "google/protobuf/wrappers.proto"; message M { google.protobuf.Int32Value a = 1; }`), compat.Backward, "", []string{RuleJSONTypeChanged}},
 		{"int32 wrapper to same-shaped message", p3(`import "google/protobuf/wrappers.proto"; message M { google.protobuf.Int32Value a = 1; }`), p3(`message M { W a = 1; } message W { int32 value = 1; }`), compat.Backward, "", []string{RuleJSONWellKnownChanged}},
+		// A proto3 writer's open enum field holds undeclared numbers; a
+		// closed reader enum moves them to unknown fields.
+		{"open enum to closed enum", p3(`enum E { A = 0; B = 1; } message M { E a = 1; }`), p2(`enum E { A = 0; B = 1; } message M { optional E a = 1; }`), compat.Backward, ProfileWire, []string{RuleClosedEnum}},
+		{"closed enum to open enum", p2(`enum E { A = 0; B = 1; } message M { optional E a = 1; }`), p3(`enum E { A = 0; B = 1; } message M { E a = 1; }`), compat.Backward, ProfileWire, nil},
+		{"open enum to uint32", p3(`enum E { A = 0; B = 1; } message M { E a = 1; }`), p3(`message M { uint32 a = 1; }`), compat.Backward, ProfileWire, []string{RuleIntegerChanged}},
+		{"open enum to int64", p3(`enum E { A = 0; B = 1; } message M { E a = 1; }`), p3(`message M { int64 a = 1; }`), compat.Backward, ProfileWire, nil},
+		{"closed enum to uint32", p2(`enum E { A = 0; B = 1; } message M { optional E a = 1; }`), p2(`message M { optional uint32 a = 1; }`), compat.Backward, ProfileWire, nil},
 		{"timestamp to same-shaped message", p3(`import "google/protobuf/timestamp.proto"; message M { google.protobuf.Timestamp at = 1; }`), p3(`message M { T at = 1; } message T { int64 seconds = 1; int32 nanos = 2; }`), compat.Backward, "", []string{RuleJSONWellKnownChanged}},
 	}
 	for _, tc := range tests {

@@ -291,9 +291,8 @@ type intRange struct {
 	top bool
 }
 
-// kindRange: a writer's enum writes the numbers it declares; a reader's
-// open enum reads any int32, a closed one only its declared numbers.
-func kindRange(f protoreflect.FieldDescriptor, writer bool) intRange {
+// kindRange: the numbers a field can write or read.
+func kindRange(f protoreflect.FieldDescriptor) intRange {
 	switch f.Kind() {
 	case protoreflect.BoolKind:
 		return intRange{0, 1, false}
@@ -306,7 +305,10 @@ func kindRange(f protoreflect.FieldDescriptor, writer bool) intRange {
 	case protoreflect.Uint64Kind:
 		return intRange{0, 1<<63 - 1, true}
 	case protoreflect.EnumKind:
-		if writer || f.Enum().IsClosed() {
+		// An open enum field holds any int32, declared or not (a proto3
+		// writer passes on numbers from a newer schema); a closed one
+		// only its declared numbers.
+		if f.Enum().IsClosed() {
 			vs := f.Enum().Values()
 			lo, hi := int64(vs.Get(0).Number()), int64(vs.Get(0).Number())
 			for i := 1; i < vs.Len(); i++ {
@@ -321,7 +323,7 @@ func kindRange(f protoreflect.FieldDescriptor, writer bool) intRange {
 }
 
 func (w *walker) varint(f, r protoreflect.FieldDescriptor, p []protoreflect.FieldDescriptor, at string) {
-	wr, rr := kindRange(f, true), kindRange(r, false)
+	wr, rr := kindRange(f), kindRange(r)
 	jsonKind := func(fd protoreflect.FieldDescriptor) string {
 		switch fd.Kind() {
 		case protoreflect.BoolKind:
@@ -373,6 +375,10 @@ func closedCovers(f protoreflect.FieldDescriptor, re protoreflect.EnumDescriptor
 func (w *walker) enum(f, r protoreflect.FieldDescriptor, p []protoreflect.FieldDescriptor) {
 	we, re := f.Enum(), r.Enum()
 	at := fmt.Sprintf("field %s = %d", r.Name(), r.Number())
+	if !we.IsClosed() && re.IsClosed() {
+		w.add(&finding{rule: RuleClosedEnum, writer: f, reader: r, path: p,
+			message: fmt.Sprintf("%s: the open enum %s became the closed enum %s: numbers the writer holds but neither declares move to unknown fields", at, we.FullName(), re.FullName())})
+	}
 	vs := we.Values()
 	for i := 0; i < vs.Len(); i++ {
 		v := vs.Get(i)

@@ -199,8 +199,20 @@ func EdgeValues(fd protoreflect.FieldDescriptor) []protoreflect.Value {
 		out = append(out, protoreflect.ValueOfBool(true), protoreflect.ValueOfBool(false))
 	case protoreflect.EnumKind:
 		vals := fd.Enum().Values()
+		lo, hi := vals.Get(0).Number(), vals.Get(0).Number()
 		for i := 0; i < vals.Len(); i++ {
 			out = append(out, protoreflect.ValueOfEnum(vals.Get(i).Number()))
+			lo, hi = min(lo, vals.Get(i).Number()), max(hi, vals.Get(i).Number())
+		}
+		if !fd.Enum().IsClosed() {
+			// An open enum field holds numbers its enum does not declare,
+			// negative ones too.
+			if hi < math.MaxInt32 {
+				out = append(out, protoreflect.ValueOfEnum(hi+1))
+			}
+			if lo > math.MinInt32 {
+				out = append(out, protoreflect.ValueOfEnum(min(lo-1, -1)))
+			}
 		}
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
 		for _, v := range edgeInt32 {

@@ -144,6 +144,20 @@ func TestCompareRules(t *testing.T) {
 		{"open enum to uint32", p3(`enum E { A = 0; B = 1; } message M { E a = 1; }`), p3(`message M { uint32 a = 1; }`), compat.Backward, ProfileWire, []string{RuleIntegerChanged}},
 		{"open enum to int64", p3(`enum E { A = 0; B = 1; } message M { E a = 1; }`), p3(`message M { int64 a = 1; }`), compat.Backward, ProfileWire, nil},
 		{"closed enum to uint32", p2(`enum E { A = 0; B = 1; } message M { optional E a = 1; }`), p2(`message M { optional uint32 a = 1; }`), compat.Backward, ProfileWire, nil},
+		// A closed enum of 0 and 1 reads as bool without loss.
+		{"closed enum of 0 and 1 to bool", p2(`enum E { A = 0; B = 1; } message M { optional E a = 1; }`), p2(`message M { optional bool a = 1; }`), compat.Backward, ProfileWire, nil},
+		{"closed enum of 0 to 2 to bool", p2(`enum E { A = 0; B = 1; C = 2; } message M { optional E a = 1; }`), p2(`message M { optional bool a = 1; }`), compat.Backward, ProfileWire, []string{RuleIntegerChanged}},
+		// Empty's JSON form is {}, an object of its (no) fields.
+		{"empty to own empty message", p3(`import "google/protobuf/empty.proto"; message M { google.protobuf.Empty a = 1; }`), p3(`message M { N a = 1; } message N {}`), compat.Backward, "", nil},
+		// A removed field's JSON key is another reader field's name: the
+		// JSON mapping fills that field (here failing on the type).
+		{"removed field's json key taken by another field", p3(`message M { int32 a = 1; }`), p3(`message M { reserved 1; string a = 2; }`), compat.Backward, "", []string{RuleJSONNameChanged}},
+		{"removed field's json key taken, same type", p3(`message M { int32 x = 5; }`), p3(`message M { reserved 5; int32 x = 3; }`), compat.Backward, "", []string{RuleJSONNameChanged}},
+		{"removed field's json key taken, wire", p3(`message M { int32 x = 5; }`), p3(`message M { reserved 5; int32 x = 3; }`), compat.Backward, ProfileWire, nil},
+		{"added field's json key is an old field's forward", p3(`message M { int32 x = 3; }`), p3(`message M { reserved 3; int32 x = 5; }`), compat.Forward, "", []string{RuleJSONNameChanged}},
+		// protojson's error names a map key by kind only; the key's own
+		// finding explains it (no extra proto-witness-changed).
+		{"map bool key to int32 key json", p3(`message M { map<bool, string> a = 1; }`), p3(`message M { map<int32, string> a = 1; }`), compat.Backward, "", []string{RuleJSONTypeChanged}},
 		{"timestamp to same-shaped message", p3(`import "google/protobuf/timestamp.proto"; message M { google.protobuf.Timestamp at = 1; }`), p3(`message M { T at = 1; } message T { int64 seconds = 1; int32 nanos = 2; }`), compat.Backward, "", []string{RuleJSONWellKnownChanged}},
 	}
 	for _, tc := range tests {

@@ -92,7 +92,7 @@ func displayOne(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		b, err := pb.EncodeJSON(v.Message().Interface())
 		if err != nil {
-			return "(" + err.Error() + ")"
+			return "(" + errText(err) + ")"
 		}
 		return rawJSON(b)
 	case protoreflect.StringKind:
@@ -151,6 +151,9 @@ func (c *comparer) messages(w, r protoreflect.Message, path, key string, depth i
 			continue
 		}
 		c.field(w, r, wf, rf, p, k, depth)
+	}
+	if c.json {
+		c.jsonOnlyFields(w, r, path, key)
 	}
 	// The writer's extensions, matched by number among the reader's (set
 	// or not: an unset one reads as its default).
@@ -373,3 +376,27 @@ func canonOne(fd protoreflect.FieldDescriptor, v protoreflect.Value, depth int) 
 type rawJSON []byte
 
 func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
+
+// jsonOnlyFields: reader fields set after parsing the writer's JSON that
+// the writer has no field of that number for: a JSON key of another
+// writer field landed there.
+func (c *comparer) jsonOnlyFields(w, r protoreflect.Message, path, key string) {
+	rfs := r.Descriptor().Fields()
+	wfs := w.Descriptor().Fields()
+	for i := 0; i < rfs.Len(); i++ {
+		rf := rfs.Get(i)
+		if !r.Has(rf) || wfs.ByNumber(rf.Number()) != nil {
+			continue
+		}
+		// The key is the writer field whose JSON key the reader field
+		// accepts, for explains to match the finding about it.
+		k := key + "/"
+		for j := 0; j < wfs.Len(); j++ {
+			if wf := wfs.Get(j); wf.JSONName() == rf.JSONName() || wf.JSONName() == string(rf.Name()) {
+				k = joinKey(key, wf)
+			}
+		}
+		c.out = append(c.out, change{Path: joinPath(path, string(rf.Name())), key: k, Read: display(rf, r.Get(rf)),
+			Note: "set from the JSON key of a writer field with another number; the binary leaves it unset"})
+	}
+}

@@ -86,6 +86,9 @@ func (w *walker) message(wm, rm protoreflect.MessageDescriptor, path []protorefl
 		}
 		w.field(f, r, p)
 	}
+	if w.json {
+		w.jsonKeysMoved(wm, rm, path)
+	}
 	for i := 0; i < rf.Len(); i++ {
 		r := rf.Get(i)
 		if r.Cardinality() != protoreflect.Required {
@@ -344,10 +347,9 @@ func (w *walker) varint(f, r protoreflect.FieldDescriptor, p []protoreflect.Fiel
 		}
 		return
 	}
+	// A bool reads every nonzero varint as true: only writers of 0 and 1
+	// (a closed enum of those numbers) fit.
 	fits := wr.lo >= rr.lo && (rr.top || !wr.top && wr.hi <= rr.hi)
-	if r.Kind() == protoreflect.BoolKind && f.Kind() != protoreflect.BoolKind {
-		fits = false
-	}
 	if !fits {
 		w.add(&finding{rule: RuleIntegerChanged, writer: f, reader: r, path: p,
 			message: fmt.Sprintf("%s: %s became %s: some written values read as other numbers", at, typeName(f), typeName(r))})
@@ -416,14 +418,14 @@ func (w *walker) defaults(f, r protoreflect.FieldDescriptor, p []protoreflect.Fi
 }
 
 // isJSONSpecial: well-known types whose JSON mapping is not an object of
-// their fields.
+// their fields (Empty's is: {}).
 func isJSONSpecial(m protoreflect.MessageDescriptor) bool {
 	switch m.FullName() {
 	case "google.protobuf.Any", "google.protobuf.Timestamp", "google.protobuf.Duration", "google.protobuf.FieldMask",
 		"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue", "google.protobuf.NullValue",
 		"google.protobuf.DoubleValue", "google.protobuf.FloatValue", "google.protobuf.Int64Value", "google.protobuf.UInt64Value",
 		"google.protobuf.Int32Value", "google.protobuf.UInt32Value", "google.protobuf.BoolValue", "google.protobuf.StringValue",
-		"google.protobuf.BytesValue", "google.protobuf.Empty":
+		"google.protobuf.BytesValue":
 		return true
 	}
 	return false
@@ -432,4 +434,29 @@ func isJSONSpecial(m protoreflect.MessageDescriptor) bool {
 // isWrapper: the wrappers.proto messages, whose JSON form is their value.
 func isWrapper(m protoreflect.MessageDescriptor) bool {
 	return m.ParentFile() != nil && m.ParentFile().Path() == "google/protobuf/wrappers.proto"
+}
+
+// jsonKeysMoved finds writer fields the reader lacks (removed, reserved,
+// or not yet added) whose JSON key is the name or JSON name of another
+// reader field: the JSON mapping puts the value into that field, where
+// the binary leaves it unset (and a type mismatch fails the parse).
+// Fields the reader has by number are checked by field.
+func (w *walker) jsonKeysMoved(wm, rm protoreflect.MessageDescriptor, path []protoreflect.FieldDescriptor) {
+	rf := rm.Fields()
+	byKey := map[string]protoreflect.FieldDescriptor{}
+	for i := 0; i < rf.Len(); i++ {
+		r := rf.Get(i)
+		byKey[string(r.Name())], byKey[r.JSONName()] = r, r
+	}
+	wf := wm.Fields()
+	for i := 0; i < wf.Len(); i++ {
+		f := wf.Get(i)
+		if rf.ByNumber(f.Number()) != nil {
+			continue
+		}
+		if r := byKey[f.JSONName()]; r != nil {
+			w.add(&finding{rule: RuleJSONNameChanged, writer: f, reader: r, path: extend(path, f), jsonOnly: true,
+				message: fmt.Sprintf("field %s = %d: the reader has no field %d, and the writer's JSON key %q is the reader's field %s = %d: the JSON puts the value there, the binary does not", f.Name(), f.Number(), f.Number(), f.JSONName(), r.Name(), r.Number())})
+		}
+	}
 }

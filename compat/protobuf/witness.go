@@ -127,7 +127,7 @@ func (t trial) compare(w, r protoreflect.Message, json bool) []change {
 func marshalLenient(m proto.Message) rawJSON {
 	b, err := pb.EncodeJSON(m)
 	if err != nil {
-		q, _ := json.Marshal("(" + err.Error() + ")")
+		q, _ := json.Marshal("(" + errText(err) + ")")
 		return rawJSON(q)
 	}
 	return rawJSON(b)
@@ -334,6 +334,12 @@ func mentions(err string, f *finding) bool {
 	}
 	for _, d := range ds {
 		if fd, ok := d.(protoreflect.FieldDescriptor); ok && strings.Contains(err, " field "+fd.JSONName()+":") {
+			return true
+		}
+		// protojson names a map key by its kind only ("invalid value for
+		// int32 key: \"false\"").
+		if fd, ok := d.(protoreflect.FieldDescriptor); ok && fd.ContainingMessage() != nil && fd.ContainingMessage().IsMapEntry() && fd.Number() == 1 &&
+			strings.Contains(err, " "+fd.Kind().String()+" key: ") {
 			return true
 		}
 		if strings.Contains(err, string(d.FullName())) || strings.Contains(err, " field "+string(d.Name())+":") || strings.Contains(err, " field "+string(d.Name())+" ") {

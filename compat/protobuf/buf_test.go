@@ -97,6 +97,7 @@ func TestBufBreakingCases(t *testing.T) {
 		for _, n := range names {
 			fs := Compare(prev[protoreflect.FullName(n)], cur[protoreflect.FullName(n)], compat.Backward, Options{Profile: profile, Samples: 6})
 			checkWitnessed(t, fs)
+			checkReplays(t, prev[protoreflect.FullName(n)], cur[protoreflect.FullName(n)], compat.Backward, fs)
 			for _, f := range fs {
 				if f.Severity == report.SeverityError && f.File != "" && f.Line > 0 {
 					pos := fmt.Sprintf("%s:%d", f.File, f.Line)

@@ -62,14 +62,18 @@ func checkWitnessed(t *testing.T, fs []report.Finding) bool {
 	return ok
 }
 
-func TestCompareRules(t *testing.T) {
-	tests := []struct {
-		name     string
-		old, new string
-		dir      compat.Direction
-		profile  Profile
-		want     []string
-	}{
+// ruleCase is one schema pair, direction and profile with the rules it
+// must break.
+type ruleCase struct {
+	name     string
+	old, new string
+	dir      compat.Direction
+	profile  Profile
+	want     []string
+}
+
+func ruleCases() []ruleCase {
+	return []ruleCase{
 		{"identical", p3(`message M { string a = 1; }`), p3(`message M { string a = 1; }`), compat.Backward, "", nil},
 		{"field added", p3(`message M { string a = 1; }`), p3(`message M { string a = 1; int32 b = 2; }`), compat.Backward, "", nil},
 		{"field added forward", p3(`message M { string a = 1; }`), p3(`message M { string a = 1; int32 b = 2; }`), compat.Forward, "", nil},
@@ -160,7 +164,10 @@ func TestCompareRules(t *testing.T) {
 		{"map bool key to int32 key json", p3(`message M { map<bool, string> a = 1; }`), p3(`message M { map<int32, string> a = 1; }`), compat.Backward, "", []string{RuleJSONTypeChanged}},
 		{"timestamp to same-shaped message", p3(`import "google/protobuf/timestamp.proto"; message M { google.protobuf.Timestamp at = 1; }`), p3(`message M { T at = 1; } message T { int64 seconds = 1; int32 nanos = 2; }`), compat.Backward, "", []string{RuleJSONWellKnownChanged}},
 	}
-	for _, tc := range tests {
+}
+
+func TestCompareRules(t *testing.T) {
+	for _, tc := range ruleCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			old, new := load(t, "old.proto", tc.old), load(t, "new.proto", tc.new)
 			fs := Compare(old, new, tc.dir, Options{Profile: tc.profile})

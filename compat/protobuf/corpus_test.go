@@ -93,6 +93,8 @@ func TestConfluentDiffCases(t *testing.T) {
 		wj := Compare(old, new, compat.Backward, Options{Profile: ProfileWireJSON})
 		checkWitnessed(t, wire)
 		checkWitnessed(t, wj)
+		checkReplays(t, old, new, compat.Backward, wire)
+		checkReplays(t, old, new, compat.Backward, wj)
 		if Compatible(wire) == c.Compatible {
 			agree++
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"strings"
 
@@ -35,7 +36,13 @@ func Unframe(b []byte) (Frame, []byte, error) {
 		return Frame{}, nil, fmt.Errorf("not a Confluent-framed record (magic byte 0 and a 4-byte schema id): %w", err)
 	}
 	idx, rest, err := h.DecodeIndex(rest, maxIndexDepth)
-	if err != nil {
+	switch {
+	case errors.Is(err, sr.ErrNotRegistered):
+		// franz-go's word for a count over the bound.
+		return Frame{}, nil, fmt.Errorf("bad message-index array after schema id %d: more than %d indexes", id, maxIndexDepth)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return Frame{}, nil, fmt.Errorf("bad message-index array after schema id %d: the record ends inside it", id)
+	case err != nil:
 		return Frame{}, nil, fmt.Errorf("bad message-index array after schema id %d: %w", id, err)
 	}
 	return Frame{ID: id, Index: idx}, rest, nil

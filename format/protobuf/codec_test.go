@@ -92,6 +92,11 @@ func TestValidateRejects(t *testing.T) {
 		{"truncated", "application/protobuf", []byte{0x0a, 0x05, 'a'}, "invalid wire-format"},
 		{"bad frame", "application/protobuf", []byte{0, 1}, "not a Confluent-framed record"},
 		{"bad index", "application/protobuf", []byte{0, 0, 0, 0, 1, 2, 40}, "no message 20"},
+		// 2^40 indexes announced (zigzag varint): refused before allocating.
+		{"huge index count", "application/protobuf", []byte{0, 0, 0, 0, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40}, "more than 64 indexes"},
+		{"index count beyond the record", "application/protobuf", []byte{0, 0, 0, 0, 1, 6, 2}, "the record ends inside it"},
+		{"negative index count", "application/protobuf", []byte{0, 0, 0, 0, 1, 1}, "bad message-index array"},
+		{"malformed varint", "application/protobuf", []byte{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, "invalid wire-format"},
 		{"unknown json field", "application/json", []byte(`{"nope":1}`), "unknown field"},
 		{"json type", "application/json", []byte(`{"id":5}`), "invalid value"},
 		{"content type", "text/plain", []byte(`x`), "unsupported content type"},

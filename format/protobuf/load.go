@@ -93,6 +93,9 @@ func Compile(fsys fs.FS, name string) (protoreflect.FileDescriptor, error) {
 	if !fs.ValidPath(name) {
 		return nil, &Error{File: name, Message: "not a path inside the catalog"}
 	}
+	if isStandard(name) {
+		return nil, &Error{File: name, Message: "google/protobuf/ is reserved for the bundled well-known types"}
+	}
 	var errs Errors
 	rep := reporter.NewReporter(func(err reporter.ErrorWithPos) error {
 		pos := err.GetPosition()
@@ -111,6 +114,9 @@ func Compile(fsys fs.FS, name string) (protoreflect.FileDescriptor, error) {
 	}
 	if err != nil {
 		return nil, Errors{{File: name, Message: err.Error()}}
+	}
+	if errs := shadowsWellKnown(files[0]); len(errs) > 0 {
+		return nil, errs
 	}
 	fd, err := rebuild(files[0], &protoregistry.Files{})
 	if err != nil {
@@ -151,6 +157,11 @@ func accessor(fsys fs.FS) func(string) (io.ReadCloser, error) {
 	return func(p string) (io.ReadCloser, error) {
 		if !fs.ValidPath(p) || strings.Contains(p, `\`) {
 			return nil, fmt.Errorf("import %q leaves the catalog: %w", p, fs.ErrNotExist)
+		}
+		if isStandard(p) {
+			// Always the bundled well-known types: a catalog's own
+			// google/protobuf/timestamp.proto must not replace them.
+			return nil, fs.ErrNotExist
 		}
 		f, err := fsys.Open(p)
 		if err != nil {
@@ -213,6 +224,35 @@ func selectMessage(fd protoreflect.FileDescriptor, name string) (protoreflect.Me
 		}
 	}
 	return nil, &Error{File: fd.Path(), Line: 1, Column: 1, Message: fmt.Sprintf("message name %q is ambiguous; give the full name", name)}
+}
+
+// shadowsWellKnown: a catalog file in package google.protobuf. The JSON
+// mapping and the sampler treat messages by full name
+// (google.protobuf.Timestamp has seconds and nanos), so a catalog's own
+// google.protobuf.Timestamp of other fields made protojson panic.
+func shadowsWellKnown(fd protoreflect.FileDescriptor) Errors {
+	var errs Errors
+	seen := map[string]bool{}
+	var walk func(protoreflect.FileDescriptor)
+	walk = func(f protoreflect.FileDescriptor) {
+		if seen[f.Path()] || isStandard(f.Path()) {
+			return
+		}
+		seen[f.Path()] = true
+		if f.Package() == "google.protobuf" || strings.HasPrefix(string(f.Package()), "google.protobuf.") {
+			e := &Error{File: f.Path(), Message: fmt.Sprintf("package %s is reserved for the well-known types", f.Package())}
+			if loc := f.SourceLocations().ByPath(protoreflect.SourcePath{2}); loc.Path != nil {
+				e.Line, e.Column = loc.StartLine+1, loc.StartColumn+1
+			}
+			errs = append(errs, e)
+		}
+		imps := f.Imports()
+		for i := 0; i < imps.Len(); i++ {
+			walk(imps.Get(i).FileDescriptor)
+		}
+	}
+	walk(fd)
+	return errs
 }
 
 // isStandard reports whether a file is one of the bundled well-known types.

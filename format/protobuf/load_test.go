@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 func rootFS(t testing.TB) *os.Root {
@@ -56,6 +58,13 @@ func TestLoadErrorsNameFileLineColumn(t *testing.T) {
 		{"import leaves root", fstest.MapFS{"a.proto": {Data: []byte("syntax = \"proto3\";\nimport \"../outside/x.proto\";\nmessage M {}\n")}}, []string{"a.proto:2:8:", "leaves the catalog"}},
 		{"absolute import", fstest.MapFS{"a.proto": {Data: []byte("syntax = \"proto3\";\nimport \"/etc/x.proto\";\nmessage M {}\n")}}, []string{"a.proto:2:8:"}},
 		{"no message", fstest.MapFS{"a.proto": {Data: []byte("syntax = \"proto3\";\nenum E { E0 = 0; }\n")}}, []string{"a.proto:1:1:", "no message"}},
+		// A catalog's own google.protobuf.Duration of other fields made
+		// protojson and the sampler panic (they treat it by full name).
+		{"own well-known package", fstest.MapFS{"a.proto": {Data: []byte("syntax = \"proto3\";\npackage google.protobuf;\nmessage Duration { string seconds = 1; }\nmessage M { Duration d = 1; }\n")}}, []string{"a.proto:2:1:", "reserved for the well-known types"}},
+		{"imports own well-known package", fstest.MapFS{
+			"a.proto":   {Data: []byte("syntax = \"proto3\";\nimport \"wkt.proto\";\nmessage M { google.protobuf.Duration d = 1; }\n")},
+			"wkt.proto": {Data: []byte("syntax = \"proto3\";\npackage google.protobuf;\nmessage Duration { string seconds = 1; }\n")},
+		}, []string{"wkt.proto:2:1:", "reserved"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,3 +147,26 @@ func TestPosition(t *testing.T) {
 }
 
 func mapFS(src string) fstest.MapFS { return fstest.MapFS{"a.proto": {Data: []byte(src)}} }
+
+// A catalog file at google/protobuf/timestamp.proto does not replace the
+// bundled well-known type (its JSON form is by full name).
+func TestLoadWellKnownTypesAreBundled(t *testing.T) {
+	fsys := fstest.MapFS{
+		"google/protobuf/timestamp.proto": {Data: []byte("syntax = \"proto3\";\npackage google.protobuf;\nmessage Timestamp { string seconds = 1; }\n")},
+		"a.proto":                         {Data: []byte("syntax = \"proto3\";\nimport \"google/protobuf/timestamp.proto\";\nmessage M { google.protobuf.Timestamp at = 1; }\n")},
+	}
+	s, err := Load(fsys, "a.proto", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := s.Message.Fields().Get(0).Message().Fields().ByName("seconds").Kind(); k != protoreflect.Int64Kind {
+		t.Errorf("Timestamp.seconds is %v: the catalog's copy replaced the bundled one", k)
+	}
+	m := Sampler{}.Sample(s.Message, 1)
+	if _, err := EncodeJSON(m); err != nil {
+		t.Error(err)
+	}
+	if _, err := Load(fsys, "google/protobuf/timestamp.proto", ""); err == nil || !strings.Contains(err.Error(), "reserved") {
+		t.Errorf("loading a catalog file under google/protobuf/: %v", err)
+	}
+}

@@ -162,6 +162,12 @@ func ruleCases() []ruleCase {
 		// protojson's error names a map key by kind only; the key's own
 		// finding explains it (no extra proto-witness-changed).
 		{"map bool key to int32 key json", p3(`message M { map<bool, string> a = 1; }`), p3(`message M { map<int32, string> a = 1; }`), compat.Backward, "", []string{RuleJSONTypeChanged}},
+		// A closed enum map value keeps undeclared numbers in dynamicpb;
+		// generated code moves the entry to unknown fields.
+		{"map value to closed enum", p2(`message M { map<string, int32> a = 1; }`), p2(`enum E { A = 0; B = 1; } message M { map<string, E> a = 1; }`), compat.Backward, ProfileWire, []string{RuleClosedEnum}},
+		{"map value narrowed", p3(`message M { map<string, int64> a = 1; }`), p3(`message M { map<string, int32> a = 1; }`), compat.Backward, ProfileWire, []string{RuleIntegerChanged}},
+		{"map value enum renamed", p3(`enum E { A = 0; B = 1; } message M { map<string, E> a = 1; }`), p3(`enum E { A = 0; C = 1; } message M { map<string, E> a = 1; }`), compat.Backward, "", []string{RuleJSONEnumNameChanged}},
+		{"deep nested narrowed", p3(`message M { N n = 1; } message N { O o = 1; } message O { repeated P p = 1; } message P { int64 v = 1; }`), p3(`message M { N n = 1; } message N { O o = 1; } message O { repeated P p = 1; } message P { int32 v = 1; }`), compat.Backward, "", []string{RuleIntegerChanged}},
 		{"timestamp to same-shaped message", p3(`import "google/protobuf/timestamp.proto"; message M { google.protobuf.Timestamp at = 1; }`), p3(`message M { T at = 1; } message T { int64 seconds = 1; int32 nanos = 2; }`), compat.Backward, "", []string{RuleJSONWellKnownChanged}},
 	}
 }

@@ -253,7 +253,19 @@ func (c *comparer) field(w, r protoreflect.Message, wf, rf protoreflect.FieldDes
 // generated code (Go, Java, C++) moves them to unknown fields as the
 // language guide specifies; the comparison follows the specification.
 func undeclared(fd protoreflect.FieldDescriptor, v protoreflect.Value, has bool) bool {
-	if !has || fd.Enum() == nil || !fd.Enum().IsClosed() || fd.IsMap() {
+	if has && fd.IsMap() {
+		vd := fd.MapValue()
+		if vd.Enum() == nil || !vd.Enum().IsClosed() {
+			return false
+		}
+		found := false
+		v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+			found = vd.Enum().Values().ByNumber(mv.Enum()) == nil
+			return !found
+		})
+		return found
+	}
+	if !has || fd.Enum() == nil || !fd.Enum().IsClosed() {
 		return false
 	}
 	vals := fd.Enum().Values()

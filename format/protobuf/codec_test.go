@@ -180,3 +180,19 @@ func TestDecodeBinaryUTF8Validation(t *testing.T) {
 		})
 	}
 }
+
+// Samples of messages holding well-known types encode in the JSON mapping
+// (an empty google.protobuf.Value cannot: it needs one kind set).
+func TestSamplesOfWellKnownTypesEncodeAsJSON(t *testing.T) {
+	src := "syntax = \"proto3\";\npackage t;\nimport \"google/protobuf/struct.proto\";\nimport \"google/protobuf/any.proto\";\nimport \"google/protobuf/timestamp.proto\";\nimport \"google/protobuf/duration.proto\";\n" +
+		"message M { google.protobuf.Value v = 1; repeated google.protobuf.Value vs = 2; google.protobuf.Struct s = 3; google.protobuf.ListValue l = 4; google.protobuf.Any a = 5; google.protobuf.Timestamp t = 6; google.protobuf.Duration d = 7; map<string, google.protobuf.Value> mv = 8; }"
+	s, err := Load(fstest.MapFS{"a.proto": {Data: []byte(src)}}, "a.proto", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 6; i++ {
+		if _, err := EncodeJSON(Sampler{}.Sample(s.Message, i)); err != nil {
+			t.Errorf("sample %d: %v", i, err)
+		}
+	}
+}

@@ -276,8 +276,20 @@ func (g *gen) wellKnown(m protoreflect.Message) bool {
 	case "google.protobuf.FieldMask":
 		m.Mutable(fs.ByName("paths")).List().Append(protoreflect.ValueOfString("a.b_c"))
 		return true
-	case "google.protobuf.Any", "google.protobuf.Value", "google.protobuf.Struct", "google.protobuf.ListValue":
-		// Left empty: an Any needs a resolvable type URL, a Value one set kind.
+	case "google.protobuf.Value":
+		// A Value needs one kind set, or the JSON mapping cannot write it
+		// (and the witness search would skip JSON for the whole message).
+		switch g.pick(3) {
+		case 0:
+			m.Set(fs.ByName("string_value"), protoreflect.ValueOfString("a"))
+		case 1:
+			m.Set(fs.ByName("number_value"), protoreflect.ValueOfFloat64(1.5))
+		default:
+			m.Set(fs.ByName("bool_value"), protoreflect.ValueOfBool(true))
+		}
+		return true
+	case "google.protobuf.Any", "google.protobuf.Struct", "google.protobuf.ListValue":
+		// Left empty: an Any needs a resolvable type URL.
 		return true
 	}
 	return false

@@ -1,0 +1,64 @@
+package protobuf
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/evtool/evtool/compat"
+	pb "github.com/evtool/evtool/format/protobuf"
+)
+
+// The pair is an order event evolved with a mix of safe and breaking
+// changes (widening, narrowing, rename, enum value removed, field removed),
+// in testdata/bench so that bench/protobuf/run.sh gives buf the same files.
+func benchPair(b *testing.B) (old, new *pb.Schema) {
+	load := func(dir string) *pb.Schema {
+		root, err := os.OpenRoot(filepath.Join("testdata/bench", dir))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer root.Close()
+		s, err := pb.Load(root.FS(), "order.proto", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	return load("old"), load("new")
+}
+
+func BenchmarkCompare(b *testing.B) {
+	old, new := benchPair(b)
+	for _, bc := range []struct {
+		name string
+		dir  compat.Direction
+		opts Options
+	}{
+		{"backward/rules+targeted", compat.Backward, Options{Samples: -1}},
+		{"backward/witness-search", compat.Backward, Options{}},
+		{"forward/rules+targeted", compat.Forward, Options{Samples: -1}},
+		{"forward/witness-search", compat.Forward, Options{}},
+		{"identical/rules+targeted", "", Options{Samples: -1}},
+		{"identical/witness-search", "", Options{}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			o, n, dir := old, new, bc.dir
+			if dir == "" {
+				n, dir = old, compat.Backward
+			}
+			for b.Loop() {
+				Compare(o, n, dir, bc.opts)
+			}
+		})
+	}
+}
+
+// BenchmarkLoadAndCompare includes compiling both files, as a `buf
+// breaking` process must.
+func BenchmarkLoadAndCompare(b *testing.B) {
+	for b.Loop() {
+		old, new := benchPair(b)
+		Compare(old, new, compat.Backward, Options{})
+	}
+}

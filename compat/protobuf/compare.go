@@ -1,0 +1,253 @@
+package protobuf
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/evtool/evtool/compat"
+	pb "github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/report"
+)
+
+// DefaultSamples is the number of sampled writer messages witness search
+// checks per direction when Options.Samples is 0.
+const DefaultSamples = 24
+
+// Options configure a comparison.
+type Options struct {
+	// Profile is wire or wire-json (the default).
+	Profile Profile
+	// Samples is the number of sampled writer messages brute-forced per
+	// direction: 0 means DefaultSamples, negative turns the sampled search
+	// off (breaks still get their targeted counterexamples).
+	Samples int
+	// Seed makes the samples deterministic.
+	Seed uint64
+	// Context, when set, stops the search once done; Compare then adds a
+	// warning saying the rest was not checked.
+	Context context.Context
+}
+
+func (o Options) json() bool { return o.Profile != ProfileWire }
+
+func (o Options) samples() int {
+	switch {
+	case o.Samples < 0:
+		return 0
+	case o.Samples == 0:
+		return DefaultSamples
+	}
+	return o.Samples
+}
+
+// RuleIncomplete marks a comparison that was stopped before it finished.
+const RuleIncomplete = "proto-incomplete"
+
+// Compare checks one direction of a pair: BACKWARD (new reads data old
+// wrote) or FORWARD (old reads data new wrote). Every break is an error
+// finding with a counterexample; findings are sorted by pointer, then
+// rule.
+func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.Finding {
+	writer, reader := old, new
+	if dir == compat.Forward {
+		writer, reader = new, old
+	}
+	wx, rx := extensionsOf(writer.Desc), extensionsOf(reader.Desc)
+	w := &walker{dir: dir, json: opts.json(), seen: map[string]bool{}, wx: wx, rx: rx}
+	w.message(writer.Message, reader.Message, nil)
+
+	t := trial{reader: reader.Message, lostIsChange: dir == compat.Backward, readerExt: rx, writerExt: wx}
+	sampler := pb.Sampler{Seed: opts.Seed}
+	sample := func(i int) *dynamicpb.Message { return sampler.Sample(writer.Message, i) }
+	// Targeted messages start from a minimal message (only required fields
+	// set), so that no other break of the pair shows in its witness, then
+	// from a full sample.
+	bases := []struct {
+		aim  aim
+		make func() *dynamicpb.Message
+	}{
+		{minimalAim, func() *dynamicpb.Message { return minimal(writer.Message, sample(1)) }},
+		{fullAim, func() *dynamicpb.Message { return sample(1) }},
+	}
+	stopped := func() bool { return opts.Context != nil && opts.Context.Err() != nil }
+	try := func(f *finding, ms []*dynamicpb.Message, a aim) {
+		for _, m := range ms {
+			if stopped() || f.witness != nil {
+				return
+			}
+			wits := t.run(m, opts.json())
+			for _, wit := range wits {
+				if wit.ReaderError != "" && a == minimalAim {
+					// A message with only f's field set fails to parse in
+					// this encoding: f explains such failures of samples.
+					f.failsIn = append(f.failsIn, wit.Encoding)
+				}
+			}
+			for _, wit := range wits {
+				if cut, ok := explains(f, wit, a); ok {
+					f.witness = cut
+					return
+				}
+			}
+		}
+	}
+	for _, f := range w.findings {
+		for _, base := range bases {
+			try(f, targeted(base.make, f), base.aim)
+		}
+		try(f, sampledFor(sample), sampledAim)
+	}
+	for i := 0; i <= opts.samples() && opts.samples() > 0 && !stopped(); i++ {
+		w.findings = bruteForce(w.findings, t.run(sampler.Sample(writer.Message, i), opts.json()))
+	}
+	out := make([]report.Finding, 0, len(w.findings)+1)
+	for _, f := range w.findings {
+		out = append(out, toReport(f, old, new, dir))
+	}
+	if stopped() {
+		out = append(out, report.Finding{Rule: RuleIncomplete, Severity: report.SeverityWarning, Direction: string(dir),
+			Message: fmt.Sprintf("the comparison was stopped (%v); the rest was not checked", context.Cause(opts.Context))})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Pointer != out[j].Pointer {
+			return out[i].Pointer < out[j].Pointer
+		}
+		return out[i].Rule < out[j].Rule
+	})
+	return out
+}
+
+// minimal is an empty message of md with only its required fields set
+// (from full), so that it encodes.
+func minimal(md protoreflect.MessageDescriptor, full *dynamicpb.Message) *dynamicpb.Message {
+	m := dynamicpb.NewMessage(md)
+	fs := md.Fields()
+	for i := 0; i < fs.Len(); i++ {
+		if f := fs.Get(i); f.Cardinality() == protoreflect.Required && full.Has(f) {
+			m.Set(f, full.Get(f))
+		}
+	}
+	return m
+}
+
+func parseFailureShown(fs []*finding, encoding string) bool {
+	for _, f := range fs {
+		if f.rule != RuleWitnessChanged && slices.Contains(f.failsIn, encoding) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameKindWitnessed keeps the safety net to one finding per unexplained
+// failure kind: a parse error already reported as unexplained.
+func sameKindWitnessed(fs []*finding, wit *witness) bool {
+	for _, f := range fs {
+		if f.rule == RuleWitnessChanged && f.witness.Encoding == wit.Encoding && (f.witness.ReaderError != "") == (wit.ReaderError != "") {
+			if wit.ReaderError != "" || f.witness.Changes[0].key == wit.Changes[0].key && f.witness.Changes[0].Path == wit.Changes[0].Path {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Compatible reports whether findings contain no error.
+func Compatible(fs []report.Finding) bool {
+	for _, f := range fs {
+		if f.Severity == report.SeverityError {
+			return false
+		}
+	}
+	return true
+}
+
+func pointerOf(path []protoreflect.FieldDescriptor) string {
+	var b strings.Builder
+	for _, f := range path {
+		b.WriteString("/")
+		b.WriteString(string(f.Name()))
+	}
+	return b.String()
+}
+
+// side renders "file:line:col#full.name" for a descriptor.
+func side(d protoreflect.Descriptor) string {
+	if d == nil {
+		return ""
+	}
+	return pb.Location(d) + "#" + string(d.FullName())
+}
+
+func toReport(f *finding, old, new *pb.Schema, dir compat.Direction) report.Finding {
+	wd, rd := f.writer, f.reader
+	if f.rule == RuleWitnessChanged {
+		wd, rd = old.Message, new.Message
+		if dir == compat.Forward {
+			wd, rd = new.Message, old.Message
+		}
+	}
+	oldD, newD := wd, rd
+	if dir == compat.Forward {
+		oldD, newD = rd, wd
+	}
+	r := report.Finding{
+		Rule:       f.rule,
+		Severity:   lookupRule(f.rule).Severity,
+		Message:    f.message,
+		Direction:  string(dir),
+		Pointer:    pointerOf(f.path),
+		OldPointer: side(oldD),
+		NewPointer: side(newD),
+	}
+	if f.rule == RuleWitnessChanged && f.witness != nil && len(f.witness.Changes) > 0 {
+		r.Pointer = "/" + strings.ReplaceAll(f.witness.Changes[0].Path, ".", "/")
+	}
+	at := newD
+	if at == nil {
+		at = oldD
+	}
+	if at != nil {
+		r.File, r.Line, r.Column = pb.Position(at)
+	}
+	if f.witness != nil {
+		r.Counterexample = f.witness.raw()
+		r.Message += "; e.g. " + f.witness.summary()
+	}
+	return r
+}
+
+// bruteForce checks the witnesses of one sampled writer message against
+// the findings: sampled messages must read the same, or a rule must
+// explain why not; an unexplained difference becomes a
+// proto-witness-changed break.
+func bruteForce(fs []*finding, wits []*witness) []*finding {
+	for _, wit := range wits {
+		explained := false
+		for _, f := range fs {
+			if cut, ok := explains(f, wit, sampledAim); ok {
+				explained = true
+				if f.witness == nil {
+					f.witness = cut
+				}
+			}
+		}
+		if !explained && wit.ReaderError != "" {
+			// A parse error that names no field (a JSON syntax error at a
+			// changed field's value) is explained by a break whose own
+			// message failed to parse in the same encoding.
+			explained = parseFailureShown(fs, wit.Encoding)
+		}
+		if !explained && !sameKindWitnessed(fs, wit) {
+			fs = append(fs, &finding{rule: RuleWitnessChanged, witness: wit,
+				message: "an encoded writer message reads differently and no rule explains it"})
+		}
+	}
+	return fs
+}

@@ -1,0 +1,38 @@
+package protobuf
+
+import (
+	"testing"
+	"testing/fstest"
+
+	"github.com/evtool/evtool/compat"
+	pb "github.com/evtool/evtool/format/protobuf"
+)
+
+// FuzzCompare: any two .proto files that compile compare in both
+// directions and profiles without a panic, and decide (no break without
+// a rule id).
+func FuzzCompare(f *testing.F) {
+	f.Add(p3(`message M { int64 a = 1; repeated N n = 2; map<string, N> m = 3; oneof o { string s = 4; bytes b = 5; } } message N { N next = 1; sint64 v = 2; }`),
+		p3(`message M { int32 a = 1; N n = 2; repeated N m = 3; string s = 4; bytes b = 5; } message N { N next = 1; sint32 v = 2; }`))
+	f.Add(p2(`message M { required int32 a = 1; optional group G = 2 { optional int32 b = 3; } extensions 10 to 20; } extend M { optional int64 x = 10; }`),
+		p2(`enum E { E0 = 0; } message M { optional E a = 1 [default = E0]; optional int32 g = 2; extensions 10 to 20; } extend M { repeated int32 x = 10; }`))
+	f.Fuzz(func(t *testing.T, a, b string) {
+		old, err := pb.Load(fstest.MapFS{"a.proto": {Data: []byte(a)}}, "a.proto", "")
+		if err != nil {
+			return
+		}
+		new, err := pb.Load(fstest.MapFS{"b.proto": {Data: []byte(b)}}, "b.proto", "")
+		if err != nil {
+			return
+		}
+		for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
+			for _, prof := range []Profile{ProfileWire, ProfileWireJSON} {
+				for _, f := range Compare(old, new, dir, Options{Profile: prof, Samples: 3}) {
+					if f.Rule == "" || f.Message == "" {
+						t.Fatalf("finding without rule or message: %+v", f)
+					}
+				}
+			}
+		}
+	})
+}

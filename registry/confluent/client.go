@@ -308,6 +308,12 @@ func status(err error) int {
 	return 0
 }
 
+// incompatible reports a registration refused as incompatible: error code
+// 40901 (current Confluent), 409 (older registries) or HTTP 409.
+func incompatible(err error) bool {
+	return code(err) == 40901 || code(err) == 409 || status(err) == http.StatusConflict
+}
+
 // notFound reports a 404 of any kind (subject, version, subject-level
 // config not set).
 func notFound(err error) bool {

@@ -433,7 +433,15 @@ func TestClientOptionsFromEnv(t *testing.T) {
 // TestPushBypassRegistryCompat: a registry whose own checker refuses a
 // version evtool accepts; push reports it, and --bypass-registry-compat
 // registers it and restores the level.
+// Both error codes registries answer are recognised: 409 (older
+// Confluent, Karapace) and 40901 (current Confluent, evtool).
 func TestPushBypassRegistryCompat(t *testing.T) {
+	for _, errorCode := range []int{409, 40901} {
+		t.Run(fmt.Sprint(errorCode), func(t *testing.T) { testPushBypassRegistryCompat(t, errorCode) })
+	}
+}
+
+func testPushBypassRegistryCompat(t *testing.T, errorCode int) {
 	reg := srfake.New()
 	defer reg.Close()
 	level := func(subject string) sr.CompatibilityLevel {
@@ -447,7 +455,7 @@ func TestPushBypassRegistryCompat(t *testing.T) {
 			if _, ok := reg.GetSchema(subject, 1); ok && level(subject) != sr.CompatNone {
 				w.Header().Set("Content-Type", ContentType)
 				w.WriteHeader(409)
-				fmt.Fprint(w, `{"error_code":409,"message":"Schema being registered is incompatible with an earlier schema"}`)
+				fmt.Fprintf(w, `{"error_code":%d,"message":"Schema being registered is incompatible with an earlier schema"}`, errorCode)
 				return true
 			}
 		}

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"testing/fstest"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/registry"
@@ -523,6 +525,14 @@ func decodeSchemaRequest(body []byte) (text []byte, doc any, aerr *apiError) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, nil, apiErr(400, codeMalformedRequest, "malformed request: empty body; send {\"schemaType\": \"JSON\", \"schema\": \"...\"}")
 	}
+	// encoding/json replaces invalid UTF-8 and lone surrogate escapes with
+	// U+FFFD: the catalog would hold a schema the client never sent.
+	if !utf8.Valid(body) {
+		return nil, nil, apiErr(422, codeInvalidSchema, "invalid request: the body is not valid UTF-8 (byte %d); send UTF-8 JSON", invalidUTF8Offset(body))
+	}
+	if off := loneSurrogate(body); off >= 0 {
+		return nil, nil, apiErr(422, codeInvalidSchema, "invalid request: a \\u escape at byte %d is a lone UTF-16 surrogate, which is not a character", off)
+	}
 	var req schemaRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&req); err != nil {
@@ -552,6 +562,9 @@ func decodeSchemaRequest(body []byte) (text []byte, doc any, aerr *apiError) {
 	if len(text) > registry.MaxFileSize {
 		return nil, nil, apiErr(http.StatusRequestEntityTooLarge, codeSchemaTooLarge, "schema is larger than %d bytes", registry.MaxFileSize)
 	}
+	if off := loneSurrogate(text); off >= 0 {
+		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: a \\u escape at byte %d of the schema is a lone UTF-16 surrogate, which is not a character", off)
+	}
 	doc, err := jsonstrict.Decode(text)
 	if err != nil {
 		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: not valid JSON: %s", clip(err.Error()))
@@ -562,6 +575,52 @@ func decodeSchemaRequest(body []byte) (text []byte, doc any, aerr *apiError) {
 		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: a JSON Schema is an object or a boolean")
 	}
 	return text, doc, nil
+}
+
+func invalidUTF8Offset(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(data)
+}
+
+// loneSurrogate returns the offset of the first \u escape in JSON text that
+// is a UTF-16 surrogate without its pair, or -1. Text outside strings has no
+// backslashes, so every backslash starts an escape.
+func loneSurrogate(data []byte) int {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(data) || data[i] != '\\' || data[i+1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 16)
+		return rune(n), err == nil
+	}
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\\' || i+1 >= len(data) {
+			continue
+		}
+		r, ok := hex4(i)
+		if !ok {
+			i++ // a two-character escape such as \\ or \"
+			continue
+		}
+		switch {
+		case utf16.IsSurrogate(r) && r < 0xDC00:
+			if lo, ok := hex4(i + 6); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+				i += 11
+				continue
+			}
+			return i
+		case utf16.IsSurrogate(r):
+			return i
+		}
+		i += 5
+	}
+	return -1
 }
 
 // prettyText indents a compact schema for the catalog file (whitespace

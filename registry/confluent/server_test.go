@@ -147,9 +147,10 @@ func TestServerLifecycle(t *testing.T) {
 	if err != nil || res.Is {
 		t.Fatalf("compatibility against all = %+v, %v", res, err)
 	}
-	// Registering it is refused with 409 and writes nothing.
+	// Registering it is refused with HTTP 409, error code 40901 (current
+	// Confluent), and writes nothing.
 	_, err = cl.RegisterSchema(ctx, placed, sr.Schema{Schema: string(badText), Type: sr.TypeJSON}, -1, -1)
-	if srCode(err) != 409 || srStatus(err) != 409 {
+	if srCode(err) != 40901 || srStatus(err) != 409 {
 		t.Fatalf("incompatible registration: %v", err)
 	}
 	mustContain(t, err.Error(), "required-property-added")
@@ -391,6 +392,11 @@ func TestServerBadRequests(t *testing.T) {
 		{"does not compile", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"type\": 5}"}`, 422, 42201, "invalid schema"},
 		{"external ref", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"$ref\": \"../nowhere.json\"}"}`, 422, 42201, "nowhere.json"},
 		{"oversized body", "POST", sub + "/versions", big, 413, 42209, "larger than 4096"},
+		{"invalid UTF-8 in the body", "POST", sub + "/versions", "{\"schemaType\":\"JSON\",\"schema\":\"{\\\"description\\\":\\\"caf\xe9\\\"}\"}", 422, 42201, "not valid UTF-8 (byte 53)"},
+		{"lone surrogate in the body", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"description\":\"\ud800\"}"}`, 422, 42201, "lone UTF-16 surrogate"},
+		{"lone low surrogate in the body", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"description\":\"\udc00x\"}"}`, 422, 42201, "lone UTF-16 surrogate"},
+		{"lone surrogate in the schema", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"description\":\"\\ud83d\"}"}`, 422, 42201, "of the schema is a lone UTF-16 surrogate"},
+		{"lone surrogate in a compatibility check", "POST", url + "/compatibility/subjects/" + placed + "/versions/latest", `{"schemaType":"JSON","schema":"{\"description\":\"\ud800\"}"}`, 422, 42201, "lone UTF-16 surrogate"},
 		{"invalid subject", "POST", url + "/subjects/has%20space/versions", `{"schemaType":"JSON","schema":"{}"}`, 422, 42208, "not a valid event type name"},
 		{"unknown subject", "GET", url + "/subjects/com.example.nope/versions", ``, 404, 40401, "not found"},
 		{"unknown subject version", "GET", url + "/subjects/com.example.nope/versions/1", ``, 404, 40401, "not found"},
@@ -583,4 +589,21 @@ func TestRegisterIntoSharedDirectoryRefused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "schemas", "common", "v1.json")); err == nil {
 		t.Fatal("v1.json written into schemas/common")
 	}
+}
+
+// TestServerSurrogatePairs: a character outside the BMP escaped as a
+// surrogate pair (in the body or in the schema) is a character, accepted.
+func TestServerSurrogatePairs(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", nil)
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	body := `{"schemaType":"JSON","schema":"{\"type\":\"object\",\"description\":\"\ud83d\ude00 \\ud83d\\ude00\"}"}`
+	r := doHandler(t, s, "POST", "/subjects/com.example.thing.happened/versions", body)
+	if r.status != 200 {
+		t.Fatalf("HTTP %d: %s", r.status, r.body)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "schemas", "com.example.thing.happened", "v2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, string(data), "\U0001F600 \\ud83d\\ude00")
 }

@@ -455,7 +455,7 @@ const (
 	codeVersionNotFound     = 40402
 	codeSchemaNotFound      = 40403
 	codeLevelNotConfigured  = 40408
-	codeIncompatible        = 409
+	codeIncompatible        = 40901 // Confluent 5.5+; older registries answered 409
 	codeInvalidSchema       = 42201
 	codeInvalidVersion      = 42202
 	codeInvalidLevel        = 42203

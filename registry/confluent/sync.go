@@ -356,7 +356,7 @@ func Push(ctx context.Context, c *Client, cat *registry.Catalog, opts PushOption
 				continue
 			}
 			id, err := c.Register(ctx, ls.subject, ls.forms[i].Text)
-			if err != nil && code(err) == 409 && opts.BypassRegistryCompat && ls.mode != registry.ModeNone {
+			if err != nil && incompatible(err) && opts.BypassRegistryCompat && ls.mode != registry.ModeNone {
 				if err = c.SetLevel(ctx, ls.subject, registry.ModeNone); err == nil {
 					id, err = c.Register(ctx, ls.subject, ls.forms[i].Text)
 					if rerr := c.SetLevel(ctx, ls.subject, ls.mode); rerr != nil && err == nil {
@@ -365,7 +365,7 @@ func Push(ctx context.Context, c *Client, cat *registry.Catalog, opts PushOption
 				}
 			}
 			if err != nil {
-				if code(err) == 409 || status(err) == 409 {
+				if incompatible(err) {
 					rep.Findings = append(rep.Findings, report.Finding{Rule: RuleRegisterFailed, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 						Message: fmt.Sprintf("the registry's own compatibility checker rejected v%d under %s: %v. evtool's gate (evtool compat check) decides for the catalog; to register it anyway rerun with --bypass-registry-compat", v.Number, ls.mode, err)})
 					break

@@ -282,6 +282,7 @@ func (a *app) registryServeCommand() *cobra.Command {
 		dir, addr, urlFile            string
 		user, passwordFile, tokenFile string
 		readOnly, allowRemoteUnauthed bool
+		allowConfigWrites             bool
 		maxBody                       int64
 	)
 	c := &cobra.Command{
@@ -294,8 +295,11 @@ evtool's engine under the type's mode and profile, with evtool.yaml's
 approvals; ?verbose=true returns its rule messages.
 
 A registration that passes writes the next v<N>.json into the catalog
-atomically (commit it to git); PUT /config[/{subject}] writes compat.mode into
-evtool.yaml or the type's event.yaml. Schema ids are kept in
+atomically (commit it to git). Compatibility levels live in git: PUT and
+DELETE /config[/{subject}] that would change one are refused (42205; a PUT of
+the level the catalog already has succeeds and writes nothing) unless
+--allow-config-writes, which writes compat.mode into evtool.yaml or the type's
+event.yaml. Schema ids are kept in
 <catalog root>/.registry/ids.json (keep it; the catalog loader ignores it).
 --read-only refuses every change.
 
@@ -340,7 +344,7 @@ Runs until interrupted. See docs/registry.md.`,
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
 			srv, err := confluent.NewServer(confluent.ServerOptions{
-				Dir: dir, ReadOnly: readOnly, MaxBody: maxBody, User: user, Password: password, Token: token,
+				Dir: dir, ReadOnly: readOnly, AllowConfigWrites: allowConfigWrites, MaxBody: maxBody, User: user, Password: password, Token: token,
 				LoopbackHostsOnly: confluent.IsLoopbackHost(host),
 				Logf: func(format string, args ...any) {
 					fmt.Fprintf(a.stderr, "evtool registry serve: "+format+"\n", args...)
@@ -380,6 +384,7 @@ Runs until interrupted. See docs/registry.md.`,
 	dirFlag(c, &dir)
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on (port 0 picks a free one)")
 	c.Flags().BoolVar(&readOnly, "read-only", false, "refuse registrations and config changes")
+	c.Flags().BoolVar(&allowConfigWrites, "allow-config-writes", false, "let PUT/DELETE /config change compatibility levels in evtool.yaml and event.yaml (by default levels live in git)")
 	c.Flags().Int64Var(&maxBody, "max-body", confluent.DefaultMaxBody, "largest request body accepted, in bytes")
 	c.Flags().StringVar(&user, "auth-user", "", "require basic auth with this user (password: $"+envServePassword+" or --auth-password-file)")
 	c.Flags().StringVar(&passwordFile, "auth-password-file", "", "file holding the basic auth password")

@@ -41,6 +41,13 @@ type ServerOptions struct {
 	Dir string
 	// ReadOnly refuses registrations and config changes (42205).
 	ReadOnly bool
+	// AllowConfigWrites lets PUT and DELETE /config change compatibility
+	// levels in evtool.yaml and event.yaml. Without it a level lives in
+	// git: a change is refused (42205) and a PUT of the level the catalog
+	// already has succeeds without writing. Clients set levels on their
+	// own (@kafkajs/confluent-schema-registry's register() sends BACKWARD
+	// for a subject without one), which would silently weaken the gate.
+	AllowConfigWrites bool
 	// MaxBody bounds request bodies in bytes (default DefaultMaxBody).
 	MaxBody int64
 	// Basic auth (User and Password) and/or a bearer Token; when neither
@@ -856,6 +863,16 @@ func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
 	if err != nil {
 		return nil, apiErr(500, codeStore, "the catalog cannot be read: %v", err)
 	}
+	current := snap.globalLevel()
+	if subject != "" {
+		current, _ = snap.mode(subject)
+	}
+	if mode == current {
+		return map[string]any{"compatibility": string(mode)}, nil
+	}
+	if !s.opts.AllowConfigWrites {
+		return nil, s.configInGitErr(subject, current)
+	}
 	if subject != "" && snap.subjects[subject] == nil {
 		pending := maps.Clone(snap.pending)
 		pending[subject] = mode
@@ -885,6 +902,17 @@ func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
 	return map[string]any{"compatibility": string(mode)}, nil
 }
 
+// configInGitErr refuses a change of compatibility level.
+func (s *Server) configInGitErr(subject string, current registry.Mode) *apiError {
+	where := registry.ConfigName + " (compat.mode)"
+	what := "the global compatibility level"
+	if subject != "" {
+		where = path.Join(s.store.current().root, subject, "event.yaml") + " (compat.mode)"
+		what = fmt.Sprintf("the compatibility level of subject %q", clip(subject))
+	}
+	return apiErr(422, codeNotPermitted, "%s is %s and lives in git: change it in %s and commit it; this server changes levels only when started with `evtool registry serve --allow-config-writes`", what, current, where)
+}
+
 func (s *Server) deleteConfig(subject string) (any, *apiError) {
 	if s.opts.ReadOnly {
 		return nil, s.readOnlyErr()
@@ -899,6 +927,9 @@ func (s *Server) deleteConfig(subject string) (any, *apiError) {
 		lvl, ok := snap.pending[subject]
 		if !ok {
 			return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))
+		}
+		if !s.opts.AllowConfigWrites {
+			return nil, s.configInGitErr(subject, lvl)
 		}
 		pending := maps.Clone(snap.pending)
 		delete(pending, subject)
@@ -921,6 +952,9 @@ func (s *Server) deleteConfig(subject string) (any, *apiError) {
 	}
 	if old == "" {
 		return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))
+	}
+	if !s.opts.AllowConfigWrites {
+		return nil, s.configInGitErr(subject, registry.Mode(old))
 	}
 	if empty {
 		out = nil // nothing but comments left: remove the file

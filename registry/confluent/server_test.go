@@ -42,7 +42,7 @@ func placedV3(t testing.TB, dir string) string {
 // register, look up, fetch by id, check compatibility, set config, restart.
 func TestServerLifecycle(t *testing.T) {
 	dir := ordersCatalog(t)
-	_, url := startServer(t, ServerOptions{Dir: dir})
+	_, url := startServer(t, ServerOptions{Dir: dir, AllowConfigWrites: true})
 	cl := srClient(t, url)
 
 	subjects, err := cl.Subjects(ctx)
@@ -606,4 +606,63 @@ func TestServerSurrogatePairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustContain(t, string(data), "\U0001F600 \\ud83d\\ude00")
+}
+
+// TestServerConfigWritesRefused: without --allow-config-writes a level
+// lives in git. A change (what @kafkajs/confluent-schema-registry's
+// register() sends for a subject without its own level) is refused with
+// 42205 and writes nothing; setting the level the catalog already has
+// succeeds without writing.
+func TestServerConfigWritesRefused(t *testing.T) {
+	dir := ordersCatalog(t) // global FULL_TRANSITIVE
+	paidMeta := filepath.Join(dir, "schemas", "com.example.order.paid", "event.yaml")
+	meta, err := os.ReadFile(paidMeta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(paidMeta, append(meta, "compat:\n  mode: NONE\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	snapshot := func() map[string]string {
+		out := map[string]string{}
+		files, _, err := readTree(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, f := range files {
+			out[name] = string(f.Data)
+		}
+		return out
+	}
+	before := snapshot()
+	cases := []struct {
+		name, method, target, body string
+		status, code               int
+		contains                   string
+	}{
+		{"kafkajs default on a subject without a level", "PUT", "/config/" + placed, `{"compatibility":"BACKWARD"}`, 422, 42205, "lives in git: change it in schemas/" + placed + "/event.yaml"},
+		{"weaken a subject's own level", "PUT", "/config/com.example.order.paid", `{"compatibility":"BACKWARD"}`, 422, 42205, "is NONE and lives in git"},
+		{"global", "PUT", "/config", `{"compatibility":"NONE"}`, 422, 42205, "--allow-config-writes"},
+		{"subject with no version yet", "PUT", "/config/com.example.new", `{"compatibility":"NONE"}`, 422, 42205, "lives in git"},
+		{"delete a subject's level", "DELETE", "/config/com.example.order.paid", ``, 422, 42205, "lives in git"},
+		{"same level as the global", "PUT", "/config/" + placed, `{"compatibility":"FULL_TRANSITIVE"}`, 200, 0, `"compatibility":"FULL_TRANSITIVE"`},
+		{"same level as the subject's own", "PUT", "/config/com.example.order.paid", `{"compatibilityLevel":"none"}`, 200, 0, `"compatibility":"NONE"`},
+		{"same global level", "PUT", "/config", `{"compatibility":"FULL_TRANSITIVE"}`, 200, 0, `"compatibility":"FULL_TRANSITIVE"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := doHandler(t, s, c.method, c.target, c.body)
+			if r.status != c.status || r.code != c.code {
+				t.Fatalf("HTTP %d code %d, want %d %d: %s", r.status, r.code, c.status, c.code, r.body)
+			}
+			mustContain(t, r.body, c.contains)
+		})
+	}
+	if after := snapshot(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatal("a refused or no-op config request changed the catalog")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", StateDir, ConfigFile)); err == nil {
+		t.Fatal("a level for a subject without versions was written")
+	}
 }

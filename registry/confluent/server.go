@@ -867,10 +867,10 @@ func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
 	if subject != "" {
 		current, _ = snap.mode(subject)
 	}
-	if mode == current {
-		return map[string]any{"compatibility": string(mode)}, nil
-	}
 	if !s.opts.AllowConfigWrites {
+		if mode == current {
+			return map[string]any{"compatibility": string(mode)}, nil
+		}
 		return nil, s.configInGitErr(subject, current)
 	}
 	if subject != "" && snap.subjects[subject] == nil {

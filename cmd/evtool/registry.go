@@ -353,11 +353,13 @@ Runs until interrupted. See docs/registry.md.`,
 			if err != nil {
 				return err
 			}
+			defer srv.Close()
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("listen on %s: %w", addr, err)
 			}
 			base := "http://" + ln.Addr().String()
+			srv.Announce(base)
 			mode := ""
 			if readOnly {
 				mode = ", read-only"

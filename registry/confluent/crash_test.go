@@ -84,7 +84,7 @@ func idsOnDisk(t testing.TB, dir string) map[string]int {
 func TestServerCrashBeforeRename(t *testing.T) {
 	dir := minimalCatalog(t, "BACKWARD", nil)
 	crash := errors.New("simulated crash")
-	_, url := startServer(t, ServerOptions{Dir: dir, commitHook: func(tmp, final string) error {
+	s1, url := startServer(t, ServerOptions{Dir: dir, commitHook: func(tmp, final string) error {
 		if strings.HasSuffix(final, "v2.json") {
 			return crash
 		}
@@ -113,7 +113,9 @@ func TestServerCrashBeforeRename(t *testing.T) {
 	}
 
 	// Restart: the leftover is removed, v1 is served, the registration
-	// succeeds with the id it was given before the crash.
+	// succeeds with the id it was given before the crash. (A crashed
+	// process holds no lock.)
+	s1.Close()
 	s2, url2 := startServer(t, ServerOptions{Dir: dir})
 	if left := tempFiles(t, dir); len(left) != 0 {
 		t.Fatalf("temporary files after restart: %v", left)
@@ -156,9 +158,12 @@ func TestServerCrashWritingIDs(t *testing.T) {
 	if cat := loadCat(t, dir); len(cat.Lookup("com.example.thing.happened").Versions) != 1 {
 		t.Fatal("a version was written without its id")
 	}
-	if _, err := NewServer(ServerOptions{Dir: dir}); err != nil {
+	s.Close() // a crashed process holds no lock
+	s2, err := NewServer(ServerOptions{Dir: dir})
+	if err != nil {
 		t.Fatal(err)
 	}
+	s2.Close()
 	if left := tempFiles(t, dir); len(left) != 0 {
 		t.Fatalf("temporary files after restart: %v", left)
 	}

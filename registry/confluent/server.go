@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"maps"
 	"mime"
@@ -76,6 +77,7 @@ type ServerOptions struct {
 type Server struct {
 	opts  ServerOptions
 	store *store
+	lock  *dirLock
 	logf  func(format string, args ...any)
 }
 
@@ -93,15 +95,48 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
+	// The lock first: a second server must not even remove the temporary
+	// files of the first one's writes in progress.
+	lock, err := lockServedCatalog(opts.Dir, opts.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
 	st, removed, err := openStore(opts.Dir, opts.ReadOnly)
 	if err != nil {
+		lock.release()
 		return nil, err
 	}
 	st.hook = opts.commitHook
 	for _, r := range removed {
 		logf("removed %s, left over by an interrupted write", r)
 	}
-	return &Server{opts: opts, store: st, logf: logf}, nil
+	return &Server{opts: opts, store: st, lock: lock, logf: logf}, nil
+}
+
+// lockServedCatalog locks the catalog in dir (see LockFile).
+func lockServedCatalog(dir string, readOnly bool) (*dirLock, error) {
+	data, err := os.ReadFile(filepath.Join(dir, registry.ConfigName))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no %s in %s: serve needs a catalog (run `evtool init %s` to create one)", registry.ConfigName, dir, dir)
+		}
+		return nil, err
+	}
+	root, err := schemasRoot(dir, data)
+	if err != nil {
+		return nil, err
+	}
+	return lockCatalog(filepath.Join(dir, filepath.FromSlash(root), StateDir), readOnly)
+}
+
+// Announce records url in the lock file as the address of this server,
+// for the message of a second server on the catalog (Serve does too).
+func (s *Server) Announce(url string) { s.lock.announce(url) }
+
+// Close releases the catalog's lock; the server must not be used after.
+func (s *Server) Close() {
+	s.lock.release()
+	s.lock = nil
 }
 
 // Subjects returns the subjects served (for tests and start-up messages).
@@ -119,6 +154,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.New(logWriter{s.logf}, "", 0),
 	}
+	s.lock.announce("http://" + ln.Addr().String())
 	done := make(chan struct{})
 	go func() {
 		select {

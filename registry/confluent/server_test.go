@@ -42,7 +42,7 @@ func placedV3(t testing.TB, dir string) string {
 // register, look up, fetch by id, check compatibility, set config, restart.
 func TestServerLifecycle(t *testing.T) {
 	dir := ordersCatalog(t)
-	_, url := startServer(t, ServerOptions{Dir: dir, AllowConfigWrites: true})
+	s1, url := startServer(t, ServerOptions{Dir: dir, AllowConfigWrites: true})
 	cl := srClient(t, url)
 
 	subjects, err := cl.Subjects(ctx)
@@ -221,6 +221,7 @@ func TestServerLifecycle(t *testing.T) {
 	mustContain(t, string(meta), "mode: NONE")
 
 	// A restart serves the same ids.
+	s1.Close()
 	_, url2 := startServer(t, ServerOptions{Dir: dir})
 	cl2 := srClient(t, url2)
 	again, err := cl2.SchemaByVersion(ctx, placed, 3)

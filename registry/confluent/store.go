@@ -143,16 +143,9 @@ func readTree(dir string) (fstest.MapFS, string, error) {
 	if err != nil {
 		return nil, "", noCatalog(err)
 	}
-	var cfg struct {
-		Schemas string `yaml:"schemas"`
-	}
-	_ = yaml.Unmarshal(cfgData, &cfg) // the loader reports a malformed file
-	root := "schemas"
-	if cfg.Schemas != "" {
-		root = path.Clean(filepath.ToSlash(cfg.Schemas))
-	}
-	if !fs.ValidPath(root) {
-		return nil, "", fmt.Errorf("%s: schemas %q must be a relative path inside the catalog directory", filepath.Join(dir, registry.ConfigName), cfg.Schemas)
+	root, err := schemasRoot(dir, cfgData)
+	if err != nil {
+		return nil, "", err
 	}
 	files := fstest.MapFS{registry.ConfigName: &fstest.MapFile{Data: cfgData, Mode: 0o644}}
 	rootDir := filepath.Join(dir, filepath.FromSlash(root))
@@ -191,6 +184,23 @@ func readTree(dir string) (fstest.MapFS, string, error) {
 		return nil, "", fmt.Errorf("catalog root %s: %w", rootDir, unwrapPath(err))
 	}
 	return files, root, nil
+}
+
+// schemasRoot is the catalog root (slash path inside dir) evtool.yaml
+// names.
+func schemasRoot(dir string, cfgData []byte) (string, error) {
+	var cfg struct {
+		Schemas string `yaml:"schemas"`
+	}
+	_ = yaml.Unmarshal(cfgData, &cfg) // the loader reports a malformed file
+	root := "schemas"
+	if cfg.Schemas != "" {
+		root = path.Clean(filepath.ToSlash(cfg.Schemas))
+	}
+	if !fs.ValidPath(root) {
+		return "", fmt.Errorf("%s: schemas %q must be a relative path inside the catalog directory", filepath.Join(dir, registry.ConfigName), cfg.Schemas)
+	}
+	return root, nil
 }
 
 // build loads files as a catalog and derives the registry view. cat may

@@ -284,6 +284,7 @@ func (a *app) registryServeCommand() *cobra.Command {
 		readOnly, allowRemoteUnauthed bool
 		allowConfigWrites             bool
 		maxBody                       int64
+		checkTimeout                  time.Duration
 	)
 	c := &cobra.Command{
 		Use:   "serve",
@@ -301,7 +302,9 @@ the level the catalog already has succeeds and writes nothing) unless
 --allow-config-writes, which writes compat.mode into evtool.yaml or the type's
 event.yaml. Schema ids are kept in
 <catalog root>/.registry/ids.json (keep it; the catalog loader ignores it).
---read-only refuses every change.
+--read-only refuses every change. Each compatibility check has a deadline
+(--check-timeout, default 30s): a registration that misses it is answered
+with error code 50002 and writes nothing.
 
 Binds 127.0.0.1:8081 by default. Authentication, when configured, applies to
 every request: basic (--auth-user and the password in $EVTOOL_SERVE_PASSWORD or
@@ -333,6 +336,9 @@ Runs until interrupted. See docs/registry.md.`,
 			if user == "" && password != "" {
 				return usagef("a server password needs a user: --auth-user or %s", envServeUser)
 			}
+			if checkTimeout <= 0 {
+				return usagef("--check-timeout %s: use a positive duration, e.g. 30s", checkTimeout)
+			}
 			host, _, err := net.SplitHostPort(addr)
 			if err != nil {
 				return usagef("--addr %q: %v (use HOST:PORT, e.g. 127.0.0.1:8081)", addr, err)
@@ -344,7 +350,7 @@ Runs until interrupted. See docs/registry.md.`,
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
 			srv, err := confluent.NewServer(confluent.ServerOptions{
-				Dir: dir, ReadOnly: readOnly, AllowConfigWrites: allowConfigWrites, MaxBody: maxBody, User: user, Password: password, Token: token,
+				Dir: dir, ReadOnly: readOnly, AllowConfigWrites: allowConfigWrites, MaxBody: maxBody, CheckTimeout: checkTimeout, User: user, Password: password, Token: token,
 				LoopbackHostsOnly: confluent.IsLoopbackHost(host),
 				Logf: func(format string, args ...any) {
 					fmt.Fprintf(a.stderr, "evtool registry serve: "+format+"\n", args...)
@@ -387,6 +393,7 @@ Runs until interrupted. See docs/registry.md.`,
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on (port 0 picks a free one)")
 	c.Flags().BoolVar(&readOnly, "read-only", false, "refuse registrations and config changes")
 	c.Flags().BoolVar(&allowConfigWrites, "allow-config-writes", false, "let PUT/DELETE /config change compatibility levels in evtool.yaml and event.yaml (by default levels live in git)")
+	c.Flags().DurationVar(&checkTimeout, "check-timeout", confluent.DefaultCheckTimeout, "deadline of each compatibility check; a registration that misses it is answered 50002 and not written")
 	c.Flags().Int64Var(&maxBody, "max-body", confluent.DefaultMaxBody, "largest request body accepted, in bytes")
 	c.Flags().StringVar(&user, "auth-user", "", "require basic auth with this user (password: $"+envServePassword+" or --auth-password-file)")
 	c.Flags().StringVar(&passwordFile, "auth-password-file", "", "file holding the basic auth password")

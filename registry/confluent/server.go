@@ -27,6 +27,7 @@ import (
 
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
 )
 
 // ContentType is the Schema Registry API's media type.
@@ -63,10 +64,27 @@ type ServerOptions struct {
 	// 127.0.0.1 to call the API from the developer's browser.
 	LoopbackHostsOnly bool
 
+	// CheckTimeout bounds each compatibility check (default
+	// DefaultCheckTimeout): a registration whose check does not finish in
+	// time is answered with 50002 and writes nothing.
+	CheckTimeout time.Duration
+
 	// commitHook (tests) runs between writing a temporary file and moving
 	// it into place.
 	commitHook func(tmp, final string) error
+	// checkHook (tests) runs before each compatibility check of a
+	// registration.
+	checkHook func(ctx context.Context, subject string)
 }
+
+// DefaultCheckTimeout bounds a compatibility check of `registry serve`.
+const DefaultCheckTimeout = 30 * time.Second
+
+// answerMargin is the time a response may take beyond the compatibility
+// check (reading the body, loading the catalog, writing): the server's
+// write timeout is CheckTimeout plus this, so a check that finishes in
+// time can always be answered.
+const answerMargin = 90 * time.Second
 
 // Server is a Confluent Schema Registry compatible REST API over a catalog
 // directory: subjects are the catalog's types, subject versions its
@@ -87,6 +105,9 @@ type Server struct {
 func NewServer(opts ServerOptions) (*Server, error) {
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = DefaultMaxBody
+	}
+	if opts.CheckTimeout <= 0 {
+		opts.CheckTimeout = DefaultCheckTimeout
 	}
 	if (opts.User == "") != (opts.Password == "") {
 		return nil, errors.New("server basic auth needs both a user and a password")
@@ -149,7 +170,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      120 * time.Second,
+		WriteTimeout:      s.opts.CheckTimeout + answerMargin,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.New(logWriter{s.logf}, "", 0),
@@ -731,7 +752,12 @@ func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version
 	} else {
 		olds = []*registry.Version{cand.t.Version(olds[0].Number)}
 	}
-	fs := compatFindings(cand.cat, cand.t, cand.v, olds, mode, profile)
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.CheckTimeout)
+	defer cancel()
+	fs := compatFindings(ctx, cand.cat, cand.t, cand.v, olds, mode, profile)
+	if aerr := s.checkDeadline(ctx, subject); aerr != nil {
+		return nil, aerr
+	}
 	out := map[string]any{"is_compatible": !failing(fs)}
 	if r.URL.Query().Get("verbose") == "true" {
 		out["messages"] = messages(fs)
@@ -754,7 +780,11 @@ func (s *Server) readOnlyErr() *apiError {
 	return apiErr(422, codeNotPermitted, "this registry is read-only (evtool registry serve --read-only): change the catalog in git")
 }
 
-// register implements POST /subjects/{s}/versions.
+// register implements POST /subjects/{s}/versions. The compatibility
+// check runs outside the store lock, so registrations of other subjects do
+// not wait for it, and under a deadline (CheckTimeout). Under the lock the
+// server then makes sure that nothing the check depended on changed (else
+// it checks again) and writes only while the answer can still be given.
 func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	body, aerr := readBody(r)
 	if aerr != nil {
@@ -770,43 +800,132 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	if !ValidTypeName(subject) {
 		return nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name: subjects of an evtool registry are catalog types (dot-separated segments of letters, digits, '-' and '_')", clip(subject))
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.CheckTimeout)
+	defer cancel()
+	unlock, err := s.store.subjects.lock(ctx, subject)
+	if err != nil {
+		return nil, s.checkDeadline(ctx, subject)
+	}
+	defer unlock()
+	text = prettyText(text)
 	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
 	snap, err := s.store.refreshLocked()
+	s.store.mu.Unlock()
 	if err != nil {
 		return nil, apiErr(500, codeStore, "the catalog cannot be read: %v", err)
 	}
-	// Already registered: the same schema (as served, or as the file is)
-	// returns its id and creates no version.
 	d := registry.Digest(doc)
-	if st := snap.subjects[subject]; st != nil {
-		for _, vs := range st.versions {
-			if vs.form.Digest == d || vs.v.Digest == d {
-				return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
+	for {
+		// Already registered: the same schema (as served, or as the file
+		// is) returns its id and creates no version.
+		if st := snap.subjects[subject]; st != nil {
+			for _, vs := range st.versions {
+				if vs.form.Digest == d || vs.v.Digest == d {
+					return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
+				}
 			}
 		}
+		cand, aerr := snap.prepare(subject, text)
+		if aerr != nil {
+			return nil, aerr
+		}
+		mode, profile := snap.mode(subject)
+		if s.opts.checkHook != nil {
+			s.opts.checkHook(ctx, subject)
+		}
+		fs := compatFindings(ctx, cand.cat, cand.t, cand.v, priorVersions(cand.t, cand.v.Number, mode), mode, profile)
+		if aerr := s.checkDeadline(ctx, subject); aerr != nil {
+			return nil, aerr
+		}
+		if failing(fs) {
+			return nil, incompatibleErr(subject, mode, profile, fs)
+		}
+		s.store.mu.Lock()
+		cur, err := s.store.refreshLocked()
+		if err != nil {
+			s.store.mu.Unlock()
+			return nil, apiErr(500, codeStore, "the catalog cannot be read: %v", err)
+		}
+		if unchangedFor(snap, cur, subject) {
+			if cur != snap {
+				cand = nil // prepared without the files others added meanwhile
+			}
+			res, aerr := s.commitLocked(ctx, cur, subject, text, cand)
+			s.store.mu.Unlock()
+			return res, aerr
+		}
+		s.store.mu.Unlock()
+		snap = cur // the subject, its settings or a file it may use changed: check again
 	}
-	cand, aerr := snap.prepare(subject, prettyText(text))
-	if aerr != nil {
+}
+
+// checkDeadline answers a check that ran out of time (or whose client went
+// away): nothing is written for it.
+func (s *Server) checkDeadline(ctx context.Context, subject string) *apiError {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return apiErr(500, codeTimeout, "the compatibility check for subject %q did not finish within its %s deadline (evtool registry serve --check-timeout; the time waiting for earlier registrations of the subject counts); nothing was written: simplify the schema, or raise --check-timeout", clip(subject), s.opts.CheckTimeout)
+	case ctx.Err() != nil:
+		return apiErr(500, codeTimeout, "the request for subject %q was cancelled (the client went away); nothing was written", clip(subject))
+	}
+	return nil
+}
+
+func incompatibleErr(subject string, mode registry.Mode, profile registry.Profile, fs []report.Finding) *apiError {
+	var errs []string
+	for _, m := range messages(fs) {
+		if !strings.HasPrefix(m, "warning: ") && !strings.HasPrefix(m, "approved: ") {
+			errs = append(errs, m)
+		}
+	}
+	if len(errs) > 10 {
+		errs = append(errs[:10], fmt.Sprintf("and %d more", len(errs)-10))
+	}
+	return apiErr(409, codeIncompatible, "schema being registered is incompatible with an earlier schema for subject %q (%s, profile %s): %s",
+		subject, mode, profile, strings.Join(errs, "; "))
+}
+
+// unchangedFor reports whether a check of subject against old still holds
+// in cur: every file of old is unchanged (so every schema, setting and
+// approval the check read is), files were only added outside the subject's
+// own directory (nothing of old can refer to them) and the subject's pending
+// level is the same.
+func unchangedFor(old, cur *snapshot, subject string) bool {
+	if old == cur {
+		return true
+	}
+	if old.root != cur.root || old.pending[subject] != cur.pending[subject] {
+		return false
+	}
+	for name, f := range old.files {
+		g, ok := cur.files[name]
+		if !ok || !bytes.Equal(f.Data, g.Data) || f.Mode.IsDir() != g.Mode.IsDir() {
+			return false
+		}
+	}
+	own := path.Join(old.root, subject)
+	for name := range cur.files {
+		if _, ok := old.files[name]; !ok && (name == own || strings.HasPrefix(name, own+"/")) {
+			return false
+		}
+	}
+	return true
+}
+
+// commitLocked writes text, checked, as the next version of subject in
+// snap (the store lock held); cand is text prepared in snap, or nil.
+func (s *Server) commitLocked(ctx context.Context, snap *snapshot, subject string, text []byte, cand *candidate) (any, *apiError) {
+	if cand == nil {
+		var aerr *apiError
+		if cand, aerr = snap.prepare(subject, text); aerr != nil {
+			return nil, aerr
+		}
+	}
+	// The last moment to give up: after this the version is written and
+	// answered.
+	if aerr := s.checkDeadline(ctx, subject); aerr != nil {
 		return nil, aerr
 	}
-	mode, profile := snap.mode(subject)
-	fs := compatFindings(cand.cat, cand.t, cand.v, priorVersions(cand.t, cand.v.Number, mode), mode, profile)
-	if failing(fs) {
-		msgs := messages(fs)
-		var errs []string
-		for _, m := range msgs {
-			if !strings.HasPrefix(m, "warning: ") && !strings.HasPrefix(m, "approved: ") {
-				errs = append(errs, m)
-			}
-		}
-		if len(errs) > 10 {
-			errs = append(errs[:10], fmt.Sprintf("and %d more", len(errs)-10))
-		}
-		return nil, apiErr(409, codeIncompatible, "schema being registered is incompatible with an earlier schema for subject %q (%s, profile %s): %s",
-			subject, mode, profile, strings.Join(errs, "; "))
-	}
-
 	// The id first: a crash after this leaves an id for a schema not in
 	// the catalog (harmless: the same schema gets it back), never a
 	// version without one.

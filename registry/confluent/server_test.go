@@ -1,17 +1,20 @@
 package confluent
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
 
@@ -665,5 +668,128 @@ func TestServerConfigWritesRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "schemas", StateDir, ConfigFile)); err == nil {
 		t.Fatal("a level for a subject without versions was written")
+	}
+}
+
+// doHandlerCtx is doHandler with the request's context.
+func doHandlerCtx(t testing.TB, c context.Context, s *Server, method, target, body string) apiResp {
+	t.Helper()
+	req := httptest.NewRequest(method, target, strings.NewReader(body)).WithContext(c)
+	req.Header.Set("Content-Type", ContentType)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	out := apiResp{status: w.Code, contentType: w.Header().Get("Content-Type"), body: w.Body.String()}
+	var e struct {
+		Code int `json:"error_code"`
+	}
+	_ = json.Unmarshal(w.Body.Bytes(), &e)
+	out.code = e.Code
+	return out
+}
+
+func registerBody(schema string) string {
+	b, _ := json.Marshal(map[string]string{"schemaType": "JSON", "schema": schema})
+	return string(b)
+}
+
+const (
+	thing     = "com.example.thing.happened"
+	thingV2   = `{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"}},"required":["id"]}`
+	otherType = "com.example.other.happened"
+)
+
+// TestServerCheckOutsideLock: while one registration's compatibility check
+// runs, a registration of another subject completes; a change the check
+// depended on (a version added on disk meanwhile, as by git pull) makes it
+// check again instead of failing or writing over it.
+func TestServerCheckOutsideLock(t *testing.T) {
+	dir := minimalCatalog(t, "BACKWARD", map[string]string{
+		"schemas/" + otherType + "/v1.json": `{"type":"object"}`,
+	})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	s, _ := startServer(t, ServerOptions{Dir: dir, checkHook: func(_ context.Context, subject string) {
+		if subject == thing {
+			once.Do(func() { close(entered); <-release })
+		}
+	}})
+	slow := make(chan apiResp, 1)
+	go func() { slow <- doHandler(t, s, "POST", "/subjects/"+thing+"/versions", registerBody(thingV2)) }()
+	<-entered
+
+	other := make(chan apiResp, 1)
+	go func() {
+		other <- doHandler(t, s, "POST", "/subjects/"+otherType+"/versions", registerBody(`{"type":"object","properties":{"a":{}}}`))
+	}()
+	select {
+	case r := <-other:
+		if r.status != 200 {
+			t.Fatalf("other subject: HTTP %d %s", r.status, r.body)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a registration of another subject waited for a compatibility check")
+	}
+	// Meanwhile v2 of the slow subject lands on disk (git pull).
+	pulled := `{"type":"object","properties":{"id":{"type":"string"},"pulled":{"type":"string"}},"required":["id"]}`
+	if err := os.WriteFile(filepath.Join(dir, "schemas", thing, "v2.json"), []byte(pulled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	r := <-slow
+	if r.status != 200 || !strings.Contains(r.body, `"version":3`) {
+		t.Fatalf("slow registration: HTTP %d %s (want version 3, checked again after v2 appeared)", r.status, r.body)
+	}
+	cat := loadCat(t, dir)
+	if n := len(cat.Lookup(thing).Versions); n != 3 {
+		t.Fatalf("%s has %d versions", thing, n)
+	}
+	if n := len(cat.Lookup(otherType).Versions); n != 2 {
+		t.Fatalf("%s has %d versions (the other registration was lost)", otherType, n)
+	}
+	if got := cat.Lookup(thing).Versions[1].Digest; got != registry.Digest(decode(t, pulled)) {
+		t.Fatal("the pulled v2 was overwritten")
+	}
+}
+
+// TestServerCheckDeadline: a check that outlasts its deadline, or whose
+// client goes away, is answered with 50002 and writes nothing (before, it
+// was written and the answer lost to the write timeout).
+func TestServerCheckDeadline(t *testing.T) {
+	waitDone := func(c context.Context, _ string) { <-c.Done() }
+	cases := []struct {
+		name     string
+		timeout  time.Duration
+		hook     func(context.Context, string)
+		cancel   bool
+		target   string
+		contains string
+	}{
+		{"check outlasts the deadline", 50 * time.Millisecond, waitDone, false, "/subjects/" + thing + "/versions", "within its 50ms deadline"},
+		{"the engine under an expired deadline", time.Nanosecond, nil, false, "/subjects/" + thing + "/versions", "within its 1ns deadline"},
+		{"compatibility endpoint", time.Nanosecond, nil, false, "/compatibility/subjects/" + thing + "/versions/latest", "--check-timeout"},
+		{"client went away", time.Minute, waitDone, true, "/subjects/" + thing + "/versions", "cancelled"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := minimalCatalog(t, "FULL_TRANSITIVE", nil)
+			s, _ := startServer(t, ServerOptions{Dir: dir, CheckTimeout: c.timeout, checkHook: c.hook})
+			ids := idsOnDisk(t, dir)
+			rctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			if c.cancel {
+				time.AfterFunc(20*time.Millisecond, cancel)
+			}
+			r := doHandlerCtx(t, rctx, s, "POST", c.target, registerBody(thingV2))
+			if r.status != 500 || r.code != 50002 {
+				t.Fatalf("HTTP %d code %d: %s", r.status, r.code, r.body)
+			}
+			mustContain(t, r.body, c.contains)
+			if _, err := os.Stat(filepath.Join(dir, "schemas", thing, "v2.json")); err == nil {
+				t.Fatal("an unanswered registration was written")
+			}
+			if got := idsOnDisk(t, dir); fmt.Sprint(got) != fmt.Sprint(ids) {
+				t.Fatalf("ids changed: %v -> %v", ids, got)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package confluent
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,6 +96,51 @@ type store struct {
 
 	mu   sync.Mutex // serializes writes
 	snap atomic.Pointer[snapshot]
+	// subjects serializes the registrations of one subject, check
+	// included: each depends on the one before.
+	subjects subjectLocks
+}
+
+// subjectLocks are per-subject locks whose wait a context bounds; a
+// subject's entry lives while someone holds or waits for it.
+type subjectLocks struct {
+	mu sync.Mutex
+	m  map[string]*subjectLock
+}
+
+type subjectLock struct {
+	ch    chan struct{}
+	users int
+}
+
+// lock takes subject's lock, or fails when ctx is done first; the returned
+// function releases it.
+func (l *subjectLocks) lock(ctx context.Context, subject string) (func(), error) {
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[string]*subjectLock{}
+	}
+	e := l.m[subject]
+	if e == nil {
+		e = &subjectLock{ch: make(chan struct{}, 1)}
+		l.m[subject] = e
+	}
+	e.users++
+	l.mu.Unlock()
+	done := func() {
+		l.mu.Lock()
+		if e.users--; e.users == 0 {
+			delete(l.m, subject)
+		}
+		l.mu.Unlock()
+	}
+	select {
+	case e.ch <- struct{}{}:
+		return func() { <-e.ch; done() }, nil
+	case <-ctx.Done():
+		done()
+		return nil, ctx.Err()
+	}
 }
 
 func openStore(dir string, readOnly bool) (*store, []string, error) {
@@ -473,6 +519,7 @@ const (
 	codeInvalidSubject      = 42208
 	codeSchemaTooLarge      = 42209
 	codeStore               = 50001
+	codeTimeout             = 50002 // Confluent's "operation timed out"
 	codeUnauthorized        = 40101
 	codeMalformedRequest    = 400
 	codeMethodNotAllowed    = 405
@@ -562,12 +609,12 @@ func relativeMessages(le *registry.LoadError, rel string) string {
 
 // compatFindings compares cand with each of olds in the directions mode
 // requires, with evtool's engine, and applies evtool.yaml's approvals.
-func compatFindings(cat *registry.Catalog, t *registry.EventType, cand *registry.Version, olds []*registry.Version, mode registry.Mode, profile registry.Profile) []report.Finding {
+func compatFindings(ctx context.Context, cat *registry.Catalog, t *registry.EventType, cand *registry.Version, olds []*registry.Version, mode registry.Mode, profile registry.Profile) []report.Finding {
 	if mode == registry.ModeNone || len(olds) == 0 {
 		return nil
 	}
 	samples := cat.Config.Compat.Samples
-	opts := compat.Options{Profile: profile, Samples: samples, Seed: 1}
+	opts := compat.Options{Profile: profile, Samples: samples, Seed: 1, Context: ctx}
 	var closer func(*registry.Version) (*jsonschema.Schema, error)
 	if profile != registry.ProfileStrict && samples >= 0 {
 		closer = cat.TransformedCompiler(compat.Close)

@@ -58,6 +58,7 @@ type clientFlags struct {
 	timeout                    time.Duration
 	strategy                   string
 	subjectPrefix              string
+	maxResponse, maxTotal      int64
 	cfgURL, cfgStrategy        string // from evtool.yaml
 }
 
@@ -72,6 +73,8 @@ func addClientFlags(c *cobra.Command, f *clientFlags) {
 	fl.StringVar(&f.keyFile, "key-file", "", "client key, PEM (default: $"+confluent.EnvKeyFile+")")
 	fl.BoolVar(&f.insecure, "insecure-skip-verify", false, "do not verify the registry's TLS certificate (tests only)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "timeout of each HTTP request")
+	fl.Int64Var(&f.maxResponse, "max-response", confluent.DefaultMaxResponse, "largest registry response read, in bytes")
+	fl.Int64Var(&f.maxTotal, "max-response-total", confluent.DefaultMaxResponseTotal, "most bytes read from the registry in all, in bytes")
 	fl.StringVar(&f.strategy, "subject-strategy", "", "type | topic-type (default: evtool.yaml registry.subject_strategy, else type)")
 }
 
@@ -84,10 +87,13 @@ func (f *clientFlags) client(a *app) (*confluent.Client, confluent.Strategy, err
 	if err != nil {
 		return nil, "", usageError{fmt.Errorf("--subject-strategy: %w", err)}
 	}
+	if f.maxResponse <= 0 || f.maxTotal <= 0 {
+		return nil, "", usagef("--max-response and --max-response-total must be positive byte counts")
+	}
 	opts := confluent.ClientOptions{
 		URL: f.url, User: f.user, Password: f.password, Token: f.token,
 		CAFile: f.caFile, CertFile: f.certFile, KeyFile: f.keyFile,
-		InsecureSkipVerify: f.insecure, Timeout: f.timeout, UserAgent: "evtool/" + strings.Fields(buildVersion())[0],
+		InsecureSkipVerify: f.insecure, Timeout: f.timeout, MaxResponse: f.maxResponse, MaxResponseTotal: f.maxTotal, UserAgent: "evtool/" + strings.Fields(buildVersion())[0],
 	}.WithEnv()
 	if opts.URL == "" {
 		opts.URL = f.cfgURL

@@ -38,8 +38,9 @@ the catalog as such a registry.
   diff   report drift between the catalog and a registry (exit 1 on drift)
   serve  a registry REST API over the catalog directory
 
-Subjects are the type names (--subject-strategy type, the default) or
-"<topic>-<type>" (topic-type, with the topic from event.yaml). Versions that
+Subjects are the type names (--subject-strategy type, the default),
+"<topic>-value" (topic: Confluent's TopicNameStrategy, for a topic that carries
+one type) or "<topic>-<type>" (topic-type), the topic from event.yaml. Versions that
 $ref shared catalog files are registered self-contained (bundled under $defs).
 
 Credentials: --user/--password or --token, or EVTOOL_REGISTRY_USER,
@@ -75,7 +76,7 @@ func addClientFlags(c *cobra.Command, f *clientFlags) {
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "timeout of each HTTP request")
 	fl.Int64Var(&f.maxResponse, "max-response", confluent.DefaultMaxResponse, "largest registry response read, in bytes")
 	fl.Int64Var(&f.maxTotal, "max-response-total", confluent.DefaultMaxResponseTotal, "most bytes read from the registry in all, in bytes")
-	fl.StringVar(&f.strategy, "subject-strategy", "", "type | topic-type (default: evtool.yaml registry.subject_strategy, else type)")
+	fl.StringVar(&f.strategy, "subject-strategy", "", "type | topic | topic-type (default: evtool.yaml registry.subject_strategy, else type)")
 }
 
 func (f *clientFlags) client(a *app) (*confluent.Client, confluent.Strategy, error) {
@@ -291,12 +292,17 @@ func (a *app) registryServeCommand() *cobra.Command {
 		allowConfigWrites             bool
 		maxBody                       int64
 		checkTimeout                  time.Duration
+		strategy                      string
 	)
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the catalog as a Confluent-compatible schema registry",
 		Long: `Serve the catalog in --dir over the Confluent Schema Registry REST API:
-subjects are the catalog's types, versions its versions, schema type JSON.
+subjects are the catalog's types under --subject-strategy (type names, the
+default; topic: "<topic>-value", the default of Confluent's serializers, for
+the one type with that topic; topic-type: "<topic>-<type>"), versions its
+versions, schema type JSON. A registration extends or creates only the type
+its subject maps to; any other subject is refused, never made a type.
 Compatibility (POST /compatibility/..., and every registration) is decided by
 evtool's engine under the type's mode and profile, with evtool.yaml's
 approvals; ?verbose=true returns its rule messages.
@@ -342,6 +348,11 @@ Runs until interrupted. See docs/registry.md.`,
 			if user == "" && password != "" {
 				return usagef("a server password needs a user: --auth-user or %s", envServeUser)
 			}
+			if strategy != "" {
+				if _, err := confluent.ParseStrategy(strategy); err != nil {
+					return usageError{fmt.Errorf("--subject-strategy: %w", err)}
+				}
+			}
 			if checkTimeout <= 0 {
 				return usagef("--check-timeout %s: use a positive duration, e.g. 30s", checkTimeout)
 			}
@@ -356,7 +367,7 @@ Runs until interrupted. See docs/registry.md.`,
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
 			srv, err := confluent.NewServer(confluent.ServerOptions{
-				Dir: dir, ReadOnly: readOnly, AllowConfigWrites: allowConfigWrites, MaxBody: maxBody, CheckTimeout: checkTimeout, User: user, Password: password, Token: token,
+				Dir: dir, ReadOnly: readOnly, AllowConfigWrites: allowConfigWrites, MaxBody: maxBody, CheckTimeout: checkTimeout, Strategy: confluent.Strategy(strategy), User: user, Password: password, Token: token,
 				LoopbackHostsOnly: confluent.IsLoopbackHost(host),
 				Logf: func(format string, args ...any) {
 					fmt.Fprintf(a.stderr, "evtool registry serve: "+format+"\n", args...)
@@ -399,6 +410,7 @@ Runs until interrupted. See docs/registry.md.`,
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on (port 0 picks a free one)")
 	c.Flags().BoolVar(&readOnly, "read-only", false, "refuse registrations and config changes")
 	c.Flags().BoolVar(&allowConfigWrites, "allow-config-writes", false, "let PUT/DELETE /config change compatibility levels in evtool.yaml and event.yaml (by default levels live in git)")
+	c.Flags().StringVar(&strategy, "subject-strategy", "", "type | topic | topic-type: how subjects map to catalog types (default: evtool.yaml registry.subject_strategy, else type)")
 	c.Flags().DurationVar(&checkTimeout, "check-timeout", confluent.DefaultCheckTimeout, "deadline of each compatibility check; a registration that misses it is answered 50002 and not written")
 	c.Flags().Int64Var(&maxBody, "max-body", confluent.DefaultMaxBody, "largest request body accepted, in bytes")
 	c.Flags().StringVar(&user, "auth-user", "", "require basic auth with this user (password: $"+envServePassword+" or --auth-password-file)")

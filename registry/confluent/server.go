@@ -25,6 +25,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
@@ -64,6 +66,9 @@ type ServerOptions struct {
 	// 127.0.0.1 to call the API from the developer's browser.
 	LoopbackHostsOnly bool
 
+	// Strategy maps subjects to catalog types (default StrategyType). A
+	// registration creates or extends only the type its subject maps to.
+	Strategy Strategy
 	// CheckTimeout bounds each compatibility check (default
 	// DefaultCheckTimeout): a registration whose check does not finish in
 	// time is answered with 50002 and writes nothing.
@@ -118,11 +123,23 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	}
 	// The lock first: a second server must not even remove the temporary
 	// files of the first one's writes in progress.
-	lock, err := lockServedCatalog(opts.Dir, opts.ReadOnly)
+	root, cfgStrategy, err := servedConfig(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
-	st, removed, err := openStore(opts.Dir, opts.ReadOnly)
+	lock, err := lockCatalog(filepath.Join(opts.Dir, filepath.FromSlash(root), StateDir), opts.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Strategy == "" {
+		opts.Strategy = Strategy(cfgStrategy)
+	}
+	strategy, err := ParseStrategy(string(opts.Strategy))
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	st, removed, err := openStore(opts.Dir, opts.ReadOnly, strategy)
 	if err != nil {
 		lock.release()
 		return nil, err
@@ -134,20 +151,26 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	return &Server{opts: opts, store: st, lock: lock, logf: logf}, nil
 }
 
-// lockServedCatalog locks the catalog in dir (see LockFile).
-func lockServedCatalog(dir string, readOnly bool) (*dirLock, error) {
+// servedConfig reads what the server needs of evtool.yaml before it loads
+// the catalog: the catalog root and registry.subject_strategy.
+func servedConfig(dir string) (root, strategy string, err error) {
 	data, err := os.ReadFile(filepath.Join(dir, registry.ConfigName))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no %s in %s: serve needs a catalog (run `evtool init %s` to create one)", registry.ConfigName, dir, dir)
+			return "", "", fmt.Errorf("no %s in %s: serve needs a catalog (run `evtool init %s` to create one)", registry.ConfigName, dir, dir)
 		}
-		return nil, err
+		return "", "", err
 	}
-	root, err := schemasRoot(dir, data)
-	if err != nil {
-		return nil, err
+	if root, err = schemasRoot(dir, data); err != nil {
+		return "", "", err
 	}
-	return lockCatalog(filepath.Join(dir, filepath.FromSlash(root), StateDir), readOnly)
+	var cfg struct {
+		Registry struct {
+			SubjectStrategy string `yaml:"subject_strategy"`
+		} `yaml:"registry"`
+	}
+	_ = yaml.Unmarshal(data, &cfg) // the loader reports a malformed file
+	return root, cfg.Registry.SubjectStrategy, nil
 }
 
 // Announce records url in the lock file as the address of this server,
@@ -731,7 +754,8 @@ func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version
 			return nil, aerr
 		}
 		olds = []*registry.Version{vs.v}
-	} else if st == nil {
+	}
+	if st == nil {
 		return nil, subjectNotFound(subject)
 	}
 	body, aerr := readBody(r)
@@ -743,7 +767,7 @@ func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version
 		return nil, aerr
 	}
 	mode, profile := snap.mode(subject)
-	cand, aerr := snap.prepare(subject, prettyText(text))
+	cand, aerr := snap.prepare(subject, st.t.Name, prettyText(text), nil)
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -797,8 +821,8 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	if s.opts.ReadOnly {
 		return nil, s.readOnlyErr()
 	}
-	if !ValidTypeName(subject) {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name: subjects of an evtool registry are catalog types (dot-separated segments of letters, digits, '-' and '_')", clip(subject))
+	if _, _, aerr := s.store.current().typeFor(subject, s.store.strategy); aerr != nil {
+		return nil, aerr
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.CheckTimeout)
 	defer cancel()
@@ -825,7 +849,11 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 				}
 			}
 		}
-		cand, aerr := snap.prepare(subject, text)
+		typ, meta, aerr := snap.typeFor(subject, s.store.strategy)
+		if aerr != nil {
+			return nil, aerr
+		}
+		cand, aerr := snap.prepare(subject, typ, text, meta)
 		if aerr != nil {
 			return nil, aerr
 		}
@@ -846,11 +874,11 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 			s.store.mu.Unlock()
 			return nil, apiErr(500, codeStore, "the catalog cannot be read: %v", err)
 		}
-		if unchangedFor(snap, cur, subject) {
+		if unchangedFor(snap, cur, subject, typ) {
 			if cur != snap {
 				cand = nil // prepared without the files others added meanwhile
 			}
-			res, aerr := s.commitLocked(ctx, cur, subject, text, cand)
+			res, aerr := s.commitLocked(ctx, cur, subject, typ, text, meta, cand)
 			s.store.mu.Unlock()
 			return res, aerr
 		}
@@ -890,7 +918,7 @@ func incompatibleErr(subject string, mode registry.Mode, profile registry.Profil
 // approval the check read is), files were only added outside the subject's
 // own directory (nothing of old can refer to them) and the subject's pending
 // level is the same.
-func unchangedFor(old, cur *snapshot, subject string) bool {
+func unchangedFor(old, cur *snapshot, subject, typ string) bool {
 	if old == cur {
 		return true
 	}
@@ -903,7 +931,7 @@ func unchangedFor(old, cur *snapshot, subject string) bool {
 			return false
 		}
 	}
-	own := path.Join(old.root, subject)
+	own := path.Join(old.root, typ)
 	for name := range cur.files {
 		if _, ok := old.files[name]; !ok && (name == own || strings.HasPrefix(name, own+"/")) {
 			return false
@@ -914,10 +942,10 @@ func unchangedFor(old, cur *snapshot, subject string) bool {
 
 // commitLocked writes text, checked, as the next version of subject in
 // snap (the store lock held); cand is text prepared in snap, or nil.
-func (s *Server) commitLocked(ctx context.Context, snap *snapshot, subject string, text []byte, cand *candidate) (any, *apiError) {
+func (s *Server) commitLocked(ctx context.Context, snap *snapshot, subject, typ string, text, meta []byte, cand *candidate) (any, *apiError) {
 	if cand == nil {
 		var aerr *apiError
-		if cand, aerr = snap.prepare(subject, text); aerr != nil {
+		if cand, aerr = snap.prepare(subject, typ, text, meta); aerr != nil {
 			return nil, aerr
 		}
 	}
@@ -951,21 +979,19 @@ func (s *Server) commitLocked(ctx context.Context, snap *snapshot, subject strin
 		return nil, apiErr(500, codeStore, "cannot write %s: %v", cand.rel, err)
 	}
 	files, cat := cand.files, cand.cat
-	if lvl, ok := snap.pending[subject]; ok && cand.v.Number == 1 {
-		// A level set before the subject existed moves into event.yaml.
-		metaRel := path.Join(snap.root, subject, "event.yaml")
-		data := []byte("compat:\n  mode: " + string(lvl) + "\n")
-		if err := writeAtomic(filepath.Join(s.opts.Dir, filepath.FromSlash(metaRel)), data, true, s.store.hook); err == nil {
-			files = maps.Clone(files)
-			files[metaRel] = &fstest.MapFile{Data: data, Mode: 0o644}
-			cat = nil
+	if meta != nil {
+		// A new type's event.yaml: the topic its subject names, and a
+		// level set before the subject existed.
+		metaRel := path.Join(snap.root, typ, "event.yaml")
+		if err := writeAtomic(filepath.Join(s.opts.Dir, filepath.FromSlash(metaRel)), meta, true, s.store.hook); err != nil {
+			return nil, apiErr(500, codeStore, "cannot write %s: %v", metaRel, err)
+		}
+		if _, ok := snap.pending[subject]; ok {
 			pending := maps.Clone(snap.pending)
 			delete(pending, subject)
 			if err := s.store.persistPending(snap.root, pending); err != nil {
 				s.logf("cannot update %s: %v", ConfigFile, err)
 			}
-		} else {
-			s.logf("cannot write %s: %v", metaRel, err)
 		}
 	}
 	ns, err := s.store.build(files, snap.root, cat)
@@ -1009,14 +1035,16 @@ func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
 	if s.opts.ReadOnly {
 		return nil, s.readOnlyErr()
 	}
-	if subject != "" && !ValidTypeName(subject) {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name", clip(subject))
-	}
 	s.store.mu.Lock()
 	defer s.store.mu.Unlock()
 	snap, err := s.store.refreshLocked()
 	if err != nil {
 		return nil, apiErr(500, codeStore, "the catalog cannot be read: %v", err)
+	}
+	if subject != "" {
+		if _, _, aerr := snap.typeFor(subject, s.store.strategy); aerr != nil {
+			return nil, aerr
+		}
 	}
 	current := snap.globalLevel()
 	if subject != "" {
@@ -1041,7 +1069,7 @@ func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
 	}
 	rel := registry.ConfigName
 	if subject != "" {
-		rel = path.Join(snap.root, subject, "event.yaml")
+		rel = path.Join(snap.root, snap.subjects[subject].t.Name, "event.yaml")
 	}
 	var data []byte
 	if f := snap.files[rel]; f != nil {
@@ -1062,7 +1090,12 @@ func (s *Server) configInGitErr(subject string, current registry.Mode) *apiError
 	where := registry.ConfigName + " (compat.mode)"
 	what := "the global compatibility level"
 	if subject != "" {
-		where = path.Join(s.store.current().root, subject, "event.yaml") + " (compat.mode)"
+		snap := s.store.current()
+		typ := subject
+		if st := snap.subjects[subject]; st != nil {
+			typ = st.t.Name
+		}
+		where = path.Join(snap.root, typ, "event.yaml") + " (compat.mode)"
 		what = fmt.Sprintf("the compatibility level of subject %q", clip(subject))
 	}
 	return apiErr(422, codeNotPermitted, "%s is %s and lives in git: change it in %s and commit it; this server changes levels only when started with `evtool registry serve --allow-config-writes`", what, current, where)
@@ -1096,7 +1129,7 @@ func (s *Server) deleteConfig(subject string) (any, *apiError) {
 		s.store.snap.Store(&ns)
 		return map[string]any{"compatibilityLevel": string(lvl)}, nil
 	}
-	rel := path.Join(snap.root, subject, "event.yaml")
+	rel := path.Join(snap.root, snap.subjects[subject].t.Name, "event.yaml")
 	f := snap.files[rel]
 	if f == nil {
 		return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))

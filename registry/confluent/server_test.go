@@ -793,3 +793,108 @@ func TestServerCheckDeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestServerSubjectStrategies: a registration creates or extends only the
+// type its subject maps to under the server's strategy. Confluent's
+// serializers default to TopicNameStrategy ("orders-value"), which the
+// type strategy once turned into a type directory schemas/orders-value.
+func TestServerSubjectStrategies(t *testing.T) {
+	obj := func(desc string) string { return registerBody(`{"type":"object","description":"` + desc + `"}`) }
+	files := map[string]string{
+		"schemas/com.example.order.placed/event.yaml":     "topic: orders\n",
+		"schemas/com.example.order.placed/v1.json":        `{"type":"object"}`,
+		"schemas/com.example.payment.captured/event.yaml": "topic: payments\n",
+		"schemas/com.example.payment.captured/v1.json":    `{"type":"object"}`,
+		"schemas/com.example.payment.refunded/event.yaml": "topic: payments\n",
+		"schemas/com.example.payment.refunded/v1.json":    `{"type":"object"}`,
+	}
+	type call struct {
+		subject      string
+		status, code int
+		contains     string
+	}
+	cases := []struct {
+		strategy Strategy
+		subjects string
+		calls    []call
+		// created: type directories that must exist afterwards
+		created []string
+	}{
+		{StrategyType, "[com.example.order.placed com.example.payment.captured com.example.payment.refunded com.example.thing.happened]", []call{
+			{"orders-value", 404, 40401, "looks like TopicNameStrategy"},
+			{"orders-key", 404, 40401, "--subject-strategy topic"},
+			{"com.example.order.placed", 200, 0, `"version":2`},
+			{"com.example.new.thing", 200, 0, `"version":1`},
+		}, []string{"com.example.new.thing"}},
+		{StrategyTopic, "[orders-value]", []call{
+			{"orders-value", 200, 0, `"version":2`},
+			{"payments-value", 422, 42201, "carries 2 types (com.example.payment.captured, com.example.payment.refunded)"},
+			{"nothing-value", 404, 40401, "no type of the catalog has topic"},
+			{"orders-key", 422, 42208, "not <topic>-value"},
+			{"com.example.new.thing", 422, 42208, "not <topic>-value"},
+		}, nil},
+		{StrategyTopicType, "[orders-com.example.order.placed payments-com.example.payment.captured payments-com.example.payment.refunded]", []call{
+			{"orders-com.example.order.placed", 200, 0, `"version":2`},
+			{"orders-com.example.payment.captured", 404, 40401, "in its event.yaml, not"},
+			{"orders-value", 422, 42208, "not <topic>-<type>"},
+			{"events-com.example.new.thing", 200, 0, `"version":1`},
+		}, []string{"com.example.new.thing"}},
+	}
+	for _, c := range cases {
+		t.Run(string(c.strategy), func(t *testing.T) {
+			dir := minimalCatalog(t, "NONE", files)
+			s, _ := startServer(t, ServerOptions{Dir: dir, Strategy: c.strategy})
+			if got := fmt.Sprint(s.Subjects()); got != c.subjects {
+				t.Fatalf("subjects %s, want %s", got, c.subjects)
+			}
+			for _, cl := range c.calls {
+				r := doHandler(t, s, "POST", "/subjects/"+cl.subject+"/versions", obj(cl.subject))
+				if r.status != cl.status || r.code != cl.code {
+					t.Fatalf("%s: HTTP %d code %d, want %d %d: %s", cl.subject, r.status, r.code, cl.status, cl.code, r.body)
+				}
+				mustContain(t, r.body, cl.contains)
+			}
+			entries, err := os.ReadDir(filepath.Join(dir, "schemas"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var dirs []string
+			for _, e := range entries {
+				if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+					dirs = append(dirs, e.Name())
+				}
+			}
+			want := []string{"com.example.order.placed", "com.example.payment.captured", "com.example.payment.refunded", "com.example.thing.happened"}
+			want = append(want, c.created...)
+			sort.Strings(want)
+			if fmt.Sprint(dirs) != fmt.Sprint(want) {
+				t.Fatalf("type directories %v, want %v", dirs, want)
+			}
+			cat := loadCat(t, dir)
+			if placed := cat.Lookup("com.example.order.placed"); len(placed.Versions) != 2 {
+				t.Fatalf("com.example.order.placed has %d versions", len(placed.Versions))
+			}
+			if c.strategy == StrategyTopicType {
+				if topic := cat.Lookup("com.example.new.thing").Meta.Topic; topic != "events" {
+					t.Fatalf("new type's topic %q", topic)
+				}
+				if r := doHandler(t, s, "GET", "/subjects/events-com.example.new.thing/versions", ""); r.status != 200 {
+					t.Fatalf("the new subject is not served: %s", r.body)
+				}
+			}
+		})
+	}
+}
+
+// TestServerStrategyFromConfig: without ServerOptions.Strategy the server
+// takes evtool.yaml's registry.subject_strategy.
+func TestServerStrategyFromConfig(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", map[string]string{
+		"evtool.yaml": "version: 1\ncompat:\n  mode: NONE\nregistry:\n  subject_strategy: topic\n",
+		"schemas/com.example.thing.happened/event.yaml": "topic: things\n",
+	})
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	if got := fmt.Sprint(s.Subjects()); got != "[things-value]" {
+		t.Fatalf("subjects %s", got)
+	}
+}

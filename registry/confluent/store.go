@@ -67,6 +67,7 @@ type snapshot struct {
 }
 
 type subjectState struct {
+	subject  string
 	t        *registry.EventType
 	versions []*versionState
 }
@@ -92,6 +93,7 @@ type usage struct {
 type store struct {
 	dir      string
 	readOnly bool
+	strategy Strategy
 	hook     func(tmp, final string) error // tests: crash simulation
 
 	mu   sync.Mutex // serializes writes
@@ -143,8 +145,8 @@ func (l *subjectLocks) lock(ctx context.Context, subject string) (func(), error)
 	}
 }
 
-func openStore(dir string, readOnly bool) (*store, []string, error) {
-	s := &store{dir: dir, readOnly: readOnly}
+func openStore(dir string, readOnly bool, strategy Strategy) (*store, []string, error) {
+	s := &store{dir: dir, readOnly: readOnly, strategy: strategy}
 	files, root, err := readTree(dir)
 	if err != nil {
 		return nil, nil, err
@@ -273,8 +275,16 @@ func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*
 	if snap.pending, err = s.readPending(root); err != nil {
 		return nil, err
 	}
+	topics := map[string]int{}
 	for _, t := range cat.Types {
-		st := &subjectState{t: t}
+		topics[t.Meta.Topic]++
+	}
+	for _, t := range cat.Types {
+		subject, err := s.strategy.Subject(t)
+		if err != nil || (s.strategy == StrategyTopic && topics[t.Meta.Topic] > 1) {
+			continue // no subject of its own under the strategy
+		}
+		st := &subjectState{subject: subject, t: t}
 		for _, v := range t.Versions {
 			f, err := forms.Of(v)
 			if err != nil {
@@ -292,11 +302,11 @@ func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*
 				rec = &schemaRec{id: id, form: f}
 				snap.byID[id] = rec
 			}
-			rec.usages = append(rec.usages, usage{Subject: t.Name, Version: v.Number})
+			rec.usages = append(rec.usages, usage{Subject: subject, Version: v.Number})
 		}
-		snap.subjects[t.Name] = st
-		snap.names = append(snap.names, t.Name)
-		delete(snap.pending, t.Name)
+		snap.subjects[subject] = st
+		snap.names = append(snap.names, subject)
+		delete(snap.pending, subject)
 	}
 	sort.Strings(snap.names)
 	return snap, nil
@@ -543,24 +553,27 @@ type candidate struct {
 // prepare places doc as the next version of subject in a copy of the
 // catalog and loads it: the schema must compile there, as `evtool lint`
 // would require.
-func (snap *snapshot) prepare(subject string, text []byte) (*candidate, *apiError) {
+func (snap *snapshot) prepare(subject, typ string, text, meta []byte) (*candidate, *apiError) {
 	n := 1
-	if st := snap.subjects[subject]; st != nil {
-		n = len(st.versions) + 1
+	if t := snap.cat.Lookup(typ); t != nil {
+		n = len(t.Versions) + 1
 	}
-	rel := path.Join(snap.root, subject, fmt.Sprintf("v%d.json", n))
+	rel := path.Join(snap.root, typ, fmt.Sprintf("v%d.json", n))
 	if n == 1 {
 		// A directory of the schemas root that is not a type (shared
 		// schemas, say) must not become one.
-		prefix := path.Join(snap.root, subject) + "/"
+		prefix := path.Join(snap.root, typ) + "/"
 		for name := range snap.files {
 			if strings.HasPrefix(name, prefix) {
-				return nil, apiErr(422, codeInvalidSubject, "subject %q names %s, a directory of the catalog that is not an event type (it holds %s): choose another subject", clip(subject), path.Join(snap.root, subject), path.Base(name))
+				return nil, apiErr(422, codeInvalidSubject, "subject %q names %s, a directory of the catalog that is not an event type (it holds %s): choose another subject", clip(subject), path.Join(snap.root, typ), path.Base(name))
 			}
 		}
 	}
 	files := maps.Clone(snap.files)
 	files[rel] = &fstest.MapFile{Data: text, Mode: 0o644}
+	if meta != nil {
+		files[path.Join(snap.root, typ, "event.yaml")] = &fstest.MapFile{Data: meta, Mode: 0o644}
+	}
 	cat, err := registry.LoadFS(files, ".")
 	if err != nil {
 		var le *registry.LoadError
@@ -569,9 +582,9 @@ func (snap *snapshot) prepare(subject string, text []byte) (*candidate, *apiErro
 		}
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %v", err)
 	}
-	t := cat.Lookup(subject)
+	t := cat.Lookup(typ)
 	if t == nil || t.Version(n) == nil {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: it does not load as %s v%d", subject, n)
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: it does not load as %s v%d", typ, n)
 	}
 	sub, err := fs.Sub(files, snap.root)
 	if err != nil {
@@ -582,6 +595,63 @@ func (snap *snapshot) prepare(subject string, text []byte) (*candidate, *apiErro
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %v", err)
 	}
 	return &candidate{files: files, cat: cat, t: t, v: t.Version(n), rel: rel, form: f}, nil
+}
+
+// typeFor maps a subject to the catalog type a registration may create or
+// extend under the strategy, and for a new type the event.yaml to write
+// with its first version (nil when it needs none). Under the topic
+// strategy ("<topic>-value", the default of Confluent's serializers) the
+// type must exist: it is the one type whose event.yaml has the topic. No
+// subject is ever turned into a type it does not name.
+func (snap *snapshot) typeFor(subject string, strategy Strategy) (string, []byte, *apiError) {
+	if st := snap.subjects[subject]; st != nil {
+		return st.t.Name, nil, nil
+	}
+	var typ, topic string
+	switch strategy {
+	case StrategyTopic:
+		topic, ok := strings.CutSuffix(subject, ValueSuffix)
+		if !ok || topic == "" {
+			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not <topic>-value: under the topic subject strategy (TopicNameStrategy) a subject names a topic's value schema; key schemas and other subjects are not catalog types", clip(subject))
+		}
+		var names []string
+		for _, t := range snap.cat.Types {
+			if t.Meta.Topic == topic {
+				names = append(names, t.Name)
+			}
+		}
+		if len(names) == 0 {
+			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q: no type of the catalog has topic %q in its event.yaml; under the topic subject strategy a registration extends that one type and never creates one: add the type in git (schemas/<type>/event.yaml with `topic: %s`)", clip(subject), clip(topic), clip(topic))
+		}
+		return "", nil, apiErr(422, codeInvalidSchema, "subject %q: topic %q carries %d types (%s), and the topic subject strategy (TopicNameStrategy) can serve one schema per topic: serve with --subject-strategy topic-type and use TopicRecordNameStrategy in the clients", clip(subject), clip(topic), len(names), strings.Join(names, ", "))
+	case StrategyTopicType:
+		var ok bool
+		if typ, topic, ok = strategy.Split(subject, nil); !ok {
+			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not <topic>-<type> with a dotted type name, as the topic-type subject strategy (TopicRecordNameStrategy) needs", clip(subject))
+		}
+		if t := snap.cat.Lookup(typ); t != nil {
+			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q: type %s has topic %q in its event.yaml, not %q; change the topic in git, not through a registration", clip(subject), typ, t.Meta.Topic, clip(topic))
+		}
+	default:
+		if !ValidTypeName(subject) {
+			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name: subjects of an evtool registry are catalog types (dot-separated segments of letters, digits, '-' and '_')", clip(subject))
+		}
+		if strings.HasSuffix(subject, ValueSuffix) || strings.HasSuffix(subject, "-key") {
+			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q looks like TopicNameStrategy's <topic>-value (the default of Confluent's serializers), and no type has that name; under the type subject strategy subjects are type names: serve with --subject-strategy topic (or registry.subject_strategy: topic in evtool.yaml) to map it to the type whose event.yaml has that topic, or configure the client's subject name strategy", clip(subject))
+		}
+		typ = subject
+	}
+	var meta strings.Builder
+	if topic != "" {
+		fmt.Fprintf(&meta, "topic: %s\n", topic)
+	}
+	if lvl, ok := snap.pending[subject]; ok {
+		fmt.Fprintf(&meta, "compat:\n  mode: %s\n", lvl)
+	}
+	if meta.Len() == 0 {
+		return typ, nil, nil
+	}
+	return typ, []byte(meta.String()), nil
 }
 
 // relativeMessages renders load findings without the candidate's invented

@@ -192,8 +192,8 @@ usage, network or authentication errors.`,
 
 func (a *app) registryPullCommand() *cobra.Command {
 	var (
-		f   clientFlags
-		out string
+		f                 clientFlags
+		out, defaultDraft string
 	)
 	c := &cobra.Command{
 		Use:   "pull",
@@ -203,7 +203,10 @@ registry's JSON Schema subjects: evtool.yaml (compat.mode from the registry's
 global level; registry.url and subject_strategy, never credentials), and per
 subject schemas/<type>/v<N>.json for its versions in order, with event.yaml
 when the type needs a topic (topic-type) or its own compatibility level.
-Schema references are inlined under $defs. Subjects that are not JSON Schema
+Schema references are inlined under $defs. A schema without $schema gets
+"$schema" naming --default-draft, the draft the registry reads such schemas as
+(7 for Confluent and Karapace; evtool would read it as 2020-12), and evtool.yaml
+gets default_draft. Subjects that are not JSON Schema
 or do not map to a type name are skipped with a warning. The result passes
 'evtool lint'.
 
@@ -212,6 +215,10 @@ Exit 0 on success, 2 on errors.`,
 			if out == "" {
 				return usagef("registry pull: --out DIR is required")
 			}
+			draft, err := registry.ParseDraft(defaultDraft)
+			if err != nil {
+				return usageError{fmt.Errorf("--default-draft: %w", err)}
+			}
 			cl, st, err := f.client(a)
 			if err != nil {
 				return err
@@ -219,6 +226,7 @@ Exit 0 on success, 2 on errors.`,
 			res, err := confluent.Pull(cmd.Context(), cl, confluent.PullOptions{
 				SyncOptions: confluent.SyncOptions{Strategy: st, SubjectPrefix: f.subjectPrefix},
 				Out:         out,
+				Draft:       draft,
 				Warn:        func(msg string) { fmt.Fprintf(a.stderr, "evtool: warning: %s\n", msg) },
 			})
 			if err != nil {
@@ -232,6 +240,7 @@ Exit 0 on success, 2 on errors.`,
 	addClientFlags(c, &f)
 	c.Flags().StringVarP(&out, "out", "o", "", "directory to write the catalog to (must not exist or be empty)")
 	c.Flags().StringVar(&f.subjectPrefix, "subject-prefix", "", "pull only subjects starting with this prefix")
+	c.Flags().StringVar(&defaultDraft, "default-draft", confluent.RegistryDraft.Name, "draft the registry reads a schema without $schema as: "+registry.DraftNames()+" (written into each such schema)")
 	return c
 }
 

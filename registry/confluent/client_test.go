@@ -476,3 +476,83 @@ func testPushBypassRegistryCompat(t *testing.T, errorCode int) {
 		t.Fatalf("level after bypass: %v", lvl)
 	}
 }
+
+// TestPullNamesTheRegistryDraft: Confluent and Karapace read a schema
+// without $schema as draft-07, evtool as 2020-12: pull writes the
+// registry's draft into every such schema (and default_draft into
+// evtool.yaml), so a tuple `items: [...]` still means what it meant.
+func TestPullNamesTheRegistryDraft(t *testing.T) {
+	const (
+		compact   = `{"type":"array","items":[{"type":"string"},{"type":"integer"}]}`
+		multiLine = "{\n  \"type\": \"object\"\n}"
+		pinned    = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}`
+	)
+	cases := []struct {
+		name   string
+		draft  registry.Draft
+		url    string
+		schema string
+	}{
+		{"registry default (7)", registry.Draft{}, "http://json-schema.org/draft-07/schema#", compact},
+		{"2019-09", registry.Drafts[1], "https://json-schema.org/draft/2019-09/schema", `{"type":"array","prefixItems":[{"type":"string"}]}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			reg := srfake.New()
+			defer reg.Close()
+			cl := srClient(t, reg.URL())
+			for subject, schema := range map[string]string{"com.example.a.tuple": c.schema, "com.example.b.multi": multiLine, "com.example.c.pinned": pinned, "com.example.d.any": `true`} {
+				if _, err := cl.RegisterSchema(ctx, subject, sr.Schema{Schema: schema, Type: sr.TypeJSON}, -1, -1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out := filepath.Join(t.TempDir(), "pulled")
+			if _, err := Pull(ctx, newClient(t, ClientOptions{URL: reg.URL()}), PullOptions{Out: out, Draft: c.draft}); err != nil {
+				t.Fatal(err)
+			}
+			read := func(typ string) string {
+				data, err := os.ReadFile(filepath.Join(out, "schemas", typ, "v1.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(data)
+			}
+			mustContain(t, read("com.example.a.tuple"), `"$schema": "`+c.url+`"`)
+			if got := read("com.example.b.multi"); got != "{\n  \"$schema\": \""+c.url+"\",\n  \"type\": \"object\"\n}\n" {
+				t.Fatalf("multi-line schema written as\n%s", got)
+			}
+			if got := read("com.example.c.pinned"); strings.Count(got, "$schema") != 1 || !strings.Contains(got, "2020-12") {
+				t.Fatalf("a schema naming its draft was changed:\n%s", got)
+			}
+			if got := strings.TrimSpace(read("com.example.d.any")); got != "true" {
+				t.Fatalf("boolean schema written as %s", got)
+			}
+			cfg, _ := os.ReadFile(filepath.Join(out, "evtool.yaml"))
+			mustContain(t, string(cfg), "default_draft:")
+			loadCat(t, out) // the draft-07 tuple compiles: it is read as draft-07
+		})
+	}
+}
+
+// TestPullThenDiffInStep: the "$schema" pull adds (the registry's draft)
+// is no drift: diff and push see the pulled catalog in step.
+func TestPullThenDiffInStep(t *testing.T) {
+	reg := srfake.New()
+	defer reg.Close()
+	if _, err := srClient(t, reg.URL()).RegisterSchema(ctx, "com.example.a.b", sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "pulled")
+	c := newClient(t, ClientOptions{URL: reg.URL()})
+	if _, err := Pull(ctx, c, PullOptions{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Diff(ctx, c, loadCat(t, out), SyncOptions{Strategy: StrategyType})
+	if err != nil || len(d.Findings) != 0 {
+		t.Fatalf("diff after pull: %v %+v", err, d.Findings)
+	}
+	rep, err := Push(ctx, c, loadCat(t, out), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, DryRun: true})
+	if err != nil || count(rep, RuleRegistered) != 0 {
+		t.Fatalf("push after pull would register: %v %+v", err, rep.Findings)
+	}
+}

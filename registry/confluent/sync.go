@@ -123,7 +123,7 @@ func compareVersions(ls *localSubject, rs *RemoteSubject, missingSeverity report
 		case rv.Doc == nil:
 			fs = append(fs, report.Finding{Rule: RuleUnreadable, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 				Message: fmt.Sprintf("registry version %d (id %d): %s", rv.Version, rv.ID, rv.Problem)})
-		case rv.Digest != ls.forms[i].Digest:
+		case rv.Digest != ls.forms[i].Digest && !namesRegistryDraft(ls.forms[i].Doc, rv.Doc):
 			ptr := firstDiff(ls.forms[i].Doc, rv.Doc, "")
 			fs = append(fs, report.Finding{Rule: RuleVersionDiffers, Severity: report.SeverityError, File: v.File, Pointer: ptr, Subject: ls.subject,
 				Message: fmt.Sprintf("v%d differs from registry version %d (id %d) as canonical JSON (first difference at %s); published versions are immutable: restore the file, or register the change as a new version", v.Number, rv.Version, rv.ID, orRoot(ptr))})

@@ -77,3 +77,53 @@ func TestKafkajsSchemaRegistryClient(t *testing.T) {
 		t.Fatalf("%d versions, want 3", n)
 	}
 }
+
+// TestConfluentPythonJSONSerializer: confluent-kafka's JSONSerializer with
+// its defaults (TopicNameStrategy, auto.register.schemas) registers subject
+// "orders-value". Under the topic strategy that extends the one type with
+// topic orders; under the type strategy it is refused with a hint. It never
+// becomes a type directory schemas/orders-value.
+//
+//	apt-get install python3-confluent-kafka (Debian), or pip install confluent-kafka jsonschema requests
+func TestConfluentPythonJSONSerializer(t *testing.T) {
+	python := ""
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import confluent_kafka.schema_registry.json_schema").Run() == nil {
+			python = path
+			break
+		}
+	}
+	if python == "" {
+		t.Skip("no python3 with confluent_kafka (apt-get install python3-confluent-kafka)")
+	}
+	script, _ := filepath.Abs(filepath.Join("testdata", "clients", "confluent_json_serializer.py"))
+	const schema = `{"title":"Thing","type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"}},"required":["id"]}`
+	cases := []struct {
+		strategy Strategy
+		versions int // of com.example.thing.happened afterwards
+		contains string
+	}{
+		{StrategyTopic, 2, `"id"`},
+		{StrategyType, 1, "looks like TopicNameStrategy"},
+	}
+	for _, c := range cases {
+		t.Run(string(c.strategy), func(t *testing.T) {
+			dir := minimalCatalog(t, "BACKWARD", map[string]string{"schemas/" + thing + "/event.yaml": "topic: orders\n"})
+			_, url := startServer(t, ServerOptions{Dir: dir, Strategy: c.strategy})
+			var stderr bytes.Buffer
+			cmd := exec.Command(python, script, url, "orders", schema, `{"id":"o-1","note":"hi"}`)
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("python: %v\n%s", err, stderr.String())
+			}
+			mustContain(t, string(out), c.contains)
+			if _, err := os.Stat(filepath.Join(dir, "schemas", "orders-value")); err == nil {
+				t.Fatal("subject orders-value became a type directory")
+			}
+			if n := len(loadCat(t, dir).Lookup(thing).Versions); n != c.versions {
+				t.Fatalf("%s has %d versions, want %d", thing, n, c.versions)
+			}
+		})
+	}
+}

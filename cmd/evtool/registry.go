@@ -323,7 +323,9 @@ the level the catalog already has succeeds and writes nothing) unless
 --allow-config-writes, which writes compat.mode into evtool.yaml or the type's
 event.yaml. Schema ids are kept in
 <catalog root>/.registry/ids.json (keep it; the catalog loader ignores it).
---read-only refuses every change. Each compatibility check has a deadline
+--read-only refuses every change. One writing server per catalog: a second
+one refuses to start and names the first (lock <catalog root>/.registry/serve.lock;
+read-only servers share it). Each compatibility check has a deadline
 (--check-timeout, default 30s): a registration that misses it is answered
 with error code 50002 and writes nothing.
 

@@ -556,3 +556,21 @@ func TestPullThenDiffInStep(t *testing.T) {
 		t.Fatalf("push after pull would register: %v %+v", err, rep.Findings)
 	}
 }
+
+// TestPullTopicStrategySkips: a TopicNameStrategy subject names no type;
+// pull says so and writes none.
+func TestPullTopicStrategySkips(t *testing.T) {
+	reg := srfake.New()
+	defer reg.Close()
+	if _, err := srClient(t, reg.URL()).RegisterSchema(ctx, "orders-value", sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	out := filepath.Join(t.TempDir(), "pulled")
+	res, err := Pull(ctx, newClient(t, ClientOptions{URL: reg.URL()}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyTopic}, Out: out,
+		Warn: func(m string) { warnings = append(warnings, m) }})
+	if err != nil || res.Types != 0 || len(warnings) != 1 {
+		t.Fatalf("pull: %+v %v %v", res, err, warnings)
+	}
+	mustContain(t, warnings[0], "names a topic, not a type")
+}

@@ -93,6 +93,10 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			continue // no active versions
 		}
 		typ, topic, ok := opts.Strategy.Split(s, nil)
+		if !ok && opts.Strategy == StrategyTopic {
+			warn(fmt.Sprintf("skipped subject %s: under the topic subject strategy a subject names a topic, not a type, so pull cannot name its type (pull with --subject-strategy type or topic-type)", s))
+			continue
+		}
 		if !ok {
 			warn(fmt.Sprintf("skipped subject %s: it is not a valid event type name under the %s subject strategy", s, opts.Strategy))
 			continue

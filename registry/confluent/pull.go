@@ -153,6 +153,11 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 	if err := writeFiles(opts.Out, files); err != nil {
 		return nil, err
 	}
+	// The catalog root even when no subject became a type: an empty
+	// catalog, which loads.
+	if err := os.MkdirAll(filepath.Join(opts.Out, "schemas"), 0o755); err != nil {
+		return nil, err
+	}
 	cat, err := registry.Load(opts.Out)
 	if err != nil {
 		return nil, fmt.Errorf("the pulled catalog in %s does not load cleanly (run `evtool lint --dir %s`):\n%w", opts.Out, opts.Out, err)

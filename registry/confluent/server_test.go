@@ -838,7 +838,8 @@ func TestServerSubjectStrategies(t *testing.T) {
 			{"orders-com.example.payment.captured", 404, 40401, "in its event.yaml, not"},
 			{"orders-value", 422, 42208, "not <topic>-<type>"},
 			{"events-com.example.new.thing", 200, 0, `"version":1`},
-		}, []string{"com.example.new.thing"}},
+			{"123-com.example.numbered.thing", 200, 0, `"version":1`},
+		}, []string{"com.example.new.thing", "com.example.numbered.thing"}},
 	}
 	for _, c := range cases {
 		t.Run(string(c.strategy), func(t *testing.T) {

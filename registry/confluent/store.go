@@ -643,7 +643,7 @@ func (snap *snapshot) typeFor(subject string, strategy Strategy) (string, []byte
 	}
 	var meta strings.Builder
 	if topic != "" {
-		fmt.Fprintf(&meta, "topic: %s\n", topic)
+		fmt.Fprintf(&meta, "topic: %s\n", yamlString(topic)) // quoted: a topic may read as a number or a bool
 	}
 	if lvl, ok := snap.pending[subject]; ok {
 		fmt.Fprintf(&meta, "compat:\n  mode: %s\n", lvl)

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing/fstest"
@@ -1021,9 +1022,14 @@ func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
 		}
 		return nil, apiErr(400, codeMalformedRequest, "malformed request: the body is not valid JSON: %s", clip(err.Error()))
 	}
+	if field := unsupportedConfigField(body); field != "" {
+		return nil, apiErr(422, codeNotPermitted, "config field %q is not supported: an evtool registry keeps only the compatibility level (in git); nothing was changed", clip(field))
+	}
 	lvl := req.Compatibility
 	if lvl == nil {
 		lvl = req.CompatibilityLevel
+	} else if req.CompatibilityLevel != nil && !strings.EqualFold(*req.CompatibilityLevel, *lvl) {
+		return nil, apiErr(422, codeInvalidLevel, "invalid compatibility level: compatibility %q and compatibilityLevel %q disagree; send one", clip(*lvl), clip(*req.CompatibilityLevel))
 	}
 	if lvl == nil {
 		return nil, apiErr(422, codeInvalidLevel, "invalid compatibility level: send {\"compatibility\": \"FULL_TRANSITIVE\"} (NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL, FULL_TRANSITIVE)")
@@ -1083,6 +1089,36 @@ func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
 		return nil, aerr
 	}
 	return map[string]any{"compatibility": string(mode)}, nil
+}
+
+// unsupportedConfigField returns the first field of a PUT /config body
+// other than the level that sets something (normalize, alias,
+// compatibilityGroup, metadata and rule sets): acknowledging it while
+// keeping nothing would tell the client a setting holds that does not.
+// Unset values (null, false, "", {} and []), as clients fill a request
+// struct, are ignored.
+func unsupportedConfigField(body []byte) string {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return ""
+	}
+	var names []string
+	for name, raw := range fields {
+		switch name {
+		case "compatibility", "compatibilityLevel":
+			continue
+		}
+		switch string(bytes.Join(bytes.Fields(raw), nil)) {
+		case "null", "false", `""`, "{}", "[]":
+			continue
+		}
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	return names[0]
 }
 
 // configInGitErr refuses a change of compatibility level.

@@ -653,6 +653,13 @@ func TestServerConfigWritesRefused(t *testing.T) {
 		{"same level as the global", "PUT", "/config/" + placed, `{"compatibility":"FULL_TRANSITIVE"}`, 200, 0, `"compatibility":"FULL_TRANSITIVE"`},
 		{"same level as the subject's own", "PUT", "/config/com.example.order.paid", `{"compatibilityLevel":"none"}`, 200, 0, `"compatibility":"NONE"`},
 		{"same global level", "PUT", "/config", `{"compatibility":"FULL_TRANSITIVE"}`, 200, 0, `"compatibility":"FULL_TRANSITIVE"`},
+		// Settings evtool does not keep are refused, not acknowledged and dropped.
+		{"same level with normalize", "PUT", "/config/" + placed, `{"compatibility":"FULL_TRANSITIVE","normalize":true}`, 422, 42205, `field \"normalize\" is not supported`},
+		{"same global level with a group", "PUT", "/config", `{"compatibility":"FULL_TRANSITIVE","compatibilityGroup":"app.major"}`, 422, 42205, `field \"compatibilityGroup\" is not supported`},
+		{"an alias", "PUT", "/config/com.example.order.paid", `{"compatibility":"NONE","alias":"com.example.order.placed"}`, 422, 42205, `field \"alias\" is not supported`},
+		{"metadata only", "PUT", "/config/" + placed, `{"defaultMetadata":{"properties":{"owner":"x"}}}`, 422, 42205, `field \"defaultMetadata\" is not supported`},
+		{"two spellings disagree", "PUT", "/config/" + placed, `{"compatibility":"FULL_TRANSITIVE","compatibilityLevel":"NONE"}`, 422, 42203, "disagree"},
+		{"unset fields as clients send them", "PUT", "/config/" + placed, `{"compatibility":"FULL_TRANSITIVE","normalize":false,"alias":null,"compatibilityGroup":"","defaultMetadata":{}}`, 200, 0, `"compatibility":"FULL_TRANSITIVE"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -733,17 +733,62 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 	if aerr != nil {
 		return nil, aerr
 	}
+	if snap.subjects[subject] == nil {
+		return nil, subjectNotFound(subject)
+	}
+	if vs := snap.registered(subject, doc); vs != nil {
+		return subjectVersion(subject, vs), nil
+	}
+	return nil, apiErr(404, codeSchemaNotFound, "schema not found in subject %q", clip(subject))
+}
+
+// registered returns the version of subject that is doc, or nil: the same
+// canonical JSON as served or as the file is, or the same but for a root
+// `$schema` naming the draft the catalog reads a schema without one as. A
+// catalog pulled from a registry names the registry's draft (draft-07) in
+// every schema, and the registry's serializers go on sending the schema
+// without it: a new version for it would be a second id for one schema.
+func (snap *snapshot) registered(subject string, doc any) *versionState {
 	st := snap.subjects[subject]
 	if st == nil {
-		return nil, subjectNotFound(subject)
+		return nil
 	}
 	d := registry.Digest(doc)
 	for _, vs := range st.versions {
 		if vs.form.Digest == d || vs.v.Digest == d {
-			return subjectVersion(subject, vs), nil
+			return vs
 		}
 	}
-	return nil, apiErr(404, codeSchemaNotFound, "schema not found in subject %q", clip(subject))
+	draft := snap.cat.Draft
+	bare := withoutDraft(doc, draft)
+	if bare == "" {
+		return nil
+	}
+	for _, vs := range st.versions {
+		if withoutDraft(vs.form.Doc, draft) == bare || withoutDraft(vs.v.Doc, draft) == bare {
+			return vs
+		}
+	}
+	return nil
+}
+
+// withoutDraft is the digest of a schema object read as draft with its
+// root `$schema` left out when it names draft or is absent; "" for a
+// schema that names another draft, or is no object.
+func withoutDraft(doc any, draft registry.Draft) string {
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return ""
+	}
+	if v, named := obj["$schema"]; named {
+		url, _ := v.(string)
+		if d, err := registry.ParseDraft(url); url == "" || err != nil || d.Name != draft.Name {
+			return ""
+		}
+		obj = maps.Clone(obj)
+		delete(obj, "$schema")
+	}
+	return registry.Digest(obj)
 }
 
 func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version string) (any, *apiError) {
@@ -839,16 +884,11 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	if err != nil {
 		return nil, apiErr(500, codeStore, "the catalog cannot be read: %v", err)
 	}
-	d := registry.Digest(doc)
 	for {
 		// Already registered: the same schema (as served, or as the file
 		// is) returns its id and creates no version.
-		if st := snap.subjects[subject]; st != nil {
-			for _, vs := range st.versions {
-				if vs.form.Digest == d || vs.v.Digest == d {
-					return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
-				}
-			}
+		if vs := snap.registered(subject, doc); vs != nil {
+			return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
 		}
 		typ, meta, aerr := snap.typeFor(subject, s.store.strategy)
 		if aerr != nil {

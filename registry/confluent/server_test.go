@@ -906,3 +906,51 @@ func TestServerStrategyFromConfig(t *testing.T) {
 		t.Fatalf("subjects %s", got)
 	}
 }
+
+// TestServerSchemaKeywordOfTheCatalogDraft: a catalog pulled from a
+// registry names the registry's draft in `$schema` (default_draft: 7);
+// Confluent's serializers keep sending the schema without it. That is the
+// same schema to this catalog, so the lookup finds the version and a
+// registration returns its id instead of adding a version; a `$schema`
+// naming another draft is a different schema.
+func TestServerSchemaKeywordOfTheCatalogDraft(t *testing.T) {
+	const bare = `{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`
+	const draft7 = "http://json-schema.org/draft-07/schema#"
+	cases := []struct {
+		name, defaultDraft, file, sent string
+		same                           bool
+	}{
+		{"pulled file names the catalog's draft, client sends none", "7", `{"$schema":"` + draft7 + `","type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`, bare, true},
+		{"file without $schema, client names the catalog's draft", "7", bare, `{"$schema":"http://json-schema.org/draft-07/schema","type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`, true},
+		{"file names another draft", "2020-12", `{"$schema":"` + draft7 + `","type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`, bare, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeCatalog(t, map[string]string{
+				"evtool.yaml":                   "version: 1\ndefault_draft: " + c.defaultDraft + "\ncompat:\n  mode: NONE\n",
+				"schemas/" + thing + "/v1.json": c.file,
+			})
+			s, _ := startServer(t, ServerOptions{Dir: dir})
+			look := doHandler(t, s, "POST", "/subjects/"+thing, registerBody(c.sent))
+			reg := doHandler(t, s, "POST", "/subjects/"+thing+"/versions", registerBody(c.sent))
+			if reg.status != 200 {
+				t.Fatalf("register: HTTP %d %s", reg.status, reg.body)
+			}
+			_, statErr := os.Stat(filepath.Join(dir, "schemas", thing, "v2.json"))
+			if c.same {
+				if look.status != 200 {
+					t.Fatalf("lookup: HTTP %d %s", look.status, look.body)
+				}
+				mustContain(t, reg.body, `"version":1`)
+				if statErr == nil {
+					t.Fatal("the same schema became v2")
+				}
+			} else {
+				if look.status != 404 {
+					t.Fatalf("lookup: HTTP %d %s", look.status, look.body)
+				}
+				mustContain(t, reg.body, `"version":2`)
+			}
+		})
+	}
+}

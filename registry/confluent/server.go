@@ -864,6 +864,9 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
+	if field := unsupportedRegistrationField(body); field != "" {
+		return nil, apiErr(422, codeInvalidSchema, "invalid request: field %q is not supported: an evtool registry keeps the schema only (in git), and assigns ids and versions itself; nothing was registered", clip(field))
+	}
 	if s.opts.ReadOnly {
 		return nil, s.readOnlyErr()
 	}
@@ -1135,21 +1138,40 @@ func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
 // other than the level that sets something (normalize, alias,
 // compatibilityGroup, metadata and rule sets): acknowledging it while
 // keeping nothing would tell the client a setting holds that does not.
-// Unset values (null, false, "", {} and []), as clients fill a request
-// struct, are ignored.
 func unsupportedConfigField(body []byte) string {
+	return firstSetField(body, func(name string) bool { return name != "compatibility" && name != "compatibilityLevel" })
+}
+
+// unsupportedRegistrationField returns the first field of a registration
+// that asks for what the catalog cannot keep: metadata and rule sets
+// (data contracts), or an id or version of the client's choosing (import
+// mode). Registered without them, the client would believe they hold.
+func unsupportedRegistrationField(body []byte) string {
+	return firstSetField(body, func(name string) bool {
+		switch name {
+		case "metadata", "ruleSet", "id", "version":
+			return true
+		}
+		return false
+	})
+}
+
+// firstSetField returns the alphabetically first top-level field of a JSON
+// object that check selects and whose value sets something. Unset values
+// (null, false, 0, -1, "", {} and []), as clients fill a request struct,
+// are ignored.
+func firstSetField(body []byte, check func(name string) bool) string {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(body, &fields) != nil {
 		return ""
 	}
 	var names []string
 	for name, raw := range fields {
-		switch name {
-		case "compatibility", "compatibilityLevel":
+		if !check(name) {
 			continue
 		}
 		switch string(bytes.Join(bytes.Fields(raw), nil)) {
-		case "null", "false", `""`, "{}", "[]":
+		case "null", "false", "0", "-1", `""`, "{}", "[]":
 			continue
 		}
 		names = append(names, name)

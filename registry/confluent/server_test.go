@@ -954,3 +954,38 @@ func TestServerSchemaKeywordOfTheCatalogDraft(t *testing.T) {
 		})
 	}
 }
+
+// TestServerRegistrationFieldsRefused: what a registration asks for beyond
+// the schema (data-contract metadata and rules, an id or version of its
+// own) is refused, not dropped while answering 200; unset values, as
+// clients fill a request struct, are fine.
+func TestServerRegistrationFieldsRefused(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", nil)
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	schema, _ := json.Marshal(thingV2)
+	cases := []struct {
+		name, extra string
+		status      int
+		contains    string
+	}{
+		{"metadata", `"metadata":{"properties":{"owner":"team-a"}}`, 422, `field \"metadata\" is not supported`},
+		{"rule set", `"ruleSet":{"domainRules":[{"name":"x","kind":"CONDITION","type":"CEL","expr":"true"}]}`, 422, `field \"ruleSet\"`},
+		{"an id of its own", `"id":42`, 422, `field \"id\"`},
+		{"a version of its own", `"version":7`, 422, `field \"version\"`},
+		{"unset values", `"metadata":null,"ruleSet":{},"id":-1,"version":0,"references":[]`, 200, `"version":2`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := doHandler(t, s, "POST", "/subjects/"+thing+"/versions", `{"schemaType":"JSON","schema":`+string(schema)+`,`+c.extra+`}`)
+			if r.status != c.status {
+				t.Fatalf("HTTP %d: %s", r.status, r.body)
+			}
+			mustContain(t, r.body, c.contains)
+			if c.status != 200 {
+				if _, err := os.Stat(filepath.Join(dir, "schemas", thing, "v2.json")); err == nil {
+					t.Fatal("a refused registration was written")
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package confluent
 
 import (
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"net/http"
@@ -80,6 +81,37 @@ func hugeSchema(size int) func(w http.ResponseWriter, subject string, version in
 	}
 }
 
+// gzipBomb answers a schema of size bytes compressed with gzip (a few
+// hundred KiB on the wire).
+func gzipBomb(size int) func(w http.ResponseWriter, subject string, version int) {
+	return func(w http.ResponseWriter, subject string, version int) {
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		fmt.Fprintf(zw, `{"subject":%q,"version":%d,"id":1,"schemaType":"JSON","schema":"{\"description\":\"`, subject, version)
+		chunk := strings.Repeat("x", 64<<10)
+		for written := 0; written < size; written += len(chunk) {
+			if _, err := fmt.Fprint(zw, chunk); err != nil {
+				return
+			}
+		}
+		fmt.Fprint(zw, `\"}"}`)
+		_ = zw.Close()
+	}
+}
+
+// trickle sends a byte every 50ms, for up to a minute: a slow-loris
+// registry.
+func trickle(w http.ResponseWriter, subject string, version int) {
+	fmt.Fprintf(w, `{"subject":%q,"version":%d,"id":1,"schemaType":"JSON","schema":"{\"description\":\"`, subject, version)
+	for i := 0; i < 1200; i++ {
+		if _, err := fmt.Fprint(w, "x"); err != nil {
+			return
+		}
+		w.(http.Flusher).Flush()
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // TestClientBoundsResponses: pull, diff and --against registry: read a
 // registry through one client, whose responses are bounded one by one and
 // in total (a clear error naming the request and the limit), and whose
@@ -97,6 +129,10 @@ func TestClientBoundsResponses(t *testing.T) {
 			w.Header().Set("Content-Length", fmt.Sprint(2<<20))
 			w.WriteHeader(200)
 		}}, ClientOptions{MaxResponse: 1 << 20}, "is larger than 1048576 bytes"},
+		{"a gzip bomb: the bound counts what is decompressed", &hostileRegistry{subjects: 1, versions: 1, schemaOf: gzipBomb(256 << 20)},
+			ClientOptions{MaxResponse: 1 << 20}, "is larger than 1048576 bytes"},
+		{"a response that trickles", &hostileRegistry{subjects: 1, versions: 1, schemaOf: trickle},
+			ClientOptions{Timeout: 500 * time.Millisecond}, "Client.Timeout"},
 		{"many schemas within the bound, too many together", &hostileRegistry{subjects: 4, versions: 8, schemaOf: hugeSchema(200 << 10)},
 			ClientOptions{MaxResponse: 1 << 20, MaxResponseTotal: 2 << 20}, "exceed 2097152 bytes in total, the limit (--max-response-total)"},
 	}

@@ -118,7 +118,7 @@ func (c *Client) Subject(ctx context.Context, subject string) (*RemoteSubject, e
 				rv.Problem = err.Error()
 				continue
 			}
-			b, bundled, err := bundle(root, resolveRefs)
+			b, bundled, err := bundle(root, resolveRefs, RegistryDraft.URL)
 			if err != nil {
 				rv.Problem = "cannot inline its schema references: " + err.Error()
 				continue

@@ -265,7 +265,7 @@ func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*
 	if err != nil {
 		return nil, err
 	}
-	forms := NewForms(sub)
+	forms := NewDraftForms(sub, cat.Draft)
 	snap := &snapshot{files: files, root: root, cat: cat, subjects: map[string]*subjectState{}, byID: map[int]*schemaRec{}, pending: map[string]registry.Mode{}}
 	ids, next, err := s.readIDs(root)
 	if err != nil {
@@ -590,7 +590,7 @@ func (snap *snapshot) prepare(subject, typ string, text, meta []byte) (*candidat
 	if err != nil {
 		return nil, apiErr(500, codeStore, "internal error")
 	}
-	f, err := NewForms(sub).Of(t.Version(n))
+	f, err := NewDraftForms(sub, cat.Draft).Of(t.Version(n))
 	if err != nil {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %v", err)
 	}

@@ -989,3 +989,21 @@ func TestServerRegistrationFieldsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestRegisterTypeDifferingOnlyInCaseRefused: a subject that names an
+// existing type or directory but for letter case would be a second
+// directory that a checkout on a case-insensitive file system (macOS,
+// Windows) merges with the first.
+func TestRegisterTypeDifferingOnlyInCaseRefused(t *testing.T) {
+	dir := ordersCatalog(t)
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	for _, subject := range []string{"com.example.order.Placed", "Common"} {
+		r := doHandler(t, s, "POST", "/subjects/"+subject+"/versions", `{"schemaType":"JSON","schema":"{\"type\":\"object\"}"}`)
+		if r.status != 422 || r.code != codeInvalidSubject || !strings.Contains(r.body, "differs only in letter case") {
+			t.Fatalf("%s: %+v", subject, r)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "schemas", subject)); err == nil {
+			t.Fatalf("schemas/%s was created", subject)
+		}
+	}
+}

@@ -567,6 +567,11 @@ func (snap *snapshot) prepare(subject, typ string, text, meta []byte) (*candidat
 			if strings.HasPrefix(name, prefix) {
 				return nil, apiErr(422, codeInvalidSubject, "subject %q names %s, a directory of the catalog that is not an event type (it holds %s): choose another subject", clip(subject), path.Join(snap.root, typ), path.Base(name))
 			}
+			// A checkout on a case-insensitive file system (macOS,
+			// Windows) would merge the two directories.
+			if top, _, _ := strings.Cut(strings.TrimPrefix(name, snap.root+"/"), "/"); strings.HasPrefix(name, snap.root+"/") && top != typ && strings.EqualFold(top, typ) {
+				return nil, apiErr(422, codeInvalidSubject, "subject %q differs only in letter case from %s, which the catalog has: use that name (a case-insensitive file system would merge the two directories)", clip(subject), path.Join(snap.root, top))
+			}
 		}
 	}
 	files := maps.Clone(snap.files)

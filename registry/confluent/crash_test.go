@@ -280,3 +280,39 @@ func TestServerKilledDuringRegistrations(t *testing.T) {
 		t.Fatalf("registration after restart: %d %s (want version %d)", r.status, r.body, len(typ.Versions)+1)
 	}
 }
+
+// TestServerNewTypeMetaWriteFails: when the event.yaml of a new type (its
+// topic) cannot be written, the registration fails and leaves no version
+// behind: a v1.json without its topic would be a type the subject can
+// never extend under the topic-type strategy.
+func TestServerNewTypeMetaWriteFails(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", nil)
+	failed := false
+	s, _ := startServer(t, ServerOptions{Dir: dir, Strategy: StrategyTopicType, commitHook: func(tmp, final string) error {
+		if strings.HasSuffix(final, "event.yaml") && !failed {
+			failed = true
+			os.Remove(tmp)
+			return errors.New("disk full")
+		}
+		return nil
+	}})
+	const subject = "orders-com.example.order.placed"
+	body := registerBody(`{"type":"object"}`)
+	r := doHandler(t, s, "POST", "/subjects/"+subject+"/versions", body)
+	if r.status != 500 {
+		t.Fatalf("HTTP %d: %s", r.status, r.body)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", "com.example.order.placed", "v1.json")); err == nil {
+		t.Fatal("a failed registration left its v1.json")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", "com.example.order.placed")); err == nil {
+		t.Fatal("a failed registration left its type directory")
+	}
+	r = doHandler(t, s, "POST", "/subjects/"+subject+"/versions", body)
+	if r.status != 200 || !strings.Contains(r.body, `"version":1`) {
+		t.Fatalf("retry: HTTP %d: %s", r.status, r.body)
+	}
+	if got := loadCat(t, dir).Lookup("com.example.order.placed"); got == nil || got.Meta.Topic != "orders" {
+		t.Fatalf("after the retry: %+v", got)
+	}
+}

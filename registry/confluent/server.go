@@ -1028,7 +1028,19 @@ func (s *Server) commitLocked(ctx context.Context, snap *snapshot, subject, typ 
 		// level set before the subject existed.
 		metaRel := path.Join(snap.root, typ, "event.yaml")
 		if err := writeAtomic(filepath.Join(s.opts.Dir, filepath.FromSlash(metaRel)), meta, true, s.store.hook); err != nil {
-			return nil, apiErr(500, codeStore, "cannot write %s: %v", metaRel, err)
+			// Take the version back: without its event.yaml (its topic)
+			// the type would not be the one the subject names, and the
+			// registration is answered as failed.
+			if rerr := os.Remove(final); rerr == nil {
+				typeDir := filepath.Dir(final)
+				if os.Remove(typeDir) == nil { // only when nothing else is in it
+					typeDir = filepath.Dir(typeDir)
+				}
+				_ = syncDir(typeDir)
+			} else {
+				s.logf("cannot remove %s after failing to write %s: %v", cand.rel, metaRel, rerr)
+			}
+			return nil, apiErr(500, codeStore, "cannot write %s: %v; nothing was registered", metaRel, err)
 		}
 		if _, ok := snap.pending[subject]; ok {
 			pending := maps.Clone(snap.pending)

@@ -450,8 +450,14 @@ func (s *store) refreshLocked() (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cur != nil && root == cur.root && sameFiles(files, cur.files) {
-		return cur, nil
+	idsChanged := false
+	if cur != nil && root == cur.root {
+		if idsChanged, err = s.mergeIDs(cur); err != nil {
+			return nil, err
+		}
+		if !idsChanged && sameFiles(files, cur.files) {
+			return cur, nil
+		}
 	}
 	snap, err := s.build(files, root, nil)
 	if err != nil {
@@ -462,6 +468,48 @@ func (s *store) refreshLocked() (*snapshot, error) {
 	}
 	s.snap.Store(snap)
 	return snap, nil
+}
+
+// mergeIDs folds the ids file, changed on disk since cur was built (a git
+// pull that brings ids another server assigned), with the ids cur handed
+// out, writing the union; it reports whether the file differed. An id
+// given to two schemas, or a schema given two ids, is refused: clients
+// may have cached either.
+func (s *store) mergeIDs(cur *snapshot) (bool, error) {
+	if s.readOnly {
+		return false, nil
+	}
+	onDisk, _, err := s.readIDs(cur.root)
+	if err != nil {
+		return false, err
+	}
+	if maps.Equal(onDisk, cur.ids) {
+		return false, nil
+	}
+	byID := map[int]string{}
+	for d, id := range onDisk {
+		byID[id] = d
+	}
+	extra := map[string]int{}
+	for d, id := range cur.ids {
+		if other, ok := onDisk[d]; ok {
+			if other != id {
+				return false, fmt.Errorf("%s changed on disk: it gives schema %s id %d, which this server serves as id %d; restore the file (clients may have cached either id)", filepath.Join(s.stateDir(cur.root), IDsFile), d, other, id)
+			}
+			continue
+		}
+		if other, ok := byID[id]; ok {
+			return false, fmt.Errorf("%s changed on disk: it gives id %d to schema %s, which this server gave to %s; restore the file (clients may have cached either)", filepath.Join(s.stateDir(cur.root), IDsFile), id, other, d)
+		}
+		extra[d] = id
+	}
+	merged := *cur
+	merged.ids = onDisk
+	merged.nextID = 1
+	for _, id := range cur.ids {
+		merged.nextID = max(merged.nextID, id+1)
+	}
+	return true, s.persistIDs(&merged, extra)
 }
 
 func sameFiles(a, b fstest.MapFS) bool {

@@ -2,6 +2,7 @@ package confluent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -126,5 +127,60 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 30s")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestServerIDsChangedOnDisk: ids.json changed under a running server (a
+// git pull that brings only ids another server assigned) is read before
+// the next write: the ids on disk are kept and no id is given twice.
+func TestServerIDsChangedOnDisk(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", nil)
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	p := filepath.Join(dir, "schemas", StateDir, IDsFile)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc idsDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	const pulled = "sha256:from-another-server"
+	taken := doc.NextID
+	doc.IDs[pulled] = taken
+	doc.NextID = taken + 1
+	data, _ = json.Marshal(doc)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := doHandler(t, s, "POST", "/subjects/"+thing+"/versions", registerBody(thingV2))
+	if r.status != 200 {
+		t.Fatalf("HTTP %d %s", r.status, r.body)
+	}
+	if strings.Contains(r.body, fmt.Sprintf(`"id":%d,`, taken)) {
+		t.Fatalf("the new schema got id %d, which ids.json gives to another: %s", taken, r.body)
+	}
+	if got := idsOnDisk(t, dir); got[pulled] != taken {
+		t.Fatalf("the pulled id was dropped from ids.json: %v", got)
+	}
+}
+
+// TestServerIDsConflictOnDisk: an ids.json that gives one of the server's
+// ids to another schema is refused before anything is written.
+func TestServerIDsConflictOnDisk(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", nil)
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	p := filepath.Join(dir, "schemas", StateDir, IDsFile)
+	doc := idsDoc{About: "x", Format: 1, NextID: 2, IDs: map[string]int{"sha256:another": 1}}
+	data, _ := json.Marshal(doc)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := doHandler(t, s, "POST", "/subjects/"+thing+"/versions", registerBody(thingV2))
+	if r.status != 500 || !strings.Contains(r.body, "gives id 1 to schema sha256:another") {
+		t.Fatalf("HTTP %d %s", r.status, r.body)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", thing, "v2.json")); err == nil {
+		t.Fatal("written despite the conflicting ids")
 	}
 }

@@ -308,6 +308,8 @@ func TestStrategySplit(t *testing.T) {
 		{"orders.v1-com.acme.thing", "com.acme.thing", "orders.v1"},
 		{"orders-value", "", ""},
 		{"noseparator", "", ""},
+		{"..-com.example.x", "", ""}, // Kafka refuses the topics "." and ".."
+		{".-com.example.x", "", ""},
 	} {
 		typ, topic, ok := StrategyTopicType.Split(c.subject, nil)
 		if typ != c.typ || topic != c.topic || ok != (c.typ != "") {

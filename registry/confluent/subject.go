@@ -49,6 +49,9 @@ var (
 	topicName = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
 )
 
+// validTopic reports whether Kafka accepts s as a topic name.
+func validTopic(s string) bool { return topicName.MatchString(s) && s != "." && s != ".." }
+
 // ValidTypeName reports whether s may name a catalog type (a directory of
 // the catalog root).
 func ValidTypeName(s string) bool { return len(s) <= 255 && typeName.MatchString(s) }
@@ -98,7 +101,7 @@ func (s Strategy) Split(subject string, known map[string]string) (typ, topic str
 		}
 		topic, typ := subject[:i], subject[i+1:]
 		first, _, _ := strings.Cut(typ, ".")
-		if topicName.MatchString(topic) && ValidTypeName(typ) && strings.Contains(typ, ".") && !strings.Contains(first, "-") {
+		if validTopic(topic) && ValidTypeName(typ) && strings.Contains(typ, ".") && !strings.Contains(first, "-") {
 			return typ, topic, true
 		}
 	}

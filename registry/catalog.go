@@ -32,6 +32,8 @@ type Catalog struct {
 	Root     string
 	Types    []*EventType
 	Template *Template
+	// Draft is what schemas without `$schema` are read as (default_draft).
+	Draft Draft
 	// Warnings are problems that do not stop the catalog from being used.
 	Warnings []report.Finding
 

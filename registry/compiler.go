@@ -10,16 +10,24 @@ var annotationFormats = []string{
 	"iri-reference", "uri-template", "semver",
 }
 
-// NewCompiler returns a compiler with the catalog's rules: draft 2020-12
+// NewCompiler returns a compiler with the catalog's rules and draft
+// 2020-12 when `$schema` is absent (see NewDraftCompiler).
+func NewCompiler(assertFormats bool) *jsonschema.Compiler {
+	return NewDraftCompiler(assertFormats, DefaultDraft)
+}
+
+// NewDraftCompiler returns a compiler with the catalog's rules: draft
 // when `$schema` is absent, and `format` an annotation unless
 // assertFormats. The library asserts formats for draft 7 and older by
-// default; evtool gives every draft the same meaning (DESIGN: L(S) treats
-// format as an annotation unless assert_formats is set), so for those
-// drafts the known formats are registered as no-ops. The caller adds the
-// loader.
-func NewCompiler(assertFormats bool) *jsonschema.Compiler {
+// default; evtool gives every draft the same meaning (L(S) treats format
+// as an annotation unless assert_formats is set), so for those drafts the
+// known formats are registered as no-ops. The caller adds the loader.
+func NewDraftCompiler(assertFormats bool, draft Draft) *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
+	if draft.draft == nil {
+		draft = DefaultDraft
+	}
+	c.DefaultDraft(draft.draft)
 	if assertFormats {
 		c.AssertFormat()
 		return c

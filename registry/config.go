@@ -7,12 +7,15 @@ import (
 
 // Config is evtool.yaml.
 type Config struct {
-	Version       int            `yaml:"version"`
-	Schemas       string         `yaml:"schemas"`
-	DataSchema    string         `yaml:"dataschema"`
-	AssertFormats bool           `yaml:"assert_formats"`
-	Compat        CompatConfig   `yaml:"compat"`
-	Registry      RegistryConfig `yaml:"registry"`
+	Version       int    `yaml:"version"`
+	Schemas       string `yaml:"schemas"`
+	DataSchema    string `yaml:"dataschema"`
+	AssertFormats bool   `yaml:"assert_formats"`
+	// DefaultDraft is the draft of schemas without `$schema` (ParseDraft;
+	// default 2020-12).
+	DefaultDraft string         `yaml:"default_draft"`
+	Compat       CompatConfig   `yaml:"compat"`
+	Registry     RegistryConfig `yaml:"registry"`
 }
 
 // CompatConfig is the compat section of evtool.yaml.

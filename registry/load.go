@@ -220,6 +220,12 @@ func (l *loader) loadConfig(cat *Catalog) bool {
 		return false
 	}
 	cat.Template = t
+	draft, err := ParseDraft(cfg.DefaultDraft)
+	if err != nil {
+		l.fail(report.Finding{Rule: RuleConfig, File: cat.ConfigFile, Line: lineOfYAML(data, "default_draft"), Pointer: "/default_draft", Message: err.Error()})
+		return false
+	}
+	cat.Draft = draft
 	if ig := cfg.Compat.Ignore; len(ig) > 0 {
 		doc, _ := yamldoc.Parse(data)
 		for i := range ig {
@@ -536,7 +542,7 @@ func sortFindings(fs []report.Finding) {
 // compile compiles every version with one compiler, so shared files are
 // compiled once.
 func (l *loader) compile(cat *Catalog) {
-	c := NewCompiler(cat.Config.AssertFormats)
+	c := NewDraftCompiler(cat.Config.AssertFormats, cat.Draft)
 	c.UseLoader(&refLoader{files: cat.files})
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {

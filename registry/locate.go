@@ -45,7 +45,7 @@ func (c *Catalog) FileOfURL(u string) (display, rel, digest string, ok bool) {
 // for concurrent use. (compat.Close is such a transform: the lenient
 // profile's closed view of a writer.)
 func (c *Catalog) TransformedCompiler(transform func(doc any) any) func(v *Version) (*jsonschema.Schema, error) {
-	comp := NewCompiler(c.Config.AssertFormats)
+	comp := NewDraftCompiler(c.Config.AssertFormats, c.Draft)
 	comp.UseLoader(&transformLoader{inner: &refLoader{files: c.files}, transform: transform})
 	return versionCompiler(comp)
 }

@@ -34,9 +34,28 @@ type SchemaFile struct {
 	cat    *Catalog // a catalog view over the loaded files for errors and lines
 }
 
-// LoadSchemaFile reads and compiles the schema file at p. Errors name the
-// file, line and JSON pointer.
+// LoadSchemaFile reads and compiles the schema file at p, draft 2020-12
+// when it has no `$schema`. Errors name the file, line and JSON pointer.
 func LoadSchemaFile(p string, assertFormats bool) (*SchemaFile, error) {
+	return LoadSchemaFileWith(p, SchemaFileOptions{AssertFormats: assertFormats})
+}
+
+// SchemaFileOptions say how LoadSchemaFileWith reads a schema file.
+type SchemaFileOptions struct {
+	// AssertFormats treats `format` as an assertion.
+	AssertFormats bool
+	// Draft is what a schema without `$schema` is read as (default
+	// DefaultDraft).
+	Draft Draft
+}
+
+// LoadSchemaFileWith reads and compiles the schema file at p. Errors name
+// the file, line and JSON pointer.
+func LoadSchemaFileWith(p string, opts SchemaFileOptions) (*SchemaFile, error) {
+	assertFormats := opts.AssertFormats
+	if opts.Draft.draft == nil {
+		opts.Draft = DefaultDraft
+	}
 	info, err := os.Stat(p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, unwrapPathError(err))
@@ -76,7 +95,8 @@ func LoadSchemaFile(p string, assertFormats bool) (*SchemaFile, error) {
 	sf := &SchemaFile{File: p, Text: f.text, Doc: f.doc, URL: fileURL(base), Digest: Digest(f.doc), loader: l}
 	sf.cat = &Catalog{files: l.files, byName: map[string]*EventType{}}
 	sf.cat.Config.AssertFormats = assertFormats
-	sch, err := l.compile(sf.URL, assertFormats)
+	sf.cat.Draft = opts.Draft
+	sch, err := l.compile(sf.URL, assertFormats, opts.Draft)
 	if err != nil {
 		fd := compileFinding(sf.cat, &Version{File: p, Type: "", Number: 0}, err)
 		msg := fd.Message
@@ -172,8 +192,8 @@ func (l *dirLoader) file(rel string) *schemaFile {
 	return f
 }
 
-func (l *dirLoader) compile(u string, assertFormats bool) (*jsonschema.Schema, error) {
-	c := NewCompiler(assertFormats)
+func (l *dirLoader) compile(u string, assertFormats bool, draft Draft) (*jsonschema.Schema, error) {
+	c := NewDraftCompiler(assertFormats, draft)
 	c.UseLoader(&lazyLoader{l: l})
 	return c.Compile(u)
 }

@@ -40,6 +40,7 @@ func (a *app) compatDiffCommand() *cobra.Command {
 		samples                       int
 		seed                          int64
 		assertFormats                 bool
+		defaultDraft                  string
 	)
 	c := &cobra.Command{
 		Use:   "diff OLD NEW",
@@ -49,7 +50,8 @@ func (a *app) compatDiffCommand() *cobra.Command {
 --mode backward (NEW reads events written with OLD), forward (OLD reads events
 written with NEW) or full (both; the default). --profile lenient (default) or
 strict. $ref in each file resolves to files in its own directory (never above
-it, never the network).
+it, never the network). A schema without $schema is read as --default-draft
+(2020-12; Confluent and Karapace read such schemas as draft 7).
 
 Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 		Args: cobra.ExactArgs(2),
@@ -72,11 +74,16 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 			if mode.Transitive() {
 				return usagef("--mode %s: compat diff compares two schemas, so there is nothing transitive to check; use %s (compat check walks every earlier version of a catalog)", modeName, strings.TrimSuffix(string(mode), "_TRANSITIVE"))
 			}
-			old, err := registry.LoadSchemaFile(args[0], assertFormats)
+			draft, err := registry.ParseDraft(defaultDraft)
+			if err != nil {
+				return usageError{fmt.Errorf("--default-draft: %w", err)}
+			}
+			fileOpts := registry.SchemaFileOptions{AssertFormats: assertFormats, Draft: draft}
+			old, err := registry.LoadSchemaFileWith(args[0], fileOpts)
 			if err != nil {
 				return err
 			}
-			nw, err := registry.LoadSchemaFile(args[1], assertFormats)
+			nw, err := registry.LoadSchemaFileWith(args[1], fileOpts)
 			if err != nil {
 				return err
 			}
@@ -123,6 +130,7 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 	c.Flags().IntVar(&samples, "samples", compat.DefaultSamples, "witness documents generated per direction (0: rules only)")
 	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search (same seed, same counterexamples)")
 	c.Flags().BoolVar(&assertFormats, "assert-formats", false, "treat the format keyword as an assertion (as assert_formats in evtool.yaml)")
+	c.Flags().StringVar(&defaultDraft, "default-draft", registry.DefaultDraft.Name, "JSON Schema draft of a schema without $schema: "+registry.DraftNames()+" (as default_draft in evtool.yaml)")
 	formatFlag(c, &format, report.GateFormats)
 	return c
 }

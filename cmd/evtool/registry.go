@@ -38,8 +38,9 @@ the catalog as such a registry.
   diff   report drift between the catalog and a registry (exit 1 on drift)
   serve  a registry REST API over the catalog directory
 
-Subjects are the type names (--subject-strategy type, the default) or
-"<topic>-<type>" (topic-type, with the topic from event.yaml). Versions that
+Subjects are the type names (--subject-strategy type, the default),
+"<topic>-value" (topic: Confluent's TopicNameStrategy, for a topic that carries
+one type) or "<topic>-<type>" (topic-type), the topic from event.yaml. Versions that
 $ref shared catalog files are registered self-contained (bundled under $defs).
 
 Credentials: --user/--password or --token, or EVTOOL_REGISTRY_USER,
@@ -58,6 +59,7 @@ type clientFlags struct {
 	timeout                    time.Duration
 	strategy                   string
 	subjectPrefix              string
+	maxResponse, maxTotal      int64
 	cfgURL, cfgStrategy        string // from evtool.yaml
 }
 
@@ -72,7 +74,9 @@ func addClientFlags(c *cobra.Command, f *clientFlags) {
 	fl.StringVar(&f.keyFile, "key-file", "", "client key, PEM (default: $"+confluent.EnvKeyFile+")")
 	fl.BoolVar(&f.insecure, "insecure-skip-verify", false, "do not verify the registry's TLS certificate (tests only)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "timeout of each HTTP request")
-	fl.StringVar(&f.strategy, "subject-strategy", "", "type | topic-type (default: evtool.yaml registry.subject_strategy, else type)")
+	fl.Int64Var(&f.maxResponse, "max-response", confluent.DefaultMaxResponse, "largest registry response read, in bytes")
+	fl.Int64Var(&f.maxTotal, "max-response-total", confluent.DefaultMaxResponseTotal, "most bytes read from the registry in all, in bytes")
+	fl.StringVar(&f.strategy, "subject-strategy", "", "type | topic | topic-type (default: evtool.yaml registry.subject_strategy, else type)")
 }
 
 func (f *clientFlags) client(a *app) (*confluent.Client, confluent.Strategy, error) {
@@ -84,10 +88,13 @@ func (f *clientFlags) client(a *app) (*confluent.Client, confluent.Strategy, err
 	if err != nil {
 		return nil, "", usageError{fmt.Errorf("--subject-strategy: %w", err)}
 	}
+	if f.maxResponse <= 0 || f.maxTotal <= 0 {
+		return nil, "", usagef("--max-response and --max-response-total must be positive byte counts")
+	}
 	opts := confluent.ClientOptions{
 		URL: f.url, User: f.user, Password: f.password, Token: f.token,
 		CAFile: f.caFile, CertFile: f.certFile, KeyFile: f.keyFile,
-		InsecureSkipVerify: f.insecure, Timeout: f.timeout, UserAgent: "evtool/" + strings.Fields(buildVersion())[0],
+		InsecureSkipVerify: f.insecure, Timeout: f.timeout, MaxResponse: f.maxResponse, MaxResponseTotal: f.maxTotal, UserAgent: "evtool/" + strings.Fields(buildVersion())[0],
 	}.WithEnv()
 	if opts.URL == "" {
 		opts.URL = f.cfgURL
@@ -185,8 +192,8 @@ usage, network or authentication errors.`,
 
 func (a *app) registryPullCommand() *cobra.Command {
 	var (
-		f   clientFlags
-		out string
+		f                 clientFlags
+		out, defaultDraft string
 	)
 	c := &cobra.Command{
 		Use:   "pull",
@@ -196,7 +203,10 @@ registry's JSON Schema subjects: evtool.yaml (compat.mode from the registry's
 global level; registry.url and subject_strategy, never credentials), and per
 subject schemas/<type>/v<N>.json for its versions in order, with event.yaml
 when the type needs a topic (topic-type) or its own compatibility level.
-Schema references are inlined under $defs. Subjects that are not JSON Schema
+Schema references are inlined under $defs. A schema without $schema gets
+"$schema" naming --default-draft, the draft the registry reads such schemas as
+(7 for Confluent and Karapace; evtool would read it as 2020-12), and evtool.yaml
+gets default_draft. Subjects that are not JSON Schema
 or do not map to a type name are skipped with a warning. The result passes
 'evtool lint'.
 
@@ -205,6 +215,10 @@ Exit 0 on success, 2 on errors.`,
 			if out == "" {
 				return usagef("registry pull: --out DIR is required")
 			}
+			draft, err := registry.ParseDraft(defaultDraft)
+			if err != nil {
+				return usageError{fmt.Errorf("--default-draft: %w", err)}
+			}
 			cl, st, err := f.client(a)
 			if err != nil {
 				return err
@@ -212,6 +226,7 @@ Exit 0 on success, 2 on errors.`,
 			res, err := confluent.Pull(cmd.Context(), cl, confluent.PullOptions{
 				SyncOptions: confluent.SyncOptions{Strategy: st, SubjectPrefix: f.subjectPrefix},
 				Out:         out,
+				Draft:       draft,
 				Warn:        func(msg string) { fmt.Fprintf(a.stderr, "evtool: warning: %s\n", report.SafeLines(msg)) },
 			})
 			if err != nil {
@@ -225,6 +240,7 @@ Exit 0 on success, 2 on errors.`,
 	addClientFlags(c, &f)
 	c.Flags().StringVarP(&out, "out", "o", "", "directory to write the catalog to (must not exist or be empty)")
 	c.Flags().StringVar(&f.subjectPrefix, "subject-prefix", "", "pull only subjects starting with this prefix")
+	c.Flags().StringVar(&defaultDraft, "default-draft", confluent.RegistryDraft.Name, "draft the registry reads a schema without $schema as: "+registry.DraftNames()+" (written into each such schema)")
 	return c
 }
 
@@ -282,22 +298,36 @@ func (a *app) registryServeCommand() *cobra.Command {
 		dir, addr, urlFile            string
 		user, passwordFile, tokenFile string
 		readOnly, allowRemoteUnauthed bool
+		allowConfigWrites             bool
 		maxBody                       int64
+		checkTimeout                  time.Duration
+		strategy                      string
 	)
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the catalog as a Confluent-compatible schema registry",
 		Long: `Serve the catalog in --dir over the Confluent Schema Registry REST API:
-subjects are the catalog's types, versions its versions, schema type JSON.
+subjects are the catalog's types under --subject-strategy (type names, the
+default; topic: "<topic>-value", the default of Confluent's serializers, for
+the one type with that topic; topic-type: "<topic>-<type>"), versions its
+versions, schema type JSON. A registration extends or creates only the type
+its subject maps to; any other subject is refused, never made a type.
 Compatibility (POST /compatibility/..., and every registration) is decided by
 evtool's engine under the type's mode and profile, with evtool.yaml's
 approvals; ?verbose=true returns its rule messages.
 
 A registration that passes writes the next v<N>.json into the catalog
-atomically (commit it to git); PUT /config[/{subject}] writes compat.mode into
-evtool.yaml or the type's event.yaml. Schema ids are kept in
+atomically (commit it to git). Compatibility levels live in git: PUT and
+DELETE /config[/{subject}] that would change one are refused (42205; a PUT of
+the level the catalog already has succeeds and writes nothing) unless
+--allow-config-writes, which writes compat.mode into evtool.yaml or the type's
+event.yaml. Schema ids are kept in
 <catalog root>/.registry/ids.json (keep it; the catalog loader ignores it).
---read-only refuses every change.
+--read-only refuses every change. One writing server per catalog: a second
+one refuses to start and names the first (lock <catalog root>/.registry/serve.lock;
+read-only servers share it). Each compatibility check has a deadline
+(--check-timeout, default 30s): a registration that misses it is answered
+with error code 50002 and writes nothing.
 
 Binds 127.0.0.1:8081 by default. Authentication, when configured, applies to
 every request: basic (--auth-user and the password in $EVTOOL_SERVE_PASSWORD or
@@ -329,6 +359,14 @@ Runs until interrupted. See docs/registry.md.`,
 			if user == "" && password != "" {
 				return usagef("a server password needs a user: --auth-user or %s", envServeUser)
 			}
+			if strategy != "" {
+				if _, err := confluent.ParseStrategy(strategy); err != nil {
+					return usageError{fmt.Errorf("--subject-strategy: %w", err)}
+				}
+			}
+			if checkTimeout <= 0 {
+				return usagef("--check-timeout %s: use a positive duration, e.g. 30s", checkTimeout)
+			}
 			host, _, err := net.SplitHostPort(addr)
 			if err != nil {
 				return usagef("--addr %q: %v (use HOST:PORT, e.g. 127.0.0.1:8081)", addr, err)
@@ -340,7 +378,7 @@ Runs until interrupted. See docs/registry.md.`,
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
 			srv, err := confluent.NewServer(confluent.ServerOptions{
-				Dir: dir, ReadOnly: readOnly, MaxBody: maxBody, User: user, Password: password, Token: token,
+				Dir: dir, ReadOnly: readOnly, AllowConfigWrites: allowConfigWrites, MaxBody: maxBody, CheckTimeout: checkTimeout, Strategy: confluent.Strategy(strategy), User: user, Password: password, Token: token,
 				LoopbackHostsOnly: confluent.IsLoopbackHost(host),
 				Logf: func(format string, args ...any) {
 					// Requests name subjects and paths: what a client sends.
@@ -350,11 +388,13 @@ Runs until interrupted. See docs/registry.md.`,
 			if err != nil {
 				return err
 			}
+			defer srv.Close()
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("listen on %s: %w", addr, err)
 			}
 			base := "http://" + ln.Addr().String()
+			srv.Announce(base)
 			mode := ""
 			if readOnly {
 				mode = ", read-only"
@@ -381,6 +421,9 @@ Runs until interrupted. See docs/registry.md.`,
 	dirFlag(c, &dir)
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on (port 0 picks a free one)")
 	c.Flags().BoolVar(&readOnly, "read-only", false, "refuse registrations and config changes")
+	c.Flags().BoolVar(&allowConfigWrites, "allow-config-writes", false, "let PUT/DELETE /config change compatibility levels in evtool.yaml and event.yaml (by default levels live in git)")
+	c.Flags().StringVar(&strategy, "subject-strategy", "", "type | topic | topic-type: how subjects map to catalog types (default: evtool.yaml registry.subject_strategy, else type)")
+	c.Flags().DurationVar(&checkTimeout, "check-timeout", confluent.DefaultCheckTimeout, "deadline of each compatibility check; a registration that misses it is answered 50002 and not written")
 	c.Flags().Int64Var(&maxBody, "max-body", confluent.DefaultMaxBody, "largest request body accepted, in bytes")
 	c.Flags().StringVar(&user, "auth-user", "", "require basic auth with this user (password: $"+envServePassword+" or --auth-password-file)")
 	c.Flags().StringVar(&passwordFile, "auth-password-file", "", "file holding the basic auth password")

@@ -144,7 +144,7 @@ func BaseFS(ctx context.Context, c *Client, head *registry.Catalog, st Strategy)
 					}
 				}
 			}
-			text, err := schemaFileText(rv)
+			text, err := schemaFileText(rv, head.Draft) // read as the catalog reads its own
 			if err != nil {
 				return nil, err
 			}

@@ -44,6 +44,8 @@ type Form struct {
 // reads and is safe for concurrent use.
 type Forms struct {
 	root fs.FS
+	// draft is what the catalog reads a schema without `$schema` as.
+	draft registry.Draft
 
 	mu    sync.Mutex
 	nodes map[string]*bnode // by path relative to the root
@@ -53,11 +55,22 @@ type Forms struct {
 // NewForms returns a Forms reading shared files from root, the catalog root
 // (the directory evtool.yaml's `schemas` names).
 func NewForms(root fs.FS) *Forms {
-	return &Forms{root: root, nodes: map[string]*bnode{}}
+	return NewDraftForms(root, registry.DefaultDraft)
+}
+
+// NewDraftForms is NewForms for a catalog that reads a schema without
+// `$schema` as draft (its default_draft).
+func NewDraftForms(root fs.FS, draft registry.Draft) *Forms {
+	if draft.URL == "" {
+		draft = registry.DefaultDraft
+	}
+	return &Forms{root: root, draft: draft, nodes: map[string]*bnode{}}
 }
 
 // CatalogForms returns a Forms for a catalog loaded from disk.
-func CatalogForms(cat *registry.Catalog) *Forms { return NewForms(os.DirFS(cat.Root)) }
+func CatalogForms(cat *registry.Catalog) *Forms {
+	return NewDraftForms(os.DirFS(cat.Root), cat.Draft)
+}
 
 // Of returns the registry form of v.
 func (f *Forms) Of(v *registry.Version) (*Form, error) {
@@ -68,7 +81,7 @@ func (f *Forms) Of(v *registry.Version) (*Form, error) {
 	defer f.mu.Unlock()
 	root := &bnode{id: v.RelPath, doc: v.Doc}
 	root.base = docBase(v.Doc, fileURL(v.RelPath))
-	doc, bundled, err := bundle(root, f.resolve)
+	doc, bundled, err := bundle(root, f.resolve, f.draft.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot make a self-contained schema for the registry: %w", v.File, err)
 	}
@@ -229,7 +242,8 @@ func isAnchor(frag string) bool { return frag != "" && !strings.HasPrefix(frag, 
 
 // bundle inlines every document root reaches through $ref. It returns
 // root.doc itself (bundled false) when root reaches no other document.
-func bundle(root *bnode, resolve resolver) (any, bool, error) {
+// defaultDraft is the `$schema` of a document without one.
+func bundle(root *bnode, resolve resolver, defaultDraft string) (any, bool, error) {
 	order := []*bnode{root}
 	seen := map[*bnode]bool{root: true}
 	for i := 0; i < len(order); i++ {
@@ -265,6 +279,9 @@ func bundle(root *bnode, resolve resolver) (any, bool, error) {
 		return nil, false, errors.New("a schema that is not an object cannot reference other files")
 	}
 	draft, _ := rootMap["$schema"].(string)
+	if draft == "" {
+		draft = defaultDraft
+	}
 	defsKey := "$defs"
 	if oldDraft(draft) {
 		defsKey = "definitions"
@@ -281,7 +298,7 @@ func bundle(root *bnode, resolve resolver) (any, bool, error) {
 	}
 	anchors := map[string]string{}
 	for _, n := range order {
-		if err := checkEmbeddable(n, n == root, draft, anchors); err != nil {
+		if err := checkEmbeddable(n, n == root, draft, defaultDraft, anchors); err != nil {
 			return nil, false, err
 		}
 		if n == root {
@@ -347,12 +364,21 @@ func bundle(root *bnode, resolve resolver) (any, bool, error) {
 
 // checkEmbeddable refuses documents whose meaning would change once
 // inlined: nested resources, dynamic references, anchors that collide, and
-// a different draft than the root's.
-func checkEmbeddable(n *bnode, isRoot bool, rootDraft string, anchors map[string]string) error {
+// a different draft than the root's (a document without `$schema` is read
+// as defaultDraft, the catalog's default_draft, and so is the root).
+func checkEmbeddable(n *bnode, isRoot bool, rootDraft, defaultDraft string, anchors map[string]string) error {
 	where := n.id
 	if m, ok := n.doc.(map[string]any); ok && !isRoot {
-		if d, ok := m["$schema"].(string); ok && normDraft(d) != normDraft(rootDraft) && !(rootDraft == "" && strings.Contains(d, "2020-12")) {
-			return fmt.Errorf("%s uses $schema %s but the version uses %s; shared files must use the version's draft", where, d, orDefault(rootDraft))
+		d, named := m["$schema"].(string)
+		if !named {
+			d = defaultDraft
+		}
+		if normDraft(d) != normDraft(rootDraft) {
+			how := "uses $schema " + d
+			if !named {
+				how = "has no $schema, so it is read as the default draft " + orDefault(d)
+			}
+			return fmt.Errorf("%s %s but the version uses %s; shared files must use the version's draft", where, how, orDefault(rootDraft))
 		}
 	}
 	return walkSchemas(n.doc, "", func(m map[string]any, ptr string) error {

@@ -98,11 +98,14 @@ func TestFormWithoutExternalRefsIsTheFile(t *testing.T) {
 
 func TestBundleCases(t *testing.T) {
 	const head = `"$schema": "https://json-schema.org/draft/2020-12/schema", `
+	const draft7 = `"$schema": "http://json-schema.org/draft-07/schema#", `
 	cases := []struct {
 		name  string
 		files map[string]string
-		err   string
-		check func(t *testing.T, f *Form)
+		// config is added to evtool.yaml.
+		config string
+		err    string
+		check  func(t *testing.T, f *Form)
 	}{
 		{
 			name: "chain, pointer fragment and existing $defs",
@@ -197,10 +200,51 @@ func TestBundleCases(t *testing.T) {
 			},
 			err: "draft",
 		},
+		{
+			// Read as 2020-12 by evtool, the file would mean another
+			// thing inlined into a draft-07 version.
+			name: "a shared file without $schema under a version naming another draft",
+			files: map[string]string{
+				"v1.json":          `{` + draft7 + `"properties": {"m": {"$ref": "../common/m.json"}}}`,
+				"../common/m.json": `{"type": "integer"}`,
+			},
+			err: "has no $schema, so it is read as the default draft",
+		},
+		{
+			name:   "default_draft 7: neither names a draft",
+			config: "default_draft: 7\n",
+			files: map[string]string{
+				"v1.json":          `{"properties": {"m": {"$ref": "../common/m.json"}}}`,
+				"../common/m.json": `{"type": "integer"}`,
+			},
+			check: func(t *testing.T, f *Form) {
+				if !strings.Contains(string(f.Text), `"#/definitions/common.m"`) {
+					t.Fatalf("a draft-07 version bundles into definitions:\n%s", f.Text)
+				}
+			},
+		},
+		{
+			name:   "default_draft 7: the shared file names draft-07",
+			config: "default_draft: 7\n",
+			files: map[string]string{
+				"v1.json":          `{"properties": {"m": {"$ref": "../common/m.json"}}}`,
+				"../common/m.json": `{` + draft7 + `"type": "integer"}`,
+			},
+			check: func(t *testing.T, f *Form) { compileStandalone(t, f.Doc) },
+		},
+		{
+			name:   "default_draft 7: the shared file names 2020-12",
+			config: "default_draft: 7\n",
+			files: map[string]string{
+				"v1.json":          `{"properties": {"m": {"$ref": "../common/m.json"}}}`,
+				"../common/m.json": `{` + head + `"type": "integer"}`,
+			},
+			err: "draft",
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			files := map[string]string{"evtool.yaml": "version: 1\n"}
+			files := map[string]string{"evtool.yaml": "version: 1\n" + c.config}
 			for name, text := range c.files {
 				files["schemas/com.example.t/"+name] = text
 			}

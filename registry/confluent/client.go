@@ -47,6 +47,12 @@ type ClientOptions struct {
 	Timeout time.Duration
 	// UserAgent defaults to "evtool".
 	UserAgent string
+	// MaxResponse bounds each response body in bytes (default
+	// DefaultMaxResponse), MaxResponseTotal all of them together (default
+	// DefaultMaxResponseTotal), MaxConcurrent the requests in flight
+	// (default DefaultMaxConcurrent).
+	MaxResponse, MaxResponseTotal int64
+	MaxConcurrent                 int
 }
 
 // WithEnv fills the fields left empty from the EVTOOL_REGISTRY_*
@@ -157,7 +163,7 @@ func NewClient(o ClientOptions) (*Client, error) {
 	}
 	opts := []sr.ClientOpt{
 		sr.URLs(u.String()),
-		sr.HTTPClient(&http.Client{Transport: tr, Timeout: timeout}),
+		sr.HTTPClient(&http.Client{Transport: newBoundedTransport(tr, o.MaxResponse, o.MaxResponseTotal, o.MaxConcurrent), Timeout: timeout}),
 		sr.UserAgent(ua),
 	}
 	switch {
@@ -277,6 +283,10 @@ func (c *Client) wrap(op string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return &Error{Op: op, Message: c.Scrub(fmt.Sprintf("registry %s: %v", c.Display, err))}
 	}
+	var tooLarge *ResponseTooLargeError
+	if errors.As(err, &tooLarge) {
+		return &Error{Op: op, Message: c.Scrub(tooLarge.Error())}
+	}
 	var re *sr.ResponseError
 	if errors.As(err, &re) {
 		msg := re.Message
@@ -306,6 +316,12 @@ func status(err error) int {
 		return e.Status
 	}
 	return 0
+}
+
+// incompatible reports a registration refused as incompatible: error code
+// 40901 (current Confluent), 409 (older registries) or HTTP 409.
+func incompatible(err error) bool {
+	return code(err) == 40901 || code(err) == 409 || status(err) == http.StatusConflict
 }
 
 // notFound reports a 404 of any kind (subject, version, subject-level

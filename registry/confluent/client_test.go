@@ -77,7 +77,8 @@ func registries(t *testing.T, fn func(t *testing.T, url string)) {
 	})
 	t.Run("evtool", func(t *testing.T) {
 		dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\ncompat:\n  mode: NONE\n", "schemas/.keep": ""})
-		_, url := startServer(t, ServerOptions{Dir: dir})
+		// A mirror the catalog is pushed to: push sets levels.
+		_, url := startServer(t, ServerOptions{Dir: dir, AllowConfigWrites: true})
 		fn(t, url)
 	})
 }
@@ -307,6 +308,8 @@ func TestStrategySplit(t *testing.T) {
 		{"orders.v1-com.acme.thing", "com.acme.thing", "orders.v1"},
 		{"orders-value", "", ""},
 		{"noseparator", "", ""},
+		{"..-com.example.x", "", ""}, // Kafka refuses the topics "." and ".."
+		{".-com.example.x", "", ""},
 	} {
 		typ, topic, ok := StrategyTopicType.Split(c.subject, nil)
 		if typ != c.typ || topic != c.topic || ok != (c.typ != "") {
@@ -433,7 +436,15 @@ func TestClientOptionsFromEnv(t *testing.T) {
 // TestPushBypassRegistryCompat: a registry whose own checker refuses a
 // version evtool accepts; push reports it, and --bypass-registry-compat
 // registers it and restores the level.
+// Both error codes registries answer are recognised: 409 (older
+// Confluent, Karapace) and 40901 (current Confluent, evtool).
 func TestPushBypassRegistryCompat(t *testing.T) {
+	for _, errorCode := range []int{409, 40901} {
+		t.Run(fmt.Sprint(errorCode), func(t *testing.T) { testPushBypassRegistryCompat(t, errorCode) })
+	}
+}
+
+func testPushBypassRegistryCompat(t *testing.T, errorCode int) {
 	reg := srfake.New()
 	defer reg.Close()
 	level := func(subject string) sr.CompatibilityLevel {
@@ -447,7 +458,7 @@ func TestPushBypassRegistryCompat(t *testing.T) {
 			if _, ok := reg.GetSchema(subject, 1); ok && level(subject) != sr.CompatNone {
 				w.Header().Set("Content-Type", ContentType)
 				w.WriteHeader(409)
-				fmt.Fprint(w, `{"error_code":409,"message":"Schema being registered is incompatible with an earlier schema"}`)
+				fmt.Fprintf(w, `{"error_code":%d,"message":"Schema being registered is incompatible with an earlier schema"}`, errorCode)
 				return true
 			}
 		}
@@ -466,4 +477,102 @@ func TestPushBypassRegistryCompat(t *testing.T) {
 	if lvl := level(placed); lvl != sr.CompatFullTransitive {
 		t.Fatalf("level after bypass: %v", lvl)
 	}
+}
+
+// TestPullNamesTheRegistryDraft: Confluent and Karapace read a schema
+// without $schema as draft-07, evtool as 2020-12: pull writes the
+// registry's draft into every such schema (and default_draft into
+// evtool.yaml), so a tuple `items: [...]` still means what it meant.
+func TestPullNamesTheRegistryDraft(t *testing.T) {
+	const (
+		compact   = `{"type":"array","items":[{"type":"string"},{"type":"integer"}]}`
+		multiLine = "{\n  \"type\": \"object\"\n}"
+		pinned    = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}`
+	)
+	cases := []struct {
+		name   string
+		draft  registry.Draft
+		url    string
+		schema string
+	}{
+		{"registry default (7)", registry.Draft{}, "http://json-schema.org/draft-07/schema#", compact},
+		{"2019-09", registry.Drafts[1], "https://json-schema.org/draft/2019-09/schema", `{"type":"array","prefixItems":[{"type":"string"}]}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			reg := srfake.New()
+			defer reg.Close()
+			cl := srClient(t, reg.URL())
+			for subject, schema := range map[string]string{"com.example.a.tuple": c.schema, "com.example.b.multi": multiLine, "com.example.c.pinned": pinned, "com.example.d.any": `true`} {
+				if _, err := cl.RegisterSchema(ctx, subject, sr.Schema{Schema: schema, Type: sr.TypeJSON}, -1, -1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out := filepath.Join(t.TempDir(), "pulled")
+			if _, err := Pull(ctx, newClient(t, ClientOptions{URL: reg.URL()}), PullOptions{Out: out, Draft: c.draft}); err != nil {
+				t.Fatal(err)
+			}
+			read := func(typ string) string {
+				data, err := os.ReadFile(filepath.Join(out, "schemas", typ, "v1.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(data)
+			}
+			mustContain(t, read("com.example.a.tuple"), `"$schema": "`+c.url+`"`)
+			if got := read("com.example.b.multi"); got != "{\n  \"$schema\": \""+c.url+"\",\n  \"type\": \"object\"\n}\n" {
+				t.Fatalf("multi-line schema written as\n%s", got)
+			}
+			if got := read("com.example.c.pinned"); strings.Count(got, "$schema") != 1 || !strings.Contains(got, "2020-12") {
+				t.Fatalf("a schema naming its draft was changed:\n%s", got)
+			}
+			if got := strings.TrimSpace(read("com.example.d.any")); got != "true" {
+				t.Fatalf("boolean schema written as %s", got)
+			}
+			cfg, _ := os.ReadFile(filepath.Join(out, "evtool.yaml"))
+			mustContain(t, string(cfg), "default_draft:")
+			loadCat(t, out) // the draft-07 tuple compiles: it is read as draft-07
+		})
+	}
+}
+
+// TestPullThenDiffInStep: the "$schema" pull adds (the registry's draft)
+// is no drift: diff and push see the pulled catalog in step.
+func TestPullThenDiffInStep(t *testing.T) {
+	reg := srfake.New()
+	defer reg.Close()
+	if _, err := srClient(t, reg.URL()).RegisterSchema(ctx, "com.example.a.b", sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "pulled")
+	c := newClient(t, ClientOptions{URL: reg.URL()})
+	if _, err := Pull(ctx, c, PullOptions{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Diff(ctx, c, loadCat(t, out), SyncOptions{Strategy: StrategyType})
+	if err != nil || len(d.Findings) != 0 {
+		t.Fatalf("diff after pull: %v %+v", err, d.Findings)
+	}
+	rep, err := Push(ctx, c, loadCat(t, out), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, DryRun: true})
+	if err != nil || count(rep, RuleRegistered) != 0 {
+		t.Fatalf("push after pull would register: %v %+v", err, rep.Findings)
+	}
+}
+
+// TestPullTopicStrategySkips: a TopicNameStrategy subject names no type;
+// pull says so and writes none.
+func TestPullTopicStrategySkips(t *testing.T) {
+	reg := srfake.New()
+	defer reg.Close()
+	if _, err := srClient(t, reg.URL()).RegisterSchema(ctx, "orders-value", sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	out := filepath.Join(t.TempDir(), "pulled")
+	res, err := Pull(ctx, newClient(t, ClientOptions{URL: reg.URL()}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyTopic}, Out: out,
+		Warn: func(m string) { warnings = append(warnings, m) }})
+	if err != nil || res.Types != 0 || len(warnings) != 1 {
+		t.Fatalf("pull: %+v %v %v", res, err, warnings)
+	}
+	mustContain(t, warnings[0], "names a topic, not a type")
 }

@@ -84,7 +84,7 @@ func idsOnDisk(t testing.TB, dir string) map[string]int {
 func TestServerCrashBeforeRename(t *testing.T) {
 	dir := minimalCatalog(t, "BACKWARD", nil)
 	crash := errors.New("simulated crash")
-	_, url := startServer(t, ServerOptions{Dir: dir, commitHook: func(tmp, final string) error {
+	s1, url := startServer(t, ServerOptions{Dir: dir, commitHook: func(tmp, final string) error {
 		if strings.HasSuffix(final, "v2.json") {
 			return crash
 		}
@@ -113,7 +113,9 @@ func TestServerCrashBeforeRename(t *testing.T) {
 	}
 
 	// Restart: the leftover is removed, v1 is served, the registration
-	// succeeds with the id it was given before the crash.
+	// succeeds with the id it was given before the crash. (A crashed
+	// process holds no lock.)
+	s1.Close()
 	s2, url2 := startServer(t, ServerOptions{Dir: dir})
 	if left := tempFiles(t, dir); len(left) != 0 {
 		t.Fatalf("temporary files after restart: %v", left)
@@ -156,9 +158,12 @@ func TestServerCrashWritingIDs(t *testing.T) {
 	if cat := loadCat(t, dir); len(cat.Lookup("com.example.thing.happened").Versions) != 1 {
 		t.Fatal("a version was written without its id")
 	}
-	if _, err := NewServer(ServerOptions{Dir: dir}); err != nil {
+	s.Close() // a crashed process holds no lock
+	s2, err := NewServer(ServerOptions{Dir: dir})
+	if err != nil {
 		t.Fatal(err)
 	}
+	s2.Close()
 	if left := tempFiles(t, dir); len(left) != 0 {
 		t.Fatalf("temporary files after restart: %v", left)
 	}
@@ -273,5 +278,41 @@ func TestServerKilledDuringRegistrations(t *testing.T) {
 	_ = json.Unmarshal([]byte(r.body), &resp)
 	if r.status != 200 || resp.Version != len(typ.Versions)+1 {
 		t.Fatalf("registration after restart: %d %s (want version %d)", r.status, r.body, len(typ.Versions)+1)
+	}
+}
+
+// TestServerNewTypeMetaWriteFails: when the event.yaml of a new type (its
+// topic) cannot be written, the registration fails and leaves no version
+// behind: a v1.json without its topic would be a type the subject can
+// never extend under the topic-type strategy.
+func TestServerNewTypeMetaWriteFails(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", nil)
+	failed := false
+	s, _ := startServer(t, ServerOptions{Dir: dir, Strategy: StrategyTopicType, commitHook: func(tmp, final string) error {
+		if strings.HasSuffix(final, "event.yaml") && !failed {
+			failed = true
+			os.Remove(tmp)
+			return errors.New("disk full")
+		}
+		return nil
+	}})
+	const subject = "orders-com.example.order.placed"
+	body := registerBody(`{"type":"object"}`)
+	r := doHandler(t, s, "POST", "/subjects/"+subject+"/versions", body)
+	if r.status != 500 {
+		t.Fatalf("HTTP %d: %s", r.status, r.body)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", "com.example.order.placed", "v1.json")); err == nil {
+		t.Fatal("a failed registration left its v1.json")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", "com.example.order.placed")); err == nil {
+		t.Fatal("a failed registration left its type directory")
+	}
+	r = doHandler(t, s, "POST", "/subjects/"+subject+"/versions", body)
+	if r.status != 200 || !strings.Contains(r.body, `"version":1`) {
+		t.Fatalf("retry: HTTP %d: %s", r.status, r.body)
+	}
+	if got := loadCat(t, dir).Lookup("com.example.order.placed"); got == nil || got.Meta.Topic != "orders" {
+		t.Fatalf("after the retry: %+v", got)
 	}
 }

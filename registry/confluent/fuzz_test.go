@@ -27,6 +27,8 @@ func FuzzServerRequest(f *testing.F) {
 		{"a/b", `{"schema": null}`},
 		{"com.example.thing.happened", `{"schemaType":"JSON","schema":"` + strings.Repeat(`[`, 2000) + `"}`},
 		{"com.example.thing.happened", "\xff\xfe"},
+		{"com.example.thing.happened", `{"schemaType":"JSON","schema":"{\"description\":\"\ud800 \\udc00\"}"}`},
+		{"orders-value", `{"schemaType":"JSON","schema":"{}"}`},
 	} {
 		f.Add(seed.subject, []byte(seed.body))
 	}

@@ -79,6 +79,7 @@ func startServer(t testing.TB, opts ServerOptions) (*Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(s.Close)
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
 	return s, hs.URL

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -24,7 +25,15 @@ type PullOptions struct {
 	Out string
 	// Warn receives what was skipped and why.
 	Warn func(msg string)
+	// Draft is what the registry reads a schema without `$schema` as
+	// (default RegistryDraft); pulled schemas name it explicitly, since
+	// evtool reads such schemas as 2020-12.
+	Draft registry.Draft
 }
+
+// RegistryDraft is the draft Confluent's and Karapace's registries read a
+// JSON Schema without `$schema` as.
+var RegistryDraft = registry.Drafts[2]
 
 // PullResult says what Pull wrote.
 type PullResult struct {
@@ -46,6 +55,12 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 	}
 	if opts.Out == "" {
 		return nil, errors.New("pull needs an output directory (--out)")
+	}
+	if opts.Draft.Name == "" {
+		opts.Draft = RegistryDraft
+	}
+	if opts.Strategy == "" {
+		opts.Strategy = StrategyType
 	}
 	if entries, err := os.ReadDir(opts.Out); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%s is not empty: pull writes a new catalog into an empty or missing directory (use `evtool registry diff` to compare with an existing one)", opts.Out)
@@ -78,6 +93,10 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			continue // no active versions
 		}
 		typ, topic, ok := opts.Strategy.Split(s, nil)
+		if !ok && opts.Strategy == StrategyTopic {
+			warn(fmt.Sprintf("skipped subject %s: under the topic subject strategy a subject names a topic, not a type, so pull cannot name its type (pull with --subject-strategy type or topic-type)", s))
+			continue
+		}
 		if !ok {
 			warn(fmt.Sprintf("skipped subject %s: it is not a valid event type name under the %s subject strategy", s, opts.Strategy))
 			continue
@@ -110,7 +129,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			}
 		}
 		for i, v := range rs.Versions {
-			text, err := schemaFileText(v)
+			text, err := schemaFileText(v, opts.Draft)
 			if err != nil {
 				return nil, fmt.Errorf("subject %s version %d: %w", s, v.Version, err)
 			}
@@ -129,9 +148,14 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 		}
 		res.Types++
 	}
-	files[registry.ConfigName] = configYAML(c.Display, cleanURL(c), global, opts.Strategy)
+	files[registry.ConfigName] = configYAML(c.Display, cleanURL(c), global, opts.Strategy, opts.Draft)
 
 	if err := writeFiles(opts.Out, files); err != nil {
+		return nil, err
+	}
+	// The catalog root even when no subject became a type: an empty
+	// catalog, which loads.
+	if err := os.MkdirAll(filepath.Join(opts.Out, "schemas"), 0o755); err != nil {
 		return nil, err
 	}
 	cat, err := registry.Load(opts.Out)
@@ -143,12 +167,25 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 }
 
 // schemaFileText is what a version's file holds: the registry's text,
-// indented when it came compact; inlined references re-rendered.
-func schemaFileText(v *RemoteVersion) ([]byte, error) {
+// indented when it came compact; inlined references re-rendered; and
+// `$schema` naming draft when the registry's schema has none (a boolean
+// schema means the same in every draft and stays as it is).
+func schemaFileText(v *RemoteVersion, draft registry.Draft) ([]byte, error) {
+	obj, isObject := v.Doc.(map[string]any)
+	_, named := obj["$schema"]
+	named = named || draft.URL == ""
 	if v.Bundled {
+		if isObject && !named {
+			withDraft := maps.Clone(obj)
+			withDraft["$schema"] = draft.URL
+			return marshalIndent(withDraft)
+		}
 		return marshalIndent(v.Doc)
 	}
 	text := []byte(v.Text)
+	if isObject && !named {
+		text = withSchemaKeyword(text, draft.URL)
+	}
 	if !bytes.Contains(bytes.TrimSpace(text), []byte("\n")) {
 		var buf bytes.Buffer
 		if err := json.Indent(&buf, text, "", "  "); err == nil {
@@ -159,6 +196,48 @@ func schemaFileText(v *RemoteVersion) ([]byte, error) {
 		text = append(text, '\n')
 	}
 	return text, nil
+}
+
+// namesRegistryDraft reports whether local is remote with only "$schema"
+// naming RegistryDraft added, as pull writes it: the same schema to a
+// registry that reads remote as that draft.
+func namesRegistryDraft(local, remote any) bool {
+	l, ok := local.(map[string]any)
+	r, rok := remote.(map[string]any)
+	if !ok || !rok {
+		return false
+	}
+	if _, named := r["$schema"]; named {
+		return false
+	}
+	url, _ := l["$schema"].(string)
+	if d, err := registry.ParseDraft(url); url == "" || err != nil || d.Name != RegistryDraft.Name {
+		return false
+	}
+	bare := maps.Clone(l)
+	delete(bare, "$schema")
+	return registry.Digest(bare) == registry.Digest(r)
+}
+
+// withSchemaKeyword inserts "$schema": url as the first member of the JSON
+// object text, leaving the rest as written.
+func withSchemaKeyword(text []byte, url string) []byte {
+	i := bytes.IndexByte(text, '{')
+	if i < 0 {
+		return text
+	}
+	member := `"$schema": ` + yamlString(url)
+	rest := text[i+1:]
+	if len(bytes.TrimSpace(rest)) > 0 && bytes.TrimSpace(rest)[0] != '}' {
+		member += ","
+	}
+	sep := ""
+	if bytes.Contains(rest, []byte("\n")) {
+		sep = "\n  " // multi-line text: a line of its own
+	}
+	out := append([]byte{}, text[:i+1]...)
+	out = append(out, sep+member...)
+	return append(out, rest...)
 }
 
 func eventYAML(topic, level string) []byte {
@@ -175,10 +254,11 @@ func eventYAML(topic, level string) []byte {
 	return []byte(b.String())
 }
 
-func configYAML(display, clean, global string, st Strategy) []byte {
+func configYAML(display, clean, global string, st Strategy, draft registry.Draft) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Pulled from %s by `evtool registry pull`.\n", display)
 	b.WriteString("version: 1\nschemas: schemas\n")
+	fmt.Fprintf(&b, "# The registry reads a schema without $schema as this draft; pulled schemas name it.\ndefault_draft: %s\n", yamlString(draft.Name))
 	if global != "" {
 		fmt.Fprintf(&b, "compat:\n  mode: %s\n", global)
 	}

@@ -73,12 +73,27 @@ func (c *Client) Subjects(ctx context.Context, prefix string) ([]string, error) 
 // Subject fetches one subject's versions. It returns nil and no error when
 // the registry has no such subject (or only soft-deleted versions).
 func (c *Client) Subject(ctx context.Context, subject string) (*RemoteSubject, error) {
-	schemas, err := c.sr.Schemas(ctx, subject)
+	// Versions one after the other (sr's Schemas fetches all at once):
+	// FetchAll reads subjects in parallel, and the transport bounds the
+	// requests in flight.
+	versions, err := c.sr.SubjectVersions(ctx, subject)
 	if err != nil {
 		if notFound(c.wrap("", err)) {
 			return nil, nil
 		}
 		return nil, c.wrap(fmt.Sprintf("read subject %s", subject), err)
+	}
+	sort.Ints(versions)
+	var schemas []sr.SubjectSchema
+	for _, v := range versions {
+		s, err := c.sr.SchemaByVersion(ctx, subject, v)
+		if err != nil {
+			if notFound(c.wrap("", err)) {
+				continue // deleted meanwhile
+			}
+			return nil, c.wrap(fmt.Sprintf("read subject %s version %d", subject, v), err)
+		}
+		schemas = append(schemas, s)
 	}
 	if len(schemas) == 0 {
 		return nil, nil
@@ -103,7 +118,7 @@ func (c *Client) Subject(ctx context.Context, subject string) (*RemoteSubject, e
 				rv.Problem = err.Error()
 				continue
 			}
-			b, bundled, err := bundle(root, resolveRefs)
+			b, bundled, err := bundle(root, resolveRefs, RegistryDraft.URL)
 			if err != nil {
 				rv.Problem = "cannot inline its schema references: " + err.Error()
 				continue
@@ -175,7 +190,7 @@ func (c *Client) FetchAll(ctx context.Context, subjects []string) (map[string]*R
 		mu       sync.Mutex
 		firstErr error
 		wg       sync.WaitGroup
-		sem      = make(chan struct{}, 8)
+		sem      = make(chan struct{}, DefaultMaxConcurrent)
 	)
 	for _, s := range subjects {
 		wg.Add(1)
@@ -183,6 +198,12 @@ func (c *Client) FetchAll(ctx context.Context, subjects []string) (map[string]*R
 		go func(s string) {
 			defer wg.Done()
 			defer func() { <-sem }()
+			mu.Lock()
+			failed := firstErr != nil
+			mu.Unlock()
+			if failed {
+				return // one error is the answer: read no more
+			}
 			rs, err := c.Subject(ctx, s)
 			mu.Lock()
 			defer mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"maps"
 	"mime"
@@ -17,13 +18,19 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing/fstest"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
 )
 
 // ContentType is the Schema Registry API's media type.
@@ -39,6 +46,13 @@ type ServerOptions struct {
 	Dir string
 	// ReadOnly refuses registrations and config changes (42205).
 	ReadOnly bool
+	// AllowConfigWrites lets PUT and DELETE /config change compatibility
+	// levels in evtool.yaml and event.yaml. Without it a level lives in
+	// git: a change is refused (42205) and a PUT of the level the catalog
+	// already has succeeds without writing. Clients set levels on their
+	// own (@kafkajs/confluent-schema-registry's register() sends BACKWARD
+	// for a subject without one), which would silently weaken the gate.
+	AllowConfigWrites bool
 	// MaxBody bounds request bodies in bytes (default DefaultMaxBody).
 	MaxBody int64
 	// Basic auth (User and Password) and/or a bearer Token; when neither
@@ -53,10 +67,30 @@ type ServerOptions struct {
 	// 127.0.0.1 to call the API from the developer's browser.
 	LoopbackHostsOnly bool
 
+	// Strategy maps subjects to catalog types (default StrategyType). A
+	// registration creates or extends only the type its subject maps to.
+	Strategy Strategy
+	// CheckTimeout bounds each compatibility check (default
+	// DefaultCheckTimeout): a registration whose check does not finish in
+	// time is answered with 50002 and writes nothing.
+	CheckTimeout time.Duration
+
 	// commitHook (tests) runs between writing a temporary file and moving
 	// it into place.
 	commitHook func(tmp, final string) error
+	// checkHook (tests) runs before each compatibility check of a
+	// registration.
+	checkHook func(ctx context.Context, subject string)
 }
+
+// DefaultCheckTimeout bounds a compatibility check of `registry serve`.
+const DefaultCheckTimeout = 30 * time.Second
+
+// answerMargin is the time a response may take beyond the compatibility
+// check (reading the body, loading the catalog, writing): the server's
+// write timeout is CheckTimeout plus this, so a check that finishes in
+// time can always be answered.
+const answerMargin = 90 * time.Second
 
 // Server is a Confluent Schema Registry compatible REST API over a catalog
 // directory: subjects are the catalog's types, subject versions its
@@ -67,6 +101,7 @@ type ServerOptions struct {
 type Server struct {
 	opts  ServerOptions
 	store *store
+	lock  *dirLock
 	logf  func(format string, args ...any)
 }
 
@@ -77,6 +112,9 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
+	if opts.CheckTimeout <= 0 {
+		opts.CheckTimeout = DefaultCheckTimeout
+	}
 	if (opts.User == "") != (opts.Password == "") {
 		return nil, errors.New("server basic auth needs both a user and a password")
 	}
@@ -84,15 +122,66 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	st, removed, err := openStore(opts.Dir, opts.ReadOnly)
+	// The lock first: a second server must not even remove the temporary
+	// files of the first one's writes in progress.
+	root, cfgStrategy, err := servedConfig(opts.Dir)
 	if err != nil {
+		return nil, err
+	}
+	lock, err := lockCatalog(filepath.Join(opts.Dir, filepath.FromSlash(root), StateDir), opts.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Strategy == "" {
+		opts.Strategy = Strategy(cfgStrategy)
+	}
+	strategy, err := ParseStrategy(string(opts.Strategy))
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	st, removed, err := openStore(opts.Dir, opts.ReadOnly, strategy)
+	if err != nil {
+		lock.release()
 		return nil, err
 	}
 	st.hook = opts.commitHook
 	for _, r := range removed {
 		logf("removed %s, left over by an interrupted write", r)
 	}
-	return &Server{opts: opts, store: st, logf: logf}, nil
+	return &Server{opts: opts, store: st, lock: lock, logf: logf}, nil
+}
+
+// servedConfig reads what the server needs of evtool.yaml before it loads
+// the catalog: the catalog root and registry.subject_strategy.
+func servedConfig(dir string) (root, strategy string, err error) {
+	data, err := os.ReadFile(filepath.Join(dir, registry.ConfigName))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", "", fmt.Errorf("no %s in %s: serve needs a catalog (run `evtool init %s` to create one)", registry.ConfigName, dir, dir)
+		}
+		return "", "", err
+	}
+	if root, err = schemasRoot(dir, data); err != nil {
+		return "", "", err
+	}
+	var cfg struct {
+		Registry struct {
+			SubjectStrategy string `yaml:"subject_strategy"`
+		} `yaml:"registry"`
+	}
+	_ = yaml.Unmarshal(data, &cfg) // the loader reports a malformed file
+	return root, cfg.Registry.SubjectStrategy, nil
+}
+
+// Announce records url in the lock file as the address of this server,
+// for the message of a second server on the catalog (Serve does too).
+func (s *Server) Announce(url string) { s.lock.announce(url) }
+
+// Close releases the catalog's lock; the server must not be used after.
+func (s *Server) Close() {
+	s.lock.release()
+	s.lock = nil
 }
 
 // Subjects returns the subjects served (for tests and start-up messages).
@@ -105,11 +194,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      120 * time.Second,
+		WriteTimeout:      s.opts.CheckTimeout + answerMargin,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.New(logWriter{s.logf}, "", 0),
 	}
+	s.lock.announce("http://" + ln.Addr().String())
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -523,6 +613,14 @@ func decodeSchemaRequest(body []byte) (text []byte, doc any, aerr *apiError) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, nil, apiErr(400, codeMalformedRequest, "malformed request: empty body; send {\"schemaType\": \"JSON\", \"schema\": \"...\"}")
 	}
+	// encoding/json replaces invalid UTF-8 and lone surrogate escapes with
+	// U+FFFD: the catalog would hold a schema the client never sent.
+	if !utf8.Valid(body) {
+		return nil, nil, apiErr(422, codeInvalidSchema, "invalid request: the body is not valid UTF-8 (byte %d); send UTF-8 JSON", invalidUTF8Offset(body))
+	}
+	if off := loneSurrogate(body); off >= 0 {
+		return nil, nil, apiErr(422, codeInvalidSchema, "invalid request: a \\u escape at byte %d is a lone UTF-16 surrogate, which is not a character", off)
+	}
 	var req schemaRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&req); err != nil {
@@ -552,6 +650,9 @@ func decodeSchemaRequest(body []byte) (text []byte, doc any, aerr *apiError) {
 	if len(text) > registry.MaxFileSize {
 		return nil, nil, apiErr(http.StatusRequestEntityTooLarge, codeSchemaTooLarge, "schema is larger than %d bytes", registry.MaxFileSize)
 	}
+	if off := loneSurrogate(text); off >= 0 {
+		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: a \\u escape at byte %d of the schema is a lone UTF-16 surrogate, which is not a character", off)
+	}
 	doc, err := jsonstrict.Decode(text)
 	if err != nil {
 		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: not valid JSON: %s", clip(err.Error()))
@@ -562,6 +663,52 @@ func decodeSchemaRequest(body []byte) (text []byte, doc any, aerr *apiError) {
 		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: a JSON Schema is an object or a boolean")
 	}
 	return text, doc, nil
+}
+
+func invalidUTF8Offset(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(data)
+}
+
+// loneSurrogate returns the offset of the first \u escape in JSON text that
+// is a UTF-16 surrogate without its pair, or -1. Text outside strings has no
+// backslashes, so every backslash starts an escape.
+func loneSurrogate(data []byte) int {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(data) || data[i] != '\\' || data[i+1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 16)
+		return rune(n), err == nil
+	}
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\\' || i+1 >= len(data) {
+			continue
+		}
+		r, ok := hex4(i)
+		if !ok {
+			i++ // a two-character escape such as \\ or \"
+			continue
+		}
+		switch {
+		case utf16.IsSurrogate(r) && r < 0xDC00:
+			if lo, ok := hex4(i + 6); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+				i += 11
+				continue
+			}
+			return i
+		case utf16.IsSurrogate(r):
+			return i
+		}
+		i += 5
+	}
+	return -1
 }
 
 // prettyText indents a compact schema for the catalog file (whitespace
@@ -586,17 +733,62 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 	if aerr != nil {
 		return nil, aerr
 	}
+	if snap.subjects[subject] == nil {
+		return nil, subjectNotFound(subject)
+	}
+	if vs := snap.registered(subject, doc); vs != nil {
+		return subjectVersion(subject, vs), nil
+	}
+	return nil, apiErr(404, codeSchemaNotFound, "schema not found in subject %q", clip(subject))
+}
+
+// registered returns the version of subject that is doc, or nil: the same
+// canonical JSON as served or as the file is, or the same but for a root
+// `$schema` naming the draft the catalog reads a schema without one as. A
+// catalog pulled from a registry names the registry's draft (draft-07) in
+// every schema, and the registry's serializers go on sending the schema
+// without it: a new version for it would be a second id for one schema.
+func (snap *snapshot) registered(subject string, doc any) *versionState {
 	st := snap.subjects[subject]
 	if st == nil {
-		return nil, subjectNotFound(subject)
+		return nil
 	}
 	d := registry.Digest(doc)
 	for _, vs := range st.versions {
 		if vs.form.Digest == d || vs.v.Digest == d {
-			return subjectVersion(subject, vs), nil
+			return vs
 		}
 	}
-	return nil, apiErr(404, codeSchemaNotFound, "schema not found in subject %q", clip(subject))
+	draft := snap.cat.Draft
+	bare := withoutDraft(doc, draft)
+	if bare == "" {
+		return nil
+	}
+	for _, vs := range st.versions {
+		if withoutDraft(vs.form.Doc, draft) == bare || withoutDraft(vs.v.Doc, draft) == bare {
+			return vs
+		}
+	}
+	return nil
+}
+
+// withoutDraft is the digest of a schema object read as draft with its
+// root `$schema` left out when it names draft or is absent; "" for a
+// schema that names another draft, or is no object.
+func withoutDraft(doc any, draft registry.Draft) string {
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return ""
+	}
+	if v, named := obj["$schema"]; named {
+		url, _ := v.(string)
+		if d, err := registry.ParseDraft(url); url == "" || err != nil || d.Name != draft.Name {
+			return ""
+		}
+		obj = maps.Clone(obj)
+		delete(obj, "$schema")
+	}
+	return registry.Digest(obj)
 }
 
 func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version string) (any, *apiError) {
@@ -608,7 +800,8 @@ func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version
 			return nil, aerr
 		}
 		olds = []*registry.Version{vs.v}
-	} else if st == nil {
+	}
+	if st == nil {
 		return nil, subjectNotFound(subject)
 	}
 	body, aerr := readBody(r)
@@ -620,7 +813,7 @@ func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version
 		return nil, aerr
 	}
 	mode, profile := snap.mode(subject)
-	cand, aerr := snap.prepare(subject, prettyText(text))
+	cand, aerr := snap.prepare(subject, st.t.Name, prettyText(text), nil)
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -629,7 +822,12 @@ func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version
 	} else {
 		olds = []*registry.Version{cand.t.Version(olds[0].Number)}
 	}
-	fs := compatFindings(cand.cat, cand.t, cand.v, olds, mode, profile)
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.CheckTimeout)
+	defer cancel()
+	fs := compatFindings(ctx, cand.cat, cand.t, cand.v, olds, mode, profile)
+	if aerr := s.checkDeadline(ctx, subject); aerr != nil {
+		return nil, aerr
+	}
 	out := map[string]any{"is_compatible": !failing(fs)}
 	if r.URL.Query().Get("verbose") == "true" {
 		out["messages"] = messages(fs)
@@ -652,7 +850,11 @@ func (s *Server) readOnlyErr() *apiError {
 	return apiErr(422, codeNotPermitted, "this registry is read-only (evtool registry serve --read-only): change the catalog in git")
 }
 
-// register implements POST /subjects/{s}/versions.
+// register implements POST /subjects/{s}/versions. The compatibility
+// check runs outside the store lock, so registrations of other subjects do
+// not wait for it, and under a deadline (CheckTimeout). Under the lock the
+// server then makes sure that nothing the check depended on changed (else
+// it checks again) and writes only while the answer can still be given.
 func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	body, aerr := readBody(r)
 	if aerr != nil {
@@ -662,49 +864,140 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
+	if field := unsupportedRegistrationField(body); field != "" {
+		return nil, apiErr(422, codeInvalidSchema, "invalid request: field %q is not supported: an evtool registry keeps the schema only (in git), and assigns ids and versions itself; nothing was registered", clip(field))
+	}
 	if s.opts.ReadOnly {
 		return nil, s.readOnlyErr()
 	}
-	if !ValidTypeName(subject) {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name: subjects of an evtool registry are catalog types (dot-separated segments of letters, digits, '-' and '_')", clip(subject))
+	if _, _, aerr := s.store.current().typeFor(subject, s.store.strategy); aerr != nil {
+		return nil, aerr
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.CheckTimeout)
+	defer cancel()
+	unlock, err := s.store.subjects.lock(ctx, subject)
+	if err != nil {
+		return nil, s.checkDeadline(ctx, subject)
+	}
+	defer unlock()
+	text = prettyText(text)
 	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
 	snap, err := s.store.refreshLocked()
+	s.store.mu.Unlock()
 	if err != nil {
 		return nil, apiErr(500, codeStore, "the catalog cannot be read: %v", err)
 	}
-	// Already registered: the same schema (as served, or as the file is)
-	// returns its id and creates no version.
-	d := registry.Digest(doc)
-	if st := snap.subjects[subject]; st != nil {
-		for _, vs := range st.versions {
-			if vs.form.Digest == d || vs.v.Digest == d {
-				return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
+	for {
+		// Already registered: the same schema (as served, or as the file
+		// is) returns its id and creates no version.
+		if vs := snap.registered(subject, doc); vs != nil {
+			return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
+		}
+		typ, meta, aerr := snap.typeFor(subject, s.store.strategy)
+		if aerr != nil {
+			return nil, aerr
+		}
+		cand, aerr := snap.prepare(subject, typ, text, meta)
+		if aerr != nil {
+			return nil, aerr
+		}
+		mode, profile := snap.mode(subject)
+		if s.opts.checkHook != nil {
+			s.opts.checkHook(ctx, subject)
+		}
+		fs := compatFindings(ctx, cand.cat, cand.t, cand.v, priorVersions(cand.t, cand.v.Number, mode), mode, profile)
+		if aerr := s.checkDeadline(ctx, subject); aerr != nil {
+			return nil, aerr
+		}
+		if failing(fs) {
+			return nil, incompatibleErr(subject, mode, profile, fs)
+		}
+		s.store.mu.Lock()
+		cur, err := s.store.refreshLocked()
+		if err != nil {
+			s.store.mu.Unlock()
+			return nil, apiErr(500, codeStore, "the catalog cannot be read: %v", err)
+		}
+		if unchangedFor(snap, cur, subject, typ) {
+			if cur != snap {
+				cand = nil // prepared without the files others added meanwhile
 			}
+			res, aerr := s.commitLocked(ctx, cur, subject, typ, text, meta, cand)
+			s.store.mu.Unlock()
+			return res, aerr
+		}
+		s.store.mu.Unlock()
+		snap = cur // the subject, its settings or a file it may use changed: check again
+	}
+}
+
+// checkDeadline answers a check that ran out of time (or whose client went
+// away): nothing is written for it.
+func (s *Server) checkDeadline(ctx context.Context, subject string) *apiError {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return apiErr(500, codeTimeout, "the compatibility check for subject %q did not finish within its %s deadline (evtool registry serve --check-timeout; the time waiting for earlier registrations of the subject counts); nothing was written: simplify the schema, or raise --check-timeout", clip(subject), s.opts.CheckTimeout)
+	case ctx.Err() != nil:
+		return apiErr(500, codeTimeout, "the request for subject %q was cancelled (the client went away); nothing was written", clip(subject))
+	}
+	return nil
+}
+
+func incompatibleErr(subject string, mode registry.Mode, profile registry.Profile, fs []report.Finding) *apiError {
+	var errs []string
+	for _, m := range messages(fs) {
+		if !strings.HasPrefix(m, "warning: ") && !strings.HasPrefix(m, "approved: ") {
+			errs = append(errs, m)
 		}
 	}
-	cand, aerr := snap.prepare(subject, prettyText(text))
-	if aerr != nil {
+	if len(errs) > 10 {
+		errs = append(errs[:10], fmt.Sprintf("and %d more", len(errs)-10))
+	}
+	return apiErr(409, codeIncompatible, "schema being registered is incompatible with an earlier schema for subject %q (%s, profile %s): %s",
+		subject, mode, profile, strings.Join(errs, "; "))
+}
+
+// unchangedFor reports whether a check of subject against old still holds
+// in cur: every file of old is unchanged (so every schema, setting and
+// approval the check read is), files were only added outside the subject's
+// own directory (nothing of old can refer to them) and the subject's pending
+// level is the same.
+func unchangedFor(old, cur *snapshot, subject, typ string) bool {
+	if old == cur {
+		return true
+	}
+	if old.root != cur.root || old.pending[subject] != cur.pending[subject] {
+		return false
+	}
+	for name, f := range old.files {
+		g, ok := cur.files[name]
+		if !ok || !bytes.Equal(f.Data, g.Data) || f.Mode.IsDir() != g.Mode.IsDir() {
+			return false
+		}
+	}
+	own := path.Join(old.root, typ)
+	for name := range cur.files {
+		if _, ok := old.files[name]; !ok && (name == own || strings.HasPrefix(name, own+"/")) {
+			return false
+		}
+	}
+	return true
+}
+
+// commitLocked writes text, checked, as the next version of subject in
+// snap (the store lock held); cand is text prepared in snap, or nil.
+func (s *Server) commitLocked(ctx context.Context, snap *snapshot, subject, typ string, text, meta []byte, cand *candidate) (any, *apiError) {
+	if cand == nil {
+		var aerr *apiError
+		if cand, aerr = snap.prepare(subject, typ, text, meta); aerr != nil {
+			return nil, aerr
+		}
+	}
+	// The last moment to give up: after this the version is written and
+	// answered.
+	if aerr := s.checkDeadline(ctx, subject); aerr != nil {
 		return nil, aerr
 	}
-	mode, profile := snap.mode(subject)
-	fs := compatFindings(cand.cat, cand.t, cand.v, priorVersions(cand.t, cand.v.Number, mode), mode, profile)
-	if failing(fs) {
-		msgs := messages(fs)
-		var errs []string
-		for _, m := range msgs {
-			if !strings.HasPrefix(m, "warning: ") && !strings.HasPrefix(m, "approved: ") {
-				errs = append(errs, m)
-			}
-		}
-		if len(errs) > 10 {
-			errs = append(errs[:10], fmt.Sprintf("and %d more", len(errs)-10))
-		}
-		return nil, apiErr(409, codeIncompatible, "schema being registered is incompatible with an earlier schema for subject %q (%s, profile %s): %s",
-			subject, mode, profile, strings.Join(errs, "; "))
-	}
-
 	// The id first: a crash after this leaves an id for a schema not in
 	// the catalog (harmless: the same schema gets it back), never a
 	// version without one.
@@ -730,21 +1023,31 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 		return nil, apiErr(500, codeStore, "cannot write %s: %v", cand.rel, err)
 	}
 	files, cat := cand.files, cand.cat
-	if lvl, ok := snap.pending[subject]; ok && cand.v.Number == 1 {
-		// A level set before the subject existed moves into event.yaml.
-		metaRel := path.Join(snap.root, subject, "event.yaml")
-		data := []byte("compat:\n  mode: " + string(lvl) + "\n")
-		if err := writeAtomic(filepath.Join(s.opts.Dir, filepath.FromSlash(metaRel)), data, true, s.store.hook); err == nil {
-			files = maps.Clone(files)
-			files[metaRel] = &fstest.MapFile{Data: data, Mode: 0o644}
-			cat = nil
+	if meta != nil {
+		// A new type's event.yaml: the topic its subject names, and a
+		// level set before the subject existed.
+		metaRel := path.Join(snap.root, typ, "event.yaml")
+		if err := writeAtomic(filepath.Join(s.opts.Dir, filepath.FromSlash(metaRel)), meta, true, s.store.hook); err != nil {
+			// Take the version back: without its event.yaml (its topic)
+			// the type would not be the one the subject names, and the
+			// registration is answered as failed.
+			if rerr := os.Remove(final); rerr == nil {
+				typeDir := filepath.Dir(final)
+				if os.Remove(typeDir) == nil { // only when nothing else is in it
+					typeDir = filepath.Dir(typeDir)
+				}
+				_ = syncDir(typeDir)
+			} else {
+				s.logf("cannot remove %s after failing to write %s: %v", cand.rel, metaRel, rerr)
+			}
+			return nil, apiErr(500, codeStore, "cannot write %s: %v; nothing was registered", metaRel, err)
+		}
+		if _, ok := snap.pending[subject]; ok {
 			pending := maps.Clone(snap.pending)
 			delete(pending, subject)
 			if err := s.store.persistPending(snap.root, pending); err != nil {
 				s.logf("cannot update %s: %v", ConfigFile, err)
 			}
-		} else {
-			s.logf("cannot write %s: %v", metaRel, err)
 		}
 	}
 	ns, err := s.store.build(files, snap.root, cat)
@@ -774,9 +1077,14 @@ func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
 		}
 		return nil, apiErr(400, codeMalformedRequest, "malformed request: the body is not valid JSON: %s", clip(err.Error()))
 	}
+	if field := unsupportedConfigField(body); field != "" {
+		return nil, apiErr(422, codeNotPermitted, "config field %q is not supported: an evtool registry keeps only the compatibility level (in git); nothing was changed", clip(field))
+	}
 	lvl := req.Compatibility
 	if lvl == nil {
 		lvl = req.CompatibilityLevel
+	} else if req.CompatibilityLevel != nil && !strings.EqualFold(*req.CompatibilityLevel, *lvl) {
+		return nil, apiErr(422, codeInvalidLevel, "invalid compatibility level: compatibility %q and compatibilityLevel %q disagree; send one", clip(*lvl), clip(*req.CompatibilityLevel))
 	}
 	if lvl == nil {
 		return nil, apiErr(422, codeInvalidLevel, "invalid compatibility level: send {\"compatibility\": \"FULL_TRANSITIVE\"} (NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL, FULL_TRANSITIVE)")
@@ -788,14 +1096,26 @@ func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
 	if s.opts.ReadOnly {
 		return nil, s.readOnlyErr()
 	}
-	if subject != "" && !ValidTypeName(subject) {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name", clip(subject))
-	}
 	s.store.mu.Lock()
 	defer s.store.mu.Unlock()
 	snap, err := s.store.refreshLocked()
 	if err != nil {
 		return nil, apiErr(500, codeStore, "the catalog cannot be read: %v", err)
+	}
+	if subject != "" {
+		if _, _, aerr := snap.typeFor(subject, s.store.strategy); aerr != nil {
+			return nil, aerr
+		}
+	}
+	current := snap.globalLevel()
+	if subject != "" {
+		current, _ = snap.mode(subject)
+	}
+	if !s.opts.AllowConfigWrites {
+		if mode == current {
+			return map[string]any{"compatibility": string(mode)}, nil
+		}
+		return nil, s.configInGitErr(subject, current)
 	}
 	if subject != "" && snap.subjects[subject] == nil {
 		pending := maps.Clone(snap.pending)
@@ -810,7 +1130,7 @@ func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
 	}
 	rel := registry.ConfigName
 	if subject != "" {
-		rel = path.Join(snap.root, subject, "event.yaml")
+		rel = path.Join(snap.root, snap.subjects[subject].t.Name, "event.yaml")
 	}
 	var data []byte
 	if f := snap.files[rel]; f != nil {
@@ -824,6 +1144,71 @@ func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
 		return nil, aerr
 	}
 	return map[string]any{"compatibility": string(mode)}, nil
+}
+
+// unsupportedConfigField returns the first field of a PUT /config body
+// other than the level that sets something (normalize, alias,
+// compatibilityGroup, metadata and rule sets): acknowledging it while
+// keeping nothing would tell the client a setting holds that does not.
+func unsupportedConfigField(body []byte) string {
+	return firstSetField(body, func(name string) bool { return name != "compatibility" && name != "compatibilityLevel" })
+}
+
+// unsupportedRegistrationField returns the first field of a registration
+// that asks for what the catalog cannot keep: metadata and rule sets
+// (data contracts), or an id or version of the client's choosing (import
+// mode). Registered without them, the client would believe they hold.
+func unsupportedRegistrationField(body []byte) string {
+	return firstSetField(body, func(name string) bool {
+		switch name {
+		case "metadata", "ruleSet", "id", "version":
+			return true
+		}
+		return false
+	})
+}
+
+// firstSetField returns the alphabetically first top-level field of a JSON
+// object that check selects and whose value sets something. Unset values
+// (null, false, 0, -1, "", {} and []), as clients fill a request struct,
+// are ignored.
+func firstSetField(body []byte, check func(name string) bool) string {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return ""
+	}
+	var names []string
+	for name, raw := range fields {
+		if !check(name) {
+			continue
+		}
+		switch string(bytes.Join(bytes.Fields(raw), nil)) {
+		case "null", "false", "0", "-1", `""`, "{}", "[]":
+			continue
+		}
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	return names[0]
+}
+
+// configInGitErr refuses a change of compatibility level.
+func (s *Server) configInGitErr(subject string, current registry.Mode) *apiError {
+	where := registry.ConfigName + " (compat.mode)"
+	what := "the global compatibility level"
+	if subject != "" {
+		snap := s.store.current()
+		typ := subject
+		if st := snap.subjects[subject]; st != nil {
+			typ = st.t.Name
+		}
+		where = path.Join(snap.root, typ, "event.yaml") + " (compat.mode)"
+		what = fmt.Sprintf("the compatibility level of subject %q", clip(subject))
+	}
+	return apiErr(422, codeNotPermitted, "%s is %s and lives in git: change it in %s and commit it; this server changes levels only when started with `evtool registry serve --allow-config-writes`", what, current, where)
 }
 
 func (s *Server) deleteConfig(subject string) (any, *apiError) {
@@ -841,6 +1226,9 @@ func (s *Server) deleteConfig(subject string) (any, *apiError) {
 		if !ok {
 			return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))
 		}
+		if !s.opts.AllowConfigWrites {
+			return nil, s.configInGitErr(subject, lvl)
+		}
 		pending := maps.Clone(snap.pending)
 		delete(pending, subject)
 		if err := s.store.persistPending(snap.root, pending); err != nil {
@@ -851,7 +1239,7 @@ func (s *Server) deleteConfig(subject string) (any, *apiError) {
 		s.store.snap.Store(&ns)
 		return map[string]any{"compatibilityLevel": string(lvl)}, nil
 	}
-	rel := path.Join(snap.root, subject, "event.yaml")
+	rel := path.Join(snap.root, snap.subjects[subject].t.Name, "event.yaml")
 	f := snap.files[rel]
 	if f == nil {
 		return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))
@@ -862,6 +1250,9 @@ func (s *Server) deleteConfig(subject string) (any, *apiError) {
 	}
 	if old == "" {
 		return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))
+	}
+	if !s.opts.AllowConfigWrites {
+		return nil, s.configInGitErr(subject, registry.Mode(old))
 	}
 	if empty {
 		out = nil // nothing but comments left: remove the file

@@ -1,17 +1,20 @@
 package confluent
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
 
@@ -42,7 +45,7 @@ func placedV3(t testing.TB, dir string) string {
 // register, look up, fetch by id, check compatibility, set config, restart.
 func TestServerLifecycle(t *testing.T) {
 	dir := ordersCatalog(t)
-	_, url := startServer(t, ServerOptions{Dir: dir})
+	s1, url := startServer(t, ServerOptions{Dir: dir, AllowConfigWrites: true})
 	cl := srClient(t, url)
 
 	subjects, err := cl.Subjects(ctx)
@@ -147,9 +150,10 @@ func TestServerLifecycle(t *testing.T) {
 	if err != nil || res.Is {
 		t.Fatalf("compatibility against all = %+v, %v", res, err)
 	}
-	// Registering it is refused with 409 and writes nothing.
+	// Registering it is refused with HTTP 409, error code 40901 (current
+	// Confluent), and writes nothing.
 	_, err = cl.RegisterSchema(ctx, placed, sr.Schema{Schema: string(badText), Type: sr.TypeJSON}, -1, -1)
-	if srCode(err) != 409 || srStatus(err) != 409 {
+	if srCode(err) != 40901 || srStatus(err) != 409 {
 		t.Fatalf("incompatible registration: %v", err)
 	}
 	mustContain(t, err.Error(), "required-property-added")
@@ -220,6 +224,7 @@ func TestServerLifecycle(t *testing.T) {
 	mustContain(t, string(meta), "mode: NONE")
 
 	// A restart serves the same ids.
+	s1.Close()
 	_, url2 := startServer(t, ServerOptions{Dir: dir})
 	cl2 := srClient(t, url2)
 	again, err := cl2.SchemaByVersion(ctx, placed, 3)
@@ -391,6 +396,11 @@ func TestServerBadRequests(t *testing.T) {
 		{"does not compile", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"type\": 5}"}`, 422, 42201, "invalid schema"},
 		{"external ref", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"$ref\": \"../nowhere.json\"}"}`, 422, 42201, "nowhere.json"},
 		{"oversized body", "POST", sub + "/versions", big, 413, 42209, "larger than 4096"},
+		{"invalid UTF-8 in the body", "POST", sub + "/versions", "{\"schemaType\":\"JSON\",\"schema\":\"{\\\"description\\\":\\\"caf\xe9\\\"}\"}", 422, 42201, "not valid UTF-8 (byte 53)"},
+		{"lone surrogate in the body", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"description\":\"\ud800\"}"}`, 422, 42201, "lone UTF-16 surrogate"},
+		{"lone low surrogate in the body", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"description\":\"\udc00x\"}"}`, 422, 42201, "lone UTF-16 surrogate"},
+		{"lone surrogate in the schema", "POST", sub + "/versions", `{"schemaType":"JSON","schema":"{\"description\":\"\\ud83d\"}"}`, 422, 42201, "of the schema is a lone UTF-16 surrogate"},
+		{"lone surrogate in a compatibility check", "POST", url + "/compatibility/subjects/" + placed + "/versions/latest", `{"schemaType":"JSON","schema":"{\"description\":\"\ud800\"}"}`, 422, 42201, "lone UTF-16 surrogate"},
 		{"invalid subject", "POST", url + "/subjects/has%20space/versions", `{"schemaType":"JSON","schema":"{}"}`, 422, 42208, "not a valid event type name"},
 		{"unknown subject", "GET", url + "/subjects/com.example.nope/versions", ``, 404, 40401, "not found"},
 		{"unknown subject version", "GET", url + "/subjects/com.example.nope/versions/1", ``, 404, 40401, "not found"},
@@ -582,5 +592,418 @@ func TestRegisterIntoSharedDirectoryRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "schemas", "common", "v1.json")); err == nil {
 		t.Fatal("v1.json written into schemas/common")
+	}
+}
+
+// TestServerSurrogatePairs: a character outside the BMP escaped as a
+// surrogate pair (in the body or in the schema) is a character, accepted.
+func TestServerSurrogatePairs(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", nil)
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	body := `{"schemaType":"JSON","schema":"{\"type\":\"object\",\"description\":\"\ud83d\ude00 \\ud83d\\ude00\"}"}`
+	r := doHandler(t, s, "POST", "/subjects/com.example.thing.happened/versions", body)
+	if r.status != 200 {
+		t.Fatalf("HTTP %d: %s", r.status, r.body)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "schemas", "com.example.thing.happened", "v2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, string(data), "\U0001F600 \\ud83d\\ude00")
+}
+
+// TestServerConfigWritesRefused: without --allow-config-writes a level
+// lives in git. A change (what @kafkajs/confluent-schema-registry's
+// register() sends for a subject without its own level) is refused with
+// 42205 and writes nothing; setting the level the catalog already has
+// succeeds without writing.
+func TestServerConfigWritesRefused(t *testing.T) {
+	dir := ordersCatalog(t) // global FULL_TRANSITIVE
+	paidMeta := filepath.Join(dir, "schemas", "com.example.order.paid", "event.yaml")
+	meta, err := os.ReadFile(paidMeta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(paidMeta, append(meta, "compat:\n  mode: NONE\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	snapshot := func() map[string]string {
+		out := map[string]string{}
+		files, _, err := readTree(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, f := range files {
+			out[name] = string(f.Data)
+		}
+		return out
+	}
+	before := snapshot()
+	cases := []struct {
+		name, method, target, body string
+		status, code               int
+		contains                   string
+	}{
+		{"kafkajs default on a subject without a level", "PUT", "/config/" + placed, `{"compatibility":"BACKWARD"}`, 422, 42205, "lives in git: change it in schemas/" + placed + "/event.yaml"},
+		{"weaken a subject's own level", "PUT", "/config/com.example.order.paid", `{"compatibility":"BACKWARD"}`, 422, 42205, "is NONE and lives in git"},
+		{"global", "PUT", "/config", `{"compatibility":"NONE"}`, 422, 42205, "--allow-config-writes"},
+		{"subject with no version yet", "PUT", "/config/com.example.new", `{"compatibility":"NONE"}`, 422, 42205, "lives in git"},
+		{"delete a subject's level", "DELETE", "/config/com.example.order.paid", ``, 422, 42205, "lives in git"},
+		{"same level as the global", "PUT", "/config/" + placed, `{"compatibility":"FULL_TRANSITIVE"}`, 200, 0, `"compatibility":"FULL_TRANSITIVE"`},
+		{"same level as the subject's own", "PUT", "/config/com.example.order.paid", `{"compatibilityLevel":"none"}`, 200, 0, `"compatibility":"NONE"`},
+		{"same global level", "PUT", "/config", `{"compatibility":"FULL_TRANSITIVE"}`, 200, 0, `"compatibility":"FULL_TRANSITIVE"`},
+		// Settings evtool does not keep are refused, not acknowledged and dropped.
+		{"same level with normalize", "PUT", "/config/" + placed, `{"compatibility":"FULL_TRANSITIVE","normalize":true}`, 422, 42205, `field \"normalize\" is not supported`},
+		{"same global level with a group", "PUT", "/config", `{"compatibility":"FULL_TRANSITIVE","compatibilityGroup":"app.major"}`, 422, 42205, `field \"compatibilityGroup\" is not supported`},
+		{"an alias", "PUT", "/config/com.example.order.paid", `{"compatibility":"NONE","alias":"com.example.order.placed"}`, 422, 42205, `field \"alias\" is not supported`},
+		{"metadata only", "PUT", "/config/" + placed, `{"defaultMetadata":{"properties":{"owner":"x"}}}`, 422, 42205, `field \"defaultMetadata\" is not supported`},
+		{"two spellings disagree", "PUT", "/config/" + placed, `{"compatibility":"FULL_TRANSITIVE","compatibilityLevel":"NONE"}`, 422, 42203, "disagree"},
+		{"unset fields as clients send them", "PUT", "/config/" + placed, `{"compatibility":"FULL_TRANSITIVE","normalize":false,"alias":null,"compatibilityGroup":"","defaultMetadata":{}}`, 200, 0, `"compatibility":"FULL_TRANSITIVE"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := doHandler(t, s, c.method, c.target, c.body)
+			if r.status != c.status || r.code != c.code {
+				t.Fatalf("HTTP %d code %d, want %d %d: %s", r.status, r.code, c.status, c.code, r.body)
+			}
+			mustContain(t, r.body, c.contains)
+		})
+	}
+	if after := snapshot(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatal("a refused or no-op config request changed the catalog")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", StateDir, ConfigFile)); err == nil {
+		t.Fatal("a level for a subject without versions was written")
+	}
+}
+
+// doHandlerCtx is doHandler with the request's context.
+func doHandlerCtx(t testing.TB, c context.Context, s *Server, method, target, body string) apiResp {
+	t.Helper()
+	req := httptest.NewRequest(method, target, strings.NewReader(body)).WithContext(c)
+	req.Header.Set("Content-Type", ContentType)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	out := apiResp{status: w.Code, contentType: w.Header().Get("Content-Type"), body: w.Body.String()}
+	var e struct {
+		Code int `json:"error_code"`
+	}
+	_ = json.Unmarshal(w.Body.Bytes(), &e)
+	out.code = e.Code
+	return out
+}
+
+func registerBody(schema string) string {
+	b, _ := json.Marshal(map[string]string{"schemaType": "JSON", "schema": schema})
+	return string(b)
+}
+
+const (
+	thing     = "com.example.thing.happened"
+	thingV2   = `{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"}},"required":["id"]}`
+	otherType = "com.example.other.happened"
+)
+
+// TestServerCheckOutsideLock: while one registration's compatibility check
+// runs, a registration of another subject completes; a change the check
+// depended on (a version added on disk meanwhile, as by git pull) makes it
+// check again instead of failing or writing over it.
+func TestServerCheckOutsideLock(t *testing.T) {
+	dir := minimalCatalog(t, "BACKWARD", map[string]string{
+		"schemas/" + otherType + "/v1.json": `{"type":"object"}`,
+	})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	s, _ := startServer(t, ServerOptions{Dir: dir, checkHook: func(_ context.Context, subject string) {
+		if subject == thing {
+			once.Do(func() { close(entered); <-release })
+		}
+	}})
+	slow := make(chan apiResp, 1)
+	go func() { slow <- doHandler(t, s, "POST", "/subjects/"+thing+"/versions", registerBody(thingV2)) }()
+	<-entered
+
+	other := make(chan apiResp, 1)
+	go func() {
+		other <- doHandler(t, s, "POST", "/subjects/"+otherType+"/versions", registerBody(`{"type":"object","properties":{"a":{}}}`))
+	}()
+	select {
+	case r := <-other:
+		if r.status != 200 {
+			t.Fatalf("other subject: HTTP %d %s", r.status, r.body)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a registration of another subject waited for a compatibility check")
+	}
+	// Meanwhile v2 of the slow subject lands on disk (git pull).
+	pulled := `{"type":"object","properties":{"id":{"type":"string"},"pulled":{"type":"string"}},"required":["id"]}`
+	if err := os.WriteFile(filepath.Join(dir, "schemas", thing, "v2.json"), []byte(pulled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	r := <-slow
+	if r.status != 200 || !strings.Contains(r.body, `"version":3`) {
+		t.Fatalf("slow registration: HTTP %d %s (want version 3, checked again after v2 appeared)", r.status, r.body)
+	}
+	cat := loadCat(t, dir)
+	if n := len(cat.Lookup(thing).Versions); n != 3 {
+		t.Fatalf("%s has %d versions", thing, n)
+	}
+	if n := len(cat.Lookup(otherType).Versions); n != 2 {
+		t.Fatalf("%s has %d versions (the other registration was lost)", otherType, n)
+	}
+	if got := cat.Lookup(thing).Versions[1].Digest; got != registry.Digest(decode(t, pulled)) {
+		t.Fatal("the pulled v2 was overwritten")
+	}
+}
+
+// TestServerCheckDeadline: a check that outlasts its deadline, or whose
+// client goes away, is answered with 50002 and writes nothing (before, it
+// was written and the answer lost to the write timeout).
+func TestServerCheckDeadline(t *testing.T) {
+	waitDone := func(c context.Context, _ string) { <-c.Done() }
+	cases := []struct {
+		name     string
+		timeout  time.Duration
+		hook     func(context.Context, string)
+		cancel   bool
+		target   string
+		contains string
+	}{
+		{"check outlasts the deadline", 50 * time.Millisecond, waitDone, false, "/subjects/" + thing + "/versions", "within its 50ms deadline"},
+		{"the engine under an expired deadline", time.Nanosecond, nil, false, "/subjects/" + thing + "/versions", "within its 1ns deadline"},
+		{"compatibility endpoint", time.Nanosecond, nil, false, "/compatibility/subjects/" + thing + "/versions/latest", "--check-timeout"},
+		{"client went away", time.Minute, waitDone, true, "/subjects/" + thing + "/versions", "cancelled"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := minimalCatalog(t, "FULL_TRANSITIVE", nil)
+			s, _ := startServer(t, ServerOptions{Dir: dir, CheckTimeout: c.timeout, checkHook: c.hook})
+			ids := idsOnDisk(t, dir)
+			rctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			if c.cancel {
+				time.AfterFunc(20*time.Millisecond, cancel)
+			}
+			r := doHandlerCtx(t, rctx, s, "POST", c.target, registerBody(thingV2))
+			if r.status != 500 || r.code != 50002 {
+				t.Fatalf("HTTP %d code %d: %s", r.status, r.code, r.body)
+			}
+			mustContain(t, r.body, c.contains)
+			if _, err := os.Stat(filepath.Join(dir, "schemas", thing, "v2.json")); err == nil {
+				t.Fatal("an unanswered registration was written")
+			}
+			if got := idsOnDisk(t, dir); fmt.Sprint(got) != fmt.Sprint(ids) {
+				t.Fatalf("ids changed: %v -> %v", ids, got)
+			}
+		})
+	}
+}
+
+// TestServerSubjectStrategies: a registration creates or extends only the
+// type its subject maps to under the server's strategy. Confluent's
+// serializers default to TopicNameStrategy ("orders-value"), which the
+// type strategy once turned into a type directory schemas/orders-value.
+func TestServerSubjectStrategies(t *testing.T) {
+	obj := func(desc string) string { return registerBody(`{"type":"object","description":"` + desc + `"}`) }
+	files := map[string]string{
+		"schemas/com.example.order.placed/event.yaml":     "topic: orders\n",
+		"schemas/com.example.order.placed/v1.json":        `{"type":"object"}`,
+		"schemas/com.example.payment.captured/event.yaml": "topic: payments\n",
+		"schemas/com.example.payment.captured/v1.json":    `{"type":"object"}`,
+		"schemas/com.example.payment.refunded/event.yaml": "topic: payments\n",
+		"schemas/com.example.payment.refunded/v1.json":    `{"type":"object"}`,
+	}
+	type call struct {
+		subject      string
+		status, code int
+		contains     string
+	}
+	cases := []struct {
+		strategy Strategy
+		subjects string
+		calls    []call
+		// created: type directories that must exist afterwards
+		created []string
+	}{
+		{StrategyType, "[com.example.order.placed com.example.payment.captured com.example.payment.refunded com.example.thing.happened]", []call{
+			{"orders-value", 404, 40401, "looks like TopicNameStrategy"},
+			{"orders-key", 404, 40401, "--subject-strategy topic"},
+			{"com.example.order.placed", 200, 0, `"version":2`},
+			{"com.example.new.thing", 200, 0, `"version":1`},
+		}, []string{"com.example.new.thing"}},
+		{StrategyTopic, "[orders-value]", []call{
+			{"orders-value", 200, 0, `"version":2`},
+			{"payments-value", 422, 42201, "carries 2 types (com.example.payment.captured, com.example.payment.refunded)"},
+			{"nothing-value", 404, 40401, "no type of the catalog has topic"},
+			{"orders-key", 422, 42208, "not <topic>-value"},
+			{"com.example.new.thing", 422, 42208, "not <topic>-value"},
+		}, nil},
+		{StrategyTopicType, "[orders-com.example.order.placed payments-com.example.payment.captured payments-com.example.payment.refunded]", []call{
+			{"orders-com.example.order.placed", 200, 0, `"version":2`},
+			{"orders-com.example.payment.captured", 404, 40401, "in its event.yaml, not"},
+			{"orders-value", 422, 42208, "not <topic>-<type>"},
+			{"events-com.example.new.thing", 200, 0, `"version":1`},
+			{"123-com.example.numbered.thing", 200, 0, `"version":1`},
+		}, []string{"com.example.new.thing", "com.example.numbered.thing"}},
+	}
+	for _, c := range cases {
+		t.Run(string(c.strategy), func(t *testing.T) {
+			dir := minimalCatalog(t, "NONE", files)
+			s, _ := startServer(t, ServerOptions{Dir: dir, Strategy: c.strategy})
+			if got := fmt.Sprint(s.Subjects()); got != c.subjects {
+				t.Fatalf("subjects %s, want %s", got, c.subjects)
+			}
+			for _, cl := range c.calls {
+				r := doHandler(t, s, "POST", "/subjects/"+cl.subject+"/versions", obj(cl.subject))
+				if r.status != cl.status || r.code != cl.code {
+					t.Fatalf("%s: HTTP %d code %d, want %d %d: %s", cl.subject, r.status, r.code, cl.status, cl.code, r.body)
+				}
+				mustContain(t, r.body, cl.contains)
+			}
+			entries, err := os.ReadDir(filepath.Join(dir, "schemas"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var dirs []string
+			for _, e := range entries {
+				if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+					dirs = append(dirs, e.Name())
+				}
+			}
+			want := []string{"com.example.order.placed", "com.example.payment.captured", "com.example.payment.refunded", "com.example.thing.happened"}
+			want = append(want, c.created...)
+			sort.Strings(want)
+			if fmt.Sprint(dirs) != fmt.Sprint(want) {
+				t.Fatalf("type directories %v, want %v", dirs, want)
+			}
+			cat := loadCat(t, dir)
+			if placed := cat.Lookup("com.example.order.placed"); len(placed.Versions) != 2 {
+				t.Fatalf("com.example.order.placed has %d versions", len(placed.Versions))
+			}
+			if c.strategy == StrategyTopicType {
+				if topic := cat.Lookup("com.example.new.thing").Meta.Topic; topic != "events" {
+					t.Fatalf("new type's topic %q", topic)
+				}
+				if r := doHandler(t, s, "GET", "/subjects/events-com.example.new.thing/versions", ""); r.status != 200 {
+					t.Fatalf("the new subject is not served: %s", r.body)
+				}
+			}
+		})
+	}
+}
+
+// TestServerStrategyFromConfig: without ServerOptions.Strategy the server
+// takes evtool.yaml's registry.subject_strategy.
+func TestServerStrategyFromConfig(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", map[string]string{
+		"evtool.yaml": "version: 1\ncompat:\n  mode: NONE\nregistry:\n  subject_strategy: topic\n",
+		"schemas/com.example.thing.happened/event.yaml": "topic: things\n",
+	})
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	if got := fmt.Sprint(s.Subjects()); got != "[things-value]" {
+		t.Fatalf("subjects %s", got)
+	}
+}
+
+// TestServerSchemaKeywordOfTheCatalogDraft: a catalog pulled from a
+// registry names the registry's draft in `$schema` (default_draft: 7);
+// Confluent's serializers keep sending the schema without it. That is the
+// same schema to this catalog, so the lookup finds the version and a
+// registration returns its id instead of adding a version; a `$schema`
+// naming another draft is a different schema.
+func TestServerSchemaKeywordOfTheCatalogDraft(t *testing.T) {
+	const bare = `{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`
+	const draft7 = "http://json-schema.org/draft-07/schema#"
+	cases := []struct {
+		name, defaultDraft, file, sent string
+		same                           bool
+	}{
+		{"pulled file names the catalog's draft, client sends none", "7", `{"$schema":"` + draft7 + `","type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`, bare, true},
+		{"file without $schema, client names the catalog's draft", "7", bare, `{"$schema":"http://json-schema.org/draft-07/schema","type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`, true},
+		{"file names another draft", "2020-12", `{"$schema":"` + draft7 + `","type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`, bare, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeCatalog(t, map[string]string{
+				"evtool.yaml":                   "version: 1\ndefault_draft: " + c.defaultDraft + "\ncompat:\n  mode: NONE\n",
+				"schemas/" + thing + "/v1.json": c.file,
+			})
+			s, _ := startServer(t, ServerOptions{Dir: dir})
+			look := doHandler(t, s, "POST", "/subjects/"+thing, registerBody(c.sent))
+			reg := doHandler(t, s, "POST", "/subjects/"+thing+"/versions", registerBody(c.sent))
+			if reg.status != 200 {
+				t.Fatalf("register: HTTP %d %s", reg.status, reg.body)
+			}
+			_, statErr := os.Stat(filepath.Join(dir, "schemas", thing, "v2.json"))
+			if c.same {
+				if look.status != 200 {
+					t.Fatalf("lookup: HTTP %d %s", look.status, look.body)
+				}
+				mustContain(t, reg.body, `"version":1`)
+				if statErr == nil {
+					t.Fatal("the same schema became v2")
+				}
+			} else {
+				if look.status != 404 {
+					t.Fatalf("lookup: HTTP %d %s", look.status, look.body)
+				}
+				mustContain(t, reg.body, `"version":2`)
+			}
+		})
+	}
+}
+
+// TestServerRegistrationFieldsRefused: what a registration asks for beyond
+// the schema (data-contract metadata and rules, an id or version of its
+// own) is refused, not dropped while answering 200; unset values, as
+// clients fill a request struct, are fine.
+func TestServerRegistrationFieldsRefused(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", nil)
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	schema, _ := json.Marshal(thingV2)
+	cases := []struct {
+		name, extra string
+		status      int
+		contains    string
+	}{
+		{"metadata", `"metadata":{"properties":{"owner":"team-a"}}`, 422, `field \"metadata\" is not supported`},
+		{"rule set", `"ruleSet":{"domainRules":[{"name":"x","kind":"CONDITION","type":"CEL","expr":"true"}]}`, 422, `field \"ruleSet\"`},
+		{"an id of its own", `"id":42`, 422, `field \"id\"`},
+		{"a version of its own", `"version":7`, 422, `field \"version\"`},
+		{"unset values", `"metadata":null,"ruleSet":{},"id":-1,"version":0,"references":[]`, 200, `"version":2`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := doHandler(t, s, "POST", "/subjects/"+thing+"/versions", `{"schemaType":"JSON","schema":`+string(schema)+`,`+c.extra+`}`)
+			if r.status != c.status {
+				t.Fatalf("HTTP %d: %s", r.status, r.body)
+			}
+			mustContain(t, r.body, c.contains)
+			if c.status != 200 {
+				if _, err := os.Stat(filepath.Join(dir, "schemas", thing, "v2.json")); err == nil {
+					t.Fatal("a refused registration was written")
+				}
+			}
+		})
+	}
+}
+
+// TestRegisterTypeDifferingOnlyInCaseRefused: a subject that names an
+// existing type or directory but for letter case would be a second
+// directory that a checkout on a case-insensitive file system (macOS,
+// Windows) merges with the first.
+func TestRegisterTypeDifferingOnlyInCaseRefused(t *testing.T) {
+	dir := ordersCatalog(t)
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	for _, subject := range []string{"com.example.order.Placed", "Common"} {
+		r := doHandler(t, s, "POST", "/subjects/"+subject+"/versions", `{"schemaType":"JSON","schema":"{\"type\":\"object\"}"}`)
+		if r.status != 422 || r.code != codeInvalidSubject || !strings.Contains(r.body, "differs only in letter case") {
+			t.Fatalf("%s: %+v", subject, r)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "schemas", subject)); err == nil {
+			t.Fatalf("schemas/%s was created", subject)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package confluent
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,6 +67,7 @@ type snapshot struct {
 }
 
 type subjectState struct {
+	subject  string
 	t        *registry.EventType
 	versions []*versionState
 }
@@ -91,14 +93,60 @@ type usage struct {
 type store struct {
 	dir      string
 	readOnly bool
+	strategy Strategy
 	hook     func(tmp, final string) error // tests: crash simulation
 
 	mu   sync.Mutex // serializes writes
 	snap atomic.Pointer[snapshot]
+	// subjects serializes the registrations of one subject, check
+	// included: each depends on the one before.
+	subjects subjectLocks
 }
 
-func openStore(dir string, readOnly bool) (*store, []string, error) {
-	s := &store{dir: dir, readOnly: readOnly}
+// subjectLocks are per-subject locks whose wait a context bounds; a
+// subject's entry lives while someone holds or waits for it.
+type subjectLocks struct {
+	mu sync.Mutex
+	m  map[string]*subjectLock
+}
+
+type subjectLock struct {
+	ch    chan struct{}
+	users int
+}
+
+// lock takes subject's lock, or fails when ctx is done first; the returned
+// function releases it.
+func (l *subjectLocks) lock(ctx context.Context, subject string) (func(), error) {
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[string]*subjectLock{}
+	}
+	e := l.m[subject]
+	if e == nil {
+		e = &subjectLock{ch: make(chan struct{}, 1)}
+		l.m[subject] = e
+	}
+	e.users++
+	l.mu.Unlock()
+	done := func() {
+		l.mu.Lock()
+		if e.users--; e.users == 0 {
+			delete(l.m, subject)
+		}
+		l.mu.Unlock()
+	}
+	select {
+	case e.ch <- struct{}{}:
+		return func() { <-e.ch; done() }, nil
+	case <-ctx.Done():
+		done()
+		return nil, ctx.Err()
+	}
+}
+
+func openStore(dir string, readOnly bool, strategy Strategy) (*store, []string, error) {
+	s := &store{dir: dir, readOnly: readOnly, strategy: strategy}
 	files, root, err := readTree(dir)
 	if err != nil {
 		return nil, nil, err
@@ -143,16 +191,9 @@ func readTree(dir string) (fstest.MapFS, string, error) {
 	if err != nil {
 		return nil, "", noCatalog(err)
 	}
-	var cfg struct {
-		Schemas string `yaml:"schemas"`
-	}
-	_ = yaml.Unmarshal(cfgData, &cfg) // the loader reports a malformed file
-	root := "schemas"
-	if cfg.Schemas != "" {
-		root = path.Clean(filepath.ToSlash(cfg.Schemas))
-	}
-	if !fs.ValidPath(root) {
-		return nil, "", fmt.Errorf("%s: schemas %q must be a relative path inside the catalog directory", filepath.Join(dir, registry.ConfigName), cfg.Schemas)
+	root, err := schemasRoot(dir, cfgData)
+	if err != nil {
+		return nil, "", err
 	}
 	files := fstest.MapFS{registry.ConfigName: &fstest.MapFile{Data: cfgData, Mode: 0o644}}
 	rootDir := filepath.Join(dir, filepath.FromSlash(root))
@@ -193,6 +234,23 @@ func readTree(dir string) (fstest.MapFS, string, error) {
 	return files, root, nil
 }
 
+// schemasRoot is the catalog root (slash path inside dir) evtool.yaml
+// names.
+func schemasRoot(dir string, cfgData []byte) (string, error) {
+	var cfg struct {
+		Schemas string `yaml:"schemas"`
+	}
+	_ = yaml.Unmarshal(cfgData, &cfg) // the loader reports a malformed file
+	root := "schemas"
+	if cfg.Schemas != "" {
+		root = path.Clean(filepath.ToSlash(cfg.Schemas))
+	}
+	if !fs.ValidPath(root) {
+		return "", fmt.Errorf("%s: schemas %q must be a relative path inside the catalog directory", filepath.Join(dir, registry.ConfigName), cfg.Schemas)
+	}
+	return root, nil
+}
+
 // build loads files as a catalog and derives the registry view. cat may
 // be given when files were already loaded.
 func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*snapshot, error) {
@@ -207,7 +265,7 @@ func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*
 	if err != nil {
 		return nil, err
 	}
-	forms := NewForms(sub)
+	forms := NewDraftForms(sub, cat.Draft)
 	snap := &snapshot{files: files, root: root, cat: cat, subjects: map[string]*subjectState{}, byID: map[int]*schemaRec{}, pending: map[string]registry.Mode{}}
 	ids, next, err := s.readIDs(root)
 	if err != nil {
@@ -217,8 +275,16 @@ func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*
 	if snap.pending, err = s.readPending(root); err != nil {
 		return nil, err
 	}
+	topics := map[string]int{}
 	for _, t := range cat.Types {
-		st := &subjectState{t: t}
+		topics[t.Meta.Topic]++
+	}
+	for _, t := range cat.Types {
+		subject, err := s.strategy.Subject(t)
+		if err != nil || (s.strategy == StrategyTopic && topics[t.Meta.Topic] > 1) {
+			continue // no subject of its own under the strategy
+		}
+		st := &subjectState{subject: subject, t: t}
 		for _, v := range t.Versions {
 			f, err := forms.Of(v)
 			if err != nil {
@@ -236,11 +302,11 @@ func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*
 				rec = &schemaRec{id: id, form: f}
 				snap.byID[id] = rec
 			}
-			rec.usages = append(rec.usages, usage{Subject: t.Name, Version: v.Number})
+			rec.usages = append(rec.usages, usage{Subject: subject, Version: v.Number})
 		}
-		snap.subjects[t.Name] = st
-		snap.names = append(snap.names, t.Name)
-		delete(snap.pending, t.Name)
+		snap.subjects[subject] = st
+		snap.names = append(snap.names, subject)
+		delete(snap.pending, subject)
 	}
 	sort.Strings(snap.names)
 	return snap, nil
@@ -384,8 +450,14 @@ func (s *store) refreshLocked() (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cur != nil && root == cur.root && sameFiles(files, cur.files) {
-		return cur, nil
+	idsChanged := false
+	if cur != nil && root == cur.root {
+		if idsChanged, err = s.mergeIDs(cur); err != nil {
+			return nil, err
+		}
+		if !idsChanged && sameFiles(files, cur.files) {
+			return cur, nil
+		}
 	}
 	snap, err := s.build(files, root, nil)
 	if err != nil {
@@ -396,6 +468,48 @@ func (s *store) refreshLocked() (*snapshot, error) {
 	}
 	s.snap.Store(snap)
 	return snap, nil
+}
+
+// mergeIDs folds the ids file, changed on disk since cur was built (a git
+// pull that brings ids another server assigned), with the ids cur handed
+// out, writing the union; it reports whether the file differed. An id
+// given to two schemas, or a schema given two ids, is refused: clients
+// may have cached either.
+func (s *store) mergeIDs(cur *snapshot) (bool, error) {
+	if s.readOnly {
+		return false, nil
+	}
+	onDisk, _, err := s.readIDs(cur.root)
+	if err != nil {
+		return false, err
+	}
+	if maps.Equal(onDisk, cur.ids) {
+		return false, nil
+	}
+	byID := map[int]string{}
+	for d, id := range onDisk {
+		byID[id] = d
+	}
+	extra := map[string]int{}
+	for d, id := range cur.ids {
+		if other, ok := onDisk[d]; ok {
+			if other != id {
+				return false, fmt.Errorf("%s changed on disk: it gives schema %s id %d, which this server serves as id %d; restore the file (clients may have cached either id)", filepath.Join(s.stateDir(cur.root), IDsFile), d, other, id)
+			}
+			continue
+		}
+		if other, ok := byID[id]; ok {
+			return false, fmt.Errorf("%s changed on disk: it gives id %d to schema %s, which this server gave to %s; restore the file (clients may have cached either)", filepath.Join(s.stateDir(cur.root), IDsFile), id, other, d)
+		}
+		extra[d] = id
+	}
+	merged := *cur
+	merged.ids = onDisk
+	merged.nextID = 1
+	for _, id := range cur.ids {
+		merged.nextID = max(merged.nextID, id+1)
+	}
+	return true, s.persistIDs(&merged, extra)
 }
 
 func sameFiles(a, b fstest.MapFS) bool {
@@ -455,7 +569,7 @@ const (
 	codeVersionNotFound     = 40402
 	codeSchemaNotFound      = 40403
 	codeLevelNotConfigured  = 40408
-	codeIncompatible        = 409
+	codeIncompatible        = 40901 // Confluent 5.5+; older registries answered 409
 	codeInvalidSchema       = 42201
 	codeInvalidVersion      = 42202
 	codeInvalidLevel        = 42203
@@ -463,6 +577,7 @@ const (
 	codeInvalidSubject      = 42208
 	codeSchemaTooLarge      = 42209
 	codeStore               = 50001
+	codeTimeout             = 50002 // Confluent's "operation timed out"
 	codeUnauthorized        = 40101
 	codeMalformedRequest    = 400
 	codeMethodNotAllowed    = 405
@@ -486,24 +601,32 @@ type candidate struct {
 // prepare places doc as the next version of subject in a copy of the
 // catalog and loads it: the schema must compile there, as `evtool lint`
 // would require.
-func (snap *snapshot) prepare(subject string, text []byte) (*candidate, *apiError) {
+func (snap *snapshot) prepare(subject, typ string, text, meta []byte) (*candidate, *apiError) {
 	n := 1
-	if st := snap.subjects[subject]; st != nil {
-		n = len(st.versions) + 1
+	if t := snap.cat.Lookup(typ); t != nil {
+		n = len(t.Versions) + 1
 	}
-	rel := path.Join(snap.root, subject, fmt.Sprintf("v%d.json", n))
+	rel := path.Join(snap.root, typ, fmt.Sprintf("v%d.json", n))
 	if n == 1 {
 		// A directory of the schemas root that is not a type (shared
 		// schemas, say) must not become one.
-		prefix := path.Join(snap.root, subject) + "/"
+		prefix := path.Join(snap.root, typ) + "/"
 		for name := range snap.files {
 			if strings.HasPrefix(name, prefix) {
-				return nil, apiErr(422, codeInvalidSubject, "subject %q names %s, a directory of the catalog that is not an event type (it holds %s): choose another subject", clip(subject), path.Join(snap.root, subject), path.Base(name))
+				return nil, apiErr(422, codeInvalidSubject, "subject %q names %s, a directory of the catalog that is not an event type (it holds %s): choose another subject", clip(subject), path.Join(snap.root, typ), path.Base(name))
+			}
+			// A checkout on a case-insensitive file system (macOS,
+			// Windows) would merge the two directories.
+			if top, _, _ := strings.Cut(strings.TrimPrefix(name, snap.root+"/"), "/"); strings.HasPrefix(name, snap.root+"/") && top != typ && strings.EqualFold(top, typ) {
+				return nil, apiErr(422, codeInvalidSubject, "subject %q differs only in letter case from %s, which the catalog has: use that name (a case-insensitive file system would merge the two directories)", clip(subject), path.Join(snap.root, top))
 			}
 		}
 	}
 	files := maps.Clone(snap.files)
 	files[rel] = &fstest.MapFile{Data: text, Mode: 0o644}
+	if meta != nil {
+		files[path.Join(snap.root, typ, "event.yaml")] = &fstest.MapFile{Data: meta, Mode: 0o644}
+	}
 	cat, err := registry.LoadFS(files, ".")
 	if err != nil {
 		var le *registry.LoadError
@@ -512,19 +635,76 @@ func (snap *snapshot) prepare(subject string, text []byte) (*candidate, *apiErro
 		}
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %v", err)
 	}
-	t := cat.Lookup(subject)
+	t := cat.Lookup(typ)
 	if t == nil || t.Version(n) == nil {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: it does not load as %s v%d", subject, n)
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: it does not load as %s v%d", typ, n)
 	}
 	sub, err := fs.Sub(files, snap.root)
 	if err != nil {
 		return nil, apiErr(500, codeStore, "internal error")
 	}
-	f, err := NewForms(sub).Of(t.Version(n))
+	f, err := NewDraftForms(sub, cat.Draft).Of(t.Version(n))
 	if err != nil {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %v", err)
 	}
 	return &candidate{files: files, cat: cat, t: t, v: t.Version(n), rel: rel, form: f}, nil
+}
+
+// typeFor maps a subject to the catalog type a registration may create or
+// extend under the strategy, and for a new type the event.yaml to write
+// with its first version (nil when it needs none). Under the topic
+// strategy ("<topic>-value", the default of Confluent's serializers) the
+// type must exist: it is the one type whose event.yaml has the topic. No
+// subject is ever turned into a type it does not name.
+func (snap *snapshot) typeFor(subject string, strategy Strategy) (string, []byte, *apiError) {
+	if st := snap.subjects[subject]; st != nil {
+		return st.t.Name, nil, nil
+	}
+	var typ, topic string
+	switch strategy {
+	case StrategyTopic:
+		topic, ok := strings.CutSuffix(subject, ValueSuffix)
+		if !ok || topic == "" {
+			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not <topic>-value: under the topic subject strategy (TopicNameStrategy) a subject names a topic's value schema; key schemas and other subjects are not catalog types", clip(subject))
+		}
+		var names []string
+		for _, t := range snap.cat.Types {
+			if t.Meta.Topic == topic {
+				names = append(names, t.Name)
+			}
+		}
+		if len(names) == 0 {
+			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q: no type of the catalog has topic %q in its event.yaml; under the topic subject strategy a registration extends that one type and never creates one: add the type in git (schemas/<type>/event.yaml with `topic: %s`)", clip(subject), clip(topic), clip(topic))
+		}
+		return "", nil, apiErr(422, codeInvalidSchema, "subject %q: topic %q carries %d types (%s), and the topic subject strategy (TopicNameStrategy) can serve one schema per topic: serve with --subject-strategy topic-type and use TopicRecordNameStrategy in the clients", clip(subject), clip(topic), len(names), strings.Join(names, ", "))
+	case StrategyTopicType:
+		var ok bool
+		if typ, topic, ok = strategy.Split(subject, nil); !ok {
+			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not <topic>-<type> with a dotted type name, as the topic-type subject strategy (TopicRecordNameStrategy) needs", clip(subject))
+		}
+		if t := snap.cat.Lookup(typ); t != nil {
+			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q: type %s has topic %q in its event.yaml, not %q; change the topic in git, not through a registration", clip(subject), typ, t.Meta.Topic, clip(topic))
+		}
+	default:
+		if !ValidTypeName(subject) {
+			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name: subjects of an evtool registry are catalog types (dot-separated segments of letters, digits, '-' and '_')", clip(subject))
+		}
+		if strings.HasSuffix(subject, ValueSuffix) || strings.HasSuffix(subject, "-key") {
+			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q looks like TopicNameStrategy's <topic>-value (the default of Confluent's serializers), and no type has that name; under the type subject strategy subjects are type names: serve with --subject-strategy topic (or registry.subject_strategy: topic in evtool.yaml) to map it to the type whose event.yaml has that topic, or configure the client's subject name strategy", clip(subject))
+		}
+		typ = subject
+	}
+	var meta strings.Builder
+	if topic != "" {
+		fmt.Fprintf(&meta, "topic: %s\n", yamlString(topic)) // quoted: a topic may read as a number or a bool
+	}
+	if lvl, ok := snap.pending[subject]; ok {
+		fmt.Fprintf(&meta, "compat:\n  mode: %s\n", lvl)
+	}
+	if meta.Len() == 0 {
+		return typ, nil, nil
+	}
+	return typ, []byte(meta.String()), nil
 }
 
 // relativeMessages renders load findings without the candidate's invented
@@ -552,12 +732,12 @@ func relativeMessages(le *registry.LoadError, rel string) string {
 
 // compatFindings compares cand with each of olds in the directions mode
 // requires, with evtool's engine, and applies evtool.yaml's approvals.
-func compatFindings(cat *registry.Catalog, t *registry.EventType, cand *registry.Version, olds []*registry.Version, mode registry.Mode, profile registry.Profile) []report.Finding {
+func compatFindings(ctx context.Context, cat *registry.Catalog, t *registry.EventType, cand *registry.Version, olds []*registry.Version, mode registry.Mode, profile registry.Profile) []report.Finding {
 	if mode == registry.ModeNone || len(olds) == 0 {
 		return nil
 	}
 	samples := cat.Config.Compat.Samples
-	opts := compat.Options{Profile: profile, Samples: samples, Seed: 1}
+	opts := compat.Options{Profile: profile, Samples: samples, Seed: 1, Context: ctx}
 	var closer func(*registry.Version) (*jsonschema.Schema, error)
 	if profile != registry.ProfileStrict && samples >= 0 {
 		closer = cat.TransformedCompiler(compat.Close)

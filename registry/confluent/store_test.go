@@ -1,9 +1,16 @@
 package confluent
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/evtool/evtool/registry"
 )
@@ -44,5 +51,136 @@ func TestStateIgnoredByLoader(t *testing.T) {
 	}
 	if got := s.Subjects(); len(got) != 1 {
 		t.Fatalf("subjects %v", got)
+	}
+}
+
+// TestServerLock: two writing servers on one catalog would hand out the
+// same schema ids; the second refuses to start and names the first.
+// Read-only servers share the lock with each other, not with a writer.
+func TestServerLock(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", nil)
+	first, err := NewServer(ServerOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, stop := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- first.Serve(sctx, ln) }()
+	addr := "http://" + ln.Addr().String()
+	lockPath := filepath.Join(dir, "schemas", StateDir, LockFile)
+	waitFor(t, func() bool {
+		data, _ := os.ReadFile(lockPath)
+		return strings.Contains(string(data), addr)
+	})
+
+	for _, readOnly := range []bool{false, true} {
+		_, err := NewServer(ServerOptions{Dir: dir, ReadOnly: readOnly})
+		if !errors.Is(err, ErrLocked) {
+			t.Fatalf("second server (read-only %v) started: %v", readOnly, err)
+		}
+		mustContain(t, err.Error(), fmt.Sprintf("pid %d on %s", os.Getpid(), addr))
+		mustContain(t, err.Error(), lockPath)
+	}
+	// The lock file stays out of git and out of the catalog.
+	ignore, err := os.ReadFile(filepath.Join(dir, "schemas", StateDir, ".gitignore"))
+	if err != nil || strings.TrimSpace(string(ignore)) != LockFile {
+		t.Fatalf(".gitignore = %q, %v", ignore, err)
+	}
+	loadCat(t, dir)
+
+	stop()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+
+	// Released: read-only servers share it, and keep a writer out.
+	r1, err := NewServer(ServerOptions{Dir: dir, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := NewServer(ServerOptions{Dir: dir, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewServer(ServerOptions{Dir: dir}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("a writer started next to read-only servers: %v", err)
+	}
+	r1.Close()
+	r2.Close()
+	w, err := NewServer(ServerOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 30s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestServerIDsChangedOnDisk: ids.json changed under a running server (a
+// git pull that brings only ids another server assigned) is read before
+// the next write: the ids on disk are kept and no id is given twice.
+func TestServerIDsChangedOnDisk(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", nil)
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	p := filepath.Join(dir, "schemas", StateDir, IDsFile)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc idsDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	const pulled = "sha256:from-another-server"
+	taken := doc.NextID
+	doc.IDs[pulled] = taken
+	doc.NextID = taken + 1
+	data, _ = json.Marshal(doc)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := doHandler(t, s, "POST", "/subjects/"+thing+"/versions", registerBody(thingV2))
+	if r.status != 200 {
+		t.Fatalf("HTTP %d %s", r.status, r.body)
+	}
+	if strings.Contains(r.body, fmt.Sprintf(`"id":%d,`, taken)) {
+		t.Fatalf("the new schema got id %d, which ids.json gives to another: %s", taken, r.body)
+	}
+	if got := idsOnDisk(t, dir); got[pulled] != taken {
+		t.Fatalf("the pulled id was dropped from ids.json: %v", got)
+	}
+}
+
+// TestServerIDsConflictOnDisk: an ids.json that gives one of the server's
+// ids to another schema is refused before anything is written.
+func TestServerIDsConflictOnDisk(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", nil)
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	p := filepath.Join(dir, "schemas", StateDir, IDsFile)
+	doc := idsDoc{About: "x", Format: 1, NextID: 2, IDs: map[string]int{"sha256:another": 1}}
+	data, _ := json.Marshal(doc)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := doHandler(t, s, "POST", "/subjects/"+thing+"/versions", registerBody(thingV2))
+	if r.status != 500 || !strings.Contains(r.body, "gives id 1 to schema sha256:another") {
+		t.Fatalf("HTTP %d %s", r.status, r.body)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", thing, "v2.json")); err == nil {
+		t.Fatal("written despite the conflicting ids")
 	}
 }

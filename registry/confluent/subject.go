@@ -18,17 +18,28 @@ const (
 	// StrategyTopicType is Confluent's TopicRecordNameStrategy:
 	// "<topic>-<type>", the topic taken from the type's event.yaml.
 	StrategyTopicType Strategy = "topic-type"
+	// StrategyTopic is Confluent's TopicNameStrategy, the serializers'
+	// default: "<topic>-value", for the one type whose event.yaml has
+	// that topic.
+	StrategyTopic Strategy = "topic"
 )
 
-// ParseStrategy accepts "type" (also the empty string) and "topic-type".
+// ValueSuffix ends a subject of the topic strategy ("orders-value"); its
+// "-key" sibling names key schemas, which are no catalog types.
+const ValueSuffix = "-value"
+
+// ParseStrategy accepts "type" (also the empty string), "topic-type" and
+// "topic".
 func ParseStrategy(s string) (Strategy, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "type":
 		return StrategyType, nil
 	case "topic-type", "topic_type", "topicrecordname":
 		return StrategyTopicType, nil
+	case "topic", "topicname":
+		return StrategyTopic, nil
 	}
-	return "", fmt.Errorf("unknown subject strategy %q: use type or topic-type", s)
+	return "", fmt.Errorf("unknown subject strategy %q: use type, topic or topic-type", s)
 }
 
 // typeName and topicName mirror the catalog's rules (registry's loader and
@@ -38,17 +49,23 @@ var (
 	topicName = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
 )
 
+// validTopic reports whether Kafka accepts s as a topic name.
+func validTopic(s string) bool { return topicName.MatchString(s) && s != "." && s != ".." }
+
 // ValidTypeName reports whether s may name a catalog type (a directory of
 // the catalog root).
 func ValidTypeName(s string) bool { return len(s) <= 255 && typeName.MatchString(s) }
 
 // Subject returns the subject of a type under the strategy.
 func (s Strategy) Subject(t *registry.EventType) (string, error) {
-	if s != StrategyTopicType {
+	if s == StrategyType || s == "" {
 		return t.Name, nil
 	}
 	if t.Meta.Topic == "" {
-		return "", fmt.Errorf("type %s has no topic in its event.yaml, which the topic-type subject strategy needs (set `topic:` or use --subject-strategy type)", t.Name)
+		return "", fmt.Errorf("type %s has no topic in its event.yaml, which the %s subject strategy needs (set `topic:` or use --subject-strategy type)", t.Name, s)
+	}
+	if s == StrategyTopic {
+		return t.Meta.Topic + ValueSuffix, nil
 	}
 	return t.Meta.Topic + "-" + t.Name, nil
 }
@@ -61,10 +78,16 @@ func (s Strategy) Subject(t *registry.EventType) (string, error) {
 // (my-topic-com.example.x splits as my-topic / com.example.x).
 func (s Strategy) Split(subject string, known map[string]string) (typ, topic string, ok bool) {
 	if t, found := known[subject]; found {
-		if s == StrategyTopicType {
+		switch s {
+		case StrategyTopicType:
 			return t, strings.TrimSuffix(subject, "-"+t), true
+		case StrategyTopic:
+			return t, strings.TrimSuffix(subject, ValueSuffix), true
 		}
 		return t, "", true
+	}
+	if s == StrategyTopic {
+		return "", strings.TrimSuffix(subject, ValueSuffix), false // the type is known only from the catalog
 	}
 	if s != StrategyTopicType {
 		if ValidTypeName(subject) {
@@ -78,7 +101,7 @@ func (s Strategy) Split(subject string, known map[string]string) (typ, topic str
 		}
 		topic, typ := subject[:i], subject[i+1:]
 		first, _, _ := strings.Cut(typ, ".")
-		if topicName.MatchString(topic) && ValidTypeName(typ) && strings.Contains(typ, ".") && !strings.Contains(first, "-") {
+		if validTopic(topic) && ValidTypeName(typ) && strings.Contains(typ, ".") && !strings.Contains(first, "-") {
 			return typ, topic, true
 		}
 	}

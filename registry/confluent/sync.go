@@ -123,7 +123,7 @@ func compareVersions(ls *localSubject, rs *RemoteSubject, missingSeverity report
 		case rv.Doc == nil:
 			fs = append(fs, report.Finding{Rule: RuleUnreadable, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 				Message: fmt.Sprintf("registry version %d (id %d): %s", rv.Version, rv.ID, rv.Problem)})
-		case rv.Digest != ls.forms[i].Digest:
+		case rv.Digest != ls.forms[i].Digest && !namesRegistryDraft(ls.forms[i].Doc, rv.Doc):
 			ptr := firstDiff(ls.forms[i].Doc, rv.Doc, "")
 			fs = append(fs, report.Finding{Rule: RuleVersionDiffers, Severity: report.SeverityError, File: v.File, Pointer: ptr, Subject: ls.subject,
 				Message: fmt.Sprintf("v%d differs from registry version %d (id %d) as canonical JSON (first difference at %s); published versions are immutable: restore the file, or register the change as a new version", v.Number, rv.Version, rv.ID, orRoot(ptr))})
@@ -356,7 +356,7 @@ func Push(ctx context.Context, c *Client, cat *registry.Catalog, opts PushOption
 				continue
 			}
 			id, err := c.Register(ctx, ls.subject, ls.forms[i].Text)
-			if err != nil && code(err) == 409 && opts.BypassRegistryCompat && ls.mode != registry.ModeNone {
+			if err != nil && incompatible(err) && opts.BypassRegistryCompat && ls.mode != registry.ModeNone {
 				if err = c.SetLevel(ctx, ls.subject, registry.ModeNone); err == nil {
 					id, err = c.Register(ctx, ls.subject, ls.forms[i].Text)
 					if rerr := c.SetLevel(ctx, ls.subject, ls.mode); rerr != nil && err == nil {
@@ -365,7 +365,7 @@ func Push(ctx context.Context, c *Client, cat *registry.Catalog, opts PushOption
 				}
 			}
 			if err != nil {
-				if code(err) == 409 || status(err) == 409 {
+				if incompatible(err) {
 					rep.Findings = append(rep.Findings, report.Finding{Rule: RuleRegisterFailed, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 						Message: fmt.Sprintf("the registry's own compatibility checker rejected v%d under %s: %v. evtool's gate (evtool compat check) decides for the catalog; to register it anyway rerun with --bypass-registry-compat", v.Number, ls.mode, err)})
 					break

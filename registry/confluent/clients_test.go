@@ -1,0 +1,129 @@
+package confluent
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Real third-party registry clients against evtool's server. The clients
+// are never downloaded here: a test skips, saying what to install, when
+// its client is absent.
+
+// TestKafkajsSchemaRegistryClient: @kafkajs/confluent-schema-registry's
+// register() with its defaults PUTs compatibility BACKWARD for a subject
+// without its own level; the level lives in git, so that is refused (42205)
+// and nothing weakens the gate. With the catalog's level the PUT is a no-op
+// and register() succeeds.
+//
+//	npm install --prefix DIR @kafkajs/confluent-schema-registry
+//	EVTOOL_TEST_NODE_MODULES=DIR/node_modules go test ./registry/confluent -run Kafkajs
+func TestKafkajsSchemaRegistryClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	modules := os.Getenv("EVTOOL_TEST_NODE_MODULES")
+	if modules == "" {
+		t.Skip("set EVTOOL_TEST_NODE_MODULES to a node_modules directory holding @kafkajs/confluent-schema-registry")
+	}
+	if _, err := os.Stat(filepath.Join(modules, "@kafkajs", "confluent-schema-registry")); err != nil {
+		t.Skipf("@kafkajs/confluent-schema-registry is not in %s", modules)
+	}
+	dir := minimalCatalog(t, "FULL_TRANSITIVE", nil)
+	cfgBefore, _ := os.ReadFile(filepath.Join(dir, "evtool.yaml"))
+	_, url := startServer(t, ServerOptions{Dir: dir})
+	v2 := `{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"}},"required":["id"]}`
+	v3 := `{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"},"tag":{"type":"string"}},"required":["id"]}`
+	script, _ := filepath.Abs(filepath.Join("testdata", "clients", "kafkajs_register.js"))
+	cmd := exec.Command(node, script, url, thing, v2, v3, "FULL_TRANSITIVE")
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	var steps []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("output %q: %v", sc.Text(), err)
+		}
+		steps = append(steps, m)
+	}
+	if len(steps) != 2 {
+		t.Fatalf("steps: %s", out)
+	}
+	if msg, _ := steps[0]["error"].(string); !strings.Contains(msg, "lives in git") {
+		t.Fatalf("register() with defaults: %v (want the refused BACKWARD level)", steps[0])
+	}
+	if id, _ := steps[1]["id"].(float64); id <= 0 {
+		t.Fatalf("register() with the catalog's level: %v", steps[1])
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", thing, "event.yaml")); err == nil {
+		t.Fatal("a compatibility level was written into event.yaml")
+	}
+	if cfg, _ := os.ReadFile(filepath.Join(dir, "evtool.yaml")); !bytes.Equal(cfg, cfgBefore) {
+		t.Fatal("evtool.yaml changed")
+	}
+	if n := len(loadCat(t, dir).Lookup(thing).Versions); n != 3 {
+		t.Fatalf("%d versions, want 3", n)
+	}
+}
+
+// TestConfluentPythonJSONSerializer: confluent-kafka's JSONSerializer with
+// its defaults (TopicNameStrategy, auto.register.schemas) registers subject
+// "orders-value". Under the topic strategy that extends the one type with
+// topic orders; under the type strategy it is refused with a hint. It never
+// becomes a type directory schemas/orders-value.
+//
+//	apt-get install python3-confluent-kafka (Debian), or pip install confluent-kafka jsonschema requests
+func TestConfluentPythonJSONSerializer(t *testing.T) {
+	python := ""
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import confluent_kafka.schema_registry.json_schema").Run() == nil {
+			python = path
+			break
+		}
+	}
+	if python == "" {
+		t.Skip("no python3 with confluent_kafka (apt-get install python3-confluent-kafka)")
+	}
+	script, _ := filepath.Abs(filepath.Join("testdata", "clients", "confluent_json_serializer.py"))
+	const schema = `{"title":"Thing","type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"}},"required":["id"]}`
+	cases := []struct {
+		strategy Strategy
+		versions int // of com.example.thing.happened afterwards
+		contains string
+	}{
+		{StrategyTopic, 2, `"id"`},
+		{StrategyType, 1, "looks like TopicNameStrategy"},
+	}
+	for _, c := range cases {
+		t.Run(string(c.strategy), func(t *testing.T) {
+			dir := minimalCatalog(t, "BACKWARD", map[string]string{"schemas/" + thing + "/event.yaml": "topic: orders\n"})
+			_, url := startServer(t, ServerOptions{Dir: dir, Strategy: c.strategy})
+			var stderr bytes.Buffer
+			cmd := exec.Command(python, script, url, "orders", schema, `{"id":"o-1","note":"hi"}`)
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("python: %v\n%s", err, stderr.String())
+			}
+			mustContain(t, string(out), c.contains)
+			if _, err := os.Stat(filepath.Join(dir, "schemas", "orders-value")); err == nil {
+				t.Fatal("subject orders-value became a type directory")
+			}
+			if n := len(loadCat(t, dir).Lookup(thing).Versions); n != c.versions {
+				t.Fatalf("%s has %d versions, want %d", thing, n, c.versions)
+			}
+		})
+	}
+}

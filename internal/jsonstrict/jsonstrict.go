@@ -61,7 +61,7 @@ func Decode(data []byte) (any, error) {
 		return nil, &Error{Line: 1, Column: 1, Msg: "empty file: expected a JSON value"}
 	}
 	if !utf8.Valid(data) {
-		off := invalidUTF8Offset(data)
+		off := InvalidUTF8Offset(data)
 		line, col := jsonpos.LineCol(data, int64(off))
 		return nil, &Error{Line: line, Column: col, Msg: "invalid UTF-8"}
 	}
@@ -114,7 +114,9 @@ func Depth(data []byte) int {
 	return max
 }
 
-func invalidUTF8Offset(data []byte) int {
+// InvalidUTF8Offset returns the offset of the first byte of data that is
+// not valid UTF-8, or len(data).
+func InvalidUTF8Offset(data []byte) int {
 	for i := 0; i < len(data); {
 		r, size := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && size <= 1 {

@@ -616,7 +616,7 @@ func decodeSchemaRequest(body []byte) (text []byte, doc any, aerr *apiError) {
 	// encoding/json replaces invalid UTF-8 and lone surrogate escapes with
 	// U+FFFD: the catalog would hold a schema the client never sent.
 	if !utf8.Valid(body) {
-		return nil, nil, apiErr(422, codeInvalidSchema, "invalid request: the body is not valid UTF-8 (byte %d); send UTF-8 JSON", invalidUTF8Offset(body))
+		return nil, nil, apiErr(422, codeInvalidSchema, "invalid request: the body is not valid UTF-8 (byte %d); send UTF-8 JSON", jsonstrict.InvalidUTF8Offset(body))
 	}
 	if off := loneSurrogate(body); off >= 0 {
 		return nil, nil, apiErr(422, codeInvalidSchema, "invalid request: a \\u escape at byte %d is a lone UTF-16 surrogate, which is not a character", off)
@@ -663,17 +663,6 @@ func decodeSchemaRequest(body []byte) (text []byte, doc any, aerr *apiError) {
 		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: a JSON Schema is an object or a boolean")
 	}
 	return text, doc, nil
-}
-
-func invalidUTF8Offset(data []byte) int {
-	for i := 0; i < len(data); {
-		r, size := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && size <= 1 {
-			return i
-		}
-		i += size
-	}
-	return len(data)
 }
 
 // loneSurrogate returns the offset of the first \u escape in JSON text that

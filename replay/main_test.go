@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -67,6 +68,10 @@ func bugConsumer(name string) int {
 //	random        correct, and its state holds its pid (nondeterministic)
 //	flaky         correct, except that its state in the run named chaos
 //	              (not in confirm or shrink) has an extra member
+//	over-commit   correct, but commits 1000 past what it read
+//
+// With REPLAY_TEST_IGNORE_TERM set it ignores SIGTERM; with
+// REPLAY_TEST_TOUCH set it creates that file in EVTOOL_WORKDIR.
 func testConsumer(mode string) int {
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(os.Stderr, "test consumer: "+format+"\n", args...)
@@ -77,8 +82,18 @@ func testConsumer(mode string) int {
 		fmt.Fprintln(os.Stderr, "fatal: cannot open database: permission denied")
 		return 3
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	sigs := []os.Signal{syscall.SIGTERM, os.Interrupt}
+	if os.Getenv("REPLAY_TEST_IGNORE_TERM") != "" {
+		signal.Ignore(syscall.SIGTERM)
+		sigs = sigs[1:]
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
 	defer stop()
+	if name := os.Getenv("REPLAY_TEST_TOUCH"); name != "" {
+		if err := os.WriteFile(filepath.Join(os.Getenv("EVTOOL_WORKDIR"), name), nil, 0o644); err != nil {
+			return fail("%v", err)
+		}
+	}
 	if mode == "slow-start" {
 		time.Sleep(300 * time.Millisecond)
 	}
@@ -166,7 +181,16 @@ func testConsumer(mode string) int {
 			}
 		}
 		mu.Unlock()
-		if mode != "never-commit" && len(recs) > 0 {
+		if mode == "over-commit" && len(recs) > 0 {
+			offs := map[string]map[int32]kgo.EpochOffset{}
+			for _, r := range recs {
+				if offs[r.Topic] == nil {
+					offs[r.Topic] = map[int32]kgo.EpochOffset{}
+				}
+				offs[r.Topic][r.Partition] = kgo.EpochOffset{Epoch: -1, Offset: r.Offset + 1 + 1000}
+			}
+			cl.CommitOffsetsSync(ctx, offs, nil)
+		} else if mode != "never-commit" && len(recs) > 0 {
 			if err := cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
 				return fail("commit: %v", err)
 			}

@@ -18,3 +18,13 @@ func terminate(cmd *exec.Cmd) {
 }
 
 func kill(cmd *exec.Cmd) { _ = cmd.Process.Kill() }
+
+// groupAlive is false: without process groups there is no group to wait
+// for.
+func groupAlive(*exec.Cmd) bool { return false }
+
+// lockWorkRoot does nothing: stale temporary roots are removed only where
+// flock marks the live ones.
+func lockWorkRoot(string) (*os.File, error) { return nil, nil }
+
+func removeStaleWorkRoots(string) []string { return nil }

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/evtool/evtool/internal/jsonstrict"
@@ -29,7 +29,7 @@ func (e *StateError) Error() string { return fmt.Sprintf("state from %s: %s", e.
 // readState reads a consumer's state: GET on the URL, or the command's
 // stdout. A connection refused is retried for a few seconds (the consumer
 // may serve its state lazily); anything else is final.
-func readState(ctx context.Context, spec StateSpec, dir string, env []string, expand func(string) string) (any, []byte, error) {
+func readState(ctx context.Context, sp *spawner, spec StateSpec, dir string, env []string, expand func(string) string) (any, []byte, error) {
 	if spec.HTTP != "" {
 		url := expand(spec.HTTP)
 		src := "GET " + url
@@ -66,28 +66,72 @@ func readState(ctx context.Context, spec StateSpec, dir string, env []string, ex
 		argv[i] = expand(a)
 	}
 	src := "state.command " + strings.Join(argv, " ")
-	path, err := resolveCommand(argv[0], dir, env)
+	v, body, err := runStateCommand(ctx, sp, argv, dir, env, stateLimits{Time: StateCommandTimeout, Size: MaxStateSize})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
 		return nil, nil, &StateError{Source: src, Msg: err.Error()}
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, argv[1:]...)
-	cmd.Args[0] = argv[0]
-	cmd.Dir, cmd.Env = dir, env
+	return v, body, nil
+}
+
+// StateCommandTimeout bounds a state command; StateHTTPTimeout the GET of
+// a state.
+const (
+	StateCommandTimeout = time.Minute
+	StateHTTPTimeout    = 30 * time.Second
+)
+
+// stateLimits bound a state command.
+type stateLimits struct {
+	Time time.Duration
+	Size int64
+}
+
+// stateLimitText names a limit on the state's size in messages.
+func stateLimitText(size int64) string {
+	n := fmt.Sprintf("%d bytes", size)
+	if size%(1<<20) == 0 {
+		n = fmt.Sprintf("%d MiB", size>>20)
+	}
+	return n + " (the limit on a consumer's state)"
+}
+
+// runStateCommand runs a state command like the consumer (own process
+// group, its output through the harness's pipes) and decodes its stdout.
+// Past the time or size limit its group is killed; it is never waited for
+// beyond them.
+func runStateCommand(ctx context.Context, sp *spawner, argv []string, dir string, env []string, lim stateLimits) (any, []byte, error) {
 	var out bytes.Buffer
-	errs := newTail(10)
-	cmd.Stdout, cmd.Stderr = &limitWriter{w: &out, n: MaxStateSize}, errs
-	if err := cmd.Run(); err != nil {
-		msg := err.Error()
-		if l := errs.lines(); len(l) > 0 {
-			msg += ": " + strings.Join(l, " | ")
+	lw := &limitWriter{w: &out, n: lim.Size, limit: lim.Size, full: make(chan struct{})}
+	p, err := sp.start(ProcessSpec{Argv: argv, Dir: dir, Env: env, Stdout: lw})
+	if err != nil {
+		return nil, nil, err
+	}
+	timer := time.NewTimer(lim.Time)
+	defer timer.Stop()
+	select {
+	case <-p.Done():
+	case <-lw.full:
+		p.Kill()
+		return nil, nil, fmt.Errorf("wrote more than %s to stdout: killed", stateLimitText(lim.Size))
+	case <-timer.C:
+		p.Kill()
+		return nil, nil, fmt.Errorf("did not finish within %s (the limit on a state command): killed", lim.Time)
+	case <-ctx.Done():
+		p.Kill()
+		return nil, nil, ctx.Err()
+	}
+	if _, how := p.Exited(); how != "exit status 0" {
+		if l := p.Stderr(); len(l) > 0 {
+			how += ": " + strings.Join(l, " | ")
 		}
-		return nil, nil, &StateError{Source: src, Msg: msg}
+		return nil, nil, errors.New(how)
 	}
 	v, err := decodeState(out.Bytes())
 	if err != nil {
-		return nil, nil, &StateError{Source: src, Msg: err.Error()}
+		return nil, nil, err
 	}
 	return v, out.Bytes(), nil
 }
@@ -97,24 +141,30 @@ func isRefused(err error) bool {
 }
 
 func httpGet(ctx context.Context, url string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	tctx, cancel := context.WithTimeout(ctx, StateHTTPTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	timedOut := func(err error) error {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("no complete answer within %s (the limit on a state request)", StateHTTPTimeout)
+		}
+		return err
+	}
+	req, err := http.NewRequestWithContext(tctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, timedOut(err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxStateSize+1))
 	if err != nil {
-		return nil, err
+		return nil, timedOut(err)
 	}
 	if len(body) > MaxStateSize {
-		return nil, fmt.Errorf("larger than %d bytes", MaxStateSize)
+		return nil, fmt.Errorf("larger than %s", stateLimitText(MaxStateSize))
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, &StateError{Msg: fmt.Sprintf("HTTP status %s: %s", resp.Status, snippet(body))}
@@ -149,14 +199,18 @@ func snippet(b []byte) string {
 	return fmt.Sprintf("%q", s)
 }
 
+// limitWriter passes n bytes on; past them it fails and closes full.
 type limitWriter struct {
-	w io.Writer
-	n int64
+	w        io.Writer
+	n, limit int64
+	full     chan struct{}
+	once     sync.Once
 }
 
 func (l *limitWriter) Write(b []byte) (int, error) {
 	if int64(len(b)) > l.n {
-		return 0, fmt.Errorf("state larger than %d bytes", MaxStateSize)
+		l.once.Do(func() { close(l.full) })
+		return 0, fmt.Errorf("state larger than %s", stateLimitText(l.limit))
 	}
 	l.n -= int64(len(b))
 	return l.w.Write(b)

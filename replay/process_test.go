@@ -3,8 +3,10 @@
 package replay
 
 import (
+	"bufio"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -349,5 +351,43 @@ func TestCommitBeyondEndFails(t *testing.T) {
 	}
 	if !strings.Contains(base.Failure.Message, "committed offsets beyond the end of the topic (partition ") || !strings.Contains(base.Failure.Message, ", end offset ") {
 		t.Errorf("message %q", base.Failure.Message)
+	}
+}
+
+// When evtool is SIGKILLed (a CI timeout), the consumer it started dies
+// with it (Linux: the parent-death signal).
+func TestConsumerDiesWithEvtool(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Pdeathsig is Linux only")
+	}
+	t.Parallel()
+	cmd := exec.Command(self(t), "-test.run=^$")
+	cmd.Env = append(os.Environ(), "REPLAY_TEST_STARTER=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	if !running(pid) {
+		t.Fatalf("consumer %d not running", pid)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	for i := 0; running(pid) && i < 2000; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if running(pid) {
+		t.Fatalf("consumer %d outlived the SIGKILLed evtool", pid)
 	}
 }

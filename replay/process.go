@@ -44,7 +44,6 @@ type Process struct {
 	finish  sync.Once
 	state   *os.ProcessState
 	waitErr error
-	started time.Time
 
 	mu sync.Mutex
 	// stopping: the harness is stopping or killing it (Stop, Kill);
@@ -224,7 +223,6 @@ func (sp *spawner) start(spec ProcessSpec) (*Process, error) {
 		return nil, fmt.Errorf("cannot start %s: %w", strings.Join(spec.Argv, " "), err)
 	}
 	p.cmd = cmd
-	p.started = time.Now()
 	var copying sync.WaitGroup
 	for i, w := range []io.Writer{outW, errW} {
 		copying.Go(func() {
@@ -281,7 +279,12 @@ func (p *Process) drain() {
 		case <-time.After(outputDrain):
 			p.note(fmt.Sprintf("ended, but a process outside its process group (started with setsid?) still held its stdout or stderr %s later: evtool stopped reading them; that process may still run", outputDrain))
 			closeFiles(p.readers)
-			<-p.copied
+			// Closing wakes the readers where pipes are pollable; where
+			// not, they finish when that process lets go.
+			select {
+			case <-p.copied:
+			case <-time.After(100 * time.Millisecond):
+			}
 		}
 		closeFiles(p.readers)
 		p.closeLogs()
@@ -316,10 +319,11 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 // output is drained.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
-// Exited reports whether the process has exited, and how.
+// Exited reports whether the process has exited, and how: once Done, so
+// that its output is complete.
 func (p *Process) Exited() (bool, string) {
 	select {
-	case <-p.exited:
+	case <-p.done:
 	default:
 		return false, ""
 	}

@@ -5,6 +5,8 @@ package replay
 import (
 	"bufio"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -389,5 +391,24 @@ func TestConsumerDiesWithEvtool(t *testing.T) {
 	}
 	if running(pid) {
 		t.Fatalf("consumer %d outlived the SIGKILLed evtool", pid)
+	}
+}
+
+// A state endpoint that does not answer in time: the error names the
+// limit, not "context deadline exceeded".
+func TestStateHTTPTimeoutNamesLimit(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	_, err := httpGet(context.Background(), srv.URL, 200*time.Millisecond)
+	if err == nil || err.Error() != "no complete answer within 200ms (the limit on a state request)" {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -37,7 +37,7 @@ func readState(ctx context.Context, sp *spawner, spec StateSpec, dir string, env
 		var err error
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			body, err = httpGet(ctx, url)
+			body, err = httpGet(ctx, url, StateHTTPTimeout)
 			if err == nil || !isRefused(err) || time.Now().After(deadline) {
 				break
 			}
@@ -140,12 +140,12 @@ func isRefused(err error) bool {
 	return strings.Contains(err.Error(), "connection refused")
 }
 
-func httpGet(ctx context.Context, url string) ([]byte, error) {
-	tctx, cancel := context.WithTimeout(ctx, StateHTTPTimeout)
+func httpGet(ctx context.Context, url string, timeout time.Duration) ([]byte, error) {
+	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	timedOut := func(err error) error {
 		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("no complete answer within %s (the limit on a state request)", StateHTTPTimeout)
+			return fmt.Errorf("no complete answer within %s (the limit on a state request)", timeout)
 		}
 		return err
 	}

@@ -275,13 +275,8 @@ func (h *Harness) Close() {
 	if h.embedded != nil {
 		h.embedded.Close()
 	}
-	if h.ownRoot && h.root != "" {
-		if h.opts.Keep {
-			// Kept: no longer a candidate for removeStaleWorkRoots.
-			_ = os.Remove(filepath.Join(h.root, workRootLockName))
-		} else {
-			_ = os.RemoveAll(h.root)
-		}
+	if h.ownRoot && !h.opts.Keep && h.root != "" {
+		_ = os.RemoveAll(h.root)
 	}
 	if h.rootLock != nil {
 		h.rootLock.Close()
@@ -313,7 +308,10 @@ func (h *Harness) workRoot() (string, error) {
 		// A replay SIGKILLed (a CI timeout) could not remove its
 		// temporary directory: the next one does.
 		for _, d := range removeStaleWorkRoots(parent) {
-			h.logf("removed %s, left by a replay that was killed", d)
+			h.logf("removed %s, left by a replay that was killed", d.Dir)
+			if len(d.Killed) > 0 {
+				h.logf("killed the processes %v, left running in %s by that replay", d.Killed, d.Dir)
+			}
 		}
 	}
 	parent, err := filepath.Abs(parent)
@@ -325,7 +323,9 @@ func (h *Harness) workRoot() (string, error) {
 		return "", err
 	}
 	h.root, h.ownRoot = d, h.opts.WorkDir == ""
-	if h.ownRoot {
+	// Only a root that is to be removed gets the marker: a kept one
+	// (--keep) must survive its replay being killed.
+	if h.ownRoot && !h.opts.Keep {
 		if h.rootLock, err = lockWorkRoot(d); err != nil {
 			return "", err
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // setParentDeathSignal has the kernel SIGKILL the child when the thread
@@ -35,6 +37,46 @@ func groupAlive(cmd *exec.Cmd) bool {
 			continue
 		}
 		if g, err := strconv.Atoi(string(fields[2])); err == nil && g == pgid {
+			return true
+		}
+	}
+	return false
+}
+
+// killLeftovers SIGKILLs the processes whose EVTOOL_WORKDIR lies in root,
+// the work root of a replay that was killed, and returns their pids: the
+// descendants of its consumers that its parent-death signal did not reach.
+// Only processes whose environment evtool may read (its user's) are
+// considered; each is signalled through a pidfd, so a pid reused between
+// the check and the signal is never hit.
+func killLeftovers(root string) []int {
+	prefix := []byte("EVTOOL_WORKDIR=" + root + string(filepath.Separator))
+	self := os.Getpid()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var killed []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil || pid == self {
+			continue
+		}
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			continue // exited, or a kernel without pidfds
+		}
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err == nil && hasEnvPrefix(env, prefix) && unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil {
+			killed = append(killed, pid)
+		}
+		unix.Close(fd)
+	}
+	return killed
+}
+
+// hasEnvPrefix reports whether an entry of a NUL-separated environment
+// starts with prefix.
+func hasEnvPrefix(env, prefix []byte) bool {
+	for e := range bytes.SplitSeq(env, []byte{0}) {
+		if bytes.HasPrefix(e, prefix) {
 			return true
 		}
 	}

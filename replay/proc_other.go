@@ -27,4 +27,10 @@ func groupAlive(*exec.Cmd) bool { return false }
 // flock marks the live ones.
 func lockWorkRoot(string) (*os.File, error) { return nil, nil }
 
-func removeStaleWorkRoots(string) []string { return nil }
+// staleRoot is a removed stale work root (never, here).
+type staleRoot struct {
+	Dir    string
+	Killed []int
+}
+
+func removeStaleWorkRoots(string) []staleRoot { return nil }

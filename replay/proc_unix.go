@@ -50,10 +50,20 @@ func lockWorkRoot(dir string) (*os.File, error) {
 	return f, nil
 }
 
+// staleRoot is a temporary work root that removeStaleWorkRoots removed,
+// with the pids of the processes it killed that still ran in it.
+type staleRoot struct {
+	Dir    string
+	Killed []int
+}
+
 // removeStaleWorkRoots removes the temporary work roots in parent that a
 // replay created (they hold its marker) and no longer holds locked: that
-// replay was killed before it could remove them.
-func removeStaleWorkRoots(parent string) (removed []string) {
+// replay was killed before it could remove them. What that replay started
+// and its parent-death signal did not reach (the program `go run`
+// compiled, a script's children) is killed first, where the platform lets
+// it be found (see killLeftovers).
+func removeStaleWorkRoots(parent string) (removed []staleRoot) {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return nil
@@ -66,13 +76,17 @@ func removeStaleWorkRoots(parent string) (removed []string) {
 		if info, err := e.Info(); err != nil || !ownedByMe(info) {
 			continue
 		}
-		f, err := os.OpenFile(filepath.Join(dir, workRootLockName), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+		// Non-blocking, and a regular file only: opening a FIFO that
+		// someone named like the marker would wait for a writer.
+		f, err := os.OpenFile(filepath.Join(dir, workRootLockName), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			continue // not a root of a replay that locks, or kept
 		}
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		if info, err := f.Stat(); err == nil && info.Mode().IsRegular() &&
+			syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			killed := killLeftovers(dir)
 			if os.RemoveAll(dir) == nil {
-				removed = append(removed, dir)
+				removed = append(removed, staleRoot{Dir: dir, Killed: killed})
 			}
 		}
 		f.Close()

@@ -216,8 +216,10 @@ func TestStateCommandLimits(t *testing.T) {
 	}
 }
 
-// Only work roots that carry the marker and whose replay no longer holds
-// it locked are removed.
+// Only work roots that carry the marker (a regular file) and whose replay
+// no longer holds it locked are removed; a marker that is a FIFO does not
+// block the scan. On Linux what the killed replay left running in its root
+// is killed, and nothing else.
 func TestRemoveStaleWorkRoots(t *testing.T) {
 	t.Parallel()
 	parent := t.TempDir()
@@ -245,13 +247,87 @@ func TestRemoveStaleWorkRoots(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(other, workRootLockName), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	removed := removeStaleWorkRoots(parent)
-	if len(removed) != 1 || removed[0] != stale {
-		t.Errorf("removed %q, want only %s", removed, stale)
+	fifo := mk(workRootPrefix + "fifo")
+	if err := syscall.Mkfifo(filepath.Join(fifo, workRootLockName), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	for _, d := range []string{live, unmarked, other} {
+	target := mk("target")
+	if err := os.WriteFile(filepath.Join(target, "lock"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	symlinked := mk(workRootPrefix + "symlink")
+	if err := os.Symlink(filepath.Join(target, "lock"), filepath.Join(symlinked, workRootLockName)); err != nil {
+		t.Fatal(err)
+	}
+	leftover := func(root string) *exec.Cmd {
+		cmd := exec.Command("sleep", "60")
+		cmd.Env = append(os.Environ(), "EVTOOL_WORKDIR="+filepath.Join(root, "baseline"))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd
+	}
+	orphan, busy := leftover(stale), leftover(live)
+	// Running the same binary, named like the stale root but outside it.
+	neighbour := leftover(stale + "-not")
+
+	done := make(chan []staleRoot, 1)
+	go func() { done <- removeStaleWorkRoots(parent) }()
+	var removed []staleRoot
+	select {
+	case removed = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("removeStaleWorkRoots blocked (on the FIFO marker?)")
+	}
+	if len(removed) != 1 || removed[0].Dir != stale {
+		t.Fatalf("removed %+v, want only %s", removed, stale)
+	}
+	for _, d := range []string{live, unmarked, other, fifo, symlinked, filepath.Join(target, "lock")} {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("%s: %v", d, err)
+		}
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	if k := removed[0].Killed; len(k) != 1 || k[0] != orphan.Process.Pid {
+		t.Errorf("killed %v, want the stale root's leftover %d", k, orphan.Process.Pid)
+	}
+	if err := orphan.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("the stale root's leftover: %v", err)
+	}
+	for _, c := range []*exec.Cmd{busy, neighbour} {
+		if !running(c.Process.Pid) {
+			t.Errorf("pid %d (%s) was killed", c.Process.Pid, c.Env[len(c.Env)-1])
+		}
+	}
+}
+
+// A root kept with --keep carries no marker: the next replay must not
+// remove it, even when the replay that kept it was killed before Close.
+func TestKeptWorkRootIsNotStale(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	for _, keep := range []bool{false, true} {
+		h := &Harness{sc: &Scenario{File: "s.yaml"}, opts: Options{Keep: keep}}
+		root, err := h.workRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Dir(root) != tmp {
+			t.Fatalf("root %s not in %s", root, tmp)
+		}
+		_, err = os.Stat(filepath.Join(root, workRootLockName))
+		if keep != os.IsNotExist(err) {
+			t.Errorf("keep %t: marker: %v", keep, err)
+		}
+		if h.rootLock != nil {
+			h.rootLock.Close() // killed: no Close
+		}
+		removed := removeStaleWorkRoots(tmp)
+		if _, err := os.Stat(root); keep && err != nil || !keep && len(removed) != 1 {
+			t.Errorf("keep %t: removed %+v, %s: %v", keep, removed, root, err)
 		}
 	}
 }

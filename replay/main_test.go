@@ -85,6 +85,9 @@ func starter() int {
 //	flaky         correct, except that its state in the run named chaos
 //	              (not in confirm or shrink) has an extra member
 //	over-commit   correct, but commits 1000 past what it read
+//	republish     correct, and once it has seen 30 events it waits a
+//	              little and produces a copy of the last one to its own
+//	              topic (a retry), moving the end offset
 //
 // With REPLAY_TEST_IGNORE_TERM set it ignores SIGTERM; with
 // REPLAY_TEST_TOUCH set it creates that file in EVTOOL_WORKDIR.
@@ -159,11 +162,13 @@ func testConsumer(mode string) int {
 		kgo.ConsumerGroup(os.Getenv("EVTOOL_GROUP")),
 		kgo.ConsumeTopics(os.Getenv("EVTOOL_TOPIC")),
 		kgo.DisableAutoCommit(),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), // republish: to the record's partition
 	)...)
 	if err != nil {
 		return fail("%v", err)
 	}
 	defer cl.Close()
+	republished := false
 	for {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
@@ -196,7 +201,17 @@ func testConsumer(mode string) int {
 				o.Version, o.Last = data.OrderVersion, d.Event.Type()
 			}
 		}
+		republish := mode == "republish" && !republished && len(counts) >= 30 && len(recs) > 0
 		mu.Unlock()
+		if republish {
+			republished = true
+			time.Sleep(500 * time.Millisecond) // past the harness's listing of the end offsets
+			last := recs[len(recs)-1]
+			cp := &kgo.Record{Topic: last.Topic, Partition: last.Partition, Key: last.Key, Value: last.Value, Headers: last.Headers}
+			if err := cl.ProduceSync(ctx, cp).FirstErr(); err != nil {
+				return fail("republish: %v", err)
+			}
+		}
 		if mode == "over-commit" && len(recs) > 0 {
 			offs := map[string]map[int32]kgo.EpochOffset{}
 			for _, r := range recs {

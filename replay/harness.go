@@ -100,8 +100,11 @@ type Harness struct {
 	ownRoot bool
 	// rootLock marks a temporary root as in use (see lockWorkRoot).
 	rootLock *os.File
-	// spawn starts the consumer and state commands (see spawner).
-	spawn *spawner
+	// spawn starts the consumer and state commands (see spawner); made
+	// by the first run, so that a harness that starts nothing holds no
+	// thread.
+	spawnOnce sync.Once
+	spawn     *spawner
 	nonce string
 	// types and keys index the catalog for the fast path.
 	types map[string]*registry.EventType
@@ -151,7 +154,7 @@ func NewHarness(sc *Scenario, opts Options) (*Harness, error) {
 	if err != nil {
 		return nil, fmt.Errorf("catalog %s (%s): %w", sc.Catalog, sc.Where("/catalog"), err)
 	}
-	h := &Harness{sc: sc, cat: cat, opts: opts, partitions: sc.Kafka.Partitions, spawn: newSpawner(),
+	h := &Harness{sc: sc, cat: cat, opts: opts, partitions: sc.Kafka.Partitions,
 		types: map[string]*registry.EventType{}, keys: map[string]keySpec{}, mut: NewMutator(cat)}
 	for _, t := range cat.Types {
 		h.types[t.Name] = t
@@ -268,7 +271,10 @@ func (h *Harness) Embedded() bool { return h.embedded != nil }
 // Close releases the client, the embedded broker, the process starter and
 // the temporary work directory.
 func (h *Harness) Close() {
-	h.spawn.close()
+	h.spawnOnce.Do(func() {}) // no spawner after Close
+	if h.spawn != nil {
+		h.spawn.close()
+	}
 	if h.cl != nil {
 		h.cl.Close()
 	}
@@ -281,6 +287,15 @@ func (h *Harness) Close() {
 	if h.rootLock != nil {
 		h.rootLock.Close()
 	}
+}
+
+// spawner returns the harness's process starter, started on first use.
+func (h *Harness) spawner() *spawner {
+	h.spawnOnce.Do(func() { h.spawn = newSpawner() })
+	if h.spawn == nil {
+		return &spawner{closed: true} // after Close: starts nothing
+	}
+	return h.spawn
 }
 
 // workRootPrefix starts the name of every directory a replay creates for

@@ -507,3 +507,38 @@ func TestStateHTTPTimeoutNamesLimit(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A harness starts its process starter (a goroutine locked to an OS
+// thread) only when it starts a process: one used for ListFaults or the
+// mutator and never closed holds no thread. After Close nothing starts.
+func TestHarnessSpawnerIsLazy(t *testing.T) {
+	sc := writeScenario(t, "catalog: "+examplesDir+"\nevents: {file: "+examplesDir+"/events.jsonl}\nconsumer: {run: [x], state: {http: \"http://x\"}}\n")
+	h, err := NewHarness(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.spawn != nil {
+		t.Fatal("NewHarness started a spawner")
+	}
+	sp := h.spawner()
+	if sp != h.spawner() {
+		t.Error("a second spawner")
+	}
+	h.Close()
+	select {
+	case <-sp.done:
+	default:
+		t.Error("Close left the spawner's goroutine running")
+	}
+	if _, err := h.spawner().start(ProcessSpec{Argv: []string{"true"}, Env: os.Environ()}); err == nil {
+		t.Error("a process started after Close")
+	}
+	h2, err := NewHarness(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2.Close()
+	if _, err := h2.spawner().start(ProcessSpec{Argv: []string{"true"}, Env: os.Environ()}); err == nil {
+		t.Error("a process started after Close (no run before)")
+	}
+}

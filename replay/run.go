@@ -210,7 +210,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 			}
 		}
 	}
-	cons, err := startConsumer(h.spawn, pspec)
+	cons, err := startConsumer(h.spawner(), pspec)
 	if err != nil {
 		return nil, fmt.Errorf("consumer.run (%s): %w", h.sc.Where("/consumer/run"), err)
 	}
@@ -267,7 +267,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	h.logf("%s: settled in %s", id, res.SettleTime)
 
 	h.phase(spec.Name, "reading state")
-	state, raw, err := readState(ctx, h.spawn, h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
+	state, raw, err := readState(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
 	if err != nil {
 		if exited, how := cons.exited(); exited {
 			res.Failure = &Failure{Reason: "exited", Message: fmt.Sprintf("the consumer exited (%s) before its state could be read: %v", how, err), Output: cons.stderr()}

@@ -105,7 +105,7 @@ type Harness struct {
 	// thread.
 	spawnOnce sync.Once
 	spawn     *spawner
-	nonce string
+	nonce     string
 	// types and keys index the catalog for the fast path.
 	types map[string]*registry.EventType
 	keys  map[string]keySpec

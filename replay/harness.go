@@ -319,7 +319,13 @@ func (h *Harness) workRoot() (string, error) {
 			return "", fmt.Errorf("--workdir: %w", err)
 		}
 	} else {
-		parent = os.TempDir()
+		// Absolute before the scan: the leftovers of a killed replay
+		// are found by their absolute EVTOOL_WORKDIR.
+		tmp, err := filepath.Abs(os.TempDir())
+		if err != nil {
+			return "", err
+		}
+		parent = tmp
 		// A replay SIGKILLed (a CI timeout) could not remove its
 		// temporary directory: the next one does.
 		for _, d := range removeStaleWorkRoots(parent) {

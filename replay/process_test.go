@@ -542,3 +542,43 @@ func TestHarnessSpawnerIsLazy(t *testing.T) {
 		t.Error("a process started after Close (no run before)")
 	}
 }
+
+// With a relative TMPDIR the next replay still finds what a killed one
+// left running: the scan compares absolute paths, as EVTOOL_WORKDIR is.
+func TestStaleScanRelativeTmpdir(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("leftovers are found through /proc")
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("TMPDIR", "tmp")
+	stale := filepath.Join(dir, "tmp", workRootPrefix+"killed")
+	if err := os.MkdirAll(filepath.Join(stale, "baseline"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := lockWorkRoot(stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cmd := exec.Command("sleep", "60")
+	cmd.Env = append(os.Environ(), "EVTOOL_WORKDIR="+filepath.Join(stale, "baseline"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	h := &Harness{sc: &Scenario{File: "s.yaml"}}
+	defer h.Close()
+	if _, err := h.workRoot(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale root: %v", err)
+	}
+	for i := 0; running(cmd.Process.Pid) && i < 500; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if running(cmd.Process.Pid) {
+		t.Errorf("the leftover %d of the killed replay still runs", cmd.Process.Pid)
+	}
+}

@@ -5,6 +5,7 @@ package replay
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -201,7 +202,7 @@ func TestStateCommandLimits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
-				_, _, err := runStateCommand(context.Background(), sp, tc.argv, "", os.Environ(), tc.lim)
+				_, _, _, err := runStateCommand(context.Background(), sp, tc.argv, "", os.Environ(), tc.lim)
 				done <- err
 			}()
 			select {
@@ -213,6 +214,26 @@ func TestStateCommandLimits(t *testing.T) {
 				t.Fatal("the state command was waited for past its limit")
 			}
 		})
+	}
+}
+
+// A state command that exits leaving a child in its group: the state is
+// read, the child killed at once, and that is reported.
+func TestStateCommandLeavesChild(t *testing.T) {
+	t.Parallel()
+	sp := newSpawner()
+	defer sp.close()
+	v, raw, killed, err := runStateCommand(context.Background(), sp, []string{procScript(t, "state-leaves-child.sh")}, "", os.Environ(),
+		stateLimits{Time: time.Minute, Size: MaxStateSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := v.(map[string]any); !ok || fmt.Sprint(m["n"]) != "1" || string(raw) != "{\"n\": 1}\n" {
+		t.Errorf("state %v, %q", v, raw)
+	}
+	if len(killed) != 1 || !strings.HasPrefix(killed[0], "the state command (pid ") ||
+		!strings.HasSuffix(killed[0], "exited, but its process group still had processes: they were killed (SIGKILL)") {
+		t.Errorf("killed %q", killed)
 	}
 }
 

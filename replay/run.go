@@ -216,13 +216,14 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	}
 	cr := h.startCrasher(ctx, res, cons, crashes)
 	stopped := false
+	var stateKilled []string
 	stop := func() {
 		if !stopped {
 			stopped = true
 			cr.stop()
 			h.phase(spec.Name, "stopping")
 			res.Exit = cons.stop(h.opts.StopGrace)
-			res.Killed = cons.notes()
+			res.Killed = append(cons.notes(), stateKilled...)
 			h.noteKilled(id, res.Killed)
 		}
 	}
@@ -267,7 +268,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	h.logf("%s: settled in %s", id, res.SettleTime)
 
 	h.phase(spec.Name, "reading state")
-	state, raw, err := readState(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
+	state, raw, stateKilled, err := readState(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
 	if err != nil {
 		if exited, how := cons.exited(); exited {
 			res.Failure = &Failure{Reason: "exited", Message: fmt.Sprintf("the consumer exited (%s) before its state could be read: %v", how, err), Output: cons.stderr()}

@@ -28,13 +28,13 @@ func (e *StateError) Error() string { return fmt.Sprintf("state from %s: %s", e.
 
 // readState reads a consumer's state: GET on the URL, or the command's
 // stdout. A connection refused is retried for a few seconds (the consumer
-// may serve its state lazily); anything else is final.
-func readState(ctx context.Context, sp *spawner, spec StateSpec, dir string, env []string, expand func(string) string) (any, []byte, error) {
+// may serve its state lazily); anything else is final. killed says what of
+// the state command the harness had to kill or abandon (RunResult.Killed).
+func readState(ctx context.Context, sp *spawner, spec StateSpec, dir string, env []string, expand func(string) string) (state any, raw []byte, killed []string, err error) {
 	if spec.HTTP != "" {
 		url := expand(spec.HTTP)
 		src := "GET " + url
 		var body []byte
-		var err error
 		deadline := time.Now().Add(5 * time.Second)
 		for {
 			body, err = httpGet(ctx, url, StateHTTPTimeout)
@@ -43,7 +43,7 @@ func readState(ctx context.Context, sp *spawner, spec StateSpec, dir string, env
 			}
 			select {
 			case <-ctx.Done():
-				return nil, nil, ctx.Err()
+				return nil, nil, nil, ctx.Err()
 			case <-time.After(100 * time.Millisecond):
 			}
 		}
@@ -51,29 +51,29 @@ func readState(ctx context.Context, sp *spawner, spec StateSpec, dir string, env
 			var se *StateError
 			if errors.As(err, &se) {
 				se.Source = src
-				return nil, nil, se
+				return nil, nil, nil, se
 			}
-			return nil, nil, &StateError{Source: src, Msg: err.Error()}
+			return nil, nil, nil, &StateError{Source: src, Msg: err.Error()}
 		}
 		v, err := decodeState(body)
 		if err != nil {
-			return nil, nil, &StateError{Source: src, Msg: err.Error()}
+			return nil, nil, nil, &StateError{Source: src, Msg: err.Error()}
 		}
-		return v, body, nil
+		return v, body, nil, nil
 	}
 	argv := make([]string, len(spec.Command))
 	for i, a := range spec.Command {
 		argv[i] = expand(a)
 	}
 	src := "state.command " + strings.Join(argv, " ")
-	v, body, err := runStateCommand(ctx, sp, argv, dir, env, stateLimits{Time: StateCommandTimeout, Size: MaxStateSize})
+	v, body, killed, err := runStateCommand(ctx, sp, argv, dir, env, stateLimits{Time: StateCommandTimeout, Size: MaxStateSize})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
+			return nil, nil, killed, ctx.Err()
 		}
-		return nil, nil, &StateError{Source: src, Msg: err.Error()}
+		return nil, nil, killed, &StateError{Source: src, Msg: err.Error()}
 	}
-	return v, body, nil
+	return v, body, killed, nil
 }
 
 // StateCommandTimeout bounds a state command; StateHTTPTimeout the GET of
@@ -101,39 +101,43 @@ func stateLimitText(size int64) string {
 // runStateCommand runs a state command like the consumer (own process
 // group, its output through the harness's pipes) and decodes its stdout.
 // Past the time or size limit its group is killed; it is never waited for
-// beyond them.
-func runStateCommand(ctx context.Context, sp *spawner, argv []string, dir string, env []string, lim stateLimits) (any, []byte, error) {
+// beyond them. killed says what else the harness had to kill or abandon
+// (a background child left in its group, a descendant holding stdout).
+func runStateCommand(ctx context.Context, sp *spawner, argv []string, dir string, env []string, lim stateLimits) (state any, raw []byte, killed []string, err error) {
 	var out bytes.Buffer
 	lw := &limitWriter{w: &out, n: lim.Size, limit: lim.Size, full: make(chan struct{})}
 	p, err := sp.start(ProcessSpec{Argv: argv, Dir: dir, Env: env, Stdout: lw})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	timer := time.NewTimer(lim.Time)
 	defer timer.Stop()
 	select {
 	case <-p.Done():
+		for _, n := range p.Notes() {
+			killed = append(killed, fmt.Sprintf("the state command (pid %d) %s", p.Pid(), n))
+		}
 	case <-lw.full:
 		p.Kill()
-		return nil, nil, fmt.Errorf("wrote more than %s to stdout: killed", stateLimitText(lim.Size))
+		return nil, nil, nil, fmt.Errorf("wrote more than %s to stdout: killed", stateLimitText(lim.Size))
 	case <-timer.C:
 		p.Kill()
-		return nil, nil, fmt.Errorf("did not finish within %s (the limit on a state command): killed", lim.Time)
+		return nil, nil, nil, fmt.Errorf("did not finish within %s (the limit on a state command): killed", lim.Time)
 	case <-ctx.Done():
 		p.Kill()
-		return nil, nil, ctx.Err()
+		return nil, nil, nil, ctx.Err()
 	}
 	if _, how := p.Exited(); how != "exit status 0" {
 		if l := p.Stderr(); len(l) > 0 {
 			how += ": " + strings.Join(l, " | ")
 		}
-		return nil, nil, errors.New(how)
+		return nil, nil, killed, errors.New(how)
 	}
 	v, err := decodeState(out.Bytes())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, killed, err
 	}
-	return v, out.Bytes(), nil
+	return v, out.Bytes(), killed, nil
 }
 
 func isRefused(err error) bool {

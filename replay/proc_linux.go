@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -54,6 +56,7 @@ func killLeftovers(root string) []int {
 	self := os.Getpid()
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	var killed []int
+	var dying []unix.PollFd
 	for _, d := range dirs {
 		pid, err := strconv.Atoi(filepath.Base(d))
 		if err != nil || pid == self {
@@ -66,8 +69,22 @@ func killLeftovers(root string) []int {
 		env, err := os.ReadFile(filepath.Join(d, "environ"))
 		if err == nil && hasEnvPrefix(env, prefix) && unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil {
 			killed = append(killed, pid)
+			dying = append(dying, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+			continue
 		}
 		unix.Close(fd)
+	}
+	// Until they have exited (a pidfd is readable then), at most a
+	// second: one still writing in root would make its removal fail.
+	deadline := time.Now().Add(time.Second)
+	for left := slices.Clone(dying); len(left) > 0 && time.Now().Before(deadline); {
+		if _, err := unix.Poll(left, int(time.Until(deadline).Milliseconds())+1); err != nil && err != unix.EINTR {
+			break
+		}
+		left = slices.DeleteFunc(left, func(p unix.PollFd) bool { return p.Revents != 0 })
+	}
+	for _, p := range dying {
+		unix.Close(int(p.Fd))
 	}
 	return killed
 }

@@ -23,6 +23,9 @@ func setParentDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKIL
 // not running, and kill(-pgid, 0) would still find it.
 func groupAlive(cmd *exec.Cmd) bool {
 	pgid := cmd.Process.Pid
+	if syscall.Kill(-pgid, 0) == syscall.ESRCH {
+		return false // no process at all, zombies included: no scan
+	}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, f := range stats {
 		b, err := os.ReadFile(f)

@@ -18,5 +18,6 @@ func groupAlive(cmd *exec.Cmd) bool {
 }
 
 // killLeftovers kills nothing: without /proc the processes of a killed
-// replay cannot be told from others.
+// replay, or those that left a consumer's group, cannot be told from
+// others.
 func killLeftovers(string) []int { return nil }

@@ -48,13 +48,16 @@ func groupAlive(cmd *exec.Cmd) bool {
 	return false
 }
 
-// killLeftovers SIGKILLs the processes whose EVTOOL_WORKDIR lies in root,
-// the work root of a replay that was killed, and returns their pids: the
-// descendants of its consumers that its parent-death signal did not reach.
-// Only processes whose environment evtool may read (its user's) are
-// considered; each is signalled through a pidfd, so a pid reused between
-// the check and the signal is never hit.
+// killLeftovers SIGKILLs the processes whose EVTOOL_WORKDIR is root or
+// lies in it, and returns their pids: in the work root of a replay that
+// was killed, the descendants of its consumers that its parent-death
+// signal did not reach; in a run's work directory after the stop, those
+// that left the consumer's process group (setsid). Only processes whose
+// environment evtool may read (its user's) are considered; each is
+// signalled through a pidfd, so a pid reused between the check and the
+// signal is never hit.
 func killLeftovers(root string) []int {
+	exact := []byte("EVTOOL_WORKDIR=" + root)
 	prefix := []byte("EVTOOL_WORKDIR=" + root + string(filepath.Separator))
 	self := os.Getpid()
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
@@ -70,7 +73,7 @@ func killLeftovers(root string) []int {
 			continue // exited, or a kernel without pidfds
 		}
 		env, err := os.ReadFile(filepath.Join(d, "environ"))
-		if err == nil && hasEnvPrefix(env, prefix) && unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil {
+		if err == nil && hasEnvEntry(env, exact, prefix) && unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil {
 			killed = append(killed, pid)
 			dying = append(dying, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
 			continue
@@ -92,11 +95,11 @@ func killLeftovers(root string) []int {
 	return killed
 }
 
-// hasEnvPrefix reports whether an entry of a NUL-separated environment
-// starts with prefix.
-func hasEnvPrefix(env, prefix []byte) bool {
+// hasEnvEntry reports whether an entry of a NUL-separated environment is
+// exact or starts with prefix.
+func hasEnvEntry(env, exact, prefix []byte) bool {
 	for e := range bytes.SplitSeq(env, []byte{0}) {
-		if bytes.HasPrefix(e, prefix) {
+		if bytes.Equal(e, exact) || bytes.HasPrefix(e, prefix) {
 			return true
 		}
 	}

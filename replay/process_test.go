@@ -603,3 +603,45 @@ func TestStaleScanRelativeTmpdir(t *testing.T) {
 		t.Errorf("the leftover %d of the killed replay still runs", cmd.Process.Pid)
 	}
 }
+
+// A descendant that left the consumer's process group (setsid) is killed
+// once the run has stopped, found by its EVTOOL_WORKDIR (Linux), and the
+// run says so; before, it was only abandoned and ran on.
+func TestStopKillsSetsidDescendant(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("found through /proc")
+	}
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	text := `catalog: ` + examplesDir + `
+events: {file: ` + testEvents(t, 10) + `}
+consumer:
+  run: [` + procScript(t, "setsid-holder.sh") + `, ` + pidFile + `]
+  state: {http: "http://${EVTOOL_ADDR}/state"}
+  settle_timeout: 1s
+  quiet: 100ms
+`
+	rep, err := replayText(t, text, Options{Baselines: 1, ShrinkBudget: -1, StopGrace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := rep.Run("baseline")
+	if base == nil || base.Failure == nil || base.Failure.Reason != "not-settled" {
+		t.Fatalf("baseline %+v", base)
+	}
+	pid := pidFrom(t, pidFile)
+	for i := 0; running(pid) && i < 500; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if running(pid) {
+		t.Errorf("the setsid descendant %d still runs after the replay", pid)
+	}
+	want := fmt.Sprintf("processes [%d] with the run's EVTOOL_WORKDIR had left the process groups", pid)
+	found := false
+	for _, k := range base.Killed {
+		found = found || strings.Contains(k, want)
+	}
+	if !found {
+		t.Errorf("killed %q, want %q", base.Killed, want)
+	}
+}

@@ -224,6 +224,11 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 			h.phase(spec.Name, "stopping")
 			res.Exit = cons.stop(h.opts.StopGrace)
 			res.Killed = append(cons.notes(), stateKilled...)
+			// What left the process groups (setsid) still has the
+			// run's EVTOOL_WORKDIR: found where the platform tells.
+			if pids := killLeftovers(res.Workdir); len(pids) > 0 {
+				res.Killed = append(res.Killed, fmt.Sprintf("processes %v with the run's EVTOOL_WORKDIR had left the process groups of the consumer and the state command (setsid?) and still ran after the stop: they were killed (SIGKILL)", pids))
+			}
 			h.noteKilled(id, res.Killed)
 		}
 	}

@@ -78,7 +78,9 @@ type RunResult struct {
 	// Killed says what the harness had to kill or abandon beyond the
 	// stop (SIGTERM) it asks for: a consumer that ignored SIGTERM, what
 	// was left of its process group after it exited, a descendant that
-	// left the group holding its output.
+	// left the group holding its output, the same of the state command,
+	// and processes with the run's EVTOOL_WORKDIR still running after the
+	// stop (Linux).
 	Killed  []string       `json:"killed,omitempty"`
 	Failure *Failure       `json:"failure,omitempty"`
 	Expect  []ExpectResult `json:"expect,omitempty"`

@@ -20,20 +20,22 @@ import (
 // ProcessSpec (environment, work directory, group, topic) each time.
 type consumer struct {
 	spec ProcessSpec
+	sp   *spawner
 
 	mu         sync.Mutex
 	proc       *Process
+	all        []*Process // every start, for their notes
 	starts     int
 	restarting bool
 	started    time.Time
 }
 
-func startConsumer(spec ProcessSpec) (*consumer, error) {
-	p, err := StartProcess(spec)
+func startConsumer(sp *spawner, spec ProcessSpec) (*consumer, error) {
+	p, err := sp.start(spec)
 	if err != nil {
 		return nil, err
 	}
-	return &consumer{spec: spec, proc: p, starts: 1, started: time.Now()}, nil
+	return &consumer{spec: spec, sp: sp, proc: p, all: []*Process{p}, starts: 1, started: time.Now()}, nil
 }
 
 func (c *consumer) current() *Process {
@@ -71,17 +73,32 @@ func (c *consumer) restart() (*Process, error) {
 	c.starts++
 	spec := c.spec
 	spec.Name = fmt.Sprintf("%s.%d", c.spec.Name, c.starts)
-	p, err := StartProcess(spec)
+	p, err := c.sp.start(spec)
 	if err != nil {
 		return nil, err
 	}
 	c.proc, c.restarting = p, false
+	c.all = append(c.all, p)
 	return p, nil
 }
 
 func (c *consumer) stop(grace time.Duration) string { return c.current().Stop(grace) }
 
 func (c *consumer) stderr() []string { return c.current().Stderr() }
+
+// notes collects what the harness had to kill or abandon across the
+// consumer's processes, each once, naming the pid.
+func (c *consumer) notes() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, p := range c.all {
+		for _, n := range p.Notes() {
+			out = append(out, fmt.Sprintf("the consumer (pid %d) %s", p.Pid(), n))
+		}
+	}
+	return out
+}
 
 // Kill is a crash fault applied: the consumer killed (SIGKILL to its
 // process group) and restarted with the same environment.

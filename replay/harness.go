@@ -10,6 +10,7 @@ import (
 	mrand "math/rand/v2"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -46,8 +47,10 @@ type Options struct {
 	// Baselines is the number of clean runs: 2 (the default, 0) compares
 	// them to catch a nondeterministic consumer; 1 skips that.
 	Baselines int
-	// WorkDir holds the runs' work directories and consumer logs; empty
-	// means a temporary directory, removed at the end unless Keep.
+	// WorkDir, when set, receives a new directory (evtool-replay-*) for
+	// the runs' work directories and consumer logs, kept at the end;
+	// nothing already in WorkDir is touched. Empty means a temporary
+	// directory, removed at the end unless Keep.
 	WorkDir string
 	// Keep keeps the work directory, topics and groups.
 	Keep bool
@@ -95,7 +98,14 @@ type Harness struct {
 
 	root    string
 	ownRoot bool
-	nonce   string
+	// rootLock marks a temporary root as in use (see lockWorkRoot).
+	rootLock *os.File
+	// spawn starts the consumer and state commands (see spawner); made
+	// by the first run, so that a harness that starts nothing holds no
+	// thread.
+	spawnOnce sync.Once
+	spawn     *spawner
+	nonce     string
 	// types and keys index the catalog for the fast path.
 	types map[string]*registry.EventType
 	keys  map[string]keySpec
@@ -107,6 +117,32 @@ type Harness struct {
 	// first commit to its last (random crash points are fractions of it).
 	mu           sync.Mutex
 	cleanConsume time.Duration
+	// killed lists RunResult.Killed of every run, by run id, for the
+	// report's warnings.
+	killed []string
+}
+
+// maxKilledWarnings bounds the report's warnings about killed processes.
+const maxKilledWarnings = 10
+
+func (h *Harness) noteKilled(id string, notes []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, n := range notes {
+		h.killed = append(h.killed, id+" run: "+n)
+	}
+}
+
+// killedWarnings returns the report's warnings about what the harness had
+// to kill (at most maxKilledWarnings).
+func (h *Harness) killedWarnings() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.killed) <= maxKilledWarnings {
+		return append([]string(nil), h.killed...)
+	}
+	out := append([]string(nil), h.killed[:maxKilledWarnings]...)
+	return append(out, fmt.Sprintf("%d more runs had processes killed (the killed lists of the runs in --format json)", len(h.killed)-maxKilledWarnings))
 }
 
 // NewHarness loads the scenario's catalog and fixes the seed.
@@ -232,9 +268,13 @@ func (h *Harness) Brokers() []string { return h.brokers }
 // Embedded reports whether the harness runs the embedded broker.
 func (h *Harness) Embedded() bool { return h.embedded != nil }
 
-// Close releases the client, the embedded broker and the temporary work
-// directory.
+// Close releases the client, the embedded broker, the process starter and
+// the temporary work directory.
 func (h *Harness) Close() {
+	h.spawnOnce.Do(func() {}) // no spawner after Close
+	if h.spawn != nil {
+		h.spawn.close()
+	}
 	if h.cl != nil {
 		h.cl.Close()
 	}
@@ -244,26 +284,86 @@ func (h *Harness) Close() {
 	if h.ownRoot && !h.opts.Keep && h.root != "" {
 		_ = os.RemoveAll(h.root)
 	}
+	if h.rootLock != nil {
+		h.rootLock.Close()
+	}
 }
 
-// workRoot returns the directory that holds the runs' work directories.
+// spawner returns the harness's process starter, started on first use.
+func (h *Harness) spawner() *spawner {
+	h.spawnOnce.Do(func() { h.spawn = newSpawner() })
+	if h.spawn == nil {
+		return &spawner{closed: true} // after Close: starts nothing
+	}
+	return h.spawn
+}
+
+// workRootPrefix starts the name of every directory a replay creates for
+// its runs, in Options.WorkDir or the temporary directory.
+const workRootPrefix = "evtool-replay-"
+
+// workRootLockName is the marker of a temporary work root, locked while
+// its replay runs.
+const workRootLockName = ".evtool-replay.lock"
+
+// workRoot returns the directory that holds the runs' work directories: a
+// new one, inside Options.WorkDir or the temporary directory, absolute (it
+// reaches the consumer as EVTOOL_WORKDIR, resolved against consumer.dir).
 func (h *Harness) workRoot() (string, error) {
 	if h.root != "" {
 		return h.root, nil
 	}
-	if h.opts.WorkDir != "" {
-		if err := os.MkdirAll(h.opts.WorkDir, 0o755); err != nil {
+	parent := h.opts.WorkDir
+	if parent != "" {
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return "", fmt.Errorf("--workdir: %w", err)
+		}
+	} else {
+		// Absolute before the scan: the leftovers of a killed replay
+		// are found by their absolute EVTOOL_WORKDIR.
+		tmp, err := filepath.Abs(os.TempDir())
+		if err != nil {
 			return "", err
 		}
-		h.root = h.opts.WorkDir
-		return h.root, nil
+		parent = tmp
+		// A replay SIGKILLed (a CI timeout) could not remove its
+		// temporary directory: the next one does.
+		for _, d := range removeStaleWorkRoots(parent) {
+			h.logf("removed %s, left by a replay that was killed", d.Dir)
+			if len(d.Killed) > 0 {
+				h.logf("killed the processes %v, left running in %s by that replay", d.Killed, d.Dir)
+			}
+		}
 	}
-	d, err := os.MkdirTemp("", "evtool-replay-")
+	parent, err := filepath.Abs(parent)
 	if err != nil {
 		return "", err
 	}
-	h.root, h.ownRoot = d, true
+	d, err := os.MkdirTemp(parent, workRootPrefix+fileWord(strings.TrimSuffix(filepath.Base(h.sc.File), filepath.Ext(h.sc.File)))+"-")
+	if err != nil {
+		return "", err
+	}
+	h.root, h.ownRoot = d, h.opts.WorkDir == ""
+	// Only a root that is to be removed gets the marker: a kept one
+	// (--keep) must survive its replay being killed.
+	if h.ownRoot && !h.opts.Keep {
+		if h.rootLock, err = lockWorkRoot(d); err != nil {
+			return "", err
+		}
+	}
 	return d, nil
+}
+
+// fileWord keeps the letters, digits, dots, dashes and underscores of s,
+// at most 40, for a file name.
+func fileWord(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-", r)) {
+			return r
+		}
+		return -1
+	}, s)
+	return s[:min(len(s), 40)]
 }
 
 // WorkDir returns the work directory root ("" before the first run).

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,6 +31,9 @@ func TestMain(m *testing.M) {
 	}
 	if name := os.Getenv("REPLAY_TEST_BUG"); name != "" {
 		os.Exit(bugConsumer(name))
+	}
+	if os.Getenv("REPLAY_TEST_STARTER") != "" {
+		os.Exit(starter())
 	}
 	os.Exit(m.Run())
 }
@@ -55,6 +59,19 @@ func bugConsumer(name string) int {
 	return 0
 }
 
+// starter starts `sleep 60` as the harness starts a consumer, prints its
+// pid and waits to be killed.
+func starter() int {
+	sp := newSpawner()
+	p, err := sp.start(ProcessSpec{Argv: []string{"sleep", "60"}, Env: os.Environ()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	fmt.Println(p.Pid())
+	select {}
+}
+
 // testConsumer is a consumer of the orders events with in-memory state.
 // Modes:
 //
@@ -67,6 +84,13 @@ func bugConsumer(name string) int {
 //	random        correct, and its state holds its pid (nondeterministic)
 //	flaky         correct, except that its state in the run named chaos
 //	              (not in confirm or shrink) has an extra member
+//	over-commit   correct, but commits 1000 past what it read
+//	republish     correct, and once it has seen 30 events it waits a
+//	              little and produces a copy of the last one to its own
+//	              topic (a retry), moving the end offset
+//
+// With REPLAY_TEST_IGNORE_TERM set it ignores SIGTERM; with
+// REPLAY_TEST_TOUCH set it creates that file in EVTOOL_WORKDIR.
 func testConsumer(mode string) int {
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(os.Stderr, "test consumer: "+format+"\n", args...)
@@ -77,8 +101,18 @@ func testConsumer(mode string) int {
 		fmt.Fprintln(os.Stderr, "fatal: cannot open database: permission denied")
 		return 3
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	sigs := []os.Signal{syscall.SIGTERM, os.Interrupt}
+	if os.Getenv("REPLAY_TEST_IGNORE_TERM") != "" {
+		signal.Ignore(syscall.SIGTERM)
+		sigs = sigs[1:]
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
 	defer stop()
+	if name := os.Getenv("REPLAY_TEST_TOUCH"); name != "" {
+		if err := os.WriteFile(filepath.Join(os.Getenv("EVTOOL_WORKDIR"), name), nil, 0o644); err != nil {
+			return fail("%v", err)
+		}
+	}
 	if mode == "slow-start" {
 		time.Sleep(300 * time.Millisecond)
 	}
@@ -128,11 +162,13 @@ func testConsumer(mode string) int {
 		kgo.ConsumerGroup(os.Getenv("EVTOOL_GROUP")),
 		kgo.ConsumeTopics(os.Getenv("EVTOOL_TOPIC")),
 		kgo.DisableAutoCommit(),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), // republish: to the record's partition
 	)...)
 	if err != nil {
 		return fail("%v", err)
 	}
 	defer cl.Close()
+	republished := false
 	for {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
@@ -165,8 +201,27 @@ func testConsumer(mode string) int {
 				o.Version, o.Last = data.OrderVersion, d.Event.Type()
 			}
 		}
+		republish := mode == "republish" && !republished && len(counts) >= 30 && len(recs) > 0
 		mu.Unlock()
-		if mode != "never-commit" && len(recs) > 0 {
+		if republish {
+			republished = true
+			time.Sleep(500 * time.Millisecond) // past the harness's listing of the end offsets
+			last := recs[len(recs)-1]
+			cp := &kgo.Record{Topic: last.Topic, Partition: last.Partition, Key: last.Key, Value: last.Value, Headers: last.Headers}
+			if err := cl.ProduceSync(ctx, cp).FirstErr(); err != nil {
+				return fail("republish: %v", err)
+			}
+		}
+		if mode == "over-commit" && len(recs) > 0 {
+			offs := map[string]map[int32]kgo.EpochOffset{}
+			for _, r := range recs {
+				if offs[r.Topic] == nil {
+					offs[r.Topic] = map[int32]kgo.EpochOffset{}
+				}
+				offs[r.Topic][r.Partition] = kgo.EpochOffset{Epoch: -1, Offset: r.Offset + 1 + 1000}
+			}
+			cl.CommitOffsetsSync(ctx, offs, nil)
+		} else if mode != "never-commit" && len(recs) > 0 {
 			if err := cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
 				return fail("commit: %v", err)
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -22,21 +23,39 @@ const tailLines = 20
 
 // Process is a running consumer. The harness starts it in its own process
 // group and signals the group, so a consumer started through a wrapper
-// (`go run`, a shell script) stops with everything it started.
+// (`go run`, a shell script) stops with everything it started. Its output
+// goes through pipes the harness owns: once the group has ended, a
+// descendant that left the group (setsid) and still holds them is waited
+// for at most outputDrain.
 type Process struct {
 	argv []string
-	dir  string
-	env  []string
 
 	cmd            *exec.Cmd
 	stdout, stderr *tail
 	logs           []*os.File
-	done           chan struct{}
-	state          *os.ProcessState
-	waitErr        error
-	started        time.Time
-	mu             sync.Mutex
+	// readers are the read ends of the output pipes; copied is closed
+	// when both are drained.
+	readers []*os.File
+	copied  chan struct{}
+	// exited is closed when the main process has exited, done when its
+	// group has been dealt with and its output drained.
+	exited  chan struct{}
+	done    chan struct{}
+	finish  sync.Once
+	state   *os.ProcessState
+	waitErr error
+
+	mu sync.Mutex
+	// stopping: the harness is stopping or killing it (Stop, Kill);
+	// selfExit: it exited before that.
+	stopping, selfExit bool
+	notes              []string
 }
+
+// outputDrain bounds the wait for the output pipes to close once the
+// consumer's process group has ended: only a process outside the group
+// can still hold them.
+const outputDrain = time.Second
 
 // ProcessSpec says how to start a consumer.
 type ProcessSpec struct {
@@ -47,6 +66,9 @@ type ProcessSpec struct {
 	// LogDir, when set, receives <Name>.stdout and <Name>.stderr.
 	LogDir string
 	Name   string
+	// Stdout, when set, receives the standard output instead of the
+	// tail Stderr falls back to.
+	Stdout io.Writer
 }
 
 // resolveCommand finds argv[0] the way exec does, relative to dir for a
@@ -94,8 +116,55 @@ func resolveCommand(argv0, dir string, env []string) (string, error) {
 	return "", fmt.Errorf("command %q not found in $PATH", argv0)
 }
 
-// StartProcess starts a consumer.
-func StartProcess(spec ProcessSpec) (*Process, error) {
+// spawner starts processes from one goroutine locked to its OS thread.
+// On Linux a child gets a parent-death signal (SIGKILL), which fires when
+// the thread that started it exits, not the process; Go ends a thread only
+// when a goroutine locked to it returns, as this one does at close (taking
+// any child still running with it).
+type spawner struct {
+	mu     sync.Mutex
+	closed bool
+	reqs   chan func()
+	done   chan struct{}
+}
+
+func newSpawner() *spawner {
+	sp := &spawner{reqs: make(chan func()), done: make(chan struct{})}
+	go func() {
+		runtime.LockOSThread() // never unlocked: see spawner
+		for f := range sp.reqs {
+			f()
+		}
+		close(sp.done)
+	}()
+	return sp
+}
+
+// run calls start on the spawner's thread.
+func (sp *spawner) run(start func() error) error {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.closed {
+		return errors.New("the replay harness is closed")
+	}
+	errc := make(chan error, 1)
+	sp.reqs <- func() { errc <- start() }
+	return <-errc
+}
+
+func (sp *spawner) close() {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if !sp.closed {
+		sp.closed = true
+		close(sp.reqs)
+		<-sp.done
+	}
+}
+
+// start starts a process; sp starts it on its dedicated thread (see
+// spawner).
+func (sp *spawner) start(spec ProcessSpec) (*Process, error) {
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("no consumer command")
 	}
@@ -103,13 +172,17 @@ func StartProcess(spec ProcessSpec) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Process{argv: spec.Argv, dir: spec.Dir, env: spec.Env, stdout: newTail(tailLines), stderr: newTail(tailLines)}
+	p := &Process{argv: spec.Argv, stdout: newTail(tailLines), stderr: newTail(tailLines),
+		copied: make(chan struct{}), exited: make(chan struct{}), done: make(chan struct{})}
 	cmd := exec.Command(path, spec.Argv[1:]...)
 	cmd.Args[0] = spec.Argv[0]
 	cmd.Dir = spec.Dir
 	cmd.Env = spec.Env
 	setProcessGroup(cmd)
 	var outW, errW io.Writer = p.stdout, p.stderr
+	if spec.Stdout != nil {
+		outW = spec.Stdout
+	}
 	if spec.LogDir != "" {
 		if err := os.MkdirAll(spec.LogDir, 0o755); err != nil {
 			return nil, err
@@ -127,24 +200,110 @@ func StartProcess(spec ProcessSpec) (*Process, error) {
 			*s.w = io.MultiWriter(*s.w, f)
 		}
 	}
-	cmd.Stdout, cmd.Stderr = outW, errW
+	// Pipes of its own, not exec's: exec.Cmd.Wait would wait for every
+	// descendant holding them, and the group is to be killed as soon as
+	// the main process exits.
+	var writers []*os.File
+	for range 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeFiles(p.readers, writers)
+			p.closeLogs()
+			return nil, err
+		}
+		p.readers, writers = append(p.readers, r), append(writers, w)
+	}
+	cmd.Stdout, cmd.Stderr = writers[0], writers[1]
 	cmd.Stdin = nil
-	if err := cmd.Start(); err != nil {
+	err = sp.run(cmd.Start)
+	closeFiles(writers)
+	if err != nil {
+		closeFiles(p.readers)
 		p.closeLogs()
-		return nil, fmt.Errorf("cannot start consumer %s: %w", strings.Join(spec.Argv, " "), err)
+		return nil, fmt.Errorf("cannot start %s: %w", strings.Join(spec.Argv, " "), err)
 	}
 	p.cmd = cmd
-	p.started = time.Now()
-	p.done = make(chan struct{})
+	var copying sync.WaitGroup
+	for i, w := range []io.Writer{outW, errW} {
+		copying.Go(func() {
+			// A writer that fails (a state past its limit) stops the
+			// copy; the rest of the output is drained unread so the
+			// process is not blocked on a full pipe.
+			if _, err := io.Copy(w, p.readers[i]); err != nil {
+				_, _ = io.Copy(io.Discard, p.readers[i])
+			}
+		})
+	}
 	go func() {
-		err := cmd.Wait()
-		p.mu.Lock()
-		p.state, p.waitErr = cmd.ProcessState, err
-		p.mu.Unlock()
+		copying.Wait()
+		close(p.copied)
+	}()
+	go p.wait()
+	return p, nil
+}
+
+func closeFiles(lists ...[]*os.File) {
+	for _, l := range lists {
+		for _, f := range l {
+			f.Close()
+		}
+	}
+}
+
+// wait reaps the main process. When it exited on its own, what is left of
+// its group is killed at once.
+func (p *Process) wait() {
+	err := p.cmd.Wait()
+	p.mu.Lock()
+	p.state, p.waitErr = p.cmd.ProcessState, err
+	self := !p.stopping
+	p.selfExit = self
+	p.mu.Unlock()
+	close(p.exited)
+	if !self {
+		return // Stop or Kill deals with the group
+	}
+	if groupAlive(p.cmd) {
+		kill(p.cmd)
+		p.note("exited, but its process group still had processes: they were killed (SIGKILL)")
+	}
+	p.drain()
+}
+
+// drain waits for the output pipes to close, at most outputDrain, and
+// marks the process done.
+func (p *Process) drain() {
+	p.finish.Do(func() {
+		select {
+		case <-p.copied:
+		case <-time.After(outputDrain):
+			p.note(fmt.Sprintf("ended, but a process outside its process group (started with setsid?) still held its stdout or stderr %s later: evtool stopped reading them; that process may still run", outputDrain))
+			closeFiles(p.readers)
+			// Closing wakes the readers where pipes are pollable; where
+			// not, they finish when that process lets go.
+			select {
+			case <-p.copied:
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		closeFiles(p.readers)
 		p.closeLogs()
 		close(p.done)
-	}()
-	return p, nil
+	})
+}
+
+func (p *Process) note(s string) {
+	p.mu.Lock()
+	p.notes = append(p.notes, s)
+	p.mu.Unlock()
+}
+
+// Notes says what the harness had to kill or abandon beyond a clean exit
+// (nil when nothing).
+func (p *Process) Notes() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.notes...)
 }
 
 func (p *Process) closeLogs() {
@@ -156,10 +315,12 @@ func (p *Process) closeLogs() {
 // Pid returns the process id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
-// Done is closed when the process has exited.
+// Done is closed when the process has exited, its group has ended and its
+// output is drained.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
-// Exited reports whether the process has exited, and how.
+// Exited reports whether the process has exited, and how: once Done, so
+// that its output is complete.
 func (p *Process) Exited() (bool, string) {
 	select {
 	case <-p.done:
@@ -184,23 +345,56 @@ func describeExit(st *os.ProcessState, err error) string {
 	return st.String() // "signal: killed"
 }
 
-// Stop sends SIGTERM to the process group, and SIGKILL if it is still
-// running after grace. It returns how the process ended.
+// claim marks the process as ended by the harness; false when it had
+// already exited on its own (wait deals with it).
+func (p *Process) claim() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.selfExit {
+		return false
+	}
+	p.stopping = true
+	return true
+}
+
+// Stop sends SIGTERM to the process group and waits until the group has
+// ended; what is still running after grace is killed (SIGKILL), and
+// Notes says so. It returns how the main process ended.
 func (p *Process) Stop(grace time.Duration) string {
 	if grace <= 0 {
 		grace = DefaultStopGrace
 	}
-	select {
-	case <-p.done:
-	default:
-		terminate(p.cmd)
-		select {
-		case <-p.done:
-		case <-time.After(grace):
-			kill(p.cmd)
-			<-p.done
-		}
+	if !p.claim() {
+		<-p.done
+		_, how := p.Exited()
+		return how
 	}
+	terminate(p.cmd)
+	deadline := time.Now().Add(grace)
+	for {
+		select {
+		case <-p.exited:
+			if !groupAlive(p.cmd) {
+				p.drain()
+				_, how := p.Exited()
+				return how
+			}
+		default:
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case <-p.exited:
+		p.note(fmt.Sprintf("exited on SIGTERM, but processes of its group were still running %s later: they were killed (SIGKILL)", grace))
+	default:
+		p.note(fmt.Sprintf("did not exit within %s of SIGTERM: its process group was killed (SIGKILL)", grace))
+	}
+	kill(p.cmd)
+	<-p.exited
+	p.drain()
 	_, how := p.Exited()
 	return how
 }
@@ -208,13 +402,13 @@ func (p *Process) Stop(grace time.Duration) string {
 // Kill sends SIGKILL to the process group and waits for the exit (a crash,
 // for fault injection).
 func (p *Process) Kill() {
-	select {
-	case <-p.done:
+	if !p.claim() {
+		<-p.done
 		return
-	default:
 	}
 	kill(p.cmd)
-	<-p.done
+	<-p.exited
+	p.drain()
 }
 
 // Stderr returns the last lines the process wrote to stderr, or to stdout

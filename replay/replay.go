@@ -119,7 +119,13 @@ func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep := h.newReport(inv)
-	defer func() { rep.Duration = Duration(time.Since(start)) }()
+	defer func() {
+		rep.Duration = Duration(time.Since(start))
+		rep.Warnings = append(rep.Warnings, h.killedWarnings()...)
+		if h.opts.Keep || h.opts.WorkDir != "" {
+			rep.Workdir = h.root // made by the first run
+		}
+	}()
 	fail := func(err error) (*Report, error) {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			err = errors.New("interrupted: " + strings.TrimSuffix(err.Error(), ": "+ctx.Err().Error()))

@@ -74,7 +74,14 @@ type RunResult struct {
 	Settled bool           `json:"settled"`
 	Lag     []PartitionLag `json:"lag,omitempty"`
 	// Exit is how the consumer ended ("exit status 0", "signal: killed").
-	Exit    string         `json:"exit,omitempty"`
+	Exit string `json:"exit,omitempty"`
+	// Killed says what the harness had to kill or abandon beyond the
+	// stop (SIGTERM) it asks for: a consumer that ignored SIGTERM, what
+	// was left of its process group after it exited, a descendant that
+	// left the group holding its output, the same of the state command,
+	// and processes with the run's EVTOOL_WORKDIR still running after the
+	// stop (Linux).
+	Killed  []string       `json:"killed,omitempty"`
 	Failure *Failure       `json:"failure,omitempty"`
 	Expect  []ExpectResult `json:"expect,omitempty"`
 	// DLQTopic and DLQ are the run's dead-letter topic (expect.dlq) and
@@ -109,7 +116,7 @@ const MaxRecordedFaults = 10000
 
 // Failure says how a consumer failed a run (exit code 1).
 type Failure struct {
-	// Reason is exited, not-settled, restart or expect.
+	// Reason is exited, not-settled, committed-beyond-end, restart or expect.
 	Reason  string         `json:"reason"`
 	Message string         `json:"message"`
 	Lag     []PartitionLag `json:"lag,omitempty"`
@@ -173,11 +180,10 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A run's id is new within the harness, and the root is the
+	// harness's own: Mkdir, never a removal of something that exists.
 	res.Workdir = filepath.Join(root, id)
-	if err := os.RemoveAll(res.Workdir); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(res.Workdir, 0o755); err != nil {
+	if err := os.Mkdir(res.Workdir, 0o755); err != nil {
 		return nil, err
 	}
 	addr, err := freeAddr()
@@ -206,18 +212,26 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 			}
 		}
 	}
-	cons, err := startConsumer(pspec)
+	cons, err := startConsumer(h.spawner(), pspec)
 	if err != nil {
 		return nil, fmt.Errorf("consumer.run (%s): %w", h.sc.Where("/consumer/run"), err)
 	}
 	cr := h.startCrasher(ctx, res, cons, crashes)
 	stopped := false
+	var stateKilled []string
 	stop := func() {
 		if !stopped {
 			stopped = true
 			cr.stop()
 			h.phase(spec.Name, "stopping")
 			res.Exit = cons.stop(h.opts.StopGrace)
+			res.Killed = append(cons.notes(), stateKilled...)
+			// What left the process groups (setsid) still has the
+			// run's EVTOOL_WORKDIR: found where the platform tells.
+			if pids := killLeftovers(res.Workdir); len(pids) > 0 {
+				res.Killed = append(res.Killed, fmt.Sprintf("processes %v with the run's EVTOOL_WORKDIR had left the process groups of the consumer and the state command (setsid?) and still ran after the stop: they were killed (SIGKILL)", pids))
+			}
+			h.noteKilled(id, res.Killed)
 		}
 	}
 	defer stop()
@@ -261,7 +275,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	h.logf("%s: settled in %s", id, res.SettleTime)
 
 	h.phase(spec.Name, "reading state")
-	state, raw, err := readState(ctx, h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
+	state, raw, stateKilled, err := readState(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
 	if err != nil {
 		if exited, how := cons.exited(); exited {
 			res.Failure = &Failure{Reason: "exited", Message: fmt.Sprintf("the consumer exited (%s) before its state could be read: %v", how, err), Output: cons.stderr()}
@@ -555,6 +569,23 @@ func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr
 			lastErr = err
 		} else {
 			lag = l
+			if beyondEnd(l) != nil {
+				// The end offsets were listed once, when producing
+				// ended: a consumer that produces to its own topic (a
+				// retry) moves them. Only past the current end is a
+				// commit beyond it.
+				if ends, err = h.endOffsets(ctx, res.Topic); err != nil {
+					return nil, err
+				}
+				if lag, err = h.lag(ctx, res, ends); err != nil {
+					return nil, err
+				}
+				if f := beyondEnd(lag); f != nil {
+					f.Output = cons.stderr()
+					return f, nil
+				}
+				l = lag
+			}
 			total := totalLag(l)
 			if h.opts.Progress != nil {
 				h.opts.Progress.Lag(res.Name, total)
@@ -633,6 +664,24 @@ func (h *Harness) lag(ctx context.Context, res *RunResult, ends map[int32]int64)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Partition < out[j].Partition })
 	return out, nil
+}
+
+// beyondEnd fails a run whose group committed past a partition's end
+// offset: the topic's records are all produced before settling, so the
+// consumer committed offsets it never read (an offset arithmetic bug that
+// a lag of zero would hide).
+func beyondEnd(l []PartitionLag) *Failure {
+	var parts []string
+	for _, p := range l {
+		if p.Committed > p.End {
+			parts = append(parts, fmt.Sprintf("partition %d committed %d, end offset %d", p.Partition, p.Committed, p.End))
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return &Failure{Reason: "committed-beyond-end", Lag: l,
+		Message: "the consumer committed offsets beyond the end of the topic (" + strings.Join(parts, "; ") + "): a committed offset is the next record to read, at most the end offset"}
 }
 
 func totalLag(l []PartitionLag) int64 {

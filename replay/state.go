@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/evtool/evtool/internal/jsonstrict"
@@ -28,22 +28,22 @@ func (e *StateError) Error() string { return fmt.Sprintf("state from %s: %s", e.
 
 // readState reads a consumer's state: GET on the URL, or the command's
 // stdout. A connection refused is retried for a few seconds (the consumer
-// may serve its state lazily); anything else is final.
-func readState(ctx context.Context, spec StateSpec, dir string, env []string, expand func(string) string) (any, []byte, error) {
+// may serve its state lazily); anything else is final. killed says what of
+// the state command the harness had to kill or abandon (RunResult.Killed).
+func readState(ctx context.Context, sp *spawner, spec StateSpec, dir string, env []string, expand func(string) string) (state any, raw []byte, killed []string, err error) {
 	if spec.HTTP != "" {
 		url := expand(spec.HTTP)
 		src := "GET " + url
 		var body []byte
-		var err error
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			body, err = httpGet(ctx, url)
+			body, err = httpGet(ctx, url, StateHTTPTimeout)
 			if err == nil || !isRefused(err) || time.Now().After(deadline) {
 				break
 			}
 			select {
 			case <-ctx.Done():
-				return nil, nil, ctx.Err()
+				return nil, nil, nil, ctx.Err()
 			case <-time.After(100 * time.Millisecond):
 			}
 		}
@@ -51,91 +51,124 @@ func readState(ctx context.Context, spec StateSpec, dir string, env []string, ex
 			var se *StateError
 			if errors.As(err, &se) {
 				se.Source = src
-				return nil, nil, se
+				return nil, nil, nil, se
 			}
-			return nil, nil, &StateError{Source: src, Msg: err.Error()}
+			return nil, nil, nil, &StateError{Source: src, Msg: err.Error()}
 		}
 		v, err := decodeState(body)
 		if err != nil {
-			return nil, nil, &StateError{Source: src, Msg: err.Error()}
+			return nil, nil, nil, &StateError{Source: src, Msg: err.Error()}
 		}
-		return v, body, nil
+		return v, body, nil, nil
 	}
 	argv := make([]string, len(spec.Command))
 	for i, a := range spec.Command {
 		argv[i] = expand(a)
 	}
 	src := "state.command " + strings.Join(argv, " ")
-	path, err := resolveCommand(argv[0], dir, env)
+	v, body, killed, err := runStateCommand(ctx, sp, argv, dir, env, stateLimits{Time: StateCommandTimeout, Size: MaxStateSize})
 	if err != nil {
-		return nil, nil, &StateError{Source: src, Msg: err.Error()}
+		if ctx.Err() != nil {
+			return nil, nil, killed, ctx.Err()
+		}
+		return nil, nil, killed, &StateError{Source: src, Msg: err.Error()}
 	}
-	out, err := runStateCommand(ctx, path, argv, dir, env, MaxStateSize, StateCommandTimeout)
-	if err != nil {
-		return nil, nil, &StateError{Source: src, Msg: err.Error()}
-	}
-	v, err := decodeState(out)
-	if err != nil {
-		return nil, nil, &StateError{Source: src, Msg: err.Error()}
-	}
-	return v, out, nil
+	return v, body, killed, nil
 }
 
-// StateCommandTimeout bounds a state.command's run.
-const StateCommandTimeout = time.Minute
+// StateCommandTimeout bounds a state command; StateHTTPTimeout the GET of
+// a state.
+const (
+	StateCommandTimeout = time.Minute
+	StateHTTPTimeout    = 30 * time.Second
+)
 
-// runStateCommand runs a state command and returns its stdout. A command
-// that outgrows limit or timeout is stopped, and the error names the limit
-// (not the broken pipe or the kill it caused).
-func runStateCommand(ctx context.Context, path string, argv []string, dir string, env []string, limit int64, timeout time.Duration) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, argv[1:]...)
-	cmd.Args[0] = argv[0]
-	cmd.Dir, cmd.Env = dir, env
-	var out bytes.Buffer
-	errs := newTail(10)
-	stdout := &limitWriter{w: &out, n: limit}
-	cmd.Stdout, cmd.Stderr = stdout, errs
-	err := cmd.Run()
-	switch {
-	case stdout.over:
-		return nil, fmt.Errorf("state larger than %d bytes (the limit of a state; the command was stopped)", limit)
-	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, fmt.Errorf("state.command did not finish within %s (its time limit): killed", timeout)
-	case err != nil:
-		msg := err.Error()
-		if l := errs.lines(); len(l) > 0 {
-			msg += ": " + strings.Join(l, " | ")
-		}
-		return nil, errors.New(msg)
+// stateLimits bound a state command.
+type stateLimits struct {
+	Time time.Duration
+	Size int64
+}
+
+// stateLimitText names a limit on the state's size in messages.
+func stateLimitText(size int64) string {
+	n := fmt.Sprintf("%d bytes", size)
+	if size%(1<<20) == 0 {
+		n = fmt.Sprintf("%d MiB", size>>20)
 	}
-	return out.Bytes(), nil
+	return n + " (the limit on a consumer's state)"
+}
+
+// runStateCommand runs a state command like the consumer (own process
+// group, its output through the harness's pipes) and decodes its stdout.
+// Past the time or size limit its group is killed; it is never waited for
+// beyond them. killed says what else the harness had to kill or abandon
+// (a background child left in its group, a descendant holding stdout).
+func runStateCommand(ctx context.Context, sp *spawner, argv []string, dir string, env []string, lim stateLimits) (state any, raw []byte, killed []string, err error) {
+	var out bytes.Buffer
+	lw := &limitWriter{w: &out, n: lim.Size, limit: lim.Size, full: make(chan struct{})}
+	p, err := sp.start(ProcessSpec{Argv: argv, Dir: dir, Env: env, Stdout: lw})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	timer := time.NewTimer(lim.Time)
+	defer timer.Stop()
+	select {
+	case <-p.Done():
+		for _, n := range p.Notes() {
+			killed = append(killed, fmt.Sprintf("the state command (pid %d) %s", p.Pid(), n))
+		}
+	case <-lw.full:
+		p.Kill()
+		return nil, nil, nil, fmt.Errorf("wrote more than %s to stdout: killed", stateLimitText(lim.Size))
+	case <-timer.C:
+		p.Kill()
+		return nil, nil, nil, fmt.Errorf("did not finish within %s (the limit on a state command): killed", lim.Time)
+	case <-ctx.Done():
+		p.Kill()
+		return nil, nil, nil, ctx.Err()
+	}
+	if _, how := p.Exited(); how != "exit status 0" {
+		if l := p.Stderr(); len(l) > 0 {
+			how += ": " + strings.Join(l, " | ")
+		}
+		return nil, nil, killed, errors.New(how)
+	}
+	v, err := decodeState(out.Bytes())
+	if err != nil {
+		return nil, nil, killed, err
+	}
+	return v, out.Bytes(), killed, nil
 }
 
 func isRefused(err error) bool {
 	return strings.Contains(err.Error(), "connection refused")
 }
 
-func httpGet(ctx context.Context, url string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+func httpGet(ctx context.Context, url string, timeout time.Duration) ([]byte, error) {
+	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	timedOut := func(err error) error {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("no complete answer within %s (the limit on a state request)", timeout)
+		}
+		return err
+	}
+	req, err := http.NewRequestWithContext(tctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, timedOut(err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxStateSize+1))
 	if err != nil {
-		return nil, err
+		return nil, timedOut(err)
 	}
 	if len(body) > MaxStateSize {
-		return nil, fmt.Errorf("larger than %d bytes", MaxStateSize)
+		return nil, fmt.Errorf("larger than %s", stateLimitText(MaxStateSize))
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, &StateError{Msg: fmt.Sprintf("HTTP status %s: %s", resp.Status, snippet(body))}
@@ -170,16 +203,18 @@ func snippet(b []byte) string {
 	return fmt.Sprintf("%q", s)
 }
 
+// limitWriter passes n bytes on; past them it fails and closes full.
 type limitWriter struct {
-	w    io.Writer
-	n    int64
-	over bool
+	w        io.Writer
+	n, limit int64
+	full     chan struct{}
+	once     sync.Once
 }
 
 func (l *limitWriter) Write(b []byte) (int, error) {
 	if int64(len(b)) > l.n {
-		l.over = true
-		return 0, errors.New("state too large")
+		l.once.Do(func() { close(l.full) })
+		return 0, fmt.Errorf("state larger than %s", stateLimitText(l.limit))
 	}
 	l.n -= int64(len(b))
 	return l.w.Write(b)

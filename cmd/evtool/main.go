@@ -14,10 +14,28 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(runUntilSignalled(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// runUntilSignalled is run with a context that SIGINT, SIGTERM and SIGHUP
+// cancel, so that a command stops cleanly: a replay stops its consumers
+// (in process groups of their own, they get none of these from a terminal)
+// and removes its temporary directory.
+func runUntilSignalled(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
+	defer stop()
+	return run(ctx, args, stdin, stdout, stderr)
+}
+
+// stopSignals are the signals that stop a command. SIGHUP (the terminal
+// closed) only when evtool was not started with it ignored: catching it
+// would undo nohup.
+func stopSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
 }
 
 // Exit codes, like diff(1).

@@ -9,7 +9,6 @@ import (
 	"github.com/evtool/evtool/report"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -147,9 +146,6 @@ Kafka, state not JSON).`,
 				}
 				o := opts
 				o.Command = "evtool replay " + shellWord(args[i])
-				if workdir != "" && len(scenarios) > 1 {
-					o.WorkDir = filepath.Join(workdir, fmt.Sprintf("%d-%s", i+1, strings.TrimSuffix(filepath.Base(sc.File), filepath.Ext(sc.File))))
-				}
 				var bar *barProgress
 				if isTerminal(a.stderr) && !verbose {
 					bar = newBarProgress(a.stderr)
@@ -200,7 +196,7 @@ Kafka, state not JSON).`,
 	fl.BoolVar(&listFaults, "list-faults", false, "print the fault plan for the seed and exit, without Kafka")
 	fl.StringVar(&format, "format", "text", "output format: text|json|junit")
 	fl.StringVar(&reportFile, "report", "", "also write the report to FILE (.json: JSON, .xml: JUnit, else text)")
-	fl.StringVar(&workdir, "workdir", "", "keep the runs' work directories and consumer logs here (default: a temporary directory, removed)")
+	fl.StringVar(&workdir, "workdir", "", "keep the runs' work directories and consumer logs in a new directory inside DIR, evtool-replay-<scenario>-<random> (default: one in the temporary directory, removed)")
 	fl.BoolVar(&keep, "keep", false, "keep the work directory, topics and consumer groups")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "log each step on stderr")
 	fl.BoolVar(&failFast, "fail-fast", false, "with several scenarios, stop at the first one that does not pass (the rest are reported as skipped)")

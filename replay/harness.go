@@ -33,7 +33,8 @@ type Options struct {
 	// Brokers, when set, replace kafka.brokers.
 	Brokers []string
 	// Client carries TLS and SASL settings for a real cluster; its Brokers
-	// are ignored.
+	// are ignored, and its Compression, when set, replaces
+	// kafka.compression.
 	Client kafka.ClientConfig
 	// Seed, when set, replaces chaos.seed.
 	Seed *uint64
@@ -186,6 +187,7 @@ func (h *Harness) Connect(ctx context.Context) error {
 	}
 	h.brokers = brokers
 	cc.Brokers = brokers
+	cc.Compression = h.compression()
 	o, err := cc.Options()
 	if err != nil {
 		return err
@@ -224,6 +226,15 @@ func (h *Harness) Connect(ctx context.Context) error {
 		case <-time.After(300 * time.Millisecond):
 		}
 	}
+}
+
+// compression is the codec the harness produces with: the option's, else
+// the scenario's.
+func (h *Harness) compression() string {
+	if h.opts.Client.Compression != "" {
+		return h.opts.Client.Compression
+	}
+	return h.sc.Kafka.Compression
 }
 
 // Brokers returns the brokers in use ("" before Connect).

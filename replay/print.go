@@ -84,7 +84,11 @@ func WriteText(w io.Writer, r *Report) error {
 	if r.Events != nil {
 		topic = ", topic " + r.Events.Topic
 	}
-	fmt.Fprintf(&b, "  kafka     %s%s, %d partitions, %s mode\n", broker, topic, r.Partitions, r.Mode)
+	compression := ""
+	if r.Compression != "" && r.Compression != "none" {
+		compression = ", " + r.Compression + " compression"
+	}
+	fmt.Fprintf(&b, "  kafka     %s%s, %d partitions, %s mode%s\n", broker, topic, r.Partitions, r.Mode, compression)
 	faults := ""
 	if r.Faults != "all" {
 		faults = ", faults " + r.Faults

@@ -53,20 +53,22 @@ const maxNearFaults = 30
 
 // Report is everything a replay found, for the printers.
 type Report struct {
-	Scenario   string        `json:"scenario"`
-	Seed       uint64        `json:"seed"`
-	Faults     string        `json:"faults"`
-	Chaos      string        `json:"chaos"`
-	Events     *Inventory    `json:"events,omitempty"`
-	Brokers    string        `json:"brokers"`
-	Partitions int           `json:"partitions"`
-	Mode       string        `json:"mode"`
-	Runs       []*RunResult  `json:"runs"`
-	Verdict    Verdict       `json:"verdict"`
-	Summary    string        `json:"summary"`
-	Comparison *Comparison   `json:"comparison,omitempty"`
-	NearKeys   []string      `json:"nearKeys,omitempty"`
-	NearFaults []chaos.Fault `json:"nearFaults,omitempty"`
+	Scenario   string     `json:"scenario"`
+	Seed       uint64     `json:"seed"`
+	Faults     string     `json:"faults"`
+	Chaos      string     `json:"chaos"`
+	Events     *Inventory `json:"events,omitempty"`
+	Brokers    string     `json:"brokers"`
+	Partitions int        `json:"partitions"`
+	Mode       string     `json:"mode"`
+	// Compression is the codec of the batches the harness produced.
+	Compression string        `json:"compression"`
+	Runs        []*RunResult  `json:"runs"`
+	Verdict     Verdict       `json:"verdict"`
+	Summary     string        `json:"summary"`
+	Comparison  *Comparison   `json:"comparison,omitempty"`
+	NearKeys    []string      `json:"nearKeys,omitempty"`
+	NearFaults  []chaos.Fault `json:"nearFaults,omitempty"`
 	// Reproduce reruns the chaos run exactly; ReproduceNear applies only
 	// the faults near the differences (a hint, not a proven minimum).
 	Reproduce     string `json:"reproduce,omitempty"`
@@ -181,14 +183,15 @@ func (h *Harness) newReport(inv *Inventory) *Report {
 		brokers = strings.Join(h.brokers, ",")
 	}
 	rep := &Report{
-		Scenario:   h.sc.File,
-		Seed:       h.seed,
-		Faults:     h.opts.Faults.String(),
-		Chaos:      h.sc.Chaos.String(),
-		Events:     inv,
-		Brokers:    brokers,
-		Partitions: h.partitions,
-		Mode:       h.sc.Kafka.Mode.String(),
+		Scenario:    h.sc.File,
+		Seed:        h.seed,
+		Faults:      h.opts.Faults.String(),
+		Chaos:       h.sc.Chaos.String(),
+		Events:      inv,
+		Brokers:     brokers,
+		Partitions:  h.partitions,
+		Mode:        h.sc.Kafka.Mode.String(),
+		Compression: h.compression(),
 	}
 	if h.opts.Keep || h.opts.WorkDir != "" {
 		rep.Workdir = h.root

@@ -19,6 +19,7 @@ import (
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/yamldoc"
+	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/schemas"
 )
 
@@ -77,6 +78,9 @@ type KafkaSpec struct {
 	Topic      string
 	Partitions int
 	Mode       envelope.Mode
+	// Compression is the codec of the batches the harness produces (a
+	// kafka.Compressions name; default kafka.CompressionNone).
+	Compression string
 }
 
 // ConsumerSpec is the consumer section.
@@ -160,10 +164,11 @@ type eventsYAML struct {
 }
 
 type kafkaYAML struct {
-	Brokers    []string `yaml:"brokers"`
-	Topic      string   `yaml:"topic"`
-	Partitions int      `yaml:"partitions"`
-	Mode       string   `yaml:"mode"`
+	Brokers     []string `yaml:"brokers"`
+	Topic       string   `yaml:"topic"`
+	Partitions  int      `yaml:"partitions"`
+	Mode        string   `yaml:"mode"`
+	Compression string   `yaml:"compression"`
 }
 
 type consumerYAML struct {
@@ -335,7 +340,10 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 		s.Events.Generate = gs
 	}
 
-	s.Kafka = KafkaSpec{Brokers: y.Kafka.Brokers, Topic: y.Kafka.Topic, Partitions: y.Kafka.Partitions}
+	s.Kafka = KafkaSpec{Brokers: y.Kafka.Brokers, Topic: y.Kafka.Topic, Partitions: y.Kafka.Partitions, Compression: y.Kafka.Compression}
+	if s.Kafka.Compression == "" {
+		s.Kafka.Compression = kafka.CompressionNone
+	}
 	if s.Kafka.Partitions == 0 {
 		s.Kafka.Partitions = DefaultPartitions
 	}

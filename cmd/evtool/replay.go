@@ -87,6 +87,11 @@ Kafka, state not JSON).`,
 					return usageError{fmt.Errorf("--faults: %w", err)}
 				}
 			}
+			if cc.Compression != "" {
+				if _, err := kafka.CompressionCodec(cc.Compression); err != nil {
+					return usageError{fmt.Errorf("--compression: %w", err)}
+				}
+			}
 			if cc.SASLPassword == "" {
 				cc.SASLPassword = os.Getenv("EVTOOL_SASL_PASSWORD")
 			}
@@ -204,6 +209,7 @@ Kafka, state not JSON).`,
 	fl.BoolVarP(&verbose, "verbose", "v", false, "log each step on stderr")
 	fl.BoolVar(&failFast, "fail-fast", false, "with several scenarios, stop at the first one that does not pass (the rest are reported as skipped)")
 	fl.IntVar(&shrink, "shrink-budget", replay.DefaultShrinkBudget, "most runs spent shrinking a failure to a minimal set of faults (0: confirm and shrink nothing)")
+	fl.StringVar(&cc.Compression, "compression", "", "codec of the record batches evtool produces: "+strings.Join(kafka.Compressions, "|")+" (default: kafka.compression, else none)")
 	fl.BoolVar(&cc.TLS, "tls", false, "connect with TLS")
 	fl.StringVar(&cc.TLSCAFile, "tls-ca", "", "PEM file of the CAs to trust (implies --tls)")
 	fl.StringVar(&cc.TLSCertFile, "tls-cert", "", "PEM client certificate (implies --tls)")
@@ -215,6 +221,9 @@ Kafka, state not JSON).`,
 	fl.StringVar(&cc.SASLPassword, "sasl-password", "", "SASL password (better: the EVTOOL_SASL_PASSWORD environment variable)")
 	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"text", "json", "junit"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = c.RegisterFlagCompletionFunc("compression", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return kafka.Compressions, cobra.ShellCompDirectiveNoFileComp
 	})
 	return c
 }

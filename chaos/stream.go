@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 )
 
 // Random stream ids, one per kind (see the package comment).
@@ -67,10 +68,14 @@ type Stream[T any] struct {
 
 	seed                               uint64
 	dupRNG, reoRNG, skewRNG, poisonRNG *rand.Rand
-	window                             int
-	crashesPlanned                     bool
+	// window is the reorder window (0: no reorder) and lookahead the most
+	// events look holds (see ReorderLookahead).
+	window, lookahead int
+	crashesPlanned    bool
 
-	look    []slot[T] // pushed, not yet planned (a FIFO of at most window)
+	look []slot[T] // pushed, not yet planned (a FIFO of at most lookahead)
+	// inLook counts the events of look per scope value (scopeOf).
+	inLook  map[string]int
 	targets map[int64]struct{}
 	waiting map[int64][]slot[T] // released when event k is delivered
 	moved   map[int64]struct{}  // originals held back, not yet delivered
@@ -107,12 +112,13 @@ func NewStream[T any](cfg Config, seed uint64, sel Selection, emit func(Delivery
 		skewRNG:   rand.New(rand.NewPCG(seed, streamSkew)),
 		poisonRNG: rand.New(rand.NewPCG(seed, streamPoison)),
 		targets:   map[int64]struct{}{},
+		inLook:    map[string]int{},
 		waiting:   map[int64][]slot[T]{},
 		moved:     map[int64]struct{}{},
 		stats:     Stats{Planned: map[Kind]int{}, Applied: map[Kind]int{}},
 	}
 	if cfg.Reorder != nil {
-		s.window = cfg.Reorder.Window
+		s.window, s.lookahead = cfg.Reorder.Window, ReorderLookahead(*cfg.Reorder)
 	}
 	return s, nil
 }
@@ -187,16 +193,73 @@ func (s *Stream[T]) Push(e Event, v T) error {
 	s.next++
 	s.stats.Events++
 	s.look = append(s.look, slot[T]{ev: e, v: v})
+	if k, ok := s.scopeOf(e); ok {
+		s.inLook[k]++
+	}
 	s.noteHeld()
-	if len(s.look) > s.window {
-		it := s.look[0]
-		var zero slot[T]
-		s.look[0] = zero
-		s.look = s.look[1:]
-		s.plan(it)
+	for len(s.look) > 0 && s.ready(s.look[0].ev) && s.err == nil {
+		s.plan(s.popLook())
 	}
 	return s.err
 }
+
+// ready reports whether the oldest event of the lookahead, e, can be
+// planned: the lookahead holds the next window events of its scope, or
+// is full, or e has no scope to be reordered in.
+func (s *Stream[T]) ready(e Event) bool {
+	if len(s.look) > s.lookahead {
+		return true
+	}
+	k, ok := s.scopeOf(e)
+	return !ok || s.inLook[k]-1 >= s.window
+}
+
+func (s *Stream[T]) popLook() slot[T] {
+	it := s.look[0]
+	var zero slot[T]
+	s.look[0] = zero
+	s.look = s.look[1:]
+	if k, ok := s.scopeOf(it.ev); ok {
+		if s.inLook[k]--; s.inLook[k] == 0 {
+			delete(s.inLook, k)
+		}
+	}
+	return it
+}
+
+// scopeOf is the value events of one reorder scope share; false for an
+// event no other can overtake (without reorder, or keyless under scope
+// key).
+func (s *Stream[T]) scopeOf(e Event) (string, bool) {
+	r := s.cfg.Reorder
+	if r == nil {
+		return "", false
+	}
+	switch r.Scope {
+	case ScopeKey:
+		return e.Key, e.Key != ""
+	case ScopePartition:
+		return strconv.Itoa(int(e.Partition)), true
+	}
+	return "", true
+}
+
+// ReorderLookahead is the most input events a stream looks ahead of the
+// event it plans: the window for scope global; for key and partition,
+// where the window counts only the events of the scope, at least
+// MinReorderLookahead, so that the next window events of one key can be
+// far apart in the stream while the memory of a stream stays bounded.
+func ReorderLookahead(r ReorderConfig) int {
+	if r.Scope == ScopeGlobal {
+		return r.Window
+	}
+	return max(r.Window, MinReorderLookahead)
+}
+
+// MinReorderLookahead is how far ahead (input events) a stream looks for
+// the next events of a key or partition: an event whose next same-key
+// events are further apart moves behind those within it.
+const MinReorderLookahead = 10000
 
 // Close plans the events still in the lookahead and delivers everything
 // held, copies waiting for events past the end last.
@@ -207,9 +270,7 @@ func (s *Stream[T]) Close() error {
 	s.closed = true
 	s.planCrashes()
 	for len(s.look) > 0 && s.err == nil {
-		it := s.look[0]
-		s.look = s.look[1:]
-		s.plan(it)
+		s.plan(s.popLook())
 	}
 	if s.err != nil {
 		return s.err
@@ -267,8 +328,12 @@ func (s *Stream[T]) plan(it slot[T]) {
 		_, isTarget := s.targets[i]
 		delete(s.targets, i)
 		if draw := s.reoRNG.Float64(); !isTarget && draw < r.Rate {
+			// The next window events of its scope in the lookahead.
 			var cands []int64
 			for _, c := range s.look {
+				if len(cands) == r.Window {
+					break
+				}
 				if sameScope(r.Scope, it.ev, c.ev) {
 					cands = append(cands, c.ev.Index)
 				}

@@ -16,7 +16,8 @@
 //
 // Memory does not grow with the number of events: events are streamed
 // from the file (or generator) through the fault plan into the producer,
-// and the plan holds at most the reorder window and pending copies.
+// and the plan holds at most the reorder lookahead (chaos.ReorderLookahead)
+// and pending copies.
 package replay
 
 import (
@@ -87,6 +88,10 @@ type Report struct {
 	// Workdir is kept (--keep or --workdir) or "".
 	Workdir string `json:"workdir,omitempty"`
 }
+
+// Embedded reports whether the replay ran on the embedded broker, whose
+// commits the harness intercepts (crash faults strike at the commit).
+func (r *Report) Embedded() bool { return r.Brokers == "embedded" }
 
 // Run finds the run with the given name.
 func (r *Report) Run(name string) *RunResult {
@@ -210,8 +215,13 @@ func (h *Harness) Judge(ctx context.Context, rep *Report, base, ch *RunResult) e
 	h.judgeRun(base, ch)
 	if ch.Planned != nil && h.sc.Chaos.Reorder != nil && ch.Planned[chaos.Reorder] == 0 {
 		r := h.sc.Chaos.Reorder
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no reorder fault could be planned: no two events of the same %s within %d events; raise chaos.reorder.window (%s)",
-			r.Scope, r.Window, h.sc.Where("/chaos/reorder/window")))
+		if r.Scope == chaos.ScopeGlobal {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("no reorder fault could be planned: fewer than 2 events; raise chaos.reorder.window (%s)",
+				h.sc.Where("/chaos/reorder/window")))
+		} else {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("no reorder fault could be planned: no two events of the same %s within %d events of the stream (%s)",
+				r.Scope, chaos.ReorderLookahead(*r), h.sc.Where("/chaos/reorder")))
+		}
 	}
 	if ch.Planned != nil && h.sc.Chaos.Skew != nil && h.sc.Chaos.Skew.Rate > 0 && ch.Planned[chaos.Skew] == 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no skew fault could be planned: no event has another version that its type's compatibility mode says consumers accept and that its data is valid under (%s)",

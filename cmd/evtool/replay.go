@@ -251,6 +251,8 @@ func (a *app) listFaults(ctx context.Context, sc *replay.Scenario, opts replay.O
 	if err != nil {
 		return err
 	}
+	// Against a real cluster crash faults strike once a commit is stored.
+	embedded := len(opts.Brokers) == 0 && len(sc.Kafka.Brokers) == 0
 	w := bufio.NewWriter(a.stdout)
 	defer w.Flush()
 	mark := func(applied bool) string {
@@ -287,7 +289,7 @@ func (a *app) listFaults(ctx context.Context, sc *replay.Scenario, opts replay.O
 	case replay.FormatText:
 		fmt.Fprintf(w, "fault plan of %s, seed %d: %s over %d events\n", sc.File, h.Seed(), sc.Chaos, inv.Events)
 		st, err := h.ListFaults(ctx, opts.Faults, func(fl chaos.Fault, applied bool) error {
-			_, err := fmt.Fprintf(w, "%s%s\n", fl, mark(applied))
+			_, err := fmt.Fprintf(w, "%s%s\n", fl.Describe(embedded), mark(applied))
 			return err
 		})
 		if err != nil {

@@ -90,7 +90,7 @@ func exposing(t *testing.T, bug bugs.Bug) replaytest.Options {
 func every(seed uint64, at chaos.CrashAt) replaytest.Options {
 	return replaytest.Options{Seed: seed, DLQ: true, Chaos: chaos.Config{
 		Duplicate: &chaos.DuplicateConfig{Rate: 0.1, Max: 2, Spread: 10},
-		Reorder:   &chaos.ReorderConfig{Window: 40, Scope: chaos.ScopeKey, Rate: 0.3},
+		Reorder:   &chaos.ReorderConfig{Window: 8, Scope: chaos.ScopeKey, Rate: 0.3},
 		Skew:      &chaos.SkewConfig{Rate: 0.5},
 		Poison:    &chaos.PoisonConfig{Rate: 0.02},
 		Crash:     &chaos.CrashConfig{Count: 3, At: at},

@@ -285,15 +285,16 @@ func (h *Harness) Judge(ctx context.Context, rep *Report, base, ch *RunResult) e
 }
 
 // nearFaults returns the applied faults whose key or event id appears
-// near the differences; with no keys (a failed run), the first applied
-// faults.
+// near the differences, and every applied crash (a crash has no key, and
+// a failure may need it: without it the faults near the differences may
+// replay and pass); with no keys (a failed run), the first applied faults.
 func (h *Harness) nearFaults(ctx context.Context, ch *RunResult, keys []string) ([]chaos.Fault, error) {
 	want := map[string]bool{}
 	for _, k := range keys {
 		want[k] = true
 	}
 	match := func(f chaos.Fault) bool {
-		return len(want) == 0 || want[f.Key] || want[f.ID]
+		return len(want) == 0 || f.Kind == chaos.Crash || want[f.Key] || want[f.ID]
 	}
 	var out []chaos.Fault
 	if !ch.FaultsTruncated {

@@ -108,6 +108,9 @@ type Harness struct {
 	// first commit to its last (random crash points are fractions of it).
 	mu           sync.Mutex
 	cleanConsume time.Duration
+	// baselineDead holds the ids of the clean events the first baseline
+	// run dead-lettered (allowed by expect.baseline.dlq).
+	baselineDead map[string]bool
 }
 
 // NewHarness loads the scenario's catalog and fixes the seed.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -67,6 +68,9 @@ func bugConsumer(name string) int {
 //	random        correct, and its state holds its pid (nondeterministic)
 //	flaky         correct, except that its state in the run named chaos
 //	              (not in confirm or shrink) has an extra member
+//	reject-all    dead-letters every event (header dlq.error) and applies none
+//	reject-paid   correct, except that it dead-letters every order.paid event
+//	empty-state   correct, but serves {} as its state
 func testConsumer(mode string) int {
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(os.Stderr, "test consumer: "+format+"\n", args...)
@@ -111,6 +115,10 @@ func testConsumer(mode string) int {
 			if mode == "flaky" && os.Getenv("EVTOOL_RUN") == "chaos" {
 				state["glitch"] = true
 			}
+			if mode == "empty-state" {
+				fmt.Fprint(w, "{}")
+				return
+			}
 			_ = json.NewEncoder(w).Encode(state)
 		}))
 	}()
@@ -152,6 +160,15 @@ func testConsumer(mode string) int {
 			}
 			_ = json.Unmarshal(d.Event.Data(), &data)
 			id := d.Event.ID()
+			if mode == "reject-all" || mode == "reject-paid" && d.Event.Type() == "com.example.order.paid" {
+				dead := &kgo.Record{Topic: os.Getenv("EVTOOL_DLQ_TOPIC"), Key: r.Key, Value: r.Value,
+					Headers: append(slices.Clone(r.Headers), kgo.RecordHeader{Key: "dlq.error", Value: []byte("rejected " + d.Event.Type())})}
+				if err := cl.ProduceSync(ctx, dead).FirstErr(); err != nil && ctx.Err() == nil {
+					mu.Unlock()
+					return fail("dead-letter: %v", err)
+				}
+				continue
+			}
 			if mode != "naive" && counts[id] > 0 {
 				continue
 			}

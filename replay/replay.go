@@ -136,11 +136,19 @@ func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 		return rep, err
 	}
 
-	base, err := h.Run(ctx, RunSpec{Name: "baseline"})
+	base, err := h.Run(ctx, RunSpec{Name: "baseline", Initial: true})
 	if err != nil {
 		return fail(fmt.Errorf("baseline run: %w", err))
 	}
 	rep.Runs = append(rep.Runs, base)
+	if base.Failure == nil || base.Failure.Reason == "expect" {
+		if f := h.checkBaseline(base); f != nil {
+			if base.Failure != nil {
+				f.Message += "; " + base.Failure.Message
+			}
+			base.Failure, base.Verdict = f, Fail
+		}
+	}
 	if base.Failure != nil {
 		rep.Verdict = Fail
 		rep.Summary = "the consumer failed the baseline run (no faults): " + base.Failure.Message
@@ -180,6 +188,60 @@ func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 		return fail(err)
 	}
 	return rep, nil
+}
+
+// maxBaselineErrors bounds the DLQ error headers a baseline failure shows.
+const maxBaselineErrors = 3
+
+// checkBaseline fails a baseline run that tests nothing: its consumer
+// applied none of the events (the state is empty, or the one it served
+// before the first event) or dead-lettered clean events, unless
+// expect.baseline says so. Such a consumer passes every chaos run.
+func (h *Harness) checkBaseline(base *RunResult) *Failure {
+	spec := h.sc.Baseline
+	dead, errs := distinctDead(base.DLQ, maxBaselineErrors)
+	dlqText := ""
+	if len(dead) > 0 {
+		dlqText = fmt.Sprintf("; it dead-lettered %d of them to %s, first errors: %s", len(dead), base.DLQTopic, strings.Join(errs, "; "))
+	}
+	if !spec.EmptyOK {
+		what := ""
+		switch {
+		case isEmptyState(base.State):
+			what = fmt.Sprintf("the baseline state is empty (%s)", jsonText(base.State))
+		case base.InitialRead && Compare(base.Initial, base.State, h.sc.Consumer.Ignore).Equal:
+			what = "the baseline state equals the state the consumer served before the first event"
+		}
+		if what != "" {
+			return &Failure{Reason: "baseline", Message: fmt.Sprintf("%s: the consumer applied none of the %d events%s; a consumer that applies nothing passes every chaos run (if the events leave the state empty, say so with expect.baseline: {empty: ok})",
+				what, base.Events, dlqText)}
+		}
+	}
+	if len(dead) != spec.DLQ {
+		where := "expect.baseline.dlq is not set"
+		if spec.Line > 0 {
+			where = fmt.Sprintf("expect.baseline.dlq (%s:%d) says %d", h.sc.File, spec.Line, spec.DLQ)
+		}
+		msg := fmt.Sprintf("the consumer dead-lettered %d distinct clean event(s) of %d in the baseline run, where %s", len(dead), base.Events, where)
+		if len(errs) > 0 {
+			msg += "; first errors: " + strings.Join(errs, "; ")
+		}
+		return &Failure{Reason: "baseline", Message: msg}
+	}
+	return nil
+}
+
+// isEmptyState reports a state that holds nothing: null, {} or [].
+func isEmptyState(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
 }
 
 func (h *Harness) newReport(inv *Inventory) *Report {

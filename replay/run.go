@@ -31,6 +31,10 @@ type RunSpec struct {
 	// Seed, when set, replaces the harness's seed for this run (to try
 	// several plans against one baseline).
 	Seed *uint64
+	// Initial reads the consumer's state before the first event is
+	// produced (RunResult.Initial), to tell a consumer that applied
+	// nothing.
+	Initial bool
 }
 
 // RunResult is what one run did and saw.
@@ -90,6 +94,10 @@ type RunResult struct {
 
 	// State is the consumer's final state (decoded JSON), nil on failure.
 	State any `json:"-"`
+	// Initial is the state it served before the first event
+	// (RunSpec.Initial), when InitialRead.
+	Initial     any  `json:"-"`
+	InitialRead bool `json:"-"`
 	// StateBytes is the state as read.
 	StateBytes []byte `json:"-"`
 
@@ -104,12 +112,16 @@ type RunResult struct {
 	consumption time.Duration
 }
 
+// initialStateWait bounds reading the state before the first event.
+const initialStateWait = 5 * time.Second
+
 // MaxRecordedFaults bounds RunResult.Faults.
 const MaxRecordedFaults = 10000
 
 // Failure says how a consumer failed a run (exit code 1).
 type Failure struct {
-	// Reason is exited, not-settled, restart or expect.
+	// Reason is exited, not-settled, restart, expect or baseline (a
+	// baseline run that tests nothing: see checkBaseline).
 	Reason  string         `json:"reason"`
 	Message string         `json:"message"`
 	Lag     []PartitionLag `json:"lag,omitempty"`
@@ -192,11 +204,9 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	defer func() { h.cleanup(res, dlq) }()
 
 	pspec, env, expand, dlqTopic := h.consumerProcess(res, addr, spec.Name, id)
-	if h.sc.DLQ != nil {
-		res.DLQTopic = dlqTopic
-		if dlq, err = h.prepareDLQ(ctx, dlqTopic); err != nil {
-			return nil, err
-		}
+	res.DLQTopic = dlqTopic
+	if dlq, err = h.prepareDLQ(ctx, dlqTopic); err != nil {
+		return nil, err
 	}
 	var crashes []chaos.Fault
 	if spec.Chaos {
@@ -222,6 +232,18 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	}
 	defer stop()
 	h.logf("%s: started %s (pid %d) on topic %s, group %s", id, strings.Join(pspec.Argv, " "), cons.current().Pid(), res.Topic, res.Group)
+	if spec.Initial {
+		// Best effort: a consumer that serves its state only once it has
+		// consumed something is not judged by it.
+		ictx, cancel := context.WithTimeout(ctx, initialStateWait)
+		if st, _, err := readState(ictx, h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand); err == nil {
+			res.Initial, res.InitialRead = st, true
+		}
+		cancel()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
 
 	h.phase(spec.Name, "producing")
 	t0 := time.Now()
@@ -272,12 +294,20 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	res.State, res.StateBytes = state, raw
 	stop()
 	res.Expect = Evaluate(spec.Name, state, h.sc.Expect)
-	if dlq != nil {
+	// The DLQ of every clean run is read: a clean event dead-lettered
+	// there is a consumer that rejects valid events (see checkBaseline).
+	if h.sc.DLQ != nil || !spec.Chaos {
 		recs, err := h.readDLQ(ctx, dlq)
 		if err != nil {
 			return nil, err
 		}
-		res.Expect = append(res.Expect, h.checkDLQ(res, recs, res.poison))
+		res.DLQ = dlqRecords(recs, res.poison)
+		if spec.Initial {
+			h.baselineDead, _ = distinctDead(res.DLQ, 0)
+		}
+		if h.sc.DLQ != nil {
+			res.Expect = append(res.Expect, h.checkDLQ(res, recs, res.poison))
+		}
 	}
 	var failed []string
 	for _, e := range res.Expect {
@@ -311,11 +341,11 @@ func (h *Harness) consumerProcess(res *RunResult, addr, run, id string) (Process
 			return os.Getenv(k)
 		})
 	}
-	dlqTopic := ""
+	dlqTopic := expand(DefaultDLQTopic)
 	if h.sc.DLQ != nil {
 		dlqTopic = expand(h.sc.DLQ.Topic)
-		runEnv["EVTOOL_DLQ_TOPIC"] = dlqTopic
 	}
+	runEnv["EVTOOL_DLQ_TOPIC"] = dlqTopic
 	env := os.Environ()
 	for _, k := range sortedKeys(runEnv) {
 		env = append(env, k+"="+runEnv[k])

@@ -53,6 +53,8 @@ type Scenario struct {
 	Expect []Expectation
 	// DLQ is expect.dlq, nil when the scenario sets none.
 	DLQ *DLQSpec
+	// Baseline is expect.baseline.
+	Baseline BaselineSpec
 
 	doc *yamldoc.Doc
 }
@@ -121,6 +123,20 @@ type DLQSpec struct {
 	// Count is the number of distinct events expected, or CountPoison.
 	Count int
 	Line  int
+}
+
+// BaselineSpec is expect.baseline: what a clean run may do that otherwise
+// fails the replay, because a consumer that applies nothing passes every
+// chaos run.
+type BaselineSpec struct {
+	// EmptyOK accepts a baseline state that is empty ({}, [], null) or
+	// equals the state before the first event.
+	EmptyOK bool
+	// DLQ is the number of distinct clean events the baseline run
+	// dead-letters (default 0).
+	DLQ int
+	// Line is expect.baseline's line (0: not set).
+	Line int
 }
 
 // CountPoison as DLQSpec.Count: every poison event of the run.
@@ -210,6 +226,10 @@ type chaosYAML struct {
 }
 
 type expectYAML struct {
+	Baseline *struct {
+		Empty string `yaml:"empty"`
+		DLQ   int    `yaml:"dlq"`
+	} `yaml:"baseline"`
 	DLQ *struct {
 		Topic string `yaml:"topic"`
 		Count any    `yaml:"count"`
@@ -440,6 +460,9 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 				s.DLQ.Count = int(c)
 			}
 		}
+	}
+	if b := y.Expect.Baseline; b != nil {
+		s.Baseline = BaselineSpec{EmptyOK: b.Empty == "ok", DLQ: b.DLQ, Line: doc.Line("/expect/baseline")}
 	}
 	for i, e := range y.Expect.State {
 		ptr := "/expect/state/" + strconv.Itoa(i)

@@ -127,8 +127,12 @@ expect: {dlq: {}}
 		t.Errorf("defaults: %+v %+v %+v", k, p, d)
 	}
 	sc, err = ParseScenario("s.yaml", []byte("events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nexpect: {dlq: {count: 0}}\n"))
-	if err != nil || sc.DLQ.Count != 0 {
+	if err != nil || sc.DLQ.Count != 0 || sc.Baseline != (BaselineSpec{}) {
 		t.Fatalf("%v %+v", err, sc)
+	}
+	sc, err = ParseScenario("s.yaml", []byte("events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nexpect:\n  baseline: {empty: ok, dlq: 3}\n"))
+	if err != nil || sc.Baseline != (BaselineSpec{EmptyOK: true, DLQ: 3, Line: 4}) {
+		t.Fatalf("%v %+v", err, sc.Baseline)
 	}
 }
 
@@ -155,6 +159,9 @@ func TestScenarioErrors(t *testing.T) {
 		{"bad poison kind", base + "chaos: {poison: {rate: 0.1, kinds: [spicy]}}\n", "chaos.poison.kinds[0]"},
 		{"poison without rate", base + "chaos: {poison: {kinds: [undecodable]}}\n", "chaos.poison: missing property 'rate'"},
 		{"bad skew rate", base + "chaos: {skew: {rate: 2}}\n", "chaos.skew.rate"},
+		{"bad baseline empty", base + "expect:\n  baseline: {empty: yes}\n", "s.yaml:4: expect.baseline.empty"},
+		{"negative baseline dlq", base + "expect: {baseline: {dlq: -1}}\n", "expect.baseline.dlq"},
+		{"unknown baseline key", base + "expect: {baseline: {state: ok}}\n", "expect.baseline: unknown key \"state\""},
 		{"bad dlq count", base + "expect: {dlq: {count: some}}\n", "expect.dlq.count: want poison"},
 		{"negative dlq count", base + "expect: {dlq: {count: -1}}\n", "expect.dlq.count: want poison"},
 		{"unknown dlq key", base + "expect: {dlq: {topic: x, headers: [a]}}\n", "expect.dlq: unknown key \"headers\""},
@@ -220,6 +227,7 @@ func FuzzParseScenario(f *testing.F) {
 	f.Add([]byte(fullScenario))
 	f.Add([]byte("events: {generate: {count: 10}}\nconsumer: {run: [./c], state: {command: [./c, state]}}\n"))
 	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nkafka: {compression: lz4}\nexpect: {baseline: {empty: ok, dlq: 2}}\n"))
 	f.Add([]byte("chaos: {seed: 18446744073709551615}\n"))
 	f.Add([]byte("events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nchaos: {crash: {count: 2, at: random}, poison: {rate: 0.1, kinds: [undecodable, unknown-type]}, skew: {rate: 1}}\nexpect: {dlq: {topic: d, count: 3}}\n"))
 	f.Add([]byte("events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nchaos: {crash: {}, poison: {rate: 0}, skew: {rate: 0}}\nexpect: {dlq: {count: poison}}\n"))

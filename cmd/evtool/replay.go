@@ -47,14 +47,17 @@ through a seeded fault plan (duplicates, reordering, version skew, poison
 events, crashes). The consumer under test (consumer.run) is started once per
 run with a fresh topic, group and work directory in EVTOOL_BROKERS,
 EVTOOL_TOPIC, EVTOOL_GROUP, EVTOOL_WORKDIR, EVTOOL_ADDR (a free 127.0.0.1 port
-for its state endpoint), EVTOOL_RUN and, with expect.dlq, EVTOOL_DLQ_TOPIC.
+for its state endpoint), EVTOOL_RUN and EVTOOL_DLQ_TOPIC (its dead-letter topic).
 Crash faults SIGKILL it and restart it with the same environment. After each
 run settles (the group's committed offsets reach the end of every partition
 and stay there for consumer.quiet) its state is read (GET consumer.state.http,
 or the stdout of consumer.state.command) as JSON.
 
-The replay passes when the chaos state equals the baseline state (without the
-consumer.ignore pointers) and every expectation holds (expect.state, and
+A baseline that tests nothing fails the replay: a state that is empty or the
+one the consumer served before the first event, or clean events dead-lettered
+(unless expect.baseline says so). The replay passes when the chaos state
+equals the baseline state (without the consumer.ignore pointers) and every
+expectation holds (expect.state, and
 expect.dlq: every poison event on the dead-letter topic with a header naming
 the error). A failure is confirmed by a rerun, then shrunk to a 1-minimal set
 of faults (delta debugging, at most --shrink-budget runs); the report prints

@@ -1,0 +1,74 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBaselineThatTestsNothing: a consumer that applies nothing passes
+// every chaos run, so its baseline fails the replay, with the DLQ errors
+// that say why, unless expect.baseline says it is expected.
+func TestBaselineThatTestsNothing(t *testing.T) {
+	t.Parallel()
+	events := testEvents(t, 20)
+	data, err := os.ReadFile(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paid := strings.Count(string(data), `"type":"com.example.order.paid"`)
+	if paid == 0 || paid == 20 {
+		t.Fatalf("%d paid events of 20", paid)
+	}
+	for _, tc := range []struct {
+		name, mode, expect string
+		want               Verdict
+		summary            []string
+	}{
+		{"rejects every event", "reject-all", "", Fail, []string{
+			"the consumer failed the baseline run (no faults): the baseline state equals the state the consumer served before the first event: the consumer applied none of the 20 events; it dead-lettered 20 of them to ",
+			"first errors: dlq.error: rejected com.example.order.", "expect.baseline: {empty: ok}"}},
+		{"rejects every event, expected", "reject-all", "expect: {baseline: {empty: ok, dlq: 20}}\n", Pass, nil},
+		{"serves an empty state", "empty-state", "", Fail, []string{"the baseline state is empty ({}): the consumer applied none of the 20 events; a consumer"}},
+		{"serves an empty state, expected", "empty-state", "expect: {baseline: {empty: ok}}\n", Pass, nil},
+		{"dead-letters clean events", "reject-paid", "", Fail, []string{
+			fmt.Sprintf("the consumer dead-lettered %d distinct clean event(s) of 20 in the baseline run, where expect.baseline.dlq is not set; first errors: dlq.error: rejected com.example.order.paid (event ", paid)}},
+		{"dead-letters clean events, expected", "reject-paid", fmt.Sprintf("expect: {baseline: {dlq: %d}}\n", paid), Pass, nil},
+		{"dead-letters clean events, expected with the poison", "reject-paid", fmt.Sprintf("expect: {baseline: {dlq: %d}, dlq: {count: poison}}\n", paid), Pass, nil},
+		{"dead-letters other than expected", "reject-paid", fmt.Sprintf("expect:\n  baseline: {dlq: %d}\n", paid+1), Fail, []string{
+			fmt.Sprintf("where expect.baseline.dlq (%%s:%d) says %d; first errors: dlq.error: rejected com.example.order.paid", 15, paid+1)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sc := writeScenario(t, scenarioText(t, tc.mode, events, dupAndReorder+tc.expect))
+			rep, err := replayScenario(t, sc, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verdict != tc.want {
+				t.Fatalf("verdict %s, want %s: %s\n%s", rep.Verdict, tc.want, rep.Summary, reportText(rep))
+			}
+			for _, s := range tc.summary {
+				if strings.Contains(s, "%s") {
+					s = fmt.Sprintf(s, sc.File)
+				}
+				if !strings.Contains(rep.Summary, s) {
+					t.Errorf("summary lacks %q:\n%s", s, rep.Summary)
+				}
+			}
+			if tc.want == Fail && len(rep.Runs) != 1 {
+				t.Errorf("%d runs after a baseline that tests nothing, want 1", len(rep.Runs))
+			}
+		})
+	}
+}
+
+func replayScenario(t *testing.T, sc *Scenario, opts Options) (*Report, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return Replay(ctx, sc, opts)
+}

@@ -674,3 +674,37 @@ func TestShrink(t *testing.T) {
 		return len(s) > 20, nil
 	})
 }
+
+// sameScope reports whether b is in a's reorder scope.
+func sameScope(scope Scope, a, b Event) bool {
+	switch scope {
+	case ScopeKey:
+		return a.Key != "" && a.Key == b.Key
+	case ScopePartition:
+		return a.Partition == b.Partition
+	}
+	return true
+}
+
+// BenchmarkStreamReorderByKey plans reorder by key over many keys, where
+// the lookahead is full (MinReorderLookahead): finding the candidates must
+// not scan it.
+func BenchmarkStreamReorderByKey(b *testing.B) {
+	evs := events(100000, 5000)
+	cfg := Config{Duplicate: &DuplicateConfig{Rate: 0.1, Spread: 10}, Reorder: &ReorderConfig{Window: 32, Scope: ScopeKey, Rate: 0.5}}
+	for b.Loop() {
+		s, err := NewStream(cfg, 1, All(), func(Delivery[int]) error { return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i, e := range evs {
+			if err := s.Push(e, i); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(evs)), "events/op")
+}

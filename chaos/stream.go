@@ -74,8 +74,9 @@ type Stream[T any] struct {
 	crashesPlanned    bool
 
 	look []slot[T] // pushed, not yet planned (a FIFO of at most lookahead)
-	// inLook counts the events of look per scope value (scopeOf).
-	inLook  map[string]int
+	// inScope holds the indexes of the events of look per scope value
+	// (scopeOf), in look's order: the candidates of a reorder.
+	inScope map[string][]int64
 	targets map[int64]struct{}
 	waiting map[int64][]slot[T] // released when event k is delivered
 	moved   map[int64]struct{}  // originals held back, not yet delivered
@@ -112,7 +113,7 @@ func NewStream[T any](cfg Config, seed uint64, sel Selection, emit func(Delivery
 		skewRNG:   rand.New(rand.NewPCG(seed, streamSkew)),
 		poisonRNG: rand.New(rand.NewPCG(seed, streamPoison)),
 		targets:   map[int64]struct{}{},
-		inLook:    map[string]int{},
+		inScope:   map[string][]int64{},
 		waiting:   map[int64][]slot[T]{},
 		moved:     map[int64]struct{}{},
 		stats:     Stats{Planned: map[Kind]int{}, Applied: map[Kind]int{}},
@@ -194,7 +195,7 @@ func (s *Stream[T]) Push(e Event, v T) error {
 	s.stats.Events++
 	s.look = append(s.look, slot[T]{ev: e, v: v})
 	if k, ok := s.scopeOf(e); ok {
-		s.inLook[k]++
+		s.inScope[k] = append(s.inScope[k], e.Index)
 	}
 	s.noteHeld()
 	for len(s.look) > 0 && s.ready(s.look[0].ev) && s.err == nil {
@@ -211,7 +212,7 @@ func (s *Stream[T]) ready(e Event) bool {
 		return true
 	}
 	k, ok := s.scopeOf(e)
-	return !ok || s.inLook[k]-1 >= s.window
+	return !ok || len(s.inScope[k])-1 >= s.window
 }
 
 func (s *Stream[T]) popLook() slot[T] {
@@ -220,8 +221,11 @@ func (s *Stream[T]) popLook() slot[T] {
 	s.look[0] = zero
 	s.look = s.look[1:]
 	if k, ok := s.scopeOf(it.ev); ok {
-		if s.inLook[k]--; s.inLook[k] == 0 {
-			delete(s.inLook, k)
+		// it is the oldest event of look, so the first of its scope.
+		if q := s.inScope[k][1:]; len(q) > 0 {
+			s.inScope[k] = q
+		} else {
+			delete(s.inScope, k)
 		}
 	}
 	return it
@@ -330,13 +334,9 @@ func (s *Stream[T]) plan(it slot[T]) {
 		if draw := s.reoRNG.Float64(); !isTarget && draw < r.Rate {
 			// The next window events of its scope in the lookahead.
 			var cands []int64
-			for _, c := range s.look {
-				if len(cands) == r.Window {
-					break
-				}
-				if sameScope(r.Scope, it.ev, c.ev) {
-					cands = append(cands, c.ev.Index)
-				}
+			if k, ok := s.scopeOf(it.ev); ok {
+				cands = s.inScope[k]
+				cands = cands[:min(len(cands), r.Window)]
 			}
 			if len(cands) > 0 {
 				moveAfter = cands[s.reoRNG.IntN(len(cands))]
@@ -483,16 +483,6 @@ func (s *Stream[T]) emitOne(it slot[T]) bool {
 	if err := s.emit(Delivery[T]{Event: it.ev, Value: it.v, Fault: it.fault, Skew: it.skew}); err != nil {
 		s.err = err
 		return false
-	}
-	return true
-}
-
-func sameScope(scope Scope, a, b Event) bool {
-	switch scope {
-	case ScopeKey:
-		return a.Key != "" && a.Key == b.Key
-	case ScopePartition:
-		return a.Partition == b.Partition
 	}
 	return true
 }

@@ -233,15 +233,8 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	defer stop()
 	h.logf("%s: started %s (pid %d) on topic %s, group %s", id, strings.Join(pspec.Argv, " "), cons.current().Pid(), res.Topic, res.Group)
 	if spec.Initial {
-		// Best effort: a consumer that serves its state only once it has
-		// consumed something is not judged by it.
-		ictx, cancel := context.WithTimeout(ctx, initialStateWait)
-		if st, _, err := readState(ictx, h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand); err == nil {
-			res.Initial, res.InitialRead = st, true
-		}
-		cancel()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if err := h.readInitialState(ctx, res, cons, env, expand); err != nil {
+			return nil, err
 		}
 	}
 
@@ -319,6 +312,36 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		res.Failure = &Failure{Reason: "expect", Message: "expectations failed: " + strings.Join(failed, "; ")}
 	}
 	return finish()
+}
+
+// readInitialState reads the state the consumer serves before the first
+// event, best effort: a consumer that serves its state only once it has
+// consumed something, or exits, is not judged by it (and not waited for).
+func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *consumer, env []string, expand func(string) string) error {
+	ictx, cancel := context.WithTimeout(ctx, initialStateWait)
+	defer cancel()
+	type read struct {
+		state any
+		err   error
+	}
+	done := make(chan read, 1)
+	go func() {
+		st, _, err := readState(ictx, h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
+		done <- read{st, err}
+	}()
+	for {
+		select {
+		case r := <-done:
+			if r.err == nil {
+				res.Initial, res.InitialRead = r.state, true
+			}
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+			if exited, _ := cons.exited(); exited {
+				cancel()
+			}
+		}
+	}
 }
 
 // consumerProcess returns how to start the consumer for a run (the same

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -707,4 +710,63 @@ func BenchmarkStreamReorderByKey(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(evs)), "events/op")
+}
+
+// TestInvariantsLookaheadFull: when the next window events of a key are
+// further apart than the lookahead, events are planned because the
+// lookahead is full; still every event is delivered once, copies and moves
+// keep their rules, and the plan is the same for the same seed.
+func TestInvariantsLookaheadFull(t *testing.T) {
+	evs := events(3*MinReorderLookahead, 5000) // a key every ~5000 events
+	for _, scope := range []Scope{ScopeKey, ScopePartition} {
+		cfg := Config{Duplicate: &DuplicateConfig{Rate: 0.1, Max: 1, Spread: 10}, Reorder: &ReorderConfig{Window: 8, Scope: scope, Rate: 0.5}}
+		out, faults, st := run(t, cfg, 3, All(), evs)
+		check(t, cfg, evs, out, faults)
+		if st.Applied[Reorder] < len(evs)/4 {
+			t.Errorf("scope %s: %d reorders of %d events", scope, st.Applied[Reorder], len(evs))
+		}
+		if st.MaxHeld > 2*MinReorderLookahead {
+			t.Errorf("scope %s: held %d events", scope, st.MaxHeld)
+		}
+		again, faults2, _ := run(t, cfg, 3, All(), evs)
+		if !reflect.DeepEqual(out, again) || !reflect.DeepEqual(faults, faults2) {
+			t.Errorf("scope %s: same seed gave different streams", scope)
+		}
+	}
+}
+
+// TestScopeValueNotRetained: an event's key may alias a buffer of the
+// caller (evtool's records alias the event text); once the event is
+// delivered the stream must not keep that buffer alive, though later
+// events of the key are still in the lookahead.
+func TestScopeValueNotRetained(t *testing.T) {
+	s, err := NewStream(Config{Reorder: &ReorderConfig{Window: 4, Scope: ScopeKey, Rate: 1e-9}}, 1, All(), func(Delivery[int]) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	push := func(tag bool) {
+		buf := make([]byte, 64) // not a tiny allocation, which cleanups may skip
+		copy(buf, "key-1")
+		if tag {
+			runtime.AddCleanup(&buf[0], func(struct{}) { close(released) }, struct{}{})
+		}
+		if err := s.Push(Event{ID: "e", Type: "t", Key: unsafe.String(&buf[0], len("key-1"))}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	push(true) // the first event of the key: planned once 4 more are in
+	for range 6 {
+		push(false)
+	}
+	defer runtime.KeepAlive(s) // the stream is alive, its lookahead too
+	for range 20 {
+		runtime.GC()
+		select {
+		case <-released:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatal("the stream keeps the key buffer of a delivered event")
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Random stream ids, one per kind (see the package comment).
@@ -73,10 +74,11 @@ type Stream[T any] struct {
 	window, lookahead int
 	crashesPlanned    bool
 
-	look []slot[T] // pushed, not yet planned (a FIFO of at most lookahead)
-	// inScope holds the indexes of the events of look per scope value
-	// (scopeOf), in look's order: the candidates of a reorder.
-	inScope map[string][]int64
+	look fifo[slot[T]] // pushed, not yet planned (at most lookahead+1)
+	// inScope holds the events of look per scope value (scopeOf), in
+	// look's order: the candidates of a reorder. Each slot of look points
+	// to its queue, so that only Push hashes the scope value.
+	inScope map[string]*scopeQueue
 	targets map[int64]struct{}
 	waiting map[int64][]slot[T] // released when event k is delivered
 	moved   map[int64]struct{}  // originals held back, not yet delivered
@@ -94,6 +96,16 @@ type slot[T any] struct {
 	v     T
 	fault *Fault
 	skew  *Fault
+	// scope is the queue of the event's reorder scope while it is in the
+	// lookahead (nil: it has none).
+	scope *scopeQueue
+}
+
+// scopeQueue holds the indexes of the lookahead's events of one scope
+// value, oldest first.
+type scopeQueue struct {
+	value   string // its key in Stream.inScope
+	indexes []int64
 }
 
 // NewStream returns a stream for cfg (normalized with Normalize), seeded
@@ -113,7 +125,7 @@ func NewStream[T any](cfg Config, seed uint64, sel Selection, emit func(Delivery
 		skewRNG:   rand.New(rand.NewPCG(seed, streamSkew)),
 		poisonRNG: rand.New(rand.NewPCG(seed, streamPoison)),
 		targets:   map[int64]struct{}{},
-		inScope:   map[string][]int64{},
+		inScope:   map[string]*scopeQueue{},
 		waiting:   map[int64][]slot[T]{},
 		moved:     map[int64]struct{}{},
 		stats:     Stats{Planned: map[Kind]int{}, Applied: map[Kind]int{}},
@@ -193,39 +205,43 @@ func (s *Stream[T]) Push(e Event, v T) error {
 	e.Index = s.next
 	s.next++
 	s.stats.Events++
-	s.look = append(s.look, slot[T]{ev: e, v: v})
+	it := slot[T]{ev: e, v: v}
 	if k, ok := s.scopeOf(e); ok {
-		s.inScope[k] = append(s.inScope[k], e.Index)
+		q := s.inScope[k]
+		if q == nil {
+			// A key aliases its event's text (a caller's buffer): the
+			// queue, which may outlive the event, keeps a copy.
+			q = &scopeQueue{value: strings.Clone(k)}
+			s.inScope[q.value] = q
+		}
+		q.indexes = append(q.indexes, e.Index)
+		it.scope = q
 	}
+	s.look.push(it)
 	s.noteHeld()
-	for len(s.look) > 0 && s.ready(s.look[0].ev) && s.err == nil {
+	for s.look.len() > 0 && s.ready() && s.err == nil {
 		s.plan(s.popLook())
 	}
 	return s.err
 }
 
-// ready reports whether the oldest event of the lookahead, e, can be
+// ready reports whether the oldest event of the lookahead can be
 // planned: the lookahead holds the next window events of its scope, or
-// is full, or e has no scope to be reordered in.
-func (s *Stream[T]) ready(e Event) bool {
-	if len(s.look) > s.lookahead {
+// is full, or it has no scope to be reordered in.
+func (s *Stream[T]) ready() bool {
+	if s.look.len() > s.lookahead {
 		return true
 	}
-	k, ok := s.scopeOf(e)
-	return !ok || len(s.inScope[k])-1 >= s.window
+	q := s.look.front().scope
+	return q == nil || len(q.indexes)-1 >= s.window
 }
 
 func (s *Stream[T]) popLook() slot[T] {
-	it := s.look[0]
-	var zero slot[T]
-	s.look[0] = zero
-	s.look = s.look[1:]
-	if k, ok := s.scopeOf(it.ev); ok {
+	it := s.look.pop()
+	if q := it.scope; q != nil {
 		// it is the oldest event of look, so the first of its scope.
-		if q := s.inScope[k][1:]; len(q) > 0 {
-			s.inScope[k] = q
-		} else {
-			delete(s.inScope, k)
+		if q.indexes = q.indexes[1:]; len(q.indexes) == 0 {
+			delete(s.inScope, q.value)
 		}
 	}
 	return it
@@ -273,7 +289,7 @@ func (s *Stream[T]) Close() error {
 	}
 	s.closed = true
 	s.planCrashes()
-	for len(s.look) > 0 && s.err == nil {
+	for s.look.len() > 0 && s.err == nil {
 		s.plan(s.popLook())
 	}
 	if s.err != nil {
@@ -299,7 +315,7 @@ func (s *Stream[T]) Close() error {
 func (s *Stream[T]) Stats() Stats { return s.stats }
 
 func (s *Stream[T]) noteHeld() {
-	if n := len(s.look) + s.held; n > s.stats.MaxHeld {
+	if n := s.look.len() + s.held; n > s.stats.MaxHeld {
 		s.stats.MaxHeld = n
 	}
 }
@@ -334,9 +350,8 @@ func (s *Stream[T]) plan(it slot[T]) {
 		if draw := s.reoRNG.Float64(); !isTarget && draw < r.Rate {
 			// The next window events of its scope in the lookahead.
 			var cands []int64
-			if k, ok := s.scopeOf(it.ev); ok {
-				cands = s.inScope[k]
-				cands = cands[:min(len(cands), r.Window)]
+			if q := it.scope; q != nil {
+				cands = q.indexes[:min(len(q.indexes), r.Window)]
 			}
 			if len(cands) > 0 {
 				moveAfter = cands[s.reoRNG.IntN(len(cands))]
@@ -503,4 +518,39 @@ func Plan(cfg Config, seed uint64, sel Selection, events []Event) ([]Fault, erro
 		}
 	}
 	return out, s.Close()
+}
+
+// fifo is a queue that reuses its storage as a ring. (A slice popped at
+// the front and appended at the back reallocates and copies the whole
+// lookahead every few pushes once it holds thousands of events.)
+type fifo[T any] struct {
+	buf     []T
+	head, n int
+}
+
+func (q *fifo[T]) len() int { return q.n }
+
+func (q *fifo[T]) push(x T) {
+	if q.n == len(q.buf) {
+		grown := make([]T, max(16, 2*len(q.buf)))
+		for i := range q.n {
+			grown[i] = q.buf[(q.head+i)%len(q.buf)]
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = x
+	q.n++
+}
+
+// front is the oldest element; the queue must not be empty.
+func (q *fifo[T]) front() *T { return &q.buf[q.head] }
+
+// pop removes and returns the oldest element; the queue must not be empty.
+func (q *fifo[T]) pop() T {
+	x := q.buf[q.head]
+	var zero T
+	q.buf[q.head] = zero // nothing popped stays reachable
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+	return x
 }

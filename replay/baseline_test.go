@@ -72,3 +72,40 @@ func replayScenario(t *testing.T, sc *Scenario, opts Options) (*Report, error) {
 	defer cancel()
 	return Replay(ctx, sc, opts)
 }
+
+// TestInitialStateNotWaitedFor: a consumer that serves its state only once
+// it has consumed something is not judged by its state before the first
+// event, and the baseline does not wait the initial-state bound for it:
+// once the consumer is in its group the harness produces.
+func TestInitialStateNotWaitedFor(t *testing.T) {
+	t.Parallel()
+	sc := writeScenario(t, scenarioText(t, "late-state", testEvents(t, 20), ""))
+	h, err := NewHarness(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := h.Validate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Run(ctx, RunSpec{Name: "baseline", Initial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure != nil {
+		t.Fatalf("baseline failed: %s", res.Failure.Message)
+	}
+	if res.InitialRead {
+		t.Errorf("an initial state was read from a consumer that serves none before its first record: %v", res.Initial)
+	}
+	// Producing starts once the initial read gives up: well before the
+	// bound, on a loaded machine too.
+	if wait := time.Duration(res.InitialWait); wait >= initialStateWait-time.Second {
+		t.Errorf("the baseline waited %s for the state before the first event (bound %s)", wait, initialStateWait)
+	}
+}

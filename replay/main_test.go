@@ -71,6 +71,8 @@ func bugConsumer(name string) int {
 //	reject-all    dead-letters every event (header dlq.error) and applies none
 //	reject-paid   correct, except that it dead-letters every order.paid event
 //	empty-state   correct, but serves {} as its state
+//	late-state    correct, but serves its state only once it has
+//	              consumed a record
 func testConsumer(mode string) int {
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(os.Stderr, "test consumer: "+format+"\n", args...)
@@ -98,7 +100,21 @@ func testConsumer(mode string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	serving := make(chan struct{})
+	var startServing sync.Once
+	if mode != "late-state" {
+		startServing.Do(func() { close(serving) })
+	} else {
+		ln.Close() // refused until the first record
+	}
 	go func() {
+		<-serving
+		if mode == "late-state" {
+			if ln, err = net.Listen("tcp", os.Getenv("EVTOOL_ADDR")); err != nil {
+				fmt.Fprintf(os.Stderr, "test consumer: %v\n", err)
+				os.Exit(1)
+			}
+		}
 		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if mode == "html" {
 				w.Header().Set("Content-Type", "text/html")
@@ -183,6 +199,9 @@ func testConsumer(mode string) int {
 			}
 		}
 		mu.Unlock()
+		if len(recs) > 0 {
+			startServing.Do(func() { close(serving) })
+		}
 		if mode != "never-commit" && len(recs) > 0 {
 			if err := cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
 				return fail("commit: %v", err)

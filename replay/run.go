@@ -98,6 +98,8 @@ type RunResult struct {
 	// (RunSpec.Initial), when InitialRead.
 	Initial     any  `json:"-"`
 	InitialRead bool `json:"-"`
+	// InitialWait is how long producing waited for that state.
+	InitialWait Duration `json:"-"`
 	// StateBytes is the state as read.
 	StateBytes []byte `json:"-"`
 
@@ -112,8 +114,14 @@ type RunResult struct {
 	consumption time.Duration
 }
 
-// initialStateWait bounds reading the state before the first event.
-const initialStateWait = 5 * time.Second
+// initialStateWait bounds reading the state before the first event;
+// initialStateGrace is how long after the consumer has joined its group
+// the harness still waits for that state (a consumer that is in its group
+// but serves nothing serves its state only once it has consumed).
+const (
+	initialStateWait  = 5 * time.Second
+	initialStateGrace = 500 * time.Millisecond
+)
 
 // MaxRecordedFaults bounds RunResult.Faults.
 const MaxRecordedFaults = 10000
@@ -316,7 +324,8 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 
 // readInitialState reads the state the consumer serves before the first
 // event, best effort: a consumer that serves its state only once it has
-// consumed something, or exits, is not judged by it (and not waited for).
+// consumed something, or exits, is not judged by it, and not waited for
+// beyond initialStateGrace once it has joined its group.
 func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *consumer, env []string, expand func(string) string) error {
 	ictx, cancel := context.WithTimeout(ctx, initialStateWait)
 	defer cancel()
@@ -325,19 +334,29 @@ func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *co
 		err   error
 	}
 	done := make(chan read, 1)
+	start := time.Now()
 	go func() {
 		st, _, err := readState(ictx, h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
 		done <- read{st, err}
 	}()
+	var joined time.Time
 	for {
 		select {
 		case r := <-done:
 			if r.err == nil {
 				res.Initial, res.InitialRead = r.state, true
 			}
+			res.InitialWait = Duration(time.Since(start))
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 			if exited, _ := cons.exited(); exited {
+				cancel()
+			}
+			if joined.IsZero() {
+				if h.groupJoined(ictx, res.Group) {
+					joined = time.Now()
+				}
+			} else if time.Since(joined) > initialStateGrace {
 				cancel()
 			}
 		}

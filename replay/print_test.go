@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/kafka"
 )
 
 // TestShrunkCrashSaysWhatHappened: a shrunk after-effect crash is
@@ -39,5 +40,32 @@ func TestShrunkCrashSaysWhatHappened(t *testing.T) {
 				t.Errorf("brokers %s, %s: want %q, never %q:\n%s", tc.brokers, name, tc.want, tc.never, out)
 			}
 		}
+	}
+}
+
+// TestReproduceKeepsTheClientFlags: a reproduce line replays against the
+// same cluster with the same client settings (a kafkajs consumer that
+// cannot read --compression snappy fails only with it), never with the
+// SASL password.
+func TestReproduceKeepsTheClientFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"embedded", Options{}, "evtool replay s.yaml --seed 7 --faults 1,2"},
+		{"compression", Options{Client: kafka.ClientConfig{Compression: "snappy"}}, "evtool replay s.yaml --seed 7 --faults 1,2 --compression snappy"},
+		{"cluster", Options{Brokers: []string{"k1:9092", "k2:9092"}, Client: kafka.ClientConfig{
+			TLS: true, TLSCAFile: "ca dir/ca.pem", TLSCertFile: "c.pem", TLSKeyFile: "k.pem", TLSServerName: "kafka", TLSInsecure: true,
+			SASLMechanism: "SCRAM-SHA-256", SASLUser: "evtool", SASLPassword: "secret"}},
+			"evtool replay s.yaml --seed 7 --faults 1,2 --brokers k1:9092,k2:9092 --tls --tls-ca 'ca dir/ca.pem' --tls-cert c.pem --tls-key k.pem --tls-server-name kafka --tls-insecure --sasl-mechanism SCRAM-SHA-256 --sasl-user evtool"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.Command = "evtool replay s.yaml"
+			h := &Harness{opts: tc.opts}
+			if got := h.reproduce(7, chaos.Only(1, 2)); got != tc.want {
+				t.Errorf("reproduce =\n%s\nwant\n%s", got, tc.want)
+			}
+		})
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -429,16 +430,36 @@ func (h *Harness) listFaults(ctx context.Context, seed uint64, sel chaos.Selecti
 }
 
 // reproduce renders the command line that replays the chaos run with the
-// given faults.
+// given faults, against the same brokers with the same client flags (a
+// consumer may fail only with one codec, and crash faults strike
+// differently on a real cluster), never with the SASL password (the
+// command reads EVTOOL_SASL_PASSWORD).
 func (h *Harness) reproduce(seed uint64, sel chaos.Selection) string {
-	cmd := h.opts.Command + fmt.Sprintf(" --seed %d", seed)
+	words := []string{h.opts.Command, "--seed", strconv.FormatUint(seed, 10)}
 	if !sel.IsAll() {
-		cmd += " --faults " + sel.String()
+		words = append(words, "--faults", sel.String())
 	}
-	if len(h.opts.Brokers) > 0 {
-		cmd += " --brokers " + strings.Join(h.opts.Brokers, ",")
+	flag := func(name, value string) {
+		if value != "" {
+			words = append(words, name, shellQuote(value))
+		}
 	}
-	return cmd
+	flag("--brokers", strings.Join(h.opts.Brokers, ","))
+	c := h.opts.Client
+	flag("--compression", c.Compression)
+	if c.TLS {
+		words = append(words, "--tls")
+	}
+	flag("--tls-ca", c.TLSCAFile)
+	flag("--tls-cert", c.TLSCertFile)
+	flag("--tls-key", c.TLSKeyFile)
+	flag("--tls-server-name", c.TLSServerName)
+	if c.TLSInsecure {
+		words = append(words, "--tls-insecure")
+	}
+	flag("--sasl-mechanism", c.SASLMechanism)
+	flag("--sasl-user", c.SASLUser)
+	return strings.Join(words, " ")
 }
 
 func firstLine(s string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +108,30 @@ func TestInitialStateNotWaitedFor(t *testing.T) {
 	// bound, on a loaded machine too.
 	if wait := time.Duration(res.InitialWait); wait >= initialStateWait-time.Second {
 		t.Errorf("the baseline waited %s for the state before the first event (bound %s)", wait, initialStateWait)
+	}
+}
+
+// TestNearLineIsChecked: without shrinking, the "only the faults near the
+// differences" line is printed only when those faults, replayed alone,
+// fail. This consumer fails only in the run named chaos: the near faults
+// (its crash) pass alone, and a line with them would not reproduce.
+func TestNearLineIsChecked(t *testing.T) {
+	t.Parallel()
+	sc := writeScenario(t, scenarioText(t, "flaky", testEvents(t, 30), "chaos: {seed: 1, duplicate: {rate: 0.2}, crash: {count: 1}}\n"))
+	rep, err := replayScenario(t, sc, Options{ShrinkBudget: -1, Command: "evtool replay s.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != Fail {
+		t.Fatalf("verdict %s: %s", rep.Verdict, rep.Summary)
+	}
+	if len(rep.NearFaults) == 0 {
+		t.Fatalf("no near faults:\n%s", reportText(rep))
+	}
+	if rep.ReproduceNear != "" {
+		t.Errorf("printed %q, whose faults pass alone:\n%s", rep.ReproduceNear, reportText(rep))
+	}
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "pass on their own") }) {
+		t.Errorf("no warning that the near faults pass alone: %q", rep.Warnings)
 	}
 }

@@ -2,6 +2,9 @@ package replay
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,5 +70,32 @@ func TestReproduceKeepsTheClientFlags(t *testing.T) {
 				t.Errorf("reproduce =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestNearFaultsAllReplayed: the "only the faults near the differences"
+// line replays every applied fault of the keys near the differences, not
+// the first maxNearFaults shown: the fault that breaks the key may come
+// after them, and a line without it replays and passes.
+func TestNearFaultsAllReplayed(t *testing.T) {
+	ch := &RunResult{}
+	ch.Faults = append(ch.Faults, chaos.Fault{Index: 0, Kind: chaos.Crash, Crash: 1})
+	for i := 1; i <= maxNearFaults+10; i++ {
+		ch.Faults = append(ch.Faults, chaos.Fault{Index: i, Kind: chaos.Duplicate, Event: chaos.Event{Key: "k1", ID: fmt.Sprint("e", i)}})
+		ch.Faults = append(ch.Faults, chaos.Fault{Index: 100 + i, Kind: chaos.Duplicate, Event: chaos.Event{Key: "other", ID: fmt.Sprint("o", i)}})
+	}
+	near, idx, err := (&Harness{}).nearFaults(context.Background(), ch, []string{"k1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(near) != maxNearFaults {
+		t.Errorf("%d faults shown, want %d", len(near), maxNearFaults)
+	}
+	want := []int{0}
+	for i := 1; i <= maxNearFaults+10; i++ {
+		want = append(want, i)
+	}
+	if !slices.Equal(idx, want) {
+		t.Errorf("replayed %v\nwant %v", idx, want)
 	}
 }

@@ -75,6 +75,7 @@ type Report struct {
 	// the faults near the differences (a hint, not a proven minimum).
 	Reproduce     string `json:"reproduce,omitempty"`
 	ReproduceNear string `json:"reproduceNear,omitempty"`
+	nearSelection chaos.Selection
 	// Nondeterministic is the difference between the two clean runs of a
 	// nondeterministic consumer.
 	Nondeterministic *Comparison `json:"nondeterministic,omitempty"`
@@ -182,6 +183,11 @@ func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 	if err := h.Judge(ctx, rep, base, ch); err != nil {
 		return fail(err)
 	}
+	if rep.Verdict == Fail && opts.ShrinkBudget < 0 && rep.ReproduceNear != "" {
+		if err := h.checkNear(ctx, rep, base, ch); err != nil {
+			return fail(err)
+		}
+	}
 	if rep.Verdict != Fail || opts.ShrinkBudget < 0 {
 		return rep, nil
 	}
@@ -189,6 +195,23 @@ func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 		return fail(err)
 	}
 	return rep, nil
+}
+
+// checkNear replays only the faults near the differences (without
+// shrinking nothing else proves them) and keeps ReproduceNear only when
+// that run fails too: a printed command must reproduce.
+func (h *Harness) checkNear(ctx context.Context, rep *Report, base, ch *RunResult) error {
+	seed := ch.Seed
+	near, err := h.Run(ctx, RunSpec{Name: "near", Chaos: true, Faults: rep.nearSelection, Seed: &seed})
+	if err != nil {
+		return fmt.Errorf("replaying the faults near the differences: %w", err)
+	}
+	rep.Runs = append(rep.Runs, near)
+	if !h.judgeRun(base, near) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the faults near the differences (--faults %s) pass on their own (run %s): replay the whole plan, or shrink (--shrink-budget)", rep.nearSelection, near.ID))
+		rep.ReproduceNear = ""
+	}
+	return nil
 }
 
 // maxBaselineErrors bounds the DLQ error headers a baseline failure shows.
@@ -327,22 +350,21 @@ func (h *Harness) Judge(ctx context.Context, rep *Report, base, ch *RunResult) e
 	if len(keys) == 0 && ch.Failure == nil {
 		return nil
 	}
-	near, err := h.nearFaults(ctx, ch, keys)
+	near, idx, err := h.nearFaults(ctx, ch, keys)
 	if err != nil {
 		return err
 	}
 	rep.NearFaults = near
 	seen := map[string]bool{}
-	var idx []int
 	for _, f := range near {
 		if f.Key != "" && !seen[f.Key] {
 			seen[f.Key] = true
 			rep.NearKeys = append(rep.NearKeys, f.Key)
 		}
-		idx = append(idx, f.Index)
 	}
 	if len(idx) > 0 && ch.Failure == nil {
-		rep.ReproduceNear = h.reproduce(ch.Seed, chaos.Only(idx...))
+		rep.nearSelection = chaos.Only(idx...)
+		rep.ReproduceNear = h.reproduce(ch.Seed, rep.nearSelection)
 	}
 	return nil
 }
@@ -351,7 +373,10 @@ func (h *Harness) Judge(ctx context.Context, rep *Report, base, ch *RunResult) e
 // near the differences, and every applied crash (a crash has no key, and
 // a failure may need it: without it the faults near the differences may
 // replay and pass); with no keys (a failed run), the first applied faults.
-func (h *Harness) nearFaults(ctx context.Context, ch *RunResult, keys []string) ([]chaos.Fault, error) {
+// It returns the first maxNearFaults of them to show, and the indexes of
+// all of them to replay: the fault that matters may come after the first
+// maxNearFaults of its key.
+func (h *Harness) nearFaults(ctx context.Context, ch *RunResult, keys []string) ([]chaos.Fault, []int, error) {
 	want := map[string]bool{}
 	for _, k := range keys {
 		want[k] = true
@@ -360,28 +385,34 @@ func (h *Harness) nearFaults(ctx context.Context, ch *RunResult, keys []string) 
 		return len(want) == 0 || f.Kind == chaos.Crash || want[f.Key] || want[f.ID]
 	}
 	var out []chaos.Fault
+	var idx []int
+	add := func(f chaos.Fault) bool {
+		if len(out) < maxNearFaults {
+			out = append(out, f)
+		}
+		idx = append(idx, f.Index)
+		// Without keys every applied fault matches: the first are enough.
+		return len(want) > 0 || len(out) < maxNearFaults
+	}
 	if !ch.FaultsTruncated {
 		for _, f := range ch.Faults {
-			if match(f) && len(out) < maxNearFaults {
-				out = append(out, f)
+			if match(f) && !add(f) {
+				break
 			}
 		}
-		return out, nil
+		return out, idx, nil
 	}
 	errStop := errors.New("enough")
 	_, err := h.listFaults(ctx, ch.Seed, ch.faults, func(f chaos.Fault, applied bool) error {
-		if applied && match(f) {
-			out = append(out, f)
-			if len(out) >= maxNearFaults {
-				return errStop
-			}
+		if applied && match(f) && !add(f) {
+			return errStop
 		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStop) {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, idx, nil
 }
 
 // ListFaults plans the scenario's faults over its events without Kafka and

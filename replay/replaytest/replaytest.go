@@ -808,14 +808,14 @@ func (r *Result) Report() string {
 // Options for replaytest and the flags for evtool replay.
 func reproduceText(seed uint64, sel chaos.Selection) string {
 	if sel.IsAll() {
-		return fmt.Sprintf("reproduce with Options{Seed: %d} (or evtool replay --seed %d)\n", seed, seed)
+		return fmt.Sprintf("reproduce with Options{Seed: %d} (for evtool replay on a scenario of the same events and chaos: --seed %d)\n", seed, seed)
 	}
 	idx := sel.Indexes()
 	list := make([]string, len(idx))
 	for i, x := range idx {
 		list[i] = strconv.Itoa(x)
 	}
-	return fmt.Sprintf("reproduce with Options{Seed: %d, Faults: chaos.Only(%s)} (or evtool replay --seed %d --faults %s)\n",
+	return fmt.Sprintf("reproduce with Options{Seed: %d, Faults: chaos.Only(%s)} (for evtool replay on a scenario of the same events and chaos: --seed %d --faults %s)\n",
 		seed, strings.Join(list, ", "), seed, sel)
 }
 

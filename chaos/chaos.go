@@ -10,10 +10,10 @@
 // can search for the smallest failing subset.
 //
 // Plans are streamed. A Stream plans each event when it has seen the
-// following reorder-window events, delivers it (or holds it back), and
-// releases held events and copies as the events they wait for go by, so its
-// memory is bounded by the reorder window and the duplicate spread, never by
-// the number of events.
+// next reorder-window events of its scope (or its lookahead is full),
+// delivers it (or holds it back), and releases held events and copies as
+// the events they wait for go by, so its memory is bounded by the reorder
+// lookahead and the duplicate spread, never by the number of events.
 //
 // Fault kinds:
 //
@@ -23,10 +23,11 @@
 //     right after the original). A copy is never delivered before its
 //     original.
 //   - reorder {window, scope, rate}: with probability rate, an event is held
-//     back and delivered right after a later event of its scope (same key,
-//     same partition, or any event) among the next window input events. An
-//     event that another event was moved behind is never moved itself, so
-//     moves do not chain and every event is late by at most window events.
+//     back and delivered right after one of the next window events of its
+//     scope (same key, same partition, or any event), within
+//     ReorderLookahead input events. An event that another event was moved
+//     behind is never moved itself, so moves do not chain and every event
+//     is late by at most window events of its scope.
 //   - skew {rate}: with probability rate, an event is re-emitted as another
 //     version of its type: one of the versions in its Event.SkewTo (the
 //     versions its data is valid under that the type's compatibility mode
@@ -47,7 +48,9 @@
 // change the faults of another for the same seed. Per event, faults are
 // numbered duplicate, reorder, skew, poison; crash faults come before all of
 // them. Plans of scenarios without the newer kinds (skew, poison, crash) are
-// those of earlier versions of evtool, index for index.
+// those of earlier versions of evtool, index for index, but for reorder
+// with scope key or partition, whose window counts the events of the scope
+// (it counted the events of the stream before).
 package chaos
 
 import (
@@ -218,8 +221,9 @@ type DuplicateConfig struct {
 
 // ReorderConfig configures reorder faults.
 type ReorderConfig struct {
-	// Window: an event may be delivered after an event of its scope among
-	// the next Window input events.
+	// Window: an event may be delivered after one of the next Window
+	// events of its scope (same key, same partition, or any event for
+	// global), looking at most ReorderLookahead input events ahead.
 	Window int `json:"window"`
 	// Scope is key (default), partition or global.
 	Scope Scope `json:"scope,omitempty"`
@@ -447,8 +451,15 @@ func (f Fault) MarshalJSON() ([]byte, error) {
 	}{f.Index, f.Kind, f.Crash, f.At, f.Progress, f.Phase})
 }
 
-// String describes the fault on one line.
-func (f Fault) String() string {
+// String describes the fault on one line, as the embedded broker applies
+// it (see Describe).
+func (f Fault) String() string { return f.Describe(true) }
+
+// Describe describes the fault on one line. commitsIntercepted says how a
+// crash at after-effect strikes: true, at the commit, which is dropped
+// (the embedded broker); false, once that commit is stored (a real
+// cluster, whose commits a harness can only poll).
+func (f Fault) Describe(commitsIntercepted bool) string {
 	switch f.Kind {
 	case Duplicate:
 		if f.After == f.Event.Index {
@@ -468,6 +479,9 @@ func (f Fault) String() string {
 		}
 		if f.At == CrashAfterCommit {
 			return fmt.Sprintf("#%d crash %d (after-commit): the consumer is killed when its group's committed records pass %d%% of the events, once that commit is stored, and restarted", f.Index, f.Crash, pct)
+		}
+		if !commitsIntercepted {
+			return fmt.Sprintf("#%d crash %d (after-effect): the consumer is killed once its group's committed records pass %d%% of the events and that commit is stored (a real cluster's commits cannot be intercepted), and restarted", f.Index, f.Crash, pct)
 		}
 		return fmt.Sprintf("#%d crash %d (after-effect): the consumer is killed when its group's committed records pass %d%% of the events, before that commit is stored (embedded broker), and restarted", f.Index, f.Crash, pct)
 	}

@@ -3,10 +3,14 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -117,11 +121,19 @@ func check(t *testing.T, cfg Config, evs []Event, out []Delivery[int], faults []
 			if pos[f.Event.Index] < pos[f.After] {
 				t.Fatalf("%v: delivered before its target", f)
 			}
-			if f.After <= f.Event.Index || f.After > f.Event.Index+int64(cfg.Reorder.Window) {
-				t.Fatalf("%v: target outside the window", f)
+			// The window counts the events of the scope: the target is
+			// one of the next Window events of the same scope.
+			if f.After <= f.Event.Index || !sameScope(cfg.Reorder.Scope, evs[f.Event.Index], evs[f.After]) {
+				t.Fatalf("%v: target not later in the scope %s", f, cfg.Reorder.Scope)
 			}
-			if cfg.Reorder.Scope == ScopeKey && evs[f.After].Key != f.Key {
-				t.Fatalf("%v: target has key %s", f, evs[f.After].Key)
+			between := 0
+			for j := f.Event.Index + 1; j < f.After; j++ {
+				if sameScope(cfg.Reorder.Scope, evs[f.Event.Index], evs[j]) {
+					between++
+				}
+			}
+			if between >= cfg.Reorder.Window {
+				t.Fatalf("%v: target outside the window (%d events of the scope before it)", f, between)
 			}
 		}
 	}
@@ -244,11 +256,66 @@ func TestMemoryBounded(t *testing.T) {
 }
 
 func TestNoCandidatesNoReorder(t *testing.T) {
-	// Keys never repeat within the window: scope key cannot reorder.
-	evs := events(100, 50)
+	// Keys never repeat: scope key cannot reorder.
+	evs := make([]Event, 50)
+	for i := range evs {
+		evs[i] = Event{Index: int64(i), ID: fmt.Sprintf("id-%d", i), Type: "t", Key: fmt.Sprintf("k%d", i)}
+	}
 	_, faults, st := run(t, Config{Reorder: &ReorderConfig{Window: 3, Scope: ScopeKey, Rate: 1}}, 1, All(), evs)
 	if st.Planned[Reorder] != 0 || len(faults) != 0 {
 		t.Fatalf("planned %v", faults)
+	}
+}
+
+// TestReorderWindowCountsTheScope: the window is the next Window events of
+// the event's own scope, however far apart they are in the stream, so a
+// last-write-wins consumer of 20 keys loses writes under {window: 8,
+// scope: key}. (Counted over the stream, 8 events of 20 keys rarely hold
+// two of one key, and the consumer passed.)
+func TestReorderWindowCountsTheScope(t *testing.T) {
+	cfg := Config{Reorder: &ReorderConfig{Window: 8, Scope: ScopeKey, Rate: 0.5}}
+	for seed := range uint64(10) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		evs := make([]Event, 300)
+		for i := range evs {
+			evs[i] = Event{Index: int64(i), ID: fmt.Sprintf("id-%d", i), Type: "t", Key: fmt.Sprintf("k%02d", rng.IntN(20))}
+		}
+		out, faults, st := run(t, cfg, seed, All(), evs)
+		check(t, cfg, evs, out, faults)
+		// Most events have 8 later events of their key: about rate of
+		// them move (targets and the last events of a key do not).
+		if st.Applied[Reorder] < 90 {
+			t.Errorf("seed %d: %d of 300 events moved, want about 100", seed, st.Applied[Reorder])
+		}
+		// Last write wins: the state is the last event delivered per key.
+		want, got := map[string]int64{}, map[string]int64{}
+		for _, e := range evs {
+			want[e.Key] = e.Index
+		}
+		for _, d := range out {
+			got[d.Event.Key] = d.Event.Index
+		}
+		if reflect.DeepEqual(want, got) {
+			t.Errorf("seed %d: a last-write-wins consumer passed %d moves over 20 keys", seed, st.Applied[Reorder])
+		}
+	}
+}
+
+// TestReorderLookaheadBounded: under scope key the stream looks at most
+// MinReorderLookahead events ahead, however rare a key is.
+func TestReorderLookaheadBounded(t *testing.T) {
+	const n = MinReorderLookahead + 5000
+	evs := make([]Event, n)
+	for i := range evs {
+		evs[i] = Event{Index: int64(i), ID: fmt.Sprintf("id-%d", i), Type: "t", Key: fmt.Sprintf("k%d", i)}
+	}
+	evs[0].Key, evs[n-1].Key = "rare", "rare" // further apart than the lookahead
+	_, faults, st := run(t, Config{Reorder: &ReorderConfig{Window: 1, Scope: ScopeKey, Rate: 1}}, 1, All(), evs)
+	if len(faults) != 0 {
+		t.Fatalf("planned %v", faults)
+	}
+	if st.MaxHeld > MinReorderLookahead+1 {
+		t.Fatalf("held %d events, want at most %d", st.MaxHeld, MinReorderLookahead+1)
 	}
 }
 
@@ -549,6 +616,20 @@ func TestNewFaultStrings(t *testing.T) {
 			t.Errorf("String = %q\nwant     %q", got, tt.want)
 		}
 	}
+	// Against a real cluster a harness cannot intercept commits: an
+	// after-effect crash strikes once the commit is stored, and says so.
+	for _, tt := range []struct {
+		f    Fault
+		want string
+	}{
+		{Fault{Index: 0, Kind: Crash, Crash: 1, At: CrashAfterEffect, Progress: 0.414}, "#0 crash 1 (after-effect): the consumer is killed once its group's committed records pass 41% of the events and that commit is stored (a real cluster's commits cannot be intercepted), and restarted"},
+		{Fault{Index: 0, Kind: Crash, Crash: 1, At: CrashAfterCommit, Progress: 0.414}, "#0 crash 1 (after-commit): the consumer is killed when its group's committed records pass 41% of the events, once that commit is stored, and restarted"},
+		{Fault{Index: 1, Kind: Skew, Event: ev, After: 5, From: 1, To: 2}, "#1 skew: event 5 (line 6, key k, t, id e5) re-emitted as v2 (was v1)"},
+	} {
+		if got := tt.f.Describe(false); got != tt.want {
+			t.Errorf("Describe(false) = %q\nwant              %q", got, tt.want)
+		}
+	}
 	b, _ := Fault{Index: 0, Kind: Crash, Crash: 1, At: CrashRandom, Progress: 0.5, Phase: PhaseBefore}.MarshalJSON()
 	if string(b) != `{"index":0,"kind":"crash","crash":1,"at":"random","progress":0.5,"phase":"before"}` {
 		t.Errorf("crash JSON %s", b)
@@ -595,4 +676,97 @@ func TestShrink(t *testing.T) {
 		}
 		return len(s) > 20, nil
 	})
+}
+
+// sameScope reports whether b is in a's reorder scope.
+func sameScope(scope Scope, a, b Event) bool {
+	switch scope {
+	case ScopeKey:
+		return a.Key != "" && a.Key == b.Key
+	case ScopePartition:
+		return a.Partition == b.Partition
+	}
+	return true
+}
+
+// BenchmarkStreamReorderByKey plans reorder by key over many keys, where
+// the lookahead is full (MinReorderLookahead): finding the candidates must
+// not scan it.
+func BenchmarkStreamReorderByKey(b *testing.B) {
+	evs := events(100000, 5000)
+	cfg := Config{Duplicate: &DuplicateConfig{Rate: 0.1, Spread: 10}, Reorder: &ReorderConfig{Window: 32, Scope: ScopeKey, Rate: 0.5}}
+	for b.Loop() {
+		s, err := NewStream(cfg, 1, All(), func(Delivery[int]) error { return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i, e := range evs {
+			if err := s.Push(e, i); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(evs)), "events/op")
+}
+
+// TestInvariantsLookaheadFull: when the next window events of a key are
+// further apart than the lookahead, events are planned because the
+// lookahead is full; still every event is delivered once, copies and moves
+// keep their rules, and the plan is the same for the same seed.
+func TestInvariantsLookaheadFull(t *testing.T) {
+	evs := events(3*MinReorderLookahead, 5000) // a key every ~5000 events
+	for _, scope := range []Scope{ScopeKey, ScopePartition} {
+		cfg := Config{Duplicate: &DuplicateConfig{Rate: 0.1, Max: 1, Spread: 10}, Reorder: &ReorderConfig{Window: 8, Scope: scope, Rate: 0.5}}
+		out, faults, st := run(t, cfg, 3, All(), evs)
+		check(t, cfg, evs, out, faults)
+		if st.Applied[Reorder] < len(evs)/4 {
+			t.Errorf("scope %s: %d reorders of %d events", scope, st.Applied[Reorder], len(evs))
+		}
+		if st.MaxHeld > 2*MinReorderLookahead {
+			t.Errorf("scope %s: held %d events", scope, st.MaxHeld)
+		}
+		again, faults2, _ := run(t, cfg, 3, All(), evs)
+		if !reflect.DeepEqual(out, again) || !reflect.DeepEqual(faults, faults2) {
+			t.Errorf("scope %s: same seed gave different streams", scope)
+		}
+	}
+}
+
+// TestScopeValueNotRetained: an event's key may alias a buffer of the
+// caller (evtool's records alias the event text); once the event is
+// delivered the stream must not keep that buffer alive, though later
+// events of the key are still in the lookahead.
+func TestScopeValueNotRetained(t *testing.T) {
+	s, err := NewStream(Config{Reorder: &ReorderConfig{Window: 4, Scope: ScopeKey, Rate: 1e-9}}, 1, All(), func(Delivery[int]) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	push := func(tag bool) {
+		buf := make([]byte, 64) // not a tiny allocation, which cleanups may skip
+		copy(buf, "key-1")
+		if tag {
+			runtime.AddCleanup(&buf[0], func(struct{}) { close(released) }, struct{}{})
+		}
+		if err := s.Push(Event{ID: "e", Type: "t", Key: unsafe.String(&buf[0], len("key-1"))}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	push(true) // the first event of the key: planned once 4 more are in
+	for range 6 {
+		push(false)
+	}
+	defer runtime.KeepAlive(s) // the stream is alive, its lookahead too
+	for range 20 {
+		runtime.GC()
+		select {
+		case <-released:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatal("the stream keeps the key buffer of a delivered event")
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // Random stream ids, one per kind (see the package comment).
@@ -67,10 +69,16 @@ type Stream[T any] struct {
 
 	seed                               uint64
 	dupRNG, reoRNG, skewRNG, poisonRNG *rand.Rand
-	window                             int
-	crashesPlanned                     bool
+	// window is the reorder window (0: no reorder) and lookahead the most
+	// events look holds (see ReorderLookahead).
+	window, lookahead int
+	crashesPlanned    bool
 
-	look    []slot[T] // pushed, not yet planned (a FIFO of at most window)
+	look fifo[slot[T]] // pushed, not yet planned (at most lookahead+1)
+	// inScope holds the events of look per scope value (scopeOf), in
+	// look's order: the candidates of a reorder. Each slot of look points
+	// to its queue, so that only Push hashes the scope value.
+	inScope map[string]*scopeQueue
 	targets map[int64]struct{}
 	waiting map[int64][]slot[T] // released when event k is delivered
 	moved   map[int64]struct{}  // originals held back, not yet delivered
@@ -88,6 +96,16 @@ type slot[T any] struct {
 	v     T
 	fault *Fault
 	skew  *Fault
+	// scope is the queue of the event's reorder scope while it is in the
+	// lookahead (nil: it has none).
+	scope *scopeQueue
+}
+
+// scopeQueue holds the indexes of the lookahead's events of one scope
+// value, oldest first.
+type scopeQueue struct {
+	value   string // its key in Stream.inScope
+	indexes []int64
 }
 
 // NewStream returns a stream for cfg (normalized with Normalize), seeded
@@ -107,12 +125,13 @@ func NewStream[T any](cfg Config, seed uint64, sel Selection, emit func(Delivery
 		skewRNG:   rand.New(rand.NewPCG(seed, streamSkew)),
 		poisonRNG: rand.New(rand.NewPCG(seed, streamPoison)),
 		targets:   map[int64]struct{}{},
+		inScope:   map[string]*scopeQueue{},
 		waiting:   map[int64][]slot[T]{},
 		moved:     map[int64]struct{}{},
 		stats:     Stats{Planned: map[Kind]int{}, Applied: map[Kind]int{}},
 	}
 	if cfg.Reorder != nil {
-		s.window = cfg.Reorder.Window
+		s.window, s.lookahead = cfg.Reorder.Window, ReorderLookahead(*cfg.Reorder)
 	}
 	return s, nil
 }
@@ -186,17 +205,81 @@ func (s *Stream[T]) Push(e Event, v T) error {
 	e.Index = s.next
 	s.next++
 	s.stats.Events++
-	s.look = append(s.look, slot[T]{ev: e, v: v})
+	it := slot[T]{ev: e, v: v}
+	if k, ok := s.scopeOf(e); ok {
+		q := s.inScope[k]
+		if q == nil {
+			// A key aliases its event's text (a caller's buffer): the
+			// queue, which may outlive the event, keeps a copy.
+			q = &scopeQueue{value: strings.Clone(k)}
+			s.inScope[q.value] = q
+		}
+		q.indexes = append(q.indexes, e.Index)
+		it.scope = q
+	}
+	s.look.push(it)
 	s.noteHeld()
-	if len(s.look) > s.window {
-		it := s.look[0]
-		var zero slot[T]
-		s.look[0] = zero
-		s.look = s.look[1:]
-		s.plan(it)
+	for s.look.len() > 0 && s.ready() && s.err == nil {
+		s.plan(s.popLook())
 	}
 	return s.err
 }
+
+// ready reports whether the oldest event of the lookahead can be
+// planned: the lookahead holds the next window events of its scope, or
+// is full, or it has no scope to be reordered in.
+func (s *Stream[T]) ready() bool {
+	if s.look.len() > s.lookahead {
+		return true
+	}
+	q := s.look.front().scope
+	return q == nil || len(q.indexes)-1 >= s.window
+}
+
+func (s *Stream[T]) popLook() slot[T] {
+	it := s.look.pop()
+	if q := it.scope; q != nil {
+		// it is the oldest event of look, so the first of its scope.
+		if q.indexes = q.indexes[1:]; len(q.indexes) == 0 {
+			delete(s.inScope, q.value)
+		}
+	}
+	return it
+}
+
+// scopeOf is the value events of one reorder scope share; false for an
+// event no other can overtake (without reorder, or keyless under scope
+// key).
+func (s *Stream[T]) scopeOf(e Event) (string, bool) {
+	r := s.cfg.Reorder
+	if r == nil {
+		return "", false
+	}
+	switch r.Scope {
+	case ScopeKey:
+		return e.Key, e.Key != ""
+	case ScopePartition:
+		return strconv.Itoa(int(e.Partition)), true
+	}
+	return "", true
+}
+
+// ReorderLookahead is the most input events a stream looks ahead of the
+// event it plans: the window for scope global; for key and partition,
+// where the window counts only the events of the scope, at least
+// MinReorderLookahead, so that the next window events of one key can be
+// far apart in the stream while the memory of a stream stays bounded.
+func ReorderLookahead(r ReorderConfig) int {
+	if r.Scope == ScopeGlobal {
+		return r.Window
+	}
+	return max(r.Window, MinReorderLookahead)
+}
+
+// MinReorderLookahead is how far ahead (input events) a stream looks for
+// the next events of a key or partition: an event whose next same-key
+// events are further apart moves behind those within it.
+const MinReorderLookahead = 10000
 
 // Close plans the events still in the lookahead and delivers everything
 // held, copies waiting for events past the end last.
@@ -206,10 +289,8 @@ func (s *Stream[T]) Close() error {
 	}
 	s.closed = true
 	s.planCrashes()
-	for len(s.look) > 0 && s.err == nil {
-		it := s.look[0]
-		s.look = s.look[1:]
-		s.plan(it)
+	for s.look.len() > 0 && s.err == nil {
+		s.plan(s.popLook())
 	}
 	if s.err != nil {
 		return s.err
@@ -234,7 +315,7 @@ func (s *Stream[T]) Close() error {
 func (s *Stream[T]) Stats() Stats { return s.stats }
 
 func (s *Stream[T]) noteHeld() {
-	if n := len(s.look) + s.held; n > s.stats.MaxHeld {
+	if n := s.look.len() + s.held; n > s.stats.MaxHeld {
 		s.stats.MaxHeld = n
 	}
 }
@@ -267,11 +348,10 @@ func (s *Stream[T]) plan(it slot[T]) {
 		_, isTarget := s.targets[i]
 		delete(s.targets, i)
 		if draw := s.reoRNG.Float64(); !isTarget && draw < r.Rate {
+			// The next window events of its scope in the lookahead.
 			var cands []int64
-			for _, c := range s.look {
-				if sameScope(r.Scope, it.ev, c.ev) {
-					cands = append(cands, c.ev.Index)
-				}
+			if q := it.scope; q != nil {
+				cands = q.indexes[:min(len(q.indexes), r.Window)]
 			}
 			if len(cands) > 0 {
 				moveAfter = cands[s.reoRNG.IntN(len(cands))]
@@ -422,16 +502,6 @@ func (s *Stream[T]) emitOne(it slot[T]) bool {
 	return true
 }
 
-func sameScope(scope Scope, a, b Event) bool {
-	switch scope {
-	case ScopeKey:
-		return a.Key != "" && a.Key == b.Key
-	case ScopePartition:
-		return a.Partition == b.Partition
-	}
-	return true
-}
-
 // Plan returns every fault planned over events, and which are applied under
 // sel. It holds all faults in memory: for listings and tests, not for
 // streams of millions of events (use a Stream with Observe).
@@ -448,4 +518,39 @@ func Plan(cfg Config, seed uint64, sel Selection, events []Event) ([]Fault, erro
 		}
 	}
 	return out, s.Close()
+}
+
+// fifo is a queue that reuses its storage as a ring. (A slice popped at
+// the front and appended at the back reallocates and copies the whole
+// lookahead every few pushes once it holds thousands of events.)
+type fifo[T any] struct {
+	buf     []T
+	head, n int
+}
+
+func (q *fifo[T]) len() int { return q.n }
+
+func (q *fifo[T]) push(x T) {
+	if q.n == len(q.buf) {
+		grown := make([]T, max(16, 2*len(q.buf)))
+		for i := range q.n {
+			grown[i] = q.buf[(q.head+i)%len(q.buf)]
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = x
+	q.n++
+}
+
+// front is the oldest element; the queue must not be empty.
+func (q *fifo[T]) front() *T { return &q.buf[q.head] }
+
+// pop removes and returns the oldest element; the queue must not be empty.
+func (q *fifo[T]) pop() T {
+	x := q.buf[q.head]
+	var zero T
+	q.buf[q.head] = zero // nothing popped stays reachable
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+	return x
 }

@@ -1,6 +1,7 @@
 // Package kafka is the one place evtool touches Kafka plumbing: the embedded
 // broker (franz-go's kfake, which no other package imports) and the client
-// options (TLS, SASL) every franz-go client of evtool is built with.
+// options (TLS, SASL, the producers' compression) every franz-go client of
+// evtool is built with.
 package kafka
 
 import (

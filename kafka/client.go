@@ -35,10 +35,48 @@ type ClientConfig struct {
 
 	// DialTimeout bounds each connection attempt (default 10s).
 	DialTimeout time.Duration
+
+	// Compression is the codec of the record batches the client produces:
+	// one of Compressions, empty meaning CompressionNone. None is the
+	// default, not franz-go's Snappy, because not every client has every
+	// codec (kafkajs has no Snappy) and a consumer that cannot decompress
+	// a batch cannot read past it.
+	Compression string
 }
 
-// Options returns the franz-go options for the config. Callers add their
-// own (consumer group, topics, producer settings) after these.
+// The compression codecs of ClientConfig.Compression.
+const (
+	CompressionNone   = "none"
+	CompressionGzip   = "gzip"
+	CompressionSnappy = "snappy"
+	CompressionLZ4    = "lz4"
+	CompressionZstd   = "zstd"
+)
+
+// Compressions lists the codecs ClientConfig.Compression accepts.
+var Compressions = []string{CompressionNone, CompressionGzip, CompressionSnappy, CompressionLZ4, CompressionZstd}
+
+// CompressionCodec returns the franz-go codec of a compression name (empty:
+// none), or an error naming the accepted ones.
+func CompressionCodec(name string) (kgo.CompressionCodec, error) {
+	switch name {
+	case "", CompressionNone:
+		return kgo.NoCompression(), nil
+	case CompressionGzip:
+		return kgo.GzipCompression(), nil
+	case CompressionSnappy:
+		return kgo.SnappyCompression(), nil
+	case CompressionLZ4:
+		return kgo.Lz4Compression(), nil
+	case CompressionZstd:
+		return kgo.ZstdCompression(), nil
+	}
+	return kgo.CompressionCodec{}, fmt.Errorf("unknown compression %q: use %s", name, strings.Join(Compressions, ", "))
+}
+
+// Options returns the franz-go options for the config, the producer's
+// compression included. Callers add their own (consumer group, topics,
+// producer settings) after these.
 func (c ClientConfig) Options() ([]kgo.Opt, error) {
 	if len(c.Brokers) == 0 {
 		return nil, errors.New("no Kafka brokers given: pass --brokers host:port or omit it to use the embedded broker")
@@ -52,7 +90,11 @@ func (c ClientConfig) Options() ([]kgo.Opt, error) {
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	opts := []kgo.Opt{kgo.SeedBrokers(c.Brokers...)}
+	codec, err := CompressionCodec(c.Compression)
+	if err != nil {
+		return nil, err
+	}
+	opts := []kgo.Opt{kgo.SeedBrokers(c.Brokers...), kgo.ProducerBatchCompression(codec)}
 	dialer := &net.Dialer{Timeout: timeout}
 	if c.TLS || c.TLSCAFile != "" || c.TLSCertFile != "" || c.TLSKeyFile != "" {
 		tc, err := c.tlsConfig()

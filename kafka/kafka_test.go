@@ -179,3 +179,54 @@ func TestEmbeddedBrokerSASL(t *testing.T) {
 		t.Fatal("a client without SASL was let in")
 	}
 }
+
+// TestCompression checks the codec of the batches a client built from a
+// ClientConfig produces, as the consumer sees it in the record
+// attributes: none unless asked, never franz-go's default Snappy.
+func TestCompression(t *testing.T) {
+	b, err := StartBroker(BrokerConfig{Partitions: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, tc := range []struct {
+		compression string
+		want        uint8 // the Kafka attribute: 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd
+	}{
+		{"", 0}, {"none", 0}, {"gzip", 1}, {"snappy", 2}, {"lz4", 3}, {"zstd", 4},
+	} {
+		t.Run("compression="+tc.compression, func(t *testing.T) {
+			topic := "c-" + tc.compression
+			opts, err := ClientConfig{Brokers: b.Addrs(), Compression: tc.compression}.Options()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl, err := kgo.NewClient(append(opts, kgo.DefaultProduceTopic(topic), kgo.AllowAutoTopicCreation(),
+				kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			// A compressible value, so no codec falls back to none.
+			if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(strings.Repeat("compress me ", 100))}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+			fs := cl.PollRecords(ctx, 1)
+			if err := fs.Err(); err != nil {
+				t.Fatal(err)
+			}
+			recs := fs.Records()
+			if len(recs) != 1 {
+				t.Fatalf("got %d records", len(recs))
+			}
+			if got := recs[0].Attrs.CompressionType(); got != tc.want {
+				t.Errorf("compression %q: batch codec %d, want %d", tc.compression, got, tc.want)
+			}
+		})
+	}
+	if _, err := (ClientConfig{Brokers: b.Addrs(), Compression: "brotli"}).Options(); err == nil || !strings.Contains(err.Error(), `unknown compression "brotli": use none, gzip, snappy, lz4, zstd`) {
+		t.Errorf("brotli: err = %v", err)
+	}
+}

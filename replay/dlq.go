@@ -59,6 +59,9 @@ func (h *Harness) prepareDLQ(ctx context.Context, topic string) (*dlqRun, error)
 		}
 		d.start = ends
 	default:
+		if h.sc.DLQ == nil {
+			return nil, fmt.Errorf("cannot create the DLQ topic %s (EVTOOL_DLQ_TOPIC): %w", topic, err)
+		}
 		return nil, fmt.Errorf("cannot create the DLQ topic %s (expect.dlq.topic, %s): %w", topic, h.sc.Where("/expect/dlq"), err)
 	}
 	return d, nil
@@ -212,6 +215,46 @@ func isIDByte(c byte) bool {
 	return c == '-' || c == '_' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
+// dlqRecords describes the records of a run's DLQ topic: which event each
+// carries and the header naming its error.
+func dlqRecords(recs []*kgo.Record, poison map[string]chaos.Fault) []DLQRecord {
+	out := make([]DLQRecord, 0, len(recs))
+	for _, r := range recs {
+		id := dlqID(r, poison)
+		d := DLQRecord{Partition: r.Partition, Offset: r.Offset, ID: id, Error: errorHeader(r)}
+		if f, ok := poison[id]; ok {
+			d.Poison = f.Poison
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// distinctDead returns the distinct events of DLQ records (a record
+// dead-lettered twice, redelivered after a crash, counts once), and the
+// first error headers, at most n.
+func distinctDead(recs []DLQRecord, n int) (ids map[string]bool, errs []string) {
+	ids = map[string]bool{}
+	for _, d := range recs {
+		if !ids[d.ID] && len(errs) < n {
+			e := d.Error
+			if e == "" {
+				e = "no header naming the error"
+			}
+			errs = append(errs, fmt.Sprintf("%s (%s)", e, quoteID(d.ID)))
+		}
+		ids[d.ID] = true
+	}
+	return ids, errs
+}
+
+func quoteID(id string) string {
+	if id == "" {
+		return "event id not found"
+	}
+	return "event " + id
+}
+
 // checkDLQ evaluates expect.dlq for a run: the distinct events on the DLQ
 // topic, each with a header naming the error; every poison event and
 // nothing else (count: poison), or as many as count.
@@ -221,21 +264,19 @@ func (h *Harness) checkDLQ(res *RunResult, recs []*kgo.Record, poison map[string
 	seen := map[string]bool{}
 	var noHeader, unknown []string
 	valid := 0
-	for _, r := range recs {
-		id := dlqID(r, poison)
-		d := DLQRecord{Partition: r.Partition, Offset: r.Offset, ID: id, Error: errorHeader(r)}
-		if f, ok := poison[id]; ok {
-			d.Poison = f.Poison
-		}
-		res.DLQ = append(res.DLQ, d)
+	res.DLQ = dlqRecords(recs, poison)
+	for _, d := range res.DLQ {
+		id := d.ID
 		if d.Error == "" {
-			noHeader = append(noHeader, fmt.Sprintf("%d@%d", r.Partition, r.Offset))
+			noHeader = append(noHeader, fmt.Sprintf("%d@%d", d.Partition, d.Offset))
 		}
 		if seen[id] && id != "" {
 			continue // redelivered and dead-lettered again
 		}
 		seen[id] = true
-		if _, ok := poison[id]; !ok {
+		// The clean events the baseline dead-lettered (expect.baseline.dlq
+		// says how many) are dead-lettered in every run.
+		if _, ok := poison[id]; !ok && !h.baselineDead[id] {
 			valid++
 			if len(unknown) < 5 {
 				unknown = append(unknown, fmt.Sprintf("%q", id))

@@ -34,7 +34,8 @@ type Options struct {
 	// Brokers, when set, replace kafka.brokers.
 	Brokers []string
 	// Client carries TLS and SASL settings for a real cluster; its Brokers
-	// are ignored.
+	// are ignored, and its Compression, when set, replaces
+	// kafka.compression.
 	Client kafka.ClientConfig
 	// Seed, when set, replaces chaos.seed.
 	Seed *uint64
@@ -117,6 +118,9 @@ type Harness struct {
 	// first commit to its last (random crash points are fractions of it).
 	mu           sync.Mutex
 	cleanConsume time.Duration
+	// baselineDead holds the ids of the clean events the first baseline
+	// run dead-lettered (allowed by expect.baseline.dlq).
+	baselineDead map[string]bool
 	// killed lists RunResult.Killed of every run, by run id, for the
 	// report's warnings.
 	killed []string
@@ -222,6 +226,7 @@ func (h *Harness) Connect(ctx context.Context) error {
 	}
 	h.brokers = brokers
 	cc.Brokers = brokers
+	cc.Compression = h.compression()
 	o, err := cc.Options()
 	if err != nil {
 		return err
@@ -260,6 +265,15 @@ func (h *Harness) Connect(ctx context.Context) error {
 		case <-time.After(300 * time.Millisecond):
 		}
 	}
+}
+
+// compression is the codec the harness produces with: the option's, else
+// the scenario's.
+func (h *Harness) compression() string {
+	if h.opts.Client.Compression != "" {
+		return h.opts.Client.Compression
+	}
+	return h.sc.Kafka.Compression
 }
 
 // Brokers returns the brokers in use ("" before Connect).

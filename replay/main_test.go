@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -84,6 +85,11 @@ func starter() int {
 //	random        correct, and its state holds its pid (nondeterministic)
 //	flaky         correct, except that its state in the run named chaos
 //	              (not in confirm or shrink) has an extra member
+//	reject-all    dead-letters every event (header dlq.error) and applies none
+//	reject-paid   correct, except that it dead-letters every order.paid event
+//	empty-state   correct, but serves {} as its state
+//	late-state    correct, but serves its state only once it has
+//	              consumed a record
 //	over-commit   correct, but commits 1000 past what it read
 //	republish     correct, and once it has seen 30 events it waits a
 //	              little and produces a copy of the last one to its own
@@ -128,7 +134,21 @@ func testConsumer(mode string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	serving := make(chan struct{})
+	var startServing sync.Once
+	if mode != "late-state" {
+		startServing.Do(func() { close(serving) })
+	} else {
+		ln.Close() // refused until the first record
+	}
 	go func() {
+		<-serving
+		if mode == "late-state" {
+			if ln, err = net.Listen("tcp", os.Getenv("EVTOOL_ADDR")); err != nil {
+				fmt.Fprintf(os.Stderr, "test consumer: %v\n", err)
+				os.Exit(1)
+			}
+		}
 		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if mode == "html" {
 				w.Header().Set("Content-Type", "text/html")
@@ -144,6 +164,10 @@ func testConsumer(mode string) int {
 			}
 			if mode == "flaky" && os.Getenv("EVTOOL_RUN") == "chaos" {
 				state["glitch"] = true
+			}
+			if mode == "empty-state" {
+				fmt.Fprint(w, "{}")
+				return
 			}
 			_ = json.NewEncoder(w).Encode(state)
 		}))
@@ -188,6 +212,15 @@ func testConsumer(mode string) int {
 			}
 			_ = json.Unmarshal(d.Event.Data(), &data)
 			id := d.Event.ID()
+			if mode == "reject-all" || mode == "reject-paid" && d.Event.Type() == "com.example.order.paid" {
+				dead := &kgo.Record{Topic: os.Getenv("EVTOOL_DLQ_TOPIC"), Key: r.Key, Value: r.Value,
+					Headers: append(slices.Clone(r.Headers), kgo.RecordHeader{Key: "dlq.error", Value: []byte("rejected " + d.Event.Type())})}
+				if err := cl.ProduceSync(ctx, dead).FirstErr(); err != nil && ctx.Err() == nil {
+					mu.Unlock()
+					return fail("dead-letter: %v", err)
+				}
+				continue
+			}
 			if mode != "naive" && counts[id] > 0 {
 				continue
 			}
@@ -203,6 +236,9 @@ func testConsumer(mode string) int {
 		}
 		republish := mode == "republish" && !republished && len(counts) >= 30 && len(recs) > 0
 		mu.Unlock()
+		if len(recs) > 0 {
+			startServing.Do(func() { close(serving) })
+		}
 		if republish {
 			republished = true
 			time.Sleep(500 * time.Millisecond) // past the harness's listing of the end offsets

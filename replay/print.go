@@ -85,7 +85,11 @@ func WriteText(w io.Writer, r *Report) error {
 	if r.Events != nil {
 		topic = ", topic " + r.Events.Topic
 	}
-	fmt.Fprintf(&b, "  kafka     %s%s, %d partitions, %s mode\n", broker, topic, r.Partitions, r.Mode)
+	compression := ""
+	if r.Compression != "" && r.Compression != "none" {
+		compression = ", " + r.Compression + " compression"
+	}
+	fmt.Fprintf(&b, "  kafka     %s%s, %d partitions, %s mode%s\n", broker, topic, r.Partitions, r.Mode, compression)
 	faults := ""
 	if r.Faults != "all" {
 		faults = ", faults " + r.Faults
@@ -167,13 +171,13 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(&b, "\n%s:\n", what)
 		for _, f := range r.NearFaults {
-			fmt.Fprintf(&b, "  %s\n", f)
+			fmt.Fprintf(&b, "  %s\n", f.Describe(r.Embedded()))
 		}
 	} else if r.Verdict == Fail && r.Comparison != nil && !r.Comparison.Equal && r.Shrink == nil {
 		b.WriteString("\nno applied fault concerns the keys near the differences\n")
 	}
 	if sr := r.Shrink; sr != nil {
-		writeShrink(&b, sr)
+		writeShrink(&b, sr, r.Embedded())
 	}
 	if r.Verdict == Fail && r.Reproduce != "" {
 		fmt.Fprintf(&b, "\nseed %d\nreproduce: %s\n", r.Seed, r.Reproduce)
@@ -261,7 +265,7 @@ func writeComparison(b *bytes.Buffer, c *Comparison, legend string) {
 
 // writeShrink prints the minimal failing set of faults, the events they
 // apply to and what the minimal run saw.
-func writeShrink(b *bytes.Buffer, sr *ShrinkReport) {
+func writeShrink(b *bytes.Buffer, sr *ShrinkReport, embedded bool) {
 	what := "1-minimal: without any one of them the consumer passes"
 	if !sr.Minimal {
 		what = "the budget ran out: the smallest failing set found, maybe not minimal"
@@ -271,7 +275,7 @@ func writeShrink(b *bytes.Buffer, sr *ShrinkReport) {
 	}
 	fmt.Fprintf(b, "\nshrunk from %d faults to %d (%s) in %d runs (budget %d; %s):\n", sr.From, len(sr.Faults), sr.summary(), sr.Runs, sr.Budget, what)
 	for _, f := range sr.Faults {
-		fmt.Fprintf(b, "  %s\n", f)
+		fmt.Fprintf(b, "  %s\n", f.Describe(embedded))
 	}
 	for _, k := range sr.Kills {
 		fmt.Fprintf(b, "  %s\n", k)

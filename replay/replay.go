@@ -16,13 +16,15 @@
 //
 // Memory does not grow with the number of events: events are streamed
 // from the file (or generator) through the fault plan into the producer,
-// and the plan holds at most the reorder window and pending copies.
+// and the plan holds at most the reorder lookahead (chaos.ReorderLookahead)
+// and pending copies.
 package replay
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,24 +55,27 @@ const maxNearFaults = 30
 
 // Report is everything a replay found, for the printers.
 type Report struct {
-	Scenario   string        `json:"scenario"`
-	Seed       uint64        `json:"seed"`
-	Faults     string        `json:"faults"`
-	Chaos      string        `json:"chaos"`
-	Events     *Inventory    `json:"events,omitempty"`
-	Brokers    string        `json:"brokers"`
-	Partitions int           `json:"partitions"`
-	Mode       string        `json:"mode"`
-	Runs       []*RunResult  `json:"runs"`
-	Verdict    Verdict       `json:"verdict"`
-	Summary    string        `json:"summary"`
-	Comparison *Comparison   `json:"comparison,omitempty"`
-	NearKeys   []string      `json:"nearKeys,omitempty"`
-	NearFaults []chaos.Fault `json:"nearFaults,omitempty"`
+	Scenario   string     `json:"scenario"`
+	Seed       uint64     `json:"seed"`
+	Faults     string     `json:"faults"`
+	Chaos      string     `json:"chaos"`
+	Events     *Inventory `json:"events,omitempty"`
+	Brokers    string     `json:"brokers"`
+	Partitions int        `json:"partitions"`
+	Mode       string     `json:"mode"`
+	// Compression is the codec of the batches the harness produced.
+	Compression string        `json:"compression"`
+	Runs        []*RunResult  `json:"runs"`
+	Verdict     Verdict       `json:"verdict"`
+	Summary     string        `json:"summary"`
+	Comparison  *Comparison   `json:"comparison,omitempty"`
+	NearKeys    []string      `json:"nearKeys,omitempty"`
+	NearFaults  []chaos.Fault `json:"nearFaults,omitempty"`
 	// Reproduce reruns the chaos run exactly; ReproduceNear applies only
 	// the faults near the differences (a hint, not a proven minimum).
 	Reproduce     string `json:"reproduce,omitempty"`
 	ReproduceNear string `json:"reproduceNear,omitempty"`
+	nearSelection chaos.Selection
 	// Nondeterministic is the difference between the two clean runs of a
 	// nondeterministic consumer.
 	Nondeterministic *Comparison `json:"nondeterministic,omitempty"`
@@ -85,6 +90,10 @@ type Report struct {
 	// Workdir is kept (--keep or --workdir) or "".
 	Workdir string `json:"workdir,omitempty"`
 }
+
+// Embedded reports whether the replay ran on the embedded broker, whose
+// commits the harness intercepts (crash faults strike at the commit).
+func (r *Report) Embedded() bool { return r.Brokers == "embedded" }
 
 // Run finds the run with the given name.
 func (r *Report) Run(name string) *RunResult {
@@ -135,11 +144,19 @@ func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 		return rep, err
 	}
 
-	base, err := h.Run(ctx, RunSpec{Name: "baseline"})
+	base, err := h.Run(ctx, RunSpec{Name: "baseline", Initial: true})
 	if err != nil {
 		return fail(fmt.Errorf("baseline run: %w", err))
 	}
 	rep.Runs = append(rep.Runs, base)
+	if base.Failure == nil || base.Failure.Reason == "expect" {
+		if f := h.checkBaseline(base); f != nil {
+			if base.Failure != nil {
+				f.Message += "; " + base.Failure.Message
+			}
+			base.Failure, base.Verdict = f, Fail
+		}
+	}
 	if base.Failure != nil {
 		rep.Verdict = Fail
 		rep.Summary = "the consumer failed the baseline run (no faults): " + base.Failure.Message
@@ -172,6 +189,11 @@ func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 	if err := h.Judge(ctx, rep, base, ch); err != nil {
 		return fail(err)
 	}
+	if rep.Verdict == Fail && opts.ShrinkBudget < 0 && rep.ReproduceNear != "" {
+		if err := h.checkNear(ctx, rep, base, ch); err != nil {
+			return fail(err)
+		}
+	}
 	if rep.Verdict != Fail || opts.ShrinkBudget < 0 {
 		return rep, nil
 	}
@@ -181,20 +203,92 @@ func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 	return rep, nil
 }
 
+// checkNear replays only the faults near the differences (without
+// shrinking nothing else proves them) and keeps ReproduceNear only when
+// that run fails too: a printed command must reproduce.
+func (h *Harness) checkNear(ctx context.Context, rep *Report, base, ch *RunResult) error {
+	seed := ch.Seed
+	near, err := h.Run(ctx, RunSpec{Name: "near", Chaos: true, Faults: rep.nearSelection, Seed: &seed})
+	if err != nil {
+		return fmt.Errorf("replaying the faults near the differences: %w", err)
+	}
+	rep.Runs = append(rep.Runs, near)
+	if !h.judgeRun(base, near) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the faults near the differences (--faults %s) pass on their own (run %s): replay the whole plan, or shrink (--shrink-budget)", rep.nearSelection, near.ID))
+		rep.ReproduceNear = ""
+	}
+	return nil
+}
+
+// maxBaselineErrors bounds the DLQ error headers a baseline failure shows.
+const maxBaselineErrors = 3
+
+// checkBaseline fails a baseline run that tests nothing: its consumer
+// applied none of the events (the state is empty, or the one it served
+// before the first event) or dead-lettered clean events, unless
+// expect.baseline says so. Such a consumer passes every chaos run.
+func (h *Harness) checkBaseline(base *RunResult) *Failure {
+	spec := h.sc.Baseline
+	dead, errs := distinctDead(base.DLQ, maxBaselineErrors)
+	dlqText := ""
+	if len(dead) > 0 {
+		dlqText = fmt.Sprintf("; it dead-lettered %d of them to %s, first errors: %s", len(dead), base.DLQTopic, strings.Join(errs, "; "))
+	}
+	if !spec.EmptyOK {
+		what := ""
+		switch {
+		case isEmptyState(base.State):
+			what = fmt.Sprintf("the baseline state is empty (%s)", jsonText(base.State))
+		case base.InitialRead && Compare(base.Initial, base.State, h.sc.Consumer.Ignore).Equal:
+			what = "the baseline state equals the state the consumer served before the first event"
+		}
+		if what != "" {
+			return &Failure{Reason: "baseline", Message: fmt.Sprintf("%s: the consumer applied none of the %d events%s; a consumer that applies nothing passes every chaos run (if the events leave the state empty, say so with expect.baseline: {empty: ok})",
+				what, base.Events, dlqText)}
+		}
+	}
+	if len(dead) != spec.DLQ {
+		where := "expect.baseline.dlq is not set"
+		if spec.Line > 0 {
+			where = fmt.Sprintf("expect.baseline.dlq (%s:%d) says %d", h.sc.File, spec.Line, spec.DLQ)
+		}
+		msg := fmt.Sprintf("the consumer dead-lettered %d distinct clean event(s) of %d in the baseline run, where %s", len(dead), base.Events, where)
+		if len(errs) > 0 {
+			msg += "; first errors: " + strings.Join(errs, "; ")
+		}
+		return &Failure{Reason: "baseline", Message: msg}
+	}
+	return nil
+}
+
+// isEmptyState reports a state that holds nothing: null, {} or [].
+func isEmptyState(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
+}
+
 func (h *Harness) newReport(inv *Inventory) *Report {
 	brokers := "embedded"
 	if h.embedded == nil {
 		brokers = strings.Join(h.brokers, ",")
 	}
 	rep := &Report{
-		Scenario:   h.sc.File,
-		Seed:       h.seed,
-		Faults:     h.opts.Faults.String(),
-		Chaos:      h.sc.Chaos.String(),
-		Events:     inv,
-		Brokers:    brokers,
-		Partitions: h.partitions,
-		Mode:       h.sc.Kafka.Mode.String(),
+		Scenario:    h.sc.File,
+		Seed:        h.seed,
+		Faults:      h.opts.Faults.String(),
+		Chaos:       h.sc.Chaos.String(),
+		Events:      inv,
+		Brokers:     brokers,
+		Partitions:  h.partitions,
+		Mode:        h.sc.Kafka.Mode.String(),
+		Compression: h.compression(),
 	}
 	if h.opts.Keep || h.opts.WorkDir != "" {
 		rep.Workdir = h.root
@@ -213,8 +307,13 @@ func (h *Harness) Judge(ctx context.Context, rep *Report, base, ch *RunResult) e
 	h.judgeRun(base, ch)
 	if ch.Planned != nil && h.sc.Chaos.Reorder != nil && ch.Planned[chaos.Reorder] == 0 {
 		r := h.sc.Chaos.Reorder
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no reorder fault could be planned: no two events of the same %s within %d events; raise chaos.reorder.window (%s)",
-			r.Scope, r.Window, h.sc.Where("/chaos/reorder/window")))
+		if r.Scope == chaos.ScopeGlobal {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("no reorder fault could be planned: fewer than 2 events; raise chaos.reorder.window (%s)",
+				h.sc.Where("/chaos/reorder/window")))
+		} else {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("no reorder fault could be planned: no two events of the same %s within %d events of the stream (%s)",
+				r.Scope, chaos.ReorderLookahead(*r), h.sc.Where("/chaos/reorder")))
+		}
 	}
 	if ch.Planned != nil && h.sc.Chaos.Skew != nil && h.sc.Chaos.Skew.Rate > 0 && ch.Planned[chaos.Skew] == 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no skew fault could be planned: no event has another version that its type's compatibility mode says consumers accept and that its data is valid under (%s)",
@@ -257,60 +356,69 @@ func (h *Harness) Judge(ctx context.Context, rep *Report, base, ch *RunResult) e
 	if len(keys) == 0 && ch.Failure == nil {
 		return nil
 	}
-	near, err := h.nearFaults(ctx, ch, keys)
+	near, idx, err := h.nearFaults(ctx, ch, keys)
 	if err != nil {
 		return err
 	}
 	rep.NearFaults = near
 	seen := map[string]bool{}
-	var idx []int
 	for _, f := range near {
 		if f.Key != "" && !seen[f.Key] {
 			seen[f.Key] = true
 			rep.NearKeys = append(rep.NearKeys, f.Key)
 		}
-		idx = append(idx, f.Index)
 	}
 	if len(idx) > 0 && ch.Failure == nil {
-		rep.ReproduceNear = h.reproduce(ch.Seed, chaos.Only(idx...))
+		rep.nearSelection = chaos.Only(idx...)
+		rep.ReproduceNear = h.reproduce(ch.Seed, rep.nearSelection)
 	}
 	return nil
 }
 
 // nearFaults returns the applied faults whose key or event id appears
-// near the differences; with no keys (a failed run), the first applied
-// faults.
-func (h *Harness) nearFaults(ctx context.Context, ch *RunResult, keys []string) ([]chaos.Fault, error) {
+// near the differences, and every applied crash (a crash has no key, and
+// a failure may need it: without it the faults near the differences may
+// replay and pass); with no keys (a failed run), the first applied faults.
+// It returns the first maxNearFaults of them to show, and the indexes of
+// all of them to replay: the fault that matters may come after the first
+// maxNearFaults of its key.
+func (h *Harness) nearFaults(ctx context.Context, ch *RunResult, keys []string) ([]chaos.Fault, []int, error) {
 	want := map[string]bool{}
 	for _, k := range keys {
 		want[k] = true
 	}
 	match := func(f chaos.Fault) bool {
-		return len(want) == 0 || want[f.Key] || want[f.ID]
+		return len(want) == 0 || f.Kind == chaos.Crash || want[f.Key] || want[f.ID]
 	}
 	var out []chaos.Fault
+	var idx []int
+	add := func(f chaos.Fault) bool {
+		if len(out) < maxNearFaults {
+			out = append(out, f)
+		}
+		idx = append(idx, f.Index)
+		// Without keys every applied fault matches: the first are enough.
+		return len(want) > 0 || len(out) < maxNearFaults
+	}
 	if !ch.FaultsTruncated {
 		for _, f := range ch.Faults {
-			if match(f) && len(out) < maxNearFaults {
-				out = append(out, f)
+			if match(f) && !add(f) {
+				break
 			}
 		}
-		return out, nil
+		return out, idx, nil
 	}
 	errStop := errors.New("enough")
 	_, err := h.listFaults(ctx, ch.Seed, ch.faults, func(f chaos.Fault, applied bool) error {
-		if applied && match(f) {
-			out = append(out, f)
-			if len(out) >= maxNearFaults {
-				return errStop
-			}
+		if applied && match(f) && !add(f) {
+			return errStop
 		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStop) {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, idx, nil
 }
 
 // ListFaults plans the scenario's faults over its events without Kafka and
@@ -359,16 +467,36 @@ func (h *Harness) listFaults(ctx context.Context, seed uint64, sel chaos.Selecti
 }
 
 // reproduce renders the command line that replays the chaos run with the
-// given faults.
+// given faults, against the same brokers with the same client flags (a
+// consumer may fail only with one codec, and crash faults strike
+// differently on a real cluster), never with the SASL password (the
+// command reads EVTOOL_SASL_PASSWORD).
 func (h *Harness) reproduce(seed uint64, sel chaos.Selection) string {
-	cmd := h.opts.Command + fmt.Sprintf(" --seed %d", seed)
+	words := []string{h.opts.Command, "--seed", strconv.FormatUint(seed, 10)}
 	if !sel.IsAll() {
-		cmd += " --faults " + sel.String()
+		words = append(words, "--faults", sel.String())
 	}
-	if len(h.opts.Brokers) > 0 {
-		cmd += " --brokers " + strings.Join(h.opts.Brokers, ",")
+	flag := func(name, value string) {
+		if value != "" {
+			words = append(words, name, shellQuote(value))
+		}
 	}
-	return cmd
+	flag("--brokers", strings.Join(h.opts.Brokers, ","))
+	c := h.opts.Client
+	flag("--compression", c.Compression)
+	if c.TLS {
+		words = append(words, "--tls")
+	}
+	flag("--tls-ca", c.TLSCAFile)
+	flag("--tls-cert", c.TLSCertFile)
+	flag("--tls-key", c.TLSKeyFile)
+	flag("--tls-server-name", c.TLSServerName)
+	if c.TLSInsecure {
+		words = append(words, "--tls-insecure")
+	}
+	flag("--sasl-mechanism", c.SASLMechanism)
+	flag("--sasl-user", c.SASLUser)
+	return strings.Join(words, " ")
 }
 
 func firstLine(s string) string {

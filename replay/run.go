@@ -31,6 +31,10 @@ type RunSpec struct {
 	// Seed, when set, replaces the harness's seed for this run (to try
 	// several plans against one baseline).
 	Seed *uint64
+	// Initial reads the consumer's state before the first event is
+	// produced (RunResult.Initial), to tell a consumer that applied
+	// nothing.
+	Initial bool
 }
 
 // RunResult is what one run did and saw.
@@ -97,6 +101,12 @@ type RunResult struct {
 
 	// State is the consumer's final state (decoded JSON), nil on failure.
 	State any `json:"-"`
+	// Initial is the state it served before the first event
+	// (RunSpec.Initial), when InitialRead.
+	Initial     any  `json:"-"`
+	InitialRead bool `json:"-"`
+	// InitialWait is how long producing waited for that state.
+	InitialWait Duration `json:"-"`
 	// StateBytes is the state as read.
 	StateBytes []byte `json:"-"`
 
@@ -111,12 +121,22 @@ type RunResult struct {
 	consumption time.Duration
 }
 
+// initialStateWait bounds reading the state before the first event;
+// initialStateGrace is how long after the consumer has joined its group
+// the harness still waits for that state (a consumer that is in its group
+// but serves nothing serves its state only once it has consumed).
+const (
+	initialStateWait  = 5 * time.Second
+	initialStateGrace = 500 * time.Millisecond
+)
+
 // MaxRecordedFaults bounds RunResult.Faults.
 const MaxRecordedFaults = 10000
 
 // Failure says how a consumer failed a run (exit code 1).
 type Failure struct {
-	// Reason is exited, not-settled, committed-beyond-end, restart or expect.
+	// Reason is exited, not-settled, committed-beyond-end, restart, expect or
+	// baseline (a baseline run that tests nothing: see checkBaseline).
 	Reason  string         `json:"reason"`
 	Message string         `json:"message"`
 	Lag     []PartitionLag `json:"lag,omitempty"`
@@ -198,11 +218,9 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	defer func() { h.cleanup(res, dlq) }()
 
 	pspec, env, expand, dlqTopic := h.consumerProcess(res, addr, spec.Name, id)
-	if h.sc.DLQ != nil {
-		res.DLQTopic = dlqTopic
-		if dlq, err = h.prepareDLQ(ctx, dlqTopic); err != nil {
-			return nil, err
-		}
+	res.DLQTopic = dlqTopic
+	if dlq, err = h.prepareDLQ(ctx, dlqTopic); err != nil {
+		return nil, err
 	}
 	var crashes []chaos.Fault
 	if spec.Chaos {
@@ -236,6 +254,11 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	}
 	defer stop()
 	h.logf("%s: started %s (pid %d) on topic %s, group %s", id, strings.Join(pspec.Argv, " "), cons.current().Pid(), res.Topic, res.Group)
+	if spec.Initial {
+		if err := h.readInitialState(ctx, res, cons, env, expand, &stateKilled); err != nil {
+			return nil, err
+		}
+	}
 
 	h.phase(spec.Name, "producing")
 	t0 := time.Now()
@@ -275,7 +298,8 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	h.logf("%s: settled in %s", id, res.SettleTime)
 
 	h.phase(spec.Name, "reading state")
-	state, raw, stateKilled, err := readState(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
+	state, raw, finalKilled, err := readState(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
+	stateKilled = append(stateKilled, finalKilled...)
 	if err != nil {
 		if exited, how := cons.exited(); exited {
 			res.Failure = &Failure{Reason: "exited", Message: fmt.Sprintf("the consumer exited (%s) before its state could be read: %v", how, err), Output: cons.stderr()}
@@ -286,12 +310,20 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	res.State, res.StateBytes = state, raw
 	stop()
 	res.Expect = Evaluate(spec.Name, state, h.sc.Expect)
-	if dlq != nil {
+	// The DLQ of every clean run is read: a clean event dead-lettered
+	// there is a consumer that rejects valid events (see checkBaseline).
+	if h.sc.DLQ != nil || !spec.Chaos {
 		recs, err := h.readDLQ(ctx, dlq)
 		if err != nil {
 			return nil, err
 		}
-		res.Expect = append(res.Expect, h.checkDLQ(res, recs, res.poison))
+		res.DLQ = dlqRecords(recs, res.poison)
+		if spec.Initial {
+			h.baselineDead, _ = distinctDead(res.DLQ, 0)
+		}
+		if h.sc.DLQ != nil {
+			res.Expect = append(res.Expect, h.checkDLQ(res, recs, res.poison))
+		}
 	}
 	var failed []string
 	for _, e := range res.Expect {
@@ -303,6 +335,50 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		res.Failure = &Failure{Reason: "expect", Message: "expectations failed: " + strings.Join(failed, "; ")}
 	}
 	return finish()
+}
+
+// readInitialState reads the state the consumer serves before the first
+// event, best effort: a consumer that serves its state only once it has
+// consumed something, or exits, is not judged by it, and not waited for
+// beyond initialStateGrace once it has joined its group.
+// What the harness had to kill around the state command is added to killed.
+func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *consumer, env []string, expand func(string) string, killed *[]string) error {
+	ictx, cancel := context.WithTimeout(ctx, initialStateWait)
+	defer cancel()
+	type read struct {
+		state  any
+		killed []string
+		err    error
+	}
+	done := make(chan read, 1)
+	start := time.Now()
+	go func() {
+		st, _, killed, err := readState(ictx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
+		done <- read{st, killed, err}
+	}()
+	var joined time.Time
+	for {
+		select {
+		case r := <-done:
+			*killed = append(*killed, r.killed...)
+			if r.err == nil {
+				res.Initial, res.InitialRead = r.state, true
+			}
+			res.InitialWait = Duration(time.Since(start))
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+			if exited, _ := cons.exited(); exited {
+				cancel()
+			}
+			if joined.IsZero() {
+				if h.groupJoined(ictx, res.Group) {
+					joined = time.Now()
+				}
+			} else if time.Since(joined) > initialStateGrace {
+				cancel()
+			}
+		}
+	}
 }
 
 // consumerProcess returns how to start the consumer for a run (the same
@@ -325,11 +401,11 @@ func (h *Harness) consumerProcess(res *RunResult, addr, run, id string) (Process
 			return os.Getenv(k)
 		})
 	}
-	dlqTopic := ""
+	dlqTopic := expand(DefaultDLQTopic)
 	if h.sc.DLQ != nil {
 		dlqTopic = expand(h.sc.DLQ.Topic)
-		runEnv["EVTOOL_DLQ_TOPIC"] = dlqTopic
 	}
+	runEnv["EVTOOL_DLQ_TOPIC"] = dlqTopic
 	env := os.Environ()
 	for _, k := range sortedKeys(runEnv) {
 		env = append(env, k+"="+runEnv[k])

@@ -19,6 +19,7 @@ import (
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/yamldoc"
+	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/schemas"
 )
 
@@ -52,6 +53,8 @@ type Scenario struct {
 	Expect []Expectation
 	// DLQ is expect.dlq, nil when the scenario sets none.
 	DLQ *DLQSpec
+	// Baseline is expect.baseline.
+	Baseline BaselineSpec
 
 	doc *yamldoc.Doc
 }
@@ -77,6 +80,9 @@ type KafkaSpec struct {
 	Topic      string
 	Partitions int
 	Mode       envelope.Mode
+	// Compression is the codec of the batches the harness produces (a
+	// kafka.Compressions name; default kafka.CompressionNone).
+	Compression string
 }
 
 // ConsumerSpec is the consumer section.
@@ -117,6 +123,20 @@ type DLQSpec struct {
 	// Count is the number of distinct events expected, or CountPoison.
 	Count int
 	Line  int
+}
+
+// BaselineSpec is expect.baseline: what a clean run may do that otherwise
+// fails the replay, because a consumer that applies nothing passes every
+// chaos run.
+type BaselineSpec struct {
+	// EmptyOK accepts a baseline state that is empty ({}, [], null) or
+	// equals the state before the first event.
+	EmptyOK bool
+	// DLQ is the number of distinct clean events the baseline run
+	// dead-letters (default 0).
+	DLQ int
+	// Line is expect.baseline's line (0: not set).
+	Line int
 }
 
 // CountPoison as DLQSpec.Count: every poison event of the run.
@@ -160,10 +180,11 @@ type eventsYAML struct {
 }
 
 type kafkaYAML struct {
-	Brokers    []string `yaml:"brokers"`
-	Topic      string   `yaml:"topic"`
-	Partitions int      `yaml:"partitions"`
-	Mode       string   `yaml:"mode"`
+	Brokers     []string `yaml:"brokers"`
+	Topic       string   `yaml:"topic"`
+	Partitions  int      `yaml:"partitions"`
+	Mode        string   `yaml:"mode"`
+	Compression string   `yaml:"compression"`
 }
 
 type consumerYAML struct {
@@ -205,6 +226,10 @@ type chaosYAML struct {
 }
 
 type expectYAML struct {
+	Baseline *struct {
+		Empty string `yaml:"empty"`
+		DLQ   int    `yaml:"dlq"`
+	} `yaml:"baseline"`
 	DLQ *struct {
 		Topic string `yaml:"topic"`
 		Count any    `yaml:"count"`
@@ -335,7 +360,10 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 		s.Events.Generate = gs
 	}
 
-	s.Kafka = KafkaSpec{Brokers: y.Kafka.Brokers, Topic: y.Kafka.Topic, Partitions: y.Kafka.Partitions}
+	s.Kafka = KafkaSpec{Brokers: y.Kafka.Brokers, Topic: y.Kafka.Topic, Partitions: y.Kafka.Partitions, Compression: y.Kafka.Compression}
+	if s.Kafka.Compression == "" {
+		s.Kafka.Compression = kafka.CompressionNone
+	}
 	if s.Kafka.Partitions == 0 {
 		s.Kafka.Partitions = DefaultPartitions
 	}
@@ -432,6 +460,9 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 				s.DLQ.Count = int(c)
 			}
 		}
+	}
+	if b := y.Expect.Baseline; b != nil {
+		s.Baseline = BaselineSpec{EmptyOK: b.Empty == "ok", DLQ: b.DLQ, Line: doc.Line("/expect/baseline")}
 	}
 	for i, e := range y.Expect.State {
 		ptr := "/expect/state/" + strconv.Itoa(i)

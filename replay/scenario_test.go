@@ -21,6 +21,7 @@ kafka:
   topic: orders
   partitions: 6
   mode: structured
+  compression: zstd
 consumer:
   run: [go, run, ./consumer, -v]
   dir: svc
@@ -53,7 +54,7 @@ func TestParseScenario(t *testing.T) {
 	if sc.Catalog != filepath.Join("dir", "cat") || sc.Events.File != filepath.Join("dir", "data/events.jsonl") || sc.Consumer.Dir != filepath.Join("dir", "svc") {
 		t.Errorf("paths not relative to the scenario: %q %q %q", sc.Catalog, sc.Events.File, sc.Consumer.Dir)
 	}
-	if k := sc.Kafka; strings.Join(k.Brokers, ",") != "kafka-1:9092,kafka-2:9092" || k.Topic != "orders" || k.Partitions != 6 || k.Mode != envelope.ModeStructured {
+	if k := sc.Kafka; strings.Join(k.Brokers, ",") != "kafka-1:9092,kafka-2:9092" || k.Topic != "orders" || k.Partitions != 6 || k.Mode != envelope.ModeStructured || k.Compression != "zstd" {
 		t.Errorf("kafka: %+v", k)
 	}
 	c := sc.Consumer
@@ -81,13 +82,13 @@ func TestParseScenario(t *testing.T) {
 	if k := sc.Chaos.Skew; k == nil || k.Rate != 0.5 {
 		t.Errorf("skew %+v", k)
 	}
-	if d := sc.DLQ; d == nil || d.Topic != "${EVTOOL_TOPIC}-dead" || d.Count != CountPoison || d.Line != 26 {
+	if d := sc.DLQ; d == nil || d.Topic != "${EVTOOL_TOPIC}-dead" || d.Count != CountPoison || d.Line != 27 {
 		t.Errorf("dlq %+v", d)
 	}
 	if len(sc.Expect) != 4 || *sc.Expect[0].Count != 50 || sc.Expect[1].Equals != json.Number("12.5") || !sc.Expect[3].HasEquals || sc.Expect[3].Equals != nil || *sc.Expect[2].Exists {
 		t.Errorf("expect %+v", sc.Expect)
 	}
-	if sc.Expect[1].Line != 29 {
+	if sc.Expect[1].Line != 30 {
 		t.Errorf("expect line %d", sc.Expect[1].Line)
 	}
 }
@@ -100,7 +101,7 @@ chaos: {reorder: {window: 4}}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sc.Catalog != "." || sc.Consumer.Dir != "." || sc.Kafka.Partitions != 3 || sc.Kafka.Mode != envelope.ModeBinary ||
+	if sc.Catalog != "." || sc.Consumer.Dir != "." || sc.Kafka.Partitions != 3 || sc.Kafka.Mode != envelope.ModeBinary || sc.Kafka.Compression != "none" ||
 		sc.Consumer.SettleTimeout != DefaultSettleTimeout || sc.Consumer.Quiet != DefaultQuiet || sc.Seed != nil {
 		t.Errorf("defaults: %+v", sc)
 	}
@@ -125,8 +126,12 @@ expect: {dlq: {}}
 		t.Errorf("defaults: %+v %+v %+v", k, p, d)
 	}
 	sc, err = ParseScenario("s.yaml", []byte("events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nexpect: {dlq: {count: 0}}\n"))
-	if err != nil || sc.DLQ.Count != 0 {
+	if err != nil || sc.DLQ.Count != 0 || sc.Baseline != (BaselineSpec{}) {
 		t.Fatalf("%v %+v", err, sc)
+	}
+	sc, err = ParseScenario("s.yaml", []byte("events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nexpect:\n  baseline: {empty: ok, dlq: 3}\n"))
+	if err != nil || sc.Baseline != (BaselineSpec{EmptyOK: true, DLQ: 3, Line: 4}) {
+		t.Fatalf("%v %+v", err, sc.Baseline)
 	}
 }
 
@@ -140,6 +145,7 @@ func TestScenarioErrors(t *testing.T) {
 		{"zero duration", base[:len(base)-2] + ", quiet: 0s}\n", "consumer.quiet: must be positive"},
 		{"quiet too long", base[:len(base)-2] + ", quiet: 2m, settle_timeout: 1m}\n", "quiet (2m0s) must be shorter than settle_timeout (1m0s)"},
 		{"bad mode", "kafka: {mode: avro}\n" + base, "s.yaml:1: kafka.mode"},
+		{"bad compression", "kafka:\n  compression: brotli\n" + base, "s.yaml:2: kafka.compression"},
 		{"both sources", "events: {file: e.jsonl, generate: {count: 3}}\nconsumer: {run: [c], state: {http: \"http://x\"}}\n", "s.yaml:1: events"},
 		{"no source", "events: {}\nconsumer: {run: [c], state: {http: \"http://x\"}}\n", "s.yaml:1: events"},
 		{"two states", "events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\", command: [c]}}\n", "consumer.state"},
@@ -152,6 +158,9 @@ func TestScenarioErrors(t *testing.T) {
 		{"bad poison kind", base + "chaos: {poison: {rate: 0.1, kinds: [spicy]}}\n", "chaos.poison.kinds[0]"},
 		{"poison without rate", base + "chaos: {poison: {kinds: [undecodable]}}\n", "chaos.poison: missing property 'rate'"},
 		{"bad skew rate", base + "chaos: {skew: {rate: 2}}\n", "chaos.skew.rate"},
+		{"bad baseline empty", base + "expect:\n  baseline: {empty: yes}\n", "s.yaml:4: expect.baseline.empty"},
+		{"negative baseline dlq", base + "expect: {baseline: {dlq: -1}}\n", "expect.baseline.dlq"},
+		{"unknown baseline key", base + "expect: {baseline: {state: ok}}\n", "expect.baseline: unknown key \"state\""},
 		{"bad dlq count", base + "expect: {dlq: {count: some}}\n", "expect.dlq.count: want poison"},
 		{"negative dlq count", base + "expect: {dlq: {count: -1}}\n", "expect.dlq.count: want poison"},
 		{"unknown dlq key", base + "expect: {dlq: {topic: x, headers: [a]}}\n", "expect.dlq: unknown key \"headers\""},
@@ -245,6 +254,7 @@ func FuzzParseScenario(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nkafka: {compression: lz4}\nexpect: {baseline: {empty: ok, dlq: 2}}\n"))
 	f.Add([]byte("chaos: {seed: 18446744073709551615}\n"))
 	f.Add([]byte("consumer: {quiet: 1s, settle_timeout: 1s}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"testing"
 
@@ -15,12 +16,17 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// update rewrites the files the scripts compare output with (cmp stdout
+// FILE) from the output: go test ./cmd/evtool -run TestScripts -update.
+var update = flag.Bool("update", false, "update the golden files of the testscripts")
+
 // TestScripts runs the CLI testscripts in testdata/script: each .txtar is a
 // shell-like session of evtool commands with expected output and exit codes.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
+		UpdateScripts:       *update,
 		Setup: func(env *testscript.Env) error {
 			// Examples are shared with the scripts through $EXAMPLES.
 			wd, err := os.Getwd()

@@ -47,14 +47,17 @@ through a seeded fault plan (duplicates, reordering, version skew, poison
 events, crashes). The consumer under test (consumer.run) is started once per
 run with a fresh topic, group and work directory in EVTOOL_BROKERS,
 EVTOOL_TOPIC, EVTOOL_GROUP, EVTOOL_WORKDIR, EVTOOL_ADDR (a free 127.0.0.1 port
-for its state endpoint), EVTOOL_RUN and, with expect.dlq, EVTOOL_DLQ_TOPIC.
+for its state endpoint), EVTOOL_RUN and EVTOOL_DLQ_TOPIC (its dead-letter topic).
 Crash faults SIGKILL it and restart it with the same environment. After each
 run settles (the group's committed offsets reach the end of every partition
 and stay there for consumer.quiet) its state is read (GET consumer.state.http,
 or the stdout of consumer.state.command) as JSON.
 
-The replay passes when the chaos state equals the baseline state (without the
-consumer.ignore pointers) and every expectation holds (expect.state, and
+A baseline that tests nothing fails the replay: a state that is empty or the
+one the consumer served before the first event, or clean events dead-lettered
+(unless expect.baseline says so). The replay passes when the chaos state
+equals the baseline state (without the consumer.ignore pointers) and every
+expectation holds (expect.state, and
 expect.dlq: every poison event on the dead-letter topic with a header naming
 the error). A failure is confirmed by a rerun, then shrunk to a 1-minimal set
 of faults (delta debugging, at most --shrink-budget runs); the report prints
@@ -85,6 +88,11 @@ Kafka, state not JSON).`,
 			if cmd.Flags().Changed("faults") {
 				if sel, err = chaos.ParseSelection(faults); err != nil {
 					return usageError{fmt.Errorf("--faults: %w", err)}
+				}
+			}
+			if cc.Compression != "" {
+				if _, err := kafka.CompressionCodec(cc.Compression); err != nil {
+					return usageError{fmt.Errorf("--compression: %w", err)}
 				}
 			}
 			if cc.SASLPassword == "" {
@@ -201,6 +209,7 @@ Kafka, state not JSON).`,
 	fl.BoolVarP(&verbose, "verbose", "v", false, "log each step on stderr")
 	fl.BoolVar(&failFast, "fail-fast", false, "with several scenarios, stop at the first one that does not pass (the rest are reported as skipped)")
 	fl.IntVar(&shrink, "shrink-budget", replay.DefaultShrinkBudget, "most runs spent shrinking a failure to a minimal set of faults (0: confirm and shrink nothing)")
+	fl.StringVar(&cc.Compression, "compression", "", "codec of the record batches evtool produces: "+strings.Join(kafka.Compressions, "|")+" (default: kafka.compression, else none)")
 	fl.BoolVar(&cc.TLS, "tls", false, "connect with TLS")
 	fl.StringVar(&cc.TLSCAFile, "tls-ca", "", "PEM file of the CAs to trust (implies --tls)")
 	fl.StringVar(&cc.TLSCertFile, "tls-cert", "", "PEM client certificate (implies --tls)")
@@ -212,6 +221,9 @@ Kafka, state not JSON).`,
 	fl.StringVar(&cc.SASLPassword, "sasl-password", "", "SASL password (better: the EVTOOL_SASL_PASSWORD environment variable)")
 	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"text", "json", "junit"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = c.RegisterFlagCompletionFunc("compression", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return kafka.Compressions, cobra.ShellCompDirectiveNoFileComp
 	})
 	return c
 }
@@ -239,6 +251,8 @@ func (a *app) listFaults(ctx context.Context, sc *replay.Scenario, opts replay.O
 	if err != nil {
 		return err
 	}
+	// Against a real cluster crash faults strike once a commit is stored.
+	embedded := len(opts.Brokers) == 0 && len(sc.Kafka.Brokers) == 0
 	w := bufio.NewWriter(a.stdout)
 	defer w.Flush()
 	mark := func(applied bool) string {
@@ -275,7 +289,7 @@ func (a *app) listFaults(ctx context.Context, sc *replay.Scenario, opts replay.O
 	case replay.FormatText:
 		fmt.Fprintf(w, "%s\n", report.SafeLines(fmt.Sprintf("fault plan of %s, seed %d: %s over %d events", sc.File, h.Seed(), sc.Chaos, inv.Events)))
 		st, err := h.ListFaults(ctx, opts.Faults, func(fl chaos.Fault, applied bool) error {
-			_, err := fmt.Fprintf(w, "%s\n", report.SafeLines(fmt.Sprintf("%s%s", fl, mark(applied))))
+			_, err := fmt.Fprintf(w, "%s\n", report.SafeLines(fmt.Sprintf("%s%s", fl.Describe(embedded), mark(applied))))
 			return err
 		})
 		if err != nil {

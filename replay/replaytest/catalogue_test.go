@@ -2,7 +2,11 @@ package replaytest_test
 
 import (
 	"context"
+	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cloudevents/sdk-go/v2/event"
@@ -90,7 +94,7 @@ func exposing(t *testing.T, bug bugs.Bug) replaytest.Options {
 func every(seed uint64, at chaos.CrashAt) replaytest.Options {
 	return replaytest.Options{Seed: seed, DLQ: true, Chaos: chaos.Config{
 		Duplicate: &chaos.DuplicateConfig{Rate: 0.1, Max: 2, Spread: 10},
-		Reorder:   &chaos.ReorderConfig{Window: 40, Scope: chaos.ScopeKey, Rate: 0.3},
+		Reorder:   &chaos.ReorderConfig{Window: 8, Scope: chaos.ScopeKey, Rate: 0.3},
 		Skew:      &chaos.SkewConfig{Rate: 0.5},
 		Poison:    &chaos.PoisonConfig{Rate: 0.02},
 		Crash:     &chaos.CrashConfig{Count: 3, At: at},
@@ -223,4 +227,70 @@ func TestCatalogueCorrectPassesEverything(t *testing.T) {
 		}
 	}
 	t.Logf("applied over 20 seeds: %v", totals)
+}
+
+// recorder is a testing.TB that keeps what Check reports instead of
+// failing the test.
+type recorder struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recorder) Error(args ...any) { r.errors = append(r.errors, fmt.Sprint(args...)) }
+
+var reproduceLine = regexp.MustCompile(`reproduce with Options\{Seed: (\d+)(?:, Faults: chaos\.Only\(([0-9, ]*)\))?\}`)
+
+// The reproduce line Check prints reproduces the failure: parsed from its
+// report and run, it fails. For a failure that needs a crash (the in-memory
+// dedupe, commit before effect) the crash is no fault near the
+// differences by key, and must not be left out.
+func TestCheckReproduceLineReproduces(t *testing.T) {
+	in := load(t)
+	for _, tc := range []struct {
+		bug bugs.Bug
+		at  chaos.CrashAt
+	}{
+		{bugs.MemoryDedupe, chaos.CrashAfterEffect},
+		{bugs.CommitFirst, chaos.CrashAfterCommit},
+		{bugs.NonIdempotent, chaos.CrashAfterEffect},
+	} {
+		for seed := range uint64(5) {
+			opts := replaytest.Options{Seed: seed, Chaos: chaos.Config{
+				Duplicate: &chaos.DuplicateConfig{Rate: 0.05, Spread: 10},
+				Crash:     &chaos.CrashConfig{Count: 2, At: tc.at},
+			}}
+			rec := &recorder{TB: t}
+			res := replaytest.Check(rec, in, func(testing.TB) replaytest.Consumer {
+				c, _ := newBug(tc.bug)()
+				return c
+			}, opts)
+			if res == nil || !res.Failed() || len(rec.errors) != 1 {
+				t.Fatalf("%s seed %d: the bug passed (%d reports)", tc.bug, seed, len(rec.errors))
+			}
+			m := reproduceLine.FindStringSubmatch(rec.errors[0])
+			if m == nil {
+				t.Fatalf("%s seed %d: no reproduce line in\n%s", tc.bug, seed, rec.errors[0])
+			}
+			again := opts
+			again.Seed, _ = strconv.ParseUint(m[1], 10, 64)
+			if m[2] != "" || strings.Contains(m[0], "Faults") {
+				var idx []int
+				for _, f := range strings.Split(m[2], ", ") {
+					i, err := strconv.Atoi(f)
+					if err != nil {
+						t.Fatalf("%q: %v", m[0], err)
+					}
+					idx = append(idx, i)
+				}
+				again.Faults = chaos.Only(idx...)
+			}
+			r, err := replaytest.Run(context.Background(), in, newBug(tc.bug), again)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Failed() {
+				t.Errorf("%s seed %d: %s passes:\n%s", tc.bug, seed, m[0], rec.errors[0])
+			}
+		}
+	}
 }

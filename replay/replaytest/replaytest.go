@@ -52,6 +52,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -231,11 +232,16 @@ type Result struct {
 	DeadLettered []string
 	Stats        chaos.Stats
 	// Near are the applied faults whose key or event id appears near a
-	// difference (or that concern the failing delivery).
+	// difference (or that concern the failing delivery), and the applied
+	// crashes.
 	Near []chaos.Fault
 	// Seed and Selection reproduce the chaos run.
 	Seed      uint64
 	Selection chaos.Selection
+	// Reproduce is the smallest selection Report prints to reproduce the
+	// failure: the faults near it when Check has seen them fail again on
+	// their own, else Selection.
+	Reproduce chaos.Selection
 }
 
 // Equal reports whether the chaos state equals the baseline.
@@ -316,7 +322,9 @@ func meta(e event.Event, key string, parts int) chaos.Event {
 }
 
 // Run delivers the events clean to two new consumers (they must agree)
-// and through the plan to a third, and compares the states. The error is
+// and through the plan to a third, and compares the states; a failing run
+// is run again with only the faults near the failure, to print those in
+// Report when they reproduce it. The error is
 // for a baseline that fails or is nondeterministic (*NondeterministicError),
 // or a bad configuration; a chaos run that fails is a Result that Failed.
 func Run(ctx context.Context, in *Events, newConsumer func() (Consumer, error), opts Options) (*Result, error) {
@@ -324,7 +332,11 @@ func Run(ctx context.Context, in *Events, newConsumer func() (Consumer, error), 
 	if err != nil {
 		return nil, err
 	}
-	return r.chaos(ctx, opts.Faults)
+	res, err := r.chaos(ctx, opts.Faults)
+	if err == nil && res.Failed() {
+		err = r.narrowReproduce(ctx, res)
+	}
+	return res, err
 }
 
 // runner runs chaos runs against one baseline.
@@ -369,7 +381,7 @@ func (r *runner) chaos(ctx context.Context, sel chaos.Selection) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Faults: faults, Stats: st, Seed: opts.Seed, Selection: sel, Baseline: r.baseline}
+	res := &Result{Faults: faults, Stats: st, Seed: opts.Seed, Selection: sel, Reproduce: sel, Baseline: r.baseline}
 	var crashes []chaos.Fault
 	poison := map[string]chaos.Fault{}
 	for _, f := range faults {
@@ -401,7 +413,9 @@ func (r *runner) chaos(ctx context.Context, sel chaos.Selection) (*Result, error
 		near = f.near
 	}
 	for _, f := range faults {
-		if near[f.Key] || near[f.ID] || near[f.PoisonID] {
+		// Every applied crash too: it has no key, and a failure may need
+		// it (redeliveries after the last commit).
+		if near[f.Key] || near[f.ID] || near[f.PoisonID] || (f.Kind == chaos.Crash && len(near) > 0) {
 			res.Near = append(res.Near, f)
 		}
 	}
@@ -667,6 +681,26 @@ func Check(t testing.TB, in *Events, newConsumer func(t testing.TB) Consumer, op
 	return res
 }
 
+// narrowReproduce sets res.Reproduce to the faults near the failure when
+// they fail on their own: a reproduce line must reproduce.
+func (r *runner) narrowReproduce(ctx context.Context, res *Result) error {
+	if len(res.Near) == 0 || len(res.Near) == len(res.Faults) {
+		return nil
+	}
+	idx := make([]int, len(res.Near))
+	for i, f := range res.Near {
+		idx[i] = f.Index
+	}
+	near, err := r.chaos(ctx, chaos.Only(idx...))
+	if err != nil {
+		return err
+	}
+	if near.Failed() {
+		res.Reproduce = near.Selection
+	}
+	return nil
+}
+
 // Shrunk is the smallest failing set of faults Shrink found.
 type Shrunk struct {
 	// Faults are the faults of the set and Result the chaos run with only
@@ -757,23 +791,32 @@ func (r *Result) Report() string {
 	}
 	if len(r.Near) > 0 {
 		b.WriteString("faults near the differences:\n")
-		idx := make([]int, 0, len(r.Near))
 		for i, f := range r.Near {
 			if i < 30 {
 				fmt.Fprintf(&b, "  %s\n", f)
 			}
-			idx = append(idx, f.Index)
 		}
-		sort.Ints(idx)
-		fmt.Fprintf(&b, "reproduce with Options{Seed: %d, Faults: chaos.Only(%s)} (or evtool replay --seed %d --faults %s)\n",
-			r.Seed, strings.Trim(strings.Join(strings.Fields(fmt.Sprint(idx)), ", "), "[]"), r.Seed, chaos.Only(idx...))
-	} else {
-		fmt.Fprintf(&b, "reproduce with Options{Seed: %d} (or evtool replay --seed %d)\n", r.Seed, r.Seed)
 	}
+	b.WriteString(reproduceText(r.Seed, r.Reproduce))
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(&b, "%d crash fault(s) skipped: the consumer is not a replaytest.Restarter\n", len(r.Skipped))
 	}
 	return b.String()
+}
+
+// reproduceText is the line of Report that reproduces a failure: the
+// Options for replaytest and the flags for evtool replay.
+func reproduceText(seed uint64, sel chaos.Selection) string {
+	if sel.IsAll() {
+		return fmt.Sprintf("reproduce with Options{Seed: %d} (for evtool replay on a scenario of the same events and chaos: --seed %d)\n", seed, seed)
+	}
+	idx := sel.Indexes()
+	list := make([]string, len(idx))
+	for i, x := range idx {
+		list[i] = strconv.Itoa(x)
+	}
+	return fmt.Sprintf("reproduce with Options{Seed: %d, Faults: chaos.Only(%s)} (for evtool replay on a scenario of the same events and chaos: --seed %d --faults %s)\n",
+		seed, strings.Join(list, ", "), seed, sel)
 }
 
 // LoadEvents reads the events of a file (JSON, a JSON array or JSONL),

@@ -124,6 +124,11 @@ func TestNaiveFailsDuplicates(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", s, rep)
 		}
 	}
+	// No evtool command without its scenario (it exits 2, usage): the
+	// flags, for a scenario of the same events and chaos.
+	if strings.Contains(rep, "evtool replay --") || !strings.Contains(rep, "for evtool replay on a scenario of the same events and chaos: --seed 1 --faults ") {
+		t.Errorf("report prints an evtool replay line that cannot run:\n%s", rep)
+	}
 	// The faults near the differences alone reproduce the failure.
 	var idx []int
 	for _, f := range res.Near {

@@ -218,7 +218,7 @@ func (c *checker) commonValue(b branch, n *jsonschema.Schema) (any, bool) {
 			continue
 		}
 		for _, v := range vals {
-			if n.Validate(v) == nil && c.writerAccepts(b, v) {
+			if c.accepts(n, v) && c.writerAccepts(b, v) {
 				return v, true
 			}
 		}
@@ -258,7 +258,7 @@ func (c *checker) disjoint(b branch, n *jsonschema.Schema, depth int) bool {
 	}
 	if vals, finite := c.writerValues(b); finite {
 		for _, v := range vals {
-			if n.Validate(v) == nil {
+			if c.accepts(n, v) {
 				return false
 			}
 		}
@@ -275,7 +275,7 @@ func (c *checker) disjoint(b branch, n *jsonschema.Schema, depth int) bool {
 		}
 		all := true
 		for _, v := range nv {
-			if c.writerAccepts(b, v) && n.Validate(v) == nil {
+			if c.writerAccepts(b, v) && c.accepts(n, v) {
 				all = false
 				break
 			}

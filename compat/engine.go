@@ -122,8 +122,13 @@ type checker struct {
 	// that it ended the walk (reported like an exceeded budget).
 	ctx      context.Context
 	canceled bool
-	memo          map[string]*memoEntry
-	ids           map[*jsonschema.Schema]int
+	memo     map[string]*memoEntry
+	ids      map[*jsonschema.Schema]int
+	pure     map[*jsonschema.Schema]bool
+	enums    map[*jsonschema.Schema]*enumShadow
+	// enumScanned counts enum values the validator compared one by one
+	// (tests check it stays linear).
+	enumScanned   int
 	depth         int
 	minDep        int
 	warnedDynamic bool
@@ -134,7 +139,7 @@ func newChecker(dir Direction, lenient bool, budget int) *checker {
 		budget = defaultBudget
 	}
 	return &checker{dir: dir, lenient: lenient, eq: newEqualizer(), budget: budget,
-		memo: map[string]*memoEntry{}, ids: map[*jsonschema.Schema]int{}, minDep: math.MaxInt}
+		memo: map[string]*memoEntry{}, ids: map[*jsonschema.Schema]int{}, pure: map[*jsonschema.Schema]bool{}, enums: map[*jsonschema.Schema]*enumShadow{}, minDep: math.MaxInt}
 }
 
 // finding builds a finding; w and r are writer and reader locations.
@@ -186,13 +191,46 @@ func (c *checker) id(s *jsonschema.Schema) int {
 	return n
 }
 
+// pureRef reports whether s is a `$ref` and nothing else that constrains:
+// it has exactly the values of its target, which the same branch (or
+// reader) holds as an atom of its own.
+func (c *checker) pureRef(s *jsonschema.Schema) bool {
+	if s == nil || s.Bool != nil || s.Ref == nil {
+		return false
+	}
+	if p, ok := c.pure[s]; ok {
+		return p
+	}
+	t := *s
+	t.Ref = nil
+	p := isEmptySchema(&t)
+	c.pure[s] = p
+	return p
+}
+
+// deref follows pure $refs to the schema that constrains.
+func (c *checker) deref(s *jsonschema.Schema) *jsonschema.Schema {
+	for i := 0; i < maxDepth*100 && c.pureRef(s); i++ {
+		s = s.Ref
+	}
+	return s
+}
+
+// key identifies a (writer branch, reader) question for the memo. Pure
+// $refs are left out on both sides: the same definition reached through
+// two properties (or two chains of $refs) is one question, so the work is
+// bounded by the schemas' size, not by the number of instance paths.
 func (c *checker) key(b branch, r *jsonschema.Schema) string {
-	pos := make([]int, len(b.pos))
-	for i, a := range b.pos {
-		pos[i] = c.id(a.s) * 2
-		if a.borrowed {
-			pos[i]++
+	pos := make([]int, 0, len(b.pos))
+	for _, a := range b.pos {
+		if c.pureRef(a.s) {
+			continue
 		}
+		p := c.id(a.s) * 2
+		if a.borrowed {
+			p++
+		}
+		pos = append(pos, p)
 	}
 	sort.Ints(pos)
 	neg := make([]int, len(b.neg))
@@ -213,7 +251,7 @@ func (c *checker) key(b branch, r *jsonschema.Schema) string {
 	sb.WriteByte('|')
 	sb.WriteString(strconv.Itoa(int(b.mask)))
 	sb.WriteByte('|')
-	sb.WriteString(strconv.Itoa(c.id(r)))
+	sb.WriteString(strconv.Itoa(c.id(c.deref(r))))
 	return sb.String()
 }
 
@@ -480,7 +518,7 @@ func (c *checker) subBranch(b branch, r *jsonschema.Schema, ip ipath) []*Finding
 	c.memo[key] = e
 	saved := c.minDep
 	c.minDep = math.MaxInt
-	res := c.subBranchNow(b, r, ip)
+	res := uniqueFindings(c.subBranchNow(b, r, ip))
 	c.depth--
 	if c.minDep >= d {
 		e.inProgress = false
@@ -491,6 +529,24 @@ func (c *checker) subBranch(b branch, r *jsonschema.Schema, ip ipath) []*Finding
 		c.minDep = min(saved, c.minDep)
 	}
 	return res
+}
+
+// uniqueFindings drops repeated pointers: a memoised result reached
+// through several properties is one set of findings (reported once, at the
+// first instance path met), not one copy per path.
+func uniqueFindings(fs []*Finding) []*Finding {
+	if len(fs) < 2 {
+		return fs
+	}
+	seen := make(map[*Finding]bool, len(fs))
+	out := fs[:0:0]
+	for _, f := range fs {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func (c *checker) subBranchNow(b branch, r *jsonschema.Schema, ip ipath) []*Finding {
@@ -535,8 +591,17 @@ var (
 )
 
 func (c *checker) equalsAny(b branch, r *jsonschema.Schema) bool {
+	if c.pureRef(r) {
+		return false // its target is a reader atom of its own
+	}
 	for _, a := range b.pos {
-		if a.s == r || c.eq.equal(a.s, r) {
+		if a.s == r {
+			return true
+		}
+		if c.pureRef(a.s) {
+			continue // its target is in b.pos too
+		}
+		if c.eq.equal(a.s, r) {
 			return true
 		}
 	}
@@ -595,6 +660,63 @@ func (c *checker) writerValues(b branch) ([]any, bool) {
 	return out, true
 }
 
+// enumShadow answers validation against a schema with a large enum in
+// time independent of the enum's size: membership by hash, the other
+// keywords by the same schema without its enum.
+type enumShadow struct {
+	index map[string]int
+	rest  *jsonschema.Schema
+}
+
+// largeEnum is the enum size from which validation goes through a hash
+// index instead of the validator's linear scan.
+const largeEnum = 64
+
+// accepts reports whether v is valid against s. It is s.Validate(v) == nil,
+// except that a large enum of s itself is looked up by hash: a finite
+// writer of n values checked against an enum of m values costs n+m, not n·m.
+func (c *checker) accepts(s *jsonschema.Schema, v any) bool {
+	s = c.deref(s)
+	if s == nil || s.Bool != nil || s.Enum == nil || len(s.Enum.Values) < largeEnum {
+		if s != nil && s.Enum != nil {
+			c.enumScanned += len(s.Enum.Values)
+		}
+		return s.Validate(v) == nil
+	}
+	sh := c.enumShadow(s)
+	if _, ok := sh.index[valueKey(v)]; !ok {
+		return false
+	}
+	return sh.rest.Validate(v) == nil
+}
+
+func (c *checker) enumShadow(s *jsonschema.Schema) *enumShadow {
+	if sh, ok := c.enums[s]; ok {
+		return sh
+	}
+	rest := *s
+	rest.Enum = nil
+	sh := &enumShadow{index: valueIndex(s.Enum.Values), rest: &rest}
+	c.enums[s] = sh
+	return sh
+}
+
+// enumPosition is the index of v in s's enum (-1 when absent).
+func (c *checker) enumPosition(s *jsonschema.Schema, v any) int {
+	if len(s.Enum.Values) >= largeEnum {
+		if i, ok := c.enumShadow(s).index[valueKey(v)]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, e := range s.Enum.Values {
+		if jsonvalue.Equal(e, v) {
+			return i
+		}
+	}
+	return -1
+}
+
 // writerAccepts validates a value against every atom of a writer branch
 // (and no negative atom).
 func (c *checker) writerAccepts(b branch, v any) bool {
@@ -602,7 +724,7 @@ func (c *checker) writerAccepts(b branch, v any) bool {
 		return false
 	}
 	for _, a := range b.pos {
-		if a.s.Validate(v) != nil {
+		if !c.accepts(a.s, v) {
 			return false
 		}
 		if c.lenient && !a.borrowed && !c.closedAccepts(a.s, v) {
@@ -610,7 +732,7 @@ func (c *checker) writerAccepts(b branch, v any) bool {
 		}
 	}
 	for _, n := range b.neg {
-		if n.Validate(v) == nil {
+		if c.accepts(n, v) {
 			return false
 		}
 	}
@@ -664,7 +786,22 @@ func (c *checker) checkFinite(b branch, vals []any, r *jsonschema.Schema, ip ipa
 		}
 	}
 	seenLoc := map[string]bool{}
-	for _, v := range vals {
+	listed := 0
+	for i, v := range vals {
+		if c.accepts(r, v) {
+			continue
+		}
+		if listed == maxValueFindings {
+			rejected := 0
+			for _, v := range vals[i:] {
+				if !c.accepts(r, v) {
+					rejected++
+				}
+			}
+			out = append(out, c.errorf(KindIncomplete, locOf(b.pos), r.Location, nil, nil, ip, nil,
+				fmt.Sprintf("%d more values of the %s schema are rejected by the %s schema; only the first %d are listed", rejected, c.dir.writer(), c.dir.reader(), maxValueFindings)))
+			break
+		}
 		err := r.Validate(v)
 		if err == nil {
 			continue
@@ -679,12 +816,7 @@ func (c *checker) checkFinite(b branch, vals []any, r *jsonschema.Schema, ip ipa
 		}
 		idx := -1
 		if wkw == "enum" {
-			for i, e := range src.Enum.Values {
-				if jsonvalue.Equal(e, v) {
-					idx = i
-					break
-				}
-			}
+			idx = c.enumPosition(src, v)
 		}
 		rloc, msg, kw := leafError(err)
 		k := KindEnumValue
@@ -721,9 +853,14 @@ func (c *checker) checkFinite(b branch, vals []any, r *jsonschema.Schema, ip ipa
 			f.Message += ": " + msg
 		}
 		out = append(out, f)
+		listed++
 	}
 	return out
 }
+
+// maxValueFindings bounds the findings of one finite writer (an enum of
+// 100,000 values all rejected): the rest are counted in one more finding.
+const maxValueFindings = 100
 
 // topKind names the keyword of the first real failure of an error tree
 // ("anyOf", "oneOf", ...).

@@ -304,13 +304,25 @@ func sameStrings(a, b []string) bool {
 }
 
 func sameValueSet(a, b []any) bool {
-	for _, x := range a {
-		if !containsValue(b, x) {
-			return false
+	if len(a)*len(b) <= 64 {
+		for _, x := range a {
+			if !containsValue(b, x) {
+				return false
+			}
 		}
+		for _, x := range b {
+			if !containsValue(a, x) {
+				return false
+			}
+		}
+		return true
 	}
-	for _, x := range b {
-		if !containsValue(a, x) {
+	ia, ib := valueIndex(a), valueIndex(b)
+	if len(ia) != len(ib) {
+		return false
+	}
+	for k := range ia {
+		if _, ok := ib[k]; !ok {
 			return false
 		}
 	}

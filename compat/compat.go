@@ -156,11 +156,14 @@ func Compatible(fs []Finding) bool {
 	return true
 }
 
+// dedupe keeps one finding per rule, pair of schema locations and values:
+// a definition reached through many properties (2^40 instance paths in a
+// hostile schema) is one break, reported at the first instance path met.
 func dedupe(fs []*Finding) []*Finding {
 	seen := map[string]*Finding{}
 	var out []*Finding
 	for _, f := range fs {
-		key := f.Rule + "\x00" + f.OldLocation + "\x00" + f.NewLocation + "\x00" + f.InstancePath + "\x00" + string(f.Severity) +
+		key := f.Rule + "\x00" + f.OldLocation + "\x00" + f.NewLocation + "\x00" + string(f.Severity) +
 			"\x00" + compactJSON(f.OldValue) + "\x00" + compactJSON(f.NewValue)
 		if prev, ok := seen[key]; ok {
 			if prev.hint == nil {

@@ -30,11 +30,17 @@ const draft = "https://json-schema.org/draft/2020-12/schema"
 // doublingRefs: level i has two properties that both $ref level i-1, so a
 // document has 2^levels paths to the string at the bottom, whose maxLength
 // the new version lowers.
-func doublingRefs(levels int) hostilePair {
+func doublingRefs(levels int) hostilePair { return doublingRefsWith(levels, nil) }
+
+// doublingRefsWith adds keywords next to each $ref.
+func doublingRefsWith(levels int, extra map[string]any) hostilePair {
 	gen := func(maxLen int) map[string]any {
 		defs := map[string]any{"l0": map[string]any{"type": "string", "maxLength": maxLen}}
 		for i := 1; i <= levels; i++ {
 			prev := map[string]any{"$ref": fmt.Sprintf("#/$defs/l%d", i-1)}
+			for k, v := range extra {
+				prev[k] = v
+			}
 			defs[fmt.Sprintf("l%d", i)] = map[string]any{"type": "object",
 				"properties": map[string]any{"a": prev, "b": prev}}
 		}
@@ -142,24 +148,39 @@ func compileHostile(t testing.TB, p hostilePair) (*Side, *Side) {
 // finding (with one example path), a few steps per level.
 func TestHostileDoublingRefs(t *testing.T) {
 	const levels = 20
-	o, n := compileHostile(t, doublingRefs(levels))
-	c := newChecker(Backward, true, 0)
-	fs := c.subOne(o.Schema, n.Schema, nil)
-	if len(fs) != 1 || fs[0].Kind != KindMaxLength {
-		t.Fatalf("rules: %d findings, want 1 max-length finding: %v", len(fs), fs)
-	}
-	if c.steps > 4*levels {
-		t.Errorf("rules took %d steps for %d levels, want at most %d", c.steps, levels, 4*levels)
-	}
-	if got := len(fs[0].InstancePath); got != 2*levels {
-		t.Errorf("instance path %q, want one example path %d levels deep", fs[0].InstancePath, levels)
-	}
-	all := Compare(o, n, Backward, Options{})
-	if Compatible(all) || countErrors(ptrs(all)) != 1 {
-		t.Errorf("Compare: %d findings, want exactly one error: %v", len(all), all)
-	}
-	if fw := Compare(o, n, Forward, Options{}); !Compatible(fw) {
-		t.Errorf("FORWARD (a looser maxLength reads the old documents) should be compatible: %v", fw)
+	for _, tc := range []struct {
+		name  string
+		extra map[string]any
+	}{
+		{"pure $ref", nil},
+		{"$ref with annotations", map[string]any{"description": "d", "title": "t"}},
+		{"$ref with a constraint", map[string]any{"minLength": 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, n := compileHostile(t, doublingRefsWith(levels, tc.extra))
+			c := newChecker(Backward, true, 0)
+			raw := c.subOne(o.Schema, n.Schema, nil)
+			if len(raw) > 2 {
+				t.Errorf("rules built %d findings, want at most one per question (2)", len(raw))
+			}
+			fs := dedupe(raw)
+			if len(fs) != 1 || fs[0].Kind != KindMaxLength {
+				t.Fatalf("rules: %d findings, want 1 max-length finding", len(fs))
+			}
+			if c.steps > 4*levels {
+				t.Errorf("rules took %d steps for %d levels, want at most %d", c.steps, levels, 4*levels)
+			}
+			if got := len(fs[0].InstancePath); got != 2*levels {
+				t.Errorf("instance path %q, want one example path %d levels deep", fs[0].InstancePath, levels)
+			}
+			all := Compare(o, n, Backward, Options{})
+			if Compatible(all) || countErrors(ptrs(all)) != 1 {
+				t.Errorf("Compare: %d findings, want exactly one error: %v", len(all), all)
+			}
+			if fw := Compare(o, n, Forward, Options{}); !Compatible(fw) {
+				t.Errorf("FORWARD (a looser maxLength reads the old documents) should be compatible: %v", fw)
+			}
+		})
 	}
 }
 

@@ -191,39 +191,41 @@ func (c *checker) id(s *jsonschema.Schema) int {
 	return n
 }
 
-// pureRef reports whether s is a `$ref` and nothing else that constrains:
-// it has exactly the values of its target, which the same branch (or
-// reader) holds as an atom of its own.
-func (c *checker) pureRef(s *jsonschema.Schema) bool {
-	if s == nil || s.Bool != nil || s.Ref == nil {
+// hollow reports whether s constrains nothing but through `$ref` and
+// `allOf`: the branch (or reader) it is an atom of holds each of those
+// subschemas as an atom of its own, so s adds nothing to compare.
+func (c *checker) hollow(s *jsonschema.Schema) bool {
+	if s == nil || s.Bool != nil || (s.Ref == nil && len(s.AllOf) == 0) {
 		return false
 	}
 	if p, ok := c.pure[s]; ok {
 		return p
 	}
 	t := *s
-	t.Ref = nil
+	t.Ref, t.AllOf = nil, nil
 	p := isEmptySchema(&t)
 	c.pure[s] = p
 	return p
 }
 
-// deref follows pure $refs to the schema that constrains.
+// deref follows pure $refs (a hollow schema with only a $ref) to the
+// schema that constrains.
 func (c *checker) deref(s *jsonschema.Schema) *jsonschema.Schema {
-	for i := 0; i < maxDepth*100 && c.pureRef(s); i++ {
+	for i := 0; i < maxDepth*100 && s != nil && len(s.AllOf) == 0 && c.hollow(s); i++ {
 		s = s.Ref
 	}
 	return s
 }
 
-// key identifies a (writer branch, reader) question for the memo. Pure
-// $refs are left out on both sides: the same definition reached through
+// key identifies a (writer branch, reader) question for the memo. Hollow
+// atoms are left out on the writer side and pure $refs followed on the
+// reader side: the same definition reached through
 // two properties (or two chains of $refs) is one question, so the work is
 // bounded by the schemas' size, not by the number of instance paths.
 func (c *checker) key(b branch, r *jsonschema.Schema) string {
 	pos := make([]int, 0, len(b.pos))
 	for _, a := range b.pos {
-		if c.pureRef(a.s) {
+		if c.hollow(a.s) {
 			continue
 		}
 		p := c.id(a.s) * 2
@@ -570,8 +572,13 @@ func (c *checker) subBranchNow(b branch, r *jsonschema.Schema, ip ipath) []*Find
 	if vals, finite := c.writerValues(b); finite {
 		return c.checkFinite(b, vals, r, ip)
 	}
+	var same map[string][]atom
+	if len(b.pos) > maxEqualTries {
+		same = atomsByPointer(b.pos)
+	}
 	for _, ra := range ratoms {
-		if ra.Bool != nil || c.equalsAny(b, ra) {
+		// A hollow reader atom's subschemas are reader atoms of their own.
+		if ra.Bool != nil || c.hollow(ra) || c.equalsAnyOf(b.pos, same, ra) {
 			continue
 		}
 		out = append(out, c.local(b, ra, ip)...)
@@ -591,21 +598,52 @@ var (
 )
 
 func (c *checker) equalsAny(b branch, r *jsonschema.Schema) bool {
-	if c.pureRef(r) {
-		return false // its target is a reader atom of its own
+	return c.equalsAnyOf(b.pos, nil, r)
+}
+
+// maxEqualTries is how many writer atoms a reader atom is compared with
+// structurally; beyond it only the atoms at the same JSON pointer (the
+// same definition in the other version) are. Equality only lets the rules
+// skip work, so trying fewer pairs is safe.
+const maxEqualTries = 32
+
+// equalsAnyOf reports whether r is one of the atoms, structurally. same,
+// when set, indexes the atoms by JSON pointer.
+func (c *checker) equalsAnyOf(pos []atom, same map[string][]atom, r *jsonschema.Schema) bool {
+	// Only a hollow schema (just $ref/allOf) can equal a hollow one.
+	hr := c.hollow(r)
+	try := func(a atom) bool {
+		return a.s == r || (c.hollow(a.s) == hr && c.eq.equal(a.s, r))
 	}
-	for _, a := range b.pos {
-		if a.s == r {
+	if same == nil {
+		for _, a := range pos {
+			if try(a) {
+				return true
+			}
+		}
+		return false
+	}
+	_, ptr := splitLocation(r.Location)
+	for _, a := range same[ptr] {
+		if try(a) {
 			return true
 		}
-		if c.pureRef(a.s) {
-			continue // its target is in b.pos too
-		}
-		if c.eq.equal(a.s, r) {
+	}
+	for _, a := range pos[:maxEqualTries] {
+		if try(a) {
 			return true
 		}
 	}
 	return false
+}
+
+func atomsByPointer(pos []atom) map[string][]atom {
+	m := make(map[string][]atom, len(pos))
+	for _, a := range pos {
+		_, ptr := splitLocation(a.s.Location)
+		m[ptr] = append(m[ptr], a)
+	}
+	return m
 }
 
 func (c *checker) noteDynamic(b branch, ratoms []*jsonschema.Schema, ip ipath) {

@@ -19,7 +19,15 @@ type equalizer struct {
 	// out unequal, every "equal" cached since it was assumed is dropped,
 	// since it may rest on that assumption.
 	trail []([2]*jsonschema.Schema)
+	// work counts pairs compared; past maxEqualWork every new pair is
+	// answered "not equal", which only costs the rules more work (equality
+	// lets them skip a subschema, never report a break).
+	work int
 }
+
+// maxEqualWork bounds structural equality per equalizer: a chain of n
+// alike definitions on each side has n² pairs.
+const maxEqualWork = 1_000_000
 
 func newEqualizer() *equalizer { return &equalizer{memo: map[[2]*jsonschema.Schema]bool{}} }
 
@@ -34,6 +42,10 @@ func (e *equalizer) equal(a, b *jsonschema.Schema) bool {
 	if v, ok := e.memo[key]; ok {
 		return v
 	}
+	if e.work >= maxEqualWork {
+		return false
+	}
+	e.work++
 	mark := len(e.trail)
 	e.memo[key] = true // assumed while comparing
 	e.trail = append(e.trail, key)

@@ -62,6 +62,23 @@ func refChain(n int) hostilePair {
 	return hostilePair{"refchain", gen(10), gen(5)}
 }
 
+// allOfChain: each level holds the previous one in an allOf, with a
+// keyword of its own when typed (so no level is hollow).
+func allOfChain(n int, typed bool) hostilePair {
+	gen := func(maxLen int) map[string]any {
+		defs := map[string]any{"c0": map[string]any{"type": "string", "maxLength": maxLen}}
+		for i := 1; i <= n; i++ {
+			m := map[string]any{"allOf": []any{map[string]any{"$ref": fmt.Sprintf("#/$defs/c%d", i-1)}}}
+			if typed {
+				m["type"] = "string"
+			}
+			defs[fmt.Sprintf("c%d", i)] = m
+		}
+		return map[string]any{"$schema": draft, "$ref": fmt.Sprintf("#/$defs/c%d", n), "$defs": defs}
+	}
+	return hostilePair{"allofchain", gen(10), gen(5)}
+}
+
 // bigEnum: an enum of n strings; the new version drops one.
 func bigEnum(n int) hostilePair {
 	vals := make([]any, n)
@@ -190,15 +207,31 @@ func TestHostileDoublingRefs(t *testing.T) {
 // warning naming the limit, and the rules still find the break.
 func TestHostileRefChain(t *testing.T) {
 	const n = 2000
+	for _, tc := range []struct {
+		pair hostilePair
+		// pairs bounds the pairs structural equality compares.
+		pairs int
+	}{
+		{refChain(n), 4 * n},
+		{allOfChain(n, false), 4 * n},
+		// Alike levels: the pairs grow with n·maxEqualTries, and
+		// maxEqualWork caps them.
+		{allOfChain(n, true), maxEqualWork},
+	} {
+		o, nw := compileHostile(t, tc.pair)
+		c := newChecker(Backward, true, 0)
+		fs := c.subOne(o.Schema, nw.Schema, nil)
+		if len(fs) != 1 || fs[0].Kind != KindMaxLength {
+			t.Fatalf("%s: rules: %v, want one max-length finding", tc.pair.name, fs)
+		}
+		if c.eq.work > tc.pairs {
+			t.Errorf("%s: structural equality compared %d pairs for a chain of %d, want at most %d", tc.pair.name, c.eq.work, n, tc.pairs)
+		}
+		if c.steps > 10 {
+			t.Errorf("%s: %d rule steps, want a few", tc.pair.name, c.steps)
+		}
+	}
 	o, nw := compileHostile(t, refChain(n))
-	c := newChecker(Backward, true, 0)
-	fs := c.subOne(o.Schema, nw.Schema, nil)
-	if len(fs) != 1 || fs[0].Kind != KindMaxLength {
-		t.Fatalf("rules: %v, want one max-length finding", fs)
-	}
-	if len(c.eq.memo) > 4*n {
-		t.Errorf("structural equality cached %d pairs for a chain of %d, want at most %d", len(c.eq.memo), n, 4*n)
-	}
 	all := Compare(o, nw, Backward, Options{})
 	if Compatible(all) {
 		t.Errorf("Compare: compatible, want the max-length break: %v", all)

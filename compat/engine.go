@@ -836,8 +836,9 @@ func (c *checker) checkFinite(b branch, vals []any, r *jsonschema.Schema, ip ipa
 					rejected++
 				}
 			}
-			out = append(out, c.errorf(KindIncomplete, locOf(b.pos), r.Location, nil, nil, ip, nil,
-				fmt.Sprintf("%d more values of the %s schema are rejected by the %s schema; only the first %d are listed", rejected, c.dir.writer(), c.dir.reader(), maxValueFindings)))
+			f := c.errorf(KindEnumValue, loc(src, wkw), r.Location, nil, nil, ip, nil, "")
+			f.Message = fmt.Sprintf("%d more values of the %s schema are rejected by the %s schema; only the first %d are listed", rejected, c.dir.writer(), c.dir.reader(), maxValueFindings)
+			out = append(out, f)
 			break
 		}
 		err := r.Validate(v)
@@ -935,7 +936,7 @@ func readerValueAt(r *jsonschema.Schema, location string) any {
 		}
 		seen[s] = true
 		if s.Enum != nil && loc(s, "enum") == location {
-			found = s.Enum.Values
+			found = shownValues(s.Enum.Values)
 			return
 		}
 		if s.Const != nil && loc(s, "const") == location {
@@ -1003,6 +1004,10 @@ func children(s *jsonschema.Schema) []*jsonschema.Schema {
 	return out
 }
 
+// maxMessage bounds (in characters) the reader's complaint quoted in a
+// finding.
+const maxMessage = 300
+
 // leafError returns the location, message and keyword of the most specific
 // cause of a validation error.
 func leafError(err error) (location, msg, keyword string) {
@@ -1028,7 +1033,8 @@ func leafError(err error) (location, msg, keyword string) {
 	if len(kp) > 0 {
 		keyword = kp[len(kp)-1]
 	}
-	msg = ve.ErrorKind.LocalizedString(printer)
+	// An enum's message lists every value: keep findings small.
+	msg = truncate(ve.ErrorKind.LocalizedString(printer), maxMessage)
 	if len(ve.InstanceLocation) > 0 {
 		msg = "at /" + strings.Join(ve.InstanceLocation, "/") + ": " + msg
 	}

@@ -192,7 +192,7 @@ func (c *checker) readerEnum(b branch, common typeMask, ra *jsonschema.Schema, i
 		vals = ra.Enum.Values
 	}
 	rl := loc(ra, kw)
-	var rv any = vals
+	var rv any = shownValues(vals)
 	if kw == "const" {
 		rv = vals[0]
 	}

@@ -273,3 +273,17 @@ func valueIndex(vals []any) map[string]int {
 	}
 	return m
 }
+
+// maxShownValues bounds the enum values a finding carries as its old or
+// new value: an enum of 100,000 values is shown by its first ones.
+const maxShownValues = 20
+
+// shownValues is vals, or its first maxShownValues and a last element
+// saying how many were left out.
+func shownValues(vals []any) []any {
+	if len(vals) <= maxShownValues {
+		return vals
+	}
+	out := append([]any(nil), vals[:maxShownValues]...)
+	return append(out, fmt.Sprintf("… %d more", len(vals)-maxShownValues))
+}

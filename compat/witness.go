@@ -128,9 +128,30 @@ type witnessSearch struct {
 	rng            *rand.Rand
 	// ctx, when set and done, stops validating further documents.
 	ctx context.Context
-	// attached counts the counterexamples given to findings, unshown the
-	// findings past maxCounterexamples.
-	attached, unshown int
+	// attached counts the counterexamples given to findings.
+	attached int
+	// spent counts the JSON values of the documents validated; exhausted
+	// records that maxWitnessValues stopped the search.
+	spent     int
+	exhausted bool
+}
+
+// maxWitnessValues bounds the work of one witness search, counted in JSON
+// values validated: documents of 2,000 required properties make every
+// mutation and every minimisation step validate 2,000 values.
+const maxWitnessValues = 1_000_000
+
+// spend accounts for validating doc; false once the budget is spent.
+func (w *witnessSearch) spend(doc any) bool {
+	if w.exhausted {
+		return false
+	}
+	w.spent += valueSize(doc)
+	if w.spent > maxWitnessValues {
+		w.exhausted = true
+		return false
+	}
+	return true
 }
 
 type witness struct {
@@ -151,6 +172,9 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 	seen := map[string]*witness{}
 	check := func(doc any, writerKnown bool) *witness {
 		if w.ctx != nil && w.ctx.Err() != nil {
+			return nil
+		}
+		if !w.spend(doc) {
 			return nil
 		}
 		if !writerKnown && !w.writer.writerValid(doc, w.lenient) {
@@ -231,16 +255,20 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 		}
 	}
 	if w.attached >= maxCounterexamples {
+		unshown := 0
 		for _, f := range fs {
 			if f.Severity == report.SeverityError && !f.HasCounterexample && f.Kind != KindIncomplete {
-				w.unshown++
+				unshown++
 			}
 		}
-	}
-	if w.unshown > 0 {
 		c := &checker{dir: w.dir}
 		fs = append(fs, c.warnf(KindIncomplete, w.writer.Schema.Location, w.reader.Schema.Location, nil, nil, nil, nil,
-			fmt.Sprintf("counterexamples are built for the first %d findings of a comparison; %d more findings have none", maxCounterexamples, w.unshown)))
+			fmt.Sprintf("counterexamples are built for the first %d findings of a comparison; %d more findings have none", maxCounterexamples, unshown)))
+	}
+	if w.exhausted {
+		c := &checker{dir: w.dir}
+		fs = append(fs, c.warnf(KindIncomplete, w.writer.Schema.Location, w.reader.Schema.Location, nil, nil, nil, nil,
+			fmt.Sprintf("witness search stopped after validating %d JSON values (the limit is %d); the documents are large", maxWitnessValues, maxWitnessValues)))
 	}
 	// Whatever is left proves a break no rule named.
 	byLoc := map[string]bool{}
@@ -295,7 +323,6 @@ func (w *witnessSearch) attach(f *Finding, wt *witness) {
 		// an error) but is neither minimised nor printed.
 		f.Severity = report.SeverityError
 		f.Message += fmt.Sprintf(" — witness search found a counterexample (not shown: only %d are per comparison), so it is a break", maxCounterexamples)
-		w.unshown++
 		return
 	}
 	w.minimize(wt, w.readerLoc(f))
@@ -575,7 +602,7 @@ func (w *witnessSearch) minimize(wt *witness, rloc string) {
 	// Each try validates the whole document: large documents get fewer.
 	budget := max(8, 80*64/max(64, valueSize(wt.doc)))
 	still := func(doc any) bool {
-		if budget <= 0 {
+		if budget <= 0 || !w.spend(doc) {
 			return false
 		}
 		budget--

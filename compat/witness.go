@@ -600,7 +600,7 @@ func (w *witnessSearch) sampleOf(s *jsonschema.Schema, mask typeMask) (any, bool
 // document shows the break and little else.
 func (w *witnessSearch) minimize(wt *witness, rloc string) {
 	// Each try validates the whole document: large documents get fewer.
-	budget := max(8, 80*64/max(64, valueSize(wt.doc)))
+	budget := max(2, 80*64/max(64, valueSize(wt.doc)))
 	still := func(doc any) bool {
 		if budget <= 0 || !w.spend(doc) {
 			return false

@@ -715,8 +715,11 @@ const largeEnum = 64
 // writer of n values checked against an enum of m values costs n+m, not n·m.
 func (c *checker) accepts(s *jsonschema.Schema, v any) bool {
 	s = c.deref(s)
-	if s == nil || s.Bool != nil || s.Enum == nil || len(s.Enum.Values) < largeEnum {
-		if s != nil && s.Enum != nil {
+	if s == nil {
+		return true
+	}
+	if s.Bool != nil || s.Enum == nil || len(s.Enum.Values) < largeEnum {
+		if s.Enum != nil {
 			c.enumScanned += len(s.Enum.Values)
 		}
 		return s.Validate(v) == nil

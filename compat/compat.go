@@ -126,17 +126,16 @@ func Compare(old, new *Side, dir Direction, opts Options) []Finding {
 		raw = append(raw, c.warnf(KindDynamicRef, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil))
 	}
 	fs := dedupe(raw)
-	n := opts.samples()
-	if d := max(nestingDepth(writer.Schema), nestingDepth(reader.Schema)); n > 0 && d > maxWitnessDepth {
-		// The validator checks each $ref against every scope above it, so
-		// one validation of such a schema costs depth² steps.
-		fs = append(fs, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,
-			fmt.Sprintf("witness search was skipped: the schemas nest subschemas %d deep (the limit is %d); the rules alone decided", d, maxWitnessDepth)))
-		n = 0
-	}
-	if n > 0 {
-		ws := &witnessSearch{dir: dir, writer: writer, reader: reader, lenient: opts.lenient(), n: n, seed: opts.Seed, ctx: opts.Context}
-		fs = ws.run(fs)
+	if n := opts.samples(); n > 0 {
+		if d := max(writer.nestingDepth(), reader.nestingDepth()); d > maxWitnessDepth {
+			// The validator checks each $ref against every scope above it,
+			// so one validation of such a schema costs depth² steps.
+			fs = append(fs, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,
+				fmt.Sprintf("witness search was skipped: the schemas nest subschemas %d deep (the limit is %d); the rules alone decided", d, maxWitnessDepth)))
+		} else {
+			ws := &witnessSearch{dir: dir, writer: writer, reader: reader, lenient: opts.lenient(), n: n, seed: opts.Seed, ctx: opts.Context}
+			fs = ws.run(fs)
+		}
 	}
 	out := make([]Finding, len(fs))
 	for i, f := range fs {

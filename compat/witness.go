@@ -31,6 +31,18 @@ type docCache struct {
 	mu   sync.Mutex
 	docs map[string][]any
 	errs map[string]error
+
+	depthOnce sync.Once
+	depth     int
+}
+
+// nestingDepth is nestingDepth(s.Schema), computed once per side.
+func (s *Side) nestingDepth() int {
+	if s.docs == nil {
+		return nestingDepth(s.Schema)
+	}
+	s.docs.depthOnce.Do(func() { s.docs.depth = nestingDepth(s.Schema) })
+	return s.docs.depth
 }
 
 func (s *Side) baseDocs(n int, seed int64, lenient bool) ([]any, error) {

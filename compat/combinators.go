@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // combinators checks a reader atom's anyOf, oneOf, not and if/then/else.
@@ -160,6 +162,9 @@ func (c *checker) checkNot(b branch, ra *jsonschema.Schema, ip ipath) []*Finding
 	}
 	wl := locOf(b.pos)
 	rl := loc(ra, "not")
+	if sn, ok := asSimpleNeg(n); ok {
+		return c.checkSimpleNot(b, sn, wl, rl, ip)
+	}
 	if v, ok := c.commonValue(b, n); ok {
 		f := c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{value: v, hasValue: true})
 		f.Message += fmt.Sprintf(" (e.g. %s)", compactJSON(v))
@@ -169,6 +174,51 @@ func (c *checker) checkNot(b branch, ra *jsonschema.Schema, ip ipath) []*Finding
 		return []*Finding{c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{from: origin(b), fromMask: b.mask})}
 	}
 	f := c.warnf(KindNot, wl, rl, nil, nil, ip, &hint{from: n})
+	f.Message = fmt.Sprintf("Could not show that no value the %s schema allows matches the %s schema's `not` schema; witness search decides", c.dir.writer(), c.dir.reader())
+	return []*Finding{f}
+}
+
+// checkSimpleNot decides a reader's `not` made of a type set and numeric
+// bounds exactly: the writer breaks it with any value of a type the `not`
+// takes whole, or a number inside its bounds.
+func (c *checker) checkSimpleNot(b branch, sn simpleNeg, wl, rl string, ip ipath) []*Finding {
+	wm := c.effectiveMask(b)
+	broken := func(v any) []*Finding {
+		f := c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{value: v, hasValue: true})
+		f.Message += fmt.Sprintf(" (e.g. %s)", compactJSON(v))
+		return []*Finding{f}
+	}
+	var undecided typeMask
+	for _, t := range typeOrder {
+		if !(wm & sn.types).has(t) {
+			continue
+		}
+		if t == tInteger || t == tFraction {
+			x, dec := c.pickNumber(b, t, sn.lo, sn.hi)
+			switch dec {
+			case decideYes:
+				return broken(jsonvalue.Number(x))
+			case decideUnknown:
+				undecided |= t
+			}
+			continue
+		}
+		if h := c.valueOfType(b, t); h != nil && h.hasValue && c.writerAccepts(b, h.value) {
+			return broken(h.value)
+		}
+		if t != tNull && t != tBoolean { // those are tried value by value
+			undecided |= t
+		}
+	}
+	if undecided == 0 {
+		return nil
+	}
+	if undecided&(tArray|tObject) != 0 && undecided&^(tArray|tObject) == 0 {
+		// Every writer object (array) matches the `not`: a break as soon as
+		// the writer has one, which witness search samples.
+		return []*Finding{c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{from: origin(b), fromMask: undecided})}
+	}
+	f := c.warnf(KindNot, wl, rl, nil, nil, ip, &hint{from: origin(b), fromMask: undecided})
 	f.Message = fmt.Sprintf("Could not show that no value the %s schema allows matches the %s schema's `not` schema; witness search decides", c.dir.writer(), c.dir.reader())
 	return []*Finding{f}
 }

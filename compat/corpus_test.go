@@ -13,6 +13,7 @@ import (
 
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/sample"
 )
 
@@ -44,8 +45,8 @@ func TestCorpus(t *testing.T) {
 	if len(files) < 80 {
 		t.Fatalf("corpus has %d pairs, want at least 80", len(files))
 	}
-	var total, falseIncompat, incompatLabels int
-	var falseList []string
+	var total, falseIncompat, incompatLabels, noWitness int
+	var falseList, noWitnessList []string
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
 		data, err := os.ReadFile(file)
@@ -86,14 +87,22 @@ func TestCorpus(t *testing.T) {
 				falseIncompat++
 				falseList = append(falseList, where+": "+summarize(fs))
 			}
+			if !engine && !hasCounterexample(fs) {
+				noWitness++
+				noWitnessList = append(noWitnessList, where+": "+summarize(fs))
+			}
 			if label == "incompatible" {
 				incompatLabels++
 			}
 		}
 	}
-	t.Logf("corpus: %d pairs, %d verdicts (%d labelled incompatible); false incompatible: %d", len(files), total, incompatLabels, falseIncompat)
+	t.Logf("corpus: %d pairs, %d verdicts (%d labelled incompatible); false incompatible: %d; incompatible without counterexample: %d",
+		len(files), total, incompatLabels, falseIncompat, noWitness)
 	for _, l := range falseList {
 		t.Logf("  false incompatible: %s", l)
+	}
+	for _, l := range noWitnessList {
+		t.Logf("  incompatible without counterexample: %s", l)
 	}
 	if falseIncompat*20 > total {
 		t.Errorf("false incompatible rate %d/%d is above 5%%", falseIncompat, total)
@@ -132,6 +141,17 @@ func verifiedWitness(t *testing.T, old, nw *Side, dir Direction, profile string,
 		return doc, true
 	}
 	return nil, false
+}
+
+// hasCounterexample reports whether an incompatible verdict shows a
+// document: some error finding carries one.
+func hasCounterexample(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity == report.SeverityError && f.HasCounterexample {
+			return true
+		}
+	}
+	return false
 }
 
 func summarize(fs []Finding) string {
@@ -242,4 +262,58 @@ func TestNegatedBoundBruteForce(t *testing.T) {
 		}
 	}
 	t.Logf("false alarms: %d of %d", falseAlarms, 2*4*5*4*5)
+}
+
+// Negations over type sets, numeric intervals and their mixes are decided
+// exactly on both sides: against brute force over a grid of values of
+// every type, no break is called compatible and none is left undecided or
+// falsely alarmed.
+func TestNegationBruteForce(t *testing.T) {
+	nots := []string{`{}`, `true`, `{"type":"number"}`, `{"type":"integer"}`, `{"type":["string","null"]}`,
+		`{"minimum":0,"maximum":5}`, `{"minimum":0,"maximum":10}`, `{"exclusiveMinimum":2}`, `{"type":"integer","maximum":3}`,
+		`{"type":"number","minimum":-2.5,"exclusiveMaximum":4}`, `{"maximum":-1}`, `{"enum":[1,"x",null]}`, `{"const":2.5}`}
+	types := []string{``, `"type":"integer",`, `"type":"number",`, `"type":["string","integer"],`, `"minimum":-3,`,
+		`"type":"integer","exclusiveMaximum":7,`, `"type":["null","number"],"maximum":1.5,`}
+	var grid []any
+	for i := -24; i <= 24; i++ {
+		grid = append(grid, json.Number(strconv.FormatFloat(float64(i)/2, 'f', -1, 64)))
+	}
+	grid = append(grid, nil, true, false, "x", "y", []any{}, map[string]any{})
+	var schemas []string
+	for _, ty := range types {
+		for _, n := range nots {
+			schemas = append(schemas, "{"+ty+`"not":`+n+"}")
+		}
+		schemas = append(schemas, "{"+strings.TrimSuffix(ty, ",")+"}")
+	}
+	falseAlarms, undecided, pairs := 0, 0, 0
+	for _, w := range schemas {
+		ws := compileDoc(t, "old.json", w)
+		for _, r := range schemas {
+			rs := compileDoc(t, "new.json", r)
+			pairs++
+			broken := false
+			for _, x := range grid {
+				if ws.Schema.Validate(x) == nil && rs.Schema.Validate(x) != nil {
+					broken = true
+					break
+				}
+			}
+			fs := Compare(ws, rs, Backward, Options{Seed: 1, Samples: -1})
+			switch compatible := Compatible(fs); {
+			case broken && compatible:
+				t.Errorf("FALSE COMPATIBLE: %s -> %s: %s", w, r, summarize(fs))
+			case !broken && !compatible:
+				falseAlarms++
+				t.Logf("false alarm: %s -> %s: %s", w, r, summarize(fs))
+			case len(fs) > 0 && compatible:
+				undecided++
+				t.Logf("undecided: %s -> %s: %s", w, r, summarize(fs))
+			}
+		}
+	}
+	t.Logf("%d pairs: %d false alarms, %d undecided", pairs, falseAlarms, undecided)
+	if falseAlarms+undecided > 0 {
+		t.Errorf("%d false alarms and %d undecided verdicts, want 0", falseAlarms, undecided)
+	}
 }

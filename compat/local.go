@@ -15,7 +15,27 @@ import (
 // an empty number interval, contradictory string lengths and so on remove
 // their type, and numbers that are all whole lose the fraction bit.
 func (c *checker) effectiveMask(b branch) typeMask {
-	m := b.mask
+	m := b.mask &^ excludedTypes(b)
+	if len(b.neg) > 0 {
+		// null and booleans are few: try them (not: {enum: [null]}).
+		if m.has(tNull) && !c.writerAccepts(b.restrict(tNull), nil) {
+			m &^= tNull
+		}
+		if m.has(tBoolean) && !c.writerAccepts(b.restrict(tBoolean), true) && !c.writerAccepts(b.restrict(tBoolean), false) {
+			m &^= tBoolean
+		}
+	}
+	if m&tNumber != 0 && len(b.neg) > 0 {
+		// Negative atoms may cut every number out (not: {minimum: 0}
+		// over integers >= 0).
+		for _, t := range []typeMask{tInteger, tFraction} {
+			if m.has(t) {
+				if _, dec := c.pickNumber(b, t, nil, nil); dec == decideNo {
+					m &^= t
+				}
+			}
+		}
+	}
 	if m&tNumber != 0 {
 		d := c.numDomain(b, m)
 		switch {
@@ -162,10 +182,16 @@ func (c *checker) valueOfType(b branch, t typeMask) *hint {
 		}
 	case tInteger:
 		d := c.numDomain(bt, tInteger)
-		if x, ok := d.pick(nil, nil); ok {
+		if x, ok := c.numberIn(bt, tInteger, d, nil, nil); ok {
 			return &hint{value: jsonvalue.Number(x), hasValue: true}
 		}
 	case tFraction:
+		if len(bt.neg) > 0 {
+			if x, dec := c.pickNumber(bt, tFraction, nil, nil); dec == decideYes {
+				return &hint{value: jsonvalue.Number(x), hasValue: true}
+			}
+			break
+		}
 		d := c.numDomain(bt, tNumber)
 		if x, ok := d.nonInteger(); ok {
 			return &hint{value: jsonvalue.Number(x), hasValue: true}

@@ -165,6 +165,9 @@ func (c *checker) checkNot(b branch, ra *jsonschema.Schema, ip ipath) []*Finding
 	if sn, ok := asSimpleNeg(n); ok {
 		return c.checkSimpleNot(b, sn, wl, rl, ip)
 	}
+	if names, ok := c.requiredOnly(n); ok {
+		return c.checkRequiredNot(b, names, wl, rl, ip)
+	}
 	if v, ok := c.commonValue(b, n); ok {
 		f := c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{value: v, hasValue: true})
 		f.Message += fmt.Sprintf(" (e.g. %s)", compactJSON(v))

@@ -317,3 +317,63 @@ func TestNegationBruteForce(t *testing.T) {
 		t.Errorf("%d false alarms and %d undecided verdicts, want 0", falseAlarms, undecided)
 	}
 }
+
+// dependentRequired, dependentSchemas and the if/then/not forms that say
+// the same are decided in context: against brute force over every object
+// of three members taking two values, no break is called compatible and
+// no equivalent spelling raises a false alarm.
+func TestDependentsBruteForce(t *testing.T) {
+	parts := []string{``, `"required":["a"]`, `"required":["a","b"]`, `"dependentRequired":{"a":["b"]}`, `"dependentRequired":{"b":["c"]}`,
+		`"dependentSchemas":{"a":{"required":["b"]}}`, `"dependentSchemas":{"a":{"required":["c"]}}`,
+		`"dependentSchemas":{"a":{"properties":{"b":{"const":1}}}}`, `"if":{"required":["a"]},"then":{"required":["b"]}`,
+		`"if":{"required":["a"]},"then":{"required":["b"]},"else":{"required":["c"]}`, `"not":{"required":["a","b"]}`,
+		`"allOf":[{"dependentRequired":{"a":["b"]}},{"dependentRequired":{"b":["c"]}}]`}
+	var grid []any
+	vals := []any{nil, json.Number("1"), json.Number("2")}
+	for _, a := range vals {
+		for _, b := range vals {
+			for _, c := range vals {
+				obj := map[string]any{}
+				for k, v := range map[string]any{"a": a, "b": b, "c": c} {
+					if v != nil {
+						obj[k] = v
+					}
+				}
+				grid = append(grid, obj)
+			}
+		}
+	}
+	schema := func(p string) string {
+		s := `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"}}`
+		if p != "" {
+			s += "," + p
+		}
+		return s + "}"
+	}
+	falseAlarms, pairs := 0, 0
+	for _, wp := range parts {
+		ws := compileDoc(t, "old.json", schema(wp))
+		for _, rp := range parts {
+			rs := compileDoc(t, "new.json", schema(rp))
+			for _, profile := range []string{"strict", "lenient"} {
+				pairs++
+				broken := false
+				for _, x := range grid {
+					if ws.writerValid(x, profile == "lenient") && rs.Schema.Validate(x) != nil {
+						broken = true
+						break
+					}
+				}
+				fs := Compare(ws, rs, Backward, Options{Profile: profileOf(profile), Seed: 1, Samples: -1})
+				switch compatible := Compatible(fs); {
+				case broken && compatible:
+					t.Errorf("FALSE COMPATIBLE %s: %s -> %s: %s", profile, wp, rp, summarize(fs))
+				case !broken && !compatible:
+					falseAlarms++
+					t.Logf("false alarm %s: %s -> %s: %s", profile, wp, rp, summarize(fs))
+				}
+			}
+		}
+	}
+	t.Logf("%d pairs: %d false alarms", pairs, falseAlarms)
+}

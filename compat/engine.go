@@ -127,6 +127,8 @@ type checker struct {
 	depth         int
 	minDep        int
 	warnedDynamic bool
+	// requires holds the {required: names} atoms dependents add.
+	requires map[string]*jsonschema.Schema
 }
 
 func newChecker(dir Direction, lenient bool, budget int) *checker {
@@ -134,7 +136,7 @@ func newChecker(dir Direction, lenient bool, budget int) *checker {
 		budget = defaultBudget
 	}
 	return &checker{dir: dir, lenient: lenient, eq: newEqualizer(), budget: budget,
-		memo: map[string]*memoEntry{}, ids: map[*jsonschema.Schema]int{}, minDep: math.MaxInt}
+		memo: map[string]*memoEntry{}, ids: map[*jsonschema.Schema]int{}, minDep: math.MaxInt, requires: map[string]*jsonschema.Schema{}}
 }
 
 // finding builds a finding; w and r are writer and reader locations.
@@ -513,6 +515,20 @@ func (c *checker) subBranchNow(b branch, r *jsonschema.Schema, ip ipath) []*Find
 	}
 	if vals, finite := c.writerValues(b); finite {
 		return c.checkFinite(b, vals, r, ip)
+	}
+	if b.mask.has(tObject) && c.hasDependents(b) {
+		// The writer's dependents apply to its objects that have the
+		// trigger: check those object branches on their own.
+		obs, changed := c.applyDependents(b.restrict(tObject))
+		if changed {
+			if rest := b.restrict(tAll &^ tObject); rest.mask != 0 {
+				out = append(out, c.subBranch(rest, r, ip)...)
+			}
+			for _, ob := range obs {
+				out = append(out, c.subBranch(ob, r, ip)...)
+			}
+			return out
+		}
 	}
 	for _, ra := range ratoms {
 		if ra.Bool != nil || c.equalsAny(b, ra) {

@@ -2,6 +2,7 @@ package compat
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"sort"
 	"strconv"
@@ -609,7 +610,11 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 			if wmax >= 0 {
 				wv = wmax
 			}
-			out = append(out, c.errorf(KindMaxProperties, wl, loc(ra, "maxProperties"), wv, *ra.MaxProperties, ip, &hint{}, shown, strconv.Itoa(*ra.MaxProperties)))
+			h := &hint{}
+			if members, ok := c.memberNames(v, *ra.MaxProperties+1); ok {
+				h.need = members
+			}
+			out = append(out, c.errorf(KindMaxProperties, wl, loc(ra, "maxProperties"), wv, *ra.MaxProperties, ip, h, shown, strconv.Itoa(*ra.MaxProperties)))
 		}
 	}
 
@@ -640,31 +645,36 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 		if forbidden {
 			continue
 		}
+		// The objects of the writer that have the trigger, with the
+		// writer's own dependents applied.
+		tbs, _ := c.applyDependents(b.restrict(tObject).with(c.requireAtom([]string{d.key})))
 		need := map[string]*jsonschema.Schema{d.key: firstSchema(wat)}
 		for _, r := range d.req {
-			if _, ok := v.required[r]; ok || c.writerDepends(b, d.key, r) {
-				continue
+			for _, tb := range tbs {
+				if _, ok := c.objView(tb).required[r]; !ok {
+					out = append(out, c.errorf(KindDependentRequired, objLoc, d.where, nil, d.req, ip, &hint{drop: r, need: need}, strconv.Quote(r), strconv.Quote(d.key)))
+					break
+				}
 			}
-			out = append(out, c.errorf(KindDependentRequired, objLoc, d.where, nil, d.req, ip, &hint{drop: r, need: need}, strconv.Quote(r), strconv.Quote(d.key)))
 		}
 		if d.sch != nil && !isTrue(d.sch) {
-			var extra []atom
-			for _, a := range b.pos {
-				if s, ok := a.s.DependentSchemas[d.key]; ok {
-					extra = append(extra, atom{s, a.borrowed})
-				}
-				if s, ok := a.s.Dependencies[d.key].(*jsonschema.Schema); ok {
-					extra = append(extra, atom{s, a.borrowed})
-				}
+			var res []*Finding
+			for _, tb := range tbs {
+				res = append(res, c.subBranch(tb, d.sch, ip)...)
 			}
-			res := c.subExtend(b, extra, d.sch, ip)
 			if hasErrors(res) {
 				f := c.errorf(KindDependentSchemas, objLoc, d.where, nil, nil, ip, nil, strconv.Quote(d.key))
 				appendDetail(f, res)
 				if h := firstHint(res); h != nil {
 					hh := *h
+					if len(hh.path) == len(ip)+1 && hh.hasValue && hh.setProp == "" && hh.extend == 0 {
+						// A member's value: set it on the object, next to the trigger.
+						hh = hint{path: ip, setProp: hh.path[len(ip)], value: hh.value, hasValue: true}
+					}
 					if hh.need == nil {
 						hh.need = map[string]*jsonschema.Schema{}
+					} else {
+						hh.need = maps.Clone(hh.need)
 					}
 					hh.need[d.key] = firstSchema(wat)
 					f.hint = &hh
@@ -678,30 +688,66 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 	return out
 }
 
+// maxMemberWitness bounds the objects built to break a reader's
+// maxProperties (larger ones are left to the message).
+const maxMemberWitness = 1000
+
+// memberNames picks n property names the writer may send together, each
+// with the writer schema its value is sampled from: required names, then
+// declared ones, then names of the writer's patterns, then names no
+// keyword of the writer mentions. Witness search checks the object.
+func (c *checker) memberNames(v *objView, n int) (map[string]*jsonschema.Schema, bool) {
+	if n > maxMemberWitness {
+		return nil, false
+	}
+	out := map[string]*jsonschema.Schema{}
+	try := func(name string) {
+		if len(out) >= n {
+			return
+		}
+		if _, dup := out[name]; dup {
+			return
+		}
+		wat, forbidden, _, _ := c.wprop(v, name)
+		if forbidden {
+			return
+		}
+		for _, a := range v.b.pos {
+			if pn := a.s.PropertyNames; pn != nil && pn.Validate(name) != nil {
+				return
+			}
+		}
+		out[name] = firstSchema(wat)
+	}
+	for _, name := range sortedKeys(v.required) {
+		try(name)
+	}
+	for _, name := range sortedKeys(v.declared) {
+		try(name)
+	}
+	for _, re := range v.pats {
+		base, dec := findString(strQuery{want: strAccept{pats: []string{re.String()}, hi: -1}})
+		if dec != decideYes {
+			continue
+		}
+		for i := 0; i < 2*n && len(out) < n; i++ {
+			if name := base + strconv.Itoa(i); re.MatchString(name) {
+				try(name)
+			}
+		}
+	}
+	for i := 0; i < 2*n && len(out) < n; i++ {
+		try("m" + strconv.Itoa(i))
+	}
+	return out, len(out) >= n
+}
+
 // sides orders writer and reader values as old/new for the direction.
 func (c *checker) sides(w, r any) (old, new any) {
 	if c.dir == Backward {
 		return w, r
 	}
 	return r, w
-}
-
-func (c *checker) writerDepends(b branch, key, name string) bool {
-	for _, a := range b.pos {
-		for _, r := range a.s.DependentRequired[key] {
-			if r == name {
-				return true
-			}
-		}
-		if l, ok := a.s.Dependencies[key].([]string); ok {
-			for _, r := range l {
-				if r == name {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 func firstSchema(atoms []atom) *jsonschema.Schema {

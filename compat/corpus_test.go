@@ -13,6 +13,7 @@ import (
 
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/sample"
 )
@@ -372,6 +373,69 @@ func TestDependentsBruteForce(t *testing.T) {
 					falseAlarms++
 					t.Logf("false alarm %s: %s -> %s: %s", profile, wp, rp, summarize(fs))
 				}
+			}
+		}
+	}
+	t.Logf("%d pairs: %d false alarms", pairs, falseAlarms)
+}
+
+// properties, patternProperties and additionalProperties together: a
+// declared name a pattern matches must satisfy both, on either side.
+// Checked against brute force over objects of three names (one declared,
+// one matching the pattern only, one neither) and four values.
+func TestPropertiesPatternsBruteForce(t *testing.T) {
+	props := []string{``, `"properties":{"I_1":{"type":"number"}}`, `"properties":{"I_1":{"type":"integer"}}`, `"properties":{"I_1":{"type":"string"}}`}
+	pats := []string{``, `"patternProperties":{"^I_":{"type":"integer"}}`, `"patternProperties":{"^I_":{"minimum":0}}`}
+	adds := []string{``, `"additionalProperties":false`, `"additionalProperties":{"type":"string"}`}
+	var schemas []string
+	for _, p := range props {
+		for _, q := range pats {
+			for _, a := range adds {
+				var kws []string
+				for _, k := range []string{p, q, a} {
+					if k != "" {
+						kws = append(kws, k)
+					}
+				}
+				schemas = append(schemas, `{"type":"object"`+strings.Join(append([]string{""}, kws...), ",")+"}")
+			}
+		}
+	}
+	vals := []any{nil, json.Number("1"), json.Number("1.5"), json.Number("-1"), "s"}
+	var grid []any
+	for _, a := range vals {
+		for _, b := range vals {
+			for _, c := range vals {
+				obj := map[string]any{}
+				for k, v := range map[string]any{"I_1": a, "I_2": b, "z": c} {
+					if v != nil {
+						obj[k] = v
+					}
+				}
+				grid = append(grid, obj)
+			}
+		}
+	}
+	falseAlarms, pairs := 0, 0
+	for _, w := range schemas {
+		ws := compileDoc(t, "old.json", w)
+		for _, r := range schemas {
+			rs := compileDoc(t, "new.json", r)
+			pairs++
+			broken := false
+			for _, x := range grid {
+				if ws.Schema.Validate(x) == nil && rs.Schema.Validate(x) != nil {
+					broken = true
+					break
+				}
+			}
+			fs := Compare(ws, rs, Backward, Options{Profile: registry.ProfileStrict, Seed: 1, Samples: -1})
+			switch compatible := Compatible(fs); {
+			case broken && compatible:
+				t.Errorf("FALSE COMPATIBLE: %s -> %s: %s", w, r, summarize(fs))
+			case !broken && !compatible:
+				falseAlarms++
+				t.Logf("false alarm: %s -> %s: %s", w, r, summarize(fs))
 			}
 		}
 	}

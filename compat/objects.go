@@ -86,9 +86,10 @@ func (c *checker) wprop(v *objView, n string) (atoms []atom, forbidden, declared
 			if p.Bool != nil && !*p.Bool {
 				forbidden = true
 			}
-			continue
 		}
-		matched := false
+		// patternProperties apply to declared names too; additionalProperties
+		// only to names neither keyword covers.
+		_, matched := s.Properties[n]
 		for _, re := range sortedPatterns(s) {
 			if re.MatchString(n) {
 				p := s.PatternProperties[re]
@@ -180,6 +181,35 @@ func (c *checker) otherOptions(v *objView, a atom) (opts []*jsonschema.Schema, c
 	return live, len(live) == 0
 }
 
+// otherOption returns the schema one writer atom applies to names none of
+// its patterns match (nil schema: anything), and false when it forbids
+// them.
+func (c *checker) otherOption(v *objView, a atom) (*jsonschema.Schema, bool) {
+	s := a.s
+	var o *jsonschema.Schema
+	switch ap := s.AdditionalProperties.(type) {
+	case bool:
+		if !ap {
+			return nil, false
+		}
+	case *jsonschema.Schema:
+		o = ap
+	case nil:
+		switch {
+		case c.lenient && !a.borrowed && implicitlyClosed(s):
+			if len(v.pats) == 0 {
+				return nil, false
+			}
+		case s.UnevaluatedProperties != nil:
+			o = s.UnevaluatedProperties
+		}
+	}
+	if isFalse(o) {
+		return nil, false
+	}
+	return o, true
+}
+
 // writerOpen reports whether the writer may send names it does not declare.
 func (c *checker) writerOpen(v *objView) bool {
 	for _, a := range v.b.pos {
@@ -193,7 +223,11 @@ func (c *checker) writerOpen(v *objView) bool {
 // othersWithin reports whether every value the writer may send under an
 // undeclared name satisfies rc: some writer atom constrains all such
 // values to rc. It returns the best failing findings otherwise.
-func (c *checker) othersWithin(v *objView, rc *jsonschema.Schema, ip ipath, applies func(re string) bool) (bool, []*Finding, *jsonschema.Schema) {
+//
+// When outside is set, an atom's schema for names none of its patterns
+// match counts only if outside(its patterns) says some name of the
+// region escapes them.
+func (c *checker) othersWithin(v *objView, rc *jsonschema.Schema, ip ipath, applies func(re string) bool, outside func(pats []string) bool) (bool, []*Finding, *jsonschema.Schema) {
 	if isTrue(rc) {
 		return true, nil, nil
 	}
@@ -205,14 +239,19 @@ func (c *checker) othersWithin(v *objView, rc *jsonschema.Schema, ip ipath, appl
 		if closed {
 			return true, nil, nil
 		}
-		// Pattern options whose names cannot fall in the region do not count.
+		// Pattern options whose names cannot fall in the region do not
+		// count, nor the other names' option when the atom's patterns
+		// cover the region.
 		if applies != nil {
-			pats := sortedPatterns(a.s)
-			kept := opts[:0:0]
-			for i, o := range opts {
-				if i < len(pats) && !applies(pats[i].String()) {
-					continue
+			var kept []*jsonschema.Schema
+			var pats []string
+			for _, re := range sortedPatterns(a.s) {
+				pats = append(pats, re.String())
+				if p := a.s.PatternProperties[re]; !isFalse(p) && applies(re.String()) {
+					kept = append(kept, p)
 				}
+			}
+			if o, ok := c.otherOption(v, a); ok && (outside == nil || outside(pats)) {
 				kept = append(kept, o)
 			}
 			opts = kept
@@ -393,15 +432,15 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 			continue
 		}
 		pip := ip.add(n)
-		if p, ok := ra.Properties[n]; ok {
+		p, matched := ra.Properties[n]
+		if matched {
 			if p.Bool != nil && !*p.Bool {
 				out = append(out, c.closedProp(v, n, wat, where, declared, place{ra, []string{"properties", n}}, ip))
 				continue
 			}
 			out = append(out, c.propCheck(v, n, wat, declared, where, p, place{ra, []string{"properties", n}}, KindPropertyOpen, pip, ip)...)
-			continue
 		}
-		matched := false
+		// The reader's patterns apply to its declared names too.
 		for _, re := range sortedPatterns(ra) {
 			if !re.MatchString(n) {
 				continue
@@ -463,7 +502,14 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 				}
 			}
 			rs := re.String()
-			ok, best, from := c.othersWithin(v, rc, ip.add("("+re.String()+")"), func(p string) bool { return mayOverlap(p, rs) })
+			escapes := func(pats []string) bool {
+				for _, n := range sortedKeys(names) {
+					pats = append(pats, `\A`+regexpQuote(n)+`\z`)
+				}
+				_, dec := findString(strQuery{want: strAccept{pats: []string{rs}, hi: -1}, reject: &strAccept{hi: -1, pats: orPatterns(pats)}})
+				return dec != decideNo
+			}
+			ok, best, from := c.othersWithin(v, rc, ip.add("("+re.String()+")"), func(p string) bool { return mayOverlap(p, rs) }, escapes)
 			if ok {
 				out = append(out, best...)
 			} else {
@@ -499,7 +545,7 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 			if esc == decideNo {
 				break
 			}
-			ok, best, from := c.othersWithin(v, ap, ip.add(anyIndex), notReader)
+			ok, best, from := c.othersWithin(v, ap, ip.add(anyIndex), notReader, nil)
 			if ok {
 				out = append(out, best...)
 			} else {
@@ -917,7 +963,7 @@ func (c *checker) checkUnevaluated(v *objView, ra, up *jsonschema.Schema, names 
 		}
 	}
 	if open {
-		ok, best, from := c.othersWithin(v, up, ip.add(anyIndex), nil)
+		ok, best, from := c.othersWithin(v, up, ip.add(anyIndex), nil, nil)
 		if ok {
 			out = append(out, best...)
 		} else {

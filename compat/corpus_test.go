@@ -89,6 +89,14 @@ func TestCorpus(t *testing.T) {
 				falseList = append(falseList, where+": "+summarize(fs))
 			}
 			if !engine && !hasCounterexample(fs) {
+				if label == "incompatible" {
+					t.Errorf("%s: a break without a counterexample (findings: %s)", where, summarize(fs))
+				}
+				for _, f := range fs {
+					if f.Severity == report.SeverityError && !strings.Contains(f.Message, "no counterexample found in ") {
+						t.Errorf("%s: %s has no counterexample and does not say so: %s", where, f.Rule, f.Message)
+					}
+				}
 				noWitness++
 				noWitnessList = append(noWitnessList, where+": "+summarize(fs))
 			}
@@ -440,4 +448,57 @@ func TestPropertiesPatternsBruteForce(t *testing.T) {
 		}
 	}
 	t.Logf("%d pairs: %d false alarms", pairs, falseAlarms)
+}
+
+// A closed object whose members take finitely many values is compared
+// with a reader's const or enum of objects value by value: against brute
+// force, no break is called compatible and the equivalent spellings pass.
+func TestFiniteObjectsBruteForce(t *testing.T) {
+	writers := []string{`{"type":"object","properties":{"k":{"const":"x"}},"required":["k"],"additionalProperties":false}`,
+		`{"type":"object","properties":{"k":{"const":"x"}},"additionalProperties":false}`,
+		`{"type":"object","properties":{"k":{"enum":["x","y"]}},"required":["k"],"additionalProperties":false}`,
+		`{"type":"object","properties":{"k":{"const":"x"},"b":{"type":"boolean"}},"required":["k"],"additionalProperties":false}`,
+		`{"type":"object","properties":{"k":{"const":"x"}},"required":["k"]}`,
+		`{"type":"object","properties":{"k":{"type":"string"}},"required":["k"],"additionalProperties":false}`}
+	readers := []string{`{"const":{"k":"x"}}`, `{"enum":[{"k":"x"},{}]}`, `{"enum":[{"k":"x"},{"k":"y"}]}`,
+		`{"enum":[{"k":"x","b":true},{"k":"x","b":false},{"k":"x"}]}`, `{"enum":[{"k":"x","b":true},{"k":"x","b":false}]}`}
+	var grid []any
+	for _, k := range []any{nil, "x", "y", "z"} {
+		for _, b := range []any{nil, true, false} {
+			for _, e := range []any{nil, json.Number("1")} {
+				obj := map[string]any{}
+				for n, v := range map[string]any{"k": k, "b": b, "e": e} {
+					if v != nil {
+						obj[n] = v
+					}
+				}
+				grid = append(grid, obj)
+			}
+		}
+	}
+	falseAlarms := 0
+	for _, w := range writers {
+		ws := compileDoc(t, "old.json", w)
+		for _, r := range readers {
+			rs := compileDoc(t, "new.json", r)
+			for _, profile := range []string{"strict", "lenient"} {
+				broken := false
+				for _, x := range grid {
+					if ws.writerValid(x, profile == "lenient") && rs.Schema.Validate(x) != nil {
+						broken = true
+						break
+					}
+				}
+				fs := Compare(ws, rs, Backward, Options{Profile: profileOf(profile), Seed: 1, Samples: -1})
+				switch compatible := Compatible(fs); {
+				case broken && compatible:
+					t.Errorf("FALSE COMPATIBLE %s: %s -> %s: %s", profile, w, r, summarize(fs))
+				case !broken && !compatible:
+					falseAlarms++
+					t.Logf("false alarm %s: %s -> %s: %s", profile, w, r, summarize(fs))
+				}
+			}
+		}
+	}
+	t.Logf("false alarms: %d", falseAlarms)
 }

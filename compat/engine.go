@@ -120,8 +120,8 @@ type checker struct {
 	overBudget    bool
 	// ctx, when set, is polled every few hundred steps; canceled records
 	// that it ended the walk (reported like an exceeded budget).
-	ctx      context.Context
-	canceled bool
+	ctx           context.Context
+	canceled      bool
 	memo          map[string]*memoEntry
 	ids           map[*jsonschema.Schema]int
 	depth         int

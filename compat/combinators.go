@@ -168,6 +168,9 @@ func (c *checker) checkNot(b branch, ra *jsonschema.Schema, ip ipath) []*Finding
 	if names, ok := c.requiredOnly(n); ok {
 		return c.checkRequiredNot(b, names, wl, rl, ip)
 	}
+	if name, ps, ok := c.propertyOnly(n); ok {
+		return c.checkPropertyNot(b, name, ps, wl, rl, ip)
+	}
 	if v, ok := c.commonValue(b, n); ok {
 		f := c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{value: v, hasValue: true})
 		f.Message += fmt.Sprintf(" (e.g. %s)", compactJSON(v))
@@ -261,13 +264,8 @@ func (c *checker) subBranchOpt(b branch, r *jsonschema.Schema, ip ipath) []*Find
 // writer branch allows: a proof that they overlap.
 func (c *checker) commonValue(b branch, n *jsonschema.Schema) (any, bool) {
 	for _, a := range readerAtoms(n) {
-		var vals []any
-		switch {
-		case a.Const != nil:
-			vals = []any{*a.Const}
-		case a.Enum != nil:
-			vals = a.Enum.Values
-		default:
+		vals, ok := ownValues(a)
+		if !ok {
 			continue
 		}
 		for _, v := range vals {

@@ -3,6 +3,7 @@ package compat
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -336,7 +337,10 @@ func TestDependentsBruteForce(t *testing.T) {
 		`"dependentSchemas":{"a":{"required":["b"]}}`, `"dependentSchemas":{"a":{"required":["c"]}}`,
 		`"dependentSchemas":{"a":{"properties":{"b":{"const":1}}}}`, `"if":{"required":["a"]},"then":{"required":["b"]}`,
 		`"if":{"required":["a"]},"then":{"required":["b"]},"else":{"required":["c"]}`, `"not":{"required":["a","b"]}`,
-		`"allOf":[{"dependentRequired":{"a":["b"]}},{"dependentRequired":{"b":["c"]}}]`}
+		`"allOf":[{"dependentRequired":{"a":["b"]}},{"dependentRequired":{"b":["c"]}}]`,
+		`"not":{"properties":{"a":{"const":1}}}`, `"required":["a"],"not":{"properties":{"a":{"const":1}}}`,
+		`"allOf":[{"properties":{"a":{"not":{"const":1}}}}],"required":["a"]`, `"propertyNames":{"enum":["a","b"]}`,
+		`"propertyNames":{"pattern":"^[ab]$"}`, `"maxProperties":1`, `"additionalProperties":false`, `"patternProperties":{"^[ab]$":{}},"additionalProperties":false`}
 	var grid []any
 	vals := []any{nil, json.Number("1"), json.Number("2")}
 	for _, a := range vals {
@@ -349,6 +353,9 @@ func TestDependentsBruteForce(t *testing.T) {
 					}
 				}
 				grid = append(grid, obj)
+				extra := maps.Clone(obj)
+				extra["d"] = json.Number("1")
+				grid = append(grid, extra)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -37,6 +38,9 @@ func (c *checker) hasDependents(b branch) bool {
 	}
 	for _, n := range b.neg {
 		if _, ok := c.requiredOnly(n); ok {
+			return true
+		}
+		if _, _, ok := c.propertyOnly(n); ok {
 			return true
 		}
 	}
@@ -174,7 +178,47 @@ func (c *checker) firedDependents(b branch) []atom {
 			}
 		}
 	}
+	// not: {properties: {a: S}} holds for objects that have a, valued
+	// outside S.
+	for _, n := range b.neg {
+		name, ps, ok := c.propertyOnly(n)
+		if !ok {
+			continue
+		}
+		if _, req := v.required[name]; !req {
+			extra = append(extra, c.requireAtom([]string{name}))
+		}
+		if na := c.negPropAtom(n, name, ps); !have[na.s] {
+			have[na.s] = true
+			extra = append(extra, na)
+		}
+	}
 	return extra
+}
+
+// propertyOnly reads n as {properties: {name: S}} and nothing else.
+func (c *checker) propertyOnly(n *jsonschema.Schema) (string, *jsonschema.Schema, bool) {
+	if n == nil || n.Bool != nil || len(n.Properties) != 1 {
+		return "", nil, false
+	}
+	if !newEqualizer().equal(n, &jsonschema.Schema{Properties: n.Properties}) {
+		return "", nil, false
+	}
+	for name, ps := range n.Properties {
+		return name, ps, true
+	}
+	return "", nil, false
+}
+
+// negPropAtom is a borrowed {properties: {name: {not: S}}}, one per n.
+func (c *checker) negPropAtom(n *jsonschema.Schema, name string, ps *jsonschema.Schema) atom {
+	key := fmt.Sprintf("\x02%d", c.id(n))
+	s, ok := c.requires[key]
+	if !ok {
+		s = &jsonschema.Schema{Properties: map[string]*jsonschema.Schema{name: {Not: ps}}}
+		c.requires[key] = s
+	}
+	return atom{s: s, borrowed: true}
 }
 
 // requiredOnly reads n as {required: names} and nothing else.
@@ -224,4 +268,95 @@ func (c *checker) requiredNegated(b branch) bool {
 		}
 	}
 	return false
+}
+
+// checkPropertyNot decides a reader's not: {properties: {name: S}}: it
+// rejects every non-object and every object whose name is valued in S.
+func (c *checker) checkPropertyNot(b branch, name string, ps *jsonschema.Schema, wl, rl string, ip ipath) []*Finding {
+	wm := c.effectiveMask(b)
+	for _, t := range typeOrder {
+		if t == tObject || !wm.has(t) {
+			continue
+		}
+		h := c.valueOfType(b, t)
+		if h == nil {
+			h = &hint{from: origin(b), fromMask: t}
+		}
+		return []*Finding{c.errorf(KindNot, wl, rl, nil, nil, ip, h)}
+	}
+	if !wm.has(tObject) {
+		return nil
+	}
+	tbs, _ := c.applyDependents(b.restrict(tObject).with(c.requireAtom([]string{name})))
+	var undecided []*Finding
+	for _, tb := range tbs {
+		if c.effectiveMask(tb) == 0 {
+			continue
+		}
+		v := c.objView(tb)
+		wat, forbidden, _, _ := c.wprop(v, name)
+		if forbidden {
+			continue
+		}
+		if vals, finite := finiteValues(ps); finite {
+			for _, x := range vals {
+				if ps.Validate(x) == nil && atomsAccept(wat, x) {
+					return []*Finding{c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{setProp: name, value: x, hasValue: true})}
+				}
+			}
+			continue
+		}
+		bs, ok := c.expand(wat, nil, tAll)
+		all := ok
+		for _, pb := range bs {
+			if !c.disjoint(pb, ps, 0) {
+				all = false
+				break
+			}
+		}
+		if all {
+			continue
+		}
+		if clean(c.sub(wat, nil, tAll, ps, ip.add(name))) {
+			return []*Finding{c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{setProp: name, propFrom: firstSchema(wat)})}
+		}
+		f := c.warnf(KindNot, wl, rl, nil, nil, ip, &hint{setProp: name, propFrom: ps})
+		f.Message = fmt.Sprintf("Could not show that no value the %s schema allows matches the %s schema's `not` schema; witness search decides", c.dir.writer(), c.dir.reader())
+		undecided = append(undecided, f)
+	}
+	if len(undecided) > 0 {
+		return undecided[:1]
+	}
+	return nil
+}
+
+// finiteValues returns the values of a const or enum schema (of its
+// first atom that has one).
+func finiteValues(s *jsonschema.Schema) ([]any, bool) {
+	for _, a := range readerAtoms(s) {
+		if vals, ok := ownValues(a); ok {
+			return vals, true
+		}
+	}
+	return nil, false
+}
+
+// ownValues returns the values a schema's own const or enum allows.
+func ownValues(s *jsonschema.Schema) ([]any, bool) {
+	switch {
+	case s.Const != nil:
+		return []any{*s.Const}, true
+	case s.Enum != nil:
+		return s.Enum.Values, true
+	}
+	return nil, false
+}
+
+func atomsAccept(atoms []atom, v any) bool {
+	for _, a := range atoms {
+		if a.s.Validate(v) != nil {
+			return false
+		}
+	}
+	return true
 }

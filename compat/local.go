@@ -74,6 +74,11 @@ func (c *checker) effectiveMask(b branch) typeMask {
 				break
 			}
 		}
+		for _, a := range b.pos {
+			if mp := a.s.MaxProperties; mp != nil && *mp < len(v.required) {
+				m &^= tObject // more required names than members allowed
+			}
+		}
 	}
 	return m
 }

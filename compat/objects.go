@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -123,6 +124,15 @@ func (c *checker) wprop(v *objView, n string) (atoms []atom, forbidden, declared
 				if u := s.UnevaluatedProperties; u.Bool != nil && !*u.Bool {
 					forbidden = true
 				}
+			}
+		}
+	}
+	if !forbidden {
+		// A name the writer's propertyNames reject is never sent.
+		for _, a := range v.b.pos {
+			if pn := a.s.PropertyNames; pn != nil && pn.Validate(n) != nil {
+				forbidden = true
+				break
 			}
 		}
 	}
@@ -346,12 +356,15 @@ func (c *checker) escapingName(v *objView, readerPats []string, names map[string
 		reject = &strAccept{hi: -1, pats: []string{`[^\x00-\x{10FFFF}]`}}
 	}
 	wpats, bounded := c.writerNamePatterns(v)
+	want := c.nameAccept(v)
 	if !bounded {
-		return findString(strQuery{want: strAccept{hi: -1}, reject: reject})
+		return findString(strQuery{want: want, reject: reject})
 	}
 	unknown := false
 	for _, q := range wpats {
-		s, dec := findString(strQuery{want: strAccept{pats: []string{q}, hi: -1}, reject: reject})
+		w := want
+		w.pats = append(append([]string(nil), want.pats...), q)
+		s, dec := findString(strQuery{want: w, reject: reject})
 		switch dec {
 		case decideYes:
 			return s, decideYes
@@ -363,6 +376,41 @@ func (c *checker) escapingName(v *objView, readerPats []string, names map[string
 		return "", decideUnknown
 	}
 	return "", decideNo
+}
+
+// nameAccept is what the writer's propertyNames allow of a name: their
+// patterns, lengths and enum or const (other keywords are not used, which
+// only lets more names through).
+func (c *checker) nameAccept(v *objView) strAccept {
+	acc := strAccept{hi: -1}
+	for _, a := range v.b.pos {
+		for _, s := range readerAtoms(a.s.PropertyNames) {
+			if s.Bool != nil {
+				continue
+			}
+			if s.Pattern != nil {
+				acc.pats = append(acc.pats, s.Pattern.String())
+			}
+			if s.MinLength != nil && *s.MinLength > acc.lo {
+				acc.lo = *s.MinLength
+			}
+			if s.MaxLength != nil && (acc.hi < 0 || *s.MaxLength < acc.hi) {
+				acc.hi = *s.MaxLength
+			}
+			vals, ok := ownValues(s)
+			if !ok {
+				continue
+			}
+			var names []string
+			for _, x := range vals {
+				if n, ok := x.(string); ok && (!acc.hasEnum || slices.Contains(acc.enum, n)) {
+					names = append(names, n)
+				}
+			}
+			acc.enum, acc.hasEnum = names, true
+		}
+	}
+	return acc
 }
 
 // mayOverlap reports whether two name patterns can match a common name.
@@ -640,6 +688,17 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 			n := 0
 			for name := range v.declared {
 				if _, forbidden, _, _ := c.wprop(v, name); !forbidden {
+					n++
+				}
+			}
+			if wmax < 0 || n < wmax {
+				wmax = n
+			}
+		}
+		if na := c.nameAccept(v); na.hasEnum {
+			n := 0
+			for _, name := range na.enum {
+				if _, forbidden, _, _ := c.wprop(v, name); !forbidden && na.accepts(name) {
 					n++
 				}
 			}

@@ -58,7 +58,42 @@ func (c *checker) objView(b branch) *objView {
 		v.declared[n] = true
 	}
 	sort.Slice(v.pats, func(i, j int) bool { return v.pats[i].String() < v.pats[j].String() })
+	c.forceRequired(v)
 	return v
+}
+
+// forceRequired: a closed writer whose minProperties equals the number of
+// names it may send sends them all (minProperties: 1 over one property).
+func (c *checker) forceRequired(v *objView) {
+	wmin, where := 0, ""
+	for _, a := range v.b.pos {
+		if mp := a.s.MinProperties; mp != nil && *mp > wmin {
+			wmin, where = *mp, loc(a.s, "minProperties")
+		}
+	}
+	if wmin <= len(v.required) || len(v.pats) > 0 || c.writerOpen(v) {
+		return
+	}
+	names := maps.Clone(v.declared)
+	for _, a := range v.b.pos {
+		for n := range a.s.Properties {
+			names[n] = true
+		}
+	}
+	var allowed []string
+	for _, n := range sortedKeys(names) {
+		if _, forbidden, _, _ := c.wprop(v, n); !forbidden {
+			allowed = append(allowed, n)
+		}
+	}
+	if len(allowed) != wmin {
+		return
+	}
+	for _, n := range allowed {
+		if _, ok := v.required[n]; !ok {
+			v.required[n] = where
+		}
+	}
 }
 
 func matchesAny(pats []jsonschema.Regexp, n string) bool {
@@ -128,9 +163,15 @@ func (c *checker) wprop(v *objView, n string) (atoms []atom, forbidden, declared
 		}
 	}
 	if !forbidden {
-		// A name the writer's propertyNames reject is never sent.
+		// A name the writer's propertyNames reject is never sent, nor a
+		// name beyond the required ones when maxProperties counts only them.
+		_, req := v.required[n]
 		for _, a := range v.b.pos {
 			if pn := a.s.PropertyNames; pn != nil && pn.Validate(n) != nil {
+				forbidden = true
+				break
+			}
+			if mp := a.s.MaxProperties; mp != nil && !req && *mp <= len(v.required) {
 				forbidden = true
 				break
 			}

@@ -2,6 +2,8 @@ package compat
 
 import (
 	"fmt"
+	"math/big"
+	"sort"
 	"strconv"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -89,13 +91,23 @@ func (c *checker) disjunction(b branch, ra *jsonschema.Schema, alts []*jsonschem
 			parts = append(parts, t)
 		}
 	}
-	if len(parts) > 1 {
+	if len(parts) > 0 {
 		var collected []*Finding
 		allOK := true
 		var failed fit
 		for _, t := range parts {
-			ft, ex := try(b.restrict(t))
+			bt := b.restrict(t)
+			ft, ex := f, extra
+			if len(parts) > 1 {
+				ft, ex = try(bt)
+			}
 			if !ft.ok {
+				// A range or length the alternatives cover only together:
+				// cut it at their bounds and fit each piece.
+				if res, ok := c.fitPieces(bt, t, alts, try); ok {
+					collected = append(collected, res...)
+					continue
+				}
 				allOK, failed = false, ft
 				break
 			}
@@ -118,6 +130,136 @@ func (c *checker) disjunction(b branch, ra *jsonschema.Schema, alts []*jsonschem
 	fd := c.errorf(k, locOf(b.pos), rl, nil, nil, ip, nil, detail)
 	appendDetail(fd, f.res)
 	return []*Finding{fd}
+}
+
+// maxPieces bounds the pieces fitPieces cuts a writer into.
+const maxPieces = 33
+
+// fitPieces cuts the numbers (or strings, by length) of a writer branch of
+// type t at every bound the alternatives set, and fits each piece on its
+// own: the pieces cover the branch, so when each fits some alternative
+// the branch does.
+func (c *checker) fitPieces(b branch, t typeMask, alts []*jsonschema.Schema, try func(branch) (fit, []*Finding)) ([]*Finding, bool) {
+	var pieces []*jsonschema.Schema
+	switch t {
+	case tInteger, tFraction:
+		var pts []*big.Rat
+		for _, alt := range alts {
+			for _, a := range readerAtoms(alt) {
+				for _, v := range []*big.Rat{a.Minimum, a.ExclusiveMinimum, a.Maximum, a.ExclusiveMaximum} {
+					if v != nil {
+						pts = append(pts, v)
+					}
+				}
+			}
+		}
+		pieces = c.numberPieces(pts)
+	case tString:
+		var cuts []int
+		for _, alt := range alts {
+			for _, a := range readerAtoms(alt) {
+				if a.MinLength != nil {
+					cuts = append(cuts, *a.MinLength)
+				}
+				if a.MaxLength != nil {
+					cuts = append(cuts, *a.MaxLength+1)
+				}
+			}
+		}
+		pieces = c.lengthPieces(cuts)
+	}
+	if len(pieces) < 2 || len(pieces) > maxPieces {
+		return nil, false
+	}
+	var out []*Finding
+	for _, p := range pieces {
+		pb := b.with(atom{s: p, borrowed: true})
+		if c.effectiveMask(pb) == 0 {
+			continue
+		}
+		ft, ex := try(pb)
+		if !ft.ok {
+			return nil, false
+		}
+		out = append(out, warningsOf(ft.res)...)
+		out = append(out, ex...)
+	}
+	return out, true
+}
+
+// numberPieces partitions the numbers at the points: (-inf, p1), [p1],
+// (p1, p2), ..., (pk, inf). Pieces are shared per comparison.
+func (c *checker) numberPieces(pts []*big.Rat) []*jsonschema.Schema {
+	sort.Slice(pts, func(i, j int) bool { return pts[i].Cmp(pts[j]) < 0 })
+	var uniq []*big.Rat
+	for _, p := range pts {
+		if len(uniq) == 0 || uniq[len(uniq)-1].Cmp(p) != 0 {
+			uniq = append(uniq, p)
+		}
+	}
+	if len(uniq) == 0 {
+		return nil
+	}
+	piece := func(lo, hi *big.Rat, point bool) *jsonschema.Schema {
+		key := fmt.Sprintf("\x03%v|%v|%t", lo, hi, point)
+		if s, ok := c.requires[key]; ok {
+			return s
+		}
+		s := &jsonschema.Schema{}
+		switch {
+		case point:
+			s.Minimum, s.Maximum = lo, lo
+		default:
+			s.ExclusiveMinimum, s.ExclusiveMaximum = lo, hi
+		}
+		c.requires[key] = s
+		return s
+	}
+	out := []*jsonschema.Schema{piece(nil, uniq[0], false)}
+	for i, p := range uniq {
+		out = append(out, piece(p, nil, true))
+		var next *big.Rat
+		if i+1 < len(uniq) {
+			next = uniq[i+1]
+		}
+		out = append(out, piece(p, next, false))
+	}
+	return out
+}
+
+// lengthPieces partitions string lengths at the cuts (a cut starts a
+// piece): [0, c1-1], [c1, c2-1], ..., [ck, inf).
+func (c *checker) lengthPieces(cuts []int) []*jsonschema.Schema {
+	sort.Ints(cuts)
+	starts := []int{0}
+	for _, x := range cuts {
+		if x > starts[len(starts)-1] {
+			starts = append(starts, x)
+		}
+	}
+	if len(starts) < 2 {
+		return nil
+	}
+	var out []*jsonschema.Schema
+	for i, lo := range starts {
+		hi := -1
+		if i+1 < len(starts) {
+			hi = starts[i+1] - 1
+		}
+		key := fmt.Sprintf("\x04%d|%d", lo, hi)
+		s, ok := c.requires[key]
+		if !ok {
+			l := lo
+			s = &jsonschema.Schema{MinLength: &l}
+			if hi >= 0 {
+				h := hi
+				s.MaxLength = &h
+			}
+			c.requires[key] = s
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // overlaps checks that a writer branch that fits reader branch j matches

@@ -558,3 +558,30 @@ func bruteForce(t *testing.T, writers, readers []string, grid []any) {
 		t.Errorf("%d false alarms, want 0", falseAlarms)
 	}
 }
+
+// A writer range or length covered only by the union of a reader's anyOf
+// or oneOf branches is cut at the branches' bounds and decided piece by
+// piece. Brute force over numbers in halves and strings up to 8 long.
+func TestAnyOfPiecesBruteForce(t *testing.T) {
+	writers := []string{`{"type":"integer","minimum":0,"maximum":10}`, `{"type":"number","minimum":0,"maximum":10}`,
+		`{"type":"number","exclusiveMinimum":0,"maximum":10}`, `{"type":"integer"}`, `{"type":"string"}`,
+		`{"type":"string","maxLength":6}`, `{"type":["integer","string"],"maximum":10,"minimum":0,"maxLength":5}`}
+	readers := []string{`{"anyOf":[{"type":"integer","minimum":0,"maximum":5},{"type":"integer","minimum":6,"maximum":10}]}`,
+		`{"anyOf":[{"type":"number","maximum":5},{"type":"number","minimum":5}]}`,
+		`{"anyOf":[{"type":"number","exclusiveMaximum":5},{"type":"number","exclusiveMinimum":5}]}`,
+		`{"oneOf":[{"type":"number","maximum":5},{"type":"number","minimum":5}]}`,
+		`{"oneOf":[{"type":"number","maximum":5},{"type":"number","exclusiveMinimum":5}]}`,
+		`{"anyOf":[{"type":"number","minimum":0,"maximum":4},{"type":"number","minimum":3,"maximum":10}]}`,
+		`{"anyOf":[{"type":"string","maxLength":3},{"type":"string","minLength":4}]}`,
+		`{"anyOf":[{"type":"string","maxLength":2},{"type":"string","minLength":4}]}`,
+		`{"oneOf":[{"type":"string","maxLength":3},{"type":"string","minLength":3,"maxLength":6}]}`,
+		`{"anyOf":[{"type":"string","maxLength":3},{"type":"string","minLength":4},{"type":"integer","minimum":0,"maximum":10}]}`}
+	var grid []any
+	for i := -6; i <= 26; i++ {
+		grid = append(grid, json.Number(strconv.FormatFloat(float64(i)/2, 'f', -1, 64)))
+	}
+	for i := 0; i <= 8; i++ {
+		grid = append(grid, strings.Repeat("a", i))
+	}
+	bruteForce(t, writers, readers, grid)
+}

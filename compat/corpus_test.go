@@ -586,3 +586,22 @@ func TestAnyOfPiecesBruteForce(t *testing.T) {
 	}
 	bruteForce(t, writers, readers, grid)
 }
+
+// Every spelling of the empty schema is empty on either side: as a writer
+// property it is never sent (no break), as a reader property it breaks
+// exactly when the writer may send the property.
+func TestEmptySpellingsBruteForce(t *testing.T) {
+	values := []string{`false`, `{"not":{}}`, `{"not":true}`, `{"enum":[]}`, `{"allOf":[{"type":"string"},{"type":"integer"}]}`,
+		`{"allOf":[{"const":1},{"const":2}]}`, `{"type":"number","minimum":5,"maximum":1}`, `{"type":"string","minLength":4,"maxLength":2}`,
+		`{"type":"integer","not":{"type":"number"}}`, `{"type":"integer","minimum":1,"maximum":1,"not":{"const":1}}`,
+		`{"anyOf":[{"not":{}},{"enum":[]}]}`, `{"type":"string"}`, `{}`, `{"type":["integer","null"]}`}
+	var schemas []string
+	for _, v := range values {
+		schemas = append(schemas, `{"type":"object","properties":{"p":`+v+`}}`)
+	}
+	grid := []any{map[string]any{}}
+	for _, v := range []any{"s", "aaa", json.Number("1"), json.Number("1.5"), json.Number("3"), nil, true, []any{}, map[string]any{}} {
+		grid = append(grid, map[string]any{"p": v})
+	}
+	bruteForce(t, schemas, schemas, grid)
+}

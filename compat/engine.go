@@ -878,5 +878,24 @@ func leafError(err error) (location, msg, keyword string) {
 
 // branchEmpty reports whether a writer branch provably has no values.
 func (c *checker) branchEmpty(b branch) bool {
-	return c.effectiveMask(b) == 0
+	if c.effectiveMask(b) == 0 {
+		return true
+	}
+	vals, finite := c.writerValues(b) // disjoint consts, an enum the rest rejects
+	return finite && len(vals) == 0
+}
+
+// atomsEmpty reports whether a conjunction of writer atoms (a property's
+// schemas) provably has no value: that property is never sent.
+func (c *checker) atomsEmpty(atoms []atom) bool {
+	bs, ok := c.expand(atoms, nil, tAll)
+	if !ok {
+		return false
+	}
+	for _, b := range bs {
+		if !c.branchEmpty(b) {
+			return false
+		}
+	}
+	return true
 }

@@ -119,6 +119,15 @@ func (c *checker) pickNumber(b branch, t typeMask, lo, hi *bound) (*big.Rat, dec
 	if region.empty() {
 		return nil, decideNo
 	}
+	if vals, ok := region.enumerate(256); ok {
+		// Few numbers: try them all (not: {const: 1} over 1..1).
+		for _, x := range vals {
+			if (t == tInteger) == x.IsInt() && c.writerAccepts(b.restrict(t), jsonvalue.Number(x)) {
+				return x, decideYes
+			}
+		}
+		return nil, decideNo
+	}
 	exact := true
 	var cuts []simpleNeg
 	for _, n := range b.neg {

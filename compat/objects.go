@@ -517,8 +517,8 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 	// Properties one by one.
 	for _, n := range sorted {
 		wat, forbidden, declared, where := c.wprop(v, n)
-		if forbidden {
-			continue
+		if forbidden || (declared && c.atomsEmpty(wat)) {
+			continue // never sent
 		}
 		pip := ip.add(n)
 		p, matched := ra.Properties[n]

@@ -517,42 +517,14 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 	// Properties one by one.
 	for _, n := range sorted {
 		wat, forbidden, declared, where := c.wprop(v, n)
-		if forbidden || (declared && c.atomsEmpty(wat)) {
-			continue // never sent
-		}
-		pip := ip.add(n)
-		p, matched := ra.Properties[n]
-		if matched {
-			if p.Bool != nil && !*p.Bool {
-				out = append(out, c.closedProp(v, n, wat, where, declared, place{ra, []string{"properties", n}}, ip))
-				continue
-			}
-			out = append(out, c.propCheck(v, n, wat, declared, where, p, place{ra, []string{"properties", n}}, KindPropertyOpen, pip, ip)...)
-		}
-		// The reader's patterns apply to its declared names too.
-		for _, re := range sortedPatterns(ra) {
-			if !re.MatchString(n) {
-				continue
-			}
-			matched = true
-			p := ra.PatternProperties[re]
-			if p.Bool != nil && !*p.Bool {
-				out = append(out, c.closedProp(v, n, wat, where, declared, place{ra, []string{"patternProperties", re.String()}}, ip))
-				continue
-			}
-			out = append(out, c.propCheck(v, n, wat, declared, where, p, place{ra, []string{"patternProperties", re.String()}}, KindPatternProperties, pip, ip)...)
-		}
-		if matched {
+		if forbidden {
 			continue
 		}
-		switch ap := ra.AdditionalProperties.(type) {
-		case bool:
-			if !ap {
-				out = append(out, c.closedProp(v, n, wat, where, declared, place{ra, []string{"additionalProperties"}}, ip))
-			}
-		case *jsonschema.Schema:
-			out = append(out, c.propCheck(v, n, wat, declared, where, ap, place{ra, []string{"additionalProperties"}}, KindAdditionalProperties, pip, ip)...)
+		res := c.checkName(v, ra, n, wat, declared, where, ip)
+		if hasErrors(res) && c.atomsEmpty(wat) {
+			continue // a schema that accepts nothing: the writer never sends n
 		}
+		out = append(out, res...)
 	}
 
 	// required
@@ -886,6 +858,45 @@ func (c *checker) memberNames(v *objView, n int) (map[string]*jsonschema.Schema,
 		try("m" + strconv.Itoa(i))
 	}
 	return out, len(out) >= n
+}
+
+// checkName compares what the writer sends under name n with what the
+// reader's properties, patternProperties and additionalProperties allow.
+func (c *checker) checkName(v *objView, ra *jsonschema.Schema, n string, wat []atom, declared bool, where place, ip ipath) []*Finding {
+	var out []*Finding
+	pip := ip.add(n)
+	p, matched := ra.Properties[n]
+	if matched {
+		if p.Bool != nil && !*p.Bool {
+			return append(out, c.closedProp(v, n, wat, where, declared, place{ra, []string{"properties", n}}, ip))
+		}
+		out = append(out, c.propCheck(v, n, wat, declared, where, p, place{ra, []string{"properties", n}}, KindPropertyOpen, pip, ip)...)
+	}
+	// The reader's patterns apply to its declared names too.
+	for _, re := range sortedPatterns(ra) {
+		if !re.MatchString(n) {
+			continue
+		}
+		matched = true
+		p := ra.PatternProperties[re]
+		if p.Bool != nil && !*p.Bool {
+			out = append(out, c.closedProp(v, n, wat, where, declared, place{ra, []string{"patternProperties", re.String()}}, ip))
+			continue
+		}
+		out = append(out, c.propCheck(v, n, wat, declared, where, p, place{ra, []string{"patternProperties", re.String()}}, KindPatternProperties, pip, ip)...)
+	}
+	if matched {
+		return out
+	}
+	switch ap := ra.AdditionalProperties.(type) {
+	case bool:
+		if !ap {
+			out = append(out, c.closedProp(v, n, wat, where, declared, place{ra, []string{"additionalProperties"}}, ip))
+		}
+	case *jsonschema.Schema:
+		out = append(out, c.propCheck(v, n, wat, declared, where, ap, place{ra, []string{"additionalProperties"}}, KindAdditionalProperties, pip, ip)...)
+	}
+	return out
 }
 
 // sides orders writer and reader values as old/new for the direction.

@@ -132,6 +132,8 @@ type checker struct {
 	depth         int
 	minDep        int
 	warnedDynamic bool
+	// requires holds the {required: names} atoms dependents add.
+	requires map[string]*jsonschema.Schema
 }
 
 func newChecker(dir Direction, lenient bool, budget int) *checker {
@@ -139,7 +141,8 @@ func newChecker(dir Direction, lenient bool, budget int) *checker {
 		budget = defaultBudget
 	}
 	return &checker{dir: dir, lenient: lenient, eq: newEqualizer(), budget: budget,
-		memo: map[string]*memoEntry{}, ids: map[*jsonschema.Schema]int{}, pure: map[*jsonschema.Schema]bool{}, enums: map[*jsonschema.Schema]*enumShadow{}, minDep: math.MaxInt}
+		memo: map[string]*memoEntry{}, ids: map[*jsonschema.Schema]int{}, pure: map[*jsonschema.Schema]bool{}, enums: map[*jsonschema.Schema]*enumShadow{}, minDep: math.MaxInt,
+		requires: map[string]*jsonschema.Schema{}}
 }
 
 // finding builds a finding; w and r are writer and reader locations.
@@ -571,6 +574,20 @@ func (c *checker) subBranchNow(b branch, r *jsonschema.Schema, ip ipath) []*Find
 	}
 	if vals, finite := c.writerValues(b); finite {
 		return c.checkFinite(b, vals, r, ip)
+	}
+	if b.mask.has(tObject) && c.hasDependents(b) {
+		// The writer's dependents apply to its objects that have the
+		// trigger: check those object branches on their own.
+		obs, changed := c.applyDependents(b.restrict(tObject))
+		if changed {
+			if rest := b.restrict(tAll &^ tObject); rest.mask != 0 {
+				out = append(out, c.subBranch(rest, r, ip)...)
+			}
+			for _, ob := range obs {
+				out = append(out, c.subBranch(ob, r, ip)...)
+			}
+			return out
+		}
 	}
 	var same map[string][]atom
 	if len(b.pos) > maxEqualTries {
@@ -1046,5 +1063,24 @@ func leafError(err error) (location, msg, keyword string) {
 
 // branchEmpty reports whether a writer branch provably has no values.
 func (c *checker) branchEmpty(b branch) bool {
-	return c.effectiveMask(b) == 0
+	if c.effectiveMask(b) == 0 {
+		return true
+	}
+	vals, finite := c.writerValues(b) // disjoint consts, an enum the rest rejects
+	return finite && len(vals) == 0
+}
+
+// atomsEmpty reports whether a conjunction of writer atoms (a property's
+// schemas) provably has no value: that property is never sent.
+func (c *checker) atomsEmpty(atoms []atom) bool {
+	bs, ok := c.expand(atoms, nil, tAll)
+	if !ok {
+		return false
+	}
+	for _, b := range bs {
+		if !c.branchEmpty(b) {
+			return false
+		}
+	}
+	return true
 }

@@ -95,7 +95,7 @@ func (e *equalizer) compare(a, b *jsonschema.Schema) bool {
 	if a.Const != nil && !jsonvalue.Equal(*a.Const, *b.Const) {
 		return false
 	}
-	if !e.equal(a.Not, b.Not) || !e.list(a.AllOf, b.AllOf) || !e.list(a.AnyOf, b.AnyOf) || !e.list(a.OneOf, b.OneOf) {
+	if !e.optional(a.Not, b.Not) || !e.list(a.AllOf, b.AllOf) || !e.list(a.AnyOf, b.AnyOf) || !e.list(a.OneOf, b.OneOf) {
 		return false
 	}
 	if !e.optional(a.If, b.If) || !e.optional(a.Then, b.Then) || !e.optional(a.Else, b.Else) {

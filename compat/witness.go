@@ -182,6 +182,7 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 	base, _ := w.writer.baseDocs(w.n, w.seed, w.lenient)
 	var pool []*witness
 	seen := map[string]*witness{}
+	tried := 0
 	check := func(doc any, writerKnown bool) *witness {
 		if w.ctx != nil && w.ctx.Err() != nil {
 			return nil
@@ -189,6 +190,7 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 		if !w.spend(doc) {
 			return nil
 		}
+		tried++
 		if !writerKnown && !w.writer.writerValid(doc, w.lenient) {
 			return nil
 		}
@@ -313,6 +315,13 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 		wt.used = true
 		fs = append(fs, f)
 		added++
+	}
+	// A break the rules show without a document says so: the reader of
+	// the report knows the verdict rests on the rules alone.
+	for _, f := range fs {
+		if f.Severity == report.SeverityError && !f.HasCounterexample && f.Kind != KindDynamicRef && f.Kind != KindIncomplete {
+			f.Message += fmt.Sprintf(" (no counterexample found in %d documents)", tried)
+		}
 	}
 	return fs
 }

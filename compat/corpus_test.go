@@ -282,14 +282,15 @@ func TestNegatedBoundBruteForce(t *testing.T) {
 func TestNegationBruteForce(t *testing.T) {
 	nots := []string{`{}`, `true`, `{"type":"number"}`, `{"type":"integer"}`, `{"type":["string","null"]}`,
 		`{"minimum":0,"maximum":5}`, `{"minimum":0,"maximum":10}`, `{"exclusiveMinimum":2}`, `{"type":"integer","maximum":3}`,
-		`{"type":"number","minimum":-2.5,"exclusiveMaximum":4}`, `{"maximum":-1}`, `{"enum":[1,"x",null]}`, `{"const":2.5}`}
+		`{"type":"number","minimum":-2.5,"exclusiveMaximum":4}`, `{"maximum":-1}`, `{"enum":[1,"x",null]}`, `{"const":2.5}`,
+		`{"required":["a"]}`, `{"properties":{"a":{"const":1}}}`}
 	types := []string{``, `"type":"integer",`, `"type":"number",`, `"type":["string","integer"],`, `"minimum":-3,`,
 		`"type":"integer","exclusiveMaximum":7,`, `"type":["null","number"],"maximum":1.5,`}
 	var grid []any
 	for i := -24; i <= 24; i++ {
 		grid = append(grid, json.Number(strconv.FormatFloat(float64(i)/2, 'f', -1, 64)))
 	}
-	grid = append(grid, nil, true, false, "x", "y", []any{}, map[string]any{})
+	grid = append(grid, nil, true, false, "x", "y", []any{}, map[string]any{}, map[string]any{"a": json.Number("1")}, map[string]any{"a": json.Number("2")})
 	var schemas []string
 	for _, ty := range types {
 		for _, n := range nots {

@@ -47,9 +47,31 @@ func (c *checker) hasDependents(b branch) bool {
 	return false
 }
 
-// checkRequiredNot decides a reader's not: {required: names}: the writer
-// breaks it when it may send an object with all of them.
+// nonObjectMatch is the break of a reader's not of an object-only
+// keyword (required, properties): every non-object value the writer may
+// send matches that keyword, so the `not` rejects it.
+func (c *checker) nonObjectMatch(b branch, wl, rl string, ip ipath) *Finding {
+	wm := c.effectiveMask(b)
+	for _, t := range typeOrder {
+		if t == tObject || !wm.has(t) {
+			continue
+		}
+		h := c.valueOfType(b, t)
+		if h == nil {
+			h = &hint{from: origin(b), fromMask: t}
+		}
+		return c.errorf(KindNot, wl, rl, nil, nil, ip, h)
+	}
+	return nil
+}
+
+// checkRequiredNot decides a reader's not: {required: names}: it rejects
+// every non-object (required applies to objects only) and every object
+// with all of the names.
 func (c *checker) checkRequiredNot(b branch, names []string, wl, rl string, ip ipath) []*Finding {
+	if f := c.nonObjectMatch(b, wl, rl, ip); f != nil {
+		return []*Finding{f}
+	}
 	if !c.effectiveMask(b).has(tObject) {
 		return nil
 	}
@@ -271,21 +293,20 @@ func (c *checker) requiredNegated(b branch) bool {
 }
 
 // checkPropertyNot decides a reader's not: {properties: {name: S}}: it
-// rejects every non-object and every object whose name is valued in S.
+// rejects every non-object, every object without name (properties holds
+// on it) and every object whose name is valued in S.
 func (c *checker) checkPropertyNot(b branch, name string, ps *jsonschema.Schema, wl, rl string, ip ipath) []*Finding {
-	wm := c.effectiveMask(b)
-	for _, t := range typeOrder {
-		if t == tObject || !wm.has(t) {
-			continue
-		}
-		h := c.valueOfType(b, t)
-		if h == nil {
-			h = &hint{from: origin(b), fromMask: t}
-		}
-		return []*Finding{c.errorf(KindNot, wl, rl, nil, nil, ip, h)}
+	if f := c.nonObjectMatch(b, wl, rl, ip); f != nil {
+		return []*Finding{f}
 	}
-	if !wm.has(tObject) {
+	if !c.effectiveMask(b).has(tObject) {
 		return nil
+	}
+	absent, _ := c.applyDependents(b.restrict(tObject).with(c.forbidAtom(name)))
+	for _, ab := range absent {
+		if _, required := c.objView(ab).required[name]; !required && !c.branchEmpty(ab) {
+			return []*Finding{c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{drop: name})}
+		}
 	}
 	tbs, _ := c.applyDependents(b.restrict(tObject).with(c.requireAtom([]string{name})))
 	var undecided []*Finding

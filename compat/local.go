@@ -17,6 +17,15 @@ import (
 // their type, and numbers that are all whole lose the fraction bit.
 func (c *checker) effectiveMask(b branch) typeMask {
 	m := b.mask &^ excludedTypes(b)
+	for _, n := range b.neg {
+		// not {required} and not {properties} reject every non-object:
+		// those keywords hold on anything else.
+		if _, ok := c.requiredOnly(n); ok {
+			m &= tObject
+		} else if _, _, ok := c.propertyOnly(n); ok {
+			m &= tObject
+		}
+	}
 	if len(b.neg) > 0 {
 		// null and booleans are few: try them (not: {enum: [null]}).
 		if m.has(tNull) && !c.writerAccepts(b.restrict(tNull), nil) {

@@ -201,7 +201,7 @@ func (c *checker) numberPieces(pts []*big.Rat) []*jsonschema.Schema {
 		return nil
 	}
 	piece := func(lo, hi *big.Rat, point bool) *jsonschema.Schema {
-		key := fmt.Sprintf("\x03%v|%v|%t", lo, hi, point)
+		key := synthKey{synthNumberPiece, fmt.Sprintf("%v|%v|%t", lo, hi, point)}
 		if s, ok := c.requires[key]; ok {
 			return s
 		}
@@ -246,7 +246,7 @@ func (c *checker) lengthPieces(cuts []int) []*jsonschema.Schema {
 		if i+1 < len(starts) {
 			hi = starts[i+1] - 1
 		}
-		key := fmt.Sprintf("\x04%d|%d", lo, hi)
+		key := synthKey{synthLengthPiece, fmt.Sprintf("%d|%d", lo, hi)}
 		s, ok := c.requires[key]
 		if !ok {
 			l := lo

@@ -3,6 +3,7 @@ package compat
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -19,7 +20,11 @@ import (
 // requireAtom is a borrowed schema {required: names}, one per name list
 // per comparison (memo keys compare atoms by identity).
 func (c *checker) requireAtom(names []string) atom {
-	key := strings.Join(names, "\x00")
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	key := synthKey{synthRequired, strings.Join(quoted, ",")}
 	s, ok := c.requires[key]
 	if !ok {
 		s = &jsonschema.Schema{Required: append([]string(nil), names...)}
@@ -234,7 +239,7 @@ func (c *checker) propertyOnly(n *jsonschema.Schema) (string, *jsonschema.Schema
 
 // negPropAtom is a borrowed {properties: {name: {not: S}}}, one per n.
 func (c *checker) negPropAtom(n *jsonschema.Schema, name string, ps *jsonschema.Schema) atom {
-	key := fmt.Sprintf("\x02%d", c.id(n))
+	key := synthKey{synthNegProp, strconv.Itoa(c.id(n))}
 	s, ok := c.requires[key]
 	if !ok {
 		s = &jsonschema.Schema{Properties: map[string]*jsonschema.Schema{name: {Not: ps}}}
@@ -256,7 +261,7 @@ func (c *checker) requiredOnly(n *jsonschema.Schema) ([]string, bool) {
 
 // forbidAtom is a borrowed schema {properties: {name: false}}.
 func (c *checker) forbidAtom(name string) atom {
-	key := "\x01" + name
+	key := synthKey{synthForbid, name}
 	s, ok := c.requires[key]
 	if !ok {
 		f := false

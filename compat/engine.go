@@ -132,9 +132,28 @@ type checker struct {
 	depth         int
 	minDep        int
 	warnedDynamic bool
-	// requires holds the {required: names} atoms dependents add.
-	requires map[string]*jsonschema.Schema
+	// requires holds the schemas the rules make up: the {required: names}
+	// atoms dependents add, forbidden names, pieces of a range.
+	requires map[synthKey]*jsonschema.Schema
 }
+
+// synthKey names a made-up schema, one per comparison (memo keys compare
+// atoms by identity). The kind keeps the kinds apart: property names may
+// hold any character, so they never share a key space with another kind.
+type synthKey struct {
+	kind synthKind
+	text string
+}
+
+type synthKind int
+
+const (
+	synthRequired synthKind = iota
+	synthForbid
+	synthNegProp
+	synthNumberPiece
+	synthLengthPiece
+)
 
 func newChecker(dir Direction, lenient bool, budget int) *checker {
 	if budget <= 0 {
@@ -142,7 +161,7 @@ func newChecker(dir Direction, lenient bool, budget int) *checker {
 	}
 	return &checker{dir: dir, lenient: lenient, eq: newEqualizer(), budget: budget,
 		memo: map[string]*memoEntry{}, ids: map[*jsonschema.Schema]int{}, pure: map[*jsonschema.Schema]bool{}, enums: map[*jsonschema.Schema]*enumShadow{}, minDep: math.MaxInt,
-		requires: map[string]*jsonschema.Schema{}}
+		requires: map[synthKey]*jsonschema.Schema{}}
 }
 
 // finding builds a finding; w and r are writer and reader locations.

@@ -10,7 +10,7 @@ import (
 	"github.com/evtool/evtool/report"
 )
 
-var sharedDefPairs = flag.Int("shared-def-pairs", 1500, "random pairs TestSharedDefsBruteForce compares")
+var randomPairs = flag.Int("random-pairs", 800, "random schema pairs each random brute-force test compares")
 
 // A definition reached through several properties is one question for the
 // memo and one schema location for dedupe; its answer must still depend on
@@ -73,7 +73,7 @@ func TestSharedDefsBruteForce(t *testing.T) {
 	}
 	grid = append(grid, map[string]any{"q": json.Number("1")})
 	falseAlarms, undecided := 0, 0
-	for i := 0; i < *sharedDefPairs; i++ {
+	for i := 0; i < *randomPairs; i++ {
 		w, r := schema(), schema()
 		ws, rs := compileDoc(t, "old.json", w), compileDoc(t, "new.json", r)
 		for _, profile := range []string{"strict", "lenient"} {
@@ -96,7 +96,7 @@ func TestSharedDefsBruteForce(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d random pairs x 2 profiles: %d false alarms, %d breaks left undecided (warned)", *sharedDefPairs, falseAlarms, undecided)
+	t.Logf("%d random pairs x 2 profiles: %d false alarms, %d breaks left undecided (warned)", *randomPairs, falseAlarms, undecided)
 }
 
 // hasWarning: the rules said they could not decide something (a
@@ -108,4 +108,24 @@ func hasWarning(fs []Finding) bool {
 		}
 	}
 	return false
+}
+
+// The schemas the rules make up are one per question, and never one for
+// two: a required list of names holding the separator, a name holding a
+// kind prefix and another kind's key each get their own.
+func TestMadeUpSchemasDistinct(t *testing.T) {
+	c := newChecker(Backward, false, 0)
+	ab := c.requireAtom([]string{"a", "b"}).s
+	joined := c.requireAtom([]string{"a\x00b"}).s
+	if ab == joined || len(joined.Required) != 1 || joined.Required[0] != "a\x00b" {
+		t.Errorf(`required ["a\x00b"] is %v, want its own schema (["a","b"] is %v)`, joined.Required, ab.Required)
+	}
+	forbid := c.forbidAtom("a").s
+	prefixed := c.requireAtom([]string{"\x01a"}).s
+	if forbid == prefixed || len(prefixed.Required) != 1 || prefixed.Required[0] != "\x01a" {
+		t.Errorf(`required ["\x01a"] is %v %v, want its own schema`, prefixed.Required, prefixed.Properties)
+	}
+	if c.requireAtom([]string{"a", "b"}).s != ab {
+		t.Error("the same required list made two schemas (memo keys would differ)")
+	}
 }

@@ -17,7 +17,7 @@ func TestNumericNegationsBruteForce(t *testing.T) {
 	points := []string{"-3", "-1", "0", "0.5", "1", "1.5", "2", "4"}
 	bounds := []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
 	steps := []string{"0.5", "2", "3", "1.5", "0.75"}
-	rng := rand.New(rand.NewPCG(13, 5))
+	rng := rand.New(rand.NewPCG(*randomSeed, 5))
 	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
 	negs := func() string {
 		switch rng.IntN(9) {

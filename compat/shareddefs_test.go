@@ -10,7 +10,10 @@ import (
 	"github.com/evtool/evtool/report"
 )
 
-var randomPairs = flag.Int("random-pairs", 800, "random schema pairs each random brute-force test compares")
+var (
+	randomPairs = flag.Int("random-pairs", 800, "random schema pairs each random brute-force test compares")
+	randomSeed  = flag.Uint64("random-seed", 13, "seed of the random brute-force tests")
+)
 
 // A definition reached through several properties is one question for the
 // memo and one schema location for dedupe; its answer must still depend on
@@ -36,7 +39,7 @@ func TestSharedDefsBruteForce(t *testing.T) {
 		`"dependentSchemas":{"t":{"properties":{"b":{"$ref":"#/$defs/e"}}}}`, `"dependentRequired":{"t":["a","b"]}`,
 		`"if":{"required":["t"]},"then":{"properties":{"a":{"$ref":"#/$defs/e"}}}`, `"additionalProperties":true`,
 		`"not":{"properties":{"a":{"$ref":"#/$defs/d"}},"required":["a"]}`}
-	rng := rand.New(rand.NewPCG(13, 18))
+	rng := rand.New(rand.NewPCG(*randomSeed, 18))
 	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
 	schema := func() string {
 		s := `{"$defs":{"d":` + pick(defs) + `,"e":` + pick(defs) + `},"type":"object","properties":{"a":` + pick(wraps) +

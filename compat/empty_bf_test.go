@@ -42,17 +42,8 @@ func TestEmptyWriterPropertyBruteForce(t *testing.T) {
 		}
 		return "{" + strings.Join(parts, ",") + "}"
 	}
-	var vals []any
-	for _, v := range []string{`null`, `true`, `0`, `1`, `2`, `3`, `5`, `-1`, `0.5`, `1.5`, `2.5`, `""`, `"a"`, `"ab"`, `"b"`, `"abc"`,
-		`[]`, `[1]`, `[1,1]`, `["a"]`, `{}`, `{"a":1}`, `{"a":2}`, `{"b":1}`, `{"a":1,"b":1}`, `{"":1}`} {
-		var x any
-		d := json.NewDecoder(strings.NewReader(v))
-		d.UseNumber()
-		if err := d.Decode(&x); err != nil {
-			t.Fatal(err)
-		}
-		vals = append(vals, x)
-	}
+	vals := jsonValues(t, `null`, `true`, `0`, `1`, `2`, `3`, `5`, `-1`, `0.5`, `1.5`, `2.5`, `""`, `"a"`, `"ab"`, `"b"`, `"abc"`,
+		`[]`, `[1]`, `[1,1]`, `["a"]`, `{}`, `{"a":1}`, `{"a":2}`, `{"b":1}`, `{"a":1,"b":1}`, `{"":1}`)
 	readers := []string{`false`, `{"type":"string"}`, `{"not":{"type":"integer"}}`}
 	falseAlarms := 0
 	for i := 0; i < *randomPairs; i++ {

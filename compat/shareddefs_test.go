@@ -49,16 +49,7 @@ func TestSharedDefsBruteForce(t *testing.T) {
 		}
 		return s + "}"
 	}
-	var vals []any
-	for _, v := range []string{`1`, `2`, `{}`, `{"x":1}`, `{"x":0}`, `{"x":1,"y":1}`, `{"y":1}`, `{"x":"s"}`, `{"x":2,"y":2}`, `{"z":1}`} {
-		var x any
-		d := json.NewDecoder(strings.NewReader(v))
-		d.UseNumber()
-		if err := d.Decode(&x); err != nil {
-			t.Fatal(err)
-		}
-		vals = append(vals, x)
-	}
+	vals := jsonValues(t, `1`, `2`, `{}`, `{"x":1}`, `{"x":0}`, `{"x":1,"y":1}`, `{"y":1}`, `{"x":"s"}`, `{"x":2,"y":2}`, `{"z":1}`)
 	vals = append(vals, nil) // absent
 	var grid []any
 	for _, a := range vals {
@@ -131,4 +122,21 @@ func TestMadeUpSchemasDistinct(t *testing.T) {
 	if c.requireAtom([]string{"a", "b"}).s != ab {
 		t.Error("the same required list made two schemas (memo keys would differ)")
 	}
+}
+
+// jsonValues decodes JSON texts as the validator sees documents (numbers
+// as json.Number).
+func jsonValues(t *testing.T, texts ...string) []any {
+	t.Helper()
+	var out []any
+	for _, text := range texts {
+		var x any
+		d := json.NewDecoder(strings.NewReader(text))
+		d.UseNumber()
+		if err := d.Decode(&x); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, x)
+	}
+	return out
 }

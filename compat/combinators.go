@@ -2,9 +2,13 @@ package compat
 
 import (
 	"fmt"
+	"math/big"
+	"sort"
 	"strconv"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // combinators checks a reader atom's anyOf, oneOf, not and if/then/else.
@@ -87,13 +91,23 @@ func (c *checker) disjunction(b branch, ra *jsonschema.Schema, alts []*jsonschem
 			parts = append(parts, t)
 		}
 	}
-	if len(parts) > 1 {
+	if len(parts) > 0 {
 		var collected []*Finding
 		allOK := true
 		var failed fit
 		for _, t := range parts {
-			ft, ex := try(b.restrict(t))
+			bt := b.restrict(t)
+			ft, ex := f, extra
+			if len(parts) > 1 {
+				ft, ex = try(bt)
+			}
 			if !ft.ok {
+				// A range or length the alternatives cover only together:
+				// cut it at their bounds and fit each piece.
+				if res, ok := c.fitPieces(bt, t, alts, try); ok {
+					collected = append(collected, res...)
+					continue
+				}
 				allOK, failed = false, ft
 				break
 			}
@@ -116,6 +130,136 @@ func (c *checker) disjunction(b branch, ra *jsonschema.Schema, alts []*jsonschem
 	fd := c.errorf(k, locOf(b.pos), rl, nil, nil, ip, nil, detail)
 	appendDetail(fd, f.res)
 	return []*Finding{fd}
+}
+
+// maxPieces bounds the pieces fitPieces cuts a writer into.
+const maxPieces = 33
+
+// fitPieces cuts the numbers (or strings, by length) of a writer branch of
+// type t at every bound the alternatives set, and fits each piece on its
+// own: the pieces cover the branch, so when each fits some alternative
+// the branch does.
+func (c *checker) fitPieces(b branch, t typeMask, alts []*jsonschema.Schema, try func(branch) (fit, []*Finding)) ([]*Finding, bool) {
+	var pieces []*jsonschema.Schema
+	switch t {
+	case tInteger, tFraction:
+		var pts []*big.Rat
+		for _, alt := range alts {
+			for _, a := range readerAtoms(alt) {
+				for _, v := range []*big.Rat{a.Minimum, a.ExclusiveMinimum, a.Maximum, a.ExclusiveMaximum} {
+					if v != nil {
+						pts = append(pts, v)
+					}
+				}
+			}
+		}
+		pieces = c.numberPieces(pts)
+	case tString:
+		var cuts []int
+		for _, alt := range alts {
+			for _, a := range readerAtoms(alt) {
+				if a.MinLength != nil {
+					cuts = append(cuts, *a.MinLength)
+				}
+				if a.MaxLength != nil {
+					cuts = append(cuts, *a.MaxLength+1)
+				}
+			}
+		}
+		pieces = c.lengthPieces(cuts)
+	}
+	if len(pieces) < 2 || len(pieces) > maxPieces {
+		return nil, false
+	}
+	var out []*Finding
+	for _, p := range pieces {
+		pb := b.with(atom{s: p, borrowed: true})
+		if c.effectiveMask(pb) == 0 {
+			continue
+		}
+		ft, ex := try(pb)
+		if !ft.ok {
+			return nil, false
+		}
+		out = append(out, warningsOf(ft.res)...)
+		out = append(out, ex...)
+	}
+	return out, true
+}
+
+// numberPieces partitions the numbers at the points: (-inf, p1), [p1],
+// (p1, p2), ..., (pk, inf). Pieces are shared per comparison.
+func (c *checker) numberPieces(pts []*big.Rat) []*jsonschema.Schema {
+	sort.Slice(pts, func(i, j int) bool { return pts[i].Cmp(pts[j]) < 0 })
+	var uniq []*big.Rat
+	for _, p := range pts {
+		if len(uniq) == 0 || uniq[len(uniq)-1].Cmp(p) != 0 {
+			uniq = append(uniq, p)
+		}
+	}
+	if len(uniq) == 0 {
+		return nil
+	}
+	piece := func(lo, hi *big.Rat, point bool) *jsonschema.Schema {
+		key := synthKey{synthNumberPiece, fmt.Sprintf("%v|%v|%t", lo, hi, point)}
+		if s, ok := c.requires[key]; ok {
+			return s
+		}
+		s := &jsonschema.Schema{}
+		switch {
+		case point:
+			s.Minimum, s.Maximum = lo, lo
+		default:
+			s.ExclusiveMinimum, s.ExclusiveMaximum = lo, hi
+		}
+		c.requires[key] = s
+		return s
+	}
+	out := []*jsonschema.Schema{piece(nil, uniq[0], false)}
+	for i, p := range uniq {
+		out = append(out, piece(p, nil, true))
+		var next *big.Rat
+		if i+1 < len(uniq) {
+			next = uniq[i+1]
+		}
+		out = append(out, piece(p, next, false))
+	}
+	return out
+}
+
+// lengthPieces partitions string lengths at the cuts (a cut starts a
+// piece): [0, c1-1], [c1, c2-1], ..., [ck, inf).
+func (c *checker) lengthPieces(cuts []int) []*jsonschema.Schema {
+	sort.Ints(cuts)
+	starts := []int{0}
+	for _, x := range cuts {
+		if x > starts[len(starts)-1] {
+			starts = append(starts, x)
+		}
+	}
+	if len(starts) < 2 {
+		return nil
+	}
+	var out []*jsonschema.Schema
+	for i, lo := range starts {
+		hi := -1
+		if i+1 < len(starts) {
+			hi = starts[i+1] - 1
+		}
+		key := synthKey{synthLengthPiece, fmt.Sprintf("%d|%d", lo, hi)}
+		s, ok := c.requires[key]
+		if !ok {
+			l := lo
+			s = &jsonschema.Schema{MinLength: &l}
+			if hi >= 0 {
+				h := hi
+				s.MaxLength = &h
+			}
+			c.requires[key] = s
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // overlaps checks that a writer branch that fits reader branch j matches
@@ -160,6 +304,15 @@ func (c *checker) checkNot(b branch, ra *jsonschema.Schema, ip ipath) []*Finding
 	}
 	wl := locOf(b.pos)
 	rl := loc(ra, "not")
+	if sn, ok := asSimpleNeg(n); ok {
+		return c.checkSimpleNot(b, sn, wl, rl, ip)
+	}
+	if names, ok := c.requiredOnly(n); ok {
+		return c.checkRequiredNot(b, names, wl, rl, ip)
+	}
+	if name, ps, ok := c.propertyOnly(n); ok {
+		return c.checkPropertyNot(b, name, ps, wl, rl, ip)
+	}
 	if v, ok := c.commonValue(b, n); ok {
 		f := c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{value: v, hasValue: true})
 		f.Message += fmt.Sprintf(" (e.g. %s)", compactJSON(v))
@@ -169,6 +322,51 @@ func (c *checker) checkNot(b branch, ra *jsonschema.Schema, ip ipath) []*Finding
 		return []*Finding{c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{from: origin(b), fromMask: b.mask})}
 	}
 	f := c.warnf(KindNot, wl, rl, nil, nil, ip, &hint{from: n})
+	f.Message = fmt.Sprintf("Could not show that no value the %s schema allows matches the %s schema's `not` schema; witness search decides", c.dir.writer(), c.dir.reader())
+	return []*Finding{f}
+}
+
+// checkSimpleNot decides a reader's `not` made of a type set and numeric
+// bounds exactly: the writer breaks it with any value of a type the `not`
+// takes whole, or a number inside its bounds.
+func (c *checker) checkSimpleNot(b branch, sn simpleNeg, wl, rl string, ip ipath) []*Finding {
+	wm := c.effectiveMask(b)
+	broken := func(v any) []*Finding {
+		f := c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{value: v, hasValue: true})
+		f.Message += fmt.Sprintf(" (e.g. %s)", compactJSON(v))
+		return []*Finding{f}
+	}
+	var undecided typeMask
+	for _, t := range typeOrder {
+		if !(wm & sn.types).has(t) {
+			continue
+		}
+		if t == tInteger || t == tFraction {
+			x, dec := c.pickNumber(b, t, sn.lo, sn.hi)
+			switch dec {
+			case decideYes:
+				return broken(jsonvalue.Number(x))
+			case decideUnknown:
+				undecided |= t
+			}
+			continue
+		}
+		if h := c.valueOfType(b, t); h != nil && h.hasValue && c.writerAccepts(b, h.value) {
+			return broken(h.value)
+		}
+		if t != tNull && t != tBoolean { // those are tried value by value
+			undecided |= t
+		}
+	}
+	if undecided == 0 {
+		return nil
+	}
+	if undecided&(tArray|tObject) != 0 && undecided&^(tArray|tObject) == 0 {
+		// Every writer object (array) matches the `not`: a break as soon as
+		// the writer has one, which witness search samples.
+		return []*Finding{c.errorf(KindNot, wl, rl, nil, nil, ip, &hint{from: origin(b), fromMask: undecided})}
+	}
+	f := c.warnf(KindNot, wl, rl, nil, nil, ip, &hint{from: origin(b), fromMask: undecided})
 	f.Message = fmt.Sprintf("Could not show that no value the %s schema allows matches the %s schema's `not` schema; witness search decides", c.dir.writer(), c.dir.reader())
 	return []*Finding{f}
 }
@@ -208,17 +406,12 @@ func (c *checker) subBranchOpt(b branch, r *jsonschema.Schema, ip ipath) []*Find
 // writer branch allows: a proof that they overlap.
 func (c *checker) commonValue(b branch, n *jsonschema.Schema) (any, bool) {
 	for _, a := range readerAtoms(n) {
-		var vals []any
-		switch {
-		case a.Const != nil:
-			vals = []any{*a.Const}
-		case a.Enum != nil:
-			vals = a.Enum.Values
-		default:
+		vals, ok := ownValues(a)
+		if !ok {
 			continue
 		}
 		for _, v := range vals {
-			if n.Validate(v) == nil && c.writerAccepts(b, v) {
+			if c.accepts(n, v) && c.writerAccepts(b, v) {
 				return v, true
 			}
 		}
@@ -258,7 +451,7 @@ func (c *checker) disjoint(b branch, n *jsonschema.Schema, depth int) bool {
 	}
 	if vals, finite := c.writerValues(b); finite {
 		for _, v := range vals {
-			if n.Validate(v) == nil {
+			if c.accepts(n, v) {
 				return false
 			}
 		}
@@ -275,7 +468,7 @@ func (c *checker) disjoint(b branch, n *jsonschema.Schema, depth int) bool {
 		}
 		all := true
 		for _, v := range nv {
-			if c.writerAccepts(b, v) && n.Validate(v) == nil {
+			if c.writerAccepts(b, v) && c.accepts(n, v) {
 				all = false
 				break
 			}

@@ -127,8 +127,15 @@ func Compare(old, new *Side, dir Direction, opts Options) []Finding {
 	}
 	fs := dedupe(raw)
 	if n := opts.samples(); n > 0 {
-		ws := &witnessSearch{dir: dir, writer: writer, reader: reader, lenient: opts.lenient(), n: n, seed: opts.Seed, ctx: opts.Context}
-		fs = ws.run(fs)
+		if d := max(writer.nestingDepth(), reader.nestingDepth()); d > maxWitnessDepth {
+			// The validator checks each $ref against every scope above it,
+			// so one validation of such a schema costs depth² steps.
+			fs = append(fs, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,
+				fmt.Sprintf("witness search was skipped: the schemas nest subschemas %d deep (the limit is %d); the rules alone decided", d, maxWitnessDepth)))
+		} else {
+			ws := &witnessSearch{dir: dir, writer: writer, reader: reader, lenient: opts.lenient(), n: n, seed: opts.Seed, ctx: opts.Context}
+			fs = ws.run(fs)
+		}
 	}
 	out := make([]Finding, len(fs))
 	for i, f := range fs {
@@ -148,11 +155,14 @@ func Compatible(fs []Finding) bool {
 	return true
 }
 
+// dedupe keeps one finding per rule, pair of schema locations and values:
+// a definition reached through many properties (2^40 instance paths in a
+// hostile schema) is one break, reported at the first instance path met.
 func dedupe(fs []*Finding) []*Finding {
 	seen := map[string]*Finding{}
 	var out []*Finding
 	for _, f := range fs {
-		key := f.Rule + "\x00" + f.OldLocation + "\x00" + f.NewLocation + "\x00" + f.InstancePath + "\x00" + string(f.Severity) +
+		key := f.Rule + "\x00" + f.OldLocation + "\x00" + f.NewLocation + "\x00" + string(f.Severity) +
 			"\x00" + compactJSON(f.OldValue) + "\x00" + compactJSON(f.NewValue)
 		if prev, ok := seen[key]; ok {
 			if prev.hint == nil {

@@ -122,19 +122,46 @@ type checker struct {
 	// that it ended the walk (reported like an exceeded budget).
 	ctx      context.Context
 	canceled bool
-	memo          map[string]*memoEntry
-	ids           map[*jsonschema.Schema]int
+	memo     map[string]*memoEntry
+	ids      map[*jsonschema.Schema]int
+	pure     map[*jsonschema.Schema]bool
+	enums    map[*jsonschema.Schema]*enumShadow
+	// enumScanned counts enum values the validator compared one by one
+	// (tests check it stays linear).
+	enumScanned   int
 	depth         int
 	minDep        int
 	warnedDynamic bool
+	// requires holds the schemas the rules make up: the {required: names}
+	// atoms dependents add, forbidden names, pieces of a range.
+	requires map[synthKey]*jsonschema.Schema
 }
+
+// synthKey names a made-up schema, one per comparison (memo keys compare
+// atoms by identity). The kind keeps the kinds apart: property names may
+// hold any character, so they never share a key space with another kind.
+type synthKey struct {
+	kind synthKind
+	text string
+}
+
+type synthKind int
+
+const (
+	synthRequired synthKind = iota
+	synthForbid
+	synthNegProp
+	synthNumberPiece
+	synthLengthPiece
+)
 
 func newChecker(dir Direction, lenient bool, budget int) *checker {
 	if budget <= 0 {
 		budget = defaultBudget
 	}
 	return &checker{dir: dir, lenient: lenient, eq: newEqualizer(), budget: budget,
-		memo: map[string]*memoEntry{}, ids: map[*jsonschema.Schema]int{}, minDep: math.MaxInt}
+		memo: map[string]*memoEntry{}, ids: map[*jsonschema.Schema]int{}, pure: map[*jsonschema.Schema]bool{}, enums: map[*jsonschema.Schema]*enumShadow{}, minDep: math.MaxInt,
+		requires: map[synthKey]*jsonschema.Schema{}}
 }
 
 // finding builds a finding; w and r are writer and reader locations.
@@ -186,13 +213,48 @@ func (c *checker) id(s *jsonschema.Schema) int {
 	return n
 }
 
+// hollow reports whether s constrains nothing but through `$ref` and
+// `allOf`: the branch (or reader) it is an atom of holds each of those
+// subschemas as an atom of its own, so s adds nothing to compare.
+func (c *checker) hollow(s *jsonschema.Schema) bool {
+	if s == nil || s.Bool != nil || (s.Ref == nil && len(s.AllOf) == 0) {
+		return false
+	}
+	if p, ok := c.pure[s]; ok {
+		return p
+	}
+	t := *s
+	t.Ref, t.AllOf = nil, nil
+	p := isEmptySchema(&t)
+	c.pure[s] = p
+	return p
+}
+
+// deref follows pure $refs (a hollow schema with only a $ref) to the
+// schema that constrains.
+func (c *checker) deref(s *jsonschema.Schema) *jsonschema.Schema {
+	for i := 0; i < maxDepth*100 && s != nil && len(s.AllOf) == 0 && c.hollow(s); i++ {
+		s = s.Ref
+	}
+	return s
+}
+
+// key identifies a (writer branch, reader) question for the memo. Hollow
+// atoms are left out on the writer side and pure $refs followed on the
+// reader side: the same definition reached through
+// two properties (or two chains of $refs) is one question, so the work is
+// bounded by the schemas' size, not by the number of instance paths.
 func (c *checker) key(b branch, r *jsonschema.Schema) string {
-	pos := make([]int, len(b.pos))
-	for i, a := range b.pos {
-		pos[i] = c.id(a.s) * 2
-		if a.borrowed {
-			pos[i]++
+	pos := make([]int, 0, len(b.pos))
+	for _, a := range b.pos {
+		if c.hollow(a.s) {
+			continue
 		}
+		p := c.id(a.s) * 2
+		if a.borrowed {
+			p++
+		}
+		pos = append(pos, p)
 	}
 	sort.Ints(pos)
 	neg := make([]int, len(b.neg))
@@ -213,7 +275,7 @@ func (c *checker) key(b branch, r *jsonschema.Schema) string {
 	sb.WriteByte('|')
 	sb.WriteString(strconv.Itoa(int(b.mask)))
 	sb.WriteByte('|')
-	sb.WriteString(strconv.Itoa(c.id(r)))
+	sb.WriteString(strconv.Itoa(c.id(c.deref(r))))
 	return sb.String()
 }
 
@@ -480,7 +542,7 @@ func (c *checker) subBranch(b branch, r *jsonschema.Schema, ip ipath) []*Finding
 	c.memo[key] = e
 	saved := c.minDep
 	c.minDep = math.MaxInt
-	res := c.subBranchNow(b, r, ip)
+	res := uniqueFindings(c.subBranchNow(b, r, ip))
 	c.depth--
 	if c.minDep >= d {
 		e.inProgress = false
@@ -491,6 +553,24 @@ func (c *checker) subBranch(b branch, r *jsonschema.Schema, ip ipath) []*Finding
 		c.minDep = min(saved, c.minDep)
 	}
 	return res
+}
+
+// uniqueFindings drops repeated pointers: a memoised result reached
+// through several properties is one set of findings (reported once, at the
+// first instance path met), not one copy per path.
+func uniqueFindings(fs []*Finding) []*Finding {
+	if len(fs) < 2 {
+		return fs
+	}
+	seen := make(map[*Finding]bool, len(fs))
+	out := fs[:0:0]
+	for _, f := range fs {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func (c *checker) subBranchNow(b branch, r *jsonschema.Schema, ip ipath) []*Finding {
@@ -514,8 +594,27 @@ func (c *checker) subBranchNow(b branch, r *jsonschema.Schema, ip ipath) []*Find
 	if vals, finite := c.writerValues(b); finite {
 		return c.checkFinite(b, vals, r, ip)
 	}
+	if b.mask.has(tObject) && c.hasDependents(b) {
+		// The writer's dependents apply to its objects that have the
+		// trigger: check those object branches on their own.
+		obs, changed := c.applyDependents(b.restrict(tObject))
+		if changed {
+			if rest := b.restrict(tAll &^ tObject); rest.mask != 0 {
+				out = append(out, c.subBranch(rest, r, ip)...)
+			}
+			for _, ob := range obs {
+				out = append(out, c.subBranch(ob, r, ip)...)
+			}
+			return out
+		}
+	}
+	var same map[string][]atom
+	if len(b.pos) > maxEqualTries {
+		same = atomsByPointer(b.pos)
+	}
 	for _, ra := range ratoms {
-		if ra.Bool != nil || c.equalsAny(b, ra) {
+		// A hollow reader atom's subschemas are reader atoms of their own.
+		if ra.Bool != nil || c.hollow(ra) || c.equalsAnyOf(b.pos, same, ra) {
 			continue
 		}
 		out = append(out, c.local(b, ra, ip)...)
@@ -535,12 +634,52 @@ var (
 )
 
 func (c *checker) equalsAny(b branch, r *jsonschema.Schema) bool {
-	for _, a := range b.pos {
-		if a.s == r || c.eq.equal(a.s, r) {
+	return c.equalsAnyOf(b.pos, nil, r)
+}
+
+// maxEqualTries is how many writer atoms a reader atom is compared with
+// structurally; beyond it only the atoms at the same JSON pointer (the
+// same definition in the other version) are. Equality only lets the rules
+// skip work, so trying fewer pairs is safe.
+const maxEqualTries = 32
+
+// equalsAnyOf reports whether r is one of the atoms, structurally. same,
+// when set, indexes the atoms by JSON pointer.
+func (c *checker) equalsAnyOf(pos []atom, same map[string][]atom, r *jsonschema.Schema) bool {
+	// Only a hollow schema (just $ref/allOf) can equal a hollow one.
+	hr := c.hollow(r)
+	try := func(a atom) bool {
+		return a.s == r || (c.hollow(a.s) == hr && c.eq.equal(a.s, r))
+	}
+	if same == nil {
+		for _, a := range pos {
+			if try(a) {
+				return true
+			}
+		}
+		return false
+	}
+	_, ptr := splitLocation(r.Location)
+	for _, a := range same[ptr] {
+		if try(a) {
+			return true
+		}
+	}
+	for _, a := range pos[:maxEqualTries] {
+		if try(a) {
 			return true
 		}
 	}
 	return false
+}
+
+func atomsByPointer(pos []atom) map[string][]atom {
+	m := make(map[string][]atom, len(pos))
+	for _, a := range pos {
+		_, ptr := splitLocation(a.s.Location)
+		m[ptr] = append(m[ptr], a)
+	}
+	return m
 }
 
 func (c *checker) noteDynamic(b branch, ratoms []*jsonschema.Schema, ip ipath) {
@@ -595,6 +734,66 @@ func (c *checker) writerValues(b branch) ([]any, bool) {
 	return out, true
 }
 
+// enumShadow answers validation against a schema with a large enum in
+// time independent of the enum's size: membership by hash, the other
+// keywords by the same schema without its enum.
+type enumShadow struct {
+	index map[string]int
+	rest  *jsonschema.Schema
+}
+
+// largeEnum is the enum size from which validation goes through a hash
+// index instead of the validator's linear scan.
+const largeEnum = 64
+
+// accepts reports whether v is valid against s. It is s.Validate(v) == nil,
+// except that a large enum of s itself is looked up by hash: a finite
+// writer of n values checked against an enum of m values costs n+m, not n·m.
+func (c *checker) accepts(s *jsonschema.Schema, v any) bool {
+	s = c.deref(s)
+	if s == nil {
+		return true
+	}
+	if s.Bool != nil || s.Enum == nil || len(s.Enum.Values) < largeEnum {
+		if s.Enum != nil {
+			c.enumScanned += len(s.Enum.Values)
+		}
+		return s.Validate(v) == nil
+	}
+	sh := c.enumShadow(s)
+	if _, ok := sh.index[valueKey(v)]; !ok {
+		return false
+	}
+	return sh.rest.Validate(v) == nil
+}
+
+func (c *checker) enumShadow(s *jsonschema.Schema) *enumShadow {
+	if sh, ok := c.enums[s]; ok {
+		return sh
+	}
+	rest := *s
+	rest.Enum = nil
+	sh := &enumShadow{index: valueIndex(s.Enum.Values), rest: &rest}
+	c.enums[s] = sh
+	return sh
+}
+
+// enumPosition is the index of v in s's enum (-1 when absent).
+func (c *checker) enumPosition(s *jsonschema.Schema, v any) int {
+	if len(s.Enum.Values) >= largeEnum {
+		if i, ok := c.enumShadow(s).index[valueKey(v)]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, e := range s.Enum.Values {
+		if jsonvalue.Equal(e, v) {
+			return i
+		}
+	}
+	return -1
+}
+
 // writerAccepts validates a value against every atom of a writer branch
 // (and no negative atom).
 func (c *checker) writerAccepts(b branch, v any) bool {
@@ -602,7 +801,7 @@ func (c *checker) writerAccepts(b branch, v any) bool {
 		return false
 	}
 	for _, a := range b.pos {
-		if a.s.Validate(v) != nil {
+		if !c.accepts(a.s, v) {
 			return false
 		}
 		if c.lenient && !a.borrowed && !c.closedAccepts(a.s, v) {
@@ -610,7 +809,7 @@ func (c *checker) writerAccepts(b branch, v any) bool {
 		}
 	}
 	for _, n := range b.neg {
-		if n.Validate(v) == nil {
+		if c.accepts(n, v) {
 			return false
 		}
 	}
@@ -664,7 +863,23 @@ func (c *checker) checkFinite(b branch, vals []any, r *jsonschema.Schema, ip ipa
 		}
 	}
 	seenLoc := map[string]bool{}
-	for _, v := range vals {
+	listed := 0
+	for i, v := range vals {
+		if c.accepts(r, v) {
+			continue
+		}
+		if listed == maxValueFindings {
+			rejected := 0
+			for _, v := range vals[i:] {
+				if !c.accepts(r, v) {
+					rejected++
+				}
+			}
+			f := c.errorf(KindEnumValue, loc(src, wkw), r.Location, nil, nil, ip, nil, "")
+			f.Message = fmt.Sprintf("%d more values of the %s schema are rejected by the %s schema; only the first %d are listed", rejected, c.dir.writer(), c.dir.reader(), maxValueFindings)
+			out = append(out, f)
+			break
+		}
 		err := r.Validate(v)
 		if err == nil {
 			continue
@@ -679,12 +894,7 @@ func (c *checker) checkFinite(b branch, vals []any, r *jsonschema.Schema, ip ipa
 		}
 		idx := -1
 		if wkw == "enum" {
-			for i, e := range src.Enum.Values {
-				if jsonvalue.Equal(e, v) {
-					idx = i
-					break
-				}
-			}
+			idx = c.enumPosition(src, v)
 		}
 		rloc, msg, kw := leafError(err)
 		k := KindEnumValue
@@ -721,9 +931,14 @@ func (c *checker) checkFinite(b branch, vals []any, r *jsonschema.Schema, ip ipa
 			f.Message += ": " + msg
 		}
 		out = append(out, f)
+		listed++
 	}
 	return out
 }
+
+// maxValueFindings bounds the findings of one finite writer (an enum of
+// 100,000 values all rejected): the rest are counted in one more finding.
+const maxValueFindings = 100
 
 // topKind names the keyword of the first real failure of an error tree
 // ("anyOf", "oneOf", ...).
@@ -760,7 +975,7 @@ func readerValueAt(r *jsonschema.Schema, location string) any {
 		}
 		seen[s] = true
 		if s.Enum != nil && loc(s, "enum") == location {
-			found = s.Enum.Values
+			found = shownValues(s.Enum.Values)
 			return
 		}
 		if s.Const != nil && loc(s, "const") == location {
@@ -828,6 +1043,10 @@ func children(s *jsonschema.Schema) []*jsonschema.Schema {
 	return out
 }
 
+// maxMessage bounds (in characters) the reader's complaint quoted in a
+// finding.
+const maxMessage = 300
+
 // leafError returns the location, message and keyword of the most specific
 // cause of a validation error.
 func leafError(err error) (location, msg, keyword string) {
@@ -853,7 +1072,8 @@ func leafError(err error) (location, msg, keyword string) {
 	if len(kp) > 0 {
 		keyword = kp[len(kp)-1]
 	}
-	msg = ve.ErrorKind.LocalizedString(printer)
+	// An enum's message lists every value: keep findings small.
+	msg = truncate(ve.ErrorKind.LocalizedString(printer), maxMessage)
 	if len(ve.InstanceLocation) > 0 {
 		msg = "at /" + strings.Join(ve.InstanceLocation, "/") + ": " + msg
 	}
@@ -862,5 +1082,24 @@ func leafError(err error) (location, msg, keyword string) {
 
 // branchEmpty reports whether a writer branch provably has no values.
 func (c *checker) branchEmpty(b branch) bool {
-	return c.effectiveMask(b) == 0
+	if c.effectiveMask(b) == 0 {
+		return true
+	}
+	vals, finite := c.writerValues(b) // disjoint consts, an enum the rest rejects
+	return finite && len(vals) == 0
+}
+
+// atomsEmpty reports whether a conjunction of writer atoms (a property's
+// schemas) provably has no value: that property is never sent.
+func (c *checker) atomsEmpty(atoms []atom) bool {
+	bs, ok := c.expand(atoms, nil, tAll)
+	if !ok {
+		return false
+	}
+	for _, b := range bs {
+		if !c.branchEmpty(b) {
+			return false
+		}
+	}
+	return true
 }

@@ -19,7 +19,15 @@ type equalizer struct {
 	// out unequal, every "equal" cached since it was assumed is dropped,
 	// since it may rest on that assumption.
 	trail []([2]*jsonschema.Schema)
+	// work counts pairs compared; past maxEqualWork every new pair is
+	// answered "not equal", which only costs the rules more work (equality
+	// lets them skip a subschema, never report a break).
+	work int
 }
+
+// maxEqualWork bounds structural equality per equalizer: a chain of n
+// alike definitions on each side has n² pairs.
+const maxEqualWork = 1_000_000
 
 func newEqualizer() *equalizer { return &equalizer{memo: map[[2]*jsonschema.Schema]bool{}} }
 
@@ -34,6 +42,10 @@ func (e *equalizer) equal(a, b *jsonschema.Schema) bool {
 	if v, ok := e.memo[key]; ok {
 		return v
 	}
+	if e.work >= maxEqualWork {
+		return false
+	}
+	e.work++
 	mark := len(e.trail)
 	e.memo[key] = true // assumed while comparing
 	e.trail = append(e.trail, key)
@@ -83,7 +95,7 @@ func (e *equalizer) compare(a, b *jsonschema.Schema) bool {
 	if a.Const != nil && !jsonvalue.Equal(*a.Const, *b.Const) {
 		return false
 	}
-	if !e.equal(a.Not, b.Not) || !e.list(a.AllOf, b.AllOf) || !e.list(a.AnyOf, b.AnyOf) || !e.list(a.OneOf, b.OneOf) {
+	if !e.optional(a.Not, b.Not) || !e.list(a.AllOf, b.AllOf) || !e.list(a.AnyOf, b.AnyOf) || !e.list(a.OneOf, b.OneOf) {
 		return false
 	}
 	if !e.optional(a.If, b.If) || !e.optional(a.Then, b.Then) || !e.optional(a.Else, b.Else) {
@@ -304,13 +316,25 @@ func sameStrings(a, b []string) bool {
 }
 
 func sameValueSet(a, b []any) bool {
-	for _, x := range a {
-		if !containsValue(b, x) {
-			return false
+	if len(a)*len(b) <= 64 {
+		for _, x := range a {
+			if !containsValue(b, x) {
+				return false
+			}
 		}
+		for _, x := range b {
+			if !containsValue(a, x) {
+				return false
+			}
+		}
+		return true
 	}
-	for _, x := range b {
-		if !containsValue(a, x) {
+	ia, ib := valueIndex(a), valueIndex(b)
+	if len(ia) != len(ib) {
+		return false
+	}
+	for k := range ia {
+		if _, ok := ib[k]; !ok {
 			return false
 		}
 	}

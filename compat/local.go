@@ -2,6 +2,7 @@ package compat
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"strconv"
 	"strings"
@@ -15,7 +16,36 @@ import (
 // an empty number interval, contradictory string lengths and so on remove
 // their type, and numbers that are all whole lose the fraction bit.
 func (c *checker) effectiveMask(b branch) typeMask {
-	m := b.mask
+	m := b.mask &^ excludedTypes(b)
+	for _, n := range b.neg {
+		// not {required} and not {properties} reject every non-object:
+		// those keywords hold on anything else.
+		if _, ok := c.requiredOnly(n); ok {
+			m &= tObject
+		} else if _, _, ok := c.propertyOnly(n); ok {
+			m &= tObject
+		}
+	}
+	if len(b.neg) > 0 {
+		// null and booleans are few: try them (not: {enum: [null]}).
+		if m.has(tNull) && !c.writerAccepts(b.restrict(tNull), nil) {
+			m &^= tNull
+		}
+		if m.has(tBoolean) && !c.writerAccepts(b.restrict(tBoolean), true) && !c.writerAccepts(b.restrict(tBoolean), false) {
+			m &^= tBoolean
+		}
+	}
+	if m&tNumber != 0 && len(b.neg) > 0 {
+		// Negative atoms may cut every number out (not: {minimum: 0}
+		// over integers >= 0).
+		for _, t := range []typeMask{tInteger, tFraction} {
+			if m.has(t) {
+				if _, dec := c.pickNumber(b, t, nil, nil); dec == decideNo {
+					m &^= t
+				}
+			}
+		}
+	}
 	if m&tNumber != 0 {
 		d := c.numDomain(b, m)
 		switch {
@@ -51,6 +81,11 @@ func (c *checker) effectiveMask(b branch) typeMask {
 			if _, forbidden, _, _ := c.wprop(v, n); forbidden {
 				m &^= tObject
 				break
+			}
+		}
+		for _, a := range b.pos {
+			if mp := a.s.MaxProperties; mp != nil && *mp < len(v.required) {
+				m &^= tObject // more required names than members allowed
 			}
 		}
 	}
@@ -162,10 +197,16 @@ func (c *checker) valueOfType(b branch, t typeMask) *hint {
 		}
 	case tInteger:
 		d := c.numDomain(bt, tInteger)
-		if x, ok := d.pick(nil, nil); ok {
+		if x, ok := c.numberIn(bt, tInteger, d, nil, nil); ok {
 			return &hint{value: jsonvalue.Number(x), hasValue: true}
 		}
 	case tFraction:
+		if len(bt.neg) > 0 {
+			if x, dec := c.pickNumber(bt, tFraction, nil, nil); dec == decideYes {
+				return &hint{value: jsonvalue.Number(x), hasValue: true}
+			}
+			break
+		}
 		d := c.numDomain(bt, tNumber)
 		if x, ok := d.nonInteger(); ok {
 			return &hint{value: jsonvalue.Number(x), hasValue: true}
@@ -192,7 +233,7 @@ func (c *checker) readerEnum(b branch, common typeMask, ra *jsonschema.Schema, i
 		vals = ra.Enum.Values
 	}
 	rl := loc(ra, kw)
-	var rv any = vals
+	var rv any = shownValues(vals)
 	if kw == "const" {
 		rv = vals[0]
 	}
@@ -260,6 +301,16 @@ func (c *checker) readerEnum(b branch, common typeMask, ra *jsonschema.Schema, i
 				f := c.warnf(k, locOf(b.pos), rl, nil, rv, ip, &hint{from: origin(b), fromMask: tString}, desc)
 				f.Message = fmt.Sprintf("Could not decide whether every string the %s schema allows is one of %s (pattern too complex); witness search decides", c.dir.writer(), desc)
 				return []*Finding{f}
+			}
+		case tObject:
+			objs, finite := c.finiteObjects(bt, 64)
+			if !finite {
+				return []*Finding{c.errorf(k, locOf(b.pos), rl, nil, rv, ip, &hint{from: origin(b), fromMask: t}, desc)}
+			}
+			for _, o := range objs {
+				if !containsValue(vals, o) {
+					return []*Finding{c.errorf(k, locOf(b.pos), rl, nil, rv, ip, &hint{value: o, hasValue: true}, desc)}
+				}
 			}
 		default:
 			return []*Finding{c.errorf(k, locOf(b.pos), rl, nil, rv, ip, &hint{from: origin(b), fromMask: t}, desc)}
@@ -450,3 +501,64 @@ func (c *checker) checkFormat(b branch, sp strSpec, ra *jsonschema.Schema, ip ip
 }
 
 var _ = big.NewRat
+
+// finiteObjects lists the objects of a writer branch when there are at
+// most limit of them: closed to its declared names, each value from a
+// finite set (const, enum, booleans, null). Every object listed is
+// validated against the branch.
+func (c *checker) finiteObjects(b branch, limit int) ([]any, bool) {
+	v := c.objView(b)
+	if c.writerOpen(v) || len(v.pats) > 0 {
+		return nil, false
+	}
+	// Every name some atom declares (a borrowed atom may allow a name the
+	// writer does not declare).
+	names := maps.Clone(v.declared)
+	for _, a := range b.pos {
+		for n := range a.s.Properties {
+			names[n] = true
+		}
+	}
+	objs := []map[string]any{{}}
+	for _, n := range sortedKeys(names) {
+		wat, forbidden, _, _ := c.wprop(v, n)
+		if forbidden {
+			continue
+		}
+		bs, ok := c.expand(wat, nil, tAll)
+		if !ok {
+			return nil, false
+		}
+		var opts []any
+		for _, pb := range bs {
+			vals, finite := c.writerValues(pb)
+			if !finite {
+				return nil, false
+			}
+			opts = append(opts, vals...)
+		}
+		_, required := v.required[n]
+		var next []map[string]any
+		for _, o := range objs {
+			if !required {
+				next = append(next, o)
+			}
+			for _, x := range opts {
+				no := maps.Clone(o)
+				no[n] = x
+				next = append(next, no)
+			}
+			if len(next) > limit {
+				return nil, false
+			}
+		}
+		objs = next
+	}
+	var out []any
+	for _, o := range objs {
+		if c.writerAccepts(b, o) {
+			out = append(out, o)
+		}
+	}
+	return out, true
+}

@@ -352,31 +352,31 @@ func (d numDomain) highLoc() (string, any) {
 // checkNumbers compares a writer's number domain with a reader's bounds.
 func (c *checker) checkNumbers(b branch, m typeMask, ra *jsonschema.Schema, ip ipath) []*Finding {
 	d := c.numDomain(b, m)
-	if d.empty() {
+	if _, ok := c.numberIn(b, m, d, nil, nil); !ok {
 		return nil
 	}
 	var out []*Finding
 	val := func(x *big.Rat) *hint { return &hint{value: jsonvalue.Number(x), hasValue: true} }
 	if ra.Minimum != nil {
-		if x, ok := d.pick(nil, &bound{v: ra.Minimum, excl: true}); ok {
+		if x, ok := c.numberIn(b, m, d, nil, &bound{v: ra.Minimum, excl: true}); ok {
 			wl, wv := d.lowLoc()
 			out = append(out, c.errorf(KindMinimum, wl, loc(ra, "minimum"), wv, jsonvalue.Number(ra.Minimum), ip, val(x), string(jsonvalue.Number(x)), string(jsonvalue.Number(ra.Minimum))))
 		}
 	}
 	if ra.ExclusiveMinimum != nil {
-		if x, ok := d.pick(nil, &bound{v: ra.ExclusiveMinimum}); ok {
+		if x, ok := c.numberIn(b, m, d, nil, &bound{v: ra.ExclusiveMinimum}); ok {
 			wl, wv := d.lowLoc()
 			out = append(out, c.errorf(KindExclusiveMinimum, wl, loc(ra, "exclusiveMinimum"), wv, jsonvalue.Number(ra.ExclusiveMinimum), ip, val(x), string(jsonvalue.Number(x)), string(jsonvalue.Number(ra.ExclusiveMinimum))))
 		}
 	}
 	if ra.Maximum != nil {
-		if x, ok := d.pick(&bound{v: ra.Maximum, excl: true}, nil); ok {
+		if x, ok := c.numberIn(b, m, d, &bound{v: ra.Maximum, excl: true}, nil); ok {
 			wl, wv := d.highLoc()
 			out = append(out, c.errorf(KindMaximum, wl, loc(ra, "maximum"), wv, jsonvalue.Number(ra.Maximum), ip, val(x), string(jsonvalue.Number(x)), string(jsonvalue.Number(ra.Maximum))))
 		}
 	}
 	if ra.ExclusiveMaximum != nil {
-		if x, ok := d.pick(&bound{v: ra.ExclusiveMaximum}, nil); ok {
+		if x, ok := c.numberIn(b, m, d, &bound{v: ra.ExclusiveMaximum}, nil); ok {
 			wl, wv := d.highLoc()
 			out = append(out, c.errorf(KindExclusiveMaximum, wl, loc(ra, "exclusiveMaximum"), wv, jsonvalue.Number(ra.ExclusiveMaximum), ip, val(x), string(jsonvalue.Number(x)), string(jsonvalue.Number(ra.ExclusiveMaximum))))
 		}

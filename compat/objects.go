@@ -2,7 +2,9 @@ package compat
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +58,42 @@ func (c *checker) objView(b branch) *objView {
 		v.declared[n] = true
 	}
 	sort.Slice(v.pats, func(i, j int) bool { return v.pats[i].String() < v.pats[j].String() })
+	c.forceRequired(v)
 	return v
+}
+
+// forceRequired: a closed writer whose minProperties equals the number of
+// names it may send sends them all (minProperties: 1 over one property).
+func (c *checker) forceRequired(v *objView) {
+	wmin, where := 0, ""
+	for _, a := range v.b.pos {
+		if mp := a.s.MinProperties; mp != nil && *mp > wmin {
+			wmin, where = *mp, loc(a.s, "minProperties")
+		}
+	}
+	if wmin <= len(v.required) || len(v.pats) > 0 || c.writerOpen(v) {
+		return
+	}
+	names := maps.Clone(v.declared)
+	for _, a := range v.b.pos {
+		for n := range a.s.Properties {
+			names[n] = true
+		}
+	}
+	var allowed []string
+	for _, n := range sortedKeys(names) {
+		if _, forbidden, _, _ := c.wprop(v, n); !forbidden {
+			allowed = append(allowed, n)
+		}
+	}
+	if len(allowed) != wmin {
+		return
+	}
+	for _, n := range allowed {
+		if _, ok := v.required[n]; !ok {
+			v.required[n] = where
+		}
+	}
 }
 
 func matchesAny(pats []jsonschema.Regexp, n string) bool {
@@ -85,9 +122,10 @@ func (c *checker) wprop(v *objView, n string) (atoms []atom, forbidden, declared
 			if p.Bool != nil && !*p.Bool {
 				forbidden = true
 			}
-			continue
 		}
-		matched := false
+		// patternProperties apply to declared names too; additionalProperties
+		// only to names neither keyword covers.
+		_, matched := s.Properties[n]
 		for _, re := range sortedPatterns(s) {
 			if re.MatchString(n) {
 				p := s.PatternProperties[re]
@@ -121,6 +159,21 @@ func (c *checker) wprop(v *objView, n string) (atoms []atom, forbidden, declared
 				if u := s.UnevaluatedProperties; u.Bool != nil && !*u.Bool {
 					forbidden = true
 				}
+			}
+		}
+	}
+	if !forbidden {
+		// A name the writer's propertyNames reject is never sent, nor a
+		// name beyond the required ones when maxProperties counts only them.
+		_, req := v.required[n]
+		for _, a := range v.b.pos {
+			if pn := a.s.PropertyNames; pn != nil && pn.Validate(n) != nil {
+				forbidden = true
+				break
+			}
+			if mp := a.s.MaxProperties; mp != nil && !req && *mp <= len(v.required) {
+				forbidden = true
+				break
 			}
 		}
 	}
@@ -179,6 +232,35 @@ func (c *checker) otherOptions(v *objView, a atom) (opts []*jsonschema.Schema, c
 	return live, len(live) == 0
 }
 
+// otherOption returns the schema one writer atom applies to names none of
+// its patterns match (nil schema: anything), and false when it forbids
+// them.
+func (c *checker) otherOption(v *objView, a atom) (*jsonschema.Schema, bool) {
+	s := a.s
+	var o *jsonschema.Schema
+	switch ap := s.AdditionalProperties.(type) {
+	case bool:
+		if !ap {
+			return nil, false
+		}
+	case *jsonschema.Schema:
+		o = ap
+	case nil:
+		switch {
+		case c.lenient && !a.borrowed && implicitlyClosed(s):
+			if len(v.pats) == 0 {
+				return nil, false
+			}
+		case s.UnevaluatedProperties != nil:
+			o = s.UnevaluatedProperties
+		}
+	}
+	if isFalse(o) {
+		return nil, false
+	}
+	return o, true
+}
+
 // writerOpen reports whether the writer may send names it does not declare.
 func (c *checker) writerOpen(v *objView) bool {
 	for _, a := range v.b.pos {
@@ -192,7 +274,11 @@ func (c *checker) writerOpen(v *objView) bool {
 // othersWithin reports whether every value the writer may send under an
 // undeclared name satisfies rc: some writer atom constrains all such
 // values to rc. It returns the best failing findings otherwise.
-func (c *checker) othersWithin(v *objView, rc *jsonschema.Schema, ip ipath, applies func(re string) bool) (bool, []*Finding, *jsonschema.Schema) {
+//
+// When outside is set, an atom's schema for names none of its patterns
+// match counts only if outside(its patterns) says some name of the
+// region escapes them.
+func (c *checker) othersWithin(v *objView, rc *jsonschema.Schema, ip ipath, applies func(re string) bool, outside func(pats []string) bool) (bool, []*Finding, *jsonschema.Schema) {
 	if isTrue(rc) {
 		return true, nil, nil
 	}
@@ -204,14 +290,19 @@ func (c *checker) othersWithin(v *objView, rc *jsonschema.Schema, ip ipath, appl
 		if closed {
 			return true, nil, nil
 		}
-		// Pattern options whose names cannot fall in the region do not count.
+		// Pattern options whose names cannot fall in the region do not
+		// count, nor the other names' option when the atom's patterns
+		// cover the region.
 		if applies != nil {
-			pats := sortedPatterns(a.s)
-			kept := opts[:0:0]
-			for i, o := range opts {
-				if i < len(pats) && !applies(pats[i].String()) {
-					continue
+			var kept []*jsonschema.Schema
+			var pats []string
+			for _, re := range sortedPatterns(a.s) {
+				pats = append(pats, re.String())
+				if p := a.s.PatternProperties[re]; !isFalse(p) && applies(re.String()) {
+					kept = append(kept, p)
 				}
+			}
+			if o, ok := c.otherOption(v, a); ok && (outside == nil || outside(pats)) {
 				kept = append(kept, o)
 			}
 			opts = kept
@@ -306,12 +397,15 @@ func (c *checker) escapingName(v *objView, readerPats []string, names map[string
 		reject = &strAccept{hi: -1, pats: []string{`[^\x00-\x{10FFFF}]`}}
 	}
 	wpats, bounded := c.writerNamePatterns(v)
+	want := c.nameAccept(v)
 	if !bounded {
-		return findString(strQuery{want: strAccept{hi: -1}, reject: reject})
+		return findString(strQuery{want: want, reject: reject})
 	}
 	unknown := false
 	for _, q := range wpats {
-		s, dec := findString(strQuery{want: strAccept{pats: []string{q}, hi: -1}, reject: reject})
+		w := want
+		w.pats = append(append([]string(nil), want.pats...), q)
+		s, dec := findString(strQuery{want: w, reject: reject})
 		switch dec {
 		case decideYes:
 			return s, decideYes
@@ -323,6 +417,41 @@ func (c *checker) escapingName(v *objView, readerPats []string, names map[string
 		return "", decideUnknown
 	}
 	return "", decideNo
+}
+
+// nameAccept is what the writer's propertyNames allow of a name: their
+// patterns, lengths and enum or const (other keywords are not used, which
+// only lets more names through).
+func (c *checker) nameAccept(v *objView) strAccept {
+	acc := strAccept{hi: -1}
+	for _, a := range v.b.pos {
+		for _, s := range readerAtoms(a.s.PropertyNames) {
+			if s.Bool != nil {
+				continue
+			}
+			if s.Pattern != nil {
+				acc.pats = append(acc.pats, s.Pattern.String())
+			}
+			if s.MinLength != nil && *s.MinLength > acc.lo {
+				acc.lo = *s.MinLength
+			}
+			if s.MaxLength != nil && (acc.hi < 0 || *s.MaxLength < acc.hi) {
+				acc.hi = *s.MaxLength
+			}
+			vals, ok := ownValues(s)
+			if !ok {
+				continue
+			}
+			var names []string
+			for _, x := range vals {
+				if n, ok := x.(string); ok && (!acc.hasEnum || slices.Contains(acc.enum, n)) {
+					names = append(names, n)
+				}
+			}
+			acc.enum, acc.hasEnum = names, true
+		}
+	}
+	return acc
 }
 
 // mayOverlap reports whether two name patterns can match a common name.
@@ -391,39 +520,11 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 		if forbidden {
 			continue
 		}
-		pip := ip.add(n)
-		if p, ok := ra.Properties[n]; ok {
-			if p.Bool != nil && !*p.Bool {
-				out = append(out, c.closedProp(v, n, wat, where, declared, place{ra, []string{"properties", n}}, ip))
-				continue
-			}
-			out = append(out, c.propCheck(v, n, wat, declared, where, p, place{ra, []string{"properties", n}}, KindPropertyOpen, pip, ip)...)
-			continue
+		res := c.checkName(v, ra, n, wat, declared, where, ip)
+		if hasErrors(res) && c.atomsEmpty(wat) {
+			continue // a schema that accepts nothing: the writer never sends n
 		}
-		matched := false
-		for _, re := range sortedPatterns(ra) {
-			if !re.MatchString(n) {
-				continue
-			}
-			matched = true
-			p := ra.PatternProperties[re]
-			if p.Bool != nil && !*p.Bool {
-				out = append(out, c.closedProp(v, n, wat, where, declared, place{ra, []string{"patternProperties", re.String()}}, ip))
-				continue
-			}
-			out = append(out, c.propCheck(v, n, wat, declared, where, p, place{ra, []string{"patternProperties", re.String()}}, KindPatternProperties, pip, ip)...)
-		}
-		if matched {
-			continue
-		}
-		switch ap := ra.AdditionalProperties.(type) {
-		case bool:
-			if !ap {
-				out = append(out, c.closedProp(v, n, wat, where, declared, place{ra, []string{"additionalProperties"}}, ip))
-			}
-		case *jsonschema.Schema:
-			out = append(out, c.propCheck(v, n, wat, declared, where, ap, place{ra, []string{"additionalProperties"}}, KindAdditionalProperties, pip, ip)...)
-		}
+		out = append(out, res...)
 	}
 
 	// required
@@ -462,7 +563,14 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 				}
 			}
 			rs := re.String()
-			ok, best, from := c.othersWithin(v, rc, ip.add("("+re.String()+")"), func(p string) bool { return mayOverlap(p, rs) })
+			escapes := func(pats []string) bool {
+				for _, n := range sortedKeys(names) {
+					pats = append(pats, `\A`+regexpQuote(n)+`\z`)
+				}
+				_, dec := findString(strQuery{want: strAccept{pats: []string{rs}, hi: -1}, reject: &strAccept{hi: -1, pats: orPatterns(pats)}})
+				return dec != decideNo
+			}
+			ok, best, from := c.othersWithin(v, rc, ip.add("("+re.String()+")"), func(p string) bool { return mayOverlap(p, rs) }, escapes)
 			if ok {
 				out = append(out, best...)
 			} else {
@@ -498,7 +606,7 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 			if esc == decideNo {
 				break
 			}
-			ok, best, from := c.othersWithin(v, ap, ip.add(anyIndex), notReader)
+			ok, best, from := c.othersWithin(v, ap, ip.add(anyIndex), notReader, nil)
 			if ok {
 				out = append(out, best...)
 			} else {
@@ -600,6 +708,17 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 				wmax = n
 			}
 		}
+		if na := c.nameAccept(v); na.hasEnum {
+			n := 0
+			for _, name := range na.enum {
+				if _, forbidden, _, _ := c.wprop(v, name); !forbidden && na.accepts(name) {
+					n++
+				}
+			}
+			if wmax < 0 || n < wmax {
+				wmax = n
+			}
+		}
 		if wmax < 0 || wmax > *ra.MaxProperties {
 			shown := "any number of"
 			if wmax >= 0 {
@@ -609,7 +728,11 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 			if wmax >= 0 {
 				wv = wmax
 			}
-			out = append(out, c.errorf(KindMaxProperties, wl, loc(ra, "maxProperties"), wv, *ra.MaxProperties, ip, &hint{}, shown, strconv.Itoa(*ra.MaxProperties)))
+			h := &hint{}
+			if members, ok := c.memberNames(v, *ra.MaxProperties+1); ok {
+				h.need = members
+			}
+			out = append(out, c.errorf(KindMaxProperties, wl, loc(ra, "maxProperties"), wv, *ra.MaxProperties, ip, h, shown, strconv.Itoa(*ra.MaxProperties)))
 		}
 	}
 
@@ -640,31 +763,36 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 		if forbidden {
 			continue
 		}
+		// The objects of the writer that have the trigger, with the
+		// writer's own dependents applied.
+		tbs, _ := c.applyDependents(b.restrict(tObject).with(c.requireAtom([]string{d.key})))
 		need := map[string]*jsonschema.Schema{d.key: firstSchema(wat)}
 		for _, r := range d.req {
-			if _, ok := v.required[r]; ok || c.writerDepends(b, d.key, r) {
-				continue
+			for _, tb := range tbs {
+				if _, ok := c.objView(tb).required[r]; !ok {
+					out = append(out, c.errorf(KindDependentRequired, objLoc, d.where, nil, d.req, ip, &hint{drop: r, need: need}, strconv.Quote(r), strconv.Quote(d.key)))
+					break
+				}
 			}
-			out = append(out, c.errorf(KindDependentRequired, objLoc, d.where, nil, d.req, ip, &hint{drop: r, need: need}, strconv.Quote(r), strconv.Quote(d.key)))
 		}
 		if d.sch != nil && !isTrue(d.sch) {
-			var extra []atom
-			for _, a := range b.pos {
-				if s, ok := a.s.DependentSchemas[d.key]; ok {
-					extra = append(extra, atom{s, a.borrowed})
-				}
-				if s, ok := a.s.Dependencies[d.key].(*jsonschema.Schema); ok {
-					extra = append(extra, atom{s, a.borrowed})
-				}
+			var res []*Finding
+			for _, tb := range tbs {
+				res = append(res, c.subBranch(tb, d.sch, ip)...)
 			}
-			res := c.subExtend(b, extra, d.sch, ip)
 			if hasErrors(res) {
 				f := c.errorf(KindDependentSchemas, objLoc, d.where, nil, nil, ip, nil, strconv.Quote(d.key))
 				appendDetail(f, res)
 				if h := firstHint(res); h != nil {
 					hh := *h
+					if len(hh.path) == len(ip)+1 && hh.hasValue && hh.setProp == "" && hh.extend == 0 {
+						// A member's value: set it on the object, next to the trigger.
+						hh = hint{path: ip, setProp: hh.path[len(ip)], value: hh.value, hasValue: true}
+					}
 					if hh.need == nil {
 						hh.need = map[string]*jsonschema.Schema{}
+					} else {
+						hh.need = maps.Clone(hh.need)
 					}
 					hh.need[d.key] = firstSchema(wat)
 					f.hint = &hh
@@ -678,30 +806,105 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 	return out
 }
 
+// maxMemberWitness bounds the objects built to break a reader's
+// maxProperties (larger ones are left to the message).
+const maxMemberWitness = 1000
+
+// memberNames picks n property names the writer may send together, each
+// with the writer schema its value is sampled from: required names, then
+// declared ones, then names of the writer's patterns, then names no
+// keyword of the writer mentions. Witness search checks the object.
+func (c *checker) memberNames(v *objView, n int) (map[string]*jsonschema.Schema, bool) {
+	if n > maxMemberWitness {
+		return nil, false
+	}
+	out := map[string]*jsonschema.Schema{}
+	try := func(name string) {
+		if len(out) >= n {
+			return
+		}
+		if _, dup := out[name]; dup {
+			return
+		}
+		wat, forbidden, _, _ := c.wprop(v, name)
+		if forbidden {
+			return
+		}
+		for _, a := range v.b.pos {
+			if pn := a.s.PropertyNames; pn != nil && pn.Validate(name) != nil {
+				return
+			}
+		}
+		out[name] = firstSchema(wat)
+	}
+	for _, name := range sortedKeys(v.required) {
+		try(name)
+	}
+	for _, name := range sortedKeys(v.declared) {
+		try(name)
+	}
+	for _, re := range v.pats {
+		base, dec := findString(strQuery{want: strAccept{pats: []string{re.String()}, hi: -1}})
+		if dec != decideYes {
+			continue
+		}
+		for i := 0; i < 2*n && len(out) < n; i++ {
+			if name := base + strconv.Itoa(i); re.MatchString(name) {
+				try(name)
+			}
+		}
+	}
+	for i := 0; i < 2*n && len(out) < n; i++ {
+		try("m" + strconv.Itoa(i))
+	}
+	return out, len(out) >= n
+}
+
+// checkName compares what the writer sends under name n with what the
+// reader's properties, patternProperties and additionalProperties allow.
+func (c *checker) checkName(v *objView, ra *jsonschema.Schema, n string, wat []atom, declared bool, where place, ip ipath) []*Finding {
+	var out []*Finding
+	pip := ip.add(n)
+	p, matched := ra.Properties[n]
+	if matched {
+		if p.Bool != nil && !*p.Bool {
+			return append(out, c.closedProp(v, n, wat, where, declared, place{ra, []string{"properties", n}}, ip))
+		}
+		out = append(out, c.propCheck(v, n, wat, declared, where, p, place{ra, []string{"properties", n}}, KindPropertyOpen, pip, ip)...)
+	}
+	// The reader's patterns apply to its declared names too.
+	for _, re := range sortedPatterns(ra) {
+		if !re.MatchString(n) {
+			continue
+		}
+		matched = true
+		p := ra.PatternProperties[re]
+		if p.Bool != nil && !*p.Bool {
+			out = append(out, c.closedProp(v, n, wat, where, declared, place{ra, []string{"patternProperties", re.String()}}, ip))
+			continue
+		}
+		out = append(out, c.propCheck(v, n, wat, declared, where, p, place{ra, []string{"patternProperties", re.String()}}, KindPatternProperties, pip, ip)...)
+	}
+	if matched {
+		return out
+	}
+	switch ap := ra.AdditionalProperties.(type) {
+	case bool:
+		if !ap {
+			out = append(out, c.closedProp(v, n, wat, where, declared, place{ra, []string{"additionalProperties"}}, ip))
+		}
+	case *jsonschema.Schema:
+		out = append(out, c.propCheck(v, n, wat, declared, where, ap, place{ra, []string{"additionalProperties"}}, KindAdditionalProperties, pip, ip)...)
+	}
+	return out
+}
+
 // sides orders writer and reader values as old/new for the direction.
 func (c *checker) sides(w, r any) (old, new any) {
 	if c.dir == Backward {
 		return w, r
 	}
 	return r, w
-}
-
-func (c *checker) writerDepends(b branch, key, name string) bool {
-	for _, a := range b.pos {
-		for _, r := range a.s.DependentRequired[key] {
-			if r == name {
-				return true
-			}
-		}
-		if l, ok := a.s.Dependencies[key].([]string); ok {
-			for _, r := range l {
-				if r == name {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 func firstSchema(atoms []atom) *jsonschema.Schema {
@@ -871,7 +1074,7 @@ func (c *checker) checkUnevaluated(v *objView, ra, up *jsonschema.Schema, names 
 		}
 	}
 	if open {
-		ok, best, from := c.othersWithin(v, up, ip.add(anyIndex), nil)
+		ok, best, from := c.othersWithin(v, up, ip.add(anyIndex), nil, nil)
 		if ok {
 			out = append(out, best...)
 		} else {

@@ -321,6 +321,19 @@ func readability(r rune) int {
 // findString answers q: decideYes with a witness, decideNo, or
 // decideUnknown when a pattern is not a Go regexp or the search is too big.
 func findString(q strQuery) (string, decision) {
+	s, d, _ := searchString(q)
+	return s, d
+}
+
+// searchString is findString that also returns the number of automaton
+// threads it stepped (what its time is proportional to).
+func searchString(q strQuery) (string, decision, int) {
+	stepped := 0
+	s, d := searchStringCounting(q, &stepped)
+	return s, d, stepped
+}
+
+func searchStringCounting(q strQuery, stepped *int) (string, decision) {
 	if q.want.hasEnum {
 		// A finite writer: check each value directly.
 		for _, s := range q.want.enum {
@@ -407,14 +420,22 @@ func findString(q strQuery) (string, decision) {
 		// A writer pattern that can no longer match kills the branch: it is
 		// dead when no thread is alive beyond the restart at Start... we keep
 		// it simple and rely on the visited set to bound the search.
+		// Work is counted in automaton threads stepped, not in nodes: an
+		// unanchored pattern with counted repetitions keeps thousands of
+		// threads alive in every state.
+		threads := len(all)
+		for _, s := range n.states {
+			threads += len(s.pcs)
+		}
 		for _, r := range reps {
-			work += len(all)
+			work += threads
 			if work > maxSearchWork || len(nodes) > maxSearchNodes {
 				return "", decideUnknown
 			}
 			next := node{prev: prevClass(r), length: n.length + 1, parent: i, char: r}
 			next.states = make([]autoState, len(all))
 			for k, a := range all {
+				*stepped += len(n.states[k].pcs)
 				next.states[k] = a.step(n.states[k], n.prev, r)
 			}
 			k := keyOf(&next)

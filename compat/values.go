@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -211,4 +212,78 @@ func quoteList(vals []any, max int) string {
 		parts = append(parts, compactJSON(v))
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// valueKey is a canonical text of a JSON value: two values are equal for
+// JSON Schema (numbers by value, objects regardless of member order) iff
+// their keys are equal. Sets of enum values are hashed by it, so comparing
+// two enums of n values costs n, not n².
+func valueKey(v any) string {
+	var b strings.Builder
+	writeValueKey(&b, v)
+	return b.String()
+}
+
+func writeValueKey(b *strings.Builder, v any) {
+	switch t := v.(type) {
+	case nil:
+		b.WriteByte('n')
+	case bool:
+		if t {
+			b.WriteByte('t')
+		} else {
+			b.WriteByte('f')
+		}
+	case string:
+		b.WriteString(strconv.Quote(t))
+	case map[string]any:
+		b.WriteByte('{')
+		for _, k := range sortedKeys(t) {
+			b.WriteString(strconv.Quote(k))
+			b.WriteByte(':')
+			writeValueKey(b, t[k])
+			b.WriteByte(',')
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for _, e := range t {
+			writeValueKey(b, e)
+			b.WriteByte(',')
+		}
+		b.WriteByte(']')
+	default:
+		if r, ok := jsonvalue.Rat(v); ok {
+			b.WriteByte('#')
+			b.WriteString(r.RatString())
+			return
+		}
+		fmt.Fprintf(b, "?%T:%v", v, v)
+	}
+}
+
+// valueIndex maps each value's key to its first index in a list.
+func valueIndex(vals []any) map[string]int {
+	m := make(map[string]int, len(vals))
+	for i, v := range vals {
+		k := valueKey(v)
+		if _, ok := m[k]; !ok {
+			m[k] = i
+		}
+	}
+	return m
+}
+
+// maxShownValues bounds the enum values a finding carries as its old or
+// new value: an enum of 100,000 values is shown by its first ones.
+const maxShownValues = 20
+
+// shownValues is vals, or its first maxShownValues and a last element
+// saying how many were left out.
+func shownValues(vals []any) []any {
+	if len(vals) <= maxShownValues {
+		return vals
+	}
+	out := append([]any(nil), vals[:maxShownValues]...)
+	return append(out, fmt.Sprintf("… %d more", len(vals)-maxShownValues))
 }

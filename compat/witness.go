@@ -31,6 +31,18 @@ type docCache struct {
 	mu   sync.Mutex
 	docs map[string][]any
 	errs map[string]error
+
+	depthOnce sync.Once
+	depth     int
+}
+
+// nestingDepth is nestingDepth(s.Schema), computed once per side.
+func (s *Side) nestingDepth() int {
+	if s.docs == nil {
+		return nestingDepth(s.Schema)
+	}
+	s.docs.depthOnce.Do(func() { s.docs.depth = nestingDepth(s.Schema) })
+	return s.docs.depth
 }
 
 func (s *Side) baseDocs(n int, seed int64, lenient bool) ([]any, error) {
@@ -90,6 +102,35 @@ func (s *Side) writerValid(doc any, lenient bool) bool {
 	return !lenient || closedOK(doc, s.Schema)
 }
 
+// maxWitnessDepth is the deepest schema (subschemas nested in place or
+// through properties and $refs) witness search validates documents
+// against: the validator's cycle check makes each validation cost the
+// square of the depth.
+const maxWitnessDepth = 1000
+
+// nestingDepth is the length of the longest chain of subschemas below s
+// (a cycle counts once), computed in time linear in the schema's size.
+func nestingDepth(s *jsonschema.Schema) int {
+	depth := map[*jsonschema.Schema]int{}
+	var walk func(s *jsonschema.Schema) int
+	walk = func(s *jsonschema.Schema) int {
+		if d, ok := depth[s]; ok {
+			return d // a finished subschema, or 0 for one on the current path
+		}
+		depth[s] = 0
+		d := 0
+		for _, x := range children(s) {
+			d = max(d, walk(x))
+		}
+		depth[s] = d + 1
+		return d + 1
+	}
+	if s == nil {
+		return 0
+	}
+	return walk(s)
+}
+
 type witnessSearch struct {
 	dir            Direction
 	writer, reader *Side
@@ -99,6 +140,30 @@ type witnessSearch struct {
 	rng            *rand.Rand
 	// ctx, when set and done, stops validating further documents.
 	ctx context.Context
+	// attached counts the counterexamples given to findings.
+	attached int
+	// spent counts the JSON values of the documents validated; exhausted
+	// records that maxWitnessValues stopped the search.
+	spent     int
+	exhausted bool
+}
+
+// maxWitnessValues bounds the work of one witness search, counted in JSON
+// values validated: documents of 2,000 required properties make every
+// mutation and every minimisation step validate 2,000 values.
+const maxWitnessValues = 1_000_000
+
+// spend accounts for validating doc; false once the budget is spent.
+func (w *witnessSearch) spend(doc any) bool {
+	if w.exhausted {
+		return false
+	}
+	w.spent += valueSize(doc)
+	if w.spent > maxWitnessValues {
+		w.exhausted = true
+		return false
+	}
+	return true
 }
 
 type witness struct {
@@ -117,10 +182,15 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 	base, _ := w.writer.baseDocs(w.n, w.seed, w.lenient)
 	var pool []*witness
 	seen := map[string]*witness{}
+	tried := 0
 	check := func(doc any, writerKnown bool) *witness {
 		if w.ctx != nil && w.ctx.Err() != nil {
 			return nil
 		}
+		if !w.spend(doc) {
+			return nil
+		}
+		tried++
 		if !writerKnown && !w.writer.writerValid(doc, w.lenient) {
 			return nil
 		}
@@ -147,9 +217,14 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 			baseWitness[i] = wt
 		}
 	}
-	// Targeted mutations from the rules' findings.
+	// Targeted mutations from the rules' findings. Errors stand without a
+	// counterexample, so past maxCounterexamples only warnings (which a
+	// counterexample turns into errors) are tried.
 	for _, f := range fs {
 		if f.hint == nil || f.HasCounterexample || f.Kind == KindDynamicRef || f.Kind == KindIncomplete {
+			continue
+		}
+		if w.attached >= maxCounterexamples && f.Severity == report.SeverityError {
 			continue
 		}
 		for _, cand := range w.fromHint(f.hint, base) {
@@ -184,11 +259,30 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 			continue
 		}
 		for _, f := range fs {
+			if w.attached >= maxCounterexamples && f.Severity == report.SeverityError {
+				continue
+			}
 			if !f.HasCounterexample && f.Kind != KindDynamicRef && f.Kind != KindIncomplete && matches(w.readerLoc(f), wt.locs) {
 				w.attach(f, wt)
 				break
 			}
 		}
+	}
+	if w.attached >= maxCounterexamples {
+		unshown := 0
+		for _, f := range fs {
+			if f.Severity == report.SeverityError && !f.HasCounterexample && f.Kind != KindIncomplete {
+				unshown++
+			}
+		}
+		c := &checker{dir: w.dir}
+		fs = append(fs, c.warnf(KindIncomplete, w.writer.Schema.Location, w.reader.Schema.Location, nil, nil, nil, nil,
+			fmt.Sprintf("counterexamples are built for the first %d findings of a comparison; %d more findings have none", maxCounterexamples, unshown)))
+	}
+	if w.exhausted {
+		c := &checker{dir: w.dir}
+		fs = append(fs, c.warnf(KindIncomplete, w.writer.Schema.Location, w.reader.Schema.Location, nil, nil, nil, nil,
+			fmt.Sprintf("witness search stopped after validating %d JSON values (the limit is %d); the documents are large", maxWitnessValues, maxWitnessValues)))
 	}
 	// Whatever is left proves a break no rule named.
 	byLoc := map[string]bool{}
@@ -222,6 +316,13 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 		fs = append(fs, f)
 		added++
 	}
+	// A break the rules show without a document says so: the reader of
+	// the report knows the verdict rests on the rules alone.
+	for _, f := range fs {
+		if f.Severity == report.SeverityError && !f.HasCounterexample && f.Kind != KindDynamicRef && f.Kind != KindIncomplete {
+			f.Message += fmt.Sprintf(" (no counterexample found in %d documents)", tried)
+		}
+	}
 	return fs
 }
 
@@ -232,11 +333,24 @@ func (w *witnessSearch) readerLoc(f *Finding) string {
 	return f.NewLocation
 }
 
+// maxCounterexamples bounds the counterexamples of one comparison: each
+// is a whole document (2,000 required properties make every one of 2,000
+// findings carry all of them), and each costs a minimisation.
+const maxCounterexamples = 20
+
 func (w *witnessSearch) attach(f *Finding, wt *witness) {
+	if w.attached >= maxCounterexamples {
+		// Past the cap a counterexample still decides (a warning becomes
+		// an error) but is neither minimised nor printed.
+		f.Severity = report.SeverityError
+		f.Message += fmt.Sprintf(" — witness search found a counterexample (not shown: only %d are per comparison), so it is a break", maxCounterexamples)
+		return
+	}
 	w.minimize(wt, w.readerLoc(f))
 	_, msg, _ := leafError(wt.err)
 	f.Counterexample, f.HasCounterexample, f.ReaderError = wt.doc, true, msg
 	wt.used = true
+	w.attached++
 	if f.Severity != report.SeverityError {
 		f.Severity = report.SeverityError
 		f.Message += " — witness search found a counterexample, so it is a break"
@@ -506,9 +620,10 @@ func (w *witnessSearch) sampleOf(s *jsonschema.Schema, mask typeMask) (any, bool
 // reader keeps rejecting it at one of the same places, so the printed
 // document shows the break and little else.
 func (w *witnessSearch) minimize(wt *witness, rloc string) {
-	budget := 80
+	// Each try validates the whole document: large documents get fewer.
+	budget := max(2, 80*64/max(64, valueSize(wt.doc)))
 	still := func(doc any) bool {
-		if budget <= 0 {
+		if budget <= 0 || !w.spend(doc) {
 			return false
 		}
 		budget--
@@ -585,4 +700,20 @@ func (w *witnessSearch) minimize(wt *witness, rloc string) {
 	if err := w.reader.Schema.Validate(doc); err != nil && w.writer.writerValid(doc, w.lenient) {
 		wt.doc, wt.err, wt.locs = doc, err, errorLocations(err)
 	}
+}
+
+// valueSize counts the values in a JSON document.
+func valueSize(v any) int {
+	n := 1
+	switch t := v.(type) {
+	case map[string]any:
+		for _, e := range t {
+			n += valueSize(e)
+		}
+	case []any:
+		for _, e := range t {
+			n += valueSize(e)
+		}
+	}
+	return n
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/report"
 )
 
@@ -122,8 +121,7 @@ func (c *Catalog) Resolve(dataschema string) (*Version, error) {
 func (c *Catalog) LineOf(file, pointer string) int {
 	for _, f := range c.files {
 		if f.display == file {
-			line, _ := jsonpos.Find(f.text, pointer)
-			return line
+			return f.lineOf(pointer)
 		}
 	}
 	return 0

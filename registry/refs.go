@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -30,6 +31,17 @@ type schemaFile struct {
 	doc     any   // nil when malformed
 	err     error // the parse error, when malformed
 	id      string
+
+	// lines indexes text for LineOf, built on first use (findings are
+	// placed from several goroutines).
+	linesOnce sync.Once
+	lines     *jsonpos.Index
+}
+
+func (f *schemaFile) lineOf(pointer string) int {
+	f.linesOnce.Do(func() { f.lines = jsonpos.NewIndex(f.text) })
+	line, _ := f.lines.Find(pointer)
+	return line
 }
 
 func fileURL(rel string) string {

@@ -169,3 +169,64 @@ func skipValue(dec *json.Decoder) error {
 		}
 	}
 }
+
+// Index holds where every value of one JSON text starts, so that looking
+// up many pointers costs one pass over the text instead of one per pointer
+// (2,000 findings in a 120 KB schema took seconds with Find).
+type Index struct {
+	text   []byte
+	starts map[string]int64 // pointer (as Join writes it) -> offset
+}
+
+// NewIndex reads text once. A text that is not JSON indexes what precedes
+// the error.
+func NewIndex(text []byte) *Index {
+	ix := &Index{text: text, starts: map[string]int64{"": skipSpace(text, 0)}}
+	dec := json.NewDecoder(bytes.NewReader(text))
+	// record is false below a repeated key: Find only sees the first.
+	var index func(ptr string, record bool) bool
+	index = func(ptr string, record bool) bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		delim, ok := tok.(json.Delim)
+		if !ok || (delim != '{' && delim != '[') {
+			return true
+		}
+		for i := 0; dec.More(); i++ {
+			child := ptr + "/" + strconv.Itoa(i)
+			if delim == '{' {
+				keyTok, err := dec.Token()
+				if err != nil {
+					return false
+				}
+				key, _ := keyTok.(string)
+				child = ptr + "/" + Escape(key)
+			}
+			_, seen := ix.starts[child]
+			if record && !seen {
+				ix.starts[child] = valueStart(text, dec.InputOffset())
+			}
+			if !index(child, record && !seen) {
+				return false
+			}
+		}
+		_, err = dec.Token() // the closing delimiter
+		return err == nil
+	}
+	index("", true)
+	return ix
+}
+
+// Find is Find(text, pointer) from the index: the line and column of the
+// value at pointer, or of its deepest ancestor that exists.
+func (ix *Index) Find(pointer string) (line, col int) {
+	tokens := Split(pointer)
+	for n := len(tokens); n >= 0; n-- {
+		if off, ok := ix.starts[Join(tokens[:n]...)]; ok {
+			return LineCol(ix.text, off)
+		}
+	}
+	return LineCol(ix.text, 0)
+}

@@ -54,3 +54,31 @@ func TestLineCol(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexMatchesFind: the index answers every pointer as Find does.
+func TestIndexMatchesFind(t *testing.T) {
+	text := []byte("{\n  \"a\": {\"b\": [1,\n 2, {\"c~/\": true}]},\n  \"a\": 3,\n  \"d\": \"x\"\n}")
+	ix := NewIndex(text)
+	for _, p := range []string{"", "/a", "/a/b", "/a/b/0", "/a/b/1", "/a/b/2", "/a/b/2/c~0~1", "/a/b/9", "/d", "/d/x", "/nope", "#/a/b/1"} {
+		l1, c1 := Find(text, p)
+		l2, c2 := ix.Find(p)
+		if l1 != l2 || c1 != c2 {
+			t.Errorf("%q: index says %d:%d, Find says %d:%d", p, l2, c2, l1, c1)
+		}
+	}
+}
+
+// FuzzIndex: on any text the index never panics and agrees with Find.
+func FuzzIndex(f *testing.F) {
+	f.Add([]byte(`{"a": [1, {"b": null}], "c~1": "x"}`), "/a/1/b")
+	f.Add([]byte(`[1, 2`), "/1")
+	f.Add([]byte(`{"a": {"a": 1}, "a": {"b": 2}}`), "/a/a")
+	f.Add([]byte(`{"a": {"a": 1}, "a": {"b": 2}}`), "/a/b")
+	f.Fuzz(func(t *testing.T, text []byte, pointer string) {
+		l1, c1 := Find(text, pointer)
+		l2, c2 := NewIndex(text).Find(pointer)
+		if l1 != l2 || c1 != c2 {
+			t.Errorf("%q in %q: index says %d:%d, Find says %d:%d", pointer, text, l2, c2, l1, c1)
+		}
+	})
+}

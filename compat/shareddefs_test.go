@@ -34,7 +34,9 @@ func TestSharedDefsBruteForce(t *testing.T) {
 		`{"allOf":[{"$ref":"#/$defs/d"}]}`, `{"$ref":"#/$defs/d","properties":{"y":{"const":1}}}`,
 		`{"$ref":"#/$defs/d","additionalProperties":true}`, `{"$ref":"#/$defs/d","required":["x"]}`,
 		`{"$ref":"#/$defs/d","not":{"required":["y"]}}`, `{"$ref":"#/$defs/d","minimum":2}`,
-		`{"anyOf":[{"$ref":"#/$defs/d"},{"const":2}]}`, `{"$ref":"#/$defs/e","properties":{"x":{"$ref":"#/$defs/d"}}}`}
+		`{"anyOf":[{"$ref":"#/$defs/d"},{"const":2}]}`, `{"$ref":"#/$defs/e","properties":{"x":{"$ref":"#/$defs/d"}}}`,
+		`{"not":{"$ref":"#/$defs/d"}}`, `{"$ref":"#/$defs/e","not":{"$ref":"#/$defs/d"}}`,
+		`{"if":{"$ref":"#/$defs/d"},"then":{"const":1},"else":{"$ref":"#/$defs/e"}}`, `{"oneOf":[{"$ref":"#/$defs/d"},{"$ref":"#/$defs/e"}]}`}
 	parents := []string{``, ``, `"required":["a"]`, `"dependentSchemas":{"t":{"properties":{"a":{"properties":{"x":{"const":1}}}}}}`,
 		`"dependentSchemas":{"t":{"properties":{"b":{"$ref":"#/$defs/e"}}}}`, `"dependentRequired":{"t":["a","b"]}`,
 		`"if":{"required":["t"]},"then":{"properties":{"a":{"$ref":"#/$defs/e"}}}`, `"additionalProperties":true`,

@@ -237,7 +237,7 @@ func (h *Harness) checkBaseline(base *RunResult) *Failure {
 	if !spec.EmptyOK {
 		what := ""
 		switch {
-		case isEmptyState(base.State):
+		case IsEmptyState(base.State):
 			what = fmt.Sprintf("the baseline state is empty (%s)", jsonText(base.State))
 		case base.InitialRead && Compare(base.Initial, base.State, h.sc.Consumer.Ignore).Equal:
 			what = "the baseline state equals the state the consumer served before the first event"
@@ -261,8 +261,8 @@ func (h *Harness) checkBaseline(base *RunResult) *Failure {
 	return nil
 }
 
-// isEmptyState reports a state that holds nothing: null, {} or [].
-func isEmptyState(v any) bool {
+// IsEmptyState reports a state that holds nothing: null, {} or [].
+func IsEmptyState(v any) bool {
 	switch x := v.(type) {
 	case nil:
 		return true

@@ -203,6 +203,12 @@ type Options struct {
 	// HandleTimeout is how long one Handle may take (default
 	// DefaultHandleTimeout).
 	HandleTimeout time.Duration
+	// Baseline says what the clean run may do that otherwise fails, as
+	// expect.baseline does for evtool replay: by default a baseline whose
+	// state is empty ({}, [], null) or that dead-lettered clean events is
+	// an error, because a consumer that applies nothing passes every chaos
+	// run. (The state before the first event is not compared in-process.)
+	Baseline replay.BaselineSpec
 }
 
 // Kill is a crash fault applied in-process.
@@ -366,12 +372,45 @@ func newRunner(ctx context.Context, in *Events, newConsumer func() (Consumer, er
 			return nil, errors.New(f.failure)
 		}
 		states[i] = f.state
+		if i == 0 {
+			if err := checkBaseline(f, len(in.List), opts.Baseline); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if c := replay.Compare(states[0], states[1], opts.Ignore); !c.Equal {
 		return nil, &NondeterministicError{Comparison: c}
 	}
 	r.baseline = states[0]
 	return r, nil
+}
+
+// checkBaseline refuses a clean run that tests nothing (see
+// Options.Baseline).
+func checkBaseline(f fed, events int, spec replay.BaselineSpec) error {
+	if !spec.EmptyOK && replay.IsEmptyState(f.state) {
+		return fmt.Errorf("replaytest: the baseline state is empty (%s): the consumer applied none of the %d events, and a consumer that applies nothing passes every chaos run (if the events leave the state empty, set Options.Baseline.EmptyOK)", compactState(f.state), events)
+	}
+	dead := map[string]bool{}
+	for _, id := range f.dead {
+		dead[id] = true
+	}
+	if len(dead) != spec.DLQ {
+		first := f.dead
+		if len(first) > 3 {
+			first = first[:3]
+		}
+		return fmt.Errorf("replaytest: the consumer dead-lettered %d distinct clean event(s) of %d in the baseline run (first: %s), where Options.Baseline.DLQ says %d", len(dead), events, strings.Join(first, ", "), spec.DLQ)
+	}
+	return nil
+}
+
+func compactState(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 func (r *runner) chaos(ctx context.Context, sel chaos.Selection) (*Result, error) {
@@ -841,7 +880,7 @@ func LoadScenario(path string) (*Events, Options, error) {
 	if err != nil {
 		return nil, Options{}, err
 	}
-	opts := Options{Chaos: sc.Chaos, Partitions: sc.Kafka.Partitions, Ignore: sc.Consumer.Ignore, DLQ: sc.DLQ != nil && sc.DLQ.Count == replay.CountPoison}
+	opts := Options{Chaos: sc.Chaos, Partitions: sc.Kafka.Partitions, Ignore: sc.Consumer.Ignore, DLQ: sc.DLQ != nil && sc.DLQ.Count == replay.CountPoison, Baseline: sc.Baseline}
 	if sc.Seed != nil {
 		opts.Seed = *sc.Seed
 	}

@@ -282,3 +282,56 @@ func TestCheckReports(t *testing.T) {
 		t.Fatalf("Check reported %q", tb.errors)
 	}
 }
+
+// A consumer that applies nothing (empty state, or every event
+// dead-lettered) passes every chaos run, so its baseline is refused unless
+// Options.Baseline says it is expected.
+func TestBaselineThatTestsNothing(t *testing.T) {
+	in := load(t)
+	empty := func() (replaytest.Consumer, error) {
+		return replaytest.Funcs{
+			HandleFunc: func(context.Context, event.Event) error { return nil },
+			StateFunc:  func(context.Context) (any, error) { return map[string]any{}, nil },
+		}, nil
+	}
+	rejectPaid := func() (replaytest.Consumer, error) {
+		o := newOrders(false)
+		return replaytest.Funcs{
+			HandleFunc: func(ctx context.Context, e event.Event) error {
+				if e.Type() == "com.example.order.paid" {
+					return replaytest.DeadLetter(errors.New("unsupported type"))
+				}
+				return o.Handle(ctx, e)
+			},
+			StateFunc: o.State,
+		}, nil
+	}
+	paid := 0
+	for _, e := range in.List {
+		if e.Type() == "com.example.order.paid" {
+			paid++
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		consumer func() (replaytest.Consumer, error)
+		baseline replay.BaselineSpec
+		want     string // "" passes
+	}{
+		{"empty state", empty, replay.BaselineSpec{}, "the baseline state is empty ({})"},
+		{"empty state expected", empty, replay.BaselineSpec{EmptyOK: true}, ""},
+		{"clean events dead-lettered", rejectPaid, replay.BaselineSpec{}, fmt.Sprintf("dead-lettered %d distinct clean event(s)", paid)},
+		{"dead letters expected", rejectPaid, replay.BaselineSpec{DLQ: paid}, ""},
+		{"correct", func() (replaytest.Consumer, error) { return newOrders(false), nil }, replay.BaselineSpec{}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := replaytest.Run(context.Background(), in, c.consumer, replaytest.Options{Seed: 1, Baseline: c.baseline})
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("want a run, got %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("err = %v, want %q", err, c.want)
+			}
+		})
+	}
+}

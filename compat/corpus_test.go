@@ -606,3 +606,26 @@ func TestEmptySpellingsBruteForce(t *testing.T) {
 	}
 	bruteForce(t, schemas, schemas, grid)
 }
+
+// TestMaxPropertiesWitnessOnOptionalObject: a maxProperties break on an
+// optional nested object has a counterexample whatever the seed, also when
+// the writer's generated documents leave the object out (seed 1, the CLI's
+// default, did).
+func TestMaxPropertiesWitnessOnOptionalObject(t *testing.T) {
+	old := compileDoc(t, "old.json", `{"type":"object","properties":{"a":{"type":"object","maxProperties":44}}}`)
+	nw := compileDoc(t, "new.json", `{"type":"object","properties":{"a":{"type":"object","maxProperties":43}}}`)
+	for seed := int64(0); seed < 12; seed++ {
+		var found bool
+		for _, f := range Compare(old, nw, Backward, Options{Seed: seed}) {
+			if f.Kind == KindMaxProperties {
+				found = true
+				if !f.HasCounterexample {
+					t.Errorf("seed %d: %s without counterexample: %s", seed, f.Rule, f.Message)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("seed %d: no %s finding", seed, "max-properties-decreased")
+		}
+	}
+}

@@ -465,6 +465,12 @@ func (w *witnessSearch) apply(doc any, h *hint) (any, bool) {
 					cur = nil
 					continue
 				}
+				if i == len(h.path)-1 && len(h.need) > 0 {
+					// An optional object the base left out: one holding
+					// just the needed members.
+					cur = map[string]any{}
+					continue
+				}
 				return nil, false
 			}
 			cur = next

@@ -140,6 +140,7 @@ func (a *app) compatCheckCommand() *cobra.Command {
 		dir, against, format string
 		samples              int
 		seed                 int64
+		limits               confluent.ClientOptions
 	)
 	c := &cobra.Command{
 		Use:   "check",
@@ -153,7 +154,9 @@ transitive modes. Each failing pair of versions is named.
 with git ls-tree/cat-file; in a shallow CI clone, fetch it first) or a
 directory holding the base catalog. It reports published-version-modified,
 version-removed and type-removed, and compares new versions with the
-published ones as they are on the base.
+published ones as they are on the base. --against registry:URL reads the
+base from a Confluent-compatible registry, its responses bounded by
+--max-response and --max-response-total.
 
 Approve an intentional break with an entry under compat.ignore in evtool.yaml
 (type, rule, path or fingerprint, and a reason). Approved findings are shown
@@ -175,8 +178,11 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			}
 			var base *registry.Catalog
 			var baseWarnings []report.Finding
+			if err := checkResponseLimits(limits.MaxResponse, limits.MaxResponseTotal); err != nil {
+				return err
+			}
 			if against != "" {
-				base, baseWarnings, err = loadBase(cmd, dir, against)
+				base, baseWarnings, err = loadBase(cmd, dir, against, limits)
 				if err != nil {
 					return err
 				}
@@ -207,13 +213,16 @@ catalog, unknown revision, a --against directory without a catalog).`,
 	c.Flags().StringVar(&against, "against", "", "base to compare with: a git revision (e.g. origin/main), a directory holding the base catalog, or registry:URL (a Confluent-compatible schema registry)")
 	c.Flags().IntVar(&samples, "samples", compat.DefaultCatalogSamples, "witness documents per version (default: evtool.yaml compat.samples, else 2; 0: rules only)")
 	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search")
+	c.Flags().Int64Var(&limits.MaxResponse, "max-response", confluent.DefaultMaxResponse, "with --against registry:, largest registry response read, in bytes")
+	c.Flags().Int64Var(&limits.MaxResponseTotal, "max-response-total", confluent.DefaultMaxResponseTotal, "with --against registry:, most bytes read from the registry in all, in bytes")
 	formatFlag(c, &format, report.GateFormats)
 	return c
 }
 
 // loadBase loads the --against catalog: a directory when one exists by
-// that name, else a git revision of the repository holding dir.
-func loadBase(cmd *cobra.Command, dir, against string) (*registry.Catalog, []report.Finding, error) {
+// that name, else a git revision of the repository holding dir; a
+// registry's responses are bounded as limits says.
+func loadBase(cmd *cobra.Command, dir, against string, limits confluent.ClientOptions) (*registry.Catalog, []report.Finding, error) {
 	var (
 		cat     *registry.Catalog
 		err     error
@@ -221,7 +230,7 @@ func loadBase(cmd *cobra.Command, dir, against string) (*registry.Catalog, []rep
 	)
 	if u, ok := strings.CutPrefix(against, confluent.AgainstPrefix); ok {
 		display = confluent.AgainstPrefix + confluent.RedactURL(u)
-		cat, err = confluent.LoadBase(cmd.Context(), dir, u, confluent.ClientOptions{})
+		cat, err = confluent.LoadBase(cmd.Context(), dir, u, confluent.ClientOptions{MaxResponse: limits.MaxResponse, MaxResponseTotal: limits.MaxResponseTotal})
 	} else if info, statErr := os.Stat(against); statErr == nil && info.IsDir() {
 		if _, cfgErr := os.Stat(filepath.Join(against, registry.ConfigName)); cfgErr != nil {
 			return nil, nil, fmt.Errorf("--against %s: no %s in that directory; it must hold the base catalog (the directory that has evtool.yaml)", against, registry.ConfigName)

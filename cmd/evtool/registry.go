@@ -79,6 +79,15 @@ func addClientFlags(c *cobra.Command, f *clientFlags) {
 	fl.StringVar(&f.strategy, "subject-strategy", "", "type | topic | topic-type (default: evtool.yaml registry.subject_strategy, else type)")
 }
 
+// checkResponseLimits refuses the --max-response and --max-response-total
+// values that would bound nothing or refuse everything.
+func checkResponseLimits(maxResponse, maxTotal int64) error {
+	if maxResponse <= 0 || maxTotal <= 0 {
+		return usagef("--max-response and --max-response-total must be positive byte counts")
+	}
+	return nil
+}
+
 func (f *clientFlags) client(a *app) (*confluent.Client, confluent.Strategy, error) {
 	st := f.strategy
 	if st == "" {
@@ -88,8 +97,8 @@ func (f *clientFlags) client(a *app) (*confluent.Client, confluent.Strategy, err
 	if err != nil {
 		return nil, "", usageError{fmt.Errorf("--subject-strategy: %w", err)}
 	}
-	if f.maxResponse <= 0 || f.maxTotal <= 0 {
-		return nil, "", usagef("--max-response and --max-response-total must be positive byte counts")
+	if err := checkResponseLimits(f.maxResponse, f.maxTotal); err != nil {
+		return nil, "", err
 	}
 	opts := confluent.ClientOptions{
 		URL: f.url, User: f.user, Password: f.password, Token: f.token,

@@ -393,14 +393,7 @@ func (h *Harness) consumerProcess(res *RunResult, addr, run, id string) (Process
 		"EVTOOL_ADDR":    addr,
 		"EVTOOL_RUN":     run,
 	}
-	expand := func(s string) string {
-		return os.Expand(s, func(k string) string {
-			if v, ok := runEnv[k]; ok {
-				return v
-			}
-			return os.Getenv(k)
-		})
-	}
+	expand := func(s string) string { return expandVars(s, runEnv) }
 	dlqTopic := expand(DefaultDLQTopic)
 	if h.sc.DLQ != nil {
 		dlqTopic = expand(h.sc.DLQ.Topic)
@@ -420,6 +413,21 @@ func (h *Harness) consumerProcess(res *RunResult, addr, run, id string) (Process
 	}
 	spec := ProcessSpec{Argv: argv, Dir: h.sc.Consumer.Dir, Env: env, LogDir: filepath.Join(h.root, "logs"), Name: id}
 	return spec, env, expand, dlqTopic
+}
+
+// expandVars expands ${VAR} and $VAR in a scenario string from vars, else
+// the environment; $$ is a literal $ (so `sh -c 'sleep 1 & echo $$!'` can
+// name the shell's own variables).
+func expandVars(s string, vars map[string]string) string {
+	return os.Expand(s, func(k string) string {
+		if k == "$" {
+			return "$"
+		}
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	})
 }
 
 // newRun names a run (topic, group) and, for a chaos run, records its

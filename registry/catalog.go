@@ -1,6 +1,8 @@
 // Package registry is the catalog: evtool.yaml plus
-// schemas/<type>/{event.yaml,v<N>.json,examples/v<N>/*.json}, loaded into
-// event types and versions with compiled schemas and digests.
+// schemas/<type>/{event.yaml,v<N>.json|avsc|proto,examples/v<N>/*.json},
+// loaded into event types and versions with compiled schemas and digests.
+// Each version's schema is also behind the format seam (Version.Compiled,
+// a format.Schema); all versions of a type share one format.
 //
 // Loading never stops at the first problem: Load returns every problem it
 // found as findings (with file, line and JSON pointer) in a *LoadError,
@@ -17,6 +19,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/report"
 )
 
@@ -51,23 +54,36 @@ type EventType struct {
 	Meta     EventMeta
 	// Versions holds v1..vN in order: Versions[i].Number == i+1.
 	Versions []*Version
+	// Format is the format all versions are written in ("" for a type
+	// without versions).
+	Format format.Kind
 
 	sourceRE *regexp.Regexp
 }
 
-// Version is one v<N>.json of a type.
+// Version is one v<N>.json, v<N>.avsc or v<N>.proto of a type.
 type Version struct {
 	Type   string
 	Number int
+	// Format is the format the file is written in, by its extension.
+	Format format.Kind
+	// Compiled is the version's schema behind the format seam (for JSON
+	// Schema a *jsonschema.Schema of format/jsonschema wrapping Schema;
+	// for Avro an *avro.Schema, for Protobuf a *protobuf.Schema of their
+	// format packages); nil when the version did not compile.
+	Compiled format.Schema
 	// File is the display path; RelPath the slash path inside the root.
 	File    string
 	RelPath string
-	// Text is the file as read; Doc its decoded value (json.Number numbers).
+	// Text is the file as read; Doc its decoded value (json.Number
+	// numbers) for JSON Schema, nil for the other formats.
 	Text []byte
 	Doc  any
-	// Schema is nil when the version did not compile.
+	// Schema is the compiled JSON Schema; nil for the other formats and
+	// when the version did not compile.
 	Schema *jsonschema.Schema
-	// Digest is the sha256 of the canonical JSON of Doc.
+	// Digest is "sha256:" and the hex SHA-256 of the format's canonical
+	// form (for JSON Schema the canonical JSON of Doc).
 	Digest   string
 	Examples []*Example
 	// URL is the location the schema was compiled at (a virtual file URL).

@@ -53,6 +53,9 @@ type EventMeta struct {
 	Source       string         `yaml:"source"`
 	Compat       CompatOverride `yaml:"compat"`
 	Deprecated   []int          `yaml:"deprecated"`
+	// Message is a Protobuf type's event message (full or short name;
+	// default: the file's first message).
+	Message string `yaml:"message"`
 }
 
 // CompatOverride is the compat section of event.yaml.

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
-	"strings"
 
 	"github.com/twmb/franz-go/pkg/sr"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -181,25 +179,10 @@ var ErrContentType = errors.New("unsupported content type for a Protobuf event")
 // application/vnd.google.protobuf) accept plain or Confluent-framed
 // records: a leading 0 byte can never start a Protobuf message (field
 // number 0 is invalid), so it always means a frame. application/json (and
-// +json types) is the JSON mapping.
+// +json types, or no content type) is the JSON mapping.
 func (s *Schema) Validate(data []byte, contentType string) error {
-	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return fmt.Errorf("%w: %q", ErrContentType, contentType)
-	}
-	switch {
-	case isBinaryType(mt):
-		if len(data) > 0 && data[0] == 0 {
-			_, _, err := s.DecodeFramed(data)
-			return err
-		}
-		_, err := s.DecodeBinary(data)
-		return err
-	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		_, err := s.DecodeJSON(data)
-		return err
-	}
-	return fmt.Errorf("%w: %q", ErrContentType, contentType)
+	_, err := s.decode(data, contentType)
+	return err
 }
 
 func isBinaryType(mt string) bool {

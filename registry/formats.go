@@ -1,0 +1,169 @@
+package registry
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/report"
+)
+
+// compileFormats loads the Avro and Protobuf versions. Avro named types
+// resolve among the type's own non-version .avsc files and those of the
+// shared directories (every directory under the root that is not a type,
+// like common/); Protobuf imports are paths relative to the root, plus
+// the bundled well-known types.
+func (l *loader) compileFormats(cat *Catalog) {
+	var shared []string
+	for _, t := range cat.Types {
+		for _, v := range t.Versions {
+			if v.Format == format.JSONSchema {
+				continue
+			}
+			p := path.Join(l.root, v.RelPath)
+			text, err := readFile(l.fsys, p)
+			if err != nil {
+				l.fail(report.Finding{Rule: ruleOf(v.Format), File: v.File, Message: pathProblem(p, err)})
+				continue
+			}
+			v.Text = text
+			var sch format.Schema
+			switch v.Format {
+			case format.Avro:
+				if shared == nil {
+					shared = l.sharedDirs(cat)
+				}
+				var s *avro.Schema
+				if s, err = avro.Load(versionsHidden{l.fsys, p}, p, shared...); err == nil {
+					sch = s
+				}
+			case format.Protobuf:
+				sub, serr := fs.Sub(l.fsys, l.root)
+				if serr != nil {
+					err = serr
+					break
+				}
+				var s *protobuf.Schema
+				if s, err = protobuf.Load(sub, v.RelPath, t.Meta.Message); err == nil {
+					sch = s
+				}
+			}
+			if err != nil {
+				display := l.show
+				if v.Format == format.Protobuf {
+					display = func(f string) string { return l.show(path.Join(l.root, f)) }
+				}
+				for _, f := range format.Findings(err, ruleOf(v.Format), display) {
+					if f.File == "" {
+						f.File = v.File
+					}
+					l.fail(f)
+				}
+				continue
+			}
+			v.Compiled = sch
+			v.Digest = DigestOf(sch)
+		}
+	}
+}
+
+// DigestOf is "sha256:" and the hex SHA-256 of a schema's canonical form.
+func DigestOf(s format.Schema) string {
+	sum := sha256.Sum256(s.Canonical())
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func ruleOf(k format.Kind) string {
+	switch k {
+	case format.Avro:
+		return RuleSchemaAvro
+	case format.Protobuf:
+		return RuleSchemaProto
+	}
+	return RuleSchemaCompile
+}
+
+// sharedDirs lists the directories under the root that hold schemas but
+// are not types (nor inside one): where named types shared between types
+// live.
+func (l *loader) sharedDirs(cat *Catalog) []string {
+	types := map[string]bool{}
+	for _, t := range cat.Types {
+		types[path.Join(l.root, t.Name)] = true
+	}
+	var dirs []string
+	_ = fs.WalkDir(l.fsys, l.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil // unreadable entries are reported by readSchemaFiles
+		}
+		if types[p] || SkipSchemaDir(l.root, p) {
+			return fs.SkipDir
+		}
+		dirs = append(dirs, p)
+		return nil
+	})
+	return dirs
+}
+
+// versionsHidden hides a type's other version files from the Avro loader,
+// which reads the .avsc files of a version's directory: a named type
+// defined in v1.avsc is v1's, not a definition v2 may pick up (or find
+// twice beside the shared one).
+type versionsHidden struct {
+	fs.FS
+	version string // the one version file shown
+}
+
+func (h versionsHidden) ReadDir(name string) ([]fs.DirEntry, error) {
+	entries, err := fs.ReadDir(h.FS, name)
+	if err != nil || name != path.Dir(h.version) {
+		return entries, err
+	}
+	out := make([]fs.DirEntry, 0, len(entries))
+	for _, e := range entries {
+		if versionFile.MatchString(e.Name()) && path.Join(name, e.Name()) != h.version {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// checkFormatExamples validates the examples of an Avro or Protobuf
+// version, which are in the JSON form (Avro's JSON encoding, Protobuf's
+// JSON mapping).
+func checkFormatExamples(t *EventType, v *Version) []report.Finding {
+	if v.Compiled == nil {
+		return nil
+	}
+	var out []report.Finding
+	for _, ex := range v.Examples {
+		err := v.Compiled.Validate(ex.Text, format.ContentTypeJSON)
+		if err == nil {
+			continue
+		}
+		for _, f := range format.Findings(err, RuleExampleInvalid, nil) {
+			f.File, f.Subject = ex.File, fmt.Sprintf("%s v%d", t.Name, v.Number)
+			if f.Pointer != "" && f.Line == 0 {
+				f.Line, f.Column = jsonpos.Find(ex.Text, f.Pointer)
+			}
+			f.Message = fmt.Sprintf("example fails v%d (%s, %s): %s", v.Number, v.Format.Name(), exampleForm(v.Format), strings.TrimSpace(f.Message))
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func exampleForm(k format.Kind) string {
+	if k == format.Protobuf {
+		return "the JSON mapping"
+	}
+	return "Avro's JSON encoding"
+}

@@ -87,6 +87,10 @@ const (
 	ContentTypeProtobuf = "application/protobuf"
 )
 
+// ErrContentType is wrapped by every format's error for a content type
+// it has no encoding for.
+var ErrContentType = errors.New("unsupported content type")
+
 // IsJSON reports whether a datacontenttype carries JSON: application/json
 // or a +json type, parameters ignored. An empty content type is JSON, as
 // CloudEvents' JSON format says for data without one.

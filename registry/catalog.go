@@ -41,6 +41,8 @@ type Catalog struct {
 
 	byName map[string]*EventType
 	files  map[string]*schemaFile // by path relative to the root
+	// rootPath is the slash path of the root inside the catalog directory.
+	rootPath string
 }
 
 // EventType is one directory of the catalog root.
@@ -176,22 +178,46 @@ func (t *EventType) Deprecated(n int) bool {
 }
 
 // Compat returns the type's compatibility mode and profile: event.yaml's
-// override, else evtool.yaml's, else the defaults.
+// override, else evtool.yaml's, else the defaults. A profile is per
+// format: evtool.yaml's lenient or strict applies to JSON Schema types, its
+// wire or wire-json to Protobuf types; a type whose format the configured
+// profile does not fit gets its format's default (DefaultProfileOf; none
+// for Avro).
 func (c *Catalog) Compat(t *EventType) (Mode, Profile) {
 	mode, profile := c.Config.Compat.Mode, c.Config.Compat.Profile
+	kind := format.JSONSchema
+	if t != nil && t.Format != "" {
+		kind = t.Format
+	}
+	if !profile.fits(kind) {
+		profile = ""
+	}
 	if t != nil && t.Meta.Compat.Mode != "" {
 		mode = t.Meta.Compat.Mode
 	}
-	if t != nil && t.Meta.Compat.Profile != "" {
+	if t != nil && t.Meta.Compat.Profile != "" && t.Meta.Compat.Profile.fits(kind) {
 		profile = t.Meta.Compat.Profile
 	}
 	if mode == "" {
 		mode = DefaultMode
 	}
 	if profile == "" {
-		profile = DefaultProfile
+		profile = DefaultProfileOf(kind)
 	}
 	return mode, profile
+}
+
+// Show is the display path of a slash path inside the catalog directory
+// (what Avro schemas and findings name their files by).
+func (c *Catalog) Show(p string) string { return showPath(c.Dir, p) }
+
+// ShowRel is the display path of a slash path relative to the catalog
+// root (what Protobuf schemas and findings name their files by).
+func (c *Catalog) ShowRel(rel string) string {
+	if c.rootPath == "" || c.rootPath == "." {
+		return c.Show(rel)
+	}
+	return c.Show(c.rootPath + "/" + rel)
 }
 
 // LoadError carries every problem that kept a catalog from loading cleanly.

@@ -104,14 +104,18 @@ type loader struct {
 	warns   []report.Finding
 }
 
-func (l *loader) show(p string) string {
-	if l.display == "" || l.display == "." {
+func (l *loader) show(p string) string { return showPath(l.display, p) }
+
+// showPath joins a display prefix (a directory, or "REF:" for a git tree)
+// and a slash path.
+func showPath(display, p string) string {
+	if display == "" || display == "." {
 		return p
 	}
-	if strings.HasSuffix(l.display, ":") {
-		return l.display + p
+	if strings.HasSuffix(display, ":") {
+		return display + p
 	}
-	return filepath.Join(l.display, filepath.FromSlash(p))
+	return filepath.Join(display, filepath.FromSlash(p))
 }
 
 func (l *loader) fail(f report.Finding) {
@@ -130,6 +134,7 @@ func (l *loader) load() *Catalog {
 		return cat
 	}
 	cat.Root = l.show(l.root)
+	cat.rootPath = l.root
 	entries, err := fs.ReadDir(l.fsys, l.root)
 	if err != nil {
 		l.fail(report.Finding{Rule: RuleConfig, File: cat.ConfigFile, Message: fmt.Sprintf("catalog root %q: %v", cat.Config.Schemas, unwrapPathError(err))})
@@ -411,6 +416,17 @@ func (l *loader) checkMeta(t *EventType, data []byte) {
 	if t.Meta.Message != "" && t.Format != format.Protobuf && t.Format != "" {
 		l.fail(report.Finding{Rule: RuleEventMeta, File: t.MetaFile, Line: lineOfYAML(data, "message"), Pointer: "/message",
 			Message: fmt.Sprintf("message %q applies to Protobuf types only, and %s is %s", t.Meta.Message, t.Name, t.Format.Name())})
+	}
+	if p := t.Meta.Compat.Profile; p != "" && t.Format != "" && !p.fits(t.Format) {
+		want := "lenient or strict"
+		switch t.Format {
+		case format.Protobuf:
+			want = "wire or wire-json"
+		case format.Avro:
+			want = "none: Avro compatibility is the specification's schema resolution"
+		}
+		l.fail(report.Finding{Rule: RuleEventMeta, File: t.MetaFile, Line: lineOfYAML(data, "compat"), Pointer: "/compat/profile",
+			Message: fmt.Sprintf("profile %q does not apply to %s types (profiles: %s)", p, t.Format.Name(), want)})
 	}
 	if t.Meta.Source != "" {
 		re, err := regexp.Compile(`^(?:` + t.Meta.Source + `)$`)

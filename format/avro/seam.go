@@ -113,5 +113,5 @@ func isBinary(contentType string) bool {
 }
 
 func contentTypeError(contentType string) error {
-	return fmt.Errorf("content type %q is not an Avro encoding (want %s or %s)", contentType, ContentTypeBinary, ContentTypeJSON)
+	return fmt.Errorf("%w: %q is not an Avro encoding (want %s or %s)", format.ErrContentType, contentType, ContentTypeBinary, ContentTypeJSON)
 }

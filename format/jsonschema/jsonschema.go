@@ -131,5 +131,5 @@ func (s *Schema) check(v any) error {
 }
 
 func contentTypeError(contentType string) error {
-	return fmt.Errorf("content type %q is not JSON, but the schema is a JSON Schema", contentType)
+	return fmt.Errorf("%w: %q is not JSON, but the schema is a JSON Schema", format.ErrContentType, contentType)
 }

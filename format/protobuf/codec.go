@@ -12,6 +12,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/evtool/evtool/format"
 )
 
 // Frame is the Confluent wire-format header of a Protobuf record: magic
@@ -172,7 +174,8 @@ func (s *Schema) EncodeFramed(id int, m proto.Message) ([]byte, error) {
 
 // ErrContentType is returned by Validate for a content type that is
 // neither Protobuf binary nor JSON.
-var ErrContentType = errors.New("unsupported content type for a Protobuf event")
+// It is format.ErrContentType.
+var ErrContentType = format.ErrContentType
 
 // Validate checks data as the event's message. Binary content types
 // (application/protobuf, application/x-protobuf,

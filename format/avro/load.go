@@ -198,7 +198,7 @@ func (s *Schema) checkDefaults() Errors {
 				continue
 			}
 			if t.Kind == "union" {
-				t, what = t.Branches[0], "the union's first branch "+t.Branches[0].Describe()
+				t, what = t.Branches[0], t.Branches[0].Describe()+" (the union's first branch, which a default must be)"
 			}
 			ls, err := twmb.Parse(string(emit(t, true, false)))
 			if err == nil {

@@ -1,8 +1,10 @@
 package registry
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
@@ -179,4 +181,48 @@ func TestFormatExampleInvalid(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzLoadFormats feeds arbitrary contents to the files of an Avro and a
+// Protobuf type (versions, a shared file, event.yaml, an example): the
+// loader never panics, and every problem is a finding with rule, file and
+// message.
+func FuzzLoadFormats(f *testing.F) {
+	f.Add([]byte(`{"type": "record", "name": "R", "fields": [{"name": "m", "type": "x.Money"}]}`), []byte(`{"type": "fixed", "name": "x.Money", "size": 8}`),
+		[]byte("syntax = \"proto3\";\nimport \"common/m.proto\";\nmessage M { x.Money m = 1; }\n"), []byte("syntax = \"proto3\";\npackage x;\nmessage Money { int64 u = 1; }\n"),
+		[]byte("message: M\n"), []byte(`{"m": "AAAAAAAAAAA="}`))
+	f.Add([]byte(`"string"`), []byte(`[`), []byte(`syntax = "proto2"; message M { required int32 n = 1; }`), []byte("\xff"), []byte("compat: {profile: wire}\n"), []byte(`{}`))
+	f.Fuzz(func(t *testing.T, avsc, sharedAvsc, proto, sharedProto, meta, example []byte) {
+		fsys := fstest.MapFS{
+			"evtool.yaml":                    {Data: []byte("version: 1\n")},
+			"schemas/a.b/v1.avsc":            {Data: avsc},
+			"schemas/a.b/examples/v1/e.json": {Data: example},
+			"schemas/common/m.avsc":          {Data: sharedAvsc},
+			"schemas/c.d/event.yaml":         {Data: meta},
+			"schemas/c.d/v1.proto":           {Data: proto},
+			"schemas/c.d/examples/v1/e.json": {Data: example},
+			"schemas/common/m.proto":         {Data: sharedProto},
+		}
+		cat, err := LoadFS(fsys, "")
+		if cat == nil {
+			t.Fatal("nil catalog")
+		}
+		var le *LoadError
+		if err != nil {
+			if !errors.As(err, &le) {
+				t.Fatalf("error is not a *LoadError: %v", err)
+			}
+			for _, f := range le.Findings {
+				if f.Message == "" || f.Rule == "" || f.File == "" {
+					t.Fatalf("finding without rule, file or message: %+v", f)
+				}
+			}
+			return
+		}
+		for _, f := range cat.CheckExamples() {
+			if f.Message == "" || f.File == "" {
+				t.Fatalf("example finding without file or message: %+v", f)
+			}
+		}
+	})
 }

@@ -28,8 +28,12 @@ declared properties; strict is exact set inclusion.
 
 Rules walk both schemas and name each break (rule id, pointers into both
 schemas, old and new values); witness search generates documents from the
-writer and prints one the reader rejects as the counterexample. See
-docs/compat.md and docs/rules.md.`,
+writer and prints one the reader rejects as the counterexample.
+
+Avro (.avsc) types follow the specification's schema resolution; Protobuf
+(.proto) types compat.profile wire or wire-json (the default). Their
+counterexamples are datums found by encoding. See docs/compat.md and
+docs/rules.md.`,
 	}
 	c.AddCommand(a.compatDiffCommand(), a.compatCheckCommand())
 	return c

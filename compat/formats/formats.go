@@ -8,6 +8,8 @@
 package formats
 
 import (
+	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -122,9 +124,9 @@ func LoadFile(file, message string) (*registry.Version, error) {
 	if !ok || kind == format.JSONSchema {
 		return nil, &format.Error{File: file, Message: "not an .avsc or .proto file"}
 	}
-	root, err := openRoot(filepath.Dir(file))
+	root, err := os.OpenRoot(filepath.Dir(file))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("directory of %s: %w", file, err)
 	}
 	defer root.Close()
 	name := path.Base(filepath.ToSlash(file))

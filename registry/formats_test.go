@@ -226,3 +226,39 @@ func FuzzLoadFormats(f *testing.F) {
 		}
 	})
 }
+
+// TestCompatProfilePerFormat: a configured profile applies to the formats
+// it fits; the others get their format's default.
+func TestCompatProfilePerFormat(t *testing.T) {
+	tests := []struct {
+		global, override string
+		kind             format.Kind
+		want             Profile
+	}{
+		{"", "", format.JSONSchema, ProfileLenient},
+		{"", "", format.Protobuf, ProfileWireJSON},
+		{"", "", format.Avro, ""},
+		{"strict", "", format.JSONSchema, ProfileStrict},
+		{"strict", "", format.Protobuf, ProfileWireJSON},
+		{"wire", "", format.Protobuf, ProfileWire},
+		{"wire", "", format.JSONSchema, ProfileLenient},
+		{"wire", "wire-json", format.Protobuf, ProfileWireJSON},
+		{"lenient", "strict", format.JSONSchema, ProfileStrict},
+		{"strict", "wire", format.Avro, ""},
+	}
+	for _, tt := range tests {
+		cat := &Catalog{Config: Config{Compat: CompatConfig{Profile: Profile(tt.global)}}}
+		typ := &EventType{Format: tt.kind, Meta: EventMeta{Compat: CompatOverride{Profile: Profile(tt.override)}}}
+		if _, got := cat.Compat(typ); got != tt.want {
+			t.Errorf("global %q, override %q, %s: profile %q, want %q", tt.global, tt.override, tt.kind, got, tt.want)
+		}
+	}
+	for _, s := range []string{"wire", "WIRE-JSON", "lenient", "strict"} {
+		if _, err := ParseProfile(s); err != nil {
+			t.Errorf("ParseProfile(%q): %v", s, err)
+		}
+	}
+	if _, err := ParseProfile("json"); err == nil {
+		t.Error("ParseProfile accepted json")
+	}
+}

@@ -1,7 +1,6 @@
 package envelope
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -50,11 +49,7 @@ func TestValidatorFormats(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ver, fs := v.Validate(tt.raw)
-			var got []string
-			for _, f := range fs {
-				got = append(got, fmt.Sprintf("%s %s %s", f.Severity, f.Rule, f.Pointer))
-			}
-			if strings.Join(got, "; ") != tt.want {
+			if got := summarize(fs); strings.Join(got, "; ") != tt.want {
 				t.Errorf("findings = %q, want %q\n%v", got, tt.want, fs)
 			}
 			if ver == nil || ver.Number != 1 {

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -203,27 +202,7 @@ func FuzzLoadFormats(f *testing.F) {
 			"schemas/c.d/examples/v1/e.json": {Data: example},
 			"schemas/common/m.proto":         {Data: sharedProto},
 		}
-		cat, err := LoadFS(fsys, "")
-		if cat == nil {
-			t.Fatal("nil catalog")
-		}
-		var le *LoadError
-		if err != nil {
-			if !errors.As(err, &le) {
-				t.Fatalf("error is not a *LoadError: %v", err)
-			}
-			for _, f := range le.Findings {
-				if f.Message == "" || f.Rule == "" || f.File == "" {
-					t.Fatalf("finding without rule, file or message: %+v", f)
-				}
-			}
-			return
-		}
-		for _, f := range cat.CheckExamples() {
-			if f.Message == "" || f.File == "" {
-				t.Fatalf("example finding without file or message: %+v", f)
-			}
-		}
+		checkFuzzLoad(t, fsys)
 	})
 }
 

@@ -168,7 +168,7 @@ func CheckCatalog(head, base *registry.Catalog, opts CheckOptions) *CheckResult 
 						o, n := vs[in], vs[jn]
 						p := Pair{Type: t.Name, OldVersion: o.v.Number, NewVersion: n.v.Number, OldFile: o.v.File, NewFile: n.v.File,
 							OldURL: o.v.URL, NewURL: n.v.URL, Subject: fmt.Sprintf("%s v%d -> v%d", t.Name, o.v.Number, n.v.Number)}
-						if o.v.Format != n.v.Format || o.v.Format != format.JSONSchema {
+						if kindOf(o.v) != format.JSONSchema || kindOf(n.v) != format.JSONSchema {
 							if o.v.Compiled == nil || n.v.Compiled == nil {
 								continue
 							}
@@ -225,7 +225,7 @@ func modified(base *registry.Catalog, bv *registry.Version, head *registry.Catal
 		return fmt.Sprintf("v%d is published and was edited in place (digest %s -> %s); published versions are immutable: revert the edit and add a new version instead",
 			bv.Number, short(bv.Digest), short(hv.Digest))
 	}
-	if bv.Format != format.JSONSchema || hv.Format != format.JSONSchema {
+	if kindOf(bv) != format.JSONSchema || kindOf(hv) != format.JSONSchema {
 		return modifiedFormat(bv, hv)
 	}
 	if bv.Schema == nil || hv.Schema == nil {

@@ -23,7 +23,7 @@ const (
 func CompareFormat(vp VersionPair, dir Direction, opts Options, comparers map[format.Kind]Comparer) []report.Finding {
 	base := report.Finding{Severity: report.SeverityError, File: vp.NewFile, Line: 1, Subject: vp.Subject, Type: vp.Type,
 		OldVersion: vp.OldVersion, NewVersion: vp.NewVersion, Direction: strings.ToUpper(string(dir))}
-	if vp.Old.Format != vp.New.Format {
+	if kindOf(vp.Old) != kindOf(vp.New) {
 		// A type's versions share a format; only a published version of
 		// another format on the base gets here.
 		f := base
@@ -32,7 +32,7 @@ func CompareFormat(vp VersionPair, dir Direction, opts Options, comparers map[fo
 		f.Fingerprint = Fingerprint(vp.Type, f.Rule, "", "", dir)
 		return []report.Finding{f}
 	}
-	cmp := comparers[vp.New.Format]
+	cmp := comparers[kindOf(vp.New)]
 	if cmp == nil {
 		f := base
 		f.Rule = RuleFormatUnsupported
@@ -64,7 +64,7 @@ func CompareFormat(vp VersionPair, dir Direction, opts Options, comparers map[fo
 // full schema (named types inlined, wherever they are written) is
 // compared as well.
 func modifiedFormat(bv, hv *registry.Version) string {
-	if bv.Format != hv.Format {
+	if kindOf(bv) != kindOf(hv) {
 		return fmt.Sprintf("v%d is published as %s and is %s now; published versions are immutable: add a new version (in the type's format) instead", bv.Number, bv.Format.Name(), hv.Format.Name())
 	}
 	b, bok := bv.Compiled.(*avro.Schema)
@@ -73,4 +73,14 @@ func modifiedFormat(bv, hv *registry.Version) string {
 		return fmt.Sprintf("v%d is published and was edited in place (a default, alias, logical type or a named type it uses from a shared file changed); published versions are immutable: revert the edit and add a new version instead", bv.Number)
 	}
 	return ""
+}
+
+// kindOf is a version's format; a Version built without one (before the
+// seam, or by hand) is JSON Schema, so its pairs still reach the JSON
+// Schema engine instead of being skipped.
+func kindOf(v *registry.Version) format.Kind {
+	if v.Format == "" {
+		return format.JSONSchema
+	}
+	return v.Format
 }

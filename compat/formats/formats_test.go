@@ -121,3 +121,20 @@ func TestCheckCatalogAgainstFormats(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckCatalogVersionWithoutFormat: a Version built without a Format
+// (by hand, or by code older than the seam) is JSON Schema: its pairs are
+// still compared, not skipped as a format without an engine.
+func TestCheckCatalogVersionWithoutFormat(t *testing.T) {
+	cat := load(t, map[string]string{"schemas/a.b/v1.json": `{"type": "string"}`, "schemas/a.b/v2.json": `{"type": "integer"}`})
+	for _, v := range cat.Lookup("a.b").Versions {
+		v.Format = ""
+	}
+	res := compat.CheckCatalog(cat, nil, compat.CheckOptions{})
+	if res.Pairs != 1 || len(res.Findings) == 0 {
+		t.Fatalf("pairs %d, findings %s", res.Pairs, rules(res.Findings))
+	}
+	if got := rules(res.Findings); !strings.Contains(got, "type-") {
+		t.Errorf("findings %s, want the JSON Schema engine's", got)
+	}
+}

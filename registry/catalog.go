@@ -90,6 +90,10 @@ type Version struct {
 	Examples []*Example
 	// URL is the location the schema was compiled at (a virtual file URL).
 	URL string
+
+	// canonical is the canonical JSON of Doc (JSON Schema), computed once
+	// for the digest and the seam.
+	canonical []byte
 }
 
 // Example is one example payload of a version.

@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"path"
@@ -75,10 +73,7 @@ func (l *loader) compileFormats(cat *Catalog) {
 }
 
 // DigestOf is "sha256:" and the hex SHA-256 of a schema's canonical form.
-func DigestOf(s format.Schema) string {
-	sum := sha256.Sum256(s.Canonical())
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+func DigestOf(s format.Schema) string { return digestOf(s.Canonical()) }
 
 func ruleOf(k format.Kind) string {
 	switch k {

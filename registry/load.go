@@ -394,7 +394,8 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 		if f != nil {
 			v.Text, v.Doc = f.text, f.doc
 			if f.doc != nil {
-				v.Digest = Digest(f.doc)
+				v.canonical = Canonical(f.doc)
+				v.Digest = digestOf(v.canonical)
 			}
 		} else {
 			// Never compiled, never checked: say so rather than let every
@@ -563,7 +564,7 @@ func (l *loader) compile(cat *Catalog) {
 				continue
 			}
 			v.Schema = sch
-			v.Compiled = jsonformat.New(sch, Canonical(v.Doc))
+			v.Compiled = jsonformat.New(sch, v.canonical)
 		}
 	}
 	l.compileFormats(cat)

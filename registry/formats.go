@@ -19,12 +19,14 @@ import (
 // like common/); Protobuf imports are paths relative to the root, plus
 // the bundled well-known types.
 func (l *loader) compileFormats(cat *Catalog) {
-	var shared []string
+	fl := &formatLoader{loader: l, reported: map[string]bool{}, used: map[string]bool{}}
+	kinds := map[format.Kind]bool{}
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
 			if v.Format == format.JSONSchema {
 				continue
 			}
+			kinds[v.Format] = true
 			p := path.Join(l.root, v.RelPath)
 			text, err := readFile(l.fsys, p)
 			if err != nil {
@@ -32,42 +34,111 @@ func (l *loader) compileFormats(cat *Catalog) {
 				continue
 			}
 			v.Text = text
-			var sch format.Schema
-			switch v.Format {
-			case format.Avro:
-				if shared == nil {
-					shared = l.sharedDirs(cat)
-				}
-				var s *avro.Schema
-				if s, err = avro.Load(versionsHidden{l.fsys, p}, p, shared...); err == nil {
-					sch = s
-				}
-			case format.Protobuf:
-				sub, serr := fs.Sub(l.fsys, l.root)
-				if serr != nil {
-					err = serr
-					break
-				}
-				var s *protobuf.Schema
-				if s, err = protobuf.Load(sub, v.RelPath, t.Meta.Message); err == nil {
-					sch = s
-				}
+			if fl.shared == nil {
+				fl.shared = l.sharedDirs(cat)
 			}
+			sch, err := fl.load(v.Format, p, t.Meta.Message)
 			if err != nil {
-				display := l.show
-				if v.Format == format.Protobuf {
-					display = func(f string) string { return l.show(path.Join(l.root, f)) }
-				}
-				for _, f := range format.Findings(err, ruleOf(v.Format), display) {
-					if f.File == "" {
-						f.File = v.File
-					}
-					l.fail(f)
-				}
+				fl.fail(v.Format, err, v.File)
 				continue
 			}
 			v.Compiled = sch
 			v.Digest = DigestOf(sch)
+		}
+	}
+	fl.lintShared(kinds)
+}
+
+// formatLoader loads the Avro and Protobuf files of one catalog.
+type formatLoader struct {
+	*loader
+	shared []string
+	// reported keeps a problem of a shared file that several versions
+	// use from being reported once per version.
+	reported map[string]bool
+	// used holds the files (paths in the loader's fsys) that compiled
+	// versions read.
+	used map[string]bool
+}
+
+// load compiles the file at p (a path in the loader's fsys).
+func (fl *formatLoader) load(kind format.Kind, p, message string) (format.Schema, error) {
+	switch kind {
+	case format.Avro:
+		s, err := avro.Load(versionsHidden{fl.fsys, p}, p, fl.shared...)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range s.Files {
+			fl.used[f] = true
+		}
+		return s, nil
+	case format.Protobuf:
+		sub, err := fs.Sub(fl.fsys, fl.root)
+		if err != nil {
+			return nil, err
+		}
+		s, err := protobuf.Load(sub, fl.rel(p), message)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range s.Files {
+			fl.used[path.Join(fl.root, f)] = true
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("%s is not a schema format", kind)
+}
+
+// fail reports a format's errors once each, naming the files by display
+// path (fallback when the error names none).
+func (fl *formatLoader) fail(kind format.Kind, err error, fallback string) {
+	display := fl.show
+	if kind == format.Protobuf {
+		display = func(f string) string { return fl.show(path.Join(fl.root, f)) }
+	}
+	for _, f := range format.Findings(err, ruleOf(kind), display) {
+		if f.File == "" {
+			f.File = fallback
+		}
+		key := fmt.Sprintf("%s:%d:%d:%s:%s", f.File, f.Line, f.Column, f.Pointer, f.Message)
+		if fl.reported[key] {
+			continue
+		}
+		fl.reported[key] = true
+		fl.loader.fail(f)
+	}
+}
+
+// lintShared compiles the .avsc and .proto files of the shared
+// directories that no version used, for the formats the catalog's types
+// are in: lint checks every schema file, not only those a version reaches
+// today.
+func (fl *formatLoader) lintShared(kinds map[format.Kind]bool) {
+	for _, dir := range fl.shared {
+		entries, err := fs.ReadDir(fl.fsys, dir)
+		if err != nil {
+			continue // readSchemaFiles reports unreadable directories
+		}
+		for _, e := range entries {
+			p := path.Join(dir, e.Name())
+			kind, ok := format.KindOf(e.Name())
+			if e.IsDir() || !ok || !kinds[kind] || fl.used[p] || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			var err error
+			switch kind {
+			case format.Avro:
+				_, err = fl.load(kind, p, "")
+			case format.Protobuf:
+				sub, serr := fs.Sub(fl.fsys, fl.root)
+				if serr == nil {
+					_, err = protobuf.Compile(sub, fl.rel(p))
+				}
+			}
+			if err != nil {
+				fl.fail(kind, err, fl.show(p))
+			}
 		}
 	}
 }

@@ -241,3 +241,22 @@ func TestCompatProfilePerFormat(t *testing.T) {
 		t.Error("ParseProfile accepted json")
 	}
 }
+
+// TestSharedFormatProblemOnce: a broken shared .avsc two versions use is
+// one finding, not one per version.
+func TestSharedFormatProblemOnce(t *testing.T) {
+	_, err, _ := loadArchive(t, "testdata/load/shared-formats-broken.txtar")
+	le, ok := err.(*LoadError)
+	if !ok {
+		t.Fatalf("err = %v", err)
+	}
+	n := 0
+	for _, f := range le.Findings {
+		if f.File == "schemas/common/used.avsc" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d findings for schemas/common/used.avsc, want 1:\n%s", n, dump(le.Findings))
+	}
+}

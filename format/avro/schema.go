@@ -105,10 +105,14 @@ func decodeExact(ls *twmb.Schema, data []byte) (any, error) {
 }
 
 // DecodeJSON reads a datum in Avro's JSON encoding. Like the library it
-// also accepts untagged union values.
+// also accepts untagged union values; unlike it, a record member that is
+// not one of the record's fields is an error, not skipped.
 func (s *Schema) DecodeJSON(data []byte) (any, error) {
 	var v any
 	if err := s.physical.DecodeJSON(data, &v, twmb.TaggedUnions()); err != nil {
+		return nil, err
+	}
+	if err := unknownKeys(s.Root, data); err != nil {
 		return nil, err
 	}
 	return v, nil

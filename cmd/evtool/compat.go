@@ -64,8 +64,9 @@ Avro: named types resolve among the .avsc files of each file's own directory;
 the verdict is the specification's schema resolution (no profile). Protobuf:
 imports resolve relative to each file's own directory (plus the well-known
 types); --message pkg.Name picks the message (default: OLD's first message,
-compared with the message of the same name in NEW); --profile wire or
-wire-json (the default).
+compared with the message of the same full name in NEW, or of the same
+short name when the package changed); --profile wire or wire-json (the
+default).
 
 Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 		Args: cobra.ExactArgs(2),

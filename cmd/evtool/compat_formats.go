@@ -64,6 +64,14 @@ func (a *app) compatDiffFormat(cmd *cobra.Command, args []string, kind format.Ki
 		message = string(old.Compiled.(*protobuf.Schema).Message.FullName())
 	}
 	nw, err := formats.LoadFile(args[1], message)
+	if err != nil && o.message == "" && kind == format.Protobuf {
+		// A new package (a.v1 -> a.v2) keeps the binary encoding: match
+		// OLD's message by its short name, as a catalog's event.yaml
+		// message: does, rather than refuse to compare.
+		if n, serr := formats.LoadFile(args[1], string(old.Compiled.(*protobuf.Schema).Message.Name())); serr == nil {
+			nw, err = n, nil
+		}
+	}
 	if err != nil {
 		return err
 	}

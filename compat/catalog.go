@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
@@ -23,7 +24,26 @@ type CheckOptions struct {
 	Seed       int64
 	// Parallel is the number of types checked at once (0: GOMAXPROCS).
 	Parallel int
+	// Formats compares the types of the other formats (Avro, Protobuf);
+	// compat/formats gives every one. A pair of a format without a
+	// Comparer is an error finding, never a pass.
+	Formats map[format.Kind]Comparer
 }
+
+// VersionPair is two versions of one type to compare, with the catalogs
+// they come from (the head, or the base for a published version edited in
+// place).
+type VersionPair struct {
+	Pair
+	Old, New               *registry.Version
+	OldCatalog, NewCatalog *registry.Catalog
+}
+
+// Comparer compares a pair of versions of one format in one direction.
+// Its findings carry the pair (type, versions, subject, fingerprint) and
+// display paths like the JSON Schema engine's, so printers, modes,
+// approvals and exit codes are shared.
+type Comparer func(p VersionPair, dir Direction, opts Options) []report.Finding
 
 // CheckResult is what a catalog check found.
 type CheckResult struct {
@@ -85,7 +105,7 @@ func CheckCatalog(head, base *registry.Catalog, opts CheckOptions) *CheckResult 
 				hv := ht.Version(bv.Number)
 				if hv == nil {
 					res.Findings = append(res.Findings, report.Finding{Rule: RuleVersionRemoved, Severity: report.SeverityError,
-						File: filepath.Join(ht.Dir, fmt.Sprintf("v%d.json", bv.Number)), Type: bt.Name, Subject: bt.Name, OldVersion: bv.Number,
+						File: filepath.Join(ht.Dir, fmt.Sprintf("v%d%s", bv.Number, bv.Format.Ext())), Type: bt.Name, Subject: bt.Name, OldVersion: bv.Number,
 						Message: fmt.Sprintf("v%d is published on the base and was removed; deprecate it in event.yaml instead", bv.Number)})
 					continue
 				}
@@ -132,7 +152,7 @@ func CheckCatalog(head, base *registry.Catalog, opts CheckOptions) *CheckResult 
 				vs := make([]*version, len(t.Versions))
 				for i, hv := range t.Versions {
 					vr := &version{v: hv, cat: head}
-					if bv := published[t.Name][hv.Number]; bv != nil && bv.Schema != nil && modified(base, bv, head, hv) != "" {
+					if bv := published[t.Name][hv.Number]; bv != nil && (bv.Schema != nil || bv.Compiled != nil) && modified(base, bv, head, hv) != "" {
 						vr = &version{v: bv, cat: base}
 					}
 					vs[i] = vr
@@ -146,12 +166,23 @@ func CheckCatalog(head, base *registry.Catalog, opts CheckOptions) *CheckResult 
 					}
 					for in := from; in < jn; in++ {
 						o, n := vs[in], vs[jn]
+						p := Pair{Type: t.Name, OldVersion: o.v.Number, NewVersion: n.v.Number, OldFile: o.v.File, NewFile: n.v.File,
+							OldURL: o.v.URL, NewURL: n.v.URL, Subject: fmt.Sprintf("%s v%d -> v%d", t.Name, o.v.Number, n.v.Number)}
+						if kindOf(o.v) != format.JSONSchema || kindOf(n.v) != format.JSONSchema {
+							if o.v.Compiled == nil || n.v.Compiled == nil {
+								continue
+							}
+							pairs[j.idx]++
+							vp := VersionPair{Pair: p, Old: o.v, New: n.v, OldCatalog: o.cat, NewCatalog: n.cat}
+							for _, dir := range directions(mode) {
+								out = append(out, CompareFormat(vp, dir, copts, opts.Formats)...)
+							}
+							continue
+						}
 						if o.v.Schema == nil || n.v.Schema == nil {
 							continue
 						}
 						pairs[j.idx]++
-						p := Pair{Type: t.Name, OldVersion: o.v.Number, NewVersion: n.v.Number, OldFile: o.v.File, NewFile: n.v.File,
-							OldURL: o.v.URL, NewURL: n.v.URL, Subject: fmt.Sprintf("%s v%d -> v%d", t.Name, o.v.Number, n.v.Number)}
 						for _, dir := range directions(mode) {
 							for _, f := range Compare(o.getSide(), n.getSide(), dir, copts) {
 								out = append(out, f.ToReport(p, o.cat.Locate, n.cat.Locate, lineOf))
@@ -193,6 +224,9 @@ func modified(base *registry.Catalog, bv *registry.Version, head *registry.Catal
 	if bv.Digest != hv.Digest {
 		return fmt.Sprintf("v%d is published and was edited in place (digest %s -> %s); published versions are immutable: revert the edit and add a new version instead",
 			bv.Number, short(bv.Digest), short(hv.Digest))
+	}
+	if kindOf(bv) != format.JSONSchema || kindOf(hv) != format.JSONSchema {
+		return modifiedFormat(bv, hv)
 	}
 	if bv.Schema == nil || hv.Schema == nil {
 		return ""

@@ -70,14 +70,18 @@ type Options struct {
 
 func (o Options) lenient() bool { return o.Profile != registry.ProfileStrict }
 
-func (o Options) samples() int {
+func (o Options) samples() int { return SampleCount(o.Samples, DefaultSamples) }
+
+// SampleCount reads a Samples option as every engine does: negative turns
+// witness search off (0), zero means the engine's default, else the count.
+func SampleCount(samples, def int) int {
 	switch {
-	case o.Samples < 0:
+	case samples < 0:
 		return 0
-	case o.Samples == 0:
-		return DefaultSamples
+	case samples == 0:
+		return def
 	}
-	return o.Samples
+	return samples
 }
 
 // Side is one schema of a pair.

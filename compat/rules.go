@@ -262,6 +262,10 @@ var catalogRules = []Rule{
 		Detail: "Events of that version are still in the log and consumers may still decode them. Deprecate it in event.yaml instead."},
 	{ID: RuleTypeRemoved, Severity: report.SeverityError, Summary: "a published event type was deleted",
 		Detail: "Events of that type are still in the log. Deprecate its versions instead, or approve the removal."},
+	{ID: RuleFormatChanged, Severity: report.SeverityError, Summary: "two versions of a type are in different formats",
+		Detail: "A published version on the base is in another format (JSON Schema, Avro, Protobuf) than the head's versions: data written in one format cannot be read with a schema of another. Keep the type's format, or add a new type."},
+	{ID: RuleFormatUnsupported, Severity: report.SeverityError, Summary: "no compatibility engine was given for the type's format",
+		Detail: "The caller of the catalog check gave no comparer for the format, so the pair was not checked; the gate fails rather than pass it. evtool's commands give every format."},
 	{ID: RuleIgnoreStale, Severity: report.SeverityWarning, Summary: "an ignore entry in evtool.yaml matches no finding",
 		Detail: "A stale approval: the break it approved is gone (or its type, rule, path or fingerprint is misspelled). Delete the entry named by its line."},
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/evtool/evtool/report"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files (testdata/rules/*/want.txt, docs/rules.md)")
+var update = flag.Bool("update", false, "rewrite golden files (testdata/rules/*/want.txt)")
 
 var configs = []struct {
 	dir     Direction

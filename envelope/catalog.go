@@ -2,11 +2,14 @@ package envelope
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"mime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
@@ -23,6 +26,10 @@ const (
 	RuleDataInvalid        = "data-invalid"
 	RuleSourceMismatch     = "source-mismatch"
 	RuleDeprecatedVersion  = "deprecated-version"
+	// RuleDataEncoding: a content type the event's format has no
+	// encoding for (application/json for an Avro type is fine;
+	// application/protobuf is not).
+	RuleDataEncoding = "data-encoding"
 )
 
 // Validator checks decoded events against a catalog: the type exists, the
@@ -181,6 +188,12 @@ func (v *Validator) check(d *Decoded, scope checkScope) (*registry.Version, []re
 	if src := d.Event.Source(); src != "" && !v.sourceMatches(t, src) {
 		add(RuleSourceMismatch, report.SeverityError, "/source", "source %q does not match the pattern %q of %s", src, t.Meta.Source, typ)
 	}
+	if ver.Format != format.JSONSchema {
+		if scope.data {
+			out = append(out, v.checkFormatData(d, ver)...)
+		}
+		return ver, out
+	}
 	if ct := d.Event.DataContentType(); ct != "" && !v.isJSON(ct) {
 		add(RuleDataNotJSON, report.SeverityError, "/datacontenttype", "datacontenttype %q is not JSON, but the catalog describes %s data as JSON", ct, typ)
 		return ver, out
@@ -200,6 +213,45 @@ func (v *Validator) check(d *Decoded, scope checkScope) (*registry.Version, []re
 		add(RuleDataInvalid, report.SeverityError, "/data"+p.Pointer, "%s v%d: %s", typ, ver.Number, msg)
 	}
 	return ver, out
+}
+
+// checkFormatData checks the data of an Avro or Protobuf event through
+// the format seam: the binary encoding for the format's binary content
+// type (data_base64 in the JSON format, the record value in Kafka's
+// binary mode; Confluent framing accepted), the JSON form (Avro's JSON
+// encoding, Protobuf's JSON mapping) for a JSON content type or none.
+func (v *Validator) checkFormatData(d *Decoded, ver *registry.Version) []report.Finding {
+	if ver.Compiled == nil {
+		return nil // the catalog reports the version that did not load
+	}
+	s := ver.Compiled
+	ct := d.Event.DataContentType()
+	ptr := "/data"
+	if d.Event.DataBase64 {
+		ptr = "/data_base64"
+	}
+	fail := func(rule, p, msg string) []report.Finding {
+		return []report.Finding{{Rule: rule, Severity: report.SeverityError, Pointer: p, Message: msg}}
+	}
+	json := ct == "" || v.isJSON(ct)
+	if !d.HasData {
+		return fail(RuleDataInvalid, "/data", fmt.Sprintf("%s v%d: event has no data", ver.Type, ver.Number))
+	}
+	form := s.Kind().Name() + " binary"
+	if json {
+		form = map[format.Kind]string{format.Avro: "Avro's JSON encoding", format.Protobuf: "the Protobuf JSON mapping"}[s.Kind()]
+		if ct == "" {
+			ct = format.ContentTypeJSON
+		}
+	}
+	err := s.Validate(d.RawData, ct)
+	switch {
+	case errors.Is(err, format.ErrContentType):
+		return fail(RuleDataEncoding, "/datacontenttype", fmt.Sprintf("datacontenttype %q is not an encoding of %s v%d, which is %s: use %s", ct, ver.Type, ver.Number, s.Kind().Name(), strings.Join(s.ContentTypes(), " or ")))
+	case err != nil:
+		return fail(RuleDataInvalid, ptr, fmt.Sprintf("%s v%d: data is not a datum of the schema in %s: %v", ver.Type, ver.Number, form, err))
+	}
+	return nil
 }
 
 // Validate decodes one structured-mode JSON event and runs the envelope

@@ -27,6 +27,15 @@ func testCatalog(t testing.TB) *registry.Catalog {
 	return cat
 }
 
+// summarize renders findings as "severity rule pointer".
+func summarize(fs []report.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s %s %s", f.Severity, f.Rule, f.Pointer))
+	}
+	return out
+}
+
 func TestValidatorCatalogRules(t *testing.T) {
 	v := &Validator{Catalog: testCatalog(t)}
 	event := func(extra string) []byte {
@@ -73,10 +82,7 @@ func TestValidatorCatalogRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ver, fs := v.Validate(tt.raw)
-			var got []string
-			for _, f := range fs {
-				got = append(got, fmt.Sprintf("%s %s %s", f.Severity, f.Rule, f.Pointer))
-			}
+			got := summarize(fs)
 			if strings.Join(got, "; ") != strings.Join(tt.want, "; ") {
 				t.Errorf("findings = %q, want %q\n%v", got, tt.want, fs)
 			}

@@ -25,8 +25,10 @@ func Canonical(v any) []byte {
 }
 
 // Digest is "sha256:" and the hex SHA-256 of the canonical form.
-func Digest(v any) string {
-	sum := sha256.Sum256(Canonical(v))
+func Digest(v any) string { return digestOf(Canonical(v)) }
+
+func digestOf(canonical []byte) string {
+	sum := sha256.Sum256(canonical)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 

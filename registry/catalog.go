@@ -1,6 +1,8 @@
 // Package registry is the catalog: evtool.yaml plus
-// schemas/<type>/{event.yaml,v<N>.json,examples/v<N>/*.json}, loaded into
-// event types and versions with compiled schemas and digests.
+// schemas/<type>/{event.yaml,v<N>.json|avsc|proto,examples/v<N>/*.json},
+// loaded into event types and versions with compiled schemas and digests.
+// Each version's schema is also behind the format seam (Version.Compiled,
+// a format.Schema); all versions of a type share one format.
 //
 // Loading never stops at the first problem: Load returns every problem it
 // found as findings (with file, line and JSON pointer) in a *LoadError,
@@ -17,6 +19,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/report"
 )
 
@@ -38,6 +41,8 @@ type Catalog struct {
 
 	byName map[string]*EventType
 	files  map[string]*schemaFile // by path relative to the root
+	// rootPath is the slash path of the root inside the catalog directory.
+	rootPath string
 }
 
 // EventType is one directory of the catalog root.
@@ -51,27 +56,44 @@ type EventType struct {
 	Meta     EventMeta
 	// Versions holds v1..vN in order: Versions[i].Number == i+1.
 	Versions []*Version
+	// Format is the format all versions are written in ("" for a type
+	// without versions).
+	Format format.Kind
 
 	sourceRE *regexp.Regexp
 }
 
-// Version is one v<N>.json of a type.
+// Version is one v<N>.json, v<N>.avsc or v<N>.proto of a type.
 type Version struct {
 	Type   string
 	Number int
+	// Format is the format the file is written in, by its extension.
+	Format format.Kind
+	// Compiled is the version's schema behind the format seam (for JSON
+	// Schema a *jsonschema.Schema of format/jsonschema wrapping Schema;
+	// for Avro an *avro.Schema, for Protobuf a *protobuf.Schema of their
+	// format packages); nil when the version did not compile.
+	Compiled format.Schema
 	// File is the display path; RelPath the slash path inside the root.
 	File    string
 	RelPath string
-	// Text is the file as read; Doc its decoded value (json.Number numbers).
+	// Text is the file as read; Doc its decoded value (json.Number
+	// numbers) for JSON Schema, nil for the other formats.
 	Text []byte
 	Doc  any
-	// Schema is nil when the version did not compile.
+	// Schema is the compiled JSON Schema; nil for the other formats and
+	// when the version did not compile.
 	Schema *jsonschema.Schema
-	// Digest is the sha256 of the canonical JSON of Doc.
+	// Digest is "sha256:" and the hex SHA-256 of the format's canonical
+	// form (for JSON Schema the canonical JSON of Doc).
 	Digest   string
 	Examples []*Example
 	// URL is the location the schema was compiled at (a virtual file URL).
 	URL string
+
+	// canonical is the canonical JSON of Doc (JSON Schema), computed once
+	// for the digest and the seam.
+	canonical []byte
 }
 
 // Example is one example payload of a version.
@@ -160,22 +182,46 @@ func (t *EventType) Deprecated(n int) bool {
 }
 
 // Compat returns the type's compatibility mode and profile: event.yaml's
-// override, else evtool.yaml's, else the defaults.
+// override, else evtool.yaml's, else the defaults. A profile is per
+// format: evtool.yaml's lenient or strict applies to JSON Schema types, its
+// wire or wire-json to Protobuf types; a type whose format the configured
+// profile does not fit gets its format's default (DefaultProfileOf; none
+// for Avro).
 func (c *Catalog) Compat(t *EventType) (Mode, Profile) {
 	mode, profile := c.Config.Compat.Mode, c.Config.Compat.Profile
+	kind := format.JSONSchema
+	if t != nil && t.Format != "" {
+		kind = t.Format
+	}
+	if !profile.fits(kind) {
+		profile = ""
+	}
 	if t != nil && t.Meta.Compat.Mode != "" {
 		mode = t.Meta.Compat.Mode
 	}
-	if t != nil && t.Meta.Compat.Profile != "" {
+	if t != nil && t.Meta.Compat.Profile != "" && t.Meta.Compat.Profile.fits(kind) {
 		profile = t.Meta.Compat.Profile
 	}
 	if mode == "" {
 		mode = DefaultMode
 	}
 	if profile == "" {
-		profile = DefaultProfile
+		profile = DefaultProfileOf(kind)
 	}
 	return mode, profile
+}
+
+// Show is the display path of a slash path inside the catalog directory
+// (what Avro schemas and findings name their files by).
+func (c *Catalog) Show(p string) string { return showPath(c.Dir, p) }
+
+// ShowRel is the display path of a slash path relative to the catalog
+// root (what Protobuf schemas and findings name their files by).
+func (c *Catalog) ShowRel(rel string) string {
+	if c.rootPath == "" || c.rootPath == "." {
+		return c.Show(rel)
+	}
+	return c.Show(c.rootPath + "/" + rel)
 }
 
 // LoadError carries every problem that kept a catalog from loading cleanly.

@@ -3,6 +3,8 @@ package registry
 import (
 	"fmt"
 	"strings"
+
+	"github.com/evtool/evtool/format"
 )
 
 // Config is evtool.yaml.
@@ -53,6 +55,9 @@ type EventMeta struct {
 	Source       string         `yaml:"source"`
 	Compat       CompatOverride `yaml:"compat"`
 	Deprecated   []int          `yaml:"deprecated"`
+	// Message is a Protobuf type's event message (full or short name;
+	// default: the file's first message).
+	Message string `yaml:"message"`
 }
 
 // CompatOverride is the compat section of event.yaml.
@@ -114,15 +119,49 @@ const (
 	ProfileLenient Profile = "lenient"
 	// ProfileStrict is exact set inclusion.
 	ProfileStrict Profile = "strict"
+	// ProfileWire (Protobuf): binary data keeps its meaning.
+	ProfileWire Profile = "wire"
+	// ProfileWireJSON (Protobuf): wire, and the canonical JSON mapping
+	// keeps its meaning too.
+	ProfileWireJSON Profile = "wire-json"
 )
 
-// ParseProfile accepts "lenient" or "strict" in any case.
+// ParseProfile accepts lenient, strict (JSON Schema), wire or wire-json
+// (Protobuf), in any case.
 func ParseProfile(s string) (Profile, error) {
 	switch p := Profile(strings.ToLower(strings.TrimSpace(s))); p {
-	case ProfileLenient, ProfileStrict:
+	case ProfileLenient, ProfileStrict, ProfileWire, ProfileWireJSON:
 		return p, nil
 	}
-	return "", fmt.Errorf("unknown compatibility profile %q: use lenient or strict", s)
+	return "", fmt.Errorf("unknown compatibility profile %q: use lenient or strict (JSON Schema), wire or wire-json (Protobuf)", s)
+}
+
+// Protobuf reports whether the profile is one of Protobuf's.
+func (p Profile) Protobuf() bool { return p == ProfileWire || p == ProfileWireJSON }
+
+// DefaultProfileOf is a format's profile when nothing is configured:
+// lenient for JSON Schema, wire-json for Protobuf (consumers in other
+// languages read the JSON mapping too). Avro has one answer, the
+// specification's schema resolution, and takes no profile.
+func DefaultProfileOf(k format.Kind) Profile {
+	switch k {
+	case format.Protobuf:
+		return ProfileWireJSON
+	case format.Avro:
+		return ""
+	}
+	return DefaultProfile
+}
+
+// fits reports whether a profile applies to a format.
+func (p Profile) fits(k format.Kind) bool {
+	switch k {
+	case format.Protobuf:
+		return p.Protobuf()
+	case format.Avro:
+		return false
+	}
+	return p == ProfileLenient || p == ProfileStrict
 }
 
 // Defaults when evtool.yaml says nothing: an event log is read by old and

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evtool/evtool/format"
+	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/yamldoc"
@@ -44,13 +46,19 @@ const (
 	RuleDuplicateID    = "schema-duplicate-id"
 	RuleNoVersions     = "type-no-versions"
 	RuleDeprecated     = "deprecated-version"
+	// RuleFormatMixed: versions of one type in different formats.
+	RuleFormatMixed = "version-format-mixed"
+	// RuleSchemaAvro and RuleSchemaProto: an .avsc or .proto version that
+	// does not load (parse, lint, link or message selection).
+	RuleSchemaAvro  = "schema-avro"
+	RuleSchemaProto = "schema-proto"
 )
 
 var (
-	versionFile = regexp.MustCompile(`^v([1-9][0-9]{0,8})\.json$`)
-	// looksLikeVersion catches near misses (v01.json, V2.json) that would
-	// otherwise be ignored as shared files.
-	looksLikeVersion = regexp.MustCompile(`^[vV][0-9]+\.(json|JSON|yaml|yml)$`)
+	versionFile = regexp.MustCompile(`^v([1-9][0-9]{0,8})\.(json|avsc|proto)$`)
+	// looksLikeVersion catches near misses (v01.json, V2.avsc, v3.PROTO,
+	// v1.avro) that would otherwise be ignored as shared files.
+	looksLikeVersion = regexp.MustCompile(`^[vV][0-9]+\.(?i:json|yaml|yml|avsc|avro|proto)$`)
 	// typeName: dot-separated segments of letters, digits, '_' and '-';
 	// also a safe directory name and Go/URL friendly.
 	typeName = regexp.MustCompile(`^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*(\.[A-Za-z0-9]+([_-][A-Za-z0-9]+)*)*$`)
@@ -96,14 +104,18 @@ type loader struct {
 	warns   []report.Finding
 }
 
-func (l *loader) show(p string) string {
-	if l.display == "" || l.display == "." {
+func (l *loader) show(p string) string { return showPath(l.display, p) }
+
+// showPath joins a display prefix (a directory, or "REF:" for a git tree)
+// and a slash path.
+func showPath(display, p string) string {
+	if display == "" || display == "." {
 		return p
 	}
-	if strings.HasSuffix(l.display, ":") {
-		return l.display + p
+	if strings.HasSuffix(display, ":") {
+		return display + p
 	}
-	return filepath.Join(l.display, filepath.FromSlash(p))
+	return filepath.Join(display, filepath.FromSlash(p))
 }
 
 func (l *loader) fail(f report.Finding) {
@@ -122,6 +134,7 @@ func (l *loader) load() *Catalog {
 		return cat
 	}
 	cat.Root = l.show(l.root)
+	cat.rootPath = l.root
 	entries, err := fs.ReadDir(l.fsys, l.root)
 	if err != nil {
 		l.fail(report.Finding{Rule: RuleConfig, File: cat.ConfigFile, Message: fmt.Sprintf("catalog root %q: %v", cat.Config.Schemas, unwrapPathError(err))})
@@ -308,22 +321,33 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 	}
 	var hasMeta bool
 	versions := map[int]string{}
+	var kind format.Kind
+	var kindFile string // the first version file read, in the format kind
 	for _, e := range entries {
 		switch {
 		case e.Name() == "event.yaml" && !e.IsDir():
 			hasMeta = true
 		case !e.IsDir() && versionFile.MatchString(e.Name()):
 			n, _ := strconv.Atoi(versionFile.FindStringSubmatch(e.Name())[1])
-			versions[n] = path.Join(dirPath, e.Name())
+			p := path.Join(dirPath, e.Name())
+			k, _ := format.KindOf(e.Name())
+			if kind == "" {
+				kind, kindFile = k, p
+			} else if k != kind {
+				l.fail(report.Finding{Rule: RuleFormatMixed, File: l.show(p),
+					Message: fmt.Sprintf("%s is %s but %s is %s: all versions of a type are in one format", l.show(p), k.Name(), l.show(kindFile), kind.Name())})
+				continue
+			}
+			versions[n] = p
 		case !e.IsDir() && looksLikeVersion.MatchString(e.Name()):
 			l.fail(report.Finding{Rule: RuleVersionName, File: l.show(path.Join(dirPath, e.Name())),
-				Message: fmt.Sprintf("%q looks like a version but versions are named v1.json, v2.json, ... (lower-case v, no leading zeros, JSON)", e.Name())})
+				Message: fmt.Sprintf("%q looks like a version but versions are named v1.json, v2.json, ... (lower-case v, no leading zeros; .json, .avsc or .proto)", e.Name())})
 		}
 	}
 	if !hasMeta && len(versions) == 0 {
 		return nil // a shared directory: its files are reachable by $ref only
 	}
-	t := &EventType{Name: name, Dir: l.show(dirPath)}
+	t := &EventType{Name: name, Dir: l.show(dirPath), Format: kind}
 	if !typeName.MatchString(name) {
 		l.fail(report.Finding{Rule: RuleTypeName, File: t.Dir,
 			Message: fmt.Sprintf("type %q is not a valid event type name: use dot-separated segments of letters, digits, '-' and '_' (e.g. com.example.order.placed)", name)})
@@ -341,7 +365,7 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 		}
 	}
 	if len(versions) == 0 {
-		l.fail(report.Finding{Rule: RuleNoVersions, File: t.Dir, Message: "type has no versions: add v1.json"})
+		l.fail(report.Finding{Rule: RuleNoVersions, File: t.Dir, Message: "type has no versions: add v1.json (or v1.avsc, v1.proto)"})
 		return t
 	}
 	nums := make([]int, 0, len(versions))
@@ -358,12 +382,20 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 	}
 	for _, n := range nums {
 		rel := versions[n]
+		v := &Version{Type: name, Number: n, Format: kind, File: l.show(rel), RelPath: l.rel(rel), URL: fileURL(l.rel(rel))}
+		if kind != format.JSONSchema {
+			// Read and compiled by its format once every type is known
+			// (the shared directories are the directories that are not
+			// types).
+			t.Versions = append(t.Versions, v)
+			continue
+		}
 		f := cat.files[l.rel(rel)]
-		v := &Version{Type: name, Number: n, File: l.show(rel), RelPath: l.rel(rel), URL: fileURL(l.rel(rel))}
 		if f != nil {
 			v.Text, v.Doc = f.text, f.doc
 			if f.doc != nil {
-				v.Digest = Digest(f.doc)
+				v.canonical = Canonical(f.doc)
+				v.Digest = digestOf(v.canonical)
 			}
 		} else {
 			// Never compiled, never checked: say so rather than let every
@@ -382,6 +414,21 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 }
 
 func (l *loader) checkMeta(t *EventType, data []byte) {
+	if t.Meta.Message != "" && t.Format != format.Protobuf && t.Format != "" {
+		l.fail(report.Finding{Rule: RuleEventMeta, File: t.MetaFile, Line: lineOfYAML(data, "message"), Pointer: "/message",
+			Message: fmt.Sprintf("message %q applies to Protobuf types only, and %s is %s", t.Meta.Message, t.Name, t.Format.Name())})
+	}
+	if p := t.Meta.Compat.Profile; p != "" && t.Format != "" && !p.fits(t.Format) {
+		want := "lenient or strict"
+		switch t.Format {
+		case format.Protobuf:
+			want = "wire or wire-json"
+		case format.Avro:
+			want = "none: Avro compatibility is the specification's schema resolution"
+		}
+		l.fail(report.Finding{Rule: RuleEventMeta, File: t.MetaFile, Line: lineOfYAML(data, "compat"), Pointer: "/compat/profile",
+			Message: fmt.Sprintf("profile %q does not apply to %s types (profiles: %s)", p, t.Format.Name(), want)})
+	}
 	if t.Meta.Source != "" {
 		re, err := regexp.Compile(`^(?:` + t.Meta.Source + `)$`)
 		if err != nil {
@@ -420,7 +467,7 @@ func (l *loader) loadExamples(cat *Catalog) {
 			n, _ := strconv.Atoi(m[1])
 			v := t.Version(n)
 			if v == nil {
-				l.fail(report.Finding{Rule: RuleExampleOrphan, File: l.show(sub), Message: fmt.Sprintf("examples for v%d, but %s has no v%d.json", n, t.Name, n)})
+				l.fail(report.Finding{Rule: RuleExampleOrphan, File: l.show(sub), Message: fmt.Sprintf("examples for v%d, but %s has no v%d%s", n, t.Name, n, t.Format.Ext())})
 				continue
 			}
 			files, _ := fs.ReadDir(l.fsys, sub)
@@ -451,6 +498,10 @@ func (c *Catalog) CheckExamples() []report.Finding {
 	var out []report.Finding
 	for _, t := range c.Types {
 		for _, v := range t.Versions {
+			if v.Format != format.JSONSchema {
+				out = append(out, checkFormatExamples(t, v)...)
+				continue
+			}
 			if v.Schema == nil {
 				continue
 			}
@@ -477,49 +528,7 @@ func jsonFinding(rule, file string, err error) report.Finding {
 }
 
 func readFile(fsys fs.FS, name string) ([]byte, error) {
-	// Stat before opening: opening a named pipe blocks until something
-	// writes to it, and a device may never end. Only regular files are
-	// read.
-	st, err := fs.Stat(fsys, name)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() && !st.IsDir() {
-		return nil, fmt.Errorf("not a regular file (%s): only regular files are read", fileKind(st.Mode()))
-	}
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if info.IsDir() {
-		return nil, fmt.Errorf("%s is a directory", name)
-	}
-	if info.Size() > MaxFileSize {
-		return nil, fmt.Errorf("file is larger than %d bytes", MaxFileSize)
-	}
-	return fs.ReadFile(fsys, name)
-}
-
-// fileKind names what a non-regular file is.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "mode " + m.String()
+	return format.ReadFile(fsys, name, MaxFileSize)
 }
 
 func unwrapPathError(err error) error {
@@ -555,6 +564,8 @@ func (l *loader) compile(cat *Catalog) {
 				continue
 			}
 			v.Schema = sch
+			v.Compiled = jsonformat.New(sch, v.canonical)
 		}
 	}
+	l.compileFormats(cat)
 }

@@ -283,24 +283,34 @@ func FuzzLoad(f *testing.F) {
 			"schemas/common/s.json":          {Data: shared},
 			"schemas/x.y/examples/v1/a.json": {Data: example},
 		}
-		cat, err := LoadFS(fsys, "")
-		if cat == nil {
-			t.Fatal("nil catalog")
-		}
-		var le *LoadError
-		if err != nil {
-			if !errors.As(err, &le) {
-				t.Fatalf("error is not a *LoadError: %v", err)
-			}
-			for _, f := range le.Findings {
-				if f.Message == "" || f.Rule == "" || f.File == "" {
-					t.Fatalf("finding without rule, file or message: %+v", f)
-				}
-			}
-			return
-		}
-		cat.CheckExamples()
+		checkFuzzLoad(t, fsys)
 	})
+}
+
+// checkFuzzLoad loads a fuzzed catalog: never nil, every problem a
+// *LoadError finding (or example finding) with rule, file and message.
+func checkFuzzLoad(t *testing.T, fsys fstest.MapFS) {
+	cat, err := LoadFS(fsys, "")
+	if cat == nil {
+		t.Fatal("nil catalog")
+	}
+	var le *LoadError
+	if err != nil {
+		if !errors.As(err, &le) {
+			t.Fatalf("error is not a *LoadError: %v", err)
+		}
+		for _, f := range le.Findings {
+			if f.Message == "" || f.Rule == "" || f.File == "" {
+				t.Fatalf("finding without rule, file or message: %+v", f)
+			}
+		}
+		return
+	}
+	for _, f := range cat.CheckExamples() {
+		if f.Message == "" || f.Rule == "" || f.File == "" {
+			t.Fatalf("example finding without rule, file or message: %+v", f)
+		}
+	}
 }
 
 func TestScaffoldLoadsClean(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/compat/formats"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/registry/confluent"
 	"github.com/evtool/evtool/report"
@@ -27,8 +28,12 @@ declared properties; strict is exact set inclusion.
 
 Rules walk both schemas and name each break (rule id, pointers into both
 schemas, old and new values); witness search generates documents from the
-writer and prints one the reader rejects as the counterexample. See
-docs/compat.md and docs/rules.md.`,
+writer and prints one the reader rejects as the counterexample.
+
+Avro (.avsc) types follow the specification's schema resolution; Protobuf
+(.proto) types compat.profile wire or wire-json (the default). Their
+counterexamples are datums found by encoding. See docs/compat.md and
+docs/rules.md.`,
 	}
 	c.AddCommand(a.compatDiffCommand(), a.compatCheckCommand())
 	return c
@@ -37,6 +42,7 @@ docs/compat.md and docs/rules.md.`,
 func (a *app) compatDiffCommand() *cobra.Command {
 	var (
 		modeName, profileName, format string
+		message                       string
 		samples                       int
 		seed                          int64
 		assertFormats                 bool
@@ -45,13 +51,22 @@ func (a *app) compatDiffCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "diff OLD NEW",
 		Short: "Compare two schema files",
-		Long: `Compare two JSON Schema files: is NEW compatible with OLD?
+		Long: `Compare two schema files: is NEW compatible with OLD? Both are JSON Schema
+(.json), Avro (.avsc) or Protobuf (.proto).
 
 --mode backward (NEW reads events written with OLD), forward (OLD reads events
 written with NEW) or full (both; the default). --profile lenient (default) or
 strict. $ref in each file resolves to files in its own directory (never above
 it, never the network). A schema without $schema is read as --default-draft
 (2020-12; Confluent and Karapace read such schemas as draft 7).
+
+Avro: named types resolve among the .avsc files of each file's own directory;
+the verdict is the specification's schema resolution (no profile). Protobuf:
+imports resolve relative to each file's own directory (plus the well-known
+types); --message pkg.Name picks the message (default: OLD's first message,
+compared with the message of the same full name in NEW, or of the same
+short name when the package changed); --profile wire or wire-json (the
+default).
 
 Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 		Args: cobra.ExactArgs(2),
@@ -74,6 +89,18 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 			if mode.Transitive() {
 				return usagef("--mode %s: compat diff compares two schemas, so there is nothing transitive to check; use %s (compat check walks every earlier version of a catalog)", modeName, strings.TrimSuffix(string(mode), "_TRANSITIVE"))
 			}
+			if samples < 0 {
+				return usagef("--samples %d: use 0 (rules only) or a positive count", samples)
+			}
+			if kind, ok := diffKind(args); ok {
+				return a.compatDiffFormat(cmd, args, kind, diffOptions{mode: mode, profile: profile, profileSet: cmd.Flags().Changed("profile"),
+					message: message, samples: samples, samplesSet: cmd.Flags().Changed("samples"), seed: seed, format: f})
+			} else if message != "" {
+				return usagef("--message selects a Protobuf message; %s and %s are not .proto files", args[0], args[1])
+			}
+			if profile.Protobuf() {
+				return usagef("--profile %s is a Protobuf profile; for JSON Schema use lenient or strict", profile)
+			}
 			draft, err := registry.ParseDraft(defaultDraft)
 			if err != nil {
 				return usageError{fmt.Errorf("--default-draft: %w", err)}
@@ -86,9 +113,6 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 			nw, err := registry.LoadSchemaFileWith(args[1], fileOpts)
 			if err != nil {
 				return err
-			}
-			if samples < 0 {
-				return usagef("--samples %d: use 0 (rules only) or a positive count", samples)
 			}
 			opts := compat.Options{Profile: profile, Seed: seed}
 			if cmd.Flags().Changed("samples") {
@@ -105,7 +129,7 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 				}
 				return old.LineOf(file, ptr)
 			}
-			rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair", Rules: compat.RuleDocs(), ToolVersion: buildVersion()}
+			rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair", Rules: formats.RuleDocs(), ToolVersion: buildVersion()}
 			for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
 				if (dir == compat.Backward && !mode.Backward()) || (dir == compat.Forward && !mode.Forward()) {
 					continue
@@ -124,9 +148,10 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 		},
 	}
 	c.Flags().StringVar(&modeName, "mode", "full", "backward | forward | full")
-	c.Flags().StringVar(&profileName, "profile", "lenient", "lenient | strict")
+	c.Flags().StringVar(&profileName, "profile", "lenient", "lenient | strict (JSON Schema), wire | wire-json (Protobuf; default wire-json)")
+	c.Flags().StringVar(&message, "message", "", "Protobuf: the message to compare, by full name (default: OLD's first message)")
 	completeValues(c, "mode", "backward", "forward", "full")
-	completeValues(c, "profile", string(registry.ProfileLenient), string(registry.ProfileStrict))
+	completeValues(c, "profile", string(registry.ProfileLenient), string(registry.ProfileStrict), string(registry.ProfileWire), string(registry.ProfileWireJSON))
 	c.Flags().IntVar(&samples, "samples", compat.DefaultSamples, "witness documents generated per direction (0: rules only)")
 	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search (same seed, same counterexamples)")
 	c.Flags().BoolVar(&assertFormats, "assert-formats", false, "treat the format keyword as an assertion (as assert_formats in evtool.yaml)")
@@ -194,12 +219,12 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			if opts.SamplesSet && samples == 0 {
 				opts.Samples = -1
 			}
-			res := compat.CheckCatalog(head, base, opts)
+			res := formats.CheckCatalog(head, base, opts)
 			// The head catalog's warnings (a reason cut at a '#', ...) are
 			// part of the gate's report, as in lint.
 			findings := append(append(baseWarnings, head.Warnings...), res.Findings...)
 			findings = compat.ApplyIgnores(findings, head.Config, head.ConfigFile)
-			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair", Rules: compat.RuleDocs(), ToolVersion: buildVersion()}
+			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair", Rules: formats.RuleDocs(), ToolVersion: buildVersion()}
 			if err := report.Write(a.stdout, f, rep); err != nil {
 				return err
 			}

@@ -20,6 +20,10 @@ import (
 	"github.com/evtool/evtool/report"
 )
 
+// DefaultSamples is how many random datums the safety net tries when
+// Options.Samples is 0.
+const DefaultSamples = 64
+
 // Options tune a comparison.
 type Options struct {
 	// NoWitness skips the counterexample search (rules alone).
@@ -27,7 +31,8 @@ type Options struct {
 	// Seed makes the witness search reproducible; 0 is a fixed default.
 	Seed uint64
 	// Samples bounds the random datums tried for breaks the rules did not
-	// predict (a safety net); 0 means 64.
+	// predict (a safety net); 0 means DefaultSamples, negative none beyond
+	// the datums that cover every branch and symbol.
 	Samples int
 	// Context stops the comparison early when done.
 	Context context.Context

@@ -100,10 +100,7 @@ func tryDatum(writer, reader *avro.Schema, datum any, f *Finding, defaults map[*
 // not predict: a safety net so the gate never passes a pair it has a
 // counterexample for.
 func unexplained(writer, reader *avro.Schema, dir compat.Direction, fs []*Finding, defaults map[*avro.Field]any, opts Options) []*Finding {
-	n := opts.Samples
-	if n == 0 {
-		n = 64
-	}
+	n := compat.SampleCount(opts.Samples, DefaultSamples)
 	// Cover walks every branch and symbol, but a schema may have tens of
 	// thousands; the rules check those one by one already, so the safety
 	// net stops at maxCoverSamples.

@@ -36,15 +36,7 @@ type Options struct {
 
 func (o Options) json() bool { return o.Profile != ProfileWire }
 
-func (o Options) samples() int {
-	switch {
-	case o.Samples < 0:
-		return 0
-	case o.Samples == 0:
-		return DefaultSamples
-	}
-	return o.Samples
-}
+func (o Options) samples() int { return compat.SampleCount(o.Samples, DefaultSamples) }
 
 // RuleIncomplete marks a comparison that was stopped before it finished.
 const RuleIncomplete = "proto-incomplete"

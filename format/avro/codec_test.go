@@ -2,6 +2,7 @@ package avro
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -47,6 +48,7 @@ func TestEncodeDecodeValidate(t *testing.T) {
 		{"truncated binary", ContentTypeBinary, bin[:len(bin)-1], "short"},
 		{"trailing bytes", ContentTypeBinary, append(bytes.Clone(bin), 1, 2), "left after the datum"},
 		{"unknown symbol", ContentTypeJSON, []byte(`{"id":"o-1","qty":3,"status":"LOST"}`), "LOST"},
+		{"json member that is no field", ContentTypeJSON, []byte(`{"id":"o-1","qty":3,"status":"PAID","extra":1}`), `member "extra" is not a field of record com.x.Order`},
 		{"wrong content type", "text/plain", bin, "not an Avro encoding"},
 	}
 	for _, tt := range tests {
@@ -97,5 +99,42 @@ func TestCanonicalIgnoresFormattingDocAndDefaults(t *testing.T) {
 	b, _ := Parse("b.avsc", []byte("{\n \"name\": \"n.R\", \"type\": \"record\",\n \"fields\": [{\"type\": \"int\", \"name\": \"f\"}]}"))
 	if a.Digest() != b.Digest() {
 		t.Errorf("canonical forms differ:\n%s\n%s", a.Canonical(), b.Canonical())
+	}
+}
+
+func TestDecodeJSONRejectsMembersThatAreNoField(t *testing.T) {
+	const schema = `{"type": "record", "name": "com.x.Outer", "fields": [
+  {"name": "id", "type": "string"},
+  {"name": "inner", "type": ["null", {"type": "record", "name": "Inner", "fields": [{"name": "a", "type": "int"}]}], "default": null},
+  {"name": "list", "type": {"type": "array", "items": "Inner"}, "default": []},
+  {"name": "byKey", "type": {"type": "map", "values": "Inner"}, "default": {}}]}`
+	s, err := Parse("v1.avsc", []byte(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, data, wantPtr string
+	}{
+		{"all fields", `{"id":"x","inner":{"com.x.Inner":{"a":1}},"list":[{"a":2}],"byKey":{"k":{"a":3}}}`, ""},
+		{"untagged union record", `{"id":"x","inner":{"a":1},"list":[],"byKey":{}}`, ""},
+		{"null union", `{"id":"x","inner":null,"list":[],"byKey":{}}`, ""},
+		{"top-level extra", `{"id":"x","inner":null,"list":[],"byKey":{},"zz":1}`, "/zz"},
+		{"extra in tagged union branch", `{"id":"x","inner":{"com.x.Inner":{"a":1,"b":2}},"list":[],"byKey":{}}`, "/inner/com.x.Inner/b"},
+		{"extra in array item", `{"id":"x","inner":null,"list":[{"a":2},{"a":3,"b":1}],"byKey":{}}`, "/list/1/b"},
+		{"extra in map value", `{"id":"x","inner":null,"list":[],"byKey":{"k/1":{"a":3,"b":1}}}`, "/byKey/k~11/b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.DecodeJSON([]byte(tt.data))
+			var e *Error
+			switch {
+			case tt.wantPtr == "" && err != nil:
+				t.Errorf("unexpected error %v", err)
+			case tt.wantPtr != "" && err == nil:
+				t.Errorf("accepted a member that is no field (want error at %s)", tt.wantPtr)
+			case tt.wantPtr != "" && (!errors.As(err, &e) || e.Pointer != tt.wantPtr):
+				t.Errorf("error = %v, want one at %s", err, tt.wantPtr)
+			}
+		})
 	}
 }

@@ -12,38 +12,21 @@ import (
 
 	twmb "github.com/twmb/avro"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonstrict"
 )
 
 // Error is one problem with a schema file, at a line and JSON pointer.
-type Error struct {
-	File    string
-	Line    int
-	Column  int
-	Pointer string
-	Message string
-}
-
-func (e *Error) Error() string {
-	ptr := e.Pointer
-	if ptr == "" {
-		ptr = "/"
-	}
-	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, ptr, e.Message)
-}
+type Error = format.Error
 
 // Errors is every problem found in one schema; lint reports them all, not
 // the first.
-type Errors []*Error
+type Errors = format.Errors
 
-func (es Errors) Error() string {
-	parts := make([]string, len(es))
-	for i, e := range es {
-		parts[i] = e.Error()
-	}
-	return strings.Join(parts, "\n")
-}
+// maxFileSize bounds one .avsc file: a schema is text a person wrote, and
+// the limit keeps a hostile catalog from exhausting memory.
+const maxFileSize = 8 << 20
 
 // Load reads the .avsc file name from fsys and resolves the named types it
 // references among the other .avsc files of its directory and of the
@@ -110,7 +93,7 @@ func (l *loader) doc(name string) (any, error) {
 	if d, ok := l.docs[name]; ok {
 		return d, nil
 	}
-	text, err := fs.ReadFile(l.fsys, name)
+	text, err := format.ReadFile(l.fsys, name, maxFileSize)
 	if err != nil {
 		return nil, &Error{File: name, Line: 1, Message: "cannot read: " + err.Error()}
 	}
@@ -215,7 +198,7 @@ func (s *Schema) checkDefaults() Errors {
 				continue
 			}
 			if t.Kind == "union" {
-				t, what = t.Branches[0], "the union's first branch "+t.Branches[0].Describe()
+				t, what = t.Branches[0], t.Branches[0].Describe()+" (the union's first branch, which a default must be)"
 			}
 			ls, err := twmb.Parse(string(emit(t, true, false)))
 			if err == nil {

@@ -48,7 +48,7 @@ func TestLintErrors(t *testing.T) {
 	}{
 		{"union default must match first branch", `{"type": "record", "name": "R", "fields": [
   {"name": "x", "type": ["null", "int"], "default": 3}]}`,
-			[]string{"2: /fields/0/default: default 3 is not a valid the union's first branch null"}},
+			[]string{"2: /fields/0/default: default 3 is not a valid null (the union's first branch, which a default must be)"}},
 		{"default of wrong type", `{"type": "record", "name": "R", "fields": [
   {"name": "x", "type": "int",
    "default": "s"}]}`,

@@ -10,16 +10,15 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	twmb "github.com/twmb/avro"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonpos"
 )
 
@@ -106,10 +105,14 @@ func decodeExact(ls *twmb.Schema, data []byte) (any, error) {
 }
 
 // DecodeJSON reads a datum in Avro's JSON encoding. Like the library it
-// also accepts untagged union values.
+// also accepts untagged union values; unlike it, a record member that is
+// not one of the record's fields is an error, not skipped.
 func (s *Schema) DecodeJSON(data []byte) (any, error) {
 	var v any
 	if err := s.physical.DecodeJSON(data, &v, twmb.TaggedUnions()); err != nil {
+		return nil, err
+	}
+	if err := unknownKeys(s.Root, data); err != nil {
 		return nil, err
 	}
 	return v, nil
@@ -146,19 +149,10 @@ const (
 )
 
 // Frame prefixes datum with the Confluent header for schema id.
-func Frame(id uint32, datum []byte) []byte {
-	out := make([]byte, 5, 5+len(datum))
-	binary.BigEndian.PutUint32(out[1:], id)
-	return append(out, datum...)
-}
+func Frame(id uint32, datum []byte) []byte { return format.Frame(id, datum) }
 
 // Unframe splits a Confluent-framed payload.
-func Unframe(data []byte) (id uint32, datum []byte, err error) {
-	if len(data) < 5 || data[0] != 0 {
-		return 0, nil, errors.New("not in the Confluent wire format (magic byte 0 and a 4-byte schema id)")
-	}
-	return binary.BigEndian.Uint32(data[1:5]), data[5:], nil
-}
+func Unframe(data []byte) (id uint32, datum []byte, err error) { return format.Unframe(data) }
 
 // DecodeBinary decodes an Avro binary datum with the given framing and
 // returns the schema id when framed (ok false otherwise).
@@ -188,18 +182,22 @@ func (s *Schema) DecodeBinary(data []byte, framing Framing) (datum any, id uint3
 // (Confluent framing optional) for application/avro, Avro's JSON encoding
 // for application/json (and +json types).
 func (s *Schema) Validate(data []byte, contentType string) error {
-	ct, _, _ := strings.Cut(contentType, ";")
-	ct = strings.TrimSpace(strings.ToLower(ct))
 	switch {
-	case ct == ContentTypeBinary || ct == "avro/binary" || ct == "application/vnd.apache.avro+binary":
+	case isBinary(contentType):
 		_, _, _, err := s.DecodeBinary(data, FramingAuto)
 		return err
-	case ct == ContentTypeJSON || strings.HasSuffix(ct, "+json") || ct == "":
+	case format.IsJSON(contentType):
 		_, err := s.DecodeJSON(bytes.TrimSpace(data))
 		return err
 	default:
-		return fmt.Errorf("content type %q is not an Avro encoding (want %s or %s)", contentType, ContentTypeBinary, ContentTypeJSON)
+		return contentTypeError(contentType)
 	}
+}
+
+// mediaType is a content type without parameters, in lower case.
+func mediaType(contentType string) string {
+	ct, _, _ := strings.Cut(contentType, ";")
+	return strings.TrimSpace(strings.ToLower(ct))
 }
 
 // DefaultDatum is field f's default in the physical datum form (unions

@@ -6,14 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
-	"strings"
 
 	"github.com/twmb/franz-go/pkg/sr"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/evtool/evtool/format"
 )
 
 // Frame is the Confluent wire-format header of a Protobuf record: magic
@@ -174,32 +175,114 @@ func (s *Schema) EncodeFramed(id int, m proto.Message) ([]byte, error) {
 
 // ErrContentType is returned by Validate for a content type that is
 // neither Protobuf binary nor JSON.
-var ErrContentType = errors.New("unsupported content type for a Protobuf event")
+// It is format.ErrContentType.
+var ErrContentType = format.ErrContentType
 
 // Validate checks data as the event's message. Binary content types
 // (application/protobuf, application/x-protobuf,
 // application/vnd.google.protobuf) accept plain or Confluent-framed
 // records: a leading 0 byte can never start a Protobuf message (field
 // number 0 is invalid), so it always means a frame. application/json (and
-// +json types) is the JSON mapping.
+// +json types, or no content type) is the JSON mapping.
+//
+// Binary data is the event's message as its version declares it: a field
+// whose wire type is not its declared type's, or a field number the
+// message does not declare, is an error. The decoder keeps both as
+// unknown fields without complaint (which a reader of another version
+// needs), so a string written where an int64 is declared validated.
 func (s *Schema) Validate(data []byte, contentType string) error {
-	mt, _, err := mime.ParseMediaType(contentType)
+	m, err := s.decode(data, contentType)
 	if err != nil {
-		return fmt.Errorf("%w: %q", ErrContentType, contentType)
+		return err
 	}
-	switch {
-	case isBinaryType(mt):
-		if len(data) > 0 && data[0] == 0 {
-			_, _, err := s.DecodeFramed(data)
-			return err
+	return undeclaredFields(m.ProtoReflect(), "", 0)
+}
+
+// undeclaredFields reports the first unknown field of m or of a message
+// inside it, by its path of field names.
+func undeclaredFields(m protoreflect.Message, path string, depth int) error {
+	if depth > recursionLimit {
+		return nil // the decoder refused deeper nesting already
+	}
+	md := m.Descriptor()
+	for b := m.GetUnknown(); len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return fmt.Errorf("%s: unreadable unknown field: %w", where(md, path), protowire.ParseError(n))
 		}
-		_, err := s.DecodeBinary(data)
-		return err
-	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		_, err := s.DecodeJSON(data)
-		return err
+		if md.ExtensionRanges().Has(num) {
+			b = b[n:]
+			if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
+				return fmt.Errorf("%s: unreadable extension field %d: %w", where(md, path), num, protowire.ParseError(n))
+			}
+			b = b[n:]
+			continue
+		}
+		if fd := md.Fields().ByNumber(num); fd != nil {
+			return fmt.Errorf("%s: field %s = %d is written with wire type %s, which is not that of its declared type %s", where(md, path), fd.Name(), num, wireTypeName(typ), kindName(fd))
+		}
+		return fmt.Errorf("%s: field number %d is not declared in %s (data of another schema?)", where(md, path), num, md.FullName())
 	}
-	return fmt.Errorf("%w: %q", ErrContentType, contentType)
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.IsMap() && fd.MapValue().Message() == nil || !fd.IsMap() && fd.Message() == nil {
+			return true // no message inside
+		}
+		p := joinPath(path, string(fd.Name()))
+		switch {
+		case fd.IsMap():
+			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				err = undeclaredFields(mv.Message(), fmt.Sprintf("%s[%v]", p, k.Interface()), depth+1)
+				return err == nil
+			})
+		case fd.IsList():
+			l := v.List()
+			for i := 0; i < l.Len() && err == nil; i++ {
+				err = undeclaredFields(l.Get(i).Message(), fmt.Sprintf("%s[%d]", p, i), depth+1)
+			}
+		default:
+			err = undeclaredFields(v.Message(), p, depth+1)
+		}
+		return err == nil
+	})
+	return err
+}
+
+func where(md protoreflect.MessageDescriptor, path string) string {
+	if path == "" {
+		return string(md.FullName())
+	}
+	return path
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func kindName(fd protoreflect.FieldDescriptor) string {
+	if fd.IsList() {
+		return "repeated " + fd.Kind().String()
+	}
+	return fd.Kind().String()
+}
+
+func wireTypeName(t protowire.Type) string {
+	switch t {
+	case protowire.VarintType:
+		return "varint"
+	case protowire.Fixed32Type:
+		return "fixed32"
+	case protowire.Fixed64Type:
+		return "fixed64"
+	case protowire.BytesType:
+		return "length-delimited"
+	case protowire.StartGroupType, protowire.EndGroupType:
+		return "group"
+	}
+	return fmt.Sprintf("%d", t)
 }
 
 func isBinaryType(mt string) bool {

@@ -97,6 +97,11 @@ func TestValidateRejects(t *testing.T) {
 		{"index count beyond the record", "application/protobuf", []byte{0, 0, 0, 0, 1, 6, 2}, "the record ends inside it"},
 		{"negative index count", "application/protobuf", []byte{0, 0, 0, 0, 1, 1}, "bad message-index array"},
 		{"malformed varint", "application/protobuf", []byte{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, "invalid wire-format"},
+		// The decoder keeps these as unknown fields; validate does not.
+		{"declared field of another wire type", "application/protobuf", []byte{0x08, 0x05}, "field id = 1 is written with wire type varint"},
+		{"undeclared field number", "application/protobuf", []byte{0x0a, 0x01, 's', 0x98, 0x06, 0x01}, "field number 99 is not declared in shop.OrderPlaced"},
+		{"wrong wire type in a nested message", "application/protobuf", []byte{0x22, 0x05, 0x0d, 0x01, 0x02, 0x03, 0x04}, "lines[0]: field sku = 1 is written with wire type fixed32"},
+		{"undeclared field framed", "application/protobuf", []byte{0, 0, 0, 0, 1, 0, 0x98, 0x06, 0x01}, "field number 99"},
 		{"unknown json field", "application/json", []byte(`{"nope":1}`), "unknown field"},
 		{"json type", "application/json", []byte(`{"id":5}`), "invalid value"},
 		{"content type", "text/plain", []byte(`x`), "unsupported content type"},

@@ -7,7 +7,9 @@
 package protobuf
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -21,34 +23,16 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/evtool/evtool/format"
 )
 
 // Error is one problem with a .proto file, at a line and column.
-type Error struct {
-	File    string
-	Line    int
-	Column  int
-	Message string
-}
-
-func (e *Error) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %s", e.File, e.Message)
-	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Message)
-}
+type Error = format.Error
 
 // Errors is every problem the compiler reported for one file and its
 // imports; lint reports them all, not the first.
-type Errors []*Error
-
-func (es Errors) Error() string {
-	parts := make([]string, len(es))
-	for i, e := range es {
-		parts[i] = e.Error()
-	}
-	return strings.Join(parts, "\n")
-}
+type Errors = format.Errors
 
 // Schema is one compiled .proto file with the message that is the event's
 // data.
@@ -113,6 +97,13 @@ func Compile(fsys fs.FS, name string) (protoreflect.FileDescriptor, error) {
 		return nil, errs
 	}
 	if err != nil {
+		// An import that cannot be opened is returned, not reported; it
+		// still knows where the import statement is.
+		var pe reporter.ErrorWithPos
+		if errors.As(err, &pe) {
+			pos := pe.GetPosition()
+			return nil, Errors{{File: pos.Filename, Line: pos.Line, Column: pos.Col, Message: pe.Unwrap().Error()}}
+		}
 		return nil, Errors{{File: name, Message: err.Error()}}
 	}
 	if errs := shadowsWellKnown(files[0]); len(errs) > 0 {
@@ -163,27 +154,14 @@ func accessor(fsys fs.FS) func(string) (io.ReadCloser, error) {
 			// google/protobuf/timestamp.proto must not replace them.
 			return nil, fs.ErrNotExist
 		}
-		f, err := fsys.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		if st.IsDir() {
-			f.Close()
+		if st, err := fs.Stat(fsys, p); err == nil && st.IsDir() {
 			return nil, fmt.Errorf("%s is a directory: %w", p, fs.ErrNotExist)
 		}
-		if st.Size() > maxFileSize {
-			f.Close()
-			return nil, fmt.Errorf("%s is larger than %d bytes", p, maxFileSize)
+		data, err := format.ReadFile(fsys, p, maxFileSize)
+		if err != nil {
+			return nil, err
 		}
-		return struct {
-			io.Reader
-			io.Closer
-		}{io.LimitReader(f, maxFileSize+1), f}, nil
+		return io.NopCloser(bytes.NewReader(data)), nil
 	}
 }
 

@@ -3,15 +3,15 @@
 //
 //	go run ./compat/cmd/ruledoc > docs/rules.md
 //
-// compat's tests fail when docs/rules.md is stale.
+// compat/formats' tests fail when docs/rules.md is stale.
 package main
 
 import (
 	"fmt"
 
-	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/compat/formats"
 )
 
 func main() {
-	fmt.Print(compat.RulesMarkdown())
+	fmt.Print(formats.RulesMarkdown())
 }

@@ -1,0 +1,284 @@
+// Package format is the seam between evtool's jobs (lint, compat,
+// validate, replay, registry, docs, codegen) and the schema formats a
+// catalog's versions are written in: JSON Schema (v<N>.json), Avro
+// (v<N>.avsc) and Protobuf (v<N>.proto). A job asks a version's Schema
+// instead of switching on file extensions; what only one format has stays
+// in its own package (format/avro, format/protobuf, format/jsonschema),
+// reached by a type assertion on the Schema.
+package format
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"mime"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/evtool/evtool/report"
+)
+
+// Kind is a schema format.
+type Kind string
+
+const (
+	JSONSchema Kind = "jsonschema"
+	Avro       Kind = "avro"
+	Protobuf   Kind = "protobuf"
+)
+
+// Kinds lists every format, JSON Schema first.
+func Kinds() []Kind { return []Kind{JSONSchema, Avro, Protobuf} }
+
+// KindOf returns the format a schema file is written in, by its extension
+// (.json, .avsc, .proto; lower case only, as version files are named).
+func KindOf(name string) (Kind, bool) {
+	switch path.Ext(name) {
+	case ".json":
+		return JSONSchema, true
+	case ".avsc":
+		return Avro, true
+	case ".proto":
+		return Protobuf, true
+	}
+	return "", false
+}
+
+// Ext is the extension of the format's schema files, with the dot.
+func (k Kind) Ext() string {
+	switch k {
+	case Avro:
+		return ".avsc"
+	case Protobuf:
+		return ".proto"
+	}
+	return ".json"
+}
+
+// Name is the format's name for people: "JSON Schema", "Avro", "Protobuf".
+func (k Kind) Name() string {
+	switch k {
+	case Avro:
+		return "Avro"
+	case Protobuf:
+		return "Protobuf"
+	}
+	return "JSON Schema"
+}
+
+// SchemaType is the format's schemaType in the Confluent Schema Registry
+// API: JSON, AVRO or PROTOBUF.
+func (k Kind) SchemaType() string {
+	switch k {
+	case Avro:
+		return "AVRO"
+	case Protobuf:
+		return "PROTOBUF"
+	}
+	return "JSON"
+}
+
+// Content types of event data.
+const (
+	ContentTypeJSON     = "application/json"
+	ContentTypeAvro     = "application/avro"
+	ContentTypeProtobuf = "application/protobuf"
+)
+
+// ErrContentType is wrapped by every format's error for a content type
+// it has no encoding for.
+var ErrContentType = errors.New("unsupported content type")
+
+// IsJSON reports whether a datacontenttype carries JSON: application/json
+// or a +json type, parameters ignored. An empty content type is JSON, as
+// CloudEvents' JSON format says for data without one.
+func IsJSON(contentType string) bool {
+	if strings.TrimSpace(contentType) == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (mt == ContentTypeJSON || strings.HasSuffix(mt, "+json"))
+}
+
+// Schema is one compiled version of an event type in its format.
+//
+// Values are what the data's JSON form decodes to (JSON Schema documents,
+// Avro's JSON encoding with tagged unions, Protobuf's canonical JSON
+// mapping): map[string]any, []any, string, bool, nil and json.Number for
+// every number. The wire form is the bytes an event carries for a content
+// type: JSON text for the JSON forms, the binary encoding for
+// application/avro and application/protobuf.
+type Schema interface {
+	// Kind is the schema's format.
+	Kind() Kind
+	// Canonical is the schema's identity: equal for schemas that accept
+	// the same data in the same encoding, whatever their layout. Digests
+	// are its SHA-256.
+	Canonical() []byte
+	// Validate checks data (in the wire form of contentType) against the
+	// schema. The error is Errors when the format can point at the places
+	// that failed.
+	Validate(data []byte, contentType string) error
+	// DecodeValue reads data in the wire form of contentType.
+	DecodeValue(data []byte, contentType string) (any, error)
+	// EncodeValue writes a value in the wire form of contentType; it fails
+	// for a value the schema does not accept.
+	EncodeValue(value any, contentType string) ([]byte, error)
+	// ContentTypes lists the content types the format accepts, the
+	// default one first.
+	ContentTypes() []string
+	// DefaultContentType is the content type events of the format carry
+	// when nothing else is said (the binary encoding for Avro and
+	// Protobuf).
+	DefaultContentType() string
+	// FrameValue writes a value in the Confluent wire format under a
+	// registry schema id: magic byte 0, the 4-byte big-endian id
+	// (Protobuf: then the message indexes), then the default content
+	// type's encoding.
+	FrameValue(id uint32, value any) ([]byte, error)
+	// UnframeValue reads a Confluent-framed record.
+	UnframeValue(data []byte) (value any, id uint32, err error)
+	// SampleValue returns one value the schema accepts, deterministic for
+	// seed.
+	SampleValue(seed uint64) (any, error)
+}
+
+// Error is one problem with a schema file or a datum, at a line and
+// column, or at a JSON pointer. File is empty for data problems.
+type Error struct {
+	File    string
+	Line    int
+	Column  int
+	Pointer string
+	Message string
+}
+
+// Error renders "file:line: pointer: message" when there is a pointer,
+// else "file:line:col: message"; parts that are unknown are left out.
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			b.WriteString(":" + strconv.Itoa(e.Line))
+			if e.Column > 0 && e.Pointer == "" {
+				b.WriteString(":" + strconv.Itoa(e.Column))
+			}
+		}
+		b.WriteString(": ")
+	}
+	if e.Pointer != "" {
+		b.WriteString(e.Pointer + ": ")
+	}
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// Finding is the error as a report finding of the given rule.
+func (e *Error) Finding(rule string) report.Finding {
+	return report.Finding{Rule: rule, Severity: report.SeverityError, File: e.File, Line: e.Line, Column: e.Column, Pointer: e.Pointer, Message: e.Message}
+}
+
+// Errors is every problem found in one schema or datum; lint reports them
+// all, not the first.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Findings turns an error from a format into findings of rule: one per
+// Error, or one carrying the message when the error has no place.
+// display maps the file names the format used to display paths (nil keeps
+// them).
+func Findings(err error, rule string, display func(file string) string) []report.Finding {
+	if err == nil {
+		return nil
+	}
+	var list Errors
+	var one *Error
+	switch {
+	case errors.As(err, &list):
+	case errors.As(err, &one):
+		list = Errors{one}
+	default:
+		return []report.Finding{{Rule: rule, Severity: report.SeverityError, Message: err.Error()}}
+	}
+	out := make([]report.Finding, 0, len(list))
+	for _, e := range list {
+		f := e.Finding(rule)
+		if display != nil && f.File != "" {
+			f.File = display(f.File)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// Frame prefixes payload with the Confluent wire-format header for schema
+// id: magic byte 0 and the 4-byte big-endian id.
+func Frame(id uint32, payload []byte) []byte {
+	out := make([]byte, 5, 5+len(payload))
+	binary.BigEndian.PutUint32(out[1:], id)
+	return append(out, payload...)
+}
+
+// Unframe splits a payload in the Confluent wire format into its schema id
+// and the rest.
+func Unframe(data []byte) (id uint32, payload []byte, err error) {
+	if len(data) < 5 || data[0] != 0 {
+		return 0, nil, errors.New("not in the Confluent wire format (magic byte 0 and a 4-byte schema id)")
+	}
+	return binary.BigEndian.Uint32(data[1:5]), data[5:], nil
+}
+
+// ReadFile reads a schema file from a root-confined file system: regular
+// files only (a named pipe would block, a device never end), at most max
+// bytes.
+func ReadFile(fsys fs.FS, name string, max int64) ([]byte, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory", name)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s): only regular files are read", FileKind(st.Mode()))
+	}
+	if st.Size() > max {
+		return nil, fmt.Errorf("file is larger than %d bytes", max)
+	}
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		// Grew between the stat and the read.
+		return nil, fmt.Errorf("file is larger than %d bytes", max)
+	}
+	return data, nil
+}
+
+// FileKind names what a non-regular file is.
+func FileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "mode " + m.String()
+}

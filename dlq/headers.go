@@ -162,6 +162,7 @@ func Decode(r *kgo.Record) (Letter, error) {
 	}
 	set, ok := detect(r.Headers)
 	if !ok {
+		l.Error = anyError(r.Headers)
 		return l, nil
 	}
 	l.Convention = set.Convention
@@ -244,6 +245,19 @@ func detect(hs []kgo.RecordHeader) (HeaderSet, bool) {
 		}
 	}
 	return HeaderSet{}, false
+}
+
+// anyError is, for a record of no convention, the first non-empty header
+// whose name says error, exception or reason (a home-grown dead-letter
+// producer's "error", say).
+func anyError(hs []kgo.RecordHeader) string {
+	for _, h := range hs {
+		k := strings.ToLower(h.Key)
+		if len(h.Value) > 0 && (strings.Contains(k, "error") || strings.Contains(k, "exception") || strings.Contains(k, "reason")) {
+			return text(h.Value)
+		}
+	}
+	return ""
 }
 
 // IsDLQHeader reports whether a header belongs to a dead-letter

@@ -38,6 +38,7 @@ func TestDecode(t *testing.T) {
 		want Letter
 	}{
 		{"none", rec("ce_id", "1"), Letter{Convention: ConventionNone}},
+		{"none with an error header", rec("ce_id", "1", "error", "boom", "source-offset", "3"), Letter{Convention: ConventionNone, Error: "boom"}},
 		{"evtool", rec("dlq.error", "schema says no", "dlq.error.kind", "invalid", "dlq.source.topic", "orders", "dlq.source.partition", "1", "dlq.source.offset", "17"),
 			Letter{Convention: ConventionEvtool, Origin: &Origin{Topic: "orders", Partition: 1, Offset: 17}, OriginTopic: "orders", ErrorClass: "invalid", Error: "schema says no"}},
 		{"spring binary", rec("kafka_dlt-original-topic", "orders", "kafka_dlt-original-partition", be32(3), "kafka_dlt-original-offset", be64(1<<40), "kafka_dlt-original-timestamp", be64(at.UnixMilli()),

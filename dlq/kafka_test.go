@@ -1,7 +1,6 @@
 package dlq_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -24,7 +23,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-var base = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+var base = dlqtest.Base
 
 // fixture is a broker with topic orders holding example events and
 // orders.dlq holding their dead letters, one per convention, plus an
@@ -33,22 +32,6 @@ type fixture struct {
 	cc   kafka.ClientConfig
 	cat  *registry.Catalog
 	orig []*kgo.Record
-}
-
-func exampleEvents(t *testing.T, n int) [][]byte {
-	t.Helper()
-	f, err := os.Open("../examples/orders/events.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out [][]byte
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() && len(out) < n {
-		out = append(out, append([]byte(nil), sc.Bytes()...))
-	}
-	return out
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -63,33 +46,11 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	fx := &fixture{cc: kafka.ClientConfig{Brokers: b.Addrs()}, cat: cat}
-	ctx := context.Background()
-	events := exampleEvents(t, 4)
-	// An event the catalog rejects: a quantity that is not a number.
-	invalid := bytes.Replace(events[0], []byte(`"quantity":3`), []byte(`"quantity":"three"`), 1)
-	invalid = bytes.Replace(invalid, []byte(`"id":"a247fb24`), []byte(`"id":"bad0fb24`), 1)
-	events = append(events, invalid)
-	for i, ev := range events {
-		r, err := dlqtest.EventRecord(ctx, ev, "orders")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Partition = int32(i % 3)
-		r.Timestamp = base.Add(time.Duration(i) * time.Minute)
-		fx.orig = append(fx.orig, r)
-	}
-	if err := dlqtest.Produce(ctx, fx.cc, fx.orig...); err != nil {
+	events, err := os.ReadFile("../examples/orders/events.jsonl")
+	if err != nil {
 		t.Fatal(err)
 	}
-	letters := []*kgo.Record{
-		dlqtest.DeadLetter(fx.orig[0], "orders.dlq", dlq.ConventionEvtool, "unknown-version", "com.example.order.placed v1 is not known to this consumer"),
-		dlqtest.DeadLetter(fx.orig[1], "orders.dlq", dlq.ConventionSpring, "org.springframework.kafka.listener.ListenerExecutionFailedException", "Listener method threw"),
-		dlqtest.DeadLetter(fx.orig[2], "orders.dlq", dlq.ConventionConnect, "org.apache.kafka.connect.errors.DataException", "Converting byte[] to Kafka Connect data failed"),
-		dlqtest.DeadLetter(fx.orig[3], "orders.dlq", dlq.ConventionStreams, "org.apache.kafka.common.errors.SerializationException", "Size of data received is not 8"),
-		dlqtest.DeadLetter(fx.orig[4], "orders.dlq", dlq.ConventionEvtool, "invalid", "data: /items/0/quantity: want integer"),
-		{Topic: "orders.dlq", Value: []byte("not an event"), Headers: []kgo.RecordHeader{{Key: "error", Value: []byte("boom")}}, Timestamp: base.Add(10 * time.Minute)},
-	}
-	if err := dlqtest.Produce(ctx, fx.cc, letters...); err != nil {
+	if fx.orig, err = dlqtest.Seed(context.Background(), fx.cc, events, 0); err != nil {
 		t.Fatal(err)
 	}
 	return fx

@@ -380,8 +380,8 @@ func WriteRedrive(w io.Writer, f report.Format, res *Redrive) error {
 	}
 	fmt.Fprintf(&b, "redrive %s as group %s: %s\n", res.Topic, res.Group, mode)
 	for _, o := range res.Outcomes {
-		if o.Action == ActionSkipped {
-			continue
+		if o.Action == ActionSkipped || o.Action == ActionSend && res.Apply {
+			continue // not selected; not sent, interrupted (counted below)
 		}
 		verb := map[Action]string{ActionSend: "would send", ActionSent: "sent", ActionRefused: "refused", ActionError: "error"}[o.Action]
 		line := fmt.Sprintf("%-10s %d@%d  %s", verb, o.Partition, o.Offset, report.Escape(o.eventText()))
@@ -401,6 +401,9 @@ func WriteRedrive(w io.Writer, f report.Format, res *Redrive) error {
 	c := res.Counts
 	if res.Apply {
 		fmt.Fprintf(&b, "%d sent, %d refused, %d not selected, %d error(s)\n", c.Sent, c.Refused, c.Skipped, c.Errors)
+		if c.Send > 0 {
+			fmt.Fprintf(&b, "%d selected record(s) not sent\n", c.Send)
+		}
 	} else {
 		fmt.Fprintf(&b, "%d to send, %d refused, %d not selected, %d error(s)\n", c.Send, c.Refused, c.Skipped, c.Errors)
 	}

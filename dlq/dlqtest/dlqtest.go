@@ -4,6 +4,7 @@
 package dlqtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -105,4 +106,51 @@ func Produce(ctx context.Context, cc kafka.ClientConfig, recs ...*kgo.Record) er
 		}
 	}
 	return nil
+}
+
+// Base is the timestamp of the first record Seed writes.
+var Base = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+
+// Seed writes to topic orders the first four events of the JSONL file
+// events (examples/orders/events.jsonl) and an invalid copy of the first
+// (its first item's quantity "three", its id starting bad0), one minute
+// apart from Base, and to orders.dlq a dead letter of each: evtool,
+// Spring, Connect, Streams and evtool conventions; then a record of no
+// convention that is no event, with an "error" header. extra more dead
+// letters of the first event (evtool convention) follow. It returns the
+// records written to orders.
+func Seed(ctx context.Context, cc kafka.ClientConfig, events []byte, extra int) ([]*kgo.Record, error) {
+	lines := bytes.SplitN(events, []byte("\n"), 5)
+	if len(lines) < 5 {
+		return nil, fmt.Errorf("want at least 4 events, got %d", len(lines)-1)
+	}
+	evs := lines[:4]
+	invalid := bytes.Replace(evs[0], []byte(`"quantity":3`), []byte(`"quantity":"three"`), 1)
+	invalid = bytes.Replace(invalid, []byte(`"id":"a247fb24`), []byte(`"id":"bad0fb24`), 1)
+	evs = append(evs, invalid)
+	var orig []*kgo.Record
+	for i, ev := range evs {
+		r, err := EventRecord(ctx, ev, "orders")
+		if err != nil {
+			return nil, err
+		}
+		r.Partition = int32(i % 3)
+		r.Timestamp = Base.Add(time.Duration(i) * time.Minute)
+		orig = append(orig, r)
+	}
+	if err := Produce(ctx, cc, orig...); err != nil {
+		return nil, err
+	}
+	letters := []*kgo.Record{
+		DeadLetter(orig[0], "orders.dlq", dlq.ConventionEvtool, "unknown-version", "com.example.order.placed v1 is not known to this consumer"),
+		DeadLetter(orig[1], "orders.dlq", dlq.ConventionSpring, "org.springframework.kafka.listener.ListenerExecutionFailedException", "Listener method threw"),
+		DeadLetter(orig[2], "orders.dlq", dlq.ConventionConnect, "org.apache.kafka.connect.errors.DataException", "Converting byte[] to Kafka Connect data failed"),
+		DeadLetter(orig[3], "orders.dlq", dlq.ConventionStreams, "org.apache.kafka.common.errors.SerializationException", "Size of data received is not 8"),
+		DeadLetter(orig[4], "orders.dlq", dlq.ConventionEvtool, "invalid", "data: /items/0/quantity: want integer"),
+		{Topic: "orders.dlq", Value: []byte("not an event"), Headers: []kgo.RecordHeader{{Key: "error", Value: []byte("boom")}}, Timestamp: Base.Add(10 * time.Minute)},
+	}
+	for i := 0; i < extra; i++ {
+		letters = append(letters, DeadLetter(orig[0], "orders.dlq", dlq.ConventionEvtool, "unknown-version", fmt.Sprintf("copy %d", i)))
+	}
+	return orig, Produce(ctx, cc, letters...)
 }

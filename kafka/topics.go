@@ -68,6 +68,11 @@ type ReadOptions struct {
 	// From is where reading starts in partitions the group has no
 	// committed offset for (all partitions when Group is empty).
 	From Start
+	// Offsets, when set, move the start in the partitions they name
+	// forward to these offsets (never before where From starts, never
+	// past the end; the group's committed offsets still win): to read
+	// only what was appended after a known point.
+	Offsets map[string]map[int32]int64
 	// Follow keeps reading past the end offsets seen at start, until the
 	// context ends. Without it, Next returns io.EOF-like ErrEnd once every
 	// partition reached the end offset it had when the reader opened.
@@ -168,6 +173,9 @@ func OpenTopics(ctx context.Context, cc ClientConfig, opts ReadOptions) (*TopicR
 		off := o.Offset
 		if off < 0 { // a time after the last record: nothing to read before the end
 			off = r.end[o.Topic][o.Partition]
+		}
+		if at, ok := opts.Offsets[o.Topic][o.Partition]; ok && at > off {
+			off = min(at, r.end[o.Topic][o.Partition])
 		}
 		put(r.start, o.Topic, o.Partition, off)
 	})

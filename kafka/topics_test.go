@@ -220,3 +220,16 @@ func TestParseStart(t *testing.T) {
 		}
 	}
 }
+
+func TestTopicReaderOffsets(t *testing.T) {
+	_, cc := topicBroker(t, 3)
+	got, _ := readAll(t, cc, ReadOptions{Topics: []string{"t"}, Offsets: map[string]map[int32]int64{"t": {0: 2, 1: 99}}})
+	// Partition 0 from offset 2; partition 1 past its end: nothing.
+	if want := "t/0@2=p0-2"; strings.Join(got, " ") != want {
+		t.Errorf("read %v, want %s", got, want)
+	}
+	got, _ = readAll(t, cc, ReadOptions{Topics: []string{"t"}, From: Latest, Offsets: map[string]map[int32]int64{"t": {0: 1}}})
+	if len(got) != 0 {
+		t.Errorf("an offset before From's start moved it back: read %v", got)
+	}
+}

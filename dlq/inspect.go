@@ -265,6 +265,8 @@ func (e Entry) eventText() string {
 
 func (e Entry) errorText() string {
 	switch {
+	case e.ErrorClass != "" && e.Error != "" && strings.HasPrefix(e.Error, e.ErrorClass+": "):
+		return e.Error // the message names its class already
 	case e.ErrorClass != "" && e.Error != "":
 		return e.ErrorClass + ": " + e.Error
 	case e.ErrorClass != "":

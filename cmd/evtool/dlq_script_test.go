@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,7 +38,129 @@ import (
 //	    fail unless TOPIC holds N records
 //	waitcommit GROUP
 //	    wait (up to 30s) until GROUP committed progress on orders.dlq
+//	produceevents FILE N
+//	    write the first N events of the JSONL FILE to orders (binary mode,
+//	    keyed by subject)
+//	ordersconsumer start [FLAG...] | stop
+//	    start the example consumer (examples/orders/consumer) on orders
+//	    as group orders-consumer, dead letters to orders.dlq, its database
+//	    in $WORK/orders (kept across restarts); stop it with SIGTERM
+//	waitconsumed
+//	    wait (up to 60s) until group orders-consumer committed the end of
+//	    every partition of orders
+//	ordersshipped N
+//	    fail unless the consumer's state has N orders shipped
 var dlqScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"produceevents": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: produceevents FILE N")
+		}
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		data, err := os.ReadFile(ts.MkAbs(args[0]))
+		ts.Check(err)
+		var recs []*kgo.Record
+		for i, line := range bytes.SplitN(data, []byte("\n"), n+1)[:n] {
+			r, err := dlqtest.EventRecord(context.Background(), line, "orders")
+			ts.Check(err)
+			r.Partition = int32(i % 3)
+			recs = append(recs, r)
+		}
+		ts.Check(dlqtest.Produce(context.Background(), scriptClient(ts), recs...))
+	},
+	"ordersconsumer": func(ts *testscript.TestScript, neg bool, args []string) {
+		p := ts.Value(ordersConsumerKey{}).(*ordersConsumer)
+		switch {
+		case len(args) >= 1 && args[0] == "start":
+			if p.cmd != nil {
+				ts.Fatalf("the consumer is running")
+			}
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			ts.Check(err)
+			p.addr = l.Addr().String()
+			l.Close()
+			cmd := exec.Command(ts.Getenv("ORDERS_CONSUMER"), args[1:]...)
+			cmd.Env = append(os.Environ(), "EVTOOL_BROKERS="+ts.Getenv("BROKERS"), "EVTOOL_TOPIC=orders", "EVTOOL_GROUP=orders-consumer",
+				"EVTOOL_WORKDIR="+ts.MkAbs("orders"), "EVTOOL_ADDR="+p.addr, "EVTOOL_DLQ_TOPIC=orders.dlq")
+			cmd.Stderr = &p.log
+			ts.Check(os.MkdirAll(ts.MkAbs("orders"), 0o755))
+			ts.Check(cmd.Start())
+			p.cmd = cmd
+			ts.Defer(p.stop)
+		case len(args) == 1 && args[0] == "stop":
+			if p.cmd == nil {
+				ts.Fatalf("the consumer is not running")
+			}
+			p.stop()
+			ts.Logf("consumer log:\n%s", p.log.String())
+		default:
+			ts.Fatalf("usage: ordersconsumer start [FLAG...] | stop")
+		}
+	},
+	"waitconsumed": func(ts *testscript.TestScript, neg bool, args []string) {
+		o, err := scriptClient(ts).Options()
+		ts.Check(err)
+		cl, err := kgo.NewClient(o...)
+		ts.Check(err)
+		defer cl.Close()
+		adm := kadm.NewClient(cl)
+		ctx := context.Background()
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			ends, err := adm.ListEndOffsets(ctx, "orders")
+			if err != nil {
+				continue
+			}
+			offs, err := adm.FetchOffsets(ctx, "orders-consumer")
+			if err != nil {
+				continue
+			}
+			done := true
+			ends.Each(func(e kadm.ListedOffset) {
+				if c, ok := offs.Lookup("orders", e.Partition); e.Offset > 0 && (!ok || c.At < e.Offset) {
+					done = false
+				}
+			})
+			if done {
+				return
+			}
+		}
+		ts.Fatalf("group orders-consumer did not consume orders in 60s")
+	},
+	"ordersshipped": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: ordersshipped N")
+		}
+		want, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		p := ts.Value(ordersConsumerKey{}).(*ordersConsumer)
+		var got int
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			resp, err := http.Get("http://" + p.addr + "/state")
+			if err != nil {
+				continue
+			}
+			var st struct {
+				Orders map[string]struct {
+					Status string `json:"status"`
+				} `json:"orders"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&st)
+			resp.Body.Close()
+			if err != nil {
+				continue
+			}
+			got = 0
+			for _, o := range st.Orders {
+				if o.Status == "shipped" {
+					got++
+				}
+			}
+			if got == want {
+				return
+			}
+		}
+		ts.Fatalf("%d orders shipped, want %d", got, want)
+	},
 	"dlqbroker": func(ts *testscript.TestScript, neg bool, args []string) {
 		b, err := kafka.StartBroker(kafka.BrokerConfig{Partitions: 3, Topics: []string{"orders", "orders.dlq"}})
 		ts.Check(err)
@@ -99,6 +227,31 @@ var dlqScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []
 	},
 }
 
+type ordersConsumerKey struct{}
+
+// ordersConsumer is the example consumer a script runs.
+type ordersConsumer struct {
+	cmd  *exec.Cmd
+	addr string
+	log  bytes.Buffer
+}
+
+func (p *ordersConsumer) stop() {
+	if p.cmd == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+	p.cmd = nil
+}
+
 func scriptClient(ts *testscript.TestScript) kafka.ClientConfig {
 	return kafka.ClientConfig{Brokers: []string{ts.Getenv("BROKERS")}}
 }
@@ -123,6 +276,7 @@ func readTopic(ts *testscript.TestScript, topic string) []*kgo.Record {
 // TestDLQScripts runs the scripts of evtool dlq in testdata/script/dlq,
 // each against an embedded broker of its own.
 func TestDLQScripts(t *testing.T) {
+	consumer := goBuild(t, t.TempDir(), "./examples/orders/consumer", "orders-consumer")
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script/dlq",
 		RequireExplicitExec: true,
@@ -134,6 +288,8 @@ func TestDLQScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("EXAMPLES", wd+"/../../examples")
+			env.Setenv("ORDERS_CONSUMER", consumer)
+			env.Values[ordersConsumerKey{}] = &ordersConsumer{}
 			return nil
 		},
 	})

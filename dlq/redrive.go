@@ -84,7 +84,11 @@ type Redrive struct {
 	Apply    bool      `json:"apply"`
 	Outcomes []Outcome `json:"records"`
 	Counts   struct {
-		Send, Sent, Refused, Skipped, Errors int
+		Send    int `json:"send"`
+		Sent    int `json:"sent"`
+		Refused int `json:"refused"`
+		Skipped int `json:"skipped"`
+		Errors  int `json:"errors"`
 	} `json:"counts"`
 	// Interrupted says where a run stopped early; Err why it stopped.
 	Interrupted string `json:"interrupted,omitempty"`

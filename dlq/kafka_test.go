@@ -303,3 +303,32 @@ func TestRedriveInterrupted(t *testing.T) {
 		t.Fatalf("orders holds %d, want 9: each record sent once", n)
 	}
 }
+
+// A record with malformed dead-letter headers stops redrive before it:
+// the group does not pass it, and inspect lists it with the problem.
+func TestRedriveMalformed(t *testing.T) {
+	fx := newFixture(t)
+	bad := &kgo.Record{Topic: "orders.dlq", Value: []byte("x"), Headers: []kgo.RecordHeader{{Key: "kafka_dlt-original-topic", Value: []byte("orders")}, {Key: "kafka_dlt-original-offset", Value: []byte{1, 2, 3}}}}
+	if err := dlqtest.Produce(context.Background(), fx.cc, bad); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"se se se se re re er", "er"} {
+		res := redrive(t, fx, dlq.RedriveOptions{Apply: true})
+		if got := actions(res); got != want {
+			t.Fatalf("apply: %s, want %s", got, want)
+		}
+		if want := "orders.dlq/0@6: header kafka_dlt-original-offset: 0x010203 (3 bytes): want a decimal number or a big-endian int64 (8 bytes)"; res.Err != want {
+			t.Fatalf("error %q, want %q", res.Err, want)
+		}
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 9 {
+		t.Fatalf("orders holds %d, want 9", n)
+	}
+	ins, err := dlq.Inspect(context.Background(), dlq.InspectOptions{Client: fx.cc, Topic: "orders.dlq"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ins.Summary.Malformed != 1 || ins.Records[6].Problem == "" {
+		t.Fatalf("malformed %d, problem %q", ins.Summary.Malformed, ins.Records[6].Problem)
+	}
+}

@@ -50,7 +50,22 @@ import (
 //	    every partition of orders
 //	ordersshipped N
 //	    fail unless the consumer's state has N orders shipped
+//	dlqheaders KEY VALUE...
+//	    write a record to orders.dlq with these headers (VALUE in Go
+//	    string syntax, "\x00\x01" for bytes)
 var dlqScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"dlqheaders": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) == 0 || len(args)%2 != 0 {
+			ts.Fatalf("usage: dlqheaders KEY VALUE...")
+		}
+		r := &kgo.Record{Topic: "orders.dlq", Value: []byte("x")}
+		for i := 0; i < len(args); i += 2 {
+			v, err := strconv.Unquote(`"` + args[i+1] + `"`)
+			ts.Check(err)
+			r.Headers = append(r.Headers, kgo.RecordHeader{Key: args[i], Value: []byte(v)})
+		}
+		ts.Check(dlqtest.Produce(context.Background(), scriptClient(ts), r))
+	},
 	"produceevents": func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 2 {
 			ts.Fatalf("usage: produceevents FILE N")

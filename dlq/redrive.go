@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/kafka"
@@ -103,11 +105,10 @@ func (r *Redrive) Failed() (errored, refused bool) {
 
 // RunRedrive reads the dead-letter topic from where the group stopped
 // (its start for a new group) to its end when reading started, decides
-// for every record, and with Apply sends the ones to send, one at a time:
-// produce, wait for the acknowledgement, then commit the group past the
-// record (and past the refused and skipped records before it). A record is
-// decided once per group; a crash between a produce and its commit sends
-// that record again on the next run (at least once).
+// for every record, and with Apply sends the ones to send, one at a time,
+// each in a transaction that also commits the group past the record (and
+// past the refused and skipped records before it). A record is decided
+// once per group and sent once.
 func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 	if o.Group == "" {
 		o.Group = DefaultGroup(o.Topic)
@@ -117,6 +118,14 @@ func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 	}
 	if o.Catalog == nil {
 		return nil, errors.New("redrive validates events against a catalog: none given")
+	}
+	var producer *kgo.Client
+	if o.Apply {
+		var err error
+		if producer, err = newProducer(ctx, o); err != nil {
+			return nil, err
+		}
+		defer producer.Close()
 	}
 	r, err := kafka.OpenTopics(ctx, o.Client, kafka.ReadOptions{Topics: []string{o.Topic}, Group: o.Group})
 	if err != nil {
@@ -147,7 +156,7 @@ func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 		return a.Offset < b.Offset
 	})
 	if o.Apply {
-		if err := send(ctx, r, o, res); err != nil {
+		if err := send(ctx, producer, r, o, res); err != nil {
 			res.Err = err.Error()
 		}
 	}
@@ -250,34 +259,55 @@ func redriveRecord(e Entry, target string) *kgo.Record {
 	return &kgo.Record{Topic: target, Key: src.Key, Value: src.Value, Headers: hs}
 }
 
-// produceTimeout bounds one produce: sending is not cancelled by an
-// interrupt (a produce cut off midway may or may not have landed), the
-// run stops between records instead.
+// produceTimeout bounds one produce and one commit: sending is not
+// cancelled by an interrupt (a produce cut off midway may or may not have
+// landed), the run stops between records instead.
 const produceTimeout = 30 * time.Second
 
-func send(ctx context.Context, r *kafka.TopicReader, o RedriveOptions, res *Redrive) error {
+// transactionalID is the producer identity of a group's redrives: a rerun
+// with the same group fences a run that died and aborts its open
+// transaction.
+func transactionalID(group string) string { return "evtool-redrive-" + group }
+
+// newProducer opens the transactional producer of a run that applies and
+// registers its transactional ID, which aborts the transaction a crashed
+// run of the group left open, before the group's progress is read.
+func newProducer(ctx context.Context, o RedriveOptions) (*kgo.Client, error) {
+	base, err := o.Client.Options()
+	if err != nil {
+		return nil, err
+	}
+	cl, err := kgo.NewClient(append(base,
+		kgo.TransactionalID(transactionalID(o.Group)),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
+	)...)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := cl.ProducerID(ctx); err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("initialising the transactional producer %s: %w", transactionalID(o.Group), err)
+	}
+	return cl, nil
+}
+
+// send produces each record to send in a transaction of its own that also
+// commits the group past it (and past the refused and skipped records
+// before it): the record and the progress land together or not at all, so
+// a run that dies between them leaves neither, and the rerun sends the
+// record once. Consumers of the target that read committed records only
+// (isolation.level=read_committed) never see a record twice.
+func send(ctx context.Context, cl *kgo.Client, r *kafka.TopicReader, o RedriveOptions, res *Redrive) error {
 	targets := map[string]bool{}
 	for _, out := range res.Outcomes {
 		if out.Action == ActionSend {
 			targets[out.Target] = true
 		}
 	}
-	base, err := o.Client.Options()
-	if err != nil {
-		return err
-	}
-	cl, err := kgo.NewClient(append(base,
-		// Idempotent (franz-go's default) with acks from all replicas: a
-		// retried produce is written once.
-		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
-	)...)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
+	adm := kadm.NewClient(cl)
 	if len(targets) > 0 {
-		if err := checkTargets(ctx, kadm.NewClient(cl), targets); err != nil {
+		if err := checkTargets(ctx, adm, targets); err != nil {
 			for i := range res.Outcomes {
 				if res.Outcomes[i].Action == ActionSend {
 					res.Outcomes[i].Action = ActionError
@@ -293,17 +323,21 @@ func send(ctx context.Context, r *kafka.TopicReader, o RedriveOptions, res *Redr
 		if len(pending) == 0 {
 			return nil
 		}
-		recs := make([]*kgo.Record, 0, len(pending))
-		for _, rec := range pending {
-			recs = append(recs, rec)
-		}
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), produceTimeout)
 		defer cancel()
-		if err := r.Commit(cctx, recs...); err != nil {
+		if err := r.Commit(cctx, pendingRecords(pending)...); err != nil {
 			return err
 		}
 		clear(pending)
 		return nil
+	}
+	var topicID kadm.TopicID
+	if len(targets) > 0 {
+		details, err := adm.ListTopics(ctx, o.Topic)
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", o.Topic, err)
+		}
+		topicID = details[o.Topic].ID
 	}
 	for i := range res.Outcomes {
 		out := &res.Outcomes[i]
@@ -324,23 +358,86 @@ func send(ctx context.Context, r *kafka.TopicReader, o RedriveOptions, res *Redr
 			}
 			continue
 		}
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), produceTimeout)
-		err := cl.ProduceSync(pctx, redriveRecord(out.Entry, out.Target)).FirstErr()
-		cancel()
-		if err != nil {
-			_ = commit()
-			return fmt.Errorf("sending %s/%d@%d to %s: %w (it may have been written: a rerun sends it again)", o.Topic, out.Partition, out.Offset, out.Target, err)
+		where := fmt.Sprintf("%s/%d@%d", o.Topic, out.Partition, out.Offset)
+		if err := cl.BeginTransaction(); err != nil {
+			return fmt.Errorf("sending %s: %w", where, err)
 		}
-		out.Action = ActionSent
-		if o.AfterSend != nil {
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), produceTimeout)
+		err := cl.ProduceSync(tctx, redriveRecord(out.Entry, out.Target)).FirstErr()
+		if err == nil && o.AfterSend != nil {
 			o.AfterSend(*out)
 		}
-		pending[out.Partition] = out.record
-		if err := commit(); err != nil {
-			return fmt.Errorf("%w (%s/%d@%d was sent to %s: a rerun sends it again)", err, o.Topic, out.Partition, out.Offset, out.Target)
+		if err == nil {
+			pending[out.Partition] = out.record
+			err = commitInTransaction(tctx, cl, o.Group, o.Topic, topicID, pending)
 		}
+		if err == nil {
+			err = cl.EndTransaction(tctx, kgo.TryCommit)
+		}
+		if err != nil {
+			_ = cl.EndTransaction(tctx, kgo.TryAbort)
+			cancel()
+			return fmt.Errorf("sending %s to %s: %w (its transaction is aborted: a rerun sends it)", where, out.Target, err)
+		}
+		cancel()
+		clear(pending)
+		out.Action = ActionSent
 	}
 	return commit()
+}
+
+func pendingRecords(pending map[int32]*kgo.Record) []*kgo.Record {
+	recs := make([]*kgo.Record, 0, len(pending))
+	for _, rec := range pending {
+		recs = append(recs, rec)
+	}
+	return recs
+}
+
+// commitInTransaction commits the group past the pending records as part
+// of the producer's open transaction. The group is not joined (the
+// generation is -1, as for a simple consumer), which franz-go's
+// transaction sessions do not support, hence the two requests by hand.
+func commitInTransaction(ctx context.Context, cl *kgo.Client, group, topic string, topicID kadm.TopicID, pending map[int32]*kgo.Record) error {
+	id, epoch, err := cl.ProducerID(ctx)
+	if err != nil {
+		return err
+	}
+	txnID := transactionalID(group)
+	add := kmsg.NewPtrAddOffsetsToTxnRequest()
+	add.TransactionalID, add.ProducerID, add.ProducerEpoch, add.Group = txnID, id, epoch, group
+	addResp, err := add.RequestWith(ctx, cl)
+	if err == nil {
+		err = kerr.ErrorForCode(addResp.ErrorCode)
+	}
+	if err != nil {
+		return fmt.Errorf("adding the progress of group %s to the transaction: %w", group, err)
+	}
+	req := kmsg.NewPtrTxnOffsetCommitRequest()
+	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = txnID, group, id, epoch
+	req.Generation, req.MemberID = -1, ""
+	t := kmsg.NewTxnOffsetCommitRequestTopic()
+	t.Topic, t.TopicID = topic, topicID
+	for _, rec := range pendingRecords(pending) {
+		p := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+		p.Partition, p.Offset, p.LeaderEpoch = rec.Partition, rec.Offset+1, -1
+		t.Partitions = append(t.Partitions, p)
+	}
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, cl)
+	if err == nil {
+		for _, rt := range resp.Topics {
+			for _, rp := range rt.Partitions {
+				if e := kerr.ErrorForCode(rp.ErrorCode); e != nil && err == nil {
+					err = fmt.Errorf("%s/%d: %w", topic, rp.Partition, e)
+				}
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("committing the progress of group %s in the transaction: %w", group, err)
+	}
+	return nil
 }
 
 // checkTargets fails unless every target topic exists: redrive never

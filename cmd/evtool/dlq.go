@@ -159,10 +159,11 @@ func (a *app) dlqRedriveCommand() *cobra.Command {
             evtool-redrive-count one higher
 
 Without --apply nothing is sent or committed: it prints what it would send
-where. With --apply each record is produced, its acknowledgement awaited,
-then the group committed past it, so a rerun resumes after the last record
-sent and never sends one twice; only a crash between an acknowledged
-produce and its commit sends that record again on the rerun. Refused and
+where. With --apply each record is produced and the group committed past it
+in one Kafka transaction (transactional ID evtool-redrive-<group>), so a
+rerun resumes after the last record sent and never sends one twice; a
+crash mid-transaction leaves it to be aborted by the rerun (consumers
+reading with isolation.level=read_committed never see that copy). Refused and
 skipped records are passed over for the group: to redrive one later, use
 another --group. An interrupted run (Ctrl-C) stops between records and says
 where. Target topics must exist: redrive never creates one.

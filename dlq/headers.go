@@ -48,8 +48,11 @@ const (
 // (Headers.lastHeader).
 type HeaderSet struct {
 	Convention Convention
-	// Prefix starts every header of the convention: redrive drops them.
-	Prefix string
+	// Prefix starts every header of the convention: redrive drops them,
+	// and the ones starting with a prefix of AlsoDrop (bookkeeping of the
+	// convention's retries, not dead-letter headers Decode reads).
+	Prefix   string
+	AlsoDrop []string
 	// Topic, Partition and Offset name where the record was consumed
 	// from; Timestamp its original timestamp (milliseconds since the
 	// epoch, "" when the convention has none).
@@ -77,7 +80,10 @@ func Conventions() []HeaderSet {
 		},
 		{
 			// Spring Kafka's KafkaHeaders.DLT_*.
-			Convention: ConventionSpring, Prefix: "kafka_dlt-",
+			// RetryTopicHeaders' retry_topic-attempts, -backoff-timestamp
+			// and -original-timestamp count a record's retries and their
+			// deadline: a redriven record starts afresh.
+			Convention: ConventionSpring, Prefix: "kafka_dlt-", AlsoDrop: []string{"retry_topic-"},
 			Topic: "kafka_dlt-original-topic", Partition: "kafka_dlt-original-partition", Offset: "kafka_dlt-original-offset", Timestamp: "kafka_dlt-original-timestamp",
 			ErrorClass:   []string{"kafka_dlt-exception-fqcn", "kafka_dlt-key-exception-fqcn"},
 			ErrorMessage: []string{"kafka_dlt-exception-message", "kafka_dlt-key-exception-message"},
@@ -269,6 +275,11 @@ func IsDLQHeader(key string) bool {
 	for _, set := range Conventions() {
 		if strings.HasPrefix(key, set.Prefix) {
 			return true
+		}
+		for _, p := range set.AlsoDrop {
+			if strings.HasPrefix(key, p) {
+				return true
+			}
 		}
 	}
 	return false

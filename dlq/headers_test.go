@@ -115,6 +115,10 @@ func TestIsDLQHeader(t *testing.T) {
 	for key, want := range map[string]bool{
 		"dlq.error": true, "kafka_dlt-exception-fqcn": true, "__connect.errors.stage": true, "__streams.errors.stacktrace": true,
 		RedriveCountHeader: true, "ce_id": false, "content-type": false, "traceparent": false, "kafka_offset": false,
+		// Spring's retry topics: a redriven record that kept its attempts
+		// and original timestamp would go straight to the dead-letter
+		// topic on its next failure, its retries used up or timed out.
+		"retry_topic-attempts": true, "retry_topic-original-timestamp": true, "retry_topic-backoff-timestamp": true,
 	} {
 		if got := IsDLQHeader(key); got != want {
 			t.Errorf("IsDLQHeader(%q) = %v", key, got)

@@ -264,6 +264,15 @@ func (e Entry) eventText() string {
 }
 
 func (e Entry) errorText() string {
+	if t := e.errorHeaders(); t != "" {
+		return t
+	}
+	return "(no error header)"
+}
+
+// errorHeaders is the error as the headers say it, "class: message" ("" for
+// none): what --error-match matches.
+func (e Entry) errorHeaders() string {
 	switch {
 	case e.ErrorClass != "" && e.Error != "" && strings.HasPrefix(e.Error, e.ErrorClass+": "):
 		return e.Error // the message names its class already
@@ -274,5 +283,5 @@ func (e Entry) errorText() string {
 	case e.Error != "":
 		return e.Error
 	}
-	return "(no error header)"
+	return ""
 }

@@ -239,7 +239,7 @@ func selected(e Entry, o RedriveOptions) bool {
 	if o.Type != "" && (e.Type == nil || *e.Type != o.Type) {
 		return false
 	}
-	if o.ErrorMatch != nil && !o.ErrorMatch.MatchString(e.errorText()) {
+	if o.ErrorMatch != nil && !o.ErrorMatch.MatchString(e.errorHeaders()) {
 		return false
 	}
 	return true

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -331,5 +332,51 @@ func TestRedriveMalformed(t *testing.T) {
 	}
 	if ins.Summary.Malformed != 1 || ins.Records[6].Problem == "" {
 		t.Fatalf("malformed %d, problem %q", ins.Summary.Malformed, ins.Records[6].Problem)
+	}
+}
+
+// TestRedriveSeveralPartitions spreads dead letters over three partitions,
+// valid and invalid interleaved, crashes a run mid-way and reruns it: every
+// valid record reaches orders once, and the group ends past every record
+// of every partition.
+func TestRedriveSeveralPartitions(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	var more []*kgo.Record
+	for p := int32(1); p <= 2; p++ {
+		for i, o := range fx.orig {
+			r := dlqtest.DeadLetter(o, "orders.dlq", dlq.ConventionSpring, "x.Failed", fmt.Sprintf("p%d-%d", p, i))
+			r.Partition = p
+			more = append(more, r)
+		}
+	}
+	if err := dlqtest.Produce(ctx, fx.cc, more...); err != nil {
+		t.Fatal(err)
+	}
+	crash := errors.New("crash")
+	sent := 0
+	func() {
+		defer func() {
+			if r := recover(); r != crash {
+				panic(r)
+			}
+		}()
+		_, _ = dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true,
+			AfterSend: func(o dlq.Outcome) {
+				if sent++; o.Partition == 1 && o.Offset == 2 {
+					panic(crash)
+				}
+			}})
+	}()
+	res := redrive(t, fx, dlq.RedriveOptions{Apply: true})
+	if got, want := actions(res), "se se re se se se se re"; got != want {
+		t.Fatalf("rerun: %s, want %s (resuming at 1@2)", got, want)
+	}
+	// 5 originals; valid dead letters: 4 in partition 0, 4 in 1, 4 in 2.
+	if n := len(consumed(t, fx.cc, "orders")); n != 5+12 {
+		t.Fatalf("orders holds %d, want 17: each valid record sent once", n)
+	}
+	if again := redrive(t, fx, dlq.RedriveOptions{Apply: true}); len(again.Outcomes) != 0 {
+		t.Fatalf("a third run decided %s", actions(again))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Start says where a TopicReader starts in each partition.
@@ -68,6 +69,11 @@ type ReadOptions struct {
 	// From is where reading starts in partitions the group has no
 	// committed offset for (all partitions when Group is empty).
 	From Start
+	// Offsets, when set, move the start in the partitions they name
+	// forward to these offsets (never before where From starts, never
+	// past the end; the group's committed offsets still win): to read
+	// only what was appended after a known point.
+	Offsets map[string]map[int32]int64
 	// Follow keeps reading past the end offsets seen at start, until the
 	// context ends. Without it, Next returns io.EOF-like ErrEnd once every
 	// partition reached the end offset it had when the reader opened.
@@ -94,6 +100,7 @@ var ErrEnd = errors.New("end of the topics as they were when reading started")
 // every record for the findings about it.
 type TopicReader struct {
 	cl    *kgo.Client
+	admCl *kgo.Client
 	adm   *kadm.Client
 	opts  ReadOptions
 	start map[string]map[int32]int64
@@ -102,6 +109,86 @@ type TopicReader struct {
 	pending  map[string]map[int32]bool
 	buf      []*kgo.Record
 	progress time.Time
+	// probed is when probeAborted last ran.
+	probed time.Time
+}
+
+// probeAfter is how long reading makes no progress before probeAborted
+// looks at what remains.
+const probeAfter = time.Second
+
+// probeAborted ends the partitions whose remaining offsets before their end
+// hold aborted transactions' records only. A committed read never returns
+// those records, and the abort marker that would show the reader moving
+// past them can lie beyond the end: the end of a partition with an open
+// transaction is its last stable offset, which an aborted transaction that
+// began before and ended after the open one's start straddles. The probe
+// fetches from the next offset as the reader does, and
+// kgo.ProcessFetchPartition says how far the batches go, aborted ones
+// included.
+func (r *TopicReader) probeAborted(ctx context.Context) {
+	var topics []string
+	for t, parts := range r.pending {
+		if len(parts) > 0 {
+			topics = append(topics, t)
+		}
+	}
+	if len(topics) == 0 {
+		return
+	}
+	details, err := r.adm.ListTopics(ctx, topics...)
+	if err != nil {
+		return // reading goes on; a real stall still fails at Stall
+	}
+	for _, t := range topics {
+		d := details[t]
+		for p := range r.pending[t] {
+			pd, ok := d.Partitions[p]
+			if !ok || pd.Err != nil {
+				continue
+			}
+			if r.onlyAbortedBefore(ctx, pd.Leader, t, d.ID, p, r.start[t][p], r.end[t][p]) {
+				delete(r.pending[t], p)
+			}
+		}
+	}
+}
+
+// onlyAbortedBefore reports whether a committed read of t/p from offset
+// from to end returns no record (control records aside).
+func (r *TopicReader) onlyAbortedBefore(ctx context.Context, leader int32, t string, id kadm.TopicID, p int32, from, end int64) bool {
+	for from < end {
+		req := kmsg.NewPtrFetchRequest()
+		req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = -1, 0, 1, 1<<20
+		req.IsolationLevel, req.SessionEpoch = 1, -1
+		rt := kmsg.NewFetchRequestTopic()
+		rt.Topic, rt.TopicID = t, id
+		rp := kmsg.NewFetchRequestTopicPartition()
+		rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = p, from, 1<<20
+		rp.CurrentLeaderEpoch, rp.LastFetchedEpoch, rp.LogStartOffset = -1, -1, -1
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, r.admCl.Broker(int(leader)))
+		if err != nil || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+			return false
+		}
+		fp, last := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
+			KeepControlRecords: true, Offset: from, IsolationLevel: kgo.ReadCommitted(), Topic: t, Partition: p,
+		}, &resp.Topics[0].Partitions[0], kgo.DefaultDecompressor(), nil)
+		if fp.Err != nil {
+			return false
+		}
+		for _, rec := range fp.Records {
+			if rec.Offset < end && !rec.Attrs.IsControl() {
+				return false // a record to read: the consumer brings it
+			}
+		}
+		if last < from {
+			return false // no batch at all: not (yet) there
+		}
+		from = last + 1
+	}
+	return true
 }
 
 // OpenTopics checks the topics exist, notes their start and end offsets,
@@ -162,12 +249,15 @@ func OpenTopics(ctx context.Context, cc ClientConfig, opts ReadOptions) (*TopicR
 	if err != nil {
 		return fail(fmt.Errorf("listing start offsets of %s: %w", strings.Join(opts.Topics, ","), err))
 	}
-	r := &TopicReader{adm: adm, opts: opts, start: map[string]map[int32]int64{}, end: map[string]map[int32]int64{}, pending: map[string]map[int32]bool{}}
+	r := &TopicReader{admCl: admCl, adm: adm, opts: opts, start: map[string]map[int32]int64{}, end: map[string]map[int32]int64{}, pending: map[string]map[int32]bool{}}
 	ends.Each(func(o kadm.ListedOffset) { put(r.end, o.Topic, o.Partition, o.Offset) })
 	starts.Each(func(o kadm.ListedOffset) {
 		off := o.Offset
 		if off < 0 { // a time after the last record: nothing to read before the end
 			off = r.end[o.Topic][o.Partition]
+		}
+		if at, ok := opts.Offsets[o.Topic][o.Partition]; ok && at > off {
+			off = min(at, r.end[o.Topic][o.Partition])
 		}
 		put(r.start, o.Topic, o.Partition, off)
 	})
@@ -240,6 +330,13 @@ func (r *TopicReader) Next(ctx context.Context) (*kgo.Record, error) {
 		}
 		if !r.opts.Follow && time.Since(r.progress) > r.opts.Stall {
 			return nil, fmt.Errorf("reading stalled for %s short of the end offsets: %s", r.opts.Stall, r.Position())
+		}
+		if !r.opts.Follow && time.Since(r.progress) > probeAfter && time.Since(r.probed) > probeAfter {
+			r.probed = time.Now()
+			r.probeAborted(ctx)
+			if r.done() {
+				return nil, ErrEnd
+			}
 		}
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
 		fs := r.cl.PollFetches(pctx)

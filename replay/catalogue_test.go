@@ -244,7 +244,7 @@ func TestCheckDLQ(t *testing.T) {
 		return r
 	}
 	res := &RunResult{Name: "chaos", DLQTopic: "t.dlq"}
-	ok := h.checkDLQ(res, []*kgo.Record{
+	ok := h.checkDLQ(t.Context(), res, []*kgo.Record{
 		rec("evtool-poison-1-3", "x-exception-message", "{}"),
 		rec("", "dlq.error", `{"specversion":"1.0","id":"evtool-poison-1-7","ty`), // truncated: found in the value
 		rec("evtool-poison-1-3", "error", "{}"),                                   // redelivered
@@ -253,14 +253,14 @@ func TestCheckDLQ(t *testing.T) {
 		t.Fatalf("%+v %+v", ok, res.DLQ)
 	}
 	res = &RunResult{Name: "chaos", DLQTopic: "t.dlq"}
-	bad := h.checkDLQ(res, []*kgo.Record{rec("evtool-poison-1-3", "", "{}"), rec("a-valid-id", "error", "{}")}, poison)
+	bad := h.checkDLQ(t.Context(), res, []*kgo.Record{rec("evtool-poison-1-3", "", "{}"), rec("a-valid-id", "error", "{}")}, poison)
 	for _, s := range []string{"1 of 2 poison event(s) missing: evtool-poison-1-7 (undecodable", "1 other event(s) dead-lettered: \"a-valid-id\"", "1 record(s) without a header naming the error"} {
 		if bad.OK || !strings.Contains(bad.Got, s) {
 			t.Errorf("got %q, want %q", bad.Got, s)
 		}
 	}
 	h.sc.DLQ.Count = 2
-	if r := h.checkDLQ(&RunResult{}, []*kgo.Record{rec("x", "error", "")}, nil); r.OK || !strings.Contains(r.Got, "1 distinct event(s)") {
+	if r := h.checkDLQ(t.Context(), &RunResult{}, []*kgo.Record{rec("x", "error", "")}, nil); r.OK || !strings.Contains(r.Got, "1 distinct event(s)") {
 		t.Fatalf("%+v", r)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/dlq"
+	"github.com/evtool/evtool/kafka"
 )
 
 // DLQRecord is a record the consumer wrote to the dead-letter topic.
@@ -67,69 +69,124 @@ func (h *Harness) prepareDLQ(ctx context.Context, topic string) (*dlqRun, error)
 	return d, nil
 }
 
-// readDLQ reads the records the run wrote to the DLQ topic.
+// readDLQ reads the records the run wrote to the DLQ topic, up to the end
+// offsets it has now. A consumer that dead-letters with a transactional
+// producer leaves commit markers, which take offsets but are no records:
+// the reader passes them.
 func (h *Harness) readDLQ(ctx context.Context, d *dlqRun) ([]*kgo.Record, error) {
-	ends, err := h.endOffsets(ctx, d.topic)
+	cc := h.opts.Client
+	cc.Brokers = h.brokers
+	r, err := kafka.OpenTopics(ctx, cc, kafka.ReadOptions{Topics: []string{d.topic}, Offsets: map[string]map[int32]int64{d.topic: d.start}})
+	if err != nil {
+		return nil, fmt.Errorf("reading the DLQ topic %s: %w", d.topic, err)
+	}
+	defer r.Close()
+	var out []*kgo.Record
+	for {
+		rec, err := r.Next(ctx)
+		if errors.Is(err, kafka.ErrEnd) {
+			return out, nil
+		}
+		if err != nil {
+			return out, fmt.Errorf("reading the DLQ topic %s: %d record(s): %w", d.topic, len(out), err)
+		}
+		out = append(out, rec)
+	}
+}
+
+// checkOrigins returns the problems of DLQ records whose origin headers
+// (of any convention dlq.Decode reads) do not name the record of the
+// run's topic they were delivered from: another topic, a partition or an
+// offset it does not have, or a record that carries another event.
+func (h *Harness) checkOrigins(ctx context.Context, res *RunResult, recs []*kgo.Record, poison map[string]chaos.Fault) ([]string, error) {
+	type named struct {
+		dead   *kgo.Record
+		origin dlq.Origin
+	}
+	var problems []string
+	var want []named
+	for _, r := range recs {
+		l, err := dlq.Decode(r)
+		switch {
+		case err != nil:
+			problems = append(problems, err.Error())
+		case l.Origin == nil:
+		case l.Origin.Topic != res.Topic:
+			problems = append(problems, fmt.Sprintf("%d@%d names %s as its origin, but the run's records were delivered from topic %s", r.Partition, r.Offset, l.Origin, res.Topic))
+		default:
+			want = append(want, named{r, *l.Origin})
+		}
+	}
+	if len(want) == 0 {
+		return problems, nil
+	}
+	ends, err := h.endOffsets(ctx, res.Topic)
 	if err != nil {
 		return nil, err
 	}
-	parts := map[int32]kgo.Offset{}
-	want := 0
+	// Read each partition from the first offset named in it.
+	from := map[int32]int64{}
 	for p, end := range ends {
-		if s := d.start[p]; end > s {
-			parts[p] = kgo.NewOffset().At(s)
-			want += int(end - s)
-		}
+		from[p] = end
 	}
-	if want == 0 {
-		return nil, nil
+	wanted := map[int32]map[int64]bool{}
+	for _, n := range want {
+		end, ok := ends[n.origin.Partition]
+		if !ok || n.origin.Offset >= end {
+			problems = append(problems, fmt.Sprintf("%d@%d names %s as its origin, which the run never wrote (%d partition(s); end offset %d)", n.dead.Partition, n.dead.Offset, n.origin, len(ends), end))
+			continue
+		}
+		from[n.origin.Partition] = min(from[n.origin.Partition], n.origin.Offset)
+		if wanted[n.origin.Partition] == nil {
+			wanted[n.origin.Partition] = map[int64]bool{}
+		}
+		wanted[n.origin.Partition][n.origin.Offset] = true
+	}
+	if len(wanted) == 0 {
+		return problems, nil
 	}
 	cc := h.opts.Client
 	cc.Brokers = h.brokers
-	o, err := cc.Options()
+	rd, err := kafka.OpenTopics(ctx, cc, kafka.ReadOptions{Topics: []string{res.Topic}, Offsets: map[string]map[int32]int64{res.Topic: from}})
 	if err != nil {
 		return nil, err
 	}
-	cl, err := kgo.NewClient(append(o, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{d.topic: parts}))...)
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	// want counts offsets, not records: a consumer that dead-letters with
-	// a transactional producer leaves commit markers, which take offsets
-	// but are never returned. So reading also ends when the topic has been
-	// quiet for dlqQuiet.
-	var out []*kgo.Record
-	for quiet := time.Duration(0); len(out) < want && quiet < dlqQuiet; {
-		pctx, pcancel := context.WithTimeout(ctx, dlqPoll)
-		fs := cl.PollFetches(pctx)
-		pcancel()
-		if err := ctx.Err(); err != nil {
-			return out, fmt.Errorf("reading the DLQ topic %s: %d of %d records: %w", d.topic, len(out), want, err)
+	defer rd.Close()
+	delivered := map[int32]map[int64]*kgo.Record{}
+	for {
+		rec, err := rd.Next(ctx)
+		if errors.Is(err, kafka.ErrEnd) {
+			break
 		}
-		n := len(out)
-		fs.EachRecord(func(r *kgo.Record) {
-			if r.Offset < ends[r.Partition] {
-				out = append(out, r)
+		if err != nil {
+			return nil, fmt.Errorf("reading the records the DLQ names in %s: %w", res.Topic, err)
+		}
+		if wanted[rec.Partition][rec.Offset] {
+			if delivered[rec.Partition] == nil {
+				delivered[rec.Partition] = map[int64]*kgo.Record{}
 			}
-		})
-		if len(out) == n {
-			quiet += dlqPoll
-		} else {
-			quiet = 0
+			delivered[rec.Partition][rec.Offset] = rec
 		}
 	}
-	return out, nil
+	for _, n := range want {
+		if !wanted[n.origin.Partition][n.origin.Offset] {
+			continue // reported above
+		}
+		in := delivered[n.origin.Partition][n.origin.Offset]
+		if in == nil {
+			problems = append(problems, fmt.Sprintf("%d@%d names %s as its origin, which holds no record (a transaction marker?)", n.dead.Partition, n.dead.Offset, n.origin))
+			continue
+		}
+		if bytes.Equal(in.Key, n.dead.Key) && bytes.Equal(in.Value, n.dead.Value) {
+			continue
+		}
+		if got, id := dlqID(n.dead, poison), dlqID(in, poison); id != "" && got == id {
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("%d@%d names %s as its origin, which holds %s, not %s", n.dead.Partition, n.dead.Offset, n.origin, quoteID(dlqID(in, poison)), quoteID(dlqID(n.dead, poison))))
+	}
+	return problems, nil
 }
-
-// How long readDLQ polls at a time, and how long the DLQ topic must stay
-// quiet before it stops short of its end offsets.
-const (
-	dlqPoll  = 500 * time.Millisecond
-	dlqQuiet = 2 * time.Second
-)
 
 // errorHeader returns the first header naming an error: a non-empty
 // header whose name contains "error", "exception" or "reason".
@@ -258,7 +315,10 @@ func quoteID(id string) string {
 // checkDLQ evaluates expect.dlq for a run: the distinct events on the DLQ
 // topic, each with a header naming the error; every poison event and
 // nothing else (count: poison), or as many as count.
-func (h *Harness) checkDLQ(res *RunResult, recs []*kgo.Record, poison map[string]chaos.Fault) ExpectResult {
+//
+// Records whose headers name their origin must name the record they were
+// delivered from (checkOrigins).
+func (h *Harness) checkDLQ(ctx context.Context, res *RunResult, recs []*kgo.Record, poison map[string]chaos.Fault) ExpectResult {
 	spec := h.sc.DLQ
 	er := ExpectResult{Run: res.Name, Kind: "dlq", Line: spec.Line}
 	seen := map[string]bool{}
@@ -311,6 +371,13 @@ func (h *Harness) checkDLQ(res *RunResult, recs []*kgo.Record, poison map[string
 	}
 	if len(noHeader) > 0 {
 		problems = append(problems, fmt.Sprintf("%d record(s) without a header naming the error (partition@offset %s)", len(noHeader), strings.Join(limit(noHeader, 5), ", ")))
+	}
+	origins, err := h.checkOrigins(ctx, res, recs, poison)
+	if err != nil {
+		origins = append(origins, "cannot check the origin headers: "+err.Error())
+	}
+	if len(origins) > 0 {
+		problems = append(problems, fmt.Sprintf("%d record(s) with origin headers that do not name where they were delivered from: %s", len(origins), strings.Join(limit(origins, 3), "; ")))
 	}
 	er.OK = len(problems) == 0
 	if !er.OK {

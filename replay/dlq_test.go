@@ -8,7 +8,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"fmt"
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/dlq"
+	"github.com/evtool/evtool/dlq/dlqtest"
 )
 
 func poisonSet(ids ...string) map[string]chaos.Fault {
@@ -169,5 +172,78 @@ func TestReadDLQTransactional(t *testing.T) {
 	recs, err := h.readDLQ(ctx, d)
 	if err != nil || len(recs) != 3 {
 		t.Fatalf("%d records, %v", len(recs), err)
+	}
+}
+
+// DLQ records whose origin headers (any convention) name another record
+// than the one delivered are findings of expect.dlq.
+func TestCheckOrigins(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	h, err := NewHarness(writeScenario(t, scenarioText(t, "correct", testEvents(t, 5), "")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := h.Validate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.adm.CreateTopic(ctx, 2, -1, nil, "origins"); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(h.brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var in []*kgo.Record
+	for i := range 4 {
+		r := &kgo.Record{Topic: "origins", Partition: int32(i % 2), Key: []byte{'k', byte('0' + i)}, Value: []byte(fmt.Sprintf(`{"id":"ev-%d"}`, i))}
+		if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, r)
+	}
+	// in[0] is origins/0@0, in[1] origins/1@0, in[2] origins/0@1, in[3] origins/1@1.
+	moved := *in[2]
+	moved.Offset = 0 // names 0@0, which holds ev-0
+	wrongTopic := *in[1]
+	wrongTopic.Topic = "elsewhere"
+	past := *in[3]
+	past.Offset = 7
+	res := &RunResult{Topic: "origins"}
+	h.sc.DLQ = &DLQSpec{Topic: "d", Count: 1}
+	for _, tc := range []struct {
+		name string
+		dead *kgo.Record
+		want string
+	}{
+		{"evtool right", dlqtest.DeadLetter(in[0], "d", dlq.ConventionEvtool, "x", "y"), ""},
+		{"spring right", dlqtest.DeadLetter(in[1], "d", dlq.ConventionSpring, "x", "y"), ""},
+		{"connect right", dlqtest.DeadLetter(in[2], "d", dlq.ConventionConnect, "x", "y"), ""},
+		{"streams right", dlqtest.DeadLetter(in[3], "d", dlq.ConventionStreams, "x", "y"), ""},
+		{"no origin", dlqtest.DeadLetter(in[3], "d", dlq.ConventionNone, "x", "y"), ""},
+		{"another offset", dlqtest.DeadLetter(&moved, "d", dlq.ConventionStreams, "x", "y"), `names origins/0@0 as its origin, which holds event ev-0, not event ev-2`},
+		{"another topic", dlqtest.DeadLetter(&wrongTopic, "d", dlq.ConventionSpring, "x", "y"), `names elsewhere/1@0 as its origin, but the run's records were delivered from topic origins`},
+		{"past the end", dlqtest.DeadLetter(&past, "d", dlq.ConventionConnect, "x", "y"), `names origins/1@7 as its origin, which the run never wrote (2 partition(s); end offset 2)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.dead.Offset = 3
+			problems, err := h.checkOrigins(ctx, res, []*kgo.Record{tc.dead}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(problems, "; ")
+			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+				t.Errorf("problems %q, want %q", got, tc.want)
+			}
+			er := h.checkDLQ(ctx, res, []*kgo.Record{tc.dead}, nil)
+			if bad := strings.Contains(er.Got, "origin headers"); bad != (tc.want != "") {
+				t.Errorf("checkDLQ: %q", er.Got)
+			}
+		})
 	}
 }

@@ -322,7 +322,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 			h.baselineDead, _ = distinctDead(res.DLQ, 0)
 		}
 		if h.sc.DLQ != nil {
-			res.Expect = append(res.Expect, h.checkDLQ(res, recs, res.poison))
+			res.Expect = append(res.Expect, h.checkDLQ(ctx, res, recs, res.poison))
 		}
 	}
 	var failed []string

@@ -110,6 +110,7 @@ Exit codes: 0 OK, 1 findings (incompatible, invalid, consumer failed, drift),
 		a.registryCommand(),
 		a.exportCommand(),
 		a.docsCommand(),
+		a.dlqCommand(),
 	)
 	for _, c := range root.Commands() {
 		if c.Args == nil {

@@ -65,12 +65,13 @@ import (
 func main() {
 	naive := flag.Bool("naive", false, "no dedupe and last write wins (the bugs evtool replay catches)")
 	dlq := flag.String("dlq-topic", os.Getenv("EVTOOL_DLQ_TOPIC"), "dead-letter topic for events that cannot be applied (default $EVTOOL_DLQ_TOPIC; none: log and skip them)")
+	rejectType := flag.String("reject-type", "", "dead-letter every event of this type, as a build that does not know it would (to rehearse the redrive loop of docs/dlq.md)")
 	flag.Parse()
 	log.SetFlags(log.Ltime | log.Lmicroseconds)
 	log.SetPrefix("consumer: ")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *naive, *dlq); err != nil {
+	if err := run(ctx, *naive, *dlq, *rejectType); err != nil {
 		log.Print(err)
 		os.Exit(1)
 	}
@@ -87,7 +88,7 @@ func env(name string) (string, error) {
 // batchSize caps the records applied (and committed) together.
 const batchSize = 200
 
-func run(ctx context.Context, naive bool, dlqTopic string) error {
+func run(ctx context.Context, naive bool, dlqTopic, rejectType string) error {
 	var cfg struct{ brokers, topic, group, workdir, addr string }
 	for _, v := range []struct {
 		name string
@@ -185,6 +186,9 @@ func run(ctx context.Context, naive bool, dlqTopic string) error {
 			var dlq []*kgo.Record
 			for _, r := range recs {
 				ev, err := decode(r)
+				if err == nil && rejectType != "" && ev.Type == rejectType {
+					err = &rejectError{"unknown-type", fmt.Errorf("event %q: type %s is not known to this build", ev.ID, rejectType)}
+				}
 				if err != nil {
 					// A record this consumer cannot apply: dead-letter it
 					// (or log it) and move on, so it cannot stall the

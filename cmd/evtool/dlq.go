@@ -1,0 +1,234 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/spf13/cobra"
+
+	"github.com/evtool/evtool/dlq"
+	"github.com/evtool/evtool/kafka"
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
+)
+
+func (a *app) dlqCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "dlq",
+		Short: "Dead-letter topics: inspect them, redrive their records after a fix",
+		Long: `Read dead-letter topics written with the headers of evtool (dlq.error,
+dlq.source.*), Spring Kafka (kafka_dlt-*), Kafka Connect (__connect.errors.*)
+or Kafka Streams (__streams.errors.*), and send their records back.`,
+	}
+	c.AddCommand(a.dlqInspectCommand(), a.dlqRedriveCommand())
+	return c
+}
+
+// dlqClusterFlags adds --brokers and the TLS and SASL flags of the commands
+// that reach a cluster.
+func dlqClusterFlags(c *cobra.Command, brokers *[]string, cc *kafka.ClientConfig) {
+	fl := c.Flags()
+	fl.StringSliceVar(brokers, "brokers", nil, "Kafka seed brokers host:port[,host:port] (required)")
+	fl.BoolVar(&cc.TLS, "tls", false, "connect with TLS")
+	fl.StringVar(&cc.TLSCAFile, "tls-ca", "", "PEM file of the CAs to trust (implies --tls)")
+	fl.StringVar(&cc.TLSCertFile, "tls-cert", "", "PEM client certificate (implies --tls)")
+	fl.StringVar(&cc.TLSKeyFile, "tls-key", "", "PEM client key")
+	fl.StringVar(&cc.TLSServerName, "tls-server-name", "", "server name to verify")
+	fl.BoolVar(&cc.TLSInsecure, "tls-insecure", false, "do not verify the server's certificate")
+	fl.StringVar(&cc.SASLMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+	fl.StringVar(&cc.SASLUser, "sasl-user", "", "SASL user")
+	fl.StringVar(&cc.SASLPassword, "sasl-password", "", "SASL password (better: the EVTOOL_SASL_PASSWORD environment variable)")
+}
+
+// dlqClient completes the client config from --brokers and the
+// environment's SASL password.
+func dlqClient(brokers []string, cc kafka.ClientConfig, topic string) (kafka.ClientConfig, error) {
+	if len(brokers) == 0 {
+		return cc, usagef("--brokers is required: the cluster holding the dead-letter topic")
+	}
+	if topic == "" {
+		return cc, usagef("--topic is required: the dead-letter topic")
+	}
+	cc.Brokers = brokers
+	if cc.SASLPassword == "" {
+		cc.SASLPassword = os.Getenv("EVTOOL_SASL_PASSWORD")
+	}
+	return cc, nil
+}
+
+func (a *app) dlqInspectCommand() *cobra.Command {
+	var (
+		brokers       []string
+		cc            kafka.ClientConfig
+		topic, format string
+		dir           string
+		groupBy       []string
+	)
+	c := &cobra.Command{
+		Use:   "inspect",
+		Short: "List a dead-letter topic's records: origin, error, event, redrive count; a summary by error and type",
+		Long: `Read the dead-letter topic from its start to the end it had when reading
+started, and print per record its partition, offset and timestamp, the
+original topic, partition and offset, the error (class and message), the
+CloudEvent's id, type and version, how often evtool redrove it, and which
+header convention it follows (evtool, spring, connect, streams, none). The
+summary counts the records by error and by type (--group-by), with the
+oldest record's age.
+
+With a catalog in --dir (evtool.yaml), dataschemas resolve to versions.
+
+Exit 0, or 2 when the topic cannot be read or a record's dead-letter
+headers are malformed (it is listed with the problem).`,
+		Example: `  evtool dlq inspect --brokers 127.0.0.1:9092 --topic orders.dlq
+  evtool dlq inspect --brokers 127.0.0.1:9092 --topic orders.dlq --format json --group-by origin`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := parseFormat(format, report.BasicFormats)
+			if err != nil {
+				return err
+			}
+			cc, err := dlqClient(brokers, cc, topic)
+			if err != nil {
+				return err
+			}
+			opts := dlq.InspectOptions{Client: cc, Topic: topic}
+			for _, g := range groupBy {
+				by, err := dlq.ParseGroupBy(g)
+				if err != nil {
+					return usageError{err}
+				}
+				opts.GroupBy = append(opts.GroupBy, by)
+			}
+			if opts.Catalog, err = optionalCatalog(cmd, dir); err != nil {
+				return err
+			}
+			ins, err := dlq.Inspect(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			if err := dlq.WriteInspection(a.stdout, f, ins); err != nil {
+				return err
+			}
+			if ins.Summary.Malformed > 0 {
+				return fmt.Errorf("%d record(s) of %s with malformed dead-letter headers (listed above)", ins.Summary.Malformed, topic)
+			}
+			return nil
+		},
+	}
+	dlqClusterFlags(c, &brokers, &cc)
+	c.Flags().StringVar(&topic, "topic", "", "dead-letter topic (required)")
+	dirFlag(c, &dir)
+	formatFlag(c, &format, report.BasicFormats)
+	c.Flags().StringSliceVar(&groupBy, "group-by", nil, "group the summary by error, type or origin (repeatable; default error and type)")
+	completeValues(c, "group-by", string(dlq.ByError), string(dlq.ByType), string(dlq.ByOrigin))
+	return c
+}
+
+// optionalCatalog loads the catalog in dir when it has one; a --dir given
+// explicitly must hold one.
+func optionalCatalog(cmd *cobra.Command, dir string) (*registry.Catalog, error) {
+	if _, err := os.Stat(filepath.Join(dir, "evtool.yaml")); errors.Is(err, os.ErrNotExist) && !cmd.Flags().Changed("dir") {
+		return nil, nil
+	}
+	return loadCatalog(dir)
+}
+
+func (a *app) dlqRedriveCommand() *cobra.Command {
+	var (
+		brokers            []string
+		cc                 kafka.ClientConfig
+		topic, format, dir string
+		o                  dlq.RedriveOptions
+		errorMatch         string
+	)
+	c := &cobra.Command{
+		Use:   "redrive",
+		Short: "Send a dead-letter topic's records back to their original topics (a dry run unless --apply)",
+		Long: `Read the dead-letter topic from where the consumer group --group stopped
+(default evtool-redrive-<topic>) to its end, and decide for every record:
+
+  skipped   not selected by --id, --type or --error-match
+  refused   its event is invalid against the catalog in --dir (same checks as
+            evtool validate; --force sends it anyway), it was redriven
+            --max-redrives times already (the loop guard), or its headers
+            name no original topic and there is no --to
+  send      its original key, value and non-dead-letter headers go to the
+            original topic (from its headers, or --to), with
+            evtool-redrive-count one higher
+
+Without --apply nothing is sent or committed: it prints what it would send
+where. With --apply each record is produced and the group committed past it
+in one Kafka transaction (transactional ID evtool-redrive-<group>), so a
+rerun resumes after the last record sent and never sends one twice; a
+crash mid-transaction leaves it to be aborted by the rerun (consumers
+reading with isolation.level=read_committed never see that copy). Refused and
+skipped records are passed over for the group: to redrive one later, use
+another --group. An interrupted run (Ctrl-C) stops between records and says
+where. Target topics must exist: redrive never creates one.
+
+Exit 0 when done, 1 when records were refused, 2 on errors (malformed
+dead-letter headers, a broker error, an interrupted run).`,
+		Example: `  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq
+  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --type com.example.order.placed --apply
+  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --id 42 --to orders-retry --apply`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := parseFormat(format, report.BasicFormats)
+			if err != nil {
+				return err
+			}
+			if o.Client, err = dlqClient(brokers, cc, topic); err != nil {
+				return err
+			}
+			if o.MaxRedrives < 1 {
+				return usagef("--max-redrives %d: must be at least 1", o.MaxRedrives)
+			}
+			if errorMatch != "" {
+				if o.ErrorMatch, err = regexp.Compile(errorMatch); err != nil {
+					return usagef("--error-match: %v", err)
+				}
+			}
+			if o.To != "" && o.To == topic {
+				return usagef("--to %s is the dead-letter topic itself", o.To)
+			}
+			if o.Catalog, err = loadCatalog(dir); err != nil {
+				return err
+			}
+			o.Topic = topic
+			res, err := dlq.RunRedrive(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			if err := dlq.WriteRedrive(a.stdout, f, res); err != nil {
+				return err
+			}
+			errored, refused := res.Failed()
+			switch {
+			case res.Err != "":
+				return errors.New(res.Err)
+			case res.Interrupted != "":
+				return fmt.Errorf("interrupted %s", res.Interrupted)
+			case errored:
+				return fmt.Errorf("%d record(s) of %s with malformed dead-letter headers", res.Counts.Errors, topic)
+			case refused:
+				return errFindings
+			}
+			return nil
+		},
+	}
+	dlqClusterFlags(c, &brokers, &cc)
+	fl := c.Flags()
+	fl.StringVar(&topic, "topic", "", "dead-letter topic (required)")
+	dirFlag(c, &dir)
+	formatFlag(c, &format, report.BasicFormats)
+	fl.StringVar(&o.To, "to", "", "send to this topic instead of the original one")
+	fl.StringSliceVar(&o.IDs, "id", nil, "select records whose event id is one of these (repeatable)")
+	fl.StringVar(&o.Type, "type", "", "select records whose event type is this")
+	fl.StringVar(&errorMatch, "error-match", "", "select records whose error (class: message) matches this regular expression")
+	fl.BoolVar(&o.Apply, "apply", false, "send (default: a dry run)")
+	fl.BoolVar(&o.Force, "force", false, "send events the catalog rejects")
+	fl.IntVar(&o.MaxRedrives, "max-redrives", dlq.DefaultMaxRedrives, "refuse a record redriven this often already (the loop guard)")
+	fl.StringVar(&o.Group, "group", "", "consumer group keeping the progress on the dead-letter topic (default evtool-redrive-<topic>)")
+	return c
+}

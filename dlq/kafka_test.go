@@ -1,0 +1,382 @@
+package dlq_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/evtool/evtool/dlq"
+	"github.com/evtool/evtool/dlq/dlqtest"
+	"github.com/evtool/evtool/kafka"
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+var base = dlqtest.Base
+
+// fixture is a broker with topic orders holding example events and
+// orders.dlq holding their dead letters, one per convention, plus an
+// invalid event and a record that is no event.
+type fixture struct {
+	cc   kafka.ClientConfig
+	cat  *registry.Catalog
+	orig []*kgo.Record
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	b, err := kafka.StartBroker(kafka.BrokerConfig{Partitions: 3, Topics: []string{"orders", "orders.dlq"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	cat, err := registry.Load("../examples/orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := &fixture{cc: kafka.ClientConfig{Brokers: b.Addrs()}, cat: cat}
+	events, err := os.ReadFile("../examples/orders/events.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fx.orig, err = dlqtest.Seed(context.Background(), fx.cc, events, 0); err != nil {
+		t.Fatal(err)
+	}
+	return fx
+}
+
+// TestInspectJSON checks inspect's JSON against a golden file (go test
+// ./dlq -run TestInspectJSON -update rewrites it).
+func TestInspectJSON(t *testing.T) {
+	fx := newFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ins, err := dlq.Inspect(ctx, dlq.InspectOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Now: base.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := dlq.WriteInspection(&buf, report.FormatJSON, ins); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "inspect.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want, buf.Bytes()) {
+		t.Errorf("inspect JSON differs from %s (rerun with -update to accept):\n%s", golden, buf.String())
+	}
+	buf.Reset()
+	if err := dlq.WriteInspection(&buf, report.FormatText, ins); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"orders.dlq: 6 dead letter(s)",
+		"0@1  2026-12-01T09:01:00Z  spring  from orders/1@0",
+		"error  org.apache.kafka.connect.errors.DataException: Converting byte[] to Kafka Connect data failed",
+		"event  com.example.order.placed v1 id a247fb24-2a46-4b64-a864-c299ad83398f",
+		"summary: 6 record(s), oldest 2026-12-01T09:00:00Z (1h0m0s old)",
+		"  by type:\n       5  com.example.order.placed",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("text output lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+// consumed reads what a topic holds.
+func consumed(t *testing.T, cc kafka.ClientConfig, topic string) []*kgo.Record {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := kafka.OpenTopics(ctx, cc, kafka.ReadOptions{Topics: []string{topic}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []*kgo.Record
+	for {
+		rec, err := r.Next(ctx)
+		if errors.Is(err, kafka.ErrEnd) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rec)
+	}
+}
+
+func redrive(t *testing.T, fx *fixture, o dlq.RedriveOptions) *dlq.Redrive {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	o.Client, o.Topic, o.Catalog = fx.cc, "orders.dlq", fx.cat
+	res, err := dlq.RunRedrive(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func actions(res *dlq.Redrive) string {
+	var b strings.Builder
+	for _, o := range res.Outcomes {
+		b.WriteString(string(o.Action)[:2] + " ")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func header(r *kgo.Record, key string) (string, bool) {
+	for _, h := range r.Headers {
+		if h.Key == key {
+			return string(h.Value), true
+		}
+	}
+	return "", false
+}
+
+func TestRedrive(t *testing.T) {
+	fx := newFixture(t)
+	dry := redrive(t, fx, dlq.RedriveOptions{})
+	// send: the four valid events; refused: the invalid one and the one
+	// without an event (and without an origin).
+	if got, want := actions(dry), "se se se se re re"; got != want {
+		t.Fatalf("dry run: %s, want %s", got, want)
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 5 {
+		t.Fatalf("a dry run sent: orders holds %d records", n)
+	}
+	res := redrive(t, fx, dlq.RedriveOptions{Apply: true})
+	if got, want := actions(res), "se se se se re re"; got != want {
+		t.Fatalf("apply: %s, want %s", got, want)
+	}
+	recs := consumed(t, fx.cc, "orders")
+	if len(recs) != 9 {
+		t.Fatalf("orders holds %d records, want 5 + 4 redriven", len(recs))
+	}
+	redriven := 0
+	for _, r := range recs {
+		n, ok := header(r, dlq.RedriveCountHeader)
+		if !ok {
+			continue
+		}
+		redriven++
+		if n != "1" {
+			t.Errorf("%s/%d@%d: redrive count %q", r.Topic, r.Partition, r.Offset, n)
+		}
+		for _, h := range r.Headers {
+			if h.Key != dlq.RedriveCountHeader && dlq.IsDLQHeader(h.Key) {
+				t.Errorf("redriven record keeps the dead-letter header %s", h.Key)
+			}
+		}
+		if _, ok := header(r, "ce_id"); !ok {
+			t.Errorf("redriven record lost its ce_ headers: %v", r.Headers)
+		}
+	}
+	if redriven != 4 {
+		t.Errorf("%d redriven records", redriven)
+	}
+	// A rerun of the group resumes after everything decided: nothing more.
+	again := redrive(t, fx, dlq.RedriveOptions{Apply: true})
+	if len(again.Outcomes) != 0 || len(consumed(t, fx.cc, "orders")) != 9 {
+		t.Fatalf("rerun: %s; orders holds %d", actions(again), len(consumed(t, fx.cc, "orders")))
+	}
+	// Another group with --force sends the invalid event; the non-event
+	// has no origin and is still refused.
+	forced := redrive(t, fx, dlq.RedriveOptions{Apply: true, Force: true, Group: "forced", ErrorMatch: regexp.MustCompile(`^invalid|boom`)})
+	if got, want := actions(forced), "sk sk sk sk se re"; got != want {
+		t.Fatalf("forced: %s, want %s", got, want)
+	}
+	if !strings.HasPrefix(forced.Outcomes[4].Reason, "forced: ") {
+		t.Errorf("forced reason %q", forced.Outcomes[4].Reason)
+	}
+}
+
+// TestRedriveLoopGuard dead-letters redriven records again until the loop
+// guard refuses them.
+func TestRedriveLoopGuard(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	for round := 1; round <= 3; round++ {
+		res := redrive(t, fx, dlq.RedriveOptions{Apply: true, IDs: []string{"a247fb24-2a46-4b64-a864-c299ad83398f"}, MaxRedrives: 2})
+		var o *dlq.Outcome
+		for i := range res.Outcomes {
+			if res.Outcomes[i].Action != dlq.ActionSkipped {
+				o = &res.Outcomes[i]
+			}
+		}
+		if o == nil {
+			t.Fatalf("round %d: nothing selected: %s", round, actions(res))
+		}
+		if round == 3 {
+			if o.Action != dlq.ActionRefused || !strings.Contains(o.Reason, "loop guard") {
+				t.Fatalf("round 3: %s %s", o.Action, o.Reason)
+			}
+			return
+		}
+		if o.Action != dlq.ActionSent {
+			t.Fatalf("round %d: %s %s", round, o.Action, o.Reason)
+		}
+		// The consumer fails again: it dead-letters the redriven record.
+		recs := consumed(t, fx.cc, "orders")
+		last := recs[len(recs)-1]
+		if err := dlqtest.Produce(ctx, fx.cc, dlqtest.DeadLetter(last, "orders.dlq", dlq.ConventionEvtool, "unknown-version", "still failing")); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestRedriveCrashBetweenProduceAndCommit stops a run after a produce was
+// acknowledged and before its commit: the produce and the commit are one
+// transaction, so a consumer reading committed records never sees the
+// record the crash cut off, and the rerun sends it once.
+func TestRedriveCrashBetweenProduceAndCommit(t *testing.T) {
+	fx := newFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	crash := errors.New("crash")
+	func() {
+		defer func() {
+			if r := recover(); r != crash {
+				panic(r)
+			}
+		}()
+		_, _ = dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true,
+			AfterSend: func(o dlq.Outcome) {
+				if o.Offset == 1 {
+					panic(crash) // the process dies: no commit for 0@1
+				}
+			}})
+	}()
+	if n := len(consumed(t, fx.cc, "orders")); n != 6 {
+		t.Fatalf("before the crash 1 record was sent and committed; orders holds %d", n)
+	}
+	res := redrive(t, fx, dlq.RedriveOptions{Apply: true})
+	if got, want := actions(res), "se se se re re"; got != want {
+		t.Fatalf("rerun: %s, want %s (resuming at 0@1)", got, want)
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 9 {
+		t.Fatalf("orders holds %d, want 5 + 4: each record sent once", n)
+	}
+}
+
+// TestRedriveInterrupted cancels the run between records: it commits what
+// it sent and says where it stopped; the rerun sends the rest.
+func TestRedriveInterrupted(t *testing.T) {
+	fx := newFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true,
+		AfterSend: func(o dlq.Outcome) {
+			if o.Offset == 1 {
+				cancel()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Interrupted != "before orders.dlq/0@2; rerun to resume" {
+		t.Fatalf("interrupted %q", res.Interrupted)
+	}
+	again := redrive(t, fx, dlq.RedriveOptions{Apply: true})
+	if got, want := actions(again), "se se re re"; got != want {
+		t.Fatalf("rerun: %s, want %s", got, want)
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 9 {
+		t.Fatalf("orders holds %d, want 9: each record sent once", n)
+	}
+}
+
+// A record with malformed dead-letter headers stops redrive before it:
+// the group does not pass it, and inspect lists it with the problem.
+func TestRedriveMalformed(t *testing.T) {
+	fx := newFixture(t)
+	bad := &kgo.Record{Topic: "orders.dlq", Value: []byte("x"), Headers: []kgo.RecordHeader{{Key: "kafka_dlt-original-topic", Value: []byte("orders")}, {Key: "kafka_dlt-original-offset", Value: []byte{1, 2, 3}}}}
+	if err := dlqtest.Produce(context.Background(), fx.cc, bad); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"se se se se re re er", "er"} {
+		res := redrive(t, fx, dlq.RedriveOptions{Apply: true})
+		if got := actions(res); got != want {
+			t.Fatalf("apply: %s, want %s", got, want)
+		}
+		if want := "orders.dlq/0@6: header kafka_dlt-original-offset: 0x010203 (3 bytes): want a decimal number or a big-endian int64 (8 bytes)"; res.Err != want {
+			t.Fatalf("error %q, want %q", res.Err, want)
+		}
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 9 {
+		t.Fatalf("orders holds %d, want 9", n)
+	}
+	ins, err := dlq.Inspect(context.Background(), dlq.InspectOptions{Client: fx.cc, Topic: "orders.dlq"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ins.Summary.Malformed != 1 || ins.Records[6].Problem == "" {
+		t.Fatalf("malformed %d, problem %q", ins.Summary.Malformed, ins.Records[6].Problem)
+	}
+}
+
+// TestRedriveSeveralPartitions spreads dead letters over three partitions,
+// valid and invalid interleaved, crashes a run mid-way and reruns it: every
+// valid record reaches orders once, and the group ends past every record
+// of every partition.
+func TestRedriveSeveralPartitions(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	var more []*kgo.Record
+	for p := int32(1); p <= 2; p++ {
+		for i, o := range fx.orig {
+			r := dlqtest.DeadLetter(o, "orders.dlq", dlq.ConventionSpring, "x.Failed", fmt.Sprintf("p%d-%d", p, i))
+			r.Partition = p
+			more = append(more, r)
+		}
+	}
+	if err := dlqtest.Produce(ctx, fx.cc, more...); err != nil {
+		t.Fatal(err)
+	}
+	crash := errors.New("crash")
+	sent := 0
+	func() {
+		defer func() {
+			if r := recover(); r != crash {
+				panic(r)
+			}
+		}()
+		_, _ = dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true,
+			AfterSend: func(o dlq.Outcome) {
+				if sent++; o.Partition == 1 && o.Offset == 2 {
+					panic(crash)
+				}
+			}})
+	}()
+	res := redrive(t, fx, dlq.RedriveOptions{Apply: true})
+	if got, want := actions(res), "se se re se se se se re"; got != want {
+		t.Fatalf("rerun: %s, want %s (resuming at 1@2)", got, want)
+	}
+	// 5 originals; valid dead letters: 4 in partition 0, 4 in 1, 4 in 2.
+	if n := len(consumed(t, fx.cc, "orders")); n != 5+12 {
+		t.Fatalf("orders holds %d, want 17: each valid record sent once", n)
+	}
+	if again := redrive(t, fx, dlq.RedriveOptions{Apply: true}); len(again.Outcomes) != 0 {
+		t.Fatalf("a third run decided %s", actions(again))
+	}
+}

@@ -1,0 +1,519 @@
+package dlq
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/kafka"
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
+)
+
+// DefaultMaxRedrives is --max-redrives' default: a record redriven this
+// often is refused (the loop guard).
+const DefaultMaxRedrives = 3
+
+// DefaultGroup is the consumer group that keeps redrive's progress on a
+// dead-letter topic when --group is not given.
+func DefaultGroup(topic string) string { return "evtool-redrive-" + topic }
+
+// RedriveOptions say what to redrive and where.
+type RedriveOptions struct {
+	Client kafka.ClientConfig
+	Topic  string
+	// To, when set, replaces the original topic the headers name.
+	To string
+	// The selection: records whose event id is one of IDs, whose event
+	// type is Type, whose error (class: message) ErrorMatch matches; all
+	// records when none is set.
+	IDs        []string
+	Type       string
+	ErrorMatch *regexp.Regexp
+	// Apply sends; without it redrive says what it would send.
+	Apply bool
+	// Force sends events the catalog rejects.
+	Force       bool
+	MaxRedrives int
+	// Group keeps the progress (default DefaultGroup(Topic)).
+	Group   string
+	Catalog *registry.Catalog
+	// AfterSend, when set, is called once a record's produce is
+	// acknowledged, before its progress is committed (tests stop there).
+	AfterSend func(Outcome)
+}
+
+// Action is what redrive did (or, in a dry run, would do) with a record.
+type Action string
+
+// The actions of an Outcome.
+const (
+	ActionSend    Action = "send"    // dry run: would send
+	ActionSent    Action = "sent"    // sent and committed
+	ActionRefused Action = "refused" // invalid, looping or without a target
+	ActionSkipped Action = "skipped" // not selected
+	ActionError   Action = "error"   // malformed dead-letter headers
+)
+
+// Outcome is one record's fate.
+type Outcome struct {
+	Entry
+	Action Action `json:"action"`
+	// Target is the topic it goes to.
+	Target string `json:"target,omitempty"`
+	// Reason says why it was refused, skipped or forced.
+	Reason   string           `json:"reason,omitempty"`
+	Findings []report.Finding `json:"findings,omitempty"`
+}
+
+// Redrive is a redrive run's result.
+type Redrive struct {
+	Topic    string    `json:"topic"`
+	Group    string    `json:"group"`
+	Apply    bool      `json:"apply"`
+	Outcomes []Outcome `json:"records"`
+	Counts   struct {
+		Send    int `json:"send"`
+		Sent    int `json:"sent"`
+		Refused int `json:"refused"`
+		Skipped int `json:"skipped"`
+		Errors  int `json:"errors"`
+	} `json:"counts"`
+	// Interrupted says where a run stopped early; Err why it stopped.
+	Interrupted string `json:"interrupted,omitempty"`
+	Err         string `json:"error,omitempty"`
+}
+
+// Failed reports whether redrive must exit 2 (errors, interrupted) or 1
+// (refused records).
+func (r *Redrive) Failed() (errored, refused bool) {
+	return r.Counts.Errors > 0 || r.Interrupted != "" || r.Err != "", r.Counts.Refused > 0
+}
+
+// RunRedrive reads the dead-letter topic from where the group stopped
+// (its start for a new group) to its end when reading started, decides
+// for every record, and with Apply sends the ones to send, one at a time,
+// each in a transaction that also commits the group past the record (and
+// past the refused and skipped records before it). A record is decided
+// once per group and sent once.
+func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
+	if o.Group == "" {
+		o.Group = DefaultGroup(o.Topic)
+	}
+	if o.MaxRedrives <= 0 {
+		o.MaxRedrives = DefaultMaxRedrives
+	}
+	if o.Catalog == nil {
+		return nil, errors.New("redrive validates events against a catalog: none given")
+	}
+	var producer *kgo.Client
+	if o.Apply {
+		var err error
+		if producer, err = newProducer(ctx, o); err != nil {
+			return nil, err
+		}
+		defer producer.Close()
+	}
+	r, err := kafka.OpenTopics(ctx, o.Client, kafka.ReadOptions{Topics: []string{o.Topic}, Group: o.Group})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	res := &Redrive{Topic: o.Topic, Group: o.Group, Apply: o.Apply, Outcomes: []Outcome{}}
+	v := &envelope.Validator{Catalog: o.Catalog}
+	for {
+		rec, err := r.Next(ctx)
+		if errors.Is(err, kafka.ErrEnd) {
+			break
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				res.Interrupted = fmt.Sprintf("while reading, at %s; nothing sent", r.Position())
+				return res, nil
+			}
+			return nil, err
+		}
+		res.Outcomes = append(res.Outcomes, decide(v, NewEntry(rec, o.Catalog), o))
+	}
+	sort.SliceStable(res.Outcomes, func(i, j int) bool {
+		a, b := res.Outcomes[i], res.Outcomes[j]
+		if a.Partition != b.Partition {
+			return a.Partition < b.Partition
+		}
+		return a.Offset < b.Offset
+	})
+	if o.Apply {
+		if err := send(ctx, producer, r, o, res); err != nil {
+			res.Err = err.Error()
+		}
+	}
+	res.count()
+	return res, nil
+}
+
+func (r *Redrive) count() {
+	r.Counts.Send, r.Counts.Sent, r.Counts.Refused, r.Counts.Skipped, r.Counts.Errors = 0, 0, 0, 0, 0
+	for _, o := range r.Outcomes {
+		switch o.Action {
+		case ActionSend:
+			r.Counts.Send++
+		case ActionSent:
+			r.Counts.Sent++
+		case ActionRefused:
+			r.Counts.Refused++
+		case ActionSkipped:
+			r.Counts.Skipped++
+		case ActionError:
+			r.Counts.Errors++
+		}
+	}
+}
+
+// decide says what to do with one record.
+func decide(v *envelope.Validator, e Entry, o RedriveOptions) Outcome {
+	out := Outcome{Entry: e}
+	if e.Problem != "" {
+		out.Action, out.Reason = ActionError, e.Problem
+		return out
+	}
+	if !selected(e, o) {
+		out.Action, out.Reason = ActionSkipped, "not selected"
+		return out
+	}
+	out.Target = o.To
+	if out.Target == "" && e.OriginalTopic != nil {
+		out.Target = *e.OriginalTopic
+	}
+	switch {
+	case out.Target == "":
+		out.Action, out.Reason = ActionRefused, "its headers name no original topic: pass --to"
+		return out
+	case out.Target == o.Topic:
+		out.Action, out.Reason = ActionRefused, "its target is the dead-letter topic itself"
+		return out
+	case e.RedriveCount >= o.MaxRedrives:
+		out.Action, out.Reason = ActionRefused, fmt.Sprintf("loop guard: redriven %d time(s) already (--max-redrives %d)", e.RedriveCount, o.MaxRedrives)
+		return out
+	}
+	if fs := validateEntry(v, e); len(fs) > 0 {
+		out.Findings = fs
+		if !o.Force {
+			out.Action, out.Reason = ActionRefused, "invalid: "+fs[0].Message
+			if len(fs) > 1 {
+				out.Reason += fmt.Sprintf(" (and %d more)", len(fs)-1)
+			}
+			return out
+		}
+		out.Reason = fmt.Sprintf("forced: %d finding(s)", len(fs))
+	}
+	out.Action = ActionSend
+	return out
+}
+
+func selected(e Entry, o RedriveOptions) bool {
+	if len(o.IDs) > 0 {
+		found := false
+		for _, id := range o.IDs {
+			if e.ID != nil && *e.ID == id {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	if o.Type != "" && (e.Type == nil || *e.Type != o.Type) {
+		return false
+	}
+	if o.ErrorMatch != nil && !o.ErrorMatch.MatchString(e.errorHeaders()) {
+		return false
+	}
+	return true
+}
+
+// redriveRecord is the record sent back: the original key and value, the
+// headers that are not dead-letter headers, and the redrive count.
+func redriveRecord(e Entry, target string) *kgo.Record {
+	src := e.record
+	var hs []kgo.RecordHeader
+	for _, h := range src.Headers {
+		if !IsDLQHeader(h.Key) {
+			hs = append(hs, h)
+		}
+	}
+	hs = append(hs, kgo.RecordHeader{Key: RedriveCountHeader, Value: []byte(strconv.Itoa(e.RedriveCount + 1))})
+	return &kgo.Record{Topic: target, Key: src.Key, Value: src.Value, Headers: hs}
+}
+
+// produceTimeout bounds one produce and one commit: sending is not
+// cancelled by an interrupt (a produce cut off midway may or may not have
+// landed), the run stops between records instead.
+const produceTimeout = 30 * time.Second
+
+// transactionalID is the producer identity of a group's redrives: a rerun
+// with the same group fences a run that died and aborts its open
+// transaction.
+func transactionalID(group string) string { return "evtool-redrive-" + group }
+
+// newProducer opens the transactional producer of a run that applies and
+// registers its transactional ID, which aborts the transaction a crashed
+// run of the group left open, before the group's progress is read.
+func newProducer(ctx context.Context, o RedriveOptions) (*kgo.Client, error) {
+	base, err := o.Client.Options()
+	if err != nil {
+		return nil, err
+	}
+	cl, err := kgo.NewClient(append(base,
+		kgo.TransactionalID(transactionalID(o.Group)),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
+	)...)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := cl.ProducerID(ctx); err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("initialising the transactional producer %s: %w", transactionalID(o.Group), err)
+	}
+	return cl, nil
+}
+
+// send produces each record to send in a transaction of its own that also
+// commits the group past it (and past the refused and skipped records
+// before it): the record and the progress land together or not at all, so
+// a run that dies between them leaves neither, and the rerun sends the
+// record once. Consumers of the target that read committed records only
+// (isolation.level=read_committed) never see a record twice.
+func send(ctx context.Context, cl *kgo.Client, r *kafka.TopicReader, o RedriveOptions, res *Redrive) error {
+	targets := map[string]bool{}
+	for _, out := range res.Outcomes {
+		if out.Action == ActionSend {
+			targets[out.Target] = true
+		}
+	}
+	adm := kadm.NewClient(cl)
+	if len(targets) > 0 {
+		if err := checkTargets(ctx, adm, targets); err != nil {
+			for i := range res.Outcomes {
+				if res.Outcomes[i].Action == ActionSend {
+					res.Outcomes[i].Action = ActionError
+					res.Outcomes[i].Reason = err.Error()
+				}
+			}
+			return err
+		}
+	}
+	// pending are the decided records per partition not committed yet.
+	pending := map[int32]*kgo.Record{}
+	commit := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), produceTimeout)
+		defer cancel()
+		if err := r.Commit(cctx, pendingRecords(pending)...); err != nil {
+			return err
+		}
+		clear(pending)
+		return nil
+	}
+	var topicID kadm.TopicID
+	if len(targets) > 0 {
+		details, err := adm.ListTopics(ctx, o.Topic)
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", o.Topic, err)
+		}
+		topicID = details[o.Topic].ID
+	}
+	for i := range res.Outcomes {
+		out := &res.Outcomes[i]
+		if ctx.Err() != nil {
+			res.Interrupted = fmt.Sprintf("before %s/%d@%d; rerun to resume", o.Topic, out.Partition, out.Offset)
+			break
+		}
+		if out.Action != ActionSend {
+			if out.Action != ActionError {
+				pending[out.Partition] = out.record
+			} else {
+				// A record that cannot be read is not passed over: the
+				// group stays before it in its partition.
+				if err := commit(); err != nil {
+					return err
+				}
+				return fmt.Errorf("%s/%d@%d: %s", o.Topic, out.Partition, out.Offset, out.Reason)
+			}
+			continue
+		}
+		where := fmt.Sprintf("%s/%d@%d", o.Topic, out.Partition, out.Offset)
+		if err := cl.BeginTransaction(); err != nil {
+			return fmt.Errorf("sending %s: %w", where, err)
+		}
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), produceTimeout)
+		err := cl.ProduceSync(tctx, redriveRecord(out.Entry, out.Target)).FirstErr()
+		if err == nil && o.AfterSend != nil {
+			o.AfterSend(*out)
+		}
+		if err == nil {
+			pending[out.Partition] = out.record
+			err = commitInTransaction(tctx, cl, o.Group, o.Topic, topicID, pending)
+		}
+		if err == nil {
+			err = cl.EndTransaction(tctx, kgo.TryCommit)
+		}
+		if err != nil {
+			_ = cl.EndTransaction(tctx, kgo.TryAbort)
+			cancel()
+			return fmt.Errorf("sending %s to %s: %w (its transaction is aborted: a rerun sends it)", where, out.Target, err)
+		}
+		cancel()
+		clear(pending)
+		out.Action = ActionSent
+	}
+	return commit()
+}
+
+func pendingRecords(pending map[int32]*kgo.Record) []*kgo.Record {
+	recs := make([]*kgo.Record, 0, len(pending))
+	for _, rec := range pending {
+		recs = append(recs, rec)
+	}
+	return recs
+}
+
+// commitInTransaction commits the group past the pending records as part
+// of the producer's open transaction. The group is not joined (the
+// generation is -1, as for a simple consumer), which franz-go's
+// transaction sessions do not support, hence the two requests by hand.
+func commitInTransaction(ctx context.Context, cl *kgo.Client, group, topic string, topicID kadm.TopicID, pending map[int32]*kgo.Record) error {
+	id, epoch, err := cl.ProducerID(ctx)
+	if err != nil {
+		return err
+	}
+	txnID := transactionalID(group)
+	add := kmsg.NewPtrAddOffsetsToTxnRequest()
+	add.TransactionalID, add.ProducerID, add.ProducerEpoch, add.Group = txnID, id, epoch, group
+	addResp, err := add.RequestWith(ctx, cl)
+	if err == nil {
+		err = kerr.ErrorForCode(addResp.ErrorCode)
+	}
+	if err != nil {
+		return fmt.Errorf("adding the progress of group %s to the transaction: %w", group, err)
+	}
+	req := kmsg.NewPtrTxnOffsetCommitRequest()
+	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = txnID, group, id, epoch
+	req.Generation, req.MemberID = -1, ""
+	t := kmsg.NewTxnOffsetCommitRequestTopic()
+	t.Topic, t.TopicID = topic, topicID
+	for _, rec := range pendingRecords(pending) {
+		p := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+		p.Partition, p.Offset, p.LeaderEpoch = rec.Partition, rec.Offset+1, -1
+		t.Partitions = append(t.Partitions, p)
+	}
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, cl)
+	if err == nil {
+		for _, rt := range resp.Topics {
+			for _, rp := range rt.Partitions {
+				if e := kerr.ErrorForCode(rp.ErrorCode); e != nil && err == nil {
+					err = fmt.Errorf("%s/%d: %w", topic, rp.Partition, e)
+				}
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("committing the progress of group %s in the transaction: %w", group, err)
+	}
+	return nil
+}
+
+// checkTargets fails unless every target topic exists: redrive never
+// creates a topic.
+func checkTargets(ctx context.Context, adm *kadm.Client, targets map[string]bool) error {
+	names := make([]string, 0, len(targets))
+	for t := range targets {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	details, err := adm.ListTopics(ctx, names...)
+	if err != nil {
+		return fmt.Errorf("listing the target topics %s: %w", strings.Join(names, ","), err)
+	}
+	var missing []string
+	for _, t := range names {
+		if d, ok := details[t]; !ok || d.Err != nil {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("target topic(s) %s do not exist (redrive never creates a topic; check the origin headers or pass --to)", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// WriteRedrive prints a redrive run as text or JSON.
+func WriteRedrive(w io.Writer, f report.Format, res *Redrive) error {
+	if f == report.FormatJSON {
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(report.JSONSafe(b), '\n'))
+		return err
+	}
+	var b strings.Builder
+	mode := "dry run (pass --apply to send)"
+	if res.Apply {
+		mode = "applied"
+	}
+	fmt.Fprintf(&b, "redrive %s as group %s: %s\n", res.Topic, res.Group, mode)
+	for _, o := range res.Outcomes {
+		if o.Action == ActionSkipped || o.Action == ActionSend && res.Apply {
+			continue // not selected; not sent, interrupted (counted below)
+		}
+		verb := map[Action]string{ActionSend: "would send", ActionSent: "sent", ActionRefused: "refused", ActionError: "error"}[o.Action]
+		line := fmt.Sprintf("%-10s %d@%d  %s", verb, o.Partition, o.Offset, report.Escape(o.eventText()))
+		if o.Target != "" && (o.Action == ActionSend || o.Action == ActionSent) {
+			line += fmt.Sprintf("  to %s (redrive %d)", o.Target, o.RedriveCount+1)
+		}
+		if o.Reason != "" {
+			line += ": " + report.Escape(o.Reason)
+		}
+		b.WriteString(line + "\n")
+		if o.Action == ActionRefused {
+			for _, fd := range o.Findings {
+				fmt.Fprintf(&b, "    %s %s\n", report.Escape(fd.Pointer), report.Escape(fd.Message))
+			}
+		}
+	}
+	c := res.Counts
+	if res.Apply {
+		fmt.Fprintf(&b, "%d sent, %d refused, %d not selected, %d error(s)\n", c.Sent, c.Refused, c.Skipped, c.Errors)
+		if c.Send > 0 {
+			fmt.Fprintf(&b, "%d selected record(s) not sent\n", c.Send)
+		}
+	} else {
+		fmt.Fprintf(&b, "%d to send, %d refused, %d not selected, %d error(s)\n", c.Send, c.Refused, c.Skipped, c.Errors)
+	}
+	if c.Refused > 0 && res.Apply {
+		fmt.Fprintf(&b, "refused records are passed over by group %s: to send one anyway, fix its cause and use another --group (with --id, and --force for an invalid event)\n", res.Group)
+	}
+	if res.Interrupted != "" {
+		fmt.Fprintf(&b, "interrupted %s\n", res.Interrupted)
+	}
+	_, err := io.WriteString(w, report.SafeLines(strings.TrimSuffix(b.String(), "\n"))+"\n")
+	return err
+}

@@ -1,0 +1,271 @@
+// Package records checks what landed on Kafka topics: each record as a
+// CloudEvent against the catalog (envelope, data, the type's partition key)
+// and the records together (ids reused or repeated, a key spread over
+// partitions, a type's sequence going backwards for one key). validate
+// --topic prints its findings; verify judges a producer with them.
+package records
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
+)
+
+// Rule ids of the record checks (the catalog checks keep their own).
+const (
+	RuleNotCloudEvent     = "record-not-cloudevent"
+	RulePartitionKey      = "partition-key-mismatch"
+	RuleIDReused          = "id-reused"
+	RuleIDRepeated        = "id-repeated"
+	RuleKeyPartitions     = "key-partitions"
+	RuleSequenceBackwards = "sequence-backwards"
+)
+
+// Record is what the checker learnt of one record.
+type Record struct {
+	At   report.RecordLocation
+	Key  string
+	ID   string
+	Type string
+	// Source is the event's source ("" when the record is no event).
+	Source string
+	// Seq is the value of the type's sequence pointer, when it has one
+	// and the data holds a number there.
+	Seq    float64
+	HasSeq bool
+	// Repeat reports that an earlier record had the same source and id.
+	Repeat bool
+	// Findings are this record's own (envelope, data, partition key,
+	// id reused, sequence).
+	Findings []report.Finding
+}
+
+// Invalid reports whether the record broke the contract (a failing finding
+// other than a sequence going backwards, which is about order).
+func (r *Record) Invalid() bool {
+	for _, f := range r.Findings {
+		if f.Failing() && f.Rule != RuleSequenceBackwards && f.Rule != RulePartitionKey {
+			return true
+		}
+	}
+	return false
+}
+
+// WrongKey reports whether the record key is not the type's partition key.
+func (r *Record) WrongKey() bool { return r.has(RulePartitionKey) }
+
+// Backwards reports whether the record's sequence went backwards.
+func (r *Record) Backwards() bool { return r.has(RuleSequenceBackwards) }
+
+func (r *Record) has(rule string) bool {
+	for _, f := range r.Findings {
+		if f.Rule == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// Checker checks records in the order they are read; it is not safe for
+// concurrent use. Per-partition order is what the sequence check needs:
+// records of one partition must reach Check in offset order.
+type Checker struct {
+	v   *envelope.Validator
+	cat *registry.Catalog
+
+	ids    map[string]*idSeen
+	spread map[string]*keySeen
+	seqs   map[string]seqSeen
+}
+
+type idSeen struct {
+	first report.RecordLocation
+	sum   [32]byte
+	count int
+}
+
+type keySeen struct {
+	parts    map[int32]report.RecordLocation
+	reported bool
+}
+
+type seqSeen struct {
+	seq float64
+	at  report.RecordLocation
+}
+
+// NewChecker returns a checker for the catalog.
+func NewChecker(cat *registry.Catalog) *Checker {
+	return &Checker{
+		v:      &envelope.Validator{Catalog: cat},
+		cat:    cat,
+		ids:    map[string]*idSeen{},
+		spread: map[string]*keySeen{},
+		seqs:   map[string]seqSeen{},
+	}
+}
+
+// Check checks one record.
+func (c *Checker) Check(rec *kgo.Record) *Record {
+	out := &Record{At: report.RecordLocation{Topic: rec.Topic, Partition: rec.Partition, Offset: rec.Offset}, Key: string(rec.Key)}
+	add := func(rule string, sev report.Severity, ptr, format string, args ...any) {
+		out.Findings = append(out.Findings, report.Finding{Rule: rule, Severity: sev, Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+	}
+	d, _, fs, err := c.v.CheckRecord(rec)
+	if err != nil {
+		rule := "record-invalid"
+		if errors.Is(err, envelope.ErrNotCloudEvent) {
+			rule = RuleNotCloudEvent
+		}
+		add(rule, report.SeverityError, "", "%v", err)
+		c.locate(out)
+		return out
+	}
+	out.Findings = append(out.Findings, fs...)
+	if d == nil {
+		c.locate(out)
+		return out
+	}
+	out.ID, out.Type, out.Source = d.Event.ID(), d.Event.Type(), d.Event.Source()
+	c.checkKeySpread(out, add)
+	t := c.cat.Lookup(out.Type)
+	if t != nil && t.Meta.PartitionKey != "" {
+		want, ok := d.PartitionKeyValue(t.Meta.PartitionKey)
+		switch {
+		case !ok:
+			add(RulePartitionKey, report.SeverityError, "", "the event has no value at its type's partitionkey %s, so no record key can be checked (record key %q)", t.Meta.PartitionKey, out.Key)
+		case want != out.Key:
+			add(RulePartitionKey, report.SeverityError, "", "record key %q, but %s's partitionkey %s is %q", out.Key, out.Type, t.Meta.PartitionKey, want)
+		}
+	}
+	if out.ID != "" {
+		sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s", out.Type, d.Event.Subject(), d.RawData))
+		k := out.Source + "\x00" + out.ID
+		switch seen := c.ids[k]; {
+		case seen == nil:
+			c.ids[k] = &idSeen{first: out.At, sum: sum, count: 1}
+		case seen.sum != sum:
+			seen.count++
+			out.Repeat = true
+			add(RuleIDReused, report.SeverityError, "/id", "id %q (source %q) was first used at %s for a different event (type, subject or data differ)", out.ID, out.Source, seen.first)
+		default:
+			seen.count++
+			out.Repeat = true
+		}
+	}
+	if t != nil && t.Meta.Sequence != "" && !out.Repeat {
+		if v, ok := d.DataValue(t.Meta.Sequence); ok {
+			if n, ok := number(v); ok {
+				out.Seq, out.HasSeq = n, true
+				k := fmt.Sprintf("%s\x00%d\x00%s\x00%s", rec.Topic, rec.Partition, out.Type, out.Key)
+				if prev, ok := c.seqs[k]; ok && n < prev.seq {
+					add(RuleSequenceBackwards, report.SeverityError, "/data"+t.Meta.Sequence, "sequence %s of key %q went backwards: %s at %s came first", fmtNum(n), out.Key, fmtNum(prev.seq), prev.at)
+				} else {
+					c.seqs[k] = seqSeen{seq: n, at: out.At}
+				}
+			}
+		}
+	}
+	c.locate(out)
+	return out
+}
+
+func (c *Checker) checkKeySpread(out *Record, add func(rule string, sev report.Severity, ptr, format string, args ...any)) {
+	if out.Key == "" {
+		return
+	}
+	k := out.At.Topic + "\x00" + out.Key
+	ks := c.spread[k]
+	if ks == nil {
+		ks = &keySeen{parts: map[int32]report.RecordLocation{}}
+		c.spread[k] = ks
+	}
+	if _, ok := ks.parts[out.At.Partition]; !ok {
+		ks.parts[out.At.Partition] = out.At
+	}
+	if len(ks.parts) > 1 && !ks.reported {
+		ks.reported = true
+		var where []string
+		for _, at := range ks.parts {
+			where = append(where, at.String())
+		}
+		sort.Strings(where)
+		add(RuleKeyPartitions, report.SeverityWarning, "", "key %q is on %d partitions of %s (first records %v): its events lose their order", out.Key, len(ks.parts), out.At.Topic, where)
+	}
+}
+
+func (c *Checker) locate(out *Record) {
+	for i := range out.Findings {
+		at := out.At
+		out.Findings[i].Record = &at
+	}
+}
+
+// Finish returns the findings about the records together: each id that
+// was repeated with the same event, as one warning with its count.
+func (c *Checker) Finish() []report.Finding {
+	var out []report.Finding
+	for k, s := range c.ids {
+		if s.count < 2 {
+			continue
+		}
+		src, id, _ := cut(k)
+		at := s.first
+		out = append(out, report.Finding{Rule: RuleIDRepeated, Severity: report.SeverityWarning, Pointer: "/id", Record: &at,
+			Message: fmt.Sprintf("id %q (source %q) arrived %d times: consumers must deduplicate it", id, src, s.count)})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Record, out[j].Record
+		if a.Topic != b.Topic {
+			return a.Topic < b.Topic
+		}
+		if a.Partition != b.Partition {
+			return a.Partition < b.Partition
+		}
+		return a.Offset < b.Offset
+	})
+	return out
+}
+
+// Repeats counts the records whose id had already been seen.
+func (c *Checker) Repeats() int {
+	n := 0
+	for _, s := range c.ids {
+		n += s.count - 1
+	}
+	return n
+}
+
+func cut(k string) (string, string, bool) {
+	for i := 0; i < len(k); i++ {
+		if k[i] == 0 {
+			return k[:i], k[i+1:], true
+		}
+	}
+	return k, "", false
+}
+
+func number(v any) (float64, bool) {
+	switch v := v.(type) {
+	case json.Number:
+		f, err := v.Float64()
+		return f, err == nil
+	case float64:
+		return v, true
+	case string:
+		f, err := strconv.ParseFloat(v, 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -49,7 +49,6 @@ func (f Fault) String() string {
 	return fmt.Sprintf("#%d rollback: %s asks the producer to fail after writing", f.Index, where)
 }
 
-
 // Plan draws the faults of a scenario from seed: the same seed, the same
 // plan. Faults are ordered by step; their indexes are what --faults names.
 func Plan(sc *Scenario, seed uint64) []Fault {

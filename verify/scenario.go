@@ -287,4 +287,6 @@ func (s *Scenario) Steps() int {
 }
 
 // String names the scenario in reports.
-func (s *Scenario) String() string { return strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File)) }
+func (s *Scenario) String() string {
+	return strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
+}

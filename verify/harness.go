@@ -129,8 +129,8 @@ type RunResult struct {
 func (r *RunResult) Failed() bool { return r.Verdict.Failed() || len(r.Expect) > 0 }
 
 // run is one run: a fresh topic (and embedded broker), work directory and
-// producer instances; the workload with the selected faults; settle; judge.
-func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection) (*RunResult, error) {
+// relays producer instances; the workload with the selected faults; settle; judge.
+func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection, relays int) (*RunResult, error) {
 	start := time.Now()
 	res := &RunResult{Name: name, Faults: selText(sel)}
 	h.logf("run %s (faults %s)", name, res.Faults)
@@ -172,7 +172,7 @@ func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection) (*R
 	defer os.RemoveAll(workdir)
 
 	g := &group{h: h, workdir: workdir}
-	for i := 0; i < h.sc.Chaos.Relays; i++ {
+	for i := 0; i < relays; i++ {
 		addr, err := replay.FreeAddr()
 		if err != nil {
 			return nil, err
@@ -224,10 +224,12 @@ func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection) (*R
 	if err := h.drive(ctx, g, f, sel, res); err != nil {
 		return nil, err
 	}
-	f.disarm()
+	// Armed faults stay armed while the producer catches up (a relay
+	// publishes after the requests were answered); those left when it
+	// settles never struck.
 	g.waitRestarts()
-
 	facts, err := h.settle(ctx, g, adm, topic, res)
+	f.disarm()
 	if err != nil {
 		res.Stderr = g.stderr()
 		return nil, err

@@ -34,13 +34,13 @@ type ShrinkReport struct {
 	Result    *RunResult `json:"result,omitempty"`
 }
 
-// Run verifies the producer: a clean run (a producer that fails without
-// faults is reported at once), then the chaos run with the selected
+// Run verifies the producer: a clean run with one instance and no faults
+// (a producer that fails there is reported at once), then the chaos run with the selected
 // faults; a failing chaos run is shrunk to a minimal set of the faults
 // that struck.
 func (h *Harness) Run(ctx context.Context) (*Report, error) {
 	rep := &Report{Scenario: h.sc.String(), File: h.sc.File, Seed: h.seed, Plan: h.plan}
-	clean, err := h.run(ctx, "clean", chaos.Only())
+	clean, err := h.run(ctx, "clean", chaos.Only(), 1)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (h *Harness) Run(ctx context.Context) (*Report, error) {
 		rep.Reproduce = h.reproduce(chaos.Only())
 		return rep, nil
 	}
-	ch, err := h.run(ctx, "chaos", h.opts.Faults)
+	ch, err := h.run(ctx, "chaos", h.opts.Faults, h.sc.Chaos.Relays)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (h *Harness) Run(ctx context.Context) (*Report, error) {
 	n := 0
 	res, err := chaos.Shrink(ctx, ch.Applied, nil, h.opts.ShrinkBudget, func(ctx context.Context, subset []int) (bool, error) {
 		n++
-		r, err := h.run(ctx, "shrink"+strconv.Itoa(n), chaos.Only(subset...))
+		r, err := h.run(ctx, "shrink"+strconv.Itoa(n), chaos.Only(subset...), h.sc.Chaos.Relays)
 		if err != nil {
 			return false, err
 		}

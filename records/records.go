@@ -114,8 +114,17 @@ func NewChecker(cat *registry.Catalog) *Checker {
 	}
 }
 
-// Check checks one record.
+// Check checks one record: Decode, then Relate.
 func (c *Checker) Check(rec *kgo.Record) *Record {
+	out, d := c.Decode(rec)
+	c.Relate(out, d)
+	return out
+}
+
+// Decode runs the checks of one record on its own (envelope, data,
+// partition key). It keeps no state: several goroutines may call it at
+// once, leaving Relate, which must see records in order, to one.
+func (c *Checker) Decode(rec *kgo.Record) (*Record, *envelope.Decoded) {
 	out := &Record{At: report.RecordLocation{Topic: rec.Topic, Partition: rec.Partition, Offset: rec.Offset}, Key: string(rec.Key)}
 	add := func(rule string, sev report.Severity, ptr, format string, args ...any) {
 		out.Findings = append(out.Findings, report.Finding{Rule: rule, Severity: sev, Pointer: ptr, Message: fmt.Sprintf(format, args...)})
@@ -127,16 +136,13 @@ func (c *Checker) Check(rec *kgo.Record) *Record {
 			rule = RuleNotCloudEvent
 		}
 		add(rule, report.SeverityError, "", "%v", err)
-		c.locate(out)
-		return out
+		return out, nil
 	}
 	out.Findings = append(out.Findings, fs...)
 	if d == nil {
-		c.locate(out)
-		return out
+		return out, nil
 	}
 	out.ID, out.Type, out.Source = d.Event.ID(), d.Event.Type(), d.Event.Source()
-	c.checkKeySpread(out, add)
 	t := c.cat.Lookup(out.Type)
 	if t != nil && t.Meta.PartitionKey != "" {
 		want, ok := d.PartitionKeyValue(t.Meta.PartitionKey)
@@ -147,6 +153,26 @@ func (c *Checker) Check(rec *kgo.Record) *Record {
 			add(RulePartitionKey, report.SeverityError, "", "record key %q, but %s's partitionkey %s is %q", out.Key, out.Type, t.Meta.PartitionKey, want)
 		}
 	}
+	if t != nil && t.Meta.Sequence != "" {
+		if v, ok := d.DataValue(t.Meta.Sequence); ok {
+			out.Seq, out.HasSeq = number(v)
+		}
+	}
+	return out, d
+}
+
+// Relate runs the checks across records (ids, key spread, sequences) on a
+// record from Decode, and sets the topic, partition and offset of all its
+// findings. Records of one partition must come in offset order.
+func (c *Checker) Relate(out *Record, d *envelope.Decoded) {
+	defer c.locate(out)
+	if d == nil {
+		return
+	}
+	add := func(rule string, sev report.Severity, ptr, format string, args ...any) {
+		out.Findings = append(out.Findings, report.Finding{Rule: rule, Severity: sev, Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+	}
+	c.checkKeySpread(out, add)
 	if out.ID != "" {
 		sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s", out.Type, d.Event.Subject(), d.RawData))
 		k := out.Source + "\x00" + out.ID
@@ -162,21 +188,16 @@ func (c *Checker) Check(rec *kgo.Record) *Record {
 			out.Repeat = true
 		}
 	}
-	if t != nil && t.Meta.Sequence != "" && !out.Repeat {
-		if v, ok := d.DataValue(t.Meta.Sequence); ok {
-			if n, ok := number(v); ok {
-				out.Seq, out.HasSeq = n, true
-				k := fmt.Sprintf("%s\x00%d\x00%s\x00%s", rec.Topic, rec.Partition, out.Type, out.Key)
-				if prev, ok := c.seqs[k]; ok && n < prev.seq {
-					add(RuleSequenceBackwards, report.SeverityError, "/data"+t.Meta.Sequence, "sequence %s of key %q went backwards: %s at %s came first", fmtNum(n), out.Key, fmtNum(prev.seq), prev.at)
-				} else {
-					c.seqs[k] = seqSeen{seq: n, at: out.At}
-				}
-			}
+	if out.HasSeq && !out.Repeat {
+		t := c.cat.Lookup(out.Type)
+		n := out.Seq
+		k := fmt.Sprintf("%s\x00%d\x00%s\x00%s", out.At.Topic, out.At.Partition, out.Type, out.Key)
+		if prev, ok := c.seqs[k]; ok && n < prev.seq {
+			add(RuleSequenceBackwards, report.SeverityError, "/data"+t.Meta.Sequence, "sequence %s of key %q went backwards: %s at %s came first", fmtNum(n), out.Key, fmtNum(prev.seq), prev.at)
+		} else {
+			c.seqs[k] = seqSeen{seq: n, at: out.At}
 		}
 	}
-	c.locate(out)
-	return out
 }
 
 func (c *Checker) checkKeySpread(out *Record, add func(rule string, sev report.Severity, ptr, format string, args ...any)) {

@@ -77,6 +77,8 @@ until interrupted. It never creates a topic.`,
 				if err != nil {
 					return err
 				}
+				topic.workers = workers
+				tuneGC()
 				return a.validateTopics(cmd.Context(), cat, &topic, p)
 			}
 			if len(args) == 0 {

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/internal/pipeline"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/records"
 	"github.com/evtool/evtool/registry"
@@ -22,6 +24,8 @@ type topicFlags struct {
 	until  string
 	group  string
 	max    int
+	// workers is validate's --workers.
+	workers int
 }
 
 func addTopicFlags(fl *pflag.FlagSet, f *topicFlags) {
@@ -111,25 +115,44 @@ func (a *app) validateTopics(ctx context.Context, cat *registry.Catalog, f *topi
 		}
 		return nil
 	}
-	for f.max == 0 || checked < f.max {
+	// Each record is checked on its own on all cores; the checks across
+	// records (ids, keys, sequences) and the printing go in read order.
+	// Following, records go one by one so a finding prints when it comes.
+	batch := 0
+	if opts.Follow {
+		batch = 1
+	}
+	read := 0
+	var readErr error
+	next := func() (*kgo.Record, bool, error) {
+		if f.max > 0 && read >= f.max {
+			return nil, false, nil
+		}
 		rec, err := r.Next(ctx)
-		if errors.Is(err, kafka.ErrEnd) {
-			break
+		if errors.Is(err, kafka.ErrEnd) || err != nil && ctx.Err() != nil && opts.Follow {
+			return nil, false, nil // following ends with Ctrl-C: a normal end
 		}
 		if err != nil {
-			if ctx.Err() != nil && opts.Follow {
-				break // following ends with Ctrl-C: a normal end
-			}
-			_ = finish()
-			if ctx.Err() != nil {
-				return fmt.Errorf("interrupted while reading %s: %d record(s) checked", r.Position(), checked)
-			}
-			return err
+			readErr = err
+			return nil, false, nil
 		}
+		read++
+		return rec, true, nil
+	}
+	type decoded struct {
+		rec *records.Record
+		d   *envelope.Decoded
+		raw *kgo.Record
+	}
+	work := func(rec *kgo.Record) decoded {
+		out, d := chk.Decode(rec)
+		return decoded{out, d, rec}
+	}
+	emit := func(x decoded) error {
 		checked++
-		res := chk.Check(rec)
+		chk.Relate(x.rec, x.d)
 		bad := false
-		for _, fd := range res.Findings {
+		for _, fd := range x.rec.Findings {
 			if fd.Failing() {
 				bad = true
 			}
@@ -140,15 +163,29 @@ func (a *app) validateTopics(ctx context.Context, cat *registry.Catalog, f *topi
 		if bad {
 			failing++
 		}
-		if last[rec.Topic] == nil {
-			last[rec.Topic] = map[int32]*kgo.Record{}
+		if last[x.raw.Topic] == nil {
+			last[x.raw.Topic] = map[int32]*kgo.Record{}
 		}
-		last[rec.Topic][rec.Partition] = rec
-		if opts.Follow && len(res.Findings) > 0 {
-			if err := report.Flush(p); err != nil {
-				return err
-			}
+		last[x.raw.Topic][x.raw.Partition] = x.raw
+		if opts.Follow && len(x.rec.Findings) > 0 {
+			return report.Flush(p)
 		}
+		return nil
+	}
+	pctx := ctx
+	if opts.Follow {
+		pctx = context.WithoutCancel(ctx) // Ctrl-C ends the reading, not the printing
+	}
+	err = pipeline.Ordered(pctx, f.workers, batch, next, work, emit)
+	if err != nil && ctx.Err() == nil {
+		return err
+	}
+	if readErr != nil || err != nil {
+		_ = finish()
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted while reading %s: %d record(s) checked", r.Position(), checked)
+		}
+		return readErr
 	}
 	if err := finish(); err != nil {
 		return err

@@ -174,7 +174,14 @@ func (c *Checker) Relate(out *Record, d *envelope.Decoded) {
 	}
 	c.checkKeySpread(out, add)
 	if out.ID != "" {
-		sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s", out.Type, d.Event.Subject(), d.RawData))
+		h := sha256.New()
+		h.Write([]byte(out.Type))
+		h.Write([]byte{0})
+		h.Write([]byte(d.Event.Subject()))
+		h.Write([]byte{0})
+		h.Write(d.RawData)
+		var sum [32]byte
+		h.Sum(sum[:0])
 		k := out.Source + "\x00" + out.ID
 		switch seen := c.ids[k]; {
 		case seen == nil:
@@ -191,7 +198,7 @@ func (c *Checker) Relate(out *Record, d *envelope.Decoded) {
 	if out.HasSeq && !out.Repeat {
 		t := c.cat.Lookup(out.Type)
 		n := out.Seq
-		k := fmt.Sprintf("%s\x00%d\x00%s\x00%s", out.At.Topic, out.At.Partition, out.Type, out.Key)
+		k := out.At.Topic + "\x00" + strconv.Itoa(int(out.At.Partition)) + "\x00" + out.Type + "\x00" + out.Key
 		if prev, ok := c.seqs[k]; ok && n < prev.seq {
 			add(RuleSequenceBackwards, report.SeverityError, "/data"+t.Meta.Sequence, "sequence %s of key %q went backwards: %s at %s came first", fmtNum(n), out.Key, fmtNum(prev.seq), prev.at)
 		} else {

@@ -286,7 +286,7 @@ func (s *Scenario) Steps() int {
 	return len(s.Workload.Requests)
 }
 
-// String names the scenario in reports.
+// String names the scenario in reports: its path as given.
 func (s *Scenario) String() string {
 	return strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
 }

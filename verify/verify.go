@@ -45,6 +45,11 @@ func (h *Harness) Run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	rep.Clean = clean
+	if clean.Verdict.Facts == 0 {
+		// Every record would be a phantom and nothing could be lost: the
+		// state (or the workload) tests nothing.
+		clean.Expect = append(clean.Expect, "the clean run reported no committed facts: producer.state tests nothing")
+	}
 	if clean.Failed() {
 		rep.Reproduce = h.reproduce(chaos.Only())
 		return rep, nil

@@ -363,7 +363,15 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, topic 
 	for {
 		raw, err := h.sp.ReadState(ctx, h.sc.Producer.State, h.sc.Producer.Dir, in.spec.Env, expand)
 		if err != nil {
-			return nil, err
+			// A fault still armed may strike while settling: the state
+			// is read again once the producer is back.
+			if ctx.Err() != nil || time.Now().After(deadline) {
+				return nil, err
+			}
+			time.Sleep(50 * time.Millisecond)
+			g.waitRestarts()
+			last = ""
+			continue
 		}
 		facts, err := ParseFacts(h.sc.Producer.State.Source(), raw)
 		if err != nil {

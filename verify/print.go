@@ -186,10 +186,16 @@ func writeJUnit(w io.Writer, r *Report) error {
 		if c.Count > 0 {
 			var b strings.Builder
 			for _, m := range c.Members {
-				b.WriteString(m.Message + "\n")
+				b.WriteString(report.Escape(m.Message) + "\n")
+				for _, rec := range m.Records {
+					fmt.Fprintf(&b, "  record %s id=%s key=%s\n", report.Escape(rec.At.String()), report.Escape(rec.ID), report.Escape(rec.Key))
+				}
 			}
-			fmt.Fprintf(&b, "seed %d; reproduce: %s\n", r.Seed, r.Reproduce)
-			jc.Failure = &junitFailure{Message: fmt.Sprintf("%d %s in run %s", c.Count, c.Name, run.Name), Text: report.Escape(b.String())}
+			fmt.Fprintf(&b, "seed %d; reproduce: %s\n", r.Seed, report.Escape(r.Reproduce))
+			if r.Shrink != nil {
+				fmt.Fprintf(&b, "reproduce the minimal failure: %s\n", report.Escape(r.Shrink.Reproduce))
+			}
+			jc.Failure = &junitFailure{Message: fmt.Sprintf("%d %s in run %s", c.Count, c.Name, run.Name), Text: b.String()}
 			s.Failures++
 		}
 		s.Cases = append(s.Cases, jc)

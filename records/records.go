@@ -187,7 +187,7 @@ func (c *Checker) Relate(out *Record, d *envelope.Decoded) {
 		case seen == nil:
 			c.ids[k] = &idSeen{first: out.At, sum: sum, count: 1}
 		case seen.sum != sum:
-			seen.count++
+			// Not a copy: reported here, not counted as a repeat.
 			out.Repeat = true
 			add(RuleIDReused, report.SeverityError, "/id", "id %q (source %q) was first used at %s for a different event (type, subject or data differ)", out.ID, out.Source, seen.first)
 		default:
@@ -264,7 +264,7 @@ func (c *Checker) Finish() []report.Finding {
 	return out
 }
 
-// Repeats counts the records whose id had already been seen.
+// Repeats counts the records that repeated an earlier record's event.
 func (c *Checker) Repeats() int {
 	n := 0
 	for _, s := range c.ids {

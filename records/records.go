@@ -63,6 +63,9 @@ func (r *Record) Invalid() bool {
 // WrongKey reports whether the record key is not the type's partition key.
 func (r *Record) WrongKey() bool { return r.has(RulePartitionKey) }
 
+// Reused reports whether the record's id was used before for another event.
+func (r *Record) Reused() bool { return r.has(RuleIDReused) }
+
 // Backwards reports whether the record's sequence went backwards.
 func (r *Record) Backwards() bool { return r.has(RuleSequenceBackwards) }
 

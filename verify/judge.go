@@ -93,7 +93,8 @@ type tks struct {
 // committed. A fact is matched by its event id; failing that, by (type,
 // key, seq): an event found only that way was published under another id
 // (duplicate-new-id), a fact with neither is lost. A record matching no
-// fact is a phantom. Records repeating an id are counted, not judged.
+// fact is a phantom. Records repeating an event are counted, not judged;
+// an id reused for another event is invalid.
 func Judge(facts []Fact, recs []*records.Record) Verdict {
 	v := Verdict{Facts: len(facts), Records: len(recs)}
 	classes := map[string]*Class{}
@@ -114,7 +115,7 @@ func Judge(facts []Fact, recs []*records.Record) Verdict {
 		if r.Type != "" {
 			byTKS[tks{r.Type, r.Key, r.Seq, r.HasSeq}] = append(byTKS[tks{r.Type, r.Key, r.Seq, r.HasSeq}], r)
 		}
-		if r.Repeat {
+		if r.Repeat && !r.Reused() {
 			v.Duplicates++
 		}
 	}
@@ -146,7 +147,7 @@ func Judge(facts []Fact, recs []*records.Record) Verdict {
 	seen := map[string]bool{}
 	for _, r := range recs {
 		if r.ID != "" {
-			if seen[r.ID] {
+			if seen[r.ID] && !r.Reused() {
 				continue
 			}
 			seen[r.ID] = true

@@ -45,6 +45,7 @@ func TestJudge(t *testing.T) {
 		{"phantom", facts, []*records.Record{rec(0, 0, "a", "T", "k1", 1), rec(0, 1, "b", "T", "k1", 2), rec(1, 0, "c", "T", "k2", 1), rec(1, 1, "z", "T", "k2", 9)}, map[string]int{ClassPhantom: 1}, 0},
 		{"duplicate new id", facts, []*records.Record{rec(0, 0, "a", "T", "k1", 1), rec(0, 1, "x", "T", "k1", 2), rec(0, 2, "b", "T", "k1", 2), rec(1, 0, "c", "T", "k2", 1)}, map[string]int{ClassDuplicateNewID: 1}, 0},
 		{"only under a new id", facts, []*records.Record{rec(0, 0, "a", "T", "k1", 1), rec(0, 1, "x", "T", "k1", 2), rec(1, 0, "c", "T", "k2", 1)}, map[string]int{ClassDuplicateNewID: 1}, 0},
+		{"id reused for another event", facts, []*records.Record{rec(0, 0, "a", "T", "k1", 1), rec(0, 1, "b", "T", "k1", 2), rec(1, 0, "c", "T", "k2", 1), rec(1, 1, "a", "T", "k2", 7, "repeat", records.RuleIDReused)}, map[string]int{ClassInvalid: 1}, 0},
 		{"out of order, wrong key, invalid", facts, []*records.Record{rec(0, 0, "b", "T", "k1", 2), rec(0, 1, "a", "T", "k1", 1, records.RuleSequenceBackwards), rec(1, 0, "c", "T", "k2", 1, records.RulePartitionKey, "data-invalid")},
 			map[string]int{ClassOutOfOrder: 1, ClassWrongKey: 1, ClassInvalid: 1}, 0},
 	} {

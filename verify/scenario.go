@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/evtool/evtool/internal/yamldoc"
@@ -287,6 +286,4 @@ func (s *Scenario) Steps() int {
 }
 
 // String names the scenario in reports: its path as given.
-func (s *Scenario) String() string {
-	return strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
-}
+func (s *Scenario) String() string { return s.File }

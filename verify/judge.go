@@ -106,42 +106,47 @@ func Judge(facts []Fact, recs []*records.Record) Verdict {
 		c.Count++
 		c.Members = append(c.Members, m)
 	}
-	byID := map[string][]*records.Record{}
-	byTKS := map[tks][]*records.Record{}
-	for _, r := range recs {
-		if r.ID != "" {
-			byID[r.ID] = append(byID[r.ID], r)
-		}
-		if r.Type != "" {
-			byTKS[tks{r.Type, r.Key, r.Seq, r.HasSeq}] = append(byTKS[tks{r.Type, r.Key, r.Seq, r.HasSeq}], r)
-		}
-		if r.Repeat && !r.Reused() {
-			v.Duplicates++
-		}
-	}
 	factIDs := map[string]bool{}
 	factTKS := map[tks]*Fact{}
 	for i := range facts {
 		f := &facts[i]
 		factIDs[f.ID] = true
-		k := tks{typ: f.Type, key: f.Key}
-		if f.Seq != nil {
-			k.seq, k.hasSeq = *f.Seq, true
+		if k := factKey(f); factTKS[k] == nil {
+			factTKS[k] = f
 		}
-		factTKS[k] = f
 	}
-	for i := range facts {
-		f := &facts[i]
-		if len(byID[f.ID]) > 0 {
+	// Only a record under an id that is no fact's can stand for a fact
+	// missing under its own id, and each such id for one fact only: a
+	// record matched by its id, or already standing for another fact of
+	// the same (type, key, seq), would hide a lost event.
+	byID := map[string]bool{}
+	spare := map[tks][]*records.Record{}
+	for _, r := range recs {
+		if r.Repeat && !r.Reused() {
+			v.Duplicates++
+		}
+		if r.ID == "" || byID[r.ID] {
 			continue
 		}
-		k := tks{typ: f.Type, key: f.Key}
-		if f.Seq != nil {
-			k.seq, k.hasSeq = *f.Seq, true
+		byID[r.ID] = true
+		if r.Type != "" && !factIDs[r.ID] {
+			k := tks{r.Type, r.Key, r.Seq, r.HasSeq}
+			spare[k] = append(spare[k], r)
 		}
-		if len(byTKS[k]) == 0 {
+	}
+	standsFor := map[*records.Record]*Fact{}
+	for i := range facts {
+		f := &facts[i]
+		if byID[f.ID] {
+			continue
+		}
+		k := factKey(f)
+		if len(spare[k]) == 0 {
 			add(ClassLost, Member{Fact: f, Message: fmt.Sprintf("committed %s %s (key %q%s) has no event on the topic", f.Type, f.ID, f.Key, seqText(f.Seq))})
+			continue
 		}
+		standsFor[spare[k][0]] = f
+		spare[k] = spare[k][1:]
 	}
 	// Records of one id count once: the first copy stands for them all.
 	seen := map[string]bool{}
@@ -158,8 +163,11 @@ func Judge(facts []Fact, recs []*records.Record) Verdict {
 			// Not a CloudEvent: only invalid, below.
 		case factIDs[r.ID]:
 		default:
-			k := tks{r.Type, r.Key, r.Seq, r.HasSeq}
-			if f := factTKS[k]; f != nil {
+			f := standsFor[r]
+			if f == nil {
+				f = factTKS[tks{r.Type, r.Key, r.Seq, r.HasSeq}]
+			}
+			if f != nil {
 				add(ClassDuplicateNewID, Member{Fact: f, Records: []RecordRef{ref}, Message: fmt.Sprintf("the event of fact %s (%s, key %q%s) was published as %s, under another id", f.ID, f.Type, f.Key, seqText(f.Seq), r.ID)})
 			} else {
 				add(ClassPhantom, Member{Records: []RecordRef{ref}, Message: fmt.Sprintf("event %s (%s, key %q) matches no committed fact", r.ID, r.Type, r.Key)})
@@ -181,6 +189,14 @@ func Judge(facts []Fact, recs []*records.Record) Verdict {
 		v.Classes = append(v.Classes, *c)
 	}
 	return v
+}
+
+func factKey(f *Fact) tks {
+	k := tks{typ: f.Type, key: f.Key}
+	if f.Seq != nil {
+		k.seq, k.hasSeq = *f.Seq, true
+	}
+	return k
 }
 
 func memberKey(m Member) string {

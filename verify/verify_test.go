@@ -23,6 +23,13 @@ func rec(part int32, off int64, id, typ, key string, seq float64, extra ...strin
 	return r
 }
 
+// norec is a record of a type without a sequence.
+func norec(part int32, off int64, id, typ, key string) *records.Record {
+	r := rec(part, off, id, typ, key, 0)
+	r.HasSeq = false
+	return r
+}
+
 func seq(n float64) *float64 { return &n }
 
 // TestJudge: each verdict class, and same-id duplicates counted only.
@@ -46,6 +53,13 @@ func TestJudge(t *testing.T) {
 		{"duplicate new id", facts, []*records.Record{rec(0, 0, "a", "T", "k1", 1), rec(0, 1, "x", "T", "k1", 2), rec(0, 2, "b", "T", "k1", 2), rec(1, 0, "c", "T", "k2", 1)}, map[string]int{ClassDuplicateNewID: 1}, 0},
 		{"only under a new id", facts, []*records.Record{rec(0, 0, "a", "T", "k1", 1), rec(0, 1, "x", "T", "k1", 2), rec(1, 0, "c", "T", "k2", 1)}, map[string]int{ClassDuplicateNewID: 1}, 0},
 		{"id reused for another event", facts, []*records.Record{rec(0, 0, "a", "T", "k1", 1), rec(0, 1, "b", "T", "k1", 2), rec(1, 0, "c", "T", "k2", 1), rec(1, 1, "a", "T", "k2", 7, "repeat", records.RuleIDReused)}, map[string]int{ClassInvalid: 1}, 0},
+		// Facts of a type without a sequence share (type, key): a record
+		// published under one fact's own id must not stand in for another.
+		{"lost beside its twin", []Fact{{ID: "a", Type: "T", Key: "k1"}, {ID: "b", Type: "T", Key: "k1"}},
+			[]*records.Record{norec(0, 0, "a", "T", "k1")}, map[string]int{ClassLost: 1}, 0},
+		// One record under a new id stands for one fact, not for two.
+		{"one new id for two facts", []Fact{{ID: "a", Type: "T", Key: "k1"}, {ID: "b", Type: "T", Key: "k1"}},
+			[]*records.Record{norec(0, 0, "x", "T", "k1")}, map[string]int{ClassLost: 1, ClassDuplicateNewID: 1}, 0},
 		{"out of order, wrong key, invalid", facts, []*records.Record{rec(0, 0, "b", "T", "k1", 2), rec(0, 1, "a", "T", "k1", 1, records.RuleSequenceBackwards), rec(1, 0, "c", "T", "k2", 1, records.RulePartitionKey, "data-invalid")},
 			map[string]int{ClassOutOfOrder: 1, ClassWrongKey: 1, ClassInvalid: 1}, 0},
 	} {

@@ -201,7 +201,9 @@ func (c *Checker) Relate(out *Record, d *envelope.Decoded) {
 	if out.HasSeq && !out.Repeat {
 		t := c.cat.Lookup(out.Type)
 		n := out.Seq
-		k := out.At.Topic + "\x00" + strconv.Itoa(int(out.At.Partition)) + "\x00" + out.Type + "\x00" + out.Key
+		// The key's sequence, across its types: an aggregate's version
+		// is carried by each of its event types.
+		k := out.At.Topic + "\x00" + strconv.Itoa(int(out.At.Partition)) + "\x00" + out.Key
 		if prev, ok := c.seqs[k]; ok && n < prev.seq {
 			add(RuleSequenceBackwards, report.SeverityError, "/data"+t.Meta.Sequence, "sequence %s of key %q went backwards: %s at %s came first", fmtNum(n), out.Key, fmtNum(prev.seq), prev.at)
 		} else {

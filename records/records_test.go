@@ -62,3 +62,35 @@ func TestChecker(t *testing.T) {
 		t.Errorf("finish: %+v", fs)
 	}
 }
+
+// paidBinary is an order.paid event in the JavaScript SDK's binary mode.
+func paidBinary(id, order string, version int, offset int64) *kgo.Record {
+	r := jsBinary(id, order, version, order, offset)
+	r.Value = []byte(fmt.Sprintf(`{"orderId":%q,"orderVersion":%d,"paymentId":"f408594a-21b6-4b17-a785-6c5e5d406ccf","amount":{"amountMinor":416,"currency":"GBP"},"method":"card","paidAt":"2025-03-03T08:04:28Z"}`, order, version))
+	for i, h := range r.Headers {
+		switch h.Key {
+		case "ce_type":
+			r.Headers[i].Value = []byte("com.example.order.paid")
+		case "ce_dataschema":
+			r.Headers[i].Value = []byte("https://schemas.example.com/com.example.order.paid/v1.json")
+		}
+	}
+	return r
+}
+
+// TestSequenceAcrossTypes: the sequence is the key's, whichever of its
+// types carries it: an order's paid (version 2) before its placed
+// (version 1) went backwards.
+func TestSequenceAcrossTypes(t *testing.T) {
+	cat, err := registry.Load("../examples/orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker(cat)
+	if r := c.Check(paidBinary("p", "ord-00001", 2, 0)); len(r.Findings) != 0 {
+		t.Fatalf("paid: %+v", r.Findings)
+	}
+	if r := c.Check(jsBinary("a", "ord-00001", 1, "ord-00001", 1)); !r.Backwards() {
+		t.Errorf("placed version 1 after paid version 2: %+v", r.Findings)
+	}
+}

@@ -48,13 +48,17 @@ type RegistryConfig struct {
 
 // EventMeta is a type's event.yaml.
 type EventMeta struct {
-	Description  string         `yaml:"description"`
-	Owner        string         `yaml:"owner"`
-	Topic        string         `yaml:"topic"`
-	PartitionKey string         `yaml:"partitionkey"`
-	Source       string         `yaml:"source"`
-	Compat       CompatOverride `yaml:"compat"`
-	Deprecated   []int          `yaml:"deprecated"`
+	Description  string `yaml:"description"`
+	Owner        string `yaml:"owner"`
+	Topic        string `yaml:"topic"`
+	PartitionKey string `yaml:"partitionkey"`
+	// Sequence is a JSON pointer into data to a number that grows per
+	// partition key (an aggregate's version): readers of a topic check it
+	// never goes backwards for one key in partition order.
+	Sequence   string         `yaml:"sequence"`
+	Source     string         `yaml:"source"`
+	Compat     CompatOverride `yaml:"compat"`
+	Deprecated []int          `yaml:"deprecated"`
 	// Message is a Protobuf type's event message (full or short name;
 	// default: the file's first message).
 	Message string `yaml:"message"`

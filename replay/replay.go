@@ -24,7 +24,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -472,31 +471,7 @@ func (h *Harness) listFaults(ctx context.Context, seed uint64, sel chaos.Selecti
 // differently on a real cluster), never with the SASL password (the
 // command reads EVTOOL_SASL_PASSWORD).
 func (h *Harness) reproduce(seed uint64, sel chaos.Selection) string {
-	words := []string{h.opts.Command, "--seed", strconv.FormatUint(seed, 10)}
-	if !sel.IsAll() {
-		words = append(words, "--faults", sel.String())
-	}
-	flag := func(name, value string) {
-		if value != "" {
-			words = append(words, name, shellQuote(value))
-		}
-	}
-	flag("--brokers", strings.Join(h.opts.Brokers, ","))
-	c := h.opts.Client
-	flag("--compression", c.Compression)
-	if c.TLS {
-		words = append(words, "--tls")
-	}
-	flag("--tls-ca", c.TLSCAFile)
-	flag("--tls-cert", c.TLSCertFile)
-	flag("--tls-key", c.TLSKeyFile)
-	flag("--tls-server-name", c.TLSServerName)
-	if c.TLSInsecure {
-		words = append(words, "--tls-insecure")
-	}
-	flag("--sasl-mechanism", c.SASLMechanism)
-	flag("--sasl-user", c.SASLUser)
-	return strings.Join(words, " ")
+	return ReproduceCommand(h.opts.Command, seed, sel, h.opts.Brokers, h.opts.Client)
 }
 
 func firstLine(s string) string {

@@ -189,5 +189,10 @@ func escapeFinding(f Finding) Finding {
 	f.NewPointer = Escape(f.NewPointer)
 	f.Ignored = Escape(f.Ignored)
 	f.Rule = Escape(f.Rule)
+	if f.Record != nil {
+		r := *f.Record
+		r.Topic = Escape(r.Topic)
+		f.Record = &r
+	}
 	return f
 }

@@ -46,6 +46,9 @@ type Finding struct {
 	Line    int    `json:"line,omitempty"`
 	Column  int    `json:"column,omitempty"`
 	Pointer string `json:"pointer,omitempty"`
+	// Record is where a finding about a Kafka record points: its topic,
+	// partition and offset (validate --topic, verify).
+	Record *RecordLocation `json:"record,omitempty"`
 
 	// Subject groups findings in text output: an event type, a pair of
 	// versions, an event's position in its input ("events.jsonl:12").
@@ -67,9 +70,24 @@ type Finding struct {
 	Ignored string `json:"ignored,omitempty"`
 }
 
-// Location renders "file:line:col" with whatever parts are known.
+// RecordLocation names one Kafka record.
+type RecordLocation struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
+}
+
+// String renders "topic/partition@offset".
+func (r RecordLocation) String() string {
+	return fmt.Sprintf("%s/%d@%d", r.Topic, r.Partition, r.Offset)
+}
+
+// Location renders "file:line:col" with whatever parts are known, or
+// "topic/partition@offset" for a finding about a Kafka record.
 func (f Finding) Location() string {
 	switch {
+	case f.File == "" && f.Record != nil:
+		return f.Record.String()
 	case f.File == "":
 		return ""
 	case f.Line > 0 && f.Column > 0:

@@ -80,6 +80,19 @@ func Write(w io.Writer, format Format, r *Report) error {
 	return p.Close(r.Checked, r.Unit)
 }
 
+// Flush writes out what a streaming printer has buffered, for a command
+// that prints findings as they come (validate --until follow); document
+// formats have nothing to write before Close.
+func Flush(p Printer) error {
+	switch p := p.(type) {
+	case *textPrinter:
+		return p.w.Flush()
+	case *jsonPrinter:
+		return p.w.Flush()
+	}
+	return nil
+}
+
 type textPrinter struct {
 	w                        *bufio.Writer
 	subject                  string

@@ -20,6 +20,7 @@ const (
 	Config   = "evtool.schema.json"
 	Event    = "event.schema.json"
 	Scenario = "scenario.schema.json"
+	Verify   = "verify.schema.json"
 )
 
 // Compile compiles the named embedded meta-schema.

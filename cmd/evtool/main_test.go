@@ -27,6 +27,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
+		Cmds:                kafkaScriptCmds,
 		Setup: func(env *testscript.Env) error {
 			// Examples are shared with the scripts through $EXAMPLES.
 			wd, err := os.Getwd()

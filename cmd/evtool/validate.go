@@ -20,6 +20,7 @@ func (a *app) validateCommand() *cobra.Command {
 		dir, format string
 		maxBytes    int
 		workers     int
+		topic       topicFlags
 	)
 	c := &cobra.Command{
 		Use:   "validate [FILE|-]...",
@@ -36,7 +37,18 @@ are reported in input order with the event's line (or array index), the
 attribute or JSON pointer, and a message.
 
 Exit 0 when every event is valid, 1 when any is invalid, 2 when the input
-cannot be read (malformed JSON, invalid UTF-8, an event over --max-event-size).`,
+cannot be read (malformed JSON, invalid UTF-8, an event over --max-event-size).
+
+With --brokers and --topic T[,T...], validate reads Kafka records instead:
+each one decoded as a CloudEvent (binary or structured, per record) and
+checked like an event of a file, plus its record key against the type's
+partitionkey. Across records it reports an id reused for a different event
+(error), an id repeated (warning, with its count), a key on several
+partitions (warning) and, for a type whose event.yaml names a sequence
+pointer, a sequence going backwards for one key in partition order (error).
+Findings name topic/partition@offset. --until end (default) stops at the
+end offsets seen at start; --until follow prints findings as they come
+until interrupted. It never creates a topic.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := parseFormat(format, report.BasicFormats)
@@ -49,9 +61,25 @@ cannot be read (malformed JSON, invalid UTF-8, an event over --max-event-size).`
 			if workers < 0 {
 				return usagef("--workers %d: use 0 (one per core) or a positive count", workers)
 			}
+			if len(topic.topics) == 0 {
+				if given := topic.given(cmd.Flags()); len(given) > 0 {
+					return usagef("%s: only with --topic", given[0])
+				}
+			} else if len(args) > 0 {
+				return usagef("--topic reads Kafka: give no FILE")
+			}
 			cat, err := loadCatalog(dir)
 			if err != nil {
 				return err
+			}
+			if len(topic.topics) > 0 {
+				p, err := report.NewPrinter(a.stdout, f, "validate")
+				if err != nil {
+					return err
+				}
+				topic.workers = workers
+				tuneGC()
+				return a.validateTopics(cmd.Context(), cat, &topic, p)
 			}
 			if len(args) == 0 {
 				args = []string{"-"}
@@ -87,6 +115,7 @@ cannot be read (malformed JSON, invalid UTF-8, an event over --max-event-size).`
 	formatFlag(c, &format, report.BasicFormats)
 	c.Flags().IntVar(&maxBytes, "max-event-size", envelope.DefaultMaxEventBytes, "largest event accepted, in bytes")
 	c.Flags().IntVar(&workers, "workers", 0, "validating goroutines (0: one per core)")
+	addTopicFlags(c.Flags(), &topic)
 	return c
 }
 

@@ -1,0 +1,73 @@
+package envelope
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/cloudevents/sdk-go/v2/binding"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
+)
+
+// CheckRecord decodes the CloudEvent in a record (binary or structured, see
+// FromRecord) and runs the same catalog checks as Validate does for an
+// event read from a file. The error is for a record that is no CloudEvent
+// at all; Decoded is nil when the record could not be decoded.
+func (v *Validator) CheckRecord(r *kgo.Record) (*Decoded, *registry.Version, []report.Finding, error) {
+	var (
+		d   *Decoded
+		fs  []report.Finding
+		err error
+	)
+	if m, merr := NewMessage(r); merr == nil && m.encoding == binding.EncodingStructured {
+		// FromRecord's path, minus the copy of the value and with the
+		// validator's cache of URIs: what Validate does for a file's event.
+		d, fs = decodeJSON(r.Value, &v.lookups().uris)
+	} else {
+		d, fs, err = FromRecord(r)
+	}
+	if err != nil || d == nil {
+		return d, nil, fs, err
+	}
+	ver, more := v.check(d, scopeOf(fs))
+	return d, ver, append(fs, more...), nil
+}
+
+// DataValue returns the value a JSON pointer names in the event's data
+// (nil, false when the data is not JSON or has no such member).
+func (d *Decoded) DataValue(pointer string) (any, bool) {
+	if d == nil || d.Data == nil {
+		return nil, false
+	}
+	v, err := resolvePointer(d.Data, pointer)
+	return v, err == nil
+}
+
+// PartitionKeyValue is the value an event.yaml partitionkey (a JSON
+// pointer into data, or "subject") names in the event, as the record key
+// must spell it. ok is false when the event has no such value.
+func (d *Decoded) PartitionKeyValue(partitionKey string) (string, bool) {
+	if partitionKey == "subject" {
+		s := d.Event.Subject()
+		return s, s != ""
+	}
+	if !strings.HasPrefix(partitionKey, "/") {
+		return "", false
+	}
+	v, ok := d.DataValue(partitionKey)
+	if !ok {
+		return "", false
+	}
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case json.Number:
+		return v.String(), true
+	case bool:
+		return fmt.Sprint(v), true
+	}
+	return "", false
+}

@@ -1,0 +1,77 @@
+package kafka
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TestOnProduce: each fault does what it says to the first produce
+// request, seen from the log: a dropped or refused request is appended once
+// by the client's retry, an unanswered append is appended again by a
+// client without idempotence and deduplicated for an idempotent one; then
+// runs at the fault.
+func TestOnProduce(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		fault      ProduceFault
+		idempotent bool
+		want       int64
+	}{
+		{"drop", ProduceDrop, true, 1},
+		{"retriable", ProduceRetriable, true, 1},
+		{"lost-ack idempotent", ProduceLostAck, true, 1},
+		{"lost-ack plain", ProduceLostAck, false, 2},
+		{"append", ProduceAppend, true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := StartBroker(BrokerConfig{Partitions: 1, Topics: []string{"t"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			var calls, thens atomic.Int32
+			remove := b.OnProduce(func(r ProduceRequest) (ProduceFault, func()) {
+				if calls.Add(1) > 1 {
+					return ProduceAppend, nil
+				}
+				if r.Records != 1 {
+					t.Errorf("request of %d records, want 1", r.Records)
+				}
+				return tc.fault, func() { thens.Add(1) }
+			})
+			defer remove()
+			opts, _ := ClientConfig{Brokers: b.Addrs()}.Options()
+			opts = append(opts, kgo.RequestRetries(20), kgo.MetadataMinAge(50*time.Millisecond), kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }))
+			if !tc.idempotent {
+				opts = append(opts, kgo.DisableIdempotentWrite(), kgo.RequiredAcks(kgo.AllISRAcks()))
+			}
+			cl, err := kgo.NewClient(opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			start := time.Now()
+			if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "t", Value: []byte("v")}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("produced in %s", time.Since(start))
+			r, err := OpenTopics(ctx, ClientConfig{Brokers: b.Addrs()}, ReadOptions{Topics: []string{"t"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if got := r.Ends()["t"][0]; got != tc.want {
+				t.Errorf("log holds %d records, want %d", got, tc.want)
+			}
+			if thens.Load() != 1 && tc.fault != ProduceAppend {
+				t.Errorf("then ran %d times", thens.Load())
+			}
+		})
+	}
+}

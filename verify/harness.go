@@ -1,0 +1,663 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/kafka"
+	"github.com/evtool/evtool/records"
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/replay"
+)
+
+// FailAfterWriteHeader asks the producer to fail a request after it wrote
+// (a rollback): a producer that published before its commit now has a
+// phantom event.
+const FailAfterWriteHeader = "X-Evtool-Fail-After-Write"
+
+// DefaultShrinkBudget bounds the runs spent shrinking a failure.
+const DefaultShrinkBudget = 24
+
+// Options tune a verification.
+type Options struct {
+	// Brokers, when set, is a cluster to use instead of an embedded
+	// broker per run (faults then strike less exactly: see docs).
+	Brokers []string
+	Client  kafka.ClientConfig
+	// Seed overrides chaos.seed.
+	Seed *uint64
+	// Faults selects the faults of the plan the chaos run applies.
+	Faults chaos.Selection
+	// ShrinkBudget bounds the shrinking runs (0: none).
+	ShrinkBudget int
+	// Command prefixes reproduce lines (default "evtool verify <file>").
+	Command string
+	// Log, when set, receives a line per step.
+	Log io.Writer
+	// StopGrace is how long a producer has to exit after SIGTERM.
+	StopGrace time.Duration
+}
+
+// Harness runs a scenario.
+type Harness struct {
+	sc   *Scenario
+	opts Options
+	cat  *registry.Catalog
+	seed uint64
+	plan []Fault
+	sp   *replay.Spawner
+}
+
+// NewHarness loads the scenario's catalog and draws its plan.
+func NewHarness(sc *Scenario, cat *registry.Catalog, opts Options) (*Harness, error) {
+	h := &Harness{sc: sc, opts: opts, cat: cat}
+	switch {
+	case opts.Seed != nil:
+		h.seed = *opts.Seed
+	case sc.Chaos.Seed != nil:
+		h.seed = *sc.Chaos.Seed
+	default:
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		for _, x := range b {
+			h.seed = h.seed<<8 | uint64(x)
+		}
+		h.seed %= 1 << 53 // prints and parses exactly
+	}
+	if h.opts.Command == "" {
+		h.opts.Command = "evtool verify " + sc.File
+	}
+	if len(h.opts.Brokers) == 0 {
+		h.opts.Brokers = sc.Brokers
+	}
+	if h.opts.StopGrace <= 0 {
+		h.opts.StopGrace = 5 * time.Second
+	}
+	h.plan = Plan(sc, h.seed)
+	h.sp = replay.NewSpawner()
+	return h, nil
+}
+
+// Seed is the plan's seed.
+func (h *Harness) Seed() uint64 { return h.seed }
+
+// Plan is the fault plan.
+func (h *Harness) Plan() []Fault { return h.plan }
+
+// Close stops the harness, killing any producer still running.
+func (h *Harness) Close() { h.sp.Close() }
+
+func (h *Harness) logf(format string, args ...any) {
+	if h.opts.Log != nil {
+		fmt.Fprintf(h.opts.Log, "verify: "+format+"\n", args...)
+	}
+}
+
+// RunResult is one run of the producer.
+type RunResult struct {
+	Name string `json:"name"`
+	// Faults is the selection the run applied ("" for none, "all").
+	Faults string `json:"faults"`
+	// Applied are the indexes of the faults that struck.
+	Applied  []int         `json:"applied"`
+	Verdict  Verdict       `json:"verdict"`
+	Expect   []string      `json:"expect,omitempty"`
+	Notes    []string      `json:"notes,omitempty"`
+	Stderr   []string      `json:"stderr,omitempty"`
+	Duration time.Duration `json:"durationNs"`
+}
+
+// Failed reports whether the run found a class member or a failed
+// expectation.
+func (r *RunResult) Failed() bool { return r.Verdict.Failed() || len(r.Expect) > 0 }
+
+// run is one run: a fresh topic (and embedded broker), work directory and
+// relays producer instances; the workload with the selected faults; settle; judge.
+func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection, relays int) (*RunResult, error) {
+	start := time.Now()
+	res := &RunResult{Name: name, Faults: selText(sel)}
+	h.logf("run %s (faults %s)", name, res.Faults)
+	var suffix [4]byte
+	_, _ = rand.Read(suffix[:])
+	topic := "evtool-verify-" + name + "-" + hex.EncodeToString(suffix[:])
+	cc := h.opts.Client
+	var broker *kafka.Broker
+	if len(h.opts.Brokers) == 0 {
+		b, err := kafka.StartBroker(kafka.BrokerConfig{Partitions: h.sc.Partitions, Topics: []string{topic}})
+		if err != nil {
+			return nil, err
+		}
+		defer b.Close()
+		broker, cc.Brokers = b, b.Addrs()
+	} else {
+		cc.Brokers = h.opts.Brokers
+	}
+	opts, err := cc.Options()
+	if err != nil {
+		return nil, err
+	}
+	admCl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer admCl.Close()
+	adm := kadm.NewClient(admCl)
+	if broker == nil {
+		if _, err := adm.CreateTopic(ctx, int32(h.sc.Partitions), -1, nil, topic); err != nil {
+			return nil, fmt.Errorf("creating topic %s: %w", topic, err)
+		}
+		defer func() { _, _ = adm.DeleteTopics(context.WithoutCancel(ctx), topic) }()
+	}
+	workdir, err := os.MkdirTemp("", "evtool-verify-"+name+"-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(workdir)
+
+	g := &group{h: h, workdir: workdir}
+	for i := 0; i < relays; i++ {
+		addr, err := replay.FreeAddr()
+		if err != nil {
+			return nil, err
+		}
+		vars := map[string]string{
+			"EVTOOL_BROKERS": strings.Join(cc.Brokers, ","), "EVTOOL_TOPIC": topic,
+			"EVTOOL_WORKDIR": workdir, "EVTOOL_ADDR": addr, "EVTOOL_RUN": name,
+			"EVTOOL_INSTANCE": strconv.Itoa(i),
+		}
+		env := os.Environ()
+		for k, v := range vars {
+			env = append(env, k+"="+v)
+		}
+		env = append(env, h.opts.Client.Environ()...)
+		for _, e := range h.sc.Producer.Env {
+			env = append(env, e.Name+"="+replay.ExpandVars(e.Value, vars))
+		}
+		argv := make([]string, len(h.sc.Producer.Run))
+		for j, a := range h.sc.Producer.Run {
+			argv[j] = replay.ExpandVars(a, vars)
+		}
+		g.insts = append(g.insts, &instance{addr: addr, vars: vars, spec: replay.ProcessSpec{Argv: argv, Dir: h.sc.Producer.Dir, Env: env, Name: fmt.Sprintf("producer-%d", i)}})
+	}
+	defer g.stopAll()
+	for _, in := range g.insts {
+		if err := g.start(in); err != nil {
+			return nil, fmt.Errorf("starting the producer: %w", err)
+		}
+	}
+	if err := g.waitReady(ctx, h.sc.Producer.ReadyTimeout); err != nil {
+		res.Stderr = g.stderr()
+		return nil, err
+	}
+
+	// Faults armed for the next produce requests (requests workload), or
+	// keyed by produce ordinal (command workload).
+	f := &faults{byStep: map[int][]Fault{}, sel: sel, embedded: broker != nil}
+	for _, fl := range h.plan {
+		if sel.Has(fl.Index) && fl.Kind != KindRollback {
+			f.byStep[fl.Step] = append(f.byStep[fl.Step], fl)
+		}
+	}
+	if broker != nil {
+		remove := broker.OnProduce(func(kafka.ProduceRequest) (kafka.ProduceFault, func()) {
+			return f.strike(g, len(h.sc.Workload.Command) > 0)
+		})
+		defer remove()
+	}
+	if err := h.drive(ctx, g, f, sel, res); err != nil {
+		return nil, err
+	}
+	// Armed faults stay armed while the producer catches up (a relay
+	// publishes after the requests were answered); those left when it
+	// settles never struck.
+	g.waitRestarts()
+	facts, err := h.settle(ctx, g, adm, topic, res)
+	f.disarm()
+	if err != nil {
+		res.Stderr = g.stderr()
+		return nil, err
+	}
+	g.stopAll()
+	recs, err := h.readTopic(ctx, cc, topic)
+	if err != nil {
+		return nil, err
+	}
+	res.Verdict = Judge(facts, recs)
+	res.Applied = f.appliedList()
+	res.Expect = h.expectations(res)
+	res.Notes = append(res.Notes, g.notes()...)
+	if res.Failed() {
+		res.Stderr = g.stderr()
+	}
+	res.Duration = time.Since(start)
+	return res, nil
+}
+
+func selText(sel chaos.Selection) string {
+	if sel.IsAll() {
+		return "all"
+	}
+	return sel.String()
+}
+
+// drive runs the workload: each request in order, retried with its
+// Idempotency-Key until it is answered (a rollback request is sent until
+// answered, and never retried after an answer); or the workload command.
+func (h *Harness) drive(ctx context.Context, g *group, f *faults, sel chaos.Selection, res *RunResult) error {
+	w := h.sc.Workload
+	if len(w.Command) > 0 {
+		in := g.insts[0]
+		argv := make([]string, len(w.Command))
+		for i, a := range w.Command {
+			argv[i] = replay.ExpandVars(a, in.vars)
+		}
+		p, err := h.sp.Start(replay.ProcessSpec{Argv: argv, Dir: h.sc.Dir, Env: in.spec.Env, Name: "workload"})
+		if err != nil {
+			return fmt.Errorf("workload.command: %w", err)
+		}
+		select {
+		case <-p.Done():
+		case <-ctx.Done():
+			p.Kill()
+			return ctx.Err()
+		}
+		if _, how := p.Exited(); how != "" && !strings.Contains(how, "exit status 0") && how != "exited" {
+			res.Notes = append(res.Notes, "workload.command "+how)
+		}
+		return nil
+	}
+	rollback := map[int]bool{}
+	for _, fl := range h.plan {
+		if fl.Kind == KindRollback && sel.Has(fl.Index) {
+			rollback[fl.Step] = true
+		}
+	}
+	client := &http.Client{Timeout: w.Timeout}
+	for i, req := range w.Requests {
+		f.arm(i)
+		in := g.insts[i%len(g.insts)]
+		if err := h.send(ctx, client, in, req, rollback[i], res); err != nil {
+			return err
+		}
+		if rollback[i] {
+			f.markApplied(h.plan, i)
+		}
+		if !f.embedded {
+			// Without the broker's hooks a crash strikes once the request
+			// that armed it was answered.
+			f.strikeAfterRequest(g)
+		}
+	}
+	return nil
+}
+
+func (h *Harness) send(ctx context.Context, client *http.Client, in *instance, req Request, rollback bool, res *RunResult) error {
+	deadline := time.Now().Add(h.sc.Producer.ReadyTimeout)
+	for attempt := 1; ; attempt++ {
+		hr, err := http.NewRequestWithContext(ctx, req.Method, "http://"+in.addr+req.Path, bytes.NewReader(req.Body))
+		if err != nil {
+			return fmt.Errorf("workload request line %d: %w", req.Line, err)
+		}
+		for k, v := range req.Headers {
+			hr.Header.Set(k, v)
+		}
+		if len(req.Body) > 0 && hr.Header.Get("Content-Type") == "" {
+			hr.Header.Set("Content-Type", "application/json")
+		}
+		if rollback {
+			hr.Header.Set(FailAfterWriteHeader, "1")
+		}
+		resp, err := client.Do(hr)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			if rollback || resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests {
+				if resp.StatusCode >= 400 && !rollback {
+					res.Notes = append(res.Notes, fmt.Sprintf("request line %d answered %s", req.Line, resp.Status))
+				}
+				return nil
+			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if time.Now().After(deadline) {
+			why := "no answer"
+			if err != nil {
+				why = err.Error()
+			} else {
+				why = resp.Status
+			}
+			res.Notes = append(res.Notes, fmt.Sprintf("request line %d gave up after %d attempts: %s", req.Line, attempt, why))
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// settle waits until the topic's end offsets and the producer's facts stay
+// the same for producer.quiet, and returns the facts.
+func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, topic string, res *RunResult) ([]Fact, error) {
+	deadline := time.Now().Add(h.sc.Producer.SettleTimeout)
+	var last string
+	stableSince := time.Now()
+	in := g.insts[0]
+	expand := func(s string) string { return replay.ExpandVars(s, in.vars) }
+	for {
+		raw, err := h.sp.ReadState(ctx, h.sc.Producer.State, h.sc.Producer.Dir, in.spec.Env, expand)
+		if err != nil {
+			// A fault still armed may strike while settling: the state
+			// is read again once the producer is back.
+			if ctx.Err() != nil || time.Now().After(deadline) {
+				return nil, err
+			}
+			time.Sleep(50 * time.Millisecond)
+			g.waitRestarts()
+			last = ""
+			continue
+		}
+		facts, err := ParseFacts(h.sc.Producer.State.Source(), raw)
+		if err != nil {
+			return nil, err
+		}
+		ends, err := adm.ListEndOffsets(ctx, topic)
+		if err != nil {
+			return nil, fmt.Errorf("listing end offsets of %s: %w", topic, err)
+		}
+		var total int64
+		ends.Each(func(o kadm.ListedOffset) { total += o.Offset })
+		now := fmt.Sprintf("%d/%d", len(facts), total)
+		if now != last {
+			last, stableSince = now, time.Now()
+		} else if time.Since(stableSince) >= h.sc.Producer.Quiet {
+			return facts, nil
+		}
+		if time.Now().After(deadline) {
+			res.Notes = append(res.Notes, fmt.Sprintf("did not settle within %s (facts/records still changing)", h.sc.Producer.SettleTimeout))
+			return facts, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (h *Harness) readTopic(ctx context.Context, cc kafka.ClientConfig, topic string) ([]*records.Record, error) {
+	r, err := kafka.OpenTopics(ctx, cc, kafka.ReadOptions{Topics: []string{topic}})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	chk := records.NewChecker(h.cat)
+	var out []*records.Record
+	for {
+		rec, err := r.Next(ctx)
+		if errors.Is(err, kafka.ErrEnd) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, chk.Check(rec))
+	}
+}
+
+func (h *Harness) expectations(res *RunResult) []string {
+	var out []string
+	e := h.sc.Expect
+	if e.Facts != nil && res.Verdict.Facts != *e.Facts {
+		out = append(out, fmt.Sprintf("expect.facts: %d facts, want %d", res.Verdict.Facts, *e.Facts))
+	}
+	if e.DuplicatesMax != nil && res.Verdict.Duplicates > *e.DuplicatesMax {
+		out = append(out, fmt.Sprintf("expect.duplicates_max: %d same-id duplicates, at most %d allowed", res.Verdict.Duplicates, *e.DuplicatesMax))
+	}
+	return out
+}
+
+// instance is one producer process (a relay when there are several).
+type instance struct {
+	addr string
+	vars map[string]string
+	spec replay.ProcessSpec
+	proc *replay.Process
+}
+
+// group is the run's producer instances; a crash kills and restarts them
+// all (one producer, possibly several relays, over one work directory).
+type group struct {
+	h        *Harness
+	workdir  string
+	mu       sync.Mutex
+	insts    []*instance
+	restarts sync.WaitGroup
+	stopped  bool
+	logNotes []string
+	tails    []string
+}
+
+func (g *group) start(in *instance) error {
+	p, err := g.h.sp.Start(in.spec)
+	if err != nil {
+		return err
+	}
+	in.proc = p
+	return nil
+}
+
+func (g *group) waitReady(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for _, in := range g.insts {
+		for {
+			c, err := net.DialTimeout("tcp", in.addr, time.Second)
+			if err == nil {
+				c.Close()
+				break
+			}
+			if ex, how := in.proc.Exited(); ex {
+				return fmt.Errorf("the producer exited before serving on %s: %s\n%s", in.addr, how, strings.Join(in.proc.Stderr(), "\n"))
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the producer did not serve on EVTOOL_ADDR=%s within %s", in.addr, timeout)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+// crash SIGKILLs every instance and waits for their exits; restart starts
+// them again with the same environment.
+func (g *group) crash() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, in := range g.insts {
+		if in.proc != nil {
+			in.proc.Kill()
+			g.tails = append(g.tails, in.proc.Stderr()...)
+		}
+	}
+}
+
+func (g *group) restartLater() {
+	g.restarts.Add(1)
+	go func() {
+		defer g.restarts.Done()
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.stopped {
+			return
+		}
+		for _, in := range g.insts {
+			if err := g.start(in); err != nil {
+				g.logNotes = append(g.logNotes, "restarting the producer: "+err.Error())
+			}
+		}
+	}()
+}
+
+func (g *group) waitRestarts() {
+	g.restarts.Wait()
+	_ = g.waitReady(context.Background(), g.h.sc.Producer.ReadyTimeout)
+}
+
+func (g *group) stopAll() {
+	g.restarts.Wait()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stopped {
+		return
+	}
+	g.stopped = true
+	for _, in := range g.insts {
+		if in.proc != nil {
+			in.proc.Stop(g.h.opts.StopGrace)
+			g.tails = append(g.tails, in.proc.Stderr()...)
+		}
+	}
+}
+
+func (g *group) notes() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.logNotes
+}
+
+func (g *group) stderr() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := append([]string(nil), g.tails...)
+	for _, in := range g.insts {
+		if in.proc != nil {
+			out = append(out, in.proc.Stderr()...)
+		}
+	}
+	if len(out) > 20 {
+		out = out[len(out)-20:]
+	}
+	return out
+}
+
+// faults holds what is armed and what struck.
+type faults struct {
+	mu       sync.Mutex
+	byStep   map[int][]Fault
+	armed    []Fault
+	applied  map[int]bool
+	produces int
+	sel      chaos.Selection
+	embedded bool
+}
+
+func (f *faults) arm(step int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.armed = append(f.armed, f.byStep[step]...)
+}
+
+func (f *faults) disarm() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.armed, f.byStep = nil, nil
+}
+
+func (f *faults) markApplied(plan []Fault, step int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, fl := range plan {
+		if fl.Kind == KindRollback && fl.Step == step && f.sel.Has(fl.Index) {
+			f.setApplied(fl.Index)
+		}
+	}
+}
+
+func (f *faults) setApplied(i int) {
+	if f.applied == nil {
+		f.applied = map[int]bool{}
+	}
+	f.applied[i] = true
+}
+
+func (f *faults) appliedList() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := []int{}
+	for i := range f.applied {
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// strike decides the fate of one produce request on the embedded broker.
+func (f *faults) strike(g *group, byOrdinal bool) (kafka.ProduceFault, func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if byOrdinal {
+		f.armed = append(f.armed, f.byStep[f.produces]...)
+		f.produces++
+	}
+	if len(f.armed) == 0 {
+		return kafka.ProduceAppend, nil
+	}
+	fl := f.armed[0]
+	f.armed = f.armed[1:]
+	f.setApplied(fl.Index)
+	if fl.Kind == KindCrash {
+		crash := func() { g.crash(); g.restartLater() }
+		if fl.Phase == BeforeAppend {
+			return kafka.ProduceDrop, crash
+		}
+		return kafka.ProduceLostAck, crash
+	}
+	switch fl.Phase {
+	case ErrRetriable:
+		return kafka.ProduceRetriable, nil
+	case ErrDisconnect:
+		return kafka.ProduceDrop, nil
+	}
+	return kafka.ProduceLostAck, nil
+}
+
+// strikeAfterRequest applies an armed crash against a real cluster: at
+// once, between requests; produce errors cannot be injected there.
+func (f *faults) strikeAfterRequest(g *group) {
+	f.mu.Lock()
+	armed := f.armed
+	f.armed = nil
+	crash := false
+	for _, fl := range armed {
+		if fl.Kind == KindCrash {
+			f.setApplied(fl.Index)
+			crash = true
+		}
+	}
+	f.mu.Unlock()
+	if crash {
+		g.crash()
+		g.restartLater()
+		g.waitRestarts()
+	}
+}

@@ -1,0 +1,220 @@
+package verify
+
+import (
+	"bufio"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/evtool/evtool/report"
+)
+
+// Format names a report format.
+type Format string
+
+// The report formats.
+const (
+	FormatText  Format = "text"
+	FormatJSON  Format = "json"
+	FormatJUnit Format = "junit"
+)
+
+// ParseFormat checks a --format value.
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case FormatText, FormatJSON, FormatJUnit:
+		return Format(s), nil
+	}
+	return "", fmt.Errorf("unknown format %q: use text, json or junit", s)
+}
+
+// Write prints a report in a format.
+func Write(w io.Writer, f Format, r *Report) error {
+	switch f {
+	case FormatJSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case FormatJUnit:
+		return writeJUnit(w, r)
+	}
+	return writeText(w, r)
+}
+
+// WritePlan lists the plan, one fault a line, marking the selected ones.
+func WritePlan(w io.Writer, plan []Fault, selected func(int) bool) error {
+	bw := bufio.NewWriter(w)
+	if len(plan) == 0 {
+		fmt.Fprintln(bw, "no faults")
+	}
+	for _, f := range plan {
+		mark := "  "
+		if selected(f.Index) {
+			mark = "* "
+		}
+		fmt.Fprintln(bw, mark+report.SafeLine(f.String()))
+	}
+	return bw.Flush()
+}
+
+func writeText(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	verdict := "PASS"
+	if !r.Pass {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(bw, "verify %s (seed %d): %s\n", report.SafeLine(r.Scenario), r.Seed, verdict)
+	writeRun(bw, r.Clean, "clean run (no faults)")
+	if r.Chaos != nil {
+		writeRun(bw, r.Chaos, fmt.Sprintf("chaos run (%d faults planned, %d struck: %s)", len(r.Plan), len(r.Chaos.Applied), indexes(r.Chaos.Applied)))
+		for _, i := range r.Chaos.Applied {
+			if i < len(r.Plan) {
+				fmt.Fprintf(bw, "    %s\n", report.SafeLine(r.Plan[i].String()))
+			}
+		}
+	}
+	if !r.Pass && r.Reproduce != "" {
+		fmt.Fprintf(bw, "\nseed %d\nreproduce: %s\n", r.Seed, report.SafeLine(r.Reproduce))
+	}
+	if s := r.Shrink; s != nil {
+		how := "1-minimal"
+		if !s.Minimal {
+			how = "budget ran out: not proven minimal"
+		}
+		fmt.Fprintf(bw, "smallest failing set: %d fault(s) after %d run(s) (%s)\n", len(s.Faults), s.Tests, how)
+		for _, f := range s.Faults {
+			fmt.Fprintf(bw, "  %s\n", report.SafeLine(f.String()))
+		}
+		if s.Result != nil {
+			fmt.Fprintf(bw, "  fails with: %s\n", classCounts(&s.Result.Verdict))
+		}
+		fmt.Fprintf(bw, "reproduce the minimal failure: %s\n", report.SafeLine(s.Reproduce))
+	}
+	return bw.Flush()
+}
+
+func writeRun(bw *bufio.Writer, run *RunResult, title string) {
+	if run == nil {
+		return
+	}
+	v := &run.Verdict
+	status := "pass"
+	if run.Failed() {
+		status = "FAIL"
+	}
+	fmt.Fprintf(bw, "%s: %s\n  %d facts, %d records, %d same-id duplicate(s) (allowed)\n  %s\n", title, status, v.Facts, v.Records, v.Duplicates, classCounts(v))
+	for _, c := range v.Classes {
+		for i, m := range c.Members {
+			if i == 10 {
+				fmt.Fprintf(bw, "    %s: ... %d more\n", c.Name, len(c.Members)-10)
+				break
+			}
+			fmt.Fprintf(bw, "    %s: %s\n", c.Name, report.SafeLine(m.Message))
+			for _, rec := range m.Records {
+				fmt.Fprintf(bw, "      record %s id=%s key=%s\n", report.SafeLine(rec.At.String()), report.SafeLine(rec.ID), report.SafeLine(rec.Key))
+			}
+		}
+	}
+	for _, e := range run.Expect {
+		fmt.Fprintf(bw, "    expect: %s\n", report.SafeLine(e))
+	}
+	for _, n := range run.Notes {
+		fmt.Fprintf(bw, "  note: %s\n", report.SafeLine(n))
+	}
+	if run.Failed() && len(run.Stderr) > 0 {
+		fmt.Fprintf(bw, "  producer stderr (last lines):\n")
+		for _, l := range run.Stderr {
+			fmt.Fprintf(bw, "    | %s\n", report.SafeLine(l))
+		}
+	}
+}
+
+func classCounts(v *Verdict) string {
+	parts := make([]string, len(v.Classes))
+	for i, c := range v.Classes {
+		parts[i] = fmt.Sprintf("%s %d", c.Name, c.Count)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func indexes(s []int) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(s))
+	for i, n := range s {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, ",")
+}
+
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name    string        `xml:"name,attr"`
+	Class   string        `xml:"classname,attr"`
+	Failure *junitFailure `xml:"failure,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// writeJUnit writes one test case per verdict class of the chaos run (of
+// the clean run when that one failed), and one for the expectations.
+func writeJUnit(w io.Writer, r *Report) error {
+	run := r.Chaos
+	if run == nil || r.Clean.Failed() {
+		run = r.Clean
+	}
+	s := junitSuite{Name: "verify " + r.Scenario}
+	for _, c := range run.Verdict.Classes {
+		jc := junitCase{Name: c.Name, Class: "verify." + r.Scenario}
+		if c.Count > 0 {
+			var b strings.Builder
+			for _, m := range c.Members {
+				b.WriteString(report.Escape(m.Message) + "\n")
+				for _, rec := range m.Records {
+					fmt.Fprintf(&b, "  record %s id=%s key=%s\n", report.Escape(rec.At.String()), report.Escape(rec.ID), report.Escape(rec.Key))
+				}
+			}
+			fmt.Fprintf(&b, "seed %d; reproduce: %s\n", r.Seed, report.Escape(r.Reproduce))
+			if r.Shrink != nil {
+				fmt.Fprintf(&b, "reproduce the minimal failure: %s\n", report.Escape(r.Shrink.Reproduce))
+			}
+			jc.Failure = &junitFailure{Message: fmt.Sprintf("%d %s in run %s", c.Count, c.Name, run.Name), Text: b.String()}
+			s.Failures++
+		}
+		s.Cases = append(s.Cases, jc)
+	}
+	jc := junitCase{Name: "expect", Class: "verify." + r.Scenario}
+	if len(run.Expect) > 0 {
+		jc.Failure = &junitFailure{Message: "expectations failed", Text: strings.Join(run.Expect, "\n")}
+		s.Failures++
+	}
+	s.Cases = append(s.Cases, jc)
+	s.Tests = len(s.Cases)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(junitSuites{Suites: []junitSuite{s}}); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

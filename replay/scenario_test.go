@@ -158,6 +158,11 @@ func TestScenarioErrors(t *testing.T) {
 		{"bad poison kind", base + "chaos: {poison: {rate: 0.1, kinds: [spicy]}}\n", "chaos.poison.kinds[0]"},
 		{"poison without rate", base + "chaos: {poison: {kinds: [undecodable]}}\n", "chaos.poison: missing property 'rate'"},
 		{"bad skew rate", base + "chaos: {skew: {rate: 2}}\n", "chaos.skew.rate"},
+		{"bad rebalance kind", base + "chaos: {rebalance: {kinds: [shuffle]}}\n", "chaos.rebalance.kinds[0]"},
+		{"bad rebalance at", base + "chaos: {rebalance: {at: after-commit}}\n", "chaos.rebalance.at"},
+		{"bad rebalance stall", base + "chaos:\n  rebalance: {stall: soon}\n", "s.yaml:4: chaos.rebalance.stall"},
+		{"zero instances", base[:len(base)-2] + ", instances: 0}\n", "consumer.instances"},
+		{"too many instances", base[:len(base)-2] + ", instances: 99}\n", "consumer.instances"},
 		{"bad baseline empty", base + "expect:\n  baseline: {empty: yes}\n", "s.yaml:4: expect.baseline.empty"},
 		{"negative baseline dlq", base + "expect: {baseline: {dlq: -1}}\n", "expect.baseline.dlq"},
 		{"unknown baseline key", base + "expect: {baseline: {state: ok}}\n", "expect.baseline: unknown key \"state\""},
@@ -297,4 +302,21 @@ func FuzzParseScenario(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestScenarioRebalance(t *testing.T) {
+	text := "events: {file: e.jsonl}\nconsumer: {run: [c], state: {http: \"http://x/state\"}, instances: 3}\n" +
+		"chaos:\n  rebalance: {count: 3, kinds: [kill, stall], eager: true, stall: 2s, restart: false}\n"
+	s, err := ParseScenario("s.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Consumer.Instances != 3 {
+		t.Errorf("instances %d", s.Consumer.Instances)
+	}
+	r := s.Chaos.Rebalance
+	if r == nil || r.Count != 3 || r.Stall != 2*time.Second || r.Restarts() || r.At != chaos.CrashAfterEffect ||
+		strings.Join([]string{string(r.Kinds[0]), string(r.Kinds[1]), string(r.Kinds[2])}, ",") != "kill,stall,eager" {
+		t.Fatalf("rebalance %+v", r)
+	}
 }

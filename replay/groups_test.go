@@ -30,7 +30,11 @@ func fmtInt(n int) string {
 }
 
 func groupScenario(t testing.TB, bug bugs.Bug, events int, chaosText string) *Scenario {
-	text := bugScenarioText(t, bug, events, "", chaosText)
+	return groupScenarioDelay(t, bug, events, "20ms", chaosText)
+}
+
+func groupScenarioDelay(t testing.TB, bug bugs.Bug, events int, delay, chaosText string) *Scenario {
+	text := bugScenarioText(t, bug, events, ", BUGS_CHUNK_DELAY: "+delay, chaosText)
 	text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
 	return writeScenario(t, text)
 }
@@ -64,5 +68,73 @@ func TestGroupCorrectThroughKafka(t *testing.T) {
 	t.Log(text)
 }
 
-var _ = slices.Contains[[]int]
-var _ = chaos.Rebalance
+// The group bugs of the catalogue fail under the rebalance faults that
+// expose them with three instances, the failure is confirmed, and
+// shrinking keeps at most 3 faults with a rebalance among them; the
+// reproduce command names them.
+func TestGroupCatalogueThroughKafka(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		bug    bugs.Bug
+		chaos  string
+		settle string
+		events int
+		delay  string
+	}{
+		{bugs.MemoryDedupe, groupChaos(4, 2, "kill"), "", 300, "20ms"},
+		{bugs.ZombieNoFence, groupChaos(5, 2, "stall"), "", 300, "20ms"},
+		{bugs.InstanceState, strings.Replace(groupChaos(7, 2, "kill, leave"), "stall: 3s", "stall: 3s, restart: false", 1), "", 300, "20ms"},
+	} {
+		t.Run(string(tt.bug), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			sc := groupScenarioDelay(t, tt.bug, tt.events, tt.delay, tt.chaos)
+			if tt.settle != "" {
+				d, _ := time.ParseDuration(tt.settle)
+				sc.Consumer.SettleTimeout = d
+			}
+			rep, err := Replay(ctx, sc, Options{ShrinkBudget: 12})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := reportText(rep)
+			if rep.Verdict != Fail || rep.Confirmed == nil || !*rep.Confirmed || rep.Shrink == nil {
+				t.Fatalf("verdict %s:\n%s", rep.Verdict, text)
+			}
+			sr := rep.Shrink
+			if len(sr.Faults) == 0 || len(sr.Faults) > 3 || !slices.ContainsFunc(sr.Faults, func(f chaos.Fault) bool { return f.Kind == chaos.Rebalance }) {
+				t.Fatalf("shrunk to %v, want at most 3 faults with a rebalance:\n%s", sr.Faults, text)
+			}
+			if !strings.Contains(text, "--faults "+faultList(sr.Faults)) {
+				t.Errorf("no reproduce command for the minimal set:\n%s", text)
+			}
+			t.Logf("%s: %d of %d faults in %d runs: %s", tt.bug, len(sr.Faults), sr.From, sr.Runs, sr.Faults[0])
+		})
+	}
+}
+
+// The correct consumer passes three instances under every rebalance kind
+// (eager included) over 20 seeds, one baseline for all.
+func TestGroupCorrectTwentySeeds(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("20 chaos runs of three processes")
+	}
+	sc := groupScenario(t, bugs.Correct, 300, "chaos:\n  rebalance: {count: 4, kinds: [join, leave, kill, stall], eager: true, stall: 1s}\n")
+	moves := map[chaos.RebalanceKind]int{}
+	passesSeeds(t, sc, 20, nil, func(seed uint64, ch *RunResult) {
+		if len(ch.Rebalances) != 4 {
+			t.Fatalf("seed %d: %d rebalance faults applied, want 4", seed, len(ch.Rebalances))
+		}
+		for _, r := range ch.Rebalances {
+			moves[r.Move]++
+		}
+	})
+	for _, k := range chaos.RebalanceKinds {
+		if moves[k] == 0 {
+			t.Errorf("no %s fault in 20 seeds: %v", k, moves)
+		}
+	}
+	t.Logf("faults applied: %v", moves)
+}

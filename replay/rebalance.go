@@ -676,8 +676,9 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 			rb.Outcome = fmt.Sprintf("resumed (SIGCONT) after %s; the group had not moved its partitions", rb.Stalled)
 		}
 	case chaos.Eager:
+		r.gw.note(label + ": an eager member joined")
 		rb.Outcome, rb.Error = r.eagerMember(ctx)
-		r.gw.note(label + ": an eager member joined and left")
+		r.gw.note(label + ": the eager member left")
 		rb.Trigger = "joined " + t.what
 	}
 	r.mu.Lock()
@@ -768,9 +769,17 @@ func (r *rebalancer) eagerMember(ctx context.Context) (outcome, errText string) 
 	}()
 	select {
 	case <-assigned:
+		chosen := "?"
+		dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
+		if d, err := r.h.adm.DescribeGroups(dctx, r.res.Group); err == nil {
+			if g, ok := d[r.res.Group]; ok && g.Err == nil {
+				chosen = g.Protocol
+			}
+		}
+		dcancel()
 		time.Sleep(200 * time.Millisecond)
 		cancel()
-		return "the group rebalanced with it (eager: every member revoked its partitions) and it left", ""
+		return fmt.Sprintf("the group rebalanced with it (balancer chosen: %s; an eager balancer revokes every partition) and it left", chosen), ""
 	case <-pctx.Done():
 		return "it was not admitted within " + moveWait.String() + " (the consumers offer no eager balancer: INCONSISTENT_GROUP_PROTOCOL)", ""
 	}

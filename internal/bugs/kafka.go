@@ -112,12 +112,18 @@ func Run(ctx context.Context, bug Bug) error {
 		return err
 	}
 	var assigned atomic.Bool
-	cl, err := kgo.NewClient(append(opts,
+	groupOpts := []kgo.Opt{
 		kgo.ConsumerGroup(group),
 		kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.DisableAutoCommit(),
-		kgo.BlockRebalanceOnPoll(),
+	}
+	if bug != RevokedCommit {
+		// revoked-commit lets the group rebalance in the middle of a
+		// batch, and goes on committing what it had.
+		groupOpts = append(groupOpts, kgo.BlockRebalanceOnPoll())
+	}
+	cl, err := kgo.NewClient(append(append(opts, groupOpts...),
 		// An eager balancer too, so an eager member can join the group.
 		kgo.Balancers(kgo.CooperativeStickyBalancer(), kgo.RangeBalancer()),
 		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { assigned.Store(true) }),
@@ -155,7 +161,11 @@ func Run(ctx context.Context, bug Bug) error {
 			}
 		}()
 	}
+	// BUGS_CHUNK_DELAY slows each chunk down (a slow downstream call), so
+	// that rebalances strike while partitions are still being consumed.
+	delay, _ := time.ParseDuration(os.Getenv("BUGS_CHUNK_DELAY"))
 	commit := func(recs []*kgo.Record) {
+		time.Sleep(delay)
 		if bug == RevokedCommit {
 			pendMu.Lock()
 			for _, r := range recs {

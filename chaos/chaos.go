@@ -350,6 +350,19 @@ func (c Config) Enabled() bool {
 	return c.Duplicate != nil || c.Reorder != nil || c.Crash != nil || c.Poison != nil || c.Skew != nil || c.Rebalance != nil
 }
 
+// Kinds returns the fault kinds the config turns on, in Kinds order.
+func (c Config) Kinds() []Kind {
+	on := map[Kind]bool{Crash: c.Crash != nil, Rebalance: c.Rebalance != nil, Duplicate: c.Duplicate != nil,
+		Reorder: c.Reorder != nil, Skew: c.Skew != nil, Poison: c.Poison != nil}
+	var out []Kind
+	for _, k := range Kinds {
+		if on[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // String summarises the config, e.g. "duplicate{rate 0.2, max 1, spread 0}
 // reorder{window 8, scope key, rate 0.5}".
 func (c Config) String() string {

@@ -81,6 +81,9 @@ func TestGroupCatalogueThroughKafka(t *testing.T) {
 		events int
 		delay  string
 	}{
+		// revoked-commit is not here: in our runs the group's offsets
+		// were at the end of every partition when the run settled (see
+		// docs/replay.md).
 		{bugs.MemoryDedupe, groupChaos(4, 2, "kill"), "", 300, "20ms"},
 		{bugs.ZombieNoFence, groupChaos(5, 2, "stall"), "", 300, "20ms"},
 		{bugs.InstanceState, strings.Replace(groupChaos(7, 2, "kill, leave"), "stall: 3s", "stall: 3s, restart: false", 1), "", 300, "20ms"},

@@ -238,6 +238,7 @@ var fuzzScenarioSeeds = []string{
 	"events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nchaos: {seed: 4, duplicate: {rate: 0.2, max: 3, spread: 8}, reorder: {window: 16, scope: partition, rate: 0.25}}\n",
 	"events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nchaos: {crash: {count: 2, at: random}, poison: {rate: 0.1, kinds: [undecodable, unknown-type]}, skew: {rate: 1}}\nexpect: {dlq: {topic: d, count: 3}}\n",
 	"events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nchaos: {crash: {}, poison: {rate: 0}, skew: {rate: 0}}\nexpect: {dlq: {count: poison}}\n",
+	"events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}, instances: 3}\nchaos: {rebalance: {count: 2, kinds: [stall, join], eager: true, stall: 1s, restart: false, at: random}}\n",
 	"events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nexpect: {state: [{pointer: /o, count: 5}, {pointer: /t, equals: 1.5}, {pointer: /d, exists: false}]}\n",
 }
 

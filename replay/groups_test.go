@@ -86,7 +86,7 @@ func TestGroupCatalogueThroughKafka(t *testing.T) {
 		// docs/replay.md).
 		{bugs.MemoryDedupe, groupChaos(4, 2, "kill"), "", 300, "20ms"},
 		{bugs.ZombieNoFence, groupChaos(5, 2, "stall"), "", 300, "20ms"},
-		{bugs.InstanceState, strings.Replace(groupChaos(7, 2, "kill, leave"), "stall: 3s", "stall: 3s, restart: false", 1), "", 300, "20ms"},
+		{bugs.InstanceState, strings.Replace(groupChaos(7, 1, "kill, leave"), "stall: 3s", "stall: 3s, restart: false", 1), "", 600, "50ms"},
 	} {
 		t.Run(string(tt.bug), func(t *testing.T) {
 			t.Parallel()

@@ -39,7 +39,9 @@ type Generation struct {
 // could not tell which process the member is: EVTOOL_INSTANCE of the
 // process owning its connection, Linux) and its partitions.
 type Owner struct {
-	Instance   int     `json:"instance"`
+	Instance int `json:"instance"`
+	// Eager marks the harness's eager member (an eager fault).
+	Eager      bool    `json:"eager,omitempty"`
 	Member     string  `json:"member"`
 	Partitions []int32 `json:"partitions"`
 }
@@ -127,6 +129,7 @@ type groupWatch struct {
 	hosts    map[string]string // member id → client host
 	removed  map[string]string // member id → how it left the group
 	epochs   map[string]int32  // KIP-848: member id → its last epoch
+	eager    map[string]bool   // the harness's eager members
 	syncGen  int32             // highest generation members synced with
 	lastKey  string
 	causes   []string
@@ -145,7 +148,7 @@ func (h *Harness) watchGroup(ctx context.Context, res *RunResult) *groupWatch {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &groupWatch{h: h, res: res, start: time.Now(), members: map[string]int{}, hosts: map[string]string{},
-		removed: map[string]string{}, epochs: map[string]int32{}, causes: []string{"start"}, cancel: cancel, done: make(chan struct{})}
+		removed: map[string]string{}, epochs: map[string]int32{}, eager: map[string]bool{}, causes: []string{"start"}, cancel: cancel, done: make(chan struct{})}
 	w.removes = append(w.removes,
 		h.embedded.OnGroupRequest(res.Group, w.onRequest),
 		h.embedded.OnGroupCommit(res.Group, w.onCommit))
@@ -243,6 +246,17 @@ func (w *groupWatch) evicted(members []string, why string) {
 	}
 }
 
+// isRemoved reports whether a member left or was evicted.
+func (w *groupWatch) isRemoved(member string) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, gone := w.removed[member]
+	return gone
+}
+
 // instanceOf returns the instance a member is (-1: not known yet).
 func (w *groupWatch) instanceOf(member string) int {
 	if w == nil {
@@ -260,19 +274,35 @@ func (w *groupWatch) instanceLocked(member string) int {
 	return -1
 }
 
-// membersOf returns the group's members that are instance i.
+// membersOf returns the group's members that are instance i. When none
+// is known to be i, it returns the members not known to be any instance
+// (nor the eager member): evicting a live one of them costs a rejoin,
+// keeping the dead one in the group stalls it for a session timeout.
 func (w *groupWatch) membersOf(i int) []string {
 	if w == nil {
 		return nil
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	var out []string
 	for m, in := range w.members {
 		if in == i {
 			if _, gone := w.removed[m]; !gone {
 				out = append(out, m)
 			}
+		}
+	}
+	w.mu.Unlock()
+	if len(out) == 0 {
+		if st := w.h.embedded.Group(w.res.Group, w.res.Topic); st != nil {
+			w.mu.Lock()
+			for _, m := range st.Members {
+				_, known := w.members[m.ID]
+				_, gone := w.removed[m.ID]
+				if !known && !gone && !w.eager[m.ID] {
+					out = append(out, m.ID)
+				}
+			}
+			w.mu.Unlock()
 		}
 	}
 	sort.Strings(out)
@@ -315,15 +345,15 @@ func (w *groupWatch) poll() {
 			w.members[m.ID], w.hosts[m.ID] = i, m.ClientHost
 			w.mu.Unlock()
 		} else if w.cons != nil && w.cons.count() == 1 {
-			// One instance: every member is it (or the eager member,
-			// which the rebalancer names first).
+			// One instance: every member is it (but the eager member).
 			w.mu.Lock()
-			if _, ok := w.members[m.ID]; !ok {
+			if _, ok := w.members[m.ID]; !ok && !w.eager[m.ID] {
 				w.members[m.ID] = 0
 			}
 			w.mu.Unlock()
 		}
 	}
+	w.nameByElimination(st)
 	if st.State != "Stable" || len(st.Members) == 0 {
 		return
 	}
@@ -332,7 +362,7 @@ func (w *groupWatch) poll() {
 	defer w.mu.Unlock()
 	key := strconv.Itoa(int(st.Generation))
 	for _, m := range st.Members {
-		g.Owners = append(g.Owners, Owner{Instance: w.instanceLocked(m.ID), Member: m.ID, Partitions: m.Partitions})
+		g.Owners = append(g.Owners, Owner{Instance: w.instanceLocked(m.ID), Eager: w.eager[m.ID], Member: m.ID, Partitions: m.Partitions})
 		key += fmt.Sprintf("|%s:%v", m.ID, m.Partitions)
 	}
 	if key == w.lastKey {
@@ -352,6 +382,39 @@ func (w *groupWatch) poll() {
 	w.causes = nil
 	w.res.Generations = append(w.res.Generations, g)
 }
+
+// nameByElimination names the one member whose connection could not be
+// traced (it reconnected since it joined, say) when exactly one running
+// instance has no member.
+func (w *groupWatch) nameByElimination(st *kafka.GroupState) {
+	if w.cons == nil {
+		return
+	}
+	running := w.cons.running()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var unnamed []string
+	named := map[int]bool{}
+	for _, m := range st.Members {
+		if i, ok := w.members[m.ID]; ok {
+			named[i] = true
+		} else {
+			unnamed = append(unnamed, m.ID)
+		}
+	}
+	var free []int
+	for _, i := range running {
+		if !named[i] {
+			free = append(free, i)
+		}
+	}
+	if len(unnamed) == 1 && len(free) == 1 && !w.eagerLocked(unnamed[0]) {
+		w.members[unnamed[0]] = free[0]
+	}
+}
+
+// eagerLocked reports whether a member is the harness's eager member.
+func (w *groupWatch) eagerLocked(member string) bool { return w.eager[member] }
 
 // stable waits until the group has settled in a generation where ok
 // holds, at most d; it reports whether it did.
@@ -460,8 +523,8 @@ func (r *rebalancer) onCommit(c kafka.Commit) bool {
 			mine = t.Offsets
 		}
 	}
-	if mine == nil {
-		return false
+	if mine == nil || r.gw.isRemoved(c.Member) {
+		return false // a zombie's commit: the broker refuses it
 	}
 	merged := maps.Clone(r.known)
 	maps.Copy(merged, mine)
@@ -769,6 +832,11 @@ func (r *rebalancer) eagerMember(ctx context.Context) (outcome, errText string) 
 	}()
 	select {
 	case <-assigned:
+		if m, _ := cl.GroupMetadata(); m != "" && r.gw != nil {
+			r.gw.mu.Lock()
+			r.gw.eager[m] = true
+			r.gw.mu.Unlock()
+		}
 		chosen := "?"
 		dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
 		if d, err := r.h.adm.DescribeGroups(dctx, r.res.Group); err == nil {
@@ -908,7 +976,10 @@ func (r *RunResult) timeline() []string {
 		var owners []string
 		for _, o := range g.Owners {
 			who := "i" + strconv.Itoa(o.Instance)
-			if o.Instance < 0 {
+			switch {
+			case o.Eager:
+				who = "eager"
+			case o.Instance < 0:
 				who = "?" + shortMember(o.Member)
 			}
 			owners = append(owners, fmt.Sprintf("%s%v", who, o.Partitions))

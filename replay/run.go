@@ -266,7 +266,9 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		gw.stop()
 		return nil, fmt.Errorf("consumer.run (%s): %w", h.sc.Where("/consumer/run"), err)
 	}
-	gw.cons = cons
+	if gw != nil {
+		gw.cons = cons
+	}
 	cr := h.startCrasher(ctx, res, cons, crashes)
 	if cr != nil {
 		cr.note = gw.note

@@ -160,12 +160,12 @@ func (f Fault) describeRebalance(commitsIntercepted bool) string {
 	case Eager:
 		return fmt.Sprintf("%s: a member with an eager-only balancer (range) joins the group %s, then leaves", head, when)
 	}
-	how := "SIGKILLed"
+	how, then := "SIGKILLed", ""
 	if f.Move == Stall {
-		how = "SIGSTOPped until its partitions moved and were processed, then SIGCONTed (a zombie)"
+		how, then = "SIGSTOPped", ", until its partitions moved and were processed, then SIGCONTed (a zombie)"
 	}
 	if f.At != CrashRandom && commitsIntercepted {
-		return fmt.Sprintf("%s: the instance whose commit takes the group past %d%% of the events is %s at that commit, which is dropped (embedded broker)", head, pct, how)
+		return fmt.Sprintf("%s: the instance whose commit takes the group past %d%% of the events is %s at that commit, which is dropped (embedded broker)%s", head, pct, how, then)
 	}
-	return fmt.Sprintf("%s: an instance is %s %s", head, how, when)
+	return fmt.Sprintf("%s: an instance is %s %s%s", head, how, when, then)
 }

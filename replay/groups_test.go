@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,20 +14,7 @@ import (
 
 // groupChaos is a chaos section with rebalance faults for three instances.
 func groupChaos(seed int, count int, kinds string) string {
-	return "chaos:\n  seed: " + itoa(seed) + "\n  rebalance: {count: " + itoa(count) + ", kinds: [" + kinds + "], stall: 3s}\n"
-}
-
-func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(n)) }
-
-func fmtInt(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
+	return "chaos:\n  seed: " + strconv.Itoa(seed) + "\n  rebalance: {count: " + strconv.Itoa(count) + ", kinds: [" + kinds + "], stall: 3s}\n"
 }
 
 func groupScenario(t testing.TB, bug bugs.Bug, events int, chaosText string) *Scenario {
@@ -126,6 +114,7 @@ func TestGroupCorrectTwentySeeds(t *testing.T) {
 	}
 	sc := groupScenario(t, bugs.Correct, 300, "chaos:\n  rebalance: {count: 4, kinds: [join, leave, kill, stall], eager: true, stall: 1s}\n")
 	moves := map[chaos.RebalanceKind]int{}
+	stale := 0
 	passesSeeds(t, sc, 20, nil, func(seed uint64, ch *RunResult) {
 		if len(ch.Rebalances) != 4 {
 			t.Fatalf("seed %d: %d rebalance faults applied, want 4", seed, len(ch.Rebalances))
@@ -133,11 +122,46 @@ func TestGroupCorrectTwentySeeds(t *testing.T) {
 		for _, r := range ch.Rebalances {
 			moves[r.Move]++
 		}
+		for _, c := range ch.StaleCommits {
+			if c.Instance >= 0 && c.Error != "" {
+				stale++
+			}
+		}
 	})
+	// Zombies resume and retry their dropped commits: refused, and said so.
+	if stale == 0 {
+		t.Error("no stale commit reported in 20 seeds")
+	}
 	for _, k := range chaos.RebalanceKinds {
 		if moves[k] == 0 {
 			t.Errorf("no %s fault in 20 seeds: %v", k, moves)
 		}
 	}
-	t.Logf("faults applied: %v", moves)
+	t.Logf("faults applied: %v; stale commits %d", moves, stale)
+}
+
+// The text report's timeline merges generations, faults and stale commits
+// in time order, naming instances, the eager member and members it could
+// not name.
+func TestGroupTimeline(t *testing.T) {
+	ms := func(n int) Duration { return Duration(time.Duration(n) * time.Millisecond) }
+	r := &RunResult{
+		Generations: []Generation{
+			{Number: 3, Time: ms(100), Cause: "start", Owners: []Owner{{Instance: 0, Partitions: []int32{0}}, {Instance: 1, Partitions: []int32{1, 2}}}},
+			{Number: 4, Time: ms(900), Cause: "rebalance 1 (stall): instance 1 stalled", Committed: map[int32]int64{0: 40, 1: 7},
+				Owners: []Owner{{Instance: 0, Partitions: []int32{0, 1, 2}}, {Instance: -1, Eager: true, Member: "m-eager"}, {Instance: -1, Member: "kgo-0123456789abcdef"}}},
+		},
+		Rebalances:   []Rebalance{{Fault: 2, Rebalance: 1, Move: chaos.Stall, Time: ms(500), Instance: 1, Trigger: "stalled (SIGSTOP) at the commit", Dropped: map[int32]int64{1: 9}}},
+		StaleCommits: []StaleCommit{{Time: ms(1500), Instance: 1, Error: "UNKNOWN_MEMBER_ID", Why: "evicted", Offsets: map[int32]int64{1: 9}}},
+	}
+	got := strings.Join(r.timeline(), "\n")
+	want := strings.Join([]string{
+		"  100ms  generation 3 (start): i0[0] i1[1 2]; committed nothing",
+		"  500ms  rebalance 1 (stall, fault #2) at 500ms: instance 1 stalled (SIGSTOP) at the commit; dropped the commit of p1=9",
+		"  900ms  generation 4 (rebalance 1 (stall): instance 1 stalled): i0[0 1 2] eager[] ?456789abcdef[]; committed p0=40 p1=7",
+		"   1.5s  stale commit from instance 1 (p1=9) refused: UNKNOWN_MEMBER_ID (evicted)",
+	}, "\n")
+	if got != want {
+		t.Fatalf("timeline:\n%s\nwant:\n%s", got, want)
+	}
 }

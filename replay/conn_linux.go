@@ -68,7 +68,9 @@ func socketInode(port int) string {
 		sc := bufio.NewScanner(fh)
 		for sc.Scan() {
 			fields := strings.Fields(sc.Text())
-			if len(fields) < 10 || !strings.HasSuffix(fields[1], suffix) {
+			// An established socket (state 01) with an inode: a closed
+			// connection of the same port lingers in TIME_WAIT with 0.
+			if len(fields) < 10 || !strings.HasSuffix(fields[1], suffix) || fields[3] != "01" || fields[9] == "0" {
 				continue
 			}
 			fh.Close()

@@ -15,7 +15,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/kafka"
@@ -122,6 +124,10 @@ func Run(ctx context.Context, bug Bug) error {
 		// revoked-commit lets the group rebalance in the middle of a
 		// batch, and goes on committing what it had.
 		groupOpts = append(groupOpts, kgo.BlockRebalanceOnPoll())
+	} else {
+		// Small fetches: what it polled of a partition it loses is
+		// not all there is.
+		groupOpts = append(groupOpts, kgo.FetchMaxBytes(4<<10), kgo.FetchMaxPartitionBytes(2<<10))
 	}
 	cl, err := kgo.NewClient(append(append(opts, groupOpts...),
 		// An eager balancer too, so an eager member can join the group.
@@ -156,7 +162,14 @@ func Run(ctx context.Context, bug Bug) error {
 				}
 				pendMu.Unlock()
 				if len(offs) > 0 {
-					cl.CommitOffsets(ctx, map[string]map[int32]kgo.EpochOffset{topic: offs}, nil)
+					cl.CommitOffsets(ctx, map[string]map[int32]kgo.EpochOffset{topic: offs}, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+						if err == nil {
+							err = kerr.ErrorForCode(firstCommitError(resp))
+						}
+						if err != nil {
+							log.Printf("revoked-commit: commit %v: %v", offs, err)
+						}
+					})
 				}
 			}
 		}()
@@ -275,6 +288,18 @@ func allInstanceOrders(workdir string) (map[string]*Order, error) {
 		}
 	}
 	return out, nil
+}
+
+// firstCommitError is the first partition error code of a commit response.
+func firstCommitError(resp *kmsg.OffsetCommitResponse) int16 {
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if p.ErrorCode != 0 {
+				return p.ErrorCode
+			}
+		}
+	}
+	return 0
 }
 
 func decodeRecord(r *kgo.Record) (Input, error) {

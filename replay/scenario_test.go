@@ -216,7 +216,7 @@ func TestLoadScenarioMissing(t *testing.T) {
 }
 
 func TestExampleScenariosLoad(t *testing.T) {
-	for _, name := range []string{"replay.yaml", "replay-naive.yaml"} {
+	for _, name := range []string{"replay.yaml", "replay-naive.yaml", "replay-groups.yaml"} {
 		sc, err := LoadScenario(filepath.Join(examplesDir, name))
 		if err != nil {
 			t.Fatal(err)

@@ -72,6 +72,10 @@ func StartBroker(cfg BrokerConfig) (*Broker, error) {
 		kfake.NumBrokers(cfg.Brokers),
 		kfake.DefaultNumPartitions(cfg.Partitions),
 		kfake.AllowAutoTopicCreation(),
+		// KIP-848 members reconcile their assignment on heartbeats: at
+		// the broker default of 5 s every rebalance of a replay would
+		// take seconds.
+		kfake.BrokerConfigs(map[string]string{"group.consumer.heartbeat.interval.ms": "250"}),
 		// kfake always asks for 127.0.0.1; honour an explicit host instead.
 		kfake.ListenFn(func(network, address string) (net.Listener, error) {
 			_, p, _ := net.SplitHostPort(address)

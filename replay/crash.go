@@ -492,6 +492,12 @@ func (h *Harness) committed(ctx context.Context, res *RunResult) (map[int32]int6
 
 // groupJoined reports whether the group has members (false on errors).
 func (h *Harness) groupJoined(ctx context.Context, group string) bool {
+	if h.embedded != nil {
+		// Classic and KIP-848 groups alike (DescribeGroups knows only
+		// the classic ones).
+		st := h.embedded.Group(group, "")
+		return st != nil && len(st.Members) > 0
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	described, err := h.adm.DescribeGroups(ctx, group)
@@ -507,6 +513,22 @@ func (h *Harness) groupJoined(ctx context.Context, group string) bool {
 // timed out: the restarted consumer joins at once instead of waiting for
 // session.timeout.ms. It returns how many it removed (best effort).
 func (h *Harness) evictMembers(ctx context.Context, group string) int {
+	if h.embedded != nil {
+		// The embedded broker lists KIP-848 members too; they leave
+		// with a heartbeat, classic ones with LeaveGroup.
+		st := h.embedded.Group(group, "")
+		if st == nil {
+			return 0
+		}
+		var ids []string
+		for _, m := range st.Members {
+			ids = append(ids, m.ID)
+		}
+		if n := h.evictMember(ctx, group, ids, false); n > 0 {
+			return n
+		}
+		return h.evictMember(ctx, group, ids, true)
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	described, err := h.adm.DescribeGroups(ctx, group)

@@ -165,3 +165,23 @@ func TestGroupTimeline(t *testing.T) {
 		t.Fatalf("timeline:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// With KIP-848 (the broker assigns partitions) the correct consumer passes
+// kills, stalls and joins too, and the report names the protocol.
+func TestGroupKIP848ThroughKafka(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	text := bugScenarioText(t, bugs.Correct, 300, ", BUGS_KIP848: \"1\", BUGS_CHUNK_DELAY: 20ms", groupChaos(2, 3, "join, kill, stall"))
+	text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
+	rep, err := Replay(ctx, writeScenario(t, text), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := reportText(rep)
+	ch := rep.Run("chaos")
+	if rep.Verdict != Pass || ch == nil || !strings.HasPrefix(ch.Protocol.Protocol, "consumer (KIP-848)") || len(ch.Rebalances) != 3 {
+		t.Fatalf("verdict %s, protocol %q:\n%s", rep.Verdict, ch.Protocol, out)
+	}
+	t.Log(out)
+}

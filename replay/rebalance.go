@@ -246,6 +246,16 @@ func (w *groupWatch) evicted(members []string, why string) {
 	}
 }
 
+// kip848 reports whether the members speak KIP-848 (consumer groups).
+func (w *groupWatch) kip848() bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.protocol.Protocol != "" && w.protocol.Protocol != "classic"
+}
+
 // isRemoved reports whether a member left or was evicted.
 func (w *groupWatch) isRemoved(member string) bool {
 	if w == nil {
@@ -714,7 +724,7 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 		r.restartOrRetire(&rb, i)
 	case chaos.Kill:
 		members := r.gw.membersOf(t.inst)
-		rb.Evicted = r.h.evictMember(ctx, r.res.Group, members)
+		rb.Evicted = r.h.evictMember(ctx, r.res.Group, members, r.gw.kip848())
 		r.gw.evicted(members, "it was killed and evicted (its session would have timed out)")
 		r.gw.note(fmt.Sprintf("%s: instance %d killed", label, t.inst))
 		r.gw.stable(ctx, moveWait, without(members))
@@ -722,7 +732,7 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 	case chaos.Stall:
 		members := r.gw.membersOf(t.inst)
 		t0 := time.Now()
-		rb.Evicted = r.h.evictMember(ctx, r.res.Group, members)
+		rb.Evicted = r.h.evictMember(ctx, r.res.Group, members, r.gw.kip848())
 		r.gw.evicted(members, "it stalled past its session and was evicted")
 		r.gw.note(fmt.Sprintf("%s: instance %d stalled", label, t.inst))
 		moved := r.gw.stable(ctx, r.cfg.Stall, without(members))
@@ -907,12 +917,24 @@ func (r *rebalancer) stop() {
 // evictMember removes members of the group with LeaveGroup, as the
 // coordinator would once their session timed out (best effort); it
 // returns how many it removed.
-func (h *Harness) evictMember(ctx context.Context, group string, members []string) int {
+func (h *Harness) evictMember(ctx context.Context, group string, members []string, kip848 bool) int {
 	if len(members) == 0 {
 		return 0
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	if kip848 {
+		// A KIP-848 member leaves with a heartbeat of epoch -1.
+		n := 0
+		for _, m := range members {
+			req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+			req.Group, req.MemberID, req.MemberEpoch = group, m, -1
+			if resp, err := req.RequestWith(ctx, h.cl); err == nil && resp.ErrorCode == 0 {
+				n++
+			}
+		}
+		return n
+	}
 	req := kmsg.NewPtrLeaveGroupRequest()
 	req.Group = group
 	for _, m := range members {
@@ -940,12 +962,20 @@ func (h *Harness) evictMember(ctx context.Context, group string, members []strin
 func (h *Harness) waitMembers(ctx context.Context, cons *consumer, group string, n int, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		described, err := h.adm.DescribeGroups(dctx, group)
-		cancel()
-		if err == nil {
-			if g, ok := described[group]; ok && g.Err == nil && g.State == "Stable" && len(g.Members) >= n {
+		if h.embedded != nil {
+			// Classic and KIP-848 groups alike (DescribeGroups knows
+			// only the classic ones).
+			if st := h.embedded.Group(group, ""); st != nil && st.State == "Stable" && len(st.Members) >= n {
 				return true
+			}
+		} else {
+			dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			described, err := h.adm.DescribeGroups(dctx, group)
+			cancel()
+			if err == nil {
+				if g, ok := described[group]; ok && g.Err == nil && g.State == "Stable" && len(g.Members) >= n {
+					return true
+				}
 			}
 		}
 		if exited, _ := cons.exited(); exited {

@@ -120,6 +120,9 @@ func Run(ctx context.Context, bug Bug) error {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.DisableAutoCommit(),
 	}
+	if os.Getenv("BUGS_KIP848") != "" {
+		groupOpts = append(groupOpts, kgo.ServerSideBalancer())
+	}
 	if bug != RevokedCommit {
 		// revoked-commit lets the group rebalance in the middle of a
 		// batch, and goes on committing what it had.
@@ -131,7 +134,7 @@ func Run(ctx context.Context, bug Bug) error {
 	}
 	cl, err := kgo.NewClient(append(append(opts, groupOpts...),
 		// An eager balancer too, so an eager member can join the group.
-		kgo.Balancers(kgo.CooperativeStickyBalancer(), kgo.RangeBalancer()),
+		balancers(),
 		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { assigned.Store(true) }),
 		kgo.FetchMaxWait(500*time.Millisecond), // see examples/orders/consumer
 	)...)
@@ -211,6 +214,15 @@ func Run(ctx context.Context, bug Bug) error {
 		}
 		cl.AllowRebalance()
 	}
+}
+
+// balancers are the group's: cooperative-sticky and range (classic), or
+// with BUGS_KIP848 set the broker's assignor (KIP-848; range asked for).
+func balancers() kgo.Opt {
+	if os.Getenv("BUGS_KIP848") != "" {
+		return kgo.Balancers(kgo.RangeBalancer())
+	}
+	return kgo.Balancers(kgo.CooperativeStickyBalancer(), kgo.RangeBalancer())
 }
 
 // chunkRecords is how many records of a batch are applied and committed

@@ -43,12 +43,16 @@
 //     delivery it strikes in when the consumer runs in-process. The stream
 //     only plans them: killing and restarting the consumer is the
 //     harness's job (see CrashPlan).
+//   - rebalance {count, kinds, stall, restart, at}: count faults on the
+//     consumer's group (join, leave, kill, stall, eager), planned after the
+//     crashes and before any event, each at a seeded point of the run, like
+//     crashes (see RebalancePlan). Applying them is the harness's job.
 //
 // Every kind draws from its own random stream, so enabling one kind does not
 // change the faults of another for the same seed. Per event, faults are
-// numbered duplicate, reorder, skew, poison; crash faults come before all of
-// them. Plans of scenarios without the newer kinds (skew, poison, crash) are
-// those of earlier versions of evtool, index for index, but for reorder
+// numbered duplicate, reorder, skew, poison; crash faults, then rebalance
+// faults, come before all of them. Plans of scenarios without the newer
+// kinds (skew, poison, crash, rebalance) are those of earlier versions of evtool, index for index, but for reorder
 // with scope key or partition, whose window counts the events of the scope
 // (it counted the events of the stream before).
 package chaos
@@ -71,11 +75,12 @@ const (
 	Skew      Kind = "skew"
 	Poison    Kind = "poison"
 	Crash     Kind = "crash"
+	Rebalance Kind = "rebalance"
 )
 
 // Kinds lists the fault kinds in the order a plan numbers them: crashes
-// first, then per event duplicate, reorder, skew, poison.
-var Kinds = []Kind{Crash, Duplicate, Reorder, Skew, Poison}
+// first, rebalances, then per event duplicate, reorder, skew, poison.
+var Kinds = []Kind{Crash, Rebalance, Duplicate, Reorder, Skew, Poison}
 
 // PoisonKind says how a poison event breaks the catalog.
 type PoisonKind string
@@ -183,6 +188,7 @@ type Config struct {
 	Crash     *CrashConfig     `json:"crash,omitempty"`
 	Poison    *PoisonConfig    `json:"poison,omitempty"`
 	Skew      *SkewConfig      `json:"skew,omitempty"`
+	Rebalance *RebalanceConfig `json:"rebalance,omitempty"`
 }
 
 // CrashConfig configures crash faults.
@@ -331,12 +337,30 @@ func (c Config) Normalize() (Config, error) {
 		}
 		c.Skew = &kk
 	}
+	if r := c.Rebalance; r != nil {
+		rr := *r
+		errs = append(errs, rr.normalize()...)
+		c.Rebalance = &rr
+	}
 	return c, errors.Join(errs...)
 }
 
 // Enabled reports whether any fault kind is on.
 func (c Config) Enabled() bool {
-	return c.Duplicate != nil || c.Reorder != nil || c.Crash != nil || c.Poison != nil || c.Skew != nil
+	return c.Duplicate != nil || c.Reorder != nil || c.Crash != nil || c.Poison != nil || c.Skew != nil || c.Rebalance != nil
+}
+
+// Kinds returns the fault kinds the config turns on, in Kinds order.
+func (c Config) Kinds() []Kind {
+	on := map[Kind]bool{Crash: c.Crash != nil, Rebalance: c.Rebalance != nil, Duplicate: c.Duplicate != nil,
+		Reorder: c.Reorder != nil, Skew: c.Skew != nil, Poison: c.Poison != nil}
+	var out []Kind
+	for _, k := range Kinds {
+		if on[k] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // String summarises the config, e.g. "duplicate{rate 0.2, max 1, spread 0}
@@ -361,6 +385,9 @@ func (c Config) String() string {
 	}
 	if k := c.Crash; k != nil {
 		parts = append(parts, fmt.Sprintf("crash{count %d, at %s}", k.Count, k.At))
+	}
+	if r := c.Rebalance; r != nil {
+		parts = append(parts, r.String())
 	}
 	if len(parts) == 0 {
 		return "no faults"
@@ -432,12 +459,30 @@ type Fault struct {
 	At       CrashAt    `json:"at,omitempty"`
 	Progress float64    `json:"progress,omitempty"`
 	Phase    CrashPhase `json:"phase,omitempty"`
+
+	// Rebalance numbers the rebalance faults from 1, Move is what it does
+	// and Instance the seeded instance it aims at (taken modulo the
+	// instances running when it strikes); At and Progress as for crashes.
+	Rebalance int           `json:"rebalance,omitempty"`
+	Move      RebalanceKind `json:"move,omitempty"`
+	Instance  int           `json:"instance,omitempty"`
 }
 
 // MarshalJSON renders a crash fault without the event fields it does not
 // have; every other fault as its fields.
 func (f Fault) MarshalJSON() ([]byte, error) {
 	type plain Fault
+	if f.Kind == Rebalance {
+		return json.Marshal(struct {
+			Index     int           `json:"index"`
+			Kind      Kind          `json:"kind"`
+			Rebalance int           `json:"rebalance"`
+			Move      RebalanceKind `json:"move"`
+			At        CrashAt       `json:"at"`
+			Progress  float64       `json:"progress"`
+			Instance  int           `json:"instance"`
+		}{f.Index, f.Kind, f.Rebalance, f.Move, f.At, f.Progress, f.Instance})
+	}
 	if f.Kind != Crash {
 		return json.Marshal(plain(f))
 	}
@@ -472,6 +517,8 @@ func (f Fault) Describe(commitsIntercepted bool) string {
 		return fmt.Sprintf("#%d skew: %s re-emitted as v%d (was v%d)", f.Index, f.Event.describe(), f.To, f.From)
 	case Poison:
 		return fmt.Sprintf("#%d poison: %s event %s built from %s, delivered right after it", f.Index, f.Poison, f.PoisonID, f.Event.describe())
+	case Rebalance:
+		return f.describeRebalance(commitsIntercepted)
 	case Crash:
 		pct := int(f.Progress*100 + 0.5)
 		if f.At == CrashRandom {

@@ -770,3 +770,67 @@ func TestScopeValueNotRetained(t *testing.T) {
 	}
 	t.Fatal("the stream keeps the key buffer of a delivered event")
 }
+
+func TestRebalancePlan(t *testing.T) {
+	cfg, err := Config{Crash: &CrashConfig{Count: 2}, Rebalance: &RebalanceConfig{Count: 4, Eager: true}}.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Rebalance.Kinds; !slices.Equal(got, []RebalanceKind{Join, Leave, Kill, Stall, Eager}) {
+		t.Fatalf("kinds %v", got)
+	}
+	plan := GroupPlan(cfg, 7)
+	if len(plan) != 6 {
+		t.Fatalf("%d faults, want 6", len(plan))
+	}
+	for i, f := range plan {
+		if f.Index != i {
+			t.Errorf("fault %d has index %d", i, f.Index)
+		}
+		if i < 2 {
+			continue
+		}
+		k := i - 2
+		if f.Kind != Rebalance || f.Rebalance != k+1 || !slices.Contains(cfg.Rebalance.Kinds, f.Move) {
+			t.Errorf("fault %d: %+v", i, f)
+		}
+		if lo, hi := (float64(k)+0.15)/4, (float64(k)+0.85)/4; f.Progress < lo || f.Progress > hi {
+			t.Errorf("fault %d at %v, want within (%v, %v)", i, f.Progress, lo, hi)
+		}
+	}
+	if again := GroupPlan(cfg, 7); !slices.Equal(again, plan) {
+		t.Error("the plan is not a function of the seed")
+	}
+	// The stream numbers the event faults after them.
+	var seen []Fault
+	s, err := NewStream(Config{Rebalance: &RebalanceConfig{Count: 2}, Duplicate: &DuplicateConfig{Rate: 1}}, 7, All(), func(Delivery[int]) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Observe(func(f Fault, _ bool) { seen = append(seen, f) })
+	if err := s.Push(Event{ID: "a"}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 3 || seen[0].Kind != Rebalance || seen[1].Kind != Rebalance || seen[2].Kind != Duplicate || seen[2].Index != 2 {
+		t.Fatalf("faults %+v", seen)
+	}
+	if !strings.Contains(seen[0].String(), "rebalance 1 (") {
+		t.Errorf("description %q", seen[0])
+	}
+}
+
+func TestRebalanceConfigErrors(t *testing.T) {
+	for _, c := range []RebalanceConfig{
+		{Count: 101},
+		{Kinds: []RebalanceKind{"shuffle"}},
+		{At: CrashAfterCommit},
+		{Stall: -time.Second},
+	} {
+		if _, err := (Config{Rebalance: &c}).Normalize(); err == nil || !strings.Contains(err.Error(), "chaos.rebalance.") {
+			t.Errorf("%+v: error %v", c, err)
+		}
+	}
+}

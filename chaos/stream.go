@@ -16,6 +16,7 @@ const (
 	streamSkew      = 0x736b65772d766572 // "skew-ver"
 	streamPoison    = 0x706f69736f6e2121 // "poison!!"
 	streamCrash     = 0x63726173682d6b69 // "crash-ki"
+	streamRebalance = 0x7265626c6e636521 // "reblnce!"
 )
 
 // Delivery is one item of the perturbed stream.
@@ -153,13 +154,14 @@ func (s *Stream[T]) Clone(fn func(T) T) { s.clone = fn }
 // source's.
 func (s *Stream[T]) Mutate(fn func(f Fault, v T) T) { s.mutate = fn }
 
-// planCrashes numbers the crash faults before any event fault.
+// planCrashes numbers the crash and rebalance faults before any event
+// fault.
 func (s *Stream[T]) planCrashes() {
 	if s.crashesPlanned {
 		return
 	}
 	s.crashesPlanned = true
-	for _, f := range CrashPlan(s.cfg, s.seed) {
+	for _, f := range GroupPlan(s.cfg, s.seed) {
 		s.nextFault++
 		s.record(&f)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -71,6 +72,10 @@ func StartBroker(cfg BrokerConfig) (*Broker, error) {
 		kfake.NumBrokers(cfg.Brokers),
 		kfake.DefaultNumPartitions(cfg.Partitions),
 		kfake.AllowAutoTopicCreation(),
+		// KIP-848 members reconcile their assignment on heartbeats: at
+		// the broker default of 5 s every rebalance of a replay would
+		// take seconds.
+		kfake.BrokerConfigs(map[string]string{"group.consumer.heartbeat.interval.ms": "250"}),
 		// kfake always asks for 127.0.0.1; honour an explicit host instead.
 		kfake.ListenFn(func(network, address string) (net.Listener, error) {
 			_, p, _ := net.SplitHostPort(address)
@@ -120,6 +125,15 @@ type CommitTopic struct {
 	Offsets map[int32]int64
 }
 
+// Commit is one OffsetCommit request of a group: the member that sent it,
+// its generation (classic groups; the member epoch of KIP-848 groups) and
+// the offsets per topic.
+type Commit struct {
+	Member     string
+	Generation int32
+	Topics     []CommitTopic
+}
+
 // OnCommit calls fn with every OffsetCommit request of group, before the
 // broker stores it. When fn returns true the commit is dropped (not
 // stored) and the client's connection closed, as if the client had died
@@ -127,6 +141,11 @@ type CommitTopic struct {
 // broker's request loop, which waits for it: it must not call the broker.
 // remove stops the calls.
 func (b *Broker) OnCommit(group string, fn func(topics []CommitTopic) (drop bool)) (remove func()) {
+	return b.OnGroupCommit(group, func(c Commit) bool { return fn(c.Topics) })
+}
+
+// OnGroupCommit is OnCommit with the request's member and generation.
+func (b *Broker) OnGroupCommit(group string, fn func(c Commit) (drop bool)) (remove func()) {
 	var removed atomic.Bool
 	b.cluster.ControlKey(int16(kmsg.OffsetCommit), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		if removed.Load() {
@@ -137,19 +156,126 @@ func (b *Broker) OnCommit(group string, fn func(topics []CommitTopic) (drop bool
 		if !ok || r.Group != group {
 			return nil, nil, false
 		}
-		topics := make([]CommitTopic, 0, len(r.Topics))
+		c := Commit{Member: r.MemberID, Generation: r.Generation, Topics: make([]CommitTopic, 0, len(r.Topics))}
 		for _, t := range r.Topics {
 			ct := CommitTopic{Name: t.Topic, ID: t.TopicID, Offsets: map[int32]int64{}}
 			for _, p := range t.Partitions {
 				ct.Offsets[p.Partition] = p.Offset
 			}
-			topics = append(topics, ct)
+			c.Topics = append(c.Topics, ct)
 		}
-		if !fn(topics) {
+		if !fn(c) {
 			return nil, nil, false
 		}
 		b.cluster.KeepControl()
 		return nil, errCommitDropped, true
 	})
 	return func() { removed.Store(true) }
+}
+
+// GroupRequest is a group-membership request the broker received: a
+// classic JoinGroup (with the protocols, i.e. balancers, the member
+// offers), SyncGroup or LeaveGroup, or a KIP-848 ConsumerGroupHeartbeat
+// (with its server-side assignor, empty for the broker's default).
+type GroupRequest struct {
+	// Kind is JoinGroup, SyncGroup, LeaveGroup or ConsumerGroupHeartbeat.
+	Kind       string
+	Member     string
+	Generation int32
+	// Protocols are a JoinGroup's protocol names, in the member's order.
+	Protocols []string
+	// Assignor is a ConsumerGroupHeartbeat's server assignor.
+	Assignor string
+	// Left are the members a LeaveGroup removes.
+	Left []string
+}
+
+// OnGroupRequest calls fn with every membership request of group (it
+// observes only: the broker handles them as usual). fn runs on the
+// broker's request loop and must not call the broker. remove stops it.
+func (b *Broker) OnGroupRequest(group string, fn func(GroupRequest)) (remove func()) {
+	var removed atomic.Bool
+	observe := func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if removed.Load() {
+			b.cluster.DropControl()
+			return nil, nil, false
+		}
+		switch r := req.(type) {
+		case *kmsg.JoinGroupRequest:
+			if r.Group == group {
+				g := GroupRequest{Kind: "JoinGroup", Member: r.MemberID}
+				for _, p := range r.Protocols {
+					g.Protocols = append(g.Protocols, p.Name)
+				}
+				fn(g)
+			}
+		case *kmsg.SyncGroupRequest:
+			if r.Group == group {
+				fn(GroupRequest{Kind: "SyncGroup", Member: r.MemberID, Generation: r.Generation})
+			}
+		case *kmsg.LeaveGroupRequest:
+			if r.Group == group {
+				g := GroupRequest{Kind: "LeaveGroup", Member: r.MemberID}
+				if r.MemberID != "" {
+					g.Left = append(g.Left, r.MemberID)
+				}
+				for _, m := range r.Members {
+					g.Left = append(g.Left, m.MemberID)
+				}
+				fn(g)
+			}
+		case *kmsg.ConsumerGroupHeartbeatRequest:
+			if r.Group == group {
+				g := GroupRequest{Kind: "ConsumerGroupHeartbeat", Member: r.MemberID, Generation: r.MemberEpoch}
+				if r.ServerAssignor != nil {
+					g.Assignor = *r.ServerAssignor
+				}
+				fn(g)
+			}
+		}
+		return nil, nil, false
+	}
+	for _, k := range []kmsg.Key{kmsg.JoinGroup, kmsg.SyncGroup, kmsg.LeaveGroup, kmsg.ConsumerGroupHeartbeat} {
+		b.cluster.ControlKey(int16(k), observe)
+	}
+	return func() { removed.Store(true) }
+}
+
+// GroupState is a snapshot of a consumer group on the embedded broker.
+type GroupState struct {
+	// State is Empty, PreparingRebalance, CompletingRebalance, Stable...;
+	// Generation the classic generation or the KIP-848 group epoch.
+	State      string
+	Generation int32
+	Members    []GroupMember
+	// Committed holds the committed offsets of topic.
+	Committed map[int32]int64
+}
+
+// GroupMember is a member of a group and the partitions of topic it owns.
+type GroupMember struct {
+	ID, ClientID string
+	// ClientHost is the member's connection as the broker sees it
+	// (host:port of the client's end).
+	ClientHost string
+	Partitions []int32
+}
+
+// Group returns a snapshot of group with its assignment and commits on
+// topic (nil: no such group). It must not be called from a hook.
+func (b *Broker) Group(group, topic string) *GroupState {
+	gi := b.cluster.GroupInfo(group)
+	if gi == nil {
+		return nil
+	}
+	st := &GroupState{State: gi.State, Generation: gi.Epoch, Committed: map[int32]int64{}}
+	for _, m := range gi.Members {
+		ps := slices.Clone(m.Assignment[topic])
+		slices.Sort(ps)
+		st.Members = append(st.Members, GroupMember{ID: m.MemberID, ClientID: m.ClientID, ClientHost: m.ClientHost, Partitions: ps})
+	}
+	for p, c := range gi.Commits[topic] {
+		st.Committed[p] = c.Offset
+	}
+	return st
 }

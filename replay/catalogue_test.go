@@ -119,7 +119,7 @@ expect:
 				t.Fatalf("verdict %s:\n%s", rep.Verdict, text)
 			}
 			ch := rep.Run("chaos")
-			for _, k := range chaos.Kinds {
+			for _, k := range sc.Chaos.Kinds() {
 				if ch.Applied[k] == 0 {
 					t.Errorf("no %s fault applied: %v", k, ch.Applied)
 				}
@@ -291,7 +291,7 @@ expect:
 			applied[k] += n
 		}
 	})
-	for _, k := range chaos.Kinds {
+	for _, k := range sc.Chaos.Kinds() {
 		if applied[k] == 0 {
 			t.Errorf("no %s fault applied in 20 seeds: %v", k, applied)
 		}

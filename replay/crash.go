@@ -16,90 +16,6 @@ import (
 	"github.com/evtool/evtool/kafka"
 )
 
-// consumer is the consumer under test across its restarts: the same
-// ProcessSpec (environment, work directory, group, topic) each time.
-type consumer struct {
-	spec ProcessSpec
-	sp   *spawner
-
-	mu         sync.Mutex
-	proc       *Process
-	all        []*Process // every start, for their notes
-	starts     int
-	restarting bool
-	started    time.Time
-}
-
-func startConsumer(sp *spawner, spec ProcessSpec) (*consumer, error) {
-	p, err := sp.start(spec)
-	if err != nil {
-		return nil, err
-	}
-	return &consumer{spec: spec, sp: sp, proc: p, all: []*Process{p}, starts: 1, started: time.Now()}, nil
-}
-
-func (c *consumer) current() *Process {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.proc
-}
-
-// exited reports an exit the harness did not cause (not while the
-// consumer is being killed and restarted).
-func (c *consumer) exited() (bool, string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.restarting {
-		return false, ""
-	}
-	return c.proc.Exited()
-}
-
-// kill SIGKILLs the consumer for a crash fault; restart must follow.
-func (c *consumer) kill() (pid int) {
-	c.mu.Lock()
-	c.restarting = true
-	p := c.proc
-	c.mu.Unlock()
-	p.Kill()
-	return p.Pid()
-}
-
-// restart starts the consumer again with the same spec (its logs go to
-// <name>.<n>.stdout and .stderr).
-func (c *consumer) restart() (*Process, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.starts++
-	spec := c.spec
-	spec.Name = fmt.Sprintf("%s.%d", c.spec.Name, c.starts)
-	p, err := c.sp.start(spec)
-	if err != nil {
-		return nil, err
-	}
-	c.proc, c.restarting = p, false
-	c.all = append(c.all, p)
-	return p, nil
-}
-
-func (c *consumer) stop(grace time.Duration) string { return c.current().Stop(grace) }
-
-func (c *consumer) stderr() []string { return c.current().Stderr() }
-
-// notes collects what the harness had to kill or abandon across the
-// consumer's processes, each once, naming the pid.
-func (c *consumer) notes() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []string
-	for _, p := range c.all {
-		for _, n := range p.Notes() {
-			out = append(out, fmt.Sprintf("the consumer (pid %d) %s", p.Pid(), n))
-		}
-	}
-	return out
-}
-
 // Kill is a crash fault applied: the consumer killed (SIGKILL to its
 // process group) and restarted with the same environment.
 type Kill struct {
@@ -214,6 +130,8 @@ type crasher struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	remove func()
+	// note tells the group watch what a kill did (nil: no watch).
+	note func(string)
 }
 
 type trigger struct {
@@ -492,6 +410,9 @@ func (c *crasher) recordAndRestart(ctx context.Context, t trigger) bool {
 	c.res.Kills = append(c.res.Kills, k)
 	c.mu.Unlock()
 	c.h.logf("%s: crash %d: %s", c.res.Name, k.Crash, k)
+	if c.note != nil {
+		c.note(fmt.Sprintf("crash %d: every instance killed and restarted", k.Crash))
+	}
 	return err == nil && ctx.Err() == nil
 }
 
@@ -571,6 +492,12 @@ func (h *Harness) committed(ctx context.Context, res *RunResult) (map[int32]int6
 
 // groupJoined reports whether the group has members (false on errors).
 func (h *Harness) groupJoined(ctx context.Context, group string) bool {
+	if h.embedded != nil {
+		// Classic and KIP-848 groups alike (DescribeGroups knows only
+		// the classic ones).
+		st := h.embedded.Group(group, "")
+		return st != nil && len(st.Members) > 0
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	described, err := h.adm.DescribeGroups(ctx, group)
@@ -586,6 +513,22 @@ func (h *Harness) groupJoined(ctx context.Context, group string) bool {
 // timed out: the restarted consumer joins at once instead of waiting for
 // session.timeout.ms. It returns how many it removed (best effort).
 func (h *Harness) evictMembers(ctx context.Context, group string) int {
+	if h.embedded != nil {
+		// The embedded broker lists KIP-848 members too; they leave
+		// with a heartbeat, classic ones with LeaveGroup.
+		st := h.embedded.Group(group, "")
+		if st == nil {
+			return 0
+		}
+		var ids []string
+		for _, m := range st.Members {
+			ids = append(ids, m.ID)
+		}
+		if n := h.evictMember(ctx, group, ids, false); n > 0 {
+			return n
+		}
+		return h.evictMember(ctx, group, ids, true)
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	described, err := h.adm.DescribeGroups(ctx, group)

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"github.com/evtool/evtool/chaos"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,7 +75,7 @@ func TestExampleConsumerTenSeeds(t *testing.T) {
 // must pass; check inspects each chaos run.
 func passesSeeds(t *testing.T, sc *Scenario, seeds uint64, before func(seed uint64, sc *Scenario), check func(seed uint64, ch *RunResult)) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute+time.Duration(seeds)*10*time.Second)
 	defer cancel()
 	h, err := NewHarness(sc, Options{})
 	if err != nil {
@@ -159,4 +160,23 @@ chaos:
 			t.Fatalf("seed %d: kills %d, applied %v, %d dead letters", seed, len(ch.Kills), ch.Applied, len(ch.DLQ))
 		}
 	})
+}
+
+// The example consumer runs as three instances of one group on one SQLite
+// database and passes every rebalance kind, with duplicates and
+// reordering on top, over several seeds.
+func TestExampleConsumerInstances(t *testing.T) {
+	t.Parallel()
+	sc := exampleScenario(t, false, testEvents(t, 400), dupAndReorder+"  rebalance: {count: 3, kinds: [join, leave, kill, stall], eager: true, stall: 2s}\n")
+	sc.Consumer.Instances = 3
+	moves := map[chaos.RebalanceKind]int{}
+	passesSeeds(t, sc, 5, nil, func(seed uint64, ch *RunResult) {
+		if len(ch.Rebalances) != 3 || ch.Instances != 3 || len(ch.Generations) == 0 {
+			t.Fatalf("seed %d: %d rebalances, %d instances, %d generations", seed, len(ch.Rebalances), ch.Instances, len(ch.Generations))
+		}
+		for _, r := range ch.Rebalances {
+			moves[r.Move]++
+		}
+	})
+	t.Logf("faults applied: %v", moves)
 }

@@ -114,6 +114,12 @@ func WriteText(w io.Writer, r *Report) error {
 		for _, k := range run.Kills {
 			fmt.Fprintf(&b, "             %s\n", k)
 		}
+		if run.Instances > 1 || len(run.Rebalances) > 0 {
+			fmt.Fprintf(&b, "             group: %d instance(s), protocol %s\n", run.Instances, run.Protocol)
+			for _, l := range run.timeline() {
+				fmt.Fprintf(&b, "             %s\n", l)
+			}
+		}
 	}
 	if shrinkRuns > 0 {
 		fmt.Fprintf(&b, "  %-10s %d runs, %d failed; total %s\n", "shrinking", shrinkRuns, shrinkFailed, roundDuration(shrinkTime))
@@ -279,6 +285,9 @@ func writeShrink(b *bytes.Buffer, sr *ShrinkReport, embedded bool) {
 	}
 	for _, k := range sr.Kills {
 		fmt.Fprintf(b, "  %s\n", k)
+	}
+	for _, rb := range sr.Rebalances {
+		fmt.Fprintf(b, "  %s\n", rb)
 	}
 	if sr.Run == "" {
 		return

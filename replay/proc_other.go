@@ -19,6 +19,11 @@ func terminate(cmd *exec.Cmd) {
 
 func kill(cmd *exec.Cmd) { _ = cmd.Process.Kill() }
 
+// pause and resume do nothing: there is no SIGSTOP here (a stall fault
+// does not stall).
+func pause(*exec.Cmd)  {}
+func resume(*exec.Cmd) {}
+
 // groupAlive is false: without process groups there is no group to wait
 // for.
 func groupAlive(*exec.Cmd) bool { return false }

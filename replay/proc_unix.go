@@ -29,6 +29,10 @@ func kill(cmd *exec.Cmd) {
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
 
+// pause stops the process group (SIGSTOP); resume continues it.
+func pause(cmd *exec.Cmd)  { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGSTOP) }
+func resume(cmd *exec.Cmd) { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGCONT) }
+
 // lockWorkRoot marks a temporary work root as in use for as long as the
 // returned file is open: the kernel drops the lock when evtool exits, even
 // SIGKILLed. The lock is taken on a file of another name first, so no

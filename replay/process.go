@@ -411,6 +411,13 @@ func (p *Process) Kill() {
 	p.drain()
 }
 
+// Pause stops the process group (SIGSTOP) until Resume: a consumer stalled
+// past its session, for fault injection.
+func (p *Process) Pause() { pause(p.cmd) }
+
+// Resume continues a paused process group (SIGCONT; harmless otherwise).
+func (p *Process) Resume() { resume(p.cmd) }
+
 // Stderr returns the last lines the process wrote to stderr, or to stdout
 // when stderr is empty.
 func (p *Process) Stderr() []string {

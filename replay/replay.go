@@ -387,7 +387,7 @@ func (h *Harness) nearFaults(ctx context.Context, ch *RunResult, keys []string) 
 		want[k] = true
 	}
 	match := func(f chaos.Fault) bool {
-		return len(want) == 0 || f.Kind == chaos.Crash || want[f.Key] || want[f.ID]
+		return len(want) == 0 || f.Kind == chaos.Crash || f.Kind == chaos.Rebalance || want[f.Key] || want[f.ID]
 	}
 	var out []chaos.Fault
 	var idx []int

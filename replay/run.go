@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -67,6 +68,15 @@ type RunResult struct {
 	// Kills lists the crash faults applied: when, the committed offsets
 	// at that moment, the restart.
 	Kills []Kill `json:"kills,omitempty"`
+	// Instances is consumer.instances; Rebalances the rebalance faults
+	// applied; Generations the group's settled generations and
+	// StaleCommits the commits the broker refused as stale (embedded
+	// broker); Protocol the group protocol its members spoke.
+	Instances    int           `json:"instances,omitempty"`
+	Rebalances   []Rebalance   `json:"rebalances,omitempty"`
+	Generations  []Generation  `json:"generations,omitempty"`
+	StaleCommits []StaleCommit `json:"staleCommits,omitempty"`
+	Protocol     GroupProtocol `json:"protocol,omitzero"`
 
 	ProduceTime Duration `json:"produceTime"`
 	SettleTime  Duration `json:"settleTime"`
@@ -217,30 +227,61 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	var dlq *dlqRun
 	defer func() { h.cleanup(res, dlq) }()
 
-	pspec, env, expand, dlqTopic := h.consumerProcess(res, addr, spec.Name, id)
+	instances := max(h.sc.Consumer.Instances, 1)
+	res.Instances = instances
+	pspec, env, expand, dlqTopic := h.consumerProcess(res, addr, spec.Name, id, 0, instances)
 	res.DLQTopic = dlqTopic
+	// Instance 0 serves the state at addr; the others (and those a join
+	// fault starts) get addresses of their own.
+	instanceSpec := func(i int) ProcessSpec {
+		if i == 0 {
+			return pspec
+		}
+		a, err := freeAddr()
+		if err != nil {
+			a = "127.0.0.1:0"
+		}
+		ps, _, _, _ := h.consumerProcess(res, a, spec.Name, id, i, instances)
+		return ps
+	}
 	if dlq, err = h.prepareDLQ(ctx, dlqTopic); err != nil {
 		return nil, err
 	}
-	var crashes []chaos.Fault
+	var crashes, rebalances []chaos.Fault
 	if spec.Chaos {
-		for _, f := range chaos.CrashPlan(h.sc.Chaos, res.Seed) {
-			if spec.Faults.Has(f.Index) {
+		for _, f := range chaos.GroupPlan(h.sc.Chaos, res.Seed) {
+			if !spec.Faults.Has(f.Index) {
+				continue
+			}
+			if f.Kind == chaos.Crash {
 				crashes = append(crashes, f)
+			} else {
+				rebalances = append(rebalances, f)
 			}
 		}
 	}
-	cons, err := startConsumer(h.spawner(), pspec)
+	gw := h.watchGroup(ctx, res)
+	cons, err := startConsumer(h.spawner(), instances, instanceSpec)
 	if err != nil {
+		gw.stop()
 		return nil, fmt.Errorf("consumer.run (%s): %w", h.sc.Where("/consumer/run"), err)
 	}
+	if gw != nil {
+		gw.cons = cons
+	}
 	cr := h.startCrasher(ctx, res, cons, crashes)
+	if cr != nil {
+		cr.note = gw.note
+	}
+	rb := h.startRebalancer(ctx, res, cons, gw, rebalances)
 	stopped := false
 	var stateKilled []string
 	stop := func() {
 		if !stopped {
 			stopped = true
 			cr.stop()
+			rb.stop()
+			gw.stop()
 			h.phase(spec.Name, "stopping")
 			res.Exit = cons.stop(h.opts.StopGrace)
 			res.Killed = append(cons.notes(), stateKilled...)
@@ -260,6 +301,9 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		}
 	}
 
+	if instances > 1 && !h.waitMembers(ctx, cons, res.Group, instances, h.sc.Consumer.SettleTimeout) {
+		h.logf("%s: the group did not have its %d instances as members within %s; producing anyway", id, instances, h.sc.Consumer.SettleTimeout)
+	}
 	h.phase(spec.Name, "producing")
 	t0 := time.Now()
 	if err := h.produce(ctx, res, spec); err != nil {
@@ -270,7 +314,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 
 	h.phase(spec.Name, "settling")
 	t1 := time.Now()
-	fail, err := h.settle(ctx, res, cons, cr)
+	fail, err := h.settle(ctx, res, cons, cr, rb)
 	res.SettleTime = Duration(time.Since(t1))
 	if err != nil {
 		return nil, err
@@ -384,14 +428,23 @@ func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *co
 // consumerProcess returns how to start the consumer for a run (the same
 // spec restarts it, for crash faults), its environment and the expansion
 // of ${VAR} in scenario strings.
-func (h *Harness) consumerProcess(res *RunResult, addr, run, id string) (ProcessSpec, []string, func(string) string, string) {
+func (h *Harness) consumerProcess(res *RunResult, addr, run, id string, inst, instances int) (ProcessSpec, []string, func(string) string, string) {
+	instDir := filepath.Join(res.Workdir, "instance-"+strconv.Itoa(inst))
+	// A failure here shows when the consumer cannot use it.
+	_ = os.MkdirAll(instDir, 0o755)
 	runEnv := map[string]string{
-		"EVTOOL_BROKERS": strings.Join(h.brokers, ","),
-		"EVTOOL_TOPIC":   res.Topic,
-		"EVTOOL_GROUP":   res.Group,
-		"EVTOOL_WORKDIR": res.Workdir,
-		"EVTOOL_ADDR":    addr,
-		"EVTOOL_RUN":     run,
+		"EVTOOL_BROKERS":      strings.Join(h.brokers, ","),
+		"EVTOOL_TOPIC":        res.Topic,
+		"EVTOOL_GROUP":        res.Group,
+		"EVTOOL_WORKDIR":      res.Workdir,
+		"EVTOOL_ADDR":         addr,
+		"EVTOOL_RUN":          run,
+		"EVTOOL_INSTANCE":     strconv.Itoa(inst),
+		"EVTOOL_INSTANCES":    strconv.Itoa(instances),
+		"EVTOOL_INSTANCE_DIR": instDir,
+	}
+	if instances > 1 || inst > 0 {
+		id = fmt.Sprintf("%s.i%d", id, inst)
 	}
 	expand := func(s string) string { return expandVars(s, runEnv) }
 	dlqTopic := expand(DefaultDLQTopic)
@@ -618,7 +671,7 @@ func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) err
 // settle waits until the group's committed offsets reach the end offsets
 // of every partition and stay there for quiet. A consumer that exits, or
 // does not settle within the settle timeout, fails the run.
-func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr *crasher) (*Failure, error) {
+func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr *crasher, rb *rebalancer) (*Failure, error) {
 	sc := h.sc.Consumer
 	ends, err := h.endOffsets(ctx, res.Topic)
 	if err != nil {
@@ -681,7 +734,7 @@ func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr
 				res.ConsumeTime = Duration(time.Since(cons.started))
 				res.consumption = time.Since(res.firstCommit)
 			}
-			if total == 0 && cr.finished() {
+			if total == 0 && cr.finished() && rb.finished() {
 				if since.IsZero() {
 					since = time.Now()
 				}
@@ -694,7 +747,7 @@ func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr
 			}
 		}
 		if time.Now().After(deadline) {
-			msg := fmt.Sprintf("the consumer did not settle within %s (consumer.settle_timeout): %d record(s) not committed%s", sc.SettleTimeout, totalLag(lag), cr.pending())
+			msg := fmt.Sprintf("the consumer did not settle within %s (consumer.settle_timeout): %d record(s) not committed%s%s", sc.SettleTimeout, totalLag(lag), cr.pending(), rb.pending())
 			if lag == nil && lastErr != nil {
 				msg = fmt.Sprintf("the consumer did not settle within %s: cannot read the group's offsets: %v", sc.SettleTimeout, lastErr)
 			}

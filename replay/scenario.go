@@ -95,6 +95,9 @@ type ConsumerSpec struct {
 	Ignore        []string
 	SettleTimeout time.Duration
 	Quiet         time.Duration
+	// Instances is the number of processes of Run in the group (default
+	// 1).
+	Instances int
 }
 
 // EnvVar is one consumer.env entry.
@@ -198,6 +201,7 @@ type consumerYAML struct {
 	Ignore        []string `yaml:"ignore"`
 	SettleTimeout string   `yaml:"settle_timeout"`
 	Quiet         string   `yaml:"quiet"`
+	Instances     int      `yaml:"instances"`
 }
 
 type chaosYAML struct {
@@ -223,6 +227,14 @@ type chaosYAML struct {
 	Skew *struct {
 		Rate float64 `yaml:"rate"`
 	} `yaml:"skew"`
+	Rebalance *struct {
+		Count   int      `yaml:"count"`
+		Kinds   []string `yaml:"kinds"`
+		Eager   bool     `yaml:"eager"`
+		Stall   string   `yaml:"stall"`
+		Restart *bool    `yaml:"restart"`
+		At      string   `yaml:"at"`
+	} `yaml:"rebalance"`
 }
 
 type expectYAML struct {
@@ -396,6 +408,7 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 	c.Ignore = y.Consumer.Ignore
 	c.SettleTimeout = DefaultSettleTimeout
 	c.Quiet = DefaultQuiet
+	c.Instances = max(y.Consumer.Instances, 1)
 	for _, d := range []struct {
 		ptr, text string
 		into      *time.Duration
@@ -439,6 +452,20 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 	}
 	if k := y.Chaos.Skew; k != nil {
 		s.Chaos.Skew = &chaos.SkewConfig{Rate: k.Rate}
+	}
+	if r := y.Chaos.Rebalance; r != nil {
+		rc := &chaos.RebalanceConfig{Count: r.Count, Eager: r.Eager, Restart: r.Restart, At: chaos.CrashAt(r.At)}
+		for _, k := range r.Kinds {
+			rc.Kinds = append(rc.Kinds, chaos.RebalanceKind(k))
+		}
+		if r.Stall != "" {
+			if v, err := time.ParseDuration(r.Stall); err != nil || v <= 0 {
+				bad("/chaos/rebalance/stall", "%q is not a positive duration (e.g. 500ms, 10s)", r.Stall)
+			} else {
+				rc.Stall = v
+			}
+		}
+		s.Chaos.Rebalance = rc
 	}
 	norm, err := s.Chaos.Normalize()
 	if err != nil {

@@ -158,6 +158,11 @@ func TestScenarioErrors(t *testing.T) {
 		{"bad poison kind", base + "chaos: {poison: {rate: 0.1, kinds: [spicy]}}\n", "chaos.poison.kinds[0]"},
 		{"poison without rate", base + "chaos: {poison: {kinds: [undecodable]}}\n", "chaos.poison: missing property 'rate'"},
 		{"bad skew rate", base + "chaos: {skew: {rate: 2}}\n", "chaos.skew.rate"},
+		{"bad rebalance kind", base + "chaos: {rebalance: {kinds: [shuffle]}}\n", "chaos.rebalance.kinds[0]"},
+		{"bad rebalance at", base + "chaos: {rebalance: {at: after-commit}}\n", "chaos.rebalance.at"},
+		{"bad rebalance stall", base + "chaos:\n  rebalance: {stall: soon}\n", "s.yaml:4: chaos.rebalance.stall"},
+		{"zero instances", base[:len(base)-2] + ", instances: 0}\n", "consumer.instances"},
+		{"too many instances", base[:len(base)-2] + ", instances: 99}\n", "consumer.instances"},
 		{"bad baseline empty", base + "expect:\n  baseline: {empty: yes}\n", "s.yaml:4: expect.baseline.empty"},
 		{"negative baseline dlq", base + "expect: {baseline: {dlq: -1}}\n", "expect.baseline.dlq"},
 		{"unknown baseline key", base + "expect: {baseline: {state: ok}}\n", "expect.baseline: unknown key \"state\""},
@@ -211,7 +216,7 @@ func TestLoadScenarioMissing(t *testing.T) {
 }
 
 func TestExampleScenariosLoad(t *testing.T) {
-	for _, name := range []string{"replay.yaml", "replay-naive.yaml"} {
+	for _, name := range []string{"replay.yaml", "replay-naive.yaml", "replay-groups.yaml"} {
 		sc, err := LoadScenario(filepath.Join(examplesDir, name))
 		if err != nil {
 			t.Fatal(err)
@@ -233,6 +238,7 @@ var fuzzScenarioSeeds = []string{
 	"events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nchaos: {seed: 4, duplicate: {rate: 0.2, max: 3, spread: 8}, reorder: {window: 16, scope: partition, rate: 0.25}}\n",
 	"events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nchaos: {crash: {count: 2, at: random}, poison: {rate: 0.1, kinds: [undecodable, unknown-type]}, skew: {rate: 1}}\nexpect: {dlq: {topic: d, count: 3}}\n",
 	"events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nchaos: {crash: {}, poison: {rate: 0}, skew: {rate: 0}}\nexpect: {dlq: {count: poison}}\n",
+	"events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}, instances: 3}\nchaos: {rebalance: {count: 2, kinds: [stall, join], eager: true, stall: 1s, restart: false, at: random}}\n",
 	"events: {file: e}\nconsumer: {run: [c], state: {http: \"http://x\"}}\nexpect: {state: [{pointer: /o, count: 5}, {pointer: /t, equals: 1.5}, {pointer: /d, exists: false}]}\n",
 }
 
@@ -297,4 +303,21 @@ func FuzzParseScenario(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestScenarioRebalance(t *testing.T) {
+	text := "events: {file: e.jsonl}\nconsumer: {run: [c], state: {http: \"http://x/state\"}, instances: 3}\n" +
+		"chaos:\n  rebalance: {count: 3, kinds: [kill, stall], eager: true, stall: 2s, restart: false}\n"
+	s, err := ParseScenario("s.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Consumer.Instances != 3 {
+		t.Errorf("instances %d", s.Consumer.Instances)
+	}
+	r := s.Chaos.Rebalance
+	if r == nil || r.Count != 3 || r.Stall != 2*time.Second || r.Restarts() || r.At != chaos.CrashAfterEffect ||
+		strings.Join([]string{string(r.Kinds[0]), string(r.Kinds[1]), string(r.Kinds[2])}, ",") != "kill,stall,eager" {
+		t.Fatalf("rebalance %+v", r)
+	}
 }

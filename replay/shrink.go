@@ -29,6 +29,7 @@ type ShrinkReport struct {
 	Comparison *Comparison    `json:"comparison,omitempty"`
 	Expect     []ExpectResult `json:"expect,omitempty"`
 	Kills      []Kill         `json:"kills,omitempty"`
+	Rebalances []Rebalance    `json:"rebalances,omitempty"`
 	// Reproduce replays exactly the minimal set.
 	Reproduce string `json:"reproduce"`
 	// Error is set when shrinking stopped on an error (the set is the
@@ -60,7 +61,7 @@ func (h *Harness) appliedIndexes(ctx context.Context, ch *RunResult) ([]int, map
 			byIndex[f.Index] = f
 		}
 	} else {
-		for _, f := range chaos.CrashPlan(h.sc.Chaos, ch.Seed) {
+		for _, f := range chaos.GroupPlan(h.sc.Chaos, ch.Seed) {
 			if ch.faults.Has(f.Index) {
 				byIndex[f.Index] = f
 			}
@@ -119,11 +120,11 @@ func (h *Harness) confirmAndShrink(ctx context.Context, rep *Report, base, ch *R
 		}
 		hints = append(hints, near)
 	}
-	// Crash faults alone are a cheap, likely hint for failures that only
-	// a crash exposes.
+	// Crash and rebalance faults alone are a cheap, likely hint for
+	// failures that only they expose.
 	var crashes []int
 	for _, i := range idx {
-		if byIndex[i].Kind == chaos.Crash {
+		if k := byIndex[i].Kind; k == chaos.Crash || k == chaos.Rebalance {
 			crashes = append(crashes, i)
 		}
 	}
@@ -157,7 +158,7 @@ func (h *Harness) confirmAndShrink(ctx context.Context, rep *Report, base, ch *R
 	sr.Reproduce = h.reproduce(seed, sel)
 	rep.Summary += fmt.Sprintf("; shrunk to %d fault(s) (%s)", len(sr.Faults), sr.summary())
 	if r := failing[sel.String()]; r != nil {
-		sr.Run, sr.Failure, sr.Kills = r.ID, r.Failure, r.Kills
+		sr.Run, sr.Failure, sr.Kills, sr.Rebalances = r.ID, r.Failure, r.Kills, r.Rebalances
 		if r.Failure == nil {
 			c := Compare(base.State, r.State, h.sc.Consumer.Ignore)
 			sr.Comparison = &c

@@ -5,6 +5,7 @@
 //
 //	go run ./bench/replaytime              # 5 rounds
 //	go run ./bench/replaytime -rounds 9
+//	go run ./bench/replaytime -instances 3 -rebalance '{count: 3, kinds: [join, leave, kill, stall]}'
 //
 // It builds evtool and the example consumer once (so no round pays for
 // `go run` compiling the consumer), writes two scenarios equal to
@@ -44,17 +45,22 @@ type report struct {
 		Kills     []struct {
 			Records int64 `json:"records"`
 		} `json:"kills"`
+		Rebalances []struct {
+			Move string `json:"move"`
+		} `json:"rebalances"`
 	} `json:"runs"`
 }
 
 type sample struct {
 	wall, baseline, chaos time.Duration
-	kills                 int
+	kills, rebalances     int
 }
 
 func run() error {
 	rounds := flag.Int("rounds", 5, "rounds (each runs both variants)")
 	scenario := flag.String("scenario", "examples/orders/replay.yaml", "scenario with a crash line to time")
+	instances := flag.Int("instances", 1, "consumer.instances of both variants")
+	rebalance := flag.String("rebalance", "", "chaos.rebalance of the first variant, replacing its crash line, e.g. '{count: 3, kinds: [join, leave, kill, stall]}' (the second variant has neither)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "evtool-replaytime-")
@@ -94,6 +100,25 @@ func run() error {
 		{"2 crashes", filepath.Join(dir, "crash.yaml"), withCrash},
 		{"no crash", filepath.Join(dir, "nocrash.yaml"), strings.Join(noCrash, "\n")},
 	}
+	if *instances > 1 || *rebalance != "" {
+		// Both variants with the instances; the first with the
+		// rebalance faults instead of the crashes.
+		grouped := func(text string) string {
+			return strings.Replace(text, "\nconsumer:\n", fmt.Sprintf("\nconsumer:\n  instances: %d\n", *instances), 1)
+		}
+		var withRebalance []string
+		for _, l := range strings.Split(withCrash, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "crash:") {
+				if *rebalance != "" {
+					withRebalance = append(withRebalance, "  rebalance: "+*rebalance)
+				}
+				continue
+			}
+			withRebalance = append(withRebalance, l)
+		}
+		variants[0].name, variants[0].text = "rebalances", grouped(strings.Join(withRebalance, "\n"))
+		variants[1].name, variants[1].text = "no rebalance", grouped(variants[1].text)
+	}
 	for _, v := range variants {
 		if err := os.WriteFile(v.path, []byte(v.text), 0o644); err != nil {
 			return err
@@ -108,11 +133,11 @@ func run() error {
 				return fmt.Errorf("round %d, %s: %w", r+1, v.name, err)
 			}
 			samples[i] = append(samples[i], s)
-			fmt.Fprintf(os.Stderr, "round %d %-9s wall %v baseline %v chaos %v kills %d\n", r+1, v.name, s.wall.Round(time.Millisecond), s.baseline, s.chaos, s.kills)
+			fmt.Fprintf(os.Stderr, "round %d %-9s wall %v baseline %v chaos %v kills %d rebalances %d\n", r+1, v.name, s.wall.Round(time.Millisecond), s.baseline, s.chaos, s.kills, s.rebalances)
 		}
 	}
 
-	fmt.Printf("1,000 events (%s), embedded broker, %d rounds, GOMAXPROCS %d, %s/%s %s; medians:\n\n", *scenario, *rounds, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	fmt.Printf("1,000 events (%s), %d instance(s), embedded broker, %d rounds, GOMAXPROCS %d, %s/%s %s; medians:\n\n", *scenario, *instances, *rounds, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	fmt.Println("| variant | evtool replay wall | baseline run | chaos run | chaos / baseline |")
 	fmt.Println("|---|---:|---:|---:|---:|")
 	med := make([]sample, len(variants))
@@ -124,7 +149,7 @@ func run() error {
 		}
 		fmt.Printf("| %s | %.2f s | %.2f s | %.2f s | %.2f |\n", v.name, med[i].wall.Seconds(), med[i].baseline.Seconds(), med[i].chaos.Seconds(), med[i].chaos.Seconds()/med[i].baseline.Seconds())
 	}
-	fmt.Printf("\nwall, 2 crashes / no crash: %.2f\n", med[0].wall.Seconds()/med[1].wall.Seconds())
+	fmt.Printf("\nwall, %s / %s: %.2f\n", variants[0].name, variants[1].name, med[0].wall.Seconds()/med[1].wall.Seconds())
 	return nil
 }
 
@@ -150,7 +175,7 @@ func once(evtool, scenario string) (sample, error) {
 		case "baseline":
 			s.baseline = d
 		case "chaos":
-			s.chaos, s.kills = d, len(r.Kills)
+			s.chaos, s.kills, s.rebalances = d, len(r.Kills), len(r.Rebalances)
 		}
 	}
 	if rep.Verdict != "pass" || s.chaos == 0 {

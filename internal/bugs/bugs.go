@@ -26,6 +26,8 @@ package bugs
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cloudevents/sdk-go/v2/event"
@@ -46,6 +48,12 @@ const (
 	PoisonCrash    Bug = "poison-crash"
 	CommitFirst    Bug = "commit-first"
 	Correct        Bug = "correct"
+
+	// Group bugs: they show only with several instances and rebalances
+	// (through Kafka; see GroupCatalogue).
+	ZombieNoFence Bug = "zombie-no-fence"
+	RevokedCommit Bug = "revoked-commit"
+	InstanceState Bug = "instance-state"
 )
 
 // Entry describes a consumer of the catalogue.
@@ -70,16 +78,39 @@ var Catalogue = []Entry{
 	{"g", Correct, "correct", nil},
 }
 
+// GroupCatalogue lists the consumers whose bugs need several instances
+// of one group and rebalance faults (consumer.instances,
+// chaos.rebalance), through Kafka only: replaytest runs one consumer for
+// the whole group. memory-dedupe is here too: a partition that moves
+// after a kill reaches an instance whose memory lacks the ids.
+//
+//	(c) memory-dedupe    dedupe in the instance's memory: the next owner
+//	                     applies the records the killed one did not commit
+//	(h) zombie-no-fence  dedupe against a copy of the inbox taken when
+//	                     partitions were assigned, no fencing: a stalled
+//	                     instance resumes and applies its stale batch again
+//	(i) revoked-commit   commits its last offsets on a timer, revoked
+//	                     partitions included: the group's offsets go back
+//	                     after the new owner committed
+//	(j) instance-state   keeps its orders in EVTOOL_INSTANCE_DIR: the next
+//	                     owner of a partition lacks what the last one did
+var GroupCatalogue = []Entry{
+	{"c", MemoryDedupe, "dedupe kept per instance in memory", []chaos.Kind{chaos.Rebalance}},
+	{"h", ZombieNoFence, "a zombie applies a stale batch: no fencing", []chaos.Kind{chaos.Rebalance}},
+	{"i", RevokedCommit, "offsets of revoked partitions committed after the new owner started", []chaos.Kind{chaos.Rebalance}},
+	{"j", InstanceState, "state kept per instance that the next owner lacks", []chaos.Kind{chaos.Rebalance}},
+}
+
 // Parse returns the bug named by a letter or a name.
 func Parse(s string) (Bug, error) {
-	for _, e := range Catalogue {
+	for _, e := range slices.Concat(Catalogue, GroupCatalogue) {
 		if s == e.Letter || s == string(e.Bug) {
 			return e.Bug, nil
 		}
 	}
-	names := make([]string, len(Catalogue))
-	for i, e := range Catalogue {
-		names[i] = e.Letter + "|" + string(e.Bug)
+	var names []string
+	for _, e := range slices.Concat(Catalogue, GroupCatalogue[1:]) {
+		names = append(names, e.Letter+"|"+string(e.Bug))
 	}
 	return "", fmt.Errorf("unknown bug %q (want one of %s)", s, strings.Join(names, ", "))
 }
@@ -116,7 +147,14 @@ type Consumer struct {
 	Bug   Bug
 	Store *Store
 	seen  map[string]bool // memory-dedupe's dedupe
+	// assigned is zombie-no-fence's copy of the inbox, taken when it was
+	// assigned partitions (Assigned).
+	assigned map[string]bool
 }
+
+// Assigned tells the consumer it was assigned partitions (its store is
+// fresh): zombie-no-fence takes its copy of the inbox then.
+func (c *Consumer) Assigned() { c.assigned = maps.Clone(c.Store.Inbox) }
 
 // New returns a consumer (a process) over a store.
 func New(bug Bug, st *Store) *Consumer {
@@ -175,6 +213,15 @@ func (c *Consumer) Apply(in Input, partition int32, offset int64) bool {
 			return false
 		}
 		c.seen[in.ID] = true
+	case ZombieNoFence:
+		if c.assigned == nil {
+			c.Assigned()
+		}
+		if c.assigned[in.ID] {
+			return false
+		}
+		c.assigned[in.ID] = true
+		st.Inbox[in.ID] = true
 	default:
 		if st.Inbox[in.ID] {
 			return false

@@ -12,9 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/kafka"
@@ -24,11 +27,15 @@ import (
 // Run is the catalogue consumer as a real program for evtool replay: it
 // reads EVTOOL_BROKERS, EVTOOL_TOPIC, EVTOOL_GROUP, EVTOOL_WORKDIR,
 // EVTOOL_ADDR, EVTOOL_DLQ_TOPIC and EVTOOL_TLS*/EVTOOL_SASL_*, consumes in the group,
-// keeps its Store in EVTOOL_WORKDIR/store.json (written atomically after
-// each batch), serves GET /state and stops on ctx. Records it cannot read
-// go to the DLQ topic (poison-crash: Run fails instead). Offsets are
-// committed after the batch is stored (commit-first: before it is
-// applied).
+// keeps its Store in EVTOOL_WORKDIR/store.json, serves GET /state and
+// stops on ctx. It handles each polled batch in chunks of chunkRecords:
+// under a lock on the store shared by the group's instances
+// (consumer.instances), it reads the store, applies the chunk, writes the
+// store atomically, then commits the chunk's offsets. Records it cannot
+// read go to the DLQ topic (poison-crash: Run fails instead);
+// commit-first commits before applying, revoked-commit on a timer,
+// instance-state keeps its store in EVTOOL_INSTANCE_DIR and serves the
+// orders of every instance's store.
 func Run(ctx context.Context, bug Bug) error {
 	get := func(k string) (string, error) {
 		v := os.Getenv(k)
@@ -49,14 +56,27 @@ func Run(ctx context.Context, bug Bug) error {
 		*x.v = v
 	}
 	dlqTopic := os.Getenv("EVTOOL_DLQ_TOPIC")
-	path := filepath.Join(workdir, "store.json")
-	st := NewStore()
-	if b, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(b, st); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
+	dir := workdir
+	if d := os.Getenv("EVTOOL_INSTANCE_DIR"); bug == InstanceState && d != "" {
+		dir = d
 	}
-	c := New(bug, st)
+	path := filepath.Join(dir, "store.json")
+	lockPath := filepath.Join(workdir, "store.lock")
+	c := New(bug, NewStore())
+	// reload reads the store (under the lock) into c.
+	reload := func() error {
+		st := NewStore()
+		if b, err := os.ReadFile(path); err == nil {
+			if err := json.Unmarshal(b, st); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		c.Store = st
+		return nil
+	}
+	if err := withLock(lockPath, reload); err != nil {
+		return err
+	}
 
 	var mu sync.Mutex
 	ln, err := net.Listen("tcp", addr)
@@ -66,8 +86,25 @@ func Run(ctx context.Context, bug Bug) error {
 	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
+		var state any
+		err := withLock(lockPath, func() error {
+			if bug == InstanceState {
+				orders, err := allInstanceOrders(workdir)
+				state = map[string]any{"orders": orders}
+				return err
+			}
+			if err := reload(); err != nil {
+				return err
+			}
+			state = c.State()
+			return nil
+		})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(c.State())
+		_ = json.NewEncoder(w).Encode(state)
 	})}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
@@ -76,12 +113,29 @@ func Run(ctx context.Context, bug Bug) error {
 	if err != nil {
 		return err
 	}
-	cl, err := kgo.NewClient(append(opts,
+	var assigned atomic.Bool
+	groupOpts := []kgo.Opt{
 		kgo.ConsumerGroup(group),
 		kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.DisableAutoCommit(),
-		kgo.BlockRebalanceOnPoll(),
+	}
+	if os.Getenv("BUGS_KIP848") != "" {
+		groupOpts = append(groupOpts, kgo.ServerSideBalancer())
+	}
+	if bug != RevokedCommit {
+		// revoked-commit lets the group rebalance in the middle of a
+		// batch, and goes on committing what it had.
+		groupOpts = append(groupOpts, kgo.BlockRebalanceOnPoll())
+	} else {
+		// Small fetches: what it polled of a partition it loses is
+		// not all there is.
+		groupOpts = append(groupOpts, kgo.FetchMaxBytes(4<<10), kgo.FetchMaxPartitionBytes(2<<10))
+	}
+	cl, err := kgo.NewClient(append(append(opts, groupOpts...),
+		// An eager balancer too, so an eager member can join the group.
+		balancers(),
+		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { assigned.Store(true) }),
 		kgo.FetchMaxWait(500*time.Millisecond), // see examples/orders/consumer
 	)...)
 	if err != nil {
@@ -89,6 +143,57 @@ func Run(ctx context.Context, bug Bug) error {
 	}
 	defer cl.Close()
 	log.Printf("%s consumer on %s as group %s", bug, topic, group)
+
+	// revoked-commit: the next offset per partition it ever applied,
+	// committed on a timer whoever owns the partition now.
+	var pendMu sync.Mutex
+	pending := map[int32]int64{}
+	if bug == RevokedCommit {
+		go func() {
+			tick := time.NewTicker(200 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+				}
+				pendMu.Lock()
+				offs := map[int32]kgo.EpochOffset{}
+				for p, o := range pending {
+					offs[p] = kgo.EpochOffset{Epoch: -1, Offset: o}
+				}
+				pendMu.Unlock()
+				if len(offs) > 0 {
+					cl.CommitOffsets(ctx, map[string]map[int32]kgo.EpochOffset{topic: offs}, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+						if err == nil {
+							err = kerr.ErrorForCode(firstCommitError(resp))
+						}
+						if err != nil {
+							log.Printf("revoked-commit: commit %v: %v", offs, err)
+						}
+					})
+				}
+			}
+		}()
+	}
+	// BUGS_CHUNK_DELAY slows each chunk down (a slow downstream call), so
+	// that rebalances strike while partitions are still being consumed.
+	delay, _ := time.ParseDuration(os.Getenv("BUGS_CHUNK_DELAY"))
+	commit := func(recs []*kgo.Record) {
+		time.Sleep(delay)
+		if bug == RevokedCommit {
+			pendMu.Lock()
+			for _, r := range recs {
+				pending[r.Partition] = max(pending[r.Partition], r.Offset+1)
+			}
+			pendMu.Unlock()
+			return
+		}
+		if err := cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
+			log.Printf("commit: %v", err)
+		}
+	}
 	for {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
@@ -96,23 +201,53 @@ func Run(ctx context.Context, bug Bug) error {
 			return nil
 		}
 		recs := fs.Records()
-		if len(recs) == 0 {
-			cl.AllowRebalance()
-			continue
-		}
-		if c.CommitsFirst() {
-			if err := cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
-				log.Printf("commit: %v", err)
+		for len(recs) > 0 {
+			chunk := recs[:min(len(recs), chunkRecords)]
+			recs = recs[len(chunk):]
+			if err := handleChunk(ctx, cl, c, chunk, &mu, lockPath, path, dlqTopic, reload, &assigned, commit); err != nil {
+				cl.AllowRebalance()
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
 			}
 		}
-		var dead []*kgo.Record
-		mu.Lock()
+		cl.AllowRebalance()
+	}
+}
+
+// balancers are the group's: cooperative-sticky and range (classic), or
+// with BUGS_KIP848 set the broker's assignor (KIP-848; range asked for).
+func balancers() kgo.Opt {
+	if os.Getenv("BUGS_KIP848") != "" {
+		return kgo.Balancers(kgo.RangeBalancer())
+	}
+	return kgo.Balancers(kgo.CooperativeStickyBalancer(), kgo.RangeBalancer())
+}
+
+// chunkRecords is how many records of a batch are applied and committed
+// together.
+const chunkRecords = 20
+
+// handleChunk applies and commits one chunk of a batch.
+func handleChunk(ctx context.Context, cl *kgo.Client, c *Consumer, recs []*kgo.Record, mu *sync.Mutex, lockPath, path, dlqTopic string,
+	reload func() error, assigned *atomic.Bool, commit func([]*kgo.Record)) error {
+	if c.CommitsFirst() {
+		commit(recs)
+	}
+	var dead []*kgo.Record
+	mu.Lock()
+	err := withLock(lockPath, func() error {
+		if err := reload(); err != nil {
+			return err
+		}
+		if assigned.Swap(false) {
+			c.Assigned()
+		}
 		for _, r := range recs {
 			in, err := decodeRecord(r)
 			if err != nil {
 				if c.CrashesOnPoison() {
-					mu.Unlock()
-					cl.AllowRebalance()
 					return fmt.Errorf("record %s/%d@%d: %w", r.Topic, r.Partition, r.Offset, err)
 				}
 				if dlqTopic != "" {
@@ -124,28 +259,59 @@ func Run(ctx context.Context, bug Bug) error {
 			}
 			c.Apply(in, r.Partition, r.Offset)
 		}
-		err := save(path, st)
-		mu.Unlock()
-		if err != nil {
-			cl.AllowRebalance()
-			return err
-		}
-		if len(dead) > 0 {
-			if err := cl.ProduceSync(ctx, dead...).FirstErr(); err != nil {
-				cl.AllowRebalance()
-				if ctx.Err() != nil {
-					return nil
-				}
-				return fmt.Errorf("dead letters: %w", err)
-			}
-		}
-		if !c.CommitsFirst() {
-			if err := cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
-				log.Printf("commit: %v", err)
-			}
-		}
-		cl.AllowRebalance()
+		return save(path, c.Store)
+	})
+	mu.Unlock()
+	if err != nil {
+		return err
 	}
+	if len(dead) > 0 {
+		if err := cl.ProduceSync(ctx, dead...).FirstErr(); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("dead letters: %w", err)
+		}
+	}
+	if !c.CommitsFirst() {
+		commit(recs)
+	}
+	return nil
+}
+
+// allInstanceOrders merges the orders of every instance's store
+// (instance-state): for each order the row of the highest version.
+func allInstanceOrders(workdir string) (map[string]*Order, error) {
+	files, _ := filepath.Glob(filepath.Join(workdir, "instance-*", "store.json"))
+	out := map[string]*Order{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		st := NewStore()
+		if err := json.Unmarshal(b, st); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		for id, o := range st.Orders {
+			if cur := out[id]; cur == nil || o.Version > cur.Version {
+				out[id] = o
+			}
+		}
+	}
+	return out, nil
+}
+
+// firstCommitError is the first partition error code of a commit response.
+func firstCommitError(resp *kmsg.OffsetCommitResponse) int16 {
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if p.ErrorCode != 0 {
+				return p.ErrorCode
+			}
+		}
+	}
+	return 0
 }
 
 func decodeRecord(r *kgo.Record) (Input, error) {

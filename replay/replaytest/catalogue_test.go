@@ -221,7 +221,7 @@ func TestCatalogueCorrectPassesEverything(t *testing.T) {
 			t.Fatalf("seed %d: %d kills, %d skipped", seed, len(res.Kills), len(res.Skipped))
 		}
 	}
-	for _, k := range chaos.Kinds {
+	for _, k := range every(0, chaos.CrashAfterEffect).Chaos.Kinds() {
 		if totals[k] == 0 {
 			t.Errorf("no %s fault applied in 20 seeds", k)
 		}
@@ -291,6 +291,40 @@ func TestCheckReproduceLineReproduces(t *testing.T) {
 			if !r.Failed() {
 				t.Errorf("%s seed %d: %s passes:\n%s", tc.bug, seed, m[0], rec.errors[0])
 			}
+		}
+	}
+}
+
+// Rebalances in-process: each moves the partitions to a fresh consumer
+// from the last commit. An in-memory dedupe fails under a kill (the next
+// owner lacks the ids) and shrinks to that rebalance; a leave (a clean
+// revoke, everything committed) does not expose it; the correct consumer
+// passes every rebalance kind over 20 seeds.
+func TestCatalogueRebalancesInProcess(t *testing.T) {
+	in := load(t)
+	kill := replaytest.Options{Seed: 1, Chaos: chaos.Config{Rebalance: &chaos.RebalanceConfig{Count: 2, Kinds: []chaos.RebalanceKind{chaos.Kill}}}}
+	s, err := replaytest.Shrink(context.Background(), in, newBug(bugs.MemoryDedupe), kill, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s == nil || len(s.Faults) != 1 || s.Faults[0].Kind != chaos.Rebalance {
+		t.Fatalf("memory-dedupe under rebalance kills: %+v", s)
+	}
+	leave := replaytest.Options{Seed: 1, Chaos: chaos.Config{Rebalance: &chaos.RebalanceConfig{Count: 3, Kinds: []chaos.RebalanceKind{chaos.Leave}}}}
+	if res, err := replaytest.Run(context.Background(), in, newBug(bugs.MemoryDedupe), leave); err != nil || res.Failed() || len(res.Kills) != 3 {
+		t.Fatalf("memory-dedupe under clean leaves: %v %+v", err, res)
+	}
+	for seed := range uint64(20) {
+		opts := replaytest.Options{Seed: seed, Chaos: chaos.Config{
+			Duplicate: &chaos.DuplicateConfig{Rate: 0.1, Max: 2, Spread: 10},
+			Rebalance: &chaos.RebalanceConfig{Count: 4, Eager: true},
+		}}
+		res, err := replaytest.Run(context.Background(), in, newBug(bugs.Correct), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failed() || len(res.Kills) != 4 {
+			t.Fatalf("seed %d: %d moves:\n%s", seed, len(res.Kills), res.Report())
 		}
 	}
 }

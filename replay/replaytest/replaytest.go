@@ -42,6 +42,16 @@
 //     again. A consumer commits each delivery when Handle returns, or
 //     itself by calling Commit (then a crash can strike inside Commit:
 //     before the commit is stored, or after it, before Handle goes on).
+//   - rebalance: one consumer stands for the group. Each fault moves the
+//     partitions to a new owner, modelled as a restart (Restart: memory
+//     lost, durable state kept, deliveries from the last commit again):
+//     kill and stall after an effect and before its commit, join, leave
+//     and eager between deliveries with everything committed. Not
+//     modelled: several instances at once (state kept per instance, a
+//     shared store's races), the zombie a stall makes (a stalled instance
+//     that resumes and applies or commits its stale batch), commits of
+//     revoked partitions. Those need `evtool replay` with
+//     consumer.instances.
 package replaytest
 
 import (
@@ -427,6 +437,18 @@ func (r *runner) chaos(ctx context.Context, sel chaos.Selection) (*Result, error
 		switch f.Kind {
 		case chaos.Crash:
 			crashes = append(crashes, f)
+		case chaos.Rebalance:
+			// The partitions move to a new owner: a fresh consumer
+			// (Restart) over the same durable state, from the last
+			// commit. A kill or stall strikes after an effect, before
+			// its commit; join, leave and eager between deliveries,
+			// all committed (a clean revoke).
+			if f.Move == chaos.Kill || f.Move == chaos.Stall {
+				f.Phase = chaos.PhaseAfterEffect
+			} else {
+				f.Phase = chaos.PhaseBefore
+			}
+			crashes = append(crashes, f)
 		case chaos.Poison:
 			poison[f.PoisonID] = f
 		}
@@ -454,7 +476,7 @@ func (r *runner) chaos(ctx context.Context, sel chaos.Selection) (*Result, error
 	for _, f := range faults {
 		// Every applied crash too: it has no key, and a failure may need
 		// it (redeliveries after the last commit).
-		if near[f.Key] || near[f.ID] || near[f.PoisonID] || (f.Kind == chaos.Crash && len(near) > 0) {
+		if near[f.Key] || near[f.ID] || near[f.PoisonID] || ((f.Kind == chaos.Crash || f.Kind == chaos.Rebalance) && len(near) > 0) {
 			res.Near = append(res.Near, f)
 		}
 	}

@@ -77,7 +77,7 @@ func TestStoreSurvivesReplayPlans(t *testing.T) {
 		if res == nil || t.Failed() {
 			return
 		}
-		for _, k := range chaos.Kinds {
+		for _, k := range opts.Chaos.Kinds() {
 			if res.Stats.Applied[k] == 0 {
 				t.Fatalf("seed %d: no %s fault: %v", seed, k, res.Stats.Applied)
 			}

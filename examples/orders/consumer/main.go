@@ -33,6 +33,19 @@
 //     where it came from), and its offset is committed like any other's,
 //     so a poison event never stalls its partition.
 //
+// It runs as several instances of one group (consumer.instances): they
+// share the database in EVTOOL_WORKDIR (WAL, busy timeout, immediate
+// transactions), so whichever instance owns a partition after a rebalance
+// finds the inbox and the rows the previous owner wrote, and a zombie (an
+// instance that stalled past its session and resumes) that applies its
+// stale batch finds its events in the inbox and changes nothing. It
+// blocks rebalances while it handles a batch (BlockRebalanceOnPoll) and
+// commits before allowing them, so a partition moves only with its
+// effects committed; a commit refused after the group moved on
+// (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID) is logged, and the new owner
+// redelivers those records to the inbox. Every instance serves GET /state
+// from the shared database.
+//
 // With -naive it has the classic bugs instead: no inbox (duplicates are
 // applied twice: a payment counted twice) and last write wins (a late
 // event sets the status and version back).

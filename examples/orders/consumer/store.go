@@ -169,7 +169,12 @@ CREATE TABLE IF NOT EXISTS shipments (
 );`
 
 func openStore(path string, naive bool) (*store, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)")
+	// A busy timeout (first: switching to WAL takes a lock too) and WAL let the instances of a group (consumer
+	// processes sharing EVTOOL_WORKDIR) write one database in turn;
+	// immediate transactions take the write lock at BEGIN, so two
+	// instances never both read and then fail to upgrade (SQLITE_BUSY
+	// that no busy timeout resolves).
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,1050 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/kafka"
+)
+
+// Generation is one settled generation of the consumer's group (embedded
+// broker): when, why, who owned which partitions and what was committed
+// when it began.
+type Generation struct {
+	// Number is the classic generation or the KIP-848 group epoch.
+	Number int32    `json:"generation"`
+	Time   Duration `json:"time"`
+	// Cause is what the harness did since the previous generation (a
+	// fault, the start), or "rejoin" when it did nothing.
+	Cause  string  `json:"cause"`
+	Owners []Owner `json:"owners"`
+	// Committed is the group's committed offset per partition at the
+	// switch (absent: none).
+	Committed map[int32]int64 `json:"committed"`
+}
+
+// Owner is a member of a generation: the instance (-1 when the harness
+// could not tell which process the member is: EVTOOL_INSTANCE of the
+// process owning its connection, Linux) and its partitions.
+type Owner struct {
+	Instance int `json:"instance"`
+	// Eager marks the harness's eager member (an eager fault).
+	Eager      bool    `json:"eager,omitempty"`
+	Member     string  `json:"member"`
+	Partitions []int32 `json:"partitions"`
+}
+
+// StaleCommit is an offset commit of a member the group no longer knows,
+// or of an older generation: the broker refuses it.
+type StaleCommit struct {
+	Time     Duration        `json:"time"`
+	Instance int             `json:"instance"`
+	Member   string          `json:"member"`
+	Error    string          `json:"error"`
+	Offsets  map[int32]int64 `json:"offsets"`
+	Why      string          `json:"why"`
+}
+
+// GroupProtocol is how the consumer's group is run: the classic protocol
+// with the balancers its members offered, or KIP-848 (consumer) with its
+// server assignor.
+type GroupProtocol struct {
+	Protocol  string   `json:"protocol"`
+	Balancers []string `json:"balancers,omitempty"`
+}
+
+func (p GroupProtocol) String() string {
+	if p.Protocol == "" {
+		return "unknown"
+	}
+	if len(p.Balancers) == 0 {
+		return p.Protocol
+	}
+	return p.Protocol + " (" + strings.Join(p.Balancers, ", ") + ")"
+}
+
+// Rebalance is a rebalance fault applied.
+type Rebalance struct {
+	Fault     int                 `json:"fault"`
+	Rebalance int                 `json:"rebalance"`
+	Move      chaos.RebalanceKind `json:"move"`
+	Time      Duration            `json:"time"`
+	// Instance is the instance struck (joined, for join; -1 for eager).
+	Instance int    `json:"instance"`
+	Pid      int    `json:"pid,omitempty"`
+	Trigger  string `json:"trigger"`
+	// Dropped is the commit a kill or stall stopped (partition → offset).
+	Dropped map[int32]int64 `json:"droppedCommit,omitempty"`
+	Evicted int             `json:"evicted,omitempty"`
+	// Stalled is how long a stalled instance stayed stopped.
+	Stalled    Duration `json:"stalled,omitempty"`
+	RestartPid int      `json:"restartPid,omitempty"`
+	Outcome    string   `json:"outcome"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// String describes the fault applied on one line.
+func (r Rebalance) String() string {
+	var b []byte
+	who := fmt.Sprintf("instance %d", r.Instance)
+	if r.Instance < 0 {
+		who = "an eager member"
+	}
+	b = fmt.Appendf(b, "rebalance %d (%s, fault #%d) at %s: %s %s", r.Rebalance, r.Move, r.Fault, r.Time, who, r.Trigger)
+	if len(r.Dropped) > 0 {
+		b = fmt.Appendf(b, "; dropped the commit of %s", droppedText(r.Dropped))
+	}
+	if r.Outcome != "" {
+		b = fmt.Appendf(b, "; %s", r.Outcome)
+	}
+	if r.Error != "" {
+		b = fmt.Appendf(b, "; failed: %s", r.Error)
+	}
+	return string(b)
+}
+
+// groupWatch follows the consumer's group on the embedded broker: its
+// generations, the protocol its members speak, which instance each member
+// is, and the commits the broker refuses as stale.
+type groupWatch struct {
+	h     *Harness
+	res   *RunResult
+	cons  *consumer
+	start time.Time
+
+	mu       sync.Mutex
+	members  map[string]int    // member id → instance
+	hosts    map[string]string // member id → client host
+	removed  map[string]string // member id → how it left the group
+	epochs   map[string]int32  // KIP-848: member id → its last epoch
+	eager    map[string]bool   // the harness's eager members
+	syncGen  int32             // highest generation members synced with
+	lastKey  string
+	causes   []string
+	protocol GroupProtocol
+
+	removes []func()
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+// watchGroup starts following the run's group (nil: not the embedded
+// broker, whose group state the harness cannot see).
+func (h *Harness) watchGroup(ctx context.Context, res *RunResult) *groupWatch {
+	if h.embedded == nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := &groupWatch{h: h, res: res, start: time.Now(), members: map[string]int{}, hosts: map[string]string{},
+		removed: map[string]string{}, epochs: map[string]int32{}, eager: map[string]bool{}, causes: []string{"start"}, cancel: cancel, done: make(chan struct{})}
+	w.removes = append(w.removes,
+		h.embedded.OnGroupRequest(res.Group, w.onRequest),
+		h.embedded.OnGroupCommit(res.Group, w.onCommit))
+	go w.run(ctx)
+	return w
+}
+
+func (w *groupWatch) onRequest(r kafka.GroupRequest) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch r.Kind {
+	case "JoinGroup":
+		w.protocol.Protocol = "classic"
+		for _, p := range r.Protocols {
+			if !slices.Contains(w.protocol.Balancers, p) {
+				w.protocol.Balancers = append(w.protocol.Balancers, p)
+			}
+		}
+	case "SyncGroup":
+		w.syncGen = max(w.syncGen, r.Generation)
+	case "LeaveGroup":
+		for _, m := range r.Left {
+			if _, ok := w.removed[m]; !ok {
+				w.removed[m] = "it had left the group"
+			}
+		}
+	case "ConsumerGroupHeartbeat":
+		w.protocol.Protocol = "consumer (KIP-848)"
+		a := r.Assignor
+		if a == "" {
+			a = "broker default assignor"
+		}
+		if !slices.Contains(w.protocol.Balancers, a) {
+			w.protocol.Balancers = append(w.protocol.Balancers, a)
+		}
+		if r.Generation < 0 {
+			w.removed[r.Member] = "it had left the group"
+		} else if r.Member != "" {
+			w.epochs[r.Member] = max(w.epochs[r.Member], r.Generation)
+		}
+	}
+}
+
+// onCommit notes a commit the broker will refuse: from a member that left
+// or was evicted (UNKNOWN_MEMBER_ID), of an older generation than members
+// have synced with (ILLEGAL_GENERATION) or an older member epoch
+// (STALE_MEMBER_EPOCH, KIP-848). A commit refused for a reason the
+// harness cannot see from the requests is not listed.
+func (w *groupWatch) onCommit(c kafka.Commit) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var offs map[int32]int64
+	for _, t := range c.Topics {
+		if t.Name == w.res.Topic || t.Name == "" && t.ID == w.res.topicID {
+			offs = t.Offsets
+		}
+	}
+	if offs == nil {
+		return false
+	}
+	sc := StaleCommit{Time: Duration(time.Since(w.start)), Instance: w.instanceLocked(c.Member), Member: c.Member, Offsets: maps.Clone(offs)}
+	switch why, gone := w.removed[c.Member]; {
+	case gone:
+		sc.Error, sc.Why = "UNKNOWN_MEMBER_ID", "the member is no longer in the group: "+why
+	case w.protocol.Protocol == "classic" && c.Generation >= 0 && c.Generation < w.syncGen:
+		sc.Error, sc.Why = "ILLEGAL_GENERATION", fmt.Sprintf("generation %d, the group is at %d", c.Generation, w.syncGen)
+	case w.protocol.Protocol != "classic" && c.Generation >= 0 && c.Generation < w.epochs[c.Member]:
+		sc.Error, sc.Why = "STALE_MEMBER_EPOCH", fmt.Sprintf("member epoch %d, the member is at %d", c.Generation, w.epochs[c.Member])
+	default:
+		return false
+	}
+	w.res.StaleCommits = append(w.res.StaleCommits, sc)
+	return false
+}
+
+// note records what the harness did, the cause of the next generation.
+func (w *groupWatch) note(cause string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.causes = append(w.causes, cause)
+}
+
+// evicted marks members the harness removed from the group.
+func (w *groupWatch) evicted(members []string, why string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, m := range members {
+		w.removed[m] = why
+	}
+}
+
+// kip848 reports whether the members speak KIP-848 (consumer groups).
+func (w *groupWatch) kip848() bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.protocol.Protocol != "" && w.protocol.Protocol != "classic"
+}
+
+// isRemoved reports whether a member left or was evicted.
+func (w *groupWatch) isRemoved(member string) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, gone := w.removed[member]
+	return gone
+}
+
+// instanceOf returns the instance a member is (-1: not known yet).
+func (w *groupWatch) instanceOf(member string) int {
+	if w == nil {
+		return -1
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.instanceLocked(member)
+}
+
+func (w *groupWatch) instanceLocked(member string) int {
+	if i, ok := w.members[member]; ok {
+		return i
+	}
+	return -1
+}
+
+// membersOf returns the group's members that are instance i. When none
+// is known to be i, it returns the members not known to be any instance
+// (nor the eager member): evicting a live one of them costs a rejoin,
+// keeping the dead one in the group stalls it for a session timeout.
+func (w *groupWatch) membersOf(i int) []string {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	var out []string
+	for m, in := range w.members {
+		if in == i {
+			if _, gone := w.removed[m]; !gone {
+				out = append(out, m)
+			}
+		}
+	}
+	w.mu.Unlock()
+	if len(out) == 0 {
+		if st := w.h.embedded.Group(w.res.Group, w.res.Topic); st != nil {
+			w.mu.Lock()
+			for _, m := range st.Members {
+				_, known := w.members[m.ID]
+				_, gone := w.removed[m.ID]
+				if !known && !gone && !w.eager[m.ID] {
+					out = append(out, m.ID)
+				}
+			}
+			w.mu.Unlock()
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (w *groupWatch) run(ctx context.Context) {
+	defer close(w.done)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			w.poll() // the last generation
+			return
+		case <-tick.C:
+			w.poll()
+		}
+	}
+}
+
+// poll reads the group, names its new members and records a generation
+// when a new one has settled (Stable).
+func (w *groupWatch) poll() {
+	st := w.h.embedded.Group(w.res.Group, w.res.Topic)
+	if st == nil {
+		return
+	}
+	w.mu.Lock()
+	var unknown []kafka.GroupMember
+	for _, m := range st.Members {
+		if _, ok := w.members[m.ID]; !ok {
+			unknown = append(unknown, m)
+		}
+	}
+	w.mu.Unlock()
+	for _, m := range unknown {
+		if i, ok := instanceOfConn(m.ClientHost, w.res.Workdir); ok {
+			w.mu.Lock()
+			w.members[m.ID], w.hosts[m.ID] = i, m.ClientHost
+			w.mu.Unlock()
+		} else if w.cons != nil && w.cons.count() == 1 {
+			// One instance: every member is it (but the eager member).
+			w.mu.Lock()
+			if _, ok := w.members[m.ID]; !ok && !w.eager[m.ID] {
+				w.members[m.ID] = 0
+			}
+			w.mu.Unlock()
+		}
+	}
+	w.nameByElimination(st)
+	if st.State != "Stable" || len(st.Members) == 0 {
+		return
+	}
+	g := Generation{Number: st.Generation, Time: Duration(time.Since(w.start)), Committed: st.Committed}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := strconv.Itoa(int(st.Generation))
+	for _, m := range st.Members {
+		g.Owners = append(g.Owners, Owner{Instance: w.instanceLocked(m.ID), Eager: w.eager[m.ID], Member: m.ID, Partitions: m.Partitions})
+		key += fmt.Sprintf("|%s:%v", m.ID, m.Partitions)
+	}
+	if key == w.lastKey {
+		return
+	}
+	w.lastKey = key
+	sort.Slice(g.Owners, func(a, b int) bool {
+		if g.Owners[a].Instance != g.Owners[b].Instance {
+			return g.Owners[a].Instance < g.Owners[b].Instance
+		}
+		return g.Owners[a].Member < g.Owners[b].Member
+	})
+	g.Cause = strings.Join(w.causes, "; ")
+	if g.Cause == "" {
+		g.Cause = "rejoin"
+	}
+	w.causes = nil
+	w.res.Generations = append(w.res.Generations, g)
+}
+
+// nameByElimination names the one member whose connection could not be
+// traced (it reconnected since it joined, say) when exactly one running
+// instance has no member.
+func (w *groupWatch) nameByElimination(st *kafka.GroupState) {
+	if w.cons == nil {
+		return
+	}
+	running := w.cons.running()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var unnamed []string
+	named := map[int]bool{}
+	for _, m := range st.Members {
+		if i, ok := w.members[m.ID]; ok {
+			named[i] = true
+		} else {
+			unnamed = append(unnamed, m.ID)
+		}
+	}
+	var free []int
+	for _, i := range running {
+		if !named[i] {
+			free = append(free, i)
+		}
+	}
+	if len(unnamed) == 1 && len(free) == 1 && !w.eagerLocked(unnamed[0]) {
+		w.members[unnamed[0]] = free[0]
+	}
+}
+
+// eagerLocked reports whether a member is the harness's eager member.
+func (w *groupWatch) eagerLocked(member string) bool { return w.eager[member] }
+
+// stable waits until the group has settled in a generation where ok
+// holds, at most d; it reports whether it did.
+func (w *groupWatch) stable(ctx context.Context, d time.Duration, ok func(st *kafka.GroupState) bool) bool {
+	if w == nil {
+		select {
+		case <-ctx.Done():
+		case <-time.After(min(d, time.Second)):
+		}
+		return false
+	}
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		st := w.h.embedded.Group(w.res.Group, w.res.Topic)
+		if st != nil && st.State == "Stable" && ok(st) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return false
+}
+
+func (w *groupWatch) stop() {
+	if w == nil {
+		return
+	}
+	for _, r := range w.removes {
+		r()
+	}
+	w.cancel()
+	<-w.done
+	w.mu.Lock()
+	w.res.Protocol = w.protocol
+	w.mu.Unlock()
+}
+
+// rebalancer applies the rebalance faults of a chaos run.
+type rebalancer struct {
+	h      *Harness
+	res    *RunResult
+	cons   *consumer
+	gw     *groupWatch
+	cfg    chaos.RebalanceConfig
+	faults []chaos.Fault
+	events int64
+	clean  time.Duration
+
+	mu    sync.Mutex
+	next  int
+	armed bool
+	known map[int32]int64
+	trig  chan rebalanceTrigger
+
+	cancel context.CancelFunc
+	done   chan struct{}
+	remove func()
+}
+
+type rebalanceTrigger struct {
+	fault   chaos.Fault
+	inst    int
+	pid     int
+	at      time.Time
+	what    string
+	dropped map[int32]int64
+}
+
+func (h *Harness) startRebalancer(ctx context.Context, res *RunResult, cons *consumer, gw *groupWatch, faults []chaos.Fault) *rebalancer {
+	if len(faults) == 0 || h.sc.Chaos.Rebalance == nil {
+		return nil
+	}
+	h.mu.Lock()
+	clean := h.cleanConsume
+	h.mu.Unlock()
+	if clean <= 0 {
+		clean = DefaultCleanConsume
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	r := &rebalancer{h: h, res: res, cons: cons, gw: gw, cfg: *h.sc.Chaos.Rebalance, faults: faults, events: h.inv.Events, clean: clean,
+		armed: true, known: map[int32]int64{}, trig: make(chan rebalanceTrigger, len(faults)), cancel: cancel, done: make(chan struct{})}
+	if h.embedded != nil && r.cfg.At != chaos.CrashRandom {
+		r.remove = h.embedded.OnGroupCommit(res.Group, r.onCommit)
+	}
+	go r.run(ctx)
+	return r
+}
+
+func (r *rebalancer) threshold(f chaos.Fault) int64 {
+	return max(1, int64(math.Ceil(f.Progress*float64(r.events))))
+}
+
+// onCommit runs on the embedded broker's loop for every commit of the
+// group: at the commit that passes the next fault's point it strikes the
+// instance that sent it (kill, stall: the commit is dropped) or hands the
+// fault to run (join, leave, eager).
+func (r *rebalancer) onCommit(c kafka.Commit) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var mine map[int32]int64
+	for _, t := range c.Topics {
+		if t.Name == r.res.Topic || t.Name == "" && t.ID == r.res.topicID {
+			mine = t.Offsets
+		}
+	}
+	if mine == nil || r.gw.isRemoved(c.Member) {
+		return false // a zombie's commit: the broker refuses it
+	}
+	merged := maps.Clone(r.known)
+	maps.Copy(merged, mine)
+	total := committedRecords(merged)
+	if !r.armed || r.next >= len(r.faults) || total < r.threshold(r.faults[r.next]) {
+		r.known = merged
+		return false
+	}
+	f := r.faults[r.next]
+	what := fmt.Sprintf("at the commit that took the group to %d committed records (point: %d, %d%% of %d events)", total, r.threshold(f), pct(f), r.events)
+	if f.Move != chaos.Kill && f.Move != chaos.Stall {
+		r.armed = false
+		r.next++
+		r.known = merged
+		r.trig <- rebalanceTrigger{fault: f, inst: -1, at: time.Now(), what: what}
+		return false
+	}
+	inst := r.gw.instanceOf(c.Member)
+	if inst < 0 || !slices.Contains(r.cons.running(), inst) {
+		// Not known as an instance yet (just joined): strike at a
+		// later commit.
+		r.known = merged
+		return false
+	}
+	r.armed = false
+	r.next++
+	t := rebalanceTrigger{fault: f, inst: inst, at: time.Now(), dropped: mine}
+	if f.Move == chaos.Kill {
+		t.pid = r.cons.killInstance(inst)
+		t.what = "killed (SIGKILL) " + what + ", its commit dropped"
+	} else {
+		t.pid = r.cons.pauseInstance(inst)
+		t.what = "stalled (SIGSTOP) " + what + ", its commit dropped"
+	}
+	r.trig <- t
+	return true
+}
+
+// run applies the faults: those onCommit struck or handed over, else (a
+// real cluster, at: random) when the committed records pass each point or
+// at its time of the consumption.
+func (r *rebalancer) run(ctx context.Context) {
+	defer close(r.done)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var first, passed time.Time
+	for applied := 0; applied < len(r.faults); {
+		select {
+		case <-ctx.Done():
+			return
+		case t := <-r.trig:
+			passed = time.Time{}
+			if !r.apply(ctx, t) {
+				return
+			}
+			applied++
+			r.mu.Lock()
+			r.armed = true
+			r.mu.Unlock()
+		case <-tick.C:
+			offs, err := r.h.committed(ctx, r.res)
+			if err != nil {
+				continue
+			}
+			total := committedRecords(offs)
+			if total > 0 && first.IsZero() {
+				first = time.Now()
+			}
+			r.mu.Lock()
+			if !r.armed || r.next >= len(r.faults) {
+				r.mu.Unlock()
+				continue
+			}
+			f := r.faults[r.next]
+			due := total >= r.threshold(f)
+			what := fmt.Sprintf("when the group had committed %d records (point: %d, %d%% of %d events; polled, no commit to intercept)", total, r.threshold(f), pct(f), r.events)
+			if r.cfg.At == chaos.CrashRandom {
+				due = !first.IsZero() && time.Since(first) >= time.Duration(f.Progress*float64(r.clean))
+				what = fmt.Sprintf("at %d%% of the consumption time (%s in the clean run)", pct(f), roundDuration(r.clean))
+			}
+			if !due {
+				passed = time.Time{}
+				r.mu.Unlock()
+				continue
+			}
+			// With commits intercepted, a point passed while the
+			// previous fault was applied (or by a commit the hook did
+			// not see) strikes once the offsets stayed past it a while.
+			if r.remove != nil {
+				if passed.IsZero() {
+					passed = time.Now()
+				}
+				if time.Since(passed) < 250*time.Millisecond {
+					r.mu.Unlock()
+					continue
+				}
+			}
+			r.mu.Unlock()
+			if !r.h.groupJoined(ctx, r.res.Group) {
+				continue
+			}
+			run := r.cons.running()
+			if (f.Move == chaos.Kill || f.Move == chaos.Stall) && len(run) == 0 {
+				continue
+			}
+			r.mu.Lock()
+			if !r.armed || r.next >= len(r.faults) || r.faults[r.next].Index != f.Index {
+				r.mu.Unlock()
+				continue // onCommit struck meanwhile
+			}
+			r.armed = false
+			r.next++
+			r.mu.Unlock()
+			passed = time.Time{}
+			t := rebalanceTrigger{fault: f, inst: -1, at: time.Now(), what: what}
+			if f.Move == chaos.Kill || f.Move == chaos.Stall {
+				t.inst = run[f.Instance%len(run)]
+				if f.Move == chaos.Kill {
+					t.pid = r.cons.killInstance(t.inst)
+					t.what = "killed (SIGKILL) " + what
+				} else {
+					t.pid = r.cons.pauseInstance(t.inst)
+					t.what = "stalled (SIGSTOP) " + what
+				}
+			}
+			if !r.apply(ctx, t) {
+				return
+			}
+			applied++
+			r.mu.Lock()
+			r.armed = true
+			r.mu.Unlock()
+		}
+	}
+}
+
+// moveWait bounds how long a fault waits for the group to move partitions.
+const moveWait = 15 * time.Second
+
+// apply carries a fault out and records it; false: stop (the run is over).
+func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
+	f := t.fault
+	rb := Rebalance{Fault: f.Index, Rebalance: f.Rebalance, Move: f.Move, Time: Duration(t.at.Sub(r.cons.started)),
+		Instance: t.inst, Pid: t.pid, Trigger: t.what, Dropped: t.dropped}
+	label := fmt.Sprintf("rebalance %d (%s)", f.Rebalance, f.Move)
+	without := func(members []string) func(*kafka.GroupState) bool {
+		return func(st *kafka.GroupState) bool {
+			for _, m := range st.Members {
+				if slices.Contains(members, m.ID) {
+					return false
+				}
+			}
+			return len(st.Members) > 0 || len(r.cons.running()) == 0
+		}
+	}
+	switch f.Move {
+	case chaos.Join:
+		n := len(r.gw.membersOfAll())
+		i, err := r.cons.join()
+		rb.Instance = i
+		r.gw.note(fmt.Sprintf("%s: instance %d joined", label, i))
+		if err != nil {
+			rb.Error = err.Error()
+			break
+		}
+		rb.Pid = r.cons.pid(i)
+		rb.Trigger = "started " + t.what
+		if r.gw.stable(ctx, moveWait, func(st *kafka.GroupState) bool { return len(st.Members) > n }) {
+			rb.Outcome = "the group took it in"
+		} else {
+			rb.Outcome = "the group had not taken it in within " + moveWait.String()
+		}
+	case chaos.Leave:
+		run := r.cons.running()
+		if len(run) == 0 {
+			rb.Outcome = "no instance running"
+			break
+		}
+		i := run[f.Instance%len(run)]
+		rb.Instance, rb.Pid = i, r.cons.pid(i)
+		members := r.gw.membersOf(i)
+		how := r.cons.leaveInstance(i, r.h.opts.StopGrace)
+		r.gw.evicted(members, "it had left the group (SIGTERM)")
+		r.gw.note(fmt.Sprintf("%s: instance %d left", label, i))
+		rb.Trigger = "stopped (SIGTERM) " + t.what + " (" + how + ")"
+		r.gw.stable(ctx, moveWait, without(members))
+		r.restartOrRetire(&rb, i)
+	case chaos.Kill:
+		members := r.gw.membersOf(t.inst)
+		rb.Evicted = r.h.evictMember(ctx, r.res.Group, members, r.gw.kip848())
+		r.gw.evicted(members, "it was killed and evicted (its session would have timed out)")
+		r.gw.note(fmt.Sprintf("%s: instance %d killed", label, t.inst))
+		r.gw.stable(ctx, moveWait, without(members))
+		r.restartOrRetire(&rb, t.inst)
+	case chaos.Stall:
+		members := r.gw.membersOf(t.inst)
+		t0 := time.Now()
+		rb.Evicted = r.h.evictMember(ctx, r.res.Group, members, r.gw.kip848())
+		r.gw.evicted(members, "it stalled past its session and was evicted")
+		r.gw.note(fmt.Sprintf("%s: instance %d stalled", label, t.inst))
+		moved := r.gw.stable(ctx, r.cfg.Stall, without(members))
+		processed := moved && r.waitCommitted(ctx, t.dropped, t0.Add(r.cfg.Stall))
+		r.cons.resumeInstance(t.inst)
+		rb.Stalled = Duration(time.Since(t0))
+		r.gw.note(fmt.Sprintf("%s: instance %d resumed (a zombie)", label, t.inst))
+		switch {
+		case processed:
+			rb.Outcome = fmt.Sprintf("its partitions moved and the new owner committed past its dropped commit; resumed (SIGCONT) after %s, a zombie", rb.Stalled)
+		case moved:
+			rb.Outcome = fmt.Sprintf("its partitions moved; resumed (SIGCONT) after %s (chaos.rebalance.stall) before the new owner committed past its dropped commit", rb.Stalled)
+		default:
+			rb.Outcome = fmt.Sprintf("resumed (SIGCONT) after %s; the group had not moved its partitions", rb.Stalled)
+		}
+	case chaos.Eager:
+		r.gw.note(label + ": an eager member joined")
+		rb.Outcome, rb.Error = r.eagerMember(ctx)
+		r.gw.note(label + ": the eager member left")
+		rb.Trigger = "joined " + t.what
+	}
+	r.mu.Lock()
+	r.res.Rebalances = append(r.res.Rebalances, rb)
+	r.mu.Unlock()
+	r.h.logf("%s: %s", r.res.Name, rb)
+	return ctx.Err() == nil
+}
+
+// restartOrRetire starts a killed or departed instance again (restart:
+// true, instance 0, which serves the state, or the last instance), else
+// retires it.
+func (r *rebalancer) restartOrRetire(rb *Rebalance, i int) {
+	if !r.cfg.Restarts() && i != 0 && len(r.cons.running()) > 0 {
+		r.cons.retire(i)
+		rb.Outcome = "not restarted (chaos.rebalance.restart: false)"
+		return
+	}
+	p, err := r.cons.restartInstance(i)
+	if err != nil {
+		rb.Error = "restart: " + err.Error()
+		return
+	}
+	rb.RestartPid = p.Pid()
+	rb.Outcome = fmt.Sprintf("its partitions moved; restarted as pid %d", p.Pid())
+}
+
+// waitCommitted waits until the group's committed offsets reach the
+// dropped ones on their partitions (the new owner processed them), at
+// most until deadline.
+func (r *rebalancer) waitCommitted(ctx context.Context, dropped map[int32]int64, deadline time.Time) bool {
+	for time.Now().Before(deadline) {
+		if offs, err := r.h.committed(ctx, r.res); err == nil {
+			ok := true
+			for p, o := range dropped {
+				if offs[p] < o {
+					ok = false
+				}
+			}
+			if ok {
+				return true
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return false
+}
+
+// eagerMember joins the group with a client whose only balancer is eager
+// (range), holds until a generation with it has settled, and leaves. It
+// consumes nothing and commits nothing: its partitions wait for the
+// consumers.
+func (r *rebalancer) eagerMember(ctx context.Context) (outcome, errText string) {
+	cc := r.h.opts.Client
+	cc.Brokers = r.h.brokers
+	o, err := cc.Options()
+	if err != nil {
+		return "", err.Error()
+	}
+	assigned := make(chan struct{}, 1)
+	cl, err := kgo.NewClient(append(o,
+		kgo.ConsumerGroup(r.res.Group),
+		kgo.ConsumeTopics(r.res.Topic),
+		kgo.Balancers(kgo.RangeBalancer()),
+		kgo.DisableAutoCommit(),
+		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) {
+			select {
+			case assigned <- struct{}{}:
+			default:
+			}
+		}),
+	)...)
+	if err != nil {
+		return "", err.Error()
+	}
+	defer cl.Close()
+	// The client joins once it polls; what it fetches is dropped.
+	pctx, cancel := context.WithTimeout(ctx, moveWait)
+	defer cancel()
+	go func() {
+		for pctx.Err() == nil {
+			cl.PollRecords(pctx, 1)
+		}
+	}()
+	select {
+	case <-assigned:
+		if m, _ := cl.GroupMetadata(); m != "" && r.gw != nil {
+			r.gw.mu.Lock()
+			r.gw.eager[m] = true
+			r.gw.mu.Unlock()
+		}
+		chosen := "?"
+		dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
+		if d, err := r.h.adm.DescribeGroups(dctx, r.res.Group); err == nil {
+			if g, ok := d[r.res.Group]; ok && g.Err == nil {
+				chosen = g.Protocol
+			}
+		}
+		dcancel()
+		time.Sleep(200 * time.Millisecond)
+		cancel()
+		return fmt.Sprintf("the group rebalanced with it (balancer chosen: %s; an eager balancer revokes every partition) and it left", chosen), ""
+	case <-pctx.Done():
+		return "it was not admitted within " + moveWait.String() + " (the consumers offer no eager balancer: INCONSISTENT_GROUP_PROTOCOL)", ""
+	}
+}
+
+// membersOfAll returns the group's known members.
+func (w *groupWatch) membersOfAll() []string {
+	if w == nil {
+		return nil
+	}
+	st := w.h.embedded.Group(w.res.Group, w.res.Topic)
+	if st == nil {
+		return nil
+	}
+	var out []string
+	for _, m := range st.Members {
+		out = append(out, m.ID)
+	}
+	return out
+}
+
+func (r *rebalancer) finished() bool {
+	if r == nil {
+		return true
+	}
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (r *rebalancer) pending() string {
+	if r == nil {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.faults) - len(r.res.Rebalances); n > 0 {
+		return fmt.Sprintf("; %d rebalance fault(s) still waiting for their point of the run", n)
+	}
+	return ""
+}
+
+func (r *rebalancer) stop() {
+	if r == nil {
+		return
+	}
+	if r.remove != nil {
+		r.remove()
+	}
+	r.cancel()
+	<-r.done
+}
+
+// evictMember removes members of the group with LeaveGroup, as the
+// coordinator would once their session timed out (best effort); it
+// returns how many it removed.
+func (h *Harness) evictMember(ctx context.Context, group string, members []string, kip848 bool) int {
+	if len(members) == 0 {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if kip848 {
+		// A KIP-848 member leaves with a heartbeat of epoch -1.
+		n := 0
+		for _, m := range members {
+			req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+			req.Group, req.MemberID, req.MemberEpoch = group, m, -1
+			if resp, err := req.RequestWith(ctx, h.cl); err == nil && resp.ErrorCode == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	req := kmsg.NewPtrLeaveGroupRequest()
+	req.Group = group
+	for _, m := range members {
+		lm := kmsg.NewLeaveGroupRequestMember()
+		lm.MemberID = m
+		req.Members = append(req.Members, lm)
+	}
+	resp, err := req.RequestWith(ctx, h.cl)
+	if err != nil || resp.ErrorCode != 0 {
+		return 0
+	}
+	n := 0
+	for _, m := range resp.Members {
+		if m.ErrorCode == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// waitMembers waits, before the first event is produced, until the group
+// is stable with n members (every instance joined), so a clean run's
+// partitions do not move while it consumes; at most timeout. It reports
+// whether the group got there.
+func (h *Harness) waitMembers(ctx context.Context, cons *consumer, group string, n int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if h.embedded != nil {
+			// Classic and KIP-848 groups alike (DescribeGroups knows
+			// only the classic ones).
+			if st := h.embedded.Group(group, ""); st != nil && st.State == "Stable" && len(st.Members) >= n {
+				return true
+			}
+		} else {
+			dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			described, err := h.adm.DescribeGroups(dctx, group)
+			cancel()
+			if err == nil {
+				if g, ok := described[group]; ok && g.Err == nil && g.State == "Stable" && len(g.Members) >= n {
+					return true
+				}
+			}
+		}
+		if exited, _ := cons.exited(); exited {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return false
+}
+
+// timeline renders a run's group history in time order, one event a
+// line: generations (owners, committed offsets at the switch), rebalance
+// faults applied and stale commits.
+func (r *RunResult) timeline() []string {
+	if len(r.Generations) == 0 && len(r.Rebalances) == 0 && len(r.StaleCommits) == 0 {
+		return nil
+	}
+	type entry struct {
+		at   Duration
+		text string
+	}
+	var es []entry
+	for _, g := range r.Generations {
+		var owners []string
+		for _, o := range g.Owners {
+			who := "i" + strconv.Itoa(o.Instance)
+			switch {
+			case o.Eager:
+				who = "eager"
+			case o.Instance < 0:
+				who = "?" + shortMember(o.Member)
+			}
+			owners = append(owners, fmt.Sprintf("%s%v", who, o.Partitions))
+		}
+		es = append(es, entry{g.Time, fmt.Sprintf("generation %d (%s): %s; committed %s", g.Number, g.Cause, strings.Join(owners, " "), committedText(g.Committed))})
+	}
+	for _, rb := range r.Rebalances {
+		es = append(es, entry{rb.Time, rb.String()})
+	}
+	for _, s := range r.StaleCommits {
+		who := fmt.Sprintf("instance %d", s.Instance)
+		if s.Instance < 0 {
+			who = "member " + shortMember(s.Member)
+		}
+		es = append(es, entry{s.Time, fmt.Sprintf("stale commit from %s (%s) refused: %s (%s)", who, droppedText(s.Offsets), s.Error, s.Why)})
+	}
+	sort.SliceStable(es, func(a, b int) bool { return es[a].at < es[b].at })
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = fmt.Sprintf("%7s  %s", e.at, e.text)
+	}
+	return out
+}
+
+func committedText(m map[int32]int64) string {
+	if len(m) == 0 {
+		return "nothing"
+	}
+	return droppedText(m)
+}
+
+// shortMember abbreviates a member id for the timeline.
+func shortMember(m string) string {
+	if len(m) > 12 {
+		return m[len(m)-12:]
+	}
+	return m
+}

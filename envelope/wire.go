@@ -147,7 +147,7 @@ func (v *Validator) checkFrame(d *Decoded, ver *registry.Version, ct string) []r
 	case !v.IDs.Known(id):
 		return []report.Finding{{Rule: RuleSchemaIDUnknown, Severity: report.SeverityError, Pointer: ptr,
 			Message: fmt.Sprintf("the data is Confluent-framed with schema id %d, which is not a registry id of the catalog (%s); a Confluent deserializer cannot read it", id, registry.SchemaIDsFile)}}
-	case other != nil && other != ver:
+	case other != nil && (other.Type != ver.Type || other.Number != ver.Number):
 		return []report.Finding{{Rule: RuleSchemaIDMismatch, Severity: report.SeverityError, Pointer: ptr,
 			Message: fmt.Sprintf("the data is Confluent-framed with schema id %d, which is %s v%d, but the event says %s v%d", id, other.Type, other.Number, ver.Type, ver.Number)}}
 	}

@@ -34,9 +34,9 @@ func dataContentType(e *event.Event) string {
 
 // formatValue sets d.Data to the JSON form of an Avro or Protobuf event's
 // data (Avro's JSON encoding, the Protobuf JSON mapping), which partition
-// keys point into.
-func formatValue(d *envelope.Decoded, ver *registry.Version) error {
-	if !isFormatted(ver) || !d.HasData {
+// keys point into; only when the type's key is in its data (ks).
+func formatValue(d *envelope.Decoded, ver *registry.Version, ks keySpec) error {
+	if ks.pointer == "" || !isFormatted(ver) || !d.HasData {
 		return nil
 	}
 	v, err := ver.Compiled.DecodeValue(d.RawData, dataContentType(&d.Event))

@@ -141,7 +141,9 @@ func TestGenerateFormatsCover(t *testing.T) {
 
 // formatsFile writes an event file with Avro and Protobuf events in both
 // forms validate accepts: data in the JSON form, and data_base64 binary.
-func formatsFile(t *testing.T, cat *registry.Catalog) string {
+func formatsFile(t *testing.T, cat *registry.Catalog) string { return formatsFileTB(t, cat) }
+
+func formatsFileTB(t testing.TB, cat *registry.Catalog) string {
 	t.Helper()
 	var lines []string
 	add := func(id, typ string, version int, jsonData string, binary bool) {

@@ -16,6 +16,7 @@ import (
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
@@ -396,6 +397,36 @@ func TestFormatPoison(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestAvroKey: a key read from the binary datum is what the JSON encoding
+// gives, and a union (tagged in the JSON encoding) or a missing field is
+// left to the JSON encoding.
+func TestAvroKey(t *testing.T) {
+	cat, err := registry.Load("testdata/formats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver := cat.Lookup(avroType).Version(1)
+	v, _ := ver.Compiled.DecodeValue([]byte(`{"paymentId":"p-9","amount":"","status":"FAILED","note":{"string":"x"},"attempts":-7}`), format.ContentTypeJSON)
+	bin, _ := ver.Compiled.EncodeValue(v, "application/avro")
+	for _, tc := range []struct {
+		pointer string
+		want    any
+		ok      bool
+	}{
+		{"/paymentId", "p-9", true},
+		{"/attempts", json.Number("-7"), true},
+		{"/note", nil, false},
+		{"/nothing", nil, false},
+		{"/paymentId/x", nil, false},
+	} {
+		ks := keySpec{pointer: tc.pointer, tokens: strings.Split(tc.pointer[1:], "/")}
+		got, ok := avroKey(ver.Compiled.(*avro.Schema), envelope.FrameData(ver.Compiled, 7, bin), ks.tokens)
+		if ok != tc.ok || got != tc.want {
+			t.Errorf("%s: %v %v, want %v %v", tc.pointer, got, ok, tc.want, tc.ok)
 		}
 	}
 }

@@ -16,22 +16,7 @@ func BenchmarkConvertFormats(b *testing.B) {
 		b.Fatal(err)
 	}
 	h := formatsHarness(b, dir, "{file: "+formatsFileTB(b, cat)+"}", "")
-	if _, err := h.Validate(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	src, err := h.openSource()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var raws []rawEvent
-	for {
-		raw, ok, err := src.next()
-		if err != nil || !ok {
-			break
-		}
-		raws = append(raws, raw)
-	}
-	src.close()
+	raws := validatedEvents(b, h)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if c := h.convert(context.Background(), raws[i%len(raws)], "t"); c.err != nil {

@@ -69,6 +69,31 @@ func formatsHarness(t testing.TB, dir, events, extra string) *Harness {
 	return h
 }
 
+// validatedEvents validates the harness's events and returns them in
+// input order.
+func validatedEvents(t testing.TB, h *Harness) []rawEvent {
+	t.Helper()
+	if _, err := h.Validate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	src, err := h.openSource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.close()
+	var raws []rawEvent
+	for {
+		raw, ok, err := src.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return raws
+		}
+		raws = append(raws, raw)
+	}
+}
+
 // TestGenerateFormatsCover: events.generate for Avro and Protobuf types
 // makes valid events carrying the binary encoding, whose first events
 // walk every enum symbol, union branch and oneof branch.
@@ -193,25 +218,10 @@ func TestFormatEventFilesToRecords(t *testing.T) {
 				file := formatsFile(t, cat)
 				h := formatsHarness(t, dir, "{file: "+file+"}", "")
 				h.sc.Kafka.Mode, _ = envelope.ParseMode(mode)
-				if _, err := h.Validate(context.Background()); err != nil {
-					t.Fatal(err)
-				}
-				src, err := h.openSource()
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer src.close()
 				ids, _ := registry.LoadSchemaIDs(cat)
 				v := &envelope.Validator{Catalog: cat, IDs: ids}
 				wantKeys := []string{"p-1", "p-2", "p-1", "sku-1", "sku-2"}
-				for i := 0; ; i++ {
-					raw, ok, err := src.next()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !ok {
-						break
-					}
+				for i, raw := range validatedEvents(t, h) {
 					c := h.convert(context.Background(), raw, "t")
 					if c.err != nil {
 						t.Fatal(c.err)
@@ -253,14 +263,7 @@ func TestFormatSkew(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := formatsHarness(t, dir, "{file: "+formatsFile(t, cat)+"}", "chaos: {seed: 1, skew: {rate: 1}}\n")
-	if _, err := h.Validate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	src, err := h.openSource()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.close()
+	raws := validatedEvents(t, h)
 	cat, ids := h.cat, h.mut.ids
 	want := []struct {
 		to   int
@@ -272,11 +275,7 @@ func TestFormatSkew(t *testing.T) {
 		{2, `{"sku":"sku-1","delta":"-3","reason":"SALE","warehouse":"w1"}`},
 		{0, ""}, // v2 with note set: v1's JSON mapping has no note
 	}
-	for i := 0; ; i++ {
-		raw, ok, err := src.next()
-		if err != nil || !ok {
-			break
-		}
+	for i, raw := range raws {
 		c := h.convert(context.Background(), raw, "t")
 		if c.err != nil {
 			t.Fatal(c.err)
@@ -335,27 +334,15 @@ func TestFormatPoison(t *testing.T) {
 	for _, mode := range []string{"binary", "structured"} {
 		h := formatsHarness(t, dir, "{file: "+formatsFile(t, cat)+"}", "")
 		h.sc.Kafka.Mode, _ = envelope.ParseMode(mode)
-		if _, err := h.Validate(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		src, err := h.openSource()
-		if err != nil {
-			t.Fatal(err)
-		}
 		var recs []*kgo.Record
 		var metas []chaos.Event
-		for {
-			raw, ok, err := src.next()
-			if err != nil || !ok {
-				break
-			}
+		for _, raw := range validatedEvents(t, h) {
 			c := h.convert(context.Background(), raw, "t")
 			if c.err != nil {
 				t.Fatal(c.err)
 			}
 			recs, metas = append(recs, c.rec), append(metas, c.meta)
 		}
-		src.close()
 		v := &envelope.Validator{Catalog: cat, IDs: h.mut.ids}
 		want := map[chaos.PoisonKind]string{
 			chaos.InvalidData:     envelope.RuleDataInvalid,

@@ -14,8 +14,11 @@ import (
 
 // CheckRecord decodes the CloudEvent in a record (binary or structured, see
 // FromRecord) and runs the same catalog checks as Validate does for an
-// event read from a file. The error is for a record that is no CloudEvent
-// at all; Decoded is nil when the record could not be decoded.
+// event read from a file, the Confluent frame of Avro and Protobuf data
+// included (an unknown schema id is a finding). Every finding's Record
+// names the record's topic, partition and offset. The error is for a
+// record that is no CloudEvent at all; Decoded is nil when the record could
+// not be decoded.
 func (v *Validator) CheckRecord(r *kgo.Record) (*Decoded, *registry.Version, []report.Finding, error) {
 	var (
 		d   *Decoded
@@ -29,11 +32,17 @@ func (v *Validator) CheckRecord(r *kgo.Record) (*Decoded, *registry.Version, []r
 	} else {
 		d, fs, err = FromRecord(r)
 	}
-	if err != nil || d == nil {
-		return d, nil, fs, err
+	var ver *registry.Version
+	if err == nil && d != nil {
+		var more []report.Finding
+		ver, more = v.check(d, scopeOf(fs))
+		fs = append(fs, more...)
 	}
-	ver, more := v.check(d, scopeOf(fs))
-	return d, ver, append(fs, more...), nil
+	at := &report.RecordLocation{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
+	for i := range fs {
+		fs[i].Record = at
+	}
+	return d, ver, fs, err
 }
 
 // DataValue returns the value a JSON pointer names in the event's data

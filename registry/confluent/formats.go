@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -22,6 +23,7 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/registry"
 )
 
@@ -170,7 +172,7 @@ func (f *Forms) protoForm(v *registry.Version, s *protobuf.Schema) (*Form, error
 				if err != nil {
 					return err
 				}
-				sh = &SharedSchema{Kind: format.Protobuf, Name: p, Subject: p, Rel: p, Text: ensureNL(text), Digest: protoDigest(imp, local, false)}
+				sh = &SharedSchema{Kind: format.Protobuf, Name: p, Subject: p, Rel: p, Text: ensureNL(text), Digest: protoDigest(imp, local, true)}
 				deps := imp.Imports()
 				for j := 0; j < deps.Len(); j++ {
 					if dp := deps.Get(j).Path(); local[dp] {
@@ -405,4 +407,133 @@ func loadErr[S interface {
 		return nil, err
 	}
 	return s, nil
+}
+
+// AllShared lists every shared schema of the catalog root, whether or not
+// a version uses it yet: each .avsc that is not a version file and
+// defines a named type at its top level, and each .proto that is not a
+// version file (dot directories and examples skipped). A file that does
+// not compile on its own is left out: the catalog loader reports it.
+func (f *Forms) AllShared() []*SharedSchema {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var avsc, protos []string
+	_ = fs.WalkDir(f.root, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "examples") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if versionLike.MatchString(d.Name()) || !d.Type().IsRegular() {
+			return nil
+		}
+		switch path.Ext(p) {
+		case ".avsc":
+			avsc = append(avsc, p)
+		case ".proto":
+			protos = append(protos, p)
+		}
+		return nil
+	})
+	var out []*SharedSchema
+	files := fstest.MapFS{}
+	var dirs []string
+	for _, rel := range avsc {
+		text, err := format.ReadFile(f.root, rel, registry.MaxFileSize)
+		if err != nil {
+			continue
+		}
+		files[rel] = &fstest.MapFile{Data: text}
+		if d := path.Dir(rel); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	byRel := map[string]*SharedSchema{}
+	for _, rel := range avsc {
+		if files[rel] == nil {
+			continue
+		}
+		if sh, err := f.avroShared(files, rel, dirs); err == nil {
+			byRel[rel] = sh
+		}
+	}
+	for _, rel := range protos {
+		sh, ok := f.shared[rel]
+		if !ok {
+			fd, err := protobuf.Compile(f.root, rel)
+			if err != nil {
+				continue
+			}
+			text, err := format.ReadFile(f.root, rel, registry.MaxFileSize)
+			if err != nil {
+				continue
+			}
+			local := localImports(fd)
+			sh = &SharedSchema{Kind: format.Protobuf, Name: rel, Subject: rel, Rel: rel, Text: ensureNL(text), Digest: protoDigest(fd, local, true)}
+			imps := fd.Imports()
+			for j := 0; j < imps.Len(); j++ {
+				if p := imps.Get(j).Path(); local[p] {
+					sh.depRels = append(sh.depRels, p)
+				}
+			}
+			f.shared[rel] = sh
+		}
+		byRel[rel] = sh
+	}
+	rels := slices.Sorted(maps.Keys(byRel))
+	for _, rel := range rels {
+		one, err := dependencyOrder([]string{rel}, byRel)
+		if err != nil {
+			continue
+		}
+		out = append(out, one[len(one)-1])
+	}
+	return out
+}
+
+// localImports are the imports of fd, directly or not, other than the
+// well-known types.
+func localImports(fd protoreflect.FileDescriptor) map[string]bool {
+	out := map[string]bool{}
+	var visit func(fd protoreflect.FileDescriptor)
+	visit = func(fd protoreflect.FileDescriptor) {
+		imps := fd.Imports()
+		for i := 0; i < imps.Len(); i++ {
+			p := imps.Get(i).Path()
+			if wellKnown(p) || out[p] {
+				continue
+			}
+			out[p] = true
+			visit(imps.Get(i).FileDescriptor)
+		}
+	}
+	visit(fd)
+	return out
+}
+
+// avroFullName is the full name of the named type an Avro schema document
+// defines at its top level ("" when it defines none).
+func avroFullName(text []byte) string {
+	doc, err := jsonstrict.Decode(text)
+	if err != nil {
+		return ""
+	}
+	m, _ := doc.(map[string]any)
+	name, _ := m["name"].(string)
+	switch m["type"] {
+	case "record", "error", "enum", "fixed":
+	default:
+		return ""
+	}
+	if strings.Contains(name, ".") {
+		return name
+	}
+	if ns, _ := m["namespace"].(string); ns != "" && name != "" {
+		return ns + "." + name
+	}
+	return name
 }

@@ -1,6 +1,8 @@
 package confluent
 
 import (
+	"github.com/evtool/evtool/format"
+
 	"encoding/json"
 	"net/http/httptest"
 	"net/url"
@@ -38,9 +40,9 @@ func FuzzServerRequest(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, subject string, body []byte) {
-		text, doc, aerr := decodeSchemaRequest(body)
+		req, aerr := decodeSchemaRequest(body)
 		switch {
-		case aerr == nil && (text == nil || doc == nil):
+		case aerr == nil && (req.text == nil || (req.kind == format.JSONSchema && req.doc == nil)):
 			t.Fatal("accepted without a schema")
 		case aerr != nil && (aerr.Status >= 500 || aerr.Code == 0 || aerr.Msg == ""):
 			t.Fatalf("bad error %+v", aerr)

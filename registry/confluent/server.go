@@ -981,11 +981,13 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 			return nil, aerr
 		}
 		if req.kind != format.JSONSchema {
-			if vs := snap.registeredDigest(subject, cand.form.Digest); vs != nil {
-				return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
-			}
+			// References first: a Confluent registry cannot even parse a
+			// schema without them.
 			if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {
 				return nil, aerr
+			}
+			if vs := snap.registeredDigest(subject, cand.form.Digest); vs != nil {
+				return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
 			}
 		}
 		mode, profile := snap.mode(subject)

@@ -1,0 +1,258 @@
+package confluent
+
+import (
+	"encoding/json"
+	"errors"
+	"net/url"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+
+	"github.com/evtool/evtool/format"
+)
+
+// TestServeFormats: serve answers Avro and Protobuf types with their
+// schemaType and references, serves the shared files as subjects,
+// registers a compatible version with references (once), and refuses an
+// incompatible one with evtool's rule ids.
+func TestServeFormats(t *testing.T) {
+	cases := []struct {
+		name, subject, ext, schemaType string
+		shared                         string // a shared subject, and its file
+		sharedFile                     string
+		refs                           []sr.SchemaReference
+		compatible, incompatible       string
+		rule                           string
+	}{
+		{
+			name: "avro", subject: "com.example.payment.made", ext: ".avsc", schemaType: "AVRO",
+			shared: "com.example.common.Fee", sharedFile: "common/fee.avsc",
+			refs: []sr.SchemaReference{{Name: "com.example.common.Money", Subject: "com.example.common.Money", Version: 1},
+				{Name: "com.example.common.Fee", Subject: "com.example.common.Fee", Version: 1}},
+			compatible: `{"type":"record","name":"PaymentMade","namespace":"com.example.payment","fields":[
+  {"name":"id","type":"string"},{"name":"amount","type":"com.example.common.Money"},
+  {"name":"fee","type":["null","com.example.common.Fee"],"default":null},{"name":"note","type":"string","default":""}]}`,
+			incompatible: `{"type":"record","name":"PaymentMade","namespace":"com.example.payment","fields":[
+  {"name":"id","type":"int"},{"name":"amount","type":"com.example.common.Money"},
+  {"name":"fee","type":["null","com.example.common.Fee"],"default":null},{"name":"note","type":"string","default":""}]}`,
+			rule: "avro-",
+		},
+		{
+			name: "proto", subject: "com.example.stock.moved", ext: ".proto", schemaType: "PROTOBUF",
+			shared: "common/place.proto", sharedFile: "common/place.proto",
+			refs: []sr.SchemaReference{{Name: "common/place.proto", Subject: "common/place.proto", Version: 1}},
+			compatible: `syntax = "proto3";
+package stock;
+import "common/place.proto";
+import "google/protobuf/timestamp.proto";
+message StockMoved {
+  string sku = 1;
+  common.Place from = 2;
+  google.protobuf.Timestamp at = 3;
+  common.Place to = 4;
+  string note = 5;
+}
+`,
+			incompatible: `syntax = "proto3";
+package stock;
+import "common/place.proto";
+import "google/protobuf/timestamp.proto";
+message StockMoved {
+  int64 sku = 1;
+  common.Place from = 2;
+  google.protobuf.Timestamp at = 3;
+  common.Place to = 4;
+}
+`,
+			rule: "proto-",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := formatCatalog(t, tc.name)
+			s, srURL := startServer(t, ServerOptions{Dir: dir})
+			if got := doHandler(t, s, "GET", "/schemas/types", ""); strings.TrimSpace(got.body) != `["JSON","PROTOBUF","AVRO"]` {
+				t.Fatalf("/schemas/types = %s", got.body)
+			}
+			cl := srClient(t, srURL)
+			subjects, err := cl.Subjects(ctx)
+			if err != nil || !strings.Contains(strings.Join(subjects, " "), tc.shared) {
+				t.Fatalf("subjects %v (%v) lack the shared %s", subjects, err, tc.shared)
+			}
+			v2, err := cl.SchemaByVersion(ctx, tc.subject, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v2.Type.String() != tc.schemaType || len(v2.References) == 0 {
+				t.Fatalf("v2: type %s, references %v", v2.Type, v2.References)
+			}
+			file, _ := os.ReadFile(filepath.Join(dir, "schemas", tc.subject, "v2"+tc.ext))
+			if v2.Schema.Schema != string(file) {
+				t.Errorf("v2 is served as %q, the file is %q", v2.Schema.Schema, file)
+			}
+			sh, err := cl.SchemaByVersion(ctx, tc.shared, -1)
+			sharedText, _ := os.ReadFile(filepath.Join(dir, "schemas", filepath.FromSlash(tc.sharedFile)))
+			if err != nil || sh.Version != 1 || sh.Schema.Schema != string(sharedText) {
+				t.Fatalf("shared subject %s: %+v %v", tc.shared, sh, err)
+			}
+			byID, err := cl.SchemaByID(ctx, v2.ID)
+			if err != nil || len(byID.References) != len(v2.References) || byID.Type != v2.Type {
+				t.Fatalf("schema %d by id: %+v %v", v2.ID, byID, err)
+			}
+
+			schema := sr.Schema{Schema: tc.compatible, Type: v2.Type, References: tc.refs}
+			ss, err := cl.CreateSchema(ctx, tc.subject, schema)
+			if err != nil || ss.Version != 3 {
+				t.Fatalf("register: %+v %v", ss, err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "schemas", tc.subject, "v3"+tc.ext)); err != nil {
+				t.Fatalf("v3 not written: %v", err)
+			}
+			again, err := cl.CreateSchema(ctx, tc.subject, schema)
+			if err != nil || again.ID != ss.ID || again.Version != 3 {
+				t.Fatalf("registering it again: %+v %v", again, err)
+			}
+			found, err := cl.LookupSchema(ctx, tc.subject, schema)
+			if err != nil || found.Version != 3 {
+				t.Fatalf("lookup: %+v %v", found, err)
+			}
+
+			bad := sr.Schema{Schema: tc.incompatible, Type: v2.Type, References: tc.refs}
+			_, err = cl.RegisterSchema(ctx, tc.subject, bad, -1, -1)
+			if srCode(err) != codeIncompatible || !strings.Contains(err.Error(), tc.rule) {
+				t.Fatalf("incompatible registration: %v", err)
+			}
+			res, err := cl.CheckCompatibility(ctx, tc.subject, -1, bad)
+			if err != nil || res.Is {
+				t.Fatalf("compatibility: %+v %v", res, err)
+			}
+			body, _ := json.Marshal(map[string]any{"schema": bad.Schema, "schemaType": tc.schemaType, "references": bad.References})
+			verbose := doHandler(t, s, "POST", "/compatibility/subjects/"+url.PathEscape(tc.subject)+"/versions/latest?verbose=true", string(body))
+			if verbose.status != 200 || !strings.Contains(verbose.body, `"is_compatible":false`) || !strings.Contains(verbose.body, tc.rule) {
+				t.Fatalf("verbose compatibility: %d %s", verbose.status, verbose.body)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "schemas", tc.subject, "v4"+tc.ext)); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("an incompatible schema was written: %v", err)
+			}
+
+			// Refused: no reference to a shared schema it uses, a
+			// reference outside the shared subjects, another format.
+			for _, r := range []struct {
+				schema sr.Schema
+				want   string
+			}{
+				{sr.Schema{Schema: tc.compatible, Type: v2.Type}, "without a schema reference"},
+				{sr.Schema{Schema: tc.compatible, Type: v2.Type, References: append([]sr.SchemaReference{{Name: "../../etc/passwd", Subject: "../../etc/passwd", Version: 1}}, tc.refs...)}, "not a shared schema"},
+				{sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, "not schemaType JSON"},
+			} {
+				_, err := cl.RegisterSchema(ctx, tc.subject, r.schema, -1, -1)
+				if srCode(err) != codeInvalidSchema || !strings.Contains(err.Error(), r.want) {
+					t.Errorf("want 42201 %q, got %v", r.want, err)
+				}
+			}
+			// A shared file changes in git, not through a registration.
+			_, err = cl.RegisterSchema(ctx, tc.shared, sr.Schema{Schema: strings.Replace(string(sharedText), "warehouse", "store", 1), Type: v2.Type,
+				References: []sr.SchemaReference{{Name: "common/money.proto", Subject: "common/money.proto", Version: 1}}}, -1, -1)
+			if tc.name == "avro" {
+				_, err = cl.RegisterSchema(ctx, tc.shared, sr.Schema{Schema: strings.Replace(string(sharedText), `"reason"`, `"why"`, 1), Type: v2.Type, References: tc.refs[:1]}, -1, -1)
+			}
+			if srCode(err) != codeNotPermitted {
+				t.Errorf("changing a shared subject: %v", err)
+			}
+		})
+	}
+}
+
+// TestServeRegistersSharedSchemaFirst: what Confluent's clients do with
+// references (register the referenced schema under its own subject, then
+// the schema that references it) creates a shared file and a type.
+func TestServeRegistersSharedSchemaFirst(t *testing.T) {
+	dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/.keep": ""})
+	_, url := startServer(t, ServerOptions{Dir: dir})
+	cl := srClient(t, url)
+	money := `{"type":"record","name":"Money","namespace":"com.example.common","fields":[{"name":"units","type":"long"}]}`
+	if _, err := cl.RegisterSchema(ctx, "com.example.common.Money", sr.Schema{Schema: money}, -1, -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", "common", "com.example.common.Money.avsc")); err != nil {
+		t.Fatalf("the shared schema is not a shared file: %v", err)
+	}
+	paid := `{"type":"record","name":"Paid","namespace":"com.example","fields":[{"name":"amount","type":"com.example.common.Money"}]}`
+	ss, err := cl.CreateSchema(ctx, "com.example.order.paid", sr.Schema{Schema: paid,
+		References: []sr.SchemaReference{{Name: "com.example.common.Money", Subject: "com.example.common.Money", Version: 1}}})
+	if err != nil || ss.Version != 1 || len(ss.References) != 1 {
+		t.Fatalf("register: %+v %v", ss, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", "com.example.order.paid", "v1.avsc")); err != nil {
+		t.Fatal(err)
+	}
+	loadCat(t, dir)
+	// A hostile subject for a shared schema stays out of the file system.
+	for _, subj := range []string{"../evil.proto", "common/../../evil.proto", ".registry/x.proto"} {
+		_, err := cl.RegisterSchema(ctx, subj, sr.Schema{Schema: `syntax = "proto3"; message X {}`, Type: sr.TypeProtobuf}, -1, -1)
+		if err == nil {
+			t.Errorf("subject %q was registered", subj)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "evil.proto")); err == nil {
+		t.Fatal("a file was written outside the catalog")
+	}
+}
+
+// TestPullHostileReferenceNames: reference names from a registry never
+// name files outside the catalog root: pull skips the subject.
+func TestPullHostileReferenceNames(t *testing.T) {
+	for _, tc := range []struct {
+		kind format.Kind
+		name string
+		text string
+	}{
+		{format.Protobuf, "../../evil.proto", `syntax = "proto3"; package e; message E {}`},
+		{format.Protobuf, "/etc/evil.proto", `syntax = "proto3"; package e; message E {}`},
+		{format.Protobuf, ".registry/ids.proto", `syntax = "proto3"; package e; message E {}`},
+		{format.Protobuf, `common\..\..\evil.proto`, `syntax = "proto3"; package e; message E {}`},
+		{format.Protobuf, "com.example.x/v1.proto", `syntax = "proto3"; package e; message E {}`},
+		{format.Avro, "../../evil", `{"type":"record","name":"E","fields":[]}`},
+		{format.Avro, "a/b", `{"type":"record","name":"E","fields":[]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := srfake.New()
+			t.Cleanup(reg.Close)
+			cl := srClient(t, reg.URL())
+			st := SchemaType(tc.kind)
+			if _, err := cl.RegisterSchema(ctx, "ref", sr.Schema{Schema: tc.text, Type: st}, -1, -1); err != nil {
+				t.Fatal(err)
+			}
+			main := `syntax = "proto3"; package m; import "` + strings.ReplaceAll(tc.name, `\`, `\\`) + `"; message M { e.E e = 1; }`
+			if tc.kind == format.Avro {
+				main = `{"type":"record","name":"M","fields":[{"name":"e","type":"E"}]}`
+			}
+			if _, err := cl.RegisterSchema(ctx, "com.example.x", sr.Schema{Schema: main, Type: st,
+				References: []sr.SchemaReference{{Name: tc.name, Subject: "ref", Version: 1}}}, -1, -1); err != nil {
+				t.Fatal(err)
+			}
+			base := t.TempDir()
+			out := filepath.Join(base, "a", "pulled")
+			var warnings []string
+			res, err := Pull(ctx, newClient(t, ClientOptions{URL: reg.URL()}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, Out: out,
+				Warn: func(m string) { warnings = append(warnings, m) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Types != 0 || !strings.Contains(strings.Join(warnings, "\n"), "skipped subject com.example.x") {
+				t.Fatalf("pulled %d types; warnings %q", res.Types, warnings)
+			}
+			_ = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && !strings.HasPrefix(p, out+string(filepath.Separator)) {
+					t.Errorf("pull wrote %s, outside %s", p, out)
+				}
+				return nil
+			})
+		})
+	}
+}

@@ -3,8 +3,8 @@ package confluent
 import (
 	"encoding/json"
 	"errors"
-	"net/url"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"

@@ -65,10 +65,10 @@ type snapshot struct {
 	byID     map[int]*schemaRec
 	// shared are the catalog's shared schemas by subject (each has
 	// version 1 only; v is a stand-in naming the file).
-	shared   map[string]*versionState
-	ids      map[string]int
-	nextID   int
-	pending  map[string]registry.Mode
+	shared  map[string]*versionState
+	ids     map[string]int
+	nextID  int
+	pending map[string]registry.Mode
 }
 
 type subjectState struct {

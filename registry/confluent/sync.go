@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -379,13 +380,16 @@ func Push(ctx context.Context, c *Client, cat *registry.Catalog, opts PushOption
 		}
 		for i := matched; i < len(ls.forms); i++ {
 			v := ls.t.Versions[i]
+			form := ls.forms[i]
 			if opts.DryRun {
+				if err := pushShared(ctx, c, form, sharedVersions, note, v, true); err != nil {
+					return rep, err
+				}
 				note(report.Finding{Rule: RuleRegistered, Severity: report.SeverityInfo, File: v.File, Subject: ls.subject,
 					Message: fmt.Sprintf("would register v%d", v.Number)})
 				continue
 			}
-			form := ls.forms[i]
-			if err := pushShared(ctx, c, form, sharedVersions, note, v); err != nil {
+			if err := pushShared(ctx, c, form, sharedVersions, note, v, false); err != nil {
 				if incompatible(err) {
 					rep.Findings = append(rep.Findings, report.Finding{Rule: RuleRegisterFailed, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 						Message: fmt.Sprintf("v%d uses a shared schema the registry refused: %v; shared files are registered under their own subjects, by the registry's rules (its level for that subject)", v.Number, err)})
@@ -456,7 +460,7 @@ func referencedSubjects(remote map[string]*RemoteSubject, locals []*localSubject
 // pushShared makes the registry hold the shared schemas form uses, in
 // dependency order: each is looked up with its references (Confluent's
 // POST /subjects/{s}) and registered only when it is not there.
-func pushShared(ctx context.Context, c *Client, form *Form, versions map[string]int, note func(report.Finding), v *registry.Version) error {
+func pushShared(ctx context.Context, c *Client, form *Form, versions map[string]int, note func(report.Finding), v *registry.Version, dryRun bool) error {
 	for _, sh := range form.Shared {
 		if _, ok := versions[sh.Subject]; ok {
 			continue
@@ -466,9 +470,17 @@ func pushShared(ctx context.Context, c *Client, form *Form, versions map[string]
 			refs = append(refs, sr.SchemaReference{Name: d, Subject: d, Version: versions[d]})
 		}
 		schema := sr.Schema{Schema: string(sh.Text), Type: SchemaType(sh.Kind), References: refs}
-		n, _, err := c.Lookup(ctx, sh.Subject, schema)
-		if err != nil {
-			return err
+		n := 0
+		if !slices.ContainsFunc(refs, func(r sr.SchemaReference) bool { return r.Version < 0 }) {
+			var err error
+			if n, _, err = c.Lookup(ctx, sh.Subject, schema); err != nil {
+				return err
+			}
+		}
+		if n == 0 && dryRun {
+			note(report.Finding{Rule: RuleRegistered, Severity: report.SeverityInfo, File: v.File, Subject: sh.Subject,
+				Message: fmt.Sprintf("would register shared schema %s under subject %s, referenced as %q", sh.Rel, sh.Subject, sh.Name)})
+			n = -1 // noted once; schemas that use it cannot be looked up with its version
 		}
 		if n == 0 {
 			id, err := c.RegisterSchema(ctx, sh.Subject, schema)

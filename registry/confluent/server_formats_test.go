@@ -256,3 +256,60 @@ func TestPullHostileReferenceNames(t *testing.T) {
 		})
 	}
 }
+
+// TestServeSchemaTypeDefaultsToAvro: a registration without schemaType is
+// Avro, as Confluent's registry reads it, and becomes v1.avsc.
+func TestServeSchemaTypeDefaultsToAvro(t *testing.T) {
+	dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/.keep": ""})
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	body := `{"schema":"{\"type\":\"record\",\"name\":\"Happened\",\"namespace\":\"com.example\",\"fields\":[{\"name\":\"id\",\"type\":\"string\"}]}"}`
+	got := doHandler(t, s, "POST", "/subjects/com.example.thing.happened/versions", body)
+	if got.status != 200 || !strings.Contains(got.body, `"version":1`) {
+		t.Fatalf("register: %d %s", got.status, got.body)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", "com.example.thing.happened", "v1.avsc")); err != nil {
+		t.Fatal(err)
+	}
+	v1 := doHandler(t, s, "GET", "/subjects/com.example.thing.happened/versions/1", "")
+	if !strings.Contains(v1.body, `"schemaType":"AVRO"`) {
+		t.Fatalf("served as %s", v1.body)
+	}
+	// A JSON Schema is not a version of an Avro type.
+	bad := doHandler(t, s, "POST", "/subjects/com.example.thing.happened/versions", `{"schemaType":"JSON","schema":"{}"}`)
+	if bad.code != codeInvalidSchema || !strings.Contains(bad.body, "holds Avro versions") {
+		t.Fatalf("JSON into an Avro subject: %d %s", bad.status, bad.body)
+	}
+}
+
+// TestDiffFormatLayoutIsNotDrift: an Avro or Protobuf version written
+// differently (compact, reordered keys, comments) is the same version.
+func TestDiffFormatLayoutIsNotDrift(t *testing.T) {
+	for _, tc := range []struct{ name, file, from, to string }{
+		{"avro", "com.example.payment.made/v1.avsc", "\n  ", " "},
+		{"proto", "com.example.stock.moved/v1.proto", "message StockMoved {", "// reformatted\nmessage   StockMoved\n{"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := srfake.New()
+			t.Cleanup(reg.Close)
+			dir := formatCatalog(t, tc.name)
+			c := newClient(t, ClientOptions{URL: reg.URL()})
+			opts := SyncOptions{Strategy: StrategyType}
+			if rep, err := Push(ctx, c, loadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
+				t.Fatalf("push: %v %+v", err, rep)
+			}
+			p := filepath.Join(dir, "schemas", filepath.FromSlash(tc.file))
+			data, _ := os.ReadFile(p)
+			changed := strings.ReplaceAll(string(data), tc.from, tc.to)
+			if changed == string(data) {
+				t.Fatal("nothing reformatted")
+			}
+			if err := os.WriteFile(p, []byte(changed), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			diff, err := Diff(ctx, c, loadCat(t, dir), opts)
+			if err != nil || diff.Failed() {
+				t.Fatalf("diff: %v %+v", err, diff.Findings)
+			}
+		})
+	}
+}

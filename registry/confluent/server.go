@@ -428,7 +428,7 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 		case "schema":
 			return rawJSON(vs.form.Text), nil
 		case "referencedby":
-			return []int{}, nil
+			return snap.referencedBy(segs[1]), nil
 		}
 		return nil, apiErr(404, codeNotFound, "HTTP 404 Not Found")
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing/fstest"
 
@@ -267,4 +268,33 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 	}
 	s.store.snap.Store(ns)
 	return map[string]any{"id": id, "version": 1, "subject": subject}, nil
+}
+
+// referencedBy lists the ids of the schemas that reference subject (a
+// shared subject; none for the others), in order.
+func (snap *snapshot) referencedBy(subject string) []int {
+	out := []int{}
+	if snap.shared[subject] == nil {
+		return out
+	}
+	seen := map[int]bool{}
+	add := func(vs *versionState) {
+		for _, sh := range vs.form.Shared {
+			if sh.Subject == subject && !seen[vs.id] {
+				seen[vs.id] = true
+				out = append(out, vs.id)
+			}
+		}
+	}
+	for _, name := range snap.names {
+		if st := snap.subjects[name]; st != nil {
+			for _, vs := range st.versions {
+				add(vs)
+			}
+		} else if vs := snap.shared[name]; vs != nil {
+			add(vs)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

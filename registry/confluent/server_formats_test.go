@@ -3,6 +3,7 @@ package confluent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
@@ -99,6 +100,9 @@ message StockMoved {
 			sharedText, _ := os.ReadFile(filepath.Join(dir, "schemas", filepath.FromSlash(tc.sharedFile)))
 			if err != nil || sh.Version != 1 || sh.Schema.Schema != string(sharedText) {
 				t.Fatalf("shared subject %s: %+v %v", tc.shared, sh, err)
+			}
+			if by := doHandler(t, s, "GET", "/subjects/"+url.PathEscape(tc.shared)+"/versions/1/referencedby", ""); !strings.Contains(by.body, fmt.Sprint(v2.ID)) {
+				t.Errorf("%s is referenced by %s, want v2's id %d among them", tc.shared, by.body, v2.ID)
 			}
 			byID, err := cl.SchemaByID(ctx, v2.ID)
 			if err != nil || len(byID.References) != len(v2.References) || byID.Type != v2.Type {

@@ -237,12 +237,13 @@ func dependencyOrder(rels []string, byRel map[string]*SharedSchema) ([]*SharedSc
 		}
 	}
 	for _, sh := range out {
-		sh.Deps = sh.Deps[:0]
+		deps := []string{}
 		for _, d := range sh.depRels {
-			if dep := byRel[d]; dep != nil && !slices.Contains(sh.Deps, dep.Name) {
-				sh.Deps = append(sh.Deps, dep.Name)
+			if dep := byRel[d]; dep != nil && !slices.Contains(deps, dep.Name) {
+				deps = append(deps, dep.Name)
 			}
 		}
+		sh.Deps = deps
 	}
 	return out, nil
 }

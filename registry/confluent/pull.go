@@ -100,6 +100,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 		if referenced[s] && rs.Kind() != format.JSONSchema {
 			// A shared named type or imported file: written where the
 			// versions that reference it need it.
+			warn(fmt.Sprintf("subject %s holds schemas other subjects reference: not a type; they are written as shared files where those subjects need them", s))
 			continue
 		}
 		typ, topic, ok := opts.Strategy.Split(s, nil)

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -313,6 +316,64 @@ func TestDiffFormatLayoutIsNotDrift(t *testing.T) {
 			diff, err := Diff(ctx, c, loadCat(t, dir), opts)
 			if err != nil || diff.Failed() {
 				t.Fatalf("diff: %v %+v", err, diff.Findings)
+			}
+		})
+	}
+}
+
+// TestHostileRegistryReferences: a registry whose references loop, nest
+// without end, or name a schema of another type is read to an end: pull
+// skips the subject with a reason, and nothing hangs or panics.
+func TestHostileRegistryReferences(t *testing.T) {
+	avroText := `{"type":"record","name":"M","namespace":"com.example","fields":[]}`
+	for _, tc := range []struct {
+		name string
+		ref  func(v int) (string, []sr.SchemaReference) // schema type and references of com.example.x version v
+		want string
+	}{
+		{"loop", func(v int) (string, []sr.SchemaReference) {
+			return "AVRO", []sr.SchemaReference{{Name: "com.example.M", Subject: "ref", Version: 1}}
+		}, ""},
+		{"endless", func(v int) (string, []sr.SchemaReference) {
+			return "AVRO", []sr.SchemaReference{{Name: "com.example.M", Subject: "ref", Version: v + 1}}
+		}, "nest more than 32 deep"},
+		{"other type", func(v int) (string, []sr.SchemaReference) {
+			if v > 1 {
+				return "PROTOBUF", nil
+			}
+			return "AVRO", []sr.SchemaReference{{Name: "com.example.M", Subject: "ref", Version: 2}}
+		}, "is PROTOBUF, not Avro"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mux := http.NewServeMux()
+			mux.HandleFunc("GET /subjects", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`["com.example.x"]`)) })
+			mux.HandleFunc("GET /subjects/{s}/versions", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`[1]`)) })
+			mux.HandleFunc("GET /subjects/{s}/versions/{v}", func(w http.ResponseWriter, r *http.Request) {
+				v, _ := strconv.Atoi(r.PathValue("v"))
+				st, refs := tc.ref(v)
+				if r.PathValue("s") == "com.example.x" {
+					st, refs = "AVRO", []sr.SchemaReference{{Name: "com.example.M", Subject: "ref", Version: 1}}
+				}
+				b, _ := json.Marshal(map[string]any{"subject": r.PathValue("s"), "version": v, "id": v, "schemaType": st, "schema": avroText, "references": refs})
+				_, _ = w.Write(b)
+			})
+			mux.HandleFunc("GET /config", func(w http.ResponseWriter, r *http.Request) {
+				_, _ = w.Write([]byte(`{"compatibilityLevel":"BACKWARD"}`))
+			})
+			mux.HandleFunc("GET /config/{s}", func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(404)
+				_, _ = w.Write([]byte(`{"error_code":40408,"message":"none"}`))
+			})
+			hs := httptest.NewServer(mux)
+			t.Cleanup(hs.Close)
+			var warnings []string
+			_, err := Pull(ctx, newClient(t, ClientOptions{URL: hs.URL}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType},
+				Out: filepath.Join(t.TempDir(), "out"), Warn: func(m string) { warnings = append(warnings, m) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(warnings, "\n"); tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Fatalf("warnings %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -137,5 +137,39 @@ func TestDiffFormatDrift(t *testing.T) {
 	if n := count(diff, RuleVersionDiffers); n != 2 {
 		t.Fatalf("diff found %d differing versions, want 2: %+v", n, diff.Findings)
 	}
-	_ = sr.TypeAvro
+}
+
+// TestPushFindsSharedSchemaVersion: a shared schema the registry already
+// holds (here as version 2 of its subject) is found by lookup, not
+// registered again, and the references name that version.
+func TestPushFindsSharedSchemaVersion(t *testing.T) {
+	reg := srfake.New()
+	t.Cleanup(reg.Close)
+	dir := formatCatalog(t, "proto")
+	money, err := os.ReadFile(filepath.Join(dir, "schemas", "common", "money.proto"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := srClient(t, reg.URL())
+	for _, text := range []string{"syntax = \"proto3\";\npackage common;\nmessage Money { string currency = 1; }\n", string(money)} {
+		if _, err := cl.RegisterSchema(ctx, "common/money.proto", sr.Schema{Schema: text, Type: sr.TypeProtobuf}, -1, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := Push(ctx, newClient(t, ClientOptions{URL: reg.URL()}), loadCat(t, dir), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}})
+	if err != nil || rep.Failed() {
+		t.Fatalf("push: %v %+v", err, rep)
+	}
+	for _, f := range rep.Findings {
+		if strings.Contains(f.Message, "common/money.proto as") {
+			t.Errorf("money.proto was registered again: %s", f.Message)
+		}
+	}
+	place, err := cl.SchemaByVersion(ctx, "common/place.proto", 1)
+	if err != nil || len(place.References) != 1 || place.References[0].Version != 2 {
+		t.Fatalf("place.proto: %+v %v (want a reference to common/money.proto version 2)", place.References, err)
+	}
+	if vs, _ := cl.SubjectVersions(ctx, "common/money.proto"); len(vs) != 2 {
+		t.Fatalf("common/money.proto has versions %v", vs)
+	}
 }

@@ -292,11 +292,11 @@ func Diff(ctx context.Context, c *Client, cat *registry.Catalog, opts SyncOption
 	}
 	sort.Strings(extra)
 	for _, s := range extra {
-		rep.Checked++
 		rs := remote[s]
 		if rs.Kind() == "" {
-			continue
+			continue // of a schema type evtool does not know
 		}
+		rep.Checked++
 		typ, _, _ := opts.Strategy.Split(s, nil)
 		rep.Findings = append(rep.Findings, report.Finding{Rule: RuleSubjectExtra, Severity: report.SeverityError,
 			File: filepath.Join(cat.Root, typ), Subject: s,

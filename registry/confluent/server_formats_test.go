@@ -378,3 +378,45 @@ func TestHostileRegistryReferences(t *testing.T) {
 		})
 	}
 }
+
+// TestServeAvroDecimalScale: serve answers with evtool's Avro engine, not
+// the library's checker (which, like Confluent's, ignores logical types):
+// a decimal whose scale changes reads 12.34 as 1.234 and is refused, with
+// the counterexample in the message.
+func TestServeAvroDecimalScale(t *testing.T) {
+	dec := func(scale int) string {
+		return fmt.Sprintf(`{"type":"record","name":"Priced","namespace":"com.example","fields":[{"name":"price","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":%d}}]}`, scale)
+	}
+	dir := writeCatalog(t, map[string]string{
+		"evtool.yaml": "version: 1\ncompat:\n  mode: BACKWARD\n",
+		"schemas/com.example.item.priced/v1.avsc": dec(2) + "\n",
+	})
+	_, srURL := startServer(t, ServerOptions{Dir: dir})
+	cl := srClient(t, srURL)
+	_, err := cl.RegisterSchema(ctx, "com.example.item.priced", sr.Schema{Schema: dec(3)}, -1, -1)
+	if srCode(err) != codeIncompatible || !strings.Contains(err.Error(), "avro-decimal-scale-changed") {
+		t.Fatalf("scale 2 -> 3: %v", err)
+	}
+	if _, err := cl.RegisterSchema(ctx, "com.example.item.priced", sr.Schema{Schema: dec(2)}, -1, -1); err != nil {
+		t.Fatalf("the same schema again: %v", err)
+	}
+}
+
+// TestServeProtobufNarrowing: int64 -> int32 is wire-compatible to
+// Confluent's checker, yet truncates 2^40; evtool's Protobuf engine
+// refuses it.
+func TestServeProtobufNarrowing(t *testing.T) {
+	msg := func(typ string) string {
+		return "syntax = \"proto3\";\npackage shop;\nmessage Counted {\n  " + typ + " n = 1;\n}\n"
+	}
+	dir := writeCatalog(t, map[string]string{
+		"evtool.yaml": "version: 1\ncompat:\n  mode: BACKWARD\n",
+		"schemas/com.example.item.counted/v1.proto": msg("int64"),
+	})
+	_, srURL := startServer(t, ServerOptions{Dir: dir})
+	cl := srClient(t, srURL)
+	_, err := cl.RegisterSchema(ctx, "com.example.item.counted", sr.Schema{Schema: msg("int32"), Type: sr.TypeProtobuf}, -1, -1)
+	if srCode(err) != codeIncompatible || !strings.Contains(err.Error(), "proto-") {
+		t.Fatalf("int64 -> int32: %v", err)
+	}
+}

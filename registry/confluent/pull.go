@@ -203,8 +203,9 @@ func schemaTypes(rs *RemoteSubject) string {
 }
 
 // versionLike is a file name a reference must not take: the catalog's
-// version files.
-var versionLike = regexp.MustCompile(`^v[0-9]+\.(json|avsc|proto)$`)
+// version files, and the near misses (V1.avsc, v01.proto) its loader
+// refuses.
+var versionLike = regexp.MustCompile(`^[vV][0-9]+\.(?i:json|yaml|yml|avsc|avro|proto)$`)
 
 // formatFiles are the files of an Avro or Protobuf subject: v<N>.avsc or
 // v<N>.proto as the registry has them, and the schemas they reference as
@@ -216,7 +217,18 @@ var versionLike = regexp.MustCompile(`^v[0-9]+\.(json|avsc|proto)$`)
 // error, never overwritten.
 func formatFiles(rs *RemoteSubject, dir string, have map[string][]byte) (map[string][]byte, error) {
 	own := map[string][]byte{}
+	// Paths by their lower case: two that differ in case only are one
+	// file on a case-insensitive file system, so one would overwrite the
+	// other.
+	folded := map[string]string{}
+	for rel := range have {
+		folded[strings.ToLower(rel)] = rel
+	}
 	put := func(rel string, text []byte, what string) error {
+		if other, ok := folded[strings.ToLower(rel)]; ok && other != rel {
+			return fmt.Errorf("%s would be written to %s, and %s is written too: the two paths differ in case only, one file on a case-insensitive file system", what, rel, other)
+		}
+		folded[strings.ToLower(rel)] = rel
 		if prev, ok := have[rel]; ok && !bytes.Equal(prev, text) {
 			return fmt.Errorf("%s would be written to %s, which holds another schema", what, rel)
 		}
@@ -242,12 +254,13 @@ func formatFiles(rs *RemoteSubject, dir string, have map[string][]byte) (map[str
 				if wellKnown(r.Name) {
 					continue
 				}
-				if versionLike.MatchString(path.Base(r.Name)) {
-					return nil, fmt.Errorf("reference %q is named like a version file", clip(r.Name))
-				}
 				rel = "schemas/" + r.Name
 			}
-			if err := put(rel, ensureNL([]byte(r.Text)), fmt.Sprintf("reference %q (%s version %d)", r.Name, r.Subject, r.Version)); err != nil {
+			what := fmt.Sprintf("reference %q (%s version %d)", clip(r.Name), clip(r.Subject), r.Version)
+			if versionLike.MatchString(path.Base(rel)) {
+				return nil, fmt.Errorf("%s is named like a version file (%s)", what, rel)
+			}
+			if err := put(rel, ensureNL([]byte(r.Text)), what); err != nil {
 				return nil, err
 			}
 		}

@@ -420,3 +420,98 @@ func TestServeProtobufNarrowing(t *testing.T) {
 		t.Fatalf("int64 -> int32: %v", err)
 	}
 }
+
+// refRegistry serves one Avro or Protobuf subject, com.example.x, whose
+// version 1 references each of refs (subject = name, version 1); every
+// referenced subject's version 1 is text(name).
+func refRegistry(t *testing.T, schemaType, main string, refs []string, text func(name string) string) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /subjects", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`["com.example.x"]`)) })
+	mux.HandleFunc("GET /subjects/{s}/versions", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`[1]`)) })
+	mux.HandleFunc("GET /subjects/{s}/versions/{v}", func(w http.ResponseWriter, r *http.Request) {
+		s := r.PathValue("s")
+		body := map[string]any{"subject": s, "version": 1, "id": len(s), "schemaType": schemaType, "schema": text(s)}
+		if s == "com.example.x" {
+			var rs []sr.SchemaReference
+			for _, n := range refs {
+				rs = append(rs, sr.SchemaReference{Name: n, Subject: n, Version: 1})
+			}
+			body["schema"], body["references"] = main, rs
+		}
+		b, _ := json.Marshal(body)
+		_, _ = w.Write(b)
+	})
+	mux.HandleFunc("GET /config", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"compatibilityLevel":"BACKWARD"}`))
+	})
+	mux.HandleFunc("GET /config/{s}", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(404)
+		_, _ = w.Write([]byte(`{"error_code":40408,"message":"none"}`))
+	})
+	hs := httptest.NewServer(mux)
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// TestPullReferenceFileNames: a registry's reference names become file
+// names only when they cannot pass for a version file (an Avro named type
+// called v1 would be common/v1.avsc and turn common/ into a type; V1 is a
+// near miss the loader refuses) and when no two of them differ in case
+// only (one file on a case-insensitive file system). The subject is
+// skipped with the reason, nothing of it is written, and the pulled
+// catalog loads.
+func TestPullReferenceFileNames(t *testing.T) {
+	avroMain := func(names ...string) string {
+		var fields []string
+		for i, n := range names {
+			fields = append(fields, fmt.Sprintf(`{"name":"f%d","type":%q}`, i, n))
+		}
+		return `{"type":"record","name":"X","namespace":"com.example","fields":[` + strings.Join(fields, ",") + `]}`
+	}
+	avroFixed := func(name string) string { return fmt.Sprintf(`{"type":"fixed","name":%q,"size":4}`, name) }
+	protoMain := func(imports ...string) string {
+		out := "syntax = \"proto3\";\npackage x;\n"
+		for _, i := range imports {
+			out += fmt.Sprintf("import %q;\n", i)
+		}
+		return out + "message X { string a = 1; }\n"
+	}
+	protoFile := func(name string) string {
+		pkg := strings.NewReplacer("/", "_", ".", "_").Replace(name)
+		return "syntax = \"proto3\";\npackage " + pkg + ";\nmessage M { string a = 1; }\n"
+	}
+	for _, tc := range []struct {
+		name, schemaType, main string
+		refs                   []string
+		text                   func(string) string
+		want                   string
+	}{
+		{"avro named v1", "AVRO", avroMain("v1"), []string{"v1"}, avroFixed, "named like a version file"},
+		{"avro named V2", "AVRO", avroMain("V2"), []string{"V2"}, avroFixed, "named like a version file"},
+		{"avro case", "AVRO", avroMain("com.x.Money", "com.x.MONEY"), []string{"com.x.Money", "com.x.MONEY"}, avroFixed, "differ in case only"},
+		{"proto near miss", "PROTOBUF", protoMain("common/V1.proto"), []string{"common/V1.proto"}, protoFile, "named like a version file"},
+		{"proto case", "PROTOBUF", protoMain("common/a.proto", "Common/a.proto"), []string{"common/a.proto", "Common/a.proto"}, protoFile, "differ in case only"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := refRegistry(t, tc.schemaType, tc.main, tc.refs, tc.text)
+			out := filepath.Join(t.TempDir(), "out")
+			var warnings []string
+			res, err := Pull(ctx, newClient(t, ClientOptions{URL: url}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType},
+				Out: out, Warn: func(m string) { warnings = append(warnings, m) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(warnings, "\n"); !strings.Contains(got, "skipped subject com.example.x") || !strings.Contains(got, tc.want) {
+				t.Fatalf("warnings %q, want the subject skipped because %s", got, tc.want)
+			}
+			if res.Types != 0 {
+				t.Fatalf("pulled %d types", res.Types)
+			}
+			entries, _ := os.ReadDir(filepath.Join(out, "schemas"))
+			if len(entries) != 0 {
+				t.Fatalf("pull wrote %v", entries)
+			}
+		})
+	}
+}

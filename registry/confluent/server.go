@@ -800,6 +800,9 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 		if aerr != nil {
 			return nil, aerr
 		}
+		if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {
+			return nil, aerr
+		}
 		if vs := snap.registeredDigest(subject, cand.form.Digest); vs != nil {
 			return subjectVersion(subject, vs), nil
 		}
@@ -887,6 +890,13 @@ func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version
 	cand, aerr := snap.prepare(subject, st.t.Name, req.kind, prettyText(req.text), nil)
 	if aerr != nil {
 		return nil, aerr
+	}
+	if req.kind != format.JSONSchema {
+		// As registration: a schema the registry could not even parse
+		// without its references is not "compatible".
+		if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {
+			return nil, aerr
+		}
 	}
 	if version == "" {
 		olds = priorVersions(cand.t, cand.v.Number, mode)

@@ -515,3 +515,44 @@ func TestPullReferenceFileNames(t *testing.T) {
 		})
 	}
 }
+
+// TestServeChecksReferencesBeyondRegistration: the compatibility check and
+// the lookup read a request's references as registration does: a schema
+// without the references to the shared types it uses, or with one to a
+// subject that is no shared schema, is invalid (42201), never "compatible"
+// nor found, since Confluent's registry could not parse it either.
+func TestServeChecksReferencesBeyondRegistration(t *testing.T) {
+	dir := formatCatalog(t, "avro")
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	v2, err := os.ReadFile(filepath.Join(dir, "schemas", "com.example.payment.made", "v2.avsc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := []sr.SchemaReference{{Name: "com.example.common.Money", Subject: "com.example.common.Money", Version: 1},
+		{Name: "com.example.common.Fee", Subject: "com.example.common.Fee", Version: 1}}
+	for _, tc := range []struct {
+		name string
+		refs []sr.SchemaReference
+		want string // "" when valid
+	}{
+		{"with its references", good, ""},
+		{"without references", nil, "without a schema reference"},
+		{"a reference to no shared schema", append([]sr.SchemaReference{{Name: "x", Subject: "nope", Version: 1}}, good...), "not a shared schema"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, _ := json.Marshal(map[string]any{"schema": string(v2), "references": tc.refs})
+			for _, target := range []string{"/compatibility/subjects/com.example.payment.made/versions/latest", "/subjects/com.example.payment.made"} {
+				got := doHandler(t, s, "POST", target, string(body))
+				if tc.want == "" {
+					if got.status != 200 {
+						t.Errorf("%s: %d %s", target, got.status, got.body)
+					}
+					continue
+				}
+				if got.status != 422 || got.code != codeInvalidSchema || !strings.Contains(got.body, tc.want) {
+					t.Errorf("%s: %d %s, want 422 %d naming %q", target, got.status, got.body, codeInvalidSchema, tc.want)
+				}
+			}
+		})
+	}
+}

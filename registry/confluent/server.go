@@ -927,6 +927,19 @@ func priorVersions(t *registry.EventType, n int, mode registry.Mode) []*registry
 	return []*registry.Version{t.Versions[n-2]}
 }
 
+// refuseSymlink refuses to write rel (a slash path inside the catalog
+// directory) through a symlinked directory.
+func (s *Server) refuseSymlink(rel string) *apiError {
+	link, err := symlinkOnPath(s.opts.Dir, rel)
+	if err != nil {
+		return apiErr(500, codeStore, "cannot write %s: %v", rel, err)
+	}
+	if link != "" {
+		return apiErr(422, codeNotPermitted, "%s would be written through %s, a symlink: serve writes only inside the catalog directory", rel, link)
+	}
+	return nil
+}
+
 func (s *Server) readOnlyErr() *apiError {
 	return apiErr(422, codeNotPermitted, "this registry is read-only (evtool registry serve --read-only): change the catalog in git")
 }
@@ -1110,6 +1123,9 @@ func (s *Server) commitLocked(ctx context.Context, snap *snapshot, subject, typ 
 	}
 	if err := s.store.persistIDs(snap, newIDs); err != nil {
 		return nil, apiErr(500, codeStore, "cannot write the ids file: %v", err)
+	}
+	if aerr := s.refuseSymlink(cand.rel); aerr != nil {
+		return nil, aerr
 	}
 	final := filepath.Join(s.opts.Dir, filepath.FromSlash(cand.rel))
 	if err := mkdirDurable(filepath.Dir(final)); err != nil {

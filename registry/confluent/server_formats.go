@@ -248,6 +248,9 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 	if aerr := s.checkDeadline(ctx, subject); aerr != nil {
 		return nil, aerr
 	}
+	if aerr := s.refuseSymlink(full); aerr != nil {
+		return nil, aerr
+	}
 	id, ok := snap.ids[sh.Digest]
 	if !ok {
 		id = snap.nextID

@@ -556,3 +556,35 @@ func TestServeChecksReferencesBeyondRegistration(t *testing.T) {
 		})
 	}
 }
+
+// TestServeWritesNoFileThroughSymlink: a directory of the catalog that is
+// a symlink (to outside the catalog) is not the catalog's: a registration
+// that would write through it, a new shared Avro type under common/ or a
+// new type's first version, is refused and nothing appears outside.
+func TestServeWritesNoFileThroughSymlink(t *testing.T) {
+	tax := `{"type":"record","name":"Tax","namespace":"com.example.common","fields":[{"name":"rate","type":"int"}]}`
+	for _, tc := range []struct {
+		name, link, subject, body string
+	}{
+		{"shared avro", "common", "com.example.common.Tax", tax},
+		{"new type", "com.example.evil.done", "com.example.evil.done", `{"type":"record","name":"Done","namespace":"com.example","fields":[]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/.keep": ""})
+			outside := t.TempDir()
+			if err := os.Symlink(outside, filepath.Join(dir, "schemas", tc.link)); err != nil {
+				t.Skip(err)
+			}
+			s, _ := startServer(t, ServerOptions{Dir: dir})
+			body, _ := json.Marshal(map[string]any{"schema": tc.body})
+			got := doHandler(t, s, "POST", "/subjects/"+tc.subject+"/versions", string(body))
+			entries, _ := os.ReadDir(outside)
+			if len(entries) != 0 || got.status == 200 {
+				t.Fatalf("register: %d %s; outside the catalog: %v", got.status, got.body, entries)
+			}
+			if !strings.Contains(got.body, "symlink") {
+				t.Errorf("the refusal does not say why: %s", got.body)
+			}
+		})
+	}
+}

@@ -208,6 +208,9 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 		return nil, apiErr(422, codeInvalidSubject, "subject %q cannot be a shared schema: %v", clip(subject), err)
 	}
 	rel := sharedRel(req.kind, subject)
+	if first, _, nested := strings.Cut(rel, "/"); nested && snap.cat.Lookup(first) != nil {
+		return nil, apiErr(422, codeInvalidSubject, "subject %q cannot be a shared schema: %s is in the directory of type %s, which holds that type's versions; import it from another directory (common/, say)", clip(subject), rel, first)
+	}
 	full := path.Join(snap.root, rel)
 	for name := range snap.files {
 		if strings.EqualFold(name, full) || strings.HasPrefix(name, full+"/") {

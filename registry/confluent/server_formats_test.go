@@ -588,3 +588,23 @@ func TestServeWritesNoFileThroughSymlink(t *testing.T) {
 		})
 	}
 }
+
+// TestServeSharedSchemaNotInTypeDirectory: a .proto registered under an
+// import path inside a type's directory would add a file to that type's
+// versions; it is refused and nothing is written.
+func TestServeSharedSchemaNotInTypeDirectory(t *testing.T) {
+	dir := formatCatalog(t, "proto")
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	body, _ := json.Marshal(map[string]any{"schemaType": "PROTOBUF", "schema": "syntax = \"proto3\";\npackage zz;\nmessage Z { string a = 1; }\n"})
+	got := doHandler(t, s, "POST", "/subjects/com.example.stock.moved%2Fz.proto/versions", string(body))
+	if got.status != 422 || got.code != codeInvalidSubject || !strings.Contains(got.body, "directory of type com.example.stock.moved") {
+		t.Fatalf("register: %d %s", got.status, got.body)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", "com.example.stock.moved", "z.proto")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("written into the type's directory: %v", err)
+	}
+	// Elsewhere the same schema is a new shared file.
+	if got := doHandler(t, s, "POST", "/subjects/common%2Fz.proto/versions", string(body)); got.status != 200 {
+		t.Fatalf("register common/z.proto: %d %s", got.status, got.body)
+	}
+}

@@ -82,6 +82,11 @@ func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*RemoteRef, *apiE
 		return nil
 	}
 	for _, r := range refs {
+		if wellKnown(r.Name) && snap.shared[r.Subject] == nil {
+			// A client that registers the well-known types as subjects
+			// references them too; every compiler has them built in.
+			continue
+		}
 		if vs := snap.shared[r.Subject]; vs != nil && vs.form.Kind == format.Protobuf && r.Name != r.Subject {
 			return nil, apiErr(422, codeInvalidSchema, "invalid schema: reference %q: subject %q is imported as %q (the reference name of a .proto is its import path)", clip(r.Name), clip(r.Subject), r.Subject)
 		}
@@ -203,6 +208,9 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 			return map[string]any{"id": vs.id, "version": 1, "subject": subject}, nil
 		}
 		return nil, apiErr(422, codeNotPermitted, "subject %q is the catalog's shared file %s, which versions of its types use: change it in git (where `evtool compat check` checks every version that uses it), not through a registration", clip(subject), vs.v.File)
+	}
+	if req.kind == format.Protobuf && wellKnown(subject) {
+		return nil, apiErr(422, codeInvalidSubject, "subject %q is a well-known type: evtool serve does not hold the well-known types (every Protobuf compiler has them built in) and references to them need no subject; configure the serializer to skip known types (skip.known.types=true in Confluent's Java serializer)", clip(subject))
 	}
 	if err := checkRefName(req.kind, subject); err != nil {
 		return nil, apiErr(422, codeInvalidSubject, "subject %q cannot be a shared schema: %v", clip(subject), err)

@@ -608,3 +608,33 @@ func TestServeSharedSchemaNotInTypeDirectory(t *testing.T) {
 		t.Fatalf("register common/z.proto: %d %s", got.status, got.body)
 	}
 }
+
+// TestServeWellKnownTypes: a client that registers the well-known types
+// as subjects (confluent-kafka-python 1.7's serializer does) is told
+// plainly that serve does not hold them, nothing is written, and a
+// version that references one still registers: the compiler has it.
+func TestServeWellKnownTypes(t *testing.T) {
+	dir := formatCatalog(t, "proto")
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	wkt := "syntax = \"proto3\";\npackage google.protobuf;\nmessage Timestamp {\n  int64 seconds = 1;\n  int32 nanos = 2;\n}\n"
+	body, _ := json.Marshal(map[string]any{"schemaType": "PROTOBUF", "schema": wkt})
+	got := doHandler(t, s, "POST", "/subjects/google%2Fprotobuf%2Ftimestamp.proto/versions", string(body))
+	if got.status != 422 || got.code != codeInvalidSubject || !strings.Contains(got.body, "well-known type") {
+		t.Fatalf("register the well-known timestamp.proto: %d %s", got.status, got.body)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", "google")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a well-known type was written: %v", err)
+	}
+	v2, err := os.ReadFile(filepath.Join(dir, "schemas", "com.example.stock.moved", "v2.proto"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3 := strings.Replace(string(v2), "common.Place to = 4;", "common.Place to = 4;\n  string note = 5;", 1)
+	body, _ = json.Marshal(map[string]any{"schemaType": "PROTOBUF", "schema": v3, "references": []sr.SchemaReference{
+		{Name: "common/money.proto", Subject: "common/money.proto", Version: 1},
+		{Name: "common/place.proto", Subject: "common/place.proto", Version: 1},
+		{Name: "google/protobuf/timestamp.proto", Subject: "google/protobuf/timestamp.proto", Version: 1}}})
+	if got := doHandler(t, s, "POST", "/subjects/com.example.stock.moved/versions", string(body)); got.status != 200 || !strings.Contains(got.body, `"version":3`) {
+		t.Fatalf("register v3 referencing a well-known type: %d %s", got.status, got.body)
+	}
+}

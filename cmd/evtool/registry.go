@@ -34,7 +34,7 @@ Karapace) in step with the catalog, which stays the source of truth, or serve
 the catalog as such a registry.
 
   push   register the catalog's versions and set compatibility levels (idempotent)
-  pull   write a catalog from a registry's JSON Schema subjects
+  pull   write a catalog from a registry's JSON Schema, Avro and Protobuf subjects
   diff   report drift between the catalog and a registry (exit 1 on drift)
   serve  a registry REST API over the catalog directory
 
@@ -147,11 +147,17 @@ func (a *app) registryPushCommand() *cobra.Command {
 		Long: `Make the registry hold the catalog in --dir. For each type, in order: set the
 subject's compatibility level to the type's mode (FULL_TRANSITIVE etc. map to
 the registry's levels of the same name), then register the versions the
-registry lacks, oldest first, as JSON Schema.
+registry lacks, oldest first, with the schemaType of their format (JSON, AVRO,
+PROTOBUF). Avro named types and Protobuf imports from shared files become
+Confluent schema references: each shared file is registered first (looked up,
+registered only when absent) under its own subject, the full name of its named
+type (Avro) or its import path (Protobuf); well-known types are the registry's.
 
 Push is idempotent: against a registry already in step it only reads. It never
 changes or deletes what a registry holds: a registry version that differs from
-the catalog's (as canonical JSON) is reported and that subject is skipped.
+the catalog's (JSON Schema as canonical JSON; Avro as the whole schema with
+named types inlined; Protobuf as descriptors) is reported and that subject is
+skipped.
 
 A registry judges compatibility with its own rules, which are not evtool's
 (evtool's lenient profile accepts optional fields added to open objects;
@@ -206,7 +212,7 @@ func (a *app) registryPullCommand() *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "pull",
-		Short: "Write a catalog from a registry's JSON Schema subjects",
+		Short: "Write a catalog from a registry's subjects",
 		Long: `Write a new catalog into --out (which must not exist or be empty) from the
 registry's JSON Schema subjects: evtool.yaml (compat.mode from the registry's
 global level; registry.url and subject_strategy, never credentials), and per
@@ -215,9 +221,13 @@ when the type needs a topic (topic-type) or its own compatibility level.
 Schema references are inlined under $defs. A schema without $schema gets
 "$schema" naming --default-draft, the draft the registry reads such schemas as
 (7 for Confluent and Karapace; evtool would read it as 2020-12), and evtool.yaml
-gets default_draft. Subjects that are not JSON Schema
-or do not map to a type name are skipped with a warning. The result passes
-'evtool lint'.
+gets default_draft. Avro and Protobuf subjects are written as v<N>.avsc and
+v<N>.proto; the schemas they reference as shared files inside the catalog root
+(schemas/common/<full name>.avsc, schemas/<import path>), never outside it: a
+reference name that is not an Avro full name or a relative .proto path skips
+the subject. Subjects that only hold referenced schemas are not types.
+Subjects of unknown or mixed schema types, or that do not map to a type name,
+are skipped with a warning. The result passes 'evtool lint'.
 
 Exit 0 on success, 2 on errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -262,8 +272,9 @@ func (a *app) registryDiffCommand() *cobra.Command {
 		Use:   "diff",
 		Short: "Report drift between the catalog and a registry",
 		Long: `Compare the catalog in --dir with the registry: subjects and versions on one
-side only, and versions whose content differs (compared as canonical JSON,
-with the first differing JSON pointer). The i-th active version of a subject
+side only, and versions whose content differs (JSON Schema as canonical JSON,
+with the first differing JSON pointer; Avro as the whole schema with its
+references inlined; Protobuf as the descriptors of the file and its imports). The i-th active version of a subject
 is compared with the catalog's v<i>. Registry subjects that map to no catalog
 type count when they map to a dotted type name (narrow with --subject-prefix).
 A compatibility level that differs from the catalog's mode is a warning.
@@ -319,13 +330,15 @@ func (a *app) registryServeCommand() *cobra.Command {
 subjects are the catalog's types under --subject-strategy (type names, the
 default; topic: "<topic>-value", the default of Confluent's serializers, for
 the one type with that topic; topic-type: "<topic>-<type>"), versions its
-versions, schema type JSON. A registration extends or creates only the type
+versions, schema type JSON, AVRO or PROTOBUF (the default, as Confluent's, is
+AVRO) with references to the catalog's shared files, each served as a subject
+of its own with version 1. A registration extends or creates only the type
 its subject maps to; any other subject is refused, never made a type.
 Compatibility (POST /compatibility/..., and every registration) is decided by
 evtool's engine under the type's mode and profile, with evtool.yaml's
 approvals; ?verbose=true returns its rule messages.
 
-A registration that passes writes the next v<N>.json into the catalog
+A registration that passes writes the next v<N>.json, .avsc or .proto into the catalog
 atomically (commit it to git). Compatibility levels live in git: PUT and
 DELETE /config[/{subject}] that would change one are refused (42205; a PUT of
 the level the catalog already has succeeds and writes nothing) unless

@@ -134,3 +134,28 @@ func removeTemps(root string, recursive bool) []string {
 	})
 	return removed
 }
+
+// symlinkOnPath returns the first directory between base and the file
+// rel (a slash path inside base) that is a symlink, "" when there is none.
+// The catalog is read through an os.Root, which does not follow a symlink
+// out of it; a write must not follow one either, or a registration would
+// put files outside the catalog. Directories not there yet are created
+// later, so the walk stops at the first one missing.
+func symlinkOnPath(base, rel string) (string, error) {
+	segs := strings.Split(rel, "/")
+	p := base
+	for _, seg := range segs[:len(segs)-1] {
+		p = filepath.Join(p, seg)
+		info, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return p, nil
+		}
+	}
+	return "", nil
+}

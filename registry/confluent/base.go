@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing/fstest"
 
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/registry"
 )
 
@@ -98,8 +101,8 @@ func BaseFS(ctx context.Context, c *Client, head *registry.Catalog, st Strategy)
 	add := func(rel string, data []byte) {
 		m[path.Join(root, rel)] = &fstest.MapFile{Data: data}
 	}
-	// Shared files: every JSON file of the head's root that is not a
-	// version file (versions come from the registry).
+	// Shared files: every JSON, Avro and Protobuf file of the head's root
+	// that is not a version file (versions come from the registry).
 	versionFiles := map[string]bool{}
 	for _, t := range head.Types {
 		for _, v := range t.Versions {
@@ -117,16 +120,29 @@ func BaseFS(ctx context.Context, c *Client, head *registry.Catalog, st Strategy)
 			}
 			return nil
 		}
-		if strings.HasSuffix(p, ".json") && !versionFiles[p] {
+		if (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".avsc") || strings.HasSuffix(p, ".proto")) && !versionFiles[p] && !versionLike.MatchString(path.Base(p)) {
 			if data, err := fs.ReadFile(rootFS, p); err == nil {
 				add(p, data)
 			}
 		}
 		return nil
 	})
+	referenced := referencedSubjects(remote, nil)
+	for _, sh := range forms.AllShared() {
+		referenced[sh.Subject] = true
+	}
 	for s, rs := range remote {
 		typ, _, ok := st.Split(s, known)
-		if !ok || !rs.JSON() {
+		if _, isType := known[s]; !ok || (referenced[s] && !isType) {
+			continue // a shared named type or import: not a type
+		}
+		if k := rs.Kind(); k == format.Avro || k == format.Protobuf {
+			if err := addFormatBase(head, forms, rs, typ, root, m); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if !rs.JSON() {
 			continue
 		}
 		ht := head.Lookup(typ)
@@ -152,4 +168,60 @@ func BaseFS(ctx context.Context, c *Client, head *registry.Catalog, st Strategy)
 		}
 	}
 	return m, nil
+}
+
+// addFormatBase adds the registry's Avro or Protobuf versions of a subject
+// to the base catalog. A version equal to the catalog's (by registry
+// identity) is the catalog's file; another is the registry's schema: for
+// Avro self-contained (its named types inlined, so the base reads exactly
+// what the registry holds, shared types included), for Protobuf its text,
+// whose imports must then be the catalog's files as they are: a published
+// import edited in place is an error, never a silently equal base.
+func addFormatBase(head *registry.Catalog, forms *Forms, rs *RemoteSubject, typ, root string, m fstest.MapFS) error {
+	ht := head.Lookup(typ)
+	for i, rv := range rs.Versions {
+		if rv.Compiled == nil {
+			break
+		}
+		n := i + 1
+		rel := path.Join(root, fmt.Sprintf("%s/v%d%s", typ, n, rv.Kind.Ext()))
+		if ht != nil {
+			if hv := ht.Version(n); hv != nil {
+				if f, err := forms.Of(hv); err == nil && f.Digest == rv.Digest {
+					m[rel] = &fstest.MapFile{Data: hv.Text}
+					continue
+				}
+			}
+		}
+		if a, ok := rv.Compiled.(*avro.Schema); ok {
+			m[rel] = &fstest.MapFile{Data: ensureNL(a.JSON())}
+			continue
+		}
+		for _, r := range rv.Refs {
+			if wellKnown(r.Name) {
+				continue
+			}
+			p := path.Join(root, r.Name)
+			have, ok := m[p]
+			switch {
+			case !ok:
+				m[p] = &fstest.MapFile{Data: []byte(r.Text)}
+			case string(have.Data) != r.Text && !sameProto(string(have.Data), r.Text, r.Name):
+				return fmt.Errorf("subject %s version %d imports %s as the registry holds it (%s version %d), which differs from the catalog's %s: a published import was edited in place; run `evtool registry diff`", rs.Subject, rv.Version, r.Name, r.Subject, r.Version, p)
+			}
+		}
+		m[rel] = &fstest.MapFile{Data: []byte(rv.Text)}
+	}
+	return nil
+}
+
+// sameProto reports whether two texts of the .proto file name compile to
+// the same descriptors (comments and layout aside).
+func sameProto(a, b, name string) bool {
+	da, err1 := protobuf.Compile(fstest.MapFS{name: {Data: []byte(a)}}, name)
+	db, err2 := protobuf.Compile(fstest.MapFS{name: {Data: []byte(b)}}, name)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return protoDigest(da, nil, false) == protoDigest(db, nil, false)
 }

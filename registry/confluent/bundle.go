@@ -14,6 +14,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonvalue"
 
 	"github.com/evtool/evtool/internal/jsonstrict"
@@ -37,6 +40,30 @@ type Form struct {
 	Digest string
 	// Bundled reports that external $refs were inlined.
 	Bundled bool
+	// Kind is the version's format ("" is JSON Schema). An Avro or
+	// Protobuf form is the version's file as written (Doc is nil), with
+	// Shared: the shared schemas it uses, directly or not, each after
+	// those it uses itself, registered before it and named by its schema
+	// references.
+	Kind   format.Kind
+	Shared []*SharedSchema
+}
+
+// SchemaType is the form's Confluent schemaType.
+func (f *Form) SchemaType() sr.SchemaType { return SchemaType(f.Kind) }
+
+// References are the form's schema references; version gives the
+// registry version of a shared schema's subject.
+func (f *Form) References(version func(sh *SharedSchema) int) []sr.SchemaReference {
+	return references(f.Shared, version)
+}
+
+func references(shared []*SharedSchema, version func(sh *SharedSchema) int) []sr.SchemaReference {
+	var out []sr.SchemaReference
+	for _, sh := range shared {
+		out = append(out, sr.SchemaReference{Name: sh.Name, Subject: sh.Subject, Version: version(sh)})
+	}
+	return out
 }
 
 // Forms computes the registry forms of a catalog's versions, reading the
@@ -47,9 +74,10 @@ type Forms struct {
 	// draft is what the catalog reads a schema without `$schema` as.
 	draft registry.Draft
 
-	mu    sync.Mutex
-	nodes map[string]*bnode // by path relative to the root
-	ids   map[string]string // absolute $id -> relative path
+	mu     sync.Mutex
+	nodes  map[string]*bnode // by path relative to the root
+	ids    map[string]string // absolute $id -> relative path
+	shared map[string]*SharedSchema
 }
 
 // NewForms returns a Forms reading shared files from root, the catalog root
@@ -64,7 +92,7 @@ func NewDraftForms(root fs.FS, draft registry.Draft) *Forms {
 	if draft.URL == "" {
 		draft = registry.DefaultDraft
 	}
-	return &Forms{root: root, draft: draft, nodes: map[string]*bnode{}}
+	return &Forms{root: root, draft: draft, nodes: map[string]*bnode{}, shared: map[string]*SharedSchema{}}
 }
 
 // CatalogForms returns a Forms for a catalog loaded from disk.
@@ -74,6 +102,11 @@ func CatalogForms(cat *registry.Catalog) *Forms {
 
 // Of returns the registry form of v.
 func (f *Forms) Of(v *registry.Version) (*Form, error) {
+	if v.Format != format.JSONSchema && v.Format != "" {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.formatForm(v)
+	}
 	if v.Doc == nil {
 		return nil, fmt.Errorf("%s: not valid JSON", v.File)
 	}

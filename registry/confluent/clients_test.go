@@ -127,3 +127,106 @@ func TestConfluentPythonJSONSerializer(t *testing.T) {
 		})
 	}
 }
+
+// TestConfluentPythonReferences: confluent-kafka's SchemaRegistryClient
+// registers an Avro schema with a schema reference through evtool's
+// server (the referenced named type first, under its full name), and a
+// Protobuf schema with an import (under its import path), and reads each
+// back, references included, by subject, id and lookup. The catalog gets a
+// shared file and a version that loads.
+//
+//	apt-get install python3-confluent-kafka (Debian), or pip install confluent-kafka
+func TestConfluentPythonReferences(t *testing.T) {
+	python := ""
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import confluent_kafka.schema_registry").Run() == nil {
+			python = path
+			break
+		}
+	}
+	if python == "" {
+		t.Skip("no python3 with confluent_kafka (apt-get install python3-confluent-kafka)")
+	}
+	cases := []struct {
+		kind, subject, schema, refSubject, refSchema string
+		files                                        []string
+		same                                         func(a, b string) bool
+	}{
+		{"AVRO", "com.example.order.paid",
+			`{"type": "record", "name": "Paid", "namespace": "com.example", "fields": [{"name": "id", "type": "string"}, {"name": "amount", "type": "com.example.common.Money"}]}`,
+			"com.example.common.Money",
+			`{"type": "record", "name": "Money", "namespace": "com.example.common", "fields": [{"name": "units", "type": "long"}]}`,
+			[]string{"common/com.example.common.Money.avsc", "com.example.order.paid/v1.avsc"}, sameJSON},
+		{"PROTOBUF", "com.example.order.shipped",
+			"syntax = \"proto3\";\npackage shop;\nimport \"common/money.proto\";\nmessage Shipped {\n  string id = 1;\n  common.Money cost = 2;\n}\n",
+			"common/money.proto",
+			"syntax = \"proto3\";\npackage common;\nmessage Money {\n  int64 units = 1;\n}\n",
+			[]string{"common/money.proto", "com.example.order.shipped/v1.proto"}, func(a, b string) bool { return a == b }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.kind, func(t *testing.T) {
+			dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\ncompat:\n  mode: BACKWARD\n", "schemas/.keep": ""})
+			_, url := startServer(t, ServerOptions{Dir: dir})
+			script, _ := filepath.Abs(filepath.Join("testdata", "clients", "confluent_references.py"))
+			var stderr bytes.Buffer
+			cmd := exec.Command(python, script, url, tc.subject, tc.schema, tc.refSubject, tc.refSchema, tc.kind)
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("python: %v\n%s", err, stderr.String())
+			}
+			var got struct {
+				Error  string `json:"error"`
+				ID     int    `json:"id"`
+				RefID  int    `json:"ref_id"`
+				Latest struct {
+					Version, ID int
+					Type        string
+					Schema      string
+					References  [][]any
+				} `json:"latest"`
+				ByID struct {
+					Type       string
+					References [][]any
+				} `json:"by_id"`
+				Lookup struct{ Version, ID int } `json:"lookup"`
+				Ref    struct {
+					Schema string
+					ID     int
+				} `json:"ref"`
+			}
+			if err := json.Unmarshal(out, &got); err != nil || got.Error != "" {
+				t.Fatalf("python printed %s (%v)", out, err)
+			}
+			wantRefs := `[["` + tc.refSubject + `","` + tc.refSubject + `",1]]`
+			for what, refs := range map[string][][]any{"latest": got.Latest.References, "by id": got.ByID.References} {
+				if b, _ := json.Marshal(refs); string(b) != wantRefs {
+					t.Errorf("%s: references %s, want %s", what, b, wantRefs)
+				}
+			}
+			if got.Latest.Version != 1 || got.Latest.ID != got.ID || got.Latest.Type != tc.kind || got.ByID.Type != tc.kind ||
+				!tc.same(got.Latest.Schema, tc.schema) || got.Lookup.Version != 1 || got.Lookup.ID != got.ID ||
+				got.Ref.ID != got.RefID || !tc.same(got.Ref.Schema, tc.refSchema) {
+				t.Fatalf("read back: %s", out)
+			}
+			for _, f := range tc.files {
+				if _, err := os.Stat(filepath.Join(dir, "schemas", filepath.FromSlash(f))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			loadCat(t, dir)
+		})
+	}
+}
+
+// sameJSON reports whether two JSON texts hold the same value (the server
+// indents a compact schema for the catalog file).
+func sameJSON(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}

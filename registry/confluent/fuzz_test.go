@@ -2,10 +2,13 @@ package confluent
 
 import (
 	"encoding/json"
+	"io/fs"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/format"
 )
 
 // FuzzServerRequest feeds arbitrary bodies (and subjects) to the server's
@@ -24,6 +27,10 @@ func FuzzServerRequest(f *testing.F) {
 		{"com.example.other", `{"schema":"{}"}`},
 		{"x", `{"schemaType":"JSON","schema":"{\"$ref\":\"https://example.com/x.json\"}"}`},
 		{"", `[]`},
+		{"com.example.common.Money", `{"schema":"{\"type\":\"record\",\"name\":\"Money\",\"namespace\":\"com.example.common\",\"fields\":[]}"}`},
+		{"com.example.thing.happened", `{"schemaType":"AVRO","schema":"{\"type\":\"record\",\"name\":\"T\",\"fields\":[{\"name\":\"m\",\"type\":\"com.example.common.Money\"}]}","references":[{"name":"com.example.common.Money","subject":"com.example.common.Money","version":1}]}`},
+		{"common/x.proto", `{"schemaType":"PROTOBUF","schema":"syntax = \"proto3\"; import \"../y.proto\"; message X {}","references":[{"name":"../y.proto","subject":"../y.proto","version":-1}]}`},
+		{"com.example.thing.happened", `{"schemaType":"PROTOBUF","schema":"syntax = \"proto3\"; message X {}","references":[{"name":1}]}`},
 		{"a/b", `{"schema": null}`},
 		{"com.example.thing.happened", `{"schemaType":"JSON","schema":"` + strings.Repeat(`[`, 2000) + `"}`},
 		{"com.example.thing.happened", "\xff\xfe"},
@@ -38,9 +45,9 @@ func FuzzServerRequest(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, subject string, body []byte) {
-		text, doc, aerr := decodeSchemaRequest(body)
+		req, aerr := decodeSchemaRequest(body)
 		switch {
-		case aerr == nil && (text == nil || doc == nil):
+		case aerr == nil && (req.text == nil || (req.kind == format.JSONSchema && req.doc == nil)):
 			t.Fatal("accepted without a schema")
 		case aerr != nil && (aerr.Status >= 500 || aerr.Code == 0 || aerr.Msg == ""):
 			t.Fatalf("bad error %+v", aerr)
@@ -67,6 +74,37 @@ func FuzzServerRequest(f *testing.F) {
 				if _, ok := resp["error_code"]; !ok {
 					t.Fatalf("%s %s: error without error_code: %s", target.method, target.path, w.Body)
 				}
+			}
+		}
+	})
+}
+
+// FuzzRemoteFormatVersion: an Avro or Protobuf schema and reference from a
+// registry never panic evtool, and pull never names a file outside the
+// catalog root for them.
+func FuzzRemoteFormatVersion(f *testing.F) {
+	f.Add(true, `{"type":"record","name":"M","fields":[{"name":"e","type":"a.E"}]}`, "a.E", `{"type":"enum","name":"E","namespace":"a","symbols":["X"]}`)
+	f.Add(false, `syntax = "proto3"; import "common/e.proto"; message M { E e = 1; }`, "common/e.proto", `syntax = "proto3"; enum E { X = 0; }`)
+	f.Add(false, `syntax = "proto3"; import "../e.proto";`, "../e.proto", `syntax = "proto3";`)
+	f.Add(true, `{"type":"record","name":"M","fields":[]}`, "../../x", `{}`)
+	f.Fuzz(func(t *testing.T, avro bool, text, refName, refText string) {
+		kind := format.Protobuf
+		if avro {
+			kind = format.Avro
+		}
+		ref := &RemoteRef{Name: refName, Subject: "ref", Version: 1, Text: refText}
+		s, err := compileRemote(kind, text, []*RemoteRef{ref}, "")
+		if err == nil && s == nil {
+			t.Fatal("no schema and no error")
+		}
+		rs := &RemoteSubject{Subject: "com.example.x", Versions: []*RemoteVersion{{Version: 1, Kind: kind, Text: text, Refs: []*RemoteRef{ref}}}}
+		files, err := formatFiles(rs, dirOf("com.example.x"), map[string][]byte{})
+		if err != nil {
+			return
+		}
+		for name := range files {
+			if !fs.ValidPath(name) || !strings.HasPrefix(name, "schemas/") || strings.Contains(name, `\`) || strings.Contains(name, "/.") {
+				t.Fatalf("pull would write %q for reference %q", name, refName)
 			}
 		}
 	})

@@ -10,10 +10,14 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/registry"
 )
 
@@ -87,10 +91,17 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 	files := map[string][]byte{}
 	res := &PullResult{}
 	types := map[string]string{}
+	referenced := referencedSubjects(remote, nil)
 	for _, s := range subjects {
 		rs := remote[s]
 		if rs == nil {
 			continue // no active versions
+		}
+		if referenced[s] && rs.Kind() != format.JSONSchema {
+			// A shared named type or imported file: written where the
+			// versions that reference it need it.
+			warn(fmt.Sprintf("subject %s holds schemas other subjects reference: not a type; they are written as shared files where those subjects need them", s))
+			continue
 		}
 		typ, topic, ok := opts.Strategy.Split(s, nil)
 		if !ok && opts.Strategy == StrategyTopic {
@@ -101,8 +112,9 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			warn(fmt.Sprintf("skipped subject %s: it is not a valid event type name under the %s subject strategy", s, opts.Strategy))
 			continue
 		}
-		if !rs.JSON() {
-			warn(fmt.Sprintf("skipped subject %s: it holds %s schemas, not JSON Schema", s, rs.Versions[0].SchemaType))
+		kind := rs.Kind()
+		if kind == "" {
+			warn(fmt.Sprintf("skipped subject %s: its versions are not all of one schema type evtool knows (%s)", s, schemaTypes(rs)))
 			continue
 		}
 		if other, dup := types[typ]; dup {
@@ -111,9 +123,16 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 		}
 		var bad string
 		for _, v := range rs.Versions {
-			if v.Doc == nil {
+			if v.Problem != "" || (v.Doc == nil && v.Compiled == nil) {
 				bad = fmt.Sprintf("version %d: %s", v.Version, v.Problem)
 				break
+			}
+		}
+		var own map[string][]byte
+		if bad == "" && kind != format.JSONSchema {
+			var err error
+			if own, err = formatFiles(rs, dirOf(typ), files); err != nil {
+				bad = err.Error()
 			}
 		}
 		if bad != "" {
@@ -129,6 +148,10 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			}
 		}
 		for i, v := range rs.Versions {
+			if kind != format.JSONSchema {
+				res.Versions++
+				continue
+			}
 			text, err := schemaFileText(v, opts.Draft)
 			if err != nil {
 				return nil, fmt.Errorf("subject %s version %d: %w", s, v.Version, err)
@@ -136,6 +159,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			files[fmt.Sprintf("%s/v%d.json", dir, i+1)] = text
 			res.Versions++
 		}
+		maps.Copy(files, own)
 		level, err := c.SubjectLevel(ctx, s)
 		if err != nil {
 			return nil, err
@@ -164,6 +188,84 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 	}
 	res.Catalog = cat
 	return res, nil
+}
+
+func dirOf(typ string) string { return "schemas/" + typ }
+
+func schemaTypes(rs *RemoteSubject) string {
+	var out []string
+	for _, v := range rs.Versions {
+		if !slices.Contains(out, v.SchemaType) {
+			out = append(out, v.SchemaType)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// versionLike is a file name a reference must not take: the catalog's
+// version files, and the near misses (V1.avsc, v01.proto) its loader
+// refuses.
+var versionLike = regexp.MustCompile(`^[vV][0-9]+\.(?i:json|yaml|yml|avsc|avro|proto)$`)
+
+// formatFiles are the files of an Avro or Protobuf subject: v<N>.avsc or
+// v<N>.proto as the registry has them, and the schemas they reference as
+// shared files of the catalog root (Avro named types as
+// common/<full name>.avsc, Protobuf imports at their import path;
+// well-known types are the compiler's own). Reference names were checked
+// when read (checkRefName), so every path stays inside the root; a path
+// that already holds another schema (written for another subject) is an
+// error, never overwritten.
+func formatFiles(rs *RemoteSubject, dir string, have map[string][]byte) (map[string][]byte, error) {
+	own := map[string][]byte{}
+	// Paths by their lower case: two that differ in case only are one
+	// file on a case-insensitive file system, so one would overwrite the
+	// other.
+	folded := map[string]string{}
+	for rel := range have {
+		folded[strings.ToLower(rel)] = rel
+	}
+	put := func(rel string, text []byte, what string) error {
+		if other, ok := folded[strings.ToLower(rel)]; ok && other != rel {
+			return fmt.Errorf("%s would be written to %s, and %s is written too: the two paths differ in case only, one file on a case-insensitive file system", what, rel, other)
+		}
+		folded[strings.ToLower(rel)] = rel
+		if prev, ok := have[rel]; ok && !bytes.Equal(prev, text) {
+			return fmt.Errorf("%s would be written to %s, which holds another schema", what, rel)
+		}
+		if prev, ok := own[rel]; ok && !bytes.Equal(prev, text) {
+			return fmt.Errorf("%s would be written to %s, which holds another schema (two versions reference different schemas under one name)", what, rel)
+		}
+		own[rel] = text
+		return nil
+	}
+	for i, v := range rs.Versions {
+		if err := put(fmt.Sprintf("%s/v%d%s", dir, i+1, v.Kind.Ext()), ensureNL([]byte(v.Text)), fmt.Sprintf("version %d", v.Version)); err != nil {
+			return nil, err
+		}
+		for _, r := range v.Refs {
+			if err := checkRefName(v.Kind, r.Name); err != nil {
+				return nil, err
+			}
+			var rel string
+			switch v.Kind {
+			case format.Avro:
+				rel = "schemas/common/" + r.Name + ".avsc"
+			case format.Protobuf:
+				if wellKnown(r.Name) {
+					continue
+				}
+				rel = "schemas/" + r.Name
+			}
+			what := fmt.Sprintf("reference %q (%s version %d)", clip(r.Name), clip(r.Subject), r.Version)
+			if versionLike.MatchString(path.Base(rel)) {
+				return nil, fmt.Errorf("%s is named like a version file (%s)", what, rel)
+			}
+			if err := put(rel, ensureNL([]byte(r.Text)), what); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return own, nil
 }
 
 // schemaFileText is what a version's file holds: the registry's text,

@@ -2,6 +2,7 @@ package confluent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/sr"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/registry"
 )
@@ -29,6 +31,12 @@ type RemoteVersion struct {
 	Digest  string
 	Bundled bool
 	Problem string
+	// Kind is the version's format; for Avro and Protobuf, Refs are the
+	// schemas it references, directly or not (each after those it uses),
+	// and Compiled the schema compiled with them (nil when Problem).
+	Kind     format.Kind
+	Refs     []*RemoteRef
+	Compiled format.Schema
 }
 
 // RemoteSubject is a subject with its active versions, oldest first.
@@ -41,13 +49,19 @@ type RemoteSubject struct {
 }
 
 // JSON reports whether every version is a JSON Schema.
-func (s *RemoteSubject) JSON() bool {
-	for _, v := range s.Versions {
-		if v.SchemaType != sr.TypeJSON.String() {
-			return false
+func (s *RemoteSubject) JSON() bool { return s.Kind() == format.JSONSchema }
+
+// Kind is the format of the subject's versions, "" when they mix formats
+// or one is of a format evtool does not know.
+func (s *RemoteSubject) Kind() format.Kind {
+	var k format.Kind
+	for i, v := range s.Versions {
+		if v.Kind == "" || (i > 0 && v.Kind != k) {
+			return ""
 		}
+		k = v.Kind
 	}
-	return true
+	return k
 }
 
 // Subjects lists the registry's subjects, optionally only those starting
@@ -102,9 +116,21 @@ func (c *Client) Subject(ctx context.Context, subject string) (*RemoteSubject, e
 	fetch := newRefFetcher(ctx, c)
 	for _, s := range schemas {
 		rv := &RemoteVersion{Version: s.Version, ID: s.ID, SchemaType: s.Type.String(), Text: s.Schema.Schema, References: s.References}
+		rv.Kind, _ = kindOfSchemaType(rv.SchemaType)
 		rs.Versions = append(rs.Versions, rv)
-		if s.Type != sr.TypeJSON {
-			rv.Problem = fmt.Sprintf("schema type %s is not JSON Schema", s.Type)
+		switch rv.Kind {
+		case format.Avro, format.Protobuf:
+			if err := fetch.formatVersion(rv); err != nil {
+				var e *Error
+				if errors.As(err, &e) && !notFound(err) {
+					return nil, err
+				}
+				rv.Problem = err.Error()
+			}
+			continue
+		case format.JSONSchema:
+		default:
+			rv.Problem = fmt.Sprintf("schema type %s is not one evtool knows (JSON, AVRO, PROTOBUF)", s.Type)
 			continue
 		}
 		doc, err := jsonstrict.Decode([]byte(s.Schema.Schema))
@@ -175,11 +201,31 @@ func (c *Client) SetLevel(ctx context.Context, subject string, mode registry.Mod
 
 // Register registers a JSON Schema under subject and returns its id.
 func (c *Client) Register(ctx context.Context, subject string, text []byte) (int, error) {
-	id, err := c.sr.RegisterSchema(ctx, subject, sr.Schema{Schema: string(text), Type: sr.TypeJSON}, -1, -1)
+	return c.RegisterSchema(ctx, subject, sr.Schema{Schema: string(text), Type: sr.TypeJSON})
+}
+
+// RegisterSchema registers a schema of any type, with its references,
+// under subject and returns its id.
+func (c *Client) RegisterSchema(ctx context.Context, subject string, s sr.Schema) (int, error) {
+	id, err := c.sr.RegisterSchema(ctx, subject, s, -1, -1)
 	if err != nil {
 		return 0, c.wrap(fmt.Sprintf("register a version of %s", subject), err)
 	}
 	return id, nil
+}
+
+// Lookup finds schema s (with its references) among subject's versions:
+// Confluent's POST /subjects/{s}. It returns the version, or 0 when the
+// subject or the schema is not there.
+func (c *Client) Lookup(ctx context.Context, subject string, s sr.Schema) (version, id int, err error) {
+	ss, err := c.sr.LookupSchema(ctx, subject, s)
+	if err != nil {
+		if werr := c.wrap("", err); notFound(werr) {
+			return 0, 0, nil
+		}
+		return 0, 0, c.wrap(fmt.Sprintf("look up a schema in %s", subject), err)
+	}
+	return ss.Version, ss.ID, nil
 }
 
 // FetchAll reads the given subjects concurrently (absent subjects are left
@@ -224,10 +270,75 @@ type refFetcher struct {
 	ctx   context.Context
 	c     *Client
 	nodes map[string]*bnode
+	refs  map[string]*RemoteRef
 }
 
 func newRefFetcher(ctx context.Context, c *Client) *refFetcher {
-	return &refFetcher{ctx: ctx, c: c, nodes: map[string]*bnode{}}
+	return &refFetcher{ctx: ctx, c: c, nodes: map[string]*bnode{}, refs: map[string]*RemoteRef{}}
+}
+
+// maxRefs bounds the schemas one registry schema may reference, directly
+// or not: a registry is outside input.
+const maxRefs = 1000
+
+// formatVersion reads the references of an Avro or Protobuf version and
+// compiles it with them.
+func (f *refFetcher) formatVersion(rv *RemoteVersion) error {
+	var out []*RemoteRef
+	seen := map[string]bool{}
+	if err := f.formatRefs(rv.Kind, rv.References, 0, seen, &out); err != nil {
+		return err
+	}
+	rv.Refs = out
+	s, err := compileRemote(rv.Kind, rv.Text, out, "")
+	if err != nil {
+		return fmt.Errorf("the registry's %s schema does not compile: %v", rv.Kind.Name(), err)
+	}
+	rv.Compiled = s
+	rv.Digest = digestOf(s)
+	return nil
+}
+
+func (f *refFetcher) formatRefs(kind format.Kind, refs []sr.SchemaReference, depth int, seen map[string]bool, out *[]*RemoteRef) error {
+	if depth > 32 {
+		return fmt.Errorf("schema references nest more than 32 deep")
+	}
+	for _, r := range refs {
+		if err := checkRefName(kind, r.Name); err != nil {
+			return err
+		}
+		key := fmt.Sprintf("%s:%d", r.Subject, r.Version)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if len(seen) > maxRefs {
+			return fmt.Errorf("the schema references more than %d schemas", maxRefs)
+		}
+		rr, ok := f.refs[key]
+		if !ok {
+			ss, err := f.c.sr.SchemaByVersion(f.ctx, r.Subject, r.Version)
+			if err != nil {
+				return f.c.wrap(fmt.Sprintf("read reference %q (%s version %d)", clip(r.Name), clip(r.Subject), r.Version), err)
+			}
+			if k, _ := kindOfSchemaType(ss.Type.String()); k != kind {
+				return fmt.Errorf("reference %q (%s version %d) is %s, not %s", clip(r.Name), clip(r.Subject), r.Version, ss.Type, kind.Name())
+			}
+			rr = &RemoteRef{Name: r.Name, Subject: r.Subject, Version: r.Version, SchemaType: ss.Type.String(), Text: ss.Schema.Schema, Deps: ss.References}
+			f.refs[key] = rr
+		}
+		if err := f.formatRefs(kind, rr.Deps, depth+1, seen, out); err != nil {
+			return err
+		}
+		if rr.Name != r.Name {
+			// The same schema under another reference name.
+			cp := *rr
+			cp.Name = r.Name
+			rr = &cp
+		}
+		*out = append(*out, rr)
+	}
+	return nil
 }
 
 func (f *refFetcher) attach(n *bnode, refs []sr.SchemaReference, depth int) error {

@@ -26,8 +26,10 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/twmb/franz-go/pkg/sr"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
@@ -391,6 +393,9 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 	case segs[0] == "subjects" && n == 3 && segs[2] == "versions":
 		switch m {
 		case http.MethodGet, http.MethodHead:
+			if snap.shared[segs[1]] != nil {
+				return []int{1}, nil
+			}
 			st := snap.subjects[segs[1]]
 			if st == nil {
 				return nil, subjectNotFound(segs[1])
@@ -423,7 +428,7 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 		case "schema":
 			return rawJSON(vs.form.Text), nil
 		case "referencedby":
-			return []int{}, nil
+			return snap.referencedBy(segs[1]), nil
 		}
 		return nil, apiErr(404, codeNotFound, "HTTP 404 Not Found")
 
@@ -431,7 +436,8 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 		if e := allow(http.MethodGet); e != nil {
 			return nil, e
 		}
-		return []string{"JSON"}, nil
+		// Confluent's order.
+		return []string{"JSON", "PROTOBUF", "AVRO"}, nil
 
 	case segs[0] == "schemas" && n >= 3 && n <= 4 && segs[1] == "ids":
 		if e := allow(http.MethodGet); e != nil {
@@ -443,7 +449,11 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 			return nil, apiErr(404, codeSchemaNotFound, "schema %s not found", clip(segs[2]))
 		}
 		if n == 3 {
-			return map[string]any{"schema": string(rec.form.Text), "schemaType": "JSON"}, nil
+			out := map[string]any{"schema": string(rec.form.Text), "schemaType": rec.form.SchemaType().String()}
+			if refs := servedRefs(rec.form); len(refs) > 0 {
+				out["references"] = refs
+			}
+			return out, nil
 		}
 		switch segs[3] {
 		case "schema":
@@ -554,6 +564,12 @@ func (snap *snapshot) version(subject, version string) (*versionState, *apiError
 	if aerr != nil {
 		return nil, aerr
 	}
+	if vs := snap.shared[subject]; vs != nil {
+		if n != -1 && n != 1 {
+			return nil, apiErr(404, codeVersionNotFound, "version %d of subject %q not found (it is a shared file of the catalog and has version 1 only)", n, clip(subject))
+		}
+		return vs, nil
+	}
 	if st == nil {
 		return nil, subjectNotFound(subject)
 	}
@@ -578,7 +594,17 @@ func parseVersion(v string) (int, *apiError) {
 }
 
 func subjectVersion(subject string, vs *versionState) map[string]any {
-	return map[string]any{"subject": subject, "version": vs.v.Number, "id": vs.id, "schemaType": "JSON", "schema": string(vs.form.Text)}
+	out := map[string]any{"subject": subject, "version": vs.v.Number, "id": vs.id, "schemaType": vs.form.SchemaType().String(), "schema": string(vs.form.Text)}
+	if refs := servedRefs(vs.form); len(refs) > 0 {
+		out["references"] = refs
+	}
+	return out
+}
+
+// servedRefs are the schema references of a served form: every shared
+// schema of the catalog has version 1 only.
+func servedRefs(f *Form) []sr.SchemaReference {
+	return f.References(func(*SharedSchema) int { return 1 })
 }
 
 // schemaRequest is the body of POST /subjects/{s}/versions, POST
@@ -606,63 +632,96 @@ func readBody(r *http.Request) ([]byte, *apiError) {
 	return data, nil
 }
 
-// decodeSchemaRequest parses a schema request body and its schema: the
-// schema must be JSON Schema (schemaType JSON), self-contained (no schema
-// references) and well-formed JSON (no duplicate keys).
-func decodeSchemaRequest(body []byte) (text []byte, doc any, aerr *apiError) {
+// schemaReq is a decoded schema request.
+type schemaReq struct {
+	text []byte
+	// doc is the decoded JSON Schema; nil for the other formats.
+	doc  any
+	kind format.Kind
+	refs []sr.SchemaReference
+}
+
+// decodeSchemaRequest parses a schema request body and its schema. The
+// schemaType is JSON, AVRO (the default, as Confluent's) or PROTOBUF; a
+// JSON Schema must be self-contained (no schema references) and
+// well-formed JSON (no duplicate keys), so must an Avro schema; Avro and
+// Protobuf schemas may carry references (name, subject, version).
+func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, nil, apiErr(400, codeMalformedRequest, "malformed request: empty body; send {\"schemaType\": \"JSON\", \"schema\": \"...\"}")
+		return nil, apiErr(400, codeMalformedRequest, "malformed request: empty body; send {\"schemaType\": \"JSON\", \"schema\": \"...\"}")
 	}
 	// encoding/json replaces invalid UTF-8 and lone surrogate escapes with
 	// U+FFFD: the catalog would hold a schema the client never sent.
 	if !utf8.Valid(body) {
-		return nil, nil, apiErr(422, codeInvalidSchema, "invalid request: the body is not valid UTF-8 (byte %d); send UTF-8 JSON", jsonstrict.InvalidUTF8Offset(body))
+		return nil, apiErr(422, codeInvalidSchema, "invalid request: the body is not valid UTF-8 (byte %d); send UTF-8 JSON", jsonstrict.InvalidUTF8Offset(body))
 	}
 	if off := loneSurrogate(body); off >= 0 {
-		return nil, nil, apiErr(422, codeInvalidSchema, "invalid request: a \\u escape at byte %d is a lone UTF-16 surrogate, which is not a character", off)
+		return nil, apiErr(422, codeInvalidSchema, "invalid request: a \\u escape at byte %d is a lone UTF-16 surrogate, which is not a character", off)
 	}
 	var req schemaRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&req); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return nil, nil, apiErr(422, codeInvalidSchema, "invalid request: field %q has the wrong type (%s)", te.Field, te.Value)
+			return nil, apiErr(422, codeInvalidSchema, "invalid request: field %q has the wrong type (%s)", te.Field, te.Value)
 		}
-		return nil, nil, apiErr(400, codeMalformedRequest, "malformed request: the body is not valid JSON: %s", clip(err.Error()))
+		return nil, apiErr(400, codeMalformedRequest, "malformed request: the body is not valid JSON: %s", clip(err.Error()))
 	}
 	if dec.More() {
-		return nil, nil, apiErr(400, codeMalformedRequest, "malformed request: data after the JSON object")
+		return nil, apiErr(400, codeMalformedRequest, "malformed request: data after the JSON object")
 	}
 	if req.Schema == nil {
-		return nil, nil, apiErr(422, codeInvalidSchema, "invalid request: no schema (send {\"schemaType\": \"JSON\", \"schema\": \"...\"})")
+		return nil, apiErr(422, codeInvalidSchema, "invalid request: no schema (send {\"schemaType\": \"JSON\", \"schema\": \"...\"})")
 	}
-	st := "AVRO"
-	if req.SchemaType != nil && *req.SchemaType != "" {
-		st = strings.ToUpper(*req.SchemaType)
+	st := ""
+	if req.SchemaType != nil {
+		st = *req.SchemaType
 	}
-	if st != "JSON" {
-		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: schemaType %s is not supported; evtool serves JSON Schema only (send \"schemaType\": \"JSON\")", clip(st))
+	kind, ok := kindOfSchemaType(st)
+	if !ok {
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schemaType %s is not supported; evtool serves JSON, AVRO (the default) and PROTOBUF", clip(strings.ToUpper(st)))
 	}
-	if len(req.References) > 0 {
-		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: schema references are not supported; make the schema self-contained (definitions under $defs)")
+	out := &schemaReq{kind: kind, text: []byte(*req.Schema)}
+	if len(req.References) > 0 && kind == format.JSONSchema {
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schema references are not supported for JSON Schema; make the schema self-contained (definitions under $defs)")
 	}
-	text = []byte(*req.Schema)
-	if len(text) > registry.MaxFileSize {
-		return nil, nil, apiErr(http.StatusRequestEntityTooLarge, codeSchemaTooLarge, "schema is larger than %d bytes", registry.MaxFileSize)
+	for i, raw := range req.References {
+		var r struct {
+			Name    *string `json:"name"`
+			Subject *string `json:"subject"`
+			Version *int    `json:"version"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil || r.Name == nil || r.Subject == nil || r.Version == nil || *r.Name == "" || *r.Subject == "" {
+			return nil, apiErr(422, codeInvalidSchema, "invalid schema: reference %d is not {\"name\": ..., \"subject\": ..., \"version\": ...}", i)
+		}
+		if *r.Version < 1 && *r.Version != -1 {
+			return nil, apiErr(422, codeInvalidSchema, "invalid schema: reference %q: version %d is neither a version nor -1 (latest)", clip(*r.Name), *r.Version)
+		}
+		out.refs = append(out.refs, sr.SchemaReference{Name: *r.Name, Subject: *r.Subject, Version: *r.Version})
 	}
-	if off := loneSurrogate(text); off >= 0 {
-		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: a \\u escape at byte %d of the schema is a lone UTF-16 surrogate, which is not a character", off)
+	if len(out.text) > registry.MaxFileSize {
+		return nil, apiErr(http.StatusRequestEntityTooLarge, codeSchemaTooLarge, "schema is larger than %d bytes", registry.MaxFileSize)
 	}
-	doc, err := jsonstrict.Decode(text)
+	if off := loneSurrogate(out.text); off >= 0 && kind != format.Protobuf {
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: a \\u escape at byte %d of the schema is a lone UTF-16 surrogate, which is not a character", off)
+	}
+	if kind == format.Protobuf {
+		return out, nil
+	}
+	doc, err := jsonstrict.Decode(out.text)
 	if err != nil {
-		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: not valid JSON: %s", clip(err.Error()))
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: not valid JSON: %s", clip(err.Error()))
+	}
+	if kind == format.Avro {
+		return out, nil
 	}
 	switch doc.(type) {
 	case map[string]any, bool:
 	default:
-		return nil, nil, apiErr(422, codeInvalidSchema, "invalid schema: a JSON Schema is an object or a boolean")
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: a JSON Schema is an object or a boolean")
 	}
-	return text, doc, nil
+	out.doc = doc
+	return out, nil
 }
 
 // loneSurrogate returns the offset of the first \u escape in JSON text that
@@ -718,15 +777,35 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 	if aerr != nil {
 		return nil, aerr
 	}
-	_, doc, aerr := decodeSchemaRequest(body)
+	req, aerr := decodeSchemaRequest(body)
 	if aerr != nil {
 		return nil, aerr
 	}
-	if snap.subjects[subject] == nil {
+	if vs := snap.shared[subject]; vs != nil {
+		if d, aerr := snap.sharedDigest(req); aerr == nil && d == vs.form.Digest {
+			return subjectVersion(subject, vs), nil
+		}
+		return nil, apiErr(404, codeSchemaNotFound, "schema not found in subject %q", clip(subject))
+	}
+	st := snap.subjects[subject]
+	if st == nil {
 		return nil, subjectNotFound(subject)
 	}
-	if vs := snap.registered(subject, doc); vs != nil {
-		return subjectVersion(subject, vs), nil
+	if req.kind == format.JSONSchema {
+		if vs := snap.registered(subject, req.doc); vs != nil {
+			return subjectVersion(subject, vs), nil
+		}
+	} else if snap.checkKind(subject, req.kind) == nil {
+		cand, aerr := snap.prepare(subject, st.t.Name, req.kind, prettyText(req.text), nil)
+		if aerr != nil {
+			return nil, aerr
+		}
+		if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {
+			return nil, aerr
+		}
+		if vs := snap.registeredDigest(subject, cand.form.Digest); vs != nil {
+			return subjectVersion(subject, vs), nil
+		}
 	}
 	return nil, apiErr(404, codeSchemaNotFound, "schema not found in subject %q", clip(subject))
 }
@@ -783,6 +862,9 @@ func withoutDraft(doc any, draft registry.Draft) string {
 func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version string) (any, *apiError) {
 	var olds []*registry.Version
 	st := snap.subjects[subject]
+	if vs := snap.shared[subject]; vs != nil {
+		return s.sharedCompatibility(r, snap, subject, vs)
+	}
 	if version != "" {
 		vs, aerr := snap.version(subject, version)
 		if aerr != nil {
@@ -797,14 +879,24 @@ func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version
 	if aerr != nil {
 		return nil, aerr
 	}
-	text, _, aerr := decodeSchemaRequest(body)
+	req, aerr := decodeSchemaRequest(body)
 	if aerr != nil {
 		return nil, aerr
 	}
+	if aerr := snap.checkKind(subject, req.kind); aerr != nil {
+		return nil, aerr
+	}
 	mode, profile := snap.mode(subject)
-	cand, aerr := snap.prepare(subject, st.t.Name, prettyText(text), nil)
+	cand, aerr := snap.prepare(subject, st.t.Name, req.kind, prettyText(req.text), nil)
 	if aerr != nil {
 		return nil, aerr
+	}
+	if req.kind != format.JSONSchema {
+		// As registration: a schema the registry could not even parse
+		// without its references is not "compatible".
+		if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {
+			return nil, aerr
+		}
 	}
 	if version == "" {
 		olds = priorVersions(cand.t, cand.v.Number, mode)
@@ -835,6 +927,19 @@ func priorVersions(t *registry.EventType, n int, mode registry.Mode) []*registry
 	return []*registry.Version{t.Versions[n-2]}
 }
 
+// refuseSymlink refuses to write rel (a slash path inside the catalog
+// directory) through a symlinked directory.
+func (s *Server) refuseSymlink(rel string) *apiError {
+	link, err := symlinkOnPath(s.opts.Dir, rel)
+	if err != nil {
+		return apiErr(500, codeStore, "cannot write %s: %v", rel, err)
+	}
+	if link != "" {
+		return apiErr(422, codeNotPermitted, "%s would be written through %s, a symlink: serve writes only inside the catalog directory", rel, link)
+	}
+	return nil
+}
+
 func (s *Server) readOnlyErr() *apiError {
 	return apiErr(422, codeNotPermitted, "this registry is read-only (evtool registry serve --read-only): change the catalog in git")
 }
@@ -849,7 +954,7 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
-	text, doc, aerr := decodeSchemaRequest(body)
+	req, aerr := decodeSchemaRequest(body)
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -858,6 +963,9 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	}
 	if s.opts.ReadOnly {
 		return nil, s.readOnlyErr()
+	}
+	if snap := s.store.current(); snap.shared[subject] != nil || (snap.subjects[subject] == nil && sharedSubject(req, subject)) {
+		return s.registerShared(r, subject, req)
 	}
 	if _, _, aerr := s.store.current().typeFor(subject, s.store.strategy); aerr != nil {
 		return nil, aerr
@@ -869,7 +977,7 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 		return nil, s.checkDeadline(ctx, subject)
 	}
 	defer unlock()
-	text = prettyText(text)
+	text := prettyText(req.text)
 	s.store.mu.Lock()
 	snap, err := s.store.refreshLocked()
 	s.store.mu.Unlock()
@@ -879,16 +987,31 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	for {
 		// Already registered: the same schema (as served, or as the file
 		// is) returns its id and creates no version.
-		if vs := snap.registered(subject, doc); vs != nil {
-			return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
+		if req.kind == format.JSONSchema {
+			if vs := snap.registered(subject, req.doc); vs != nil {
+				return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
+			}
+		}
+		if aerr := snap.checkKind(subject, req.kind); aerr != nil {
+			return nil, aerr
 		}
 		typ, meta, aerr := snap.typeFor(subject, s.store.strategy)
 		if aerr != nil {
 			return nil, aerr
 		}
-		cand, aerr := snap.prepare(subject, typ, text, meta)
+		cand, aerr := snap.prepare(subject, typ, req.kind, text, meta)
 		if aerr != nil {
 			return nil, aerr
+		}
+		if req.kind != format.JSONSchema {
+			// References first: a Confluent registry cannot even parse a
+			// schema without them.
+			if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {
+				return nil, aerr
+			}
+			if vs := snap.registeredDigest(subject, cand.form.Digest); vs != nil {
+				return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
+			}
 		}
 		mode, profile := snap.mode(subject)
 		if s.opts.checkHook != nil {
@@ -911,7 +1034,7 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 			if cur != snap {
 				cand = nil // prepared without the files others added meanwhile
 			}
-			res, aerr := s.commitLocked(ctx, cur, subject, typ, text, meta, cand)
+			res, aerr := s.commitLocked(ctx, cur, subject, typ, req.kind, text, meta, cand)
 			s.store.mu.Unlock()
 			return res, aerr
 		}
@@ -975,10 +1098,10 @@ func unchangedFor(old, cur *snapshot, subject, typ string) bool {
 
 // commitLocked writes text, checked, as the next version of subject in
 // snap (the store lock held); cand is text prepared in snap, or nil.
-func (s *Server) commitLocked(ctx context.Context, snap *snapshot, subject, typ string, text, meta []byte, cand *candidate) (any, *apiError) {
+func (s *Server) commitLocked(ctx context.Context, snap *snapshot, subject, typ string, kind format.Kind, text, meta []byte, cand *candidate) (any, *apiError) {
 	if cand == nil {
 		var aerr *apiError
-		if cand, aerr = snap.prepare(subject, typ, text, meta); aerr != nil {
+		if cand, aerr = snap.prepare(subject, typ, kind, text, meta); aerr != nil {
 			return nil, aerr
 		}
 	}
@@ -1000,6 +1123,9 @@ func (s *Server) commitLocked(ctx context.Context, snap *snapshot, subject, typ 
 	}
 	if err := s.store.persistIDs(snap, newIDs); err != nil {
 		return nil, apiErr(500, codeStore, "cannot write the ids file: %v", err)
+	}
+	if aerr := s.refuseSymlink(cand.rel); aerr != nil {
+		return nil, aerr
 	}
 	final := filepath.Join(s.opts.Dir, filepath.FromSlash(cand.rel))
 	if err := mkdirDurable(filepath.Dir(final)); err != nil {

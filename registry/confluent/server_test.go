@@ -56,7 +56,7 @@ func TestServerLifecycle(t *testing.T) {
 		t.Fatalf("subjects = %v, want %v", subjects, want)
 	}
 	types, err := cl.SupportedTypes(ctx)
-	if err != nil || len(types) != 1 || types[0] != sr.TypeJSON {
+	if err != nil || len(types) != 3 {
 		t.Fatalf("types = %v, %v", types, err)
 	}
 

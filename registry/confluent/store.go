@@ -21,6 +21,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/compat/formats"
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
@@ -61,9 +63,12 @@ type snapshot struct {
 	subjects map[string]*subjectState
 	names    []string
 	byID     map[int]*schemaRec
-	ids      map[string]int
-	nextID   int
-	pending  map[string]registry.Mode
+	// shared are the catalog's shared schemas by subject (each has
+	// version 1 only; v is a stand-in naming the file).
+	shared  map[string]*versionState
+	ids     map[string]int
+	nextID  int
+	pending map[string]registry.Mode
 }
 
 type subjectState struct {
@@ -307,6 +312,28 @@ func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*
 		snap.subjects[subject] = st
 		snap.names = append(snap.names, subject)
 		delete(snap.pending, subject)
+	}
+	snap.shared = map[string]*versionState{}
+	for _, sh := range forms.AllShared() {
+		if snap.subjects[sh.Subject] != nil || snap.shared[sh.Subject] != nil {
+			continue // a type's subject, or a name two files define: not served
+		}
+		f := sharedForm(sh)
+		id, ok := snap.ids[f.Digest]
+		if !ok {
+			id = snap.nextID
+			snap.nextID++
+			snap.ids[f.Digest] = id
+		}
+		vs := &versionState{v: &registry.Version{Number: 1, Format: sh.Kind, RelPath: sh.Rel, File: path.Join(root, sh.Rel)}, form: f, id: id}
+		snap.shared[sh.Subject] = vs
+		snap.names = append(snap.names, sh.Subject)
+		rec := snap.byID[id]
+		if rec == nil {
+			rec = &schemaRec{id: id, form: f}
+			snap.byID[id] = rec
+		}
+		rec.usages = append(rec.usages, usage{Subject: sh.Subject, Version: 1})
 	}
 	sort.Strings(snap.names)
 	return snap, nil
@@ -601,12 +628,12 @@ type candidate struct {
 // prepare places doc as the next version of subject in a copy of the
 // catalog and loads it: the schema must compile there, as `evtool lint`
 // would require.
-func (snap *snapshot) prepare(subject, typ string, text, meta []byte) (*candidate, *apiError) {
+func (snap *snapshot) prepare(subject, typ string, kind format.Kind, text, meta []byte) (*candidate, *apiError) {
 	n := 1
 	if t := snap.cat.Lookup(typ); t != nil {
 		n = len(t.Versions) + 1
 	}
-	rel := path.Join(snap.root, typ, fmt.Sprintf("v%d.json", n))
+	rel := path.Join(snap.root, typ, fmt.Sprintf("v%d%s", n, kind.Ext()))
 	if n == 1 {
 		// A directory of the schemas root that is not a type (shared
 		// schemas, say) must not become one.
@@ -749,8 +776,28 @@ func compatFindings(ctx context.Context, cat *registry.Catalog, t *registry.Even
 		}
 		return compat.NewSide(v.Schema, closed)
 	}
-	newSide := side(cand)
 	var out []report.Finding
+	if cand.Format != format.JSONSchema && cand.Format != "" {
+		// Avro and Protobuf: the format's engine, as `evtool compat check`
+		// chooses it.
+		comparers := formats.Comparers()
+		for _, o := range olds {
+			if o.Compiled == nil || cand.Compiled == nil {
+				continue
+			}
+			p := compat.Pair{Type: t.Name, OldVersion: o.Number, NewVersion: cand.Number, OldFile: o.File, NewFile: cand.File,
+				Subject: fmt.Sprintf("%s v%d -> v%d", t.Name, o.Number, cand.Number)}
+			vp := compat.VersionPair{Pair: p, Old: o, New: cand, OldCatalog: cat, NewCatalog: cat}
+			for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
+				if (dir == compat.Backward && !mode.Backward()) || (dir == compat.Forward && !mode.Forward()) {
+					continue
+				}
+				out = append(out, compat.CompareFormat(vp, dir, opts, comparers)...)
+			}
+		}
+		return keepFindings(compat.ApplyIgnores(out, cat.Config, cat.ConfigFile))
+	}
+	newSide := side(cand)
 	for _, o := range olds {
 		if o.Schema == nil || cand.Schema == nil {
 			continue
@@ -767,7 +814,12 @@ func compatFindings(ctx context.Context, cat *registry.Catalog, t *registry.Even
 			}
 		}
 	}
-	out = compat.ApplyIgnores(out, cat.Config, cat.ConfigFile)
+	return keepFindings(compat.ApplyIgnores(out, cat.Config, cat.ConfigFile))
+}
+
+// keepFindings drops stale-approval findings: they are the catalog's
+// business, not the registration's.
+func keepFindings(out []report.Finding) []report.Finding {
 	kept := out[:0]
 	for _, f := range out {
 		if f.Rule != compat.RuleIgnoreStale {

@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
@@ -116,10 +120,21 @@ func compareVersions(ls *localSubject, rs *RemoteSubject, missingSeverity report
 			continue
 		}
 		v := ls.t.Versions[i]
+		lf := ls.forms[i]
 		switch {
-		case rv.SchemaType != "JSON":
+		case rv.SchemaType != lf.SchemaType().String():
 			fs = append(fs, report.Finding{Rule: RuleSchemaType, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
-				Message: fmt.Sprintf("registry version %d (id %d) is %s, not JSON Schema", rv.Version, rv.ID, rv.SchemaType)})
+				Message: fmt.Sprintf("registry version %d (id %d) is %s, not %s like v%d", rv.Version, rv.ID, rv.SchemaType, v.Format.Name(), v.Number)})
+		case lf.Kind != format.JSONSchema && lf.Kind != "" && rv.Compiled == nil:
+			fs = append(fs, report.Finding{Rule: RuleUnreadable, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
+				Message: fmt.Sprintf("registry version %d (id %d): %s", rv.Version, rv.ID, rv.Problem)})
+		case lf.Kind != format.JSONSchema && lf.Kind != "" && rv.Digest != lf.Digest:
+			fs = append(fs, report.Finding{Rule: RuleVersionDiffers, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
+				Message: fmt.Sprintf("v%d differs from registry version %d (id %d) as %s (%s); published versions are immutable: restore the file, or register the change as a new version", v.Number, rv.Version, rv.ID, v.Format.Name(), identityOf(v.Format))})
+		case lf.Kind != format.JSONSchema && lf.Kind != "":
+			if matched == i {
+				matched++
+			}
 		case rv.Doc == nil:
 			fs = append(fs, report.Finding{Rule: RuleUnreadable, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 				Message: fmt.Sprintf("registry version %d (id %d): %s", rv.Version, rv.ID, rv.Problem)})
@@ -148,6 +163,14 @@ func compareVersions(ls *localSubject, rs *RemoteSubject, missingSeverity report
 		}
 	}
 	return matched, fs
+}
+
+// identityOf says what push and diff compare for a format.
+func identityOf(k format.Kind) string {
+	if k == format.Avro {
+		return "the whole schema with named types inlined, defaults, aliases and logical types included"
+	}
+	return "descriptors of the file and its imports, without comments or layout"
 }
 
 func versionList(vs []*RemoteVersion) string {
@@ -259,17 +282,21 @@ func Diff(ctx context.Context, c *Client, cat *registry.Catalog, opts SyncOption
 				Message: fmt.Sprintf("compatibility level is %s; the catalog's mode is %s (push sets it)", have, ls.mode)})
 		}
 	}
+	referenced := referencedSubjects(remote, locals)
 	extra := make([]string, 0)
-	for s, rs := range remote {
-		if _, ok := known[s]; ok || !rs.JSON() {
+	for s := range remote {
+		if _, ok := known[s]; ok || referenced[s] {
 			continue
 		}
 		extra = append(extra, s)
 	}
 	sort.Strings(extra)
 	for _, s := range extra {
-		rep.Checked++
 		rs := remote[s]
+		if rs.Kind() == "" {
+			continue // of a schema type evtool does not know
+		}
+		rep.Checked++
 		typ, _, _ := opts.Strategy.Split(s, nil)
 		rep.Findings = append(rep.Findings, report.Finding{Rule: RuleSubjectExtra, Severity: report.SeverityError,
 			File: filepath.Join(cat.Root, typ), Subject: s,
@@ -312,6 +339,9 @@ func Push(ctx context.Context, c *Client, cat *registry.Catalog, opts PushOption
 	if opts.DryRun {
 		would = "would "
 	}
+	// The registry version of each shared schema's subject, once found or
+	// registered.
+	sharedVersions := map[string]int{}
 	for _, ls := range locals {
 		rep.Checked++
 		rs, err := c.Subject(ctx, ls.subject)
@@ -350,15 +380,29 @@ func Push(ctx context.Context, c *Client, cat *registry.Catalog, opts PushOption
 		}
 		for i := matched; i < len(ls.forms); i++ {
 			v := ls.t.Versions[i]
+			form := ls.forms[i]
 			if opts.DryRun {
+				if err := pushShared(ctx, c, form, sharedVersions, note, v, true); err != nil {
+					return rep, err
+				}
 				note(report.Finding{Rule: RuleRegistered, Severity: report.SeverityInfo, File: v.File, Subject: ls.subject,
 					Message: fmt.Sprintf("would register v%d", v.Number)})
 				continue
 			}
-			id, err := c.Register(ctx, ls.subject, ls.forms[i].Text)
+			if err := pushShared(ctx, c, form, sharedVersions, note, v, false); err != nil {
+				if incompatible(err) {
+					rep.Findings = append(rep.Findings, report.Finding{Rule: RuleRegisterFailed, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
+						Message: fmt.Sprintf("v%d uses a shared schema the registry refused: %v; shared files are registered under their own subjects, by the registry's rules (its level for that subject)", v.Number, err)})
+					break
+				}
+				return rep, err
+			}
+			schema := sr.Schema{Schema: string(form.Text), Type: form.SchemaType(),
+				References: form.References(func(sh *SharedSchema) int { return sharedVersions[sh.Subject] })}
+			id, err := c.RegisterSchema(ctx, ls.subject, schema)
 			if err != nil && incompatible(err) && opts.BypassRegistryCompat && ls.mode != registry.ModeNone {
 				if err = c.SetLevel(ctx, ls.subject, registry.ModeNone); err == nil {
-					id, err = c.Register(ctx, ls.subject, ls.forms[i].Text)
+					id, err = c.RegisterSchema(ctx, ls.subject, schema)
 					if rerr := c.SetLevel(ctx, ls.subject, ls.mode); rerr != nil && err == nil {
 						err = rerr
 					}
@@ -387,6 +431,74 @@ func Push(ctx context.Context, c *Client, cat *registry.Catalog, opts PushOption
 		}
 	}
 	return rep, nil
+}
+
+// referencedSubjects are the subjects that hold schemas other schemas
+// reference (shared named types, imported .proto files): not types.
+func referencedSubjects(remote map[string]*RemoteSubject, locals []*localSubject) map[string]bool {
+	out := map[string]bool{}
+	for _, rs := range remote {
+		for _, v := range rs.Versions {
+			for _, r := range v.References {
+				out[r.Subject] = true
+			}
+			for _, r := range v.Refs {
+				out[r.Subject] = true
+			}
+		}
+	}
+	for _, ls := range locals {
+		for _, f := range ls.forms {
+			for _, sh := range f.Shared {
+				out[sh.Subject] = true
+			}
+		}
+	}
+	return out
+}
+
+// pushShared makes the registry hold the shared schemas form uses, in
+// dependency order: each is looked up with its references (Confluent's
+// POST /subjects/{s}) and registered only when it is not there.
+func pushShared(ctx context.Context, c *Client, form *Form, versions map[string]int, note func(report.Finding), v *registry.Version, dryRun bool) error {
+	for _, sh := range form.Shared {
+		if _, ok := versions[sh.Subject]; ok {
+			continue
+		}
+		var refs []sr.SchemaReference
+		for _, d := range sh.Deps {
+			refs = append(refs, sr.SchemaReference{Name: d, Subject: d, Version: versions[d]})
+		}
+		schema := sr.Schema{Schema: string(sh.Text), Type: SchemaType(sh.Kind), References: refs}
+		n := 0
+		if !slices.ContainsFunc(refs, func(r sr.SchemaReference) bool { return r.Version < 0 }) {
+			var err error
+			if n, _, err = c.Lookup(ctx, sh.Subject, schema); err != nil {
+				return err
+			}
+		}
+		if n == 0 && dryRun {
+			note(report.Finding{Rule: RuleRegistered, Severity: report.SeverityInfo, File: v.File, Subject: sh.Subject,
+				Message: fmt.Sprintf("would register shared schema %s under subject %s, referenced as %q", sh.Rel, sh.Subject, sh.Name)})
+			n = -1 // noted once; schemas that use it cannot be looked up with its version
+		}
+		if n == 0 {
+			id, err := c.RegisterSchema(ctx, sh.Subject, schema)
+			if err != nil {
+				return err
+			}
+			if n, _, err = c.Lookup(ctx, sh.Subject, schema); err != nil {
+				return err
+			}
+			if n == 0 {
+				return fmt.Errorf("registered shared schema %s (id %d) under subject %s, but the registry does not find it there", sh.Rel, id, sh.Subject)
+			}
+			note(report.Finding{Rule: RuleRegistered, Severity: report.SeverityInfo, File: v.File, Subject: sh.Subject,
+				Message: fmt.Sprintf("registered shared schema %s as %s version %d (schema id %d), referenced as %q", sh.Rel, sh.Subject, n, id, sh.Name)})
+		}
+		versions[sh.Subject] = n
+	}
+	return nil
 }
 
 func hasRule(fs []report.Finding, rule, subject string) bool {

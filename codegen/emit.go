@@ -13,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/codegen/internal/rt"
+	"github.com/evtool/evtool/registry"
 )
 
 // w writes Go source.
@@ -56,6 +57,13 @@ func (g *gen) emit() ([]File, error) {
 		}
 		g.emitUnionFns(o)
 		f, err := g.finish(ti.file, "", o.b.String())
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	for _, at := range g.avroTypes {
+		f, err := g.emitAvroType(at)
 		if err != nil {
 			return nil, err
 		}
@@ -144,21 +152,7 @@ func (g *gen) emitTypeHead(o *w, ti *typeInfo) {
 	}
 	for _, vi := range ti.versions {
 		n := vi.v.Number
-		doc := fmt.Sprintf("New%sEvent returns a %s event (version %d) from source with data: a random UUID id, the current time, datacontenttype application/json and dataschema %s. It fails when data is not valid for the version's schema", vi.name, t.Name, n, g.cat.DataSchema(t.Name, n))
-		if srcVar != "" {
-			doc += fmt.Sprintf(", when source does not match the catalog's pattern %q", t.Meta.Source)
-		}
-		doc += ", or when the options make the event invalid."
-		if t.Deprecated(n) {
-			doc += fmt.Sprintf("\n\nDeprecated: version %d of %s is deprecated in the catalog.", n, t.Name)
-		}
-		o.raw(comment(doc))
-		o.p("func New%sEvent(source string, data %s, opts ...EventOption) (event.Event, error) {", vi.name, vi.name)
-		if srcVar != "" {
-			o.p("if !%s.MatchString(source) {", srcVar)
-			o.p("return event.Event{}, evtSourceErr(%sType, source, %s)", ti.base, q(t.Meta.Source))
-			o.p("}")
-		}
+		g.emitConstructorHead(o, t, ti.base, vi.name, n, srcVar, "", "application/json", "is not valid for the version's schema")
 		o.p("b, err := data.MarshalJSON()")
 		o.p("if err != nil {")
 		o.p("return event.Event{}, evtEncodeErr(%sType, %d, err)", ti.base, n)
@@ -197,13 +191,34 @@ func (g *gen) emitTypeHead(o *w, ti *typeInfo) {
 	o.p("")
 }
 
+// emitConstructorHead writes the doc comment, the signature and the source
+// check of New<Version>Event; encoding, contentType and fails are what the
+// format does with the data.
+func (g *gen) emitConstructorHead(o *w, t *registry.EventType, base, name string, n int, srcVar, encoding, contentType, fails string) {
+	doc := fmt.Sprintf("New%sEvent returns a %s event (version %d) from source with data%s: a random UUID id, the current time, datacontenttype %s and dataschema %s. It fails when data %s", name, t.Name, n, encoding, contentType, g.cat.DataSchema(t.Name, n), fails)
+	if srcVar != "" {
+		doc += fmt.Sprintf(", when source does not match the catalog's pattern %q", t.Meta.Source)
+	}
+	doc += ", or when the options make the event invalid."
+	if t.Deprecated(n) {
+		doc += fmt.Sprintf("\n\nDeprecated: version %d of %s is deprecated in the catalog.", n, t.Name)
+	}
+	o.raw(comment(doc))
+	o.p("func New%sEvent(source string, data %s, opts ...EventOption) (event.Event, error) {", name, name)
+	if srcVar != "" {
+		o.p("if !%s.MatchString(source) {", srcVar)
+		o.p("return event.Event{}, evtSourceErr(%sType, source, %s)", base, q(t.Meta.Source))
+		o.p("}")
+	}
+}
+
 func (g *gen) emitDecodeAll(o *w) {
 	o.raw(comment("Decode decodes and validates the data of an event of any type of the catalog: a pointer to the struct of the event's type and version (see the Decode<Type> functions). It fails for a type or version this code does not know, and for data the schema rejects."))
 	o.p("func Decode(e event.Event) (any, error) {")
 	o.p("switch e.Type() {")
-	for _, ti := range g.types {
-		o.p("case %sType:", ti.base)
-		o.p("v, err := Decode%s(e)", ti.base)
+	for _, base := range g.decodeOrder {
+		o.p("case %sType:", base)
+		o.p("v, err := Decode%s(e)", base)
 		o.p("if err != nil {")
 		o.p("return nil, err")
 		o.p("}")
@@ -1726,6 +1741,9 @@ func subschemas(s *jsonschema.Schema) []*jsonschema.Schema {
 // emitRuntime copies the runtime pieces into the shared file.
 func (g *gen) emitRuntime(o *w) {
 	names := []string{"core", "events"}
+	if len(g.avroTypes) > 0 {
+		names = append(names, "avro")
+	}
 	g.pieces["formats"] = true // small, and date-time is everywhere
 	for _, p := range []string{"big", "formats", "schema"} {
 		if g.pieces[p] {

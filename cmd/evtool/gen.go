@@ -43,6 +43,11 @@ validates against the version's schema in one pass; keywords the generator does
 not translate are validated with the embedded schema, and a note on stderr says
 which.
 
+Avro types (v<N>.avsc) decode with Avro's schema resolution: Decode<Type>
+reads any version's data (binary, Confluent-framed or Avro's JSON encoding)
+as the latest version. Protobuf types get no code (use protoc-gen-go or buf
+generate): a warning names each, and a catalog of Protobuf types only exits 2.
+
 --package defaults to the base name of --out. Files in --out that evtool
 generated and no longer generates are removed; other files are left alone.
 
@@ -74,6 +79,10 @@ are up to date.`,
 			res, err := codegen.Generate(cat, codegen.Options{Package: pkg})
 			if err != nil {
 				var ce *codegen.Error
+				var pe *codegen.ProtobufOnlyError
+				if errors.As(err, &pe) {
+					return fmt.Errorf("nothing to generate: %w", err)
+				}
 				if errors.As(err, &ce) {
 					return fmt.Errorf("cannot generate Go code:\n%s", indent(ce.Error()))
 				}
@@ -81,6 +90,9 @@ are up to date.`,
 					return usageError{fmt.Errorf("evtool gen go: --package: %w", err)}
 				}
 				return fmt.Errorf("cannot generate Go code: %w", err)
+			}
+			for _, name := range res.Skipped {
+				fmt.Fprintf(a.stderr, "evtool: warning: %s is a Protobuf type: no Go code generated for it (use protoc-gen-go or buf generate for its messages)\n", report.SafeLines(name))
 			}
 			for _, n := range res.Notes {
 				fmt.Fprintf(a.stderr, "evtool: note: %s\n", report.SafeLines(fmt.Sprint(n)))

@@ -11,14 +11,17 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"log"
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -339,4 +342,34 @@ func OpenSQLite(path, schema string) (*sql.DB, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return db, nil
+}
+
+// Main is an example consumer's main: it parses -naive and -dlq-topic
+// (default $EVTOOL_DLQ_TOPIC), reads the environment, and runs run until
+// SIGINT or SIGTERM; an error is logged and exits 1.
+func Main(name string, run func(ctx context.Context, env Env, naive bool, dlqTopic string) error) {
+	naive := flag.Bool("naive", false, "no dedupe and last write wins (the bugs evtool replay catches)")
+	dlq := flag.String("dlq-topic", os.Getenv("EVTOOL_DLQ_TOPIC"), "dead-letter topic for events that cannot be applied (default $EVTOOL_DLQ_TOPIC; none: log and skip them)")
+	flag.Parse()
+	log.SetFlags(log.Ltime | log.Lmicroseconds)
+	log.SetPrefix(name + ": ")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env, err := ReadEnv()
+	if err == nil {
+		err = run(ctx, env, *naive, *dlq)
+	}
+	if err != nil {
+		log.Print(err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// Mode names the consumer's mode in its log.
+func Mode(naive bool) string {
+	if naive {
+		return "naive mode"
+	}
+	return "correct mode"
 }

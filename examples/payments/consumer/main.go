@@ -24,35 +24,14 @@ package main
 
 import (
 	"context"
-	"flag"
-	"log"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/evtool/evtool/examples/internal/exconsumer"
 )
 
-func main() {
-	naive := flag.Bool("naive", false, "no dedupe and last write wins (the bugs evtool replay catches)")
-	dlq := flag.String("dlq-topic", os.Getenv("EVTOOL_DLQ_TOPIC"), "dead-letter topic for events that cannot be applied (default $EVTOOL_DLQ_TOPIC; none: log and skip them)")
-	flag.Parse()
-	log.SetFlags(log.Ltime | log.Lmicroseconds)
-	log.SetPrefix("payments consumer: ")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, *naive, *dlq); err != nil {
-		log.Print(err)
-		os.Exit(1)
-	}
-}
+func main() { exconsumer.Main("payments consumer", run) }
 
-func run(ctx context.Context, naive bool, dlqTopic string) error {
-	env, err := exconsumer.ReadEnv()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, env exconsumer.Env, naive bool, dlqTopic string) error {
 	dec, err := newDecoder()
 	if err != nil {
 		return err
@@ -62,12 +41,8 @@ func run(ctx context.Context, naive bool, dlqTopic string) error {
 		return err
 	}
 	defer st.Close()
-	name := "correct mode"
-	if naive {
-		name = "naive mode"
-	}
 	return exconsumer.Loop[paymentEvent]{
-		Name:     name,
+		Name:     exconsumer.Mode(naive),
 		DLQTopic: dlqTopic,
 		Decode:   dec.decode,
 		Apply:    st.Apply,

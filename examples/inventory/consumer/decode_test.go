@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"testing"
 
-	"github.com/cloudevents/sdk-go/v2/event"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/examples/internal/exampletest"
 	"github.com/evtool/evtool/examples/internal/exconsumer"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
@@ -39,20 +37,7 @@ func record(t *testing.T, d *decoder, typ string, version int, value, contentTyp
 }
 
 func binaryRecord(t *testing.T, typ, dataschema, contentType string, data []byte) *kgo.Record {
-	t.Helper()
-	e := event.New()
-	e.SetID("ev-1")
-	e.SetSource("/warehouse-service")
-	e.SetType(typ)
-	e.SetDataSchema(dataschema)
-	if err := e.SetData(contentType, data); err != nil {
-		t.Fatal(err)
-	}
-	r, err := envelope.ToRecord(context.Background(), &e, envelope.ModeBinary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return exampletest.BinaryRecord(t, "/warehouse-service", typ, dataschema, contentType, data)
 }
 
 // Every version is read with the newest descriptor, in binary (framed or

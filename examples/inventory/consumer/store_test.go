@@ -1,12 +1,12 @@
 package main
 
 import (
-	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/evtool/evtool/examples/internal/exampletest"
 )
 
 var stockEvents = []stockEvent{
@@ -17,31 +17,9 @@ var stockEvents = []stockEvent{
 	{ID: "e5", Type: typeCounted, SKU: "SKU-1", Warehouse: "ams-1", Bin: "A-1", Quantity: 32, Revision: 2},
 }
 
-// stock applies batches to a fresh database, reopening it between
-// batches as a restarted consumer does, and returns the state.
 func stock(t *testing.T, naive bool, batches ...[]stockEvent) map[string]any {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "inventory.db")
-	for _, b := range batches {
-		st, err := openStore(path, naive)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.Apply(context.Background(), b); err != nil {
-			t.Fatal(err)
-		}
-		st.Close()
-	}
-	st, err := openStore(path, naive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	state, err := st.State(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return state
+	return exampletest.StateAfter(t, "inventory.db", func(path string) (*store, error) { return openStore(path, naive) }, batches...)
 }
 
 // Redelivered and reordered events leave the correct stock as the clean

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"testing"
 
-	"github.com/cloudevents/sdk-go/v2/event"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/examples/internal/exampletest"
 	"github.com/evtool/evtool/examples/internal/exconsumer"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
@@ -32,19 +30,7 @@ func record(t *testing.T, d *decoder, typ string, version int, value string, con
 			data = format.Frame(7, data)
 		}
 	}
-	e := event.New()
-	e.SetID("ev-1")
-	e.SetSource("/payments-service")
-	e.SetType(typ)
-	e.SetDataSchema(d.rd.Catalog.DataSchema(typ, version))
-	if err := e.SetData(contentType, data); err != nil {
-		t.Fatal(err)
-	}
-	r, err := envelope.ToRecord(context.Background(), &e, envelope.ModeBinary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return exampletest.BinaryRecord(t, "/payments-service", typ, d.rd.Catalog.DataSchema(typ, version), contentType, data)
 }
 
 // Every version of every type arrives in the newest layout (Avro's

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/evtool/evtool/examples/internal/exampletest"
 )
 
 var ledgerEvents = []paymentEvent{
@@ -17,31 +17,9 @@ var ledgerEvents = []paymentEvent{
 	{ID: "e5", Type: typeAuthorized, PaymentID: "pay-2", AccountID: "acc-1", Sequence: 1, AmountMinor: 500, Currency: "EUR", Method: "WALLET"},
 }
 
-// ledger applies batches to a fresh database, reopening it between
-// batches as a restarted consumer does, and returns the state.
 func ledger(t *testing.T, naive bool, batches ...[]paymentEvent) map[string]any {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "payments.db")
-	for _, b := range batches {
-		st, err := openStore(path, naive)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.Apply(context.Background(), b); err != nil {
-			t.Fatal(err)
-		}
-		st.Close()
-	}
-	st, err := openStore(path, naive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	state, err := st.State(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return state
+	return exampletest.StateAfter(t, "payments.db", func(path string) (*store, error) { return openStore(path, naive) }, batches...)
 }
 
 // Redelivered and reordered events leave the correct ledger as the clean

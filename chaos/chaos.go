@@ -93,10 +93,19 @@ const (
 	// FutureVersion: a version of the type newer than any in the catalog
 	// (a producer ahead of the consumer).
 	FutureVersion PoisonKind = "future-version"
+	// UnknownSchemaID: the data Confluent-framed under a schema id no
+	// registry version has (what a Confluent deserializer cannot look
+	// up). Only on request: it is not in the default kinds, so that
+	// existing seeds keep their plans.
+	UnknownSchemaID PoisonKind = "unknown-schema-id"
 )
 
-// PoisonKinds lists every poison kind (the default of poison.kinds).
+// PoisonKinds lists the default poison kinds (the default of
+// poison.kinds).
 var PoisonKinds = []PoisonKind{InvalidData, Undecodable, UnknownType, FutureVersion}
+
+// AllPoisonKinds lists every poison kind poison.kinds accepts.
+var AllPoisonKinds = append(append([]PoisonKind(nil), PoisonKinds...), UnknownSchemaID)
 
 // CrashAt says where crash faults strike.
 type CrashAt string
@@ -311,8 +320,8 @@ func (c Config) Normalize() (Config, error) {
 			seen := map[PoisonKind]bool{}
 			var kinds []PoisonKind
 			for _, k := range pp.Kinds {
-				if !slices.Contains(PoisonKinds, k) {
-					errs = append(errs, fmt.Errorf("chaos.poison.kinds: %q is not a poison kind (use invalid-data, undecodable, unknown-type, future-version)", k))
+				if !slices.Contains(AllPoisonKinds, k) {
+					errs = append(errs, fmt.Errorf("chaos.poison.kinds: %q is not a poison kind (use invalid-data, undecodable, unknown-type, future-version, unknown-schema-id)", k))
 					continue
 				}
 				if !seen[k] {

@@ -38,6 +38,9 @@ const (
 // against the version's schema.
 type Validator struct {
 	Catalog *registry.Catalog
+	// IDs are the catalog's registry schema ids: Confluent-framed data
+	// must carry one of them (nil: frames are not checked).
+	IDs *registry.SchemaIDs
 
 	once  sync.Once
 	cache *lookupCache
@@ -251,7 +254,7 @@ func (v *Validator) checkFormatData(d *Decoded, ver *registry.Version) []report.
 	case err != nil:
 		return fail(RuleDataInvalid, ptr, fmt.Sprintf("%s v%d: data is not a datum of the schema in %s: %v", ver.Type, ver.Number, form, err))
 	}
-	return nil
+	return v.checkFrame(d, ver, ct)
 }
 
 // Validate decodes one structured-mode JSON event and runs the envelope

@@ -18,6 +18,7 @@ type Config struct {
 	DefaultDraft string         `yaml:"default_draft"`
 	Compat       CompatConfig   `yaml:"compat"`
 	Registry     RegistryConfig `yaml:"registry"`
+	Kafka        KafkaConfig    `yaml:"kafka"`
 }
 
 // CompatConfig is the compat section of evtool.yaml.
@@ -58,6 +59,8 @@ type EventMeta struct {
 	// Message is a Protobuf type's event message (full or short name;
 	// default: the file's first message).
 	Message string `yaml:"message"`
+	// Kafka overrides evtool.yaml's kafka section for this type.
+	Kafka KafkaConfig `yaml:"kafka"`
 }
 
 // CompatOverride is the compat section of event.yaml.

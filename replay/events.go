@@ -305,7 +305,10 @@ func (h *Harness) Validate(ctx context.Context) (*Inventory, error) {
 		return nil, err
 	}
 	defer src.close()
-	v := &envelope.Validator{Catalog: h.cat}
+	if h.mut.idsErr != nil {
+		return nil, h.mut.idsErr
+	}
+	v := &envelope.Validator{Catalog: h.cat, IDs: h.mut.ids}
 	inv := &Inventory{Source: src.name(), Types: map[string]int64{}}
 	_, isFile := src.(*fileSource)
 	jsonl, lastLine := isFile, 0
@@ -333,7 +336,7 @@ func (h *Harness) Validate(ctx context.Context) (*Inventory, error) {
 			r.findings = []report.Finding{{Rule: "input", Severity: report.SeverityError, Message: msg}}
 			return r
 		}
-		d, _, fs := v.Validate(r.raw.Raw)
+		d, ver, fs := v.Validate(r.raw.Raw)
 		var errs []report.Finding
 		for _, f := range fs {
 			if f.Severity == report.SeverityError {
@@ -343,7 +346,9 @@ func (h *Harness) Validate(ctx context.Context) (*Inventory, error) {
 		if d != nil && len(errs) == 0 {
 			r.typ = d.Event.Type()
 			if t := h.cat.Lookup(r.typ); t != nil {
-				if _, err := eventKey(d, keyOf(t)); err != nil {
+				if err := formatValue(d, ver); err != nil {
+					errs = append(errs, report.Finding{Rule: envelope.RuleDataInvalid, Severity: report.SeverityError, Pointer: "/data", Message: err.Error()})
+				} else if _, err := eventKey(d, keyOf(t)); err != nil {
 					errs = append(errs, report.Finding{Rule: "partition-key", Severity: report.SeverityError, Pointer: "/data" + keyOf(t).pointer, Message: err.Error()})
 				}
 			}

@@ -35,7 +35,19 @@ type genType struct {
 	sampler *sample.Sampler
 	// schema is the version's schema with formats asserted.
 	schema *jsonschema.Schema
-	source string
+	// formatted samples Avro and Protobuf versions (sampler and schema
+	// are nil then).
+	formatted *formatSampler
+	source    string
+}
+
+// sample returns one data value of the type (cover: an event's data,
+// which walks the covering samples of an Avro or Protobuf type first).
+func (gt *genType) sample(rng *rand.Rand, cover bool) (any, error) {
+	if gt.formatted != nil {
+		return gt.formatted.sample(rng, cover)
+	}
+	return gt.sampler.Generate(rng)
 }
 
 const genStream = 0x67656e6572617465 // "generate"
@@ -70,14 +82,24 @@ func newGenerator(cat *registry.Catalog, spec *GenerateSpec) (*generator, error)
 				return nil, fmt.Errorf("events.generate.types: %s has no version %s (it has v1..v%d)", typ, pin, len(t.Versions))
 			}
 		}
-		if v == nil || v.Schema == nil {
+		var gt genType
+		switch {
+		case isFormatted(v):
+			fs, err := newFormatSampler(v.Compiled, spec.Seed)
+			if err != nil {
+				return nil, fmt.Errorf("events.generate.types: %s v%d: %v", typ, v.Number, err)
+			}
+			gt = genType{formatted: fs}
+		case v == nil || v.Schema == nil:
 			return nil, fmt.Errorf("events.generate.types: %s has no usable schema", typ)
+		default:
+			sch, err := compile(v)
+			if err != nil {
+				return nil, fmt.Errorf("events.generate.types: %s v%d: %v", typ, v.Number, err)
+			}
+			gt = genType{sampler: sample.New(sch, sample.Options{}), schema: sch}
 		}
-		sch, err := compile(v)
-		if err != nil {
-			return nil, fmt.Errorf("events.generate.types: %s v%d: %v", typ, v.Number, err)
-		}
-		gt := genType{t: t, v: v, key: keyOf(t), sampler: sample.New(sch, sample.Options{}), schema: sch, source: "/evtool/replay"}
+		gt.t, gt.v, gt.key, gt.source = t, v, keyOf(t), "/evtool/replay"
 		if t.Meta.Source != "" {
 			src, err := sample.MatchString(t.Meta.Source, g.rng)
 			if err != nil {
@@ -112,7 +134,7 @@ func (g *generator) makeKeys() error {
 	}
 	seen := map[string]bool{}
 	for attempt := 0; len(g.keys) < n && attempt < 20*n+100; attempt++ {
-		doc, err := from.sampler.Generate(g.rng)
+		doc, err := from.sample(g.rng, false)
 		if err != nil {
 			return fmt.Errorf("events.generate: cannot generate data for %s v%d: %v", from.t.Name, from.v.Number, err)
 		}
@@ -151,8 +173,9 @@ func (g *generator) next() (rawEvent, bool, error) {
 	key := g.keys[g.rng.IntN(len(g.keys))]
 	var data any
 	var lastErr error
+	binary := ""
 	for attempt := 0; attempt < 8; attempt++ {
-		doc, err := gt.sampler.Generate(g.rng)
+		doc, err := gt.sample(g.rng, true)
 		if err != nil {
 			lastErr = err
 			continue
@@ -162,8 +185,16 @@ func (g *generator) next() (rawEvent, bool, error) {
 				lastErr = fmt.Errorf("cannot set the partition key %s in the generated data", gt.key.pointer)
 				continue
 			}
-			if err := gt.schema.Validate(doc); err != nil {
-				lastErr = fmt.Errorf("the key %v is not valid for %s at %s: %v", key, gt.t.Name, gt.key.pointer, err)
+			if gt.schema != nil {
+				if err := gt.schema.Validate(doc); err != nil {
+					lastErr = fmt.Errorf("the key %v is not valid for %s at %s: %v", key, gt.t.Name, gt.key.pointer, err)
+					continue
+				}
+			}
+		}
+		if gt.formatted != nil {
+			if binary, err = gt.formatted.encode(doc); err != nil {
+				lastErr = fmt.Errorf("the generated data (key %v at %s) is not a datum of %s v%d: %v", key, gt.key.pointer, gt.t.Name, gt.v.Number, err)
 				continue
 			}
 		}
@@ -182,6 +213,12 @@ func (g *generator) next() (rawEvent, bool, error) {
 		"datacontenttype": "application/json",
 		"dataschema":      g.cat.DataSchema(gt.t.Name, gt.v.Number),
 		"data":            data,
+	}
+	if gt.formatted != nil {
+		// Avro and Protobuf events carry the binary encoding.
+		delete(ev, "data")
+		ev["datacontenttype"] = gt.v.Compiled.DefaultContentType()
+		ev["data_base64"] = binary
 	}
 	if gt.key.subject {
 		ev["subject"] = fmt.Sprint(key)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/registry"
 )
 
@@ -28,11 +29,16 @@ type Mutator struct {
 	// cands[type][v-1]: the versions an event at v may be re-emitted as.
 	cands map[string][]chaos.VersionSet
 	ds    sync.Map // dataschema string -> *registry.Version (nil: unknown)
+	// ids are the catalog's registry schema ids (Avro and Protobuf data
+	// is framed under them); idsErr says why they could not be read.
+	ids    *registry.SchemaIDs
+	idsErr error
 }
 
 // NewMutator indexes a catalog's types, versions and compatibility modes.
 func NewMutator(cat *registry.Catalog) *Mutator {
 	m := &Mutator{cat: cat, cands: map[string][]chaos.VersionSet{}}
+	m.ids, m.idsErr = registry.LoadSchemaIDs(cat)
 	for _, t := range cat.Types {
 		mode, _ := cat.Compat(t)
 		latest := len(t.Versions)
@@ -114,6 +120,9 @@ func (m *Mutator) SkewTargets(typ, dataschema string, data []byte) (int, chaos.V
 	if cands == 0 {
 		return ver.Number, 0
 	}
+	if isFormatted(ver) {
+		return ver.Number, m.formatSkewTargets(ver, data, format.ContentTypeJSON)
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return ver.Number, 0
@@ -131,14 +140,27 @@ func (m *Mutator) SkewTargets(typ, dataschema string, data []byte) (int, chaos.V
 // EventMeta returns the version of an event and the versions it may be
 // re-emitted as.
 func (m *Mutator) EventMeta(e *event.Event) (int, chaos.VersionSet) {
+	if ver := m.version(e.Type(), e.DataSchema()); isFormatted(ver) {
+		if m.Candidates(ver.Type, ver.Number) == 0 {
+			return ver.Number, 0
+		}
+		return ver.Number, m.formatSkewTargets(ver, e.DataEncoded, dataContentType(e))
+	}
 	return m.SkewTargets(e.Type(), e.DataSchema(), e.Data())
 }
 
 // SkewEvent returns e re-emitted as version to of its type: the same
-// event, data and id, with the dataschema of version to.
+// event, data and id, with the dataschema of version to. The data of an
+// Avro or Protobuf type is re-encoded with version to's schema (the datum
+// a producer on version to writes).
 func (m *Mutator) SkewEvent(e event.Event, to int) event.Event {
 	c := e.Clone()
 	if m != nil {
+		if from := m.version(e.Type(), e.DataSchema()); isFormatted(from) {
+			if t := m.cat.Lookup(e.Type()); t != nil && t.Version(to) != nil {
+				skewFormatData(&c, from, t.Version(to))
+			}
+		}
 		c.SetDataSchema(m.cat.DataSchema(e.Type(), to))
 	} else {
 		c.SetDataSchema(withVersion(e.DataSchema(), e.Type(), to))
@@ -159,19 +181,39 @@ var undecodableData = append([]byte{0, 0, 0, 0, 42}, "evtool poison: not JSON"..
 //   - undecodable: data that is not JSON (datacontenttype still says JSON);
 //   - unknown-type: a type the catalog does not have (no dataschema);
 //   - future-version: the dataschema of the version after the type's
-//     latest.
+//     latest;
+//   - unknown-schema-id: the data Confluent-framed under a schema id the
+//     catalog's registry ids do not hold.
+//
+// For Avro and Protobuf types, invalid data is the binary encoding cut
+// short (framed as the record was), and undecodable data bytes no datum
+// starts with.
 func (m *Mutator) PoisonEvent(f chaos.Fault, src event.Event) event.Event {
 	e := src.Clone()
 	e.SetID(f.PoisonID)
+	ver := m.version(src.Type(), src.DataSchema())
 	switch f.Poison {
 	case chaos.InvalidData:
-		if data := m.invalidData(src); data != nil {
+		if isFormatted(ver) {
+			if data := invalidFormatData(ver, src); data != nil {
+				if _, id, framed := envelope.DataFrame(ver.Compiled, src.DataEncoded); framed {
+					data = envelope.FrameData(ver.Compiled, id, data)
+				}
+				e.DataEncoded = data
+				break
+			}
+		} else if data := m.invalidData(src); data != nil {
 			e.DataEncoded = data
 			break
 		}
-		e.DataEncoded = append([]byte(nil), undecodableData...)
+		e.DataEncoded = append([]byte(nil), undecodableFor(ver, dataContentType(&src))...)
 	case chaos.Undecodable:
-		e.DataEncoded = append([]byte(nil), undecodableData...)
+		e.DataEncoded = append([]byte(nil), undecodableFor(ver, dataContentType(&src))...)
+	case chaos.UnknownSchemaID:
+		e.DataEncoded, e.DataBase64 = m.unknownIDData(ver, src), true
+		if isFormatted(ver) {
+			e.SetDataContentType(ver.Compiled.DefaultContentType())
+		}
 	case chaos.UnknownType:
 		typ := src.Type() + ".unknown"
 		for m != nil && m.cat.Lookup(typ) != nil {
@@ -262,29 +304,33 @@ func (h *Harness) mutateRecord(ctx context.Context, f chaos.Fault, r *kgo.Record
 		return nil, fmt.Errorf("fault %s: cannot read back the record of event %d: %v", f.String(), f.Event.Index, err)
 	}
 	var e event.Event
-	broken := false
+	var broken []byte
+	var out *kgo.Record
 	switch f.Kind {
 	case chaos.Skew:
 		e = h.mut.SkewEvent(d.Event, f.To)
+		// Framed under the new version's id.
+		ver := h.mut.version(e.Type(), e.DataSchema())
+		out, err = envelope.ToWireRecord(ctx, &e, ver, h.mut.wireID(ver), h.sc.Kafka.Mode)
 	case chaos.Poison:
 		e = h.mut.PoisonEvent(f, d.Event)
-		if bytes.Equal(e.DataEncoded, undecodableData) {
+		if ver := h.mut.version(d.Event.Type(), d.Event.DataSchema()); bytes.Equal(e.DataEncoded, undecodableFor(ver, dataContentType(&d.Event))) {
 			// Encoded as a valid event first, then broken.
-			broken = true
+			broken = e.DataEncoded
 			e.DataEncoded = d.Event.DataEncoded
 		}
+		out, err = envelope.ToRecord(ctx, &e, h.sc.Kafka.Mode)
 	default:
 		return r, nil
 	}
-	out, err := envelope.ToRecord(ctx, &e, h.sc.Kafka.Mode)
 	if err != nil {
 		return nil, fmt.Errorf("fault %s: %w", f.String(), err)
 	}
-	if broken {
+	if broken != nil {
 		if h.sc.Kafka.Mode == envelope.ModeStructured {
 			out.Value = out.Value[:len(out.Value)/2] // a truncated envelope
 		} else {
-			out.Value = append([]byte(nil), undecodableData...)
+			out.Value = append([]byte(nil), broken...)
 		}
 	}
 	out.Topic, out.Partition, out.Key = r.Topic, r.Partition, r.Key

@@ -18,6 +18,7 @@ import (
 
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/format"
 )
 
 // This file is the producer's fast path: it turns an event in the JSON
@@ -118,8 +119,8 @@ func (h *Harness) fastRecord(raw []byte, topic string, wantRecord bool) (*kgo.Re
 		return nil, m, errSlow
 	}
 	t := h.types[string(typ)]
-	if t == nil {
-		return nil, m, errSlow
+	if t == nil || t.Format != "" && t.Format != format.JSONSchema {
+		return nil, m, errSlow // Avro and Protobuf data is re-encoded
 	}
 	// ID and Key alias the event's text, which nothing writes to: no
 	// copies per event. Whoever keeps them longer than the event clones
@@ -483,6 +484,10 @@ func (h *Harness) slowRecord(ctx context.Context, raw rawEvent, topic string) co
 	if t == nil {
 		return converted{err: errorAt(raw, strconv.Quote(d.Event.Type())+" is not a type of the catalog")}
 	}
+	ver := h.mut.version(t.Name, d.Event.DataSchema())
+	if err := formatValue(d, ver); err != nil {
+		return converted{err: errorAt(raw, err.Error())}
+	}
 	key, err := eventKey(d, keyOf(t))
 	if err != nil {
 		return converted{err: errorAt(raw, err.Error())}
@@ -500,7 +505,9 @@ func (h *Harness) slowRecord(ctx context.Context, raw rawEvent, topic string) co
 	if topic == "" {
 		return c
 	}
-	rec, err := envelope.ToRecord(ctx, &d.Event, h.sc.Kafka.Mode)
+	// Avro and Protobuf data goes out in its binary encoding, framed as
+	// the type's kafka.framing says.
+	rec, err := envelope.ToWireRecord(ctx, &d.Event, ver, h.mut.wireID(ver), h.sc.Kafka.Mode)
 	if err != nil {
 		return converted{err: errorAt(raw, err.Error())}
 	}

@@ -1,0 +1,195 @@
+package envelope
+
+import (
+	"context"
+	"fmt"
+	"mime"
+
+	"github.com/cloudevents/sdk-go/v2/event"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
+)
+
+// This file puts the data of Avro and Protobuf events on the wire: the
+// binary encoding in a binary-mode record value or in data_base64,
+// Confluent-framed under the version's registry id, and reads frames back.
+
+// Rule ids of the Confluent frame checks.
+const (
+	// RuleSchemaIDUnknown: framed data whose schema id the catalog's
+	// registry ids do not hold; a Confluent deserializer cannot read it.
+	RuleSchemaIDUnknown = "schema-id-unknown"
+	// RuleSchemaIDMismatch: framed data whose schema id is another
+	// version than the one its dataschema names.
+	RuleSchemaIDMismatch = "schema-id-mismatch"
+)
+
+// DataFrame splits the binary data of an event of schema s into its
+// payload and, when it is Confluent-framed, the schema id. Protobuf data
+// is framed when it starts with the magic byte (no message starts with a
+// zero tag); Avro data when it starts with a header and the rest is one
+// datum of s (an Avro datum may itself start with a zero byte).
+func DataFrame(s format.Schema, data []byte) (payload []byte, id uint32, framed bool) {
+	switch s := s.(type) {
+	case *avro.Schema:
+		if _, id, framed, err := s.DecodeBinary(data, avro.FramingAuto); err == nil && framed {
+			_, payload, _ := avro.Unframe(data)
+			return payload, id, true
+		}
+	case *protobuf.Schema:
+		if len(data) > 0 && data[0] == 0 {
+			if f, payload, err := protobuf.Unframe(data); err == nil && f.ID >= 0 {
+				return payload, uint32(f.ID), true
+			}
+		}
+	}
+	return data, 0, false
+}
+
+// FrameData writes a payload of schema s (the binary encoding) in the
+// Confluent wire format under id: for Protobuf with the message indexes
+// of the event's message.
+func FrameData(s format.Schema, id uint32, payload []byte) []byte {
+	if p, ok := s.(*protobuf.Schema); ok {
+		return protobuf.AppendFrame(nil, protobuf.Frame{ID: int(id), Index: protobuf.MessageIndex(p.Message)}, payload)
+	}
+	return format.Frame(id, payload)
+}
+
+// BinaryData returns the data of an event of version ver in the binary
+// encoding of its format: data in the JSON form (Avro's JSON encoding, the
+// Protobuf JSON mapping) is encoded, binary data is taken as it is; the
+// result is framed under id when id is not zero, and unframed otherwise.
+func BinaryData(ver *registry.Version, data []byte, contentType string) ([]byte, error) {
+	return binaryData(ver, data, contentType, 0)
+}
+
+func binaryData(ver *registry.Version, data []byte, contentType string, id uint32) ([]byte, error) {
+	s := ver.Compiled
+	if s == nil {
+		return nil, fmt.Errorf("%s v%d did not compile", ver.Type, ver.Number)
+	}
+	var payload []byte
+	if contentType == "" || format.IsJSON(contentType) {
+		v, err := s.DecodeValue(data, format.ContentTypeJSON)
+		if err != nil {
+			return nil, fmt.Errorf("%s v%d: %w", ver.Type, ver.Number, err)
+		}
+		if payload, err = s.EncodeValue(v, s.DefaultContentType()); err != nil {
+			return nil, fmt.Errorf("%s v%d: %w", ver.Type, ver.Number, err)
+		}
+	} else {
+		if err := s.Validate(data, contentType); err != nil {
+			return nil, fmt.Errorf("%s v%d: %w", ver.Type, ver.Number, err)
+		}
+		payload, _, _ = DataFrame(s, data)
+	}
+	if id != 0 {
+		return FrameData(s, id, payload), nil
+	}
+	return payload, nil
+}
+
+// WireEvent returns e with its data in the binary encoding of ver's
+// format, Confluent-framed under id when id is not zero, and the format's
+// binary content type: what ToRecord then puts in a binary-mode record
+// value, or in data_base64 in structured mode. Events of JSON Schema types
+// are returned as they are.
+func WireEvent(e *event.Event, ver *registry.Version, id uint32) (event.Event, error) {
+	if ver == nil || ver.Format == format.JSONSchema || ver.Format == "" {
+		return *e, nil
+	}
+	out := e.Clone()
+	b, err := binaryData(ver, e.DataEncoded, e.DataContentType(), id)
+	if err != nil {
+		return out, err
+	}
+	out.DataEncoded, out.DataBase64 = b, true
+	if err := out.Context.SetDataContentType(ver.Compiled.DefaultContentType()); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// WireID is the schema id data of ver is framed under: its registry id
+// when the type's framing is confluent and the version has one, else 0.
+func WireID(cat *registry.Catalog, ids *registry.SchemaIDs, ver *registry.Version) uint32 {
+	if ver == nil || ver.Format == format.JSONSchema || cat.Framing(cat.Lookup(ver.Type)) != registry.FramingConfluent {
+		return 0
+	}
+	id, _ := ids.Of(ver)
+	return id
+}
+
+// checkFrame checks the schema id of framed binary data against the
+// catalog's registry ids (when it has any).
+func (v *Validator) checkFrame(d *Decoded, ver *registry.Version, ct string) []report.Finding {
+	if v.IDs.Empty() {
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != ver.Compiled.DefaultContentType() {
+		return nil
+	}
+	_, id, framed := DataFrame(ver.Compiled, d.RawData)
+	if !framed {
+		return nil
+	}
+	ptr := "/data"
+	if d.Event.DataBase64 {
+		ptr = "/data_base64"
+	}
+	switch other := v.IDs.Version(id); {
+	case !v.IDs.Known(id):
+		return []report.Finding{{Rule: RuleSchemaIDUnknown, Severity: report.SeverityError, Pointer: ptr,
+			Message: fmt.Sprintf("the data is Confluent-framed with schema id %d, which is not a registry id of the catalog (%s); a Confluent deserializer cannot read it", id, registry.SchemaIDsFile)}}
+	case other != nil && (other.Type != ver.Type || other.Number != ver.Number):
+		return []report.Finding{{Rule: RuleSchemaIDMismatch, Severity: report.SeverityError, Pointer: ptr,
+			Message: fmt.Sprintf("the data is Confluent-framed with schema id %d, which is %s v%d, but the event says %s v%d", id, other.Type, other.Number, ver.Type, ver.Number)}}
+	}
+	return nil
+}
+
+// RecordPosition names where a record is: "topic orders partition 0
+// offset 12".
+func RecordPosition(r *kgo.Record) string {
+	return fmt.Sprintf("topic %s partition %d offset %d", r.Topic, r.Partition, r.Offset)
+}
+
+// CheckRecord reads the CloudEvent of a record (FromRecord) and checks it
+// against the catalog (Check), the Confluent frame of Avro and Protobuf
+// data included: an unknown schema id is a finding. Every finding's
+// Subject names the record's topic, partition and offset. The error is
+// FromRecord's, with the position.
+func (v *Validator) CheckRecord(r *kgo.Record) (*Decoded, *registry.Version, []report.Finding, error) {
+	d, fs, err := FromRecord(r)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", RecordPosition(r), err)
+	}
+	var ver *registry.Version
+	if d != nil {
+		var more []report.Finding
+		ver, more = v.check(d, scopeOf(fs))
+		fs = append(fs, more...)
+	}
+	pos := RecordPosition(r)
+	for i := range fs {
+		fs[i].Subject = pos
+	}
+	return d, ver, fs, nil
+}
+
+// ToWireRecord is ToRecord for an event of a catalog: the data of an Avro
+// or Protobuf type is put in its binary encoding first (WireEvent), framed
+// as the type's kafka.framing and the version's registry id say.
+func ToWireRecord(ctx context.Context, e *event.Event, ver *registry.Version, id uint32, mode Mode, opts ...RecordOption) (*kgo.Record, error) {
+	w, err := WireEvent(e, ver, id)
+	if err != nil {
+		return nil, err
+	}
+	return ToRecord(ctx, &w, mode, opts...)
+}

@@ -1,0 +1,143 @@
+package registry
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// KafkaConfig is the kafka section of evtool.yaml and event.yaml: how the
+// events of Avro and Protobuf types are put in Kafka records.
+type KafkaConfig struct {
+	Framing Framing `yaml:"framing"`
+}
+
+// Framing says whether binary Avro and Protobuf data is written in the
+// Confluent wire format.
+type Framing string
+
+const (
+	// FramingConfluent, the default, frames the data of a version that
+	// has a registry id (magic byte 0, 4-byte big-endian id, Protobuf
+	// message indexes): what Confluent's deserializers expect. A version
+	// without an id is written unframed.
+	FramingConfluent Framing = "confluent"
+	// FramingNone writes the plain binary encoding.
+	FramingNone Framing = "none"
+)
+
+// Framing returns the type's framing: event.yaml's, else evtool.yaml's,
+// else FramingConfluent.
+func (c *Catalog) Framing(t *EventType) Framing {
+	if t != nil && t.Meta.Kafka.Framing != "" {
+		return t.Meta.Kafka.Framing
+	}
+	if c.Config.Kafka.Framing != "" {
+		return c.Config.Kafka.Framing
+	}
+	return FramingConfluent
+}
+
+// SchemaIDsFile is where `evtool registry serve` keeps the schema ids it
+// gave the catalog's versions, relative to the catalog root: a JSON
+// object whose "ids" map a schema's digest to its id.
+const SchemaIDsFile = ".registry/ids.json"
+
+// SchemaIDs are the Confluent schema ids of a catalog's versions, matched
+// by the version's digest. The zero value (no ids file) knows no ids.
+type SchemaIDs struct {
+	byVersion map[*Version]uint32
+	byID      map[uint32]*Version
+	// all holds every id of the file, also those of schemas that are no
+	// version of the catalog any more: an id a registry handed out is not
+	// unknown.
+	all map[uint32]bool
+	max uint32
+}
+
+// LoadSchemaIDs reads the catalog's ids file; a catalog without one has
+// no ids.
+func LoadSchemaIDs(c *Catalog) (*SchemaIDs, error) {
+	ids := &SchemaIDs{byVersion: map[*Version]uint32{}, byID: map[uint32]*Version{}, all: map[uint32]bool{}}
+	p := filepath.Join(c.Root, filepath.FromSlash(SchemaIDsFile))
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ids, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("schema ids: %w", err)
+	}
+	var doc struct {
+		IDs map[string]int64 `json:"ids"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: not a schema ids file: %v", p, err)
+	}
+	byDigest := map[string]uint32{}
+	for d, id := range doc.IDs {
+		if id < 1 || id > 1<<31-1 {
+			return nil, fmt.Errorf("%s: id %d of %s is not a positive 32-bit schema id", p, id, d)
+		}
+		byDigest[d] = uint32(id)
+		ids.all[uint32(id)] = true
+		ids.max = max(ids.max, uint32(id))
+	}
+	for _, t := range c.Types {
+		for _, v := range t.Versions {
+			if id, ok := byDigest[v.Digest]; ok && v.Digest != "" {
+				ids.byVersion[v] = id
+				ids.byID[id] = v
+			}
+		}
+	}
+	return ids, nil
+}
+
+// Of returns the registry id of v.
+func (s *SchemaIDs) Of(v *Version) (uint32, bool) {
+	if s == nil {
+		return 0, false
+	}
+	id, ok := s.byVersion[v]
+	return id, ok
+}
+
+// Version returns the version with registry id id (nil when the id is
+// not one of the catalog's versions).
+func (s *SchemaIDs) Version(id uint32) *Version {
+	if s == nil {
+		return nil
+	}
+	return s.byID[id]
+}
+
+// Known reports whether id is in the ids file.
+func (s *SchemaIDs) Known(id uint32) bool { return s != nil && s.all[id] }
+
+// Empty reports whether no id is known.
+func (s *SchemaIDs) Empty() bool { return s == nil || len(s.all) == 0 }
+
+// Unknown returns an id the file does not hold, above every id it does.
+func (s *SchemaIDs) Unknown() uint32 {
+	if s == nil {
+		return 1 << 30
+	}
+	return max(s.max+1000, 1<<30)
+}
+
+// List returns the known ids in order.
+func (s *SchemaIDs) List() []uint32 {
+	if s == nil {
+		return nil
+	}
+	out := make([]uint32, 0, len(s.all))
+	for id := range s.all {
+		out = append(out, id)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

@@ -1,0 +1,92 @@
+package registry
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const framingAvsc = `{"type":"record","name":"R","fields":[{"name":"id","type":"string"}]}`
+
+// TestFraming: kafka.framing comes from event.yaml, else evtool.yaml, else
+// confluent; the meta-schemas reject other values.
+func TestFraming(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"evtool.yaml":                "version: 1\nkafka: {framing: none}\n",
+		"schemas/com.x.a/v1.avsc":    framingAvsc,
+		"schemas/com.x.b/event.yaml": "kafka: {framing: confluent}\n",
+		"schemas/com.x.b/v1.avsc":    framingAvsc,
+	})
+	cat, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cat.Framing(cat.Lookup("com.x.a")); got != FramingNone {
+		t.Errorf("com.x.a: %q", got)
+	}
+	if got := cat.Framing(cat.Lookup("com.x.b")); got != FramingConfluent {
+		t.Errorf("com.x.b: %q", got)
+	}
+	cat.Config.Kafka.Framing = ""
+	if got := cat.Framing(cat.Lookup("com.x.a")); got != FramingConfluent {
+		t.Errorf("default: %q", got)
+	}
+	bad := writeFiles(t, map[string]string{
+		"evtool.yaml":             "version: 1\nkafka: {framing: magic}\n",
+		"schemas/com.x.a/v1.avsc": framingAvsc,
+	})
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "framing") {
+		t.Errorf("framing: magic loaded: %v", err)
+	}
+}
+
+// TestLoadSchemaIDs: ids are matched to versions by digest; ids of
+// schemas no longer in the catalog are known but name no version; a
+// missing file means no ids; a broken one is an error naming it.
+func TestLoadSchemaIDs(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"evtool.yaml":             "version: 1\n",
+		"schemas/com.x.a/v1.avsc": framingAvsc,
+	})
+	cat, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := LoadSchemaIDs(cat)
+	if err != nil || !ids.Empty() {
+		t.Fatalf("no file: %v %v", ids, err)
+	}
+	v := cat.Lookup("com.x.a").Version(1)
+	p := filepath.Join(dir, "schemas", ".registry", "ids.json")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(`{"format":1,"next_id":9,"ids":{"`+v.Digest+`":7,"sha256:gone":3}}`), 0o644)
+	if ids, err = LoadSchemaIDs(cat); err != nil {
+		t.Fatal(err)
+	}
+	if id, ok := ids.Of(v); !ok || id != 7 || ids.Version(7) != v {
+		t.Errorf("Of = %d %v", id, ok)
+	}
+	if !ids.Known(3) || ids.Version(3) != nil || ids.Known(4) || ids.Known(ids.Unknown()) {
+		t.Errorf("known ids wrong: %v", ids.List())
+	}
+	os.WriteFile(p, []byte(`{"ids":{"x":-1}}`), 0o644)
+	if _, err := LoadSchemaIDs(cat); err == nil || !strings.Contains(err.Error(), "ids.json") {
+		t.Errorf("bad id: %v", err)
+	}
+}

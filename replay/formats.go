@@ -1,0 +1,178 @@
+package replay
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/cloudevents/sdk-go/v2/event"
+
+	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/registry"
+)
+
+// This file is what replay does differently for Avro and Protobuf types:
+// their data is a datum of the version's writer schema (binary, or the
+// JSON form in event files), skew re-encodes it with another version's
+// schema, and poison breaks the binary encoding or its Confluent frame.
+
+// isFormatted reports whether v is an Avro or Protobuf version.
+func isFormatted(v *registry.Version) bool {
+	return v != nil && v.Format != "" && v.Format != format.JSONSchema && v.Compiled != nil
+}
+
+// dataContentType is an event's content type, JSON when it has none.
+func dataContentType(e *event.Event) string {
+	if ct := e.DataContentType(); ct != "" {
+		return ct
+	}
+	return format.ContentTypeJSON
+}
+
+// formatValue sets d.Data to the JSON form of an Avro or Protobuf event's
+// data (Avro's JSON encoding, the Protobuf JSON mapping), which partition
+// keys point into.
+func formatValue(d *envelope.Decoded, ver *registry.Version) error {
+	if !isFormatted(ver) || !d.HasData {
+		return nil
+	}
+	v, err := ver.Compiled.DecodeValue(d.RawData, dataContentType(&d.Event))
+	if err != nil {
+		return fmt.Errorf("%s v%d: %v", ver.Type, ver.Number, err)
+	}
+	d.Data = v
+	return nil
+}
+
+// reencode returns data of version from (in content type ct) as a datum
+// of version to, in the same encoding (binary unframed). Avro resolves the
+// datum with from as the writer and to as the reader, then writes it with
+// to; Protobuf goes through the JSON mapping. It fails when to cannot
+// carry the datum.
+func reencode(from, to *registry.Version, data []byte, ct string) ([]byte, error) {
+	if !isFormatted(from) || !isFormatted(to) || from.Format != to.Format {
+		return nil, errors.New("not two versions of one Avro or Protobuf type")
+	}
+	binary := !format.IsJSON(ct)
+	if fa, ok := from.Compiled.(*avro.Schema); ok {
+		ta := to.Compiled.(*avro.Schema)
+		payload := data
+		if binary {
+			payload, _, _ = envelope.DataFrame(fa, data)
+		} else {
+			datum, err := fa.DecodeJSON(bytes.TrimSpace(data))
+			if err != nil {
+				return nil, err
+			}
+			if payload, err = fa.Encode(datum); err != nil {
+				return nil, err
+			}
+		}
+		datum, err := ta.DecodeFrom(fa, payload)
+		if err != nil {
+			return nil, err
+		}
+		if binary {
+			return ta.Encode(datum)
+		}
+		return ta.EncodeJSON(datum)
+	}
+	v, err := from.Compiled.DecodeValue(data, ct)
+	if err != nil {
+		return nil, err
+	}
+	if binary {
+		return to.Compiled.EncodeValue(v, to.Compiled.DefaultContentType())
+	}
+	return to.Compiled.EncodeValue(v, format.ContentTypeJSON)
+}
+
+// formatSkewTargets is SkewTargets for an Avro or Protobuf event: the
+// candidate versions that can carry its datum.
+func (m *Mutator) formatSkewTargets(ver *registry.Version, data []byte, ct string) chaos.VersionSet {
+	var out chaos.VersionSet
+	t := m.cat.Lookup(ver.Type)
+	for _, u := range m.Candidates(ver.Type, ver.Number).List() {
+		if _, err := reencode(ver, t.Version(u), data, ct); err == nil {
+			out = out.Add(u)
+		}
+	}
+	return out
+}
+
+// skewFormatData re-encodes the data of c (an event of version from) with
+// version to's schema; c keeps its data when to cannot carry it.
+func skewFormatData(c *event.Event, from, to *registry.Version) {
+	if b, err := reencode(from, to, c.DataEncoded, dataContentType(c)); err == nil {
+		c.DataEncoded = b
+	}
+}
+
+// invalidFormatData returns data in e's encoding that ver's schema
+// rejects: the binary encoding cut short, or bytes no datum starts with;
+// for the JSON form, values of the wrong shape.
+func invalidFormatData(ver *registry.Version, e event.Event) []byte {
+	ct := dataContentType(&e)
+	var cands [][]byte
+	if !format.IsJSON(ct) {
+		payload, _, _ := envelope.DataFrame(ver.Compiled, e.DataEncoded)
+		if len(payload) > 0 {
+			cands = append(cands, payload[:len(payload)-1])
+		}
+		cands = append(cands, append(append([]byte(nil), payload...), 0xff), bytes.Repeat([]byte{0xff}, 11))
+	} else {
+		cands = append(cands, []byte(`{"evtoolPoison":"invalid-data"}`), []byte(`[]`), []byte(`"evtool poison: invalid data"`), []byte(`-1`))
+	}
+	for _, c := range cands {
+		if ver.Compiled.Validate(c, ct) != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// undecodableFor is the undecodable poison data for an event of ver:
+// undecodableData when the version's schema cannot read it either (it
+// looks like a framed record), else bytes no Avro or Protobuf datum
+// starts with (a varint that never ends).
+func undecodableFor(ver *registry.Version, ct string) []byte {
+	if !isFormatted(ver) || ver.Compiled.Validate(undecodableData, ct) != nil {
+		return undecodableData
+	}
+	return bytes.Repeat([]byte{0xff}, 11)
+}
+
+// unknownIDData is the data of an unknown-schema-id poison event: the
+// event's data (binary for Avro and Protobuf) Confluent-framed under an id
+// the catalog's registry ids do not hold.
+func (m *Mutator) unknownIDData(ver *registry.Version, e event.Event) []byte {
+	id := m.schemaIDs().Unknown()
+	if !isFormatted(ver) {
+		return format.Frame(id, e.DataEncoded)
+	}
+	payload, err := envelope.BinaryData(ver, e.DataEncoded, dataContentType(&e))
+	if err != nil {
+		payload = e.DataEncoded
+	}
+	return envelope.FrameData(ver.Compiled, id, payload)
+}
+
+// schemaIDs are the catalog's registry ids (none without a catalog).
+func (m *Mutator) schemaIDs() *registry.SchemaIDs {
+	if m == nil {
+		return nil
+	}
+	return m.ids
+}
+
+// wireID is the schema id an Avro or Protobuf event of ver is framed
+// under in a record (0: unframed).
+func (m *Mutator) wireID(ver *registry.Version) uint32 {
+	if m == nil {
+		return 0
+	}
+	return envelope.WireID(m.cat, m.ids, ver)
+}

@@ -1,7 +1,8 @@
 // Package asyncapi exports a catalog as an AsyncAPI 3.0 document: one
 // channel per Kafka topic, one message per event type and version, the
 // CloudEvents Kafka binding's headers (binary content mode) as each
-// message's headers schema, the version's JSON Schema as its payload, and
+// message's headers schema, the version's schema as its payload (JSON Schema
+// as a component; Avro and Protobuf embedded with their schemaFormat), and
 // owners and descriptions from event.yaml.
 //
 // The document is self-contained: every catalog file a version reaches is
@@ -20,12 +21,23 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/sample"
 )
 
 // Version is the AsyncAPI version of the exported document.
 const Version = "3.0.0"
+
+// The schemaFormat of payloads that are not JSON Schema, as the AsyncAPI
+// 3.0 specification spells them. An Avro schema is embedded as its JSON
+// object, a Protobuf one as the .proto text (a string).
+const (
+	AvroSchemaFormat     = "application/vnd.apache.avro+json;version=1.9.0"
+	ProtobufSchemaFormat = "application/vnd.google.protobuf;version=3"
+)
 
 // kafkaBinding is the version of the Kafka bindings used.
 const kafkaBinding = "0.5.0"
@@ -55,7 +67,7 @@ type Options struct {
 func Build(cat *registry.Catalog, opts Options) (*Document, error) {
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
-			if v.Schema == nil {
+			if v.Compiled == nil {
 				return nil, fmt.Errorf("%s: the schema did not compile; run evtool lint", v.File)
 			}
 		}
@@ -232,7 +244,24 @@ func infoDescription(cat *registry.Catalog) string {
 		"template " + cat.Template.String() + " filled in.",
 		"",
 		fmt.Sprintf("Schema changes are gated by evtool compat check: default mode %s, profile %s.", mode, profile),
-	}, "\n")
+	}, "\n") + otherFormats(cat)
+}
+
+// otherFormats says how Avro and Protobuf versions are described, when the
+// catalog has any.
+func otherFormats(cat *registry.Catalog) string {
+	kinds := map[format.Kind]bool{}
+	for _, t := range cat.Types {
+		kinds[t.Format] = true
+	}
+	var out string
+	if kinds[format.Avro] {
+		out += "\n\nAvro types (schemas/<type>/vN.avsc): the record value is the datum in Avro's binary encoding (content-type application/avro, optionally in the Confluent wire format: magic byte 0 and a 4-byte schema id); the payload embeds the schema with schemaFormat " + AvroSchemaFormat + "."
+	}
+	if kinds[format.Protobuf] {
+		out += "\n\nProtobuf types (schemas/<type>/vN.proto): the record value is the message in the Protobuf binary encoding (content-type application/protobuf, optionally Confluent-framed with message indexes); the payload embeds the .proto text with schemaFormat " + ProtobufSchemaFormat + ", x-evtool-message naming the event's message."
+	}
+	return out
 }
 
 // catalogVersion is a digest of everything the document is made of, so
@@ -256,7 +285,7 @@ func catalogVersion(cat *registry.Catalog) string {
 
 // message is the Message Object of one version.
 func (x *schemaExporter) message(cat *registry.Catalog, t *registry.EventType, v *registry.Version) (*object, error) {
-	payload, err := x.ref(v)
+	payload, contentType, err := x.payload(v)
 	if err != nil {
 		return nil, err
 	}
@@ -270,20 +299,26 @@ func (x *schemaExporter) message(cat *registry.Catalog, t *registry.EventType, v
 	if d := strings.TrimSpace(t.Meta.Description); d != "" {
 		m.set("description", d)
 	}
-	m.set("contentType", "application/json")
+	m.set("contentType", contentType)
 	if t.Deprecated(v.Number) {
 		m.set("deprecated", true)
 	}
 	if t.Meta.Owner != "" {
 		m.set("tags", []any{obj("name", "owner:"+t.Meta.Owner, "description", "The team that owns this event type (event.yaml owner).")})
 	}
-	m.set("headers", headersSchema(t, v.Number, dataschema))
-	m.set("payload", obj("$ref", payload))
+	m.set("headers", headersSchema(t, v.Number, dataschema, contentType))
+	m.set("payload", payload)
 	if kb := keySchema(t); kb != nil {
 		m.set("bindings", obj("kafka", obj("key", kb, "bindingVersion", kafkaBinding)))
 	}
 	var examples []any
 	for _, e := range v.Examples {
+		if v.Format != format.JSONSchema {
+			// Examples are written in the JSON form (Avro's JSON
+			// encoding, Protobuf's JSON mapping), not in the message's
+			// binary content type.
+			break
+		}
 		val, err := decodeOrdered(e.Text)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", e.File, err)
@@ -305,6 +340,42 @@ func (x *schemaExporter) message(cat *registry.Catalog, t *registry.EventType, v
 	return m, nil
 }
 
+// payload is the payload of a version's messages and their content type:
+// a reference to the JSON Schema component, or a Multi Format Schema
+// Object embedding the Avro or Protobuf schema.
+func (x *schemaExporter) payload(v *registry.Version) (any, string, error) {
+	switch s := v.Compiled.(type) {
+	case *avro.Schema:
+		text := v.Text
+		if len(s.References()) > 0 {
+			text = s.JSON() // named types from other files inlined
+		}
+		doc, err := decodeOrdered(text)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", v.File, err)
+		}
+		return obj("schemaFormat", AvroSchemaFormat, "schema", doc), s.DefaultContentType(), nil
+	case *protobuf.Schema:
+		p := obj("schemaFormat", ProtobufSchemaFormat, "schema", string(v.Text))
+		p.set("x-evtool-message", string(s.Message.FullName()))
+		if len(s.Files) > 1 {
+			var imports []any
+			for _, f := range s.Files {
+				if f != s.File {
+					imports = append(imports, f)
+				}
+			}
+			p.set("x-evtool-imports", imports)
+		}
+		return p, s.DefaultContentType(), nil
+	}
+	ref, err := x.ref(v)
+	if err != nil {
+		return nil, "", err
+	}
+	return obj("$ref", ref), "application/json", nil
+}
+
 func schemaDescription(v *registry.Version) string {
 	if v.Schema == nil {
 		return ""
@@ -316,7 +387,7 @@ func schemaDescription(v *registry.Version) string {
 }
 
 // headersSchema describes the record headers of the binary content mode.
-func headersSchema(t *registry.EventType, version int, dataschema string) *object {
+func headersSchema(t *registry.EventType, version int, dataschema, contentType string) *object {
 	str := func(desc string, kv ...any) *object {
 		return obj(append([]any{"type", "string", "description", desc}, kv...)...)
 	}
@@ -342,7 +413,7 @@ func headersSchema(t *registry.EventType, version int, dataschema string) *objec
 		"ce_subject", subject,
 		"ce_dataschema", str(fmt.Sprintf("ce_dataschema: the version of the data's schema, here v%d. An event without it is read as the latest version.", version),
 			"format", "uri", "const", dataschema),
-		"content-type", str("content-type: datacontenttype, the media type of the record value.", "const", "application/json"),
+		"content-type", str("content-type: datacontenttype, the media type of the record value.", "const", contentType),
 	)
 	required := []any{"ce_specversion", "ce_id", "ce_source", "ce_type"}
 	if t.Meta.PartitionKey == "subject" {

@@ -96,6 +96,7 @@ func decode(t *testing.T, data []byte) any {
 var catalogs = []struct{ name, dir string }{
 	{"orders", "../examples/orders"},
 	{"refs", "testdata/refs"},
+	{"formats", "testdata/formats"},
 }
 
 // The exported documents are valid AsyncAPI 3.0.0, in JSON and in YAML.
@@ -341,6 +342,7 @@ func TestGolden(t *testing.T) {
 	}{
 		{"../examples/orders", "testdata/orders.golden.yaml", false},
 		{"testdata/refs", "testdata/refs.golden.json", true},
+		{"testdata/formats", "testdata/formats.golden.yaml", false},
 	} {
 		doc := build(t, g.dir)
 		var got []byte
@@ -457,7 +459,7 @@ func TestExampleHeadersValidate(t *testing.T) {
 				n++
 			}
 		}
-		if n == 0 {
+		if n == 0 && c.name != "formats" { // Avro and Protobuf messages carry no examples
 			t.Errorf("%s: no example checked", c.dir)
 		}
 	}
@@ -510,5 +512,45 @@ func TestTopicNamedLikeTopiclessType(t *testing.T) {
 	}
 	if msgs := typ["messages"].(map[string]any); len(msgs) != 1 || msgs["com.example.order.paid.v1"] == nil {
 		t.Fatalf("type channel messages %v", msgs)
+	}
+}
+
+// Avro and Protobuf payloads are Multi Format Schema Objects with the
+// specification's schemaFormat strings: the Avro schema as a JSON object,
+// the .proto text as a string; the content type is the binary encoding's.
+func TestFormatPayloads(t *testing.T) {
+	js, err := build(t, "testdata/formats").JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	messages := normalize(t, js).(map[string]any)["components"].(map[string]any)["messages"].(map[string]any)
+	for _, c := range []struct {
+		key, format, contentType string
+		object                   bool
+	}{
+		{"com.example.payment.made.v2", "application/vnd.apache.avro+json;version=1.9.0", "application/avro", true},
+		{"com.example.stock.moved.v1", "application/vnd.google.protobuf;version=3", "application/protobuf", false},
+	} {
+		m := messages[c.key].(map[string]any)
+		p := m["payload"].(map[string]any)
+		if p["schemaFormat"] != c.format || m["contentType"] != c.contentType {
+			t.Errorf("%s: schemaFormat %v, contentType %v", c.key, p["schemaFormat"], m["contentType"])
+		}
+		switch s := p["schema"].(type) {
+		case map[string]any:
+			if !c.object || s["type"] != "record" {
+				t.Errorf("%s: schema %v", c.key, s)
+			}
+		case string:
+			if c.object || !strings.Contains(s, "message StockMoved") {
+				t.Errorf("%s: schema %q", c.key, s)
+			}
+		default:
+			t.Errorf("%s: schema is %T", c.key, s)
+		}
+		ct := m["headers"].(map[string]any)["properties"].(map[string]any)["content-type"].(map[string]any)["const"]
+		if ct != c.contentType {
+			t.Errorf("%s: content-type header const %v", c.key, ct)
+		}
 	}
 }

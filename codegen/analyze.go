@@ -8,6 +8,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/registry"
 )
 
@@ -38,7 +39,18 @@ type nodeKey struct {
 // analyze builds the Go types of every version of every event type.
 func (g *gen) analyze() {
 	for _, t := range g.cat.Types {
+		switch t.Format {
+		case format.Avro:
+			if !g.opts.Plain {
+				g.analyzeAvro(t)
+			}
+			continue
+		case format.Protobuf:
+			g.skipped = append(g.skipped, t.Name)
+			continue
+		}
 		ti := &typeInfo{t: t, base: typeBaseName(t.Name)}
+		g.decodeOrder = append(g.decodeOrder, ti.base)
 		ti.file = snake(ti.base) + "_gen.go"
 		origin := "event type " + t.Name
 		g.declare(ti.base+"Type", origin)

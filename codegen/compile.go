@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/registry"
 )
 
@@ -116,6 +117,9 @@ func compileCatalog(cat *registry.Catalog, fsys fs.FS) (*catalogSchemas, error) 
 	c.AssertFormat()
 	c.UseLoader(fileLoader{files: cs.files})
 	for _, t := range cat.Types {
+		if t.Format != format.JSONSchema {
+			continue // generated from the format's own compiled schemas
+		}
 		for _, v := range t.Versions {
 			s, err := c.Compile(v.URL)
 			if err != nil {

@@ -61,6 +61,13 @@ func (g *gen) emit() ([]File, error) {
 		}
 		files = append(files, f)
 	}
+	for _, at := range g.avroTypes {
+		f, err := g.emitAvroType(at)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
 	o := &w{}
 	g.emitDecodeAll(o)
 	shared := byFile[""]
@@ -201,9 +208,9 @@ func (g *gen) emitDecodeAll(o *w) {
 	o.raw(comment("Decode decodes and validates the data of an event of any type of the catalog: a pointer to the struct of the event's type and version (see the Decode<Type> functions). It fails for a type or version this code does not know, and for data the schema rejects."))
 	o.p("func Decode(e event.Event) (any, error) {")
 	o.p("switch e.Type() {")
-	for _, ti := range g.types {
-		o.p("case %sType:", ti.base)
-		o.p("v, err := Decode%s(e)", ti.base)
+	for _, base := range g.decodeOrder {
+		o.p("case %sType:", base)
+		o.p("v, err := Decode%s(e)", base)
 		o.p("if err != nil {")
 		o.p("return nil, err")
 		o.p("}")
@@ -1726,6 +1733,9 @@ func subschemas(s *jsonschema.Schema) []*jsonschema.Schema {
 // emitRuntime copies the runtime pieces into the shared file.
 func (g *gen) emitRuntime(o *w) {
 	names := []string{"core", "events"}
+	if len(g.avroTypes) > 0 {
+		names = append(names, "avro")
+	}
 	g.pieces["formats"] = true // small, and date-time is everywhere
 	for _, p := range []string{"big", "formats", "schema"} {
 		if g.pieces[p] {

@@ -12,13 +12,13 @@ import (
 // there, copied into generated code without their package clause and
 // imports (the generator computes the imports of the whole file).
 //
-//go:embed internal/rt/rt_core.go internal/rt/rt_big.go internal/rt/rt_formats.go internal/rt/rt_schema.go internal/rt/rt_events.go
+//go:embed internal/rt/rt_core.go internal/rt/rt_big.go internal/rt/rt_formats.go internal/rt/rt_schema.go internal/rt/rt_events.go internal/rt/rt_avro.go
 var runtimeFS embed.FS
 
 var runtimePieces = map[string]string{}
 
 func init() {
-	for _, name := range []string{"core", "big", "formats", "schema", "events"} {
+	for _, name := range []string{"core", "big", "formats", "schema", "events", "avro"} {
 		src, err := runtimeFS.ReadFile("internal/rt/rt_" + name + ".go")
 		if err != nil {
 			panic(err)

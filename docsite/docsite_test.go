@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,34 +40,48 @@ func build(t *testing.T, dir string) *Site {
 // Golden pages of the example catalog: go test ./docsite -update
 // rewrites them.
 func TestGolden(t *testing.T) {
-	site := build(t, "../examples/orders")
-	for _, p := range []string{
-		"index.html",
-		"types/com.example.order.placed/index.html",
-		"types/com.example.order.placed/v2.html",
-		"types/com.example.order.placed/v1-v2.html",
-		"search-index.json",
+	for _, c := range []struct {
+		name, dir string
+		pages     []string
+	}{
+		{"orders", "../examples/orders", []string{
+			"index.html",
+			"types/com.example.order.placed/index.html",
+			"types/com.example.order.placed/v2.html",
+			"types/com.example.order.placed/v1-v2.html",
+			"search-index.json",
+		}},
+		{"formats", "testdata/formats", []string{
+			"types/com.example.payment.made/v3.html",
+			"types/com.example.payment.made/v1-v2.html",
+			"types/com.example.payment.made/v2-v3.html",
+			"types/com.example.stock.moved/v1.html",
+			"types/com.example.stock.moved/v1-v2.html",
+		}},
 	} {
-		got, ok := site.Files[p]
-		if !ok {
-			t.Fatalf("no %s in the site; it has %v", p, site.Paths())
-		}
-		golden := filepath.Join("testdata", "golden", "orders", filepath.FromSlash(p))
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-				t.Fatal(err)
+		site := build(t, c.dir)
+		for _, p := range c.pages {
+			got, ok := site.Files[p]
+			if !ok {
+				t.Fatalf("no %s in the site; it has %v", p, site.Paths())
 			}
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
-				t.Fatal(err)
+			golden := filepath.Join("testdata", "golden", c.name, filepath.FromSlash(p))
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
 			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test ./docsite -update)", err)
-		}
-		if diff := cmp.Diff(string(want), string(got)); diff != "" {
-			t.Errorf("%s differs from %s (-want +got); if intended, run go test ./docsite -update:\n%s", p, golden, diff)
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./docsite -update)", err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("%s differs from %s (-want +got); if intended, run go test ./docsite -update:\n%s", p, golden, diff)
+			}
 		}
 	}
 }
@@ -428,5 +443,90 @@ func TestFieldAnchorsUnique(t *testing.T) {
 	}
 	if got["f-u00C4"] != "Ä" || got["f-u00D6"] != "Ö" || len(got) != len(rows) {
 		t.Fatalf("ids %v", got)
+	}
+}
+
+// Avro and Protobuf versions get field tables with what their formats
+// carry (Avro: type, default, doc, logical type; Protobuf: number, type,
+// label, json_name) and diffs between versions.
+func TestFormatFields(t *testing.T) {
+	m := buildModel(load(t, "testdata/formats"), Options{})
+	types := map[string]*typeModel{}
+	for _, tm := range m.Types {
+		types[tm.Name] = tm
+	}
+	row := func(v *versionModel, path string) *Field {
+		for i := range v.Fields {
+			if v.Fields[i].Path == path {
+				return &v.Fields[i]
+			}
+		}
+		t.Fatalf("v%d has no field %s: %v", v.Number, path, v.Fields)
+		return nil
+	}
+	has := func(f *Field, want ...string) {
+		t.Helper()
+		for _, w := range want {
+			if !slices.Contains(f.Constraints, w) {
+				t.Errorf("%s: constraints %q lack %q", f.Path, f.Constraints, w)
+			}
+		}
+	}
+	pay := types["com.example.payment.made"]
+	v3 := pay.Versions[2]
+	amount := row(v3, "amount")
+	if amount.Type != "bytes" || amount.Required || amount.Description != "The amount paid, exact." {
+		t.Errorf("amount: %+v", amount)
+	}
+	has(amount, `default: "\u0000"`, "logical type: decimal(12, 2)")
+	if f := row(v3, "orderId"); !f.Required || f.Description != "The order paid for." {
+		t.Errorf("orderId: %+v", f)
+	}
+	if f := row(v3, "method{Card}.network"); f.Type != "enum Network" || len(f.Enum) != 3 {
+		t.Errorf("method{Card}.network: %+v", f)
+	}
+	has(row(v3, "capturedAt"), "logical type: timestamp-millis")
+	if f := row(v3, "fee"); f.Type != "union [null, bytes (decimal(6, 2))]" {
+		t.Errorf("fee: %+v", f)
+	}
+	if v3.ContentType != "application/avro" || v3.Format != "Avro" {
+		t.Errorf("v3: %s %s", v3.Format, v3.ContentType)
+	}
+
+	stock := types["com.example.stock.moved"]
+	q := row(stock.Versions[0], "quantity")
+	if q.Type != "int32" {
+		t.Errorf("quantity: %+v", q)
+	}
+	has(q, "number: 2", "json_name: qty")
+	has(row(stock.Versions[0], "lots"), "label: repeated")
+	has(row(stock.Versions[1], "reason"), "label: optional", "number: 4")
+
+	changes := func(tm *typeModel, i int) map[string]Change {
+		out := map[string]Change{}
+		for _, c := range tm.Diffs[i].Changes {
+			out[c.Kind+" "+c.Path] = c
+		}
+		return out
+	}
+	pc := changes(stock, 0)
+	if c, ok := pc["changed quantity"]; !ok || !slices.Contains(c.Details, "type: int32 → int64") {
+		t.Errorf("proto diff: %v", pc)
+	}
+	if _, ok := pc["removed lots"]; !ok {
+		t.Errorf("proto diff: %v", pc)
+	}
+	if _, ok := pc["added reason"]; !ok {
+		t.Errorf("proto diff: %v", pc)
+	}
+	ac := changes(pay, 0)
+	if c, ok := ac["changed attempts"]; !ok || !slices.Contains(c.Details, "type: int → long") {
+		t.Errorf("avro diff: %v", ac)
+	}
+	if c, ok := ac["changed status"]; !ok || !slices.Contains(c.Details, `values added: "REFUNDED"`) {
+		t.Errorf("avro diff: %v", ac)
+	}
+	if _, ok := ac["added method{BankTransfer}.iban"]; !ok {
+		t.Errorf("avro diff: %v", ac)
 	}
 }

@@ -206,20 +206,25 @@ func fieldsOf(cat *registry.Catalog, texts *textCache, s *jsonschema.Schema) ([]
 	w.push(conj, "")
 	w.children("", 0, conj)
 	w.pop(conj)
-	// Unique ids: a suffix -N can itself be a field's id ("items" and
-	// "items[]" give f-items and f-items-2, and a field may be named
-	// "items-2"), so every candidate is checked against all ids taken.
+	assignAnchors(w.rows)
+	return w.rows, w.truncated
+}
+
+// assignAnchors gives every row a unique id: a suffix -N can itself be a
+// field's id ("items" and "items[]" give f-items and f-items-2, and a
+// field may be named "items-2"), so every candidate is checked against
+// all ids taken.
+func assignAnchors(rows []Field) {
 	taken := map[string]bool{}
-	for i := range w.rows {
-		base := anchorOf(w.rows[i].Path)
+	for i := range rows {
+		base := anchorOf(rows[i].Path)
 		a := base
 		for n := 2; taken[a]; n++ {
 			a = fmt.Sprintf("%s-%d", base, n)
 		}
 		taken[a] = true
-		w.rows[i].Anchor = a
+		rows[i].Anchor = a
 	}
-	return w.rows, w.truncated
 }
 
 // anchorOf makes an HTML id from a path: "f-" and the path with runs of

@@ -30,6 +30,9 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/compat/formats"
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
@@ -101,6 +104,10 @@ type versionModel struct {
 	Truncated   bool
 	Examples    []exampleView
 	Schema      string
+	// Format names the schema language ("JSON Schema", "Avro",
+	// "Protobuf"); ContentType is the data's default content type.
+	Format      string
+	ContentType string
 	Page        string
 	Prev, Next  *versionModel
 	DiffIn      *diffModel // from the previous version
@@ -161,7 +168,7 @@ type findingView struct {
 func Build(cat *registry.Catalog, opts Options) (*Site, error) {
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
-			if v.Schema == nil {
+			if v.Compiled == nil {
 				return nil, fmt.Errorf("%s: the schema did not compile; run evtool lint", v.File)
 			}
 		}
@@ -198,7 +205,7 @@ func buildModel(cat *registry.Catalog, opts Options) *siteModel {
 	if opts.Samples != 0 {
 		copts.Samples, copts.SamplesSet = opts.Samples, true
 	}
-	res := compat.CheckCatalog(cat, nil, copts)
+	res := formats.CheckCatalog(cat, nil, copts)
 	findings := compat.ApplyIgnores(res.Findings, cat.Config, cat.ConfigFile)
 	byType := map[string][]report.Finding{}
 	for _, f := range findings {
@@ -266,11 +273,23 @@ func buildType(cat *registry.Catalog, texts *textCache, t *registry.EventType, f
 	for _, v := range t.Versions {
 		vm := &versionModel{Type: tm, Number: v.Number, File: relToCatalog(cat, v.File),
 			DataSchema: cat.DataSchema(t.Name, v.Number), Deprecated: t.Deprecated(v.Number),
-			Title: v.Schema.Title, Description: v.Schema.Description,
+			Format: v.Format.Name(), ContentType: v.Compiled.DefaultContentType(),
 			Page: fmt.Sprintf("v%d.html", v.Number)}
-		vm.Root = describe(expand(v.Schema), texts)
-		vm.Fields, vm.Truncated = fieldsOf(cat, texts, v.Schema)
-		vm.Schema = prettyJSON(v.Text)
+		switch cs := v.Compiled.(type) {
+		case *avro.Schema:
+			vm.Root, vm.Fields, vm.Truncated = avroFields(cat.Dir, cs)
+			vm.Description = vm.Root.Description
+			vm.Schema = prettyJSON(v.Text)
+		case *protobuf.Schema:
+			vm.Root, vm.Fields, vm.Truncated = protoFields(cs)
+			vm.Description = vm.Root.Description
+			vm.Schema = string(v.Text)
+		default:
+			vm.Title, vm.Description = v.Schema.Title, v.Schema.Description
+			vm.Root = describe(expand(v.Schema), texts)
+			vm.Fields, vm.Truncated = fieldsOf(cat, texts, v.Schema)
+			vm.Schema = prettyJSON(v.Text)
+		}
 		for _, e := range v.Examples {
 			base := path.Base(filepath.ToSlash(e.File))
 			vm.Examples = append(vm.Examples, exampleView{Name: strings.TrimSuffix(base, ".json"),
@@ -351,11 +370,23 @@ func buildType(cat *registry.Catalog, texts *textCache, t *registry.EventType, f
 	return tm
 }
 
+// ruleDocs indexes the rules of every format (Avro's and Protobuf's
+// included) by id.
+func ruleDocs() map[string]report.RuleDoc {
+	out := map[string]report.RuleDoc{}
+	for _, d := range formats.RuleDocs() {
+		out[d.ID] = d
+	}
+	return out
+}
+
 func viewFinding(cat *registry.Catalog, f report.Finding) findingView {
 	fv := findingView{Severity: string(f.Severity), Rule: f.Rule, Direction: strings.ToLower(f.Direction), Message: f.Message,
 		OldPointer: f.OldPointer, NewPointer: f.NewPointer, Ignored: f.Ignored, Fingerprint: f.Fingerprint}
 	if r, ok := compat.LookupRule(f.Rule); ok {
 		fv.Summary = r.Summary
+	} else if d, ok := ruleDocs()[f.Rule]; ok {
+		fv.Summary = d.Summary
 	}
 	switch fv.Direction {
 	case string(compat.Backward):

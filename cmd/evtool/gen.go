@@ -74,6 +74,10 @@ are up to date.`,
 			res, err := codegen.Generate(cat, codegen.Options{Package: pkg})
 			if err != nil {
 				var ce *codegen.Error
+				var pe *codegen.ProtobufOnlyError
+				if errors.As(err, &pe) {
+					return fmt.Errorf("nothing to generate: %w", err)
+				}
 				if errors.As(err, &ce) {
 					return fmt.Errorf("cannot generate Go code:\n%s", indent(ce.Error()))
 				}
@@ -81,6 +85,9 @@ are up to date.`,
 					return usageError{fmt.Errorf("evtool gen go: --package: %w", err)}
 				}
 				return fmt.Errorf("cannot generate Go code: %w", err)
+			}
+			for _, name := range res.Skipped {
+				fmt.Fprintf(a.stderr, "evtool: warning: %s is a Protobuf type: no Go code generated for it (use protoc-gen-go or buf generate for its messages)\n", report.SafeLines(name))
 			}
 			for _, n := range res.Notes {
 				fmt.Fprintf(a.stderr, "evtool: note: %s\n", report.SafeLines(fmt.Sprint(n)))

@@ -1,0 +1,428 @@
+package rt
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/cloudevents/sdk-go/v2/event"
+	"github.com/twmb/avro"
+)
+
+// evtAvroType holds the schemas of every version of one Avro event type
+// and the resolved writer-to-reader schemas, built on first use.
+type evtAvroType struct {
+	name     string
+	schemas  []*avro.Schema
+	resolved [][]evtAvroResolved // [reader-1][writer-1]
+}
+
+type evtAvroResolved struct {
+	once   sync.Once
+	schema *avro.Schema
+	err    error
+}
+
+// newEvtAvroType parses the versions' schema texts, which the generator
+// checked: a failure here means the generated file was edited.
+func newEvtAvroType(name string, texts ...string) *evtAvroType {
+	t := &evtAvroType{name: name, resolved: make([][]evtAvroResolved, len(texts))}
+	for i, text := range texts {
+		t.schemas = append(t.schemas, avro.MustParse(text))
+		t.resolved[i] = make([]evtAvroResolved, len(texts))
+	}
+	return t
+}
+
+func (t *evtAvroType) schema(version int) (*avro.Schema, error) {
+	if version < 1 || version > len(t.schemas) {
+		return nil, fmt.Errorf("%s: no version %d (this code knows versions 1 to %d; regenerate with evtool gen go?)", t.name, version, len(t.schemas))
+	}
+	return t.schemas[version-1], nil
+}
+
+// reader returns the schema that reads data written with version writer
+// into version reader's layout: Avro's schema resolution.
+func (t *evtAvroType) reader(writer, reader int) (*avro.Schema, error) {
+	if _, err := t.schema(writer); err != nil {
+		return nil, err
+	}
+	if _, err := t.schema(reader); err != nil {
+		return nil, err
+	}
+	if writer == reader {
+		return t.schemas[reader-1], nil
+	}
+	r := &t.resolved[reader-1][writer-1]
+	r.once.Do(func() {
+		r.schema, r.err = avro.Resolve(t.schemas[writer-1], t.schemas[reader-1])
+		if r.err != nil {
+			r.err = fmt.Errorf("%s: version %d cannot read data written with version %d: %w", t.name, reader, writer, r.err)
+		}
+	})
+	return r.schema, r.err
+}
+
+// decode reads exactly one binary datum written with version writer, in
+// version reader's layout, unions tagged with their branch names.
+func (t *evtAvroType) decode(data []byte, writer, reader int) (any, error) {
+	s, err := t.reader(writer, reader)
+	if err != nil {
+		return nil, err
+	}
+	var d any
+	rest, err := s.Decode(data, &d, avro.TaggedUnions())
+	if err != nil {
+		return nil, fmt.Errorf("%s v%d: %w", t.name, writer, err)
+	}
+	if len(rest) > 0 {
+		return nil, fmt.Errorf("%s v%d: %d bytes after the datum", t.name, writer, len(rest))
+	}
+	return d, nil
+}
+
+// decodeAuto takes a Confluent header (magic byte 0, 4-byte schema id)
+// when there is one and the rest decodes, as evtool validate does; the
+// writer version comes from the event, not from the id.
+func (t *evtAvroType) decodeAuto(data []byte, writer, reader int) (any, error) {
+	if len(data) >= 5 && data[0] == 0 {
+		if d, err := t.decode(data[5:], writer, reader); err == nil {
+			return d, nil
+		}
+	}
+	return t.decode(data, writer, reader)
+}
+
+// decodeFramed reads a Confluent-framed datum whose schema id versionOf
+// maps to a version of the type.
+func (t *evtAvroType) decodeFramed(data []byte, versionOf func(id uint32) (int, bool), reader int) (any, uint32, error) {
+	if len(data) < 5 || data[0] != 0 {
+		return nil, 0, fmt.Errorf("%s: not in the Confluent wire format (magic byte 0 and a 4-byte schema id)", t.name)
+	}
+	id := binary.BigEndian.Uint32(data[1:5])
+	writer, ok := versionOf(id)
+	if !ok {
+		return nil, id, fmt.Errorf("%s: schema id %d is not a known version", t.name, id)
+	}
+	d, err := t.decode(data[5:], writer, reader)
+	return d, id, err
+}
+
+// decodeJSON reads a datum in Avro's JSON encoding written with version
+// writer and resolves it to version reader: the JSON is read with the
+// writer's schema and re-encoded, so resolution is the binary one.
+func (t *evtAvroType) decodeJSON(data []byte, writer, reader int) (any, error) {
+	ws, err := t.schema(writer)
+	if err != nil {
+		return nil, err
+	}
+	var d any
+	if err := ws.DecodeJSON(data, &d, avro.TaggedUnions()); err != nil {
+		return nil, fmt.Errorf("%s v%d: %w", t.name, writer, err)
+	}
+	if writer == reader {
+		return d, nil
+	}
+	bin, err := ws.Encode(d)
+	if err != nil {
+		return nil, fmt.Errorf("%s v%d: %w", t.name, writer, err)
+	}
+	return t.decode(bin, writer, reader)
+}
+
+func (t *evtAvroType) encode(version int, d any) ([]byte, error) {
+	s, err := t.schema(version)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.Encode(d)
+	if err != nil {
+		return nil, fmt.Errorf("%s v%d: %w", t.name, version, err)
+	}
+	return b, nil
+}
+
+func (t *evtAvroType) encodeJSON(version int, d any) ([]byte, error) {
+	s, err := t.schema(version)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.EncodeJSON(d, avro.TaggedUnions())
+	if err != nil {
+		return nil, fmt.Errorf("%s v%d: %w", t.name, version, err)
+	}
+	return b, nil
+}
+
+// evtAvroFrame prefixes datum with the Confluent header for schema id.
+func evtAvroFrame(id uint32, datum []byte) []byte {
+	out := make([]byte, 5, 5+len(datum))
+	binary.BigEndian.PutUint32(out[1:], id)
+	return append(out, datum...)
+}
+
+// evtAvroEventData returns the data of an event of type typ with the
+// version its dataschema names (the latest when it has none) and whether
+// the data is Avro's JSON encoding rather than the binary one.
+func evtAvroEventData(e event.Event, typ string, dataschemas []string) (data []byte, version int, isJSON bool, err error) {
+	if e.Type() != typ {
+		return nil, 0, false, fmt.Errorf("event %q has type %q, not %s", e.ID(), e.Type(), typ)
+	}
+	ct := e.DataContentType()
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	ct = strings.ToLower(strings.TrimSpace(ct))
+	switch {
+	case ct == "application/avro":
+	case ct == "" || evtIsJSONType(ct):
+		isJSON = true
+	default:
+		return nil, 0, false, fmt.Errorf("event %q (%s): datacontenttype %q is neither application/avro nor JSON", e.ID(), typ, e.DataContentType())
+	}
+	data = e.Data()
+	if len(data) == 0 {
+		return nil, 0, false, fmt.Errorf("event %q (%s) has no data", e.ID(), typ)
+	}
+	ds := e.DataSchema()
+	if ds == "" {
+		return data, len(dataschemas), isJSON, nil
+	}
+	for i, s := range dataschemas {
+		if s == ds {
+			return data, i + 1, isJSON, nil
+		}
+	}
+	return nil, 0, false, evtUnknownDataSchema(e, typ)
+}
+
+// evtNewAvroEvent builds and validates an event around an Avro binary
+// datum: datacontenttype application/avro, written as data_base64 in the
+// structured format.
+func evtNewAvroEvent(typ, dataschema, source string, data []byte, opts []EventOption) (event.Event, error) {
+	e, err := evtNewEvent(typ, dataschema, source, data, opts)
+	if err != nil {
+		return event.Event{}, err
+	}
+	e.SetDataContentType("application/avro")
+	e.DataBase64 = true
+	return e, nil
+}
+
+// The converters between decoded Avro values (records as map[string]any,
+// unions tagged {"branch": value}) and generated Go types.
+
+func avroTypeErr(path string, got any, want string) error {
+	if path == "" {
+		path = "/"
+	}
+	return fmt.Errorf("%s: got %T, want %s", path, got, want)
+}
+
+func avroAs[T any](d any, path string) (T, error) {
+	v, ok := d.(T)
+	if !ok {
+		var zero T
+		return zero, avroTypeErr(path, d, fmt.Sprintf("%T", zero))
+	}
+	return v, nil
+}
+
+func avroTo[T any](v T) (any, error) { return v, nil }
+
+func avroNullFrom(d any, path string) (struct{}, error) {
+	if d != nil {
+		return struct{}{}, avroTypeErr(path, d, "null")
+	}
+	return struct{}{}, nil
+}
+
+func avroNullTo(struct{}) (any, error) { return nil, nil }
+
+func avroSliceFrom[T any](elem func(any, string) (T, error)) func(any, string) ([]T, error) {
+	return func(d any, path string) ([]T, error) {
+		xs, ok := d.([]any)
+		if !ok {
+			return nil, avroTypeErr(path, d, "array")
+		}
+		out := make([]T, len(xs))
+		for i, x := range xs {
+			v, err := elem(x, fmt.Sprintf("%s/%d", path, i))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+}
+
+func avroSliceTo[T any](elem func(T) (any, error)) func([]T) (any, error) {
+	return func(xs []T) (any, error) {
+		out := make([]any, len(xs))
+		for i, x := range xs {
+			v, err := elem(x)
+			if err != nil {
+				return nil, fmt.Errorf("/%d%w", i, err)
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+}
+
+func avroMapFrom[T any](elem func(any, string) (T, error)) func(any, string) (map[string]T, error) {
+	return func(d any, path string) (map[string]T, error) {
+		m, ok := d.(map[string]any)
+		if !ok {
+			return nil, avroTypeErr(path, d, "map")
+		}
+		out := make(map[string]T, len(m))
+		for k, x := range m {
+			v, err := elem(x, path+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k))
+			if err != nil {
+				return nil, err
+			}
+			out[k] = v
+		}
+		return out, nil
+	}
+}
+
+func avroMapTo[T any](elem func(T) (any, error)) func(map[string]T) (any, error) {
+	return func(m map[string]T) (any, error) {
+		out := make(map[string]any, len(m))
+		for k, x := range m {
+			v, err := elem(x)
+			if err != nil {
+				return nil, fmt.Errorf("/%s%w", k, err)
+			}
+			out[k] = v
+		}
+		return out, nil
+	}
+}
+
+// avroPtrFrom reads a ["null", T] union: nil for null, else the value of
+// the branch named branch.
+func avroPtrFrom[T any](branch string, elem func(any, string) (T, error)) func(any, string) (*T, error) {
+	return func(d any, path string) (*T, error) {
+		if d == nil {
+			return nil, nil
+		}
+		m, ok := d.(map[string]any)
+		x, has := m[branch]
+		if !ok || !has || len(m) != 1 {
+			return nil, avroTypeErr(path, d, "null or "+branch)
+		}
+		v, err := elem(x, path)
+		if err != nil {
+			return nil, err
+		}
+		return &v, nil
+	}
+}
+
+func avroPtrTo[T any](branch string, elem func(T) (any, error)) func(*T) (any, error) {
+	return func(p *T) (any, error) {
+		if p == nil {
+			return nil, nil
+		}
+		v, err := elem(*p)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{branch: v}, nil
+	}
+}
+
+// avroNilFrom reads a ["null", T] union whose T is a pointer already (a
+// decimal): nil stands for null.
+func avroNilFrom[T any](branch string, elem func(any, string) (T, error)) func(any, string) (T, error) {
+	return func(d any, path string) (T, error) {
+		var zero T
+		if d == nil {
+			return zero, nil
+		}
+		m, ok := d.(map[string]any)
+		x, has := m[branch]
+		if !ok || !has || len(m) != 1 {
+			return zero, avroTypeErr(path, d, "null or "+branch)
+		}
+		return elem(x, path)
+	}
+}
+
+func avroNilTo[T comparable](branch string, elem func(T) (any, error)) func(T) (any, error) {
+	return func(v T) (any, error) {
+		var zero T
+		if v == zero {
+			return nil, nil
+		}
+		x, err := elem(v)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{branch: x}, nil
+	}
+}
+
+// avroOptFrom reads a union with null and several other branches into a
+// pointer to its sum type (nil for null).
+func avroOptFrom[T any](elem func(any, string) (T, error)) func(any, string) (*T, error) {
+	return func(d any, path string) (*T, error) {
+		if d == nil {
+			return nil, nil
+		}
+		v, err := elem(d, path)
+		if err != nil {
+			return nil, err
+		}
+		return &v, nil
+	}
+}
+
+func avroOptTo[T any](elem func(T) (any, error)) func(*T) (any, error) {
+	return func(p *T) (any, error) {
+		if p == nil {
+			return nil, nil
+		}
+		return elem(*p)
+	}
+}
+
+// avroBranch splits a tagged union value.
+func avroBranch(d any, path, union string) (string, any, error) {
+	m, ok := d.(map[string]any)
+	if !ok || len(m) != 1 {
+		return "", nil, avroTypeErr(path, d, union)
+	}
+	for k, v := range m {
+		return k, v, nil
+	}
+	return "", nil, avroTypeErr(path, d, union)
+}
+
+func avroUnionErr(union string, set int) error {
+	if set == 0 {
+		return fmt.Errorf(": %s: no branch set", union)
+	}
+	return fmt.Errorf(": %s: %d branches set, want exactly one", union, set)
+}
+
+func avroFieldErr(field string, err error) error {
+	return fmt.Errorf("/%s%w", field, err)
+}
+
+var errAvroNilDecimal = errors.New(": decimal is nil")
+
+// avroDecimalTo refuses a nil decimal, which the schema does not allow.
+func avroDecimalTo[T comparable](v T) (any, error) {
+	var zero T
+	if v == zero {
+		return nil, errAvroNilDecimal
+	}
+	return v, nil
+}

@@ -18,8 +18,9 @@ import (
 
 const consumerPkg = "./examples/payments/consumer"
 
-// The catalog lints clean (its examples in Avro's JSON encoding included)
-// and its versions pass the gate under the catalog's BACKWARD_TRANSITIVE.
+// The catalog lints clean (its examples in Avro's JSON encoding included),
+// its versions pass the gate under the catalog's BACKWARD_TRANSITIVE, the
+// events validate, and the generated Go types (events/) are up to date.
 func TestCatalog(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -29,6 +30,8 @@ func TestCatalog(t *testing.T) {
 		{[]string{"lint"}, "9 schemas checked: 0 errors, 0 warnings"},
 		{[]string{"compat", "check"}, "9 version pairs checked: 0 errors, 0 warnings"},
 		{[]string{"validate", "events.jsonl"}, "95 events checked: 0 errors, 0 warnings"},
+		// The consumer's Go types are what the catalog generates today.
+		{[]string{"gen", "go", "--out", "events", "--check"}, ""},
 	} {
 		out, code := exampletest.Evtool(t, ".", tt.args...)
 		if code != 0 || !strings.Contains(out, tt.want) {

@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cloudevents/sdk-go/v2/event"
 	"github.com/twmb/franz-go/pkg/kgo"
 	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
 
@@ -77,6 +78,7 @@ func (e *Reject) Unwrap() error { return e.Err }
 // Event is a record read as a CloudEvent of the catalog: its version (the
 // writer's, from dataschema) and its data bytes as they came.
 type Event struct {
+	CloudEvent  event.Event
 	ID          string
 	Type        string
 	Version     *registry.Version
@@ -132,7 +134,7 @@ func (rd *Reader) Read(r *kgo.Record) (Event, error) {
 	if ver == nil || ver.Compiled == nil {
 		return Event{}, &Reject{"unknown-version", fmt.Errorf("event %q: no version of %s to read it with", d.Event.ID(), d.Event.Type())}
 	}
-	return Event{ID: d.Event.ID(), Type: d.Event.Type(), Version: ver, ContentType: d.Event.DataContentType(), Data: d.RawData}, nil
+	return Event{CloudEvent: d.Event, ID: d.Event.ID(), Type: d.Event.Type(), Version: ver, ContentType: d.Event.DataContentType(), Data: d.RawData}, nil
 }
 
 func describe(f report.Finding) string {

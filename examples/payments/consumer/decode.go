@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -10,44 +10,15 @@ import (
 
 	"github.com/evtool/evtool/examples/internal/exconsumer"
 	"github.com/evtool/evtool/examples/payments"
-	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/examples/payments/events"
 )
 
 // Event types of the payments catalog.
 const (
-	typeAuthorized = "com.example.payment.authorized"
-	typeCaptured   = "com.example.payment.captured"
-	typeRefunded   = "com.example.payment.refunded"
+	typeAuthorized = events.PaymentAuthorizedType
+	typeCaptured   = events.PaymentCapturedType
+	typeRefunded   = events.PaymentRefundedType
 )
-
-// money is com.example.payments.Money in Avro's JSON encoding: the
-// decimal's bytes as a string of code points 0-255.
-type money struct {
-	Amount   string `json:"amount"`
-	Currency string `json:"currency"`
-}
-
-// minor is the decimal(12, 2) as an integer number of minor units: its
-// unscaled value, big-endian two's complement.
-func (m money) minor() (int64, error) {
-	b := make([]byte, 0, len(m.Amount))
-	for _, r := range m.Amount {
-		if r > 0xff {
-			return 0, fmt.Errorf("decimal byte %U out of range", r)
-		}
-		b = append(b, byte(r))
-	}
-	v := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
-	}
-	if !v.IsInt64() {
-		return 0, fmt.Errorf("decimal out of range")
-	}
-	return v.Int64(), nil
-}
 
 // paymentEvent is an event of any type in its newest version's layout,
 // reduced to what the ledger keeps.
@@ -57,21 +28,23 @@ type paymentEvent struct {
 	PaymentID string
 	AccountID string
 	Sequence  int64
-	// authorized
+	// every type: the amount authorized, captured or refunded
 	AmountMinor int64
 	Currency    string
-	Method      string
+	// authorized
+	Method string
 	// captured
 	FeeBasisPoints int64
 	// refunded
 	RefundID string
 }
 
-// decoder reads records with the embedded catalog: each writer version is
-// resolved to its type's newest version (the reader).
+// decoder checks records against the embedded catalog (type, version,
+// source, data), then decodes them with the Go types `evtool gen go`
+// generated from it (../events): whatever version wrote an event, its
+// data arrives as the newest version's struct, by Avro's schema resolution.
 type decoder struct {
-	rd       *exconsumer.Reader
-	resolved map[*registry.Version]*avro.Resolved
+	rd *exconsumer.Reader
 }
 
 func newDecoder() (*decoder, error) {
@@ -79,18 +52,7 @@ func newDecoder() (*decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &decoder{rd: rd, resolved: map[*registry.Version]*avro.Resolved{}}
-	for _, t := range rd.Catalog.Types {
-		reader := t.Latest().Compiled.(*avro.Schema)
-		for _, v := range t.Versions {
-			r, err := avro.NewResolved(v.Compiled.(*avro.Schema), reader)
-			if err != nil {
-				return nil, fmt.Errorf("%s v%d cannot be read as v%d: %w", t.Name, v.Number, t.Latest().Number, err)
-			}
-			d.resolved[v] = r
-		}
-	}
-	return d, nil
+	return &decoder{rd: rd}, nil
 }
 
 func (d *decoder) decode(r *kgo.Record) (paymentEvent, error) {
@@ -98,89 +60,67 @@ func (d *decoder) decode(r *kgo.Record) (paymentEvent, error) {
 	if err != nil {
 		return paymentEvent{}, err
 	}
-	writer, ok := ev.Version.Compiled.(*avro.Schema)
-	if !ok {
-		return paymentEvent{}, &exconsumer.Reject{Kind: "unknown-type", Err: fmt.Errorf("event %q: %s is not an Avro type", ev.ID, ev.Type)}
+	reject := func(err error) (paymentEvent, error) {
+		kind := "invalid-data"
+		if errors.Is(err, events.ErrUnknownType) {
+			kind = "unknown-type"
+		}
+		return paymentEvent{}, &exconsumer.Reject{Kind: kind, Err: fmt.Errorf("event %q (%s v%d): %w", ev.ID, ev.Type, ev.Version.Number, err)}
 	}
-	value, err := d.readerValue(ev, writer)
+	data, err := events.Decode(ev.CloudEvent)
 	if err != nil {
-		return paymentEvent{}, &exconsumer.Reject{Kind: "invalid-data", Err: fmt.Errorf("event %q (%s v%d): %w", ev.ID, ev.Type, ev.Version.Number, err)}
+		return reject(err)
 	}
-	pe, err := parse(ev.Type, value)
+	pe, err := parse(data)
 	if err != nil {
-		return pe, &exconsumer.Reject{Kind: "invalid-data", Err: fmt.Errorf("event %q (%s v%d): %w", ev.ID, ev.Type, ev.Version.Number, err)}
+		return reject(err)
 	}
 	pe.ID, pe.Type, pe.Version = ev.ID, ev.Type, ev.Version.Number
 	return pe, nil
 }
 
-// readerValue is the event's datum resolved to the newest version, in
-// Avro's JSON encoding: the writer's datum (binary or JSON encoding), in
-// binary again without any framing, read by the resolved reader.
-func (d *decoder) readerValue(ev exconsumer.Event, writer *avro.Schema) ([]byte, error) {
-	var datum any
-	var err error
-	if format.IsJSON(ev.ContentType) {
-		datum, err = writer.DecodeJSON(ev.Data)
-	} else {
-		datum, _, _, err = writer.DecodeBinary(ev.Data, avro.FramingAuto)
-	}
-	if err != nil {
-		return nil, err
-	}
-	bin, err := writer.Encode(datum)
-	if err != nil {
-		return nil, err
-	}
-	resolved, err := d.resolved[ev.Version].Decode(bin)
-	if err != nil {
-		return nil, err
-	}
-	reader := d.rd.Catalog.Lookup(ev.Type).Latest().Compiled.(*avro.Schema)
-	return reader.EncodeJSON(resolved)
-}
-
-// parse reads a value of the newest version of typ. Fields the older
-// versions lack (merchantRef, settlement, reason) are not kept: an older
-// producer's event carries their defaults, so the ledger's figures are
-// the same whichever version a payment's events were written with.
-func parse(typ string, value []byte) (paymentEvent, error) {
-	var v struct {
-		PaymentID string  `json:"paymentId"`
-		AccountID string  `json:"accountId"`
-		Sequence  int64   `json:"sequence"`
-		Amount    money   `json:"amount"`
-		Method    string  `json:"method"`
-		Captured  money   `json:"captured"`
-		FeeRate   float64 `json:"feeRate"`
-		RefundID  string  `json:"refundId"`
-		Refund    money   `json:"refund"`
-	}
-	if err := json.Unmarshal(value, &v); err != nil {
-		return paymentEvent{}, err
-	}
-	e := paymentEvent{PaymentID: v.PaymentID, AccountID: v.AccountID, Sequence: v.Sequence}
-	var m money
-	switch typ {
-	case typeAuthorized:
-		m, e.Method = v.Amount, v.Method
-	case typeCaptured:
-		m = v.Captured
+// parse reduces the newest version's struct to what the ledger keeps.
+// Fields the older versions lack (merchantRef, settlement, reason) are
+// not kept: an older producer's event carries their defaults, so the
+// ledger's figures are the same whichever version wrote a payment.
+func parse(data any) (paymentEvent, error) {
+	var e paymentEvent
+	var amount *big.Rat
+	switch v := data.(type) {
+	case *events.PaymentAuthorizedV3:
+		e = paymentEvent{PaymentID: v.PaymentID, AccountID: v.AccountID, Sequence: v.Sequence, Currency: v.Amount.Currency, Method: string(v.Method)}
+		amount = v.Amount.Amount
+	case *events.PaymentCapturedV3:
+		e = paymentEvent{PaymentID: v.PaymentID, AccountID: v.AccountID, Sequence: v.Sequence, Currency: v.Captured.Currency}
+		amount = v.Captured.Amount
 		// v1 wrote a float: 0.015 arrives as 0.01499999966; basis points
 		// are what the rate means.
 		e.FeeBasisPoints = int64(math.Round(v.FeeRate * 10000))
-	case typeRefunded:
-		m, e.RefundID = v.Refund, v.RefundID
+	case *events.PaymentRefundedV3:
+		e = paymentEvent{PaymentID: v.PaymentID, AccountID: v.AccountID, Sequence: v.Sequence, Currency: v.Refund.Currency, RefundID: v.RefundID}
+		amount = v.Refund.Amount
 	default:
-		return e, fmt.Errorf("unknown event type %q", typ)
+		return e, fmt.Errorf("no handler for %T", data)
 	}
-	var err error
-	if e.AmountMinor, err = m.minor(); err != nil {
+	minor, err := minorUnits(amount)
+	if err != nil {
 		return e, err
 	}
-	e.Currency = m.Currency
+	e.AmountMinor = minor
 	if e.PaymentID == "" || e.Sequence < 1 {
 		return e, fmt.Errorf("no paymentId or sequence")
 	}
 	return e, nil
+}
+
+// minorUnits is a decimal(12, 2) amount in cents (pence, ...).
+func minorUnits(amount *big.Rat) (int64, error) {
+	if amount == nil {
+		return 0, fmt.Errorf("no amount")
+	}
+	m := new(big.Rat).Mul(amount, big.NewRat(100, 1))
+	if !m.IsInt() || !m.Num().IsInt64() {
+		return 0, fmt.Errorf("amount %s is not a whole number of minor units", amount.FloatString(4))
+	}
+	return m.Num().Int64(), nil
 }

@@ -2,13 +2,19 @@ package exampletest
 
 import (
 	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cloudevents/sdk-go/v2/event"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/registry"
 )
 
 // Store is an example consumer's database.
@@ -64,4 +70,42 @@ func BinaryRecord(t testing.TB, source, typ, dataschema, contentType string, dat
 		t.Fatal(err)
 	}
 	return r
+}
+
+// CatalogWithIDs copies the catalog in fsys to a temporary directory and
+// gives versions registry ids (".registry/ids.json" under the root, as
+// `evtool registry serve` keeps them); ids maps "type@vN" to an id. It
+// returns the directory.
+func CatalogWithIDs(t testing.TB, fsys fs.FS, ids map[string]uint32) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, fsys); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := registry.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byDigest := map[string]uint32{}
+	for name, id := range ids {
+		typ, ver, _ := strings.Cut(name, "@v")
+		n, _ := strconv.Atoi(ver)
+		v := cat.Lookup(typ).Version(n)
+		if v == nil {
+			t.Fatalf("no version %s", name)
+		}
+		byDigest[v.Digest] = id
+	}
+	data, err := json.Marshal(map[string]any{"ids": byDigest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(cat.Root, filepath.FromSlash(registry.SchemaIDsFile))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -29,6 +29,7 @@ import (
 	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
 
 	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
@@ -65,7 +66,8 @@ func ReadEnv() (Env, error) {
 }
 
 // Reject is an event a consumer cannot apply. Kind names why:
-// undecodable, unknown-type, unknown-version or invalid-data; it goes to
+// undecodable, unknown-type, unknown-version, unknown-schema-id or
+// invalid-data; it goes to
 // the dead letter's dlq.error.kind header.
 type Reject struct {
 	Kind string
@@ -90,6 +92,7 @@ type Event struct {
 type Reader struct {
 	Catalog   *registry.Catalog
 	validator *envelope.Validator
+	ids       *registry.SchemaIDs
 }
 
 // NewReader loads the catalog in fsys (evtool.yaml at its root; display
@@ -99,13 +102,18 @@ func NewReader(fsys fs.FS, display string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{Catalog: cat, validator: &envelope.Validator{Catalog: cat}}, nil
+	ids, err := registry.LoadSchemaIDs(cat)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{Catalog: cat, validator: &envelope.Validator{Catalog: cat, IDs: ids}, ids: ids}, nil
 }
 
 // Read decodes the CloudEvent in a record (binary or structured mode) and
 // checks it against the catalog: a type it has, a version of that type,
 // data that is a datum of that version (binary, Confluent framing
-// accepted, or the JSON form). Anything else is a *Reject.
+// under one of the catalog's registry ids, or the JSON form). Anything
+// else is a *Reject.
 func (rd *Reader) Read(r *kgo.Record) (Event, error) {
 	d, findings, err := envelope.FromRecord(r)
 	if err != nil {
@@ -128,11 +136,21 @@ func (rd *Reader) Read(r *kgo.Record) (Event, error) {
 			kind = "unknown-type"
 		case envelope.RuleUnknownVersion, envelope.RuleDataSchemaTemplate, envelope.RuleDataSchemaType:
 			kind = "unknown-version"
+		case envelope.RuleSchemaIDUnknown:
+			kind = "unknown-schema-id"
 		}
 		return Event{}, &Reject{kind, fmt.Errorf("event %q: %s", d.Event.ID(), describe(f))}
 	}
 	if ver == nil || ver.Compiled == nil {
 		return Event{}, &Reject{"unknown-version", fmt.Errorf("event %q: no version of %s to read it with", d.Event.ID(), d.Event.Type())}
+	}
+	// A frame names the writer's schema by registry id. A catalog without
+	// ids (no registry) has no framed data: an id is a schema this
+	// consumer cannot know, whatever the bytes after it decode to.
+	if ver.Format != format.JSONSchema && !format.IsJSON(d.Event.DataContentType()) {
+		if _, id, framed := envelope.DataFrame(ver.Compiled, d.RawData); framed && !rd.ids.Known(id) {
+			return Event{}, &Reject{"unknown-schema-id", fmt.Errorf("event %q: data framed with schema id %d, which is not a registry id of the catalog", d.Event.ID(), id)}
+		}
 	}
 	return Event{CloudEvent: d.Event, ID: d.Event.ID(), Type: d.Event.Type(), Version: ver, ContentType: d.Event.DataContentType(), Data: d.RawData}, nil
 }

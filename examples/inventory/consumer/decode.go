@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -37,8 +38,11 @@ type decoder struct {
 	rd *exconsumer.Reader
 }
 
-func newDecoder() (*decoder, error) {
-	rd, err := exconsumer.NewReader(inventory.Catalog, "examples/inventory")
+func newDecoder() (*decoder, error) { return newDecoderFrom(inventory.Catalog, "examples/inventory") }
+
+// newDecoderFrom reads with the catalog in fsys (evtool.yaml at its root).
+func newDecoderFrom(fsys fs.FS, display string) (*decoder, error) {
+	rd, err := exconsumer.NewReader(fsys, display)
 	if err != nil {
 		return nil, err
 	}

@@ -2,20 +2,22 @@ package main
 
 import (
 	"errors"
+	"os"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/evtool/evtool/examples/internal/exampletest"
 	"github.com/evtool/evtool/examples/internal/exconsumer"
+	"github.com/evtool/evtool/examples/inventory"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
 )
 
 // record is a binary-mode record of an event of typ written with version,
-// its data value (the JSON mapping) in contentType (frame: Confluent-framed
-// under id 7, with the message index).
-func record(t *testing.T, d *decoder, typ string, version int, value, contentType string, frame bool) *kgo.Record {
+// its data value (the JSON mapping) in contentType (frameID: Confluent-framed
+// under that id with the message index; 0: unframed).
+func record(t *testing.T, d *decoder, typ string, version int, value, contentType string, frameID uint32) *kgo.Record {
 	t.Helper()
 	data := []byte(value)
 	if contentType == format.ContentTypeProtobuf {
@@ -24,8 +26,8 @@ func record(t *testing.T, d *decoder, typ string, version int, value, contentTyp
 			t.Fatal(err)
 		}
 		s := d.rd.Catalog.Lookup(typ).Version(version).Compiled
-		if frame {
-			data, err = s.FrameValue(7, v)
+		if frameID != 0 {
+			data, err = s.FrameValue(frameID, v)
 		} else {
 			data, err = s.EncodeValue(v, contentType)
 		}
@@ -44,7 +46,9 @@ func binaryRecord(t *testing.T, typ, dataschema, contentType string, data []byte
 // not) and in the JSON mapping; what is not a message of a known version
 // is rejected with its kind.
 func TestDecode(t *testing.T) {
-	d, err := newDecoder()
+	// v1 of the first type has registry id 7: framed data must carry it.
+	dir := exampletest.CatalogWithIDs(t, inventory.Catalog, map[string]uint32{typeReceived + "@v1": 7})
+	d, err := newDecoderFrom(os.DirFS(dir), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,16 +60,16 @@ func TestDecode(t *testing.T) {
 		version int
 		value   string
 		ct      string
-		frame   bool
+		frame   uint32
 		want    stockEvent
 	}{
-		{"received v1 binary", typeReceived, 1, received, format.ContentTypeProtobuf, false, want},
-		{"received v1 framed", typeReceived, 1, received, format.ContentTypeProtobuf, true, want},
-		{"received v1 JSON mapping", typeReceived, 1, received, format.ContentTypeJSON, false, want},
+		{"received v1 binary", typeReceived, 1, received, format.ContentTypeProtobuf, 0, want},
+		{"received v1 framed", typeReceived, 1, received, format.ContentTypeProtobuf, 7, want},
+		{"received v1 JSON mapping", typeReceived, 1, received, format.ContentTypeJSON, 0, want},
 		{"received v3", typeReceived, 3, `{"sku":"SKU-1","location":{"warehouse":"ams-1","bin":"A-1"},"quantity":"24","receiptId":"rcv-1","supplier":"Acme","purchaseOrder":"po-1"}`,
-			format.ContentTypeProtobuf, false, want},
+			format.ContentTypeProtobuf, 0, want},
 		{"counted v2", typeCounted, 2, `{"sku":"SKU-1","location":{"warehouse":"ams-1","bin":"A-1"},"revision":"3","quantity":"20","method":"METHOD_MANUAL"}`,
-			format.ContentTypeProtobuf, false, stockEvent{ID: "ev-1", Type: typeCounted, SKU: "SKU-1", Warehouse: "ams-1", Bin: "A-1", Quantity: 20, Revision: 3}},
+			format.ContentTypeProtobuf, 0, stockEvent{ID: "ev-1", Type: typeCounted, SKU: "SKU-1", Warehouse: "ams-1", Bin: "A-1", Quantity: 20, Revision: 3}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := d.decode(record(t, d, tt.typ, tt.version, tt.value, tt.ct, tt.frame))
@@ -76,6 +80,15 @@ func TestDecode(t *testing.T) {
 				t.Fatalf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
+	}
+	// Framed under an id the catalog does not know, or under another
+	// version's id: dead letters.
+	for id, kind := range map[uint32]string{9: "unknown-schema-id", 7: "invalid-data"} {
+		_, err := d.decode(record(t, d, typeReceived, 2, received, format.ContentTypeProtobuf, id))
+		var rej *exconsumer.Reject
+		if !errors.As(err, &rej) || rej.Kind != kind {
+			t.Errorf("v2 framed under id %d: %v, want a %s rejection", id, err, kind)
+		}
 	}
 	for _, tt := range []struct {
 		name, typ, dataschema string

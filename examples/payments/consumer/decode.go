@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/big"
 
@@ -47,8 +48,11 @@ type decoder struct {
 	rd *exconsumer.Reader
 }
 
-func newDecoder() (*decoder, error) {
-	rd, err := exconsumer.NewReader(payments.Catalog, "examples/payments")
+func newDecoder() (*decoder, error) { return newDecoderFrom(payments.Catalog, "examples/payments") }
+
+// newDecoderFrom reads with the catalog in fsys (evtool.yaml at its root).
+func newDecoderFrom(fsys fs.FS, display string) (*decoder, error) {
+	rd, err := exconsumer.NewReader(fsys, display)
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,8 @@ func FrameData(s format.Schema, id uint32, payload []byte) []byte {
 
 // BinaryData returns the data of an event of version ver in the binary
 // encoding of its format: data in the JSON form (Avro's JSON encoding, the
-// Protobuf JSON mapping) is encoded, binary data is taken as it is; the
+// Protobuf JSON mapping) is encoded, binary data (validated beforehand)
+// is taken as it is, without its frame; the
 // result is framed under id when id is not zero, and unframed otherwise.
 func BinaryData(ver *registry.Version, data []byte, contentType string) ([]byte, error) {
 	return binaryData(ver, data, contentType, 0)
@@ -84,9 +85,8 @@ func binaryData(ver *registry.Version, data []byte, contentType string, id uint3
 			return nil, fmt.Errorf("%s v%d: %w", ver.Type, ver.Number, err)
 		}
 	} else {
-		if err := s.Validate(data, contentType); err != nil {
-			return nil, fmt.Errorf("%s v%d: %w", ver.Type, ver.Number, err)
-		}
+		// Binary data was validated with the event (Validator.Check);
+		// reading it again for every record would double the cost.
 		payload, _, _ = DataFrame(s, data)
 	}
 	if id != 0 {

@@ -2,8 +2,10 @@ package replay
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/cloudevents/sdk-go/v2/event"
 
@@ -34,10 +36,21 @@ func dataContentType(e *event.Event) string {
 
 // formatValue sets d.Data to the JSON form of an Avro or Protobuf event's
 // data (Avro's JSON encoding, the Protobuf JSON mapping), which partition
-// keys point into.
-func formatValue(d *envelope.Decoded, ver *registry.Version) error {
-	if !isFormatted(ver) || !d.HasData {
+// keys point into; only when the type's key is in its data (ks).
+func formatValue(d *envelope.Decoded, ver *registry.Version, ks keySpec) error {
+	if ks.pointer == "" || !isFormatted(ver) || !d.HasData {
 		return nil
+	}
+	if as, ok := ver.Compiled.(*avro.Schema); ok && !format.IsJSON(dataContentType(&d.Event)) {
+		if k, ok := avroKey(as, d.RawData, ks.tokens); ok {
+			// Only the key's path: building the whole JSON encoding of
+			// every datum costs more than the rest of the producing.
+			for i := len(ks.tokens) - 1; i >= 0; i-- {
+				k = map[string]any{ks.tokens[i]: k}
+			}
+			d.Data = k
+			return nil
+		}
 	}
 	v, err := ver.Compiled.DecodeValue(d.RawData, dataContentType(&d.Event))
 	if err != nil {
@@ -175,4 +188,32 @@ func (m *Mutator) wireID(ver *registry.Version) uint32 {
 		return 0
 	}
 	return envelope.WireID(m.cat, m.ids, ver)
+}
+
+// avroKey reads a partition key from a binary Avro datum: the value at a
+// path of record fields, when it is a string, int or long (ok false for
+// anything else, a union say, which the JSON encoding tags).
+func avroKey(s *avro.Schema, data []byte, tokens []string) (any, bool) {
+	datum, _, _, err := s.DecodeBinary(data, avro.FramingAuto)
+	if err != nil {
+		return nil, false
+	}
+	for _, tok := range tokens {
+		rec, ok := datum.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if datum, ok = rec[tok]; !ok {
+			return nil, false
+		}
+	}
+	switch v := datum.(type) {
+	case string:
+		return v, true
+	case int32:
+		return json.Number(strconv.FormatInt(int64(v), 10)), true
+	case int64:
+		return json.Number(strconv.FormatInt(v, 10)), true
+	}
+	return nil, false
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
@@ -66,6 +67,31 @@ func formatsHarness(t testing.TB, dir, events, extra string) *Harness {
 	}
 	t.Cleanup(func() { h.Close() })
 	return h
+}
+
+// validatedEvents validates the harness's events and returns them in
+// input order.
+func validatedEvents(t testing.TB, h *Harness) []rawEvent {
+	t.Helper()
+	if _, err := h.Validate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	src, err := h.openSource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.close()
+	var raws []rawEvent
+	for {
+		raw, ok, err := src.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return raws
+		}
+		raws = append(raws, raw)
+	}
 }
 
 // TestGenerateFormatsCover: events.generate for Avro and Protobuf types
@@ -141,7 +167,9 @@ func TestGenerateFormatsCover(t *testing.T) {
 
 // formatsFile writes an event file with Avro and Protobuf events in both
 // forms validate accepts: data in the JSON form, and data_base64 binary.
-func formatsFile(t *testing.T, cat *registry.Catalog) string {
+func formatsFile(t *testing.T, cat *registry.Catalog) string { return formatsFileTB(t, cat) }
+
+func formatsFileTB(t testing.TB, cat *registry.Catalog) string {
 	t.Helper()
 	var lines []string
 	add := func(id, typ string, version int, jsonData string, binary bool) {
@@ -190,25 +218,10 @@ func TestFormatEventFilesToRecords(t *testing.T) {
 				file := formatsFile(t, cat)
 				h := formatsHarness(t, dir, "{file: "+file+"}", "")
 				h.sc.Kafka.Mode, _ = envelope.ParseMode(mode)
-				if _, err := h.Validate(context.Background()); err != nil {
-					t.Fatal(err)
-				}
-				src, err := h.openSource()
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer src.close()
 				ids, _ := registry.LoadSchemaIDs(cat)
 				v := &envelope.Validator{Catalog: cat, IDs: ids}
 				wantKeys := []string{"p-1", "p-2", "p-1", "sku-1", "sku-2"}
-				for i := 0; ; i++ {
-					raw, ok, err := src.next()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !ok {
-						break
-					}
+				for i, raw := range validatedEvents(t, h) {
 					c := h.convert(context.Background(), raw, "t")
 					if c.err != nil {
 						t.Fatal(c.err)
@@ -250,14 +263,7 @@ func TestFormatSkew(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := formatsHarness(t, dir, "{file: "+formatsFile(t, cat)+"}", "chaos: {seed: 1, skew: {rate: 1}}\n")
-	if _, err := h.Validate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	src, err := h.openSource()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.close()
+	raws := validatedEvents(t, h)
 	cat, ids := h.cat, h.mut.ids
 	want := []struct {
 		to   int
@@ -269,11 +275,7 @@ func TestFormatSkew(t *testing.T) {
 		{2, `{"sku":"sku-1","delta":"-3","reason":"SALE","warehouse":"w1"}`},
 		{0, ""}, // v2 with note set: v1's JSON mapping has no note
 	}
-	for i := 0; ; i++ {
-		raw, ok, err := src.next()
-		if err != nil || !ok {
-			break
-		}
+	for i, raw := range raws {
 		c := h.convert(context.Background(), raw, "t")
 		if c.err != nil {
 			t.Fatal(c.err)
@@ -332,27 +334,15 @@ func TestFormatPoison(t *testing.T) {
 	for _, mode := range []string{"binary", "structured"} {
 		h := formatsHarness(t, dir, "{file: "+formatsFile(t, cat)+"}", "")
 		h.sc.Kafka.Mode, _ = envelope.ParseMode(mode)
-		if _, err := h.Validate(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		src, err := h.openSource()
-		if err != nil {
-			t.Fatal(err)
-		}
 		var recs []*kgo.Record
 		var metas []chaos.Event
-		for {
-			raw, ok, err := src.next()
-			if err != nil || !ok {
-				break
-			}
+		for _, raw := range validatedEvents(t, h) {
 			c := h.convert(context.Background(), raw, "t")
 			if c.err != nil {
 				t.Fatal(c.err)
 			}
 			recs, metas = append(recs, c.rec), append(metas, c.meta)
 		}
-		src.close()
 		v := &envelope.Validator{Catalog: cat, IDs: h.mut.ids}
 		want := map[chaos.PoisonKind]string{
 			chaos.InvalidData:     envelope.RuleDataInvalid,
@@ -394,6 +384,36 @@ func TestFormatPoison(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestAvroKey: a key read from the binary datum is what the JSON encoding
+// gives, and a union (tagged in the JSON encoding) or a missing field is
+// left to the JSON encoding.
+func TestAvroKey(t *testing.T) {
+	cat, err := registry.Load("testdata/formats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver := cat.Lookup(avroType).Version(1)
+	v, _ := ver.Compiled.DecodeValue([]byte(`{"paymentId":"p-9","amount":"","status":"FAILED","note":{"string":"x"},"attempts":-7}`), format.ContentTypeJSON)
+	bin, _ := ver.Compiled.EncodeValue(v, "application/avro")
+	for _, tc := range []struct {
+		pointer string
+		want    any
+		ok      bool
+	}{
+		{"/paymentId", "p-9", true},
+		{"/attempts", json.Number("-7"), true},
+		{"/note", nil, false},
+		{"/nothing", nil, false},
+		{"/paymentId/x", nil, false},
+	} {
+		ks := keySpec{pointer: tc.pointer, tokens: strings.Split(tc.pointer[1:], "/")}
+		got, ok := avroKey(ver.Compiled.(*avro.Schema), envelope.FrameData(ver.Compiled, 7, bin), ks.tokens)
+		if ok != tc.ok || got != tc.want {
+			t.Errorf("%s: %v %v, want %v %v", tc.pointer, got, ok, tc.want, tc.ok)
 		}
 	}
 }

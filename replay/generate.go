@@ -149,6 +149,11 @@ func (g *generator) makeKeys() error {
 			return fmt.Errorf("events.generate: the partition key %s of %s is %s, not a string or number", from.key.pointer, from.t.Name, kindOf(v))
 		}
 		k := fmt.Sprint(v)
+		if k == "" {
+			// An empty key is no record key, and the Protobuf JSON
+			// mapping leaves an empty string out of the data.
+			continue
+		}
 		if !seen[k] {
 			seen[k] = true
 			g.keys = append(g.keys, v)

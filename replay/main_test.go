@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("REPLAY_TEST_CONSUMER"); mode != "" {
 		os.Exit(testConsumer(mode))
 	}
+	if dir := os.Getenv("REPLAY_TEST_FORMATS_CONSUMER"); dir != "" {
+		os.Exit(formatsConsumer(dir))
+	}
 	if name := os.Getenv("REPLAY_TEST_BUG"); name != "" {
 		os.Exit(bugConsumer(name))
 	}

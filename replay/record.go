@@ -485,7 +485,7 @@ func (h *Harness) slowRecord(ctx context.Context, raw rawEvent, topic string) co
 		return converted{err: errorAt(raw, strconv.Quote(d.Event.Type())+" is not a type of the catalog")}
 	}
 	ver := h.mut.version(t.Name, d.Event.DataSchema())
-	if err := formatValue(d, ver); err != nil {
+	if err := formatValue(d, ver, keyOf(t)); err != nil {
 		return converted{err: errorAt(raw, err.Error())}
 	}
 	key, err := eventKey(d, keyOf(t))

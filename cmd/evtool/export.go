@@ -33,7 +33,8 @@ func (a *app) exportAsyncAPICommand() *cobra.Command {
 		Long: `Export the catalog in --dir as an AsyncAPI 3.0 document: one channel per Kafka
 topic, one message per event type and version, the CloudEvents Kafka binding
 headers (binary content mode) as each message's headers schema, the version's
-JSON Schema as its payload, owners and descriptions from event.yaml, and the
+schema as its payload (JSON Schema; Avro and Protobuf embedded with their
+schemaFormat), owners and descriptions from event.yaml, and the
 catalog's examples.
 
 The document is self-contained: every schema file a version reaches (shared

@@ -43,6 +43,11 @@ validates against the version's schema in one pass; keywords the generator does
 not translate are validated with the embedded schema, and a note on stderr says
 which.
 
+Avro types (v<N>.avsc) decode with Avro's schema resolution: Decode<Type>
+reads any version's data (binary, Confluent-framed or Avro's JSON encoding)
+as the latest version. Protobuf types get no code (use protoc-gen-go or buf
+generate): a warning names each, and a catalog of Protobuf types only exits 2.
+
 --package defaults to the base name of --out. Files in --out that evtool
 generated and no longer generates are removed; other files are left alone.
 

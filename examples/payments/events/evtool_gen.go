@@ -1662,46 +1662,54 @@ func evtNewAvroEvent(typ, dataschema, source string, data []byte, opts []EventOp
 }
 
 // The converters between decoded Avro values (records as map[string]any,
-// unions tagged {"branch": value}) and generated Go types.
+// unions tagged {"branch": value}) and generated Go types. Their errors
+// start with the JSON pointer below the value they were given ("/items/3"
+// prepended on the way up) or with ": " at the value itself, so that no
+// path is built unless something fails.
 
-func avroTypeErr(path string, got any, want string) error {
-	if path == "" {
-		path = "/"
-	}
-	return fmt.Errorf("%s: got %T, want %s", path, got, want)
+func avroTypeErr(got any, want string) error {
+	return fmt.Errorf(": got %T, want %s", got, want)
 }
 
-func avroAs[T any](d any, path string) (T, error) {
+// avroDataErr renders a converter's error for version of typ.
+func avroDataErr(typ string, version int, err error) error {
+	if msg := err.Error(); strings.HasPrefix(msg, "/") {
+		return fmt.Errorf("%s v%d: invalid data at %w", typ, version, err)
+	}
+	return fmt.Errorf("%s v%d: invalid data%w", typ, version, err)
+}
+
+func avroAs[T any](d any) (T, error) {
 	v, ok := d.(T)
 	if !ok {
 		var zero T
-		return zero, avroTypeErr(path, d, fmt.Sprintf("%T", zero))
+		return zero, avroTypeErr(d, fmt.Sprintf("%T", zero))
 	}
 	return v, nil
 }
 
 func avroTo[T any](v T) (any, error) { return v, nil }
 
-func avroNullFrom(d any, path string) (struct{}, error) {
+func avroNullFrom(d any) (struct{}, error) {
 	if d != nil {
-		return struct{}{}, avroTypeErr(path, d, "null")
+		return struct{}{}, avroTypeErr(d, "null")
 	}
 	return struct{}{}, nil
 }
 
 func avroNullTo(struct{}) (any, error) { return nil, nil }
 
-func avroSliceFrom[T any](elem func(any, string) (T, error)) func(any, string) ([]T, error) {
-	return func(d any, path string) ([]T, error) {
+func avroSliceFrom[T any](elem func(any) (T, error)) func(any) ([]T, error) {
+	return func(d any) ([]T, error) {
 		xs, ok := d.([]any)
 		if !ok {
-			return nil, avroTypeErr(path, d, "array")
+			return nil, avroTypeErr(d, "array")
 		}
 		out := make([]T, len(xs))
 		for i, x := range xs {
-			v, err := elem(x, fmt.Sprintf("%s/%d", path, i))
+			v, err := elem(x)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("/%d%w", i, err)
 			}
 			out[i] = v
 		}
@@ -1723,17 +1731,17 @@ func avroSliceTo[T any](elem func(T) (any, error)) func([]T) (any, error) {
 	}
 }
 
-func avroMapFrom[T any](elem func(any, string) (T, error)) func(any, string) (map[string]T, error) {
-	return func(d any, path string) (map[string]T, error) {
+func avroMapFrom[T any](elem func(any) (T, error)) func(any) (map[string]T, error) {
+	return func(d any) (map[string]T, error) {
 		m, ok := d.(map[string]any)
 		if !ok {
-			return nil, avroTypeErr(path, d, "map")
+			return nil, avroTypeErr(d, "map")
 		}
 		out := make(map[string]T, len(m))
 		for k, x := range m {
-			v, err := elem(x, path+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k))
+			v, err := elem(x)
 			if err != nil {
-				return nil, err
+				return nil, avroFieldErr(k, err)
 			}
 			out[k] = v
 		}
@@ -1747,7 +1755,7 @@ func avroMapTo[T any](elem func(T) (any, error)) func(map[string]T) (any, error)
 		for k, x := range m {
 			v, err := elem(x)
 			if err != nil {
-				return nil, fmt.Errorf("/%s%w", k, err)
+				return nil, avroFieldErr(k, err)
 			}
 			out[k] = v
 		}
@@ -1757,17 +1765,17 @@ func avroMapTo[T any](elem func(T) (any, error)) func(map[string]T) (any, error)
 
 // avroPtrFrom reads a ["null", T] union: nil for null, else the value of
 // the branch named branch.
-func avroPtrFrom[T any](branch string, elem func(any, string) (T, error)) func(any, string) (*T, error) {
-	return func(d any, path string) (*T, error) {
+func avroPtrFrom[T any](branch string, elem func(any) (T, error)) func(any) (*T, error) {
+	return func(d any) (*T, error) {
 		if d == nil {
 			return nil, nil
 		}
 		m, ok := d.(map[string]any)
 		x, has := m[branch]
 		if !ok || !has || len(m) != 1 {
-			return nil, avroTypeErr(path, d, "null or "+branch)
+			return nil, avroTypeErr(d, "null or "+branch)
 		}
-		v, err := elem(x, path)
+		v, err := elem(x)
 		if err != nil {
 			return nil, err
 		}
@@ -1790,8 +1798,8 @@ func avroPtrTo[T any](branch string, elem func(T) (any, error)) func(*T) (any, e
 
 // avroNilFrom reads a ["null", T] union whose T is a pointer already (a
 // decimal): nil stands for null.
-func avroNilFrom[T any](branch string, elem func(any, string) (T, error)) func(any, string) (T, error) {
-	return func(d any, path string) (T, error) {
+func avroNilFrom[T any](branch string, elem func(any) (T, error)) func(any) (T, error) {
+	return func(d any) (T, error) {
 		var zero T
 		if d == nil {
 			return zero, nil
@@ -1799,9 +1807,9 @@ func avroNilFrom[T any](branch string, elem func(any, string) (T, error)) func(a
 		m, ok := d.(map[string]any)
 		x, has := m[branch]
 		if !ok || !has || len(m) != 1 {
-			return zero, avroTypeErr(path, d, "null or "+branch)
+			return zero, avroTypeErr(d, "null or "+branch)
 		}
-		return elem(x, path)
+		return elem(x)
 	}
 }
 
@@ -1821,12 +1829,12 @@ func avroNilTo[T comparable](branch string, elem func(T) (any, error)) func(T) (
 
 // avroOptFrom reads a union with null and several other branches into a
 // pointer to its sum type (nil for null).
-func avroOptFrom[T any](elem func(any, string) (T, error)) func(any, string) (*T, error) {
-	return func(d any, path string) (*T, error) {
+func avroOptFrom[T any](elem func(any) (T, error)) func(any) (*T, error) {
+	return func(d any) (*T, error) {
 		if d == nil {
 			return nil, nil
 		}
-		v, err := elem(d, path)
+		v, err := elem(d)
 		if err != nil {
 			return nil, err
 		}
@@ -1844,15 +1852,14 @@ func avroOptTo[T any](elem func(T) (any, error)) func(*T) (any, error) {
 }
 
 // avroBranch splits a tagged union value.
-func avroBranch(d any, path, union string) (string, any, error) {
+func avroBranch(d any, union string) (string, any, error) {
 	m, ok := d.(map[string]any)
-	if !ok || len(m) != 1 {
-		return "", nil, avroTypeErr(path, d, union)
+	if ok && len(m) == 1 {
+		for k, v := range m {
+			return k, v, nil
+		}
 	}
-	for k, v := range m {
-		return k, v, nil
-	}
-	return "", nil, avroTypeErr(path, d, union)
+	return "", nil, avroTypeErr(d, union)
 }
 
 func avroUnionErr(union string, set int) error {
@@ -1862,8 +1869,10 @@ func avroUnionErr(union string, set int) error {
 	return fmt.Errorf(": %s: %d branches set, want exactly one", union, set)
 }
 
+// avroFieldErr prefixes err with a field name or map key as a JSON
+// pointer token.
 func avroFieldErr(field string, err error) error {
-	return fmt.Errorf("/%s%w", field, err)
+	return fmt.Errorf("/%s%w", strings.NewReplacer("~", "~0", "/", "~1").Replace(field), err)
 }
 
 var errAvroNilDecimal = errors.New(": decimal is nil")

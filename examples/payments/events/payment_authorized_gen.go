@@ -121,9 +121,9 @@ func DecodePaymentAuthorized(e event.Event) (PaymentAuthorizedData, error) {
 	if err != nil {
 		return nil, evtDataErr(e, PaymentAuthorizedType, writer, err)
 	}
-	v, err := avroFromPaymentAuthorizedV3(d, "")
+	v, err := avroFromPaymentAuthorizedV3(d)
 	if err != nil {
-		return nil, evtDataErr(e, PaymentAuthorizedType, writer, err)
+		return nil, fmt.Errorf("event %q: %w", e.ID(), avroDataErr(PaymentAuthorizedType, 3, err))
 	}
 	return &v, nil
 }
@@ -148,9 +148,9 @@ func DecodePaymentAuthorizedFramed(data []byte, versionOf func(id uint32) (versi
 	if err != nil {
 		return nil, err
 	}
-	v, err := avroFromPaymentAuthorizedV3(d, "")
+	v, err := avroFromPaymentAuthorizedV3(d)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", PaymentAuthorizedType, err)
+		return nil, avroDataErr(PaymentAuthorizedType, 3, err)
 	}
 	return &v, nil
 }
@@ -167,27 +167,27 @@ type PaymentAuthorizedV1 struct {
 	Method    PaymentAuthorizedV1PaymentMethod `avro:"method"`
 }
 
-func avroFromPaymentAuthorizedV1(d any, path string) (PaymentAuthorizedV1, error) {
+func avroFromPaymentAuthorizedV1(d any) (PaymentAuthorizedV1, error) {
 	var v PaymentAuthorizedV1
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.PaymentAuthorized")
+		return v, avroTypeErr(d, "record com.example.payments.PaymentAuthorized")
 	}
 	var err error
-	if v.PaymentID, err = avroAs[string](m["paymentId"], path+"/paymentId"); err != nil {
-		return v, err
+	if v.PaymentID, err = avroAs[string](m["paymentId"]); err != nil {
+		return v, avroFieldErr("paymentId", err)
 	}
-	if v.AccountID, err = avroAs[string](m["accountId"], path+"/accountId"); err != nil {
-		return v, err
+	if v.AccountID, err = avroAs[string](m["accountId"]); err != nil {
+		return v, avroFieldErr("accountId", err)
 	}
-	if v.Sequence, err = avroAs[int32](m["sequence"], path+"/sequence"); err != nil {
-		return v, err
+	if v.Sequence, err = avroAs[int32](m["sequence"]); err != nil {
+		return v, avroFieldErr("sequence", err)
 	}
-	if v.Amount, err = avroFromPaymentAuthorizedV1Money(m["amount"], path+"/amount"); err != nil {
-		return v, err
+	if v.Amount, err = avroFromPaymentAuthorizedV1Money(m["amount"]); err != nil {
+		return v, avroFieldErr("amount", err)
 	}
-	if v.Method, err = avroFromPaymentAuthorizedV1PaymentMethod(m["method"], path+"/method"); err != nil {
-		return v, err
+	if v.Method, err = avroFromPaymentAuthorizedV1PaymentMethod(m["method"]); err != nil {
+		return v, avroFieldErr("method", err)
 	}
 	return v, nil
 }
@@ -221,9 +221,9 @@ func (v *PaymentAuthorizedV1) UnmarshalAvro(data []byte, writerVersion int) erro
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentAuthorizedV1(d, "")
+	x, err := avroFromPaymentAuthorizedV1(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentAuthorizedType, writerVersion, err)
+		return avroDataErr(PaymentAuthorizedType, 1, err)
 	}
 	*v = x
 	return nil
@@ -236,9 +236,9 @@ func (v *PaymentAuthorizedV1) UnmarshalAvroJSON(data []byte, writerVersion int) 
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentAuthorizedV1(d, "")
+	x, err := avroFromPaymentAuthorizedV1(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentAuthorizedType, writerVersion, err)
+		return avroDataErr(PaymentAuthorizedType, 1, err)
 	}
 	*v = x
 	return nil
@@ -250,7 +250,7 @@ func (v *PaymentAuthorizedV1) UnmarshalAvroJSON(data []byte, writerVersion int) 
 func (v PaymentAuthorizedV1) MarshalAvro() ([]byte, error) {
 	d, err := avroToPaymentAuthorizedV1(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentAuthorizedType, 1, err)
+		return nil, avroDataErr(PaymentAuthorizedType, 1, err)
 	}
 	return avroPaymentAuthorized.encode(1, d)
 }
@@ -260,7 +260,7 @@ func (v PaymentAuthorizedV1) MarshalAvro() ([]byte, error) {
 func (v PaymentAuthorizedV1) MarshalAvroJSON() ([]byte, error) {
 	d, err := avroToPaymentAuthorizedV1(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentAuthorizedType, 1, err)
+		return nil, avroDataErr(PaymentAuthorizedType, 1, err)
 	}
 	return avroPaymentAuthorized.encodeJSON(1, d)
 }
@@ -281,18 +281,18 @@ type PaymentAuthorizedV1Money struct {
 	Currency string   `avro:"currency"`
 }
 
-func avroFromPaymentAuthorizedV1Money(d any, path string) (PaymentAuthorizedV1Money, error) {
+func avroFromPaymentAuthorizedV1Money(d any) (PaymentAuthorizedV1Money, error) {
 	var v PaymentAuthorizedV1Money
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.Money")
+		return v, avroTypeErr(d, "record com.example.payments.Money")
 	}
 	var err error
-	if v.Amount, err = avroAs[*big.Rat](m["amount"], path+"/amount"); err != nil {
-		return v, err
+	if v.Amount, err = avroAs[*big.Rat](m["amount"]); err != nil {
+		return v, avroFieldErr("amount", err)
 	}
-	if v.Currency, err = avroAs[string](m["currency"], path+"/currency"); err != nil {
-		return v, err
+	if v.Currency, err = avroAs[string](m["currency"]); err != nil {
+		return v, avroFieldErr("currency", err)
 	}
 	return v, nil
 }
@@ -328,8 +328,8 @@ func (v PaymentAuthorizedV1PaymentMethod) Valid() bool {
 	return false
 }
 
-func avroFromPaymentAuthorizedV1PaymentMethod(d any, path string) (PaymentAuthorizedV1PaymentMethod, error) {
-	s, err := avroAs[string](d, path)
+func avroFromPaymentAuthorizedV1PaymentMethod(d any) (PaymentAuthorizedV1PaymentMethod, error) {
+	s, err := avroAs[string](d)
 	return PaymentAuthorizedV1PaymentMethod(s), err
 }
 
@@ -352,27 +352,27 @@ type PaymentAuthorizedV2 struct {
 	Method    PaymentAuthorizedV2PaymentMethod `avro:"method"`
 }
 
-func avroFromPaymentAuthorizedV2(d any, path string) (PaymentAuthorizedV2, error) {
+func avroFromPaymentAuthorizedV2(d any) (PaymentAuthorizedV2, error) {
 	var v PaymentAuthorizedV2
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.PaymentAuthorized")
+		return v, avroTypeErr(d, "record com.example.payments.PaymentAuthorized")
 	}
 	var err error
-	if v.PaymentID, err = avroAs[string](m["paymentId"], path+"/paymentId"); err != nil {
-		return v, err
+	if v.PaymentID, err = avroAs[string](m["paymentId"]); err != nil {
+		return v, avroFieldErr("paymentId", err)
 	}
-	if v.AccountID, err = avroAs[string](m["accountId"], path+"/accountId"); err != nil {
-		return v, err
+	if v.AccountID, err = avroAs[string](m["accountId"]); err != nil {
+		return v, avroFieldErr("accountId", err)
 	}
-	if v.Sequence, err = avroAs[int64](m["sequence"], path+"/sequence"); err != nil {
-		return v, err
+	if v.Sequence, err = avroAs[int64](m["sequence"]); err != nil {
+		return v, avroFieldErr("sequence", err)
 	}
-	if v.Amount, err = avroFromPaymentAuthorizedV2Money(m["amount"], path+"/amount"); err != nil {
-		return v, err
+	if v.Amount, err = avroFromPaymentAuthorizedV2Money(m["amount"]); err != nil {
+		return v, avroFieldErr("amount", err)
 	}
-	if v.Method, err = avroFromPaymentAuthorizedV2PaymentMethod(m["method"], path+"/method"); err != nil {
-		return v, err
+	if v.Method, err = avroFromPaymentAuthorizedV2PaymentMethod(m["method"]); err != nil {
+		return v, avroFieldErr("method", err)
 	}
 	return v, nil
 }
@@ -406,9 +406,9 @@ func (v *PaymentAuthorizedV2) UnmarshalAvro(data []byte, writerVersion int) erro
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentAuthorizedV2(d, "")
+	x, err := avroFromPaymentAuthorizedV2(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentAuthorizedType, writerVersion, err)
+		return avroDataErr(PaymentAuthorizedType, 2, err)
 	}
 	*v = x
 	return nil
@@ -421,9 +421,9 @@ func (v *PaymentAuthorizedV2) UnmarshalAvroJSON(data []byte, writerVersion int) 
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentAuthorizedV2(d, "")
+	x, err := avroFromPaymentAuthorizedV2(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentAuthorizedType, writerVersion, err)
+		return avroDataErr(PaymentAuthorizedType, 2, err)
 	}
 	*v = x
 	return nil
@@ -435,7 +435,7 @@ func (v *PaymentAuthorizedV2) UnmarshalAvroJSON(data []byte, writerVersion int) 
 func (v PaymentAuthorizedV2) MarshalAvro() ([]byte, error) {
 	d, err := avroToPaymentAuthorizedV2(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentAuthorizedType, 2, err)
+		return nil, avroDataErr(PaymentAuthorizedType, 2, err)
 	}
 	return avroPaymentAuthorized.encode(2, d)
 }
@@ -445,7 +445,7 @@ func (v PaymentAuthorizedV2) MarshalAvro() ([]byte, error) {
 func (v PaymentAuthorizedV2) MarshalAvroJSON() ([]byte, error) {
 	d, err := avroToPaymentAuthorizedV2(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentAuthorizedType, 2, err)
+		return nil, avroDataErr(PaymentAuthorizedType, 2, err)
 	}
 	return avroPaymentAuthorized.encodeJSON(2, d)
 }
@@ -466,18 +466,18 @@ type PaymentAuthorizedV2Money struct {
 	Currency string   `avro:"currency"`
 }
 
-func avroFromPaymentAuthorizedV2Money(d any, path string) (PaymentAuthorizedV2Money, error) {
+func avroFromPaymentAuthorizedV2Money(d any) (PaymentAuthorizedV2Money, error) {
 	var v PaymentAuthorizedV2Money
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.Money")
+		return v, avroTypeErr(d, "record com.example.payments.Money")
 	}
 	var err error
-	if v.Amount, err = avroAs[*big.Rat](m["amount"], path+"/amount"); err != nil {
-		return v, err
+	if v.Amount, err = avroAs[*big.Rat](m["amount"]); err != nil {
+		return v, avroFieldErr("amount", err)
 	}
-	if v.Currency, err = avroAs[string](m["currency"], path+"/currency"); err != nil {
-		return v, err
+	if v.Currency, err = avroAs[string](m["currency"]); err != nil {
+		return v, avroFieldErr("currency", err)
 	}
 	return v, nil
 }
@@ -513,8 +513,8 @@ func (v PaymentAuthorizedV2PaymentMethod) Valid() bool {
 	return false
 }
 
-func avroFromPaymentAuthorizedV2PaymentMethod(d any, path string) (PaymentAuthorizedV2PaymentMethod, error) {
-	s, err := avroAs[string](d, path)
+func avroFromPaymentAuthorizedV2PaymentMethod(d any) (PaymentAuthorizedV2PaymentMethod, error) {
+	s, err := avroAs[string](d)
 	return PaymentAuthorizedV2PaymentMethod(s), err
 }
 
@@ -538,30 +538,30 @@ type PaymentAuthorizedV3 struct {
 	MerchantRef *string                          `avro:"merchantRef"`
 }
 
-func avroFromPaymentAuthorizedV3(d any, path string) (PaymentAuthorizedV3, error) {
+func avroFromPaymentAuthorizedV3(d any) (PaymentAuthorizedV3, error) {
 	var v PaymentAuthorizedV3
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.PaymentAuthorized")
+		return v, avroTypeErr(d, "record com.example.payments.PaymentAuthorized")
 	}
 	var err error
-	if v.PaymentID, err = avroAs[string](m["paymentId"], path+"/paymentId"); err != nil {
-		return v, err
+	if v.PaymentID, err = avroAs[string](m["paymentId"]); err != nil {
+		return v, avroFieldErr("paymentId", err)
 	}
-	if v.AccountID, err = avroAs[string](m["accountId"], path+"/accountId"); err != nil {
-		return v, err
+	if v.AccountID, err = avroAs[string](m["accountId"]); err != nil {
+		return v, avroFieldErr("accountId", err)
 	}
-	if v.Sequence, err = avroAs[int64](m["sequence"], path+"/sequence"); err != nil {
-		return v, err
+	if v.Sequence, err = avroAs[int64](m["sequence"]); err != nil {
+		return v, avroFieldErr("sequence", err)
 	}
-	if v.Amount, err = avroFromPaymentAuthorizedV3Money(m["amount"], path+"/amount"); err != nil {
-		return v, err
+	if v.Amount, err = avroFromPaymentAuthorizedV3Money(m["amount"]); err != nil {
+		return v, avroFieldErr("amount", err)
 	}
-	if v.Method, err = avroFromPaymentAuthorizedV3PaymentMethod(m["method"], path+"/method"); err != nil {
-		return v, err
+	if v.Method, err = avroFromPaymentAuthorizedV3PaymentMethod(m["method"]); err != nil {
+		return v, avroFieldErr("method", err)
 	}
-	if v.MerchantRef, err = avroPtrFrom("string", avroAs[string])(m["merchantRef"], path+"/merchantRef"); err != nil {
-		return v, err
+	if v.MerchantRef, err = avroPtrFrom("string", avroAs[string])(m["merchantRef"]); err != nil {
+		return v, avroFieldErr("merchantRef", err)
 	}
 	return v, nil
 }
@@ -598,9 +598,9 @@ func (v *PaymentAuthorizedV3) UnmarshalAvro(data []byte, writerVersion int) erro
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentAuthorizedV3(d, "")
+	x, err := avroFromPaymentAuthorizedV3(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentAuthorizedType, writerVersion, err)
+		return avroDataErr(PaymentAuthorizedType, 3, err)
 	}
 	*v = x
 	return nil
@@ -613,9 +613,9 @@ func (v *PaymentAuthorizedV3) UnmarshalAvroJSON(data []byte, writerVersion int) 
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentAuthorizedV3(d, "")
+	x, err := avroFromPaymentAuthorizedV3(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentAuthorizedType, writerVersion, err)
+		return avroDataErr(PaymentAuthorizedType, 3, err)
 	}
 	*v = x
 	return nil
@@ -627,7 +627,7 @@ func (v *PaymentAuthorizedV3) UnmarshalAvroJSON(data []byte, writerVersion int) 
 func (v PaymentAuthorizedV3) MarshalAvro() ([]byte, error) {
 	d, err := avroToPaymentAuthorizedV3(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentAuthorizedType, 3, err)
+		return nil, avroDataErr(PaymentAuthorizedType, 3, err)
 	}
 	return avroPaymentAuthorized.encode(3, d)
 }
@@ -637,7 +637,7 @@ func (v PaymentAuthorizedV3) MarshalAvro() ([]byte, error) {
 func (v PaymentAuthorizedV3) MarshalAvroJSON() ([]byte, error) {
 	d, err := avroToPaymentAuthorizedV3(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentAuthorizedType, 3, err)
+		return nil, avroDataErr(PaymentAuthorizedType, 3, err)
 	}
 	return avroPaymentAuthorized.encodeJSON(3, d)
 }
@@ -658,18 +658,18 @@ type PaymentAuthorizedV3Money struct {
 	Currency string   `avro:"currency"`
 }
 
-func avroFromPaymentAuthorizedV3Money(d any, path string) (PaymentAuthorizedV3Money, error) {
+func avroFromPaymentAuthorizedV3Money(d any) (PaymentAuthorizedV3Money, error) {
 	var v PaymentAuthorizedV3Money
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.Money")
+		return v, avroTypeErr(d, "record com.example.payments.Money")
 	}
 	var err error
-	if v.Amount, err = avroAs[*big.Rat](m["amount"], path+"/amount"); err != nil {
-		return v, err
+	if v.Amount, err = avroAs[*big.Rat](m["amount"]); err != nil {
+		return v, avroFieldErr("amount", err)
 	}
-	if v.Currency, err = avroAs[string](m["currency"], path+"/currency"); err != nil {
-		return v, err
+	if v.Currency, err = avroAs[string](m["currency"]); err != nil {
+		return v, avroFieldErr("currency", err)
 	}
 	return v, nil
 }
@@ -706,8 +706,8 @@ func (v PaymentAuthorizedV3PaymentMethod) Valid() bool {
 	return false
 }
 
-func avroFromPaymentAuthorizedV3PaymentMethod(d any, path string) (PaymentAuthorizedV3PaymentMethod, error) {
-	s, err := avroAs[string](d, path)
+func avroFromPaymentAuthorizedV3PaymentMethod(d any) (PaymentAuthorizedV3PaymentMethod, error) {
+	s, err := avroAs[string](d)
 	return PaymentAuthorizedV3PaymentMethod(s), err
 }
 

@@ -120,9 +120,9 @@ func DecodePaymentCaptured(e event.Event) (PaymentCapturedData, error) {
 	if err != nil {
 		return nil, evtDataErr(e, PaymentCapturedType, writer, err)
 	}
-	v, err := avroFromPaymentCapturedV3(d, "")
+	v, err := avroFromPaymentCapturedV3(d)
 	if err != nil {
-		return nil, evtDataErr(e, PaymentCapturedType, writer, err)
+		return nil, fmt.Errorf("event %q: %w", e.ID(), avroDataErr(PaymentCapturedType, 3, err))
 	}
 	return &v, nil
 }
@@ -147,9 +147,9 @@ func DecodePaymentCapturedFramed(data []byte, versionOf func(id uint32) (version
 	if err != nil {
 		return nil, err
 	}
-	v, err := avroFromPaymentCapturedV3(d, "")
+	v, err := avroFromPaymentCapturedV3(d)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", PaymentCapturedType, err)
+		return nil, avroDataErr(PaymentCapturedType, 3, err)
 	}
 	return &v, nil
 }
@@ -166,27 +166,27 @@ type PaymentCapturedV1 struct {
 	FeeRate   float32                `avro:"feeRate"`
 }
 
-func avroFromPaymentCapturedV1(d any, path string) (PaymentCapturedV1, error) {
+func avroFromPaymentCapturedV1(d any) (PaymentCapturedV1, error) {
 	var v PaymentCapturedV1
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.PaymentCaptured")
+		return v, avroTypeErr(d, "record com.example.payments.PaymentCaptured")
 	}
 	var err error
-	if v.PaymentID, err = avroAs[string](m["paymentId"], path+"/paymentId"); err != nil {
-		return v, err
+	if v.PaymentID, err = avroAs[string](m["paymentId"]); err != nil {
+		return v, avroFieldErr("paymentId", err)
 	}
-	if v.AccountID, err = avroAs[string](m["accountId"], path+"/accountId"); err != nil {
-		return v, err
+	if v.AccountID, err = avroAs[string](m["accountId"]); err != nil {
+		return v, avroFieldErr("accountId", err)
 	}
-	if v.Sequence, err = avroAs[int64](m["sequence"], path+"/sequence"); err != nil {
-		return v, err
+	if v.Sequence, err = avroAs[int64](m["sequence"]); err != nil {
+		return v, avroFieldErr("sequence", err)
 	}
-	if v.Captured, err = avroFromPaymentCapturedV1Money(m["captured"], path+"/captured"); err != nil {
-		return v, err
+	if v.Captured, err = avroFromPaymentCapturedV1Money(m["captured"]); err != nil {
+		return v, avroFieldErr("captured", err)
 	}
-	if v.FeeRate, err = avroAs[float32](m["feeRate"], path+"/feeRate"); err != nil {
-		return v, err
+	if v.FeeRate, err = avroAs[float32](m["feeRate"]); err != nil {
+		return v, avroFieldErr("feeRate", err)
 	}
 	return v, nil
 }
@@ -220,9 +220,9 @@ func (v *PaymentCapturedV1) UnmarshalAvro(data []byte, writerVersion int) error 
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentCapturedV1(d, "")
+	x, err := avroFromPaymentCapturedV1(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentCapturedType, writerVersion, err)
+		return avroDataErr(PaymentCapturedType, 1, err)
 	}
 	*v = x
 	return nil
@@ -235,9 +235,9 @@ func (v *PaymentCapturedV1) UnmarshalAvroJSON(data []byte, writerVersion int) er
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentCapturedV1(d, "")
+	x, err := avroFromPaymentCapturedV1(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentCapturedType, writerVersion, err)
+		return avroDataErr(PaymentCapturedType, 1, err)
 	}
 	*v = x
 	return nil
@@ -249,7 +249,7 @@ func (v *PaymentCapturedV1) UnmarshalAvroJSON(data []byte, writerVersion int) er
 func (v PaymentCapturedV1) MarshalAvro() ([]byte, error) {
 	d, err := avroToPaymentCapturedV1(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentCapturedType, 1, err)
+		return nil, avroDataErr(PaymentCapturedType, 1, err)
 	}
 	return avroPaymentCaptured.encode(1, d)
 }
@@ -259,7 +259,7 @@ func (v PaymentCapturedV1) MarshalAvro() ([]byte, error) {
 func (v PaymentCapturedV1) MarshalAvroJSON() ([]byte, error) {
 	d, err := avroToPaymentCapturedV1(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentCapturedType, 1, err)
+		return nil, avroDataErr(PaymentCapturedType, 1, err)
 	}
 	return avroPaymentCaptured.encodeJSON(1, d)
 }
@@ -280,18 +280,18 @@ type PaymentCapturedV1Money struct {
 	Currency string   `avro:"currency"`
 }
 
-func avroFromPaymentCapturedV1Money(d any, path string) (PaymentCapturedV1Money, error) {
+func avroFromPaymentCapturedV1Money(d any) (PaymentCapturedV1Money, error) {
 	var v PaymentCapturedV1Money
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.Money")
+		return v, avroTypeErr(d, "record com.example.payments.Money")
 	}
 	var err error
-	if v.Amount, err = avroAs[*big.Rat](m["amount"], path+"/amount"); err != nil {
-		return v, err
+	if v.Amount, err = avroAs[*big.Rat](m["amount"]); err != nil {
+		return v, avroFieldErr("amount", err)
 	}
-	if v.Currency, err = avroAs[string](m["currency"], path+"/currency"); err != nil {
-		return v, err
+	if v.Currency, err = avroAs[string](m["currency"]); err != nil {
+		return v, avroFieldErr("currency", err)
 	}
 	return v, nil
 }
@@ -320,27 +320,27 @@ type PaymentCapturedV2 struct {
 	FeeRate   float64                `avro:"feeRate"`
 }
 
-func avroFromPaymentCapturedV2(d any, path string) (PaymentCapturedV2, error) {
+func avroFromPaymentCapturedV2(d any) (PaymentCapturedV2, error) {
 	var v PaymentCapturedV2
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.PaymentCaptured")
+		return v, avroTypeErr(d, "record com.example.payments.PaymentCaptured")
 	}
 	var err error
-	if v.PaymentID, err = avroAs[string](m["paymentId"], path+"/paymentId"); err != nil {
-		return v, err
+	if v.PaymentID, err = avroAs[string](m["paymentId"]); err != nil {
+		return v, avroFieldErr("paymentId", err)
 	}
-	if v.AccountID, err = avroAs[string](m["accountId"], path+"/accountId"); err != nil {
-		return v, err
+	if v.AccountID, err = avroAs[string](m["accountId"]); err != nil {
+		return v, avroFieldErr("accountId", err)
 	}
-	if v.Sequence, err = avroAs[int64](m["sequence"], path+"/sequence"); err != nil {
-		return v, err
+	if v.Sequence, err = avroAs[int64](m["sequence"]); err != nil {
+		return v, avroFieldErr("sequence", err)
 	}
-	if v.Captured, err = avroFromPaymentCapturedV2Money(m["captured"], path+"/captured"); err != nil {
-		return v, err
+	if v.Captured, err = avroFromPaymentCapturedV2Money(m["captured"]); err != nil {
+		return v, avroFieldErr("captured", err)
 	}
-	if v.FeeRate, err = avroAs[float64](m["feeRate"], path+"/feeRate"); err != nil {
-		return v, err
+	if v.FeeRate, err = avroAs[float64](m["feeRate"]); err != nil {
+		return v, avroFieldErr("feeRate", err)
 	}
 	return v, nil
 }
@@ -374,9 +374,9 @@ func (v *PaymentCapturedV2) UnmarshalAvro(data []byte, writerVersion int) error 
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentCapturedV2(d, "")
+	x, err := avroFromPaymentCapturedV2(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentCapturedType, writerVersion, err)
+		return avroDataErr(PaymentCapturedType, 2, err)
 	}
 	*v = x
 	return nil
@@ -389,9 +389,9 @@ func (v *PaymentCapturedV2) UnmarshalAvroJSON(data []byte, writerVersion int) er
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentCapturedV2(d, "")
+	x, err := avroFromPaymentCapturedV2(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentCapturedType, writerVersion, err)
+		return avroDataErr(PaymentCapturedType, 2, err)
 	}
 	*v = x
 	return nil
@@ -403,7 +403,7 @@ func (v *PaymentCapturedV2) UnmarshalAvroJSON(data []byte, writerVersion int) er
 func (v PaymentCapturedV2) MarshalAvro() ([]byte, error) {
 	d, err := avroToPaymentCapturedV2(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentCapturedType, 2, err)
+		return nil, avroDataErr(PaymentCapturedType, 2, err)
 	}
 	return avroPaymentCaptured.encode(2, d)
 }
@@ -413,7 +413,7 @@ func (v PaymentCapturedV2) MarshalAvro() ([]byte, error) {
 func (v PaymentCapturedV2) MarshalAvroJSON() ([]byte, error) {
 	d, err := avroToPaymentCapturedV2(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentCapturedType, 2, err)
+		return nil, avroDataErr(PaymentCapturedType, 2, err)
 	}
 	return avroPaymentCaptured.encodeJSON(2, d)
 }
@@ -434,18 +434,18 @@ type PaymentCapturedV2Money struct {
 	Currency string   `avro:"currency"`
 }
 
-func avroFromPaymentCapturedV2Money(d any, path string) (PaymentCapturedV2Money, error) {
+func avroFromPaymentCapturedV2Money(d any) (PaymentCapturedV2Money, error) {
 	var v PaymentCapturedV2Money
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.Money")
+		return v, avroTypeErr(d, "record com.example.payments.Money")
 	}
 	var err error
-	if v.Amount, err = avroAs[*big.Rat](m["amount"], path+"/amount"); err != nil {
-		return v, err
+	if v.Amount, err = avroAs[*big.Rat](m["amount"]); err != nil {
+		return v, avroFieldErr("amount", err)
 	}
-	if v.Currency, err = avroAs[string](m["currency"], path+"/currency"); err != nil {
-		return v, err
+	if v.Currency, err = avroAs[string](m["currency"]); err != nil {
+		return v, avroFieldErr("currency", err)
 	}
 	return v, nil
 }
@@ -475,30 +475,30 @@ type PaymentCapturedV3 struct {
 	Settlement *PaymentCapturedV3Settlement `avro:"settlement"`
 }
 
-func avroFromPaymentCapturedV3(d any, path string) (PaymentCapturedV3, error) {
+func avroFromPaymentCapturedV3(d any) (PaymentCapturedV3, error) {
 	var v PaymentCapturedV3
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.PaymentCaptured")
+		return v, avroTypeErr(d, "record com.example.payments.PaymentCaptured")
 	}
 	var err error
-	if v.PaymentID, err = avroAs[string](m["paymentId"], path+"/paymentId"); err != nil {
-		return v, err
+	if v.PaymentID, err = avroAs[string](m["paymentId"]); err != nil {
+		return v, avroFieldErr("paymentId", err)
 	}
-	if v.AccountID, err = avroAs[string](m["accountId"], path+"/accountId"); err != nil {
-		return v, err
+	if v.AccountID, err = avroAs[string](m["accountId"]); err != nil {
+		return v, avroFieldErr("accountId", err)
 	}
-	if v.Sequence, err = avroAs[int64](m["sequence"], path+"/sequence"); err != nil {
-		return v, err
+	if v.Sequence, err = avroAs[int64](m["sequence"]); err != nil {
+		return v, avroFieldErr("sequence", err)
 	}
-	if v.Captured, err = avroFromPaymentCapturedV3Money(m["captured"], path+"/captured"); err != nil {
-		return v, err
+	if v.Captured, err = avroFromPaymentCapturedV3Money(m["captured"]); err != nil {
+		return v, avroFieldErr("captured", err)
 	}
-	if v.FeeRate, err = avroAs[float64](m["feeRate"], path+"/feeRate"); err != nil {
-		return v, err
+	if v.FeeRate, err = avroAs[float64](m["feeRate"]); err != nil {
+		return v, avroFieldErr("feeRate", err)
 	}
-	if v.Settlement, err = avroPtrFrom("com.example.payments.Settlement", avroFromPaymentCapturedV3Settlement)(m["settlement"], path+"/settlement"); err != nil {
-		return v, err
+	if v.Settlement, err = avroPtrFrom("com.example.payments.Settlement", avroFromPaymentCapturedV3Settlement)(m["settlement"]); err != nil {
+		return v, avroFieldErr("settlement", err)
 	}
 	return v, nil
 }
@@ -535,9 +535,9 @@ func (v *PaymentCapturedV3) UnmarshalAvro(data []byte, writerVersion int) error 
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentCapturedV3(d, "")
+	x, err := avroFromPaymentCapturedV3(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentCapturedType, writerVersion, err)
+		return avroDataErr(PaymentCapturedType, 3, err)
 	}
 	*v = x
 	return nil
@@ -550,9 +550,9 @@ func (v *PaymentCapturedV3) UnmarshalAvroJSON(data []byte, writerVersion int) er
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentCapturedV3(d, "")
+	x, err := avroFromPaymentCapturedV3(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentCapturedType, writerVersion, err)
+		return avroDataErr(PaymentCapturedType, 3, err)
 	}
 	*v = x
 	return nil
@@ -564,7 +564,7 @@ func (v *PaymentCapturedV3) UnmarshalAvroJSON(data []byte, writerVersion int) er
 func (v PaymentCapturedV3) MarshalAvro() ([]byte, error) {
 	d, err := avroToPaymentCapturedV3(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentCapturedType, 3, err)
+		return nil, avroDataErr(PaymentCapturedType, 3, err)
 	}
 	return avroPaymentCaptured.encode(3, d)
 }
@@ -574,7 +574,7 @@ func (v PaymentCapturedV3) MarshalAvro() ([]byte, error) {
 func (v PaymentCapturedV3) MarshalAvroJSON() ([]byte, error) {
 	d, err := avroToPaymentCapturedV3(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentCapturedType, 3, err)
+		return nil, avroDataErr(PaymentCapturedType, 3, err)
 	}
 	return avroPaymentCaptured.encodeJSON(3, d)
 }
@@ -595,18 +595,18 @@ type PaymentCapturedV3Money struct {
 	Currency string   `avro:"currency"`
 }
 
-func avroFromPaymentCapturedV3Money(d any, path string) (PaymentCapturedV3Money, error) {
+func avroFromPaymentCapturedV3Money(d any) (PaymentCapturedV3Money, error) {
 	var v PaymentCapturedV3Money
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.Money")
+		return v, avroTypeErr(d, "record com.example.payments.Money")
 	}
 	var err error
-	if v.Amount, err = avroAs[*big.Rat](m["amount"], path+"/amount"); err != nil {
-		return v, err
+	if v.Amount, err = avroAs[*big.Rat](m["amount"]); err != nil {
+		return v, avroFieldErr("amount", err)
 	}
-	if v.Currency, err = avroAs[string](m["currency"], path+"/currency"); err != nil {
-		return v, err
+	if v.Currency, err = avroAs[string](m["currency"]); err != nil {
+		return v, avroFieldErr("currency", err)
 	}
 	return v, nil
 }
@@ -629,18 +629,18 @@ type PaymentCapturedV3Settlement struct {
 	SettledOn time.Time `avro:"settledOn"`
 }
 
-func avroFromPaymentCapturedV3Settlement(d any, path string) (PaymentCapturedV3Settlement, error) {
+func avroFromPaymentCapturedV3Settlement(d any) (PaymentCapturedV3Settlement, error) {
 	var v PaymentCapturedV3Settlement
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.Settlement")
+		return v, avroTypeErr(d, "record com.example.payments.Settlement")
 	}
 	var err error
-	if v.BatchID, err = avroAs[string](m["batchId"], path+"/batchId"); err != nil {
-		return v, err
+	if v.BatchID, err = avroAs[string](m["batchId"]); err != nil {
+		return v, avroFieldErr("batchId", err)
 	}
-	if v.SettledOn, err = avroAs[time.Time](m["settledOn"], path+"/settledOn"); err != nil {
-		return v, err
+	if v.SettledOn, err = avroAs[time.Time](m["settledOn"]); err != nil {
+		return v, avroFieldErr("settledOn", err)
 	}
 	return v, nil
 }

@@ -120,9 +120,9 @@ func DecodePaymentRefunded(e event.Event) (PaymentRefundedData, error) {
 	if err != nil {
 		return nil, evtDataErr(e, PaymentRefundedType, writer, err)
 	}
-	v, err := avroFromPaymentRefundedV3(d, "")
+	v, err := avroFromPaymentRefundedV3(d)
 	if err != nil {
-		return nil, evtDataErr(e, PaymentRefundedType, writer, err)
+		return nil, fmt.Errorf("event %q: %w", e.ID(), avroDataErr(PaymentRefundedType, 3, err))
 	}
 	return &v, nil
 }
@@ -147,9 +147,9 @@ func DecodePaymentRefundedFramed(data []byte, versionOf func(id uint32) (version
 	if err != nil {
 		return nil, err
 	}
-	v, err := avroFromPaymentRefundedV3(d, "")
+	v, err := avroFromPaymentRefundedV3(d)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", PaymentRefundedType, err)
+		return nil, avroDataErr(PaymentRefundedType, 3, err)
 	}
 	return &v, nil
 }
@@ -166,27 +166,27 @@ type PaymentRefundedV1 struct {
 	Refund    PaymentRefundedV1Money `avro:"refund"`
 }
 
-func avroFromPaymentRefundedV1(d any, path string) (PaymentRefundedV1, error) {
+func avroFromPaymentRefundedV1(d any) (PaymentRefundedV1, error) {
 	var v PaymentRefundedV1
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.PaymentRefunded")
+		return v, avroTypeErr(d, "record com.example.payments.PaymentRefunded")
 	}
 	var err error
-	if v.PaymentID, err = avroAs[string](m["paymentId"], path+"/paymentId"); err != nil {
-		return v, err
+	if v.PaymentID, err = avroAs[string](m["paymentId"]); err != nil {
+		return v, avroFieldErr("paymentId", err)
 	}
-	if v.AccountID, err = avroAs[string](m["accountId"], path+"/accountId"); err != nil {
-		return v, err
+	if v.AccountID, err = avroAs[string](m["accountId"]); err != nil {
+		return v, avroFieldErr("accountId", err)
 	}
-	if v.Sequence, err = avroAs[int64](m["sequence"], path+"/sequence"); err != nil {
-		return v, err
+	if v.Sequence, err = avroAs[int64](m["sequence"]); err != nil {
+		return v, avroFieldErr("sequence", err)
 	}
-	if v.RefundID, err = avroAs[string](m["refundId"], path+"/refundId"); err != nil {
-		return v, err
+	if v.RefundID, err = avroAs[string](m["refundId"]); err != nil {
+		return v, avroFieldErr("refundId", err)
 	}
-	if v.Refund, err = avroFromPaymentRefundedV1Money(m["refund"], path+"/refund"); err != nil {
-		return v, err
+	if v.Refund, err = avroFromPaymentRefundedV1Money(m["refund"]); err != nil {
+		return v, avroFieldErr("refund", err)
 	}
 	return v, nil
 }
@@ -220,9 +220,9 @@ func (v *PaymentRefundedV1) UnmarshalAvro(data []byte, writerVersion int) error 
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentRefundedV1(d, "")
+	x, err := avroFromPaymentRefundedV1(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentRefundedType, writerVersion, err)
+		return avroDataErr(PaymentRefundedType, 1, err)
 	}
 	*v = x
 	return nil
@@ -235,9 +235,9 @@ func (v *PaymentRefundedV1) UnmarshalAvroJSON(data []byte, writerVersion int) er
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentRefundedV1(d, "")
+	x, err := avroFromPaymentRefundedV1(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentRefundedType, writerVersion, err)
+		return avroDataErr(PaymentRefundedType, 1, err)
 	}
 	*v = x
 	return nil
@@ -249,7 +249,7 @@ func (v *PaymentRefundedV1) UnmarshalAvroJSON(data []byte, writerVersion int) er
 func (v PaymentRefundedV1) MarshalAvro() ([]byte, error) {
 	d, err := avroToPaymentRefundedV1(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentRefundedType, 1, err)
+		return nil, avroDataErr(PaymentRefundedType, 1, err)
 	}
 	return avroPaymentRefunded.encode(1, d)
 }
@@ -259,7 +259,7 @@ func (v PaymentRefundedV1) MarshalAvro() ([]byte, error) {
 func (v PaymentRefundedV1) MarshalAvroJSON() ([]byte, error) {
 	d, err := avroToPaymentRefundedV1(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentRefundedType, 1, err)
+		return nil, avroDataErr(PaymentRefundedType, 1, err)
 	}
 	return avroPaymentRefunded.encodeJSON(1, d)
 }
@@ -280,18 +280,18 @@ type PaymentRefundedV1Money struct {
 	Currency string   `avro:"currency"`
 }
 
-func avroFromPaymentRefundedV1Money(d any, path string) (PaymentRefundedV1Money, error) {
+func avroFromPaymentRefundedV1Money(d any) (PaymentRefundedV1Money, error) {
 	var v PaymentRefundedV1Money
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.Money")
+		return v, avroTypeErr(d, "record com.example.payments.Money")
 	}
 	var err error
-	if v.Amount, err = avroAs[*big.Rat](m["amount"], path+"/amount"); err != nil {
-		return v, err
+	if v.Amount, err = avroAs[*big.Rat](m["amount"]); err != nil {
+		return v, avroFieldErr("amount", err)
 	}
-	if v.Currency, err = avroAs[string](m["currency"], path+"/currency"); err != nil {
-		return v, err
+	if v.Currency, err = avroAs[string](m["currency"]); err != nil {
+		return v, avroFieldErr("currency", err)
 	}
 	return v, nil
 }
@@ -321,30 +321,30 @@ type PaymentRefundedV2 struct {
 	Reason    *string                `avro:"reason"`
 }
 
-func avroFromPaymentRefundedV2(d any, path string) (PaymentRefundedV2, error) {
+func avroFromPaymentRefundedV2(d any) (PaymentRefundedV2, error) {
 	var v PaymentRefundedV2
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.PaymentRefunded")
+		return v, avroTypeErr(d, "record com.example.payments.PaymentRefunded")
 	}
 	var err error
-	if v.PaymentID, err = avroAs[string](m["paymentId"], path+"/paymentId"); err != nil {
-		return v, err
+	if v.PaymentID, err = avroAs[string](m["paymentId"]); err != nil {
+		return v, avroFieldErr("paymentId", err)
 	}
-	if v.AccountID, err = avroAs[string](m["accountId"], path+"/accountId"); err != nil {
-		return v, err
+	if v.AccountID, err = avroAs[string](m["accountId"]); err != nil {
+		return v, avroFieldErr("accountId", err)
 	}
-	if v.Sequence, err = avroAs[int64](m["sequence"], path+"/sequence"); err != nil {
-		return v, err
+	if v.Sequence, err = avroAs[int64](m["sequence"]); err != nil {
+		return v, avroFieldErr("sequence", err)
 	}
-	if v.RefundID, err = avroAs[string](m["refundId"], path+"/refundId"); err != nil {
-		return v, err
+	if v.RefundID, err = avroAs[string](m["refundId"]); err != nil {
+		return v, avroFieldErr("refundId", err)
 	}
-	if v.Refund, err = avroFromPaymentRefundedV2Money(m["refund"], path+"/refund"); err != nil {
-		return v, err
+	if v.Refund, err = avroFromPaymentRefundedV2Money(m["refund"]); err != nil {
+		return v, avroFieldErr("refund", err)
 	}
-	if v.Reason, err = avroPtrFrom("string", avroAs[string])(m["reason"], path+"/reason"); err != nil {
-		return v, err
+	if v.Reason, err = avroPtrFrom("string", avroAs[string])(m["reason"]); err != nil {
+		return v, avroFieldErr("reason", err)
 	}
 	return v, nil
 }
@@ -381,9 +381,9 @@ func (v *PaymentRefundedV2) UnmarshalAvro(data []byte, writerVersion int) error 
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentRefundedV2(d, "")
+	x, err := avroFromPaymentRefundedV2(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentRefundedType, writerVersion, err)
+		return avroDataErr(PaymentRefundedType, 2, err)
 	}
 	*v = x
 	return nil
@@ -396,9 +396,9 @@ func (v *PaymentRefundedV2) UnmarshalAvroJSON(data []byte, writerVersion int) er
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentRefundedV2(d, "")
+	x, err := avroFromPaymentRefundedV2(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentRefundedType, writerVersion, err)
+		return avroDataErr(PaymentRefundedType, 2, err)
 	}
 	*v = x
 	return nil
@@ -410,7 +410,7 @@ func (v *PaymentRefundedV2) UnmarshalAvroJSON(data []byte, writerVersion int) er
 func (v PaymentRefundedV2) MarshalAvro() ([]byte, error) {
 	d, err := avroToPaymentRefundedV2(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentRefundedType, 2, err)
+		return nil, avroDataErr(PaymentRefundedType, 2, err)
 	}
 	return avroPaymentRefunded.encode(2, d)
 }
@@ -420,7 +420,7 @@ func (v PaymentRefundedV2) MarshalAvro() ([]byte, error) {
 func (v PaymentRefundedV2) MarshalAvroJSON() ([]byte, error) {
 	d, err := avroToPaymentRefundedV2(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentRefundedType, 2, err)
+		return nil, avroDataErr(PaymentRefundedType, 2, err)
 	}
 	return avroPaymentRefunded.encodeJSON(2, d)
 }
@@ -441,18 +441,18 @@ type PaymentRefundedV2Money struct {
 	Currency string   `avro:"currency"`
 }
 
-func avroFromPaymentRefundedV2Money(d any, path string) (PaymentRefundedV2Money, error) {
+func avroFromPaymentRefundedV2Money(d any) (PaymentRefundedV2Money, error) {
 	var v PaymentRefundedV2Money
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.Money")
+		return v, avroTypeErr(d, "record com.example.payments.Money")
 	}
 	var err error
-	if v.Amount, err = avroAs[*big.Rat](m["amount"], path+"/amount"); err != nil {
-		return v, err
+	if v.Amount, err = avroAs[*big.Rat](m["amount"]); err != nil {
+		return v, avroFieldErr("amount", err)
 	}
-	if v.Currency, err = avroAs[string](m["currency"], path+"/currency"); err != nil {
-		return v, err
+	if v.Currency, err = avroAs[string](m["currency"]); err != nil {
+		return v, avroFieldErr("currency", err)
 	}
 	return v, nil
 }
@@ -482,30 +482,30 @@ type PaymentRefundedV3 struct {
 	Reason    *PaymentRefundedV3Reason `avro:"reason"`
 }
 
-func avroFromPaymentRefundedV3(d any, path string) (PaymentRefundedV3, error) {
+func avroFromPaymentRefundedV3(d any) (PaymentRefundedV3, error) {
 	var v PaymentRefundedV3
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.PaymentRefunded")
+		return v, avroTypeErr(d, "record com.example.payments.PaymentRefunded")
 	}
 	var err error
-	if v.PaymentID, err = avroAs[string](m["paymentId"], path+"/paymentId"); err != nil {
-		return v, err
+	if v.PaymentID, err = avroAs[string](m["paymentId"]); err != nil {
+		return v, avroFieldErr("paymentId", err)
 	}
-	if v.AccountID, err = avroAs[string](m["accountId"], path+"/accountId"); err != nil {
-		return v, err
+	if v.AccountID, err = avroAs[string](m["accountId"]); err != nil {
+		return v, avroFieldErr("accountId", err)
 	}
-	if v.Sequence, err = avroAs[int64](m["sequence"], path+"/sequence"); err != nil {
-		return v, err
+	if v.Sequence, err = avroAs[int64](m["sequence"]); err != nil {
+		return v, avroFieldErr("sequence", err)
 	}
-	if v.RefundID, err = avroAs[string](m["refundId"], path+"/refundId"); err != nil {
-		return v, err
+	if v.RefundID, err = avroAs[string](m["refundId"]); err != nil {
+		return v, avroFieldErr("refundId", err)
 	}
-	if v.Refund, err = avroFromPaymentRefundedV3Money(m["refund"], path+"/refund"); err != nil {
-		return v, err
+	if v.Refund, err = avroFromPaymentRefundedV3Money(m["refund"]); err != nil {
+		return v, avroFieldErr("refund", err)
 	}
-	if v.Reason, err = avroOptFrom(avroFromPaymentRefundedV3Reason)(m["reason"], path+"/reason"); err != nil {
-		return v, err
+	if v.Reason, err = avroOptFrom(avroFromPaymentRefundedV3Reason)(m["reason"]); err != nil {
+		return v, avroFieldErr("reason", err)
 	}
 	return v, nil
 }
@@ -542,9 +542,9 @@ func (v *PaymentRefundedV3) UnmarshalAvro(data []byte, writerVersion int) error 
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentRefundedV3(d, "")
+	x, err := avroFromPaymentRefundedV3(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentRefundedType, writerVersion, err)
+		return avroDataErr(PaymentRefundedType, 3, err)
 	}
 	*v = x
 	return nil
@@ -557,9 +557,9 @@ func (v *PaymentRefundedV3) UnmarshalAvroJSON(data []byte, writerVersion int) er
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentRefundedV3(d, "")
+	x, err := avroFromPaymentRefundedV3(d)
 	if err != nil {
-		return fmt.Errorf("%s v%d: %w", PaymentRefundedType, writerVersion, err)
+		return avroDataErr(PaymentRefundedType, 3, err)
 	}
 	*v = x
 	return nil
@@ -571,7 +571,7 @@ func (v *PaymentRefundedV3) UnmarshalAvroJSON(data []byte, writerVersion int) er
 func (v PaymentRefundedV3) MarshalAvro() ([]byte, error) {
 	d, err := avroToPaymentRefundedV3(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentRefundedType, 3, err)
+		return nil, avroDataErr(PaymentRefundedType, 3, err)
 	}
 	return avroPaymentRefunded.encode(3, d)
 }
@@ -581,7 +581,7 @@ func (v PaymentRefundedV3) MarshalAvro() ([]byte, error) {
 func (v PaymentRefundedV3) MarshalAvroJSON() ([]byte, error) {
 	d, err := avroToPaymentRefundedV3(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: invalid data at %w", PaymentRefundedType, 3, err)
+		return nil, avroDataErr(PaymentRefundedType, 3, err)
 	}
 	return avroPaymentRefunded.encodeJSON(3, d)
 }
@@ -602,18 +602,18 @@ type PaymentRefundedV3Money struct {
 	Currency string   `avro:"currency"`
 }
 
-func avroFromPaymentRefundedV3Money(d any, path string) (PaymentRefundedV3Money, error) {
+func avroFromPaymentRefundedV3Money(d any) (PaymentRefundedV3Money, error) {
 	var v PaymentRefundedV3Money
 	m, ok := d.(map[string]any)
 	if !ok {
-		return v, avroTypeErr(path, d, "record com.example.payments.Money")
+		return v, avroTypeErr(d, "record com.example.payments.Money")
 	}
 	var err error
-	if v.Amount, err = avroAs[*big.Rat](m["amount"], path+"/amount"); err != nil {
-		return v, err
+	if v.Amount, err = avroAs[*big.Rat](m["amount"]); err != nil {
+		return v, avroFieldErr("amount", err)
 	}
-	if v.Currency, err = avroAs[string](m["currency"], path+"/currency"); err != nil {
-		return v, err
+	if v.Currency, err = avroAs[string](m["currency"]); err != nil {
+		return v, avroFieldErr("currency", err)
 	}
 	return v, nil
 }
@@ -638,29 +638,29 @@ type PaymentRefundedV3Reason struct {
 	RefundReason *PaymentRefundedV3RefundReason
 }
 
-func avroFromPaymentRefundedV3Reason(d any, path string) (PaymentRefundedV3Reason, error) {
+func avroFromPaymentRefundedV3Reason(d any) (PaymentRefundedV3Reason, error) {
 	var v PaymentRefundedV3Reason
-	branch, x, err := avroBranch(d, path, "union of string, com.example.payments.RefundReason")
+	branch, x, err := avroBranch(d, "union of string, com.example.payments.RefundReason")
 	if err != nil {
 		return v, err
 	}
 	switch branch {
 	case "string":
-		b, err := avroAs[string](x, path)
+		b, err := avroAs[string](x)
 		if err != nil {
 			return v, err
 		}
 		v.String = &b
 		return v, nil
 	case "com.example.payments.RefundReason":
-		b, err := avroFromPaymentRefundedV3RefundReason(x, path)
+		b, err := avroFromPaymentRefundedV3RefundReason(x)
 		if err != nil {
 			return v, err
 		}
 		v.RefundReason = &b
 		return v, nil
 	}
-	return v, avroTypeErr(path, d, "union of string, com.example.payments.RefundReason")
+	return v, avroTypeErr(d, "union of string, com.example.payments.RefundReason")
 }
 
 func avroToPaymentRefundedV3Reason(v PaymentRefundedV3Reason) (any, error) {
@@ -708,8 +708,8 @@ func (v PaymentRefundedV3RefundReason) Valid() bool {
 	return false
 }
 
-func avroFromPaymentRefundedV3RefundReason(d any, path string) (PaymentRefundedV3RefundReason, error) {
-	s, err := avroAs[string](d, path)
+func avroFromPaymentRefundedV3RefundReason(d any) (PaymentRefundedV3RefundReason, error) {
+	s, err := avroAs[string](d)
 	return PaymentRefundedV3RefundReason(s), err
 }
 

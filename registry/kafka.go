@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/evtool/evtool/format"
 )
 
 // KafkaConfig is the kafka section of evtool.yaml and event.yaml: how the
@@ -62,15 +64,23 @@ type SchemaIDs struct {
 // LoadSchemaIDs reads the catalog's ids file; a catalog without one has
 // no ids.
 func LoadSchemaIDs(c *Catalog) (*SchemaIDs, error) {
-	ids := &SchemaIDs{byVersion: map[*Version]uint32{}, byID: map[uint32]*Version{}, all: map[uint32]bool{}}
 	p := filepath.Join(c.Root, filepath.FromSlash(SchemaIDsFile))
-	data, err := os.ReadFile(p)
+	data, err := format.ReadFile(os.DirFS(c.Root), SchemaIDsFile, maxSchemaIDsBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return ids, nil
+		return &SchemaIDs{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("schema ids: %w", err)
+		return nil, fmt.Errorf("%s: %w", p, err)
 	}
+	return parseSchemaIDs(c, p, data)
+}
+
+// maxSchemaIDsBytes bounds the ids file: a million ids fit.
+const maxSchemaIDsBytes = 128 << 20
+
+// parseSchemaIDs reads the ids file's text; p names it in errors.
+func parseSchemaIDs(c *Catalog, p string, data []byte) (*SchemaIDs, error) {
+	ids := &SchemaIDs{byVersion: map[*Version]uint32{}, byID: map[uint32]*Version{}, all: map[uint32]bool{}}
 	var doc struct {
 		IDs map[string]int64 `json:"ids"`
 	}

@@ -90,3 +90,26 @@ func TestLoadSchemaIDs(t *testing.T) {
 		t.Errorf("bad id: %v", err)
 	}
 }
+
+// FuzzParseSchemaIDs: the ids file is outside input; any text gives ids
+// or an error naming the file, never a panic.
+func FuzzParseSchemaIDs(f *testing.F) {
+	f.Add([]byte(`{"format":1,"ids":{"sha256:x":7}}`))
+	f.Add([]byte(`{"ids":{"a":0}}`))
+	f.Add([]byte(`[1]`))
+	cat := &Catalog{}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ids, err := parseSchemaIDs(cat, "ids.json", data)
+		if err != nil {
+			if !strings.Contains(err.Error(), "ids.json") {
+				t.Fatalf("error without the file: %v", err)
+			}
+			return
+		}
+		for _, id := range ids.List() {
+			if id == 0 || !ids.Known(id) || ids.Known(ids.Unknown()) {
+				t.Fatalf("ids %v", ids.List())
+			}
+		}
+	})
+}

@@ -8,11 +8,14 @@ import (
 	"strconv"
 
 	"github.com/cloudevents/sdk-go/v2/event"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/registry"
 )
 
@@ -41,16 +44,23 @@ func formatValue(d *envelope.Decoded, ver *registry.Version, ks keySpec) error {
 	if ks.pointer == "" || !isFormatted(ver) || !d.HasData {
 		return nil
 	}
-	if as, ok := ver.Compiled.(*avro.Schema); ok && !format.IsJSON(dataContentType(&d.Event)) {
-		if k, ok := avroKey(as, d.RawData, ks.tokens); ok {
-			// Only the key's path: building the whole JSON encoding of
-			// every datum costs more than the rest of the producing.
-			for i := len(ks.tokens) - 1; i >= 0; i-- {
-				k = map[string]any{ks.tokens[i]: k}
-			}
-			d.Data = k
-			return nil
+	k, ok := any(nil), false
+	switch s := ver.Compiled.(type) {
+	case *avro.Schema:
+		if !format.IsJSON(dataContentType(&d.Event)) {
+			k, ok = avroKey(s, d.RawData, ks.tokens)
 		}
+	case *protobuf.Schema:
+		k, ok = protoKey(s, d.RawData, dataContentType(&d.Event), ks.tokens)
+	}
+	if ok {
+		// Only the key's path: building the whole JSON form of every
+		// datum costs more than the rest of the producing.
+		for i := len(ks.tokens) - 1; i >= 0; i-- {
+			k = map[string]any{ks.tokens[i]: k}
+		}
+		d.Data = k
+		return nil
 	}
 	v, err := ver.Compiled.DecodeValue(d.RawData, dataContentType(&d.Event))
 	if err != nil {
@@ -188,6 +198,49 @@ func (m *Mutator) wireID(ver *registry.Version) uint32 {
 		return 0
 	}
 	return envelope.WireID(m.cat, m.ids, ver)
+}
+
+// protoKey reads a partition key from a Protobuf message: a top-level
+// string, integer or bool field (by JSON or proto name), its default when
+// unset — which the JSON mapping leaves out (ok false for anything else).
+func protoKey(s *protobuf.Schema, data []byte, ct string, tokens []string) (any, bool) {
+	if len(tokens) != 1 {
+		return nil, false
+	}
+	fields := s.Message.Fields()
+	fd := fields.ByJSONName(tokens[0])
+	if fd == nil {
+		fd = fields.ByName(protoreflect.Name(tokens[0]))
+	}
+	if fd == nil || fd.IsList() || fd.IsMap() {
+		return nil, false
+	}
+	var m *dynamicpb.Message
+	var err error
+	switch {
+	case format.IsJSON(ct):
+		m, err = s.DecodeJSON(data)
+	case len(data) > 0 && data[0] == 0:
+		_, m, err = s.DecodeFramed(data)
+	default:
+		m, err = s.DecodeBinary(data)
+	}
+	if err != nil || fd.ContainingOneof() != nil && !m.Has(fd) {
+		return nil, false
+	}
+	v := m.Get(fd)
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		return v.String(), true
+	case protoreflect.BoolKind:
+		return v.Bool(), true
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return json.Number(strconv.FormatInt(v.Int(), 10)), true
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return json.Number(strconv.FormatUint(v.Uint(), 10)), true
+	}
+	return nil, false
 }
 
 // avroKey reads a partition key from a binary Avro datum: the value at a

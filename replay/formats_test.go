@@ -17,6 +17,7 @@ import (
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
@@ -414,6 +415,45 @@ func TestAvroKey(t *testing.T) {
 		got, ok := avroKey(ver.Compiled.(*avro.Schema), envelope.FrameData(ver.Compiled, 7, bin), ks.tokens)
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("%s: %v %v, want %v %v", tc.pointer, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestProtoKey: a key read from a Protobuf message, binary (framed or
+// not) or in the JSON mapping, by JSON or proto name; an unset field is
+// its default (the JSON mapping leaves it out), an unset oneof member or
+// a message field is left to the JSON mapping.
+func TestProtoKey(t *testing.T) {
+	cat, err := registry.Load("testdata/formats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver := cat.Lookup(protoType).Version(1)
+	s := ver.Compiled.(*protobuf.Schema)
+	jsonData := []byte(`{"sku":"k-1","reason":"SALE","store":"s1"}`)
+	v, _ := s.DecodeValue(jsonData, format.ContentTypeJSON)
+	bin, _ := s.EncodeValue(v, "application/protobuf")
+	for _, data := range []struct {
+		name string
+		b    []byte
+		ct   string
+	}{{"json", jsonData, format.ContentTypeJSON}, {"binary", bin, "application/protobuf"}, {"framed", envelope.FrameData(s, 9, bin), "application/protobuf"}} {
+		for _, tc := range []struct {
+			token string
+			want  any
+			ok    bool
+		}{
+			{"sku", "k-1", true},
+			{"delta", json.Number("0"), true},
+			{"store", "s1", true},
+			{"warehouse", nil, false},
+			{"reason", nil, false},
+			{"nothing", nil, false},
+		} {
+			got, ok := protoKey(s, data.b, data.ct, []string{tc.token})
+			if ok != tc.ok || got != tc.want {
+				t.Errorf("%s %s: %v %v, want %v %v", data.name, tc.token, got, ok, tc.want, tc.ok)
+			}
 		}
 	}
 }

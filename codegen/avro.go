@@ -349,22 +349,7 @@ func (g *gen) emitAvroType(at *avroType) (File, error) {
 		srcVar = g.regexpVar(`^(?:` + t.Meta.Source + `)$`)
 	}
 	for _, av := range at.versions {
-		n := av.v.Number
-		doc := fmt.Sprintf("New%sEvent returns a %s event (version %d) from source with data in Avro's binary encoding: a random UUID id, the current time, datacontenttype application/avro (data_base64 in the structured format) and dataschema %s. It fails when data does not encode under the version's schema", av.name, t.Name, n, g.cat.DataSchema(t.Name, n))
-		if srcVar != "" {
-			doc += fmt.Sprintf(", when source does not match the catalog's pattern %q", t.Meta.Source)
-		}
-		doc += ", or when the options make the event invalid."
-		if t.Deprecated(n) {
-			doc += fmt.Sprintf("\n\nDeprecated: version %d of %s is deprecated in the catalog.", n, t.Name)
-		}
-		o.raw(comment(doc))
-		o.p("func New%sEvent(source string, data %s, opts ...EventOption) (event.Event, error) {", av.name, av.name)
-		if srcVar != "" {
-			o.p("if !%s.MatchString(source) {", srcVar)
-			o.p("return event.Event{}, evtSourceErr(%sType, source, %s)", at.base, q(t.Meta.Source))
-			o.p("}")
-		}
+		g.emitConstructorHead(o, t, at.base, av.name, av.v.Number, srcVar, " in Avro's binary encoding", "application/avro (data_base64 in the structured format)", "does not encode under the version's schema")
 		o.p("b, err := data.MarshalAvro()")
 		o.p("if err != nil {")
 		o.p("return event.Event{}, err")
@@ -585,34 +570,25 @@ func (g *gen) emitAvroDef(o *w, av *avroVersion, d *avroDef) {
 
 func (g *gen) emitAvroRootMethods(o *w, av *avroVersion) {
 	at, name, n := av.at, av.name, av.v.Number
-	o.raw(comment(fmt.Sprintf("UnmarshalAvro reads one Avro binary datum (no Confluent header) written with version writerVersion of %s into v, by Avro's schema resolution from the writer's schema to version %d's.", at.t.Name, n)))
-	o.p("func (v *%s) UnmarshalAvro(data []byte, writerVersion int) error {", name)
-	o.p("d, err := %s.decode(data, writerVersion, %d)", at.varName, n)
-	o.p("if err != nil {")
-	o.p("return err")
-	o.p("}")
-	o.p("x, err := avroFrom%s(d)", name)
-	o.p("if err != nil {")
-	o.p("return avroDataErr(%sType, %d, err)", at.base, n)
-	o.p("}")
-	o.p("*v = x")
-	o.p("return nil")
-	o.p("}")
-	o.p("")
-	o.raw(comment(fmt.Sprintf("UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion of %s into v, resolved to version %d.", at.t.Name, n)))
-	o.p("func (v *%s) UnmarshalAvroJSON(data []byte, writerVersion int) error {", name)
-	o.p("d, err := %s.decodeJSON(data, writerVersion, %d)", at.varName, n)
-	o.p("if err != nil {")
-	o.p("return err")
-	o.p("}")
-	o.p("x, err := avroFrom%s(d)", name)
-	o.p("if err != nil {")
-	o.p("return avroDataErr(%sType, %d, err)", at.base, n)
-	o.p("}")
-	o.p("*v = x")
-	o.p("return nil")
-	o.p("}")
-	o.p("")
+	for _, m := range []struct{ method, decode, doc string }{
+		{"UnmarshalAvro", "decode", "UnmarshalAvro reads one Avro binary datum (no Confluent header) written with version writerVersion of %s into v, by Avro's schema resolution from the writer's schema to version %d's."},
+		{"UnmarshalAvroJSON", "decodeJSON", "UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion of %s into v, resolved to version %d."},
+	} {
+		o.raw(comment(fmt.Sprintf(m.doc, at.t.Name, n)))
+		o.p("func (v *%s) %s(data []byte, writerVersion int) error {", name, m.method)
+		o.p("d, err := %s.%s(data, writerVersion, %d)", at.varName, m.decode, n)
+		o.p("if err != nil {")
+		o.p("return err")
+		o.p("}")
+		o.p("x, err := avroFrom%s(d)", name)
+		o.p("if err != nil {")
+		o.p("return avroDataErr(%sType, %d, err)", at.base, n)
+		o.p("}")
+		o.p("*v = x")
+		o.p("return nil")
+		o.p("}")
+		o.p("")
+	}
 	o.raw(comment(fmt.Sprintf("MarshalAvro writes v in Avro's binary encoding under version %d's schema; it fails for a value the schema does not accept (an unknown enum symbol, a union with no or several branches set, a nil decimal, a decimal beyond its precision).", n)))
 	o.p("func (v %s) MarshalAvro() ([]byte, error) {", name)
 	o.p("d, err := avroTo%s(v)", name)

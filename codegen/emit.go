@@ -13,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/codegen/internal/rt"
+	"github.com/evtool/evtool/registry"
 )
 
 // w writes Go source.
@@ -151,21 +152,7 @@ func (g *gen) emitTypeHead(o *w, ti *typeInfo) {
 	}
 	for _, vi := range ti.versions {
 		n := vi.v.Number
-		doc := fmt.Sprintf("New%sEvent returns a %s event (version %d) from source with data: a random UUID id, the current time, datacontenttype application/json and dataschema %s. It fails when data is not valid for the version's schema", vi.name, t.Name, n, g.cat.DataSchema(t.Name, n))
-		if srcVar != "" {
-			doc += fmt.Sprintf(", when source does not match the catalog's pattern %q", t.Meta.Source)
-		}
-		doc += ", or when the options make the event invalid."
-		if t.Deprecated(n) {
-			doc += fmt.Sprintf("\n\nDeprecated: version %d of %s is deprecated in the catalog.", n, t.Name)
-		}
-		o.raw(comment(doc))
-		o.p("func New%sEvent(source string, data %s, opts ...EventOption) (event.Event, error) {", vi.name, vi.name)
-		if srcVar != "" {
-			o.p("if !%s.MatchString(source) {", srcVar)
-			o.p("return event.Event{}, evtSourceErr(%sType, source, %s)", ti.base, q(t.Meta.Source))
-			o.p("}")
-		}
+		g.emitConstructorHead(o, t, ti.base, vi.name, n, srcVar, "", "application/json", "is not valid for the version's schema")
 		o.p("b, err := data.MarshalJSON()")
 		o.p("if err != nil {")
 		o.p("return event.Event{}, evtEncodeErr(%sType, %d, err)", ti.base, n)
@@ -202,6 +189,27 @@ func (g *gen) emitTypeHead(o *w, ti *typeInfo) {
 	o.p("return nil, evtUnknownDataSchema(e, %sType)", ti.base)
 	o.p("}")
 	o.p("")
+}
+
+// emitConstructorHead writes the doc comment, the signature and the source
+// check of New<Version>Event; encoding, contentType and fails are what the
+// format does with the data.
+func (g *gen) emitConstructorHead(o *w, t *registry.EventType, base, name string, n int, srcVar, encoding, contentType, fails string) {
+	doc := fmt.Sprintf("New%sEvent returns a %s event (version %d) from source with data%s: a random UUID id, the current time, datacontenttype %s and dataschema %s. It fails when data %s", name, t.Name, n, encoding, contentType, g.cat.DataSchema(t.Name, n), fails)
+	if srcVar != "" {
+		doc += fmt.Sprintf(", when source does not match the catalog's pattern %q", t.Meta.Source)
+	}
+	doc += ", or when the options make the event invalid."
+	if t.Deprecated(n) {
+		doc += fmt.Sprintf("\n\nDeprecated: version %d of %s is deprecated in the catalog.", n, t.Name)
+	}
+	o.raw(comment(doc))
+	o.p("func New%sEvent(source string, data %s, opts ...EventOption) (event.Event, error) {", name, name)
+	if srcVar != "" {
+		o.p("if !%s.MatchString(source) {", srcVar)
+		o.p("return event.Event{}, evtSourceErr(%sType, source, %s)", base, q(t.Meta.Source))
+		o.p("}")
+	}
 }
 
 func (g *gen) emitDecodeAll(o *w) {

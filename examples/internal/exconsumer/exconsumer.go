@@ -1,0 +1,395 @@
+// Package exconsumer is the Kafka side shared by the example consumers of
+// the Avro and Protobuf catalogs (examples/payments, examples/inventory):
+// the environment evtool replay passes, a consumer group that commits
+// only after a batch was applied, dead-lettering of what cannot be read,
+// the GET /state endpoint, and reading a record into a CloudEvent checked
+// against the catalog. What an event means is the example's own code.
+package exconsumer
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cloudevents/sdk-go/v2/event"
+	"github.com/twmb/franz-go/pkg/kgo"
+	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
+
+	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/kafka"
+	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/report"
+)
+
+// Env is what evtool replay passes to a consumer.
+type Env struct {
+	Brokers []string
+	Topic   string
+	Group   string
+	Workdir string
+	Addr    string
+}
+
+// ReadEnv reads EVTOOL_BROKERS, EVTOOL_TOPIC, EVTOOL_GROUP, EVTOOL_WORKDIR
+// and EVTOOL_ADDR; each is required.
+func ReadEnv() (Env, error) {
+	var e Env
+	var brokers string
+	for _, v := range []struct {
+		name string
+		into *string
+	}{
+		{"EVTOOL_BROKERS", &brokers}, {"EVTOOL_TOPIC", &e.Topic}, {"EVTOOL_GROUP", &e.Group},
+		{"EVTOOL_WORKDIR", &e.Workdir}, {"EVTOOL_ADDR", &e.Addr},
+	} {
+		*v.into = os.Getenv(v.name)
+		if *v.into == "" {
+			return e, fmt.Errorf("%s is not set (this consumer is meant to be started by evtool replay)", v.name)
+		}
+	}
+	e.Brokers = strings.Split(brokers, ",")
+	return e, nil
+}
+
+// Reject is an event a consumer cannot apply. Kind names why:
+// undecodable, unknown-type, unknown-version, unknown-schema-id or
+// invalid-data; it goes to
+// the dead letter's dlq.error.kind header.
+type Reject struct {
+	Kind string
+	Err  error
+}
+
+func (e *Reject) Error() string { return e.Kind + ": " + e.Err.Error() }
+func (e *Reject) Unwrap() error { return e.Err }
+
+// Event is a record read as a CloudEvent of the catalog: its version (the
+// writer's, from dataschema) and its data bytes as they came.
+type Event struct {
+	CloudEvent  event.Event
+	ID          string
+	Type        string
+	Version     *registry.Version
+	ContentType string
+	Data        []byte
+}
+
+// Reader reads records into events of one catalog.
+type Reader struct {
+	Catalog   *registry.Catalog
+	validator *envelope.Validator
+	ids       *registry.SchemaIDs
+}
+
+// NewReader loads the catalog in fsys (evtool.yaml at its root; display
+// names it in errors).
+func NewReader(fsys fs.FS, display string) (*Reader, error) {
+	cat, err := registry.LoadFS(fsys, display)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := registry.LoadSchemaIDs(cat)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{Catalog: cat, validator: &envelope.Validator{Catalog: cat, IDs: ids}, ids: ids}, nil
+}
+
+// Read decodes the CloudEvent in a record (binary or structured mode) and
+// checks it against the catalog: a type it has, a version of that type,
+// data that is a datum of that version (binary, Confluent framing
+// under one of the catalog's registry ids, or the JSON form). Anything
+// else is a *Reject.
+func (rd *Reader) Read(r *kgo.Record) (Event, error) {
+	d, findings, err := envelope.FromRecord(r)
+	if err != nil {
+		return Event{}, &Reject{"undecodable", err}
+	}
+	if d == nil {
+		return Event{}, &Reject{"undecodable", fmt.Errorf("not a readable CloudEvent: %s", firstError(findings))}
+	}
+	if msg := firstError(findings); msg != "" {
+		return Event{}, &Reject{"undecodable", fmt.Errorf("event %q: %s", d.Event.ID(), msg)}
+	}
+	ver, findings := rd.validator.Check(d)
+	for _, f := range findings {
+		if f.Severity != report.SeverityError {
+			continue
+		}
+		kind := "invalid-data"
+		switch f.Rule {
+		case envelope.RuleUnknownType:
+			kind = "unknown-type"
+		case envelope.RuleUnknownVersion, envelope.RuleDataSchemaTemplate, envelope.RuleDataSchemaType:
+			kind = "unknown-version"
+		case envelope.RuleSchemaIDUnknown:
+			kind = "unknown-schema-id"
+		}
+		return Event{}, &Reject{kind, fmt.Errorf("event %q: %s", d.Event.ID(), describe(f))}
+	}
+	if ver == nil || ver.Compiled == nil {
+		return Event{}, &Reject{"unknown-version", fmt.Errorf("event %q: no version of %s to read it with", d.Event.ID(), d.Event.Type())}
+	}
+	// A frame names the writer's schema by registry id. A catalog without
+	// ids (no registry) has no framed data: an id is a schema this
+	// consumer cannot know, whatever the bytes after it decode to.
+	if ver.Format != format.JSONSchema && !format.IsJSON(d.Event.DataContentType()) {
+		if _, id, framed := envelope.DataFrame(ver.Compiled, d.RawData); framed && !rd.ids.Known(id) {
+			return Event{}, &Reject{"unknown-schema-id", fmt.Errorf("event %q: data framed with schema id %d, which is not a registry id of the catalog", d.Event.ID(), id)}
+		}
+	}
+	return Event{CloudEvent: d.Event, ID: d.Event.ID(), Type: d.Event.Type(), Version: ver, ContentType: d.Event.DataContentType(), Data: d.RawData}, nil
+}
+
+func describe(f report.Finding) string {
+	if f.Pointer != "" {
+		return f.Pointer + ": " + f.Message
+	}
+	return f.Message
+}
+
+func firstError(fs []report.Finding) string {
+	for _, f := range fs {
+		if f.Severity == report.SeverityError {
+			return describe(f)
+		}
+	}
+	return ""
+}
+
+// Loop is one consumer's work: Decode turns a record into what Apply
+// takes (a *Reject, or any error, dead-letters the record); Apply applies
+// a batch in one transaction and says how many had an effect; State is
+// served on GET /state.
+type Loop[E any] struct {
+	Name     string // for the log
+	DLQTopic string // "": log and skip records that cannot be read
+	Decode   func(*kgo.Record) (E, error)
+	Apply    func(context.Context, []E) (int, error)
+	State    func(context.Context) (any, error)
+	// BatchSize caps the records applied (and committed) together
+	// (default 200): a crash redelivers at most one batch.
+	BatchSize int
+}
+
+// Run serves the state and consumes env.Topic until ctx ends. Offsets are
+// committed only after the batch's transaction committed and its dead
+// letters were written, so a crash redelivers instead of losing.
+func (l Loop[E]) Run(ctx context.Context, env Env) error {
+	ln, err := net.Listen("tcp", env.Addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /state", func(w http.ResponseWriter, r *http.Request) {
+		state, err := l.State(r.Context())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(state)
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+
+	opts, err := kafka.ClientConfigFromEnv(env.Brokers, os.Getenv).Options()
+	if err != nil {
+		return err
+	}
+	opts = append(opts,
+		kgo.ConsumerGroup(env.Group),
+		kgo.ConsumeTopics(env.Topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.DisableAutoCommit(),
+		kgo.BlockRebalanceOnPoll(),
+		// A partition assigned while a fetch long-polls is read only when
+		// that fetch returns: keep the wait short after a restart.
+		kgo.FetchMaxWait(500*time.Millisecond),
+	)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	log.Printf("%s: consuming %s as group %s; state on http://%s/state; dead letters to %q", l.Name, env.Topic, env.Group, env.Addr, l.DLQTopic)
+
+	batch := l.BatchSize
+	if batch <= 0 {
+		batch = 200
+	}
+	var applied, skipped, dead int64
+	for {
+		fetches := cl.PollRecords(ctx, batch)
+		if ctx.Err() != nil {
+			cl.AllowRebalance() // or Close would wait for it
+			break
+		}
+		for _, e := range fetches.Errors() {
+			if !errors.Is(e.Err, context.Canceled) {
+				log.Printf("fetch %s/%d: %v", e.Topic, e.Partition, e.Err)
+			}
+		}
+		recs := fetches.Records()
+		if len(recs) > 0 {
+			events := make([]E, 0, len(recs))
+			var dlq []*kgo.Record
+			for _, r := range recs {
+				ev, err := l.Decode(r)
+				if err != nil {
+					if l.DLQTopic == "" {
+						log.Printf("skipping %s/%d@%d: %v", r.Topic, r.Partition, r.Offset, err)
+						continue
+					}
+					dlq = append(dlq, DeadLetter(r, l.DLQTopic, err))
+					continue
+				}
+				events = append(events, ev)
+			}
+			if len(dlq) > 0 {
+				// Written before the offsets are committed: a crash in
+				// between writes them again, never loses them.
+				if err := cl.ProduceSync(ctx, dlq...).FirstErr(); err != nil {
+					cl.AllowRebalance()
+					if ctx.Err() != nil {
+						break
+					}
+					return fmt.Errorf("writing %d record(s) to the dead-letter topic %s: %w", len(dlq), l.DLQTopic, err)
+				}
+				dead += int64(len(dlq))
+			}
+			n, err := l.Apply(ctx, events)
+			if err != nil {
+				cl.AllowRebalance()
+				return fmt.Errorf("applying %d events: %w", len(events), err)
+			}
+			applied += int64(n)
+			skipped += int64(len(events) - n)
+			if err := cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
+				log.Printf("commit: %v", err)
+			}
+		}
+		cl.AllowRebalance()
+	}
+	log.Printf("stopping: %d events applied, %d skipped as duplicates, %d dead-lettered", applied, skipped, dead)
+	return nil
+}
+
+// DeadLetter is the DLQ record of a record that cannot be applied: its
+// key, value and headers as they came, plus headers naming the error and
+// where the record came from.
+func DeadLetter(r *kgo.Record, topic string, err error) *kgo.Record {
+	kind := "unreadable"
+	var re *Reject
+	if errors.As(err, &re) {
+		kind = re.Kind
+	}
+	h := append([]kgo.RecordHeader(nil), r.Headers...)
+	h = append(h,
+		kgo.RecordHeader{Key: "dlq.error", Value: []byte(err.Error())},
+		kgo.RecordHeader{Key: "dlq.error.kind", Value: []byte(kind)},
+		kgo.RecordHeader{Key: "dlq.source.topic", Value: []byte(r.Topic)},
+		kgo.RecordHeader{Key: "dlq.source.partition", Value: []byte(strconv.Itoa(int(r.Partition)))},
+		kgo.RecordHeader{Key: "dlq.source.offset", Value: []byte(strconv.FormatInt(r.Offset, 10))},
+	)
+	return &kgo.Record{Topic: topic, Key: r.Key, Value: r.Value, Headers: h}
+}
+
+// Querier is what Rows reads from: a *sql.DB or *sql.Tx.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Rows runs query and returns its rows as objects keyed by cols, in the
+// query's order: the tables of a consumer's state.
+func Rows(ctx context.Context, q Querier, query string, cols ...string) ([]any, error) {
+	rows, err := q.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []any{}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		row := map[string]any{}
+		for i, c := range cols {
+			row[c] = vals[i]
+		}
+		list = append(list, row)
+	}
+	return list, rows.Err()
+}
+
+// OpenSQLite opens (creating) the SQLite database at path with the given
+// schema applied. One connection: the consumer is one writer, and SQLite
+// serialises writers anyway.
+func OpenSQLite(path, schema string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Main is an example consumer's main: it parses -naive and -dlq-topic
+// (default $EVTOOL_DLQ_TOPIC), reads the environment, and runs run until
+// SIGINT or SIGTERM; an error is logged and exits 1.
+func Main(name string, run func(ctx context.Context, env Env, naive bool, dlqTopic string) error) {
+	naive := flag.Bool("naive", false, "no dedupe and last write wins (the bugs evtool replay catches)")
+	dlq := flag.String("dlq-topic", os.Getenv("EVTOOL_DLQ_TOPIC"), "dead-letter topic for events that cannot be applied (default $EVTOOL_DLQ_TOPIC; none: log and skip them)")
+	flag.Parse()
+	log.SetFlags(log.Ltime | log.Lmicroseconds)
+	log.SetPrefix(name + ": ")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env, err := ReadEnv()
+	if err == nil {
+		err = run(ctx, env, *naive, *dlq)
+	}
+	if err != nil {
+		log.Print(err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// Mode names the consumer's mode in its log.
+func Mode(naive bool) string {
+	if naive {
+		return "naive mode"
+	}
+	return "correct mode"
+}

@@ -274,8 +274,17 @@ func TestRedriveLoopGuard(t *testing.T) {
 			t.Fatalf("round %d: %s %s", round, o.Action, o.Reason)
 		}
 		// The consumer fails again: it dead-letters the redriven record.
-		recs := consumed(t, fx.cc, "orders")
-		last := recs[len(recs)-1]
+		// The redriven record: consumed returns partitions in no set
+		// order, so the last record read need not be it.
+		var last *kgo.Record
+		for _, r := range consumed(t, fx.cc, "orders") {
+			if n, ok := header(r, dlq.RedriveCountHeader); ok && n == fmt.Sprint(round) {
+				last = r
+			}
+		}
+		if last == nil {
+			t.Fatalf("round %d: the redriven record is not on orders", round)
+		}
 		if err := dlqtest.Produce(ctx, fx.cc, dlqtest.DeadLetter(last, "orders.dlq", dlq.ConventionEvtool, "unknown-version", "still failing")); err != nil {
 			t.Fatal(err)
 		}
@@ -415,5 +424,23 @@ func TestRedriveSeveralPartitions(t *testing.T) {
 	}
 	if again := redrive(t, fx, dlq.RedriveOptions{Apply: true}); len(again.Outcomes) != 0 {
 		t.Fatalf("a third run decided %s", actions(again))
+	}
+}
+
+// TestRedriveDryRunMissingTarget: the dry run rehearses --apply, so a
+// target topic that does not exist fails it too, before anything is sent.
+func TestRedriveDryRunMissingTarget(t *testing.T) {
+	fx := newFixture(t)
+	for _, apply := range []bool{false, true} {
+		res := redrive(t, fx, dlq.RedriveOptions{Apply: apply, To: "orders-retry", Type: "com.example.order.placed"})
+		if !strings.Contains(res.Err, "target topic(s) orders-retry do not exist") {
+			t.Errorf("apply %v: error %q", apply, res.Err)
+		}
+		if errored, _ := res.Failed(); !errored {
+			t.Errorf("apply %v: not failed", apply)
+		}
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 5 {
+		t.Fatalf("orders holds %d records", n)
 	}
 }

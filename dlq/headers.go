@@ -65,6 +65,11 @@ type HeaderSet struct {
 	// toString(), "class: message" (Kafka Streams).
 	ClassInMessage bool
 	Ints           IntEncoding
+	// SourceMayBeNone says an empty topic and a partition or offset of
+	// -1 mean the record was consumed from nowhere (no origin), not a
+	// malformed header: Kafka Streams writes them for a record a
+	// punctuator produced.
+	SourceMayBeNone bool
 }
 
 // Conventions returns the header conventions in the order Decode tries
@@ -101,7 +106,7 @@ func Conventions() []HeaderSet {
 			Convention: ConventionStreams, Prefix: "__streams.errors.",
 			Topic: "__streams.errors.topic", Partition: "__streams.errors.partition", Offset: "__streams.errors.offset",
 			ErrorClass: []string{"__streams.errors.exception"}, ErrorMessage: []string{"__streams.errors.message"},
-			ClassInMessage: true, Ints: IntDecimal,
+			ClassInMessage: true, Ints: IntDecimal, SourceMayBeNone: true,
 		},
 	}
 }
@@ -195,6 +200,13 @@ func Decode(r *kgo.Record) (Letter, error) {
 	}
 	var o Origin
 	topic, hasTopic := last(r.Headers, set.Topic)
+	pv, hasPartition := last(r.Headers, set.Partition)
+	ov, hasOffset := last(r.Headers, set.Offset)
+	if set.SourceMayBeNone {
+		hasTopic = hasTopic && len(topic) > 0
+		hasPartition = hasPartition && string(pv) != "-1"
+		hasOffset = hasOffset && string(ov) != "-1"
+	}
 	if hasTopic {
 		if err := checkTopicName(topic); err != nil {
 			return fail(set.Topic, "%s", err)
@@ -202,7 +214,6 @@ func Decode(r *kgo.Record) (Letter, error) {
 		o.Topic = string(topic)
 		l.OriginTopic = o.Topic
 	}
-	pv, hasPartition := last(r.Headers, set.Partition)
 	if hasPartition {
 		p, err := decodeInt(pv, set.Ints, 4)
 		if err != nil {
@@ -213,7 +224,6 @@ func Decode(r *kgo.Record) (Letter, error) {
 		}
 		o.Partition = int32(p)
 	}
-	ov, hasOffset := last(r.Headers, set.Offset)
 	if hasOffset {
 		off, err := decodeInt(ov, set.Ints, 8)
 		if err != nil {

@@ -56,6 +56,10 @@ func TestDecode(t *testing.T) {
 			Letter{Convention: ConventionStreams, Origin: &Origin{Topic: "orders", Partition: 2, Offset: 5}, OriginTopic: "orders", ErrorClass: "org.apache.kafka.common.errors.SerializationException", Error: "Size of data received"}},
 		{"streams null message", rec("__streams.errors.exception", "java.lang.NullPointerException", "__streams.errors.message", "", "__streams.errors.topic", "orders"),
 			Letter{Convention: ConventionStreams, OriginTopic: "orders", ErrorClass: "java.lang.NullPointerException"}},
+		// ProcessingExceptionHandler on a record a punctuator made: it was
+		// consumed from nowhere, Streams writes a null topic and -1.
+		{"streams punctuation", rec("__streams.errors.exception", "java.lang.IllegalStateException: no", "__streams.errors.topic", "", "__streams.errors.partition", "-1", "__streams.errors.offset", "-1"),
+			Letter{Convention: ConventionStreams, ErrorClass: "java.lang.IllegalStateException", Error: "no"}},
 		{"redrive count", rec("dlq.error", "x", "evtool-redrive-count", "2"), Letter{Convention: ConventionEvtool, Error: "x", RedriveCount: 2}},
 		{"last header wins", rec("dlq.source.topic", "first", "dlq.source.topic", "second"), Letter{Convention: ConventionEvtool, OriginTopic: "second"}},
 		{"first convention wins", rec("__connect.errors.topic", "c", "dlq.source.topic", "e"), Letter{Convention: ConventionEvtool, OriginTopic: "e"}},

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/evtool/evtool/dlq"
@@ -107,6 +108,7 @@ func consumed(t *testing.T, cc kafka.ClientConfig, topic string) []*kgo.Record {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	settled(t, ctx, cc, topic)
 	r, err := kafka.OpenTopics(ctx, cc, kafka.ReadOptions{Topics: []string{topic}})
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +124,41 @@ func consumed(t *testing.T, cc kafka.ClientConfig, topic string) []*kgo.Record {
 			t.Fatal(err)
 		}
 		out = append(out, rec)
+	}
+}
+
+// settled waits until the topic's last stable offsets reach its high
+// watermarks: the markers of the transactions redrive committed are
+// written after EndTxn returns, and until then a committed read stops
+// short of the records. A crashed run's open transaction does not settle:
+// settled gives up after 2s and the read sees what is committed.
+func settled(t *testing.T, ctx context.Context, cc kafka.ClientConfig, topic string) {
+	t.Helper()
+	o, err := cc.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(o...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		hw, err1 := adm.ListEndOffsets(ctx, topic)
+		lso, err2 := adm.ListCommittedOffsets(ctx, topic)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		same := true
+		hw.Each(func(o kadm.ListedOffset) {
+			if l, ok := lso.Lookup(topic, o.Partition); !ok || l.Offset != o.Offset {
+				same = false
+			}
+		})
+		if same {
+			return
+		}
 	}
 }
 
@@ -237,8 +274,17 @@ func TestRedriveLoopGuard(t *testing.T) {
 			t.Fatalf("round %d: %s %s", round, o.Action, o.Reason)
 		}
 		// The consumer fails again: it dead-letters the redriven record.
-		recs := consumed(t, fx.cc, "orders")
-		last := recs[len(recs)-1]
+		// The redriven record: consumed returns partitions in no set
+		// order, so the last record read need not be it.
+		var last *kgo.Record
+		for _, r := range consumed(t, fx.cc, "orders") {
+			if n, ok := header(r, dlq.RedriveCountHeader); ok && n == fmt.Sprint(round) {
+				last = r
+			}
+		}
+		if last == nil {
+			t.Fatalf("round %d: the redriven record is not on orders", round)
+		}
 		if err := dlqtest.Produce(ctx, fx.cc, dlqtest.DeadLetter(last, "orders.dlq", dlq.ConventionEvtool, "unknown-version", "still failing")); err != nil {
 			t.Fatal(err)
 		}
@@ -378,5 +424,23 @@ func TestRedriveSeveralPartitions(t *testing.T) {
 	}
 	if again := redrive(t, fx, dlq.RedriveOptions{Apply: true}); len(again.Outcomes) != 0 {
 		t.Fatalf("a third run decided %s", actions(again))
+	}
+}
+
+// TestRedriveDryRunMissingTarget: the dry run rehearses --apply, so a
+// target topic that does not exist fails it too, before anything is sent.
+func TestRedriveDryRunMissingTarget(t *testing.T) {
+	fx := newFixture(t)
+	for _, apply := range []bool{false, true} {
+		res := redrive(t, fx, dlq.RedriveOptions{Apply: apply, To: "orders-retry", Type: "com.example.order.placed"})
+		if !strings.Contains(res.Err, "target topic(s) orders-retry do not exist") {
+			t.Errorf("apply %v: error %q", apply, res.Err)
+		}
+		if errored, _ := res.Failed(); !errored {
+			t.Errorf("apply %v: not failed", apply)
+		}
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 5 {
+		t.Fatalf("orders holds %d records", n)
 	}
 }

@@ -159,6 +159,8 @@ func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 		if err := send(ctx, producer, r, o, res); err != nil {
 			res.Err = err.Error()
 		}
+	} else if err := dryRunTargets(ctx, o, res); err != nil {
+		res.Err = err.Error()
 	}
 	res.count()
 	return res, nil
@@ -299,23 +301,10 @@ func newProducer(ctx context.Context, o RedriveOptions) (*kgo.Client, error) {
 // record once. Consumers of the target that read committed records only
 // (isolation.level=read_committed) never see a record twice.
 func send(ctx context.Context, cl *kgo.Client, r *kafka.TopicReader, o RedriveOptions, res *Redrive) error {
-	targets := map[string]bool{}
-	for _, out := range res.Outcomes {
-		if out.Action == ActionSend {
-			targets[out.Target] = true
-		}
-	}
 	adm := kadm.NewClient(cl)
-	if len(targets) > 0 {
-		if err := checkTargets(ctx, adm, targets); err != nil {
-			for i := range res.Outcomes {
-				if res.Outcomes[i].Action == ActionSend {
-					res.Outcomes[i].Action = ActionError
-					res.Outcomes[i].Reason = err.Error()
-				}
-			}
-			return err
-		}
+	targets, err := checkTargets(ctx, adm, res)
+	if err != nil {
+		return err
 	}
 	// pending are the decided records per partition not committed yet.
 	pending := map[int32]*kgo.Record{}
@@ -332,7 +321,7 @@ func send(ctx context.Context, cl *kgo.Client, r *kafka.TopicReader, o RedriveOp
 		return nil
 	}
 	var topicID kadm.TopicID
-	if len(targets) > 0 {
+	if targets > 0 {
 		details, err := adm.ListTopics(ctx, o.Topic)
 		if err != nil {
 			return fmt.Errorf("listing %s: %w", o.Topic, err)
@@ -440,28 +429,64 @@ func commitInTransaction(ctx context.Context, cl *kgo.Client, group, topic strin
 	return nil
 }
 
-// checkTargets fails unless every target topic exists: redrive never
-// creates a topic.
-func checkTargets(ctx context.Context, adm *kadm.Client, targets map[string]bool) error {
+// checkTargets fails unless every topic a record goes to exists (redrive
+// never creates a topic), turning those records into errors; it returns
+// how many target topics there are.
+func checkTargets(ctx context.Context, adm *kadm.Client, res *Redrive) (int, error) {
+	targets := map[string]bool{}
+	for _, out := range res.Outcomes {
+		if out.Action == ActionSend {
+			targets[out.Target] = true
+		}
+	}
+	if len(targets) == 0 {
+		return 0, nil
+	}
 	names := make([]string, 0, len(targets))
 	for t := range targets {
 		names = append(names, t)
 	}
 	sort.Strings(names)
-	details, err := adm.ListTopics(ctx, names...)
+	err := func() error {
+		details, err := adm.ListTopics(ctx, names...)
+		if err != nil {
+			return fmt.Errorf("listing the target topics %s: %w", strings.Join(names, ","), err)
+		}
+		var missing []string
+		for _, t := range names {
+			if d, ok := details[t]; !ok || d.Err != nil {
+				missing = append(missing, t)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("target topic(s) %s do not exist (redrive never creates a topic; check the origin headers or pass --to)", strings.Join(missing, ", "))
+		}
+		return nil
+	}()
 	if err != nil {
-		return fmt.Errorf("listing the target topics %s: %w", strings.Join(names, ","), err)
-	}
-	var missing []string
-	for _, t := range names {
-		if d, ok := details[t]; !ok || d.Err != nil {
-			missing = append(missing, t)
+		for i := range res.Outcomes {
+			if res.Outcomes[i].Action == ActionSend {
+				res.Outcomes[i].Action = ActionError
+				res.Outcomes[i].Reason = err.Error()
+			}
 		}
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("target topic(s) %s do not exist (redrive never creates a topic; check the origin headers or pass --to)", strings.Join(missing, ", "))
+	return len(names), err
+}
+
+// dryRunTargets checks the targets of a dry run as --apply would.
+func dryRunTargets(ctx context.Context, o RedriveOptions, res *Redrive) error {
+	base, err := o.Client.Options()
+	if err != nil {
+		return err
 	}
-	return nil
+	cl, err := kgo.NewClient(base...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	_, err = checkTargets(ctx, kadm.NewClient(cl), res)
+	return err
 }
 
 // WriteRedrive prints a redrive run as text or JSON.

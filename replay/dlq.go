@@ -95,35 +95,61 @@ func (h *Harness) readDLQ(ctx context.Context, d *dlqRun) ([]*kgo.Record, error)
 }
 
 // checkOrigins returns the problems of DLQ records whose origin headers
-// (of any convention dlq.Decode reads) do not name the record of the
-// run's topic they were delivered from: another topic, a partition or an
-// offset it does not have, or a record that carries another event.
+// (of any convention dlq.Decode reads) do not name the record they were
+// delivered from: a topic that does not exist, a partition or an offset it
+// does not have, or a record that carries another event. The origin is
+// mostly the run's topic; a consumer with retry topics of its own (Spring's
+// non-blocking retries) names the retry topic it last read the record
+// from, which is checked the same way.
 func (h *Harness) checkOrigins(ctx context.Context, res *RunResult, recs []*kgo.Record, poison map[string]chaos.Fault) ([]string, error) {
-	type named struct {
-		dead   *kgo.Record
-		origin dlq.Origin
-	}
 	var problems []string
-	var want []named
+	byTopic := map[string][]namedOrigin{}
 	for _, r := range recs {
 		l, err := dlq.Decode(r)
 		switch {
 		case err != nil:
 			problems = append(problems, err.Error())
 		case l.Origin == nil:
-		case l.Origin.Topic != res.Topic:
-			problems = append(problems, fmt.Sprintf("%d@%d names %s as its origin, but the run's records were delivered from topic %s", r.Partition, r.Offset, l.Origin, res.Topic))
 		default:
-			want = append(want, named{r, *l.Origin})
+			byTopic[l.Origin.Topic] = append(byTopic[l.Origin.Topic], namedOrigin{r, *l.Origin})
 		}
 	}
-	if len(want) == 0 {
-		return problems, nil
+	topics := make([]string, 0, len(byTopic))
+	for t := range byTopic {
+		topics = append(topics, t)
 	}
-	ends, err := h.endOffsets(ctx, res.Topic)
-	if err != nil {
-		return nil, err
+	sort.Strings(topics)
+	for _, topic := range topics {
+		want := byTopic[topic]
+		ends, err := h.endOffsets(ctx, topic)
+		if err != nil && topic != res.Topic {
+			for _, n := range want {
+				problems = append(problems, fmt.Sprintf("%d@%d names %s as its origin, but the run's records were delivered from topic %s (and %s does not exist)", n.dead.Partition, n.dead.Offset, n.origin, res.Topic, topic))
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		more, err := h.checkTopicOrigins(ctx, topic, ends, want, poison)
+		if err != nil {
+			return nil, err
+		}
+		problems = append(problems, more...)
 	}
+	return problems, nil
+}
+
+// namedOrigin is a DLQ record and the origin its headers name.
+type namedOrigin struct {
+	dead   *kgo.Record
+	origin dlq.Origin
+}
+
+// checkTopicOrigins checks the origins named in one topic, whose end
+// offsets are ends.
+func (h *Harness) checkTopicOrigins(ctx context.Context, topic string, ends map[int32]int64, want []namedOrigin, poison map[string]chaos.Fault) ([]string, error) {
+	var problems []string
 	// Read each partition from the first offset named in it.
 	from := map[int32]int64{}
 	for p, end := range ends {
@@ -147,7 +173,7 @@ func (h *Harness) checkOrigins(ctx context.Context, res *RunResult, recs []*kgo.
 	}
 	cc := h.opts.Client
 	cc.Brokers = h.brokers
-	rd, err := kafka.OpenTopics(ctx, cc, kafka.ReadOptions{Topics: []string{res.Topic}, Offsets: map[string]map[int32]int64{res.Topic: from}})
+	rd, err := kafka.OpenTopics(ctx, cc, kafka.ReadOptions{Topics: []string{topic}, Offsets: map[string]map[int32]int64{topic: from}})
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +185,7 @@ func (h *Harness) checkOrigins(ctx context.Context, res *RunResult, recs []*kgo.
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading the records the DLQ names in %s: %w", res.Topic, err)
+			return nil, fmt.Errorf("reading the records the DLQ names in %s: %w", topic, err)
 		}
 		if wanted[rec.Partition][rec.Offset] {
 			if delivered[rec.Partition] == nil {

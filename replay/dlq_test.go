@@ -207,6 +207,18 @@ func TestCheckOrigins(t *testing.T) {
 		}
 		in = append(in, r)
 	}
+	// A consumer with retry topics (Spring's non-blocking retries)
+	// dead-letters from the retry topic it last consumed the record from.
+	if _, err := h.adm.CreateTopic(ctx, 1, -1, nil, "origins-retry-0"); err != nil {
+		t.Fatal(err)
+	}
+	retried := *in[2]
+	retried.Topic, retried.Partition = "origins-retry-0", 0
+	if err := cl.ProduceSync(ctx, &retried).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	wrongRetry := retried
+	wrongRetry.Value = []byte(`{"id":"ev-9"}`)
 	// in[0] is origins/0@0, in[1] origins/1@0, in[2] origins/0@1, in[3] origins/1@1.
 	moved := *in[2]
 	moved.Offset = 0 // names 0@0, which holds ev-0
@@ -227,7 +239,9 @@ func TestCheckOrigins(t *testing.T) {
 		{"streams right", dlqtest.DeadLetter(in[3], "d", dlq.ConventionStreams, "x", "y"), ""},
 		{"no origin", dlqtest.DeadLetter(in[3], "d", dlq.ConventionNone, "x", "y"), ""},
 		{"another offset", dlqtest.DeadLetter(&moved, "d", dlq.ConventionStreams, "x", "y"), `names origins/0@0 as its origin, which holds event ev-0, not event ev-2`},
-		{"another topic", dlqtest.DeadLetter(&wrongTopic, "d", dlq.ConventionSpring, "x", "y"), `names elsewhere/1@0 as its origin, but the run's records were delivered from topic origins`},
+		{"another topic", dlqtest.DeadLetter(&wrongTopic, "d", dlq.ConventionSpring, "x", "y"), `names elsewhere/1@0 as its origin, but the run's records were delivered from topic origins (and elsewhere does not exist)`},
+		{"retry topic", dlqtest.DeadLetter(&retried, "d", dlq.ConventionSpring, "x", "y"), ""},
+		{"retry topic, another record", dlqtest.DeadLetter(&wrongRetry, "d", dlq.ConventionSpring, "x", "y"), `names origins-retry-0/0@0 as its origin, which holds event ev-2, not event ev-9`},
 		{"past the end", dlqtest.DeadLetter(&past, "d", dlq.ConventionConnect, "x", "y"), `names origins/1@7 as its origin, which the run never wrote (2 partition(s); end offset 2)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -166,7 +166,8 @@ crash mid-transaction leaves it to be aborted by the rerun (consumers
 reading with isolation.level=read_committed never see that copy). Refused and
 skipped records are passed over for the group: to redrive one later, use
 another --group. An interrupted run (Ctrl-C) stops between records and says
-where. Target topics must exist: redrive never creates one.
+where. Target topics must exist (the dry run checks too): redrive never
+creates one.
 
 Exit 0 when done, 1 when records were refused, 2 on errors (malformed
 dead-letter headers, a broker error, an interrupted run).`,

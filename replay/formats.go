@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 
 	"github.com/cloudevents/sdk-go/v2/event"
@@ -98,6 +99,9 @@ func reencode(from, to *registry.Version, data []byte, ct string) ([]byte, error
 		if err != nil {
 			return nil, err
 		}
+		if err := sameMeaning(fa, ta, payload, datum); err != nil {
+			return nil, err
+		}
 		if binary {
 			return ta.Encode(datum)
 		}
@@ -111,6 +115,31 @@ func reencode(from, to *registry.Version, data []byte, ct string) ([]byte, error
 		return to.Compiled.EncodeValue(v, to.Compiled.DefaultContentType())
 	}
 	return to.Compiled.EncodeValue(v, format.ContentTypeJSON)
+}
+
+// sameMeaning fails when a datum of from (payload), written again as
+// datum of to, no longer reads back as itself: resolution filled a
+// default for an enum symbol or union branch to lacks, or dropped a field
+// set to something other than its default. Skew stands for a producer on
+// another version writing the same fact; a datum whose meaning changed is
+// another fact, and no consumer could match the clean run on it.
+func sameMeaning(from, to *avro.Schema, payload []byte, datum any) error {
+	orig, err := from.Decode(payload)
+	if err != nil {
+		return err
+	}
+	written, err := to.Encode(datum)
+	if err != nil {
+		return err
+	}
+	back, err := from.DecodeFrom(to, written)
+	if err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(orig, back) {
+		return errors.New("the datum would not keep its meaning under that version")
+	}
+	return nil
 }
 
 // formatSkewTargets is SkewTargets for an Avro or Protobuf event: the

@@ -191,7 +191,7 @@ func formatsFileTB(t testing.TB, cat *registry.Catalog) string {
 		lines = append(lines, fmt.Sprintf(`{"specversion":"1.0","id":%q,"source":"/test","type":%q,"dataschema":%q,"datacontenttype":%q,"data_base64":%q}`, id, typ, ds, ver.Compiled.DefaultContentType(), base64.StdEncoding.EncodeToString(b)))
 	}
 	add("a1", avroType, 1, `{"paymentId":"p-1","amount":"\u0004\u00d2","status":"SETTLED","note":{"string":"ok"},"attempts":2}`, false)
-	add("a2", avroType, 2, `{"paymentId":"p-2","amount":"","status":"PENDING","note":null,"attempts":0,"currency":"USD"}`, true)
+	add("a2", avroType, 2, `{"paymentId":"p-2","amount":"","status":"PENDING","note":null,"attempts":0,"currency":"EUR"}`, true)
 	add("a3", avroType, 1, `{"paymentId":"p-1","amount":"\u0001","status":"FAILED","note":null,"attempts":1}`, true)
 	add("p1", protoType, 1, `{"sku":"sku-1","delta":"-3","reason":"SALE","warehouse":"w1"}`, false)
 	add("p2", protoType, 2, `{"sku":"sku-2","delta":"7","store":"s","note":"n"}`, true)
@@ -254,7 +254,8 @@ func TestFormatEventFilesToRecords(t *testing.T) {
 }
 
 // TestFormatSkew: skew re-encodes an Avro datum with the other version's
-// writer schema (v1 → v2 fills the default, v2 → v1 drops the field) and
+// writer schema (v1 → v2 fills the default, v2 → v1 drops the field that
+// holds its default) and
 // a Protobuf message through the JSON mapping; the record is framed under
 // the new version's id.
 func TestFormatSkew(t *testing.T) {
@@ -454,6 +455,32 @@ func TestProtoKey(t *testing.T) {
 			if ok != tc.ok || got != tc.want {
 				t.Errorf("%s %s: %v %v, want %v %v", data.name, tc.token, got, ok, tc.want, tc.ok)
 			}
+		}
+	}
+}
+
+// TestSkewKeepsMeaning: an Avro datum is skewed only to versions that
+// carry it unchanged; v2 with a non-default currency is not v1 data (v1
+// cannot say USD, and reading it back says EUR).
+func TestSkewKeepsMeaning(t *testing.T) {
+	cat, err := registry.Load(formatsDir(t, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := cat.Lookup("com.example.payment.settled")
+	v1, v2 := typ.Version(1), typ.Version(2)
+	for _, tc := range []struct {
+		currency string
+		ok       bool
+	}{{"EUR", true}, {"USD", false}} {
+		v := map[string]any{"paymentId": "p", "amount": "", "status": "PENDING", "note": nil, "attempts": 0, "currency": tc.currency}
+		b, err := v2.Compiled.EncodeValue(v, v2.Compiled.DefaultContentType())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = reencode(v2, v1, b, v2.Compiled.DefaultContentType())
+		if (err == nil) != tc.ok {
+			t.Errorf("currency %s: reencode v2 → v1 error %v, want ok=%v", tc.currency, err, tc.ok)
 		}
 	}
 }

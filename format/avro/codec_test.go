@@ -48,6 +48,7 @@ func TestEncodeDecodeValidate(t *testing.T) {
 		{"json with parameters", "application/json; charset=utf-8", js, ""},
 		{"truncated binary", ContentTypeBinary, bin[:len(bin)-1], "short"},
 		{"trailing bytes", ContentTypeBinary, append(bytes.Clone(bin), 1, 2), "left after the datum"},
+		{"framed with trailing bytes", ContentTypeBinary, append(bytes.Clone(framed), 1), "as a Confluent-framed datum (schema id 7): 1 bytes left after the datum"},
 		{"unknown symbol", ContentTypeJSON, []byte(`{"id":"o-1","qty":3,"status":"LOST"}`), "LOST"},
 		{"json member that is no field", ContentTypeJSON, []byte(`{"id":"o-1","qty":3,"status":"PAID","extra":1}`), `member "extra" is not a field of record com.x.Order`},
 		{"wrong content type", "text/plain", bin, "not an Avro encoding"},

@@ -221,11 +221,15 @@ func directions(m registry.Mode) []Direction {
 // modified explains how a published version differs between base and
 // head ("" when it does not): its own file, or a file it references.
 func modified(base *registry.Catalog, bv *registry.Version, head *registry.Catalog, hv *registry.Version) string {
+	if kindOf(bv) != kindOf(hv) {
+		// Digests of two formats always differ; say what changed.
+		return modifiedFormat(bv, hv)
+	}
 	if bv.Digest != hv.Digest {
 		return fmt.Sprintf("v%d is published and was edited in place (digest %s -> %s); published versions are immutable: revert the edit and add a new version instead",
 			bv.Number, short(bv.Digest), short(hv.Digest))
 	}
-	if kindOf(bv) != format.JSONSchema || kindOf(hv) != format.JSONSchema {
+	if kindOf(bv) != format.JSONSchema {
 		return modifiedFormat(bv, hv)
 	}
 	if bv.Schema == nil || hv.Schema == nil {

@@ -122,6 +122,17 @@ func TestCheckCatalogAgainstFormats(t *testing.T) {
 	}
 }
 
+// TestPublishedVersionInAnotherFormat: a published version rewritten in
+// another format is reported as that, not as an edit with two digests.
+func TestPublishedVersionInAnotherFormat(t *testing.T) {
+	base := load(t, map[string]string{"schemas/e.f/v1.json": `{"type": "string"}`})
+	res := CheckCatalog(load(t, map[string]string{"schemas/e.f/v1.avsc": `"string"`}), base, compat.CheckOptions{})
+	if len(res.Findings) != 1 || res.Findings[0].Rule != compat.RulePublishedModified ||
+		!strings.Contains(res.Findings[0].Message, "v1 is published as JSON Schema and is Avro now") {
+		t.Fatalf("findings %+v, want one published-version-modified naming the format change", res.Findings)
+	}
+}
+
 // TestCheckCatalogVersionWithoutFormat: a Version built without a Format
 // (by hand, or by code older than the seam) is JSON Schema: its pairs are
 // still compared, not skipped as a format without an engine.

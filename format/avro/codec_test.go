@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 const orderV1 = `{"type": "record", "name": "com.x.Order", "fields": [
@@ -47,6 +48,7 @@ func TestEncodeDecodeValidate(t *testing.T) {
 		{"json with parameters", "application/json; charset=utf-8", js, ""},
 		{"truncated binary", ContentTypeBinary, bin[:len(bin)-1], "short"},
 		{"trailing bytes", ContentTypeBinary, append(bytes.Clone(bin), 1, 2), "left after the datum"},
+		{"framed with trailing bytes", ContentTypeBinary, append(bytes.Clone(framed), 1), "as a Confluent-framed datum (schema id 7): 1 bytes left after the datum"},
 		{"unknown symbol", ContentTypeJSON, []byte(`{"id":"o-1","qty":3,"status":"LOST"}`), "LOST"},
 		{"json member that is no field", ContentTypeJSON, []byte(`{"id":"o-1","qty":3,"status":"PAID","extra":1}`), `member "extra" is not a field of record com.x.Order`},
 		{"wrong content type", "text/plain", bin, "not an Avro encoding"},
@@ -136,5 +138,29 @@ func TestDecodeJSONRejectsMembersThatAreNoField(t *testing.T) {
 				t.Errorf("error = %v, want one at %s", err, tt.wantPtr)
 			}
 		})
+	}
+}
+
+// TestDecodeJSONNestedUntaggedUnionsAreLinear: an untagged value under
+// unions of several records at every level is checked for members that
+// are no field in time linear in its nesting (it was exponential: depth 18
+// took minutes).
+func TestDecodeJSONNestedUntaggedUnionsAreLinear(t *testing.T) {
+	s, err := Parse("v1.avsc", []byte(`{"type": "record", "name": "A", "fields": [{"name": "x", "type": ["null", "A",
+  {"type": "record", "name": "B", "fields": [{"name": "x", "type": ["null", "A", "B"]}]}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const depth = 60
+	data := strings.Repeat(`{"x":`, depth) + `{"x":null,"zz":1}` + strings.Repeat(`}`, depth)
+	done := make(chan error, 1)
+	go func() { _, err := s.DecodeJSON([]byte(data)); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), `member "zz"`) {
+			t.Errorf("error = %v, want the member zz", err)
+		}
+	case <-time.After(20 * time.Second): // generous: the machine may be loaded
+		t.Fatal("checking members took more than 20s")
 	}
 }

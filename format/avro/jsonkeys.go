@@ -20,16 +20,42 @@ func unknownKeys(root *Node, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if ptr, msg := extraMember(root, v, ""); msg != "" {
+	c := memberCheck{seen: map[memberKey]memberResult{}}
+	if ptr, msg := c.extraMember(root, v, ""); msg != "" {
 		return &Error{Pointer: ptr, Message: msg}
 	}
 	return nil
 }
 
+// memberCheck remembers each (schema node, value) answer: an untagged
+// value under nested unions of records is tried against every branch at
+// every level, which without the memo is exponential in the nesting.
+// The pointer names the value, as the input is a tree.
+type memberCheck struct {
+	seen map[memberKey]memberResult
+}
+
+type memberKey struct {
+	n   *Node
+	ptr string
+}
+
+type memberResult struct{ ptr, msg string }
+
 // extraMember returns the pointer of the first member no field accounts
 // for and why ("" when there is none). v has already decoded under n, so
 // only the object members are checked here.
-func extraMember(n *Node, v any, ptr string) (string, string) {
+func (c *memberCheck) extraMember(n *Node, v any, ptr string) (string, string) {
+	key := memberKey{n, ptr}
+	if r, ok := c.seen[key]; ok {
+		return r.ptr, r.msg
+	}
+	p, msg := c.member(n, v, ptr)
+	c.seen[key] = memberResult{p, msg}
+	return p, msg
+}
+
+func (c *memberCheck) member(n *Node, v any, ptr string) (string, string) {
 	switch n.Kind {
 	case "record":
 		obj, ok := v.(map[string]any)
@@ -45,7 +71,7 @@ func extraMember(n *Node, v any, ptr string) (string, string) {
 			if !ok {
 				return ptr + "/" + jsonpos.Escape(k), fmt.Sprintf("member %q is not a field of record %s", k, n.Name)
 			}
-			if p, msg := extraMember(f.Type, obj[k], ptr+"/"+jsonpos.Escape(k)); msg != "" {
+			if p, msg := c.extraMember(f.Type, obj[k], ptr+"/"+jsonpos.Escape(k)); msg != "" {
 				return p, msg
 			}
 		}
@@ -55,7 +81,7 @@ func extraMember(n *Node, v any, ptr string) (string, string) {
 			return "", ""
 		}
 		for i, x := range arr {
-			if p, msg := extraMember(n.Items, x, fmt.Sprintf("%s/%d", ptr, i)); msg != "" {
+			if p, msg := c.extraMember(n.Items, x, fmt.Sprintf("%s/%d", ptr, i)); msg != "" {
 				return p, msg
 			}
 		}
@@ -65,7 +91,7 @@ func extraMember(n *Node, v any, ptr string) (string, string) {
 			return "", ""
 		}
 		for _, k := range sortedKeys(obj) {
-			if p, msg := extraMember(n.Values, obj[k], ptr+"/"+jsonpos.Escape(k)); msg != "" {
+			if p, msg := c.extraMember(n.Values, obj[k], ptr+"/"+jsonpos.Escape(k)); msg != "" {
 				return p, msg
 			}
 		}
@@ -75,7 +101,7 @@ func extraMember(n *Node, v any, ptr string) (string, string) {
 			if !shapeFits(b, x) {
 				return false
 			}
-			ep, msg := extraMember(b, x, p)
+			ep, msg := c.extraMember(b, x, p)
 			if msg == "" {
 				return true
 			}

@@ -169,12 +169,19 @@ func (s *Schema) DecodeBinary(data []byte, framing Framing) (datum any, id uint3
 		datum, err = s.Decode(body)
 		return datum, id, true, err
 	}
-	if id, body, ferr := Unframe(data); ferr == nil {
-		if datum, err := s.Decode(body); err == nil {
+	id, body, ferr := Unframe(data)
+	var framedErr error
+	if ferr == nil {
+		if datum, framedErr = s.Decode(body); framedErr == nil {
 			return datum, id, true, nil
 		}
 	}
 	datum, err = s.Decode(data)
+	if err != nil && framedErr != nil {
+		// Both readings failed; a record that starts with a frame header
+		// is most likely framed, so say what went wrong there too.
+		err = fmt.Errorf("as a Confluent-framed datum (schema id %d): %v; as an unframed datum: %w", id, framedErr, err)
+	}
 	return datum, 0, false, err
 }
 

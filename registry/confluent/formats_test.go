@@ -173,3 +173,42 @@ func TestPushFindsSharedSchemaVersion(t *testing.T) {
 		t.Fatalf("common/money.proto has versions %v", vs)
 	}
 }
+
+// TestDiffAvroNumberSpelling: a default spelled 1, 1.0 or 1e0 is one
+// value (Confluent's registry hands back Java's spelling, 1.0 for a
+// double), so it is no drift; another value is.
+func TestDiffAvroNumberSpelling(t *testing.T) {
+	schema := func(def string) string {
+		return `{"type":"record","name":"Rated","namespace":"com.example","fields":[{"name":"rate","type":"double","default":` + def + `},{"name":"n","type":"long","default":9007199254740993}]}` + "\n"
+	}
+	for _, tc := range []struct {
+		local string
+		drift bool
+	}{
+		{"1.0", false},
+		{"1e0", false},
+		{"10E-1", false},
+		{"1.5", true},
+	} {
+		t.Run(tc.local, func(t *testing.T) {
+			reg := srfake.New()
+			t.Cleanup(reg.Close)
+			dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/com.example.rated/v1.avsc": schema("1")})
+			c := newClient(t, ClientOptions{URL: reg.URL()})
+			opts := SyncOptions{Strategy: StrategyType}
+			if rep, err := Push(ctx, c, loadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
+				t.Fatalf("push: %v %+v", err, rep)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "schemas", "com.example.rated", "v1.avsc"), []byte(schema(tc.local)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			diff, err := Diff(ctx, c, loadCat(t, dir), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := count(diff, RuleVersionDiffers) > 0; got != tc.drift {
+				t.Fatalf("default 1 in the registry, %s in the catalog: drift %v, want %v (%+v)", tc.local, got, tc.drift, diff.Findings)
+			}
+		})
+	}
+}

@@ -782,7 +782,11 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 		return nil, aerr
 	}
 	if vs := snap.shared[subject]; vs != nil {
-		if d, aerr := snap.sharedDigest(req); aerr == nil && d == vs.form.Digest {
+		d, aerr := snap.sharedDigest(req)
+		if aerr != nil {
+			return nil, aerr
+		}
+		if d == vs.form.Digest {
 			return subjectVersion(subject, vs), nil
 		}
 		return nil, apiErr(404, codeSchemaNotFound, "schema not found in subject %q", clip(subject))

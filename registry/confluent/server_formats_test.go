@@ -555,6 +555,24 @@ func TestServeChecksReferencesBeyondRegistration(t *testing.T) {
 			}
 		})
 	}
+	// The lookup of a shared subject too: Fee uses Money.
+	fee, err := os.ReadFile(filepath.Join(dir, "schemas", "common", "fee.avsc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		refs   []sr.SchemaReference
+		status int
+	}{
+		{[]sr.SchemaReference{{Name: "com.example.common.Money", Subject: "com.example.common.Money", Version: 1}}, 200},
+		{nil, 422},
+		{[]sr.SchemaReference{{Name: "x", Subject: "nope", Version: 1}}, 422},
+	} {
+		body, _ := json.Marshal(map[string]any{"schema": string(fee), "references": tc.refs})
+		if got := doHandler(t, s, "POST", "/subjects/com.example.common.Fee", string(body)); got.status != tc.status {
+			t.Errorf("lookup of the shared Fee with references %v: %d %s, want %d", tc.refs, got.status, got.body, tc.status)
+		}
+	}
 }
 
 // TestServeWritesNoFileThroughSymlink: a directory of the catalog that is

@@ -166,6 +166,12 @@ func TestParseRequests(t *testing.T) {
 		{`{"path": "/a", "method": "BREW"}`, "r.jsonl:1: /method"},
 		{`{"path": "/a"} {}`, "r.jsonl:1: one request per line"},
 		{`{"path": "/a", "headers": {"a b": "x"}}`, "r.jsonl:1: /headers"},
+		// What net/http would refuse to send, so every retry would fail.
+		{`{"path": "/a", "headers": {"a(b)": "x"}}`, "r.jsonl:1: /headers"},
+		{`{"path": "/a", "headers": {"a\u0000": "x"}}`, "r.jsonl:1: /headers"},
+		{`{"path": "/a", "headers": {"X-A": "x\u0000y"}}`, "r.jsonl:1: /headers"},
+		{`{"path": "/a", "headers": {"X-A": "x\u007fy"}}`, "r.jsonl:1: /headers"},
+		{`{"path": "/a\u0000"}`, "r.jsonl:1: /path"},
 		{"", "r.jsonl: no request"},
 	} {
 		if _, err := ParseRequests("r.jsonl", strings.NewReader(tc.text)); err == nil || !strings.Contains(err.Error(), tc.want) {

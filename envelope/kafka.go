@@ -286,7 +286,14 @@ func FromRecord(r *kgo.Record) (*Decoded, []report.Finding, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return m.decode()
+}
+
+// decode is FromRecord on a message already read from its record's
+// headers.
+func (m *Message) decode() (*Decoded, []report.Finding, error) {
 	var c collector
+	var err error
 	switch m.encoding {
 	case binding.EncodingStructured:
 		err = m.ReadStructured(context.Background(), &c)

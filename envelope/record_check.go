@@ -21,16 +21,19 @@ import (
 // not be decoded.
 func (v *Validator) CheckRecord(r *kgo.Record) (*Decoded, *registry.Version, []report.Finding, error) {
 	var (
-		d   *Decoded
-		fs  []report.Finding
-		err error
+		d  *Decoded
+		fs []report.Finding
 	)
-	if m, merr := NewMessage(r); merr == nil && m.encoding == binding.EncodingStructured {
+	// The headers are read once, whichever the mode.
+	m, err := NewMessage(r)
+	switch {
+	case err != nil:
+	case m.encoding == binding.EncodingStructured:
 		// FromRecord's path, minus the copy of the value and with the
 		// validator's cache of URIs: what Validate does for a file's event.
 		d, fs = decodeJSON(r.Value, &v.lookups().uris)
-	} else {
-		d, fs, err = FromRecord(r)
+	default:
+		d, fs, err = m.decode()
 	}
 	var ver *registry.Version
 	if err == nil && d != nil {

@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,7 +28,16 @@ const (
 	// ProduceLostAck appends the records and closes the connection instead
 	// of answering: the client cannot tell it from a dropped request.
 	ProduceLostAck
+	// ProduceYield holds the request until another produce request (from
+	// another connection) has been handled, or ProduceYieldWindow passed,
+	// then appends it: of two producers sending at once, the later lands
+	// first, as a network may order them. A request that arrives while
+	// another is held is not held itself.
+	ProduceYield
 )
+
+// ProduceYieldWindow bounds how long ProduceYield holds a request.
+const ProduceYieldWindow = 100 * time.Millisecond
 
 // ProduceRequest describes a produce request to an OnProduce hook.
 type ProduceRequest struct {
@@ -55,7 +65,22 @@ func (b *Broker) OnProduce(fn func(ProduceRequest) (ProduceFault, func())) (remo
 		// forwarding holds the batches of a lost-ack request being
 		// appended through fwd: that copy passes the hook untouched.
 		forwarding sync.Map
+		// held are the wake-ups of the ProduceYield requests held now.
+		heldMu sync.Mutex
+		held   []chan struct{}
 	)
+	// overtake wakes the held requests: they resume once the broker has
+	// handled the current one, which the run loop does first.
+	overtake := func() bool {
+		heldMu.Lock()
+		defer heldMu.Unlock()
+		for _, ch := range held {
+			close(ch)
+		}
+		woke := len(held) > 0
+		held = nil
+		return woke
+	}
 	b.cluster.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		if removed.Load() {
 			b.cluster.DropControl()
@@ -84,7 +109,26 @@ func (b *Broker) OnProduce(fn func(ProduceRequest) (ProduceFault, func())) (remo
 				then()
 			}
 		}
+		if overtake() && fault == ProduceYield {
+			fault = ProduceAppend
+		}
 		switch fault {
+		case ProduceYield:
+			wake := make(chan struct{})
+			heldMu.Lock()
+			held = append(held, wake)
+			heldMu.Unlock()
+			run()
+			b.cluster.SleepControl(func() {
+				select {
+				case <-wake:
+				case <-time.After(ProduceYieldWindow):
+				}
+			})
+			heldMu.Lock()
+			held = slices.DeleteFunc(held, func(ch chan struct{}) bool { return ch == wake })
+			heldMu.Unlock()
+			return nil, nil, false
 		case ProduceDrop:
 			run()
 			b.cluster.KeepControl()

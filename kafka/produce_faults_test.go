@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,5 +74,59 @@ func TestOnProduce(t *testing.T) {
 				t.Errorf("then ran %d times", thens.Load())
 			}
 		})
+	}
+}
+
+// TestOnProduceYield: a held produce request lets the next one, from
+// another client, append first: two relays producing at once land in the
+// reverse order, every time.
+func TestOnProduceYield(t *testing.T) {
+	b, err := StartBroker(BrokerConfig{Partitions: 1, Topics: []string{"t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	held := make(chan struct{}, 2)
+	remove := b.OnProduce(func(ProduceRequest) (ProduceFault, func()) {
+		return ProduceYield, func() { held <- struct{}{} }
+	})
+	defer remove()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := func() *kgo.Client {
+		opts, _ := ClientConfig{Brokers: b.Addrs()}.Options()
+		cl, err := kgo.NewClient(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl
+	}
+	first, second := client(), client()
+	defer first.Close()
+	defer second.Close()
+	done := make(chan error, 1)
+	go func() { done <- first.ProduceSync(ctx, &kgo.Record{Topic: "t", Value: []byte("first")}).FirstErr() }()
+	<-held // the first request is held at the broker
+	if err := second.ProduceSync(ctx, &kgo.Record{Topic: "t", Value: []byte("second")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenTopics(ctx, ClientConfig{Brokers: b.Addrs()}, ReadOptions{Topics: []string{"t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []string
+	for {
+		rec, err := r.Next(ctx)
+		if err != nil {
+			break
+		}
+		got = append(got, string(rec.Value))
+	}
+	if fmt.Sprint(got) != "[second first]" {
+		t.Errorf("log %v, want [second first]", got)
 	}
 }

@@ -6,10 +6,10 @@
 package records
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"strconv"
 
@@ -85,6 +85,9 @@ type Checker struct {
 	v   *envelope.Validator
 	cat *registry.Catalog
 
+	// seed hashes an event's content to tell a repeat from a reuse
+	// within one run (a 64-bit hash: a collision needs the same id too).
+	seed   maphash.Seed
 	ids    map[string]*idSeen
 	spread map[string]*keySeen
 	seqs   map[string]seqSeen
@@ -92,7 +95,7 @@ type Checker struct {
 
 type idSeen struct {
 	first report.RecordLocation
-	sum   [32]byte
+	sum   uint64
 	count int
 }
 
@@ -111,6 +114,7 @@ func NewChecker(cat *registry.Catalog) *Checker {
 	return &Checker{
 		v:      &envelope.Validator{Catalog: cat},
 		cat:    cat,
+		seed:   maphash.MakeSeed(),
 		ids:    map[string]*idSeen{},
 		spread: map[string]*keySeen{},
 		seqs:   map[string]seqSeen{},
@@ -177,14 +181,14 @@ func (c *Checker) Relate(out *Record, d *envelope.Decoded) {
 	}
 	c.checkKeySpread(out, add)
 	if out.ID != "" {
-		h := sha256.New()
-		h.Write([]byte(out.Type))
-		h.Write([]byte{0})
-		h.Write([]byte(d.Event.Subject()))
-		h.Write([]byte{0})
+		var h maphash.Hash
+		h.SetSeed(c.seed)
+		h.WriteString(out.Type)
+		h.WriteByte(0)
+		h.WriteString(d.Event.Subject())
+		h.WriteByte(0)
 		h.Write(d.RawData)
-		var sum [32]byte
-		h.Sum(sum[:0])
+		sum := h.Sum64()
 		k := out.Source + "\x00" + out.ID
 		switch seen := c.ids[k]; {
 		case seen == nil:

@@ -217,7 +217,14 @@ func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection, rel
 	}
 	if broker != nil {
 		remove := broker.OnProduce(func(kafka.ProduceRequest) (kafka.ProduceFault, func()) {
-			return f.strike(g, len(h.sc.Workload.Command) > 0)
+			fault, then := f.strike(g, len(h.sc.Workload.Command) > 0)
+			if fault == kafka.ProduceAppend && relays > 1 {
+				// Several relays: a request that arrives while another is
+				// held goes first, so relays producing at once always
+				// interleave (not only when the scheduler happens to).
+				fault = kafka.ProduceYield
+			}
+			return fault, then
 		})
 		defer remove()
 	}

@@ -76,11 +76,14 @@ func ParseRequests(name string, r io.Reader) ([]Request, error) {
 			return nil, fail("/path: want a path starting with /, e.g. \"/orders\"")
 		}
 		req.Path = *y.Path
-		if strings.ContainsAny(req.Path, " \t\r\n") || strings.Contains(req.Path, "//") {
+		if strings.ContainsFunc(req.Path, isControlOrSpace) || strings.Contains(req.Path, "//") {
 			return nil, fail("/path: %q is not a URL path", req.Path)
 		}
 		for k, v := range y.Headers {
-			if k == "" || strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(v, "\r\n") {
+			// net/http refuses to send what is no token or holds a
+			// control character: every retry would fail the same way.
+			if k == "" || strings.ContainsFunc(k, func(r rune) bool { return !isTokenChar(r) }) ||
+				strings.ContainsFunc(v, func(r rune) bool { return r != '\t' && (r < ' ' || r == 0x7f) }) {
 				return nil, fail("/headers: %q is not a header name and value", k)
 			}
 		}
@@ -99,6 +102,18 @@ func ParseRequests(name string, r io.Reader) ([]Request, error) {
 		return nil, fmt.Errorf("%s: no request: a requests file holds one JSON request a line", name)
 	}
 	return out, nil
+}
+
+func isControlOrSpace(r rune) bool { return r <= ' ' || r == 0x7f }
+
+// isTokenChar reports whether r may appear in an HTTP header name (RFC 9110
+// token).
+func isTokenChar(r rune) bool {
+	switch {
+	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		return true
+	}
+	return strings.ContainsRune("!#$%&'*+-.^_`|~", r)
 }
 
 func validMethod(m string) bool {

@@ -91,7 +91,8 @@ type tks struct {
 // Judge compares the records that reached the topic (as the records
 // checker saw them, in partition order) with the facts the producer
 // committed. A fact is matched by its event id; failing that, by (type,
-// key, seq): an event found only that way was published under another id
+// key, seq), or (type, key) for a fact without seq, one record id per
+// fact: an event found only that way was published under another id
 // (duplicate-new-id), a fact with neither is lost. A record matching no
 // fact is a phantom. Records repeating an event are counted, not judged;
 // an id reused for another event is invalid.
@@ -130,8 +131,11 @@ func Judge(facts []Fact, recs []*records.Record) Verdict {
 		}
 		byID[r.ID] = true
 		if r.Type != "" && !factIDs[r.ID] {
-			k := tks{r.Type, r.Key, r.Seq, r.HasSeq}
-			spare[k] = append(spare[k], r)
+			// A fact without seq (seq is optional) matches on (type,
+			// key) whatever sequence the record carries.
+			for _, k := range recordKeys(r) {
+				spare[k] = append(spare[k], r)
+			}
 		}
 	}
 	standsFor := map[*records.Record]*Fact{}
@@ -141,6 +145,9 @@ func Judge(facts []Fact, recs []*records.Record) Verdict {
 			continue
 		}
 		k := factKey(f)
+		for len(spare[k]) > 0 && standsFor[spare[k][0]] != nil {
+			spare[k] = spare[k][1:]
+		}
 		if len(spare[k]) == 0 {
 			add(ClassLost, Member{Fact: f, Message: fmt.Sprintf("committed %s %s (key %q%s) has no event on the topic", f.Type, f.ID, f.Key, seqText(f.Seq))})
 			continue
@@ -164,8 +171,10 @@ func Judge(facts []Fact, recs []*records.Record) Verdict {
 		case factIDs[r.ID]:
 		default:
 			f := standsFor[r]
-			if f == nil {
-				f = factTKS[tks{r.Type, r.Key, r.Seq, r.HasSeq}]
+			for _, k := range recordKeys(r) {
+				if f == nil {
+					f = factTKS[k]
+				}
 			}
 			if f != nil {
 				add(ClassDuplicateNewID, Member{Fact: f, Records: []RecordRef{ref}, Message: fmt.Sprintf("the event of fact %s (%s, key %q%s) was published as %s, under another id", f.ID, f.Type, f.Key, seqText(f.Seq), r.ID)})
@@ -189,6 +198,15 @@ func Judge(facts []Fact, recs []*records.Record) Verdict {
 		v.Classes = append(v.Classes, *c)
 	}
 	return v
+}
+
+// recordKeys are the keys a record matches facts by: (type, key, seq),
+// and (type, key) for a fact without seq.
+func recordKeys(r *records.Record) []tks {
+	if !r.HasSeq {
+		return []tks{{typ: r.Type, key: r.Key}}
+	}
+	return []tks{{r.Type, r.Key, r.Seq, true}, {typ: r.Type, key: r.Key}}
 }
 
 func factKey(f *Fact) tks {

@@ -60,6 +60,10 @@ func TestJudge(t *testing.T) {
 		// One record under a new id stands for one fact, not for two.
 		{"one new id for two facts", []Fact{{ID: "a", Type: "T", Key: "k1"}, {ID: "b", Type: "T", Key: "k1"}},
 			[]*records.Record{norec(0, 0, "x", "T", "k1")}, map[string]int{ClassLost: 1, ClassDuplicateNewID: 1}, 0},
+		// A fact without seq (it is optional) is matched on (type, key)
+		// whatever sequence its record carries.
+		{"new id, fact without seq", []Fact{{ID: "a", Type: "T", Key: "k1"}},
+			[]*records.Record{rec(0, 0, "x", "T", "k1", 1)}, map[string]int{ClassDuplicateNewID: 1}, 0},
 		{"out of order, wrong key, invalid", facts, []*records.Record{rec(0, 0, "b", "T", "k1", 2), rec(0, 1, "a", "T", "k1", 1, records.RuleSequenceBackwards), rec(1, 0, "c", "T", "k2", 1, records.RulePartitionKey, "data-invalid")},
 			map[string]int{ClassOutOfOrder: 1, ClassWrongKey: 1, ClassInvalid: 1}, 0},
 	} {
@@ -162,6 +166,12 @@ func TestParseRequests(t *testing.T) {
 		{`{"path": "/a", "method": "BREW"}`, "r.jsonl:1: /method"},
 		{`{"path": "/a"} {}`, "r.jsonl:1: one request per line"},
 		{`{"path": "/a", "headers": {"a b": "x"}}`, "r.jsonl:1: /headers"},
+		// What net/http would refuse to send, so every retry would fail.
+		{`{"path": "/a", "headers": {"a(b)": "x"}}`, "r.jsonl:1: /headers"},
+		{`{"path": "/a", "headers": {"a\u0000": "x"}}`, "r.jsonl:1: /headers"},
+		{`{"path": "/a", "headers": {"X-A": "x\u0000y"}}`, "r.jsonl:1: /headers"},
+		{`{"path": "/a", "headers": {"X-A": "x\u007fy"}}`, "r.jsonl:1: /headers"},
+		{`{"path": "/a\u0000"}`, "r.jsonl:1: /path"},
 		{"", "r.jsonl: no request"},
 	} {
 		if _, err := ParseRequests("r.jsonl", strings.NewReader(tc.text)); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -30,7 +30,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"math/big"
 	"net/http"
 	"os"
 	"os/signal"
@@ -363,10 +362,8 @@ RETURNING seq, event_id, type, key, data`, s.relay).Scan(&r.seq, &r.id, &r.typ, 
 			return err
 		}
 		r.data = json.RawMessage(data)
-		// However long the publish takes (here: up to 50ms, as a network
-		// does), the other relay is publishing the next row meanwhile.
-		n, _ := rand.Int(rand.Reader, big.NewInt(50))
-		time.Sleep(time.Duration(n.Int64()) * time.Millisecond)
+		// While this publish is on its way, another relay publishes the
+		// next row.
 		if err := s.publish(ctx, r); err != nil {
 			return err
 		}

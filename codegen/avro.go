@@ -82,7 +82,9 @@ var avroMethods = map[string]bool{"MarshalAvro": true, "UnmarshalAvro": true, "M
 func (g *gen) analyzeAvro(t *registry.EventType) {
 	at := &avroType{t: t, base: typeBaseName(t.Name)}
 	at.file = snake(at.base) + "_gen.go"
-	at.varName = "avro" + at.base
+	// Not "avro"+base: that is a runtime function's name for a type
+	// called branch, as or type.err.
+	at.varName = "avroSchemasOf" + at.base
 	origin := "event type " + t.Name
 	for _, n := range []string{at.base + "Type", at.base + "Data", "Decode" + at.base, "Decode" + at.base + "Avro", "Decode" + at.base + "Framed"} {
 		g.declare(n, origin)
@@ -150,8 +152,10 @@ func (g *gen) avroNamed(av *avroVersion, n *favro.Node, name string) *avroDef {
 			base[i] = name + exportedName(strings.ToLower(s))
 		}
 		d.consts = disambiguate(n.Symbols, base, nil)
-		for _, c := range d.consts {
-			g.declare(c, fmt.Sprintf("enum constant of %s", n.Describe()))
+		for i, c := range d.consts {
+			// Numbered like type names when another Avro type already has
+			// the name (record SFoo beside enum S's symbol FOO).
+			d.consts[i] = g.avroClaim(av, c, fmt.Sprintf("enum constant %s of %s", n.Symbols[i], n.Describe()))
 		}
 	case "fixed":
 		d.kind = avroFixed
@@ -207,7 +211,7 @@ func (g *gen) avroExpr(av *avroVersion, n *favro.Node, hint string) (typ, from, 
 	case "string":
 		return prim("string")
 	case "bytes":
-		if n.Logical == "decimal" {
+		if n.Logical == "decimal" || n.Logical == "big-decimal" {
 			return "*big.Rat", "avroAs[*big.Rat]", "avroDecimalTo[*big.Rat]"
 		}
 		return prim("[]byte")
@@ -431,7 +435,11 @@ func (g *gen) emitAvroDef(o *w, av *avroVersion, d *avroDef) {
 		o.p("")
 		o.p("func avroFrom%s(d any) (%s, error) {", d.name, d.name)
 		o.p("var v %s", d.name)
-		o.p("m, ok := d.(map[string]any)")
+		if len(d.fields) == 0 {
+			o.p("_, ok := d.(map[string]any)")
+		} else {
+			o.p("m, ok := d.(map[string]any)")
+		}
 		o.p("if !ok {")
 		o.p("return v, avroTypeErr(d, %s)", q(n.Describe()))
 		o.p("}")
@@ -498,13 +506,19 @@ func (g *gen) emitAvroDef(o *w, av *avroVersion, d *avroDef) {
 		o.p("type %s [%d]byte", d.name, n.Size)
 		o.p("")
 		o.p("func avroFrom%s(d any) (%s, error) {", d.name, d.name)
-		o.p("var v %s", d.name)
-		o.p("b, err := avroAs[[]byte](d)")
-		o.p("if err == nil && len(b) != len(v) {")
-		o.p("err = avroTypeErr(d, %s)", q(fmt.Sprintf("%d bytes", n.Size)))
-		o.p("}")
-		o.p("copy(v[:], b)")
-		o.p("return v, err")
+		if n.Logical == "uuid" {
+			// The library decodes a uuid fixed as [16]byte.
+			o.p("a, err := avroAs[[16]byte](d)")
+			o.p("return %s(a), err", d.name)
+		} else {
+			o.p("var v %s", d.name)
+			o.p("b, err := avroAs[[]byte](d)")
+			o.p("if err == nil && len(b) != len(v) {")
+			o.p("err = avroTypeErr(d, %s)", q(fmt.Sprintf("%d bytes", n.Size)))
+			o.p("}")
+			o.p("copy(v[:], b)")
+			o.p("return v, err")
+		}
 		o.p("}")
 		o.p("")
 		o.p("func avroTo%s(v %s) (any, error) { return v[:], nil }", d.name, d.name)

@@ -36,10 +36,63 @@ var hostileAvro = map[string]string{
 	]}`,
 }
 
+// edgesAvro is an Avro catalog of what a reviewer tried: a type whose Go
+// name is a runtime function's (branch), logical types the library decodes
+// to other Go types than their base (uuid on fixed, big-decimal), a record
+// without fields, a Go name that a record and an enum constant both get,
+// and two versions whose resolution needs aliases (renamed record, field
+// and union branch), an enum default, promotions and field defaults.
+var edgesAvro = map[string]string{
+	"evtool.yaml":                     "version: 1\nschemas: schemas\n",
+	"schemas/com.bank.branch/v1.avsc": `{"type": "record", "name": "Branch", "fields": [{"name": "id", "type": "int"}]}`,
+	"schemas/com.example.logical/v1.avsc": `{"type": "record", "name": "Logical", "fields": [
+	  {"name": "uid", "type": {"type": "fixed", "name": "Uid", "size": 16, "logicalType": "uuid"}},
+	  {"name": "maybeUid", "type": ["null", "Uid"]},
+	  {"name": "big", "type": {"type": "bytes", "logicalType": "big-decimal"}},
+	  {"name": "maybeBig", "type": ["null", {"type": "bytes", "logicalType": "big-decimal"}]},
+	  {"name": "empty", "type": {"type": "record", "name": "Empty", "fields": []}},
+	  {"name": "sFoo", "type": {"type": "record", "name": "SFoo", "fields": [{"name": "x", "type": "int"}]}},
+	  {"name": "s", "type": {"type": "enum", "name": "S", "symbols": ["FOO", "BAR"]}}
+	]}`,
+	"schemas/com.example.evolved/v1.avsc": `{"type": "record", "name": "Old", "namespace": "ns1", "fields": [
+	  {"name": "id", "type": "int"},
+	  {"name": "status", "type": {"type": "enum", "name": "St", "symbols": ["A", "B", "X"]}},
+	  {"name": "oldName", "type": "string"},
+	  {"name": "pay", "type": ["null", "string", {"type": "record", "name": "Card", "fields": [{"name": "n", "type": "string"}]}]},
+	  {"name": "f", "type": "float"},
+	  {"name": "ts", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+	  {"name": "tsm", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+	  {"name": "lts", "type": {"type": "long", "logicalType": "local-timestamp-millis"}},
+	  {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+	  {"name": "amt", "type": {"type": "fixed", "name": "Amt", "size": 8, "logicalType": "decimal", "precision": 10, "scale": 3}},
+	  {"name": "m", "type": {"type": "map", "values": "int"}},
+	  {"name": "list", "type": {"type": "record", "name": "Cell", "fields": [{"name": "v", "type": "int"}, {"name": "next", "type": ["null", "Cell"]}]}}
+	]}`,
+	"schemas/com.example.evolved/v2.avsc": `{"type": "record", "name": "New", "namespace": "ns2", "aliases": ["ns1.Old"], "fields": [
+	  {"name": "id", "type": "long"},
+	  {"name": "status", "type": {"type": "enum", "name": "St", "namespace": "ns1", "symbols": ["A", "B", "UNKNOWN"], "default": "UNKNOWN"}},
+	  {"name": "newName", "aliases": ["oldName"], "type": "string"},
+	  {"name": "pay", "type": ["null", "string", {"type": "record", "name": "Card2", "aliases": ["ns1.Card"], "fields": [{"name": "n", "type": "string"}, {"name": "extra", "type": "int", "default": 7}]}]},
+	  {"name": "f", "type": "double"},
+	  {"name": "ts", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+	  {"name": "tsm", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+	  {"name": "lts", "type": {"type": "long", "logicalType": "local-timestamp-millis"}},
+	  {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+	  {"name": "amt", "type": {"type": "fixed", "name": "Amt", "namespace": "ns1", "size": 8, "logicalType": "decimal", "precision": 10, "scale": 3}},
+	  {"name": "m", "type": {"type": "map", "values": "long"}},
+	  {"name": "list", "type": {"type": "record", "name": "Cell", "namespace": "ns1", "fields": [{"name": "v", "type": "int"}, {"name": "next", "type": ["null", "Cell"]}]}},
+	  {"name": "added", "type": "int", "default": 42},
+	  {"name": "addedNote", "type": ["null", "string"], "default": null},
+	  {"name": "addedEnum", "type": {"type": "enum", "name": "E2", "symbols": ["P", "Q"]}, "default": "Q"},
+	  {"name": "neg", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 4}, "default": "\u00ff"}
+	]}`,
+}
+
 // TestAvroGeneratedPackage builds the code generated for the Avro catalogs
-// (testdata/corpus/avro and hostileAvro), vets it, and runs the consumer
-// tests of testdata/avrotest against the first: a v3 consumer reads v1 and
-// v2 binary, framed and JSON-encoded data.
+// (testdata/corpus/avro, hostileAvro and edgesAvro), vets it, and runs the
+// consumer tests of testdata/avrotest against the first and the last: a v3
+// consumer reads v1 and v2 binary, framed and JSON-encoded data, and
+// resolution, logical types and names behave.
 func TestAvroGeneratedPackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds generated code with the go command")
@@ -48,8 +101,9 @@ func TestAvroGeneratedPackage(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	hostileDir := t.TempDir()
+	hostileDir, edgesDir := t.TempDir(), t.TempDir()
 	writeTree(t, hostileDir, hostileAvro)
+	writeTree(t, edgesDir, edgesAvro)
 	tmp, err := os.MkdirTemp("testdata", "gen-avro-")
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +113,7 @@ func TestAvroGeneratedPackage(t *testing.T) {
 			os.RemoveAll(tmp)
 		}
 	})
-	for name, dir := range map[string]string{"events": filepath.Join("testdata", "corpus", "avro"), "hostile": hostileDir} {
+	for name, dir := range map[string]string{"events": filepath.Join("testdata", "corpus", "avro"), "hostile": hostileDir, "edges": edgesDir} {
 		res, err := Generate(load(t, dir), Options{Package: name})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -83,16 +137,18 @@ func TestAvroGeneratedPackage(t *testing.T) {
 			}
 		}
 	}
-	consumer, err := os.ReadFile(filepath.Join("testdata", "avrotest", "consumer_test.go.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(tmp, "events", "consumer_test.go"), consumer, 0o644); err != nil {
-		t.Fatal(err)
+	for pkg, file := range map[string]string{"events": "consumer_test.go", "edges": "edges_test.go"} {
+		consumer, err := os.ReadFile(filepath.Join("testdata", "avrotest", file+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, pkg, file), consumer, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	root, _ := filepath.Abs("..")
 	rel := "./codegen/" + filepath.ToSlash(tmp)
-	for _, args := range [][]string{{"vet", rel + "/..."}, {"test", "-count=1", rel + "/events"}} {
+	for _, args := range [][]string{{"vet", rel + "/..."}, {"test", "-count=1", rel + "/events", rel + "/edges"}} {
 		cmd := exec.Command(goTool, args...)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -108,6 +108,10 @@ func (g *gen) analyzeAvro(t *registry.EventType) {
 			continue
 		}
 		av.root = g.avroNamed(av, s.Root, av.name)
+		if err := avroSelfContained(av); err != nil {
+			g.errs = append(g.errs, err)
+			continue
+		}
 		at.versions = append(at.versions, av)
 	}
 	g.avroTypes = append(g.avroTypes, at)
@@ -161,6 +165,46 @@ func (g *gen) avroNamed(av *avroVersion, n *favro.Node, name string) *avroDef {
 		d.kind = avroFixed
 	}
 	return d
+}
+
+// avroSelfContained fails for a record that contains itself through
+// record fields only: such a schema has no finite datum, and the Go
+// struct would contain itself. A union, array or map in between breaks
+// the cycle (a pointer or a slice in Go).
+func avroSelfContained(av *avroVersion) error {
+	const (
+		visiting = 1
+		done     = 2
+	)
+	state := map[*avroDef]int{}
+	var visit func(d *avroDef) error
+	visit = func(d *avroDef) error {
+		state[d] = visiting
+		for _, f := range d.fields {
+			if f.f.Type.Kind != "record" {
+				continue
+			}
+			next := av.byN[f.f.Type]
+			switch state[next] {
+			case visiting:
+				return fmt.Errorf("%s: %s: record %s contains itself through field %q with no union, array or map in between: it has no finite datum and no Go type", d.node.File, f.f.Pointer, f.f.Type.Name, f.f.Name)
+			case 0:
+				if err := visit(next); err != nil {
+					return err
+				}
+			}
+		}
+		state[d] = done
+		return nil
+	}
+	for _, d := range av.defs {
+		if d.kind == avroRecord && state[d] == 0 {
+			if err := visit(d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // avroClaim declares a Go type name, adding a number when another Avro

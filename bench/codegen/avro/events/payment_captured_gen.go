@@ -203,13 +203,9 @@ func avroToPaymentCapturedV1(v PaymentCapturedV1) (any, error) {
 // writerVersion of com.example.payment.captured into v, by Avro's schema resolution from the
 // writer's schema to version 1's.
 func (v *PaymentCapturedV1) UnmarshalAvro(data []byte, writerVersion int) error {
-	d, err := avroSchemasOfPaymentCaptured.decode(data, writerVersion, 1)
-	if err != nil {
+	var x PaymentCapturedV1
+	if err := avroSchemasOfPaymentCaptured.decodeInto(data, writerVersion, 1, &x); err != nil {
 		return err
-	}
-	x, err := avroFromPaymentCapturedV1(d)
-	if err != nil {
-		return avroDataErr(PaymentCapturedType, 1, err)
 	}
 	*v = x
 	return nil
@@ -429,13 +425,9 @@ func avroToPaymentCapturedV2(v PaymentCapturedV2) (any, error) {
 // writerVersion of com.example.payment.captured into v, by Avro's schema resolution from the
 // writer's schema to version 2's.
 func (v *PaymentCapturedV2) UnmarshalAvro(data []byte, writerVersion int) error {
-	d, err := avroSchemasOfPaymentCaptured.decode(data, writerVersion, 2)
-	if err != nil {
+	var x PaymentCapturedV2
+	if err := avroSchemasOfPaymentCaptured.decodeInto(data, writerVersion, 2, &x); err != nil {
 		return err
-	}
-	x, err := avroFromPaymentCapturedV2(d)
-	if err != nil {
-		return avroDataErr(PaymentCapturedType, 2, err)
 	}
 	*v = x
 	return nil

@@ -4,6 +4,9 @@
 // version of each event type, decoded and validated against the version's JSON Schema in
 // one pass, with typed CloudEvents constructors and decoders. Regenerate it with
 // `evtool gen go`; check that it is up to date with `evtool gen go --check`.
+//
+// Avro types are decoded from Avro's binary or JSON encoding instead, with Avro's schema
+// resolution from the writer's version to the reader's.
 package events
 
 import (

@@ -21,6 +21,8 @@ import (
 	"sort"
 	"strings"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
@@ -35,8 +37,9 @@ const Version = "3.0.0"
 // 3.0 specification spells them. An Avro schema is embedded as its JSON
 // object, a Protobuf one as the .proto text (a string).
 const (
-	AvroSchemaFormat     = "application/vnd.apache.avro+json;version=1.9.0"
-	ProtobufSchemaFormat = "application/vnd.google.protobuf;version=3"
+	AvroSchemaFormat      = "application/vnd.apache.avro+json;version=1.9.0"
+	ProtobufSchemaFormat  = "application/vnd.google.protobuf;version=3"
+	Protobuf2SchemaFormat = "application/vnd.google.protobuf;version=2"
 )
 
 // kafkaBinding is the version of the Kafka bindings used.
@@ -259,7 +262,7 @@ func otherFormats(cat *registry.Catalog) string {
 		out += "\n\nAvro types (schemas/<type>/vN.avsc): the record value is the datum in Avro's binary encoding (content-type application/avro, optionally in the Confluent wire format: magic byte 0 and a 4-byte schema id); the payload embeds the schema with schemaFormat " + AvroSchemaFormat + "."
 	}
 	if kinds[format.Protobuf] {
-		out += "\n\nProtobuf types (schemas/<type>/vN.proto): the record value is the message in the Protobuf binary encoding (content-type application/protobuf, optionally Confluent-framed with message indexes); the payload embeds the .proto text with schemaFormat " + ProtobufSchemaFormat + ", x-evtool-message naming the event's message."
+		out += "\n\nProtobuf types (schemas/<type>/vN.proto): the record value is the message in the Protobuf binary encoding (content-type application/protobuf, optionally Confluent-framed with message indexes); the payload embeds the .proto text with schemaFormat " + ProtobufSchemaFormat + " (version=2 for proto2 files), x-evtool-message naming the event's message."
 	}
 	return out
 }
@@ -356,7 +359,11 @@ func (x *schemaExporter) payload(v *registry.Version) (any, string, error) {
 		}
 		return obj("schemaFormat", AvroSchemaFormat, "schema", doc), s.DefaultContentType(), nil
 	case *protobuf.Schema:
-		p := obj("schemaFormat", ProtobufSchemaFormat, "schema", string(v.Text))
+		sf := ProtobufSchemaFormat // proto3, and editions, which the specification does not name
+		if s.Desc.Syntax() == protoreflect.Proto2 {
+			sf = Protobuf2SchemaFormat
+		}
+		p := obj("schemaFormat", sf, "schema", string(v.Text))
 		p.set("x-evtool-message", string(s.Message.FullName()))
 		if len(s.Files) > 1 {
 			var imports []any

@@ -554,3 +554,29 @@ func TestFormatPayloads(t *testing.T) {
 		}
 	}
 }
+
+// A proto2 file is schemaFormat version=2: the AsyncAPI specification
+// names the two syntaxes apart.
+func TestProto2SchemaFormat(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"evtool.yaml":                            "version: 1\nschemas: schemas\n",
+		"schemas/com.example.old.moved/v1.proto": "syntax = \"proto2\";\nmessage Moved { optional string sku = 1; }\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	js, err := build(t, dir).JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := normalize(t, js).(map[string]any)["components"].(map[string]any)["messages"].(map[string]any)["com.example.old.moved.v1"].(map[string]any)
+	if got := m["payload"].(map[string]any)["schemaFormat"]; got != "application/vnd.google.protobuf;version=2" {
+		t.Errorf("schemaFormat %v", got)
+	}
+}

@@ -35,7 +35,12 @@ type avroVersion struct {
 	name string
 	root *avroDef
 	defs []*avroDef // in order of first use
-	byN  map[*favro.Node]*avroDef
+	// generic is set when a Go type of the version is one the library
+	// cannot decode into by reflection (a union's sum type, struct{} for
+	// null): binary data then goes through the generic decode and the
+	// converters.
+	generic bool
+	byN     map[*favro.Node]*avroDef
 }
 
 type avroDefKind int
@@ -82,7 +87,9 @@ var avroMethods = map[string]bool{"MarshalAvro": true, "UnmarshalAvro": true, "M
 func (g *gen) analyzeAvro(t *registry.EventType) {
 	at := &avroType{t: t, base: typeBaseName(t.Name)}
 	at.file = snake(at.base) + "_gen.go"
-	at.varName = "avro" + at.base
+	// Not "avro"+base: that is a runtime function's name for a type
+	// called branch, as or type.err.
+	at.varName = "avroSchemasOf" + at.base
 	origin := "event type " + t.Name
 	for _, n := range []string{at.base + "Type", at.base + "Data", "Decode" + at.base, "Decode" + at.base + "Avro", "Decode" + at.base + "Framed"} {
 		g.declare(n, origin)
@@ -106,6 +113,10 @@ func (g *gen) analyzeAvro(t *registry.EventType) {
 			continue
 		}
 		av.root = g.avroNamed(av, s.Root, av.name)
+		if err := avroSelfContained(av); err != nil {
+			g.errs = append(g.errs, err)
+			continue
+		}
 		at.versions = append(at.versions, av)
 	}
 	g.avroTypes = append(g.avroTypes, at)
@@ -150,13 +161,55 @@ func (g *gen) avroNamed(av *avroVersion, n *favro.Node, name string) *avroDef {
 			base[i] = name + exportedName(strings.ToLower(s))
 		}
 		d.consts = disambiguate(n.Symbols, base, nil)
-		for _, c := range d.consts {
-			g.declare(c, fmt.Sprintf("enum constant of %s", n.Describe()))
+		for i, c := range d.consts {
+			// Numbered like type names when another Avro type already has
+			// the name (record SFoo beside enum S's symbol FOO).
+			d.consts[i] = g.avroClaim(av, c, fmt.Sprintf("enum constant %s of %s", n.Symbols[i], n.Describe()))
 		}
 	case "fixed":
 		d.kind = avroFixed
 	}
 	return d
+}
+
+// avroSelfContained fails for a record that contains itself through
+// record fields only: such a schema has no finite datum, and the Go
+// struct would contain itself. A union, array or map in between breaks
+// the cycle (a pointer or a slice in Go).
+func avroSelfContained(av *avroVersion) error {
+	const (
+		visiting = 1
+		done     = 2
+	)
+	state := map[*avroDef]int{}
+	var visit func(d *avroDef) error
+	visit = func(d *avroDef) error {
+		state[d] = visiting
+		for _, f := range d.fields {
+			if f.f.Type.Kind != "record" {
+				continue
+			}
+			next := av.byN[f.f.Type]
+			switch state[next] {
+			case visiting:
+				return fmt.Errorf("%s: %s: record %s contains itself through field %q with no union, array or map in between: it has no finite datum and no Go type", d.node.File, f.f.Pointer, f.f.Type.Name, f.f.Name)
+			case 0:
+				if err := visit(next); err != nil {
+					return err
+				}
+			}
+		}
+		state[d] = done
+		return nil
+	}
+	for _, d := range av.defs {
+		if d.kind == avroRecord && state[d] == 0 {
+			if err := visit(d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // avroClaim declares a Go type name, adding a number when another Avro
@@ -181,6 +234,7 @@ func (g *gen) avroExpr(av *avroVersion, n *favro.Node, hint string) (typ, from, 
 	}
 	switch n.Kind {
 	case "null":
+		av.generic = true
 		return "struct{}", "avroNullFrom", "avroNullTo"
 	case "boolean":
 		return prim("bool")
@@ -207,7 +261,7 @@ func (g *gen) avroExpr(av *avroVersion, n *favro.Node, hint string) (typ, from, 
 	case "string":
 		return prim("string")
 	case "bytes":
-		if n.Logical == "decimal" {
+		if n.Logical == "decimal" || n.Logical == "big-decimal" {
 			return "*big.Rat", "avroAs[*big.Rat]", "avroDecimalTo[*big.Rat]"
 		}
 		return prim("[]byte")
@@ -248,6 +302,7 @@ func (g *gen) avroExpr(av *avroVersion, n *favro.Node, hint string) (typ, from, 
 			}
 			return "*" + t, "avroPtrFrom(" + br + ", " + f + ")", "avroPtrTo(" + br + ", " + o + ")"
 		}
+		av.generic = true
 		if len(other) == 0 {
 			return "struct{}", "avroNullFrom", "avroNullTo"
 		}
@@ -431,7 +486,11 @@ func (g *gen) emitAvroDef(o *w, av *avroVersion, d *avroDef) {
 		o.p("")
 		o.p("func avroFrom%s(d any) (%s, error) {", d.name, d.name)
 		o.p("var v %s", d.name)
-		o.p("m, ok := d.(map[string]any)")
+		if len(d.fields) == 0 {
+			o.p("_, ok := d.(map[string]any)")
+		} else {
+			o.p("m, ok := d.(map[string]any)")
+		}
 		o.p("if !ok {")
 		o.p("return v, avroTypeErr(d, %s)", q(n.Describe()))
 		o.p("}")
@@ -498,13 +557,19 @@ func (g *gen) emitAvroDef(o *w, av *avroVersion, d *avroDef) {
 		o.p("type %s [%d]byte", d.name, n.Size)
 		o.p("")
 		o.p("func avroFrom%s(d any) (%s, error) {", d.name, d.name)
-		o.p("var v %s", d.name)
-		o.p("b, err := avroAs[[]byte](d)")
-		o.p("if err == nil && len(b) != len(v) {")
-		o.p("err = avroTypeErr(d, %s)", q(fmt.Sprintf("%d bytes", n.Size)))
-		o.p("}")
-		o.p("copy(v[:], b)")
-		o.p("return v, err")
+		if n.Logical == "uuid" {
+			// The library decodes a uuid fixed as [16]byte.
+			o.p("a, err := avroAs[[16]byte](d)")
+			o.p("return %s(a), err", d.name)
+		} else {
+			o.p("var v %s", d.name)
+			o.p("b, err := avroAs[[]byte](d)")
+			o.p("if err == nil && len(b) != len(v) {")
+			o.p("err = avroTypeErr(d, %s)", q(fmt.Sprintf("%d bytes", n.Size)))
+			o.p("}")
+			o.p("copy(v[:], b)")
+			o.p("return v, err")
+		}
 		o.p("}")
 		o.p("")
 		o.p("func avroTo%s(v %s) (any, error) { return v[:], nil }", d.name, d.name)
@@ -576,6 +641,20 @@ func (g *gen) emitAvroRootMethods(o *w, av *avroVersion) {
 	} {
 		o.raw(comment(fmt.Sprintf(m.doc, at.t.Name, n)))
 		o.p("func (v *%s) %s(data []byte, writerVersion int) error {", name, m.method)
+		if m.decode == "decode" && !av.generic {
+			// No sum type below: the library fills the struct itself,
+			// without the generic value in between (about 1.4 times
+			// faster).
+			o.p("var x %s", name)
+			o.p("if err := %s.decodeInto(data, writerVersion, %d, &x); err != nil {", at.varName, n)
+			o.p("return err")
+			o.p("}")
+			o.p("*v = x")
+			o.p("return nil")
+			o.p("}")
+			o.p("")
+			continue
+		}
 		o.p("d, err := %s.%s(data, writerVersion, %d)", at.varName, m.decode, n)
 		o.p("if err != nil {")
 		o.p("return err")

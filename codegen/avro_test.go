@@ -36,10 +36,84 @@ var hostileAvro = map[string]string{
 	]}`,
 }
 
+// edgesAvro is an Avro catalog of what a reviewer tried: a type whose Go
+// name is a runtime function's (branch), logical types the library decodes
+// to other Go types than their base (uuid on fixed, big-decimal), a record
+// without fields, a Go name that a record and an enum constant both get,
+// and two versions whose resolution needs aliases (renamed record, field
+// and union branch), an enum default, promotions and field defaults.
+var edgesAvro = map[string]string{
+	"evtool.yaml":                     "version: 1\nschemas: schemas\n",
+	"schemas/com.bank.branch/v1.avsc": `{"type": "record", "name": "Branch", "fields": [{"name": "id", "type": "int"}]}`,
+	"schemas/com.example.logical/v1.avsc": `{"type": "record", "name": "Logical", "fields": [
+	  {"name": "uid", "type": {"type": "fixed", "name": "Uid", "size": 16, "logicalType": "uuid"}},
+	  {"name": "maybeUid", "type": ["null", "Uid"]},
+	  {"name": "big", "type": {"type": "bytes", "logicalType": "big-decimal"}},
+	  {"name": "maybeBig", "type": ["null", {"type": "bytes", "logicalType": "big-decimal"}]},
+	  {"name": "empty", "type": {"type": "record", "name": "Empty", "fields": []}},
+	  {"name": "sFoo", "type": {"type": "record", "name": "SFoo", "fields": [{"name": "x", "type": "int"}]}},
+	  {"name": "s", "type": {"type": "enum", "name": "S", "symbols": ["FOO", "BAR"]}}
+	]}`,
+	"schemas/com.example.direct/v1.avsc": `{"type": "record", "name": "D1", "namespace": "ns1", "fields": [
+	  {"name": "n", "type": "int"},
+	  {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "X"]}},
+	  {"name": "old", "type": "string"},
+	  {"name": "maybe", "type": ["string", "null"]},
+	  {"name": "rec", "type": ["null", {"type": "record", "name": "R", "fields": [{"name": "v", "type": "int"}]}]},
+	  {"name": "recs", "type": {"type": "array", "items": "R"}},
+	  {"name": "m", "type": {"type": "map", "values": "float"}},
+	  {"name": "at", "type": {"type": "long", "logicalType": "timestamp-micros"}}
+	]}`,
+	"schemas/com.example.direct/v2.avsc": `{"type": "record", "name": "D2", "namespace": "ns2", "aliases": ["ns1.D1"], "fields": [
+	  {"name": "n", "type": "long"},
+	  {"name": "e", "type": {"type": "enum", "name": "E", "namespace": "ns1", "symbols": ["A", "B"], "default": "B"}},
+	  {"name": "renamed", "aliases": ["old"], "type": "string"},
+	  {"name": "maybe", "type": ["string", "null"]},
+	  {"name": "rec", "type": ["null", {"type": "record", "name": "R2", "aliases": ["ns1.R"], "fields": [{"name": "v", "type": "long"}, {"name": "w", "type": "string", "default": "w"}]}]},
+	  {"name": "recs", "type": {"type": "array", "items": "R2"}},
+	  {"name": "m", "type": {"type": "map", "values": "double"}},
+	  {"name": "at", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+	  {"name": "added", "type": {"type": "array", "items": "string"}, "default": ["x"]}
+	]}`,
+	"schemas/com.example.evolved/v1.avsc": `{"type": "record", "name": "Old", "namespace": "ns1", "fields": [
+	  {"name": "id", "type": "int"},
+	  {"name": "status", "type": {"type": "enum", "name": "St", "symbols": ["A", "B", "X"]}},
+	  {"name": "oldName", "type": "string"},
+	  {"name": "pay", "type": ["null", "string", {"type": "record", "name": "Card", "fields": [{"name": "n", "type": "string"}]}]},
+	  {"name": "f", "type": "float"},
+	  {"name": "ts", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+	  {"name": "tsm", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+	  {"name": "lts", "type": {"type": "long", "logicalType": "local-timestamp-millis"}},
+	  {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+	  {"name": "amt", "type": {"type": "fixed", "name": "Amt", "size": 8, "logicalType": "decimal", "precision": 10, "scale": 3}},
+	  {"name": "m", "type": {"type": "map", "values": "int"}},
+	  {"name": "list", "type": {"type": "record", "name": "Cell", "fields": [{"name": "v", "type": "int"}, {"name": "next", "type": ["null", "Cell"]}]}}
+	]}`,
+	"schemas/com.example.evolved/v2.avsc": `{"type": "record", "name": "New", "namespace": "ns2", "aliases": ["ns1.Old"], "fields": [
+	  {"name": "id", "type": "long"},
+	  {"name": "status", "type": {"type": "enum", "name": "St", "namespace": "ns1", "symbols": ["A", "B", "UNKNOWN"], "default": "UNKNOWN"}},
+	  {"name": "newName", "aliases": ["oldName"], "type": "string"},
+	  {"name": "pay", "type": ["null", "string", {"type": "record", "name": "Card2", "aliases": ["ns1.Card"], "fields": [{"name": "n", "type": "string"}, {"name": "extra", "type": "int", "default": 7}]}]},
+	  {"name": "f", "type": "double"},
+	  {"name": "ts", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+	  {"name": "tsm", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+	  {"name": "lts", "type": {"type": "long", "logicalType": "local-timestamp-millis"}},
+	  {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+	  {"name": "amt", "type": {"type": "fixed", "name": "Amt", "namespace": "ns1", "size": 8, "logicalType": "decimal", "precision": 10, "scale": 3}},
+	  {"name": "m", "type": {"type": "map", "values": "long"}},
+	  {"name": "list", "type": {"type": "record", "name": "Cell", "namespace": "ns1", "fields": [{"name": "v", "type": "int"}, {"name": "next", "type": ["null", "Cell"]}]}},
+	  {"name": "added", "type": "int", "default": 42},
+	  {"name": "addedNote", "type": ["null", "string"], "default": null},
+	  {"name": "addedEnum", "type": {"type": "enum", "name": "E2", "symbols": ["P", "Q"]}, "default": "Q"},
+	  {"name": "neg", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 4}, "default": "\u00ff"}
+	]}`,
+}
+
 // TestAvroGeneratedPackage builds the code generated for the Avro catalogs
-// (testdata/corpus/avro and hostileAvro), vets it, and runs the consumer
-// tests of testdata/avrotest against the first: a v3 consumer reads v1 and
-// v2 binary, framed and JSON-encoded data.
+// (testdata/corpus/avro, hostileAvro and edgesAvro), vets it, and runs the
+// consumer tests of testdata/avrotest against the first and the last: a v3
+// consumer reads v1 and v2 binary, framed and JSON-encoded data, and
+// resolution, logical types and names behave.
 func TestAvroGeneratedPackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds generated code with the go command")
@@ -48,8 +122,9 @@ func TestAvroGeneratedPackage(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	hostileDir := t.TempDir()
+	hostileDir, edgesDir := t.TempDir(), t.TempDir()
 	writeTree(t, hostileDir, hostileAvro)
+	writeTree(t, edgesDir, edgesAvro)
 	tmp, err := os.MkdirTemp("testdata", "gen-avro-")
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +134,7 @@ func TestAvroGeneratedPackage(t *testing.T) {
 			os.RemoveAll(tmp)
 		}
 	})
-	for name, dir := range map[string]string{"events": filepath.Join("testdata", "corpus", "avro"), "hostile": hostileDir} {
+	for name, dir := range map[string]string{"events": filepath.Join("testdata", "corpus", "avro"), "hostile": hostileDir, "edges": edgesDir} {
 		res, err := Generate(load(t, dir), Options{Package: name})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -83,16 +158,18 @@ func TestAvroGeneratedPackage(t *testing.T) {
 			}
 		}
 	}
-	consumer, err := os.ReadFile(filepath.Join("testdata", "avrotest", "consumer_test.go.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(tmp, "events", "consumer_test.go"), consumer, 0o644); err != nil {
-		t.Fatal(err)
+	for pkg, file := range map[string]string{"events": "consumer_test.go", "edges": "edges_test.go"} {
+		consumer, err := os.ReadFile(filepath.Join("testdata", "avrotest", file+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, pkg, file), consumer, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	root, _ := filepath.Abs("..")
 	rel := "./codegen/" + filepath.ToSlash(tmp)
-	for _, args := range [][]string{{"vet", rel + "/..."}, {"test", "-count=1", rel + "/events"}} {
+	for _, args := range [][]string{{"vet", rel + "/..."}, {"test", "-count=1", rel + "/events", rel + "/edges"}} {
 		cmd := exec.Command(goTool, args...)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -111,5 +188,24 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A record that contains itself through record fields only has no finite
+// datum and no Go type: generation fails naming the field, instead of
+// writing a struct that does not compile.
+func TestAvroRecordContainsItself(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"evtool.yaml": "version: 1\nschemas: schemas\n",
+		"schemas/com.example.loop/v1.avsc": `{"type": "record", "name": "A", "fields": [
+		  {"name": "ok", "type": {"type": "record", "name": "Ok", "fields": [{"name": "next", "type": ["null", "Ok"]}, {"name": "kids", "type": {"type": "array", "items": "Ok"}}]}},
+		  {"name": "b", "type": {"type": "record", "name": "B", "fields": [{"name": "a", "type": "A"}]}}
+		]}`,
+	})
+	_, err := Generate(load(t, dir), Options{Package: "x"})
+	want := `/fields/0: record A contains itself through field "a" with no union, array or map in between`
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "v1.avsc") {
+		t.Fatalf("err = %v, want it to contain %q", err, want)
 	}
 }

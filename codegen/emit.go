@@ -83,6 +83,10 @@ func (g *gen) emit() ([]File, error) {
 		"// version of each event type, decoded and validated against the version's JSON Schema in\n" +
 		"// one pass, with typed CloudEvents constructors and decoders. Regenerate it with\n" +
 		"// `evtool gen go`; check that it is up to date with `evtool gen go --check`.\n"
+	if len(g.avroTypes) > 0 {
+		doc += "//\n// Avro types are decoded from Avro's binary or JSON encoding instead, with Avro's schema\n" +
+			"// resolution from the writer's version to the reader's.\n"
+	}
 	f, err := g.finish(SharedFile, doc, o.b.String())
 	if err != nil {
 		return nil, err

@@ -30,9 +30,10 @@ type PaymentCapturedData interface {
 func (*PaymentCapturedV1) isPaymentCapturedData() {}
 func (*PaymentCapturedV2) isPaymentCapturedData() {}
 
-// avroPaymentCaptured holds the Avro schema of each version of com.example.payment.captured
-// (self-contained, named types inlined) and resolves one version's data to another's.
-var avroPaymentCaptured = newEvtAvroType("com.example.payment.captured",
+// avroSchemasOfPaymentCaptured holds the Avro schema of each version of
+// com.example.payment.captured (self-contained, named types inlined) and resolves one
+// version's data to another's.
+var avroSchemasOfPaymentCaptured = newEvtAvroType("com.example.payment.captured",
 	"{\"fields\":[{\"name\":\"paymentId\",\"type\":{\"logicalType\":\"uuid\",\"type\":\"string\"}},{\"name\":\"orderId\",\"type\":\"string\"},{\"name\":\"attempts\",\"type\":\"int\"},{\"name\":\"status\",\"type\":{\"default\":\"PENDING\",\"name\":\"com.example.payment.Status\",\"symbols\":[\"PENDING\",\"CAPTURED\"],\"type\":\"enum\"}},{\"name\":\"capturedAt\",\"type\":{\"logicalType\":\"timestamp-millis\",\"type\":\"long\"}},{\"default\":null,\"name\":\"note\",\"type\":[\"null\",\"string\"]},{\"name\":\"items\",\"type\":{\"items\":{\"fields\":[{\"name\":\"sku\",\"type\":\"string\"},{\"name\":\"quantity\",\"type\":\"int\"},{\"name\":\"unitPrice\",\"type\":{\"logicalType\":\"decimal\",\"precision\":12,\"scale\":2,\"type\":\"bytes\"}}],\"name\":\"com.example.payment.Item\",\"type\":\"record\"},\"type\":\"array\"}},{\"name\":\"tags\",\"type\":{\"type\":\"map\",\"values\":\"string\"}}],\"name\":\"com.example.payment.PaymentCaptured\",\"type\":\"record\"}",
 	"{\"fields\":[{\"name\":\"paymentId\",\"type\":{\"logicalType\":\"uuid\",\"type\":\"string\"}},{\"name\":\"orderId\",\"type\":\"string\"},{\"name\":\"attempts\",\"type\":\"long\"},{\"name\":\"status\",\"type\":{\"default\":\"PENDING\",\"name\":\"com.example.payment.Status\",\"symbols\":[\"PENDING\",\"CAPTURED\",\"REFUNDED\"],\"type\":\"enum\"}},{\"name\":\"capturedAt\",\"type\":{\"logicalType\":\"timestamp-millis\",\"type\":\"long\"}},{\"default\":null,\"name\":\"note\",\"type\":[\"null\",\"string\"]},{\"name\":\"items\",\"type\":{\"items\":{\"fields\":[{\"name\":\"sku\",\"type\":\"string\"},{\"name\":\"quantity\",\"type\":\"long\"},{\"name\":\"unitPrice\",\"type\":{\"logicalType\":\"decimal\",\"precision\":12,\"scale\":2,\"type\":\"bytes\"}}],\"name\":\"com.example.payment.Item\",\"type\":\"record\"},\"type\":\"array\"}},{\"name\":\"tags\",\"type\":{\"type\":\"map\",\"values\":\"string\"}},{\"default\":\"\\u0000\",\"name\":\"amount\",\"type\":{\"logicalType\":\"decimal\",\"precision\":12,\"scale\":2,\"type\":\"bytes\"}},{\"default\":null,\"name\":\"card\",\"type\":[\"null\",{\"fields\":[{\"name\":\"last4\",\"type\":\"string\"},{\"name\":\"network\",\"type\":{\"default\":\"OTHER\",\"name\":\"com.example.payment.Network\",\"symbols\":[\"VISA\",\"MASTERCARD\",\"OTHER\"],\"type\":\"enum\"}}],\"name\":\"com.example.payment.Card\",\"type\":\"record\"}]}],\"name\":\"com.example.payment.PaymentCaptured\",\"type\":\"record\"}",
 )
@@ -78,9 +79,9 @@ func DecodePaymentCaptured(e event.Event) (PaymentCapturedData, error) {
 	}
 	var d any
 	if isJSON {
-		d, err = avroPaymentCaptured.decodeJSON(data, writer, 2)
+		d, err = avroSchemasOfPaymentCaptured.decodeJSON(data, writer, 2)
 	} else {
-		d, err = avroPaymentCaptured.decodeAuto(data, writer, 2)
+		d, err = avroSchemasOfPaymentCaptured.decodeAuto(data, writer, 2)
 	}
 	if err != nil {
 		return nil, evtDataErr(e, PaymentCapturedType, writer, err)
@@ -108,7 +109,7 @@ func DecodePaymentCapturedAvro(data []byte, writerVersion int) (*PaymentCaptured
 // *PaymentCapturedV2; versionOf maps a registry schema id to the version it was registered
 // as (from evtool registry push or pull).
 func DecodePaymentCapturedFramed(data []byte, versionOf func(id uint32) (version int, ok bool)) (*PaymentCapturedV2, error) {
-	d, _, err := avroPaymentCaptured.decodeFramed(data, versionOf, 2)
+	d, _, err := avroSchemasOfPaymentCaptured.decodeFramed(data, versionOf, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -202,13 +203,9 @@ func avroToPaymentCapturedV1(v PaymentCapturedV1) (any, error) {
 // writerVersion of com.example.payment.captured into v, by Avro's schema resolution from the
 // writer's schema to version 1's.
 func (v *PaymentCapturedV1) UnmarshalAvro(data []byte, writerVersion int) error {
-	d, err := avroPaymentCaptured.decode(data, writerVersion, 1)
-	if err != nil {
+	var x PaymentCapturedV1
+	if err := avroSchemasOfPaymentCaptured.decodeInto(data, writerVersion, 1, &x); err != nil {
 		return err
-	}
-	x, err := avroFromPaymentCapturedV1(d)
-	if err != nil {
-		return avroDataErr(PaymentCapturedType, 1, err)
 	}
 	*v = x
 	return nil
@@ -217,7 +214,7 @@ func (v *PaymentCapturedV1) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.captured into v, resolved to version 1.
 func (v *PaymentCapturedV1) UnmarshalAvroJSON(data []byte, writerVersion int) error {
-	d, err := avroPaymentCaptured.decodeJSON(data, writerVersion, 1)
+	d, err := avroSchemasOfPaymentCaptured.decodeJSON(data, writerVersion, 1)
 	if err != nil {
 		return err
 	}
@@ -237,7 +234,7 @@ func (v PaymentCapturedV1) MarshalAvro() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 1, err)
 	}
-	return avroPaymentCaptured.encode(1, d)
+	return avroSchemasOfPaymentCaptured.encode(1, d)
 }
 
 // MarshalAvroJSON writes v in Avro's JSON encoding (unions tagged with their branch) under
@@ -247,7 +244,7 @@ func (v PaymentCapturedV1) MarshalAvroJSON() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 1, err)
 	}
-	return avroPaymentCaptured.encodeJSON(1, d)
+	return avroSchemasOfPaymentCaptured.encodeJSON(1, d)
 }
 
 // MarshalAvroFramed writes v in the Confluent wire format: magic byte 0, the 4-byte
@@ -428,13 +425,9 @@ func avroToPaymentCapturedV2(v PaymentCapturedV2) (any, error) {
 // writerVersion of com.example.payment.captured into v, by Avro's schema resolution from the
 // writer's schema to version 2's.
 func (v *PaymentCapturedV2) UnmarshalAvro(data []byte, writerVersion int) error {
-	d, err := avroPaymentCaptured.decode(data, writerVersion, 2)
-	if err != nil {
+	var x PaymentCapturedV2
+	if err := avroSchemasOfPaymentCaptured.decodeInto(data, writerVersion, 2, &x); err != nil {
 		return err
-	}
-	x, err := avroFromPaymentCapturedV2(d)
-	if err != nil {
-		return avroDataErr(PaymentCapturedType, 2, err)
 	}
 	*v = x
 	return nil
@@ -443,7 +436,7 @@ func (v *PaymentCapturedV2) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.captured into v, resolved to version 2.
 func (v *PaymentCapturedV2) UnmarshalAvroJSON(data []byte, writerVersion int) error {
-	d, err := avroPaymentCaptured.decodeJSON(data, writerVersion, 2)
+	d, err := avroSchemasOfPaymentCaptured.decodeJSON(data, writerVersion, 2)
 	if err != nil {
 		return err
 	}
@@ -463,7 +456,7 @@ func (v PaymentCapturedV2) MarshalAvro() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 2, err)
 	}
-	return avroPaymentCaptured.encode(2, d)
+	return avroSchemasOfPaymentCaptured.encode(2, d)
 }
 
 // MarshalAvroJSON writes v in Avro's JSON encoding (unions tagged with their branch) under
@@ -473,7 +466,7 @@ func (v PaymentCapturedV2) MarshalAvroJSON() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 2, err)
 	}
-	return avroPaymentCaptured.encodeJSON(2, d)
+	return avroSchemasOfPaymentCaptured.encodeJSON(2, d)
 }
 
 // MarshalAvroFramed writes v in the Confluent wire format: magic byte 0, the 4-byte

@@ -4,6 +4,9 @@
 // version of each event type, decoded and validated against the version's JSON Schema in
 // one pass, with typed CloudEvents constructors and decoders. Regenerate it with
 // `evtool gen go`; check that it is up to date with `evtool gen go --check`.
+//
+// Avro types are decoded from Avro's binary or JSON encoding instead, with Avro's schema
+// resolution from the writer's version to the reader's.
 package events
 
 import (
@@ -1518,19 +1521,30 @@ func (t *evtAvroType) reader(writer, reader int) (*avro.Schema, error) {
 // decode reads exactly one binary datum written with version writer, in
 // version reader's layout, unions tagged with their branch names.
 func (t *evtAvroType) decode(data []byte, writer, reader int) (any, error) {
-	s, err := t.reader(writer, reader)
-	if err != nil {
+	var d any
+	if err := t.decodeInto(data, writer, reader, &d, avro.TaggedUnions()); err != nil {
 		return nil, err
 	}
-	var d any
-	rest, err := s.Decode(data, &d, avro.TaggedUnions())
+	return d, nil
+}
+
+// decodeInto reads exactly one binary datum written with version writer
+// into dst in version reader's layout: a generic value, or the reader's
+// generated struct, which the library fills by reflection when no union
+// of the schema needs a sum type.
+func (t *evtAvroType) decodeInto(data []byte, writer, reader int, dst any, opts ...avro.Opt) error {
+	s, err := t.reader(writer, reader)
 	if err != nil {
-		return nil, fmt.Errorf("%s v%d: %w", t.name, writer, err)
+		return err
+	}
+	rest, err := s.Decode(data, dst, opts...)
+	if err != nil {
+		return fmt.Errorf("%s v%d: %w", t.name, writer, err)
 	}
 	if len(rest) > 0 {
-		return nil, fmt.Errorf("%s v%d: %d bytes after the datum", t.name, writer, len(rest))
+		return fmt.Errorf("%s v%d: %d bytes after the datum", t.name, writer, len(rest))
 	}
-	return d, nil
+	return nil
 }
 
 // decodeAuto takes a Confluent header (magic byte 0, 4-byte schema id)

@@ -39,10 +39,10 @@ func (*PaymentAuthorizedV1) isPaymentAuthorizedData() {}
 func (*PaymentAuthorizedV2) isPaymentAuthorizedData() {}
 func (*PaymentAuthorizedV3) isPaymentAuthorizedData() {}
 
-// avroPaymentAuthorized holds the Avro schema of each version of
+// avroSchemasOfPaymentAuthorized holds the Avro schema of each version of
 // com.example.payment.authorized (self-contained, named types inlined) and resolves one
 // version's data to another's.
-var avroPaymentAuthorized = newEvtAvroType("com.example.payment.authorized",
+var avroSchemasOfPaymentAuthorized = newEvtAvroType("com.example.payment.authorized",
 	"{\"fields\":[{\"name\":\"paymentId\",\"type\":\"string\"},{\"name\":\"accountId\",\"type\":\"string\"},{\"name\":\"sequence\",\"type\":\"int\"},{\"name\":\"amount\",\"type\":{\"fields\":[{\"name\":\"amount\",\"type\":{\"logicalType\":\"decimal\",\"precision\":12,\"scale\":2,\"type\":\"bytes\"}},{\"name\":\"currency\",\"type\":\"string\"}],\"name\":\"com.example.payments.Money\",\"type\":\"record\"}},{\"name\":\"method\",\"type\":{\"default\":\"UNKNOWN\",\"name\":\"com.example.payments.PaymentMethod\",\"symbols\":[\"CARD\",\"BANK_TRANSFER\",\"UNKNOWN\"],\"type\":\"enum\"}}],\"name\":\"com.example.payments.PaymentAuthorized\",\"type\":\"record\"}",
 	"{\"fields\":[{\"name\":\"paymentId\",\"type\":\"string\"},{\"name\":\"accountId\",\"type\":\"string\"},{\"name\":\"sequence\",\"type\":\"long\"},{\"name\":\"amount\",\"type\":{\"fields\":[{\"name\":\"amount\",\"type\":{\"logicalType\":\"decimal\",\"precision\":12,\"scale\":2,\"type\":\"bytes\"}},{\"name\":\"currency\",\"type\":\"string\"}],\"name\":\"com.example.payments.Money\",\"type\":\"record\"}},{\"name\":\"method\",\"type\":{\"default\":\"UNKNOWN\",\"name\":\"com.example.payments.PaymentMethod\",\"symbols\":[\"CARD\",\"BANK_TRANSFER\",\"UNKNOWN\"],\"type\":\"enum\"}}],\"name\":\"com.example.payments.PaymentAuthorized\",\"type\":\"record\"}",
 	"{\"fields\":[{\"name\":\"paymentId\",\"type\":\"string\"},{\"name\":\"accountId\",\"type\":\"string\"},{\"name\":\"sequence\",\"type\":\"long\"},{\"name\":\"amount\",\"type\":{\"fields\":[{\"name\":\"amount\",\"type\":{\"logicalType\":\"decimal\",\"precision\":12,\"scale\":2,\"type\":\"bytes\"}},{\"name\":\"currency\",\"type\":\"string\"}],\"name\":\"com.example.payments.Money\",\"type\":\"record\"}},{\"name\":\"method\",\"type\":{\"default\":\"UNKNOWN\",\"name\":\"com.example.payments.PaymentMethod\",\"symbols\":[\"CARD\",\"BANK_TRANSFER\",\"UNKNOWN\",\"WALLET\"],\"type\":\"enum\"}},{\"default\":null,\"name\":\"merchantRef\",\"type\":[\"null\",\"string\"]}],\"name\":\"com.example.payments.PaymentAuthorized\",\"type\":\"record\"}",
@@ -114,9 +114,9 @@ func DecodePaymentAuthorized(e event.Event) (PaymentAuthorizedData, error) {
 	}
 	var d any
 	if isJSON {
-		d, err = avroPaymentAuthorized.decodeJSON(data, writer, 3)
+		d, err = avroSchemasOfPaymentAuthorized.decodeJSON(data, writer, 3)
 	} else {
-		d, err = avroPaymentAuthorized.decodeAuto(data, writer, 3)
+		d, err = avroSchemasOfPaymentAuthorized.decodeAuto(data, writer, 3)
 	}
 	if err != nil {
 		return nil, evtDataErr(e, PaymentAuthorizedType, writer, err)
@@ -144,7 +144,7 @@ func DecodePaymentAuthorizedAvro(data []byte, writerVersion int) (*PaymentAuthor
 // *PaymentAuthorizedV3; versionOf maps a registry schema id to the version it was registered
 // as (from evtool registry push or pull).
 func DecodePaymentAuthorizedFramed(data []byte, versionOf func(id uint32) (version int, ok bool)) (*PaymentAuthorizedV3, error) {
-	d, _, err := avroPaymentAuthorized.decodeFramed(data, versionOf, 3)
+	d, _, err := avroSchemasOfPaymentAuthorized.decodeFramed(data, versionOf, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -217,13 +217,9 @@ func avroToPaymentAuthorizedV1(v PaymentAuthorizedV1) (any, error) {
 // writerVersion of com.example.payment.authorized into v, by Avro's schema resolution from
 // the writer's schema to version 1's.
 func (v *PaymentAuthorizedV1) UnmarshalAvro(data []byte, writerVersion int) error {
-	d, err := avroPaymentAuthorized.decode(data, writerVersion, 1)
-	if err != nil {
+	var x PaymentAuthorizedV1
+	if err := avroSchemasOfPaymentAuthorized.decodeInto(data, writerVersion, 1, &x); err != nil {
 		return err
-	}
-	x, err := avroFromPaymentAuthorizedV1(d)
-	if err != nil {
-		return avroDataErr(PaymentAuthorizedType, 1, err)
 	}
 	*v = x
 	return nil
@@ -232,7 +228,7 @@ func (v *PaymentAuthorizedV1) UnmarshalAvro(data []byte, writerVersion int) erro
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.authorized into v, resolved to version 1.
 func (v *PaymentAuthorizedV1) UnmarshalAvroJSON(data []byte, writerVersion int) error {
-	d, err := avroPaymentAuthorized.decodeJSON(data, writerVersion, 1)
+	d, err := avroSchemasOfPaymentAuthorized.decodeJSON(data, writerVersion, 1)
 	if err != nil {
 		return err
 	}
@@ -252,7 +248,7 @@ func (v PaymentAuthorizedV1) MarshalAvro() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentAuthorizedType, 1, err)
 	}
-	return avroPaymentAuthorized.encode(1, d)
+	return avroSchemasOfPaymentAuthorized.encode(1, d)
 }
 
 // MarshalAvroJSON writes v in Avro's JSON encoding (unions tagged with their branch) under
@@ -262,7 +258,7 @@ func (v PaymentAuthorizedV1) MarshalAvroJSON() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentAuthorizedType, 1, err)
 	}
-	return avroPaymentAuthorized.encodeJSON(1, d)
+	return avroSchemasOfPaymentAuthorized.encodeJSON(1, d)
 }
 
 // MarshalAvroFramed writes v in the Confluent wire format: magic byte 0, the 4-byte
@@ -402,13 +398,9 @@ func avroToPaymentAuthorizedV2(v PaymentAuthorizedV2) (any, error) {
 // writerVersion of com.example.payment.authorized into v, by Avro's schema resolution from
 // the writer's schema to version 2's.
 func (v *PaymentAuthorizedV2) UnmarshalAvro(data []byte, writerVersion int) error {
-	d, err := avroPaymentAuthorized.decode(data, writerVersion, 2)
-	if err != nil {
+	var x PaymentAuthorizedV2
+	if err := avroSchemasOfPaymentAuthorized.decodeInto(data, writerVersion, 2, &x); err != nil {
 		return err
-	}
-	x, err := avroFromPaymentAuthorizedV2(d)
-	if err != nil {
-		return avroDataErr(PaymentAuthorizedType, 2, err)
 	}
 	*v = x
 	return nil
@@ -417,7 +409,7 @@ func (v *PaymentAuthorizedV2) UnmarshalAvro(data []byte, writerVersion int) erro
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.authorized into v, resolved to version 2.
 func (v *PaymentAuthorizedV2) UnmarshalAvroJSON(data []byte, writerVersion int) error {
-	d, err := avroPaymentAuthorized.decodeJSON(data, writerVersion, 2)
+	d, err := avroSchemasOfPaymentAuthorized.decodeJSON(data, writerVersion, 2)
 	if err != nil {
 		return err
 	}
@@ -437,7 +429,7 @@ func (v PaymentAuthorizedV2) MarshalAvro() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentAuthorizedType, 2, err)
 	}
-	return avroPaymentAuthorized.encode(2, d)
+	return avroSchemasOfPaymentAuthorized.encode(2, d)
 }
 
 // MarshalAvroJSON writes v in Avro's JSON encoding (unions tagged with their branch) under
@@ -447,7 +439,7 @@ func (v PaymentAuthorizedV2) MarshalAvroJSON() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentAuthorizedType, 2, err)
 	}
-	return avroPaymentAuthorized.encodeJSON(2, d)
+	return avroSchemasOfPaymentAuthorized.encodeJSON(2, d)
 }
 
 // MarshalAvroFramed writes v in the Confluent wire format: magic byte 0, the 4-byte
@@ -594,13 +586,9 @@ func avroToPaymentAuthorizedV3(v PaymentAuthorizedV3) (any, error) {
 // writerVersion of com.example.payment.authorized into v, by Avro's schema resolution from
 // the writer's schema to version 3's.
 func (v *PaymentAuthorizedV3) UnmarshalAvro(data []byte, writerVersion int) error {
-	d, err := avroPaymentAuthorized.decode(data, writerVersion, 3)
-	if err != nil {
+	var x PaymentAuthorizedV3
+	if err := avroSchemasOfPaymentAuthorized.decodeInto(data, writerVersion, 3, &x); err != nil {
 		return err
-	}
-	x, err := avroFromPaymentAuthorizedV3(d)
-	if err != nil {
-		return avroDataErr(PaymentAuthorizedType, 3, err)
 	}
 	*v = x
 	return nil
@@ -609,7 +597,7 @@ func (v *PaymentAuthorizedV3) UnmarshalAvro(data []byte, writerVersion int) erro
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.authorized into v, resolved to version 3.
 func (v *PaymentAuthorizedV3) UnmarshalAvroJSON(data []byte, writerVersion int) error {
-	d, err := avroPaymentAuthorized.decodeJSON(data, writerVersion, 3)
+	d, err := avroSchemasOfPaymentAuthorized.decodeJSON(data, writerVersion, 3)
 	if err != nil {
 		return err
 	}
@@ -629,7 +617,7 @@ func (v PaymentAuthorizedV3) MarshalAvro() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentAuthorizedType, 3, err)
 	}
-	return avroPaymentAuthorized.encode(3, d)
+	return avroSchemasOfPaymentAuthorized.encode(3, d)
 }
 
 // MarshalAvroJSON writes v in Avro's JSON encoding (unions tagged with their branch) under
@@ -639,7 +627,7 @@ func (v PaymentAuthorizedV3) MarshalAvroJSON() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentAuthorizedType, 3, err)
 	}
-	return avroPaymentAuthorized.encodeJSON(3, d)
+	return avroSchemasOfPaymentAuthorized.encodeJSON(3, d)
 }
 
 // MarshalAvroFramed writes v in the Confluent wire format: magic byte 0, the 4-byte

@@ -39,9 +39,10 @@ func (*PaymentCapturedV1) isPaymentCapturedData() {}
 func (*PaymentCapturedV2) isPaymentCapturedData() {}
 func (*PaymentCapturedV3) isPaymentCapturedData() {}
 
-// avroPaymentCaptured holds the Avro schema of each version of com.example.payment.captured
-// (self-contained, named types inlined) and resolves one version's data to another's.
-var avroPaymentCaptured = newEvtAvroType("com.example.payment.captured",
+// avroSchemasOfPaymentCaptured holds the Avro schema of each version of
+// com.example.payment.captured (self-contained, named types inlined) and resolves one
+// version's data to another's.
+var avroSchemasOfPaymentCaptured = newEvtAvroType("com.example.payment.captured",
 	"{\"fields\":[{\"name\":\"paymentId\",\"type\":\"string\"},{\"name\":\"accountId\",\"type\":\"string\"},{\"name\":\"sequence\",\"type\":\"long\"},{\"name\":\"captured\",\"type\":{\"fields\":[{\"name\":\"amount\",\"type\":{\"logicalType\":\"decimal\",\"precision\":12,\"scale\":2,\"type\":\"bytes\"}},{\"name\":\"currency\",\"type\":\"string\"}],\"name\":\"com.example.payments.Money\",\"type\":\"record\"}},{\"name\":\"feeRate\",\"type\":\"float\"}],\"name\":\"com.example.payments.PaymentCaptured\",\"type\":\"record\"}",
 	"{\"fields\":[{\"name\":\"paymentId\",\"type\":\"string\"},{\"name\":\"accountId\",\"type\":\"string\"},{\"name\":\"sequence\",\"type\":\"long\"},{\"name\":\"captured\",\"type\":{\"fields\":[{\"name\":\"amount\",\"type\":{\"logicalType\":\"decimal\",\"precision\":12,\"scale\":2,\"type\":\"bytes\"}},{\"name\":\"currency\",\"type\":\"string\"}],\"name\":\"com.example.payments.Money\",\"type\":\"record\"}},{\"name\":\"feeRate\",\"type\":\"double\"}],\"name\":\"com.example.payments.PaymentCaptured\",\"type\":\"record\"}",
 	"{\"fields\":[{\"name\":\"paymentId\",\"type\":\"string\"},{\"name\":\"accountId\",\"type\":\"string\"},{\"name\":\"sequence\",\"type\":\"long\"},{\"name\":\"captured\",\"type\":{\"fields\":[{\"name\":\"amount\",\"type\":{\"logicalType\":\"decimal\",\"precision\":12,\"scale\":2,\"type\":\"bytes\"}},{\"name\":\"currency\",\"type\":\"string\"}],\"name\":\"com.example.payments.Money\",\"type\":\"record\"}},{\"name\":\"feeRate\",\"type\":\"double\"},{\"default\":null,\"name\":\"settlement\",\"type\":[\"null\",{\"fields\":[{\"name\":\"batchId\",\"type\":\"string\"},{\"name\":\"settledOn\",\"type\":{\"logicalType\":\"date\",\"type\":\"int\"}}],\"name\":\"com.example.payments.Settlement\",\"type\":\"record\"}]}],\"name\":\"com.example.payments.PaymentCaptured\",\"type\":\"record\"}",
@@ -113,9 +114,9 @@ func DecodePaymentCaptured(e event.Event) (PaymentCapturedData, error) {
 	}
 	var d any
 	if isJSON {
-		d, err = avroPaymentCaptured.decodeJSON(data, writer, 3)
+		d, err = avroSchemasOfPaymentCaptured.decodeJSON(data, writer, 3)
 	} else {
-		d, err = avroPaymentCaptured.decodeAuto(data, writer, 3)
+		d, err = avroSchemasOfPaymentCaptured.decodeAuto(data, writer, 3)
 	}
 	if err != nil {
 		return nil, evtDataErr(e, PaymentCapturedType, writer, err)
@@ -143,7 +144,7 @@ func DecodePaymentCapturedAvro(data []byte, writerVersion int) (*PaymentCaptured
 // *PaymentCapturedV3; versionOf maps a registry schema id to the version it was registered
 // as (from evtool registry push or pull).
 func DecodePaymentCapturedFramed(data []byte, versionOf func(id uint32) (version int, ok bool)) (*PaymentCapturedV3, error) {
-	d, _, err := avroPaymentCaptured.decodeFramed(data, versionOf, 3)
+	d, _, err := avroSchemasOfPaymentCaptured.decodeFramed(data, versionOf, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -216,13 +217,9 @@ func avroToPaymentCapturedV1(v PaymentCapturedV1) (any, error) {
 // writerVersion of com.example.payment.captured into v, by Avro's schema resolution from the
 // writer's schema to version 1's.
 func (v *PaymentCapturedV1) UnmarshalAvro(data []byte, writerVersion int) error {
-	d, err := avroPaymentCaptured.decode(data, writerVersion, 1)
-	if err != nil {
+	var x PaymentCapturedV1
+	if err := avroSchemasOfPaymentCaptured.decodeInto(data, writerVersion, 1, &x); err != nil {
 		return err
-	}
-	x, err := avroFromPaymentCapturedV1(d)
-	if err != nil {
-		return avroDataErr(PaymentCapturedType, 1, err)
 	}
 	*v = x
 	return nil
@@ -231,7 +228,7 @@ func (v *PaymentCapturedV1) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.captured into v, resolved to version 1.
 func (v *PaymentCapturedV1) UnmarshalAvroJSON(data []byte, writerVersion int) error {
-	d, err := avroPaymentCaptured.decodeJSON(data, writerVersion, 1)
+	d, err := avroSchemasOfPaymentCaptured.decodeJSON(data, writerVersion, 1)
 	if err != nil {
 		return err
 	}
@@ -251,7 +248,7 @@ func (v PaymentCapturedV1) MarshalAvro() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 1, err)
 	}
-	return avroPaymentCaptured.encode(1, d)
+	return avroSchemasOfPaymentCaptured.encode(1, d)
 }
 
 // MarshalAvroJSON writes v in Avro's JSON encoding (unions tagged with their branch) under
@@ -261,7 +258,7 @@ func (v PaymentCapturedV1) MarshalAvroJSON() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 1, err)
 	}
-	return avroPaymentCaptured.encodeJSON(1, d)
+	return avroSchemasOfPaymentCaptured.encodeJSON(1, d)
 }
 
 // MarshalAvroFramed writes v in the Confluent wire format: magic byte 0, the 4-byte
@@ -370,13 +367,9 @@ func avroToPaymentCapturedV2(v PaymentCapturedV2) (any, error) {
 // writerVersion of com.example.payment.captured into v, by Avro's schema resolution from the
 // writer's schema to version 2's.
 func (v *PaymentCapturedV2) UnmarshalAvro(data []byte, writerVersion int) error {
-	d, err := avroPaymentCaptured.decode(data, writerVersion, 2)
-	if err != nil {
+	var x PaymentCapturedV2
+	if err := avroSchemasOfPaymentCaptured.decodeInto(data, writerVersion, 2, &x); err != nil {
 		return err
-	}
-	x, err := avroFromPaymentCapturedV2(d)
-	if err != nil {
-		return avroDataErr(PaymentCapturedType, 2, err)
 	}
 	*v = x
 	return nil
@@ -385,7 +378,7 @@ func (v *PaymentCapturedV2) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.captured into v, resolved to version 2.
 func (v *PaymentCapturedV2) UnmarshalAvroJSON(data []byte, writerVersion int) error {
-	d, err := avroPaymentCaptured.decodeJSON(data, writerVersion, 2)
+	d, err := avroSchemasOfPaymentCaptured.decodeJSON(data, writerVersion, 2)
 	if err != nil {
 		return err
 	}
@@ -405,7 +398,7 @@ func (v PaymentCapturedV2) MarshalAvro() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 2, err)
 	}
-	return avroPaymentCaptured.encode(2, d)
+	return avroSchemasOfPaymentCaptured.encode(2, d)
 }
 
 // MarshalAvroJSON writes v in Avro's JSON encoding (unions tagged with their branch) under
@@ -415,7 +408,7 @@ func (v PaymentCapturedV2) MarshalAvroJSON() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 2, err)
 	}
-	return avroPaymentCaptured.encodeJSON(2, d)
+	return avroSchemasOfPaymentCaptured.encodeJSON(2, d)
 }
 
 // MarshalAvroFramed writes v in the Confluent wire format: magic byte 0, the 4-byte
@@ -531,13 +524,9 @@ func avroToPaymentCapturedV3(v PaymentCapturedV3) (any, error) {
 // writerVersion of com.example.payment.captured into v, by Avro's schema resolution from the
 // writer's schema to version 3's.
 func (v *PaymentCapturedV3) UnmarshalAvro(data []byte, writerVersion int) error {
-	d, err := avroPaymentCaptured.decode(data, writerVersion, 3)
-	if err != nil {
+	var x PaymentCapturedV3
+	if err := avroSchemasOfPaymentCaptured.decodeInto(data, writerVersion, 3, &x); err != nil {
 		return err
-	}
-	x, err := avroFromPaymentCapturedV3(d)
-	if err != nil {
-		return avroDataErr(PaymentCapturedType, 3, err)
 	}
 	*v = x
 	return nil
@@ -546,7 +535,7 @@ func (v *PaymentCapturedV3) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.captured into v, resolved to version 3.
 func (v *PaymentCapturedV3) UnmarshalAvroJSON(data []byte, writerVersion int) error {
-	d, err := avroPaymentCaptured.decodeJSON(data, writerVersion, 3)
+	d, err := avroSchemasOfPaymentCaptured.decodeJSON(data, writerVersion, 3)
 	if err != nil {
 		return err
 	}
@@ -566,7 +555,7 @@ func (v PaymentCapturedV3) MarshalAvro() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 3, err)
 	}
-	return avroPaymentCaptured.encode(3, d)
+	return avroSchemasOfPaymentCaptured.encode(3, d)
 }
 
 // MarshalAvroJSON writes v in Avro's JSON encoding (unions tagged with their branch) under
@@ -576,7 +565,7 @@ func (v PaymentCapturedV3) MarshalAvroJSON() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 3, err)
 	}
-	return avroPaymentCaptured.encodeJSON(3, d)
+	return avroSchemasOfPaymentCaptured.encodeJSON(3, d)
 }
 
 // MarshalAvroFramed writes v in the Confluent wire format: magic byte 0, the 4-byte

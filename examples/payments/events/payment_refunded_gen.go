@@ -39,9 +39,10 @@ func (*PaymentRefundedV1) isPaymentRefundedData() {}
 func (*PaymentRefundedV2) isPaymentRefundedData() {}
 func (*PaymentRefundedV3) isPaymentRefundedData() {}
 
-// avroPaymentRefunded holds the Avro schema of each version of com.example.payment.refunded
-// (self-contained, named types inlined) and resolves one version's data to another's.
-var avroPaymentRefunded = newEvtAvroType("com.example.payment.refunded",
+// avroSchemasOfPaymentRefunded holds the Avro schema of each version of
+// com.example.payment.refunded (self-contained, named types inlined) and resolves one
+// version's data to another's.
+var avroSchemasOfPaymentRefunded = newEvtAvroType("com.example.payment.refunded",
 	"{\"fields\":[{\"name\":\"paymentId\",\"type\":\"string\"},{\"name\":\"accountId\",\"type\":\"string\"},{\"name\":\"sequence\",\"type\":\"long\"},{\"name\":\"refundId\",\"type\":\"string\"},{\"name\":\"refund\",\"type\":{\"fields\":[{\"name\":\"amount\",\"type\":{\"logicalType\":\"decimal\",\"precision\":12,\"scale\":2,\"type\":\"bytes\"}},{\"name\":\"currency\",\"type\":\"string\"}],\"name\":\"com.example.payments.Money\",\"type\":\"record\"}}],\"name\":\"com.example.payments.PaymentRefunded\",\"type\":\"record\"}",
 	"{\"fields\":[{\"name\":\"paymentId\",\"type\":\"string\"},{\"name\":\"accountId\",\"type\":\"string\"},{\"name\":\"sequence\",\"type\":\"long\"},{\"name\":\"refundId\",\"type\":\"string\"},{\"name\":\"refund\",\"type\":{\"fields\":[{\"name\":\"amount\",\"type\":{\"logicalType\":\"decimal\",\"precision\":12,\"scale\":2,\"type\":\"bytes\"}},{\"name\":\"currency\",\"type\":\"string\"}],\"name\":\"com.example.payments.Money\",\"type\":\"record\"}},{\"default\":null,\"name\":\"reason\",\"type\":[\"null\",\"string\"]}],\"name\":\"com.example.payments.PaymentRefunded\",\"type\":\"record\"}",
 	"{\"fields\":[{\"name\":\"paymentId\",\"type\":\"string\"},{\"name\":\"accountId\",\"type\":\"string\"},{\"name\":\"sequence\",\"type\":\"long\"},{\"name\":\"refundId\",\"type\":\"string\"},{\"name\":\"refund\",\"type\":{\"fields\":[{\"name\":\"amount\",\"type\":{\"logicalType\":\"decimal\",\"precision\":12,\"scale\":2,\"type\":\"bytes\"}},{\"name\":\"currency\",\"type\":\"string\"}],\"name\":\"com.example.payments.Money\",\"type\":\"record\"}},{\"default\":null,\"name\":\"reason\",\"type\":[\"null\",\"string\",{\"default\":\"OTHER\",\"name\":\"com.example.payments.RefundReason\",\"symbols\":[\"CUSTOMER_REQUEST\",\"DUPLICATE\",\"FRAUD\",\"OTHER\"],\"type\":\"enum\"}]}],\"name\":\"com.example.payments.PaymentRefunded\",\"type\":\"record\"}",
@@ -113,9 +114,9 @@ func DecodePaymentRefunded(e event.Event) (PaymentRefundedData, error) {
 	}
 	var d any
 	if isJSON {
-		d, err = avroPaymentRefunded.decodeJSON(data, writer, 3)
+		d, err = avroSchemasOfPaymentRefunded.decodeJSON(data, writer, 3)
 	} else {
-		d, err = avroPaymentRefunded.decodeAuto(data, writer, 3)
+		d, err = avroSchemasOfPaymentRefunded.decodeAuto(data, writer, 3)
 	}
 	if err != nil {
 		return nil, evtDataErr(e, PaymentRefundedType, writer, err)
@@ -143,7 +144,7 @@ func DecodePaymentRefundedAvro(data []byte, writerVersion int) (*PaymentRefunded
 // *PaymentRefundedV3; versionOf maps a registry schema id to the version it was registered
 // as (from evtool registry push or pull).
 func DecodePaymentRefundedFramed(data []byte, versionOf func(id uint32) (version int, ok bool)) (*PaymentRefundedV3, error) {
-	d, _, err := avroPaymentRefunded.decodeFramed(data, versionOf, 3)
+	d, _, err := avroSchemasOfPaymentRefunded.decodeFramed(data, versionOf, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -216,13 +217,9 @@ func avroToPaymentRefundedV1(v PaymentRefundedV1) (any, error) {
 // writerVersion of com.example.payment.refunded into v, by Avro's schema resolution from the
 // writer's schema to version 1's.
 func (v *PaymentRefundedV1) UnmarshalAvro(data []byte, writerVersion int) error {
-	d, err := avroPaymentRefunded.decode(data, writerVersion, 1)
-	if err != nil {
+	var x PaymentRefundedV1
+	if err := avroSchemasOfPaymentRefunded.decodeInto(data, writerVersion, 1, &x); err != nil {
 		return err
-	}
-	x, err := avroFromPaymentRefundedV1(d)
-	if err != nil {
-		return avroDataErr(PaymentRefundedType, 1, err)
 	}
 	*v = x
 	return nil
@@ -231,7 +228,7 @@ func (v *PaymentRefundedV1) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.refunded into v, resolved to version 1.
 func (v *PaymentRefundedV1) UnmarshalAvroJSON(data []byte, writerVersion int) error {
-	d, err := avroPaymentRefunded.decodeJSON(data, writerVersion, 1)
+	d, err := avroSchemasOfPaymentRefunded.decodeJSON(data, writerVersion, 1)
 	if err != nil {
 		return err
 	}
@@ -251,7 +248,7 @@ func (v PaymentRefundedV1) MarshalAvro() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentRefundedType, 1, err)
 	}
-	return avroPaymentRefunded.encode(1, d)
+	return avroSchemasOfPaymentRefunded.encode(1, d)
 }
 
 // MarshalAvroJSON writes v in Avro's JSON encoding (unions tagged with their branch) under
@@ -261,7 +258,7 @@ func (v PaymentRefundedV1) MarshalAvroJSON() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentRefundedType, 1, err)
 	}
-	return avroPaymentRefunded.encodeJSON(1, d)
+	return avroSchemasOfPaymentRefunded.encodeJSON(1, d)
 }
 
 // MarshalAvroFramed writes v in the Confluent wire format: magic byte 0, the 4-byte
@@ -377,13 +374,9 @@ func avroToPaymentRefundedV2(v PaymentRefundedV2) (any, error) {
 // writerVersion of com.example.payment.refunded into v, by Avro's schema resolution from the
 // writer's schema to version 2's.
 func (v *PaymentRefundedV2) UnmarshalAvro(data []byte, writerVersion int) error {
-	d, err := avroPaymentRefunded.decode(data, writerVersion, 2)
-	if err != nil {
+	var x PaymentRefundedV2
+	if err := avroSchemasOfPaymentRefunded.decodeInto(data, writerVersion, 2, &x); err != nil {
 		return err
-	}
-	x, err := avroFromPaymentRefundedV2(d)
-	if err != nil {
-		return avroDataErr(PaymentRefundedType, 2, err)
 	}
 	*v = x
 	return nil
@@ -392,7 +385,7 @@ func (v *PaymentRefundedV2) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.refunded into v, resolved to version 2.
 func (v *PaymentRefundedV2) UnmarshalAvroJSON(data []byte, writerVersion int) error {
-	d, err := avroPaymentRefunded.decodeJSON(data, writerVersion, 2)
+	d, err := avroSchemasOfPaymentRefunded.decodeJSON(data, writerVersion, 2)
 	if err != nil {
 		return err
 	}
@@ -412,7 +405,7 @@ func (v PaymentRefundedV2) MarshalAvro() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentRefundedType, 2, err)
 	}
-	return avroPaymentRefunded.encode(2, d)
+	return avroSchemasOfPaymentRefunded.encode(2, d)
 }
 
 // MarshalAvroJSON writes v in Avro's JSON encoding (unions tagged with their branch) under
@@ -422,7 +415,7 @@ func (v PaymentRefundedV2) MarshalAvroJSON() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentRefundedType, 2, err)
 	}
-	return avroPaymentRefunded.encodeJSON(2, d)
+	return avroSchemasOfPaymentRefunded.encodeJSON(2, d)
 }
 
 // MarshalAvroFramed writes v in the Confluent wire format: magic byte 0, the 4-byte
@@ -538,7 +531,7 @@ func avroToPaymentRefundedV3(v PaymentRefundedV3) (any, error) {
 // writerVersion of com.example.payment.refunded into v, by Avro's schema resolution from the
 // writer's schema to version 3's.
 func (v *PaymentRefundedV3) UnmarshalAvro(data []byte, writerVersion int) error {
-	d, err := avroPaymentRefunded.decode(data, writerVersion, 3)
+	d, err := avroSchemasOfPaymentRefunded.decode(data, writerVersion, 3)
 	if err != nil {
 		return err
 	}
@@ -553,7 +546,7 @@ func (v *PaymentRefundedV3) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.refunded into v, resolved to version 3.
 func (v *PaymentRefundedV3) UnmarshalAvroJSON(data []byte, writerVersion int) error {
-	d, err := avroPaymentRefunded.decodeJSON(data, writerVersion, 3)
+	d, err := avroSchemasOfPaymentRefunded.decodeJSON(data, writerVersion, 3)
 	if err != nil {
 		return err
 	}
@@ -573,7 +566,7 @@ func (v PaymentRefundedV3) MarshalAvro() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentRefundedType, 3, err)
 	}
-	return avroPaymentRefunded.encode(3, d)
+	return avroSchemasOfPaymentRefunded.encode(3, d)
 }
 
 // MarshalAvroJSON writes v in Avro's JSON encoding (unions tagged with their branch) under
@@ -583,7 +576,7 @@ func (v PaymentRefundedV3) MarshalAvroJSON() ([]byte, error) {
 	if err != nil {
 		return nil, avroDataErr(PaymentRefundedType, 3, err)
 	}
-	return avroPaymentRefunded.encodeJSON(3, d)
+	return avroSchemasOfPaymentRefunded.encodeJSON(3, d)
 }
 
 // MarshalAvroFramed writes v in the Confluent wire format: magic byte 0, the 4-byte

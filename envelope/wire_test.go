@@ -3,6 +3,7 @@ package envelope
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -152,7 +153,7 @@ func TestWireRoundTripThroughBroker(t *testing.T) {
 					}
 					ver := cat.Lookup(fe.typ).Version(fe.version)
 					id := WireID(cat, ids, ver)
-					r, err := ToWireRecord(ctx, &d.Event, ver, id, mode)
+					r, err := ToWireRecord(ctx, &d.Event, ver, framing, id, mode)
 					if err != nil {
 						t.Fatalf("%s: %v", fe.name, err)
 					}
@@ -196,7 +197,7 @@ func TestWireRoundTripThroughBroker(t *testing.T) {
 			if s.mode == ModeBinary && !bytes.Equal(r.Value, d.RawData) {
 				t.Errorf("record value is not the data")
 			}
-			payload, id, framed := DataFrame(ver.Compiled, d.RawData)
+			payload, id, framed := DataFrame(ver.Compiled, s.framing, d.RawData)
 			if framed != (s.wantID != 0) || id != s.wantID {
 				t.Errorf("framed %v id %d, want id %d", framed, id, s.wantID)
 			}
@@ -254,7 +255,7 @@ func TestCheckRecordSchemaIDs(t *testing.T) {
 		}{"other version's id", id2, RuleSchemaIDMismatch})
 		for _, tc := range tests {
 			t.Run(typ+"/"+tc.name, func(t *testing.T) {
-				r, err := ToWireRecord(context.Background(), &d.Event, v1, tc.id, ModeBinary)
+				r, err := ToWireRecord(context.Background(), &d.Event, v1, registry.FramingConfluent, tc.id, ModeBinary)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -299,7 +300,7 @@ func TestKcatReadsFramedRecord(t *testing.T) {
 	id := WireID(cat, ids, ver)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r, err := ToWireRecord(ctx, &d.Event, ver, id, ModeBinary)
+	r, err := ToWireRecord(ctx, &d.Event, ver, registry.FramingConfluent, id, ModeBinary)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +341,7 @@ func FuzzDataFrame(f *testing.F) {
 			typ = avroType
 		}
 		ver := cat.Lookup(typ).Version(1)
-		if _, _, framed := DataFrame(ver.Compiled, value); framed && value[0] != 0 {
+		if _, _, framed := DataFrame(ver.Compiled, registry.FramingConfluent, value); framed && value[0] != 0 {
 			t.Fatalf("framed without the magic byte: % x", value)
 		}
 		r := &kgo.Record{Topic: "t", Value: value, Headers: []kgo.RecordHeader{
@@ -352,4 +353,37 @@ func FuzzDataFrame(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestWireFramingNoneKeepsZeroLeadingAvro: under kafka.framing none an
+// Avro datum that starts with a zero byte and whose bytes from the sixth
+// on also read as a datum (a payment with an empty id and a 4-byte
+// amount) is plain data: it goes to the record as it is, and a frame
+// check does not take its first five bytes for a schema id.
+func TestWireFramingNoneKeepsZeroLeadingAvro(t *testing.T) {
+	datum := []byte{0x00, 0x08, 0x02, 0x02, 0x06, 0x00, 0x00, 0x02, 0x00, 0x61}
+	cat, ids := formatsCatalog(t, true, "version: 1\nschemas: schemas\ndataschema: https://schemas.example.com/{type}/v{version}\nkafka: {framing: none}\n")
+	ver := cat.Lookup(avroType).Version(1)
+	if _, err := ver.Compiled.DecodeValue(datum[5:], ver.Compiled.DefaultContentType()); err != nil {
+		t.Fatalf("the test datum's tail must read as a datum too: %v", err)
+	}
+	d, fs := DecodeJSON(fmt.Appendf(nil, `{"specversion":"1.0","id":"z","source":"/test","type":%q,"datacontenttype":"application/avro","dataschema":"https://schemas.example.com/%s/v1","data_base64":%q}`,
+		avroType, avroType, base64.StdEncoding.EncodeToString(datum)))
+	if err := findingsError(fs); err != nil {
+		t.Fatal(err)
+	}
+	v := &Validator{Catalog: cat, IDs: ids}
+	if _, fs := v.Check(d); len(fs) != 0 {
+		t.Errorf("findings on valid unframed data: %v", fs)
+	}
+	r, err := ToWireRecord(context.Background(), &d.Event, ver, cat.Framing(cat.Lookup(avroType)), WireID(cat, ids, ver), ModeBinary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(r.Value, datum) {
+		t.Errorf("record value % x, want the datum % x", r.Value, datum)
+	}
+	if payload, _, framed := DataFrame(ver.Compiled, registry.FramingNone, datum); framed || !bytes.Equal(payload, datum) {
+		t.Errorf("DataFrame took the datum for framed")
+	}
 }

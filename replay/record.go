@@ -485,7 +485,7 @@ func (h *Harness) slowRecord(ctx context.Context, raw rawEvent, topic string) co
 		return converted{err: errorAt(raw, strconv.Quote(d.Event.Type())+" is not a type of the catalog")}
 	}
 	ver := h.mut.version(t.Name, d.Event.DataSchema())
-	if err := formatValue(d, ver, keyOf(t)); err != nil {
+	if err := formatValue(d, ver, h.cat.Framing(t), keyOf(t)); err != nil {
 		return converted{err: errorAt(raw, err.Error())}
 	}
 	key, err := eventKey(d, keyOf(t))
@@ -507,7 +507,7 @@ func (h *Harness) slowRecord(ctx context.Context, raw rawEvent, topic string) co
 	}
 	// Avro and Protobuf data goes out in its binary encoding, framed as
 	// the type's kafka.framing says.
-	rec, err := envelope.ToWireRecord(ctx, &d.Event, ver, h.mut.wireID(ver), h.sc.Kafka.Mode)
+	rec, err := envelope.ToWireRecord(ctx, &d.Event, ver, h.mut.framing(ver), h.mut.wireID(ver), h.sc.Kafka.Mode)
 	if err != nil {
 		return converted{err: errorAt(raw, err.Error())}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/internal/pipeline"
+	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -60,8 +61,12 @@ cannot be read (malformed JSON, invalid UTF-8, an event over --max-event-size).`
 			if err != nil {
 				return err
 			}
+			ids, err := registry.LoadSchemaIDs(cat)
+			if err != nil {
+				return err
+			}
 			tuneGC()
-			v := &envelope.Validator{Catalog: cat}
+			v := &envelope.Validator{Catalog: cat, IDs: ids}
 			var total validateStats
 			for _, name := range args {
 				st, err := a.validateInput(cmd.Context(), v, name, maxBytes, workers, p)

@@ -387,3 +387,38 @@ func TestWireFramingNoneKeepsZeroLeadingAvro(t *testing.T) {
 		t.Errorf("DataFrame took the datum for framed")
 	}
 }
+
+// TestCheckFrameOtherBinaryContentTypes: the frame is checked whatever
+// binary content type the producer wrote (avro/binary, which Confluent's
+// tools and others write, application/x-protobuf), not only evtool's own.
+func TestCheckFrameOtherBinaryContentTypes(t *testing.T) {
+	cat, ids := formatsCatalog(t, true, "")
+	v := &Validator{Catalog: cat, IDs: ids}
+	for _, tc := range []struct{ typ, data, ct string }{
+		{avroType, formatEvents[0].data, "avro/binary"},
+		{avroType, formatEvents[0].data, "application/vnd.apache.avro+binary"},
+		{protoType, formatEvents[2].data, "application/x-protobuf"},
+	} {
+		t.Run(tc.ct, func(t *testing.T) {
+			ver := cat.Lookup(tc.typ).Version(1)
+			framed, err := BinaryData(ver, registry.FramingConfluent, []byte(tc.data), format.ContentTypeJSON)
+			if err != nil {
+				t.Fatal(err)
+			}
+			framed = FrameData(ver.Compiled, ids.Unknown(), framed)
+			d, fs := DecodeJSON(fmt.Appendf(nil, `{"specversion":"1.0","id":"x","source":"/test","type":%q,"datacontenttype":%q,"dataschema":"https://schemas.example.com/%s/v1","data_base64":%q}`,
+				tc.typ, tc.ct, tc.typ, base64.StdEncoding.EncodeToString(framed)))
+			if err := findingsError(fs); err != nil {
+				t.Fatal(err)
+			}
+			_, fs = v.Check(d)
+			var rules []string
+			for _, f := range fs {
+				rules = append(rules, f.Rule)
+			}
+			if diff := cmp.Diff([]string{RuleSchemaIDUnknown}, rules); diff != "" {
+				t.Errorf("rules (-want +got):\n%s\n%v", diff, fs)
+			}
+		})
+	}
+}

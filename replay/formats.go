@@ -39,16 +39,20 @@ func dataContentType(e *event.Event) string {
 
 // formatValue sets d.Data to the JSON form of an Avro or Protobuf event's
 // data (Avro's JSON encoding, the Protobuf JSON mapping), which partition
-// keys point into; only when the type's key is in its data (ks).
-func formatValue(d *envelope.Decoded, ver *registry.Version, framing registry.Framing, ks keySpec) error {
+// keys point into; only when the type's key is in its data (ks). For
+// binary Avro data it also returns the datum without its frame (nil
+// otherwise): reading the key found the frame, so that the record can be
+// written without reading the datum once more.
+func formatValue(d *envelope.Decoded, ver *registry.Version, framing registry.Framing, ks keySpec) ([]byte, error) {
 	if ks.pointer == "" || !isFormatted(ver) || !d.HasData {
-		return nil
+		return nil, nil
 	}
 	k, ok := any(nil), false
+	var unframed []byte
 	switch s := ver.Compiled.(type) {
 	case *avro.Schema:
 		if !format.IsJSON(dataContentType(&d.Event)) {
-			k, ok = avroKey(s, framing, d.RawData, ks.tokens)
+			k, ok, unframed = avroKey(s, framing, d.RawData, ks.tokens)
 		}
 	case *protobuf.Schema:
 		k, ok = protoKey(s, d.RawData, dataContentType(&d.Event), ks.tokens)
@@ -60,14 +64,14 @@ func formatValue(d *envelope.Decoded, ver *registry.Version, framing registry.Fr
 			k = map[string]any{ks.tokens[i]: k}
 		}
 		d.Data = k
-		return nil
+		return unframed, nil
 	}
 	v, err := ver.Compiled.DecodeValue(d.RawData, dataContentType(&d.Event))
 	if err != nil {
-		return fmt.Errorf("%s v%d: %v", ver.Type, ver.Number, err)
+		return nil, fmt.Errorf("%s v%d: %v", ver.Type, ver.Number, err)
 	}
 	d.Data = v
-	return nil
+	return unframed, nil
 }
 
 // reencode returns data of version from (in content type ct) as a datum
@@ -256,16 +260,27 @@ func protoKey(s *protobuf.Schema, data []byte, ct string, tokens []string) (any,
 // avroKey reads a partition key from a binary Avro datum: the value at a
 // path of record fields, when it is a string, int or long (ok false for
 // anything else, a union say, which the JSON encoding tags). Under
-// kafka.framing none the datum is never taken for framed.
-func avroKey(s *avro.Schema, framing registry.Framing, data []byte, tokens []string) (any, bool) {
+// kafka.framing none the datum is never taken for framed. unframed is
+// data without its frame, when it is a datum.
+func avroKey(s *avro.Schema, framing registry.Framing, data []byte, tokens []string) (key any, ok bool, unframed []byte) {
 	read := avro.FramingAuto
 	if framing == registry.FramingNone {
 		read = avro.FramingNone
 	}
-	datum, _, _, err := s.DecodeBinary(data, read)
+	datum, _, framed, err := s.DecodeBinary(data, read)
 	if err != nil {
-		return nil, false
+		return nil, false, nil
 	}
+	unframed = data
+	if framed {
+		unframed = data[5:]
+	}
+	k, ok := avroKeyIn(datum, tokens)
+	return k, ok, unframed
+}
+
+// avroKeyIn is the key at tokens in an Avro datum.
+func avroKeyIn(datum any, tokens []string) (any, bool) {
 	for _, tok := range tokens {
 		rec, ok := datum.(map[string]any)
 		if !ok {

@@ -413,9 +413,12 @@ func TestAvroKey(t *testing.T) {
 		{"/paymentId/x", nil, false},
 	} {
 		ks := keySpec{pointer: tc.pointer, tokens: strings.Split(tc.pointer[1:], "/")}
-		got, ok := avroKey(ver.Compiled.(*avro.Schema), registry.FramingConfluent, envelope.FrameData(ver.Compiled, 7, bin), ks.tokens)
+		got, ok, unframed := avroKey(ver.Compiled.(*avro.Schema), registry.FramingConfluent, envelope.FrameData(ver.Compiled, 7, bin), ks.tokens)
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("%s: %v %v, want %v %v", tc.pointer, got, ok, tc.want, tc.ok)
+		}
+		if !bytes.Equal(unframed, bin) {
+			t.Errorf("%s: unframed % x, want the datum % x", tc.pointer, unframed, bin)
 		}
 	}
 }

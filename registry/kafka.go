@@ -65,7 +65,16 @@ type SchemaIDs struct {
 // no ids.
 func LoadSchemaIDs(c *Catalog) (*SchemaIDs, error) {
 	p := filepath.Join(c.Root, filepath.FromSlash(SchemaIDsFile))
-	data, err := format.ReadFile(os.DirFS(c.Root), SchemaIDsFile, maxSchemaIDsBytes)
+	if c.Root == "" {
+		return &SchemaIDs{}, nil // a catalog not read from a directory
+	}
+	// os.Root, not os.DirFS: a symlink that leaves the root is refused.
+	root, err := os.OpenRoot(c.Root)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	defer root.Close()
+	data, err := format.ReadFile(root.FS(), SchemaIDsFile, maxSchemaIDsBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &SchemaIDs{}, nil
 	}

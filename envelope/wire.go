@@ -3,6 +3,7 @@ package envelope
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/cloudevents/sdk-go/v2/event"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -151,11 +152,13 @@ func (v *Validator) checkFrame(d *Decoded, ver *registry.Version, ct string) []r
 	if d.Event.DataBase64 {
 		ptr = "/data_base64"
 	}
-	switch other := v.IDs.Version(id); {
+	others := v.IDs.Versions(id)
+	switch {
 	case !v.IDs.Known(id):
 		return []report.Finding{{Rule: RuleSchemaIDUnknown, Severity: report.SeverityError, Pointer: ptr,
 			Message: fmt.Sprintf("the data is Confluent-framed with schema id %d, which is not a registry id of the catalog (%s); a Confluent deserializer cannot read it", id, registry.SchemaIDsFile)}}
-	case other != nil && (other.Type != ver.Type || other.Number != ver.Number):
+	case len(others) > 0 && !slices.ContainsFunc(others, func(o *registry.Version) bool { return o.Type == ver.Type && o.Number == ver.Number }):
+		other := others[0]
 		return []report.Finding{{Rule: RuleSchemaIDMismatch, Severity: report.SeverityError, Pointer: ptr,
 			Message: fmt.Sprintf("the data is Confluent-framed with schema id %d, which is %s v%d, but the event says %s v%d", id, other.Type, other.Number, ver.Type, ver.Number)}}
 	}

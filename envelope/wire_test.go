@@ -422,3 +422,59 @@ func TestCheckFrameOtherBinaryContentTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckFrameSharedID: two versions with the same canonical schema (v2
+// only adds a doc) have one registry id, as a registry gives them; an
+// event of either framed under it is no mismatch.
+func TestCheckFrameSharedID(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/formats")); err != nil {
+		t.Fatal(err)
+	}
+	sdir := filepath.Join(dir, "schemas", avroType)
+	v1, err := os.ReadFile(filepath.Join(sdir, "v1.avsc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := strings.Replace(string(v1), `"name": "PaymentSettled",`, `"name": "PaymentSettled", "doc": "Settled.",`, 1)
+	if err := os.WriteFile(filepath.Join(sdir, "v2.avsc"), []byte(v2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := registry.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ty := cat.Lookup(avroType)
+	if ty.Version(1).Digest != ty.Version(2).Digest {
+		t.Fatalf("the versions must share a digest: %s %s", ty.Version(1).Digest, ty.Version(2).Digest)
+	}
+	p := filepath.Join(dir, "schemas", filepath.FromSlash(registry.SchemaIDsFile))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, fmt.Appendf(nil, `{"ids": {%q: 42}}`, ty.Version(1).Digest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := registry.LoadSchemaIDs(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &Validator{Catalog: cat, IDs: ids}
+	for _, n := range []int{1, 2} {
+		ver := ty.Version(n)
+		if id, _ := ids.Of(ver); id != 42 {
+			t.Fatalf("v%d: id %d, want 42", n, id)
+		}
+		d, fs := DecodeJSON(formatEventJSON(avroType, n, formatEvents[0].data))
+		if err := findingsError(fs); err != nil {
+			t.Fatal(err)
+		}
+		r, err := ToWireRecord(context.Background(), &d.Event, ver, registry.FramingConfluent, 42, ModeBinary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, fs, err := v.CheckRecord(r); err != nil || len(fs) != 0 {
+			t.Errorf("v%d: %v %v", n, fs, err)
+		}
+	}
+}

@@ -53,7 +53,9 @@ const SchemaIDsFile = ".registry/ids.json"
 // by the version's digest. The zero value (no ids file) knows no ids.
 type SchemaIDs struct {
 	byVersion map[*Version]uint32
-	byID      map[uint32]*Version
+	// byID holds the versions of each id: versions with the same
+	// canonical schema (one that only adds a doc) share the id.
+	byID map[uint32][]*Version
 	// all holds every id of the file, also those of schemas that are no
 	// version of the catalog any more: an id a registry handed out is not
 	// unknown.
@@ -89,7 +91,7 @@ const maxSchemaIDsBytes = 128 << 20
 
 // parseSchemaIDs reads the ids file's text; p names it in errors.
 func parseSchemaIDs(c *Catalog, p string, data []byte) (*SchemaIDs, error) {
-	ids := &SchemaIDs{byVersion: map[*Version]uint32{}, byID: map[uint32]*Version{}, all: map[uint32]bool{}}
+	ids := &SchemaIDs{byVersion: map[*Version]uint32{}, byID: map[uint32][]*Version{}, all: map[uint32]bool{}}
 	var doc struct {
 		IDs map[string]int64 `json:"ids"`
 	}
@@ -109,7 +111,7 @@ func parseSchemaIDs(c *Catalog, p string, data []byte) (*SchemaIDs, error) {
 		for _, v := range t.Versions {
 			if id, ok := byDigest[v.Digest]; ok && v.Digest != "" {
 				ids.byVersion[v] = id
-				ids.byID[id] = v
+				ids.byID[id] = append(ids.byID[id], v)
 			}
 		}
 	}
@@ -125,9 +127,17 @@ func (s *SchemaIDs) Of(v *Version) (uint32, bool) {
 	return id, ok
 }
 
-// Version returns the version with registry id id (nil when the id is
-// not one of the catalog's versions).
+// Version returns the first version with registry id id (nil when the id
+// is not one of the catalog's versions).
 func (s *SchemaIDs) Version(id uint32) *Version {
+	if vs := s.Versions(id); len(vs) > 0 {
+		return vs[0]
+	}
+	return nil
+}
+
+// Versions returns the versions with registry id id, in catalog order.
+func (s *SchemaIDs) Versions(id uint32) []*Version {
 	if s == nil {
 		return nil
 	}

@@ -39,8 +39,8 @@ const (
 func DataFrame(s format.Schema, framing registry.Framing, data []byte) (payload []byte, id uint32, framed bool) {
 	switch s := s.(type) {
 	case *avro.Schema:
-		if framing == registry.FramingNone {
-			break
+		if framing == registry.FramingNone || len(data) < 5 || data[0] != 0 {
+			break // not framed: no need to read the datum to know
 		}
 		if _, id, framed, err := s.DecodeBinary(data, avro.FramingAuto); err == nil && framed {
 			_, payload, _ := avro.Unframe(data)

@@ -3,7 +3,7 @@ package envelope
 import (
 	"context"
 	"fmt"
-	"mime"
+	"slices"
 
 	"github.com/cloudevents/sdk-go/v2/event"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -29,14 +29,19 @@ const (
 	RuleSchemaIDMismatch = "schema-id-mismatch"
 )
 
-// DataFrame splits the binary data of an event of schema s into its
-// payload and, when it is Confluent-framed, the schema id. Protobuf data
-// is framed when it starts with the magic byte (no message starts with a
-// zero tag); Avro data when it starts with a header and the rest is one
-// datum of s (an Avro datum may itself start with a zero byte).
-func DataFrame(s format.Schema, data []byte) (payload []byte, id uint32, framed bool) {
+// DataFrame splits the binary data of an event of schema s, of a type
+// with the given kafka.framing, into its payload and, when it is
+// Confluent-framed, the schema id. Protobuf data is framed when it starts
+// with the magic byte (no message starts with a zero tag). Avro data is
+// never framed under FramingNone: a datum may itself start with a zero
+// byte and its bytes from the sixth on read as a datum too; otherwise it
+// is framed when it starts with a header and the rest is one datum of s.
+func DataFrame(s format.Schema, framing registry.Framing, data []byte) (payload []byte, id uint32, framed bool) {
 	switch s := s.(type) {
 	case *avro.Schema:
+		if framing == registry.FramingNone || len(data) < 5 || data[0] != 0 {
+			break // not framed: no need to read the datum to know
+		}
 		if _, id, framed, err := s.DecodeBinary(data, avro.FramingAuto); err == nil && framed {
 			_, payload, _ := avro.Unframe(data)
 			return payload, id, true
@@ -66,11 +71,11 @@ func FrameData(s format.Schema, id uint32, payload []byte) []byte {
 // Protobuf JSON mapping) is encoded, binary data (validated beforehand)
 // is taken as it is, without its frame; the
 // result is framed under id when id is not zero, and unframed otherwise.
-func BinaryData(ver *registry.Version, data []byte, contentType string) ([]byte, error) {
-	return binaryData(ver, data, contentType, 0)
+func BinaryData(ver *registry.Version, framing registry.Framing, data []byte, contentType string) ([]byte, error) {
+	return binaryData(ver, framing, data, contentType, 0)
 }
 
-func binaryData(ver *registry.Version, data []byte, contentType string, id uint32) ([]byte, error) {
+func binaryData(ver *registry.Version, framing registry.Framing, data []byte, contentType string, id uint32) ([]byte, error) {
 	s := ver.Compiled
 	if s == nil {
 		return nil, fmt.Errorf("%s v%d did not compile", ver.Type, ver.Number)
@@ -87,7 +92,7 @@ func binaryData(ver *registry.Version, data []byte, contentType string, id uint3
 	} else {
 		// Binary data was validated with the event (Validator.Check);
 		// reading it again for every record would double the cost.
-		payload, _, _ = DataFrame(s, data)
+		payload, _, _ = DataFrame(s, framing, data)
 	}
 	if id != 0 {
 		return FrameData(s, id, payload), nil
@@ -96,16 +101,17 @@ func binaryData(ver *registry.Version, data []byte, contentType string, id uint3
 }
 
 // WireEvent returns e with its data in the binary encoding of ver's
-// format, Confluent-framed under id when id is not zero, and the format's
+// format (binary data read as framing, the type's kafka.framing, says),
+// Confluent-framed under id when id is not zero, and the format's
 // binary content type: what ToRecord then puts in a binary-mode record
 // value, or in data_base64 in structured mode. Events of JSON Schema types
 // are returned as they are.
-func WireEvent(e *event.Event, ver *registry.Version, id uint32) (event.Event, error) {
+func WireEvent(e *event.Event, ver *registry.Version, framing registry.Framing, id uint32) (event.Event, error) {
 	if ver == nil || ver.Format == format.JSONSchema || ver.Format == "" {
 		return *e, nil
 	}
 	out := e.Clone()
-	b, err := binaryData(ver, e.DataEncoded, e.DataContentType(), id)
+	b, err := binaryData(ver, framing, e.DataEncoded, e.DataContentType(), id)
 	if err != nil {
 		return out, err
 	}
@@ -132,10 +138,13 @@ func (v *Validator) checkFrame(d *Decoded, ver *registry.Version, ct string) []r
 	if v.IDs.Empty() {
 		return nil
 	}
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != ver.Compiled.DefaultContentType() {
+	// The data validated under ct: any binary type of the format
+	// (avro/binary, application/x-protobuf, which other producers write)
+	// carries the same frame as evtool's own.
+	if format.IsJSON(ct) {
 		return nil
 	}
-	_, id, framed := DataFrame(ver.Compiled, d.RawData)
+	_, id, framed := DataFrame(ver.Compiled, v.Catalog.Framing(v.Catalog.Lookup(ver.Type)), d.RawData)
 	if !framed {
 		return nil
 	}
@@ -143,11 +152,13 @@ func (v *Validator) checkFrame(d *Decoded, ver *registry.Version, ct string) []r
 	if d.Event.DataBase64 {
 		ptr = "/data_base64"
 	}
-	switch other := v.IDs.Version(id); {
+	others := v.IDs.Versions(id)
+	switch {
 	case !v.IDs.Known(id):
 		return []report.Finding{{Rule: RuleSchemaIDUnknown, Severity: report.SeverityError, Pointer: ptr,
 			Message: fmt.Sprintf("the data is Confluent-framed with schema id %d, which is not a registry id of the catalog (%s); a Confluent deserializer cannot read it", id, registry.SchemaIDsFile)}}
-	case other != nil && (other.Type != ver.Type || other.Number != ver.Number):
+	case len(others) > 0 && !slices.ContainsFunc(others, func(o *registry.Version) bool { return o.Type == ver.Type && o.Number == ver.Number }):
+		other := others[0]
 		return []report.Finding{{Rule: RuleSchemaIDMismatch, Severity: report.SeverityError, Pointer: ptr,
 			Message: fmt.Sprintf("the data is Confluent-framed with schema id %d, which is %s v%d, but the event says %s v%d", id, other.Type, other.Number, ver.Type, ver.Number)}}
 	}
@@ -163,8 +174,8 @@ func RecordPosition(r *kgo.Record) string {
 // ToWireRecord is ToRecord for an event of a catalog: the data of an Avro
 // or Protobuf type is put in its binary encoding first (WireEvent), framed
 // as the type's kafka.framing and the version's registry id say.
-func ToWireRecord(ctx context.Context, e *event.Event, ver *registry.Version, id uint32, mode Mode, opts ...RecordOption) (*kgo.Record, error) {
-	w, err := WireEvent(e, ver, id)
+func ToWireRecord(ctx context.Context, e *event.Event, ver *registry.Version, framing registry.Framing, id uint32, mode Mode, opts ...RecordOption) (*kgo.Record, error) {
+	w, err := WireEvent(e, ver, framing, id)
 	if err != nil {
 		return nil, err
 	}

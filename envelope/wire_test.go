@@ -3,6 +3,7 @@ package envelope
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -152,7 +153,7 @@ func TestWireRoundTripThroughBroker(t *testing.T) {
 					}
 					ver := cat.Lookup(fe.typ).Version(fe.version)
 					id := WireID(cat, ids, ver)
-					r, err := ToWireRecord(ctx, &d.Event, ver, id, mode)
+					r, err := ToWireRecord(ctx, &d.Event, ver, framing, id, mode)
 					if err != nil {
 						t.Fatalf("%s: %v", fe.name, err)
 					}
@@ -196,7 +197,7 @@ func TestWireRoundTripThroughBroker(t *testing.T) {
 			if s.mode == ModeBinary && !bytes.Equal(r.Value, d.RawData) {
 				t.Errorf("record value is not the data")
 			}
-			payload, id, framed := DataFrame(ver.Compiled, d.RawData)
+			payload, id, framed := DataFrame(ver.Compiled, s.framing, d.RawData)
 			if framed != (s.wantID != 0) || id != s.wantID {
 				t.Errorf("framed %v id %d, want id %d", framed, id, s.wantID)
 			}
@@ -254,7 +255,7 @@ func TestCheckRecordSchemaIDs(t *testing.T) {
 		}{"other version's id", id2, RuleSchemaIDMismatch})
 		for _, tc := range tests {
 			t.Run(typ+"/"+tc.name, func(t *testing.T) {
-				r, err := ToWireRecord(context.Background(), &d.Event, v1, tc.id, ModeBinary)
+				r, err := ToWireRecord(context.Background(), &d.Event, v1, registry.FramingConfluent, tc.id, ModeBinary)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -299,7 +300,7 @@ func TestKcatReadsFramedRecord(t *testing.T) {
 	id := WireID(cat, ids, ver)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r, err := ToWireRecord(ctx, &d.Event, ver, id, ModeBinary)
+	r, err := ToWireRecord(ctx, &d.Event, ver, registry.FramingConfluent, id, ModeBinary)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +341,7 @@ func FuzzDataFrame(f *testing.F) {
 			typ = avroType
 		}
 		ver := cat.Lookup(typ).Version(1)
-		if _, _, framed := DataFrame(ver.Compiled, value); framed && value[0] != 0 {
+		if _, _, framed := DataFrame(ver.Compiled, registry.FramingConfluent, value); framed && value[0] != 0 {
 			t.Fatalf("framed without the magic byte: % x", value)
 		}
 		r := &kgo.Record{Topic: "t", Value: value, Headers: []kgo.RecordHeader{
@@ -352,4 +353,128 @@ func FuzzDataFrame(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestWireFramingNoneKeepsZeroLeadingAvro: under kafka.framing none an
+// Avro datum that starts with a zero byte and whose bytes from the sixth
+// on also read as a datum (a payment with an empty id and a 4-byte
+// amount) is plain data: it goes to the record as it is, and a frame
+// check does not take its first five bytes for a schema id.
+func TestWireFramingNoneKeepsZeroLeadingAvro(t *testing.T) {
+	datum := []byte{0x00, 0x08, 0x02, 0x02, 0x06, 0x00, 0x00, 0x02, 0x00, 0x61}
+	cat, ids := formatsCatalog(t, true, "version: 1\nschemas: schemas\ndataschema: https://schemas.example.com/{type}/v{version}\nkafka: {framing: none}\n")
+	ver := cat.Lookup(avroType).Version(1)
+	if _, err := ver.Compiled.DecodeValue(datum[5:], ver.Compiled.DefaultContentType()); err != nil {
+		t.Fatalf("the test datum's tail must read as a datum too: %v", err)
+	}
+	d, fs := DecodeJSON(fmt.Appendf(nil, `{"specversion":"1.0","id":"z","source":"/test","type":%q,"datacontenttype":"application/avro","dataschema":"https://schemas.example.com/%s/v1","data_base64":%q}`,
+		avroType, avroType, base64.StdEncoding.EncodeToString(datum)))
+	if err := findingsError(fs); err != nil {
+		t.Fatal(err)
+	}
+	v := &Validator{Catalog: cat, IDs: ids}
+	if _, fs := v.Check(d); len(fs) != 0 {
+		t.Errorf("findings on valid unframed data: %v", fs)
+	}
+	r, err := ToWireRecord(context.Background(), &d.Event, ver, cat.Framing(cat.Lookup(avroType)), WireID(cat, ids, ver), ModeBinary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(r.Value, datum) {
+		t.Errorf("record value % x, want the datum % x", r.Value, datum)
+	}
+	if payload, _, framed := DataFrame(ver.Compiled, registry.FramingNone, datum); framed || !bytes.Equal(payload, datum) {
+		t.Errorf("DataFrame took the datum for framed")
+	}
+}
+
+// TestCheckFrameOtherBinaryContentTypes: the frame is checked whatever
+// binary content type the producer wrote (avro/binary, which Confluent's
+// tools and others write, application/x-protobuf), not only evtool's own.
+func TestCheckFrameOtherBinaryContentTypes(t *testing.T) {
+	cat, ids := formatsCatalog(t, true, "")
+	v := &Validator{Catalog: cat, IDs: ids}
+	for _, tc := range []struct{ typ, data, ct string }{
+		{avroType, formatEvents[0].data, "avro/binary"},
+		{avroType, formatEvents[0].data, "application/vnd.apache.avro+binary"},
+		{protoType, formatEvents[2].data, "application/x-protobuf"},
+	} {
+		t.Run(tc.ct, func(t *testing.T) {
+			ver := cat.Lookup(tc.typ).Version(1)
+			framed, err := BinaryData(ver, registry.FramingConfluent, []byte(tc.data), format.ContentTypeJSON)
+			if err != nil {
+				t.Fatal(err)
+			}
+			framed = FrameData(ver.Compiled, ids.Unknown(), framed)
+			d, fs := DecodeJSON(fmt.Appendf(nil, `{"specversion":"1.0","id":"x","source":"/test","type":%q,"datacontenttype":%q,"dataschema":"https://schemas.example.com/%s/v1","data_base64":%q}`,
+				tc.typ, tc.ct, tc.typ, base64.StdEncoding.EncodeToString(framed)))
+			if err := findingsError(fs); err != nil {
+				t.Fatal(err)
+			}
+			_, fs = v.Check(d)
+			var rules []string
+			for _, f := range fs {
+				rules = append(rules, f.Rule)
+			}
+			if diff := cmp.Diff([]string{RuleSchemaIDUnknown}, rules); diff != "" {
+				t.Errorf("rules (-want +got):\n%s\n%v", diff, fs)
+			}
+		})
+	}
+}
+
+// TestCheckFrameSharedID: two versions with the same canonical schema (v2
+// only adds a doc) have one registry id, as a registry gives them; an
+// event of either framed under it is no mismatch.
+func TestCheckFrameSharedID(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/formats")); err != nil {
+		t.Fatal(err)
+	}
+	sdir := filepath.Join(dir, "schemas", avroType)
+	v1, err := os.ReadFile(filepath.Join(sdir, "v1.avsc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := strings.Replace(string(v1), `"name": "PaymentSettled",`, `"name": "PaymentSettled", "doc": "Settled.",`, 1)
+	if err := os.WriteFile(filepath.Join(sdir, "v2.avsc"), []byte(v2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := registry.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ty := cat.Lookup(avroType)
+	if ty.Version(1).Digest != ty.Version(2).Digest {
+		t.Fatalf("the versions must share a digest: %s %s", ty.Version(1).Digest, ty.Version(2).Digest)
+	}
+	p := filepath.Join(dir, "schemas", filepath.FromSlash(registry.SchemaIDsFile))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, fmt.Appendf(nil, `{"ids": {%q: 42}}`, ty.Version(1).Digest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := registry.LoadSchemaIDs(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &Validator{Catalog: cat, IDs: ids}
+	for _, n := range []int{1, 2} {
+		ver := ty.Version(n)
+		if id, _ := ids.Of(ver); id != 42 {
+			t.Fatalf("v%d: id %d, want 42", n, id)
+		}
+		d, fs := DecodeJSON(formatEventJSON(avroType, n, formatEvents[0].data))
+		if err := findingsError(fs); err != nil {
+			t.Fatal(err)
+		}
+		r, err := ToWireRecord(context.Background(), &d.Event, ver, registry.FramingConfluent, 42, ModeBinary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, fs, err := v.CheckRecord(r); err != nil || len(fs) != 0 {
+			t.Errorf("v%d: %v %v", n, fs, err)
+		}
+	}
 }

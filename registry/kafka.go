@@ -53,7 +53,9 @@ const SchemaIDsFile = ".registry/ids.json"
 // by the version's digest. The zero value (no ids file) knows no ids.
 type SchemaIDs struct {
 	byVersion map[*Version]uint32
-	byID      map[uint32]*Version
+	// byID holds the versions of each id: versions with the same
+	// canonical schema (one that only adds a doc) share the id.
+	byID map[uint32][]*Version
 	// all holds every id of the file, also those of schemas that are no
 	// version of the catalog any more: an id a registry handed out is not
 	// unknown.
@@ -65,7 +67,16 @@ type SchemaIDs struct {
 // no ids.
 func LoadSchemaIDs(c *Catalog) (*SchemaIDs, error) {
 	p := filepath.Join(c.Root, filepath.FromSlash(SchemaIDsFile))
-	data, err := format.ReadFile(os.DirFS(c.Root), SchemaIDsFile, maxSchemaIDsBytes)
+	if c.Root == "" {
+		return &SchemaIDs{}, nil // a catalog not read from a directory
+	}
+	// os.Root, not os.DirFS: a symlink that leaves the root is refused.
+	root, err := os.OpenRoot(c.Root)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	defer root.Close()
+	data, err := format.ReadFile(root.FS(), SchemaIDsFile, maxSchemaIDsBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &SchemaIDs{}, nil
 	}
@@ -80,7 +91,7 @@ const maxSchemaIDsBytes = 128 << 20
 
 // parseSchemaIDs reads the ids file's text; p names it in errors.
 func parseSchemaIDs(c *Catalog, p string, data []byte) (*SchemaIDs, error) {
-	ids := &SchemaIDs{byVersion: map[*Version]uint32{}, byID: map[uint32]*Version{}, all: map[uint32]bool{}}
+	ids := &SchemaIDs{byVersion: map[*Version]uint32{}, byID: map[uint32][]*Version{}, all: map[uint32]bool{}}
 	var doc struct {
 		IDs map[string]int64 `json:"ids"`
 	}
@@ -100,7 +111,7 @@ func parseSchemaIDs(c *Catalog, p string, data []byte) (*SchemaIDs, error) {
 		for _, v := range t.Versions {
 			if id, ok := byDigest[v.Digest]; ok && v.Digest != "" {
 				ids.byVersion[v] = id
-				ids.byID[id] = v
+				ids.byID[id] = append(ids.byID[id], v)
 			}
 		}
 	}
@@ -116,9 +127,17 @@ func (s *SchemaIDs) Of(v *Version) (uint32, bool) {
 	return id, ok
 }
 
-// Version returns the version with registry id id (nil when the id is
-// not one of the catalog's versions).
+// Version returns the first version with registry id id (nil when the id
+// is not one of the catalog's versions).
 func (s *SchemaIDs) Version(id uint32) *Version {
+	if vs := s.Versions(id); len(vs) > 0 {
+		return vs[0]
+	}
+	return nil
+}
+
+// Versions returns the versions with registry id id, in catalog order.
+func (s *SchemaIDs) Versions(id uint32) []*Version {
 	if s == nil {
 		return nil
 	}

@@ -113,3 +113,34 @@ func FuzzParseSchemaIDs(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadSchemaIDsStaysInRoot: an ids file that is a symlink leaving the
+// catalog root is not read.
+func TestLoadSchemaIDsStaysInRoot(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"evtool.yaml":             "version: 1\n",
+		"schemas/com.x.a/v1.avsc": framingAvsc,
+	})
+	cat, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "ids.json")
+	if err := os.WriteFile(outside, []byte(`{"ids":{"sha256:x":7}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "schemas", ".registry", "ids.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, p); err != nil {
+		t.Skip(err)
+	}
+	ids, err := LoadSchemaIDs(cat)
+	if err == nil {
+		t.Fatalf("read the ids file outside the root: %v", ids.List())
+	}
+	if !strings.Contains(err.Error(), "ids.json") {
+		t.Errorf("error without the file: %v", err)
+	}
+}

@@ -346,7 +346,7 @@ func (h *Harness) Validate(ctx context.Context) (*Inventory, error) {
 		if d != nil && len(errs) == 0 {
 			r.typ = d.Event.Type()
 			if t := h.cat.Lookup(r.typ); t != nil {
-				if err := formatValue(d, ver, keyOf(t)); err != nil {
+				if _, err := formatValue(d, ver, h.cat.Framing(t), keyOf(t)); err != nil {
 					errs = append(errs, report.Finding{Rule: envelope.RuleDataInvalid, Severity: report.SeverityError, Pointer: "/data", Message: err.Error()})
 				} else if _, err := eventKey(d, keyOf(t)); err != nil {
 					errs = append(errs, report.Finding{Rule: "partition-key", Severity: report.SeverityError, Pointer: "/data" + keyOf(t).pointer, Message: err.Error()})

@@ -40,16 +40,20 @@ func dataContentType(e *event.Event) string {
 
 // formatValue sets d.Data to the JSON form of an Avro or Protobuf event's
 // data (Avro's JSON encoding, the Protobuf JSON mapping), which partition
-// keys point into; only when the type's key is in its data (ks).
-func formatValue(d *envelope.Decoded, ver *registry.Version, ks keySpec) error {
+// keys point into; only when the type's key is in its data (ks). For
+// binary Avro data it also returns the datum without its frame (nil
+// otherwise): reading the key found the frame, so that the record can be
+// written without reading the datum once more.
+func formatValue(d *envelope.Decoded, ver *registry.Version, framing registry.Framing, ks keySpec) ([]byte, error) {
 	if ks.pointer == "" || !isFormatted(ver) || !d.HasData {
-		return nil
+		return nil, nil
 	}
 	k, ok := any(nil), false
+	var unframed []byte
 	switch s := ver.Compiled.(type) {
 	case *avro.Schema:
 		if !format.IsJSON(dataContentType(&d.Event)) {
-			k, ok = avroKey(s, d.RawData, ks.tokens)
+			k, ok, unframed = avroKey(s, framing, d.RawData, ks.tokens)
 		}
 	case *protobuf.Schema:
 		k, ok = protoKey(s, d.RawData, dataContentType(&d.Event), ks.tokens)
@@ -61,22 +65,23 @@ func formatValue(d *envelope.Decoded, ver *registry.Version, ks keySpec) error {
 			k = map[string]any{ks.tokens[i]: k}
 		}
 		d.Data = k
-		return nil
+		return unframed, nil
 	}
 	v, err := ver.Compiled.DecodeValue(d.RawData, dataContentType(&d.Event))
 	if err != nil {
-		return fmt.Errorf("%s v%d: %v", ver.Type, ver.Number, err)
+		return nil, fmt.Errorf("%s v%d: %v", ver.Type, ver.Number, err)
 	}
 	d.Data = v
-	return nil
+	return unframed, nil
 }
 
 // reencode returns data of version from (in content type ct) as a datum
 // of version to, in the same encoding (binary unframed). Avro resolves the
 // datum with from as the writer and to as the reader, then writes it with
 // to; Protobuf goes through the JSON mapping. It fails when to cannot
-// carry the datum.
-func reencode(from, to *registry.Version, data []byte, ct string) ([]byte, error) {
+// carry the datum. framing is the type's kafka.framing: binary Avro data
+// is never taken for framed under FramingNone.
+func reencode(from, to *registry.Version, framing registry.Framing, data []byte, ct string) ([]byte, error) {
 	if !isFormatted(from) || !isFormatted(to) || from.Format != to.Format {
 		return nil, errors.New("not two versions of one Avro or Protobuf type")
 	}
@@ -85,7 +90,7 @@ func reencode(from, to *registry.Version, data []byte, ct string) ([]byte, error
 		ta := to.Compiled.(*avro.Schema)
 		payload := data
 		if binary {
-			payload, _, _ = envelope.DataFrame(fa, data)
+			payload, _, _ = envelope.DataFrame(fa, framing, data)
 		} else {
 			datum, err := fa.DecodeJSON(bytes.TrimSpace(data))
 			if err != nil {
@@ -148,7 +153,7 @@ func (m *Mutator) formatSkewTargets(ver *registry.Version, data []byte, ct strin
 	var out chaos.VersionSet
 	t := m.cat.Lookup(ver.Type)
 	for _, u := range m.Candidates(ver.Type, ver.Number).List() {
-		if _, err := reencode(ver, t.Version(u), data, ct); err == nil {
+		if _, err := reencode(ver, t.Version(u), m.framing(ver), data, ct); err == nil {
 			out = out.Add(u)
 		}
 	}
@@ -157,8 +162,8 @@ func (m *Mutator) formatSkewTargets(ver *registry.Version, data []byte, ct strin
 
 // skewFormatData re-encodes the data of c (an event of version from) with
 // version to's schema; c keeps its data when to cannot carry it.
-func skewFormatData(c *event.Event, from, to *registry.Version) {
-	if b, err := reencode(from, to, c.DataEncoded, dataContentType(c)); err == nil {
+func skewFormatData(c *event.Event, from, to *registry.Version, framing registry.Framing) {
+	if b, err := reencode(from, to, framing, c.DataEncoded, dataContentType(c)); err == nil {
 		c.DataEncoded = b
 	}
 }
@@ -166,11 +171,11 @@ func skewFormatData(c *event.Event, from, to *registry.Version) {
 // invalidFormatData returns data in e's encoding that ver's schema
 // rejects: the binary encoding cut short, or bytes no datum starts with;
 // for the JSON form, values of the wrong shape.
-func invalidFormatData(ver *registry.Version, e event.Event) []byte {
+func invalidFormatData(ver *registry.Version, framing registry.Framing, e event.Event) []byte {
 	ct := dataContentType(&e)
 	var cands [][]byte
 	if !format.IsJSON(ct) {
-		payload, _, _ := envelope.DataFrame(ver.Compiled, e.DataEncoded)
+		payload, _, _ := envelope.DataFrame(ver.Compiled, framing, e.DataEncoded)
 		if len(payload) > 0 {
 			cands = append(cands, payload[:len(payload)-1])
 		}
@@ -205,7 +210,7 @@ func (m *Mutator) unknownIDData(ver *registry.Version, e event.Event) []byte {
 	if !isFormatted(ver) {
 		return format.Frame(id, e.DataEncoded)
 	}
-	payload, err := envelope.BinaryData(ver, e.DataEncoded, dataContentType(&e))
+	payload, err := envelope.BinaryData(ver, m.framing(ver), e.DataEncoded, dataContentType(&e))
 	if err != nil {
 		payload = e.DataEncoded
 	}
@@ -218,6 +223,15 @@ func (m *Mutator) schemaIDs() *registry.SchemaIDs {
 		return nil
 	}
 	return m.ids
+}
+
+// framing is the kafka.framing of ver's type (confluent, the default,
+// without a catalog).
+func (m *Mutator) framing(ver *registry.Version) registry.Framing {
+	if m == nil || ver == nil {
+		return registry.FramingConfluent
+	}
+	return m.cat.Framing(m.cat.Lookup(ver.Type))
 }
 
 // wireID is the schema id an Avro or Protobuf event of ver is framed
@@ -274,12 +288,28 @@ func protoKey(s *protobuf.Schema, data []byte, ct string, tokens []string) (any,
 
 // avroKey reads a partition key from a binary Avro datum: the value at a
 // path of record fields, when it is a string, int or long (ok false for
-// anything else, a union say, which the JSON encoding tags).
-func avroKey(s *avro.Schema, data []byte, tokens []string) (any, bool) {
-	datum, _, _, err := s.DecodeBinary(data, avro.FramingAuto)
-	if err != nil {
-		return nil, false
+// anything else, a union say, which the JSON encoding tags). Under
+// kafka.framing none the datum is never taken for framed. unframed is
+// data without its frame, when it is a datum.
+func avroKey(s *avro.Schema, framing registry.Framing, data []byte, tokens []string) (key any, ok bool, unframed []byte) {
+	read := avro.FramingAuto
+	if framing == registry.FramingNone {
+		read = avro.FramingNone
 	}
+	datum, _, framed, err := s.DecodeBinary(data, read)
+	if err != nil {
+		return nil, false, nil
+	}
+	unframed = data
+	if framed {
+		unframed = data[5:]
+	}
+	k, ok := avroKeyIn(datum, tokens)
+	return k, ok, unframed
+}
+
+// avroKeyIn is the key at tokens in an Avro datum.
+func avroKeyIn(datum any, tokens []string) (any, bool) {
 	for _, tok := range tokens {
 		rec, ok := datum.(map[string]any)
 		if !ok {

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -242,7 +243,7 @@ func TestFormatEventFilesToRecords(t *testing.T) {
 					if ct := d.Event.DataContentType(); ct != ver.Compiled.DefaultContentType() {
 						t.Errorf("event %d: datacontenttype %q", i, ct)
 					}
-					_, id, framed := envelope.DataFrame(ver.Compiled, d.RawData)
+					_, id, framed := envelope.DataFrame(ver.Compiled, registry.FramingConfluent, d.RawData)
 					wantID, _ := ids.Of(ver)
 					if framed != withIDs || id != wantID {
 						t.Errorf("event %d: framed %v id %d, want id %d", i, framed, id, wantID)
@@ -303,7 +304,7 @@ func TestFormatSkew(t *testing.T) {
 		if len(fs) != 0 || ver.Number != w.to {
 			t.Fatalf("event %d: v%d, findings %v", i, ver.Number, fs)
 		}
-		payload, id, framed := envelope.DataFrame(ver.Compiled, d.RawData)
+		payload, id, framed := envelope.DataFrame(ver.Compiled, registry.FramingConfluent, d.RawData)
 		if wantID, _ := ids.Of(ver); !framed || id != wantID {
 			t.Errorf("event %d: framed %v under %d, want %d", i, framed, id, wantID)
 		}
@@ -413,9 +414,12 @@ func TestAvroKey(t *testing.T) {
 		{"/paymentId/x", nil, false},
 	} {
 		ks := keySpec{pointer: tc.pointer, tokens: strings.Split(tc.pointer[1:], "/")}
-		got, ok := avroKey(ver.Compiled.(*avro.Schema), envelope.FrameData(ver.Compiled, 7, bin), ks.tokens)
+		got, ok, unframed := avroKey(ver.Compiled.(*avro.Schema), registry.FramingConfluent, envelope.FrameData(ver.Compiled, 7, bin), ks.tokens)
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("%s: %v %v, want %v %v", tc.pointer, got, ok, tc.want, tc.ok)
+		}
+		if !bytes.Equal(unframed, bin) {
+			t.Errorf("%s: unframed % x, want the datum % x", tc.pointer, unframed, bin)
 		}
 	}
 }
@@ -478,9 +482,49 @@ func TestSkewKeepsMeaning(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = reencode(v2, v1, b, v2.Compiled.DefaultContentType())
+		_, err = reencode(v2, v1, registry.FramingNone, b, v2.Compiled.DefaultContentType())
 		if (err == nil) != tc.ok {
 			t.Errorf("currency %s: reencode v2 → v1 error %v, want ok=%v", tc.currency, err, tc.ok)
 		}
+	}
+}
+
+// TestFramingNoneZeroLeadingAvro: under kafka.framing none an Avro datum
+// that starts with a zero byte and whose bytes from the sixth on read as
+// a datum too (a payment with an empty id and a 4-byte amount) goes to
+// the record as it is, and skew re-encodes all of it, not its tail.
+func TestFramingNoneZeroLeadingAvro(t *testing.T) {
+	datum := []byte{0x00, 0x08, 0x02, 0x02, 0x06, 0x00, 0x00, 0x02, 0x00, 0x61}
+	dir := formatsDir(t, true)
+	yaml := filepath.Join(dir, "evtool.yaml")
+	b, err := os.ReadFile(yaml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(yaml, append(b, "kafka: {framing: none}\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev := filepath.Join(dir, "events.jsonl")
+	line := fmt.Sprintf(`{"specversion":"1.0","id":"z1","source":"/test","type":%q,"dataschema":"https://schemas.example.com/%s/v1","datacontenttype":"application/avro","data_base64":%q}`+"\n",
+		avroType, avroType, base64.StdEncoding.EncodeToString(datum))
+	if err := os.WriteFile(ev, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := formatsHarness(t, dir, "{file: "+ev+"}", "chaos: {seed: 1, skew: {rate: 1}}\n")
+	raws := validatedEvents(t, h)
+	c := h.convert(context.Background(), raws[0], "t")
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	if !bytes.Equal(c.rec.Value, datum) {
+		t.Fatalf("record value % x, want the datum % x", c.rec.Value, datum)
+	}
+	out, err := h.mutateRecord(context.Background(), chaos.Fault{Kind: chaos.Skew, Event: c.meta, From: 1, To: 2}, c.rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// v2 adds currency, default "EUR", at the end.
+	if want := append(append([]byte(nil), datum...), 0x06, 'E', 'U', 'R'); !bytes.Equal(out.Value, want) {
+		t.Errorf("skewed value % x, want % x", out.Value, want)
 	}
 }

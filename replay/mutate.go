@@ -158,7 +158,7 @@ func (m *Mutator) SkewEvent(e event.Event, to int) event.Event {
 	if m != nil {
 		if from := m.version(e.Type(), e.DataSchema()); isFormatted(from) {
 			if t := m.cat.Lookup(e.Type()); t != nil && t.Version(to) != nil {
-				skewFormatData(&c, from, t.Version(to))
+				skewFormatData(&c, from, t.Version(to), m.framing(from))
 			}
 		}
 		c.SetDataSchema(m.cat.DataSchema(e.Type(), to))
@@ -195,8 +195,8 @@ func (m *Mutator) PoisonEvent(f chaos.Fault, src event.Event) event.Event {
 	switch f.Poison {
 	case chaos.InvalidData:
 		if isFormatted(ver) {
-			if data := invalidFormatData(ver, src); data != nil {
-				if _, id, framed := envelope.DataFrame(ver.Compiled, src.DataEncoded); framed {
+			if data := invalidFormatData(ver, m.framing(ver), src); data != nil {
+				if _, id, framed := envelope.DataFrame(ver.Compiled, m.framing(ver), src.DataEncoded); framed {
 					data = envelope.FrameData(ver.Compiled, id, data)
 				}
 				e.DataEncoded = data
@@ -311,7 +311,7 @@ func (h *Harness) mutateRecord(ctx context.Context, f chaos.Fault, r *kgo.Record
 		e = h.mut.SkewEvent(d.Event, f.To)
 		// Framed under the new version's id.
 		ver := h.mut.version(e.Type(), e.DataSchema())
-		out, err = envelope.ToWireRecord(ctx, &e, ver, h.mut.wireID(ver), h.sc.Kafka.Mode)
+		out, err = envelope.ToWireRecord(ctx, &e, ver, h.mut.framing(ver), h.mut.wireID(ver), h.sc.Kafka.Mode)
 	case chaos.Poison:
 		e = h.mut.PoisonEvent(f, d.Event)
 		if ver := h.mut.version(d.Event.Type(), d.Event.DataSchema()); bytes.Equal(e.DataEncoded, undecodableFor(ver, dataContentType(&d.Event))) {

@@ -19,6 +19,7 @@ import (
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/registry"
 )
 
 // This file is the producer's fast path: it turns an event in the JSON
@@ -485,7 +486,8 @@ func (h *Harness) slowRecord(ctx context.Context, raw rawEvent, topic string) co
 		return converted{err: errorAt(raw, strconv.Quote(d.Event.Type())+" is not a type of the catalog")}
 	}
 	ver := h.mut.version(t.Name, d.Event.DataSchema())
-	if err := formatValue(d, ver, keyOf(t)); err != nil {
+	unframed, err := formatValue(d, ver, h.cat.Framing(t), keyOf(t))
+	if err != nil {
 		return converted{err: errorAt(raw, err.Error())}
 	}
 	key, err := eventKey(d, keyOf(t))
@@ -507,7 +509,12 @@ func (h *Harness) slowRecord(ctx context.Context, raw rawEvent, topic string) co
 	}
 	// Avro and Protobuf data goes out in its binary encoding, framed as
 	// the type's kafka.framing says.
-	rec, err := envelope.ToWireRecord(ctx, &d.Event, ver, h.mut.wireID(ver), h.sc.Kafka.Mode)
+	framing := h.mut.framing(ver)
+	if unframed != nil {
+		// Reading the key took the frame off: the datum is not read again.
+		d.Event.DataEncoded, framing = unframed, registry.FramingNone
+	}
+	rec, err := envelope.ToWireRecord(ctx, &d.Event, ver, framing, h.mut.wireID(ver), h.sc.Kafka.Mode)
 	if err != nil {
 		return converted{err: errorAt(raw, err.Error())}
 	}

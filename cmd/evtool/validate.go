@@ -12,6 +12,7 @@ import (
 
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/internal/pipeline"
+	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -88,8 +89,12 @@ until interrupted. It never creates a topic.`,
 			if err != nil {
 				return err
 			}
+			ids, err := registry.LoadSchemaIDs(cat)
+			if err != nil {
+				return err
+			}
 			tuneGC()
-			v := &envelope.Validator{Catalog: cat}
+			v := &envelope.Validator{Catalog: cat, IDs: ids}
 			var total validateStats
 			for _, name := range args {
 				st, err := a.validateInput(cmd.Context(), v, name, maxBytes, workers, p)

@@ -148,7 +148,7 @@ func (rd *Reader) Read(r *kgo.Record) (Event, error) {
 	// ids (no registry) has no framed data: an id is a schema this
 	// consumer cannot know, whatever the bytes after it decode to.
 	if ver.Format != format.JSONSchema && !format.IsJSON(d.Event.DataContentType()) {
-		if _, id, framed := envelope.DataFrame(ver.Compiled, d.RawData); framed && !rd.ids.Known(id) {
+		if _, id, framed := envelope.DataFrame(ver.Compiled, rd.Catalog.Framing(rd.Catalog.Lookup(ver.Type)), d.RawData); framed && !rd.ids.Known(id) {
 			return Event{}, &Reject{"unknown-schema-id", fmt.Errorf("event %q: data framed with schema id %d, which is not a registry id of the catalog", d.Event.ID(), id)}
 		}
 	}

@@ -41,6 +41,10 @@ type Catalog struct {
 
 	byName map[string]*EventType
 	files  map[string]*schemaFile // by path relative to the root
+	// schemaIDs is the text of the ids file (nil: none), schemaIDsErr why
+	// it could not be read.
+	schemaIDs    []byte
+	schemaIDsErr error
 	// rootPath is the slash path of the root inside the catalog directory.
 	rootPath string
 }

@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"sort"
 
 	"github.com/evtool/evtool/format"
@@ -63,27 +62,31 @@ type SchemaIDs struct {
 	max uint32
 }
 
-// LoadSchemaIDs reads the catalog's ids file; a catalog without one has
-// no ids.
+// LoadSchemaIDs returns the catalog's registry ids (its ids file, read
+// when the catalog was loaded); a catalog without one has no ids.
 func LoadSchemaIDs(c *Catalog) (*SchemaIDs, error) {
-	p := filepath.Join(c.Root, filepath.FromSlash(SchemaIDsFile))
-	if c.Root == "" {
-		return &SchemaIDs{}, nil // a catalog not read from a directory
+	p := showPath(c.Root, SchemaIDsFile)
+	if c.schemaIDsErr != nil {
+		return nil, fmt.Errorf("%s: %w", p, c.schemaIDsErr)
 	}
-	// os.Root, not os.DirFS: a symlink that leaves the root is refused.
-	root, err := os.OpenRoot(c.Root)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	defer root.Close()
-	data, err := format.ReadFile(root.FS(), SchemaIDsFile, maxSchemaIDsBytes)
-	if errors.Is(err, fs.ErrNotExist) {
+	if c.schemaIDs == nil {
 		return &SchemaIDs{}, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+	return parseSchemaIDs(c, p, c.schemaIDs)
+}
+
+// readSchemaIDs keeps the ids file's text, read through the loader's file
+// system: inside the root for a directory (os.Root refuses a symlink
+// that leaves it), the embedded files or git tree otherwise.
+func (l *loader) readSchemaIDs(cat *Catalog) {
+	data, err := format.ReadFile(l.fsys, path.Join(l.root, SchemaIDsFile), maxSchemaIDsBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		cat.schemaIDsErr = err
+	default:
+		cat.schemaIDs = data
 	}
-	return parseSchemaIDs(c, p, data)
 }
 
 // maxSchemaIDsBytes bounds the ids file: a million ids fit.

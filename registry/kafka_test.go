@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -76,6 +77,11 @@ func TestLoadSchemaIDs(t *testing.T) {
 	p := filepath.Join(dir, "schemas", ".registry", "ids.json")
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.WriteFile(p, []byte(`{"format":1,"next_id":9,"ids":{"`+v.Digest+`":7,"sha256:gone":3}}`), 0o644)
+	// The ids file is read with the catalog: load it again.
+	if cat, err = Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	v = cat.Lookup("com.x.a").Version(1)
 	if ids, err = LoadSchemaIDs(cat); err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +92,9 @@ func TestLoadSchemaIDs(t *testing.T) {
 		t.Errorf("known ids wrong: %v", ids.List())
 	}
 	os.WriteFile(p, []byte(`{"ids":{"x":-1}}`), 0o644)
+	if cat, err = Load(dir); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := LoadSchemaIDs(cat); err == nil || !strings.Contains(err.Error(), "ids.json") {
 		t.Errorf("bad id: %v", err)
 	}
@@ -136,11 +145,39 @@ func TestLoadSchemaIDsStaysInRoot(t *testing.T) {
 	if err := os.Symlink(outside, p); err != nil {
 		t.Skip(err)
 	}
+	if cat, err = Load(dir); err != nil {
+		t.Fatal(err)
+	}
 	ids, err := LoadSchemaIDs(cat)
 	if err == nil {
 		t.Fatalf("read the ids file outside the root: %v", ids.List())
 	}
 	if !strings.Contains(err.Error(), "ids.json") {
 		t.Errorf("error without the file: %v", err)
+	}
+}
+
+// TestLoadSchemaIDsFromFS: a catalog loaded from files that are no
+// directory (embedded in a consumer, a git tree) has its ids too.
+func TestLoadSchemaIDsFromFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"evtool.yaml":             {Data: []byte("version: 1\n")},
+		"schemas/com.x.a/v1.avsc": {Data: []byte(framingAvsc)},
+	}
+	cat, err := LoadFS(fsys, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := cat.Lookup("com.x.a").Version(1)
+	fsys["schemas/.registry/ids.json"] = &fstest.MapFile{Data: []byte(`{"ids":{"` + v.Digest + `":5}}`)}
+	if cat, err = LoadFS(fsys, "embedded"); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := LoadSchemaIDs(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, ok := ids.Of(cat.Lookup("com.x.a").Version(1)); !ok || id != 5 {
+		t.Errorf("Of = %d %v, want 5", id, ok)
 	}
 }

@@ -153,6 +153,7 @@ func (l *loader) load() *Catalog {
 	sort.Slice(cat.Types, func(i, j int) bool { return cat.Types[i].Name < cat.Types[j].Name })
 	l.compile(cat)
 	l.loadExamples(cat)
+	l.readSchemaIDs(cat)
 	sortFindings(l.warns)
 	cat.Warnings = l.warns
 	return cat

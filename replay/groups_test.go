@@ -69,9 +69,8 @@ func TestGroupCatalogueThroughKafka(t *testing.T) {
 		events int
 		delay  string
 	}{
-		// revoked-commit is not here: in our runs the group's offsets
-		// were at the end of every partition when the run settled (see
-		// docs/replay.md).
+		// revoked-commit needs six partitions and a slow consumer:
+		// TestGroupRevokedCommitThroughKafka.
 		{bugs.MemoryDedupe, groupChaos(4, 2, "kill"), "", 300, "20ms"},
 		{bugs.ZombieNoFence, groupChaos(5, 2, "stall"), "", 300, "20ms"},
 		{bugs.InstanceState, strings.Replace(groupChaos(7, 1, "kill, leave"), "stall: 3s", "stall: 3s, restart: false", 1), "", 600, "50ms"},
@@ -184,4 +183,53 @@ func TestGroupKIP848ThroughKafka(t *testing.T) {
 		t.Fatalf("verdict %s, protocol %q:\n%s", rep.Verdict, ch.Protocol, out)
 	}
 	t.Log(out)
+}
+
+// Revoked-commit (i) commits, on a timer, the offsets of partitions it
+// lost: once the new owner committed past them, the group's offsets go
+// back. Its partitions must move while it is part way through them (a
+// slow consumer: 500 ms a chunk, six partitions worked on in turn, a
+// short heartbeat so the join takes effect at once); the harness fails
+// the run at the first rewind by a member that did not own the partition,
+// and shrinks to the join. The correct consumer passes the same scenario.
+func TestGroupRevokedCommitThroughKafka(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		bug  bugs.Bug
+		want Verdict
+	}{
+		{bugs.RevokedCommit, Fail},
+		{bugs.Correct, Pass},
+	} {
+		t.Run(string(tt.bug), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			text := bugScenarioText(t, tt.bug, 600, ", BUGS_CHUNK_DELAY: 500ms, BUGS_HEARTBEAT: 300ms", groupChaos(3, 1, "join"))
+			text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
+			text = strings.Replace(text, "partitions: 3", "partitions: 6", 1)
+			rep, err := Replay(ctx, writeScenario(t, text), Options{ShrinkBudget: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := reportText(rep)
+			if rep.Verdict != tt.want {
+				t.Fatalf("verdict %s, want %s:\n%s", rep.Verdict, tt.want, out)
+			}
+			if tt.want == Pass {
+				if ch := rep.Run("chaos"); len(ch.Rewinds) > 0 {
+					t.Errorf("rewinds reported for the correct consumer: %v", ch.Rewinds)
+				}
+				return
+			}
+			ch := rep.Run("chaos")
+			if ch.Failure == nil || ch.Failure.Reason != "rewound" || len(ch.Rewinds) == 0 || !ch.Rewinds[0].Foreign ||
+				rep.Confirmed == nil || !*rep.Confirmed || rep.Shrink == nil || len(rep.Shrink.Faults) != 1 || rep.Shrink.Faults[0].Move != chaos.Join {
+				t.Fatalf("want a confirmed rewound failure shrunk to the join:\n%s", out)
+			}
+			if !strings.Contains(out, "offsets rewound: instance ") || !strings.Contains(out, "a partition it did not own") {
+				t.Errorf("no rewind in the timeline:\n%s", out)
+			}
+		})
+	}
 }

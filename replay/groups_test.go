@@ -233,3 +233,33 @@ func TestGroupRevokedCommitThroughKafka(t *testing.T) {
 		})
 	}
 }
+
+// A join says which partitions moved to the new instance, and says so
+// when none did: with as many instances as partitions a sticky balancer
+// keeps every partition where it is (the fault struck nothing).
+func TestGroupJoinOutcome(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, partitions, want string
+	}{
+		{"as many instances as partitions", "partitions: 3", "gave it no partition"},
+		{"more partitions", "partitions: 6", "moved to it"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			text := bugScenarioText(t, bugs.Correct, 300, ", BUGS_CHUNK_DELAY: 100ms, BUGS_HEARTBEAT: 300ms", groupChaos(3, 1, "join"))
+			text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
+			text = strings.Replace(text, "partitions: 3", tt.partitions, 1)
+			rep, err := Replay(ctx, writeScenario(t, text), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := rep.Run("chaos")
+			if rep.Verdict != Pass || len(ch.Rebalances) != 1 || !strings.Contains(ch.Rebalances[0].Outcome, tt.want) {
+				t.Fatalf("want a join that says %q:\n%s", tt.want, reportText(rep))
+			}
+		})
+	}
+}

@@ -793,6 +793,12 @@ func (r *rebalancer) run(ctx context.Context) {
 // moveWait bounds how long a fault waits for the group to move partitions.
 const moveWait = 15 * time.Second
 
+// joinSpread bounds how long a join waits, once the group took the new
+// member in, for partitions to move to it (a cooperative balancer's
+// second rebalance follows the members' next heartbeat: 3 s by default in
+// franz-go).
+const joinSpread = 4 * time.Second
+
 // apply carries a fault out and records it; false: stop (the run is over).
 func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 	f := t.fault
@@ -811,7 +817,7 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 	}
 	switch f.Move {
 	case chaos.Join:
-		n := len(r.gw.membersOfAll())
+		before := r.gw.membersOfAll()
 		i, err := r.cons.join()
 		rb.Instance = i
 		r.gw.note(fmt.Sprintf("%s: instance %d joined", label, i))
@@ -821,10 +827,30 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 		}
 		rb.Pid = r.cons.pid(i)
 		rb.Trigger = "started " + t.what
-		if r.gw.stable(ctx, moveWait, func(st *kafka.GroupState) bool { return len(st.Members) > n }) {
-			rb.Outcome = "the group took it in"
-		} else {
+		// The partitions the new member owns (a cooperative group
+		// settles once with it owning none, then gives it some).
+		var got []int32
+		joined := func(st *kafka.GroupState) bool {
+			got = nil
+			n := 0
+			for _, m := range st.Members {
+				if !slices.Contains(before, m.ID) {
+					n++
+					got = append(got, m.Partitions...)
+				}
+			}
+			return n > 0
+		}
+		switch {
+		case r.gw == nil:
+			rb.Outcome = "started (the group cannot be seen on this broker)"
+		case !r.gw.stable(ctx, moveWait, joined):
 			rb.Outcome = "the group had not taken it in within " + moveWait.String()
+		case len(got) > 0 || r.gw.stable(ctx, joinSpread, func(st *kafka.GroupState) bool { return joined(st) && len(got) > 0 }):
+			slices.Sort(got)
+			rb.Outcome = fmt.Sprintf("the group took it in; partitions %v moved to it", got)
+		default:
+			rb.Outcome = fmt.Sprintf("the group took it in but gave it no partition within %s (the balancer kept every partition with its owner: as many instances as partitions?)", joinSpread)
 		}
 	case chaos.Leave:
 		run := r.cons.running()
@@ -854,12 +880,24 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 		rb.Evicted = r.h.evictMember(ctx, r.res.Group, members, r.gw.kip848())
 		r.gw.evicted(members, "it stalled past its session and was evicted")
 		r.gw.note(fmt.Sprintf("%s: instance %d stalled", label, t.inst))
-		moved := r.gw.stable(ctx, r.cfg.Stall, without(members))
-		processed := moved && r.waitCommitted(ctx, t.dropped, t0.Add(r.cfg.Stall))
+		moved, processed := false, false
+		if r.gw == nil {
+			// The group cannot be seen (--brokers): stalled for the
+			// whole of chaos.rebalance.stall.
+			select {
+			case <-ctx.Done():
+			case <-time.After(r.cfg.Stall):
+			}
+		} else {
+			moved = r.gw.stable(ctx, r.cfg.Stall, without(members))
+			processed = moved && r.waitCommitted(ctx, t.dropped, t0.Add(r.cfg.Stall))
+		}
 		r.cons.resumeInstance(t.inst)
 		rb.Stalled = Duration(time.Since(t0))
 		r.gw.note(fmt.Sprintf("%s: instance %d resumed (a zombie)", label, t.inst))
 		switch {
+		case r.gw == nil:
+			rb.Outcome = fmt.Sprintf("resumed (SIGCONT) after %s (chaos.rebalance.stall); the group cannot be seen on this broker: its partitions moved only if its session timed out meanwhile", rb.Stalled)
 		case processed:
 			rb.Outcome = fmt.Sprintf("its partitions moved and the new owner committed past its dropped commit; resumed (SIGCONT) after %s, a zombie", rb.Stalled)
 		case moved:

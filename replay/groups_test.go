@@ -10,6 +10,7 @@ import (
 
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/internal/bugs"
+	"github.com/evtool/evtool/kafka"
 )
 
 // groupChaos is a chaos section with rebalance faults for three instances.
@@ -261,5 +262,43 @@ func TestGroupJoinOutcome(t *testing.T) {
 				t.Fatalf("want a join that says %q:\n%s", tt.want, reportText(rep))
 			}
 		})
+	}
+}
+
+// Against --brokers the group cannot be seen: a stall lasts the whole of
+// rebalance.stall and its outcome says that the harness did not see the
+// partitions move; a join says it was started, not that the group took
+// it in.
+func TestGroupBrokersMode(t *testing.T) {
+	t.Parallel()
+	b, err := kafka.StartBroker(kafka.BrokerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	text := bugScenarioText(t, bugs.Correct, 300, ", BUGS_CHUNK_DELAY: 50ms", "chaos:\n  seed: 1\n  rebalance: {count: 2, kinds: [stall, join], stall: 2s}\n")
+	text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
+	rep, err := Replay(ctx, writeScenario(t, text), Options{Brokers: b.Addrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := reportText(rep)
+	ch := rep.Run("chaos")
+	if rep.Verdict != Pass || ch == nil || len(ch.Rebalances) != 2 {
+		t.Fatalf("verdict %s:\n%s", rep.Verdict, out)
+	}
+	for _, rb := range ch.Rebalances {
+		switch rb.Move {
+		case chaos.Stall:
+			if time.Duration(rb.Stalled) < 2*time.Second || !strings.Contains(rb.Outcome, "cannot be seen") {
+				t.Errorf("stall: stalled %s, outcome %q", rb.Stalled, rb.Outcome)
+			}
+		case chaos.Join:
+			if !strings.Contains(rb.Outcome, "cannot be seen") {
+				t.Errorf("join: outcome %q", rb.Outcome)
+			}
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/internal/bugs"
 	"github.com/evtool/evtool/kafka"
@@ -189,7 +191,7 @@ func TestGroupKIP848ThroughKafka(t *testing.T) {
 // Revoked-commit (i) commits, on a timer, the offsets of partitions it
 // lost: once the new owner committed past them, the group's offsets go
 // back. Its partitions must move while it is part way through them (a
-// slow consumer: 500 ms a chunk, six partitions worked on in turn, a
+// slow consumer: 100 ms a chunk of 4 records, six partitions worked on in turn, a
 // short heartbeat so the join takes effect at once); the harness fails
 // the run at the first rewind by a member that did not own the partition,
 // and shrinks to the join. The correct consumer passes the same scenario.
@@ -206,7 +208,7 @@ func TestGroupRevokedCommitThroughKafka(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
-			text := bugScenarioText(t, tt.bug, 600, ", BUGS_CHUNK_DELAY: 500ms, BUGS_HEARTBEAT: 300ms", groupChaos(3, 1, "join"))
+			text := bugScenarioText(t, tt.bug, 600, ", BUGS_CHUNK_DELAY: 100ms, BUGS_CHUNK_RECORDS: \"4\", BUGS_HEARTBEAT: 300ms", groupChaos(3, 1, "join"))
 			text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
 			text = strings.Replace(text, "partitions: 3", "partitions: 6", 1)
 			rep, err := Replay(ctx, writeScenario(t, text), Options{ShrinkBudget: 4})
@@ -300,5 +302,57 @@ func TestGroupBrokersMode(t *testing.T) {
 				t.Errorf("join: outcome %q", rb.Outcome)
 			}
 		}
+	}
+}
+
+// The group has settled once it is stable with a member per running
+// instance: not while an instance (a zombie, a restarted one) is still
+// joining, and always when the group never had a generation.
+func TestGroupSettled(t *testing.T) {
+	b, err := kafka.StartBroker(kafka.BrokerConfig{Partitions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	res := &RunResult{Group: "g", Topic: "t"}
+	w := &groupWatch{h: &Harness{embedded: b}, res: res, eager: map[string]bool{}}
+	cons := &consumer{insts: []*instance{{index: 0}, {index: 1}}}
+	if !w.settled(cons) {
+		t.Fatal("a group without a generation counts as settled")
+	}
+	join := func() *kgo.Client {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addrs()...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics("t"), kgo.AllowAutoTopicCreation())
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for {
+				if fs := cl.PollFetches(context.Background()); fs.IsClientClosed() {
+					return
+				}
+			}
+		}()
+		return cl
+	}
+	wait := func(n int) {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if st := b.Group("g", "t"); st != nil && st.State == "Stable" && len(st.Members) == n {
+				return
+			}
+		}
+		t.Fatalf("the group did not get %d member(s)", n)
+	}
+	a := join()
+	defer a.Close()
+	wait(1)
+	res.Generations = []Generation{{Number: 1}}
+	if w.settled(cons) {
+		t.Fatal("settled with one member for two running instances")
+	}
+	c := join()
+	defer c.Close()
+	wait(2)
+	if !w.settled(cons) {
+		t.Fatal("not settled with a member per running instance")
 	}
 }

@@ -486,6 +486,33 @@ func (w *groupWatch) noteRewinds(now map[int32]int64) {
 	w.committed = maps.Clone(now)
 }
 
+// groupSettleMax bounds how long a run whose offsets are at the end waits
+// for its group to settle before the state is read.
+const groupSettleMax = 10 * time.Second
+
+// settled reports whether the group is stable with one member per running
+// instance (the eager member aside), or never had a settled generation (a
+// consumer that commits without joining).
+func (w *groupWatch) settled(cons *consumer) bool {
+	if w == nil {
+		return true
+	}
+	st := w.h.embedded.Group(w.res.Group, w.res.Topic)
+	running := len(cons.running())
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if st == nil || len(w.res.Generations) == 0 {
+		return true
+	}
+	n := 0
+	for _, m := range st.Members {
+		if !w.eager[m.ID] {
+			n++
+		}
+	}
+	return st.State == "Stable" && n == running
+}
+
 // foreignRewind returns the first commit that moved a partition's
 // committed offset back from a member that did not own the partition (nil:
 // none so far).

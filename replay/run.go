@@ -751,7 +751,11 @@ func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr
 				if since.IsZero() {
 					since = time.Now()
 				}
-				if time.Since(since) >= sc.Quiet {
+				// The group settles too: a zombie rejoins only once it
+				// has done with its stale batch, a restarted instance
+				// once it joined (bounded: a consumer may leave its
+				// group when idle).
+				if time.Since(since) >= sc.Quiet && (gw.settled(cons) || time.Since(since) >= groupSettleMax) {
 					res.Lag = lag
 					return nil, nil
 				}

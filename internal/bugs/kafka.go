@@ -205,6 +205,13 @@ func Run(ctx context.Context, bug Bug) error {
 	// BUGS_CHUNK_DELAY slows each chunk down (a slow downstream call), so
 	// that rebalances strike while partitions are still being consumed.
 	delay, _ := time.ParseDuration(os.Getenv("BUGS_CHUNK_DELAY"))
+	// BUGS_CHUNK_RECORDS sets the chunk size (default chunkRecords): a
+	// revocation lets the chunk in flight finish, so small chunks leave
+	// the partition that moves part way through.
+	chunkSize := chunkRecords
+	if n, err := strconv.Atoi(os.Getenv("BUGS_CHUNK_RECORDS")); err == nil && n > 0 {
+		chunkSize = n
+	}
 	commit := func(recs []*kgo.Record) {
 		time.Sleep(delay)
 		if bug == RevokedCommit {
@@ -230,7 +237,7 @@ func Run(ctx context.Context, bug Bug) error {
 			recs = interleave(recs)
 		}
 		for len(recs) > 0 {
-			chunk := recs[:min(len(recs), chunkRecords)]
+			chunk := recs[:min(len(recs), chunkSize)]
 			recs = recs[len(chunk):]
 			if bug == RevokedCommit {
 				pendMu.Lock()

@@ -857,8 +857,9 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 		// The partitions the new member owns (a cooperative group
 		// settles once with it owning none, then gives it some).
 		var got []int32
+		members := 0
 		joined := func(st *kafka.GroupState) bool {
-			got = nil
+			got, members = nil, len(st.Members)
 			n := 0
 			for _, m := range st.Members {
 				if !slices.Contains(before, m.ID) {
@@ -873,9 +874,11 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 			rb.Outcome = "started (the group cannot be seen on this broker)"
 		case !r.gw.stable(ctx, moveWait, joined):
 			rb.Outcome = "the group had not taken it in within " + moveWait.String()
-		case len(got) > 0 || r.gw.stable(ctx, joinSpread, func(st *kafka.GroupState) bool { return joined(st) && len(got) > 0 }):
+		case len(got) > 0 || members <= r.h.sc.Kafka.Partitions && r.gw.stable(ctx, joinSpread, func(st *kafka.GroupState) bool { return joined(st) && len(got) > 0 }):
 			slices.Sort(got)
 			rb.Outcome = fmt.Sprintf("the group took it in; partitions %v moved to it", got)
+		case members > r.h.sc.Kafka.Partitions:
+			rb.Outcome = fmt.Sprintf("the group took it in but gave it no partition (%d members for %d partitions)", members, r.h.sc.Kafka.Partitions)
 		default:
 			rb.Outcome = fmt.Sprintf("the group took it in but gave it no partition within %s (the balancer kept every partition with its owner: as many instances as partitions?)", joinSpread)
 		}

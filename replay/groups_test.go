@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/internal/bugs"
+	"github.com/evtool/evtool/kafka"
 )
 
 // groupChaos is a chaos section with rebalance faults for three instances.
@@ -69,9 +72,8 @@ func TestGroupCatalogueThroughKafka(t *testing.T) {
 		events int
 		delay  string
 	}{
-		// revoked-commit is not here: in our runs the group's offsets
-		// were at the end of every partition when the run settled (see
-		// docs/replay.md).
+		// revoked-commit needs six partitions and a slow consumer:
+		// TestGroupRevokedCommitThroughKafka.
 		{bugs.MemoryDedupe, groupChaos(4, 2, "kill"), "", 300, "20ms"},
 		{bugs.ZombieNoFence, groupChaos(5, 2, "stall"), "", 300, "20ms"},
 		{bugs.InstanceState, strings.Replace(groupChaos(7, 1, "kill, leave"), "stall: 3s", "stall: 3s, restart: false", 1), "", 600, "50ms"},
@@ -184,4 +186,173 @@ func TestGroupKIP848ThroughKafka(t *testing.T) {
 		t.Fatalf("verdict %s, protocol %q:\n%s", rep.Verdict, ch.Protocol, out)
 	}
 	t.Log(out)
+}
+
+// Revoked-commit (i) commits, on a timer, the offsets of partitions it
+// lost: once the new owner committed past them, the group's offsets go
+// back. Its partitions must move while it is part way through them (a
+// slow consumer: 100 ms a chunk of 4 records, six partitions worked on in turn, a
+// short heartbeat so the join takes effect at once); the harness fails
+// the run at the first rewind by a member that did not own the partition,
+// and shrinks to the join. The correct consumer passes the same scenario.
+func TestGroupRevokedCommitThroughKafka(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		bug  bugs.Bug
+		want Verdict
+	}{
+		{bugs.RevokedCommit, Fail},
+		{bugs.Correct, Pass},
+	} {
+		t.Run(string(tt.bug), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			text := bugScenarioText(t, tt.bug, 600, ", BUGS_CHUNK_DELAY: 100ms, BUGS_CHUNK_RECORDS: \"4\", BUGS_HEARTBEAT: 300ms", groupChaos(3, 1, "join"))
+			text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
+			text = strings.Replace(text, "partitions: 3", "partitions: 6", 1)
+			rep, err := Replay(ctx, writeScenario(t, text), Options{ShrinkBudget: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := reportText(rep)
+			if rep.Verdict != tt.want {
+				t.Fatalf("verdict %s, want %s:\n%s", rep.Verdict, tt.want, out)
+			}
+			if tt.want == Pass {
+				if ch := rep.Run("chaos"); len(ch.Rewinds) > 0 {
+					t.Errorf("rewinds reported for the correct consumer: %v", ch.Rewinds)
+				}
+				return
+			}
+			ch := rep.Run("chaos")
+			if ch.Failure == nil || ch.Failure.Reason != "rewound" || len(ch.Rewinds) == 0 || !ch.Rewinds[0].Foreign ||
+				rep.Confirmed == nil || !*rep.Confirmed || rep.Shrink == nil || len(rep.Shrink.Faults) != 1 || rep.Shrink.Faults[0].Move != chaos.Join {
+				t.Fatalf("want a confirmed rewound failure shrunk to the join:\n%s", out)
+			}
+			if !strings.Contains(out, "offsets rewound: instance ") || !strings.Contains(out, "a partition it did not own") {
+				t.Errorf("no rewind in the timeline:\n%s", out)
+			}
+		})
+	}
+}
+
+// A join says which partitions moved to the new instance, and says so
+// when none did: with as many instances as partitions a sticky balancer
+// keeps every partition where it is (the fault struck nothing).
+func TestGroupJoinOutcome(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, partitions, want string
+	}{
+		{"as many instances as partitions", "partitions: 3", "gave it no partition"},
+		{"more partitions", "partitions: 6", "moved to it"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			text := bugScenarioText(t, bugs.Correct, 300, ", BUGS_CHUNK_DELAY: 100ms, BUGS_HEARTBEAT: 300ms", groupChaos(3, 1, "join"))
+			text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
+			text = strings.Replace(text, "partitions: 3", tt.partitions, 1)
+			rep, err := Replay(ctx, writeScenario(t, text), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := rep.Run("chaos")
+			if rep.Verdict != Pass || len(ch.Rebalances) != 1 || !strings.Contains(ch.Rebalances[0].Outcome, tt.want) {
+				t.Fatalf("want a join that says %q:\n%s", tt.want, reportText(rep))
+			}
+		})
+	}
+}
+
+// Against --brokers the group cannot be seen: a stall lasts the whole of
+// rebalance.stall and its outcome says that the harness did not see the
+// partitions move; a join says it was started, not that the group took
+// it in.
+func TestGroupBrokersMode(t *testing.T) {
+	t.Parallel()
+	b, err := kafka.StartBroker(kafka.BrokerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	text := bugScenarioText(t, bugs.Correct, 300, ", BUGS_CHUNK_DELAY: 50ms", "chaos:\n  seed: 1\n  rebalance: {count: 2, kinds: [stall, join], stall: 2s}\n")
+	text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
+	rep, err := Replay(ctx, writeScenario(t, text), Options{Brokers: b.Addrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := reportText(rep)
+	ch := rep.Run("chaos")
+	if rep.Verdict != Pass || ch == nil || len(ch.Rebalances) != 2 {
+		t.Fatalf("verdict %s:\n%s", rep.Verdict, out)
+	}
+	for _, rb := range ch.Rebalances {
+		switch rb.Move {
+		case chaos.Stall:
+			if time.Duration(rb.Stalled) < 2*time.Second || !strings.Contains(rb.Outcome, "cannot be seen") {
+				t.Errorf("stall: stalled %s, outcome %q", rb.Stalled, rb.Outcome)
+			}
+		case chaos.Join:
+			if !strings.Contains(rb.Outcome, "cannot be seen") {
+				t.Errorf("join: outcome %q", rb.Outcome)
+			}
+		}
+	}
+}
+
+// The group has settled once it is stable with a member per running
+// instance: not while an instance (a zombie, a restarted one) is still
+// joining, and always when the group never had a generation.
+func TestGroupSettled(t *testing.T) {
+	b, err := kafka.StartBroker(kafka.BrokerConfig{Partitions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	res := &RunResult{Group: "g", Topic: "t"}
+	w := &groupWatch{h: &Harness{embedded: b}, res: res, eager: map[string]bool{}}
+	cons := &consumer{insts: []*instance{{index: 0}, {index: 1}}}
+	if !w.settled(cons) {
+		t.Fatal("a group without a generation counts as settled")
+	}
+	join := func() *kgo.Client {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addrs()...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics("t"), kgo.AllowAutoTopicCreation())
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for {
+				if fs := cl.PollFetches(context.Background()); fs.IsClientClosed() {
+					return
+				}
+			}
+		}()
+		return cl
+	}
+	wait := func(n int) {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if st := b.Group("g", "t"); st != nil && st.State == "Stable" && len(st.Members) == n {
+				return
+			}
+		}
+		t.Fatalf("the group did not get %d member(s)", n)
+	}
+	a := join()
+	defer a.Close()
+	wait(1)
+	res.Generations = []Generation{{Number: 1}}
+	if w.settled(cons) {
+		t.Fatal("settled with one member for two running instances")
+	}
+	c := join()
+	defer c.Close()
+	wait(2)
+	if !w.settled(cons) {
+		t.Fatal("not settled with a member per running instance")
+	}
 }

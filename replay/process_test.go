@@ -155,30 +155,6 @@ func TestStopKillsAfterGrace(t *testing.T) {
 	}
 }
 
-// The consumer gets a parent-death signal tied to the spawner's thread:
-// when that thread ends (as when evtool is killed), the kernel kills it.
-func TestParentDeathSignal(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("Pdeathsig is Linux only")
-	}
-	t.Parallel()
-	sp := newSpawner()
-	p, err := sp.start(ProcessSpec{Argv: []string{"sleep", "60"}, Env: os.Environ()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Kill)
-	sp.close() // the locked goroutine returns: its thread exits
-	select {
-	case <-p.Done():
-	case <-time.After(20 * time.Second):
-		t.Fatal("the child survived the thread that started it")
-	}
-	if _, how := p.Exited(); how != "signal: killed" {
-		t.Errorf("exit %q", how)
-	}
-}
-
 // A state command past its time limit is killed with its group (its
 // background child held its stdout: exec.CommandContext waited for that
 // too), and the error names the limit.

@@ -57,6 +57,48 @@ type StaleCommit struct {
 	Why      string          `json:"why"`
 }
 
+// Rewind is a commit the broker accepted that moved the group's committed
+// offset of a partition back (embedded broker): typically an instance
+// committing a partition it no longer owns after the new owner committed
+// past it. The records in between are consumed again by the next owner,
+// and while it stands the group cannot settle.
+type Rewind struct {
+	Time      Duration `json:"time"`
+	Partition int32    `json:"partition"`
+	From      int64    `json:"from"`
+	To        int64    `json:"to"`
+	// Instance sent the commit (-1: not known); Owner owns the partition
+	// in the group's last settled generation (-1: none or not known).
+	Instance int    `json:"instance"`
+	Member   string `json:"member,omitempty"`
+	Owner    int    `json:"owner"`
+	// Foreign: the sender did not own the partition in the group's last
+	// settled generation (a commit of a revoked partition).
+	Foreign bool `json:"foreign"`
+}
+
+func (r Rewind) String() string {
+	who := fmt.Sprintf("instance %d", r.Instance)
+	if r.Instance < 0 {
+		who = "a commit"
+		if r.Member != "" {
+			who = "member " + shortMember(r.Member)
+		}
+	}
+	owner := "no instance known"
+	if r.Owner >= 0 {
+		owner = fmt.Sprintf("instance %d", r.Owner)
+	}
+	if !r.Foreign {
+		return fmt.Sprintf("%s moved p%d back from %d to %d (its own partition)", who, r.Partition, r.From, r.To)
+	}
+	return fmt.Sprintf("%s moved p%d back from %d to %d, a partition it did not own (owner: %s)", who, r.Partition, r.From, r.To, owner)
+}
+
+// maxRewinds bounds the rewinds a run lists (a timer committing stale
+// offsets rewinds every few hundred milliseconds).
+const maxRewinds = 50
+
 // GroupProtocol is how the consumer's group is run: the classic protocol
 // with the balancers its members offered, or KIP-848 (consumer) with its
 // server assignor.
@@ -124,16 +166,24 @@ type groupWatch struct {
 	cons  *consumer
 	start time.Time
 
-	mu       sync.Mutex
-	members  map[string]int    // member id → instance
-	hosts    map[string]string // member id → client host
-	removed  map[string]string // member id → how it left the group
-	epochs   map[string]int32  // KIP-848: member id → its last epoch
-	eager    map[string]bool   // the harness's eager members
-	syncGen  int32             // highest generation members synced with
-	lastKey  string
-	causes   []string
-	protocol GroupProtocol
+	mu      sync.Mutex
+	members map[string]int    // member id → instance
+	hosts   map[string]string // member id → client host
+	removed map[string]string // member id → how it left the group
+	epochs  map[string]int32  // KIP-848: member id → its last epoch
+	eager   map[string]bool   // the harness's eager members
+	syncGen int32             // highest generation members synced with
+	// committed is the group's committed offsets at the last poll;
+	// senders the members that last committed each offset of a
+	// partition (who rewound it).
+	committed map[int32]int64
+	senders   map[int32]map[int64]string
+	owners    map[int32]string // partition → member, last settled generation
+	rewinds   int
+	foreign   *Rewind // the first rewind by a member that did not own the partition
+	lastKey   string
+	causes    []string
+	protocol  GroupProtocol
 
 	removes []func()
 	cancel  context.CancelFunc
@@ -148,7 +198,8 @@ func (h *Harness) watchGroup(ctx context.Context, res *RunResult) *groupWatch {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &groupWatch{h: h, res: res, start: time.Now(), members: map[string]int{}, hosts: map[string]string{},
-		removed: map[string]string{}, epochs: map[string]int32{}, eager: map[string]bool{}, causes: []string{"start"}, cancel: cancel, done: make(chan struct{})}
+		removed: map[string]string{}, epochs: map[string]int32{}, eager: map[string]bool{}, causes: []string{"start"}, cancel: cancel, done: make(chan struct{}),
+		senders: map[int32]map[int64]string{}, owners: map[int32]string{}}
 	w.removes = append(w.removes,
 		h.embedded.OnGroupRequest(res.Group, w.onRequest),
 		h.embedded.OnGroupCommit(res.Group, w.onCommit))
@@ -208,6 +259,12 @@ func (w *groupWatch) onCommit(c kafka.Commit) bool {
 	}
 	if offs == nil {
 		return false
+	}
+	for p, o := range offs {
+		if w.senders[p] == nil || len(w.senders[p]) > 64 {
+			w.senders[p] = map[int64]string{}
+		}
+		w.senders[p][o] = c.Member
 	}
 	sc := StaleCommit{Time: Duration(time.Since(w.start)), Instance: w.instanceLocked(c.Member), Member: c.Member, Offsets: maps.Clone(offs)}
 	switch why, gone := w.removed[c.Member]; {
@@ -364,12 +421,13 @@ func (w *groupWatch) poll() {
 		}
 	}
 	w.nameByElimination(st)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.noteRewinds(st.Committed)
 	if st.State != "Stable" || len(st.Members) == 0 {
 		return
 	}
 	g := Generation{Number: st.Generation, Time: Duration(time.Since(w.start)), Committed: st.Committed}
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	key := strconv.Itoa(int(st.Generation))
 	for _, m := range st.Members {
 		g.Owners = append(g.Owners, Owner{Instance: w.instanceLocked(m.ID), Eager: w.eager[m.ID], Member: m.ID, Partitions: m.Partitions})
@@ -379,6 +437,12 @@ func (w *groupWatch) poll() {
 		return
 	}
 	w.lastKey = key
+	w.owners = map[int32]string{}
+	for _, m := range st.Members {
+		for _, p := range m.Partitions {
+			w.owners[p] = m.ID
+		}
+	}
 	sort.Slice(g.Owners, func(a, b int) bool {
 		if g.Owners[a].Instance != g.Owners[b].Instance {
 			return g.Owners[a].Instance < g.Owners[b].Instance
@@ -391,6 +455,88 @@ func (w *groupWatch) poll() {
 	}
 	w.causes = nil
 	w.res.Generations = append(w.res.Generations, g)
+}
+
+// noteRewinds records the partitions whose committed offset went back
+// since the last poll, and who committed the lower offset.
+func (w *groupWatch) noteRewinds(now map[int32]int64) {
+	for p, to := range now {
+		from, ok := w.committed[p]
+		if !ok || to >= from {
+			continue
+		}
+		w.rewinds++
+		if len(w.res.Rewinds) >= maxRewinds {
+			continue
+		}
+		rw := Rewind{Time: Duration(time.Since(w.start)), Partition: p, From: from, To: to, Instance: -1, Owner: -1}
+		if m, ok := w.senders[p][to]; ok {
+			rw.Member, rw.Instance = m, w.instanceLocked(m)
+		}
+		if m, ok := w.owners[p]; ok {
+			rw.Owner = w.instanceLocked(m)
+			rw.Foreign = rw.Member != "" && rw.Member != m
+		}
+		if rw.Foreign && w.foreign == nil {
+			first := rw
+			w.foreign = &first
+		}
+		w.res.Rewinds = append(w.res.Rewinds, rw)
+	}
+	w.committed = maps.Clone(now)
+}
+
+// groupSettleMax bounds how long a run whose offsets are at the end waits
+// for its group to settle before the state is read.
+const groupSettleMax = 10 * time.Second
+
+// settled reports whether the group is stable with one member per running
+// instance (the eager member aside), or never had a settled generation (a
+// consumer that commits without joining).
+func (w *groupWatch) settled(cons *consumer) bool {
+	if w == nil {
+		return true
+	}
+	st := w.h.embedded.Group(w.res.Group, w.res.Topic)
+	running := len(cons.running())
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if st == nil || len(w.res.Generations) == 0 {
+		return true
+	}
+	n := 0
+	for _, m := range st.Members {
+		if !w.eager[m.ID] {
+			n++
+		}
+	}
+	return st.State == "Stable" && n == running
+}
+
+// foreignRewind returns the first commit that moved a partition's
+// committed offset back from a member that did not own the partition (nil:
+// none so far).
+func (w *groupWatch) foreignRewind() *Rewind {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.foreign
+}
+
+// rewound describes the commits that moved the group's offsets back so
+// far ("" when none), for a run that did not settle.
+func (w *groupWatch) rewound() string {
+	if w == nil {
+		return ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.rewinds == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d commit(s) moved the group's committed offsets back (commits of partitions revoked from their sender?), the first: %s", w.rewinds, w.res.Rewinds[0])
 }
 
 // nameByElimination names the one member whose connection could not be
@@ -674,6 +820,12 @@ func (r *rebalancer) run(ctx context.Context) {
 // moveWait bounds how long a fault waits for the group to move partitions.
 const moveWait = 15 * time.Second
 
+// joinSpread bounds how long a join waits, once the group took the new
+// member in, for partitions to move to it (a cooperative balancer's
+// second rebalance follows the members' next heartbeat: 3 s by default in
+// franz-go).
+const joinSpread = 4 * time.Second
+
 // apply carries a fault out and records it; false: stop (the run is over).
 func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 	f := t.fault
@@ -692,7 +844,7 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 	}
 	switch f.Move {
 	case chaos.Join:
-		n := len(r.gw.membersOfAll())
+		before := r.gw.membersOfAll()
 		i, err := r.cons.join()
 		rb.Instance = i
 		r.gw.note(fmt.Sprintf("%s: instance %d joined", label, i))
@@ -702,10 +854,33 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 		}
 		rb.Pid = r.cons.pid(i)
 		rb.Trigger = "started " + t.what
-		if r.gw.stable(ctx, moveWait, func(st *kafka.GroupState) bool { return len(st.Members) > n }) {
-			rb.Outcome = "the group took it in"
-		} else {
+		// The partitions the new member owns (a cooperative group
+		// settles once with it owning none, then gives it some).
+		var got []int32
+		members := 0
+		joined := func(st *kafka.GroupState) bool {
+			got, members = nil, len(st.Members)
+			n := 0
+			for _, m := range st.Members {
+				if !slices.Contains(before, m.ID) {
+					n++
+					got = append(got, m.Partitions...)
+				}
+			}
+			return n > 0
+		}
+		switch {
+		case r.gw == nil:
+			rb.Outcome = "started (the group cannot be seen on this broker)"
+		case !r.gw.stable(ctx, moveWait, joined):
 			rb.Outcome = "the group had not taken it in within " + moveWait.String()
+		case len(got) > 0 || members <= r.h.sc.Kafka.Partitions && r.gw.stable(ctx, joinSpread, func(st *kafka.GroupState) bool { return joined(st) && len(got) > 0 }):
+			slices.Sort(got)
+			rb.Outcome = fmt.Sprintf("the group took it in; partitions %v moved to it", got)
+		case members > r.h.sc.Kafka.Partitions:
+			rb.Outcome = fmt.Sprintf("the group took it in but gave it no partition (%d members for %d partitions)", members, r.h.sc.Kafka.Partitions)
+		default:
+			rb.Outcome = fmt.Sprintf("the group took it in but gave it no partition within %s (the balancer kept every partition with its owner: as many instances as partitions?)", joinSpread)
 		}
 	case chaos.Leave:
 		run := r.cons.running()
@@ -735,12 +910,24 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 		rb.Evicted = r.h.evictMember(ctx, r.res.Group, members, r.gw.kip848())
 		r.gw.evicted(members, "it stalled past its session and was evicted")
 		r.gw.note(fmt.Sprintf("%s: instance %d stalled", label, t.inst))
-		moved := r.gw.stable(ctx, r.cfg.Stall, without(members))
-		processed := moved && r.waitCommitted(ctx, t.dropped, t0.Add(r.cfg.Stall))
+		moved, processed := false, false
+		if r.gw == nil {
+			// The group cannot be seen (--brokers): stalled for the
+			// whole of chaos.rebalance.stall.
+			select {
+			case <-ctx.Done():
+			case <-time.After(r.cfg.Stall):
+			}
+		} else {
+			moved = r.gw.stable(ctx, r.cfg.Stall, without(members))
+			processed = moved && r.waitCommitted(ctx, t.dropped, t0.Add(r.cfg.Stall))
+		}
 		r.cons.resumeInstance(t.inst)
 		rb.Stalled = Duration(time.Since(t0))
 		r.gw.note(fmt.Sprintf("%s: instance %d resumed (a zombie)", label, t.inst))
 		switch {
+		case r.gw == nil:
+			rb.Outcome = fmt.Sprintf("resumed (SIGCONT) after %s (chaos.rebalance.stall); the group cannot be seen on this broker: its partitions moved only if its session timed out meanwhile", rb.Stalled)
 		case processed:
 			rb.Outcome = fmt.Sprintf("its partitions moved and the new owner committed past its dropped commit; resumed (SIGCONT) after %s, a zombie", rb.Stalled)
 		case moved:
@@ -994,7 +1181,7 @@ func (h *Harness) waitMembers(ctx context.Context, cons *consumer, group string,
 // line: generations (owners, committed offsets at the switch), rebalance
 // faults applied and stale commits.
 func (r *RunResult) timeline() []string {
-	if len(r.Generations) == 0 && len(r.Rebalances) == 0 && len(r.StaleCommits) == 0 {
+	if len(r.Generations) == 0 && len(r.Rebalances) == 0 && len(r.StaleCommits) == 0 && len(r.Rewinds) == 0 {
 		return nil
 	}
 	type entry struct {
@@ -1025,6 +1212,9 @@ func (r *RunResult) timeline() []string {
 			who = "member " + shortMember(s.Member)
 		}
 		es = append(es, entry{s.Time, fmt.Sprintf("stale commit from %s (%s) refused: %s (%s)", who, droppedText(s.Offsets), s.Error, s.Why)})
+	}
+	for _, rw := range r.Rewinds {
+		es = append(es, entry{rw.Time, "offsets rewound: " + rw.String()})
 	}
 	sort.SliceStable(es, func(a, b int) bool { return es[a].at < es[b].at })
 	out := make([]string, len(es))

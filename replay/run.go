@@ -76,7 +76,10 @@ type RunResult struct {
 	Rebalances   []Rebalance   `json:"rebalances,omitempty"`
 	Generations  []Generation  `json:"generations,omitempty"`
 	StaleCommits []StaleCommit `json:"staleCommits,omitempty"`
-	Protocol     GroupProtocol `json:"protocol,omitzero"`
+	// Rewinds are the accepted commits that moved the group's committed
+	// offsets back (embedded broker; the first 50).
+	Rewinds  []Rewind      `json:"rewinds,omitempty"`
+	Protocol GroupProtocol `json:"protocol,omitzero"`
 
 	ProduceTime Duration `json:"produceTime"`
 	SettleTime  Duration `json:"settleTime"`
@@ -145,7 +148,9 @@ const MaxRecordedFaults = 10000
 
 // Failure says how a consumer failed a run (exit code 1).
 type Failure struct {
-	// Reason is exited, not-settled, committed-beyond-end, restart, expect or
+	// Reason is exited, not-settled, committed-beyond-end, rewound (a
+	// member committed a partition it no longer owned, below its new
+	// owner's commit; embedded broker), restart, expect or
 	// baseline (a baseline run that tests nothing: see checkBaseline).
 	Reason  string         `json:"reason"`
 	Message string         `json:"message"`
@@ -314,7 +319,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 
 	h.phase(spec.Name, "settling")
 	t1 := time.Now()
-	fail, err := h.settle(ctx, res, cons, cr, rb)
+	fail, err := h.settle(ctx, res, cons, cr, rb, gw)
 	res.SettleTime = Duration(time.Since(t1))
 	if err != nil {
 		return nil, err
@@ -671,7 +676,7 @@ func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) err
 // settle waits until the group's committed offsets reach the end offsets
 // of every partition and stay there for quiet. A consumer that exits, or
 // does not settle within the settle timeout, fails the run.
-func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr *crasher, rb *rebalancer) (*Failure, error) {
+func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr *crasher, rb *rebalancer, gw *groupWatch) (*Failure, error) {
 	sc := h.sc.Consumer
 	ends, err := h.endOffsets(ctx, res.Topic)
 	if err != nil {
@@ -697,6 +702,14 @@ func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr
 		if f := cr.failure(); f != nil {
 			f.Output = cons.stderr()
 			return f, nil
+		}
+		if rw := gw.foreignRewind(); rw != nil {
+			// Committing a partition the member no longer owns, below
+			// what its new owner committed: those records are consumed
+			// again, and the group's offsets go back and forth.
+			lag, _ = h.lag(ctx, res, ends)
+			return &Failure{Reason: "rewound", Message: fmt.Sprintf("the group's committed offset of a partition went back: %s (a commit of a revoked partition)", rw),
+				Lag: lag, Output: cons.stderr()}, nil
 		}
 		l, err := h.lag(ctx, res, ends)
 		if err != nil {
@@ -738,7 +751,11 @@ func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr
 				if since.IsZero() {
 					since = time.Now()
 				}
-				if time.Since(since) >= sc.Quiet {
+				// The group settles too: a zombie rejoins only once it
+				// has done with its stale batch, a restarted instance
+				// once it joined (bounded: a consumer may leave its
+				// group when idle).
+				if time.Since(since) >= sc.Quiet && (gw.settled(cons) || time.Since(since) >= groupSettleMax) {
 					res.Lag = lag
 					return nil, nil
 				}
@@ -747,7 +764,7 @@ func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr
 			}
 		}
 		if time.Now().After(deadline) {
-			msg := fmt.Sprintf("the consumer did not settle within %s (consumer.settle_timeout): %d record(s) not committed%s%s", sc.SettleTimeout, totalLag(lag), cr.pending(), rb.pending())
+			msg := fmt.Sprintf("the consumer did not settle within %s (consumer.settle_timeout): %d record(s) not committed%s%s%s", sc.SettleTimeout, totalLag(lag), cr.pending(), rb.pending(), gw.rewound())
 			if lag == nil && lastErr != nil {
 				msg = fmt.Sprintf("the consumer did not settle within %s: cannot read the group's offsets: %v", sc.SettleTimeout, lastErr)
 			}

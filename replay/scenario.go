@@ -461,6 +461,8 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 		if r.Stall != "" {
 			if v, err := time.ParseDuration(r.Stall); err != nil || v <= 0 {
 				bad("/chaos/rebalance/stall", "%q is not a positive duration (e.g. 500ms, 10s)", r.Stall)
+			} else if v > 10*time.Minute {
+				bad("/chaos/rebalance/stall", "%s: must be at most 10m", v)
 			} else {
 				rc.Stall = v
 			}

@@ -161,6 +161,7 @@ func TestScenarioErrors(t *testing.T) {
 		{"bad rebalance kind", base + "chaos: {rebalance: {kinds: [shuffle]}}\n", "chaos.rebalance.kinds[0]"},
 		{"bad rebalance at", base + "chaos: {rebalance: {at: after-commit}}\n", "chaos.rebalance.at"},
 		{"bad rebalance stall", base + "chaos:\n  rebalance: {stall: soon}\n", "s.yaml:4: chaos.rebalance.stall"},
+		{"long rebalance stall", base + "chaos:\n  seed: 1\n  rebalance: {stall: 11m}\n", "s.yaml:5: chaos.rebalance.stall: 11m0s: must be at most 10m"},
 		{"zero instances", base[:len(base)-2] + ", instances: 0}\n", "consumer.instances"},
 		{"too many instances", base[:len(base)-2] + ", instances: 99}\n", "consumer.instances"},
 		{"bad baseline empty", base + "expect:\n  baseline: {empty: yes}\n", "s.yaml:4: expect.baseline.empty"},

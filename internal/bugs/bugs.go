@@ -89,9 +89,10 @@ var Catalogue = []Entry{
 //	(h) zombie-no-fence  dedupe against a copy of the inbox taken when
 //	                     partitions were assigned, no fencing: a stalled
 //	                     instance resumes and applies its stale batch again
-//	(i) revoked-commit   commits its last offsets on a timer, revoked
-//	                     partitions included: the group's offsets go back
-//	                     after the new owner committed
+//	(i) revoked-commit   stops working on a revoked partition, but commits
+//	                     its last offsets on a timer, revoked partitions
+//	                     included: the group's offsets go back after the
+//	                     new owner committed past them
 //	(j) instance-state   keeps its orders in EVTOOL_INSTANCE_DIR: the next
 //	                     owner of a partition lacks what the last one did
 var GroupCatalogue = []Entry{

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,19 +124,45 @@ func Run(ctx context.Context, bug Bug) error {
 	if os.Getenv("BUGS_KIP848") != "" {
 		groupOpts = append(groupOpts, kgo.ServerSideBalancer())
 	}
+	// BUGS_HEARTBEAT shortens the classic heartbeat interval (franz-go's
+	// default is 3 s): a member learns of a rebalance at its next
+	// heartbeat, so with the default a partition moves seconds after a
+	// join, often after its records were all consumed.
+	if hb, err := time.ParseDuration(os.Getenv("BUGS_HEARTBEAT")); err == nil && hb > 0 {
+		groupOpts = append(groupOpts, kgo.HeartbeatInterval(hb))
+	}
 	if bug != RevokedCommit {
 		// revoked-commit lets the group rebalance in the middle of a
 		// batch, and goes on committing what it had.
 		groupOpts = append(groupOpts, kgo.BlockRebalanceOnPoll())
-	} else {
-		// Small fetches: what it polled of a partition it loses is
-		// not all there is.
-		groupOpts = append(groupOpts, kgo.FetchMaxBytes(4<<10), kgo.FetchMaxPartitionBytes(2<<10))
+	}
+	// revoked-commit stops working on a partition once it is revoked or
+	// lost, as it should, but never drops it from the offsets its timer
+	// commits: those offsets go back once the new owner committed past
+	// them.
+	var pendMu sync.Mutex
+	pending := map[int32]int64{}
+	revoked := map[int32]bool{}
+	markRevoked := func(_ context.Context, _ *kgo.Client, ps map[string][]int32) {
+		pendMu.Lock()
+		defer pendMu.Unlock()
+		for _, p := range ps[topic] {
+			revoked[p] = true
+		}
 	}
 	cl, err := kgo.NewClient(append(append(opts, groupOpts...),
 		// An eager balancer too, so an eager member can join the group.
 		balancers(),
-		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { assigned.Store(true) }),
+		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) {
+			assigned.Store(true)
+			pendMu.Lock()
+			defer pendMu.Unlock()
+			for _, p := range ps[topic] {
+				delete(revoked, p)
+			}
+		}),
+		kgo.OnPartitionsRevoked(markRevoked),
+		kgo.OnPartitionsLost(markRevoked),
 		kgo.FetchMaxWait(500*time.Millisecond), // see examples/orders/consumer
 	)...)
 	if err != nil {
@@ -146,8 +173,6 @@ func Run(ctx context.Context, bug Bug) error {
 
 	// revoked-commit: the next offset per partition it ever applied,
 	// committed on a timer whoever owns the partition now.
-	var pendMu sync.Mutex
-	pending := map[int32]int64{}
 	if bug == RevokedCommit {
 		go func() {
 			tick := time.NewTicker(200 * time.Millisecond)
@@ -180,6 +205,13 @@ func Run(ctx context.Context, bug Bug) error {
 	// BUGS_CHUNK_DELAY slows each chunk down (a slow downstream call), so
 	// that rebalances strike while partitions are still being consumed.
 	delay, _ := time.ParseDuration(os.Getenv("BUGS_CHUNK_DELAY"))
+	// BUGS_CHUNK_RECORDS sets the chunk size (default chunkRecords): a
+	// revocation lets the chunk in flight finish, so small chunks leave
+	// the partition that moves part way through.
+	chunkSize := chunkRecords
+	if n, err := strconv.Atoi(os.Getenv("BUGS_CHUNK_RECORDS")); err == nil && n > 0 {
+		chunkSize = n
+	}
 	commit := func(recs []*kgo.Record) {
 		time.Sleep(delay)
 		if bug == RevokedCommit {
@@ -201,9 +233,20 @@ func Run(ctx context.Context, bug Bug) error {
 			return nil
 		}
 		recs := fs.Records()
+		if bug == RevokedCommit {
+			recs = interleave(recs)
+		}
 		for len(recs) > 0 {
-			chunk := recs[:min(len(recs), chunkRecords)]
+			chunk := recs[:min(len(recs), chunkSize)]
 			recs = recs[len(chunk):]
+			if bug == RevokedCommit {
+				pendMu.Lock()
+				chunk = slices.DeleteFunc(slices.Clone(chunk), func(r *kgo.Record) bool { return revoked[r.Partition] })
+				pendMu.Unlock()
+				if len(chunk) == 0 {
+					continue
+				}
+			}
 			if err := handleChunk(ctx, cl, c, chunk, &mu, lockPath, path, dlqTopic, reload, &assigned, commit); err != nil {
 				cl.AllowRebalance()
 				if ctx.Err() != nil {
@@ -214,6 +257,30 @@ func Run(ctx context.Context, bug Bug) error {
 		}
 		cl.AllowRebalance()
 	}
+}
+
+// interleave orders a batch's records partition by partition in turn
+// (each partition's in offset order), so every partition of a batch is
+// part processed at any time: the one the group moves holds records its
+// old owner applied and records it had not reached.
+func interleave(recs []*kgo.Record) []*kgo.Record {
+	by := map[int32][]*kgo.Record{}
+	var parts []int32
+	for _, r := range recs {
+		if _, ok := by[r.Partition]; !ok {
+			parts = append(parts, r.Partition)
+		}
+		by[r.Partition] = append(by[r.Partition], r)
+	}
+	out := make([]*kgo.Record, 0, len(recs))
+	for len(out) < len(recs) {
+		for _, p := range parts {
+			if q := by[p]; len(q) > 0 {
+				out, by[p] = append(out, q[0]), q[1:]
+			}
+		}
+	}
+	return out
 }
 
 // balancers are the group's: cooperative-sticky and range (classic), or

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -92,5 +93,45 @@ func TestSequenceAcrossTypes(t *testing.T) {
 	}
 	if r := c.Check(jsBinary("a", "ord-00001", 1, "ord-00001", 1)); !r.Backwards() {
 		t.Errorf("placed version 1 after paid version 2: %+v", r.Findings)
+	}
+}
+
+// TestPartitionKeyInAvroData: the partition key of a type whose data is
+// Avro binary (examples/payments, partitionkey /paymentId) is read from the
+// datum, not reported missing because the data is not JSON.
+func TestPartitionKeyInAvroData(t *testing.T) {
+	cat, err := registry.Load("../examples/payments")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first event of examples/payments/events.jsonl, in binary mode.
+	data, err := base64.StdEncoding.DecodeString("EHBheS0wMDMxDGFjYy0wMgIGAuE3BkdCUAA=")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
+	record := func(key string, offset int64) *kgo.Record {
+		return &kgo.Record{Topic: "payments", Offset: offset, Key: []byte(key), Value: data, Headers: []kgo.RecordHeader{
+			h("ce_specversion", "1.0"), h("ce_id", fmt.Sprint("c564df24-", offset)), h("ce_source", "/payments-service"),
+			h("ce_type", "com.example.payment.authorized"), h("ce_subject", "pay-0031"),
+			h("ce_dataschema", "https://schemas.example.com/com.example.payment.authorized/v2.avsc"),
+			h("content-type", "application/avro"),
+		}}
+	}
+	c := NewChecker(cat)
+	for _, tc := range []struct {
+		key, want string
+	}{
+		{"pay-0031", ""},
+		{"wrong", `record key "wrong", but com.example.payment.authorized's partitionkey /paymentId is "pay-0031"`},
+	} {
+		r := c.Check(record(tc.key, int64(len(tc.key))))
+		var got []string
+		for _, f := range r.Findings {
+			got = append(got, f.Message)
+		}
+		if tc.want == "" && len(got) != 0 || tc.want != "" && fmt.Sprint(got) != "["+tc.want+"]" {
+			t.Errorf("key %q: findings %q, want %q", tc.key, got, tc.want)
+		}
 	}
 }

@@ -96,42 +96,46 @@ func TestSequenceAcrossTypes(t *testing.T) {
 	}
 }
 
-// TestPartitionKeyInAvroData: the partition key of a type whose data is
-// Avro binary (examples/payments, partitionkey /paymentId) is read from the
-// datum, not reported missing because the data is not JSON.
-func TestPartitionKeyInAvroData(t *testing.T) {
-	cat, err := registry.Load("../examples/payments")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The first event of examples/payments/events.jsonl, in binary mode.
-	data, err := base64.StdEncoding.DecodeString("EHBheS0wMDMxDGFjYy0wMgIGAuE3BkdCUAA=")
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestPartitionKeyInFormattedData: the partition key of a type whose data
+// is Avro or Protobuf binary (examples/payments, partitionkey /paymentId;
+// examples/inventory, /sku) is read from the datum, not reported missing
+// because the data is not JSON.
+func TestPartitionKeyInFormattedData(t *testing.T) {
 	h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
-	record := func(key string, offset int64) *kgo.Record {
-		return &kgo.Record{Topic: "payments", Offset: offset, Key: []byte(key), Value: data, Headers: []kgo.RecordHeader{
-			h("ce_specversion", "1.0"), h("ce_id", fmt.Sprint("c564df24-", offset)), h("ce_source", "/payments-service"),
-			h("ce_type", "com.example.payment.authorized"), h("ce_subject", "pay-0031"),
-			h("ce_dataschema", "https://schemas.example.com/com.example.payment.authorized/v2.avsc"),
-			h("content-type", "application/avro"),
-		}}
-	}
-	c := NewChecker(cat)
 	for _, tc := range []struct {
-		key, want string
+		catalog, data, source, typ, schema, contentType, key, pointer string
 	}{
-		{"pay-0031", ""},
-		{"wrong", `record key "wrong", but com.example.payment.authorized's partitionkey /paymentId is "pay-0031"`},
+		// The first events of the examples' events.jsonl, in binary mode.
+		{"../examples/payments", "EHBheS0wMDMxDGFjYy0wMgIGAuE3BkdCUAA=", "/payments-service", "com.example.payment.authorized", "https://schemas.example.com/com.example.payment.authorized/v2.avsc", "application/avro", "pay-0031", "/paymentId"},
+		{"../examples/inventory", "CghTS1UtMDAwNhIPCgVhbXMtMRIGRS0xOC0zGIQBIghyY3YtMDAxOSoGCPqB9cEG", "/warehouse-service", "com.example.inventory.stock.received", "https://schemas.example.com/com.example.inventory.stock.received/v3.proto", "application/protobuf", "SKU-0006", "/sku"},
 	} {
-		r := c.Check(record(tc.key, int64(len(tc.key))))
-		var got []string
-		for _, f := range r.Findings {
-			got = append(got, f.Message)
+		cat, err := registry.Load(tc.catalog)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if tc.want == "" && len(got) != 0 || tc.want != "" && fmt.Sprint(got) != "["+tc.want+"]" {
-			t.Errorf("key %q: findings %q, want %q", tc.key, got, tc.want)
+		data, err := base64.StdEncoding.DecodeString(tc.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		record := func(key string, offset int64) *kgo.Record {
+			return &kgo.Record{Topic: "t", Offset: offset, Key: []byte(key), Value: data, Headers: []kgo.RecordHeader{
+				h("ce_specversion", "1.0"), h("ce_id", fmt.Sprint("id-", offset)), h("ce_source", tc.source),
+				h("ce_type", tc.typ), h("ce_dataschema", tc.schema), h("content-type", tc.contentType),
+			}}
+		}
+		c := NewChecker(cat)
+		for i, k := range []struct{ key, want string }{
+			{tc.key, ""},
+			{"wrong", fmt.Sprintf("record key \"wrong\", but %s's partitionkey %s is %q", tc.typ, tc.pointer, tc.key)},
+		} {
+			r := c.Check(record(k.key, int64(i)))
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.Message)
+			}
+			if k.want == "" && len(got) != 0 || k.want != "" && fmt.Sprint(got) != "["+k.want+"]" {
+				t.Errorf("%s key %q: findings %q, want %q", tc.typ, k.key, got, k.want)
+			}
 		}
 	}
 }

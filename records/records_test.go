@@ -1,6 +1,7 @@
 package records
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -92,5 +93,49 @@ func TestSequenceAcrossTypes(t *testing.T) {
 	}
 	if r := c.Check(jsBinary("a", "ord-00001", 1, "ord-00001", 1)); !r.Backwards() {
 		t.Errorf("placed version 1 after paid version 2: %+v", r.Findings)
+	}
+}
+
+// TestPartitionKeyInFormattedData: the partition key of a type whose data
+// is Avro or Protobuf binary (examples/payments, partitionkey /paymentId;
+// examples/inventory, /sku) is read from the datum, not reported missing
+// because the data is not JSON.
+func TestPartitionKeyInFormattedData(t *testing.T) {
+	h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
+	for _, tc := range []struct {
+		catalog, data, source, typ, schema, contentType, key, pointer string
+	}{
+		// The first events of the examples' events.jsonl, in binary mode.
+		{"../examples/payments", "EHBheS0wMDMxDGFjYy0wMgIGAuE3BkdCUAA=", "/payments-service", "com.example.payment.authorized", "https://schemas.example.com/com.example.payment.authorized/v2.avsc", "application/avro", "pay-0031", "/paymentId"},
+		{"../examples/inventory", "CghTS1UtMDAwNhIPCgVhbXMtMRIGRS0xOC0zGIQBIghyY3YtMDAxOSoGCPqB9cEG", "/warehouse-service", "com.example.inventory.stock.received", "https://schemas.example.com/com.example.inventory.stock.received/v3.proto", "application/protobuf", "SKU-0006", "/sku"},
+	} {
+		cat, err := registry.Load(tc.catalog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := base64.StdEncoding.DecodeString(tc.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		record := func(key string, offset int64) *kgo.Record {
+			return &kgo.Record{Topic: "t", Offset: offset, Key: []byte(key), Value: data, Headers: []kgo.RecordHeader{
+				h("ce_specversion", "1.0"), h("ce_id", fmt.Sprint("id-", offset)), h("ce_source", tc.source),
+				h("ce_type", tc.typ), h("ce_dataschema", tc.schema), h("content-type", tc.contentType),
+			}}
+		}
+		c := NewChecker(cat)
+		for i, k := range []struct{ key, want string }{
+			{tc.key, ""},
+			{"wrong", fmt.Sprintf("record key \"wrong\", but %s's partitionkey %s is %q", tc.typ, tc.pointer, tc.key)},
+		} {
+			r := c.Check(record(k.key, int64(i)))
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.Message)
+			}
+			if k.want == "" && len(got) != 0 || k.want != "" && fmt.Sprint(got) != "["+k.want+"]" {
+				t.Errorf("%s key %q: findings %q, want %q", tc.typ, k.key, got, k.want)
+			}
+		}
 	}
 }

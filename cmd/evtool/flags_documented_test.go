@@ -1,0 +1,49 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// TestProducerAndDLQFlagsDocumented: every flag of validate, verify, dlq
+// inspect and dlq redrive is named in the page that documents the command,
+// so a flag added to --help is not missing from the docs.
+func TestProducerAndDLQFlagsDocumented(t *testing.T) {
+	root := (&app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}).rootCommand()
+	for _, tc := range []struct {
+		command []string
+		doc     string
+	}{
+		{[]string{"validate"}, "docs/verify.md"},
+		{[]string{"verify"}, "docs/verify.md"},
+		{[]string{"dlq", "inspect"}, "docs/dlq.md"},
+		{[]string{"dlq", "redrive"}, "docs/dlq.md"},
+	} {
+		cmd, _, err := root.Find(tc.command)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := os.ReadFile(filepath.Join("..", "..", tc.doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if f.Name == "help" {
+				return
+			}
+			// validate's file flags are documented with file validation in README.
+			if !strings.Contains(string(text), "`--"+f.Name) && !strings.Contains(string(readme), "--"+f.Name) {
+				t.Errorf("evtool %s --%s is not documented in %s", strings.Join(tc.command, " "), f.Name, tc.doc)
+			}
+		})
+	}
+}

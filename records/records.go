@@ -154,7 +154,7 @@ func (c *Checker) Decode(rec *kgo.Record) (*Record, *envelope.Decoded) {
 	out.ID, out.Type, out.Source = d.Event.ID(), d.Event.Type(), d.Event.Source()
 	t := c.cat.Lookup(out.Type)
 	if t != nil && (strings.HasPrefix(t.Meta.PartitionKey, "/") || t.Meta.Sequence != "") {
-		formatData(d, ver)
+		formatData(d, ver, c.cat.Framing(t))
 	}
 	if t != nil && t.Meta.PartitionKey != "" {
 		want, ok := d.PartitionKeyValue(t.Meta.PartitionKey)
@@ -178,7 +178,7 @@ func (c *Checker) Decode(rec *kgo.Record) (*Record, *envelope.Decoded) {
 // frame, so that the partitionkey and sequence pointers reach into it as
 // into JSON data. Data that does not decode is left unset: CheckRecord has
 // reported it.
-func formatData(d *envelope.Decoded, ver *registry.Version) {
+func formatData(d *envelope.Decoded, ver *registry.Version, framing registry.Framing) {
 	if d.Data != nil || !d.HasData || ver == nil || ver.Compiled == nil {
 		return
 	}
@@ -186,7 +186,7 @@ func formatData(d *envelope.Decoded, ver *registry.Version) {
 	if ct == "" || format.IsJSON(ct) {
 		return
 	}
-	payload, _, _ := envelope.DataFrame(ver.Compiled, d.RawData)
+	payload, _, _ := envelope.DataFrame(ver.Compiled, framing, d.RawData)
 	if v, err := ver.Compiled.DecodeValue(payload, ct); err == nil {
 		d.Data = v
 	}

@@ -14,6 +14,7 @@ package registry
 
 import (
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 
@@ -41,10 +42,9 @@ type Catalog struct {
 
 	byName map[string]*EventType
 	files  map[string]*schemaFile // by path relative to the root
-	// schemaIDs is the text of the ids file (nil: none), schemaIDsErr why
-	// it could not be read.
-	schemaIDs    []byte
-	schemaIDsErr error
+	// openFS opens the file system the catalog was loaded from (for files
+	// read after loading, such as the registry ids).
+	openFS func() (fs.FS, func() error, error)
 	// rootPath is the slash path of the root inside the catalog directory.
 	rootPath string
 }

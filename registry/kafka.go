@@ -62,31 +62,28 @@ type SchemaIDs struct {
 	max uint32
 }
 
-// LoadSchemaIDs returns the catalog's registry ids (its ids file, read
-// when the catalog was loaded); a catalog without one has no ids.
+// LoadSchemaIDs reads the catalog's ids file through the file system it
+// was loaded from (for a directory an os.Root, which refuses a symlink
+// that leaves it; embedded files or a git tree otherwise); a catalog
+// without one has no ids.
 func LoadSchemaIDs(c *Catalog) (*SchemaIDs, error) {
 	p := showPath(c.Root, SchemaIDsFile)
-	if c.schemaIDsErr != nil {
-		return nil, fmt.Errorf("%s: %w", p, c.schemaIDsErr)
+	if c.openFS == nil {
+		return &SchemaIDs{}, nil // a catalog not loaded from files
 	}
-	if c.schemaIDs == nil {
+	fsys, closeFS, err := c.openFS()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	defer closeFS()
+	data, err := format.ReadFile(fsys, path.Join(c.rootPath, SchemaIDsFile), maxSchemaIDsBytes)
+	if errors.Is(err, fs.ErrNotExist) {
 		return &SchemaIDs{}, nil
 	}
-	return parseSchemaIDs(c, p, c.schemaIDs)
-}
-
-// readSchemaIDs keeps the ids file's text, read through the loader's file
-// system: inside the root for a directory (os.Root refuses a symlink
-// that leaves it), the embedded files or git tree otherwise.
-func (l *loader) readSchemaIDs(cat *Catalog) {
-	data, err := format.ReadFile(l.fsys, path.Join(l.root, SchemaIDsFile), maxSchemaIDsBytes)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		cat.schemaIDsErr = err
-	default:
-		cat.schemaIDs = data
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
 	}
+	return parseSchemaIDs(c, p, data)
 }
 
 // maxSchemaIDsBytes bounds the ids file: a million ids fit.

@@ -81,7 +81,19 @@ func Load(dir string) (*Catalog, error) {
 		return nil, fmt.Errorf("catalog directory %s: %w", dir, unwrapPathError(err))
 	}
 	defer root.Close()
-	return LoadFS(root.FS(), dir)
+	cat, err := LoadFS(root.FS(), dir)
+	if cat != nil {
+		// Files read later (the registry ids) are read through a root
+		// opened again: the same confinement, and what is on disk then.
+		cat.openFS = func() (fs.FS, func() error, error) {
+			r, err := os.OpenRoot(dir)
+			if err != nil {
+				return nil, nil, err
+			}
+			return r.FS(), r.Close, nil
+		}
+	}
+	return cat, err
 }
 
 // LoadFS reads a catalog from fsys, whose root holds evtool.yaml. display
@@ -89,6 +101,7 @@ func Load(dir string) (*Catalog, error) {
 func LoadFS(fsys fs.FS, display string) (*Catalog, error) {
 	l := &loader{fsys: fsys, display: display}
 	cat := l.load()
+	cat.openFS = func() (fs.FS, func() error, error) { return fsys, func() error { return nil }, nil }
 	if len(l.errs) > 0 {
 		sortFindings(l.errs)
 		return cat, &LoadError{Findings: l.errs}
@@ -153,7 +166,6 @@ func (l *loader) load() *Catalog {
 	sort.Slice(cat.Types, func(i, j int) bool { return cat.Types[i].Name < cat.Types[j].Name })
 	l.compile(cat)
 	l.loadExamples(cat)
-	l.readSchemaIDs(cat)
 	sortFindings(l.warns)
 	cat.Warnings = l.warns
 	return cat

@@ -64,7 +64,7 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 		aim  aim
 		make func() *dynamicpb.Message
 	}{
-		{minimalAim, func() *dynamicpb.Message { return minimal(writer.Message, sample(1)) }},
+		{minimalAim, func() *dynamicpb.Message { return minimal(writer.Message, reader.Message, sample(1)) }},
 		{fullAim, func() *dynamicpb.Message { return sample(1) }},
 	}
 	stopped := func() bool { return opts.Context != nil && opts.Context.Err() != nil }
@@ -115,13 +115,18 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 	return out
 }
 
-// minimal is an empty message of md with only its required fields set
-// (from full), so that it encodes.
-func minimal(md protoreflect.MessageDescriptor, full *dynamicpb.Message) *dynamicpb.Message {
+// minimal is an empty message of md with only the fields set (from full)
+// that the writer or the reader requires: so that it encodes, and so that
+// the reader's "required field not set" (a break of its own) does not
+// stand in for the break the message is aimed at.
+func minimal(md, reader protoreflect.MessageDescriptor, full *dynamicpb.Message) *dynamicpb.Message {
 	m := dynamicpb.NewMessage(md)
 	fs := md.Fields()
 	for i := 0; i < fs.Len(); i++ {
-		if f := fs.Get(i); f.Cardinality() == protoreflect.Required && full.Has(f) {
+		f := fs.Get(i)
+		rf := reader.Fields().ByNumber(f.Number())
+		required := f.Cardinality() == protoreflect.Required || rf != nil && rf.Cardinality() == protoreflect.Required
+		if required && full.Has(f) {
 			m.Set(f, full.Get(f))
 		}
 	}

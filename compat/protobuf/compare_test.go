@@ -231,6 +231,22 @@ func TestWitnessShowsItsOwnField(t *testing.T) {
 	}
 }
 
+// A field the reader requires and the writer may leave out is one break;
+// the counterexamples of the pair's other breaks set it, so that they show
+// their own field and not the reader's "required field not set".
+func TestWitnessSetsFieldsTheReaderRequires(t *testing.T) {
+	reader := load(t, "old.proto", p2("message M {\n  required string id = 1;\n  optional int32 n = 2 [default = 5];\n}\n"))
+	writer := load(t, "new.proto", p2("message M {\n  optional string id = 1;\n  optional int32 n = 2 [default = 7];\n}\n"))
+	for _, f := range Compare(reader, writer, compat.Forward, Options{}) {
+		if f.Rule == "proto-required-added" {
+			continue
+		}
+		if strings.Contains(string(f.Counterexample), "required field") {
+			t.Errorf("%s at %s: counterexample shows the required-field break: %s", f.Rule, f.Pointer, f.Counterexample)
+		}
+	}
+}
+
 func TestCompareStopsWithContext(t *testing.T) {
 	old, new := benchPair(&testing.B{})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1069,8 +1069,12 @@ func incompatibleErr(subject string, mode registry.Mode, profile registry.Profil
 	if len(errs) > 10 {
 		errs = append(errs[:10], fmt.Sprintf("and %d more", len(errs)-10))
 	}
-	return apiErr(409, codeIncompatible, "schema being registered is incompatible with an earlier schema for subject %q (%s, profile %s): %s",
-		subject, mode, profile, strings.Join(errs, "; "))
+	level := string(mode)
+	if profile != "" { // Avro has no profiles
+		level += ", profile " + string(profile)
+	}
+	return apiErr(409, codeIncompatible, "schema being registered is incompatible with an earlier schema for subject %q (%s): %s",
+		subject, level, strings.Join(errs, "; "))
 }
 
 // unchangedFor reports whether a check of subject against old still holds

@@ -134,6 +134,9 @@ message StockMoved {
 			if srCode(err) != codeIncompatible || !strings.Contains(err.Error(), tc.rule) {
 				t.Fatalf("incompatible registration: %v", err)
 			}
+			if strings.Contains(err.Error(), "profile )") {
+				t.Errorf("the refusal names an empty profile: %v", err)
+			}
 			res, err := cl.CheckCompatibility(ctx, tc.subject, -1, bad)
 			if err != nil || res.Is {
 				t.Fatalf("compatibility: %+v %v", res, err)

@@ -41,7 +41,7 @@ func scenario(t *testing.T, bin, bug, chaosYAML string) *verify.Scenario {
 	if bug != "" {
 		run = `[` + bin + `, -bug, ` + bug + `]`
 	}
-	text := "catalog: " + catalog + "\nproducer:\n  run: " + run + "\n  state: {http: \"http://${EVTOOL_ADDR}/facts\"}\n  quiet: 500ms\nworkload: {requests: requests.jsonl}\nchaos:\n  seed: 42\n" + chaosYAML
+	text := "catalog: " + catalog + "\nproducer:\n  run: " + run + "\n  state: {http: \"http://${EVTOOL_ADDR}/facts\"}\n  quiet: 1s\nworkload: {requests: requests.jsonl}\nchaos:\n  seed: 42\n" + chaosYAML
 	path := filepath.Join(dir, "verify.yaml")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)

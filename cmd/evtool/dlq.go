@@ -27,42 +27,22 @@ or Kafka Streams (__streams.errors.*), and send their records back.`,
 	return c
 }
 
-// dlqClusterFlags adds --brokers and the TLS and SASL flags of the commands
-// that reach a cluster.
-func dlqClusterFlags(c *cobra.Command, brokers *[]string, cc *kafka.ClientConfig) {
-	fl := c.Flags()
-	fl.StringSliceVar(brokers, "brokers", nil, "Kafka seed brokers host:port[,host:port] (required)")
-	fl.BoolVar(&cc.TLS, "tls", false, "connect with TLS")
-	fl.StringVar(&cc.TLSCAFile, "tls-ca", "", "PEM file of the CAs to trust (implies --tls)")
-	fl.StringVar(&cc.TLSCertFile, "tls-cert", "", "PEM client certificate (implies --tls)")
-	fl.StringVar(&cc.TLSKeyFile, "tls-key", "", "PEM client key")
-	fl.StringVar(&cc.TLSServerName, "tls-server-name", "", "server name to verify")
-	fl.BoolVar(&cc.TLSInsecure, "tls-insecure", false, "do not verify the server's certificate")
-	fl.StringVar(&cc.SASLMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
-	fl.StringVar(&cc.SASLUser, "sasl-user", "", "SASL user")
-	fl.StringVar(&cc.SASLPassword, "sasl-password", "", "SASL password (better: the EVTOOL_SASL_PASSWORD environment variable)")
-}
-
-// dlqClient completes the client config from --brokers and the
-// environment's SASL password.
-func dlqClient(brokers []string, cc kafka.ClientConfig, topic string) (kafka.ClientConfig, error) {
-	if len(brokers) == 0 {
+// dlqClient is the client config of a dlq command, which needs both
+// --brokers and --topic.
+func dlqClient(f *kafkaFlags, topic string) (kafka.ClientConfig, error) {
+	cc := f.config()
+	if len(cc.Brokers) == 0 {
 		return cc, usagef("--brokers is required: the cluster holding the dead-letter topic")
 	}
 	if topic == "" {
 		return cc, usagef("--topic is required: the dead-letter topic")
-	}
-	cc.Brokers = brokers
-	if cc.SASLPassword == "" {
-		cc.SASLPassword = os.Getenv("EVTOOL_SASL_PASSWORD")
 	}
 	return cc, nil
 }
 
 func (a *app) dlqInspectCommand() *cobra.Command {
 	var (
-		brokers       []string
-		cc            kafka.ClientConfig
+		kf            kafkaFlags
 		topic, format string
 		dir           string
 		groupBy       []string
@@ -89,7 +69,7 @@ headers are malformed (it is listed with the problem).`,
 			if err != nil {
 				return err
 			}
-			cc, err := dlqClient(brokers, cc, topic)
+			cc, err := dlqClient(&kf, topic)
 			if err != nil {
 				return err
 			}
@@ -117,7 +97,7 @@ headers are malformed (it is listed with the problem).`,
 			return nil
 		},
 	}
-	dlqClusterFlags(c, &brokers, &cc)
+	addKafkaFlags(c.Flags(), &kf, "Kafka seed brokers host:port[,host:port] (required)")
 	c.Flags().StringVar(&topic, "topic", "", "dead-letter topic (required)")
 	dirFlag(c, &dir)
 	formatFlag(c, &format, report.BasicFormats)
@@ -137,8 +117,7 @@ func optionalCatalog(cmd *cobra.Command, dir string) (*registry.Catalog, error) 
 
 func (a *app) dlqRedriveCommand() *cobra.Command {
 	var (
-		brokers            []string
-		cc                 kafka.ClientConfig
+		kf                 kafkaFlags
 		topic, format, dir string
 		o                  dlq.RedriveOptions
 		errorMatch         string
@@ -179,7 +158,7 @@ dead-letter headers, a broker error, an interrupted run).`,
 			if err != nil {
 				return err
 			}
-			if o.Client, err = dlqClient(brokers, cc, topic); err != nil {
+			if o.Client, err = dlqClient(&kf, topic); err != nil {
 				return err
 			}
 			if o.MaxRedrives < 1 {
@@ -218,7 +197,7 @@ dead-letter headers, a broker error, an interrupted run).`,
 			return nil
 		},
 	}
-	dlqClusterFlags(c, &brokers, &cc)
+	addKafkaFlags(c.Flags(), &kf, "Kafka seed brokers host:port[,host:port] (required)")
 	fl := c.Flags()
 	fl.StringVar(&topic, "topic", "", "dead-letter topic (required)")
 	dirFlag(c, &dir)

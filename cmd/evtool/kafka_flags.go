@@ -10,8 +10,7 @@ import (
 )
 
 // kafkaFlags are the connection flags of the commands that read or write
-// topics (validate --topic, verify): seed brokers, TLS and SASL, spelled as
-// replay spells them.
+// topics (validate --topic, verify, dlq): seed brokers, TLS and SASL.
 type kafkaFlags struct {
 	brokers []string
 	cc      kafka.ClientConfig
@@ -19,15 +18,21 @@ type kafkaFlags struct {
 
 func addKafkaFlags(fl *pflag.FlagSet, f *kafkaFlags, brokersUsage string) {
 	fl.StringSliceVar(&f.brokers, "brokers", nil, brokersUsage)
-	fl.BoolVar(&f.cc.TLS, "tls", false, "connect with TLS")
-	fl.StringVar(&f.cc.TLSCAFile, "tls-ca", "", "PEM file of the CAs to trust (implies --tls)")
-	fl.StringVar(&f.cc.TLSCertFile, "tls-cert", "", "PEM client certificate (implies --tls)")
-	fl.StringVar(&f.cc.TLSKeyFile, "tls-key", "", "PEM client key")
-	fl.StringVar(&f.cc.TLSServerName, "tls-server-name", "", "server name to verify")
-	fl.BoolVar(&f.cc.TLSInsecure, "tls-insecure", false, "do not verify the server's certificate")
-	fl.StringVar(&f.cc.SASLMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
-	fl.StringVar(&f.cc.SASLUser, "sasl-user", "", "SASL user")
-	fl.StringVar(&f.cc.SASLPassword, "sasl-password", "", "SASL password (better: the EVTOOL_SASL_PASSWORD environment variable)")
+	addSecurityFlags(fl, &f.cc)
+}
+
+// addSecurityFlags adds the TLS and SASL flags of every command that
+// reaches a cluster.
+func addSecurityFlags(fl *pflag.FlagSet, cc *kafka.ClientConfig) {
+	fl.BoolVar(&cc.TLS, "tls", false, "connect with TLS")
+	fl.StringVar(&cc.TLSCAFile, "tls-ca", "", "PEM file of the CAs to trust (implies --tls)")
+	fl.StringVar(&cc.TLSCertFile, "tls-cert", "", "PEM client certificate (implies --tls)")
+	fl.StringVar(&cc.TLSKeyFile, "tls-key", "", "PEM client key")
+	fl.StringVar(&cc.TLSServerName, "tls-server-name", "", "server name to verify")
+	fl.BoolVar(&cc.TLSInsecure, "tls-insecure", false, "do not verify the server's certificate")
+	fl.StringVar(&cc.SASLMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+	fl.StringVar(&cc.SASLUser, "sasl-user", "", "SASL user")
+	fl.StringVar(&cc.SASLPassword, "sasl-password", "", "SASL password (better: the EVTOOL_SASL_PASSWORD environment variable)")
 }
 
 // config returns the client config with the seed brokers split at commas

@@ -210,15 +210,7 @@ Kafka, state not JSON).`,
 	fl.BoolVar(&failFast, "fail-fast", false, "with several scenarios, stop at the first one that does not pass (the rest are reported as skipped)")
 	fl.IntVar(&shrink, "shrink-budget", replay.DefaultShrinkBudget, "most runs spent shrinking a failure to a minimal set of faults (0: confirm and shrink nothing)")
 	fl.StringVar(&cc.Compression, "compression", "", "codec of the record batches evtool produces: "+strings.Join(kafka.Compressions, "|")+" (default: kafka.compression, else none)")
-	fl.BoolVar(&cc.TLS, "tls", false, "connect with TLS")
-	fl.StringVar(&cc.TLSCAFile, "tls-ca", "", "PEM file of the CAs to trust (implies --tls)")
-	fl.StringVar(&cc.TLSCertFile, "tls-cert", "", "PEM client certificate (implies --tls)")
-	fl.StringVar(&cc.TLSKeyFile, "tls-key", "", "PEM client key")
-	fl.StringVar(&cc.TLSServerName, "tls-server-name", "", "server name to verify")
-	fl.BoolVar(&cc.TLSInsecure, "tls-insecure", false, "do not verify the server's certificate")
-	fl.StringVar(&cc.SASLMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
-	fl.StringVar(&cc.SASLUser, "sasl-user", "", "SASL user")
-	fl.StringVar(&cc.SASLPassword, "sasl-password", "", "SASL password (better: the EVTOOL_SASL_PASSWORD environment variable)")
+	addSecurityFlags(fl, &cc)
 	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"text", "json", "junit"}, cobra.ShellCompDirectiveNoFileComp
 	})

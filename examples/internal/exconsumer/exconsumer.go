@@ -29,6 +29,7 @@ import (
 	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
 
 	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/examples/internal/exdb"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/registry"
@@ -352,16 +353,7 @@ func Rows(ctx context.Context, q Querier, query string, cols ...string) ([]any, 
 // schema applied. One connection: the consumer is one writer, and SQLite
 // serialises writers anyway.
 func OpenSQLite(path, schema string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)")
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return db, nil
+	return exdb.Open(path, "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)", schema)
 }
 
 // Main is an example consumer's main: it parses -naive and -dlq-topic

@@ -12,6 +12,7 @@ import (
 	"github.com/cloudevents/sdk-go/v2/event"
 	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
 
+	"github.com/evtool/evtool/examples/internal/exdb"
 	"github.com/evtool/evtool/examples/orders/events"
 )
 
@@ -174,20 +175,15 @@ func openStore(path string, naive bool) (*store, error) {
 	// immediate transactions take the write lock at BEGIN, so two
 	// instances never both read and then fail to upgrade (SQLITE_BUSY
 	// that no busy timeout resolves).
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
-	if err != nil {
-		return nil, err
-	}
-	// One connection: SQLite has one writer anyway, and the state reads
-	// then see only committed batches.
-	db.SetMaxOpenConns(1)
 	schema := schemaCorrect
 	if naive {
 		schema = schemaNaive
 	}
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("creating tables in %s: %w", path, err)
+	// One connection: SQLite has one writer anyway, and the state reads
+	// then see only committed batches.
+	db, err := exdb.Open(path, "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate", schema)
+	if err != nil {
+		return nil, err
 	}
 	return &store{db: db, naive: naive, now: time.Now}, nil
 }

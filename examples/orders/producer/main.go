@@ -43,6 +43,7 @@ import (
 	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
 
 	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/examples/internal/exdb"
 	"github.com/evtool/evtool/kafka"
 )
 
@@ -126,25 +127,11 @@ func run(ctx context.Context, bug string) error {
 	return nil
 }
 
-func openDBOnce(path string) (*sql.DB, error) {
-	// The busy timeout comes first: switching to WAL takes a lock too, and
-	// a relay starting while another held it failed at once with
-	// SQLITE_BUSY ("database is locked") instead of waiting.
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate")
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	// The schema is made in one BEGIN IMMEDIATE transaction (_txlock): in
-	// autocommit, a statement that holds a read lock and wants to write
-	// while another relay does the same is a deadlock, which SQLite
-	// answers with SQLITE_BUSY at once, whatever the busy timeout.
-	tx, err := db.Begin()
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("opening %s: %w", path, err)
-	}
-	_, err = tx.Exec(`
+func openDB(path string) (*sql.DB, error) {
+	return exdb.Open(path, "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate", producerSchema)
+}
+
+const producerSchema = `
 CREATE TABLE IF NOT EXISTS orders (order_id TEXT PRIMARY KEY, version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS requests (idempotency_key TEXT PRIMARY KEY, event_id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox (
@@ -152,18 +139,7 @@ CREATE TABLE IF NOT EXISTS outbox (
   event_id TEXT NOT NULL, type TEXT NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL,
   data TEXT NOT NULL, published INTEGER NOT NULL DEFAULT 0, claimed_by TEXT);
 CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY CHECK (id = 1), owner TEXT, expires INTEGER NOT NULL);
-INSERT OR IGNORE INTO lease (id, owner, expires) VALUES (1, NULL, 0);`)
-	if err == nil {
-		err = tx.Commit()
-	} else {
-		_ = tx.Rollback()
-	}
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("opening %s: %w", path, err)
-	}
-	return db, nil
-}
+INSERT OR IGNORE INTO lease (id, owner, expires) VALUES (1, NULL, 0);`
 
 type eventRequest struct {
 	Type string          `json:"type"`
@@ -427,19 +403,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
-}
-
-// openDB opens the database, retrying for a while when it is locked: the
-// switch to WAL of a new database, made by whichever relay comes first,
-// answers another relay's open with SQLITE_BUSY without waiting for the
-// busy timeout.
-func openDB(path string) (*sql.DB, error) {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		db, err := openDBOnce(path)
-		if err == nil || !strings.Contains(err.Error(), "SQLITE_BUSY") || time.Now().After(deadline) {
-			return db, err
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

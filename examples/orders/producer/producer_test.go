@@ -117,27 +117,3 @@ func TestProducerUnderChaos(t *testing.T) {
 		})
 	}
 }
-
-// TestOpenDBConcurrently: relays that start together on a new database
-// all open it; none fails with SQLITE_BUSY ("database is locked") while
-// another switches it to WAL.
-func TestOpenDBConcurrently(t *testing.T) {
-	for round := 0; round < 20; round++ {
-		path := filepath.Join(t.TempDir(), "orders.db")
-		errs := make(chan error, 6)
-		for i := 0; i < cap(errs); i++ {
-			go func() {
-				db, err := openDB(path)
-				if err == nil {
-					db.Close()
-				}
-				errs <- err
-			}()
-		}
-		for i := 0; i < cap(errs); i++ {
-			if err := <-errs; err != nil {
-				t.Fatalf("round %d: %v", round, err)
-			}
-		}
-	}
-}

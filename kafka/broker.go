@@ -137,8 +137,10 @@ type Commit struct {
 // OnCommit calls fn with every OffsetCommit request of group, before the
 // broker stores it. When fn returns true the commit is dropped (not
 // stored) and the client's connection closed, as if the client had died
-// before the request arrived: fn kills the client first. fn runs on the
-// broker's request loop, which waits for it: it must not call the broker.
+// before the request arrived: fn kills the client first. The broker's
+// request loop waits for fn; it still serves Group, so fn may read the
+// group's state (which holds every request handled before this one), but
+// must not send requests to the broker.
 // remove stops the calls.
 func (b *Broker) OnCommit(group string, fn func(topics []CommitTopic) (drop bool)) (remove func()) {
 	return b.OnGroupCommit(group, func(c Commit) bool { return fn(c.Topics) })

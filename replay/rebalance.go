@@ -166,6 +166,10 @@ type groupWatch struct {
 	cons  *consumer
 	start time.Time
 
+	// readMu orders the reads of the group's committed offsets with the
+	// rewinds noted from them: a poll's older read must not follow a
+	// commit's newer one (a false rewind).
+	readMu  sync.Mutex
 	mu      sync.Mutex
 	members map[string]int    // member id → instance
 	hosts   map[string]string // member id → client host
@@ -248,9 +252,21 @@ func (w *groupWatch) onRequest(r kafka.GroupRequest) {
 // have synced with (ILLEGAL_GENERATION) or an older member epoch
 // (STALE_MEMBER_EPOCH, KIP-848). A commit refused for a reason the
 // harness cannot see from the requests is not listed.
+//
+// It first reads the group's committed offsets, which hold every commit
+// the broker handled before this one: a rewind is seen at the next commit
+// however soon the partition's owner commits again (a poll every 20 ms
+// missed a stale commit overwritten within the interval, every time when
+// two members commit on timers of the same period).
 func (w *groupWatch) onCommit(c kafka.Commit) bool {
+	w.readMu.Lock()
+	defer w.readMu.Unlock()
+	st := w.h.embedded.Group(w.res.Group, w.res.Topic)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if st != nil {
+		w.noteRewinds(st.Committed)
+	}
 	var offs map[int32]int64
 	for _, t := range c.Topics {
 		if t.Name == w.res.Topic || t.Name == "" && t.ID == w.res.topicID {
@@ -394,6 +410,8 @@ func (w *groupWatch) run(ctx context.Context) {
 // poll reads the group, names its new members and records a generation
 // when a new one has settled (Stable).
 func (w *groupWatch) poll() {
+	w.readMu.Lock()
+	defer w.readMu.Unlock()
 	st := w.h.embedded.Group(w.res.Group, w.res.Topic)
 	if st == nil {
 		return

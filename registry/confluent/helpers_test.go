@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"io/fs"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
 
@@ -87,7 +89,10 @@ func startServer(t testing.TB, opts ServerOptions) (*Server, string) {
 
 func srClient(t testing.TB, url string, opts ...sr.ClientOpt) *sr.Client {
 	t.Helper()
-	cl, err := sr.NewClient(append([]sr.ClientOpt{sr.URLs(url)}, opts...)...)
+	// sr's default client gives up after 5 s, which 60 registrations
+	// serialized by the catalog lock pass on a loaded 2-core machine.
+	base := []sr.ClientOpt{sr.URLs(url), sr.HTTPClient(&http.Client{Timeout: 60 * time.Second})}
+	cl, err := sr.NewClient(append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -404,14 +405,50 @@ func (h *Harness) groupName(id string) string {
 	return fmt.Sprintf("evtool-replay-%s-%s", h.nonce, id)
 }
 
-// freeAddr returns a free 127.0.0.1 port for the consumer's state endpoint.
+// freeAddr returns a free 127.0.0.1 port for the consumer's state
+// endpoint. The consumer binds it after the harness released it, so a port
+// of the kernel's ephemeral range (what ":0" gives) can be taken in between
+// by any outgoing connection on the machine (a consumer failed with
+// "address already in use" under load). It picks a random free port below
+// that range, and falls back to ":0" where the range is not known or
+// nothing below it is free.
 func freeAddr() (string, error) {
+	if lo, ok := ephemeralPortsStart(); ok && lo > minStatePort+1 {
+		for range 64 {
+			port := minStatePort + mrand.IntN(lo-minStatePort)
+			l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+			if err == nil {
+				addr := l.Addr().String()
+				l.Close()
+				return addr, nil
+			}
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
 	}
 	defer l.Close()
 	return l.Addr().String(), nil
+}
+
+// minStatePort is the lowest port freeAddr picks: above the registered
+// ports most local servers use.
+const minStatePort = 20000
+
+// ephemeralPortsStart is the first port of the kernel's ephemeral range
+// (Linux: /proc/sys/net/ipv4/ip_local_port_range).
+func ephemeralPortsStart() (int, bool) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 0, false
+	}
+	lo, err := strconv.Atoi(f[0])
+	return lo, err == nil && lo > 0 && lo <= 65535
 }
 
 // clientEnv passes TLS and SASL settings on to the consumer.

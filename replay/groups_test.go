@@ -360,3 +360,40 @@ func TestGroupSettled(t *testing.T) {
 		t.Fatal("not settled with a member per running instance")
 	}
 }
+
+// A lone instance stalled past its session (the harness evicts it) finds
+// at SIGCONT that its commits are refused (ILLEGAL_GENERATION) and that
+// nobody took its partitions: the rejoin hands them back to it. franz-go
+// (v1.22.3) rejoins from the refused commit without calling
+// OnPartitionsLost and, the partitions being "still" its own, keeps its
+// fetch positions past the records whose commits were refused: nothing
+// commits them again and the group never settles. The correct consumer
+// starts a new client when a commit is refused as fenced, and settles.
+// The race is made certain: a heartbeat that learns of the eviction first
+// takes franz-go's safe path (OnPartitionsLost, offsets fetched again), so
+// the heartbeat is slow (20 s) and the stall comes after the cooperative
+// member's quick first heartbeat (500 ms into the session; 100 ms a chunk).
+func TestGroupStalledAloneRejoins(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	text := bugScenarioText(t, bugs.Correct, 300, ", BUGS_CHUNK_DELAY: 100ms, BUGS_HEARTBEAT: 20s", "chaos:\n  seed: 1\n  rebalance: {count: 1, kinds: [stall], stall: 1s}\n")
+	text = strings.Replace(text, "  settle_timeout: 20s\n", "  settle_timeout: 10s\n", 1)
+	rep, err := Replay(ctx, writeScenario(t, text), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := reportText(rep)
+	ch := rep.Run("chaos")
+	if rep.Verdict != Pass || ch == nil || len(ch.Rebalances) != 1 {
+		t.Fatalf("verdict %s:\n%s", rep.Verdict, out)
+	}
+	// The group is empty once its lone member is evicted: the broker
+	// (kfake, as Kafka) answers ILLEGAL_GENERATION, not UNKNOWN_MEMBER_ID,
+	// and the report names what the broker answered.
+	refused := slices.ContainsFunc(ch.StaleCommits, func(c StaleCommit) bool { return c.Error == "ILLEGAL_GENERATION" })
+	if !refused {
+		t.Fatalf("no commit refused as ILLEGAL_GENERATION: the stall did not make a zombie, or the report misnames the refusal:\n%s", out)
+	}
+	t.Log(out)
+}

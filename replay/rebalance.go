@@ -248,8 +248,9 @@ func (w *groupWatch) onRequest(r kafka.GroupRequest) {
 }
 
 // onCommit notes a commit the broker will refuse: from a member that left
-// or was evicted (UNKNOWN_MEMBER_ID), of an older generation than members
-// have synced with (ILLEGAL_GENERATION) or an older member epoch
+// or was evicted (UNKNOWN_MEMBER_ID; ILLEGAL_GENERATION once the group has
+// no members), of an older generation than members have synced with
+// (ILLEGAL_GENERATION) or an older member epoch
 // (STALE_MEMBER_EPOCH, KIP-848). A commit refused for a reason the
 // harness cannot see from the requests is not listed.
 //
@@ -284,6 +285,11 @@ func (w *groupWatch) onCommit(c kafka.Commit) bool {
 	}
 	sc := StaleCommit{Time: Duration(time.Since(w.start)), Instance: w.instanceLocked(c.Member), Member: c.Member, Offsets: maps.Clone(offs)}
 	switch why, gone := w.removed[c.Member]; {
+	case gone && w.protocol.Protocol == "classic" && c.Generation >= 0 && st != nil && len(st.Members) == 0:
+		// The broker looks a member up only in a group that has
+		// members: an emptied group refuses a generation's commit as
+		// ILLEGAL_GENERATION (a lone instance evicted).
+		sc.Error, sc.Why = "ILLEGAL_GENERATION", "the member is no longer in the group, which has no members: "+why
 	case gone:
 		sc.Error, sc.Why = "UNKNOWN_MEMBER_ID", "the member is no longer in the group: "+why
 	case w.protocol.Protocol == "classic" && c.Generation >= 0 && c.Generation < w.syncGen:

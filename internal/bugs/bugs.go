@@ -252,3 +252,9 @@ func (c *Consumer) CommitsFirst() bool { return c.Bug == CommitFirst }
 // CrashesOnPoison reports whether the consumer fails on an unreadable
 // event instead of dead-lettering it.
 func (c *Consumer) CrashesOnPoison() bool { return c.Bug == PoisonCrash }
+
+// RestartsWhenFenced reports whether the consumer, when the group refuses
+// a commit because it is no longer a member, drops the rest of its batch
+// and starts a new client (Run): zombie-no-fence goes on with its stale
+// batch.
+func (c *Consumer) RestartsWhenFenced() bool { return c.Bug != ZombieNoFence }

@@ -3,6 +3,7 @@ package bugs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"net"
@@ -150,30 +151,34 @@ func Run(ctx context.Context, bug Bug) error {
 			revoked[p] = true
 		}
 	}
-	cl, err := kgo.NewClient(append(append(opts, groupOpts...),
-		// An eager balancer too, so an eager member can join the group.
-		balancers(),
-		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) {
-			assigned.Store(true)
-			pendMu.Lock()
-			defer pendMu.Unlock()
-			for _, p := range ps[topic] {
-				delete(revoked, p)
-			}
-		}),
-		kgo.OnPartitionsRevoked(markRevoked),
-		kgo.OnPartitionsLost(markRevoked),
-		kgo.FetchMaxWait(500*time.Millisecond), // see examples/orders/consumer
-	)...)
+	newClient := func() (*kgo.Client, error) {
+		return kgo.NewClient(append(append(opts, groupOpts...),
+			// An eager balancer too, so an eager member can join the group.
+			balancers(),
+			kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) {
+				assigned.Store(true)
+				pendMu.Lock()
+				defer pendMu.Unlock()
+				for _, p := range ps[topic] {
+					delete(revoked, p)
+				}
+			}),
+			kgo.OnPartitionsRevoked(markRevoked),
+			kgo.OnPartitionsLost(markRevoked),
+			kgo.FetchMaxWait(500*time.Millisecond), // see examples/orders/consumer
+		)...)
+	}
+	cl, err := newClient()
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
+	defer func() { cl.Close() }()
 	log.Printf("%s consumer on %s as group %s", bug, topic, group)
 
 	// revoked-commit: the next offset per partition it ever applied,
 	// committed on a timer whoever owns the partition now.
 	if bug == RevokedCommit {
+		cl := cl // its commits never restart the client
 		go func() {
 			tick := time.NewTicker(200 * time.Millisecond)
 			defer tick.Stop()
@@ -212,6 +217,16 @@ func Run(ctx context.Context, bug Bug) error {
 	if n, err := strconv.Atoi(os.Getenv("BUGS_CHUNK_RECORDS")); err == nil && n > 0 {
 		chunkSize = n
 	}
+	// fenced is the error of a commit refused because this member is no
+	// longer in the group (it stalled past its session, was evicted).
+	// franz-go (v1.22.3, classic protocol) then rejoins from the commit
+	// without OnPartitionsLost; if the group gives the partitions back,
+	// it keeps fetching from where it was, past the records whose commits
+	// were refused: nobody consumes or commits them again. So a fenced
+	// consumer drops the rest of its batch and starts a new client, which
+	// resumes from the group's committed offsets (the inbox dedupes what
+	// it applies again).
+	var fenced error
 	commit := func(recs []*kgo.Record) {
 		time.Sleep(delay)
 		if bug == RevokedCommit {
@@ -224,6 +239,9 @@ func Run(ctx context.Context, bug Bug) error {
 		}
 		if err := cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
 			log.Printf("commit: %v", err)
+			if c.RestartsWhenFenced() && (errors.Is(err, kerr.UnknownMemberID) || errors.Is(err, kerr.IllegalGeneration)) {
+				fenced = err
+			}
 		}
 	}
 	for {
@@ -236,7 +254,7 @@ func Run(ctx context.Context, bug Bug) error {
 		if bug == RevokedCommit {
 			recs = interleave(recs)
 		}
-		for len(recs) > 0 {
+		for len(recs) > 0 && fenced == nil {
 			chunk := recs[:min(len(recs), chunkSize)]
 			recs = recs[len(chunk):]
 			if bug == RevokedCommit {
@@ -256,6 +274,14 @@ func Run(ctx context.Context, bug Bug) error {
 			}
 		}
 		cl.AllowRebalance()
+		if fenced != nil {
+			log.Printf("fenced (%v): a new client, from the group's committed offsets", fenced)
+			cl.Close()
+			if cl, err = newClient(); err != nil {
+				return err
+			}
+			fenced = nil
+		}
 	}
 }
 

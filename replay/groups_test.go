@@ -378,7 +378,6 @@ func TestGroupStalledAloneRejoins(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	text := bugScenarioText(t, bugs.Correct, 300, ", BUGS_CHUNK_DELAY: 100ms, BUGS_HEARTBEAT: 20s", "chaos:\n  seed: 1\n  rebalance: {count: 1, kinds: [stall], stall: 1s}\n")
-	text = strings.Replace(text, "  settle_timeout: 20s\n", "  settle_timeout: 10s\n", 1)
 	rep, err := Replay(ctx, writeScenario(t, text), Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -444,3 +444,46 @@ func TestRedriveDryRunMissingTarget(t *testing.T) {
 		t.Fatalf("orders holds %d records", n)
 	}
 }
+
+// TestRedriveDryRunWaitsForPendingCommit runs a dry run while a redrive of
+// the same group has produced a record and added the group's progress to
+// its transaction, which then commits: the dry run reads the group's
+// offsets once no transaction holds them (RequireStable), so it does not
+// list 0@1, which --apply would not send again.
+func TestRedriveDryRunWaitsForPendingCommit(t *testing.T) {
+	fx := newFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// The group exists (the broker reports a transaction's pending
+	// offsets of a group it knows): it sent 0@0 and passed the rest over.
+	first := redrive(t, fx, dlq.RedriveOptions{Apply: true, Offsets: []dlq.Position{{Partition: 0, Offset: 0}}})
+	if got, want := actions(first), "se sk sk sk sk sk"; got != want {
+		t.Fatalf("first run: %s, want %s", got, want)
+	}
+	type result struct {
+		res *dlq.Redrive
+		err error
+	}
+	dry := make(chan result, 1)
+	_, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true, Offsets: []dlq.Position{{Partition: 0, Offset: 1}},
+		AfterSend: func(o dlq.Outcome) {
+			go func() {
+				res, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Passed: true})
+				dry <- result{res, err}
+			}()
+			// The transaction commits a while after the dry run began:
+			// long enough for it to have read the offsets, unless it
+			// waits for the transaction.
+			time.Sleep(time.Second)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := <-dry
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	if got, want := actions(got.res), "se se re re"; got != want {
+		t.Fatalf("the dry run: %s, want %s (0@1 was sent by the transaction that was committing)", got, want)
+	}
+}

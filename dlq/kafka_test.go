@@ -487,3 +487,69 @@ func TestRedriveDryRunWaitsForPendingCommit(t *testing.T) {
 		t.Fatalf("the dry run: %s, want %s (0@1 was sent by the transaction that was committing)", got, want)
 	}
 }
+
+func passed(res *dlq.Redrive) string {
+	var s []string
+	for _, p := range res.Passed {
+		s = append(s, p.String())
+	}
+	return strings.Join(s, " ")
+}
+
+// TestRedrivePassedAgain: the group passes over refused and skipped
+// records but remembers them; --passed and --offset decide them again,
+// and nothing the group sent is sent twice.
+func TestRedrivePassedAgain(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	orders := func(want int) {
+		t.Helper()
+		if n := len(consumed(t, fx.cc, "orders")); n != want {
+			t.Fatalf("orders holds %d records, want %d", n, want)
+		}
+	}
+	for _, step := range []struct {
+		name            string
+		o               dlq.RedriveOptions
+		actions, passed string
+		orders          int
+	}{
+		{"apply", dlq.RedriveOptions{Apply: true}, "se se se se re re", "0@4 0@5", 9},
+		{"rerun", dlq.RedriveOptions{Apply: true}, "", "0@4 0@5", 9},
+		{"dry run of the passed", dlq.RedriveOptions{Passed: true}, "re re", "0@4 0@5", 9},
+		{"one of them, forced", dlq.RedriveOptions{Apply: true, Force: true, Offsets: []dlq.Position{{Partition: 0, Offset: 4}}}, "se", "0@5", 10},
+		{"the rest, elsewhere", dlq.RedriveOptions{Apply: true, Passed: true, Force: true, To: "orders"}, "se", "", 11},
+		{"nothing left", dlq.RedriveOptions{Apply: true, Passed: true, Force: true, To: "orders"}, "", "", 11},
+		// Another group selects one event: the others are not selected,
+		// passed over, and sent by --passed; the refused stay.
+		{"one id", dlq.RedriveOptions{Apply: true, Group: "typed", IDs: []string{"7fa2b328-7f5a-4eef-acb5-2d97f5cd4a18"}}, "sk sk sk se sk sk", "0@0 0@1 0@2 0@4 0@5", 12},
+		{"the others", dlq.RedriveOptions{Apply: true, Group: "typed", Passed: true}, "se se se re re", "0@4 0@5", 15},
+		{"again", dlq.RedriveOptions{Apply: true, Group: "typed", Passed: true}, "re re", "0@4 0@5", 15},
+	} {
+		res := redrive(t, fx, step.o)
+		if res.Err != "" {
+			t.Fatalf("%s: %s", step.name, res.Err)
+		}
+		if got := actions(res); got != step.actions {
+			t.Fatalf("%s: %s, want %s", step.name, got, step.actions)
+		}
+		if got := passed(res); got != step.passed {
+			t.Fatalf("%s: passed over %q, want %q", step.name, got, step.passed)
+		}
+		orders(step.orders)
+	}
+	for _, tc := range []struct {
+		pos dlq.Position
+		err string
+	}{
+		{dlq.Position{Partition: 0, Offset: 0}, "--offset 0@0: group evtool-redrive-orders.dlq decided orders.dlq/0@0 in an earlier run and did not pass it over: it sent it"},
+		{dlq.Position{Partition: 0, Offset: 99}, "--offset 0@99: orders.dlq holds no record there (partition 0 ends at 6)"},
+		{dlq.Position{Partition: 7, Offset: 0}, "--offset 7@0: orders.dlq holds no record there"},
+	} {
+		_, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true, Offsets: []dlq.Position{tc.pos}})
+		if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
+			t.Errorf("--offset %s: error %v, want %q", tc.pos, err, tc.err)
+		}
+	}
+	orders(15)
+}

@@ -118,6 +118,10 @@ const metadataPrefix = "evtool-redrive passed="
 // metadata is refused with OFFSET_METADATA_TOO_LARGE.
 const maxMetadata = 4096
 
+// maxPassed bounds the records a commit's metadata may pass over (they
+// are held in memory).
+const maxPassed = 1 << 20
+
 // encodePassed writes the passed-over offsets as ascending ranges
 // (4,7-9): a run of records not selected takes one range.
 func encodePassed(passed map[int64]bool) string {
@@ -164,8 +168,8 @@ func parsePassed(meta string, next int64) (map[int64]bool, error) {
 			return nil, fmt.Errorf("passed-over range %q: not after the previous one", r)
 		case hi >= next:
 			return nil, fmt.Errorf("passed-over range %q: not before the committed offset %d", r, next)
-		case hi-lo > 1<<20:
-			return nil, fmt.Errorf("passed-over range %q: more than %d records", r, 1<<20)
+		case int64(len(passed))+hi-lo >= maxPassed:
+			return nil, fmt.Errorf("passed-over range %q: more than %d records in all", r, maxPassed)
 		}
 		for o := lo; o <= hi; o++ {
 			passed[o] = true

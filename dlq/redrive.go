@@ -213,9 +213,14 @@ func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 		res.Outcomes = append(res.Outcomes, decide(v, NewEntry(rec, o.Catalog), o))
 	}
 	for _, pos := range o.Offsets {
-		if !seen[pos] {
-			return nil, fmt.Errorf("--offset %s: %s holds no record there (partition %d ends at %d)", pos, o.Topic, pos.Partition, r.Ends()[o.Topic][pos.Partition])
+		if seen[pos] {
+			continue
 		}
+		end, ok := r.Ends()[o.Topic][pos.Partition]
+		if !ok {
+			return nil, fmt.Errorf("--offset %s: %s holds no record there (it has no partition %d)", pos, o.Topic, pos.Partition)
+		}
+		return nil, fmt.Errorf("--offset %s: %s holds no record there (partition %d ends at %d)", pos, o.Topic, pos.Partition, end)
 	}
 	sort.SliceStable(res.Outcomes, func(i, j int) bool {
 		a, b := res.Outcomes[i], res.Outcomes[j]

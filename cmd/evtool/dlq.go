@@ -121,6 +121,7 @@ func (a *app) dlqRedriveCommand() *cobra.Command {
 		topic, format, dir string
 		o                  dlq.RedriveOptions
 		errorMatch         string
+		offsets            []string
 	)
 	c := &cobra.Command{
 		Use:   "redrive",
@@ -143,16 +144,19 @@ in one Kafka transaction (transactional ID evtool-redrive-<group>), so a
 rerun resumes after the last record sent and never sends one twice; a
 crash mid-transaction leaves it to be aborted by the rerun (consumers
 reading with isolation.level=read_committed never see that copy). Refused and
-skipped records are passed over for the group: to redrive one later, use
-another --group. An interrupted run (Ctrl-C) stops between records and says
-where. Target topics must exist (the dry run checks too): redrive never
+skipped records are passed over for the group, which remembers them (in its
+commits' metadata): once their cause is fixed, --passed decides them all
+again and --offset P@O those named, and nothing the group sent is sent
+again. An interrupted run (Ctrl-C) stops between records and says where. Target topics must exist (the dry run checks too): redrive never
 creates one.
 
 Exit 0 when done, 1 when records were refused, 2 on errors (malformed
 dead-letter headers, a broker error, an interrupted run).`,
 		Example: `  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq
   evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --type com.example.order.placed --apply
-  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --id 42 --to orders-retry --apply`,
+  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --id 42 --to orders-retry --apply
+  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --passed --apply
+  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --offset 0@4 --offset 2@17 --apply`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := parseFormat(format, report.BasicFormats)
 			if err != nil {
@@ -168,6 +172,13 @@ dead-letter headers, a broker error, an interrupted run).`,
 				if o.ErrorMatch, err = regexp.Compile(errorMatch); err != nil {
 					return usagef("--error-match: %v", err)
 				}
+			}
+			for _, s := range offsets {
+				pos, err := dlq.ParsePosition(s)
+				if err != nil {
+					return usageError{err}
+				}
+				o.Offsets = append(o.Offsets, pos)
 			}
 			if o.To != "" && o.To == topic {
 				return usagef("--to %s is the dead-letter topic itself", o.To)
@@ -206,6 +217,8 @@ dead-letter headers, a broker error, an interrupted run).`,
 	fl.StringSliceVar(&o.IDs, "id", nil, "select records whose event id is one of these (repeatable)")
 	fl.StringVar(&o.Type, "type", "", "select records whose event type is this")
 	fl.StringVar(&errorMatch, "error-match", "", "select records whose error (class: message) matches this regular expression")
+	fl.StringSliceVar(&offsets, "offset", nil, "select the records at these positions, partition@offset as redrive prints them (repeatable); those the group passed over are decided again")
+	fl.BoolVar(&o.Passed, "passed", false, "decide again the records the group passed over (refused or not selected) in earlier runs")
 	fl.BoolVar(&o.Apply, "apply", false, "send (default: a dry run)")
 	fl.BoolVar(&o.Force, "force", false, "send events the catalog rejects")
 	fl.IntVar(&o.MaxRedrives, "max-redrives", dlq.DefaultMaxRedrives, "refuse a record redriven this often already (the loop guard)")

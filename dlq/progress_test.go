@@ -1,0 +1,95 @@
+package dlq
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestPassedMetadata(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		meta string
+		next int64
+		want []int64 // nil: an error
+		err  string
+	}{
+		{"none", "", 10, []int64{}, ""},
+		{"another tool's", "consumer v3", 10, []int64{}, ""},
+		{"empty list", metadataPrefix, 10, []int64{}, ""},
+		{"one", metadataPrefix + "4", 10, []int64{4}, ""},
+		{"ranges", metadataPrefix + "0,4,7-9", 10, []int64{0, 4, 7, 8, 9}, ""},
+		{"at the commit", metadataPrefix + "10", 10, nil, "not before the committed offset 10"},
+		{"range to the commit", metadataPrefix + "7-10", 10, nil, "not before the committed offset 10"},
+		{"adjacent", metadataPrefix + "4,5", 10, nil, "not after the previous one"},
+		{"descending", metadataPrefix + "6,4", 10, nil, "not after the previous one"},
+		{"reversed range", metadataPrefix + "6-4", 10, nil, "want offset or first-last"},
+		{"negative", metadataPrefix + "-4", 10, nil, "want offset or first-last"},
+		{"not a number", metadataPrefix + "4,x", 10, nil, `range "x"`},
+		{"empty item", metadataPrefix + "4,", 10, nil, `range ""`},
+		{"huge range", metadataPrefix + "0-9999999999", 1 << 40, nil, "more than"},
+	} {
+		got, err := parsePassed(tc.meta, tc.next)
+		if tc.want == nil {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if offs := slices.Sorted(maps.Keys(got)); !slices.Equal(offs, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, offs, tc.want)
+		}
+		if len(tc.want) > 0 && strings.HasPrefix(tc.meta, metadataPrefix) && encodePassed(got) != tc.meta {
+			t.Errorf("%s: encoded again as %q", tc.name, encodePassed(got))
+		}
+	}
+}
+
+// FuzzPassedMetadata: commit metadata is outside input (any client may
+// commit for the group); parsePassed never panics, and what it accepts
+// encodes back to a list it reads the same.
+func FuzzPassedMetadata(f *testing.F) {
+	for _, s := range []string{"", "4", "0,4,7-9", "7-10", "4,5", "x", "-1", "1-"} {
+		f.Add(metadataPrefix+s, int64(10))
+	}
+	f.Fuzz(func(t *testing.T, meta string, next int64) {
+		got, err := parsePassed(meta, next)
+		if err != nil {
+			return
+		}
+		again, err := parsePassed(encodePassed(got), next)
+		if err != nil || !maps.Equal(got, again) {
+			t.Fatalf("%q read %v, encoded %q read %v, %v", meta, got, encodePassed(got), again, err)
+		}
+	})
+}
+
+func TestParsePosition(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Position
+		ok   bool
+	}{
+		{"0@17", Position{0, 17}, true},
+		{"2:5", Position{2, 5}, true},
+		{"17", Position{}, false},
+		{"-1@3", Position{}, false},
+		{"1@-3", Position{}, false},
+		{"a@b", Position{}, false},
+		{"1@", Position{}, false},
+		{"99999999999@1", Position{}, false},
+	} {
+		got, err := ParsePosition(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParsePosition(%q) = %v, %v", tc.in, got, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "--offset") {
+			t.Errorf("ParsePosition(%q): error %q does not name the flag", tc.in, err)
+		}
+	}
+}

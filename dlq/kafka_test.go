@@ -31,6 +31,7 @@ var base = dlqtest.Base
 // orders.dlq holding their dead letters, one per convention, plus an
 // invalid event and a record that is no event.
 type fixture struct {
+	b    *kafka.Broker
 	cc   kafka.ClientConfig
 	cat  *registry.Catalog
 	orig []*kgo.Record
@@ -47,7 +48,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fx := &fixture{cc: kafka.ClientConfig{Brokers: b.Addrs()}, cat: cat}
+	fx := &fixture{b: b, cc: kafka.ClientConfig{Brokers: b.Addrs()}, cat: cat}
 	events, err := os.ReadFile("../examples/orders/events.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -552,4 +553,38 @@ func TestRedrivePassedAgain(t *testing.T) {
 		}
 	}
 	orders(15)
+}
+
+// TestRedriveCommitsOnlyInTransactions: --apply commits the group's
+// progress in transactions only, also past the refused and skipped
+// records after its last send. A plain OffsetCommit is not fenced by the
+// transactional ID: a run another run of the group took over would move
+// the group back before what that one sent, and the next run would send
+// it again.
+func TestRedriveCommitsOnlyInTransactions(t *testing.T) {
+	fx := newFixture(t)
+	plain := 0
+	for _, g := range []string{dlq.DefaultGroup("orders.dlq"), "none"} {
+		defer fx.b.OnCommit(g, func([]kafka.CommitTopic) bool { plain++; return false })()
+	}
+	for _, step := range []struct {
+		o                      dlq.RedriveOptions
+		actions, rerun, passed string
+	}{
+		// The refused records come after the last send.
+		{dlq.RedriveOptions{Apply: true}, "se se se se re re", "", "0@4 0@5"},
+		// Nothing to send at all.
+		{dlq.RedriveOptions{Apply: true, Group: "none", Type: "com.example.order.paid"}, "sk sk sk sk sk sk", "", "0@0 0@1 0@2 0@3 0@4 0@5"},
+	} {
+		if got := actions(redrive(t, fx, step.o)); got != step.actions {
+			t.Fatalf("group %q: %s, want %s", step.o.Group, got, step.actions)
+		}
+		again := redrive(t, fx, step.o)
+		if got := actions(again); got != step.rerun || passed(again) != step.passed {
+			t.Fatalf("group %q, rerun: %s passing over %q, want %q passing over %q", step.o.Group, got, passed(again), step.rerun, step.passed)
+		}
+	}
+	if plain > 0 {
+		t.Fatalf("%d plain (unfenced) OffsetCommit(s) of the redrive groups", plain)
+	}
 }

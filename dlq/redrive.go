@@ -387,8 +387,7 @@ func newProducer(ctx context.Context, o RedriveOptions) (*kgo.Client, error) {
 // that read committed records only (isolation.level=read_committed) never
 // see a record twice.
 func send(ctx context.Context, cl *kgo.Client, adm *kadm.Client, o RedriveOptions, res *Redrive, prog progress) error {
-	targets, err := checkTargets(ctx, adm, res)
-	if err != nil {
+	if _, err := checkTargets(ctx, adm, res); err != nil {
 		return err
 	}
 	// pending are the partitions whose progress moved since the last
@@ -404,6 +403,12 @@ func send(ctx context.Context, cl *kgo.Client, adm *kadm.Client, o RedriveOption
 		}
 		return nil
 	}
+	var topicID kadm.TopicID
+	// commit commits the progress of the records passed over since the
+	// last send, in a transaction of its own: a plain OffsetCommit is not
+	// fenced, so a run that another run of the group took over would move
+	// the group back before what that one sent, to be sent again. It is
+	// the run's last use of the producer (see commitOffsetsOnly).
 	commit := func() error {
 		if len(pending) == 0 {
 			return nil
@@ -411,25 +416,15 @@ func send(ctx context.Context, cl *kgo.Client, adm *kadm.Client, o RedriveOption
 		if err := fits(pending, "committing the progress"); err != nil {
 			return err
 		}
-		var offs kadm.Offsets
-		for p := range pending {
-			pp := prog.at(p)
-			offs.Add(kadm.Offset{Topic: o.Topic, Partition: p, At: pp.next, LeaderEpoch: -1, Metadata: pp.metadata()})
-		}
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), produceTimeout)
 		defer cancel()
-		resp, err := adm.CommitOffsets(cctx, o.Group, offs)
-		if err == nil {
-			err = resp.Error()
-		}
-		if err != nil {
-			return fmt.Errorf("committing the progress of group %s: %w", o.Group, err)
+		if err := commitOffsetsOnly(cctx, cl, o.Group, o.Topic, topicID, prog, pending); err != nil {
+			return err
 		}
 		clear(pending)
 		return nil
 	}
-	var topicID kadm.TopicID
-	if targets > 0 {
+	if len(res.Outcomes) > 0 {
 		details, err := adm.ListTopics(ctx, o.Topic)
 		if err != nil {
 			return fmt.Errorf("listing %s: %w", o.Topic, err)
@@ -505,10 +500,13 @@ func commitInTransaction(ctx context.Context, cl *kgo.Client, group, topic strin
 	txnID := transactionalID(group)
 	add := kmsg.NewPtrAddOffsetsToTxnRequest()
 	add.TransactionalID, add.ProducerID, add.ProducerEpoch, add.Group = txnID, id, epoch, group
-	addResp, err := add.RequestWith(ctx, cl)
-	if err == nil {
-		err = kerr.ErrorForCode(addResp.ErrorCode)
-	}
+	err = untilSettled(ctx, func() error {
+		addResp, err := add.RequestWith(ctx, cl)
+		if err == nil {
+			err = kerr.ErrorForCode(addResp.ErrorCode)
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("adding the progress of group %s to the transaction: %w", group, err)
 	}
@@ -539,6 +537,47 @@ func commitInTransaction(ctx context.Context, cl *kgo.Client, group, topic strin
 		return fmt.Errorf("committing the progress of group %s in the transaction: %w", group, err)
 	}
 	return nil
+}
+
+// commitOffsetsOnly commits the group's progress on the partitions parts
+// in a transaction without records, by hand: franz-go ends a transaction
+// only when it produced in it. The broker bumps the producer's epoch at
+// the end (KIP-890) without the client knowing, so the producer must not
+// be used after it.
+func commitOffsetsOnly(ctx context.Context, cl *kgo.Client, group, topic string, topicID kadm.TopicID, prog progress, parts map[int32]bool) error {
+	if err := commitInTransaction(ctx, cl, group, topic, topicID, prog, parts); err != nil {
+		return err
+	}
+	id, epoch, err := cl.ProducerID(ctx)
+	if err != nil {
+		return err
+	}
+	end := kmsg.NewPtrEndTxnRequest()
+	end.TransactionalID, end.ProducerID, end.ProducerEpoch, end.Commit = transactionalID(group), id, epoch, true
+	resp, err := end.RequestWith(ctx, cl)
+	if err == nil {
+		err = kerr.ErrorForCode(resp.ErrorCode)
+	}
+	if err != nil {
+		return fmt.Errorf("committing the progress of group %s: %w", group, err)
+	}
+	return nil
+}
+
+// untilSettled retries req while the broker answers that the previous
+// transaction of the producer is still being completed.
+func untilSettled(ctx context.Context, req func() error) error {
+	for {
+		err := req()
+		if !errors.Is(err, kerr.ConcurrentTransactions) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // checkTargets fails unless every topic a record goes to exists (redrive

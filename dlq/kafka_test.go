@@ -588,3 +588,33 @@ func TestRedriveCommitsOnlyInTransactions(t *testing.T) {
 		t.Fatalf("%d plain (unfenced) OffsetCommit(s) of the redrive groups", plain)
 	}
 }
+
+// TestRedriveGroupPastTheEnd: offsets of the group past a partition's end
+// belong to an earlier topic of the name; reading from there would pass
+// over the records the topic holds now without deciding them.
+func TestRedriveGroupPastTheEnd(t *testing.T) {
+	fx := newFixture(t)
+	o, err := fx.cc.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(o...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var offs kadm.Offsets
+	offs.Add(kadm.Offset{Topic: "orders.dlq", Partition: 0, At: 100, LeaderEpoch: -1})
+	if err := kadm.NewClient(cl).CommitAllOffsets(context.Background(), dlq.DefaultGroup("orders.dlq"), offs); err != nil {
+		t.Fatal(err)
+	}
+	for _, apply := range []bool{false, true} {
+		_, err := dlq.RunRedrive(context.Background(), dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: apply})
+		if want := "group evtool-redrive-orders.dlq committed offset 100 on orders.dlq/0, past its end 6: "; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("apply %v: error %v, want %q…", apply, err, want)
+		}
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 5 {
+		t.Fatalf("orders holds %d records", n)
+	}
+}

@@ -190,6 +190,14 @@ func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 		return nil, err
 	}
 	defer r.Close()
+	for _, p := range slices.Sorted(maps.Keys(prog)) {
+		// Past the end, the group's offsets are of another topic of the
+		// name (deleted and created again, or truncated): the records
+		// there now would be skipped unseen.
+		if end, ok := r.Ends()[o.Topic][p]; ok && prog[p].next > end {
+			return nil, fmt.Errorf("group %s committed offset %d on %s/%d, past its end %d: the topic was deleted and created again, or truncated; redrive it with another --group (it reads from the start)", o.Group, prog[p].next, o.Topic, p, end)
+		}
+	}
 	res := &Redrive{Topic: o.Topic, Group: o.Group, Apply: o.Apply, Outcomes: []Outcome{}, Passed: []Position{}}
 	v := &envelope.Validator{Catalog: o.Catalog}
 	seen := map[Position]bool{}

@@ -618,3 +618,35 @@ func TestRedriveGroupPastTheEnd(t *testing.T) {
 		t.Fatalf("orders holds %d records", n)
 	}
 }
+
+// TestRedrivePassedInterrupted: an interrupted --passed run says to rerun
+// with --passed (a plain rerun reads on from the group's offset and
+// leaves the rest passed over); that rerun sends each record once.
+func TestRedrivePassedInterrupted(t *testing.T) {
+	fx := newFixture(t)
+	first := redrive(t, fx, dlq.RedriveOptions{Apply: true, IDs: []string{"7fa2b328-7f5a-4eef-acb5-2d97f5cd4a18"}})
+	if got := passed(first); got != "0@0 0@1 0@2 0@4 0@5" {
+		t.Fatalf("passed over %q", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true, Passed: true,
+		AfterSend: func(o dlq.Outcome) {
+			if o.Offset == 0 {
+				cancel()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "before orders.dlq/0@1; rerun with --passed to resume"; res.Interrupted != want {
+		t.Fatalf("interrupted %q, want %q", res.Interrupted, want)
+	}
+	again := redrive(t, fx, dlq.RedriveOptions{Apply: true, Passed: true})
+	if got, want := actions(again), "se se re re"; got != want {
+		t.Fatalf("rerun: %s, want %s", got, want)
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 5+4 {
+		t.Fatalf("orders holds %d, want 9: each valid record sent once", n)
+	}
+}

@@ -443,7 +443,15 @@ func send(ctx context.Context, cl *kgo.Client, adm *kadm.Client, o RedriveOption
 		out := &res.Outcomes[i]
 		where := fmt.Sprintf("%s/%d@%d", o.Topic, out.Partition, out.Offset)
 		if ctx.Err() != nil {
-			res.Interrupted = fmt.Sprintf("before %s; rerun to resume", where)
+			// A rerun without the flag would leave the rest of the
+			// passed-over records passed over.
+			how := "rerun"
+			if o.Passed {
+				how = "rerun with --passed"
+			} else if len(o.Offsets) > 0 {
+				how = "rerun with the same --offset"
+			}
+			res.Interrupted = fmt.Sprintf("before %s; %s to resume", where, how)
 			break
 		}
 		if out.Action == ActionError {

@@ -129,7 +129,7 @@ func (a *app) dlqRedriveCommand() *cobra.Command {
 		Long: `Read the dead-letter topic from where the consumer group --group stopped
 (default evtool-redrive-<topic>) to its end, and decide for every record:
 
-  skipped   not selected by --id, --type or --error-match
+  skipped   not selected by --id, --type, --error-match or --offset
   refused   its event is invalid against the catalog in --dir (same checks as
             evtool validate; --force sends it anyway), it was redriven
             --max-redrives times already (the loop guard), or its headers
@@ -147,11 +147,14 @@ reading with isolation.level=read_committed never see that copy). Refused and
 skipped records are passed over for the group, which remembers them (in its
 commits' metadata): once their cause is fixed, --passed decides them all
 again and --offset P@O those named, and nothing the group sent is sent
-again. An interrupted run (Ctrl-C) stops between records and says where. Target topics must exist (the dry run checks too): redrive never
-creates one.
+again. An interrupted run (Ctrl-C) stops between records and says where.
+Target topics must exist (the dry run checks too): redrive never creates
+one. The dry run reads the group's offsets as --apply does, once no
+transaction of the group is pending on them.
 
 Exit 0 when done, 1 when records were refused, 2 on errors (malformed
-dead-letter headers, a broker error, an interrupted run).`,
+dead-letter headers, a broker error, an interrupted run, an --offset naming
+a record the group sent or no record).`,
 		Example: `  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq
   evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --type com.example.order.placed --apply
   evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --id 42 --to orders-retry --apply

@@ -650,3 +650,37 @@ func TestRedrivePassedInterrupted(t *testing.T) {
 		t.Fatalf("orders holds %d, want 9: each valid record sent once", n)
 	}
 }
+
+// TestRedrivePassedDeleted: records passed over and then deleted
+// (retention, DeleteRecords) leave the list: they cannot be decided again.
+func TestRedrivePassedDeleted(t *testing.T) {
+	fx := newFixture(t)
+	if got := passed(redrive(t, fx, dlq.RedriveOptions{Apply: true, IDs: []string{"7fa2b328-7f5a-4eef-acb5-2d97f5cd4a18"}})); got != "0@0 0@1 0@2 0@4 0@5" {
+		t.Fatalf("passed over %q", got)
+	}
+	o, err := fx.cc.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(o...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var before kadm.Offsets
+	before.Add(kadm.Offset{Topic: "orders.dlq", Partition: 0, At: 2})
+	resp, err := kadm.NewClient(cl).DeleteRecords(context.Background(), before)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := redrive(t, fx, dlq.RedriveOptions{Passed: true})
+	if got, want := actions(res), "se re re"; got != want {
+		t.Fatalf("dry run: %s, want %s", got, want)
+	}
+	if got, want := passed(res), "0@4 0@5"; got != want {
+		t.Fatalf("passed over %q, want %q", got, want)
+	}
+}

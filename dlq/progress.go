@@ -216,6 +216,15 @@ func fetchProgress(ctx context.Context, adm *kadm.Client, group, topic string) (
 		if err != nil {
 			return nil, fmt.Errorf("fetching the offsets of group %s: %w", group, err)
 		}
+		// Records deleted (retention, DeleteRecords) cannot be decided
+		// again: they leave the list.
+		starts, err := adm.ListStartOffsets(ctx, topic)
+		if err == nil {
+			err = starts.Error()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing the start offsets of %s: %w", topic, err)
+		}
 		pr := progress{}
 		var bad error
 		resps.Each(func(o kadm.OffsetResponse) {
@@ -226,6 +235,9 @@ func fetchProgress(ctx context.Context, adm *kadm.Client, group, topic string) (
 			if err != nil {
 				bad = fmt.Errorf("group %s, %s/%d: commit metadata %q: %w", group, topic, o.Partition, o.Metadata, err)
 				return
+			}
+			if start, ok := starts.Lookup(topic, o.Partition); ok {
+				maps.DeleteFunc(passed, func(off int64, _ bool) bool { return off < start.Offset })
 			}
 			pr[o.Partition] = &partitionProgress{next: o.At, passed: passed}
 		})

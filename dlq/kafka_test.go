@@ -104,6 +104,21 @@ func TestInspectJSON(t *testing.T) {
 	}
 }
 
+// admin returns an admin client of the fixture's broker.
+func (fx *fixture) admin(t *testing.T) *kadm.Client {
+	t.Helper()
+	o, err := fx.cc.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(o...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return kadm.NewClient(cl)
+}
+
 // consumed reads what a topic holds.
 func consumed(t *testing.T, cc kafka.ClientConfig, topic string) []*kgo.Record {
 	t.Helper()
@@ -594,18 +609,10 @@ func TestRedriveCommitsOnlyInTransactions(t *testing.T) {
 // over the records the topic holds now without deciding them.
 func TestRedriveGroupPastTheEnd(t *testing.T) {
 	fx := newFixture(t)
-	o, err := fx.cc.Options()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := kgo.NewClient(o...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	adm := fx.admin(t)
 	var offs kadm.Offsets
 	offs.Add(kadm.Offset{Topic: "orders.dlq", Partition: 0, At: 100, LeaderEpoch: -1})
-	if err := kadm.NewClient(cl).CommitAllOffsets(context.Background(), dlq.DefaultGroup("orders.dlq"), offs); err != nil {
+	if err := adm.CommitAllOffsets(context.Background(), dlq.DefaultGroup("orders.dlq"), offs); err != nil {
 		t.Fatal(err)
 	}
 	for _, apply := range []bool{false, true} {
@@ -658,18 +665,10 @@ func TestRedrivePassedDeleted(t *testing.T) {
 	if got := passed(redrive(t, fx, dlq.RedriveOptions{Apply: true, IDs: []string{"7fa2b328-7f5a-4eef-acb5-2d97f5cd4a18"}})); got != "0@0 0@1 0@2 0@4 0@5" {
 		t.Fatalf("passed over %q", got)
 	}
-	o, err := fx.cc.Options()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := kgo.NewClient(o...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	adm := fx.admin(t)
 	var before kadm.Offsets
 	before.Add(kadm.Offset{Topic: "orders.dlq", Partition: 0, At: 2})
-	resp, err := kadm.NewClient(cl).DeleteRecords(context.Background(), before)
+	resp, err := adm.DeleteRecords(context.Background(), before)
 	if err == nil {
 		err = resp.Error()
 	}

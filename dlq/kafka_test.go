@@ -481,16 +481,25 @@ func TestRedriveDryRunWaitsForPendingCommit(t *testing.T) {
 		err error
 	}
 	dry := make(chan result, 1)
+	notices := make(chan string, 10)
 	_, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true, Offsets: []dlq.Position{{Partition: 0, Offset: 1}},
 		AfterSend: func(o dlq.Outcome) {
 			go func() {
-				res, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Passed: true})
+				res, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Passed: true,
+					Notice: func(msg string) { notices <- msg }})
 				dry <- result{res, err}
 			}()
-			// The transaction commits a while after the dry run began:
-			// long enough for it to have read the offsets, unless it
-			// waits for the transaction.
-			time.Sleep(time.Second)
+			// The transaction commits once the dry run said it waits
+			// for it (it may wait up to minutes: silence would look
+			// like a hang).
+			select {
+			case msg := <-notices:
+				if want := "group evtool-redrive-orders.dlq has a transaction pending on its offsets"; !strings.HasPrefix(msg, want) {
+					t.Errorf("notice %q, want %q…", msg, want)
+				}
+			case <-time.After(20 * time.Second):
+				t.Error("the dry run never said it waits for the pending transaction")
+			}
 		}})
 	if err != nil {
 		t.Fatal(err)

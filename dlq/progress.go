@@ -191,9 +191,10 @@ const stableWait = 2 * time.Minute
 // next to a run of the group, or right after one that was interrupted
 // while committing, sees what --apply would see, not the offsets before
 // a transaction that is about to commit.
-func fetchProgress(ctx context.Context, adm *kadm.Client, group, topic string) (progress, error) {
+// notice, when set, is told once that the fetch waits, and why.
+func fetchProgress(ctx context.Context, adm *kadm.Client, group, topic string, notice func(string)) (progress, error) {
 	deadline := time.Now().Add(stableWait)
-	for {
+	for told := false; ; {
 		resps, err := adm.FetchOffsets(kadm.RequireStable(ctx), group)
 		if err == nil {
 			err = resps.Error()
@@ -204,6 +205,10 @@ func fetchProgress(ctx context.Context, adm *kadm.Client, group, topic string) (
 			return progress{}, nil
 		}
 		if errors.Is(err, kerr.UnstableOffsetCommit) && time.Now().Before(deadline) && ctx.Err() == nil {
+			if !told && notice != nil {
+				notice(fmt.Sprintf("group %s has a transaction pending on its offsets (a redrive of the group still running, or one that died, which Kafka aborts after its transaction timeout); waiting up to %s for it to end", group, stableWait))
+			}
+			told = true
 			select {
 			case <-ctx.Done():
 			case <-time.After(100 * time.Millisecond):

@@ -64,6 +64,9 @@ type RedriveOptions struct {
 	// acknowledged and its progress added to the transaction, before the
 	// transaction commits (tests stop there).
 	AfterSend func(Outcome)
+	// Notice, when set, is told why the run waits (a transaction of the
+	// group pending on its offsets can hold it for minutes).
+	Notice func(msg string)
 }
 
 // Action is what redrive did (or, in a dry run, would do) with a record.
@@ -163,7 +166,7 @@ func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
-	prog, err := fetchProgress(ctx, adm, o.Group, o.Topic)
+	prog, err := fetchProgress(ctx, adm, o.Group, o.Topic, o.Notice)
 	if err != nil {
 		return nil, err
 	}

@@ -190,6 +190,7 @@ a record the group sent or no record).`,
 				return err
 			}
 			o.Topic = topic
+			o.Notice = func(msg string) { fmt.Fprintf(a.stderr, "evtool: note: %s\n", report.SafeLines(msg)) }
 			res, err := dlq.RunRedrive(cmd.Context(), o)
 			if err != nil {
 				return err

@@ -86,6 +86,19 @@ func (p *partitionProgress) metadata() string {
 	return p.meta
 }
 
+// storable fails unless the passed-over records fit in a commit's
+// metadata and a later run reads them back (parsePassed's bound): a list
+// it could not read would stop every later run of the group.
+func (p *partitionProgress) storable() error {
+	if len(p.passed) > maxPassed {
+		return fmt.Errorf("%d records passed over, more than the %d a run reads back", len(p.passed), maxPassed)
+	}
+	if n := len(p.metadata()); n > maxMetadata {
+		return fmt.Errorf("the records passed over take %d bytes of commit metadata, more than Kafka's default limit of %d", n, maxMetadata)
+	}
+	return nil
+}
+
 // progress is a group's partitionProgress per partition.
 type progress map[int32]*partitionProgress
 

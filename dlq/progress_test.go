@@ -93,3 +93,28 @@ func TestParsePosition(t *testing.T) {
 		}
 	}
 }
+
+// TestPassedStorableIsReadable: what a run commits as passed over, the
+// next run must read back; a list it could not read would stop every
+// later run of the group (exit 2), so the run refuses to commit it.
+func TestPassedStorableIsReadable(t *testing.T) {
+	for _, n := range []int{1, maxPassed, maxPassed + 1} {
+		p := &partitionProgress{passed: map[int64]bool{}}
+		for off := range int64(n) {
+			p.passed[off] = true
+		}
+		p.next = int64(n) + 1
+		storeErr := p.storable()
+		_, readErr := parsePassed(p.metadata(), p.next)
+		if (storeErr == nil) != (readErr == nil) {
+			t.Errorf("%d passed over: storable %v, but read back: %v", n, storeErr, readErr)
+		}
+	}
+	long := &partitionProgress{passed: map[int64]bool{}, next: 1 << 20}
+	for off := int64(0); off < 2000; off += 2 {
+		long.passed[off] = true
+	}
+	if err := long.storable(); err == nil || !strings.Contains(err.Error(), "bytes of commit metadata") {
+		t.Errorf("metadata of %d bytes: storable %v", len(long.metadata()), err)
+	}
+}

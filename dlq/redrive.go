@@ -404,12 +404,12 @@ func send(ctx context.Context, cl *kgo.Client, adm *kadm.Client, o RedriveOption
 	// pending are the partitions whose progress moved since the last
 	// commit (records passed over).
 	pending := map[int32]bool{}
-	// fits fails unless the passed-over records of the partitions fit
-	// in a commit's metadata.
+	// fits fails unless the passed-over records of the partitions can be
+	// committed and read back.
 	fits := func(parts map[int32]bool, where string) error {
 		for p := range parts {
-			if n := len(prog.at(p).metadata()); n > maxMetadata {
-				return fmt.Errorf("%s: the records group %s passes over in %s/%d take %d bytes of commit metadata, more than Kafka's default limit of %d: decide them again (--passed) or use another --group", where, o.Group, o.Topic, p, n, maxMetadata)
+			if err := prog.at(p).storable(); err != nil {
+				return fmt.Errorf("%s: group %s, %s/%d: %w: decide them again (--passed) or use another --group", where, o.Group, o.Topic, p, err)
 			}
 		}
 		return nil

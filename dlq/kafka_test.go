@@ -691,4 +691,10 @@ func TestRedrivePassedDeleted(t *testing.T) {
 	if got, want := passed(res), "0@4 0@5"; got != want {
 		t.Fatalf("passed over %q, want %q", got, want)
 	}
+	// A deleted record was passed over, not sent: naming it says it is
+	// gone, not that the group sent it.
+	_, err = dlq.RunRedrive(context.Background(), dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Offsets: []dlq.Position{{Partition: 0, Offset: 0}}})
+	if want := "--offset 0@0: orders.dlq holds no record there (partition 0 starts at 2: the records before were deleted)"; err == nil || err.Error() != want {
+		t.Fatalf("--offset 0@0: error %v, want %q", err, want)
+	}
 }

@@ -49,6 +49,9 @@ func ParsePosition(s string) (Position, error) {
 type partitionProgress struct {
 	next   int64
 	passed map[int64]bool
+	// start is the partition's first offset when the progress was
+	// read: the records before it were deleted, passed over or sent.
+	start int64
 	// meta is passed encoded, "" until needed and after a change.
 	meta string
 }
@@ -254,10 +257,12 @@ func fetchProgress(ctx context.Context, adm *kadm.Client, group, topic string, n
 				bad = fmt.Errorf("group %s, %s/%d: commit metadata %q: %w", group, topic, o.Partition, o.Metadata, err)
 				return
 			}
+			pp := &partitionProgress{next: o.At, passed: passed}
 			if start, ok := starts.Lookup(topic, o.Partition); ok {
+				pp.start = start.Offset
 				maps.DeleteFunc(passed, func(off int64, _ bool) bool { return off < start.Offset })
 			}
-			pr[o.Partition] = &partitionProgress{next: o.At, passed: passed}
+			pr[o.Partition] = pp
 		})
 		return pr, bad
 	}

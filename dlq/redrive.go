@@ -173,7 +173,8 @@ func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 	named := map[Position]bool{}
 	for _, pos := range o.Offsets {
 		named[pos] = true
-		if pp, ok := prog[pos.Partition]; ok && pos.Offset < pp.next && !pp.passed[pos.Offset] {
+		// Before the start, the record is gone (sent or passed over).
+		if pp, ok := prog[pos.Partition]; ok && pos.Offset >= pp.start && pos.Offset < pp.next && !pp.passed[pos.Offset] {
 			return nil, fmt.Errorf("--offset %s: group %s decided %s/%s in an earlier run and did not pass it over: it sent it (to send it again, use another --group)", pos, o.Group, o.Topic, pos)
 		}
 	}
@@ -230,6 +231,9 @@ func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 		end, ok := r.Ends()[o.Topic][pos.Partition]
 		if !ok {
 			return nil, fmt.Errorf("--offset %s: %s holds no record there (it has no partition %d)", pos, o.Topic, pos.Partition)
+		}
+		if pp, ok := prog[pos.Partition]; ok && pos.Offset < pp.start {
+			return nil, fmt.Errorf("--offset %s: %s holds no record there (partition %d starts at %d: the records before were deleted)", pos, o.Topic, pos.Partition, pp.start)
 		}
 		return nil, fmt.Errorf("--offset %s: %s holds no record there (partition %d ends at %d)", pos, o.Topic, pos.Partition, end)
 	}

@@ -698,3 +698,61 @@ func TestRedrivePassedDeleted(t *testing.T) {
 		t.Fatalf("--offset 0@0: error %v, want %q", err, want)
 	}
 }
+
+// TestRedrivePassedTwoPartitions: the passed-over lists of two partitions
+// are kept apart, a send in one commits the records passed over in the
+// other, and an interrupted --passed run resumes without a double send.
+func TestRedrivePassedTwoPartitions(t *testing.T) {
+	fx := newFixture(t)
+	var copies []*kgo.Record
+	for _, orig := range fx.orig[:4] {
+		dl := dlqtest.DeadLetter(orig, "orders.dlq", dlq.ConventionEvtool, "unknown-version", "copy")
+		dl.Partition = 1
+		copies = append(copies, dl)
+	}
+	if err := dlqtest.Produce(context.Background(), fx.cc, copies...); err != nil {
+		t.Fatal(err)
+	}
+	orders := func(step string, want int) {
+		t.Helper()
+		if n := len(consumed(t, fx.cc, "orders")); n != want {
+			t.Fatalf("%s: orders holds %d records, want %d", step, n, want)
+		}
+	}
+	id := "7fa2b328-7f5a-4eef-acb5-2d97f5cd4a18" // the fourth event, in both partitions
+	first := redrive(t, fx, dlq.RedriveOptions{Apply: true, IDs: []string{id}})
+	if got, want := actions(first), "sk sk sk se sk sk sk sk sk se"; got != want {
+		t.Fatalf("first run: %s, want %s", got, want)
+	}
+	if got, want := passed(first), "0@0 0@1 0@2 0@4 0@5 1@0 1@1 1@2"; got != want {
+		t.Fatalf("first run passed over %q, want %q", got, want)
+	}
+	orders("first run", 5+2)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true, Passed: true,
+		AfterSend: func(o dlq.Outcome) {
+			if o.Partition == 1 {
+				cancel()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "before orders.dlq/1@1; rerun with --passed to resume"; res.Interrupted != want {
+		t.Fatalf("interrupted %q, want %q", res.Interrupted, want)
+	}
+	orders("interrupted run", 5+2+4)
+	again := redrive(t, fx, dlq.RedriveOptions{Apply: true, Passed: true})
+	if got, want := actions(again), "re re se se"; got != want {
+		t.Fatalf("rerun: %s, want %s", got, want)
+	}
+	if got, want := passed(again), "0@4 0@5"; got != want {
+		t.Fatalf("rerun passed over %q, want %q", got, want)
+	}
+	orders("rerun", 5+2+4+2)
+	if last := redrive(t, fx, dlq.RedriveOptions{Apply: true, Passed: true}); actions(last) != "re re" {
+		t.Fatalf("last run: %s, want re re", actions(last))
+	}
+	orders("last run", 5+2+4+2)
+}

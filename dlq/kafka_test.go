@@ -756,3 +756,47 @@ func TestRedrivePassedTwoPartitions(t *testing.T) {
 	}
 	orders("last run", 5+2+4+2)
 }
+
+// TestRedriveMetadataOverflow: when the records passed over in a
+// partition would not fit in a commit's metadata, --apply stops (exit 2)
+// before committing them; the dry run says so too instead of promising a
+// run --apply cannot do.
+func TestRedriveMetadataOverflow(t *testing.T) {
+	fx := newFixture(t)
+	var letters []*kgo.Record
+	for i := range 2000 {
+		letters = append(letters, dlqtest.DeadLetter(fx.orig[0], "orders.dlq", dlq.ConventionEvtool, "unknown-version", fmt.Sprintf("copy %d", i)))
+	}
+	if err := dlqtest.Produce(context.Background(), fx.cc, letters...); err != nil {
+		t.Fatal(err)
+	}
+	// Every other copy: the rest are passed over one by one, each
+	// between two sent, in some 4.5 kB of metadata.
+	var every []dlq.Position
+	for off := int64(6); off < 6+2000; off += 2 {
+		every = append(every, dlq.Position{Partition: 0, Offset: off})
+	}
+	res := redrive(t, fx, dlq.RedriveOptions{Offsets: every})
+	if want := "bytes of commit metadata, more than Kafka's default limit of 4096"; !strings.Contains(res.Err, want) {
+		t.Fatalf("dry run: error %q, want one saying %q", res.Err, want)
+	}
+	if failed, _ := res.Failed(); !failed {
+		t.Fatal("dry run: not failed")
+	}
+	// --apply sends what fits and stops before the commit that would
+	// not; a rerun sends nothing twice and stops there again.
+	sent := 0
+	for run := range 2 {
+		app := redrive(t, fx, dlq.RedriveOptions{Offsets: every[sent:], Apply: true})
+		if want := "more than Kafka's default limit of 4096: decide them again (--passed) or use another --group"; !strings.Contains(app.Err, want) {
+			t.Fatalf("--apply run %d: error %q, want one saying %q", run, app.Err, want)
+		}
+		if run == 0 && app.Counts.Sent < 800 || run == 1 && app.Counts.Sent != 0 {
+			t.Fatalf("--apply run %d: %d sent", run, app.Counts.Sent)
+		}
+		sent += app.Counts.Sent
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 5+sent {
+		t.Fatalf("orders holds %d records, want %d", n, 5+sent)
+	}
+}

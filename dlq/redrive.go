@@ -252,7 +252,13 @@ func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 			if out.Action == ActionError {
 				break // --apply stops before it
 			}
-			prog.at(out.Partition).decide(out)
+			pp := prog.at(out.Partition)
+			pp.decide(out)
+			// --apply stops at its next commit of the partition.
+			if serr := pp.storable(); serr != nil && err == nil {
+				err = fmt.Errorf("%s/%d@%d passed over: group %s, %s/%d: %w: --apply would stop at its next commit; decide them again (--passed) or use another --group", o.Topic, out.Partition, out.Offset, o.Group, o.Topic, out.Partition, serr)
+				break
+			}
 		}
 	}
 	if err != nil {

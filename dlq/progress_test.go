@@ -118,3 +118,27 @@ func TestPassedStorableIsReadable(t *testing.T) {
 		t.Errorf("metadata of %d bytes: storable %v", len(long.metadata()), err)
 	}
 }
+
+// FuzzParsePosition: --offset is outside input; ParsePosition never
+// panics, and what it accepts prints back to a value it reads the same.
+func FuzzParsePosition(f *testing.F) {
+	for _, s := range []string{"0@17", "2:5", "17", "-1@3", "1@", "99999999999@1", "+1@+2", "1@2@3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		pos, err := ParsePosition(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "--offset") {
+				t.Fatalf("%q: error %q does not name the flag", s, err)
+			}
+			return
+		}
+		if pos.Partition < 0 || pos.Offset < 0 {
+			t.Fatalf("%q: read %v", s, pos)
+		}
+		again, err := ParsePosition(pos.String())
+		if err != nil || again != pos {
+			t.Fatalf("%q read %v, printed %q read %v, %v", s, pos, pos.String(), again, err)
+		}
+	})
+}

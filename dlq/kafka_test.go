@@ -31,6 +31,7 @@ var base = dlqtest.Base
 // orders.dlq holding their dead letters, one per convention, plus an
 // invalid event and a record that is no event.
 type fixture struct {
+	b    *kafka.Broker
 	cc   kafka.ClientConfig
 	cat  *registry.Catalog
 	orig []*kgo.Record
@@ -47,7 +48,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fx := &fixture{cc: kafka.ClientConfig{Brokers: b.Addrs()}, cat: cat}
+	fx := &fixture{b: b, cc: kafka.ClientConfig{Brokers: b.Addrs()}, cat: cat}
 	events, err := os.ReadFile("../examples/orders/events.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +102,21 @@ func TestInspectJSON(t *testing.T) {
 			t.Errorf("text output lacks %q:\n%s", want, buf.String())
 		}
 	}
+}
+
+// admin returns an admin client of the fixture's broker.
+func (fx *fixture) admin(t *testing.T) *kadm.Client {
+	t.Helper()
+	o, err := fx.cc.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(o...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return kadm.NewClient(cl)
 }
 
 // consumed reads what a topic holds.
@@ -442,5 +458,345 @@ func TestRedriveDryRunMissingTarget(t *testing.T) {
 	}
 	if n := len(consumed(t, fx.cc, "orders")); n != 5 {
 		t.Fatalf("orders holds %d records", n)
+	}
+}
+
+// TestRedriveDryRunWaitsForPendingCommit runs a dry run while a redrive of
+// the same group has produced a record and added the group's progress to
+// its transaction, which then commits: the dry run reads the group's
+// offsets once no transaction holds them (RequireStable), so it does not
+// list 0@1, which --apply would not send again.
+func TestRedriveDryRunWaitsForPendingCommit(t *testing.T) {
+	fx := newFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// The group exists (the broker reports a transaction's pending
+	// offsets of a group it knows): it sent 0@0 and passed the rest over.
+	first := redrive(t, fx, dlq.RedriveOptions{Apply: true, Offsets: []dlq.Position{{Partition: 0, Offset: 0}}})
+	if got, want := actions(first), "se sk sk sk sk sk"; got != want {
+		t.Fatalf("first run: %s, want %s", got, want)
+	}
+	type result struct {
+		res *dlq.Redrive
+		err error
+	}
+	dry := make(chan result, 1)
+	notices := make(chan string, 10)
+	_, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true, Offsets: []dlq.Position{{Partition: 0, Offset: 1}},
+		AfterSend: func(o dlq.Outcome) {
+			go func() {
+				res, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Passed: true,
+					Notice: func(msg string) { notices <- msg }})
+				dry <- result{res, err}
+			}()
+			// The transaction commits once the dry run said it waits
+			// for it (it may wait up to minutes: silence would look
+			// like a hang).
+			select {
+			case msg := <-notices:
+				if want := "group evtool-redrive-orders.dlq has a transaction pending on its offsets"; !strings.HasPrefix(msg, want) {
+					t.Errorf("notice %q, want %q…", msg, want)
+				}
+			case <-time.After(20 * time.Second):
+				t.Error("the dry run never said it waits for the pending transaction")
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := <-dry
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	if got, want := actions(got.res), "se se re re"; got != want {
+		t.Fatalf("the dry run: %s, want %s (0@1 was sent by the transaction that was committing)", got, want)
+	}
+}
+
+func passed(res *dlq.Redrive) string {
+	var s []string
+	for _, p := range res.Passed {
+		s = append(s, p.String())
+	}
+	return strings.Join(s, " ")
+}
+
+// TestRedrivePassedAgain: the group passes over refused and skipped
+// records but remembers them; --passed and --offset decide them again,
+// and nothing the group sent is sent twice.
+func TestRedrivePassedAgain(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	orders := func(want int) {
+		t.Helper()
+		if n := len(consumed(t, fx.cc, "orders")); n != want {
+			t.Fatalf("orders holds %d records, want %d", n, want)
+		}
+	}
+	for _, step := range []struct {
+		name            string
+		o               dlq.RedriveOptions
+		actions, passed string
+		orders          int
+	}{
+		{"apply", dlq.RedriveOptions{Apply: true}, "se se se se re re", "0@4 0@5", 9},
+		{"rerun", dlq.RedriveOptions{Apply: true}, "", "0@4 0@5", 9},
+		{"dry run of the passed", dlq.RedriveOptions{Passed: true}, "re re", "0@4 0@5", 9},
+		{"one of them, forced", dlq.RedriveOptions{Apply: true, Force: true, Offsets: []dlq.Position{{Partition: 0, Offset: 4}}}, "se", "0@5", 10},
+		{"the rest, elsewhere", dlq.RedriveOptions{Apply: true, Passed: true, Force: true, To: "orders"}, "se", "", 11},
+		{"nothing left", dlq.RedriveOptions{Apply: true, Passed: true, Force: true, To: "orders"}, "", "", 11},
+		// Another group selects one event: the others are not selected,
+		// passed over, and sent by --passed; the refused stay.
+		{"one id", dlq.RedriveOptions{Apply: true, Group: "typed", IDs: []string{"7fa2b328-7f5a-4eef-acb5-2d97f5cd4a18"}}, "sk sk sk se sk sk", "0@0 0@1 0@2 0@4 0@5", 12},
+		{"the others", dlq.RedriveOptions{Apply: true, Group: "typed", Passed: true}, "se se se re re", "0@4 0@5", 15},
+		{"again", dlq.RedriveOptions{Apply: true, Group: "typed", Passed: true}, "re re", "0@4 0@5", 15},
+	} {
+		res := redrive(t, fx, step.o)
+		if res.Err != "" {
+			t.Fatalf("%s: %s", step.name, res.Err)
+		}
+		if got := actions(res); got != step.actions {
+			t.Fatalf("%s: %s, want %s", step.name, got, step.actions)
+		}
+		if got := passed(res); got != step.passed {
+			t.Fatalf("%s: passed over %q, want %q", step.name, got, step.passed)
+		}
+		orders(step.orders)
+	}
+	for _, tc := range []struct {
+		pos dlq.Position
+		err string
+	}{
+		{dlq.Position{Partition: 0, Offset: 0}, "--offset 0@0: group evtool-redrive-orders.dlq decided orders.dlq/0@0 in an earlier run and did not pass it over: it sent it"},
+		{dlq.Position{Partition: 0, Offset: 99}, "--offset 0@99: orders.dlq holds no record there (partition 0 ends at 6)"},
+		{dlq.Position{Partition: 7, Offset: 0}, "--offset 7@0: orders.dlq holds no record there"},
+	} {
+		_, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true, Offsets: []dlq.Position{tc.pos}})
+		if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
+			t.Errorf("--offset %s: error %v, want %q", tc.pos, err, tc.err)
+		}
+	}
+	orders(15)
+}
+
+// TestRedriveCommitsOnlyInTransactions: --apply commits the group's
+// progress in transactions only, also past the refused and skipped
+// records after its last send. A plain OffsetCommit is not fenced by the
+// transactional ID: a run another run of the group took over would move
+// the group back before what that one sent, and the next run would send
+// it again.
+func TestRedriveCommitsOnlyInTransactions(t *testing.T) {
+	fx := newFixture(t)
+	plain := 0
+	for _, g := range []string{dlq.DefaultGroup("orders.dlq"), "none"} {
+		defer fx.b.OnCommit(g, func([]kafka.CommitTopic) bool { plain++; return false })()
+	}
+	for _, step := range []struct {
+		o                      dlq.RedriveOptions
+		actions, rerun, passed string
+	}{
+		// The refused records come after the last send.
+		{dlq.RedriveOptions{Apply: true}, "se se se se re re", "", "0@4 0@5"},
+		// Nothing to send at all.
+		{dlq.RedriveOptions{Apply: true, Group: "none", Type: "com.example.order.paid"}, "sk sk sk sk sk sk", "", "0@0 0@1 0@2 0@3 0@4 0@5"},
+	} {
+		if got := actions(redrive(t, fx, step.o)); got != step.actions {
+			t.Fatalf("group %q: %s, want %s", step.o.Group, got, step.actions)
+		}
+		again := redrive(t, fx, step.o)
+		if got := actions(again); got != step.rerun || passed(again) != step.passed {
+			t.Fatalf("group %q, rerun: %s passing over %q, want %q passing over %q", step.o.Group, got, passed(again), step.rerun, step.passed)
+		}
+	}
+	if plain > 0 {
+		t.Fatalf("%d plain (unfenced) OffsetCommit(s) of the redrive groups", plain)
+	}
+}
+
+// TestRedriveGroupPastTheEnd: offsets of the group past a partition's end
+// belong to an earlier topic of the name; reading from there would pass
+// over the records the topic holds now without deciding them.
+func TestRedriveGroupPastTheEnd(t *testing.T) {
+	fx := newFixture(t)
+	adm := fx.admin(t)
+	var offs kadm.Offsets
+	offs.Add(kadm.Offset{Topic: "orders.dlq", Partition: 0, At: 100, LeaderEpoch: -1})
+	if err := adm.CommitAllOffsets(context.Background(), dlq.DefaultGroup("orders.dlq"), offs); err != nil {
+		t.Fatal(err)
+	}
+	for _, apply := range []bool{false, true} {
+		_, err := dlq.RunRedrive(context.Background(), dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: apply})
+		if want := "group evtool-redrive-orders.dlq committed offset 100 on orders.dlq/0, past its end 6: "; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("apply %v: error %v, want %q…", apply, err, want)
+		}
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 5 {
+		t.Fatalf("orders holds %d records", n)
+	}
+}
+
+// TestRedrivePassedInterrupted: an interrupted --passed run says to rerun
+// with --passed (a plain rerun reads on from the group's offset and
+// leaves the rest passed over); that rerun sends each record once.
+func TestRedrivePassedInterrupted(t *testing.T) {
+	fx := newFixture(t)
+	first := redrive(t, fx, dlq.RedriveOptions{Apply: true, IDs: []string{"7fa2b328-7f5a-4eef-acb5-2d97f5cd4a18"}})
+	if got := passed(first); got != "0@0 0@1 0@2 0@4 0@5" {
+		t.Fatalf("passed over %q", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true, Passed: true,
+		AfterSend: func(o dlq.Outcome) {
+			if o.Offset == 0 {
+				cancel()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "before orders.dlq/0@1; rerun with --passed to resume"; res.Interrupted != want {
+		t.Fatalf("interrupted %q, want %q", res.Interrupted, want)
+	}
+	again := redrive(t, fx, dlq.RedriveOptions{Apply: true, Passed: true})
+	if got, want := actions(again), "se se re re"; got != want {
+		t.Fatalf("rerun: %s, want %s", got, want)
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 5+4 {
+		t.Fatalf("orders holds %d, want 9: each valid record sent once", n)
+	}
+}
+
+// TestRedrivePassedDeleted: records passed over and then deleted
+// (retention, DeleteRecords) leave the list: they cannot be decided again.
+func TestRedrivePassedDeleted(t *testing.T) {
+	fx := newFixture(t)
+	if got := passed(redrive(t, fx, dlq.RedriveOptions{Apply: true, IDs: []string{"7fa2b328-7f5a-4eef-acb5-2d97f5cd4a18"}})); got != "0@0 0@1 0@2 0@4 0@5" {
+		t.Fatalf("passed over %q", got)
+	}
+	adm := fx.admin(t)
+	var before kadm.Offsets
+	before.Add(kadm.Offset{Topic: "orders.dlq", Partition: 0, At: 2})
+	resp, err := adm.DeleteRecords(context.Background(), before)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := redrive(t, fx, dlq.RedriveOptions{Passed: true})
+	if got, want := actions(res), "se re re"; got != want {
+		t.Fatalf("dry run: %s, want %s", got, want)
+	}
+	if got, want := passed(res), "0@4 0@5"; got != want {
+		t.Fatalf("passed over %q, want %q", got, want)
+	}
+	// A deleted record was passed over, not sent: naming it says it is
+	// gone, not that the group sent it.
+	_, err = dlq.RunRedrive(context.Background(), dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Offsets: []dlq.Position{{Partition: 0, Offset: 0}}})
+	if want := "--offset 0@0: orders.dlq holds no record there (partition 0 starts at 2: the records before were deleted)"; err == nil || err.Error() != want {
+		t.Fatalf("--offset 0@0: error %v, want %q", err, want)
+	}
+}
+
+// TestRedrivePassedTwoPartitions: the passed-over lists of two partitions
+// are kept apart, a send in one commits the records passed over in the
+// other, and an interrupted --passed run resumes without a double send.
+func TestRedrivePassedTwoPartitions(t *testing.T) {
+	fx := newFixture(t)
+	var copies []*kgo.Record
+	for _, orig := range fx.orig[:4] {
+		dl := dlqtest.DeadLetter(orig, "orders.dlq", dlq.ConventionEvtool, "unknown-version", "copy")
+		dl.Partition = 1
+		copies = append(copies, dl)
+	}
+	if err := dlqtest.Produce(context.Background(), fx.cc, copies...); err != nil {
+		t.Fatal(err)
+	}
+	orders := func(step string, want int) {
+		t.Helper()
+		if n := len(consumed(t, fx.cc, "orders")); n != want {
+			t.Fatalf("%s: orders holds %d records, want %d", step, n, want)
+		}
+	}
+	id := "7fa2b328-7f5a-4eef-acb5-2d97f5cd4a18" // the fourth event, in both partitions
+	first := redrive(t, fx, dlq.RedriveOptions{Apply: true, IDs: []string{id}})
+	if got, want := actions(first), "sk sk sk se sk sk sk sk sk se"; got != want {
+		t.Fatalf("first run: %s, want %s", got, want)
+	}
+	if got, want := passed(first), "0@0 0@1 0@2 0@4 0@5 1@0 1@1 1@2"; got != want {
+		t.Fatalf("first run passed over %q, want %q", got, want)
+	}
+	orders("first run", 5+2)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true, Passed: true,
+		AfterSend: func(o dlq.Outcome) {
+			if o.Partition == 1 {
+				cancel()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "before orders.dlq/1@1; rerun with --passed to resume"; res.Interrupted != want {
+		t.Fatalf("interrupted %q, want %q", res.Interrupted, want)
+	}
+	orders("interrupted run", 5+2+4)
+	again := redrive(t, fx, dlq.RedriveOptions{Apply: true, Passed: true})
+	if got, want := actions(again), "re re se se"; got != want {
+		t.Fatalf("rerun: %s, want %s", got, want)
+	}
+	if got, want := passed(again), "0@4 0@5"; got != want {
+		t.Fatalf("rerun passed over %q, want %q", got, want)
+	}
+	orders("rerun", 5+2+4+2)
+	if last := redrive(t, fx, dlq.RedriveOptions{Apply: true, Passed: true}); actions(last) != "re re" {
+		t.Fatalf("last run: %s, want re re", actions(last))
+	}
+	orders("last run", 5+2+4+2)
+}
+
+// TestRedriveMetadataOverflow: when the records passed over in a
+// partition would not fit in a commit's metadata, --apply stops (exit 2)
+// before committing them; the dry run says so too instead of promising a
+// run --apply cannot do.
+func TestRedriveMetadataOverflow(t *testing.T) {
+	fx := newFixture(t)
+	var letters []*kgo.Record
+	for i := range 2000 {
+		letters = append(letters, dlqtest.DeadLetter(fx.orig[0], "orders.dlq", dlq.ConventionEvtool, "unknown-version", fmt.Sprintf("copy %d", i)))
+	}
+	if err := dlqtest.Produce(context.Background(), fx.cc, letters...); err != nil {
+		t.Fatal(err)
+	}
+	// Every other copy: the rest are passed over one by one, each
+	// between two sent, in some 4.5 kB of metadata.
+	var every []dlq.Position
+	for off := int64(6); off < 6+2000; off += 2 {
+		every = append(every, dlq.Position{Partition: 0, Offset: off})
+	}
+	res := redrive(t, fx, dlq.RedriveOptions{Offsets: every})
+	if want := "bytes of commit metadata, more than Kafka's default limit of 4096"; !strings.Contains(res.Err, want) {
+		t.Fatalf("dry run: error %q, want one saying %q", res.Err, want)
+	}
+	if failed, _ := res.Failed(); !failed {
+		t.Fatal("dry run: not failed")
+	}
+	// --apply sends what fits and stops before the commit that would
+	// not; a rerun sends nothing twice and stops there again.
+	sent := 0
+	for run := range 2 {
+		app := redrive(t, fx, dlq.RedriveOptions{Offsets: every[sent:], Apply: true})
+		if want := "more than Kafka's default limit of 4096: decide them again (--passed) or use another --group"; !strings.Contains(app.Err, want) {
+			t.Fatalf("--apply run %d: error %q, want one saying %q", run, app.Err, want)
+		}
+		if run == 0 && app.Counts.Sent < 800 || run == 1 && app.Counts.Sent != 0 {
+			t.Fatalf("--apply run %d: %d sent", run, app.Counts.Sent)
+		}
+		sent += app.Counts.Sent
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 5+sent {
+		t.Fatalf("orders holds %d records, want %d", n, 5+sent)
 	}
 }

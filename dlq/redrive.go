@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,12 +50,23 @@ type RedriveOptions struct {
 	// Force sends events the catalog rejects.
 	Force       bool
 	MaxRedrives int
+	// Offsets, when set, select only the records at these positions
+	// (with the other selections); those the group passed over in an
+	// earlier run are decided again.
+	Offsets []Position
+	// Passed decides again every record the group passed over (refused
+	// or not selected) in earlier runs.
+	Passed bool
 	// Group keeps the progress (default DefaultGroup(Topic)).
 	Group   string
 	Catalog *registry.Catalog
 	// AfterSend, when set, is called once a record's produce is
-	// acknowledged, before its progress is committed (tests stop there).
+	// acknowledged and its progress added to the transaction, before the
+	// transaction commits (tests stop there).
 	AfterSend func(Outcome)
+	// Notice, when set, is told why the run waits (a transaction of the
+	// group pending on its offsets can hold it for minutes).
+	Notice func(msg string)
 }
 
 // Action is what redrive did (or, in a dry run, would do) with a record.
@@ -92,6 +105,10 @@ type Redrive struct {
 		Skipped int `json:"skipped"`
 		Errors  int `json:"errors"`
 	} `json:"counts"`
+	// Passed lists the records the group passes over once the run is
+	// done (would, in a dry run): refused or not selected, in this run
+	// or an earlier one. --passed or --offset decides them again.
+	Passed []Position `json:"passed"`
 	// Interrupted says where a run stopped early; Err why it stopped.
 	Interrupted string `json:"interrupted,omitempty"`
 	Err         string `json:"error,omitempty"`
@@ -109,6 +126,16 @@ func (r *Redrive) Failed() (errored, refused bool) {
 // each in a transaction that also commits the group past the record (and
 // past the refused and skipped records before it). A record is decided
 // once per group and sent once.
+//
+// The group passes over refused and skipped records, so that a rerun
+// resumes after them and never lists them again, but it remembers them:
+// the commit of each partition carries the offsets it passed over before
+// the committed one (in the commit's metadata, updated in the same
+// transaction as the produce). With Passed, or Offsets naming them, a
+// later run reads those records again and decides them anew (after the
+// catalog was fixed, or with Force); one sent leaves the list with the
+// transaction that sends it. A record the group sent is never on it, so
+// no selection sends it twice.
 func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 	if o.Group == "" {
 		o.Group = DefaultGroup(o.Topic)
@@ -119,21 +146,65 @@ func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 	if o.Catalog == nil {
 		return nil, errors.New("redrive validates events against a catalog: none given")
 	}
-	var producer *kgo.Client
+	var cl *kgo.Client
 	if o.Apply {
+		// The producer comes first: registering its transactional ID
+		// aborts a crashed run's open transaction before the group's
+		// progress is read.
 		var err error
-		if producer, err = newProducer(ctx, o); err != nil {
+		if cl, err = newProducer(ctx, o); err != nil {
 			return nil, err
 		}
-		defer producer.Close()
+	} else {
+		base, err := o.Client.Options()
+		if err != nil {
+			return nil, err
+		}
+		if cl, err = kgo.NewClient(base...); err != nil {
+			return nil, err
+		}
 	}
-	r, err := kafka.OpenTopics(ctx, o.Client, kafka.ReadOptions{Topics: []string{o.Topic}, Group: o.Group})
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	prog, err := fetchProgress(ctx, adm, o.Group, o.Topic, o.Notice)
+	if err != nil {
+		return nil, err
+	}
+	named := map[Position]bool{}
+	for _, pos := range o.Offsets {
+		named[pos] = true
+		// Before the start, the record is gone (sent or passed over).
+		if pp, ok := prog[pos.Partition]; ok && pos.Offset >= pp.start && pos.Offset < pp.next && !pp.passed[pos.Offset] {
+			return nil, fmt.Errorf("--offset %s: group %s decided %s/%s in an earlier run and did not pass it over: it sent it (to send it again, use another --group)", pos, o.Group, o.Topic, pos)
+		}
+	}
+	// again says whether a record the group passed over is decided anew.
+	again := func(pos Position) bool { return o.Passed || named[pos] }
+	starts := map[int32]int64{}
+	for p, pp := range prog {
+		starts[p] = pp.next
+		for off := range pp.passed {
+			if again(Position{p, off}) {
+				starts[p] = min(starts[p], off)
+			}
+		}
+	}
+	r, err := kafka.OpenTopics(ctx, o.Client, kafka.ReadOptions{Topics: []string{o.Topic}, Offsets: map[string]map[int32]int64{o.Topic: starts}})
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	res := &Redrive{Topic: o.Topic, Group: o.Group, Apply: o.Apply, Outcomes: []Outcome{}}
+	for _, p := range slices.Sorted(maps.Keys(prog)) {
+		// Past the end, the group's offsets are of another topic of the
+		// name (deleted and created again, or truncated): the records
+		// there now would be skipped unseen.
+		if end, ok := r.Ends()[o.Topic][p]; ok && prog[p].next > end {
+			return nil, fmt.Errorf("group %s committed offset %d on %s/%d, past its end %d: the topic was deleted and created again, or truncated; redrive it with another --group (it reads from the start)", o.Group, prog[p].next, o.Topic, p, end)
+		}
+	}
+	res := &Redrive{Topic: o.Topic, Group: o.Group, Apply: o.Apply, Outcomes: []Outcome{}, Passed: []Position{}}
 	v := &envelope.Validator{Catalog: o.Catalog}
+	seen := map[Position]bool{}
 	for {
 		rec, err := r.Next(ctx)
 		if errors.Is(err, kafka.ErrEnd) {
@@ -146,7 +217,25 @@ func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 			}
 			return nil, err
 		}
+		pos := Position{rec.Partition, rec.Offset}
+		if pp, ok := prog[rec.Partition]; ok && rec.Offset < pp.next && (!pp.passed[rec.Offset] || !again(pos)) {
+			continue // sent by the group, or passed over and not asked for
+		}
+		seen[pos] = true
 		res.Outcomes = append(res.Outcomes, decide(v, NewEntry(rec, o.Catalog), o))
+	}
+	for _, pos := range o.Offsets {
+		if seen[pos] {
+			continue
+		}
+		end, ok := r.Ends()[o.Topic][pos.Partition]
+		if !ok {
+			return nil, fmt.Errorf("--offset %s: %s holds no record there (it has no partition %d)", pos, o.Topic, pos.Partition)
+		}
+		if pp, ok := prog[pos.Partition]; ok && pos.Offset < pp.start {
+			return nil, fmt.Errorf("--offset %s: %s holds no record there (partition %d starts at %d: the records before were deleted)", pos, o.Topic, pos.Partition, pp.start)
+		}
+		return nil, fmt.Errorf("--offset %s: %s holds no record there (partition %d ends at %d)", pos, o.Topic, pos.Partition, end)
 	}
 	sort.SliceStable(res.Outcomes, func(i, j int) bool {
 		a, b := res.Outcomes[i], res.Outcomes[j]
@@ -156,12 +245,26 @@ func RunRedrive(ctx context.Context, o RedriveOptions) (*Redrive, error) {
 		return a.Offset < b.Offset
 	})
 	if o.Apply {
-		if err := send(ctx, producer, r, o, res); err != nil {
-			res.Err = err.Error()
+		err = send(ctx, cl, adm, o, res, prog)
+	} else {
+		_, err = checkTargets(ctx, adm, res)
+		for _, out := range res.Outcomes {
+			if out.Action == ActionError {
+				break // --apply stops before it
+			}
+			pp := prog.at(out.Partition)
+			pp.decide(out)
+			// --apply stops at its next commit of the partition.
+			if serr := pp.storable(); serr != nil && err == nil {
+				err = fmt.Errorf("%s/%d@%d passed over: group %s, %s/%d: %w: --apply would stop at its next commit; decide them again (--passed) or use another --group", o.Topic, out.Partition, out.Offset, o.Group, o.Topic, out.Partition, serr)
+				break
+			}
 		}
-	} else if err := dryRunTargets(ctx, o, res); err != nil {
+	}
+	if err != nil {
 		res.Err = err.Error()
 	}
+	res.Passed = append(res.Passed, prog.passedPositions()...)
 	res.count()
 	return res, nil
 }
@@ -226,6 +329,9 @@ func decide(v *envelope.Validator, e Entry, o RedriveOptions) Outcome {
 }
 
 func selected(e Entry, o RedriveOptions) bool {
+	if len(o.Offsets) > 0 && !slices.Contains(o.Offsets, Position{e.Partition, e.Offset}) {
+		return false
+	}
 	if len(o.IDs) > 0 {
 		found := false
 		for _, id := range o.IDs {
@@ -296,32 +402,50 @@ func newProducer(ctx context.Context, o RedriveOptions) (*kgo.Client, error) {
 
 // send produces each record to send in a transaction of its own that also
 // commits the group past it (and past the refused and skipped records
-// before it): the record and the progress land together or not at all, so
-// a run that dies between them leaves neither, and the rerun sends the
-// record once. Consumers of the target that read committed records only
-// (isolation.level=read_committed) never see a record twice.
-func send(ctx context.Context, cl *kgo.Client, r *kafka.TopicReader, o RedriveOptions, res *Redrive) error {
-	adm := kadm.NewClient(cl)
-	targets, err := checkTargets(ctx, adm, res)
-	if err != nil {
+// before it, remembering them as passed over): the record and the progress
+// land together or not at all, so a run that dies between them leaves
+// neither, and the rerun sends the record once. Consumers of the target
+// that read committed records only (isolation.level=read_committed) never
+// see a record twice.
+func send(ctx context.Context, cl *kgo.Client, adm *kadm.Client, o RedriveOptions, res *Redrive, prog progress) error {
+	if _, err := checkTargets(ctx, adm, res); err != nil {
 		return err
 	}
-	// pending are the decided records per partition not committed yet.
-	pending := map[int32]*kgo.Record{}
+	// pending are the partitions whose progress moved since the last
+	// commit (records passed over).
+	pending := map[int32]bool{}
+	// fits fails unless the passed-over records of the partitions can be
+	// committed and read back.
+	fits := func(parts map[int32]bool, where string) error {
+		for p := range parts {
+			if err := prog.at(p).storable(); err != nil {
+				return fmt.Errorf("%s: group %s, %s/%d: %w: decide them again (--passed) or use another --group", where, o.Group, o.Topic, p, err)
+			}
+		}
+		return nil
+	}
+	var topicID kadm.TopicID
+	// commit commits the progress of the records passed over since the
+	// last send, in a transaction of its own: a plain OffsetCommit is not
+	// fenced, so a run that another run of the group took over would move
+	// the group back before what that one sent, to be sent again. It is
+	// the run's last use of the producer (see commitOffsetsOnly).
 	commit := func() error {
 		if len(pending) == 0 {
 			return nil
 		}
+		if err := fits(pending, "committing the progress"); err != nil {
+			return err
+		}
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), produceTimeout)
 		defer cancel()
-		if err := r.Commit(cctx, pendingRecords(pending)...); err != nil {
+		if err := commitOffsetsOnly(cctx, cl, o.Group, o.Topic, topicID, prog, pending); err != nil {
 			return err
 		}
 		clear(pending)
 		return nil
 	}
-	var topicID kadm.TopicID
-	if targets > 0 {
+	if len(res.Outcomes) > 0 {
 		details, err := adm.ListTopics(ctx, o.Topic)
 		if err != nil {
 			return fmt.Errorf("listing %s: %w", o.Topic, err)
@@ -330,35 +454,52 @@ func send(ctx context.Context, cl *kgo.Client, r *kafka.TopicReader, o RedriveOp
 	}
 	for i := range res.Outcomes {
 		out := &res.Outcomes[i]
+		where := fmt.Sprintf("%s/%d@%d", o.Topic, out.Partition, out.Offset)
 		if ctx.Err() != nil {
-			res.Interrupted = fmt.Sprintf("before %s/%d@%d; rerun to resume", o.Topic, out.Partition, out.Offset)
+			// A rerun without the flag would leave the rest of the
+			// passed-over records passed over.
+			how := "rerun"
+			if o.Passed {
+				how = "rerun with --passed"
+			} else if len(o.Offsets) > 0 {
+				how = "rerun with the same --offset"
+			}
+			res.Interrupted = fmt.Sprintf("before %s; %s to resume", where, how)
 			break
 		}
-		if out.Action != ActionSend {
-			if out.Action != ActionError {
-				pending[out.Partition] = out.record
-			} else {
-				// A record that cannot be read is not passed over: the
-				// group stays before it in its partition.
-				if err := commit(); err != nil {
-					return err
-				}
-				return fmt.Errorf("%s/%d@%d: %s", o.Topic, out.Partition, out.Offset, out.Reason)
+		if out.Action == ActionError {
+			// A record that cannot be read is not passed over: the
+			// group stays before it in its partition.
+			if err := commit(); err != nil {
+				return err
 			}
+			return fmt.Errorf("%s: %s", where, out.Reason)
+		}
+		undo := prog.at(out.Partition).decide(*out)
+		if out.Action != ActionSend {
+			pending[out.Partition] = true
 			continue
 		}
-		where := fmt.Sprintf("%s/%d@%d", o.Topic, out.Partition, out.Offset)
+		parts := maps.Clone(pending)
+		parts[out.Partition] = true
+		if err := fits(parts, "before "+where); err != nil {
+			undo()
+			if err := commit(); err != nil {
+				return err
+			}
+			return err
+		}
 		if err := cl.BeginTransaction(); err != nil {
+			undo()
 			return fmt.Errorf("sending %s: %w", where, err)
 		}
 		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), produceTimeout)
 		err := cl.ProduceSync(tctx, redriveRecord(out.Entry, out.Target)).FirstErr()
+		if err == nil {
+			err = commitInTransaction(tctx, cl, o.Group, o.Topic, topicID, prog, parts)
+		}
 		if err == nil && o.AfterSend != nil {
 			o.AfterSend(*out)
-		}
-		if err == nil {
-			pending[out.Partition] = out.record
-			err = commitInTransaction(tctx, cl, o.Group, o.Topic, topicID, pending)
 		}
 		if err == nil {
 			err = cl.EndTransaction(tctx, kgo.TryCommit)
@@ -366,6 +507,7 @@ func send(ctx context.Context, cl *kgo.Client, r *kafka.TopicReader, o RedriveOp
 		if err != nil {
 			_ = cl.EndTransaction(tctx, kgo.TryAbort)
 			cancel()
+			undo()
 			return fmt.Errorf("sending %s to %s: %w (its transaction is aborted: a rerun sends it)", where, out.Target, err)
 		}
 		cancel()
@@ -375,19 +517,11 @@ func send(ctx context.Context, cl *kgo.Client, r *kafka.TopicReader, o RedriveOp
 	return commit()
 }
 
-func pendingRecords(pending map[int32]*kgo.Record) []*kgo.Record {
-	recs := make([]*kgo.Record, 0, len(pending))
-	for _, rec := range pending {
-		recs = append(recs, rec)
-	}
-	return recs
-}
-
-// commitInTransaction commits the group past the pending records as part
-// of the producer's open transaction. The group is not joined (the
+// commitInTransaction commits the group's progress on the partitions
+// parts as part of the producer's open transaction. The group is not joined (the
 // generation is -1, as for a simple consumer), which franz-go's
 // transaction sessions do not support, hence the two requests by hand.
-func commitInTransaction(ctx context.Context, cl *kgo.Client, group, topic string, topicID kadm.TopicID, pending map[int32]*kgo.Record) error {
+func commitInTransaction(ctx context.Context, cl *kgo.Client, group, topic string, topicID kadm.TopicID, prog progress, parts map[int32]bool) error {
 	id, epoch, err := cl.ProducerID(ctx)
 	if err != nil {
 		return err
@@ -395,10 +529,13 @@ func commitInTransaction(ctx context.Context, cl *kgo.Client, group, topic strin
 	txnID := transactionalID(group)
 	add := kmsg.NewPtrAddOffsetsToTxnRequest()
 	add.TransactionalID, add.ProducerID, add.ProducerEpoch, add.Group = txnID, id, epoch, group
-	addResp, err := add.RequestWith(ctx, cl)
-	if err == nil {
-		err = kerr.ErrorForCode(addResp.ErrorCode)
-	}
+	err = untilSettled(ctx, func() error {
+		addResp, err := add.RequestWith(ctx, cl)
+		if err == nil {
+			err = kerr.ErrorForCode(addResp.ErrorCode)
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("adding the progress of group %s to the transaction: %w", group, err)
 	}
@@ -407,10 +544,12 @@ func commitInTransaction(ctx context.Context, cl *kgo.Client, group, topic strin
 	req.Generation, req.MemberID = -1, ""
 	t := kmsg.NewTxnOffsetCommitRequestTopic()
 	t.Topic, t.TopicID = topic, topicID
-	for _, rec := range pendingRecords(pending) {
-		p := kmsg.NewTxnOffsetCommitRequestTopicPartition()
-		p.Partition, p.Offset, p.LeaderEpoch = rec.Partition, rec.Offset+1, -1
-		t.Partitions = append(t.Partitions, p)
+	for p := range parts {
+		pp := prog.at(p)
+		tp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+		meta := pp.metadata()
+		tp.Partition, tp.Offset, tp.LeaderEpoch, tp.Metadata = p, pp.next, -1, &meta
+		t.Partitions = append(t.Partitions, tp)
 	}
 	req.Topics = append(req.Topics, t)
 	resp, err := req.RequestWith(ctx, cl)
@@ -427,6 +566,47 @@ func commitInTransaction(ctx context.Context, cl *kgo.Client, group, topic strin
 		return fmt.Errorf("committing the progress of group %s in the transaction: %w", group, err)
 	}
 	return nil
+}
+
+// commitOffsetsOnly commits the group's progress on the partitions parts
+// in a transaction without records, by hand: franz-go ends a transaction
+// only when it produced in it. The broker bumps the producer's epoch at
+// the end (KIP-890) without the client knowing, so the producer must not
+// be used after it.
+func commitOffsetsOnly(ctx context.Context, cl *kgo.Client, group, topic string, topicID kadm.TopicID, prog progress, parts map[int32]bool) error {
+	if err := commitInTransaction(ctx, cl, group, topic, topicID, prog, parts); err != nil {
+		return err
+	}
+	id, epoch, err := cl.ProducerID(ctx)
+	if err != nil {
+		return err
+	}
+	end := kmsg.NewPtrEndTxnRequest()
+	end.TransactionalID, end.ProducerID, end.ProducerEpoch, end.Commit = transactionalID(group), id, epoch, true
+	resp, err := end.RequestWith(ctx, cl)
+	if err == nil {
+		err = kerr.ErrorForCode(resp.ErrorCode)
+	}
+	if err != nil {
+		return fmt.Errorf("committing the progress of group %s: %w", group, err)
+	}
+	return nil
+}
+
+// untilSettled retries req while the broker answers that the previous
+// transaction of the producer is still being completed.
+func untilSettled(ctx context.Context, req func() error) error {
+	for {
+		err := req()
+		if !errors.Is(err, kerr.ConcurrentTransactions) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // checkTargets fails unless every topic a record goes to exists (redrive
@@ -474,20 +654,8 @@ func checkTargets(ctx context.Context, adm *kadm.Client, res *Redrive) (int, err
 	return len(names), err
 }
 
-// dryRunTargets checks the targets of a dry run as --apply would.
-func dryRunTargets(ctx context.Context, o RedriveOptions, res *Redrive) error {
-	base, err := o.Client.Options()
-	if err != nil {
-		return err
-	}
-	cl, err := kgo.NewClient(base...)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	_, err = checkTargets(ctx, kadm.NewClient(cl), res)
-	return err
-}
+// maxListed bounds the passed-over records the text lists (JSON has all).
+const maxListed = 20
 
 // WriteRedrive prints a redrive run as text or JSON.
 func WriteRedrive(w io.Writer, f report.Format, res *Redrive) error {
@@ -533,8 +701,20 @@ func WriteRedrive(w io.Writer, f report.Format, res *Redrive) error {
 	} else {
 		fmt.Fprintf(&b, "%d to send, %d refused, %d not selected, %d error(s)\n", c.Send, c.Refused, c.Skipped, c.Errors)
 	}
-	if c.Refused > 0 && res.Apply {
-		fmt.Fprintf(&b, "refused records are passed over by group %s: to send one anyway, fix its cause and use another --group (with --id, and --force for an invalid event)\n", res.Group)
+	if n := len(res.Passed); n > 0 {
+		verb := "passes"
+		if !res.Apply {
+			verb = "would pass"
+		}
+		list := res.Passed[:min(n, maxListed)]
+		fmt.Fprintf(&b, "group %s %s over %d record(s) (refused or not selected, now or before):", res.Group, verb, n)
+		for _, pos := range list {
+			b.WriteString(" " + pos.String())
+		}
+		if n > len(list) {
+			fmt.Fprintf(&b, " and %d more", n-len(list))
+		}
+		b.WriteString("\nonce their cause is fixed, --passed decides them all again, --offset P@O (repeatable) only those; nothing the group sent is sent again\n")
 	}
 	if res.Interrupted != "" {
 		fmt.Fprintf(&b, "interrupted %s\n", res.Interrupted)

@@ -12,6 +12,7 @@ func TestSelected(t *testing.T) {
 	id, typ := "e1", "com.example.order.placed"
 	withEvent := Entry{ID: &id, Type: &typ, ErrorClass: "unknown-type", Error: "boom"}
 	noError := Entry{ID: &id, Type: &typ}
+	atOffset := Entry{ID: &id, Partition: 2, Offset: 7}
 	for _, tc := range []struct {
 		name string
 		e    Entry
@@ -26,6 +27,9 @@ func TestSelected(t *testing.T) {
 		{"type and other error", withEvent, RedriveOptions{Type: typ, ErrorMatch: regexp.MustCompile(`timeout`)}, false},
 		{"no error header", noError, RedriveOptions{ErrorMatch: regexp.MustCompile(`error`)}, false},
 		{"no error header, match anything", noError, RedriveOptions{ErrorMatch: regexp.MustCompile(``)}, true},
+		{"offset", atOffset, RedriveOptions{Offsets: []Position{{1, 7}, {2, 7}}}, true},
+		{"other offset", atOffset, RedriveOptions{Offsets: []Position{{2, 6}, {1, 7}}}, false},
+		{"offset and other id", atOffset, RedriveOptions{Offsets: []Position{{2, 7}}, IDs: []string{"x"}}, false},
 	} {
 		if got := selected(tc.e, tc.o); got != tc.want {
 			t.Errorf("%s: selected = %v, want %v", tc.name, got, tc.want)

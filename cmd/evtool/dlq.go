@@ -121,6 +121,7 @@ func (a *app) dlqRedriveCommand() *cobra.Command {
 		topic, format, dir string
 		o                  dlq.RedriveOptions
 		errorMatch         string
+		offsets            []string
 	)
 	c := &cobra.Command{
 		Use:   "redrive",
@@ -128,7 +129,7 @@ func (a *app) dlqRedriveCommand() *cobra.Command {
 		Long: `Read the dead-letter topic from where the consumer group --group stopped
 (default evtool-redrive-<topic>) to its end, and decide for every record:
 
-  skipped   not selected by --id, --type or --error-match
+  skipped   not selected by --id, --type, --error-match or --offset
   refused   its event is invalid against the catalog in --dir (same checks as
             evtool validate; --force sends it anyway), it was redriven
             --max-redrives times already (the loop guard), or its headers
@@ -143,16 +144,22 @@ in one Kafka transaction (transactional ID evtool-redrive-<group>), so a
 rerun resumes after the last record sent and never sends one twice; a
 crash mid-transaction leaves it to be aborted by the rerun (consumers
 reading with isolation.level=read_committed never see that copy). Refused and
-skipped records are passed over for the group: to redrive one later, use
-another --group. An interrupted run (Ctrl-C) stops between records and says
-where. Target topics must exist (the dry run checks too): redrive never
-creates one.
+skipped records are passed over for the group, which remembers them (in its
+commits' metadata): once their cause is fixed, --passed decides them all
+again and --offset P@O those named, and nothing the group sent is sent
+again. An interrupted run (Ctrl-C) stops between records and says where.
+Target topics must exist (the dry run checks too): redrive never creates
+one. The dry run reads the group's offsets as --apply does, once no
+transaction of the group is pending on them.
 
 Exit 0 when done, 1 when records were refused, 2 on errors (malformed
-dead-letter headers, a broker error, an interrupted run).`,
+dead-letter headers, a broker error, an interrupted run, an --offset naming
+a record the group sent or no record).`,
 		Example: `  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq
   evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --type com.example.order.placed --apply
-  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --id 42 --to orders-retry --apply`,
+  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --id 42 --to orders-retry --apply
+  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --passed --apply
+  evtool dlq redrive --brokers 127.0.0.1:9092 --topic orders.dlq --offset 0@4 --offset 2@17 --apply`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := parseFormat(format, report.BasicFormats)
 			if err != nil {
@@ -169,6 +176,13 @@ dead-letter headers, a broker error, an interrupted run).`,
 					return usagef("--error-match: %v", err)
 				}
 			}
+			for _, s := range offsets {
+				pos, err := dlq.ParsePosition(s)
+				if err != nil {
+					return usageError{err}
+				}
+				o.Offsets = append(o.Offsets, pos)
+			}
 			if o.To != "" && o.To == topic {
 				return usagef("--to %s is the dead-letter topic itself", o.To)
 			}
@@ -176,6 +190,7 @@ dead-letter headers, a broker error, an interrupted run).`,
 				return err
 			}
 			o.Topic = topic
+			o.Notice = func(msg string) { fmt.Fprintf(a.stderr, "evtool: note: %s\n", report.SafeLines(msg)) }
 			res, err := dlq.RunRedrive(cmd.Context(), o)
 			if err != nil {
 				return err
@@ -206,6 +221,8 @@ dead-letter headers, a broker error, an interrupted run).`,
 	fl.StringSliceVar(&o.IDs, "id", nil, "select records whose event id is one of these (repeatable)")
 	fl.StringVar(&o.Type, "type", "", "select records whose event type is this")
 	fl.StringVar(&errorMatch, "error-match", "", "select records whose error (class: message) matches this regular expression")
+	fl.StringSliceVar(&offsets, "offset", nil, "select the records at these positions, partition@offset as redrive prints them (repeatable); those the group passed over are decided again")
+	fl.BoolVar(&o.Passed, "passed", false, "decide again the records the group passed over (refused or not selected) in earlier runs")
 	fl.BoolVar(&o.Apply, "apply", false, "send (default: a dry run)")
 	fl.BoolVar(&o.Force, "force", false, "send events the catalog rejects")
 	fl.IntVar(&o.MaxRedrives, "max-redrives", dlq.DefaultMaxRedrives, "refuse a record redriven this often already (the loop guard)")

@@ -216,7 +216,7 @@ func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection, rel
 		}
 	}
 	if broker != nil {
-		remove := broker.OnProduce(func(kafka.ProduceRequest) (kafka.ProduceFault, func()) {
+		remove := broker.OnProduce(func(kafka.ProduceRequest) (kafka.ProduceFault, func(error)) {
 			fault, then := f.strike(g, len(h.sc.Workload.Command) > 0)
 			if fault == kafka.ProduceAppend && relays > 1 {
 				// Several relays: a request that arrives while another is
@@ -240,6 +240,11 @@ func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection, rel
 	if err != nil {
 		res.Stderr = g.stderr()
 		return nil, err
+	}
+	if err := f.err(); err != nil {
+		// The log is not what the plan says it is: judging it would blame
+		// (or clear) the producer for the harness's failure.
+		return nil, fmt.Errorf("run %s: %w", name, err)
 	}
 	g.stopAll()
 	recs, err := h.readTopic(ctx, cc, topic)
@@ -576,6 +581,23 @@ type faults struct {
 	produces int
 	sel      chaos.Selection
 	embedded bool
+	// failed is the first fault the broker could not inject.
+	failed error
+}
+
+// fail records that fault fl did not strike as planned.
+func (f *faults) fail(fl Fault, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failed == nil {
+		f.failed = fmt.Errorf("the harness could not inject fault %s: %w", fl, err)
+	}
+}
+
+func (f *faults) err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed
 }
 
 func (f *faults) arm(step int) {
@@ -618,8 +640,10 @@ func (f *faults) appliedList() []int {
 	return out
 }
 
-// strike decides the fate of one produce request on the embedded broker.
-func (f *faults) strike(g *group, byOrdinal bool) (kafka.ProduceFault, func()) {
+// strike decides the fate of one produce request on the embedded broker;
+// the broker calls then at the fault, with the error that kept it from
+// striking as planned, if any.
+func (f *faults) strike(g *group, byOrdinal bool) (fault kafka.ProduceFault, then func(error)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if byOrdinal {
@@ -632,20 +656,26 @@ func (f *faults) strike(g *group, byOrdinal bool) (kafka.ProduceFault, func()) {
 	fl := f.armed[0]
 	f.armed = f.armed[1:]
 	f.setApplied(fl.Index)
-	if fl.Kind == KindCrash {
-		crash := func() { g.crash(); g.restartLater() }
-		if fl.Phase == BeforeAppend {
-			return kafka.ProduceDrop, crash
+	then = func(err error) {
+		if err != nil {
+			f.fail(fl, err)
 		}
-		return kafka.ProduceLostAck, crash
+		if fl.Kind == KindCrash {
+			g.crash()
+			g.restartLater()
+		}
 	}
-	switch fl.Phase {
-	case ErrRetriable:
-		return kafka.ProduceRetriable, nil
-	case ErrDisconnect:
-		return kafka.ProduceDrop, nil
+	switch {
+	case fl.Kind == KindCrash && fl.Phase == BeforeAppend:
+		return kafka.ProduceDrop, then
+	case fl.Kind == KindCrash:
+		return kafka.ProduceLostAck, then
+	case fl.Phase == ErrRetriable:
+		return kafka.ProduceRetriable, then
+	case fl.Phase == ErrDisconnect:
+		return kafka.ProduceDrop, then
 	}
-	return kafka.ProduceLostAck, nil
+	return kafka.ProduceLostAck, then
 }
 
 // strikeAfterRequest applies an armed crash against a real cluster: at

@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -191,5 +192,26 @@ func ClientConfigFromEnv(brokers []string, getenv func(string) string) ClientCon
 		SASLMechanism: getenv("EVTOOL_SASL_MECHANISM"),
 		SASLUser:      getenv("EVTOOL_SASL_USER"),
 		SASLPassword:  getenv("EVTOOL_SASL_PASSWORD"),
+	}
+}
+
+// WaitReachable pings the cluster until it answers or wait passes: a
+// wrong address, TLS setting or password otherwise shows as a client
+// retrying its requests until some later timeout, as a bare EOF.
+func WaitReachable(ctx context.Context, cl *kgo.Client, brokers []string, wait time.Duration) error {
+	pctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	for {
+		last := cl.Ping(pctx)
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-pctx.Done():
+			return fmt.Errorf("cannot reach Kafka at %s within %s: %v (check the address and the TLS and SASL settings)", strings.Join(brokers, ","), wait, last)
+		case <-time.After(300 * time.Millisecond):
+		}
 	}
 }

@@ -95,6 +95,27 @@ func NewHarness(sc *Scenario, cat *registry.Catalog, opts Options) (*Harness, er
 	return h, nil
 }
 
+// checkCluster refuses, against a cluster (--brokers or kafka.brokers),
+// the selected faults only the embedded broker can inject: a produce error
+// needs a broker that refuses, drops or leaves a request unanswered on
+// purpose, and a verdict without it would pass a producer it never tested.
+func (h *Harness) checkCluster() error {
+	if len(h.opts.Brokers) == 0 {
+		return nil
+	}
+	var refused []string
+	for _, fl := range h.plan {
+		if fl.Kind == KindProduceError && h.opts.Faults.Has(fl.Index) {
+			refused = append(refused, fmt.Sprintf("#%d", fl.Index))
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: chaos.produce_errors (fault %s) needs the embedded broker: against the cluster %s evtool cannot make the broker refuse, drop or leave a produce request unanswered; run without --brokers and kafka.brokers, or leave those faults out with --faults",
+		h.sc.File, strings.Join(refused, ", "), strings.Join(h.opts.Brokers, ","))
+}
+
 // Seed is the plan's seed.
 func (h *Harness) Seed() uint64 { return h.seed }
 
@@ -160,6 +181,9 @@ func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection, rel
 	defer admCl.Close()
 	adm := kadm.NewClient(admCl)
 	if broker == nil {
+		if err := kafka.WaitReachable(ctx, admCl, cc.Brokers, min(h.sc.Producer.SettleTimeout, 15*time.Second)); err != nil {
+			return nil, fmt.Errorf("%w\ncheck --brokers (or kafka.brokers in %s), or leave both empty to use the embedded broker", err, h.sc.File)
+		}
 		if _, err := adm.CreateTopic(ctx, int32(h.sc.Partitions), -1, nil, topic); err != nil {
 			return nil, fmt.Errorf("creating topic %s: %w", topic, err)
 		}
@@ -255,6 +279,9 @@ func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection, rel
 	res.Applied = f.appliedList()
 	res.Expect = h.expectations(res)
 	res.Notes = append(res.Notes, g.notes()...)
+	if broker == nil && f.crashed() {
+		res.Notes = append(res.Notes, "against a cluster a crash strikes once the request that armed it was answered: between produce requests, not exactly before or after an append")
+	}
 	if res.Failed() {
 		res.Stderr = g.stderr()
 	}
@@ -583,6 +610,9 @@ type faults struct {
 	embedded bool
 	// failed is the first fault the broker could not inject.
 	failed error
+	// crashedBetween is set when a crash struck between requests
+	// (against a cluster).
+	crashedBetween bool
 }
 
 // fail records that fault fl did not strike as planned.
@@ -592,6 +622,13 @@ func (f *faults) fail(fl Fault, err error) {
 	if f.failed == nil {
 		f.failed = fmt.Errorf("the harness could not inject fault %s: %w", fl, err)
 	}
+}
+
+// crashed reports whether a crash struck between requests.
+func (f *faults) crashed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.crashedBetween
 }
 
 func (f *faults) err() error {
@@ -691,6 +728,7 @@ func (f *faults) strikeAfterRequest(g *group) {
 			crash = true
 		}
 	}
+	f.crashedBetween = f.crashedBetween || crash
 	f.mu.Unlock()
 	if crash {
 		g.crash()

@@ -259,7 +259,7 @@ func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection, rel
 	// publishes after the requests were answered); those left when it
 	// settles never struck.
 	g.waitRestarts()
-	facts, err := h.settle(ctx, g, adm, topic, res)
+	facts, err := h.settle(ctx, g, adm, cc, topic, res)
 	f.disarm()
 	if err != nil {
 		res.Stderr = g.stderr()
@@ -391,12 +391,23 @@ func (h *Harness) send(ctx context.Context, client *http.Client, in *instance, r
 	}
 }
 
+// LostQuietFactor stretches producer.quiet while a committed fact has no
+// event on the topic: a producer retrying a dropped request, or restarting
+// after a crash, on a loaded machine can be silent for more than a second
+// and still publish.
+const LostQuietFactor = 5
+
 // settle waits until the topic's end offsets and the producer's facts stay
-// the same for producer.quiet, and returns the facts.
-func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, topic string, res *RunResult) ([]Fact, error) {
+// the same for producer.quiet (LostQuietFactor times that while a fact has
+// no event), and returns the facts.
+func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, cc kafka.ClientConfig, topic string, res *RunResult) ([]Fact, error) {
 	deadline := time.Now().Add(h.sc.Producer.SettleTimeout)
 	var last string
 	stableSince := time.Now()
+	// lostAt is the state (facts/records) in which a fact was found to
+	// have no event; pending whether one had.
+	var lostAt string
+	pending := false
 	in := g.insts[0]
 	expand := func(s string) string { return replay.ExpandVars(s, in.vars) }
 	for {
@@ -425,8 +436,20 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, topic 
 		now := fmt.Sprintf("%d/%d", len(facts), total)
 		if now != last {
 			last, stableSince = now, time.Now()
-		} else if time.Since(stableSince) >= h.sc.Producer.Quiet {
-			return facts, nil
+		} else if quiet := time.Since(stableSince); quiet >= h.sc.Producer.Quiet {
+			if lostAt != now {
+				// The state is unchanged since stableSince: reading the
+				// topic once per state is enough.
+				recs, err := h.readTopic(ctx, cc, topic)
+				if err != nil {
+					return nil, err
+				}
+				v := Judge(facts, recs)
+				lostAt, pending = now, v.Count(ClassLost) > 0
+			}
+			if !pending || quiet >= LostQuietFactor*h.sc.Producer.Quiet {
+				return facts, nil
+			}
 		}
 		if time.Now().After(deadline) {
 			res.Notes = append(res.Notes, fmt.Sprintf("did not settle within %s (facts/records still changing)", h.sc.Producer.SettleTimeout))

@@ -53,6 +53,24 @@ func scenario(t *testing.T, bin, flags, chaosYAML string) *verify.Scenario {
 	return sc
 }
 
+// runVerify verifies the scenario with every fault, shrinking a failure in
+// at most shrink runs.
+func runVerify(t *testing.T, sc *verify.Scenario, cat *registry.Catalog, shrink int) *verify.Report {
+	t.Helper()
+	h, err := verify.NewHarness(sc, cat, verify.Options{Faults: chaos.All(), ShrinkBudget: shrink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := h.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
 // TestProducerUnderChaos: the outbox producer passes every fault kind;
 // each classic bug fails under the fault that exposes it, in the class it
 // belongs to, and shrinks to at most 3 faults.
@@ -82,17 +100,7 @@ func TestProducerUnderChaos(t *testing.T) {
 				flags = "-bug, " + tc.bug
 			}
 			sc := scenario(t, bin, flags, tc.chaos)
-			h, err := verify.NewHarness(sc, cat, verify.Options{Faults: chaos.All(), ShrinkBudget: 12})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer h.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			rep, err := h.Run(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := runVerify(t, sc, cat, 12)
 			if rep.Clean.Failed() {
 				t.Fatalf("clean run failed: %+v", rep.Clean.Verdict)
 			}
@@ -138,17 +146,7 @@ func TestProducerSlowToCatchUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := scenario(t, bin, "-relay-delay, 2500ms", "  crash: {count: 1, at: after-append}\n")
-	h, err := verify.NewHarness(sc, cat, verify.Options{Faults: chaos.All()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	rep, err := h.Run(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := runVerify(t, sc, cat, 0)
 	if !rep.Pass {
 		r := rep.Clean
 		if rep.Chaos != nil {

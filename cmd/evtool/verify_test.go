@@ -52,10 +52,10 @@ func TestVerifyCLI(t *testing.T) {
 
 // TestVerifyBrokers: evtool verify --brokers runs against a cluster it did
 // not start (here an embedded broker the test starts, with SCRAM on, as an
-// outside cluster): the TLS/SASL flags reach the harness and the producer,
-// crashes strike between requests and say so, a wrong password is exit 2,
-// and produce errors, which only the embedded broker can inject, are
-// refused with exit 2 instead of a silent pass.
+// outside cluster): the SASL flags reach the harness and the producer, the
+// TLS flags the harness, crashes strike between requests and say so, a
+// wrong password is exit 2, and produce errors, which only the embedded
+// broker can inject, are refused with exit 2 instead of a silent pass.
 func TestVerifyBrokers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the example producer")
@@ -66,6 +66,10 @@ func TestVerifyBrokers(t *testing.T) {
 	}
 	defer b.Close()
 	dir, bin, catalog := exampleProducer(t)
+	notPEM := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	sasl := []string{"--brokers", strings.Join(b.Addrs(), ","), "--sasl-mechanism", "SCRAM-SHA-256", "--sasl-user", "qa"}
 	for _, tc := range []struct {
 		name, chaos, password string
@@ -79,6 +83,10 @@ func TestVerifyBrokers(t *testing.T) {
 			nil, []string{"evtool: cannot reach Kafka at 127.0.0.1:", "check the address and the TLS and SASL settings"}},
 		{"produce errors refused", "{seed: 3, crash: {count: 1}, produce_errors: {rate: 0.5}}", "s3cret", nil, exitError,
 			nil, []string{"chaos.produce_errors (fault #", "needs the embedded broker", "--faults"}},
+		// The broker speaks no TLS; a CA file that holds no certificate
+		// shows the TLS flags reach the harness's client.
+		{"tls flags", "{seed: 3, crash: {count: 1}}", "s3cret", []string{"--tls-ca", notPEM}, exitError,
+			nil, []string{"TLS CA file " + notPEM + ": no PEM certificates found"}},
 		{"produce errors left out", "{seed: 3, produce_errors: {rate: 0.5}, rollback: {rate: 0.3}}", "s3cret", []string{"--faults", ""}, exitOK,
 			[]string{"PASS"}, nil},
 	} {

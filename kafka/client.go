@@ -201,16 +201,30 @@ func ClientConfigFromEnv(brokers []string, getenv func(string) string) ClientCon
 func WaitReachable(ctx context.Context, cl *kgo.Client, brokers []string, wait time.Duration) error {
 	pctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
+	// last is the latest failure of a ping the wait did not cut short:
+	// the cut one says only that the time is up.
+	var last error
 	for {
-		last := cl.Ping(pctx)
-		if last == nil {
+		err := cl.Ping(pctx)
+		if err == nil {
 			return nil
 		}
-		select {
-		case <-ctx.Done():
+		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if pctx.Err() == nil {
+			last = err
+		}
+		select {
 		case <-pctx.Done():
-			return fmt.Errorf("cannot reach Kafka at %s within %s: %v (check the address and the TLS and SASL settings)", strings.Join(brokers, ","), wait, last)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			why := "no broker answered"
+			if last != nil {
+				why = last.Error()
+			}
+			return fmt.Errorf("cannot reach Kafka at %s within %s: %s (check the address and the TLS and SASL settings)", strings.Join(brokers, ","), wait, why)
 		case <-time.After(300 * time.Millisecond):
 		}
 	}

@@ -452,7 +452,11 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, cc kaf
 			}
 		}
 		if time.Now().After(deadline) {
-			res.Notes = append(res.Notes, fmt.Sprintf("did not settle within %s (facts/records still changing)", h.sc.Producer.SettleTimeout))
+			if quiet := time.Since(stableSince); lostAt == now && pending && quiet >= h.sc.Producer.Quiet {
+				res.Notes = append(res.Notes, fmt.Sprintf("a committed fact still had no event after %s of quiet, when settle_timeout (%s) ended the wait for it", quiet.Round(time.Millisecond), h.sc.Producer.SettleTimeout))
+			} else {
+				res.Notes = append(res.Notes, fmt.Sprintf("did not settle within %s (facts/records still changing)", h.sc.Producer.SettleTimeout))
+			}
 			return facts, nil
 		}
 		select {

@@ -63,11 +63,18 @@ type ProduceFaultError struct {
 	// Partitions are the request's partitions whose records did not land,
 	// as topic/partition.
 	Partitions []string
+	// Unanswered is set when the forwarded copy got no answer (a timeout,
+	// a closed connection): it may have landed all the same.
+	Unanswered bool
 	Err        error
 }
 
 func (e *ProduceFaultError) Error() string {
-	return fmt.Sprintf("%s fault on %s: the broker did not append the held request: %v", e.Fault, strings.Join(e.Partitions, ","), e.Err)
+	what := "the broker did not append the held request"
+	if e.Unanswered {
+		what = "the forwarded copy of the held request got no answer, so whether the broker appended it is unknown"
+	}
+	return fmt.Sprintf("%s fault on %s: %s: %v", e.Fault, strings.Join(e.Partitions, ","), what, e.Err)
 }
 
 func (e *ProduceFaultError) Unwrap() error { return e.Err }
@@ -193,11 +200,11 @@ func (b *Broker) OnProduce(fn func(ProduceRequest) (ProduceFault, func(error))) 
 					resp, err := fwd.Broker(int(node)).Request(ctx, r)
 					// Asleep, the control may ask the cluster for topic
 					// names (a v13 request names topics by id only).
-					faultErr = produceForwardError(r, resp, err, b.topicName)
+					faultErr = produceForwardError(r, resp, err, true, b.topicName)
 				})
 				forwarding.Delete(fp)
 			} else {
-				faultErr = produceForwardError(r, nil, err, func(t string, id [16]byte) string { return topicLabel(t, id, "") })
+				faultErr = produceForwardError(r, nil, err, false, func(t string, id [16]byte) string { return topicLabel(t, id, "") })
 			}
 			run()
 			b.cluster.KeepControl()
@@ -215,9 +222,9 @@ func (b *Broker) OnProduce(fn func(ProduceRequest) (ProduceFault, func(error))) 
 }
 
 // produceForwardError is a *ProduceFaultError when the forwarded copy of a
-// lost-ack request failed (err) or its answer refused partitions, or nil.
-// name names a topic of the request.
-func produceForwardError(r *kmsg.ProduceRequest, resp kmsg.Response, err error, name func(topic string, id [16]byte) string) error {
+// lost-ack request failed (err; sent when the copy went out) or its answer
+// refused partitions, or nil. name names a topic of the request.
+func produceForwardError(r *kmsg.ProduceRequest, resp kmsg.Response, err error, sent bool, name func(topic string, id [16]byte) string) error {
 	if err == nil {
 		pr, ok := resp.(*kmsg.ProduceResponse)
 		if !ok {
@@ -247,7 +254,7 @@ func produceForwardError(r *kmsg.ProduceRequest, resp kmsg.Response, err error, 
 			parts = append(parts, fmt.Sprintf("%s/%d", name(t.Topic, t.TopicID), p.Partition))
 		}
 	}
-	return &ProduceFaultError{Fault: ProduceLostAck, Partitions: parts, Err: err}
+	return &ProduceFaultError{Fault: ProduceLostAck, Partitions: parts, Unanswered: sent && resp == nil, Err: err}
 }
 
 // topicName names a topic of a request by its name, else by the name the

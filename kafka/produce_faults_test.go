@@ -203,3 +203,24 @@ func oneRecordBatch() []byte {
 	out[17], out[18], out[19], out[20] = byte(crc>>24), byte(crc>>16), byte(crc>>8), byte(crc)
 	return out
 }
+
+// TestProduceForwardErrorNoAnswer: a forwarded copy that got no answer (a
+// timeout on a loaded machine) may still have landed: the error says the
+// append is unknown, not that the broker did not append.
+func TestProduceForwardErrorNoAnswer(t *testing.T) {
+	req := kmsg.NewPtrProduceRequest()
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = "t"
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Partition = 2
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	err := produceForwardError(req, nil, context.DeadlineExceeded, true, func(topic string, id [16]byte) string { return topicLabel(topic, id, "") })
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v", err)
+	}
+	want := "lost-ack fault on t/2: the forwarded copy of the held request got no answer, so whether the broker appended it is unknown: context deadline exceeded"
+	if err.Error() != want {
+		t.Errorf("message %q\nwant %q", err, want)
+	}
+}

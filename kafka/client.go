@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -191,5 +192,40 @@ func ClientConfigFromEnv(brokers []string, getenv func(string) string) ClientCon
 		SASLMechanism: getenv("EVTOOL_SASL_MECHANISM"),
 		SASLUser:      getenv("EVTOOL_SASL_USER"),
 		SASLPassword:  getenv("EVTOOL_SASL_PASSWORD"),
+	}
+}
+
+// WaitReachable pings the cluster until it answers or wait passes: a
+// wrong address, TLS setting or password otherwise shows as a client
+// retrying its requests until some later timeout, as a bare EOF.
+func WaitReachable(ctx context.Context, cl *kgo.Client, brokers []string, wait time.Duration) error {
+	pctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	// last is the latest failure of a ping the wait did not cut short:
+	// the cut one says only that the time is up.
+	var last error
+	for {
+		err := cl.Ping(pctx)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if pctx.Err() == nil {
+			last = err
+		}
+		select {
+		case <-pctx.Done():
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			why := "no broker answered"
+			if last != nil {
+				why = last.Error()
+			}
+			return fmt.Errorf("cannot reach Kafka at %s within %s: %s (check the address and the TLS and SASL settings)", strings.Join(brokers, ","), wait, why)
+		case <-time.After(300 * time.Millisecond):
+		}
 	}
 }

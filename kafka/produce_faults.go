@@ -3,7 +3,9 @@ package kafka
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,6 +38,47 @@ const (
 	ProduceYield
 )
 
+// String names the fault in messages.
+func (f ProduceFault) String() string {
+	switch f {
+	case ProduceAppend:
+		return "append"
+	case ProduceDrop:
+		return "drop"
+	case ProduceRetriable:
+		return "retriable"
+	case ProduceLostAck:
+		return "lost-ack"
+	case ProduceYield:
+		return "yield"
+	}
+	return fmt.Sprintf("ProduceFault(%d)", int(f))
+}
+
+// ProduceFaultError says a fault was not injected as asked: the broker did
+// not append the records of a ProduceLostAck request, so a caller that
+// believes they landed would judge the producer on a log it never wrote.
+type ProduceFaultError struct {
+	Fault ProduceFault
+	// Partitions are the request's partitions whose records did not land,
+	// as topic/partition.
+	Partitions []string
+	// Unanswered is set when the forwarded copy got no answer (a timeout,
+	// a closed connection): it may have landed all the same.
+	Unanswered bool
+	Err        error
+}
+
+func (e *ProduceFaultError) Error() string {
+	what := "the broker did not append the held request"
+	if e.Unanswered {
+		what = "the forwarded copy of the held request got no answer, so whether the broker appended it is unknown"
+	}
+	return fmt.Sprintf("%s fault on %s: %s: %v", e.Fault, strings.Join(e.Partitions, ","), what, e.Err)
+}
+
+func (e *ProduceFaultError) Unwrap() error { return e.Err }
+
 // ProduceYieldWindow bounds how long ProduceYield holds a request.
 const ProduceYieldWindow = 100 * time.Millisecond
 
@@ -54,9 +97,12 @@ var errProduceFault = errors.New("evtool: produce request dropped by a fault")
 // the connection closes for ProduceDrop (nothing appended) and
 // ProduceLostAck (records appended), before the error answer of
 // ProduceRetriable. A fault injector kills the client there (a crash
-// before or after the append). fn and then run while the request is held;
-// they must not produce. remove stops the calls.
-func (b *Broker) OnProduce(fn func(ProduceRequest) (ProduceFault, func())) (remove func()) {
+// before or after the append). then gets nil, or a *ProduceFaultError when
+// the fault could not be injected (a ProduceLostAck whose records the
+// broker did not append); the connection closes all the same. fn and then
+// run while the request is held; they must not produce. remove stops the
+// calls.
+func (b *Broker) OnProduce(fn func(ProduceRequest) (ProduceFault, func(error))) (remove func()) {
 	var (
 		removed atomic.Bool
 		fwdOnce sync.Once
@@ -104,9 +150,10 @@ func (b *Broker) OnProduce(fn func(ProduceRequest) (ProduceFault, func())) (remo
 			return nil, nil, false
 		}
 		fault, then := fn(ProduceRequest{Records: n})
+		var faultErr error
 		run := func() {
 			if then != nil {
-				then()
+				then(faultErr)
 			}
 		}
 		if overtake() && fault == ProduceYield {
@@ -139,7 +186,8 @@ func (b *Broker) OnProduce(fn func(ProduceRequest) (ProduceFault, func())) (remo
 			return retriableAnswer(r), nil, true
 		case ProduceLostAck:
 			fwdOnce.Do(func() { fwd, fwdErr = kgo.NewClient(kgo.SeedBrokers(b.Addrs()...)) })
-			if fwdErr == nil {
+			err := fwdErr
+			if err == nil {
 				node := b.cluster.CurrentNode()
 				forwarding.Store(fp, true)
 				// The broker handles one request at a time: sleeping yields
@@ -149,9 +197,14 @@ func (b *Broker) OnProduce(fn func(ProduceRequest) (ProduceFault, func())) (remo
 				b.cluster.SleepControl(func() {
 					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 					defer cancel()
-					_, _ = fwd.Broker(int(node)).Request(ctx, r)
+					resp, err := fwd.Broker(int(node)).Request(ctx, r)
+					// Asleep, the control may ask the cluster for topic
+					// names (a v13 request names topics by id only).
+					faultErr = produceForwardError(r, resp, err, true, b.topicName)
 				})
 				forwarding.Delete(fp)
+			} else {
+				faultErr = produceForwardError(r, nil, err, false, func(t string, id [16]byte) string { return topicLabel(t, id, "") })
 			}
 			run()
 			b.cluster.KeepControl()
@@ -166,6 +219,69 @@ func (b *Broker) OnProduce(fn func(ProduceRequest) (ProduceFault, func())) (remo
 			fwd.Close()
 		}
 	}
+}
+
+// produceForwardError is a *ProduceFaultError when the forwarded copy of a
+// lost-ack request failed (err; sent when the copy went out) or its answer
+// refused partitions, or nil. name names a topic of the request.
+func produceForwardError(r *kmsg.ProduceRequest, resp kmsg.Response, err error, sent bool, name func(topic string, id [16]byte) string) error {
+	if err == nil {
+		pr, ok := resp.(*kmsg.ProduceResponse)
+		if !ok {
+			err = fmt.Errorf("answered with %T", resp)
+		} else {
+			var parts []string
+			var first error
+			for _, t := range pr.Topics {
+				for _, p := range t.Partitions {
+					if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil {
+						parts = append(parts, fmt.Sprintf("%s/%d", name(t.Topic, t.TopicID), p.Partition))
+						if first == nil {
+							first = perr
+						}
+					}
+				}
+			}
+			if first == nil {
+				return nil
+			}
+			return &ProduceFaultError{Fault: ProduceLostAck, Partitions: parts, Err: first}
+		}
+	}
+	var parts []string
+	for _, t := range r.Topics {
+		for _, p := range t.Partitions {
+			parts = append(parts, fmt.Sprintf("%s/%d", name(t.Topic, t.TopicID), p.Partition))
+		}
+	}
+	return &ProduceFaultError{Fault: ProduceLostAck, Partitions: parts, Unanswered: sent && resp == nil, Err: err}
+}
+
+// topicName names a topic of a request by its name, else by the name the
+// cluster has for its id. It asks the cluster: call it only while the
+// control sleeps.
+func (b *Broker) topicName(topic string, id [16]byte) string {
+	if topic != "" || id == [16]byte{} {
+		return topicLabel(topic, id, "")
+	}
+	known := ""
+	if ti := b.cluster.TopicIDInfo(id); ti != nil {
+		known = ti.Topic
+	}
+	return topicLabel(topic, id, known)
+}
+
+// topicLabel is the topic's name, the name known for its id, or the id.
+func topicLabel(topic string, id [16]byte, known string) string {
+	switch {
+	case topic != "":
+		return topic
+	case known != "":
+		return known
+	case id != [16]byte{}:
+		return fmt.Sprintf("topic id %x", id[:])
+	}
+	return "(unnamed topic)"
 }
 
 // produceFingerprint identifies a request by its batches.

@@ -2,12 +2,17 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"hash/crc32"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestOnProduce: each fault does what it says to the first produce
@@ -35,14 +40,19 @@ func TestOnProduce(t *testing.T) {
 			}
 			defer b.Close()
 			var calls, thens atomic.Int32
-			remove := b.OnProduce(func(r ProduceRequest) (ProduceFault, func()) {
+			remove := b.OnProduce(func(r ProduceRequest) (ProduceFault, func(error)) {
 				if calls.Add(1) > 1 {
 					return ProduceAppend, nil
 				}
 				if r.Records != 1 {
 					t.Errorf("request of %d records, want 1", r.Records)
 				}
-				return tc.fault, func() { thens.Add(1) }
+				return tc.fault, func(err error) {
+					thens.Add(1)
+					if err != nil {
+						t.Errorf("then got %v, want nil", err)
+					}
+				}
 			})
 			defer remove()
 			opts, _ := ClientConfig{Brokers: b.Addrs()}.Options()
@@ -87,8 +97,8 @@ func TestOnProduceYield(t *testing.T) {
 	}
 	defer b.Close()
 	held := make(chan struct{}, 2)
-	remove := b.OnProduce(func(ProduceRequest) (ProduceFault, func()) {
-		return ProduceYield, func() { held <- struct{}{} }
+	remove := b.OnProduce(func(ProduceRequest) (ProduceFault, func(error)) {
+		return ProduceYield, func(error) { held <- struct{}{} }
 	})
 	defer remove()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -128,5 +138,89 @@ func TestOnProduceYield(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[second first]" {
 		t.Errorf("log %v, want [second first]", got)
+	}
+}
+
+// TestOnProduceLostAckNotAppended: when the broker does not append the
+// records of a lost-ack request (here: a partition the topic lacks), then
+// learns it, with the fault and the partition, instead of a fault that
+// silently did not happen.
+func TestOnProduceLostAckNotAppended(t *testing.T) {
+	b, err := StartBroker(BrokerConfig{Partitions: 1, Topics: []string{"t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	got := make(chan error, 1)
+	remove := b.OnProduce(func(ProduceRequest) (ProduceFault, func(error)) {
+		return ProduceLostAck, func(err error) { got <- err }
+	})
+	defer remove()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrProduceRequest()
+	req.Acks, req.TimeoutMillis = -1, 5000
+	rt := kmsg.NewProduceRequestTopic()
+	// Produce v13, what clients send now, names the topic by id only.
+	rt.Topic, rt.TopicID = "", b.cluster.TopicInfo("t").TopicID
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Partition = 7
+	rp.Records = oneRecordBatch()
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, _ = cl.Request(ctx, req) // the connection closes: a lost ack
+	var err2 error
+	select {
+	case err2 = <-got:
+	case <-ctx.Done():
+		t.Fatal("then never ran")
+	}
+	var fe *ProduceFaultError
+	if !errors.As(err2, &fe) {
+		t.Fatalf("then got %v, want a *ProduceFaultError", err2)
+	}
+	if fe.Fault != ProduceLostAck || !slices.Equal(fe.Partitions, []string{"t/7"}) || !errors.Is(err2, kerr.UnknownTopicOrPartition) {
+		t.Errorf("got %+v", fe)
+	}
+	if msg := err2.Error(); msg != "lost-ack fault on t/7: the broker did not append the held request: "+kerr.UnknownTopicOrPartition.Error() {
+		t.Errorf("message %q", msg)
+	}
+}
+
+// oneRecordBatch is a v2 record batch of one record (no key, value "v").
+func oneRecordBatch() []byte {
+	// length 7, attributes, timestamp delta, offset delta, key -1, value
+	// of 1 byte, no headers (varints zigzag-encoded).
+	rec := []byte{14, 0, 0, 0, 1, 2, 'v', 0}
+	batch := kmsg.RecordBatch{Length: int32(49 + len(rec)), Magic: 2, ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, NumRecords: 1, Records: rec}
+	out := batch.AppendTo(nil)
+	crc := crc32.Checksum(out[21:], crc32.MakeTable(crc32.Castagnoli))
+	out[17], out[18], out[19], out[20] = byte(crc>>24), byte(crc>>16), byte(crc>>8), byte(crc)
+	return out
+}
+
+// TestProduceForwardErrorNoAnswer: a forwarded copy that got no answer (a
+// timeout on a loaded machine) may still have landed: the error says the
+// append is unknown, not that the broker did not append.
+func TestProduceForwardErrorNoAnswer(t *testing.T) {
+	req := kmsg.NewPtrProduceRequest()
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = "t"
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Partition = 2
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	err := produceForwardError(req, nil, context.DeadlineExceeded, true, func(topic string, id [16]byte) string { return topicLabel(topic, id, "") })
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v", err)
+	}
+	want := "lost-ack fault on t/2: the forwarded copy of the held request got no answer, so whether the broker appended it is unknown: context deadline exceeded"
+	if err.Error() != want {
+		t.Errorf("message %q\nwant %q", err, want)
 	}
 }

@@ -95,6 +95,27 @@ func NewHarness(sc *Scenario, cat *registry.Catalog, opts Options) (*Harness, er
 	return h, nil
 }
 
+// checkCluster refuses, against a cluster (--brokers or kafka.brokers),
+// the selected faults only the embedded broker can inject: a produce error
+// needs a broker that refuses, drops or leaves a request unanswered on
+// purpose, and a verdict without it would pass a producer it never tested.
+func (h *Harness) checkCluster() error {
+	if len(h.opts.Brokers) == 0 {
+		return nil
+	}
+	var refused []string
+	for _, fl := range h.plan {
+		if fl.Kind == KindProduceError && h.opts.Faults.Has(fl.Index) {
+			refused = append(refused, fmt.Sprintf("#%d", fl.Index))
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: chaos.produce_errors (fault %s) needs the embedded broker: against the cluster %s evtool cannot make the broker refuse, drop or leave a produce request unanswered; run without --brokers and kafka.brokers, or leave those faults out with --faults",
+		h.sc.File, strings.Join(refused, ", "), strings.Join(h.opts.Brokers, ","))
+}
+
 // Seed is the plan's seed.
 func (h *Harness) Seed() uint64 { return h.seed }
 
@@ -160,6 +181,9 @@ func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection, rel
 	defer admCl.Close()
 	adm := kadm.NewClient(admCl)
 	if broker == nil {
+		if err := kafka.WaitReachable(ctx, admCl, cc.Brokers, min(h.sc.Producer.SettleTimeout, 15*time.Second)); err != nil {
+			return nil, fmt.Errorf("%w\ncheck --brokers (or kafka.brokers in %s), or leave both empty to use the embedded broker", err, h.sc.File)
+		}
 		if _, err := adm.CreateTopic(ctx, int32(h.sc.Partitions), -1, nil, topic); err != nil {
 			return nil, fmt.Errorf("creating topic %s: %w", topic, err)
 		}
@@ -216,7 +240,7 @@ func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection, rel
 		}
 	}
 	if broker != nil {
-		remove := broker.OnProduce(func(kafka.ProduceRequest) (kafka.ProduceFault, func()) {
+		remove := broker.OnProduce(func(kafka.ProduceRequest) (kafka.ProduceFault, func(error)) {
 			fault, then := f.strike(g, len(h.sc.Workload.Command) > 0)
 			if fault == kafka.ProduceAppend && relays > 1 {
 				// Several relays: a request that arrives while another is
@@ -235,11 +259,16 @@ func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection, rel
 	// publishes after the requests were answered); those left when it
 	// settles never struck.
 	g.waitRestarts()
-	facts, err := h.settle(ctx, g, adm, topic, res)
+	facts, err := h.settle(ctx, g, adm, cc, topic, res)
 	f.disarm()
 	if err != nil {
 		res.Stderr = g.stderr()
 		return nil, err
+	}
+	if err := f.err(); err != nil {
+		// The log is not what the plan says it is: judging it would blame
+		// (or clear) the producer for the harness's failure.
+		return nil, fmt.Errorf("run %s: %w", name, err)
 	}
 	g.stopAll()
 	recs, err := h.readTopic(ctx, cc, topic)
@@ -250,6 +279,9 @@ func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection, rel
 	res.Applied = f.appliedList()
 	res.Expect = h.expectations(res)
 	res.Notes = append(res.Notes, g.notes()...)
+	if broker == nil && f.crashed() {
+		res.Notes = append(res.Notes, "against a cluster a crash strikes once the request that armed it was answered: between produce requests, not exactly before or after an append")
+	}
 	if res.Failed() {
 		res.Stderr = g.stderr()
 	}
@@ -359,12 +391,23 @@ func (h *Harness) send(ctx context.Context, client *http.Client, in *instance, r
 	}
 }
 
+// LostQuietFactor stretches producer.quiet while a committed fact has no
+// event on the topic: a producer retrying a dropped request, or restarting
+// after a crash, on a loaded machine can be silent for more than a second
+// and still publish.
+const LostQuietFactor = 5
+
 // settle waits until the topic's end offsets and the producer's facts stay
-// the same for producer.quiet, and returns the facts.
-func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, topic string, res *RunResult) ([]Fact, error) {
+// the same for producer.quiet (LostQuietFactor times that while a fact has
+// no event), and returns the facts.
+func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, cc kafka.ClientConfig, topic string, res *RunResult) ([]Fact, error) {
 	deadline := time.Now().Add(h.sc.Producer.SettleTimeout)
 	var last string
 	stableSince := time.Now()
+	// lostAt is the state (facts/records) in which a fact was found to
+	// have no event; pending whether one had.
+	var lostAt string
+	pending := false
 	in := g.insts[0]
 	expand := func(s string) string { return replay.ExpandVars(s, in.vars) }
 	for {
@@ -393,11 +436,27 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, topic 
 		now := fmt.Sprintf("%d/%d", len(facts), total)
 		if now != last {
 			last, stableSince = now, time.Now()
-		} else if time.Since(stableSince) >= h.sc.Producer.Quiet {
-			return facts, nil
+		} else if quiet := time.Since(stableSince); quiet >= h.sc.Producer.Quiet {
+			if lostAt != now {
+				// The state is unchanged since stableSince: reading the
+				// topic once per state is enough.
+				recs, err := h.readTopic(ctx, cc, topic)
+				if err != nil {
+					return nil, err
+				}
+				v := Judge(facts, recs)
+				lostAt, pending = now, v.Count(ClassLost) > 0
+			}
+			if !pending || quiet >= LostQuietFactor*h.sc.Producer.Quiet {
+				return facts, nil
+			}
 		}
 		if time.Now().After(deadline) {
-			res.Notes = append(res.Notes, fmt.Sprintf("did not settle within %s (facts/records still changing)", h.sc.Producer.SettleTimeout))
+			if quiet := time.Since(stableSince); lostAt == now && pending && quiet >= h.sc.Producer.Quiet {
+				res.Notes = append(res.Notes, fmt.Sprintf("a committed fact still had no event after %s of quiet, when settle_timeout (%s) ended the wait for it", quiet.Round(time.Millisecond), h.sc.Producer.SettleTimeout))
+			} else {
+				res.Notes = append(res.Notes, fmt.Sprintf("did not settle within %s (facts/records still changing)", h.sc.Producer.SettleTimeout))
+			}
 			return facts, nil
 		}
 		select {
@@ -576,6 +635,33 @@ type faults struct {
 	produces int
 	sel      chaos.Selection
 	embedded bool
+	// failed is the first fault the broker could not inject.
+	failed error
+	// crashedBetween is set when a crash struck between requests
+	// (against a cluster).
+	crashedBetween bool
+}
+
+// fail records that fault fl did not strike as planned.
+func (f *faults) fail(fl Fault, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failed == nil {
+		f.failed = fmt.Errorf("the harness could not inject fault %s: %w", fl, err)
+	}
+}
+
+// crashed reports whether a crash struck between requests.
+func (f *faults) crashed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.crashedBetween
+}
+
+func (f *faults) err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed
 }
 
 func (f *faults) arm(step int) {
@@ -618,8 +704,10 @@ func (f *faults) appliedList() []int {
 	return out
 }
 
-// strike decides the fate of one produce request on the embedded broker.
-func (f *faults) strike(g *group, byOrdinal bool) (kafka.ProduceFault, func()) {
+// strike decides the fate of one produce request on the embedded broker;
+// the broker calls then at the fault, with the error that kept it from
+// striking as planned, if any.
+func (f *faults) strike(g *group, byOrdinal bool) (fault kafka.ProduceFault, then func(error)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if byOrdinal {
@@ -632,20 +720,26 @@ func (f *faults) strike(g *group, byOrdinal bool) (kafka.ProduceFault, func()) {
 	fl := f.armed[0]
 	f.armed = f.armed[1:]
 	f.setApplied(fl.Index)
-	if fl.Kind == KindCrash {
-		crash := func() { g.crash(); g.restartLater() }
-		if fl.Phase == BeforeAppend {
-			return kafka.ProduceDrop, crash
+	then = func(err error) {
+		if err != nil {
+			f.fail(fl, err)
 		}
-		return kafka.ProduceLostAck, crash
+		if fl.Kind == KindCrash {
+			g.crash()
+			g.restartLater()
+		}
 	}
-	switch fl.Phase {
-	case ErrRetriable:
-		return kafka.ProduceRetriable, nil
-	case ErrDisconnect:
-		return kafka.ProduceDrop, nil
+	switch {
+	case fl.Kind == KindCrash && fl.Phase == BeforeAppend:
+		return kafka.ProduceDrop, then
+	case fl.Kind == KindCrash:
+		return kafka.ProduceLostAck, then
+	case fl.Phase == ErrRetriable:
+		return kafka.ProduceRetriable, then
+	case fl.Phase == ErrDisconnect:
+		return kafka.ProduceDrop, then
 	}
-	return kafka.ProduceLostAck, nil
+	return kafka.ProduceLostAck, then
 }
 
 // strikeAfterRequest applies an armed crash against a real cluster: at
@@ -661,6 +755,7 @@ func (f *faults) strikeAfterRequest(g *group) {
 			crash = true
 		}
 	}
+	f.crashedBetween = f.crashedBetween || crash
 	f.mu.Unlock()
 	if crash {
 		g.crash()

@@ -39,6 +39,9 @@ type ShrinkReport struct {
 // faults; a failing chaos run is shrunk to a minimal set of the faults
 // that struck.
 func (h *Harness) Run(ctx context.Context) (*Report, error) {
+	if err := h.checkCluster(); err != nil {
+		return nil, err
+	}
 	rep := &Report{Scenario: h.sc.String(), File: h.sc.File, Seed: h.seed, Plan: h.plan}
 	clean, err := h.run(ctx, "clean", chaos.Only(), 1)
 	if err != nil {

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/records"
 	"github.com/evtool/evtool/report"
 )
@@ -256,5 +260,47 @@ func TestWrite(t *testing.T) {
 				t.Errorf("%s: no %q in\n%s", f, w, b.String())
 			}
 		}
+	}
+}
+
+// TestStrikeNotInjected: a fault the broker could not inject (the records
+// of a lost-ack or after-append crash did not land) becomes the run's
+// error, naming the fault and the partition, instead of a verdict on a log
+// the plan did not make; a fault that struck leaves no error.
+func TestStrikeNotInjected(t *testing.T) {
+	notAppended := &kafka.ProduceFaultError{Fault: kafka.ProduceLostAck, Partitions: []string{"orders/1"}, Err: kerr.UnknownTopicOrPartition}
+	for _, tc := range []struct {
+		name  string
+		fault Fault
+		got   error
+		want  kafka.ProduceFault
+		msg   string
+	}{
+		{"crash after-append", Fault{Index: 2, Kind: KindCrash, Phase: AfterAppend, Step: 4, Line: 5}, notAppended, kafka.ProduceLostAck,
+			"the harness could not inject fault #2 crash after-append: SIGKILL at the first produce request from request 5 (line 5): lost-ack fault on orders/1: "},
+		{"lost-ack", Fault{Index: 0, Kind: KindProduceError, Phase: ErrLostAck, Step: 0, Line: 1}, notAppended, kafka.ProduceLostAck,
+			"the harness could not inject fault #0 produce error lost-ack at the first produce request from request 1 (line 1): lost-ack fault on orders/1: "},
+		{"struck", Fault{Index: 1, Kind: KindCrash, Phase: AfterAppend, Step: 0, Line: 1}, nil, kafka.ProduceLostAck, ""},
+		{"retriable", Fault{Index: 1, Kind: KindProduceError, Phase: ErrRetriable, Step: 0, Line: 1}, nil, kafka.ProduceRetriable, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &faults{byStep: map[int][]Fault{tc.fault.Step: {tc.fault}}, sel: chaos.All(), embedded: true}
+			f.arm(tc.fault.Step)
+			fault, then := f.strike(&group{}, false)
+			if fault != tc.want || then == nil {
+				t.Fatalf("strike: %v, then %v", fault, then != nil)
+			}
+			then(tc.got)
+			err := f.err()
+			if tc.msg == "" {
+				if err != nil {
+					t.Fatalf("error %v for a fault that struck", err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tc.msg) || !errors.Is(err, kerr.UnknownTopicOrPartition) {
+				t.Fatalf("error %v\nwant the prefix %q", err, tc.msg)
+			}
+		})
 	}
 }

@@ -37,6 +37,9 @@ produce request), chaos.produce_errors (retriable, disconnect, lost-ack),
 chaos.rollback (requests marked X-Evtool-Fail-After-Write: 1) with
 chaos.relays instances over one work directory. A failing chaos run is
 shrunk to a minimal set of faults, with the command that reproduces it.
+Against --brokers (or kafka.brokers) a crash strikes between produce
+requests, and produce errors are refused (exit 2): only the embedded broker
+injects them.
 
 Exit 0 when both runs pass, 1 when one fails, 2 when the scenario cannot be
 run. See docs/verify.md.`,
@@ -98,7 +101,7 @@ run. See docs/verify.md.`,
 		},
 	}
 	fl := c.Flags()
-	addKafkaFlags(fl, &kf, "Kafka seed brokers host:port[,host:port] (default: kafka.brokers, else an embedded broker per run, where faults strike exactly)")
+	addKafkaFlags(fl, &kf, "Kafka seed brokers host:port[,host:port] (default: kafka.brokers, else an embedded broker per run, where faults strike exactly; produce errors need the embedded broker)")
 	fl.Uint64Var(&seed, "seed", 0, "seed of the fault plan (default: chaos.seed, else random)")
 	fl.StringVar(&faults, "faults", "", "apply only these faults of the plan, e.g. 3,7,10-12 (see --list-faults)")
 	fl.BoolVar(&listFaults, "list-faults", false, "print the fault plan for the seed and exit, without Kafka")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/kafka"
 )
 
 // TestVerifyCLI: evtool verify exits 0 for the example producer under
@@ -17,19 +19,7 @@ func TestVerifyCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the example producer")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "producer")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/orders/producer").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	reqs, err := os.ReadFile("../../examples/orders/requests.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "requests.jsonl"), reqs, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	catalog, _ := filepath.Abs("../../examples/orders")
+	dir, bin, catalog := exampleProducer(t)
 	for _, tc := range []struct {
 		bug  string
 		code int
@@ -58,4 +48,91 @@ func TestVerifyCLI(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestVerifyBrokers: evtool verify --brokers runs against a cluster it did
+// not start (here an embedded broker the test starts, with SCRAM on, as an
+// outside cluster): the SASL flags reach the harness and the producer, the
+// TLS flags the harness, crashes strike between requests and say so, a
+// wrong password is exit 2, and produce errors, which only the embedded
+// broker can inject, are refused with exit 2 instead of a silent pass.
+func TestVerifyBrokers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the example producer")
+	}
+	b, err := kafka.StartBroker(kafka.BrokerConfig{SASLUsers: []kafka.SASLUser{{Mechanism: "SCRAM-SHA-256", User: "qa", Password: "s3cret"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	dir, bin, catalog := exampleProducer(t)
+	notPEM := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sasl := []string{"--brokers", strings.Join(b.Addrs(), ","), "--sasl-mechanism", "SCRAM-SHA-256", "--sasl-user", "qa"}
+	for _, tc := range []struct {
+		name, chaos, password string
+		extra                 []string
+		code                  int
+		stdout, stderr        []string
+	}{
+		{"crash", "{seed: 3, crash: {count: 2}, rollback: {rate: 0.2}}", "s3cret", nil, exitOK,
+			[]string{"PASS", "chaos run (", "against a cluster a crash strikes once the request that armed it was answered"}, nil},
+		{"wrong password", "{seed: 3, crash: {count: 1}}", "wrong", nil, exitError,
+			nil, []string{"evtool: cannot reach Kafka at 127.0.0.1:", "check the address and the TLS and SASL settings"}},
+		{"produce errors refused", "{seed: 3, crash: {count: 1}, produce_errors: {rate: 0.5}}", "s3cret", nil, exitError,
+			nil, []string{"chaos.produce_errors (fault #", "needs the embedded broker", "--faults"}},
+		// The broker speaks no TLS; a CA file that holds no certificate
+		// shows the TLS flags reach the harness's client.
+		{"tls flags", "{seed: 3, crash: {count: 1}}", "s3cret", []string{"--tls-ca", notPEM}, exitError,
+			nil, []string{"TLS CA file " + notPEM + ": no PEM certificates found"}},
+		{"produce errors left out", "{seed: 3, produce_errors: {rate: 0.5}, rollback: {rate: 0.3}}", "s3cret", []string{"--faults", ""}, exitOK,
+			[]string{"PASS"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".yaml")
+			text := "catalog: " + catalog + "\nproducer:\n  run: [" + bin + "]\n  state: {http: \"http://${EVTOOL_ADDR}/facts\"}\n  quiet: 1s\nworkload: {requests: requests.jsonl}\nchaos: " + tc.chaos + "\n"
+			if err := os.WriteFile(sc, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := append(append([]string{"verify", sc, "--sasl-password", tc.password, "--shrink-budget", "0"}, sasl...), tc.extra...)
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, stdout.String(), stderr.String())
+			}
+			for _, w := range tc.stdout {
+				if !strings.Contains(stdout.String(), w) {
+					t.Errorf("no %q in stdout\n%s", w, stdout.String())
+				}
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("no %q in stderr\n%s", w, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+// exampleProducer builds examples/orders/producer into a temporary
+// directory holding the example's requests.jsonl, for scenarios written
+// there; catalog is the example's catalog.
+func exampleProducer(t *testing.T) (dir, bin, catalog string) {
+	t.Helper()
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "producer")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/orders/producer").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	reqs, err := os.ReadFile("../../examples/orders/requests.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "requests.jsonl"), reqs, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	catalog, _ = filepath.Abs("../../examples/orders")
+	return dir, bin, catalog
 }

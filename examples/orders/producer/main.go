@@ -17,6 +17,10 @@
 //	unclaimed-relays       relays take rows one at a time with no lease
 //	                       (two relays: out-of-order)
 //
+// -relay-delay D makes the relay wait D after each start before it
+// publishes: a correct producer that is slow to catch up, as on a loaded
+// machine, which evtool verify must not judge as losing events.
+//
 // Environment (set by evtool verify): EVTOOL_BROKERS, EVTOOL_TOPIC,
 // EVTOOL_WORKDIR (the database), EVTOOL_ADDR (the API), EVTOOL_INSTANCE.
 package main
@@ -60,6 +64,7 @@ const leaseTTL = time.Second
 
 func main() {
 	bug := flag.String("bug", "", "turn on a classic producer bug: fresh-id, publish-before-commit, no-outbox, unclaimed-relays")
+	relayDelay := flag.Duration("relay-delay", 0, "wait this long after each start before the relay publishes (a slow start, as on a loaded machine)")
 	flag.Parse()
 	switch *bug {
 	case "", bugFreshID, bugPublishBeforeCommit, bugNoOutbox, bugUnclaimedRelays:
@@ -68,20 +73,21 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *bug); err != nil {
+	if err := run(ctx, *bug, *relayDelay); err != nil {
 		log.Fatalf("producer: %v", err)
 	}
 }
 
 type service struct {
-	db     *sql.DB
-	cl     *kgo.Client
-	bug    string
-	relay  string
-	source string
+	db         *sql.DB
+	cl         *kgo.Client
+	bug        string
+	relay      string
+	source     string
+	relayDelay time.Duration
 }
 
-func run(ctx context.Context, bug string) error {
+func run(ctx context.Context, bug string, relayDelay time.Duration) error {
 	for _, k := range []string{"EVTOOL_BROKERS", "EVTOOL_TOPIC", "EVTOOL_WORKDIR", "EVTOOL_ADDR"} {
 		if os.Getenv(k) == "" {
 			return fmt.Errorf("%s is not set (run me with evtool verify)", k)
@@ -107,7 +113,7 @@ func run(ctx context.Context, bug string) error {
 		return err
 	}
 	defer cl.Close()
-	s := &service{db: db, cl: cl, bug: bug, relay: "relay-" + os.Getenv("EVTOOL_INSTANCE"), source: "/orders-service"}
+	s := &service{db: db, cl: cl, bug: bug, relay: "relay-" + os.Getenv("EVTOOL_INSTANCE"), source: "/orders-service", relayDelay: relayDelay}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /events", s.postEvent)
 	mux.HandleFunc("GET /facts", s.facts)
@@ -267,6 +273,11 @@ type outboxRow struct {
 // relayLoop publishes the outbox in order while this relay holds the
 // lease, and marks what the broker acknowledged.
 func (s *service) relayLoop(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(s.relayDelay):
+	}
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {

@@ -2,12 +2,15 @@ package envelope
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/cloudevents/sdk-go/v2/binding"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
@@ -46,6 +49,48 @@ func (v *Validator) CheckRecord(r *kgo.Record) (*Decoded, *registry.Version, []r
 		fs[i].Record = at
 	}
 	return d, ver, fs, err
+}
+
+// SetFormatData sets Data to the JSON form of the data of an event of
+// ver, an Avro or Protobuf version (Avro's JSON encoding, the Protobuf
+// JSON mapping), so that JSON pointers (a partitionkey, a sequence) reach
+// into it as into JSON data. Binary data is read once, as framing (the
+// type's kafka.framing) says. It does nothing for a JSON Schema version or
+// an event without data, and leaves Data as it was when the data does not
+// decode.
+func (d *Decoded) SetFormatData(ver *registry.Version, framing registry.Framing) error {
+	if !d.HasData || ver == nil || ver.Compiled == nil || ver.Format != format.Avro && ver.Format != format.Protobuf {
+		return nil
+	}
+	ct := d.Event.DataContentType()
+	if ct == "" {
+		ct = format.ContentTypeJSON
+	}
+	v, err := formatDataValue(ver.Compiled, framing, d.RawData, ct)
+	if err != nil {
+		return fmt.Errorf("%s v%d: %v", ver.Type, ver.Number, err)
+	}
+	d.Data = v
+	return nil
+}
+
+// formatDataValue is the JSON form of data of schema s in content type ct.
+// Avro binary data loses its frame here, once: DecodeValue would guess
+// again, and take a datum that starts like a frame (or any datum under
+// FramingNone) for framed.
+func formatDataValue(s format.Schema, framing registry.Framing, data []byte, ct string) (any, error) {
+	a, ok := s.(*avro.Schema)
+	if !ok || format.IsJSON(ct) {
+		return s.DecodeValue(data, ct)
+	}
+	if err := a.Validate(nil, ct); errors.Is(err, format.ErrContentType) {
+		return nil, err // refused as DecodeValue refuses it
+	}
+	payload, _, _ := DataFrame(a, framing, data)
+	// The seam reads an unframed datum without guessing only behind a
+	// frame: this one's id is never looked at.
+	v, _, err := a.UnframeValue(format.Frame(0, payload))
+	return v, err
 }
 
 // DataValue returns the value a JSON pointer names in the event's data

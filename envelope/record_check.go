@@ -4,13 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/cloudevents/sdk-go/v2/binding"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
@@ -79,6 +82,13 @@ func (d *Decoded) SetFormatData(ver *registry.Version, framing registry.Framing)
 // again, and take a datum that starts like a frame (or any datum under
 // FramingNone) for framed.
 func formatDataValue(s format.Schema, framing registry.Framing, data []byte, ct string) (any, error) {
+	if p, ok := s.(*protobuf.Schema); ok {
+		v, err := p.DecodeValue(data, ct)
+		if err != nil {
+			return nil, err
+		}
+		return withScalarDefaults(p.Message, v), nil
+	}
 	a, ok := s.(*avro.Schema)
 	if !ok || format.IsJSON(ct) {
 		return s.DecodeValue(data, ct)
@@ -91,6 +101,45 @@ func formatDataValue(s format.Schema, framing registry.Framing, data []byte, ct 
 	// frame: this one's id is never looked at.
 	v, _, err := a.UnframeValue(format.Frame(0, payload))
 	return v, err
+}
+
+// withScalarDefaults adds to the JSON mapping v of a message of md the
+// top-level string, integer and bool fields the mapping leaves out because
+// they hold their default: the message has that value, and a partition key
+// may be it (replay keys such an event by it, bin 0 as "0"). Fields with
+// presence (in a oneof, proto3 optional) are left out when unset, as
+// replay does.
+func withScalarDefaults(md protoreflect.MessageDescriptor, v any) any {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.IsList() || fd.IsMap() || fd.ContainingOneof() != nil {
+			continue
+		}
+		if _, set := obj[fd.JSONName()]; set {
+			continue
+		}
+		def := fd.Default()
+		switch fd.Kind() {
+		case protoreflect.StringKind:
+			obj[fd.JSONName()] = def.String()
+		case protoreflect.BoolKind:
+			obj[fd.JSONName()] = def.Bool()
+		case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+			obj[fd.JSONName()] = json.Number(strconv.FormatInt(def.Int(), 10))
+		case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+			obj[fd.JSONName()] = json.Number(strconv.FormatUint(def.Uint(), 10))
+		case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+			obj[fd.JSONName()] = strconv.FormatInt(def.Int(), 10) // 64-bit integers are strings in the mapping
+		case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+			obj[fd.JSONName()] = strconv.FormatUint(def.Uint(), 10)
+		}
+	}
+	return obj
 }
 
 // DataValue returns the value a JSON pointer names in the event's data

@@ -171,3 +171,38 @@ func TestPartitionKeyInReframedAvroData(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionKeyAtProtobufDefault: a Protobuf key field set to its
+// default (bin 0) is absent from the JSON mapping but is the message's
+// value, the key replay writes (docs/protobuf.md): it is checked, not
+// reported missing, in binary and in the JSON form alike.
+func TestPartitionKeyAtProtobufDefault(t *testing.T) {
+	h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
+	cat, err := registry.Load("testdata/proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, contentType, key string
+		value                  []byte
+		want                   string // the one finding's message; "" for none
+	}{
+		{"binary, bin 0", "application/protobuf", "0", []byte{0x10, 0x05}, ""},
+		{"binary, bin 7", "application/protobuf", "7", []byte{0x08, 0x07, 0x10, 0x05}, ""},
+		{"binary, bin 0 under key 1", "application/protobuf", "1", []byte{0x10, 0x05}, `record key "1", but com.example.bin.counted's partitionkey /bin is "0"`},
+		{"JSON form, bin 0", "application/json", "0", []byte(`{"bin": 0, "quantity": "5"}`), ""},
+		{"JSON form, bin left out", "application/json", "0", []byte(`{"quantity": "5"}`), ""},
+	} {
+		r := NewChecker(cat).Check(&kgo.Record{Topic: "bins", Key: []byte(tc.key), Value: tc.value, Headers: []kgo.RecordHeader{
+			h("ce_specversion", "1.0"), h("ce_id", "b-1"), h("ce_source", "/bins"), h("ce_type", "com.example.bin.counted"),
+			h("ce_dataschema", "https://schemas.example.com/com.example.bin.counted/v1.proto"), h("content-type", tc.contentType),
+		}})
+		var got []string
+		for _, f := range r.Findings {
+			got = append(got, f.Message)
+		}
+		if tc.want == "" && len(got) != 0 || tc.want != "" && fmt.Sprint(got) != "["+tc.want+"]" {
+			t.Errorf("%s: findings %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

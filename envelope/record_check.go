@@ -87,7 +87,7 @@ func formatDataValue(s format.Schema, framing registry.Framing, data []byte, ct 
 		if err != nil {
 			return nil, err
 		}
-		return withScalarDefaults(p.Message, v), nil
+		return withTopLevelScalars(p.Message, v), nil
 	}
 	a, ok := s.(*avro.Schema)
 	if !ok || format.IsJSON(ct) {
@@ -103,13 +103,14 @@ func formatDataValue(s format.Schema, framing registry.Framing, data []byte, ct 
 	return v, err
 }
 
-// withScalarDefaults adds to the JSON mapping v of a message of md the
-// top-level string, integer and bool fields the mapping leaves out because
-// they hold their default: the message has that value, and a partition key
-// may be it (replay keys such an event by it, bin 0 as "0"). Fields with
-// presence (in a oneof, proto3 optional) are left out when unset, as
-// replay does.
-func withScalarDefaults(md protoreflect.MessageDescriptor, v any) any {
+// withTopLevelScalars adds to the JSON mapping v of a message of md what
+// replay reads a partition key from: the top-level string, integer and bool
+// fields, also those the mapping leaves out because they hold their
+// default (the message has that value: bin 0 is keyed "0"), and each also
+// under its proto name when the JSON name differs (/bin_id as /binId).
+// Fields with presence (in a oneof, proto3 optional) stay out when unset,
+// as replay leaves them.
+func withTopLevelScalars(md protoreflect.MessageDescriptor, v any) any {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return v
@@ -117,29 +118,46 @@ func withScalarDefaults(md protoreflect.MessageDescriptor, v any) any {
 	fields := md.Fields()
 	for i := range fields.Len() {
 		fd := fields.Get(i)
-		if fd.IsList() || fd.IsMap() || fd.ContainingOneof() != nil {
+		if fd.IsList() || fd.IsMap() {
 			continue
 		}
-		if _, set := obj[fd.JSONName()]; set {
-			continue
+		name := fd.JSONName()
+		if _, set := obj[name]; !set && fd.ContainingOneof() == nil {
+			if def, ok := scalarDefault(fd); ok {
+				obj[name] = def
+			}
 		}
-		def := fd.Default()
-		switch fd.Kind() {
-		case protoreflect.StringKind:
-			obj[fd.JSONName()] = def.String()
-		case protoreflect.BoolKind:
-			obj[fd.JSONName()] = def.Bool()
-		case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-			obj[fd.JSONName()] = json.Number(strconv.FormatInt(def.Int(), 10))
-		case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
-			obj[fd.JSONName()] = json.Number(strconv.FormatUint(def.Uint(), 10))
-		case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-			obj[fd.JSONName()] = strconv.FormatInt(def.Int(), 10) // 64-bit integers are strings in the mapping
-		case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-			obj[fd.JSONName()] = strconv.FormatUint(def.Uint(), 10)
+		if val, set := obj[name]; set && string(fd.Name()) != name {
+			if _, taken := obj[string(fd.Name())]; !taken {
+				if _, ok := scalarDefault(fd); ok {
+					obj[string(fd.Name())] = val
+				}
+			}
 		}
 	}
 	return obj
+}
+
+// scalarDefault is the default of a string, integer or bool field as the
+// JSON mapping writes it (64-bit integers as strings); ok is false for
+// other kinds.
+func scalarDefault(fd protoreflect.FieldDescriptor) (any, bool) {
+	def := fd.Default()
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		return def.String(), true
+	case protoreflect.BoolKind:
+		return def.Bool(), true
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return json.Number(strconv.FormatInt(def.Int(), 10)), true
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return json.Number(strconv.FormatUint(def.Uint(), 10)), true
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return strconv.FormatInt(def.Int(), 10), true
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return strconv.FormatUint(def.Uint(), 10), true
+	}
+	return nil, false
 }
 
 // DataValue returns the value a JSON pointer names in the event's data

@@ -175,7 +175,8 @@ func TestPartitionKeyInReframedAvroData(t *testing.T) {
 // TestPartitionKeyAtProtobufDefault: a Protobuf key field set to its
 // default (bin 0) is absent from the JSON mapping but is the message's
 // value, the key replay writes (docs/protobuf.md): it is checked, not
-// reported missing, in binary and in the JSON form alike.
+// reported missing, in binary and in the JSON form alike. So is a key
+// named by the field's proto name (/bin_id), which replay reads too.
 func TestPartitionKeyAtProtobufDefault(t *testing.T) {
 	h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
 	cat, err := registry.Load("testdata/proto")
@@ -183,19 +184,24 @@ func TestPartitionKeyAtProtobufDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name, contentType, key string
-		value                  []byte
-		want                   string // the one finding's message; "" for none
+		name, typ, contentType, key string
+		value                       []byte
+		want                        string // the one finding's message; "" for none
 	}{
-		{"binary, bin 0", "application/protobuf", "0", []byte{0x10, 0x05}, ""},
-		{"binary, bin 7", "application/protobuf", "7", []byte{0x08, 0x07, 0x10, 0x05}, ""},
-		{"binary, bin 0 under key 1", "application/protobuf", "1", []byte{0x10, 0x05}, `record key "1", but com.example.bin.counted's partitionkey /bin is "0"`},
-		{"JSON form, bin 0", "application/json", "0", []byte(`{"bin": 0, "quantity": "5"}`), ""},
-		{"JSON form, bin left out", "application/json", "0", []byte(`{"quantity": "5"}`), ""},
+		{"binary, bin 0", "com.example.bin.counted", "application/protobuf", "0", []byte{0x10, 0x05}, ""},
+		{"binary, bin 7", "com.example.bin.counted", "application/protobuf", "7", []byte{0x08, 0x07, 0x10, 0x05}, ""},
+		{"binary, bin 0 under key 1", "com.example.bin.counted", "application/protobuf", "1", []byte{0x10, 0x05}, `record key "1", but com.example.bin.counted's partitionkey /bin is "0"`},
+		{"JSON form, bin 0", "com.example.bin.counted", "application/json", "0", []byte(`{"bin": 0, "quantity": "5"}`), ""},
+		{"JSON form, bin left out", "com.example.bin.counted", "application/json", "0", []byte(`{"quantity": "5"}`), ""},
+		// partitionkey /bin_id: the proto name, whose JSON name is binId.
+		{"proto name, binary", "com.example.bin.moved", "application/protobuf", "3", []byte{0x08, 0x03}, ""},
+		{"proto name, JSON form", "com.example.bin.moved", "application/json", "3", []byte(`{"bin_id": 3}`), ""},
+		{"proto name, JSON form by JSON name", "com.example.bin.moved", "application/json", "3", []byte(`{"binId": 3}`), ""},
+		{"proto name at its default", "com.example.bin.moved", "application/protobuf", "0", []byte{0x12, 0x01, 'b'}, ""},
 	} {
 		r := NewChecker(cat).Check(&kgo.Record{Topic: "bins", Key: []byte(tc.key), Value: tc.value, Headers: []kgo.RecordHeader{
-			h("ce_specversion", "1.0"), h("ce_id", "b-1"), h("ce_source", "/bins"), h("ce_type", "com.example.bin.counted"),
-			h("ce_dataschema", "https://schemas.example.com/com.example.bin.counted/v1.proto"), h("content-type", tc.contentType),
+			h("ce_specversion", "1.0"), h("ce_id", "b-1"), h("ce_source", "/bins"), h("ce_type", tc.typ),
+			h("ce_dataschema", "https://schemas.example.com/"+tc.typ+"/v1.proto"), h("content-type", tc.contentType),
 		}})
 		var got []string
 		for _, f := range r.Findings {

@@ -2,12 +2,18 @@ package envelope
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/cloudevents/sdk-go/v2/binding"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
@@ -46,6 +52,112 @@ func (v *Validator) CheckRecord(r *kgo.Record) (*Decoded, *registry.Version, []r
 		fs[i].Record = at
 	}
 	return d, ver, fs, err
+}
+
+// SetFormatData sets Data to the JSON form of the data of an event of
+// ver, an Avro or Protobuf version (Avro's JSON encoding, the Protobuf
+// JSON mapping), so that JSON pointers (a partitionkey, a sequence) reach
+// into it as into JSON data. Binary data is read once, as framing (the
+// type's kafka.framing) says. It does nothing for a JSON Schema version or
+// an event without data, and leaves Data as it was when the data does not
+// decode.
+func (d *Decoded) SetFormatData(ver *registry.Version, framing registry.Framing) error {
+	if !d.HasData || ver == nil || ver.Compiled == nil || ver.Format != format.Avro && ver.Format != format.Protobuf {
+		return nil
+	}
+	ct := d.Event.DataContentType()
+	if ct == "" {
+		ct = format.ContentTypeJSON
+	}
+	v, err := formatDataValue(ver.Compiled, framing, d.RawData, ct)
+	if err != nil {
+		return fmt.Errorf("%s v%d: %v", ver.Type, ver.Number, err)
+	}
+	d.Data = v
+	return nil
+}
+
+// formatDataValue is the JSON form of data of schema s in content type ct.
+// Avro binary data loses its frame here, once: DecodeValue would guess
+// again, and take a datum that starts like a frame (or any datum under
+// FramingNone) for framed.
+func formatDataValue(s format.Schema, framing registry.Framing, data []byte, ct string) (any, error) {
+	if p, ok := s.(*protobuf.Schema); ok {
+		v, err := p.DecodeValue(data, ct)
+		if err != nil {
+			return nil, err
+		}
+		return withTopLevelScalars(p.Message, v), nil
+	}
+	a, ok := s.(*avro.Schema)
+	if !ok || format.IsJSON(ct) {
+		return s.DecodeValue(data, ct)
+	}
+	if err := a.Validate(nil, ct); errors.Is(err, format.ErrContentType) {
+		return nil, err // refused as DecodeValue refuses it
+	}
+	payload, _, _ := DataFrame(a, framing, data)
+	// The seam reads an unframed datum without guessing only behind a
+	// frame: this one's id is never looked at.
+	v, _, err := a.UnframeValue(format.Frame(0, payload))
+	return v, err
+}
+
+// withTopLevelScalars adds to the JSON mapping v of a message of md what
+// replay reads a partition key from: the top-level string, integer and bool
+// fields, also those the mapping leaves out because they hold their
+// default (the message has that value: bin 0 is keyed "0"), and each also
+// under its proto name when the JSON name differs (/bin_id as /binId).
+// Fields with presence (in a oneof, proto3 optional) stay out when unset,
+// as replay leaves them.
+func withTopLevelScalars(md protoreflect.MessageDescriptor, v any) any {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.IsList() || fd.IsMap() {
+			continue
+		}
+		name := fd.JSONName()
+		if _, set := obj[name]; !set && fd.ContainingOneof() == nil {
+			if def, ok := scalarDefault(fd); ok {
+				obj[name] = def
+			}
+		}
+		if val, set := obj[name]; set && string(fd.Name()) != name {
+			if _, taken := obj[string(fd.Name())]; !taken {
+				if _, ok := scalarDefault(fd); ok {
+					obj[string(fd.Name())] = val
+				}
+			}
+		}
+	}
+	return obj
+}
+
+// scalarDefault is the default of a string, integer or bool field as the
+// JSON mapping writes it (64-bit integers as strings); ok is false for
+// other kinds.
+func scalarDefault(fd protoreflect.FieldDescriptor) (any, bool) {
+	def := fd.Default()
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		return def.String(), true
+	case protoreflect.BoolKind:
+		return def.Bool(), true
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return json.Number(strconv.FormatInt(def.Int(), 10)), true
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return json.Number(strconv.FormatUint(def.Uint(), 10)), true
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return strconv.FormatInt(def.Int(), 10), true
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return strconv.FormatUint(def.Uint(), 10), true
+	}
+	return nil, false
 }
 
 // DataValue returns the value a JSON pointer names in the event's data

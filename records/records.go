@@ -17,7 +17,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/evtool/evtool/envelope"
-	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
@@ -154,7 +153,8 @@ func (c *Checker) Decode(rec *kgo.Record) (*Record, *envelope.Decoded) {
 	out.ID, out.Type, out.Source = d.Event.ID(), d.Event.Type(), d.Event.Source()
 	t := c.cat.Lookup(out.Type)
 	if t != nil && (strings.HasPrefix(t.Meta.PartitionKey, "/") || t.Meta.Sequence != "") {
-		formatData(d, ver, c.cat.Framing(t))
+		// Undecodable data is left unset: CheckRecord has reported it.
+		_ = d.SetFormatData(ver, c.cat.Framing(t))
 	}
 	if t != nil && t.Meta.PartitionKey != "" {
 		want, ok := d.PartitionKeyValue(t.Meta.PartitionKey)
@@ -171,25 +171,6 @@ func (c *Checker) Decode(rec *kgo.Record) (*Record, *envelope.Decoded) {
 		}
 	}
 	return out, d
-}
-
-// formatData sets d.Data to the JSON form of Avro or Protobuf data
-// (Avro's JSON encoding, the Protobuf JSON mapping), without its Confluent
-// frame, so that the partitionkey and sequence pointers reach into it as
-// into JSON data. Data that does not decode is left unset: CheckRecord has
-// reported it.
-func formatData(d *envelope.Decoded, ver *registry.Version, framing registry.Framing) {
-	if d.Data != nil || !d.HasData || ver == nil || ver.Compiled == nil {
-		return
-	}
-	ct := d.Event.DataContentType()
-	if ct == "" || format.IsJSON(ct) {
-		return
-	}
-	payload, _, _ := envelope.DataFrame(ver.Compiled, framing, d.RawData)
-	if v, err := ver.Compiled.DecodeValue(payload, ct); err == nil {
-		d.Data = v
-	}
 }
 
 // Relate runs the checks across records (ids, key spread, sequences) on a

@@ -139,3 +139,76 @@ func TestPartitionKeyInFormattedData(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionKeyInReframedAvroData: the partition key of Avro binary
+// data is read from the datum as the type's framing says, the frame taken
+// off once. The datum {counter: 0, steps: [1, 1, 1, 1]}
+// (00 08 02 02 02 02 00) starts like a frame whose rest is a datum too
+// ({counter: 1, steps: []}): taking a frame off the framed payload a second
+// time, or guessing one under framing none, read the key as 1. (Unframed
+// under framing confluent it is taken for framed, as the validator takes
+// it: a known ambiguity.)
+func TestPartitionKeyInReframedAvroData(t *testing.T) {
+	h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
+	cat, err := registry.Load("testdata/framed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	datum := []byte{0x00, 0x08, 0x02, 0x02, 0x02, 0x02, 0x00}
+	for _, tc := range []struct {
+		name, typ string
+		value     []byte
+	}{
+		{"framed under framing confluent", "com.example.counter.moved", append([]byte{0, 0, 0, 0, 1}, datum...)},
+		{"unframed under framing none", "com.example.counter.reset", datum},
+	} {
+		r := NewChecker(cat).Check(&kgo.Record{Topic: "counters", Key: []byte("0"), Value: tc.value, Headers: []kgo.RecordHeader{
+			h("ce_specversion", "1.0"), h("ce_id", "m-1"), h("ce_source", "/counters"), h("ce_type", tc.typ),
+			h("ce_dataschema", "https://schemas.example.com/"+tc.typ+"/v1.avsc"), h("content-type", "application/avro"),
+		}})
+		if len(r.Findings) != 0 {
+			t.Errorf("%s: findings %+v, want none (partition key 0)", tc.name, r.Findings)
+		}
+	}
+}
+
+// TestPartitionKeyAtProtobufDefault: a Protobuf key field set to its
+// default (bin 0) is absent from the JSON mapping but is the message's
+// value, the key replay writes (docs/protobuf.md): it is checked, not
+// reported missing, in binary and in the JSON form alike. So is a key
+// named by the field's proto name (/bin_id), which replay reads too.
+func TestPartitionKeyAtProtobufDefault(t *testing.T) {
+	h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
+	cat, err := registry.Load("testdata/proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, typ, contentType, key string
+		value                       []byte
+		want                        string // the one finding's message; "" for none
+	}{
+		{"binary, bin 0", "com.example.bin.counted", "application/protobuf", "0", []byte{0x10, 0x05}, ""},
+		{"binary, bin 7", "com.example.bin.counted", "application/protobuf", "7", []byte{0x08, 0x07, 0x10, 0x05}, ""},
+		{"binary, bin 0 under key 1", "com.example.bin.counted", "application/protobuf", "1", []byte{0x10, 0x05}, `record key "1", but com.example.bin.counted's partitionkey /bin is "0"`},
+		{"JSON form, bin 0", "com.example.bin.counted", "application/json", "0", []byte(`{"bin": 0, "quantity": "5"}`), ""},
+		{"JSON form, bin left out", "com.example.bin.counted", "application/json", "0", []byte(`{"quantity": "5"}`), ""},
+		// partitionkey /bin_id: the proto name, whose JSON name is binId.
+		{"proto name, binary", "com.example.bin.moved", "application/protobuf", "3", []byte{0x08, 0x03}, ""},
+		{"proto name, JSON form", "com.example.bin.moved", "application/json", "3", []byte(`{"bin_id": 3}`), ""},
+		{"proto name, JSON form by JSON name", "com.example.bin.moved", "application/json", "3", []byte(`{"binId": 3}`), ""},
+		{"proto name at its default", "com.example.bin.moved", "application/protobuf", "0", []byte{0x12, 0x01, 'b'}, ""},
+	} {
+		r := NewChecker(cat).Check(&kgo.Record{Topic: "bins", Key: []byte(tc.key), Value: tc.value, Headers: []kgo.RecordHeader{
+			h("ce_specversion", "1.0"), h("ce_id", "b-1"), h("ce_source", "/bins"), h("ce_type", tc.typ),
+			h("ce_dataschema", "https://schemas.example.com/"+tc.typ+"/v1.proto"), h("content-type", tc.contentType),
+		}})
+		var got []string
+		for _, f := range r.Findings {
+			got = append(got, f.Message)
+		}
+		if tc.want == "" && len(got) != 0 || tc.want != "" && fmt.Sprint(got) != "["+tc.want+"]" {
+			t.Errorf("%s: findings %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

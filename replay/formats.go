@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"strconv"
 
@@ -39,8 +38,8 @@ func dataContentType(e *event.Event) string {
 }
 
 // formatValue sets d.Data to the JSON form of an Avro or Protobuf event's
-// data (Avro's JSON encoding, the Protobuf JSON mapping), which partition
-// keys point into; only when the type's key is in its data (ks). For
+// data (Decoded.SetFormatData), which partition keys point into; only when
+// the type's key is in its data (ks). For
 // binary Avro data it also returns the datum without its frame (nil
 // otherwise): reading the key found the frame, so that the record can be
 // written without reading the datum once more.
@@ -67,11 +66,9 @@ func formatValue(d *envelope.Decoded, ver *registry.Version, framing registry.Fr
 		d.Data = k
 		return unframed, nil
 	}
-	v, err := ver.Compiled.DecodeValue(d.RawData, dataContentType(&d.Event))
-	if err != nil {
-		return nil, fmt.Errorf("%s v%d: %v", ver.Type, ver.Number, err)
+	if err := d.SetFormatData(ver, framing); err != nil {
+		return nil, err
 	}
-	d.Data = v
 	return unframed, nil
 }
 

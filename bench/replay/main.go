@@ -35,7 +35,6 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -44,6 +43,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/bench/internal/stats"
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/kafka"
@@ -173,13 +173,13 @@ func run() error {
 		return err
 	}
 
-	h, b := median(harnessEPS), median(bareEPS)
+	h, b := stats.Median(harnessEPS), stats.Median(bareEPS)
 	fmt.Printf("events: %d (%s, %.0f B per event as JSON, %.0f B record value on average)\n", nrec, filepath.Base(events), float64(info.Size())/float64(nrec), float64(valueBytes)/float64(nrec))
 	fmt.Printf("broker: kfake (%s), %d partitions; GOMAXPROCS %d; %d rounds, medians\n", cfg.brokerMode, cfg.partitions, runtime.GOMAXPROCS(0), cfg.rounds)
-	fmt.Printf("harness (validated file -> decode -> record -> duplicate 0.1 + reorder key/32 -> produce): %.0f events/s (%.0f records/s with the copies)\n", h, median(harnessRPS))
+	fmt.Printf("harness (validated file -> decode -> record -> duplicate 0.1 + reorder key/32 -> produce): %.0f events/s (%.0f records/s with the copies)\n", h, stats.Median(harnessRPS))
 	fmt.Printf("bare franz-go producer, same records:                                          %.0f events/s\n", b)
 	fmt.Printf("ratio harness/bare: %.2f\n", h/b)
-	fmt.Printf("CPU of this process per event: harness %.2f µs, bare producer %.2f µs (the broker's CPU is not counted)\n", median(harnessCPU), median(bareCPU))
+	fmt.Printf("CPU of this process per event: harness %.2f µs, bare producer %.2f µs (the broker's CPU is not counted)\n", stats.Median(harnessCPU), stats.Median(bareCPU))
 	fmt.Printf("harness max live heap: %.1f MiB at %d events, %.1f MiB at %d events\n", mib(peakTenth), cfg.n/10, mib(peak), nrec)
 	return nil
 }
@@ -191,15 +191,6 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func head(src, dst string, n int) error {

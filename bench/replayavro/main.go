@@ -22,10 +22,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/evtool/evtool/bench/internal/stats"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/kafka"
@@ -227,9 +227,9 @@ func run() error {
 	}
 	fmt.Printf("events: %d (examples/orders via bench/genevents; Avro: the same events, binary, Confluent-framed)\n", *n)
 	fmt.Printf("broker: kfake in-process, 3 partitions; GOMAXPROCS %d; %d rounds, medians\n", runtime.GOMAXPROCS(0), *rounds)
-	fmt.Printf("JSON (examples/orders): %.0f events/s\n", median(jsonEPS))
-	fmt.Printf("Avro (mirror catalog):  %.0f events/s\n", median(avroEPS))
-	fmt.Printf("ratio Avro/JSON: %.2f (per round: %s)\n", median(ratios), list(ratios))
+	fmt.Printf("JSON (examples/orders): %.0f events/s\n", stats.Median(jsonEPS))
+	fmt.Printf("Avro (mirror catalog):  %.0f events/s\n", stats.Median(avroEPS))
+	fmt.Printf("ratio Avro/JSON: %.2f (per round: %s)\n", stats.Median(ratios), list(ratios))
 	return nil
 }
 
@@ -264,15 +264,6 @@ func produce(ctx context.Context, tmp, catalog, events string, brokers []string,
 	}
 	h.DropRun(res)
 	return float64(res.Events) / time.Duration(res.ProduceTime).Seconds(), nil
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func list(xs []float64) string {

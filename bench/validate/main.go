@@ -21,7 +21,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/bench/internal/stats"
 	"github.com/evtool/evtool/registry"
 )
 
@@ -102,19 +102,19 @@ func run(evtool, dir, events, small string, rounds int) error {
 	mb := float64(fileSize(events)) / float64(n) / 1e6
 	fmt.Printf("\n| run | events/s (wall) | MB/s of events (wall) | events per CPU-second |\n|---|---|---|---|\n")
 	for _, k := range []string{"bare-1", "evtool-1", "bare-2", "evtool-2"} {
-		m := median(wall[k])
-		fmt.Printf("| %s | %.0f | %.1f | %.0f |\n", k, m, m*mb, median(cpu[k]))
+		m := stats.Median(wall[k])
+		fmt.Printf("| %s | %.0f | %.1f | %.0f |\n", k, m, m*mb, stats.Median(cpu[k]))
 	}
 	fmt.Printf("\n(medians of %d rounds; -N = N workers)\n", rounds)
-	fmt.Printf("ratio evtool/bare per CPU-second (per core), 1 worker: %.2f\n", median(cpu["evtool-1"])/median(cpu["bare-1"]))
-	fmt.Printf("ratio evtool/bare per CPU-second (per core), 2 workers: %.2f\n", median(cpu["evtool-2"])/median(cpu["bare-2"]))
-	fmt.Printf("ratio evtool/bare wall, 1 worker: %.2f\n", median(wall["evtool-1"])/median(wall["bare-1"]))
-	fmt.Printf("ratio evtool/bare wall, 2 workers: %.2f\n", median(wall["evtool-2"])/median(wall["bare-2"]))
+	fmt.Printf("ratio evtool/bare per CPU-second (per core), 1 worker: %.2f\n", stats.Median(cpu["evtool-1"])/stats.Median(cpu["bare-1"]))
+	fmt.Printf("ratio evtool/bare per CPU-second (per core), 2 workers: %.2f\n", stats.Median(cpu["evtool-2"])/stats.Median(cpu["bare-2"]))
+	fmt.Printf("ratio evtool/bare wall, 1 worker: %.2f\n", stats.Median(wall["evtool-1"])/stats.Median(wall["bare-1"]))
+	fmt.Printf("ratio evtool/bare wall, 2 workers: %.2f\n", stats.Median(wall["evtool-2"])/stats.Median(wall["bare-2"]))
 	fmt.Printf("scaling wall 2 workers / 1 worker: evtool %.2f, bare %.2f\n",
-		median(wall["evtool-2"])/median(wall["evtool-1"]), median(wall["bare-2"])/median(wall["bare-1"]))
-	fmt.Printf("peak RSS evtool (2 workers), %d events: %.1f MB\n", n, median(rssBig))
+		stats.Median(wall["evtool-2"])/stats.Median(wall["evtool-1"]), stats.Median(wall["bare-2"])/stats.Median(wall["bare-1"]))
+	fmt.Printf("peak RSS evtool (2 workers), %d events: %.1f MB\n", n, stats.Median(rssBig))
 	if small != "" {
-		fmt.Printf("peak RSS evtool (2 workers), %s: %.1f MB\n", filepath.Base(small), median(rssSmall))
+		fmt.Printf("peak RSS evtool (2 workers), %s: %.1f MB\n", filepath.Base(small), stats.Median(rssSmall))
 	}
 	return nil
 }
@@ -253,18 +253,6 @@ func runBare(dir, file string, workers int) error {
 	default:
 	}
 	return sc.Err()
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func fileSize(name string) int64 {

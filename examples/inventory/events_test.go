@@ -1,17 +1,13 @@
 package inventory_test
 
 import (
-	"bytes"
-	"encoding/base64"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"slices"
 	"testing"
 	"time"
 
+	"github.com/evtool/evtool/examples/internal/exampletest"
 	"github.com/evtool/evtool/examples/inventory"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/registry"
@@ -30,26 +26,7 @@ func TestEventsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := generateEvents(t, cat, 12)
-	if *update {
-		if err := os.WriteFile("events.jsonl", got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile("events.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("events.jsonl is not what the generator writes: run go test ./examples/inventory -run TestEventsFile -update")
-	}
-}
-
-type genEvent struct {
-	at      time.Time
-	typ     string
-	version int
-	sku     string
-	data    map[string]any
+	exampletest.Golden(t, "events.jsonl", got, *update, "go test ./examples/inventory -run TestEventsFile -update")
 }
 
 func generateEvents(t *testing.T, cat *registry.Catalog, skus int) []byte {
@@ -57,7 +34,7 @@ func generateEvents(t *testing.T, cat *registry.Catalog, skus int) []byte {
 	rng := rand.New(rand.NewPCG(2025, 15))
 	base := time.Date(2025, 6, 2, 6, 0, 0, 0, time.UTC)
 	ts := func(at time.Time) string { return at.Format(time.RFC3339) }
-	var evs []genEvent
+	var evs []exampletest.Event
 	receipt, reservation := 0, 0
 	for i := 1; i <= skus; i++ {
 		sku := fmt.Sprintf("SKU-%04d", i)
@@ -66,7 +43,7 @@ func generateEvents(t *testing.T, cat *registry.Catalog, skus int) []byte {
 			at := base.Add(time.Duration(rng.IntN(7200)) * time.Second)
 			add := func(typ string, version int, data map[string]any) {
 				data["sku"], data["location"] = sku, loc
-				evs = append(evs, genEvent{at, typ, version, sku, data})
+				evs = append(evs, exampletest.Event{At: at, Type: typ, Version: version, Subject: sku, Data: data})
 				at = at.Add(time.Duration(60+rng.IntN(1800)) * time.Second)
 			}
 			onHand := 0
@@ -105,30 +82,5 @@ func generateEvents(t *testing.T, cat *registry.Catalog, skus int) []byte {
 			}
 		}
 	}
-	slices.SortStableFunc(evs, func(a, b genEvent) int { return a.at.Compare(b.at) })
-	var out bytes.Buffer
-	for _, e := range evs {
-		ver := cat.Lookup(e.typ).Version(e.version)
-		bin, err := ver.Compiled.EncodeValue(e.data, format.ContentTypeProtobuf)
-		if err != nil {
-			t.Fatalf("%s v%d %v: %v", e.typ, e.version, e.data, err)
-		}
-		var id [16]byte
-		for i := range id {
-			id[i] = byte(rng.Uint32())
-		}
-		id[6], id[8] = id[6]&0x0f|0x40, id[8]&0x3f|0x80
-		line, err := json.Marshal(map[string]any{
-			"specversion": "1.0", "id": fmt.Sprintf("%x-%x-%x-%x-%x", id[0:4], id[4:6], id[6:8], id[8:10], id[10:]),
-			"source": "/warehouse-service", "type": e.typ, "subject": e.sku, "time": e.at.Format(time.RFC3339),
-			"datacontenttype": format.ContentTypeProtobuf, "dataschema": cat.DataSchema(e.typ, e.version),
-			"data_base64": base64.StdEncoding.EncodeToString(bin),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out.Write(line)
-		out.WriteByte('\n')
-	}
-	return out.Bytes()
+	return exampletest.EventsFile(t, cat, rng, "/warehouse-service", format.ContentTypeProtobuf, evs)
 }

@@ -1,18 +1,14 @@
 package payments_test
 
 import (
-	"bytes"
-	"encoding/base64"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
-	"os"
-	"slices"
 	"testing"
 	"time"
 
+	"github.com/evtool/evtool/examples/internal/exampletest"
 	"github.com/evtool/evtool/examples/payments"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/registry"
@@ -31,26 +27,7 @@ func TestEventsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := generateEvents(t, cat, 40)
-	if *update {
-		if err := os.WriteFile("events.jsonl", got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile("events.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("events.jsonl is not what the generator writes: run go test ./examples/payments -run TestEventsFile -update")
-	}
-}
-
-type genEvent struct {
-	at      time.Time
-	typ     string
-	version int
-	payment string
-	data    map[string]any
+	exampletest.Golden(t, "events.jsonl", got, *update, "go test ./examples/payments -run TestEventsFile -update")
 }
 
 // decimal is a decimal's unscaled value in Avro's JSON encoding of bytes:
@@ -72,7 +49,7 @@ func generateEvents(t *testing.T, cat *registry.Catalog, n int) []byte {
 	rng := rand.New(rand.NewPCG(2025, 6))
 	base := time.Date(2025, 6, 2, 9, 0, 0, 0, time.UTC)
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
-	var evs []genEvent
+	var evs []exampletest.Event
 	for i := 1; i <= n; i++ {
 		pay := fmt.Sprintf("pay-%04d", i)
 		acc := fmt.Sprintf("acc-%02d", 1+rng.IntN(8))
@@ -82,7 +59,7 @@ func generateEvents(t *testing.T, cat *registry.Catalog, n int) []byte {
 		seq := int64(1)
 		add := func(typ string, version int, data map[string]any) {
 			data["paymentId"], data["accountId"], data["sequence"] = pay, acc, seq
-			evs = append(evs, genEvent{at, typ, version, pay, data})
+			evs = append(evs, exampletest.Event{At: at, Type: typ, Version: version, Subject: pay, Data: data})
 			seq++
 			at = at.Add(time.Duration(30+rng.IntN(900)) * time.Second)
 		}
@@ -139,30 +116,5 @@ func generateEvents(t *testing.T, cat *registry.Catalog, n int) []byte {
 			add("com.example.payment.refunded", v, ref)
 		}
 	}
-	slices.SortStableFunc(evs, func(a, b genEvent) int { return a.at.Compare(b.at) })
-	var out bytes.Buffer
-	for _, e := range evs {
-		ver := cat.Lookup(e.typ).Version(e.version)
-		bin, err := ver.Compiled.EncodeValue(e.data, format.ContentTypeAvro)
-		if err != nil {
-			t.Fatalf("%s v%d %v: %v", e.typ, e.version, e.data, err)
-		}
-		var id [16]byte
-		for i := range id {
-			id[i] = byte(rng.Uint32())
-		}
-		id[6], id[8] = id[6]&0x0f|0x40, id[8]&0x3f|0x80
-		line, err := json.Marshal(map[string]any{
-			"specversion": "1.0", "id": fmt.Sprintf("%x-%x-%x-%x-%x", id[0:4], id[4:6], id[6:8], id[8:10], id[10:]),
-			"source": "/payments-service", "type": e.typ, "subject": e.payment, "time": e.at.Format(time.RFC3339),
-			"datacontenttype": format.ContentTypeAvro, "dataschema": cat.DataSchema(e.typ, e.version),
-			"data_base64": base64.StdEncoding.EncodeToString(bin),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out.Write(line)
-		out.WriteByte('\n')
-	}
-	return out.Bytes()
+	return exampletest.EventsFile(t, cat, rng, "/payments-service", format.ContentTypeAvro, evs)
 }

@@ -10,19 +10,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-)
 
-func median(s []float64) float64 {
-	if len(s) == 0 {
-		return 0
-	}
-	s = append([]float64(nil), s...)
-	sort.Float64s(s)
-	if len(s)%2 == 0 {
-		return (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return s[len(s)/2]
-}
+	"github.com/evtool/evtool/bench/internal/stats"
+)
 
 func main() {
 	metric := "cpu-ns/op"
@@ -64,8 +54,8 @@ func main() {
 	wmed := map[string]float64{}
 	var names []string
 	for n, s := range samples {
-		med[n] = median(s)
-		wmed[n] = median(wall[n])
+		med[n] = stats.Median(s)
+		wmed[n] = stats.Median(wall[n])
 		names = append(names, n)
 	}
 	sort.Slice(names, func(i, j int) bool { return med[names[i]] < med[names[j]] })

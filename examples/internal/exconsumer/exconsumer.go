@@ -1,9 +1,10 @@
-// Package exconsumer is the Kafka side shared by the example consumers of
-// the Avro and Protobuf catalogs (examples/payments, examples/inventory):
-// the environment evtool replay passes, a consumer group that commits
-// only after a batch was applied, dead-lettering of what cannot be read,
-// the GET /state endpoint, and reading a record into a CloudEvent checked
-// against the catalog. What an event means is the example's own code.
+// Package exconsumer is the Kafka side shared by the example consumers
+// (examples/orders, examples/payments, examples/inventory): the
+// environment evtool replay passes, a consumer group that commits only
+// after a batch was applied, dead-lettering of what cannot be read, the
+// GET /state endpoint, and reading a record into a CloudEvent (checked
+// against the catalog, for the Avro and Protobuf catalogs). What an event
+// means is the example's own code.
 package exconsumer
 
 import (
@@ -116,15 +117,9 @@ func NewReader(fsys fs.FS, display string) (*Reader, error) {
 // under one of the catalog's registry ids, or the JSON form). Anything
 // else is a *Reject.
 func (rd *Reader) Read(r *kgo.Record) (Event, error) {
-	d, findings, err := envelope.FromRecord(r)
+	d, err := DecodeRecord(r)
 	if err != nil {
-		return Event{}, &Reject{"undecodable", err}
-	}
-	if d == nil {
-		return Event{}, &Reject{"undecodable", fmt.Errorf("not a readable CloudEvent: %s", firstError(findings))}
-	}
-	if msg := firstError(findings); msg != "" {
-		return Event{}, &Reject{"undecodable", fmt.Errorf("event %q: %s", d.Event.ID(), msg)}
+		return Event{}, err
 	}
 	ver, findings := rd.validator.Check(d)
 	for _, f := range findings {
@@ -154,6 +149,23 @@ func (rd *Reader) Read(r *kgo.Record) (Event, error) {
 		}
 	}
 	return Event{CloudEvent: d.Event, ID: d.Event.ID(), Type: d.Event.Type(), Version: ver, ContentType: d.Event.DataContentType(), Data: d.RawData}, nil
+}
+
+// DecodeRecord decodes the CloudEvent in a record (binary or structured
+// mode). A record that holds none, or one that breaks a CloudEvents rule,
+// is an undecodable *Reject.
+func DecodeRecord(r *kgo.Record) (*envelope.Decoded, error) {
+	d, findings, err := envelope.FromRecord(r)
+	if err != nil {
+		return nil, &Reject{"undecodable", err}
+	}
+	if d == nil {
+		return nil, &Reject{"undecodable", fmt.Errorf("not a readable CloudEvent: %s", firstError(findings))}
+	}
+	if msg := firstError(findings); msg != "" {
+		return nil, &Reject{"undecodable", fmt.Errorf("event %q: %s", d.Event.ID(), msg)}
+	}
+	return d, nil
 }
 
 func describe(f report.Finding) string {
@@ -315,6 +327,28 @@ func DeadLetter(r *kgo.Record, topic string, err error) *kgo.Record {
 		kgo.RecordHeader{Key: "dlq.source.offset", Value: []byte(strconv.FormatInt(r.Offset, 10))},
 	)
 	return &kgo.Record{Topic: topic, Key: r.Key, Value: r.Value, Headers: h}
+}
+
+// ApplyBatch applies a batch of events in one transaction of db and
+// returns how many had an effect: apply says false for a duplicate. An
+// error, named by the event's name, rolls the whole batch back.
+func ApplyBatch[E any](ctx context.Context, db *sql.DB, events []E, apply func(context.Context, *sql.Tx, E) (bool, error), name func(E) string) (int, error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
+	n := 0
+	for _, e := range events {
+		applied, err := apply(ctx, tx, e)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", name(e), err)
+		}
+		if applied {
+			n++
+		}
+	}
+	return n, tx.Commit()
 }
 
 // Querier is what Rows reads from: a *sql.DB or *sql.Tx.

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudevents/sdk-go/v2/event"
 
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/examples/internal/exconsumer"
 	"github.com/evtool/evtool/replay/replaytest"
 )
 
@@ -117,8 +118,8 @@ func TestReadEvent(t *testing.T) {
 		e := placed.Clone()
 		tt.mutate(&e)
 		_, err := readEvent(e)
-		var re *rejectError
-		if !errors.As(err, &re) || re.kind != tt.kind {
+		var re *exconsumer.Reject
+		if !errors.As(err, &re) || re.Kind != tt.kind {
 			t.Errorf("want %s, got %v", tt.kind, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/cloudevents/sdk-go/v2/event"
 	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
 
+	"github.com/evtool/evtool/examples/internal/exconsumer"
 	"github.com/evtool/evtool/examples/internal/exdb"
 	"github.com/evtool/evtool/examples/orders/events"
 )
@@ -50,16 +51,6 @@ type orderEvent struct {
 	Parcels        int64  `json:"parcels"`
 }
 
-// rejectError is an event this consumer cannot apply; kind is undecodable,
-// unknown-type, unknown-version or invalid-data.
-type rejectError struct {
-	kind string
-	err  error
-}
-
-func (e *rejectError) Error() string { return e.kind + ": " + e.err.Error() }
-func (e *rejectError) Unwrap() error { return e.err }
-
 // readEvent validates an event with the catalog's generated decoders
 // (every known version of a type, its data against that version's schema)
 // and extracts what the store needs.
@@ -74,11 +65,11 @@ func readEvent(e event.Event) (orderEvent, error) {
 		case len(events.ValidationErrors(err)) == 0:
 			kind = "undecodable"
 		}
-		return orderEvent{}, &rejectError{kind, err}
+		return orderEvent{}, &exconsumer.Reject{Kind: kind, Err: err}
 	}
 	ev, err := parseEvent(e.ID(), e.Type(), e.Data())
 	if err != nil {
-		return ev, &rejectError{"invalid-data", err}
+		return ev, &exconsumer.Reject{Kind: "invalid-data", Err: err}
 	}
 	return ev, nil
 }
@@ -193,27 +184,11 @@ func (s *store) Close() error { return s.db.Close() }
 // Apply applies a batch of events in one transaction and returns how many
 // had an effect (the rest were duplicates).
 func (s *store) Apply(ctx context.Context, events []orderEvent) (int, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
+	apply := s.apply
+	if s.naive {
+		apply = s.applyNaive
 	}
-	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
-	n := 0
-	for _, e := range events {
-		var applied bool
-		if s.naive {
-			applied, err = s.applyNaive(ctx, tx, e)
-		} else {
-			applied, err = s.apply(ctx, tx, e)
-		}
-		if err != nil {
-			return 0, fmt.Errorf("%s %s: %w", e.Type, e.ID, err)
-		}
-		if applied {
-			n++
-		}
-	}
-	return n, tx.Commit()
+	return exconsumer.ApplyBatch(ctx, s.db, events, apply, func(e orderEvent) string { return e.Type + " " + e.ID })
 }
 
 // apply is the correct handler: dedupe through the inbox, in the same

@@ -68,22 +68,7 @@ func (s *store) Close() error { return s.db.Close() }
 // Apply applies a batch of events in one transaction and returns how many
 // had an effect (the rest were duplicates).
 func (s *store) Apply(ctx context.Context, events []paymentEvent) (int, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
-	n := 0
-	for _, e := range events {
-		applied, err := s.apply(ctx, tx, e)
-		if err != nil {
-			return 0, fmt.Errorf("%s %s: %w", e.Type, e.ID, err)
-		}
-		if applied {
-			n++
-		}
-	}
-	return n, tx.Commit()
+	return exconsumer.ApplyBatch(ctx, s.db, events, s.apply, func(e paymentEvent) string { return e.Type + " " + e.ID })
 }
 
 // apply applies one event. Correct: the inbox drops a redelivered event

@@ -85,7 +85,7 @@ type Rewind struct {
 	// the former owner committing it is the likely cause.
 	Polled bool `json:"polled,omitempty"`
 	Moved  bool `json:"moved,omitempty"`
-	Former int  `json:"former,omitempty"`
+	Former int  `json:"former"`
 }
 
 func (r Rewind) String() string {
@@ -594,7 +594,7 @@ func (w *groupWatch) noteRewinds(now map[int32]int64) {
 		if len(w.res.Rewinds) >= maxRewinds {
 			continue
 		}
-		rw := Rewind{Time: Duration(time.Since(w.start)), Partition: p, From: from, To: to, Instance: -1, Owner: -1}
+		rw := Rewind{Time: Duration(time.Since(w.start)), Partition: p, From: from, To: to, Instance: -1, Owner: -1, Former: -1}
 		if m, ok := w.senders[p][to]; ok {
 			rw.Member, rw.Instance = m, w.instanceLocked(m)
 		}
@@ -603,7 +603,7 @@ func (w *groupWatch) noteRewinds(now map[int32]int64) {
 			rw.Foreign = rw.Member != "" && rw.Member != m
 		}
 		if w.polled() {
-			rw.Polled, rw.Former = true, -1
+			rw.Polled = true
 			if m, ok := w.former[p]; ok {
 				rw.Moved, rw.Former = true, w.instanceLocked(m)
 			}

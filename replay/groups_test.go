@@ -211,9 +211,9 @@ func TestGroupRevokedCommitThroughKafka(t *testing.T) {
 		{bugs.RevokedCommit, Fail, true},
 		{bugs.Correct, Pass, true},
 	} {
-		name := string(tt.bug)
+		name := "embedded/" + string(tt.bug)
 		if tt.brokers {
-			name += "/brokers"
+			name = "brokers/" + string(tt.bug)
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -454,3 +454,44 @@ func TestGroupPolledRewind(t *testing.T) {
 		}
 	}
 }
+
+// Polled, a rewind of a partition that moved fails the run only when its
+// former owner can still commit it: its member is still in the group, or
+// its instance rejoined as another member. A former owner that was killed
+// (gone from the group, or restarted as the partition's owner now) cannot
+// have sent it: the owner itself reset the partition, listed only.
+func TestGroupPolledRewindFormerOwner(t *testing.T) {
+	m := func(id string, ps ...int32) kafka.GroupMember { return kafka.GroupMember{ID: id, Partitions: ps} }
+	gen := func(committed map[int32]int64, owners ...kafka.GroupMember) *kafka.GroupState {
+		return &kafka.GroupState{State: "Stable", Generation: -1, Members: owners, Committed: committed}
+	}
+	for _, tt := range []struct {
+		name string
+		// after: the group once p1 moved from a (instance 0) and its
+		// offset went back.
+		after *kafka.GroupState
+		fails bool
+	}{
+		{"former owner still in the group", gen(map[int32]int64{0: 30, 1: 20}, m("a", 0), m("b", 1)), true},
+		{"former owner's instance rejoined as another member", gen(map[int32]int64{0: 30, 1: 20}, m("c", 0), m("b", 1)), true},
+		{"former owner killed, not restarted", gen(map[int32]int64{0: 30, 1: 20}, m("b", 0, 1)), false},
+		{"former owner restarted as the owner", gen(map[int32]int64{0: 30, 1: 20}, m("b", 0), m("c", 1)), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &RunResult{Group: "g", Topic: "t"}
+			w := &groupWatch{h: &Harness{}, res: res, start: time.Now(), members: map[string]int{"a": 0, "b": 1, "c": 0}, eager: map[string]bool{},
+				senders: map[int32]map[int64]string{}, owners: map[int32]string{}, lastOwner: map[int32]string{}, former: map[int32]string{}}
+			w.observe(gen(map[int32]int64{0: 10, 1: 10}, m("a", 0, 1), m("b")))
+			moved := tt.after.Members
+			// p1 moved to its owner in after, at offset 40.
+			w.observe(gen(map[int32]int64{0: 30, 1: 40}, moved...))
+			w.observe(tt.after)
+			if len(res.Rewinds) != 1 || res.Rewinds[0].Partition != 1 {
+				t.Fatalf("rewinds %+v, want p1's", res.Rewinds)
+			}
+			if f := w.foreignRewind(); (f != nil) != tt.fails {
+				t.Fatalf("failing rewind %+v, want one: %v (%s)", f, tt.fails, res.Rewinds[0])
+			}
+		})
+	}
+}

@@ -81,8 +81,9 @@ type Rewind struct {
 	Foreign bool `json:"foreign"`
 	// Polled: seen between two polls of the committed offsets (a real
 	// cluster), so the sender is not known; Moved: the partition had
-	// moved from another member (Former, -1: not known) to its owner, so
-	// the former owner committing it is the likely cause.
+	// moved from another member (Former, -1: not known) that can still
+	// commit it (in the group, or its instance back as another member),
+	// so the former owner committing it is the likely cause.
 	Polled bool `json:"polled,omitempty"`
 	Moved  bool `json:"moved,omitempty"`
 	Former int  `json:"former"`
@@ -218,8 +219,9 @@ type groupWatch struct {
 	// (one that left it unassigned included); former its member before.
 	lastOwner map[int32]string
 	former    map[int32]string
-	seen      int32 // settled generations recorded (polled numbering)
-	readErr   error // the last failed read of the group (a real cluster)
+	present   map[string]bool // polled: the group's members at the last poll
+	seen      int32           // settled generations recorded (polled numbering)
+	readErr   error           // the last failed read of the group (a real cluster)
 	rewinds   int
 	foreign   *Rewind // the first rewind by a member that did not own the partition
 	lastKey   string
@@ -538,6 +540,10 @@ func (w *groupWatch) observe(st *kafka.GroupState) {
 	w.nameByElimination(st)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.present = map[string]bool{}
+	for _, m := range st.Members {
+		w.present[m.ID] = true
+	}
 	w.noteRewinds(st.Committed)
 	if st.State != "Stable" || len(st.Members) == 0 {
 		return
@@ -605,7 +611,8 @@ func (w *groupWatch) noteRewinds(now map[int32]int64) {
 		if w.polled() {
 			rw.Polled = true
 			if m, ok := w.former[p]; ok {
-				rw.Moved, rw.Former = true, w.instanceLocked(m)
+				rw.Former = w.instanceLocked(m)
+				rw.Moved = w.couldCommitLocked(m, w.owners[p])
 			}
 		}
 		// Polled, a rewind of a partition that moved stands for one of
@@ -617,6 +624,31 @@ func (w *groupWatch) noteRewinds(now map[int32]int64) {
 		w.res.Rewinds = append(w.res.Rewinds, rw)
 	}
 	w.committed = maps.Clone(now)
+}
+
+// couldCommitLocked reports whether a partition's former member could
+// have sent a polled rewind of it: it is still in the group (a classic
+// broker takes its commits whatever it owns), or its instance rejoined as
+// another member (a zombie back with what it had). A member killed or
+// gone cannot commit, and an instance owning the partition again (a
+// restart) is its owner, not a former one.
+func (w *groupWatch) couldCommitLocked(former, owner string) bool {
+	fi := w.instanceLocked(former)
+	if fi >= 0 && fi == w.instanceLocked(owner) {
+		return false
+	}
+	if w.present[former] {
+		return true
+	}
+	if fi < 0 {
+		return false
+	}
+	for m := range w.present {
+		if m != owner && w.instanceLocked(m) == fi {
+			return true
+		}
+	}
+	return false
 }
 
 // groupSettleMax bounds how long a run whose offsets are at the end waits

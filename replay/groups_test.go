@@ -244,16 +244,21 @@ func TestGroupRevokedCommitThroughKafka(t *testing.T) {
 			if ch.Failure == nil || ch.Failure.Reason != "rewound" || len(ch.Rewinds) == 0 {
 				t.Fatalf("want a rewound failure:\n%s", out)
 			}
+			// The failing rewind is the first by a member that did not
+			// own the partition, not always the first listed: the new
+			// owner's first commit, below the stale one that came
+			// before it, is a rewind too (more often on a loaded
+			// machine).
 			if tt.brokers {
-				if rw := ch.Rewinds[0]; !rw.Polled || !rw.Moved || rw.Instance != -1 {
-					t.Errorf("first rewind %+v: want polled, moved, sender not named", rw)
+				if i := slices.IndexFunc(ch.Rewinds, func(rw Rewind) bool { return rw.Moved }); i < 0 || !ch.Rewinds[i].Polled || ch.Rewinds[i].Instance != -1 {
+					t.Errorf("rewinds %+v: want one polled, of a partition that moved, sender not named", ch.Rewinds)
 				}
 				if !strings.Contains(out, "a poll cannot tell who committed") {
 					t.Errorf("the report does not say the sender is not known:\n%s", out)
 				}
 				return
 			}
-			if !ch.Rewinds[0].Foreign || rep.Confirmed == nil || !*rep.Confirmed || rep.Shrink == nil || len(rep.Shrink.Faults) != 1 || rep.Shrink.Faults[0].Move != chaos.Join {
+			if !slices.ContainsFunc(ch.Rewinds, func(rw Rewind) bool { return rw.Foreign }) || rep.Confirmed == nil || !*rep.Confirmed || rep.Shrink == nil || len(rep.Shrink.Faults) != 1 || rep.Shrink.Faults[0].Move != chaos.Join {
 				t.Fatalf("want a confirmed rewound failure shrunk to the join:\n%s", out)
 			}
 			if !strings.Contains(out, "offsets rewound: instance ") || !strings.Contains(out, "a partition it did not own") {
@@ -495,3 +500,4 @@ func TestGroupPolledRewindFormerOwner(t *testing.T) {
 		})
 	}
 }
+

@@ -501,3 +501,34 @@ func TestGroupPolledRewindFormerOwner(t *testing.T) {
 	}
 }
 
+// On the embedded broker every commit that moves an offset back is a
+// rewind, to -1 (no offset: the next owner starts over) too, as before
+// the group was polled on real clusters; only a poll skips -1.
+func TestGroupEmbeddedRewindToNoOffset(t *testing.T) {
+	b, err := kafka.StartBroker(kafka.BrokerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, tt := range []struct {
+		name string
+		h    *Harness
+		want int
+	}{
+		{"embedded", &Harness{embedded: b}, 1},
+		{"polled", &Harness{}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &RunResult{Group: "g", Topic: "t"}
+			w := &groupWatch{h: tt.h, res: res, start: time.Now(), members: map[string]int{}, eager: map[string]bool{},
+				senders: map[int32]map[int64]string{}, owners: map[int32]string{}, lastOwner: map[int32]string{}, former: map[int32]string{}}
+			w.mu.Lock()
+			w.noteRewinds(map[int32]int64{0: 10})
+			w.noteRewinds(map[int32]int64{0: -1})
+			w.mu.Unlock()
+			if len(res.Rewinds) != tt.want {
+				t.Fatalf("rewinds %+v, want %d", res.Rewinds, tt.want)
+			}
+		})
+	}
+}

@@ -532,3 +532,26 @@ func TestGroupEmbeddedRewindToNoOffset(t *testing.T) {
 		})
 	}
 }
+
+// A kill or stall whose instance's member is not known evicts every
+// member not known as an instance (Apache Kafka: member hosts without a
+// port); the outcome says so, and says nothing when the member was known.
+func TestGroupGuessedEviction(t *testing.T) {
+	w := &groupWatch{res: &RunResult{}, members: map[string]int{"a": 0, "b": 1}}
+	for _, tt := range []struct {
+		name    string
+		inst    int
+		members []string
+		want    string
+	}{
+		{"known", 1, []string{"b"}, ""},
+		{"none", 2, nil, ""},
+		{"not known", 2, []string{"x", "y"}, "; instance 2's member was not known: the 2 member(s) not known as an instance were evicted, live ones included (the whole group rebalanced)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := w.guessedEviction(tt.inst, tt.members); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

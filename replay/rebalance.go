@@ -483,6 +483,24 @@ func (w *groupWatch) membersOf(ctx context.Context, i int) []string {
 	return out
 }
 
+// guessedEviction says, for the members a kill or stall of instance i
+// evicted, when none of them was known to be i ("" otherwise): membersOf
+// then evicts every member not known as an instance (a broker whose
+// member hosts carry no port, Apache Kafka), live ones included.
+func (w *groupWatch) guessedEviction(i int, members []string) string {
+	if w == nil || len(members) == 0 {
+		return ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, m := range members {
+		if w.instanceLocked(m) == i {
+			return ""
+		}
+	}
+	return fmt.Sprintf("; instance %d's member was not known: the %d member(s) not known as an instance were evicted, live ones included (the whole group rebalanced)", i, len(members))
+}
+
 func (w *groupWatch) run(ctx context.Context) {
 	defer close(w.done)
 	tick := time.NewTicker(w.interval())
@@ -1069,6 +1087,7 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 		r.gw.note(fmt.Sprintf("%s: instance %d killed", label, t.inst))
 		r.gw.stable(ctx, moveWait, without(members))
 		r.restartOrRetire(&rb, t.inst)
+		rb.Outcome += r.gw.guessedEviction(t.inst, members)
 	case chaos.Stall:
 		members := r.gw.membersOf(ctx, t.inst)
 		t0 := time.Now()
@@ -1102,6 +1121,7 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 		default:
 			rb.Outcome = fmt.Sprintf("resumed (SIGCONT) after %s; the group had not moved its partitions", rb.Stalled)
 		}
+		rb.Outcome += r.gw.guessedEviction(t.inst, members)
 	case chaos.Eager:
 		r.gw.note(label + ": an eager member joined")
 		rb.Outcome, rb.Error = r.eagerMember(ctx)

@@ -492,20 +492,9 @@ func (h *Harness) committed(ctx context.Context, res *RunResult) (map[int32]int6
 
 // groupJoined reports whether the group has members (false on errors).
 func (h *Harness) groupJoined(ctx context.Context, group string) bool {
-	if h.embedded != nil {
-		// Classic and KIP-848 groups alike (DescribeGroups knows only
-		// the classic ones).
-		st := h.embedded.Group(group, "")
-		return st != nil && len(st.Members) > 0
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	described, err := h.adm.DescribeGroups(ctx, group)
-	if err != nil {
-		return false
-	}
-	g, ok := described[group]
-	return ok && g.Err == nil && len(g.Members) > 0
+	// Classic and KIP-848 groups alike.
+	st, _, err := h.groupState(ctx, group, "", [16]byte{})
+	return err == nil && st != nil && len(st.Members) > 0
 }
 
 // evictMembers removes the members of a group (those of a consumer just

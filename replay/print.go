@@ -116,6 +116,9 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		if run.Instances > 1 || len(run.Rebalances) > 0 {
 			fmt.Fprintf(&b, "             group: %d instance(s), protocol %s\n", run.Instances, run.Protocol)
+			if !r.Embedded() {
+				fmt.Fprintf(&b, "             group %s\n", polledGroupNote)
+			}
 			for _, l := range run.timeline() {
 				fmt.Fprintf(&b, "             %s\n", l)
 			}

@@ -19,13 +19,17 @@ import (
 	"github.com/evtool/evtool/kafka"
 )
 
-// Generation is one settled generation of the consumer's group (embedded
-// broker): when, why, who owned which partitions and what was committed
-// when it began.
+// Generation is one settled generation of the consumer's group: when,
+// why, who owned which partitions and what was committed when it began.
 type Generation struct {
-	// Number is the classic generation or the KIP-848 group epoch.
+	// Number is the classic generation or the KIP-848 group epoch; for a
+	// classic group on a real cluster, which does not tell its
+	// generation, the count of the settled assignments seen (Polled).
 	Number int32    `json:"generation"`
 	Time   Duration `json:"time"`
+	// Polled: seen by polling the admin API (a real cluster), so a
+	// generation that began and ended between two polls is missed.
+	Polled bool `json:"polled,omitempty"`
 	// Cause is what the harness did since the previous generation (a
 	// fault, the start), or "rejoin" when it did nothing.
 	Cause  string  `json:"cause"`
@@ -58,10 +62,10 @@ type StaleCommit struct {
 }
 
 // Rewind is a commit the broker accepted that moved the group's committed
-// offset of a partition back (embedded broker): typically an instance
-// committing a partition it no longer owns after the new owner committed
-// past it. The records in between are consumed again by the next owner,
-// and while it stands the group cannot settle.
+// offset of a partition back: typically an instance committing a
+// partition it no longer owns after the new owner committed past it. The
+// records in between are consumed again by the next owner, and while it
+// stands the group cannot settle.
 type Rewind struct {
 	Time      Duration `json:"time"`
 	Partition int32    `json:"partition"`
@@ -75,9 +79,20 @@ type Rewind struct {
 	// Foreign: the sender did not own the partition in the group's last
 	// settled generation (a commit of a revoked partition).
 	Foreign bool `json:"foreign"`
+	// Polled: seen between two polls of the committed offsets (a real
+	// cluster), so the sender is not known; Moved: the partition had
+	// moved from another member (Former, -1: not known) that can still
+	// commit it (in the group, or its instance back as another member),
+	// so the former owner committing it is the likely cause.
+	Polled bool `json:"polled,omitempty"`
+	Moved  bool `json:"moved,omitempty"`
+	Former int  `json:"former"`
 }
 
 func (r Rewind) String() string {
+	if r.Polled {
+		return r.polledString()
+	}
 	who := fmt.Sprintf("instance %d", r.Instance)
 	if r.Instance < 0 {
 		who = "a commit"
@@ -93,6 +108,20 @@ func (r Rewind) String() string {
 		return fmt.Sprintf("%s moved p%d back from %d to %d (its own partition)", who, r.Partition, r.From, r.To)
 	}
 	return fmt.Sprintf("%s moved p%d back from %d to %d, a partition it did not own (owner: %s)", who, r.Partition, r.From, r.To, owner)
+}
+
+func (r Rewind) polledString() string {
+	inst := func(i int) string {
+		if i < 0 {
+			return "an instance not known"
+		}
+		return fmt.Sprintf("instance %d", i)
+	}
+	head := fmt.Sprintf("p%d went back from %d to %d between two polls (--brokers: a poll cannot tell who committed", r.Partition, r.From, r.To)
+	if !r.Moved {
+		return fmt.Sprintf("%s; owner: %s)", head, inst(r.Owner))
+	}
+	return fmt.Sprintf("%s; the partition had moved from %s to %s, so likely its former owner committing a partition revoked from it)", head, inst(r.Former), inst(r.Owner))
 }
 
 // maxRewinds bounds the rewinds a run lists (a timer committing stale
@@ -157,9 +186,12 @@ func (r Rebalance) String() string {
 	return string(b)
 }
 
-// groupWatch follows the consumer's group on the embedded broker: its
-// generations, the protocol its members speak, which instance each member
-// is, and the commits the broker refuses as stale.
+// groupWatch follows the consumer's group: its generations, the protocol
+// its members speak, which instance each member is, rewinds of its
+// committed offsets and, on the embedded broker, the commits the broker
+// refuses as stale. On the embedded broker it reads the group's state and
+// sees every group request and commit; on a real cluster it polls the
+// admin API (DescribeGroups or ConsumerGroupDescribe, OffsetFetch).
 type groupWatch struct {
 	h     *Harness
 	res   *RunResult
@@ -183,6 +215,13 @@ type groupWatch struct {
 	committed map[int32]int64
 	senders   map[int32]map[int64]string
 	owners    map[int32]string // partition → member, last settled generation
+	// lastOwner is the partition's last member in any generation
+	// (one that left it unassigned included); former its member before.
+	lastOwner map[int32]string
+	former    map[int32]string
+	present   map[string]bool // polled: the group's members at the last poll
+	seen      int32           // settled generations recorded (polled numbering)
+	readErr   error           // the last failed read of the group (a real cluster)
 	rewinds   int
 	foreign   *Rewind // the first rewind by a member that did not own the partition
 	lastKey   string
@@ -194,21 +233,73 @@ type groupWatch struct {
 	done    chan struct{}
 }
 
-// watchGroup starts following the run's group (nil: not the embedded
-// broker, whose group state the harness cannot see).
+// watchGroup starts following the run's group.
 func (h *Harness) watchGroup(ctx context.Context, res *RunResult) *groupWatch {
-	if h.embedded == nil {
-		return nil
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &groupWatch{h: h, res: res, start: time.Now(), members: map[string]int{}, hosts: map[string]string{},
 		removed: map[string]string{}, epochs: map[string]int32{}, eager: map[string]bool{}, causes: []string{"start"}, cancel: cancel, done: make(chan struct{}),
-		senders: map[int32]map[int64]string{}, owners: map[int32]string{}}
-	w.removes = append(w.removes,
-		h.embedded.OnGroupRequest(res.Group, w.onRequest),
-		h.embedded.OnGroupCommit(res.Group, w.onCommit))
+		senders: map[int32]map[int64]string{}, owners: map[int32]string{}, lastOwner: map[int32]string{}, former: map[int32]string{}}
+	if h.embedded != nil {
+		w.removes = append(w.removes,
+			h.embedded.OnGroupRequest(res.Group, w.onRequest),
+			h.embedded.OnGroupCommit(res.Group, w.onCommit))
+	}
 	go w.run(ctx)
 	return w
+}
+
+// polledInterval is how often the group is read on a real cluster (two
+// admin requests a read); the embedded broker's state is read every 20 ms.
+const polledInterval = 50 * time.Millisecond
+
+// polled reports whether the group is followed through the admin API.
+func (w *groupWatch) polled() bool { return w.h.embedded == nil }
+
+func (w *groupWatch) interval() time.Duration {
+	if w.polled() {
+		return polledInterval
+	}
+	return 20 * time.Millisecond
+}
+
+// read returns the group now (nil: no such group yet, or it could not be
+// read), with its committed offsets when offsets is set; on a real
+// cluster it notes the protocol the group runs.
+func (w *groupWatch) read(ctx context.Context, offsets bool) *kafka.GroupState {
+	st, proto, err := w.h.groupState(ctx, w.res.Group, w.res.Topic, w.res.topicID)
+	if err == nil && st != nil && offsets && w.polled() {
+		st.Committed, err = w.h.committed(ctx, w.res)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		if ctx.Err() == nil {
+			w.readErr = err
+		}
+		return nil
+	}
+	if proto.Protocol != "" {
+		w.protocol.Protocol = proto.Protocol
+		for _, b := range proto.Balancers {
+			if !slices.Contains(w.protocol.Balancers, b) {
+				w.protocol.Balancers = append(w.protocol.Balancers, b)
+			}
+		}
+	}
+	return st
+}
+
+// unreadable says why the group could not be read ("" when it could).
+func (w *groupWatch) unreadable() string {
+	if w == nil {
+		return ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.readErr == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (the group could not always be read: %v)", w.readErr)
 }
 
 func (w *groupWatch) onRequest(r kafka.GroupRequest) {
@@ -367,7 +458,7 @@ func (w *groupWatch) instanceLocked(member string) int {
 // is known to be i, it returns the members not known to be any instance
 // (nor the eager member): evicting a live one of them costs a rejoin,
 // keeping the dead one in the group stalls it for a session timeout.
-func (w *groupWatch) membersOf(i int) []string {
+func (w *groupWatch) membersOf(ctx context.Context, i int) []string {
 	if w == nil {
 		return nil
 	}
@@ -382,7 +473,7 @@ func (w *groupWatch) membersOf(i int) []string {
 	}
 	w.mu.Unlock()
 	if len(out) == 0 {
-		if st := w.h.embedded.Group(w.res.Group, w.res.Topic); st != nil {
+		if st := w.read(ctx, false); st != nil {
 			w.mu.Lock()
 			for _, m := range st.Members {
 				_, known := w.members[m.ID]
@@ -398,30 +489,56 @@ func (w *groupWatch) membersOf(i int) []string {
 	return out
 }
 
+// guessedEviction says, for the members a kill or stall of instance i
+// evicted, when none of them was known to be i ("" otherwise): membersOf
+// then evicts every member not known as an instance (a broker whose
+// member hosts carry no port, Apache Kafka), live ones included.
+func (w *groupWatch) guessedEviction(i int, members []string) string {
+	if w == nil || len(members) == 0 {
+		return ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, m := range members {
+		if w.instanceLocked(m) == i {
+			return ""
+		}
+	}
+	return fmt.Sprintf("; instance %d's member was not known: the %d member(s) not known as an instance were evicted, live ones included (the whole group rebalanced)", i, len(members))
+}
+
 func (w *groupWatch) run(ctx context.Context) {
 	defer close(w.done)
-	tick := time.NewTicker(20 * time.Millisecond)
+	tick := time.NewTicker(w.interval())
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			w.poll() // the last generation
+			// The last generation (a real cluster is read once more,
+			// briefly, after the run's context ended).
+			last, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			w.poll(last)
+			cancel()
 			return
 		case <-tick.C:
-			w.poll()
+			w.poll(ctx)
 		}
 	}
 }
 
 // poll reads the group, names its new members and records a generation
 // when a new one has settled (Stable).
-func (w *groupWatch) poll() {
+func (w *groupWatch) poll(ctx context.Context) {
 	w.readMu.Lock()
 	defer w.readMu.Unlock()
-	st := w.h.embedded.Group(w.res.Group, w.res.Topic)
-	if st == nil {
-		return
+	if st := w.read(ctx, true); st != nil {
+		w.observe(st)
 	}
+}
+
+// observe names the group's new members, notes rewinds of its committed
+// offsets and records its generation if it is a new settled one.
+func (w *groupWatch) observe(st *kafka.GroupState) {
 	w.mu.Lock()
 	var unknown []kafka.GroupMember
 	for _, m := range st.Members {
@@ -447,11 +564,15 @@ func (w *groupWatch) poll() {
 	w.nameByElimination(st)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.present = map[string]bool{}
+	for _, m := range st.Members {
+		w.present[m.ID] = true
+	}
 	w.noteRewinds(st.Committed)
 	if st.State != "Stable" || len(st.Members) == 0 {
 		return
 	}
-	g := Generation{Number: st.Generation, Time: Duration(time.Since(w.start)), Committed: st.Committed}
+	g := Generation{Number: st.Generation, Time: Duration(time.Since(w.start)), Committed: st.Committed, Polled: w.polled()}
 	key := strconv.Itoa(int(st.Generation))
 	for _, m := range st.Members {
 		g.Owners = append(g.Owners, Owner{Instance: w.instanceLocked(m.ID), Eager: w.eager[m.ID], Member: m.ID, Partitions: m.Partitions})
@@ -461,12 +582,21 @@ func (w *groupWatch) poll() {
 		return
 	}
 	w.lastKey = key
-	w.owners = map[int32]string{}
+	w.seen++
+	if g.Number < 0 {
+		g.Number = w.seen
+	}
+	owners := map[int32]string{}
 	for _, m := range st.Members {
 		for _, p := range m.Partitions {
-			w.owners[p] = m.ID
+			owners[p] = m.ID
+			if was, ok := w.lastOwner[p]; ok && was != m.ID {
+				w.former[p] = was
+			}
+			w.lastOwner[p] = m.ID
 		}
 	}
+	w.owners = owners
 	sort.Slice(g.Owners, func(a, b int) bool {
 		if g.Owners[a].Instance != g.Owners[b].Instance {
 			return g.Owners[a].Instance < g.Owners[b].Instance
@@ -482,18 +612,21 @@ func (w *groupWatch) poll() {
 }
 
 // noteRewinds records the partitions whose committed offset went back
-// since the last poll, and who committed the lower offset.
+// since the last poll, and who committed the lower offset (on a real
+// cluster, whose commits are not seen: who owned the partition before).
 func (w *groupWatch) noteRewinds(now map[int32]int64) {
 	for p, to := range now {
 		from, ok := w.committed[p]
-		if !ok || to >= from {
+		// A poll skips -1 (no offset), an OffsetFetch answer; on the
+		// embedded broker it is a commit like any other.
+		if !ok || to >= from || to < 0 && w.polled() {
 			continue
 		}
 		w.rewinds++
 		if len(w.res.Rewinds) >= maxRewinds {
 			continue
 		}
-		rw := Rewind{Time: Duration(time.Since(w.start)), Partition: p, From: from, To: to, Instance: -1, Owner: -1}
+		rw := Rewind{Time: Duration(time.Since(w.start)), Partition: p, From: from, To: to, Instance: -1, Owner: -1, Former: -1}
 		if m, ok := w.senders[p][to]; ok {
 			rw.Member, rw.Instance = m, w.instanceLocked(m)
 		}
@@ -501,13 +634,47 @@ func (w *groupWatch) noteRewinds(now map[int32]int64) {
 			rw.Owner = w.instanceLocked(m)
 			rw.Foreign = rw.Member != "" && rw.Member != m
 		}
-		if rw.Foreign && w.foreign == nil {
+		if w.polled() {
+			rw.Polled = true
+			if m, ok := w.former[p]; ok {
+				rw.Former = w.instanceLocked(m)
+				rw.Moved = w.couldCommitLocked(m, w.owners[p])
+			}
+		}
+		// Polled, a rewind of a partition that moved stands for one of
+		// a revoked partition: its sender cannot be seen.
+		if (rw.Foreign || rw.Moved) && w.foreign == nil {
 			first := rw
 			w.foreign = &first
 		}
 		w.res.Rewinds = append(w.res.Rewinds, rw)
 	}
 	w.committed = maps.Clone(now)
+}
+
+// couldCommitLocked reports whether a partition's former member could
+// have sent a polled rewind of it: it is still in the group (a classic
+// broker takes its commits whatever it owns), or its instance rejoined as
+// another member (a zombie back with what it had). A member killed or
+// gone cannot commit, and an instance owning the partition again (a
+// restart) is its owner, not a former one.
+func (w *groupWatch) couldCommitLocked(former, owner string) bool {
+	fi := w.instanceLocked(former)
+	if fi >= 0 && fi == w.instanceLocked(owner) {
+		return false
+	}
+	if w.present[former] {
+		return true
+	}
+	if fi < 0 {
+		return false
+	}
+	for m := range w.present {
+		if m != owner && w.instanceLocked(m) == fi {
+			return true
+		}
+	}
+	return false
 }
 
 // groupSettleMax bounds how long a run whose offsets are at the end waits
@@ -517,11 +684,11 @@ const groupSettleMax = 10 * time.Second
 // settled reports whether the group is stable with one member per running
 // instance (the eager member aside), or never had a settled generation (a
 // consumer that commits without joining).
-func (w *groupWatch) settled(cons *consumer) bool {
+func (w *groupWatch) settled(ctx context.Context, cons *consumer) bool {
 	if w == nil {
 		return true
 	}
-	st := w.h.embedded.Group(w.res.Group, w.res.Topic)
+	st := w.read(ctx, false)
 	running := len(cons.running())
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -608,14 +775,14 @@ func (w *groupWatch) stable(ctx context.Context, d time.Duration, ok func(st *ka
 	}
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
-		st := w.h.embedded.Group(w.res.Group, w.res.Topic)
+		st := w.read(ctx, false)
 		if st != nil && st.State == "Stable" && ok(st) {
 			return true
 		}
 		select {
 		case <-ctx.Done():
 			return false
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(w.interval()):
 		}
 	}
 	return false
@@ -868,7 +1035,7 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 	}
 	switch f.Move {
 	case chaos.Join:
-		before := r.gw.membersOfAll()
+		before := r.gw.membersOfAll(ctx)
 		i, err := r.cons.join()
 		rb.Instance = i
 		r.gw.note(fmt.Sprintf("%s: instance %d joined", label, i))
@@ -894,10 +1061,8 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 			return n > 0
 		}
 		switch {
-		case r.gw == nil:
-			rb.Outcome = "started (the group cannot be seen on this broker)"
 		case !r.gw.stable(ctx, moveWait, joined):
-			rb.Outcome = "the group had not taken it in within " + moveWait.String()
+			rb.Outcome = "the group had not taken it in within " + moveWait.String() + r.gw.unreadable()
 		case len(got) > 0 || members <= r.h.sc.Kafka.Partitions && r.gw.stable(ctx, joinSpread, func(st *kafka.GroupState) bool { return joined(st) && len(got) > 0 }):
 			slices.Sort(got)
 			rb.Outcome = fmt.Sprintf("the group took it in; partitions %v moved to it", got)
@@ -914,7 +1079,7 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 		}
 		i := run[f.Instance%len(run)]
 		rb.Instance, rb.Pid = i, r.cons.pid(i)
-		members := r.gw.membersOf(i)
+		members := r.gw.membersOf(ctx, i)
 		how := r.cons.leaveInstance(i, r.h.opts.StopGrace)
 		r.gw.evicted(members, "it had left the group (SIGTERM)")
 		r.gw.note(fmt.Sprintf("%s: instance %d left", label, i))
@@ -922,36 +1087,39 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 		r.gw.stable(ctx, moveWait, without(members))
 		r.restartOrRetire(&rb, i)
 	case chaos.Kill:
-		members := r.gw.membersOf(t.inst)
+		members := r.gw.membersOf(ctx, t.inst)
 		rb.Evicted = r.h.evictMember(ctx, r.res.Group, members, r.gw.kip848())
 		r.gw.evicted(members, "it was killed and evicted (its session would have timed out)")
 		r.gw.note(fmt.Sprintf("%s: instance %d killed", label, t.inst))
 		r.gw.stable(ctx, moveWait, without(members))
 		r.restartOrRetire(&rb, t.inst)
+		rb.Outcome += r.gw.guessedEviction(t.inst, members)
 	case chaos.Stall:
-		members := r.gw.membersOf(t.inst)
+		members := r.gw.membersOf(ctx, t.inst)
 		t0 := time.Now()
 		rb.Evicted = r.h.evictMember(ctx, r.res.Group, members, r.gw.kip848())
 		r.gw.evicted(members, "it stalled past its session and was evicted")
 		r.gw.note(fmt.Sprintf("%s: instance %d stalled", label, t.inst))
-		moved, processed := false, false
-		if r.gw == nil {
-			// The group cannot be seen (--brokers): stalled for the
-			// whole of chaos.rebalance.stall.
+		// On a real cluster without a member to evict (the group
+		// could not be read) the partitions move only once its session
+		// times out: stalled for the whole of chaos.rebalance.stall.
+		unseen := len(members) == 0 && r.gw.polled()
+		moved := !unseen && r.gw.stable(ctx, r.cfg.Stall, without(members))
+		if unseen {
 			select {
 			case <-ctx.Done():
 			case <-time.After(r.cfg.Stall):
 			}
-		} else {
-			moved = r.gw.stable(ctx, r.cfg.Stall, without(members))
-			processed = moved && r.waitCommitted(ctx, t.dropped, t0.Add(r.cfg.Stall))
 		}
+		processed := moved && r.waitCommitted(ctx, t.dropped, t0.Add(r.cfg.Stall))
 		r.cons.resumeInstance(t.inst)
 		rb.Stalled = Duration(time.Since(t0))
 		r.gw.note(fmt.Sprintf("%s: instance %d resumed (a zombie)", label, t.inst))
 		switch {
-		case r.gw == nil:
-			rb.Outcome = fmt.Sprintf("resumed (SIGCONT) after %s (chaos.rebalance.stall); the group cannot be seen on this broker: its partitions moved only if its session timed out meanwhile", rb.Stalled)
+		case unseen:
+			rb.Outcome = fmt.Sprintf("resumed (SIGCONT) after %s (chaos.rebalance.stall); no member of the group was found to evict%s: its partitions moved only if its session timed out meanwhile", rb.Stalled, r.gw.unreadable())
+		case processed && len(t.dropped) == 0:
+			rb.Outcome = fmt.Sprintf("its partitions moved; resumed (SIGCONT) after %s, a zombie (no commit was dropped: the point was polled)", rb.Stalled)
 		case processed:
 			rb.Outcome = fmt.Sprintf("its partitions moved and the new owner committed past its dropped commit; resumed (SIGCONT) after %s, a zombie", rb.Stalled)
 		case moved:
@@ -959,6 +1127,7 @@ func (r *rebalancer) apply(ctx context.Context, t rebalanceTrigger) bool {
 		default:
 			rb.Outcome = fmt.Sprintf("resumed (SIGCONT) after %s; the group had not moved its partitions", rb.Stalled)
 		}
+		rb.Outcome += r.gw.guessedEviction(t.inst, members)
 	case chaos.Eager:
 		r.gw.note(label + ": an eager member joined")
 		rb.Outcome, rb.Error = r.eagerMember(ctx)
@@ -1075,11 +1244,11 @@ func (r *rebalancer) eagerMember(ctx context.Context) (outcome, errText string) 
 }
 
 // membersOfAll returns the group's known members.
-func (w *groupWatch) membersOfAll() []string {
+func (w *groupWatch) membersOfAll(ctx context.Context) []string {
 	if w == nil {
 		return nil
 	}
-	st := w.h.embedded.Group(w.res.Group, w.res.Topic)
+	st := w.read(ctx, false)
 	if st == nil {
 		return nil
 	}
@@ -1173,21 +1342,9 @@ func (h *Harness) evictMember(ctx context.Context, group string, members []strin
 func (h *Harness) waitMembers(ctx context.Context, cons *consumer, group string, n int, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		if h.embedded != nil {
-			// Classic and KIP-848 groups alike (DescribeGroups knows
-			// only the classic ones).
-			if st := h.embedded.Group(group, ""); st != nil && st.State == "Stable" && len(st.Members) >= n {
-				return true
-			}
-		} else {
-			dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			described, err := h.adm.DescribeGroups(dctx, group)
-			cancel()
-			if err == nil {
-				if g, ok := described[group]; ok && g.Err == nil && g.State == "Stable" && len(g.Members) >= n {
-					return true
-				}
-			}
+		// Classic and KIP-848 groups alike.
+		if st, _, err := h.groupState(ctx, group, "", [16]byte{}); err == nil && st != nil && st.State == "Stable" && len(st.Members) >= n {
+			return true
 		}
 		if exited, _ := cons.exited(); exited {
 			return false
@@ -1225,7 +1382,14 @@ func (r *RunResult) timeline() []string {
 			}
 			owners = append(owners, fmt.Sprintf("%s%v", who, o.Partitions))
 		}
-		es = append(es, entry{g.Time, fmt.Sprintf("generation %d (%s): %s; committed %s", g.Number, g.Cause, strings.Join(owners, " "), committedText(g.Committed))})
+		name := fmt.Sprintf("generation %d", g.Number)
+		switch {
+		case g.Polled && r.Protocol.Protocol == "classic":
+			name = fmt.Sprintf("polled generation #%d", g.Number)
+		case g.Polled:
+			name += ", polled,"
+		}
+		es = append(es, entry{g.Time, fmt.Sprintf("%s (%s): %s; committed %s", name, g.Cause, strings.Join(owners, " "), committedText(g.Committed))})
 	}
 	for _, rb := range r.Rebalances {
 		es = append(es, entry{rb.Time, rb.String()})
@@ -1247,6 +1411,12 @@ func (r *RunResult) timeline() []string {
 	}
 	return out
 }
+
+// polledGroupNote says, for a run on a real cluster, what the polled
+// group history holds and what needs the embedded broker.
+const polledGroupNote = "followed by polling the admin API (--brokers): a generation that began and ended between two polls is missed, " +
+	"and a rewind cannot name its sender; stale-commit refusals, rewinds seen at the commit that made them, " +
+	"and kill or stall at the instance's commit (dropped) need the embedded broker"
 
 func committedText(m map[int32]int64) string {
 	if len(m) == 0 {

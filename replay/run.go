@@ -150,7 +150,8 @@ const MaxRecordedFaults = 10000
 type Failure struct {
 	// Reason is exited, not-settled, committed-beyond-end, rewound (a
 	// member committed a partition it no longer owned, below its new
-	// owner's commit; embedded broker), restart, expect or
+	// owner's commit; on a real cluster, polled: a partition that had
+	// moved went back), restart, expect or
 	// baseline (a baseline run that tests nothing: see checkBaseline).
 	Reason  string         `json:"reason"`
 	Message string         `json:"message"`
@@ -708,7 +709,11 @@ func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr
 			// what its new owner committed: those records are consumed
 			// again, and the group's offsets go back and forth.
 			lag, _ = h.lag(ctx, res, ends)
-			return &Failure{Reason: "rewound", Message: fmt.Sprintf("the group's committed offset of a partition went back: %s (a commit of a revoked partition)", rw),
+			why := " (a commit of a revoked partition)"
+			if rw.Polled {
+				why = "" // the polled rewind says what it can
+			}
+			return &Failure{Reason: "rewound", Message: fmt.Sprintf("the group's committed offset of a partition went back: %s%s", rw, why),
 				Lag: lag, Output: cons.stderr()}, nil
 		}
 		l, err := h.lag(ctx, res, ends)
@@ -755,7 +760,7 @@ func (h *Harness) settle(ctx context.Context, res *RunResult, cons *consumer, cr
 				// has done with its stale batch, a restarted instance
 				// once it joined (bounded: a consumer may leave its
 				// group when idle).
-				if time.Since(since) >= sc.Quiet && (gw.settled(cons) || time.Since(since) >= groupSettleMax) {
+				if time.Since(since) >= sc.Quiet && (gw.settled(ctx, cons) || time.Since(since) >= groupSettleMax) {
 					res.Lag = lag
 					return nil, nil
 				}

@@ -1,0 +1,130 @@
+package confluent
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/jhump/protoreflect/v2/protoprint"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/protobuf"
+)
+
+// Confluent's clients other than Java's (confluent-kafka-python, Go, .NET)
+// register a Protobuf schema as its FileDescriptorProto, serialized and
+// base64-encoded, not as .proto text; Confluent's registry accepts both and
+// stores text. evtool does the same: the descriptor is rendered as the
+// .proto file a human would write, which then takes the text path
+// (imports through references, compatibility, the catalog file).
+
+// base64Schema matches a schema that is standard base64 and nothing else.
+// No .proto text is: every declaration ends in ';' or '}'. The empty
+// string is the empty .proto file, not an empty descriptor.
+var base64Schema = regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`)
+
+// isSerializedDescriptor reports whether a PROTOBUF schema is in the
+// serialized form (base64 of a FileDescriptorProto).
+func isSerializedDescriptor(schema []byte) bool {
+	return base64Schema.Match(bytes.TrimSpace(schema))
+}
+
+// descriptorText renders a base64-encoded serialized FileDescriptorProto
+// as .proto text. Its imports need not resolve here: they are named by
+// path, and the text is compiled with the schema's references afterwards.
+func descriptorText(schema []byte) ([]byte, error) {
+	raw, err := base64.StdEncoding.DecodeString(string(bytes.TrimSpace(schema)))
+	if err != nil {
+		return nil, fmt.Errorf("the schema is neither .proto text nor base64 (%v)", err)
+	}
+	fdp := &descriptorpb.FileDescriptorProto{}
+	if err := (proto.UnmarshalOptions{RecursionLimit: descriptorRecursionLimit}).Unmarshal(raw, fdp); err != nil {
+		return nil, fmt.Errorf("the base64 schema is not a serialized FileDescriptorProto: %v", err)
+	}
+	if fdp.GetName() == "" {
+		// protodesc refuses a nameless file; the name is not part of the
+		// text.
+		fdp.Name = proto.String("schema.proto")
+	}
+	fd, err := (protodesc.FileOptions{AllowUnresolvable: true}).New(fdp, importResolver{})
+	if err != nil {
+		return nil, fmt.Errorf("the serialized FileDescriptorProto %q is not a valid descriptor: %v", fdp.GetName(), err)
+	}
+	var buf bytes.Buffer
+	if err := (&protoprint.Printer{Compact: true}).PrintProtoFile(fd, &buf); err != nil {
+		return nil, fmt.Errorf("the serialized FileDescriptorProto %q cannot be printed as .proto text: %v", fdp.GetName(), err)
+	}
+	return buf.Bytes(), nil
+}
+
+// descriptorRecursionLimit bounds the nesting of a client's descriptor.
+const descriptorRecursionLimit = 100
+
+// importResolver finds no file: every import of a registered descriptor
+// becomes a placeholder, resolved later through the schema's references
+// (or, for the well-known types, by the compiler).
+type importResolver struct{}
+
+func (importResolver) FindFileByPath(string) (protoreflect.FileDescriptor, error) {
+	return nil, protoregistry.NotFound
+}
+
+func (importResolver) FindDescriptorByName(protoreflect.FullName) (protoreflect.Descriptor, error) {
+	return nil, protoregistry.NotFound
+}
+
+// serializedSchema is the serialized form of a Protobuf schema (Confluent's
+// format=serialized): its FileDescriptorProto without source positions,
+// named name, base64-encoded.
+func serializedSchema(s *protobuf.Schema, name string) (string, error) {
+	if s == nil || s.Desc == nil {
+		return "", errors.New("no schema")
+	}
+	fdp := protodesc.ToFileDescriptorProto(s.Desc)
+	fdp.SourceCodeInfo = nil
+	fdp.Name = proto.String(name)
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(fdp)
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(b), nil
+}
+
+// serializedForm answers format=serialized for a Protobuf schema: it is
+// compiled with the shared schemas it references, and named by its file in
+// the catalog (a shared schema by its import path, which is what the
+// files that import it name).
+func (snap *snapshot) serializedForm(rec *schemaRec) (string, *apiError) {
+	refs, aerr := snap.refClosure(servedRefs(rec.form))
+	if aerr != nil {
+		return "", aerr
+	}
+	s, err := compileRemote(format.Protobuf, string(rec.form.Text), refs, "")
+	if err != nil {
+		return "", apiErr(500, codeStore, "schema %d does not compile: %v", rec.id, err)
+	}
+	name := ""
+	if len(rec.usages) > 0 {
+		u := rec.usages[0]
+		name = u.Subject
+		if st := snap.subjects[u.Subject]; st != nil {
+			for _, vs := range st.versions {
+				if vs.v.Number == u.Version {
+					name = vs.v.RelPath
+				}
+			}
+		}
+	}
+	out, err := serializedSchema(s.(*protobuf.Schema), name)
+	if err != nil {
+		return "", apiErr(500, codeStore, "schema %d cannot be serialized: %v", rec.id, err)
+	}
+	return out, nil
+}

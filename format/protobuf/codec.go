@@ -41,6 +41,9 @@ func Unframe(b []byte) (Frame, []byte, error) {
 	case errors.Is(err, sr.ErrNotRegistered):
 		// franz-go's word for a count over the bound.
 		return Frame{}, nil, fmt.Errorf("bad message-index array after schema id %d: more than %d indexes", id, maxIndexDepth)
+	case errors.Is(err, sr.ErrBadHeader):
+		// franz-go's word for a negative count.
+		return Frame{}, nil, fmt.Errorf("bad message-index array after schema id %d: a negative index count (Confluent's indexes are zigzag varints)", id)
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return Frame{}, nil, fmt.Errorf("bad message-index array after schema id %d: the record ends inside it", id)
 	case err != nil:

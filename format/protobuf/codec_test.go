@@ -95,7 +95,7 @@ func TestValidateRejects(t *testing.T) {
 		// 2^40 indexes announced (zigzag varint): refused before allocating.
 		{"huge index count", "application/protobuf", []byte{0, 0, 0, 0, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40}, "more than 64 indexes"},
 		{"index count beyond the record", "application/protobuf", []byte{0, 0, 0, 0, 1, 6, 2}, "the record ends inside it"},
-		{"negative index count", "application/protobuf", []byte{0, 0, 0, 0, 1, 1}, "bad message-index array"},
+		{"negative index count", "application/protobuf", []byte{0, 0, 0, 0, 1, 1}, "a negative index count"},
 		{"malformed varint", "application/protobuf", []byte{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, "invalid wire-format"},
 		// The decoder keeps these as unknown fields; validate does not.
 		{"declared field of another wire type", "application/protobuf", []byte{0x08, 0x05}, "field id = 1 is written with wire type varint"},

@@ -18,12 +18,12 @@ import (
 	"github.com/evtool/evtool/format/protobuf"
 )
 
-// Confluent's clients other than Java's (confluent-kafka-python, Go, .NET)
-// register a Protobuf schema as its FileDescriptorProto, serialized and
-// base64-encoded, not as .proto text; Confluent's registry accepts both and
-// stores text. evtool does the same: the descriptor is rendered as the
-// .proto file a human would write, which then takes the text path
-// (imports through references, compatibility, the catalog file).
+// confluent-kafka-python registers a Protobuf schema as its
+// FileDescriptorProto, serialized and base64-encoded, not as .proto text;
+// Confluent's registry accepts both and stores text. evtool does the same:
+// the descriptor is rendered as the .proto file a human would write, which
+// then takes the text path (imports through references, compatibility,
+// the catalog file).
 
 // base64Schema matches a schema that is standard base64 and nothing else.
 // No .proto text is: every declaration ends in ';' or '}'. The empty

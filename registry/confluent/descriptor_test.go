@@ -46,8 +46,7 @@ func descriptorOf(t *testing.T, dir, name, text string) string {
 }
 
 // TestServeSerializedDescriptor: a Protobuf schema registered as a base64
-// serialized FileDescriptorProto (as confluent-kafka-python, Go and .NET
-// register it) becomes the .proto file a human would write, with its
+// serialized FileDescriptorProto (as confluent-kafka-python registers it) becomes the .proto file a human would write, with its
 // imports resolved through the references; registering or looking it up
 // again finds the same version; format=serialized answers the descriptor.
 func TestServeSerializedDescriptor(t *testing.T) {

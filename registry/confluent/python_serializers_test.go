@@ -177,6 +177,13 @@ func TestConfluentPythonSerializers(t *testing.T) {
 			if len(et.Versions) != 2 {
 				t.Fatalf("%s has %d versions after Python's registration, want 2", tc.typ, len(et.Versions))
 			}
+			if !tc.avro {
+				// Registered as a descriptor, written as text.
+				text, err := os.ReadFile(filepath.Join(dir, "schemas", tc.typ, "v2.proto"))
+				if err != nil || !strings.Contains(string(text), "message "+strings.TrimPrefix(tc.message, "stock.")+" {") {
+					t.Errorf("v2.proto is %q (%v)", text, err)
+				}
+			}
 			id := servedID(t, url, tc.topic+"-value", 2)
 			chk := records.NewChecker(cat)
 			for _, rec := range readTopic(t, broker, tc.topic, len(tc.values)) {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 
 	"github.com/jhump/protoreflect/v2/protoprint"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -57,11 +58,127 @@ func descriptorText(schema []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the serialized FileDescriptorProto %q is not a valid descriptor: %v", fdp.GetName(), err)
 	}
+	if err := unrenderableOption(fd); err != nil {
+		return nil, fmt.Errorf("the serialized FileDescriptorProto %q cannot be printed as .proto text: %v; register the schema as .proto text", fdp.GetName(), err)
+	}
 	var buf bytes.Buffer
 	if err := (&protoprint.Printer{Compact: true}).PrintProtoFile(fd, &buf); err != nil {
 		return nil, fmt.Errorf("the serialized FileDescriptorProto %q cannot be printed as .proto text: %v", fdp.GetName(), err)
 	}
 	return buf.Bytes(), nil
+}
+
+// unrenderableOption finds an option of fd that protoprint would drop: a
+// custom option declared in an import (the imports are placeholders here,
+// so the option's bytes cannot be interpreted), or a field the options
+// message does not know. Dropping it would make the catalog file another
+// schema than the one registered.
+func unrenderableOption(fd protoreflect.FileDescriptor) error {
+	declared := map[protoreflect.FullName]map[protoreflect.FieldNumber]bool{}
+	var errOut error
+	var walk func(d protoreflect.Descriptor)
+	check := func(d protoreflect.Descriptor, opts proto.Message) {
+		if errOut == nil && opts != nil {
+			errOut = unknownOption(d, opts.ProtoReflect(), declared)
+		}
+	}
+	addExts := func(exts protoreflect.ExtensionDescriptors) {
+		for i := range exts.Len() {
+			x := exts.Get(i)
+			name := x.ContainingMessage().FullName()
+			if declared[name] == nil {
+				declared[name] = map[protoreflect.FieldNumber]bool{}
+			}
+			declared[name][x.Number()] = true
+		}
+	}
+	var collect func(msgs protoreflect.MessageDescriptors)
+	collect = func(msgs protoreflect.MessageDescriptors) {
+		for i := range msgs.Len() {
+			addExts(msgs.Get(i).Extensions())
+			collect(msgs.Get(i).Messages())
+		}
+	}
+	addExts(fd.Extensions())
+	collect(fd.Messages())
+	enums := func(es protoreflect.EnumDescriptors) {
+		for i := range es.Len() {
+			e := es.Get(i)
+			check(e, e.Options())
+			for j := range e.Values().Len() {
+				check(e.Values().Get(j), e.Values().Get(j).Options())
+			}
+		}
+	}
+	fields := func(fs protoreflect.FieldDescriptors) {
+		for i := range fs.Len() {
+			check(fs.Get(i), fs.Get(i).Options())
+		}
+	}
+	walk = func(d protoreflect.Descriptor) {
+		m := d.(protoreflect.MessageDescriptor)
+		check(m, m.Options())
+		fields(m.Fields())
+		for i := range m.Oneofs().Len() {
+			check(m.Oneofs().Get(i), m.Oneofs().Get(i).Options())
+		}
+		for i := range m.Extensions().Len() {
+			check(m.Extensions().Get(i), m.Extensions().Get(i).Options())
+		}
+		enums(m.Enums())
+		for i := range m.Messages().Len() {
+			walk(m.Messages().Get(i))
+		}
+	}
+	check(fd, fd.Options())
+	for i := range fd.Messages().Len() {
+		walk(fd.Messages().Get(i))
+	}
+	enums(fd.Enums())
+	for i := range fd.Extensions().Len() {
+		check(fd.Extensions().Get(i), fd.Extensions().Get(i).Options())
+	}
+	for i := range fd.Services().Len() {
+		sd := fd.Services().Get(i)
+		check(sd, sd.Options())
+		for j := range sd.Methods().Len() {
+			check(sd.Methods().Get(j), sd.Methods().Get(j).Options())
+		}
+	}
+	return errOut
+}
+
+// unknownOption reports a field of the options message m (or of a
+// message in it) that is neither known to it nor an extension declared in
+// the file.
+func unknownOption(d protoreflect.Descriptor, m protoreflect.Message, declared map[protoreflect.FullName]map[protoreflect.FieldNumber]bool) error {
+	for b := m.GetUnknown(); len(b) > 0; {
+		num, _, n := protowire.ConsumeField(b)
+		if n < 0 {
+			return fmt.Errorf("%s has malformed options", d.FullName())
+		}
+		b = b[n:]
+		if !declared[m.Descriptor().FullName()][num] {
+			return fmt.Errorf("%s sets option %d of %s, which is not declared in the file (a custom option of an import cannot be read from the descriptor alone)", d.FullName(), num, m.Descriptor().FullName())
+		}
+	}
+	var err error
+	m.Range(func(f protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if f.Message() == nil || f.IsMap() {
+			return true
+		}
+		if f.IsList() {
+			for i := range v.List().Len() {
+				if err = unknownOption(d, v.List().Get(i).Message(), declared); err != nil {
+					return false
+				}
+			}
+			return true
+		}
+		err = unknownOption(d, v.Message(), declared)
+		return err == nil
+	})
+	return err
 }
 
 // descriptorRecursionLimit bounds the nesting of a client's descriptor.

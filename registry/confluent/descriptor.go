@@ -27,14 +27,18 @@ import (
 // the catalog file).
 
 // base64Schema matches a schema that is standard base64 and nothing else.
-// No .proto text is: every declaration ends in ';' or '}'. The empty
-// string is the empty .proto file, not an empty descriptor.
+// No .proto text is but a comment line ("//TODO"): every declaration ends
+// in ';' or '}'. The empty string is the empty .proto file, not an empty
+// descriptor.
 var base64Schema = regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`)
 
 // isSerializedDescriptor reports whether a PROTOBUF schema is in the
-// serialized form (base64 of a FileDescriptorProto).
+// serialized form (base64 of a FileDescriptorProto). Base64 starting with
+// "//" decodes to a first byte 0xff, a tag of wire type 7, which no
+// serialized message starts with: that is a comment.
 func isSerializedDescriptor(schema []byte) bool {
-	return base64Schema.Match(bytes.TrimSpace(schema))
+	s := bytes.TrimSpace(schema)
+	return base64Schema.Match(s) && !bytes.HasPrefix(s, []byte("//"))
 }
 
 // descriptorText renders a base64-encoded serialized FileDescriptorProto

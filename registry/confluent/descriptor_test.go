@@ -209,3 +209,38 @@ func TestServeBadSerializedDescriptor(t *testing.T) {
 		})
 	}
 }
+
+// TestServeProtoTextThatLooksLikeBase64: .proto text made of base64's
+// characters only is a comment ("//TODO": as base64 its first byte would
+// be 0xff, a tag of wire type 7, which no FileDescriptorProto starts
+// with); it is registered as text, as "// TODO" is. Empty or blank text is
+// the empty file, never an empty descriptor.
+func TestServeProtoTextThatLooksLikeBase64(t *testing.T) {
+	for _, tc := range []struct {
+		schema     string
+		serialized bool
+	}{
+		{"", false},
+		{" \n\t", false},
+		{"//", false},
+		{"//TODO", false},
+		{"  //TODO\n", false},
+		{"// TODO", false},
+		{"CgF4EgFwIgsKAVgSBgoBYRgBSgAiCwoBWBIGCgFhGAE=", true},
+		{"AAAA", true},
+	} {
+		if got := isSerializedDescriptor([]byte(tc.schema)); got != tc.serialized {
+			t.Errorf("isSerializedDescriptor(%q) = %v, want %v", tc.schema, got, tc.serialized)
+		}
+	}
+	dir := formatCatalog(t, "proto")
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	for i, schema := range []string{"// TODO", "//TODO"} {
+		subject := fmt.Sprintf("common/empty%d.proto", i)
+		body, _ := json.Marshal(map[string]string{"schemaType": "PROTOBUF", "schema": schema})
+		got := doHandler(t, s, "POST", "/subjects/"+url.PathEscape(subject)+"/versions", string(body))
+		if got.status != 200 {
+			t.Errorf("%q: %d %s, want it registered as .proto text", schema, got.status, got.body)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package confluent
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"io/fs"
@@ -8,6 +9,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/bufbuild/protocompile/parser"
+	"github.com/bufbuild/protocompile/reporter"
 
 	"github.com/evtool/evtool/format"
 )
@@ -147,6 +151,10 @@ func FuzzDescriptorText(f *testing.F) {
 		}
 		if isSerializedDescriptor(text) {
 			t.Fatalf("rendered text %q looks like base64", text)
+		}
+		// Its imports are not at hand here: parsed, not linked.
+		if _, err := parser.Parse("rendered.proto", bytes.NewReader(text), reporter.NewHandler(nil)); err != nil {
+			t.Fatalf("rendered text does not parse: %v\n%s", err, text)
 		}
 	})
 }

@@ -53,6 +53,9 @@ func descriptorText(schema []byte) ([]byte, error) {
 	if err := (proto.UnmarshalOptions{RecursionLimit: descriptorRecursionLimit}).Unmarshal(raw, fdp); err != nil {
 		return nil, fmt.Errorf("the base64 schema is not a serialized FileDescriptorProto: %v", err)
 	}
+	if err := unknownDescriptorField(fdp.ProtoReflect()); err != nil {
+		return nil, fmt.Errorf("the base64 schema is not a serialized FileDescriptorProto: %v", err)
+	}
 	if fdp.GetName() == "" {
 		// protodesc refuses a nameless file; the name is not part of the
 		// text.
@@ -70,6 +73,47 @@ func descriptorText(schema []byte) ([]byte, error) {
 		return nil, fmt.Errorf("the serialized FileDescriptorProto %q cannot be printed as .proto text: %v", fdp.GetName(), err)
 	}
 	return buf.Bytes(), nil
+}
+
+// unknownDescriptorField reports a field of a descriptor message (m or a
+// message in it) that its type does not have: the parser keeps it aside
+// and no printer prints it, so bytes that are no descriptor ("KAE=")
+// would pass for an empty file. Options are left to unrenderableOption:
+// custom options are unknown fields there until interpreted.
+func unknownDescriptorField(m protoreflect.Message) error {
+	if isOptions(m.Descriptor()) {
+		return nil
+	}
+	if b := m.GetUnknown(); len(b) > 0 {
+		num, _, _ := protowire.ConsumeField(b)
+		return fmt.Errorf("it holds field %d of %s, which that message does not have with that wire type", num, m.Descriptor().FullName())
+	}
+	var err error
+	m.Range(func(f protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case f.Message() == nil || f.IsMap():
+		case f.IsList():
+			for i := 0; i < v.List().Len() && err == nil; i++ {
+				err = unknownDescriptorField(v.List().Get(i).Message())
+			}
+		default:
+			err = unknownDescriptorField(v.Message())
+		}
+		return err == nil
+	})
+	return err
+}
+
+// isOptions reports whether md is one of descriptor.proto's options
+// messages that unrenderableOption checks.
+func isOptions(md protoreflect.MessageDescriptor) bool {
+	switch md.FullName() {
+	case "google.protobuf.FileOptions", "google.protobuf.MessageOptions", "google.protobuf.FieldOptions",
+		"google.protobuf.OneofOptions", "google.protobuf.EnumOptions", "google.protobuf.EnumValueOptions",
+		"google.protobuf.ServiceOptions", "google.protobuf.MethodOptions":
+		return true
+	}
+	return false
 }
 
 // unrenderableOption finds an option of fd that protoprint would drop: a

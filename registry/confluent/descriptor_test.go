@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 
 	"github.com/twmb/franz-go/pkg/sr"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/descriptorpb"
 
@@ -192,6 +193,11 @@ func TestServeBadSerializedDescriptor(t *testing.T) {
 		{"wrong wire type", base64.StdEncoding.EncodeToString([]byte{0x0a, 0xff}), "not a serialized FileDescriptorProto"},
 		{"duplicate field number", enc(&descriptorpb.FileDescriptorProto{Name: proto.String("x.proto"), Syntax: proto.String("proto3"),
 			MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("X"), Field: []*descriptorpb.FieldDescriptorProto{field("a", 1), field("b", 1)}}}}), "not a valid descriptor"},
+		// 28 01: field 5 (enum_type, a message) as a varint, which a parser
+		// keeps as an unknown field: nothing a printer would print.
+		{"unknown fields only", base64.StdEncoding.EncodeToString([]byte{0x28, 0x01}), "field 5 of google.protobuf.FileDescriptorProto"},
+		{"unknown field in a message", enc(&descriptorpb.FileDescriptorProto{Name: proto.String("x.proto"), Syntax: proto.String("proto3"),
+			MessageType: []*descriptorpb.DescriptorProto{withUnknown(&descriptorpb.DescriptorProto{Name: proto.String("X"), Field: []*descriptorpb.FieldDescriptorProto{field("a", 1)}})}}), "field 99 of google.protobuf.DescriptorProto"},
 		{"bad syntax", enc(&descriptorpb.FileDescriptorProto{Name: proto.String("x.proto"), Syntax: proto.String("proto4")}), "not a valid descriptor"},
 	}
 	dir := minimalCatalog(t, "BACKWARD", nil)
@@ -208,6 +214,12 @@ func TestServeBadSerializedDescriptor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withUnknown adds field 99 (a varint) to d's unknown fields.
+func withUnknown(d *descriptorpb.DescriptorProto) *descriptorpb.DescriptorProto {
+	d.ProtoReflect().SetUnknown(protowire.AppendVarint(protowire.AppendTag(nil, 99, protowire.VarintType), 1))
+	return d
 }
 
 // TestServeProtoTextThatLooksLikeBase64: .proto text made of base64's

@@ -68,9 +68,25 @@ func descriptorText(schema []byte) ([]byte, error) {
 	if err := unrenderableOption(fd); err != nil {
 		return nil, fmt.Errorf("the serialized FileDescriptorProto %q cannot be printed as .proto text: %v; register the schema as .proto text", fdp.GetName(), err)
 	}
+	text, err := printProto(fd)
+	if err != nil {
+		return nil, fmt.Errorf("the serialized FileDescriptorProto %q cannot be printed as .proto text: %v", fdp.GetName(), err)
+	}
+	return text, nil
+}
+
+// printProto prints fd as compact .proto text. protoprint panics on some
+// values it does not know ("unknown type of value"); a descriptor from a
+// client must be refused then, not take the server down.
+func printProto(fd protoreflect.FileDescriptor) (text []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			text, err = nil, fmt.Errorf("the printer failed: %v", r)
+		}
+	}()
 	var buf bytes.Buffer
 	if err := (&protoprint.Printer{Compact: true}).PrintProtoFile(fd, &buf); err != nil {
-		return nil, fmt.Errorf("the serialized FileDescriptorProto %q cannot be printed as .proto text: %v", fdp.GetName(), err)
+		return nil, err
 	}
 	return buf.Bytes(), nil
 }

@@ -48,6 +48,11 @@ func DataFrame(s format.Schema, framing registry.Framing, data []byte) (payload 
 		}
 	case *protobuf.Schema:
 		if len(data) > 0 && data[0] == 0 {
+			// The event's message first: its frame may have
+			// confluent-kafka-python 1.7's unsigned message indexes.
+			if f, payload, err := s.Unframe(data); err == nil && f.ID >= 0 {
+				return payload, uint32(f.ID), true
+			}
 			if f, payload, err := protobuf.Unframe(data); err == nil && f.ID >= 0 {
 				return payload, uint32(f.ID), true
 			}

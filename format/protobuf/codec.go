@@ -41,6 +41,9 @@ func Unframe(b []byte) (Frame, []byte, error) {
 	case errors.Is(err, sr.ErrNotRegistered):
 		// franz-go's word for a count over the bound.
 		return Frame{}, nil, fmt.Errorf("bad message-index array after schema id %d: more than %d indexes", id, maxIndexDepth)
+	case errors.Is(err, sr.ErrBadHeader):
+		// franz-go's word for a negative count.
+		return Frame{}, nil, fmt.Errorf("bad message-index array after schema id %d: a negative index count (Confluent's indexes are zigzag varints)", id)
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return Frame{}, nil, fmt.Errorf("bad message-index array after schema id %d: the record ends inside it", id)
 	case err != nil:
@@ -119,20 +122,81 @@ const recursionLimit = 100
 // name the event's message: a record of another message of the same file
 // is an error.
 func (s *Schema) DecodeFramed(b []byte) (Frame, *dynamicpb.Message, error) {
-	f, payload, err := Unframe(b)
+	f, payload, err := s.Unframe(b)
 	if err != nil {
 		return f, nil, err
-	}
-	md, err := MessageAt(s.Desc, f.Index)
-	if err != nil {
-		return f, nil, err
-	}
-	if md.FullName() != s.Message.FullName() {
-		return f, nil, fmt.Errorf("message index %v names %s, not the event's %s", f.Index, md.FullName(), s.Message.FullName())
 	}
 	m, err := s.DecodeBinary(payload)
 	return f, m, err
 }
+
+// Unframe splits a Confluent-framed record of the event's message into
+// its header and payload. The message indexes are zigzag varints, as
+// Confluent's Java serializer writes them. confluent-kafka-python 1.7
+// writes them as unsigned varints instead (the same bytes for the first
+// message of a file, [0]); such a frame is accepted when it is
+// unambiguous: read as zigzag it names no message of the file, and read
+// as unsigned it names the event's. When both readings name a message,
+// the record is refused with both.
+func (s *Schema) Unframe(b []byte) (Frame, []byte, error) {
+	f, payload, err := Unframe(b)
+	var zigzag protoreflect.MessageDescriptor
+	if err == nil {
+		zigzag, err = MessageAt(s.Desc, f.Index)
+		if err == nil && zigzag.FullName() == s.Message.FullName() {
+			return f, payload, nil
+		}
+		if err == nil {
+			err = fmt.Errorf("message index %v names %s, not the event's %s", f.Index, zigzag.FullName(), s.Message.FullName())
+		}
+	}
+	uf, upayload, uerr := unframeUnsigned(b)
+	if uerr != nil {
+		return f, nil, err
+	}
+	if md, merr := MessageAt(s.Desc, uf.Index); merr != nil || md.FullName() != s.Message.FullName() {
+		return f, nil, err
+	}
+	if zigzag != nil {
+		return f, nil, fmt.Errorf("ambiguous message index: read as zigzag varints (Confluent's encoding) it is %v, naming %s; read as unsigned varints (confluent-kafka-python 1.7's) it is %v, naming the event's %s", f.Index, zigzag.FullName(), uf.Index, s.Message.FullName())
+	}
+	return uf, upayload, nil
+}
+
+// unframeUnsigned reads a frame whose message indexes are unsigned
+// varints, as confluent-kafka-python 1.7 writes them.
+func unframeUnsigned(b []byte) (Frame, []byte, error) {
+	var h sr.ConfluentHeader
+	id, rest, err := h.DecodeID(b)
+	if err != nil {
+		return Frame{}, nil, err
+	}
+	next := func() (int, error) {
+		v, n := protowire.ConsumeVarint(rest)
+		if n < 0 || v > maxIndexValue {
+			return 0, errors.New("bad message-index varint")
+		}
+		rest = rest[n:]
+		return int(v), nil
+	}
+	count, err := next()
+	if err != nil || count > maxIndexDepth {
+		return Frame{}, nil, errors.New("bad message-index array")
+	}
+	if count == 0 {
+		return Frame{ID: id, Index: []int{0}}, rest, nil
+	}
+	idx := make([]int, count)
+	for i := range idx {
+		if idx[i], err = next(); err != nil {
+			return Frame{}, nil, err
+		}
+	}
+	return Frame{ID: id, Index: idx}, rest, nil
+}
+
+// maxIndexValue bounds one message index: no file has more messages.
+const maxIndexValue = 1 << 31
 
 // DecodeJSON parses the canonical JSON mapping of the event's message.
 // Unknown field names are errors, as the mapping's parsers do by default.

@@ -95,7 +95,7 @@ func TestValidateRejects(t *testing.T) {
 		// 2^40 indexes announced (zigzag varint): refused before allocating.
 		{"huge index count", "application/protobuf", []byte{0, 0, 0, 0, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40}, "more than 64 indexes"},
 		{"index count beyond the record", "application/protobuf", []byte{0, 0, 0, 0, 1, 6, 2}, "the record ends inside it"},
-		{"negative index count", "application/protobuf", []byte{0, 0, 0, 0, 1, 1}, "bad message-index array"},
+		{"negative index count", "application/protobuf", []byte{0, 0, 0, 0, 1, 1}, "a negative index count"},
 		{"malformed varint", "application/protobuf", []byte{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, "invalid wire-format"},
 		// The decoder keeps these as unknown fields; validate does not.
 		{"declared field of another wire type", "application/protobuf", []byte{0x08, 0x05}, "field id = 1 is written with wire type varint"},
@@ -198,6 +198,60 @@ func TestSamplesOfWellKnownTypesEncodeAsJSON(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		if _, err := EncodeJSON(Sampler{}.Sample(s.Message, i)); err != nil {
 			t.Errorf("sample %d: %v", i, err)
+		}
+	}
+}
+
+// TestFrameUnsignedMessageIndex: confluent-kafka-python 1.7 writes the
+// message indexes as unsigned varints, Confluent's Java serializer (and
+// evtool) as zigzag varints. A frame in 1.7's encoding is read where it is
+// unambiguous (read as zigzag it names no message) and refused with both
+// readings where it is not; zigzag frames read as before.
+func TestFrameUnsignedMessageIndex(t *testing.T) {
+	files := fstest.MapFS{"m.proto": {Data: []byte(`syntax = "proto3";
+package p;
+message A {
+  message N { string s = 1; }
+  message M { string s = 1; }
+  string s = 1;
+}
+message B { string s = 1; }
+message C { string s = 1; }
+`)}}
+	header := []byte{0, 0, 0, 0, 9}
+	payload := []byte{0x0a, 0x01, 'x'} // s = "x"
+	cases := []struct {
+		message string
+		index   []byte
+		want    string // "" decodes s = "x"
+	}{
+		{"p.A", []byte{0}, ""},         // [0]: both encodings write 0
+		{"p.B", []byte{2, 2}, ""},      // zigzag [1]
+		{"p.B", []byte{1, 1}, ""},      // 1.7's [1]: count -1 as zigzag
+		{"p.C", []byte{1, 2}, ""},      // 1.7's [2]
+		{"p.A.N", []byte{4, 0, 0}, ""}, // zigzag [0 0]
+		{"p.A.M", []byte{4, 0, 2}, ""}, // zigzag [0 1]
+		{"p.A.N", []byte{2, 0, 0}, "ambiguous message index: read as zigzag varints (Confluent's encoding) it is [0], naming p.A; read as unsigned varints (confluent-kafka-python 1.7's) it is [0 0]"},
+		{"p.A.M", []byte{2, 0, 1}, "ambiguous message index"},
+		{"p.B", []byte{1, 2}, "bad message-index array"},                          // 1.7's [2] is C, not B
+		{"p.C", []byte{2, 2}, "message index [1] names p.B, not the event's p.C"}, // zigzag B
+	}
+	for _, tc := range cases {
+		s, err := Load(files, "m.proto", tc.message)
+		if err != nil {
+			t.Fatal(err)
+		}
+		framed := append(append(append([]byte{}, header...), tc.index...), payload...)
+		f, m, err := s.DecodeFramed(framed)
+		switch {
+		case tc.want != "":
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s % x: %v, want %q", tc.message, tc.index, err, tc.want)
+			}
+		case err != nil:
+			t.Errorf("%s % x: %v", tc.message, tc.index, err)
+		case f.ID != 9 || m.Get(s.Message.Fields().ByName("s")).String() != "x":
+			t.Errorf("%s % x: frame %v, message %v", tc.message, tc.index, f, m)
 		}
 	}
 }

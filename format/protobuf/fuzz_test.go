@@ -45,10 +45,17 @@ func FuzzDecode(f *testing.F) {
 		f.Add(j)
 	}
 	f.Add([]byte{0, 0, 0, 0, 1, 0x7f, 0xff})
+	// confluent-kafka-python 1.7's unsigned message indexes, for Line ([1]).
+	f.Add([]byte{0, 0, 0, 0, 1, 1, 1, 0x0a, 0x01, 'x'})
+	line, err := Load(rootFS(f).FS(), "orders.proto", "Line")
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, ct := range []string{"application/protobuf", "application/json"} {
 			_ = s.Validate(b, ct)
 		}
+		_, _, _ = line.DecodeFramed(b)
 		m, err := s.DecodeBinary(b)
 		if err != nil {
 			return

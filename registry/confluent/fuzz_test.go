@@ -1,12 +1,17 @@
 package confluent
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"io/fs"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/bufbuild/protocompile/parser"
+	"github.com/bufbuild/protocompile/reporter"
 
 	"github.com/evtool/evtool/format"
 )
@@ -36,6 +41,10 @@ func FuzzServerRequest(f *testing.F) {
 		{"com.example.thing.happened", "\xff\xfe"},
 		{"com.example.thing.happened", `{"schemaType":"JSON","schema":"{\"description\":\"\ud800 \\udc00\"}"}`},
 		{"orders-value", `{"schemaType":"JSON","schema":"{}"}`},
+		// Serialized FileDescriptorProtos, as confluent-kafka-python sends them.
+		{"com.example.thing.happened", `{"schemaType":"PROTOBUF","schema":"CgF4EgFwIgsKAVgSBgoBYRgBSgAiCwoBWBIGCgFhGAE="}`},
+		{"com.example.thing.happened", `{"schemaType":"PROTOBUF","schema":"CgdtLnByb3RvGgpjL20ucHJvdG8iDQoBTRIICgFhGAEoC2IGcHJvdG8z","references":[{"name":"c/m.proto","subject":"c/m.proto","version":1}]}`},
+		{"com.example.thing.happened", `{"schemaType":"PROTOBUF","schema":"abc"}`},
 	} {
 		f.Add(seed.subject, []byte(seed.body))
 	}
@@ -106,6 +115,46 @@ func FuzzRemoteFormatVersion(f *testing.F) {
 			if !fs.ValidPath(name) || !strings.HasPrefix(name, "schemas/") || strings.Contains(name, `\`) || strings.Contains(name, "/.") {
 				t.Fatalf("pull would write %q for reference %q", name, refName)
 			}
+		}
+	})
+}
+
+// FuzzDescriptorText: a registered Protobuf schema in the serialized form
+// (base64 of a FileDescriptorProto) is rendered as .proto text or refused
+// with an error, never a panic; text that is rendered parses again.
+//
+//	go test ./registry/confluent -run '^$' -fuzz FuzzDescriptorText -fuzztime 60s
+func FuzzDescriptorText(f *testing.F) {
+	for _, seed := range []string{
+		"CgF4EgFwIgsKAVgSBgoBYRgBSgAiCwoBWBIGCgFhGAE=",
+		"CgdtLnByb3RvGgpjL20ucHJvdG8iDQoBTRIICgFhGAEoC2IGcHJvdG8z",
+		"CgF4EgFwIhMKAVgSDgoBYRgBIAEoCVIBYlIBYw==",
+		"AAAA",
+	} {
+		raw, _ := base64.StdEncoding.DecodeString(seed)
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		b64 := []byte(base64.StdEncoding.EncodeToString(raw))
+		if len(raw) > 0 && raw[0] != 0xff && !isSerializedDescriptor(b64) {
+			t.Fatalf("%q is not taken for a serialized descriptor", b64)
+		}
+		text, err := descriptorText(b64)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error")
+			}
+			return
+		}
+		if len(text) == 0 {
+			t.Fatal("no text and no error")
+		}
+		if isSerializedDescriptor(text) {
+			t.Fatalf("rendered text %q looks like base64", text)
+		}
+		// Its imports are not at hand here: parsed, not linked.
+		if _, err := parser.Parse("rendered.proto", bytes.NewReader(text), reporter.NewHandler(nil)); err != nil {
+			t.Fatalf("rendered text does not parse: %v\n%s", err, text)
 		}
 	})
 }

@@ -422,7 +422,15 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 			return nil, aerr
 		}
 		if n == 4 {
-			return subjectVersion(segs[1], vs), nil
+			out := subjectVersion(segs[1], vs)
+			if rec := snap.byID[vs.id]; rec != nil && q.Get("format") == "serialized" && rec.form.Kind == format.Protobuf {
+				text, aerr := snap.serializedForm(rec)
+				if aerr != nil {
+					return nil, aerr
+				}
+				out["schema"] = text
+			}
+			return out, nil
 		}
 		switch segs[4] {
 		case "schema":
@@ -450,6 +458,13 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 		}
 		if n == 3 {
 			out := map[string]any{"schema": string(rec.form.Text), "schemaType": rec.form.SchemaType().String()}
+			if q.Get("format") == "serialized" && rec.form.Kind == format.Protobuf {
+				text, aerr := snap.serializedForm(rec)
+				if aerr != nil {
+					return nil, aerr
+				}
+				out["schema"] = text
+			}
 			if refs := servedRefs(rec.form); len(refs) > 0 {
 				out["references"] = refs
 			}
@@ -706,6 +721,13 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: a \\u escape at byte %d of the schema is a lone UTF-16 surrogate, which is not a character", off)
 	}
 	if kind == format.Protobuf {
+		if isSerializedDescriptor(out.text) {
+			text, err := descriptorText(out.text)
+			if err != nil {
+				return nil, apiErr(422, codeInvalidSchema, "invalid schema: %s", clip(err.Error()))
+			}
+			out.text = text
+		}
 		return out, nil
 	}
 	doc, err := jsonstrict.Decode(out.text)

@@ -35,7 +35,8 @@ func TestHostileNamesRefusedOrKeptOut(t *testing.T) {
 				"schemas/com.example.x.y/v1.avsc": avroType,
 				"schemas/com.example.X.Y/v1.avsc": avroType,
 			},
-			refused: []string{"Go name XYType is produced by both event type com.example.X.Y and event type com.example.x.y",
+			refused: []string{"Go name XYType is produced by both event type com.example.X.Y and event type com.example.x.y: rename one of the event types",
+				"Go name NewXYV1Event is produced by both com.example.X.Y v1 and com.example.x.y v1: rename one of the event types",
 				"event types com.example.X.Y and com.example.x.y would both be generated into xy_gen.go"},
 		},
 		{

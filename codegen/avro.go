@@ -706,6 +706,13 @@ func (g *gen) emitAvroRootMethods(o *w, av *avroVersion) {
 	}
 	o.raw(comment(fmt.Sprintf("MarshalAvro writes v in Avro's binary encoding under version %d's schema; it fails for a value the schema does not accept (an unknown enum symbol, a union with no or several branches set, a nil decimal, a decimal beyond its precision).", n)))
 	o.p("func (v %s) MarshalAvro() ([]byte, error) {", name)
+	if !av.generic {
+		// No sum type: the library encodes the struct itself; what it
+		// refuses gets the converters' error.
+		o.p("if b, ok := %s.encodeFast(%d, &v); ok {", at.varName, n)
+		o.p("return b, nil")
+		o.p("}")
+	}
 	o.p("d, err := avroTo%s(v)", name)
 	o.p("if err != nil {")
 	o.p("return nil, avroDataErr(%sType, %d, err)", at.base, n)

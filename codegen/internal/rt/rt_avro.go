@@ -237,6 +237,19 @@ func evtAvroDecodeFramedFast[T any](t *evtAvroType, data []byte, versionOf func(
 	return nil, d, err
 }
 
+// encodeFast writes the struct v points to, of a version without union
+// sum types, by the library's reflective encoder; ok is false when that
+// refuses v, and the caller's generic path (the converters, then encode)
+// gives its answer.
+func (t *evtAvroType) encodeFast(version int, v any) (b []byte, ok bool) {
+	s, err := t.schema(version)
+	if err != nil {
+		return nil, false
+	}
+	b, err = s.Encode(v)
+	return b, err == nil
+}
+
 func (t *evtAvroType) encode(version int, d any) ([]byte, error) {
 	s, err := t.schema(version)
 	if err != nil {

@@ -249,6 +249,9 @@ func (v *PaymentAuthorizedV1) UnmarshalAvroJSON(data []byte, writerVersion int) 
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentAuthorizedV1) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentAuthorized.encodeFast(1, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentAuthorizedV1(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentAuthorizedType, 1, err)
@@ -437,6 +440,9 @@ func (v *PaymentAuthorizedV2) UnmarshalAvroJSON(data []byte, writerVersion int) 
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentAuthorizedV2) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentAuthorized.encodeFast(2, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentAuthorizedV2(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentAuthorizedType, 2, err)
@@ -632,6 +638,9 @@ func (v *PaymentAuthorizedV3) UnmarshalAvroJSON(data []byte, writerVersion int) 
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentAuthorizedV3) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentAuthorized.encodeFast(3, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentAuthorizedV3(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentAuthorizedType, 3, err)

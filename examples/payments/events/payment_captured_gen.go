@@ -249,6 +249,9 @@ func (v *PaymentCapturedV1) UnmarshalAvroJSON(data []byte, writerVersion int) er
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentCapturedV1) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentCaptured.encodeFast(1, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentCapturedV1(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 1, err)
@@ -406,6 +409,9 @@ func (v *PaymentCapturedV2) UnmarshalAvroJSON(data []byte, writerVersion int) er
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentCapturedV2) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentCaptured.encodeFast(2, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentCapturedV2(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 2, err)
@@ -570,6 +576,9 @@ func (v *PaymentCapturedV3) UnmarshalAvroJSON(data []byte, writerVersion int) er
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentCapturedV3) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentCaptured.encodeFast(3, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentCapturedV3(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 3, err)

@@ -251,6 +251,9 @@ func (v *PaymentRefundedV1) UnmarshalAvroJSON(data []byte, writerVersion int) er
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentRefundedV1) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentRefunded.encodeFast(1, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentRefundedV1(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentRefundedType, 1, err)
@@ -415,6 +418,9 @@ func (v *PaymentRefundedV2) UnmarshalAvroJSON(data []byte, writerVersion int) er
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentRefundedV2) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentRefunded.encodeFast(2, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentRefundedV2(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentRefundedType, 2, err)

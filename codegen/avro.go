@@ -14,8 +14,9 @@ import (
 // generated code embeds every version's schema and decodes with
 // github.com/twmb/avro, resolving the writer's version to the reader's by
 // the library's schema resolution (the same one evtool validate and compat
-// use). A version without union sum types is filled by the library
-// itself, by reflection; the others, and whatever that path refuses, go
+// use). A version without union sum types is decoded into and encoded
+// from by the library itself, by reflection; the others, and whatever that
+// path refuses, go
 // through the library's generic value and generated, reflection-free
 // converters. Per-field binary decoders would be faster but
 // would be a second implementation of Avro's resolution rules (promotions,

@@ -61,6 +61,24 @@ var hostileAvro = map[string]string{
 	  {"name": "_", "type": "int"},
 	  {"name": "__", "type": "int"}
 	]}`,
+	// The same kind of names without a union sum type: the library fills
+	// and encodes this struct itself, mapping fields by their avro tags.
+	"schemas/com.example.direct.case/v1.avsc": `{"type": "record", "name": "Case", "namespace": "a.b", "fields": [
+	  {"name": "id", "type": "string"},
+	  {"name": "ID", "type": "string"},
+	  {"name": "Id", "type": "int"},
+	  {"name": "UnmarshalAvro", "type": "string"},
+	  {"name": "MarshalAvroFramed", "type": "string"},
+	  {"name": "r1", "type": {"type": "record", "name": "Rec", "fields": [{"name": "x", "type": "int"}]}},
+	  {"name": "r2", "type": {"type": "record", "name": "rec", "fields": [{"name": "X", "type": "long"}]}},
+	  {"name": "u", "type": ["null", "rec"]},
+	  {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "a", "Valid"]}},
+	  {"name": "string", "type": {"type": "fixed", "name": "error", "namespace": "x", "size": 2}},
+	  {"name": "_", "type": "int"},
+	  {"name": "__", "type": "int"},
+	  {"name": "X", "type": "int"},
+	  {"name": "x", "type": "long"}
+	]}`,
 }
 
 // edgesAvro is an Avro catalog of what a reviewer tried: a type whose Go

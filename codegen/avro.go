@@ -14,8 +14,11 @@ import (
 // generated code embeds every version's schema and decodes with
 // github.com/twmb/avro, resolving the writer's version to the reader's by
 // the library's schema resolution (the same one evtool validate and compat
-// use), then maps the decoded value to the struct with generated,
-// reflection-free converters. Per-field binary decoders would be faster but
+// use). A version without union sum types is decoded into and encoded
+// from by the library itself, by reflection; the others, and whatever that
+// path refuses, go
+// through the library's generic value and generated, reflection-free
+// converters. Per-field binary decoders would be faster but
 // would be a second implementation of Avro's resolution rules (promotions,
 // defaults, enum defaults, union branch matching) to keep right.
 
@@ -419,20 +422,29 @@ func (g *gen) emitAvroType(at *avroType) (File, error) {
 	o.p("if err != nil {")
 	o.p("return nil, err")
 	o.p("}")
-	o.p("var d any")
-	o.p("if isJSON {")
-	o.p("d, err = %s.decodeJSON(data, writer, %d)", at.varName, latest.v.Number)
-	o.p("} else {")
-	o.p("d, err = %s.decodeAuto(data, writer, %d)", at.varName, latest.v.Number)
-	o.p("}")
+	if !latest.generic {
+		// The library fills the struct, as in UnmarshalAvro; the generic
+		// value and the converters serve what that path hands back.
+		o.p("v, d, err := evtAvroDecodeFast[%s](%s, data, writer, %d, isJSON)", latest.name, at.varName, latest.v.Number)
+		o.p("if err == nil && v != nil {")
+		o.p("return v, nil")
+		o.p("}")
+	} else {
+		o.p("var d any")
+		o.p("if isJSON {")
+		o.p("d, err = %s.decodeJSON(data, writer, %d)", at.varName, latest.v.Number)
+		o.p("} else {")
+		o.p("d, err = %s.decodeAuto(data, writer, %d)", at.varName, latest.v.Number)
+		o.p("}")
+	}
 	o.p("if err != nil {")
 	o.p("return nil, evtDataErr(e, %sType, writer, err)", at.base)
 	o.p("}")
-	o.p("v, err := avroFrom%s(d)", latest.name)
+	o.p("x, err := avroFrom%s(d)", latest.name)
 	o.p("if err != nil {")
 	o.p("return nil, fmt.Errorf(\"event %%q: %%w\", e.ID(), avroDataErr(%sType, %d, err))", at.base, latest.v.Number)
 	o.p("}")
-	o.p("return &v, nil")
+	o.p("return &x, nil")
 	o.p("}")
 	o.p("")
 	o.raw(comment(fmt.Sprintf("Decode%sAvro reads one Avro binary datum (no Confluent header) written with version writerVersion of %s into the latest version, *%s.", at.base, t.Name, latest.name)))
@@ -446,15 +458,22 @@ func (g *gen) emitAvroType(at *avroType) (File, error) {
 	o.p("")
 	o.raw(comment(fmt.Sprintf("Decode%sFramed reads a Confluent-framed record value (magic byte 0, 4-byte schema id, binary datum) of %s into the latest version, *%s; versionOf maps a registry schema id to the version it was registered as (from evtool registry push or pull).", at.base, t.Name, latest.name)))
 	o.p("func Decode%sFramed(data []byte, versionOf func(id uint32) (version int, ok bool)) (*%s, error) {", at.base, latest.name)
-	o.p("d, _, err := %s.decodeFramed(data, versionOf, %d)", at.varName, latest.v.Number)
-	o.p("if err != nil {")
-	o.p("return nil, err")
-	o.p("}")
-	o.p("v, err := avroFrom%s(d)", latest.name)
+	if !latest.generic {
+		o.p("v, d, err := evtAvroDecodeFramedFast[%s](%s, data, versionOf, %d)", latest.name, at.varName, latest.v.Number)
+		o.p("if err != nil || v != nil {")
+		o.p("return v, err")
+		o.p("}")
+	} else {
+		o.p("d, _, err := %s.decodeFramed(data, versionOf, %d)", at.varName, latest.v.Number)
+		o.p("if err != nil {")
+		o.p("return nil, err")
+		o.p("}")
+	}
+	o.p("x, err := avroFrom%s(d)", latest.name)
 	o.p("if err != nil {")
 	o.p("return nil, avroDataErr(%sType, %d, err)", at.base, latest.v.Number)
 	o.p("}")
-	o.p("return &v, nil")
+	o.p("return &x, nil")
 	o.p("}")
 	o.p("")
 	for _, av := range at.versions {
@@ -655,11 +674,29 @@ func (g *gen) emitAvroRootMethods(o *w, av *avroVersion) {
 			o.p("")
 			continue
 		}
+		if m.decode == "decodeJSON" && !av.generic {
+			// Data of another version is resolved through its binary
+			// encoding, which the library decodes into the struct; data
+			// of this version goes through the converters, cheaper than
+			// encoding it again; so does data the first way refuses, for
+			// the generic path's answer.
+			o.p("var x %s", name)
+			o.p("if writerVersion != %d {", n)
+			o.p("if err := %s.decodeJSONInto(data, writerVersion, %d, &x); err == nil {", at.varName, n)
+			o.p("*v = x")
+			o.p("return nil")
+			o.p("}")
+			o.p("}")
+		}
 		o.p("d, err := %s.%s(data, writerVersion, %d)", at.varName, m.decode, n)
 		o.p("if err != nil {")
 		o.p("return err")
 		o.p("}")
-		o.p("x, err := avroFrom%s(d)", name)
+		if m.decode == "decodeJSON" && !av.generic {
+			o.p("x, err = avroFrom%s(d)", name)
+		} else {
+			o.p("x, err := avroFrom%s(d)", name)
+		}
 		o.p("if err != nil {")
 		o.p("return avroDataErr(%sType, %d, err)", at.base, n)
 		o.p("}")
@@ -670,6 +707,13 @@ func (g *gen) emitAvroRootMethods(o *w, av *avroVersion) {
 	}
 	o.raw(comment(fmt.Sprintf("MarshalAvro writes v in Avro's binary encoding under version %d's schema; it fails for a value the schema does not accept (an unknown enum symbol, a union with no or several branches set, a nil decimal, a decimal beyond its precision).", n)))
 	o.p("func (v %s) MarshalAvro() ([]byte, error) {", name)
+	if !av.generic {
+		// No sum type: the library encodes the struct itself; what it
+		// refuses gets the converters' error.
+		o.p("if b, ok := %s.encodeFast(%d, &v); ok {", at.varName, n)
+		o.p("return b, nil")
+		o.p("}")
+	}
 	o.p("d, err := avroTo%s(v)", name)
 	o.p("if err != nil {")
 	o.p("return nil, avroDataErr(%sType, %d, err)", at.base, n)

@@ -3,6 +3,7 @@ package codegen
 import (
 	"fmt"
 	"go/token"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -202,11 +203,20 @@ func (s *scope) declare(name, origin string) error {
 		if prev == origin {
 			return nil
 		}
-		return fmt.Errorf("Go name %s is produced by both %s and %s: give one of them a different title or $defs key", name, prev, origin)
+		hint := "give one of them a different title or $defs key"
+		if typeLevelOrigin.MatchString(prev) && typeLevelOrigin.MatchString(origin) {
+			// These names come from the event type's name alone.
+			hint = "rename one of the event types"
+		}
+		return fmt.Errorf("Go name %s is produced by both %s and %s: %s", name, prev, origin, hint)
 	}
 	s.names[name] = origin
 	return nil
 }
+
+// typeLevelOrigin matches the origins of the names made from an event
+// type's name: "event type T" and "T vN".
+var typeLevelOrigin = regexp.MustCompile(`^(event type \S+|\S+ v[0-9]+)$`)
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))

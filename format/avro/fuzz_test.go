@@ -12,7 +12,10 @@ func FuzzLoad(f *testing.F) {
 	for _, s := range []string{orderV1, orderV2, coverageSchema, `"int"`, `["null", "x.Y"]`,
 		`{"type": "fixed", "name": "F", "size": 16, "logicalType": "uuid"}`,
 		`{"type": "record", "name": "R", "fields": [{"name": "a", "type": ["int", "null"], "default": 1}]}`,
-		`{"type": "record", "name": "R", "fields": [{"name": "a", "type": [], "default": null}]}`} {
+		`{"type": "record", "name": "R", "fields": [{"name": "a", "type": [], "default": null}]}`,
+		// Structural errors beside defaults: both are checked in one run.
+		`{"type": "record", "name": "R", "fields": [{"name": "a-b", "type": "int", "default": "x"}, {"name": "s", "type": {"type": "record", "name": "S", "fields": [{"name": "b", "type": {"type": "array"}}]}, "default": {}}, {"name": "u", "type": ["S", "null"], "default": {}}]}`,
+		`{"type": "record", "name": "R", "fields": [{"name": "r", "type": ["null", "R"], "default": null}, {"name": "m", "type": "x.Y", "default": "B"}, {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "A"]}, "default": "A"}]}`} {
 		f.Add(s, `{"type": "enum", "name": "x.Y", "symbols": ["A"]}`)
 	}
 	f.Fuzz(func(t *testing.T, schema, sibling string) {

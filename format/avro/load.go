@@ -55,13 +55,13 @@ func Load(fsys fs.FS, name string, shared ...string) (*Schema, error) {
 	}
 	b := &builder{loader: l, defs: map[string]*Node{}, files: []string{name}}
 	root := b.build(doc, name, "", "")
-	if len(b.errs) > 0 {
-		return nil, b.errs
-	}
-	s := &Schema{Root: root, File: name, Files: b.files, texts: l.texts}
-	if errs := s.checkDefaults(); len(errs) > 0 {
+	// Defaults are checked in the same run as the structure, so that one
+	// lint run shows every error; only defaults of types that were built
+	// without errors are checked.
+	if errs := append(b.errs, checkDefaults(l, root, b.broken)...); len(errs) > 0 {
 		return nil, errs
 	}
+	s := &Schema{Root: root, File: name, Files: b.files, texts: l.texts}
 	if err := s.compile(); err != nil {
 		return nil, Errors{l.errorAt(name, "", err.Error())}
 	}
@@ -183,11 +183,13 @@ func (l *loader) place(file, ptr string) string {
 
 // checkDefaults decodes every field default with the schema of its field
 // (for a union, the first branch, as the specification requires; registries
-// and the libraries accept any branch).
-func (s *Schema) checkDefaults() Errors {
+// and the libraries accept any branch). A field whose type reaches a
+// broken node is skipped: its structural error is reported already, and
+// the default would be judged against a placeholder.
+func checkDefaults(l *loader, root *Node, broken map[*Node]bool) Errors {
 	var errs Errors
-	l := &loader{texts: s.texts}
-	walk(s.Root, func(n *Node) {
+	tainted := reachingBroken(root, broken)
+	walk(root, func(n *Node) {
 		for _, f := range n.Fields {
 			if !f.HasDefault {
 				continue
@@ -199,6 +201,9 @@ func (s *Schema) checkDefaults() Errors {
 			}
 			if t.Kind == "union" {
 				t, what = t.Branches[0], t.Branches[0].Describe()+" (the union's first branch, which a default must be)"
+			}
+			if tainted[t] {
+				continue
 			}
 			ls, err := twmb.Parse(string(emit(t, true, false)))
 			if err == nil {
@@ -213,6 +218,51 @@ func (s *Schema) checkDefaults() Errors {
 	return errs
 }
 
+// reachingBroken is the set of nodes under root from which a broken node
+// is reachable, found backwards from the broken ones so that a schema whose
+// fields all refer to one big record costs one walk, not one per field.
+func reachingBroken(root *Node, broken map[*Node]bool) map[*Node]bool {
+	if len(broken) == 0 {
+		return nil
+	}
+	parents := map[*Node][]*Node{}
+	var queue []*Node
+	walk(root, func(n *Node) {
+		if broken[n] {
+			queue = append(queue, n)
+		}
+		for _, c := range children(n) {
+			parents[c] = append(parents[c], n)
+		}
+	})
+	out := map[*Node]bool{}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if out[n] {
+			continue
+		}
+		out[n] = true
+		queue = append(queue, parents[n]...)
+	}
+	return out
+}
+
+// children lists the nodes n refers to directly.
+func children(n *Node) []*Node {
+	var out []*Node
+	for _, f := range n.Fields {
+		out = append(out, f.Type)
+	}
+	out = append(out, n.Branches...)
+	for _, c := range []*Node{n.Items, n.Values} {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // walk calls fn once for every node reachable from root.
 func walk(root *Node, fn func(*Node)) {
 	seen := map[*Node]bool{}
@@ -223,14 +273,9 @@ func walk(root *Node, fn func(*Node)) {
 		}
 		seen[n] = true
 		fn(n)
-		for _, f := range n.Fields {
-			visit(f.Type)
+		for _, c := range children(n) {
+			visit(c)
 		}
-		for _, b := range n.Branches {
-			visit(b)
-		}
-		visit(n.Items)
-		visit(n.Values)
 	}
 	visit(root)
 }

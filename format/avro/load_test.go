@@ -186,3 +186,92 @@ func TestLoadRootRefusesSymlinkOut(t *testing.T) {
 		t.Fatalf("a type was read through a symlink out of the root: %v", err)
 	}
 }
+
+// TestLintReportsStructuralAndDefaultErrorsTogether: one run shows the
+// structural errors and the bad defaults of the parts that parsed, each at
+// its line, column and pointer, so a user does not fix a file in rounds. A
+// default of a type that did not parse is not judged against the
+// placeholder put in its place.
+func TestLintReportsStructuralAndDefaultErrorsTogether(t *testing.T) {
+	type place struct {
+		file      string
+		line, col int
+		pointer   string
+		message   string // a part of the message
+	}
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []place
+	}{
+		{
+			name: "both kinds in one file",
+			files: map[string]string{"t/v1.avsc": `{"type": "record", "name": "R", "fields": [
+  {"name": "a-b", "type": "int", "default": "x"},
+  {"name": "m", "type": "com.x.Missing", "default": 1},
+  {"name": "n", "type": ["null", "int"], "default": 5},
+  {"name": "s", "type": {"type": "record", "name": "S", "fields": [
+    {"name": "bad", "type": {"type": "array"}},
+    {"name": "ok", "type": "long", "default": 1.5}]}, "default": {}},
+  {"name": "u", "type": ["null", "S"], "default": null},
+  {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "A"]}, "default": "B"},
+  {"name": "l", "type": {"type": "string", "logicalType": "date"}, "default": 3}]}`,
+				"common/unused.avsc": `"int"`},
+			want: []place{
+				{"t/v1.avsc", 2, 12, "/fields/0/name", `invalid field name "a-b"`},
+				{"t/v1.avsc", 3, 25, "/fields/1/type", `unknown type "com.x.Missing"`},
+				{"t/v1.avsc", 6, 29, "/fields/3/type/fields/0/type", `array has no "items"`},
+				{"t/v1.avsc", 9, 72, "/fields/5/type/symbols/1", `duplicate enum symbol "A"`},
+				{"t/v1.avsc", 10, 59, "/fields/6/type/logicalType", "logical type date applies to int, not string"},
+				{"t/v1.avsc", 2, 45, "/fields/0/default", `default "x" is not a valid int`},
+				{"t/v1.avsc", 4, 53, "/fields/2/default", "default 5 is not a valid null"},
+				// The type is string whatever its annotation says.
+				{"t/v1.avsc", 10, 79, "/fields/6/default", "default 3 is not a valid string"},
+				{"t/v1.avsc", 7, 47, "/fields/3/type/fields/1/default", "default 1.5 is not a valid long"},
+			},
+		},
+		{
+			name: "a broken shared type and a bad default beside it",
+			files: map[string]string{
+				"t/v1.avsc": `{"type": "record", "name": "x.R", "fields": [
+  {"name": "money", "type": "x.Money", "default": {"units": 1}},
+  {"name": "count", "type": "int", "default": null}]}`,
+				"common/money.avsc": `{"type": "record", "name": "x.Money", "fields": [
+  {"name": "units", "type": "lng"}]}`,
+			},
+			want: []place{
+				{"common/money.avsc", 2, 29, "/fields/0/type", `unknown type "lng"`},
+				{"t/v1.avsc", 3, 47, "/fields/1/default", "default null is not a valid int"},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{}
+			for name, text := range tt.files {
+				fsys[name] = &fstest.MapFile{Data: []byte(text)}
+			}
+			_, err := Load(fsys, "t/v1.avsc", "common")
+			var errs Errors
+			if !errors.As(err, &errs) {
+				t.Fatalf("error = %v (%T), want Errors", err, err)
+			}
+			var got []string
+			for _, e := range errs {
+				got = append(got, fmt.Sprintf("%s:%d:%d %s: %s", e.File, e.Line, e.Column, e.Pointer, e.Message))
+			}
+			if len(errs) != len(tt.want) {
+				t.Errorf("got %d errors, want %d:\n%s", len(errs), len(tt.want), strings.Join(got, "\n"))
+			}
+			for i, w := range tt.want {
+				if i >= len(errs) {
+					break
+				}
+				e := errs[i]
+				if e.File != w.file || e.Line != w.line || e.Column != w.col || e.Pointer != w.pointer || !strings.Contains(e.Message, w.message) {
+					t.Errorf("error %d = %s, want %s:%d:%d %s: …%s…", i, got[i], w.file, w.line, w.col, w.pointer, w.message)
+				}
+			}
+		})
+	}
+}

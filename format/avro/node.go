@@ -177,10 +177,22 @@ type builder struct {
 	// depth bounds nesting of anonymous types, which cannot recurse but
 	// can be deep.
 	depth int
+	// broken holds the nodes whose definition had an error: their shape is
+	// a guess, so a default written for them is not checked against it.
+	broken map[*Node]bool
+	// annotationErrs counts the errors in logical type annotations, which
+	// leave the physical type (the one defaults are checked against) known.
+	annotationErrs int
 }
 
 func (b *builder) fail(file, ptr, format string, args ...any) {
 	b.errs = append(b.errs, b.loader.errorAt(file, ptr, fmt.Sprintf(format, args...)))
+}
+
+// failAnnotation reports an error in a logical type annotation.
+func (b *builder) failAnnotation(file, ptr, format string, args ...any) {
+	b.fail(file, ptr, format, args...)
+	b.annotationErrs++
 }
 
 func (b *builder) useFile(file string) {
@@ -189,7 +201,25 @@ func (b *builder) useFile(file string) {
 	}
 }
 
+// build turns raw into a Node, marking it broken when its definition (or
+// a type inside it) had an error.
 func (b *builder) build(raw any, file, ptr, ns string) *Node {
+	before := len(b.errs) - b.annotationErrs
+	n := b.buildNode(raw, file, ptr, ns)
+	if len(b.errs)-b.annotationErrs > before {
+		b.markBroken(n)
+	}
+	return n
+}
+
+func (b *builder) markBroken(n *Node) {
+	if b.broken == nil {
+		b.broken = map[*Node]bool{}
+	}
+	b.broken[n] = true
+}
+
+func (b *builder) buildNode(raw any, file, ptr, ns string) *Node {
 	b.depth++
 	defer func() { b.depth-- }()
 	if b.depth > maxNesting {
@@ -462,6 +492,7 @@ func (b *builder) fields(n *Node, v map[string]any, file, ptr, ns string) {
 		} else {
 			b.fail(file, fp, "field %q has no \"type\"", f.Name)
 			f.Type = &Node{Kind: "null", File: file, Pointer: fp}
+			b.markBroken(f.Type)
 		}
 		if d, ok := fo["default"]; ok {
 			f.HasDefault = true
@@ -511,18 +542,18 @@ func (b *builder) logical(n *Node, v map[string]any, file, ptr string) {
 		return
 	}
 	if !slices.Contains(bases, n.Kind) {
-		b.fail(file, ptr+"/logicalType", "logical type %s applies to %s, not %s", lt, strings.Join(bases, " or "), n.Kind)
+		b.failAnnotation(file, ptr+"/logicalType", "logical type %s applies to %s, not %s", lt, strings.Join(bases, " or "), n.Kind)
 		return
 	}
 	switch lt {
 	case "uuid":
 		if n.Kind == "fixed" && n.Size != 16 {
-			b.fail(file, ptr+"/logicalType", "uuid on fixed needs size 16, not %d", n.Size)
+			b.failAnnotation(file, ptr+"/logicalType", "uuid on fixed needs size 16, not %d", n.Size)
 			return
 		}
 	case "duration":
 		if n.Size != 12 {
-			b.fail(file, ptr+"/logicalType", "duration needs fixed size 12, not %d", n.Size)
+			b.failAnnotation(file, ptr+"/logicalType", "duration needs fixed size 12, not %d", n.Size)
 			return
 		}
 	case "decimal":
@@ -533,13 +564,13 @@ func (b *builder) logical(n *Node, v map[string]any, file, ptr string) {
 		}
 		switch {
 		case !okP || p < 1 || p > maxDecimalPrecision:
-			b.fail(file, ptr+"/precision", "decimal needs a \"precision\" that is an integer from 1 to %d", maxDecimalPrecision)
+			b.failAnnotation(file, ptr+"/precision", "decimal needs a \"precision\" that is an integer from 1 to %d", maxDecimalPrecision)
 			return
 		case !okS || s < 0 || s > p:
-			b.fail(file, ptr+"/scale", "decimal scale must be an integer from 0 to the precision %d", p)
+			b.failAnnotation(file, ptr+"/scale", "decimal scale must be an integer from 0 to the precision %d", p)
 			return
 		case n.Kind == "fixed" && p > maxFixedPrecision(n.Size):
-			b.fail(file, ptr+"/precision", "decimal precision %d does not fit fixed size %d (at most %d digits)", p, n.Size, maxFixedPrecision(n.Size))
+			b.failAnnotation(file, ptr+"/precision", "decimal precision %d does not fit fixed size %d (at most %d digits)", p, n.Size, maxFixedPrecision(n.Size))
 			return
 		}
 		n.Precision, n.Scale = int(p), int(s)

@@ -7,14 +7,16 @@
 #
 #   bench/codegen/avro/run.sh            # 6 rounds of 1s per benchmark
 #   ROUNDS=10 BENCHTIME=2s bench/codegen/avro/run.sh
+#   PKG=bench/codegen/avro/events bench/codegen/avro/run.sh   # event decoders vs the old generic path
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROUNDS=${ROUNDS:-6}
 BENCHTIME=${BENCHTIME:-1s}
+PKG=${PKG:-bench/codegen/avro}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go test -c -o "$work/bench.test" ./bench/codegen/avro
-(cd bench/codegen/avro && for _ in $(seq "$ROUNDS"); do
+go test -c -o "$work/bench.test" "./$PKG"
+(cd "$PKG" && for _ in $(seq "$ROUNDS"); do
   "$work/bench.test" -test.run '^$' -test.bench . -test.benchtime "$BENCHTIME"
 done) | tee "$work/out.txt" >&2
 awk '

@@ -1559,41 +1559,148 @@ func (t *evtAvroType) decodeAuto(data []byte, writer, reader int) (any, error) {
 	return t.decode(data, writer, reader)
 }
 
+// evtAvroDecodeAutoInto is decodeAuto into a new struct T, which the
+// library fills: each attempt gets its own T, since a failed framed
+// attempt may have filled part of one.
+func evtAvroDecodeAutoInto[T any](t *evtAvroType, data []byte, writer, reader int) (*T, error) {
+	if len(data) >= 5 && data[0] == 0 {
+		v := new(T)
+		if err := t.decodeInto(data[5:], writer, reader, v); err == nil {
+			return v, nil
+		}
+	}
+	v := new(T)
+	if err := t.decodeInto(data, writer, reader, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// framedWriter reads the Confluent header of data and the version its
+// schema id stands for.
+func (t *evtAvroType) framedWriter(data []byte, versionOf func(id uint32) (int, bool)) (writer int, id uint32, err error) {
+	if len(data) < 5 || data[0] != 0 {
+		return 0, 0, fmt.Errorf("%s: not in the Confluent wire format (magic byte 0 and a 4-byte schema id)", t.name)
+	}
+	id = binary.BigEndian.Uint32(data[1:5])
+	writer, ok := versionOf(id)
+	if !ok {
+		return 0, id, fmt.Errorf("%s: schema id %d is not a known version", t.name, id)
+	}
+	return writer, id, nil
+}
+
 // decodeFramed reads a Confluent-framed datum whose schema id versionOf
 // maps to a version of the type.
 func (t *evtAvroType) decodeFramed(data []byte, versionOf func(id uint32) (int, bool), reader int) (any, uint32, error) {
-	if len(data) < 5 || data[0] != 0 {
-		return nil, 0, fmt.Errorf("%s: not in the Confluent wire format (magic byte 0 and a 4-byte schema id)", t.name)
-	}
-	id := binary.BigEndian.Uint32(data[1:5])
-	writer, ok := versionOf(id)
-	if !ok {
-		return nil, id, fmt.Errorf("%s: schema id %d is not a known version", t.name, id)
+	writer, id, err := t.framedWriter(data, versionOf)
+	if err != nil {
+		return nil, id, err
 	}
 	d, err := t.decode(data[5:], writer, reader)
 	return d, id, err
+}
+
+// readJSON reads a datum in Avro's JSON encoding with version writer's
+// schema, unions tagged.
+func (t *evtAvroType) readJSON(data []byte, writer int) (*avro.Schema, any, error) {
+	ws, err := t.schema(writer)
+	if err != nil {
+		return nil, nil, err
+	}
+	var d any
+	if err := ws.DecodeJSON(data, &d, avro.TaggedUnions()); err != nil {
+		return nil, nil, fmt.Errorf("%s v%d: %w", t.name, writer, err)
+	}
+	return ws, d, nil
 }
 
 // decodeJSON reads a datum in Avro's JSON encoding written with version
 // writer and resolves it to version reader: the JSON is read with the
 // writer's schema and re-encoded, so resolution is the binary one.
 func (t *evtAvroType) decodeJSON(data []byte, writer, reader int) (any, error) {
-	ws, err := t.schema(writer)
-	if err != nil {
-		return nil, err
-	}
-	var d any
-	if err := ws.DecodeJSON(data, &d, avro.TaggedUnions()); err != nil {
-		return nil, fmt.Errorf("%s v%d: %w", t.name, writer, err)
-	}
-	if writer == reader {
-		return d, nil
+	ws, d, err := t.readJSON(data, writer)
+	if err != nil || writer == reader {
+		return d, err
 	}
 	bin, err := ws.Encode(d)
 	if err != nil {
 		return nil, fmt.Errorf("%s v%d: %w", t.name, writer, err)
 	}
 	return t.decode(bin, writer, reader)
+}
+
+// decodeJSONInto is decodeJSON for another writer than the reader, into
+// the reader's struct dst, which the library fills from the re-encoded
+// datum.
+func (t *evtAvroType) decodeJSONInto(data []byte, writer, reader int, dst any) error {
+	ws, d, err := t.readJSON(data, writer)
+	if err != nil {
+		return err
+	}
+	bin, err := ws.Encode(d)
+	if err != nil {
+		return fmt.Errorf("%s v%d: %w", t.name, writer, err)
+	}
+	return t.decodeInto(bin, writer, reader, dst)
+}
+
+// The fast paths below serve versions without union sum types: the
+// library fills the struct T by reflection, without the generic value and
+// the converters in between. When that fails, the generic path decides
+// (its value or its error, v nil, d the generic value for the caller's
+// converter), so every answer and error is the generic path's; it costs a
+// second decode only for data that does not decode.
+
+// evtAvroDecodeFast decodes an event's data, binary (framing as
+// decodeAuto) or Avro's JSON encoding, written with version writer into
+// version reader's struct T. JSON data of the reader's own version needs
+// no resolution and goes straight to the generic value: converting it is
+// cheaper than encoding it again.
+func evtAvroDecodeFast[T any](t *evtAvroType, data []byte, writer, reader int, isJSON bool) (v *T, d any, err error) {
+	switch {
+	case !isJSON:
+		if v, err = evtAvroDecodeAutoInto[T](t, data, writer, reader); err == nil {
+			return v, nil, nil
+		}
+		d, err = t.decodeAuto(data, writer, reader)
+	case writer != reader:
+		v = new(T)
+		if err = t.decodeJSONInto(data, writer, reader, v); err == nil {
+			return v, nil, nil
+		}
+		fallthrough
+	default:
+		d, err = t.decodeJSON(data, writer, reader)
+	}
+	return nil, d, err
+}
+
+// evtAvroDecodeFramedFast is decodeFramed into version reader's struct T.
+func evtAvroDecodeFramedFast[T any](t *evtAvroType, data []byte, versionOf func(id uint32) (int, bool), reader int) (v *T, d any, err error) {
+	writer, _, err := t.framedWriter(data, versionOf)
+	if err != nil {
+		return nil, nil, err
+	}
+	v = new(T)
+	if err := t.decodeInto(data[5:], writer, reader, v); err == nil {
+		return v, nil, nil
+	}
+	d, err = t.decode(data[5:], writer, reader)
+	return nil, d, err
+}
+
+// encodeFast writes the struct v points to, of a version without union
+// sum types, by the library's reflective encoder; ok is false when that
+// refuses v, and the caller's generic path (the converters, then encode)
+// gives its answer.
+func (t *evtAvroType) encodeFast(version int, v any) (b []byte, ok bool) {
+	s, err := t.schema(version)
+	if err != nil {
+		return nil, false
+	}
+	b, err = s.Encode(v)
+	return b, err == nil
 }
 
 func (t *evtAvroType) encode(version int, d any) ([]byte, error) {

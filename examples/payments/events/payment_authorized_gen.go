@@ -112,20 +112,18 @@ func DecodePaymentAuthorized(e event.Event) (PaymentAuthorizedData, error) {
 	if err != nil {
 		return nil, err
 	}
-	var d any
-	if isJSON {
-		d, err = avroSchemasOfPaymentAuthorized.decodeJSON(data, writer, 3)
-	} else {
-		d, err = avroSchemasOfPaymentAuthorized.decodeAuto(data, writer, 3)
+	v, d, err := evtAvroDecodeFast[PaymentAuthorizedV3](avroSchemasOfPaymentAuthorized, data, writer, 3, isJSON)
+	if err == nil && v != nil {
+		return v, nil
 	}
 	if err != nil {
 		return nil, evtDataErr(e, PaymentAuthorizedType, writer, err)
 	}
-	v, err := avroFromPaymentAuthorizedV3(d)
+	x, err := avroFromPaymentAuthorizedV3(d)
 	if err != nil {
 		return nil, fmt.Errorf("event %q: %w", e.ID(), avroDataErr(PaymentAuthorizedType, 3, err))
 	}
-	return &v, nil
+	return &x, nil
 }
 
 // DecodePaymentAuthorizedAvro reads one Avro binary datum (no Confluent header) written with
@@ -144,15 +142,15 @@ func DecodePaymentAuthorizedAvro(data []byte, writerVersion int) (*PaymentAuthor
 // *PaymentAuthorizedV3; versionOf maps a registry schema id to the version it was registered
 // as (from evtool registry push or pull).
 func DecodePaymentAuthorizedFramed(data []byte, versionOf func(id uint32) (version int, ok bool)) (*PaymentAuthorizedV3, error) {
-	d, _, err := avroSchemasOfPaymentAuthorized.decodeFramed(data, versionOf, 3)
-	if err != nil {
-		return nil, err
+	v, d, err := evtAvroDecodeFramedFast[PaymentAuthorizedV3](avroSchemasOfPaymentAuthorized, data, versionOf, 3)
+	if err != nil || v != nil {
+		return v, err
 	}
-	v, err := avroFromPaymentAuthorizedV3(d)
+	x, err := avroFromPaymentAuthorizedV3(d)
 	if err != nil {
 		return nil, avroDataErr(PaymentAuthorizedType, 3, err)
 	}
-	return &v, nil
+	return &x, nil
 }
 
 // PaymentAuthorizedV1 is the data of version 1 of com.example.payment.authorized events:
@@ -228,11 +226,18 @@ func (v *PaymentAuthorizedV1) UnmarshalAvro(data []byte, writerVersion int) erro
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.authorized into v, resolved to version 1.
 func (v *PaymentAuthorizedV1) UnmarshalAvroJSON(data []byte, writerVersion int) error {
+	var x PaymentAuthorizedV1
+	if writerVersion != 1 {
+		if err := avroSchemasOfPaymentAuthorized.decodeJSONInto(data, writerVersion, 1, &x); err == nil {
+			*v = x
+			return nil
+		}
+	}
 	d, err := avroSchemasOfPaymentAuthorized.decodeJSON(data, writerVersion, 1)
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentAuthorizedV1(d)
+	x, err = avroFromPaymentAuthorizedV1(d)
 	if err != nil {
 		return avroDataErr(PaymentAuthorizedType, 1, err)
 	}
@@ -244,6 +249,9 @@ func (v *PaymentAuthorizedV1) UnmarshalAvroJSON(data []byte, writerVersion int) 
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentAuthorizedV1) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentAuthorized.encodeFast(1, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentAuthorizedV1(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentAuthorizedType, 1, err)
@@ -409,11 +417,18 @@ func (v *PaymentAuthorizedV2) UnmarshalAvro(data []byte, writerVersion int) erro
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.authorized into v, resolved to version 2.
 func (v *PaymentAuthorizedV2) UnmarshalAvroJSON(data []byte, writerVersion int) error {
+	var x PaymentAuthorizedV2
+	if writerVersion != 2 {
+		if err := avroSchemasOfPaymentAuthorized.decodeJSONInto(data, writerVersion, 2, &x); err == nil {
+			*v = x
+			return nil
+		}
+	}
 	d, err := avroSchemasOfPaymentAuthorized.decodeJSON(data, writerVersion, 2)
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentAuthorizedV2(d)
+	x, err = avroFromPaymentAuthorizedV2(d)
 	if err != nil {
 		return avroDataErr(PaymentAuthorizedType, 2, err)
 	}
@@ -425,6 +440,9 @@ func (v *PaymentAuthorizedV2) UnmarshalAvroJSON(data []byte, writerVersion int) 
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentAuthorizedV2) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentAuthorized.encodeFast(2, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentAuthorizedV2(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentAuthorizedType, 2, err)
@@ -597,11 +615,18 @@ func (v *PaymentAuthorizedV3) UnmarshalAvro(data []byte, writerVersion int) erro
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.authorized into v, resolved to version 3.
 func (v *PaymentAuthorizedV3) UnmarshalAvroJSON(data []byte, writerVersion int) error {
+	var x PaymentAuthorizedV3
+	if writerVersion != 3 {
+		if err := avroSchemasOfPaymentAuthorized.decodeJSONInto(data, writerVersion, 3, &x); err == nil {
+			*v = x
+			return nil
+		}
+	}
 	d, err := avroSchemasOfPaymentAuthorized.decodeJSON(data, writerVersion, 3)
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentAuthorizedV3(d)
+	x, err = avroFromPaymentAuthorizedV3(d)
 	if err != nil {
 		return avroDataErr(PaymentAuthorizedType, 3, err)
 	}
@@ -613,6 +638,9 @@ func (v *PaymentAuthorizedV3) UnmarshalAvroJSON(data []byte, writerVersion int) 
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentAuthorizedV3) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentAuthorized.encodeFast(3, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentAuthorizedV3(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentAuthorizedType, 3, err)

@@ -112,20 +112,18 @@ func DecodePaymentCaptured(e event.Event) (PaymentCapturedData, error) {
 	if err != nil {
 		return nil, err
 	}
-	var d any
-	if isJSON {
-		d, err = avroSchemasOfPaymentCaptured.decodeJSON(data, writer, 3)
-	} else {
-		d, err = avroSchemasOfPaymentCaptured.decodeAuto(data, writer, 3)
+	v, d, err := evtAvroDecodeFast[PaymentCapturedV3](avroSchemasOfPaymentCaptured, data, writer, 3, isJSON)
+	if err == nil && v != nil {
+		return v, nil
 	}
 	if err != nil {
 		return nil, evtDataErr(e, PaymentCapturedType, writer, err)
 	}
-	v, err := avroFromPaymentCapturedV3(d)
+	x, err := avroFromPaymentCapturedV3(d)
 	if err != nil {
 		return nil, fmt.Errorf("event %q: %w", e.ID(), avroDataErr(PaymentCapturedType, 3, err))
 	}
-	return &v, nil
+	return &x, nil
 }
 
 // DecodePaymentCapturedAvro reads one Avro binary datum (no Confluent header) written with
@@ -144,15 +142,15 @@ func DecodePaymentCapturedAvro(data []byte, writerVersion int) (*PaymentCaptured
 // *PaymentCapturedV3; versionOf maps a registry schema id to the version it was registered
 // as (from evtool registry push or pull).
 func DecodePaymentCapturedFramed(data []byte, versionOf func(id uint32) (version int, ok bool)) (*PaymentCapturedV3, error) {
-	d, _, err := avroSchemasOfPaymentCaptured.decodeFramed(data, versionOf, 3)
-	if err != nil {
-		return nil, err
+	v, d, err := evtAvroDecodeFramedFast[PaymentCapturedV3](avroSchemasOfPaymentCaptured, data, versionOf, 3)
+	if err != nil || v != nil {
+		return v, err
 	}
-	v, err := avroFromPaymentCapturedV3(d)
+	x, err := avroFromPaymentCapturedV3(d)
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 3, err)
 	}
-	return &v, nil
+	return &x, nil
 }
 
 // PaymentCapturedV1 is the data of version 1 of com.example.payment.captured events: Avro
@@ -228,11 +226,18 @@ func (v *PaymentCapturedV1) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.captured into v, resolved to version 1.
 func (v *PaymentCapturedV1) UnmarshalAvroJSON(data []byte, writerVersion int) error {
+	var x PaymentCapturedV1
+	if writerVersion != 1 {
+		if err := avroSchemasOfPaymentCaptured.decodeJSONInto(data, writerVersion, 1, &x); err == nil {
+			*v = x
+			return nil
+		}
+	}
 	d, err := avroSchemasOfPaymentCaptured.decodeJSON(data, writerVersion, 1)
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentCapturedV1(d)
+	x, err = avroFromPaymentCapturedV1(d)
 	if err != nil {
 		return avroDataErr(PaymentCapturedType, 1, err)
 	}
@@ -244,6 +249,9 @@ func (v *PaymentCapturedV1) UnmarshalAvroJSON(data []byte, writerVersion int) er
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentCapturedV1) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentCaptured.encodeFast(1, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentCapturedV1(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 1, err)
@@ -378,11 +386,18 @@ func (v *PaymentCapturedV2) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.captured into v, resolved to version 2.
 func (v *PaymentCapturedV2) UnmarshalAvroJSON(data []byte, writerVersion int) error {
+	var x PaymentCapturedV2
+	if writerVersion != 2 {
+		if err := avroSchemasOfPaymentCaptured.decodeJSONInto(data, writerVersion, 2, &x); err == nil {
+			*v = x
+			return nil
+		}
+	}
 	d, err := avroSchemasOfPaymentCaptured.decodeJSON(data, writerVersion, 2)
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentCapturedV2(d)
+	x, err = avroFromPaymentCapturedV2(d)
 	if err != nil {
 		return avroDataErr(PaymentCapturedType, 2, err)
 	}
@@ -394,6 +409,9 @@ func (v *PaymentCapturedV2) UnmarshalAvroJSON(data []byte, writerVersion int) er
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentCapturedV2) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentCaptured.encodeFast(2, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentCapturedV2(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 2, err)
@@ -535,11 +553,18 @@ func (v *PaymentCapturedV3) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.captured into v, resolved to version 3.
 func (v *PaymentCapturedV3) UnmarshalAvroJSON(data []byte, writerVersion int) error {
+	var x PaymentCapturedV3
+	if writerVersion != 3 {
+		if err := avroSchemasOfPaymentCaptured.decodeJSONInto(data, writerVersion, 3, &x); err == nil {
+			*v = x
+			return nil
+		}
+	}
 	d, err := avroSchemasOfPaymentCaptured.decodeJSON(data, writerVersion, 3)
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentCapturedV3(d)
+	x, err = avroFromPaymentCapturedV3(d)
 	if err != nil {
 		return avroDataErr(PaymentCapturedType, 3, err)
 	}
@@ -551,6 +576,9 @@ func (v *PaymentCapturedV3) UnmarshalAvroJSON(data []byte, writerVersion int) er
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentCapturedV3) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentCaptured.encodeFast(3, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentCapturedV3(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 3, err)

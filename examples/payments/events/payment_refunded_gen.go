@@ -121,11 +121,11 @@ func DecodePaymentRefunded(e event.Event) (PaymentRefundedData, error) {
 	if err != nil {
 		return nil, evtDataErr(e, PaymentRefundedType, writer, err)
 	}
-	v, err := avroFromPaymentRefundedV3(d)
+	x, err := avroFromPaymentRefundedV3(d)
 	if err != nil {
 		return nil, fmt.Errorf("event %q: %w", e.ID(), avroDataErr(PaymentRefundedType, 3, err))
 	}
-	return &v, nil
+	return &x, nil
 }
 
 // DecodePaymentRefundedAvro reads one Avro binary datum (no Confluent header) written with
@@ -148,11 +148,11 @@ func DecodePaymentRefundedFramed(data []byte, versionOf func(id uint32) (version
 	if err != nil {
 		return nil, err
 	}
-	v, err := avroFromPaymentRefundedV3(d)
+	x, err := avroFromPaymentRefundedV3(d)
 	if err != nil {
 		return nil, avroDataErr(PaymentRefundedType, 3, err)
 	}
-	return &v, nil
+	return &x, nil
 }
 
 // PaymentRefundedV1 is the data of version 1 of com.example.payment.refunded events: Avro
@@ -228,11 +228,18 @@ func (v *PaymentRefundedV1) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.refunded into v, resolved to version 1.
 func (v *PaymentRefundedV1) UnmarshalAvroJSON(data []byte, writerVersion int) error {
+	var x PaymentRefundedV1
+	if writerVersion != 1 {
+		if err := avroSchemasOfPaymentRefunded.decodeJSONInto(data, writerVersion, 1, &x); err == nil {
+			*v = x
+			return nil
+		}
+	}
 	d, err := avroSchemasOfPaymentRefunded.decodeJSON(data, writerVersion, 1)
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentRefundedV1(d)
+	x, err = avroFromPaymentRefundedV1(d)
 	if err != nil {
 		return avroDataErr(PaymentRefundedType, 1, err)
 	}
@@ -244,6 +251,9 @@ func (v *PaymentRefundedV1) UnmarshalAvroJSON(data []byte, writerVersion int) er
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentRefundedV1) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentRefunded.encodeFast(1, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentRefundedV1(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentRefundedType, 1, err)
@@ -385,11 +395,18 @@ func (v *PaymentRefundedV2) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.refunded into v, resolved to version 2.
 func (v *PaymentRefundedV2) UnmarshalAvroJSON(data []byte, writerVersion int) error {
+	var x PaymentRefundedV2
+	if writerVersion != 2 {
+		if err := avroSchemasOfPaymentRefunded.decodeJSONInto(data, writerVersion, 2, &x); err == nil {
+			*v = x
+			return nil
+		}
+	}
 	d, err := avroSchemasOfPaymentRefunded.decodeJSON(data, writerVersion, 2)
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentRefundedV2(d)
+	x, err = avroFromPaymentRefundedV2(d)
 	if err != nil {
 		return avroDataErr(PaymentRefundedType, 2, err)
 	}
@@ -401,6 +418,9 @@ func (v *PaymentRefundedV2) UnmarshalAvroJSON(data []byte, writerVersion int) er
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentRefundedV2) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentRefunded.encodeFast(2, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentRefundedV2(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentRefundedType, 2, err)

@@ -77,20 +77,18 @@ func DecodePaymentCaptured(e event.Event) (PaymentCapturedData, error) {
 	if err != nil {
 		return nil, err
 	}
-	var d any
-	if isJSON {
-		d, err = avroSchemasOfPaymentCaptured.decodeJSON(data, writer, 2)
-	} else {
-		d, err = avroSchemasOfPaymentCaptured.decodeAuto(data, writer, 2)
+	v, d, err := evtAvroDecodeFast[PaymentCapturedV2](avroSchemasOfPaymentCaptured, data, writer, 2, isJSON)
+	if err == nil && v != nil {
+		return v, nil
 	}
 	if err != nil {
 		return nil, evtDataErr(e, PaymentCapturedType, writer, err)
 	}
-	v, err := avroFromPaymentCapturedV2(d)
+	x, err := avroFromPaymentCapturedV2(d)
 	if err != nil {
 		return nil, fmt.Errorf("event %q: %w", e.ID(), avroDataErr(PaymentCapturedType, 2, err))
 	}
-	return &v, nil
+	return &x, nil
 }
 
 // DecodePaymentCapturedAvro reads one Avro binary datum (no Confluent header) written with
@@ -109,15 +107,15 @@ func DecodePaymentCapturedAvro(data []byte, writerVersion int) (*PaymentCaptured
 // *PaymentCapturedV2; versionOf maps a registry schema id to the version it was registered
 // as (from evtool registry push or pull).
 func DecodePaymentCapturedFramed(data []byte, versionOf func(id uint32) (version int, ok bool)) (*PaymentCapturedV2, error) {
-	d, _, err := avroSchemasOfPaymentCaptured.decodeFramed(data, versionOf, 2)
-	if err != nil {
-		return nil, err
+	v, d, err := evtAvroDecodeFramedFast[PaymentCapturedV2](avroSchemasOfPaymentCaptured, data, versionOf, 2)
+	if err != nil || v != nil {
+		return v, err
 	}
-	v, err := avroFromPaymentCapturedV2(d)
+	x, err := avroFromPaymentCapturedV2(d)
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 2, err)
 	}
-	return &v, nil
+	return &x, nil
 }
 
 // PaymentCapturedV1 is the data of version 1 of com.example.payment.captured events: Avro
@@ -214,11 +212,18 @@ func (v *PaymentCapturedV1) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.captured into v, resolved to version 1.
 func (v *PaymentCapturedV1) UnmarshalAvroJSON(data []byte, writerVersion int) error {
+	var x PaymentCapturedV1
+	if writerVersion != 1 {
+		if err := avroSchemasOfPaymentCaptured.decodeJSONInto(data, writerVersion, 1, &x); err == nil {
+			*v = x
+			return nil
+		}
+	}
 	d, err := avroSchemasOfPaymentCaptured.decodeJSON(data, writerVersion, 1)
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentCapturedV1(d)
+	x, err = avroFromPaymentCapturedV1(d)
 	if err != nil {
 		return avroDataErr(PaymentCapturedType, 1, err)
 	}
@@ -230,6 +235,9 @@ func (v *PaymentCapturedV1) UnmarshalAvroJSON(data []byte, writerVersion int) er
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentCapturedV1) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentCaptured.encodeFast(1, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentCapturedV1(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 1, err)
@@ -436,11 +444,18 @@ func (v *PaymentCapturedV2) UnmarshalAvro(data []byte, writerVersion int) error 
 // UnmarshalAvroJSON reads a datum in Avro's JSON encoding written with version writerVersion
 // of com.example.payment.captured into v, resolved to version 2.
 func (v *PaymentCapturedV2) UnmarshalAvroJSON(data []byte, writerVersion int) error {
+	var x PaymentCapturedV2
+	if writerVersion != 2 {
+		if err := avroSchemasOfPaymentCaptured.decodeJSONInto(data, writerVersion, 2, &x); err == nil {
+			*v = x
+			return nil
+		}
+	}
 	d, err := avroSchemasOfPaymentCaptured.decodeJSON(data, writerVersion, 2)
 	if err != nil {
 		return err
 	}
-	x, err := avroFromPaymentCapturedV2(d)
+	x, err = avroFromPaymentCapturedV2(d)
 	if err != nil {
 		return avroDataErr(PaymentCapturedType, 2, err)
 	}
@@ -452,6 +467,9 @@ func (v *PaymentCapturedV2) UnmarshalAvroJSON(data []byte, writerVersion int) er
 // value the schema does not accept (an unknown enum symbol, a union with no or several
 // branches set, a nil decimal, a decimal beyond its precision).
 func (v PaymentCapturedV2) MarshalAvro() ([]byte, error) {
+	if b, ok := avroSchemasOfPaymentCaptured.encodeFast(2, &v); ok {
+		return b, nil
+	}
 	d, err := avroToPaymentCapturedV2(v)
 	if err != nil {
 		return nil, avroDataErr(PaymentCapturedType, 2, err)

@@ -231,29 +231,39 @@ func parseSchemaIDs(c *Catalog, p string, data []byte) (*SchemaIDs, error) {
 		ids.all[uint32(id)] = true
 		ids.max = max(ids.max, uint32(id))
 	}
+	// A version is found under its SchemaIDDigest, else under its catalog
+	// Digest, the key files written by hand or by tools that followed the
+	// catalog's digest use (serve's keys never equal a catalog Digest:
+	// they hash a prefixed form). Versions that differ only in what the
+	// catalog digest leaves out (an Avro default) share it but have two
+	// registry ids; once one of them is found by its registry key, the
+	// catalog key is not the others' id, and they have none.
+	served := map[*Version]uint32{}
+	claimed := map[string]bool{}
 	for _, t := range c.Types {
 		for _, v := range t.Versions {
-			if id, ok := versionID(v, byDigest); ok {
+			if v.Compiled == nil {
+				continue
+			}
+			if id, ok := byDigest[SchemaIDDigest(v.Compiled)]; ok {
+				served[v] = id
+				claimed[v.Digest] = true
+			}
+		}
+	}
+	for _, t := range c.Types {
+		for _, v := range t.Versions {
+			id, ok := served[v]
+			if !ok && v.Digest != "" && !claimed[v.Digest] {
+				id, ok = byDigest[v.Digest]
+			}
+			if ok {
 				ids.byVersion[v] = id
 				ids.byID[id] = append(ids.byID[id], v)
 			}
 		}
 	}
 	return ids, nil
-}
-
-// versionID finds v's id among the ids file's: under its SchemaIDDigest,
-// else under its catalog Digest, the key files written by hand or by
-// tools that followed the catalog's digest use (serve's keys never
-// equal a catalog Digest of another version: they hash a prefixed form).
-func versionID(v *Version, byDigest map[string]uint32) (uint32, bool) {
-	if v.Compiled != nil {
-		if id, ok := byDigest[SchemaIDDigest(v.Compiled)]; ok {
-			return id, true
-		}
-	}
-	id, ok := byDigest[v.Digest]
-	return id, ok && v.Digest != ""
 }
 
 // Of returns the registry id of v.

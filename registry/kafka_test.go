@@ -187,7 +187,10 @@ func TestLoadSchemaIDsFromFS(t *testing.T) {
 // serve writes (Avro keeps defaults, so two versions that differ only in
 // one have two ids; Protobuf leaves the file name out); a file keyed by the
 // catalog's Digest, as written before, still gives its ids; where both
-// keys are present the registry one wins.
+// keys are present the registry one wins. A catalog key shared by versions
+// one of which has a registry key is not another version's: v2 without a
+// registry entry has no id, not v1's (a Confluent registry gives the two
+// different ids, so framing v2 under v1's would be wrong).
 func TestLoadSchemaIDsKeys(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"evtool.yaml":              "version: 1\n",
@@ -214,6 +217,7 @@ func TestLoadSchemaIDsKeys(t *testing.T) {
 		{"registry keys", map[uint32]string{1: reg(a1), 2: reg(a2), 3: reg(p1)}, map[*Version]uint32{a1: 1, a2: 2, p1: 3}},
 		{"catalog keys", map[uint32]string{4: cat1(a1), 5: cat1(p1)}, map[*Version]uint32{a1: 4, a2: 4, p1: 5}},
 		{"both", map[uint32]string{1: reg(a1), 2: reg(a2), 3: reg(p1), 4: cat1(a1), 5: cat1(p1)}, map[*Version]uint32{a1: 1, a2: 2, p1: 3}},
+		{"v1 served, v2 not", map[uint32]string{1: reg(a1), 4: cat1(a1), 3: reg(p1)}, map[*Version]uint32{a1: 1, a2: 0, p1: 3}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -226,7 +230,7 @@ func TestLoadSchemaIDsKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			for v, want := range tc.want {
-				if got, ok := ids.Of(v); !ok || got != want {
+				if got, ok := ids.Of(v); ok != (want != 0) || got != want {
 					t.Errorf("%s: id %d (%v), want %d", v.File, got, ok, want)
 				}
 			}

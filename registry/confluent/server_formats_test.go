@@ -47,7 +47,7 @@ func TestServeFormats(t *testing.T) {
 		{
 			name: "proto", subject: "com.example.stock.moved", ext: ".proto", schemaType: "PROTOBUF",
 			shared: "common/place.proto", sharedFile: "common/place.proto",
-			refs: []sr.SchemaReference{{Name: "common/place.proto", Subject: "common/place.proto", Version: 1}},
+			refs:       []sr.SchemaReference{{Name: "common/place.proto", Subject: "common/place.proto", Version: 1}},
 			compatible: compatibleProtoV3,
 			incompatible: `syntax = "proto3";
 package stock;

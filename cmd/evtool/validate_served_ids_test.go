@@ -149,3 +149,58 @@ func TestValidateTopicServedIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateTopicIDsFile: without an ids file, validate --topic does not
+// check frames (records framed by a Confluent registry whose ids evtool
+// does not know pass, as before it loaded ids); an unreadable ids file is
+// a system error naming it (exit 2), not findings.
+func TestValidateTopicIDsFile(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, ids string
+		code      int
+		want      string
+	}{
+		{"no ids file", "", exitOK, "1 record checked: 0 errors"},
+		{"broken ids file", `{"ids": [5]}`, exitError, "ids.json: not a schema ids file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{}
+			for k, v := range servedIDsCatalog {
+				files[k] = v
+			}
+			if tc.ids != "" {
+				files["schemas/"+registry.SchemaIDsFile] = tc.ids
+			}
+			for name, text := range files {
+				p := filepath.Join(dir, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cat, err := registry.Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e event.Event
+			text := `{"specversion":"1.0","id":"a","source":"/t","type":"com.x.paid","dataschema":"` + cat.DataSchema("com.x.paid", 1) + `","datacontenttype":"application/json","data":{"id":"p"}}`
+			if err := json.Unmarshal([]byte(text), &e); err != nil {
+				t.Fatal(err)
+			}
+			r, err := envelope.ToWireRecord(ctx, &e, cat.Lookup("com.x.paid").Version(1), registry.FramingConfluent, 4711, envelope.ModeBinary)
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := startBrokerWith(t, "paid", 1, r)
+			var stdout, stderr bytes.Buffer
+			code := run(ctx, []string{"validate", "--dir", dir, "--brokers", addr, "--topic", "paid"}, strings.NewReader(""), &stdout, &stderr)
+			if out := stdout.String() + stderr.String(); code != tc.code || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d, want %d with %q\n%s", code, tc.code, tc.want, out)
+			}
+		})
+	}
+}

@@ -122,6 +122,12 @@ func NewChecker(cat *registry.Catalog) *Checker {
 	}
 }
 
+// UseSchemaIDs makes the checker compare the schema id of framed Avro and
+// Protobuf data with the catalog's registry ids, as validate of event
+// files does (schema-id-unknown, schema-id-mismatch). Call it before the
+// first Check.
+func (c *Checker) UseSchemaIDs(ids *registry.SchemaIDs) { c.v.IDs = ids }
+
 // Check checks one record: Decode, then Relate.
 func (c *Checker) Check(rec *kgo.Record) *Record {
 	out, d := c.Decode(rec)

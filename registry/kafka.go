@@ -1,14 +1,26 @@
 package registry
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"sort"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
 )
 
 // KafkaConfig is the kafka section of evtool.yaml and event.yaml: how the
@@ -45,11 +57,123 @@ func (c *Catalog) Framing(t *EventType) Framing {
 
 // SchemaIDsFile is where `evtool registry serve` keeps the schema ids it
 // gave the catalog's versions, relative to the catalog root: a JSON
-// object whose "ids" map a schema's digest to its id.
+// object whose "ids" map a schema's SchemaIDDigest to its id.
 const SchemaIDsFile = ".registry/ids.json"
 
+// SchemaIDDigest is a schema's identity in a schema registry: the key of
+// its id in the ids file, which serve writes and LoadSchemaIDs reads.
+// It is not the catalog's Digest for every format: a registry gives
+// schemas that differ in what their readers use different ids, and one
+// id to a .proto file whatever message of it an event type names.
+//
+//   - Avro: the whole schema with named types inlined, defaults, aliases
+//     and logical types kept (the Parsing Canonical Form drops them),
+//     whatever file each named type is written in, and numbers with a
+//     fraction or exponent in one spelling (Confluent's registry hands
+//     back Java's, 1.0 for a double).
+//   - Protobuf: ProtoFileIDDigest of the version's file.
+//   - JSON Schema: DigestOf (serve keys a version that $refs shared files
+//     by its bundled document, which only it builds; JSON Schema data is
+//     never framed with an id).
+func SchemaIDDigest(s format.Schema) string {
+	switch s := s.(type) {
+	case *avro.Schema:
+		sum := sha256.Sum256(append([]byte("avro\n"), sameNumbers(s.JSON())...))
+		return "sha256:" + hex.EncodeToString(sum[:])
+	case *protobuf.Schema:
+		local := map[string]bool{}
+		for _, f := range s.Files {
+			local[f] = true
+		}
+		return ProtoFileIDDigest(s.Desc, local)
+	}
+	return DigestOf(s)
+}
+
+// ProtoFileIDDigest is a .proto file's registry identity: its descriptor
+// and those of the files in local it imports (not the well-known types),
+// without source positions or comments, deterministically marshalled.
+// The file's own name is left out, so the same schema has one identity
+// as the catalog's v2.proto and as a registry's schema.
+func ProtoFileIDDigest(fd protoreflect.FileDescriptor, local map[string]bool) string {
+	h := sha256.New()
+	h.Write([]byte("protobuf\n"))
+	seen := map[string]bool{}
+	var visit func(fd protoreflect.FileDescriptor, main bool)
+	visit = func(fd protoreflect.FileDescriptor, main bool) {
+		fdp := protodesc.ToFileDescriptorProto(fd)
+		fdp.SourceCodeInfo = nil
+		if main {
+			fdp.Name = nil
+		}
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(fdp)
+		if err != nil {
+			b = []byte(err.Error())
+		}
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+		imps := fd.Imports()
+		var paths []int
+		for i := 0; i < imps.Len(); i++ {
+			if p := imps.Get(i).Path(); local[p] && !seen[p] {
+				seen[p] = true
+				paths = append(paths, i)
+			}
+		}
+		for _, i := range paths {
+			visit(imps.Get(i).FileDescriptor, false)
+		}
+	}
+	visit(fd, true)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// sameNumbers rewrites the numbers of JSON text (defaults) that have a
+// fraction or an exponent in one spelling of their float64 value: 1,
+// 1.0 and 1e0 are one default. Integers stay as written, so 64-bit
+// values are never rounded. Text that does not decode stays as it is.
+func sameNumbers(text []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var doc any
+	if dec.Decode(&doc) != nil {
+		return text
+	}
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case json.Number:
+			if !strings.ContainsAny(string(v), ".eE") {
+				return v
+			}
+			f, err := strconv.ParseFloat(string(v), 64)
+			if err != nil {
+				return v
+			}
+			return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+		case []any:
+			for i := range v {
+				v[i] = walk(v[i])
+			}
+		case map[string]any:
+			for k := range v {
+				v[k] = walk(v[k])
+			}
+		}
+		return v
+	}
+	out, err := json.Marshal(walk(doc))
+	if err != nil {
+		return text
+	}
+	return out
+}
+
 // SchemaIDs are the Confluent schema ids of a catalog's versions, matched
-// by the version's digest. The zero value (no ids file) knows no ids.
+// by the version's SchemaIDDigest. The zero value (no ids file) knows no
+// ids.
 type SchemaIDs struct {
 	byVersion map[*Version]uint32
 	// byID holds the versions of each id: versions with the same
@@ -107,9 +231,33 @@ func parseSchemaIDs(c *Catalog, p string, data []byte) (*SchemaIDs, error) {
 		ids.all[uint32(id)] = true
 		ids.max = max(ids.max, uint32(id))
 	}
+	// A version is found under its SchemaIDDigest, else under its catalog
+	// Digest, the key files written by hand or by tools that followed the
+	// catalog's digest use (serve's keys never equal a catalog Digest:
+	// they hash a prefixed form). Versions that differ only in what the
+	// catalog digest leaves out (an Avro default) share it but have two
+	// registry ids; once one of them is found by its registry key, the
+	// catalog key is not the others' id, and they have none.
+	served := map[*Version]uint32{}
+	claimed := map[string]bool{}
 	for _, t := range c.Types {
 		for _, v := range t.Versions {
-			if id, ok := byDigest[v.Digest]; ok && v.Digest != "" {
+			if v.Compiled == nil {
+				continue
+			}
+			if id, ok := byDigest[SchemaIDDigest(v.Compiled)]; ok {
+				served[v] = id
+				claimed[v.Digest] = true
+			}
+		}
+	}
+	for _, t := range c.Types {
+		for _, v := range t.Versions {
+			id, ok := served[v]
+			if !ok && v.Digest != "" && !claimed[v.Digest] {
+				id, ok = byDigest[v.Digest]
+			}
+			if ok {
 				ids.byVersion[v] = id
 				ids.byID[id] = append(ids.byID[id], v)
 			}

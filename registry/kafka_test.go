@@ -3,6 +3,7 @@ package registry
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -179,5 +180,60 @@ func TestLoadSchemaIDsFromFS(t *testing.T) {
 	}
 	if id, ok := ids.Of(cat.Lookup("com.x.a").Version(1)); !ok || id != 5 {
 		t.Errorf("Of = %d %v, want 5", id, ok)
+	}
+}
+
+// TestLoadSchemaIDsKeys: the ids file is keyed by SchemaIDDigest, which
+// serve writes (Avro keeps defaults, so two versions that differ only in
+// one have two ids; Protobuf leaves the file name out); a file keyed by the
+// catalog's Digest, as written before, still gives its ids; where both
+// keys are present the registry one wins. A catalog key shared by versions
+// one of which has a registry key is not another version's: v2 without a
+// registry entry has no id, not v1's (a Confluent registry gives the two
+// different ids, so framing v2 under v1's would be wrong).
+func TestLoadSchemaIDsKeys(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"evtool.yaml":              "version: 1\n",
+		"schemas/com.x.a/v1.avsc":  `{"type":"record","name":"R","fields":[{"name":"n","type":"string","default":"a"}]}`,
+		"schemas/com.x.a/v2.avsc":  `{"type":"record","name":"R","fields":[{"name":"n","type":"string","default":"b"}]}`,
+		"schemas/com.x.p/v1.proto": "syntax = \"proto3\";\npackage x;\nmessage P { string n = 1; }\n",
+	})
+	cat, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a1, a2 := cat.Lookup("com.x.a").Version(1), cat.Lookup("com.x.a").Version(2)
+	p1 := cat.Lookup("com.x.p").Version(1)
+	if a1.Digest != a2.Digest || SchemaIDDigest(a1.Compiled) == SchemaIDDigest(a2.Compiled) {
+		t.Fatalf("avro: catalog digests %s %s, registry digests %s %s", a1.Digest, a2.Digest, SchemaIDDigest(a1.Compiled), SchemaIDDigest(a2.Compiled))
+	}
+	reg := func(v *Version) string { return SchemaIDDigest(v.Compiled) }
+	cat1 := func(v *Version) string { return v.Digest }
+	cases := []struct {
+		name string
+		keys map[uint32]string // id -> key
+		want map[*Version]uint32
+	}{
+		{"registry keys", map[uint32]string{1: reg(a1), 2: reg(a2), 3: reg(p1)}, map[*Version]uint32{a1: 1, a2: 2, p1: 3}},
+		{"catalog keys", map[uint32]string{4: cat1(a1), 5: cat1(p1)}, map[*Version]uint32{a1: 4, a2: 4, p1: 5}},
+		{"both", map[uint32]string{1: reg(a1), 2: reg(a2), 3: reg(p1), 4: cat1(a1), 5: cat1(p1)}, map[*Version]uint32{a1: 1, a2: 2, p1: 3}},
+		{"v1 served, v2 not", map[uint32]string{1: reg(a1), 4: cat1(a1), 3: reg(p1)}, map[*Version]uint32{a1: 1, a2: 0, p1: 3}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var kv []string
+			for id, k := range tc.keys {
+				kv = append(kv, `"`+k+`":`+strconv.Itoa(int(id)))
+			}
+			ids, err := parseSchemaIDs(cat, "ids.json", []byte(`{"ids":{`+strings.Join(kv, ",")+`}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for v, want := range tc.want {
+				if got, ok := ids.Of(v); ok != (want != 0) || got != want {
+					t.Errorf("%s: id %d (%v), want %d", v.File, got, ok, want)
+				}
+			}
+		})
 	}
 }

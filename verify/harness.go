@@ -60,6 +60,9 @@ type Harness struct {
 	sc   *Scenario
 	opts Options
 	cat  *registry.Catalog
+	// ids are the catalog's registry ids: the topic's framed records are
+	// checked against them, as validate --topic does.
+	ids  *registry.SchemaIDs
 	seed uint64
 	plan []Fault
 	sp   *replay.Spawner
@@ -68,6 +71,11 @@ type Harness struct {
 // NewHarness loads the scenario's catalog and draws its plan.
 func NewHarness(sc *Scenario, cat *registry.Catalog, opts Options) (*Harness, error) {
 	h := &Harness{sc: sc, opts: opts, cat: cat}
+	ids, err := registry.LoadSchemaIDs(cat)
+	if err != nil {
+		return nil, err
+	}
+	h.ids = ids
 	switch {
 	case opts.Seed != nil:
 		h.seed = *opts.Seed
@@ -474,6 +482,7 @@ func (h *Harness) readTopic(ctx context.Context, cc kafka.ClientConfig, topic st
 	}
 	defer r.Close()
 	chk := records.NewChecker(h.cat)
+	chk.UseSchemaIDs(h.ids)
 	var out []*records.Record
 	for {
 		rec, err := r.Next(ctx)

@@ -90,6 +90,11 @@ func (a *app) validateTopics(ctx context.Context, cat *registry.Catalog, f *topi
 	}
 	defer r.Close()
 	chk := records.NewChecker(cat)
+	ids, err := registry.LoadSchemaIDs(cat)
+	if err != nil {
+		return err
+	}
+	chk.UseSchemaIDs(ids)
 	var checked, failing int
 	// last holds the last record read per partition: what a group commits.
 	last := map[string]map[int32]*kgo.Record{}

@@ -223,5 +223,5 @@ func sameProto(a, b, name string) bool {
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	return protoDigest(da, nil, false) == protoDigest(db, nil, false)
+	return protoDigest(da, nil) == protoDigest(db, nil)
 }

@@ -1,11 +1,6 @@
 package confluent
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,13 +9,10 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing/fstest"
 
 	"github.com/twmb/franz-go/pkg/sr"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/evtool/evtool/format"
@@ -175,7 +167,7 @@ func (f *Forms) protoForm(v *registry.Version, s *protobuf.Schema) (*Form, error
 				if err != nil {
 					return err
 				}
-				sh = &SharedSchema{Kind: format.Protobuf, Name: p, Subject: p, Rel: p, Text: ensureNL(text), Digest: protoDigest(imp, local, true)}
+				sh = &SharedSchema{Kind: format.Protobuf, Name: p, Subject: p, Rel: p, Text: ensureNL(text), Digest: protoDigest(imp, local)}
 				deps := imp.Imports()
 				for j := 0; j < deps.Len(); j++ {
 					if dp := deps.Get(j).Path(); local[dp] {
@@ -200,7 +192,7 @@ func (f *Forms) protoForm(v *registry.Version, s *protobuf.Schema) (*Form, error
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.File, err)
 	}
-	return &Form{Kind: format.Protobuf, Text: ensureNL(v.Text), Digest: protoDigest(s.Desc, local, true), Shared: shared}, nil
+	return &Form{Kind: format.Protobuf, Text: ensureNL(v.Text), Digest: protoDigest(s.Desc, local), Shared: shared}, nil
 }
 
 // dependencyOrder lists the shared schemas of rels so that each comes
@@ -251,108 +243,20 @@ func dependencyOrder(rels []string, byRel map[string]*SharedSchema) ([]*SharedSc
 	return out, nil
 }
 
-// avroDigest is an Avro schema's registry identity: the whole schema with
-// named types inlined, defaults, aliases and logical types kept (the
-// Parsing Canonical Form drops them, and readers use all three), whatever
-// file each named type is written in.
-func avroDigest(s *avro.Schema) string {
-	sum := sha256.Sum256(append([]byte("avro\n"), sameNumbers(s.JSON())...))
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+// avroDigest is an Avro schema's registry identity (registry.SchemaIDDigest).
+func avroDigest(s *avro.Schema) string { return registry.SchemaIDDigest(s) }
 
-// sameNumbers rewrites the numbers of JSON text (defaults) that have a
-// fraction or an exponent in one spelling of their float64 value: 1,
-// 1.0 and 1e0 are one default (Confluent's registry hands back Java's
-// spelling, 1.0 for a double). Integers stay as written, so 64-bit
-// values are never rounded. Text that does not decode stays as it is.
-func sameNumbers(text []byte) []byte {
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	var doc any
-	if dec.Decode(&doc) != nil {
-		return text
-	}
-	var walk func(v any) any
-	walk = func(v any) any {
-		switch v := v.(type) {
-		case json.Number:
-			if !strings.ContainsAny(string(v), ".eE") {
-				return v
-			}
-			f, err := strconv.ParseFloat(string(v), 64)
-			if err != nil {
-				return v
-			}
-			return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
-		case []any:
-			for i := range v {
-				v[i] = walk(v[i])
-			}
-		case map[string]any:
-			for k := range v {
-				v[k] = walk(v[k])
-			}
-		}
-		return v
-	}
-	out, err := json.Marshal(walk(doc))
-	if err != nil {
-		return text
-	}
-	return out
-}
-
-// protoDigest is a .proto file's registry identity: its descriptor and
-// those of the local files it imports (not the well-known types), without
-// source positions or comments, deterministically marshalled. The name of
-// the version's own file is left out (main), so the same schema has one
-// identity as the catalog's v2.proto and as a registry's schema.
-func protoDigest(fd protoreflect.FileDescriptor, local map[string]bool, main bool) string {
-	h := sha256.New()
-	h.Write([]byte("protobuf\n"))
-	seen := map[string]bool{}
-	var visit func(fd protoreflect.FileDescriptor, main bool)
-	visit = func(fd protoreflect.FileDescriptor, main bool) {
-		fdp := protodesc.ToFileDescriptorProto(fd)
-		fdp.SourceCodeInfo = nil
-		if main {
-			fdp.Name = nil
-		}
-		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(fdp)
-		if err != nil {
-			b = []byte(err.Error())
-		}
-		var n [8]byte
-		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-		h.Write(n[:])
-		h.Write(b)
-		imps := fd.Imports()
-		var paths []int
-		for i := 0; i < imps.Len(); i++ {
-			if p := imps.Get(i).Path(); local[p] && !seen[p] {
-				seen[p] = true
-				paths = append(paths, i)
-			}
-		}
-		for _, i := range paths {
-			visit(imps.Get(i).FileDescriptor, false)
-		}
-	}
-	visit(fd, main)
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+// protoDigest is a .proto file's registry identity
+// (registry.ProtoFileIDDigest).
+func protoDigest(fd protoreflect.FileDescriptor, local map[string]bool) string {
+	return registry.ProtoFileIDDigest(fd, local)
 }
 
 // digestOf is the registry identity of a compiled Avro or Protobuf schema.
 func digestOf(s format.Schema) string {
-	switch s := s.(type) {
-	case *avro.Schema:
-		return avroDigest(s)
-	case *protobuf.Schema:
-		local := map[string]bool{}
-		for _, f := range s.Files {
-			local[f] = true
-		}
-		return protoDigest(s.Desc, local, true)
+	switch s.(type) {
+	case *avro.Schema, *protobuf.Schema:
+		return registry.SchemaIDDigest(s)
 	}
 	return ""
 }
@@ -519,7 +423,7 @@ func (f *Forms) AllShared() []*SharedSchema {
 				continue
 			}
 			local := localImports(fd)
-			sh = &SharedSchema{Kind: format.Protobuf, Name: rel, Subject: rel, Rel: rel, Text: ensureNL(text), Digest: protoDigest(fd, local, true)}
+			sh = &SharedSchema{Kind: format.Protobuf, Name: rel, Subject: rel, Rel: rel, Text: ensureNL(text), Digest: protoDigest(fd, local)}
 			imps := fd.Imports()
 			for j := 0; j < imps.Len(); j++ {
 				if p := imps.Get(j).Path(); local[p] {

@@ -38,9 +38,7 @@ func TestServeFormats(t *testing.T) {
 			shared: "com.example.common.Fee", sharedFile: "common/fee.avsc",
 			refs: []sr.SchemaReference{{Name: "com.example.common.Money", Subject: "com.example.common.Money", Version: 1},
 				{Name: "com.example.common.Fee", Subject: "com.example.common.Fee", Version: 1}},
-			compatible: `{"type":"record","name":"PaymentMade","namespace":"com.example.payment","fields":[
-  {"name":"id","type":"string"},{"name":"amount","type":"com.example.common.Money"},
-  {"name":"fee","type":["null","com.example.common.Fee"],"default":null},{"name":"note","type":"string","default":""}]}`,
+			compatible: compatibleAvroV3,
 			incompatible: `{"type":"record","name":"PaymentMade","namespace":"com.example.payment","fields":[
   {"name":"id","type":"int"},{"name":"amount","type":"com.example.common.Money"},
   {"name":"fee","type":["null","com.example.common.Fee"],"default":null},{"name":"note","type":"string","default":""}]}`,
@@ -49,19 +47,8 @@ func TestServeFormats(t *testing.T) {
 		{
 			name: "proto", subject: "com.example.stock.moved", ext: ".proto", schemaType: "PROTOBUF",
 			shared: "common/place.proto", sharedFile: "common/place.proto",
-			refs: []sr.SchemaReference{{Name: "common/place.proto", Subject: "common/place.proto", Version: 1}},
-			compatible: `syntax = "proto3";
-package stock;
-import "common/place.proto";
-import "google/protobuf/timestamp.proto";
-message StockMoved {
-  string sku = 1;
-  common.Place from = 2;
-  google.protobuf.Timestamp at = 3;
-  common.Place to = 4;
-  string note = 5;
-}
-`,
+			refs:       []sr.SchemaReference{{Name: "common/place.proto", Subject: "common/place.proto", Version: 1}},
+			compatible: compatibleProtoV3,
 			incompatible: `syntax = "proto3";
 package stock;
 import "common/place.proto";

@@ -277,9 +277,8 @@ func TestConfluentPythonSerializers(t *testing.T) {
 	}
 }
 
-// servedID is the id serve gives a subject's version. (registry.LoadSchemaIDs
-// matches the ids file by the catalog's digest, which for Avro and Protobuf
-// is not the served form's digest the file is keyed by.)
+// servedID is the id serve gives a subject's version, asked over its API:
+// what Python's serializer framed with.
 func servedID(t *testing.T, url, subject string, version int) uint32 {
 	t.Helper()
 	ss, err := srClient(t, url).SchemaByVersion(ctx, subject, version)

@@ -94,7 +94,7 @@ func CatalogWithIDs(t testing.TB, fsys fs.FS, ids map[string]uint32) string {
 		if v == nil {
 			t.Fatalf("no version %s", name)
 		}
-		byDigest[v.Digest] = id
+		byDigest[registry.SchemaIDDigest(v.Compiled)] = id
 	}
 	data, err := json.Marshal(map[string]any{"ids": byDigest})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // What evtool replay passes to a consumer (Environ) is what the consumer
@@ -19,6 +20,7 @@ func TestClientConfigEnvRoundTrip(t *testing.T) {
 		{"tls by CA file", ClientConfig{TLS: true, TLSCAFile: "/ca.pem", TLSServerName: "kafka"}, []string{"EVTOOL_TLS=1", "EVTOOL_TLS_CA=/ca.pem", "EVTOOL_TLS_SERVER_NAME=kafka"}},
 		{"mTLS, insecure", ClientConfig{TLS: true, TLSCertFile: "/c.pem", TLSKeyFile: "/k.pem", TLSInsecure: true}, []string{"EVTOOL_TLS=1", "EVTOOL_TLS_CERT=/c.pem", "EVTOOL_TLS_KEY=/k.pem", "EVTOOL_TLS_INSECURE=1"}},
 		{"scram", ClientConfig{SASLMechanism: "SCRAM-SHA-512", SASLUser: "qa", SASLPassword: "p=w"}, []string{"EVTOOL_SASL_MECHANISM=SCRAM-SHA-512", "EVTOOL_SASL_USER=qa", "EVTOOL_SASL_PASSWORD=p=w"}},
+		{"heartbeat", ClientConfig{HeartbeatInterval: 1500 * time.Millisecond}, []string{"EVTOOL_HEARTBEAT_INTERVAL=1.5s"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			env := tt.in.Environ()
@@ -35,6 +37,25 @@ func TestClientConfigEnvRoundTrip(t *testing.T) {
 			want.Brokers = []string{"b:9092"}
 			if !reflect.DeepEqual(back, want) {
 				t.Fatalf("read back %+v, want %+v", back, want)
+			}
+		})
+	}
+}
+
+// A heartbeat interval that is not a positive duration is an error of
+// Options naming the variable, not a silent default.
+func TestClientConfigFromEnvBadHeartbeat(t *testing.T) {
+	for _, v := range []string{"20", "soon", "0s", "-1s"} {
+		t.Run(v, func(t *testing.T) {
+			cfg := ClientConfigFromEnv([]string{"b:9092"}, func(k string) string {
+				if k == "EVTOOL_HEARTBEAT_INTERVAL" {
+					return v
+				}
+				return ""
+			})
+			_, err := cfg.Options()
+			if err == nil || !strings.Contains(err.Error(), "EVTOOL_HEARTBEAT_INTERVAL") {
+				t.Fatalf("Options() error = %v, want one naming EVTOOL_HEARTBEAT_INTERVAL", err)
 			}
 		})
 	}

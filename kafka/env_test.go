@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // What evtool replay passes to a consumer (Environ) is what the consumer
@@ -58,5 +60,21 @@ func TestClientConfigFromEnvBadHeartbeat(t *testing.T) {
 				t.Fatalf("Options() error = %v, want one naming EVTOOL_HEARTBEAT_INTERVAL", err)
 			}
 		})
+	}
+}
+
+// The heartbeat interval reaches the client Options builds.
+func TestClientConfigHeartbeatOption(t *testing.T) {
+	opts, err := ClientConfig{Brokers: []string{"127.0.0.1:1"}, HeartbeatInterval: 20 * time.Second}.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(append(opts, kgo.ConsumerGroup("g"), kgo.ConsumeTopics("t"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if got := cl.OptValue(kgo.HeartbeatInterval); got != 20*time.Second {
+		t.Fatalf("heartbeat interval %v, want 20s", got)
 	}
 }

@@ -1,7 +1,9 @@
 // Package exconsumer is the Kafka side shared by the example consumers
 // (examples/orders, examples/payments, examples/inventory): the
 // environment evtool replay passes, a consumer group that commits only
-// after a batch was applied, dead-lettering of what cannot be read, the
+// after a batch was applied (and starts a new client when a commit is
+// refused because the member was evicted), dead-lettering of what cannot
+// be read, the
 // GET /state endpoint, and reading a record into a CloudEvent (checked
 // against the catalog, for the Avro and Protobuf catalogs). What an event
 // means is the example's own code.

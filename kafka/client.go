@@ -43,6 +43,16 @@ type ClientConfig struct {
 	// codec (kafkajs has no Snappy) and a consumer that cannot decompress
 	// a batch cannot read past it.
 	Compression string
+
+	// HeartbeatInterval is a consumer group member's heartbeat interval
+	// on classic groups (0: franz-go's default, 3 s). A member learns of a
+	// rebalance, or that it was evicted, at its next heartbeat; producers
+	// ignore it.
+	HeartbeatInterval time.Duration
+
+	// invalid is why ClientConfigFromEnv could not read a variable:
+	// Options returns it.
+	invalid error
 }
 
 // The compression codecs of ClientConfig.Compression.
@@ -79,6 +89,9 @@ func CompressionCodec(name string) (kgo.CompressionCodec, error) {
 // compression included. Callers add their own (consumer group, topics,
 // producer settings) after these.
 func (c ClientConfig) Options() ([]kgo.Opt, error) {
+	if c.invalid != nil {
+		return nil, c.invalid
+	}
 	if len(c.Brokers) == 0 {
 		return nil, errors.New("no Kafka brokers given: pass --brokers host:port or omit it to use the embedded broker")
 	}
@@ -96,6 +109,9 @@ func (c ClientConfig) Options() ([]kgo.Opt, error) {
 		return nil, err
 	}
 	opts := []kgo.Opt{kgo.SeedBrokers(c.Brokers...), kgo.ProducerBatchCompression(codec)}
+	if c.HeartbeatInterval > 0 {
+		opts = append(opts, kgo.HeartbeatInterval(c.HeartbeatInterval))
+	}
 	dialer := &net.Dialer{Timeout: timeout}
 	if c.TLS || c.TLSCAFile != "" || c.TLSCertFile != "" || c.TLSKeyFile != "" {
 		tc, err := c.tlsConfig()
@@ -150,10 +166,10 @@ func (c ClientConfig) tlsConfig() (*tls.Config, error) {
 	return tc, nil
 }
 
-// Environ returns the TLS and SASL settings as the EVTOOL_TLS* and
-// EVTOOL_SASL_* variables that evtool replay passes to a consumer under
-// test (brokers excluded: EVTOOL_BROKERS is the run's). Unset settings are
-// left out; ClientConfigFromEnv reads them back.
+// Environ returns the TLS, SASL and heartbeat settings as the EVTOOL_TLS*,
+// EVTOOL_SASL_* and EVTOOL_HEARTBEAT_INTERVAL variables that evtool replay
+// passes to a consumer under test (brokers excluded: EVTOOL_BROKERS is the
+// run's). Unset settings are left out; ClientConfigFromEnv reads them back.
 func (c ClientConfig) Environ() []string {
 	var env []string
 	add := func(k, v string) {
@@ -174,14 +190,18 @@ func (c ClientConfig) Environ() []string {
 	add("EVTOOL_SASL_MECHANISM", c.SASLMechanism)
 	add("EVTOOL_SASL_USER", c.SASLUser)
 	add("EVTOOL_SASL_PASSWORD", c.SASLPassword)
+	if c.HeartbeatInterval > 0 {
+		add("EVTOOL_HEARTBEAT_INTERVAL", c.HeartbeatInterval.String())
+	}
 	return env
 }
 
 // ClientConfigFromEnv is the client configuration of a consumer started by
-// evtool replay: brokers, plus the TLS and SASL settings of Environ read
-// with getenv (os.Getenv).
+// evtool replay: brokers, plus the TLS, SASL and heartbeat settings of
+// Environ read with getenv (os.Getenv). A variable it cannot read is an
+// error of Options.
 func ClientConfigFromEnv(brokers []string, getenv func(string) string) ClientConfig {
-	return ClientConfig{
+	c := ClientConfig{
 		Brokers:       brokers,
 		TLS:           getenv("EVTOOL_TLS") != "",
 		TLSCAFile:     getenv("EVTOOL_TLS_CA"),
@@ -193,6 +213,18 @@ func ClientConfigFromEnv(brokers []string, getenv func(string) string) ClientCon
 		SASLUser:      getenv("EVTOOL_SASL_USER"),
 		SASLPassword:  getenv("EVTOOL_SASL_PASSWORD"),
 	}
+	if v := getenv("EVTOOL_HEARTBEAT_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err == nil && d <= 0 {
+			err = errors.New("not positive")
+		}
+		if err != nil {
+			c.invalid = fmt.Errorf("EVTOOL_HEARTBEAT_INTERVAL=%q: want a positive duration such as 500ms (%v)", v, err)
+		} else {
+			c.HeartbeatInterval = d
+		}
+	}
+	return c
 }
 
 // WaitReachable pings the cluster until it answers or wait passes: a

@@ -1,7 +1,9 @@
 // Package exconsumer is the Kafka side shared by the example consumers
 // (examples/orders, examples/payments, examples/inventory): the
 // environment evtool replay passes, a consumer group that commits only
-// after a batch was applied, dead-lettering of what cannot be read, the
+// after a batch was applied (and starts a new client when a commit is
+// refused because the member was evicted), dead-lettering of what cannot
+// be read, the
 // GET /state endpoint, and reading a record into a CloudEvent (checked
 // against the catalog, for the Avro and Protobuf catalogs). What an event
 // means is the example's own code.
@@ -26,6 +28,7 @@ import (
 	"time"
 
 	"github.com/cloudevents/sdk-go/v2/event"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
 
@@ -201,7 +204,11 @@ type Loop[E any] struct {
 
 // Run serves the state and consumes env.Topic until ctx ends. Offsets are
 // committed only after the batch's transaction committed and its dead
-// letters were written, so a crash redelivers instead of losing.
+// letters were written, so a crash redelivers instead of losing. A commit
+// refused because the member was evicted (it stalled past its session)
+// closes the client and starts a new one, which resumes from the group's
+// committed offsets: Apply gets those records again and must skip what it
+// already applied (the examples' inbox).
 func (l Loop[E]) Run(ctx context.Context, env Env) error {
 	ln, err := net.Listen("tcp", env.Addr)
 	if err != nil {
@@ -245,7 +252,7 @@ func (l Loop[E]) Run(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
+	defer func() { cl.Close() }() // the client of the moment (see fenced)
 	log.Printf("%s: consuming %s as group %s; state on http://%s/state; dead letters to %q", l.Name, env.Topic, env.Group, env.Addr, l.DLQTopic)
 
 	batch := l.BatchSize
@@ -253,6 +260,7 @@ func (l Loop[E]) Run(ctx context.Context, env Env) error {
 		batch = 200
 	}
 	var applied, skipped, dead int64
+	fenced := false // the last commit was refused: this member was evicted
 	for {
 		fetches := cl.PollRecords(ctx, batch)
 		if ctx.Err() != nil {
@@ -301,12 +309,40 @@ func (l Loop[E]) Run(ctx context.Context, env Env) error {
 			skipped += int64(len(events) - n)
 			if err := cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
 				log.Printf("commit: %v", err)
+				fenced = isFenced(err)
 			}
 		}
 		cl.AllowRebalance()
+		if fenced {
+			// The group refused the commit because this member is no
+			// longer in it: it stalled past its session (a GC pause, a
+			// slow call, SIGSTOP) and was evicted. franz-go (v1.22.3,
+			// classic protocol) rejoins from the refused commit without
+			// OnPartitionsLost; if the group gives it the same
+			// partitions back they are not newly assigned, so it fetches
+			// no committed offsets and goes on from where it was, past
+			// the records whose commit was refused: nobody would read or
+			// commit them again. A new client starts from the group's
+			// committed offsets instead; Apply skips what it applies
+			// again (the examples' inbox).
+			log.Printf("fenced: closing the client and starting a new one from the group's committed offsets")
+			cl.Close()
+			if cl, err = kgo.NewClient(opts...); err != nil {
+				return err
+			}
+			fenced = false
+		}
 	}
 	log.Printf("stopping: %d events applied, %d skipped as duplicates, %d dead-lettered", applied, skipped, dead)
 	return nil
+}
+
+// isFenced reports whether a commit was refused because the member is no
+// longer in the group (classic protocol: UNKNOWN_MEMBER_ID once evicted,
+// ILLEGAL_GENERATION once the group moved to a newer generation or has
+// no members).
+func isFenced(err error) bool {
+	return errors.Is(err, kerr.UnknownMemberID) || errors.Is(err, kerr.IllegalGeneration)
 }
 
 // DeadLetter is the DLQ record of a record that cannot be applied: its

@@ -11,6 +11,7 @@
 //	EVTOOL_ADDR     host:port to serve GET /state on
 //	EVTOOL_DLQ_TOPIC  dead-letter topic (or -dlq-topic; none: log and skip)
 //	EVTOOL_TLS*, EVTOOL_SASL_*  TLS and SASL settings for a real cluster
+//	EVTOOL_HEARTBEAT_INTERVAL  group heartbeat interval (default 3s)
 //
 // By default it is correct under at-least-once delivery:
 //
@@ -41,10 +42,13 @@
 // stale batch finds its events in the inbox and changes nothing. It
 // blocks rebalances while it handles a batch (BlockRebalanceOnPoll) and
 // commits before allowing them, so a partition moves only with its
-// effects committed; a commit refused after the group moved on
-// (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID) is logged, and the new owner
-// redelivers those records to the inbox. Every instance serves GET /state
-// from the shared database.
+// effects committed. A commit refused because the instance was evicted
+// (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID: it stalled past its session) is
+// logged and the instance starts a new Kafka client, which resumes from
+// the group's committed offsets: franz-go's own rejoin would go on past
+// the refused records if the group gave it the same partitions back, and
+// nobody would commit them. The records it reads again find their ids in
+// the inbox. Every instance serves GET /state from the shared database.
 //
 // With -naive it has the classic bugs instead: no inbox (duplicates are
 // applied twice: a payment counted twice) and last write wins (a late

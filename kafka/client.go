@@ -196,6 +196,10 @@ func (c ClientConfig) Environ() []string {
 	return env
 }
 
+// groupSessionTimeout is franz-go's default session timeout, which
+// evtool's consumers keep: a heartbeat interval must not exceed it.
+const groupSessionTimeout = 45 * time.Second
+
 // ClientConfigFromEnv is the client configuration of a consumer started by
 // evtool replay: brokers, plus the TLS, SASL and heartbeat settings of
 // Environ read with getenv (os.Getenv). A variable it cannot read is an
@@ -215,11 +219,17 @@ func ClientConfigFromEnv(brokers []string, getenv func(string) string) ClientCon
 	}
 	if v := getenv("EVTOOL_HEARTBEAT_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
-		if err == nil && d <= 0 {
+		switch {
+		case err != nil:
+		case d <= 0:
 			err = errors.New("not positive")
+		case d > groupSessionTimeout:
+			// kgo.NewClient refuses it, for a producer too, with an
+			// error that does not name the variable.
+			err = fmt.Errorf("longer than the group session timeout %v", groupSessionTimeout)
 		}
 		if err != nil {
-			c.invalid = fmt.Errorf("EVTOOL_HEARTBEAT_INTERVAL=%q: want a positive duration such as 500ms (%v)", v, err)
+			c.invalid = fmt.Errorf("EVTOOL_HEARTBEAT_INTERVAL=%q: want a positive duration up to %v such as 500ms (%v)", v, groupSessionTimeout, err)
 		} else {
 			c.HeartbeatInterval = d
 		}

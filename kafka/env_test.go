@@ -44,10 +44,12 @@ func TestClientConfigEnvRoundTrip(t *testing.T) {
 	}
 }
 
-// A heartbeat interval that is not a positive duration is an error of
-// Options naming the variable, not a silent default.
+// A heartbeat interval that is not a positive duration, or is longer than
+// franz-go's session timeout (which kgo.NewClient refuses, for producers
+// too, without naming the variable), is an error of Options naming the
+// variable, not a silent default.
 func TestClientConfigFromEnvBadHeartbeat(t *testing.T) {
-	for _, v := range []string{"20", "soon", "0s", "-1s"} {
+	for _, v := range []string{"20", "soon", "0s", "-1s", "1m"} {
 		t.Run(v, func(t *testing.T) {
 			cfg := ClientConfigFromEnv([]string{"b:9092"}, func(k string) string {
 				if k == "EVTOOL_HEARTBEAT_INTERVAL" {

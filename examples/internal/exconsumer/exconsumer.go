@@ -252,7 +252,11 @@ func (l Loop[E]) Run(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	defer func() { cl.Close() }() // the client of the moment (see fenced)
+	defer func() { // the client of the moment (see fenced)
+		if cl != nil {
+			cl.Close()
+		}
+	}()
 	log.Printf("%s: consuming %s as group %s; state on http://%s/state; dead letters to %q", l.Name, env.Topic, env.Group, env.Addr, l.DLQTopic)
 
 	batch := l.BatchSize
@@ -327,10 +331,12 @@ func (l Loop[E]) Run(ctx context.Context, env Env) error {
 			// again (the examples' inbox).
 			log.Printf("fenced: closing the client and starting a new one from the group's committed offsets")
 			cl.Close()
-			if cl, err = kgo.NewClient(opts...); err != nil {
+			next, err := kgo.NewClient(opts...)
+			if err != nil {
+				cl = nil // closed: the deferred Close must not close it again
 				return err
 			}
-			fenced = false
+			cl, fenced = next, false
 		}
 	}
 	log.Printf("stopping: %d events applied, %d skipped as duplicates, %d dead-lettered", applied, skipped, dead)

@@ -800,3 +800,36 @@ func TestRedriveMetadataOverflow(t *testing.T) {
 		t.Fatalf("orders holds %d records, want %d", n, 5+sent)
 	}
 }
+
+// TestRedriveOffsetInterrupted: an interrupted --offset run names the
+// offsets still to decide; the rerun it prints does not refuse the named
+// record it sent (it is no longer passed over) and sends each record once.
+func TestRedriveOffsetInterrupted(t *testing.T) {
+	fx := newFixture(t)
+	first := redrive(t, fx, dlq.RedriveOptions{Apply: true, IDs: []string{"7fa2b328-7f5a-4eef-acb5-2d97f5cd4a18"}})
+	if got := passed(first); got != "0@0 0@1 0@2 0@4 0@5" {
+		t.Fatalf("passed over %q", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	named := []dlq.Position{{Partition: 0, Offset: 0}, {Partition: 0, Offset: 1}}
+	res, err := dlq.RunRedrive(ctx, dlq.RedriveOptions{Client: fx.cc, Topic: "orders.dlq", Catalog: fx.cat, Apply: true, Offsets: named,
+		AfterSend: func(o dlq.Outcome) {
+			if o.Offset == 0 {
+				cancel()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "before orders.dlq/0@1; rerun with --offset 0@1 to resume"; res.Interrupted != want {
+		t.Fatalf("interrupted %q, want %q", res.Interrupted, want)
+	}
+	again := redrive(t, fx, dlq.RedriveOptions{Apply: true, Offsets: named[1:]})
+	if got, want := actions(again), "se"; got != want {
+		t.Fatalf("rerun: %s, want %s", got, want)
+	}
+	if n := len(consumed(t, fx.cc, "orders")); n != 5+3 {
+		t.Fatalf("orders holds %d, want 8 (0@3, then 0@0 and 0@1): each record sent once", n)
+	}
+}

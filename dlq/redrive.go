@@ -461,8 +461,11 @@ func send(ctx context.Context, cl *kgo.Client, adm *kadm.Client, o RedriveOption
 			how := "rerun"
 			if o.Passed {
 				how = "rerun with --passed"
-			} else if len(o.Offsets) > 0 {
-				how = "rerun with the same --offset"
+			} else if left := namedLeft(o.Offsets, res.Outcomes[i:]); left != "" {
+				// Not the same --offset: a named record sent
+				// before the interruption is no longer passed
+				// over, and naming it again is refused.
+				how = "rerun with " + left
 			}
 			res.Interrupted = fmt.Sprintf("before %s; %s to resume", where, how)
 			break
@@ -721,4 +724,19 @@ func WriteRedrive(w io.Writer, f report.Format, res *Redrive) error {
 	}
 	_, err := io.WriteString(w, report.SafeLines(strings.TrimSuffix(b.String(), "\n"))+"\n")
 	return err
+}
+
+// namedLeft is the --offset flags, in the run's order, of the named
+// records among the outcomes not yet decided.
+func namedLeft(named []Position, left []Outcome) string {
+	var flags []string
+	for _, pos := range named {
+		for _, out := range left {
+			if out.Partition == pos.Partition && out.Offset == pos.Offset {
+				flags = append(flags, "--offset "+pos.String())
+				break
+			}
+		}
+	}
+	return strings.Join(flags, " ")
 }

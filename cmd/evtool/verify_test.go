@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -135,4 +136,39 @@ func exampleProducer(t *testing.T) (dir, bin, catalog string) {
 	}
 	catalog, _ = filepath.Abs("../../examples/orders")
 	return dir, bin, catalog
+}
+
+// TestVerifyReproduceLinesReproduce runs the commands a failing verify
+// prints and wants each to fail again with the same loss.
+func TestVerifyReproduceLinesReproduce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the example producer")
+	}
+	dir, bin, catalog := exampleProducer(t)
+	sc := filepath.Join(dir, "vbug.yaml")
+	text := "catalog: " + catalog + "\nproducer:\n  run: [" + bin + ", -bug, no-outbox]\n  state: {http: \"http://${EVTOOL_ADDR}/facts\"}\n  quiet: 500ms\nworkload: {requests: requests.jsonl}\nchaos: {seed: 3, crash: {count: 2, at: before-append}}\n"
+	if err := os.WriteFile(sc, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	verify := func(args ...string) (int, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+		return code, stdout.String() + stderr.String()
+	}
+	code, out := verify("verify", sc)
+	if code != exitFindings {
+		t.Fatalf("exit %d, want %d:\n%s", code, exitFindings, out)
+	}
+	printed := regexp.MustCompile(`(?m)^(reproduce|reproduce the minimal failure): evtool (verify .*)$`).FindAllStringSubmatch(out, -1)
+	if len(printed) != 2 {
+		t.Fatalf("want a reproduce and a minimal-failure line:\n%s", out)
+	}
+	for _, m := range printed {
+		// The temporary directory holds no character shellWord quotes.
+		code, again := verify(strings.Fields(m[2])...)
+		if code != exitFindings || !strings.Contains(again, "lost 1") {
+			t.Errorf("%s: %s: exit %d, want %d with lost 1:\n%s", m[1], m[2], code, exitFindings, again)
+		}
+	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // TestProducerAndDLQFlagsDocumented: every flag of validate, verify, dlq
-// inspect and dlq redrive is named in the page that documents the command,
+// inspect, dlq redrive, replay and registry serve/push/pull/diff is named in the page that documents the command,
 // so a flag added to --help is not missing from the docs.
 func TestProducerAndDLQFlagsDocumented(t *testing.T) {
 	root := (&app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}).rootCommand()
@@ -23,6 +23,11 @@ func TestProducerAndDLQFlagsDocumented(t *testing.T) {
 		{[]string{"verify"}, "docs/verify.md"},
 		{[]string{"dlq", "inspect"}, "docs/dlq.md"},
 		{[]string{"dlq", "redrive"}, "docs/dlq.md"},
+		{[]string{"replay"}, "docs/replay.md"},
+		{[]string{"registry", "serve"}, "docs/registry.md"},
+		{[]string{"registry", "push"}, "docs/registry.md"},
+		{[]string{"registry", "pull"}, "docs/registry.md"},
+		{[]string{"registry", "diff"}, "docs/registry.md"},
 	} {
 		cmd, _, err := root.Find(tc.command)
 		if err != nil {

@@ -21,6 +21,8 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/internal/jsonstrict"
 )
 
 // KafkaConfig is the kafka section of evtool.yaml and event.yaml: how the
@@ -219,7 +221,17 @@ func parseSchemaIDs(c *Catalog, p string, data []byte) (*SchemaIDs, error) {
 	var doc struct {
 		IDs map[string]int64 `json:"ids"`
 	}
+	// jsonstrict first: its errors carry a line and column, and it
+	// refuses a digest given twice, which encoding/json resolves silently.
+	if _, err := jsonstrict.Decode(data); err != nil {
+		return nil, fmt.Errorf("%s: not a schema ids file: %v", p, err)
+	}
 	if err := json.Unmarshal(data, &doc); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			line, col := jsonpos.LineCol(data, te.Offset)
+			return nil, fmt.Errorf("%s: not a schema ids file: line %d, column %d: %v", p, line, col, err)
+		}
 		return nil, fmt.Errorf("%s: not a schema ids file: %v", p, err)
 	}
 	byDigest := map[string]uint32{}

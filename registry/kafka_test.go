@@ -101,6 +101,25 @@ func TestLoadSchemaIDs(t *testing.T) {
 	}
 }
 
+// TestParseSchemaIDsErrorsNameWhere: a broken ids file's error names the
+// file and the line of the fault, and a digest given two ids is an error
+// rather than whichever encoding/json keeps.
+func TestParseSchemaIDsErrorsNameWhere(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"syntax", "{\"ids\": {\n  \"a\": 1,\n}}", "ids.json: not a schema ids file: line 3"},
+		{"duplicate digest", "{\"ids\": {\n  \"a\": 1,\n  \"a\": 2}}", "ids.json: not a schema ids file: line 3"},
+		{"id not a number", "{\"ids\": {\n  \"a\": \"7\"}}", "ids.json: not a schema ids file: line 2"},
+		{"id out of range", `{"ids":{"a":0}}`, "ids.json: id 0 of a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseSchemaIDs(&Catalog{}, "ids.json", []byte(tc.text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
 // FuzzParseSchemaIDs: the ids file is outside input; any text gives ids
 // or an error naming the file, never a panic.
 func FuzzParseSchemaIDs(f *testing.F) {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/evtool/evtool/internal/jsonstrict"
 )
 
 // Request is one workload request: sent to http://${EVTOOL_ADDR}Path.
@@ -136,6 +138,11 @@ type Fact struct {
 // id and a type; key and seq are optional. source names the state in
 // errors, which give the JSON pointer of the bad member.
 func ParseFacts(source string, data []byte) ([]Fact, error) {
+	// jsonstrict first: its errors carry a line and column, and it
+	// refuses a key given twice, which encoding/json resolves silently.
+	if _, err := jsonstrict.Decode(data); err != nil {
+		return nil, fmt.Errorf("state from %s: want a JSON array of facts: %v", source, err)
+	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("state from %s: want a JSON array of facts [{\"id\", \"type\", \"key\", \"seq\"}, ...]: %v", source, err)

@@ -195,6 +195,8 @@ func TestParseFacts(t *testing.T) {
 		{`[{"id": "a"}]`, "/0/type"},
 		{`[{"id": "a", "type": "T"}, {"type": "T"}]`, "/1/id"},
 		{`[{"id": "a", "type": "T", "seq": "x"}]`, "/0: not a fact"},
+		{"[{\"id\": \"a\", \"type\": \"T\"},\n {\"id\": \"b\",]", "line 2, column"},
+		{"[{\"id\": \"a\",\n  \"id\": \"b\", \"type\": \"T\"}]", "line 2, column 3 (at /0): duplicate key \"id\""},
 	} {
 		if _, err := ParseFacts("GET u", []byte(tc.text)); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "GET u") {
 			t.Errorf("%q: got %v, want %q", tc.text, err, tc.want)

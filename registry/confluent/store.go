@@ -23,6 +23,7 @@ import (
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/formats"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
@@ -353,6 +354,11 @@ func (s *store) readIDs(root string) (map[string]int, int, error) {
 		return nil, 0, err
 	}
 	var doc idsDoc
+	// jsonstrict first: its errors carry a line and column, and it
+	// refuses a digest given twice, which encoding/json resolves silently.
+	if _, err := jsonstrict.Decode(data); err != nil {
+		return nil, 0, fmt.Errorf("%s is not a valid ids file (%v): restore it from git or a backup; deleting it renumbers every schema id clients may have cached", p, err)
+	}
 	if err := json.Unmarshal(data, &doc); err != nil || doc.Format != 1 {
 		return nil, 0, fmt.Errorf("%s is not a valid ids file (%v): restore it from git or a backup; deleting it renumbers every schema id clients may have cached", p, errOr(err, "unknown format"))
 	}
@@ -362,8 +368,8 @@ func (s *store) readIDs(root string) (map[string]int, int, error) {
 	next := doc.NextID
 	seen := map[int]string{}
 	for d, id := range doc.IDs {
-		if id < 1 {
-			return nil, 0, fmt.Errorf("%s: id %d of %s is not positive", p, id, d)
+		if id < 1 || id > 1<<31-1 {
+			return nil, 0, fmt.Errorf("%s: id %d of %s is not a positive 32-bit schema id", p, id, d)
 		}
 		if other, dup := seen[id]; dup {
 			return nil, 0, fmt.Errorf("%s: id %d is given to both %s and %s", p, id, other, d)

@@ -184,3 +184,28 @@ func TestServerIDsConflictOnDisk(t *testing.T) {
 		t.Fatal("written despite the conflicting ids")
 	}
 }
+
+// TestReadIDsErrorsNameWhere: serve's broken ids.json is refused with the
+// line of the fault; a digest given twice and an id that no 32-bit
+// schema id frame holds are errors, not whichever value decoding keeps.
+func TestReadIDsErrorsNameWhere(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"syntax", "{\"format\": 1,\n \"ids\": {\"a\": 1,}}", "line 2"},
+		{"duplicate digest", "{\"format\": 1,\n \"ids\": {\"a\": 1,\n  \"a\": 2}}", "line 3"},
+		{"id over 32 bits", `{"format":1,"ids":{"a":4294967297}}`, "id 4294967297 of a is not a positive 32-bit schema id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &store{dir: t.TempDir()}
+			if err := os.MkdirAll(s.stateDir("."), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(s.stateDir("."), IDsFile), []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := s.readIDs(".")
+			if err == nil || !strings.Contains(err.Error(), IDsFile) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %s and %q", err, IDsFile, tc.want)
+			}
+		})
+	}
+}

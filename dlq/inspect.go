@@ -195,15 +195,20 @@ func shorten(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
+// writeJSON prints v as indented JSON, escaped as every report is.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(report.JSONSafe(b), '\n'))
+	return err
+}
+
 // WriteInspection prints an inspection as text or JSON.
 func WriteInspection(w io.Writer, f report.Format, ins *Inspection) error {
 	if f == report.FormatJSON {
-		b, err := json.MarshalIndent(ins, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(report.JSONSafe(b), '\n'))
-		return err
+		return writeJSON(w, ins)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d dead letter(s)\n", ins.Topic, len(ins.Records))

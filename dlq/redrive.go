@@ -2,7 +2,6 @@ package dlq
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -663,12 +662,7 @@ const maxListed = 20
 // WriteRedrive prints a redrive run as text or JSON.
 func WriteRedrive(w io.Writer, f report.Format, res *Redrive) error {
 	if f == report.FormatJSON {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(report.JSONSafe(b), '\n'))
-		return err
+		return writeJSON(w, res)
 	}
 	var b strings.Builder
 	mode := "dry run (pass --apply to send)"

@@ -528,22 +528,11 @@ func (h *Harness) evictMembers(ctx context.Context, group string) int {
 	if !ok || g.Err != nil || len(g.Members) == 0 {
 		return 0
 	}
-	req := kmsg.NewPtrLeaveGroupRequest()
-	req.Group = group
+	leaving := make([]kmsg.LeaveGroupRequestMember, 0, len(g.Members))
 	for _, m := range g.Members {
 		lm := kmsg.NewLeaveGroupRequestMember()
 		lm.MemberID, lm.InstanceID = m.MemberID, m.InstanceID
-		req.Members = append(req.Members, lm)
+		leaving = append(leaving, lm)
 	}
-	resp, err := req.RequestWith(ctx, h.cl)
-	if err != nil || resp.ErrorCode != 0 {
-		return 0
-	}
-	n := 0
-	for _, m := range resp.Members {
-		if m.ErrorCode == 0 {
-			n++
-		}
-	}
-	return n
+	return h.leaveGroup(ctx, group, leaving)
 }

@@ -246,26 +246,13 @@ func (h *Harness) Connect(ctx context.Context) error {
 	if h.embedded != nil {
 		return nil
 	}
-	wait := h.sc.Consumer.SettleTimeout
-	if wait > 15*time.Second {
-		wait = 15 * time.Second
-	}
-	pctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	var last error
-	for {
-		if last = cl.Ping(pctx); last == nil {
-			return nil
+	if err := kafka.WaitReachable(ctx, cl, brokers, min(h.sc.Consumer.SettleTimeout, 15*time.Second)); err != nil {
+		if ctx.Err() != nil {
+			return err
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-pctx.Done():
-			return fmt.Errorf("cannot reach Kafka at %s within %s: %v\ncheck --brokers (or kafka.brokers in %s), or leave both empty to use the embedded broker",
-				strings.Join(brokers, ","), wait, last, h.sc.File)
-		case <-time.After(300 * time.Millisecond):
-		}
+		return fmt.Errorf("%w\ncheck --brokers (or kafka.brokers in %s), or leave both empty to use the embedded broker", err, h.sc.File)
 	}
+	return nil
 }
 
 // compression is the codec the harness produces with: the option's, else

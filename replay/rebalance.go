@@ -1315,13 +1315,21 @@ func (h *Harness) evictMember(ctx context.Context, group string, members []strin
 		}
 		return n
 	}
-	req := kmsg.NewPtrLeaveGroupRequest()
-	req.Group = group
+	leaving := make([]kmsg.LeaveGroupRequestMember, 0, len(members))
 	for _, m := range members {
 		lm := kmsg.NewLeaveGroupRequestMember()
 		lm.MemberID = m
-		req.Members = append(req.Members, lm)
+		leaving = append(leaving, lm)
 	}
+	return h.leaveGroup(ctx, group, leaving)
+}
+
+// leaveGroup sends one LeaveGroup for the members and returns how many the
+// coordinator removed (0 when the request itself failed).
+func (h *Harness) leaveGroup(ctx context.Context, group string, members []kmsg.LeaveGroupRequestMember) int {
+	req := kmsg.NewPtrLeaveGroupRequest()
+	req.Group = group
+	req.Members = members
 	resp, err := req.RequestWith(ctx, h.cl)
 	if err != nil || resp.ErrorCode != 0 {
 		return 0

@@ -289,6 +289,40 @@ func TestConsumerNotFound(t *testing.T) {
 	}
 }
 
+// TestBrokersNeverAnswer: a broker that accepts and never answers is
+// reported as such (no "context deadline exceeded" from the ping the wait
+// cut short), with the hint to check --brokers.
+func TestBrokersNeverAnswer(t *testing.T) {
+	t.Parallel()
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() {
+		var held []net.Conn // accepted and never answered
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	addr := silent.Addr().String()
+	text := strings.Replace(scenarioText(t, "correct", testEvents(t, 5), ""), "settle_timeout: 20s", "settle_timeout: 2s", 1)
+	_, err = replayText(t, text, Options{Brokers: []string{addr}})
+	if err == nil || !strings.Contains(err.Error(), "cannot reach Kafka at "+addr+" within 2s: no broker answered") ||
+		strings.Contains(err.Error(), "deadline exceeded") || !strings.Contains(err.Error(), "--brokers") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 func TestBrokersUnreachable(t *testing.T) {
 	t.Parallel()
 	// A port nothing listens on.

@@ -217,7 +217,7 @@ func (f *Forms) buildIDs() {
 			return nil
 		}
 		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "examples") {
+			if skippedDir(p, d) {
 				return fs.SkipDir
 			}
 			return nil

@@ -359,6 +359,12 @@ func loadErr[S interface {
 	return s, nil
 }
 
+// skippedDir reports whether a walk of the catalog root passes over the
+// directory at p: dot directories and examples, never the root itself.
+func skippedDir(p string, d fs.DirEntry) bool {
+	return p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "examples")
+}
+
 // AllShared lists every shared schema of the catalog root, whether or not
 // a version uses it yet: each .avsc that is not a version file and
 // defines a named type at its top level, and each .proto that is not a
@@ -373,7 +379,7 @@ func (f *Forms) AllShared() []*SharedSchema {
 			return nil
 		}
 		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "examples") {
+			if skippedDir(p, d) {
 				return fs.SkipDir
 			}
 			return nil

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package fuzzcost
+
+import "time"
+
+func cpuTime() time.Duration { return wallClock() }

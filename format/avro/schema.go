@@ -90,9 +90,14 @@ func (s *Schema) EncodeJSON(datum any) ([]byte, error) {
 }
 
 // Decode reads exactly one binary datum; trailing bytes are an error.
-func (s *Schema) Decode(data []byte) (any, error) { return decodeExact(s.physical, data) }
+func (s *Schema) Decode(data []byte) (any, error) { return decodeExact(s.physical, s.Root, data) }
 
-func decodeExact(ls *twmb.Schema, data []byte) (any, error) {
+// decodeExact decodes data written with writer (the positioned tree of
+// the datum's schema) with ls, after checking what decoding it costs.
+func decodeExact(ls *twmb.Schema, writer *Node, data []byte) (any, error) {
+	if err := checkDecodeCost(writer, data); err != nil {
+		return nil, err
+	}
 	var v any
 	rest, err := ls.Decode(data, &v, twmb.TaggedUnions())
 	if err != nil {
@@ -291,6 +296,7 @@ func fillDefaults(n *Node, v any, depth int) any {
 // one per writer/reader pair and reuse it (resolving compiles a program).
 type Resolved struct {
 	schema *twmb.Schema
+	writer *Node
 }
 
 // NewResolved prepares decoding writer data for reader by the library's
@@ -300,12 +306,12 @@ func NewResolved(writer, reader *Schema) (*Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Resolved{schema: r}, nil
+	return &Resolved{schema: r, writer: writer.Root}, nil
 }
 
 // Decode reads exactly one binary datum of the writer and returns it in
 // the reader's layout.
-func (r *Resolved) Decode(data []byte) (any, error) { return decodeExact(r.schema, data) }
+func (r *Resolved) Decode(data []byte) (any, error) { return decodeExact(r.schema, r.writer, data) }
 
 // Reference is a named type the schema uses from another file: what a
 // Confluent schema reference names.

@@ -105,7 +105,7 @@ func TestDecodeCostPointer(t *testing.T) {
 	}
 	inner := amplified(10)
 	data := append([]byte{0x02, 0x02, 0x02, 0x02, 'k'}, inner...) // x=1, branch 1, one entry "k"
-	data = append(data, 0)                                         // end of the map
+	data = append(data, 0)                                        // end of the map
 	_, err = s.Decode(data)
 	if err == nil || !strings.HasPrefix(err.Error(), "/u/map/k/") {
 		t.Fatalf("err = %v, want the pointer /u/map/k/...", err)

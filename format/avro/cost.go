@@ -216,3 +216,87 @@ func costBytes(src []byte) (value, rest []byte, ok bool) {
 	}
 	return rest[:n], rest[n:], true
 }
+
+// MaxDatumSize is the largest minimal datum evtool accepts for any type:
+// 1 MiB, a default Kafka record, like MaxFixedSize. A record of four
+// fields of one 1 MiB fixed is 4 MiB in every datum: its samples and
+// counterexamples took seconds and gigabytes, and no such event fits a
+// default topic.
+const MaxDatumSize = MaxFixedSize
+
+// unbounded is the minimal size of a type without a finite datum.
+const unbounded = int64(1) << 62
+
+// minSizes is, for every node under root, the fewest bytes a datum of it
+// takes in the binary encoding (unbounded when it has none). It is a
+// fixpoint over the nodes in post-order, as recursive types end only
+// through a union branch or an empty collection.
+func minSizes(root *Node) map[*Node]int64 {
+	var order []*Node
+	seen := map[*Node]bool{}
+	var visit func(*Node)
+	visit = func(n *Node) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		for _, c := range children(n) {
+			visit(c)
+		}
+		order = append(order, n)
+	}
+	visit(root)
+	size := make(map[*Node]int64, len(order))
+	for _, n := range order {
+		size[n] = unbounded
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, n := range order {
+			var m int64
+			switch n.Kind {
+			case "null":
+			case "float":
+				m = 4
+			case "double":
+				m = 8
+			case "fixed":
+				m = int64(n.Size)
+			case "record":
+				for _, f := range n.Fields {
+					m = min(m+size[f.Type], unbounded)
+				}
+			case "union":
+				m = unbounded
+				for _, b := range n.Branches {
+					m = min(m, size[b]+1)
+				}
+			default: // one byte at least: a varint, a length, a block count
+				m = 1
+			}
+			if m < size[n] {
+				size[n], changed = m, true
+			}
+		}
+	}
+	return size
+}
+
+// checkDatumSizes reports every type whose datums all take more than
+// MaxDatumSize bytes, at the innermost such type (a record is named when
+// none of its fields is over the limit alone).
+func checkDatumSizes(l *loader, root *Node, size map[*Node]int64) Errors {
+	var errs Errors
+	walk(root, func(n *Node) {
+		if size[n] <= MaxDatumSize || size[n] == unbounded {
+			return
+		}
+		for _, c := range children(n) {
+			if size[c] > MaxDatumSize && size[c] != unbounded {
+				return
+			}
+		}
+		errs = append(errs, l.errorAt(n.File, n.Pointer, fmt.Sprintf("every datum of %s takes at least %d bytes, over evtool's limit of %d bytes (a default Kafka record)", n.Describe(), size[n], MaxDatumSize)))
+	})
+	return errs
+}

@@ -58,10 +58,12 @@ func Load(fsys fs.FS, name string, shared ...string) (*Schema, error) {
 	// Defaults are checked in the same run as the structure, so that one
 	// lint run shows every error; only defaults of types that were built
 	// without errors are checked.
-	if errs := append(b.errs, checkDefaults(l, root, b.broken)...); len(errs) > 0 {
+	size := minSizes(root)
+	errs := append(b.errs, checkDatumSizes(l, root, size)...)
+	if errs := append(errs, checkDefaults(l, root, b.broken)...); len(errs) > 0 {
 		return nil, errs
 	}
-	s := &Schema{Root: root, File: name, Files: b.files, texts: l.texts}
+	s := &Schema{Root: root, File: name, Files: b.files, texts: l.texts, minSize: size}
 	if err := s.compile(); err != nil {
 		return nil, Errors{l.errorAt(name, "", err.Error())}
 	}

@@ -32,6 +32,27 @@ const maxSampleDepth = 6
 // schema would otherwise make datums of millions of values.
 const maxSampleValues = 10_000
 
+// maxSetValues bounds the values of all the datums of one Samples call:
+// each datum gets an equal share (at least minSetShare, at most
+// maxSampleValues), so a recursive record of a few self-references does
+// not make a thousand datums of ten thousand values each.
+const (
+	maxSetValues = 100_000
+	minSetShare  = 200
+)
+
+// maxSampleBytes bounds the bytes, strings and fixed values of one datum:
+// beyond it collections are empty and unions take their smallest branch,
+// so arrays of a large fixed do not multiply it. A datum still holds what
+// its type needs at least, which lint bounds by MaxDatumSize.
+const maxSampleBytes = MaxDatumSize
+
+// sharedFixed is the size above which fixed values are not made one by
+// one: they are slices of one buffer, read-only, shared by every datum of
+// a generator. A witness never depends on a large fixed's content, and
+// copying it for each datum cost gigabytes.
+const sharedFixed = 4096
+
 // Cover is how many datums Samples needs so that every union branch, every
 // enum symbol and every edge value of every type occurs in some datum.
 func (s *Schema) Cover() int {
@@ -52,8 +73,9 @@ func (s *Schema) Samples(seed uint64, n int) ([]any, error) {
 	}
 	out := make([]any, n)
 	cover := s.Cover()
+	g.valueLimit = min(maxSampleValues, max(minSetShare, maxSetValues/max(n, 1)))
 	for i := range out {
-		g.index, g.edges, g.spent = i, i < cover, 0
+		g.index, g.edges, g.spent, g.bytesSpent = i, i < cover, 0, 0
 		out[i] = g.value(s.Root, 0, nil, nil)
 	}
 	return out, nil
@@ -93,8 +115,12 @@ type generator struct {
 	ends    map[*Node]bool
 	forced  bool
 	pathErr error
-	// spent counts the values of the datum being made.
-	spent int
+	// spent counts the values of the datum being made, up to valueLimit;
+	// bytesSpent its bytes, strings and fixed values.
+	spent, valueLimit, bytesSpent int
+	minSize                       map[*Node]int64
+	// fixed is the buffer large fixed values are slices of.
+	fixed []byte
 }
 
 func (s *Schema) generator(seed uint64) (*generator, error) {
@@ -102,7 +128,7 @@ func (s *Schema) generator(seed uint64) (*generator, error) {
 	if !ends[s.Root] {
 		return nil, errors.New("the schema has no finite datum: every path recurses without end")
 	}
-	return &generator{rng: rand.New(rand.NewPCG(seed, 0x61767230)), ends: ends}, nil
+	return &generator{rng: rand.New(rand.NewPCG(seed, 0x61767230)), ends: ends, valueLimit: maxSampleValues, minSize: s.minSize}, nil
 }
 
 // terminating reports for each node whether it has a finite datum: a
@@ -165,7 +191,7 @@ func (g *generator) value(n *Node, depth int, path []Step, leaf any) any {
 		step = &path[0]
 	}
 	g.spent++
-	deep := depth >= maxSampleDepth || g.spent > maxSampleValues
+	deep := depth >= maxSampleDepth || g.spent > g.valueLimit || g.bytesSpent > maxSampleBytes
 	switch n.Kind {
 	case "null":
 		return nil
@@ -180,7 +206,9 @@ func (g *generator) value(n *Node, depth int, path []Step, leaf any) any {
 	case "double":
 		return pick(g, edgeDoubles, func() float64 { return g.rng.NormFloat64() * 1e6 })
 	case "string":
-		return pick(g, edgeStrings, func() string { return g.word(20) })
+		str := pick(g, edgeStrings, func() string { return g.word(20) })
+		g.bytesSpent += len(str)
+		return str
 	case "bytes":
 		return g.bytes(-1)
 	case "fixed":
@@ -202,6 +230,8 @@ func (g *generator) value(n *Node, depth int, path []Step, leaf any) any {
 		for i := range out {
 			if i == 0 && step != nil {
 				out[i] = g.value(n.Items, depth+1, path[1:], leaf)
+			} else if g.bytesSpent > maxSampleBytes {
+				return out[:i]
 			} else {
 				out[i] = g.value(n.Items, depth+1, nil, nil)
 			}
@@ -217,6 +247,9 @@ func (g *generator) value(n *Node, depth int, path []Step, leaf any) any {
 			out["k"] = g.value(n.Values, depth+1, path[1:], leaf)
 		}
 		for i := range count {
+			if g.bytesSpent > maxSampleBytes {
+				break
+			}
 			out[fmt.Sprintf("key%d", i)] = g.value(n.Values, depth+1, nil, nil)
 		}
 		return out
@@ -266,6 +299,15 @@ func (g *generator) branch(n *Node, deep bool) int {
 	if g.edges {
 		i = g.index % len(n.Branches)
 	}
+	if g.bytesSpent > maxSampleBytes {
+		// Out of bytes: the branch whose datums are smallest.
+		for j, b := range n.Branches {
+			if g.minSize[b] < g.minSize[n.Branches[i]] {
+				i = j
+			}
+		}
+		return i
+	}
 	if deep || !g.ends[n.Branches[i]] {
 		// Prefer a branch that ends without recursing.
 		for j, b := range n.Branches {
@@ -300,6 +342,16 @@ func (g *generator) bytes(size int) []byte {
 		} else {
 			n = g.rng.IntN(24)
 		}
+	}
+	g.bytesSpent += n
+	if n > sharedFixed {
+		if len(g.fixed) < n {
+			g.fixed = make([]byte, n)
+			for i := range g.fixed {
+				g.fixed[i] = byte(i * 37)
+			}
+		}
+		return g.fixed[:n:n]
 	}
 	out := make([]byte, n)
 	for i := range out {

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const coverageSchema = `{"type": "record", "name": "a.Tree", "fields": [
@@ -160,5 +162,36 @@ func TestSampleFanOutIsBounded(t *testing.T) {
 	}
 	if _, err := s.Encode(d); err != nil {
 		t.Errorf("bounded sample does not encode: %v", err)
+	}
+}
+
+// TestSamplesAreDecodedDatums: a sample is what decoding its encoding
+// gives, value for value, so the compatibility safety net can resolve
+// samples without encoding them (a datum with a large fixed costs
+// megabytes to encode).
+func TestSamplesAreDecodedDatums(t *testing.T) {
+	for _, text := range []string{coverageSchema, orderV2,
+		`{"type": "record", "name": "R", "fields": [{"name": "f", "type": {"type": "fixed", "name": "F", "size": 5000}}, {"name": "a", "type": {"type": "array", "items": "F"}}, {"name": "b", "type": ["null", "bytes", "F", {"type": "map", "values": "float"}, "double", "boolean", "long"]}]}`} {
+		s, err := Parse("s.avsc", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		datums, err := s.Samples(5, s.Cover()+32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range datums {
+			bin, err := s.Encode(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := s.Decode(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(d, back); diff != "" {
+				t.Fatalf("a sample differs from its decoding (-sample +decoded):\n%s", diff)
+			}
+		}
 	}
 }

@@ -40,6 +40,8 @@ type Schema struct {
 	// full keeps logical types; physical is the same schema without them,
 	// the form datums are sampled, resolved and shown in.
 	full, physical *twmb.Schema
+	// minSize is every node's smallest datum in bytes (minSizes).
+	minSize map[*Node]int64
 }
 
 func (s *Schema) compile() error {

@@ -50,8 +50,9 @@ func Compare(old, new *avro.Schema, dir compat.Direction, opts Options) []Findin
 	c.check(writer.Root, reader.Root, nil, "")
 	if !opts.NoWitness {
 		defaults := map[*avro.Field]any{}
-		findWitnesses(writer, reader, c.findings, defaults, opts)
-		c.findings = append(c.findings, unexplained(writer, reader, dir, c.findings, defaults, opts)...)
+		b := &budget{left: maxWitnessBytes}
+		findWitnesses(writer, reader, c.findings, defaults, opts, b)
+		c.findings = append(c.findings, unexplained(writer, reader, dir, c.findings, defaults, opts, b)...)
 		if done(opts) {
 			c.add("avro-incomplete", report.SeverityWarning, place(writer.Root), place(reader.Root), nil,
 				"the comparison was stopped before the witness search finished: "+opts.Context.Err().Error())

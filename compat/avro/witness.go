@@ -27,22 +27,34 @@ const witnessTries = 8
 
 const maxCoverSamples = 1024
 
+// maxWitnessBytes bounds the binary datums one comparison encodes for
+// counterexamples. Lint keeps a datum's minimum at 1 MiB, but a hundred
+// breaks beside a 1 MiB fixed made a hundred megabyte-sized
+// counterexamples (each printed as hex and JSON); once the budget is
+// spent the remaining breaks are reported without one.
+const maxWitnessBytes = 1 << 20
+
+// budget is what is left of maxWitnessBytes in one comparison.
+type budget struct{ left int }
+
+func (b *budget) spent() bool { return b.left <= 0 }
+
 // findWitnesses gives every error finding a counterexample: a writer datum
 // steered through the finding's path, encoded, decoded and resolved.
-func findWitnesses(writer, reader *avro.Schema, fs []*Finding, defaults map[*avro.Field]any, opts Options) {
+func findWitnesses(writer, reader *avro.Schema, fs []*Finding, defaults map[*avro.Field]any, opts Options, b *budget) {
 	for _, f := range fs {
 		if f.Severity != report.SeverityError {
 			continue
 		}
 		for i := range witnessTries {
-			if done(opts) {
+			if done(opts) || b.spent() {
 				return
 			}
 			datum, err := writer.SampleAt(opts.Seed, i, f.path, f.leaf)
 			if err != nil {
 				break
 			}
-			if cx := tryDatum(writer, reader, datum, f, defaults); cx != nil {
+			if cx := tryDatum(writer, reader, datum, f, defaults, b); cx != nil {
 				f.Counterexample = cx
 				break
 			}
@@ -57,11 +69,12 @@ func done(opts Options) bool {
 // tryDatum encodes datum with the writer, decodes the bytes, resolves them
 // with the reader and returns a counterexample when the outcome shows f
 // (or, when f is nil, any break at all).
-func tryDatum(writer, reader *avro.Schema, datum any, f *Finding, defaults map[*avro.Field]any) *Counterexample {
+func tryDatum(writer, reader *avro.Schema, datum any, f *Finding, defaults map[*avro.Field]any, b *budget) *Counterexample {
 	bin, err := writer.Encode(datum)
 	if err != nil {
 		return nil
 	}
+	b.left -= len(bin)
 	decoded, err := writer.Decode(bin)
 	if err != nil {
 		return nil
@@ -99,7 +112,7 @@ func tryDatum(writer, reader *avro.Schema, datum any, f *Finding, defaults map[*
 // unexplained samples writer datums and reports any break the rules did
 // not predict: a safety net so the gate never passes a pair it has a
 // counterexample for.
-func unexplained(writer, reader *avro.Schema, dir compat.Direction, fs []*Finding, defaults map[*avro.Field]any, opts Options) []*Finding {
+func unexplained(writer, reader *avro.Schema, dir compat.Direction, fs []*Finding, defaults map[*avro.Field]any, opts Options, b *budget) []*Finding {
 	n := compat.SampleCount(opts.Samples, DefaultSamples)
 	// Cover walks every branch and symbol, but a schema may have tens of
 	// thousands; the rules check those one by one already, so the safety
@@ -117,26 +130,30 @@ func unexplained(writer, reader *avro.Schema, dir compat.Direction, fs []*Findin
 		if done(opts) {
 			return out
 		}
-		bin, err := writer.Encode(d)
-		if err != nil {
-			continue
-		}
-		decoded, err := writer.Decode(bin)
-		if err != nil {
-			continue
-		}
+		// A sample is already what decoding its encoding gives, so it is
+		// resolved as it is and encoded only for a break: a datum with a
+		// large fixed costs megabytes to encode.
 		rs := newResolver(defaults)
-		rs.resolve(writer.Root, reader.Root, decoded, "")
+		rs.resolve(writer.Root, reader.Root, d, "")
 		for _, e := range rs.errs {
 			key := [2]avro.Place{e.w, e.r}
 			if known[key] {
 				continue
 			}
+			var cx *Counterexample
+			if !b.spent() {
+				bin, err := writer.Encode(d)
+				if err != nil {
+					continue
+				}
+				b.left -= len(bin)
+				js, _ := writer.EncodeJSON(d)
+				cx = &Counterexample{Datum: js, Hex: hex.EncodeToString(bin), ReaderError: e.reason}
+			}
 			known[key] = true
-			js, _ := writer.EncodeJSON(decoded)
 			out = append(out, &Finding{Rule: "avro-unexplained-break", Severity: report.SeverityError, Direction: dir,
 				Writer: e.w, Reader: e.r, Message: fmt.Sprintf("a writer datum fails in the reader: %s", e.reason),
-				Counterexample: &Counterexample{Datum: js, Hex: hex.EncodeToString(bin), ReaderError: e.reason}})
+				Counterexample: cx})
 		}
 	}
 	return out

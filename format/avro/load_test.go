@@ -3,6 +3,7 @@ package avro
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -273,5 +274,29 @@ func TestLintReportsStructuralAndDefaultErrorsTogether(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMaxFixedPrecision: the digit bound of a fixed, computed from its
+// size, is the number of digits of 2^(8*size-1) - 1 less one, checked
+// against the number itself for every size up to 300 bytes and a spread
+// of sizes up to the one whose bound passes the precision limit.
+func TestMaxFixedPrecision(t *testing.T) {
+	sizes := []int{}
+	for n := 1; n <= 300; n++ {
+		sizes = append(sizes, n)
+	}
+	for n := 301; n <= 27300; n += 997 {
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
+		max := new(big.Int).Lsh(big.NewInt(1), uint(8*n-1))
+		max.Sub(max, big.NewInt(1))
+		if got, want := maxFixedPrecision(n), int64(len(max.String())-1); got != want {
+			t.Fatalf("maxFixedPrecision(%d) = %d, want %d", n, got, want)
+		}
+	}
+	if got := maxFixedPrecision(MaxFixedSize); got < maxDecimalPrecision {
+		t.Errorf("maxFixedPrecision(1 MiB) = %d", got)
 	}
 }

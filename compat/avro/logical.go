@@ -2,6 +2,7 @@ package avrocompat
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -203,10 +204,44 @@ func asInt(v any) (int64, bool) {
 }
 
 func decimalString(b []byte, scale int) string {
+	u := unscaled(b)
+	if u.BitLen() > maxExactBits {
+		n, _ := digits(u)
+		return fmt.Sprintf("a decimal of %d bytes and at least %d digits, more than any precision", len(b), n)
+	}
+	r := new(big.Rat).SetFrac(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
+	return r.FloatString(scale)
+}
+
+// unscaled is the big-endian two's-complement value b.
+func unscaled(b []byte) *big.Int {
 	u := new(big.Int).SetBytes(b)
 	if len(b) > 0 && b[0]&0x80 != 0 {
 		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 	}
-	r := new(big.Rat).SetFrac(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
-	return r.FloatString(scale)
+	return u
+}
+
+// maxExactBits is the longest value whose digits are written out or
+// counted exactly: 2^18 bits is 78,914 digits, more than the largest
+// precision (65,536). A 1 MiB fixed holds 2.5 million digits, and writing
+// them out took minutes.
+const maxExactBits = 1 << 18
+
+// digits counts the decimal digits of |u|: exactly up to maxExactBits,
+// beyond that the digits of 2^(bits-1), a lower bound (exact false).
+func digits(u *big.Int) (n int, exact bool) {
+	bits := u.BitLen()
+	if bits == 0 {
+		return 1, true
+	}
+	// 2^(bits-1) <= |u| < 2^bits, so |u| has lower or lower+1 digits.
+	lower := int(float64(bits-1)*math.Log10(2)) + 1
+	if bits > maxExactBits {
+		return lower, false
+	}
+	if new(big.Int).Abs(u).Cmp(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(lower)), nil)) >= 0 {
+		return lower + 1, true
+	}
+	return lower, true
 }

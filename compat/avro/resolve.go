@@ -2,7 +2,6 @@ package avrocompat
 
 import (
 	"fmt"
-	"math/big"
 	"slices"
 
 	"github.com/evtool/evtool/format/avro"
@@ -35,8 +34,11 @@ type resolveError struct {
 }
 
 type change struct {
-	w, r          avro.Place
-	written, read string
+	w, r avro.Place
+	// render says what the value means to the writer and to the reader.
+	// Only a counterexample's change is rendered: the safety net's
+	// samples never are, and a large decimal is costly to write out.
+	render func() (written, read string)
 }
 
 func (rs *resolver) fail(rule string, w, r avro.Place, format string, args ...any) any {
@@ -229,21 +231,19 @@ func (rs *resolver) meaning(w, r *avro.Node, written, read any) {
 	if w.Logical == r.Logical && (w.Logical != "decimal" || (w.Scale == r.Scale && r.Precision >= w.Precision)) {
 		return // same meaning: skip rendering it
 	}
-	before, after := meaning(w, written), meaning(r, read)
-	if w.Logical == "decimal" && r.Logical == "decimal" {
-		if b, ok := read.([]byte); ok && digits(b) > r.Precision {
-			after += fmt.Sprintf(" (%d digits; the reader's precision is %d)", digits(b), r.Precision)
+	rs.changes = append(rs.changes, change{w: place(w), r: place(r), render: func() (string, string) {
+		before, after := meaning(w, written), meaning(r, read)
+		if w.Logical == "decimal" && r.Logical == "decimal" {
+			if b, ok := read.([]byte); ok {
+				if n, exact := digits(unscaled(b)); n > r.Precision {
+					at := ""
+					if !exact {
+						at = "at least "
+					}
+					after += fmt.Sprintf(" (%s%d digits; the reader's precision is %d)", at, n, r.Precision)
+				}
+			}
 		}
-	}
-	if before != after {
-		rs.changes = append(rs.changes, change{w: place(w), r: place(r), written: before, read: after})
-	}
-}
-
-func digits(b []byte) int {
-	u := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
-	}
-	return len(new(big.Int).Abs(u).String())
+		return before, after
+	}})
 }

@@ -102,8 +102,10 @@ func tryDatum(writer, reader *avro.Schema, datum any, f *Finding, defaults map[*
 	}
 	for _, c := range rs.changes {
 		if f == nil || (c.w == f.Writer && c.r == f.Reader) {
-			cx.Written, cx.ReadAs = c.written, c.read
-			return cx
+			if written, read := c.render(); written != read {
+				cx.Written, cx.ReadAs = written, read
+				return cx
+			}
 		}
 	}
 	return nil

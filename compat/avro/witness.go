@@ -34,6 +34,11 @@ const maxCoverSamples = 1024
 // spent the remaining breaks are reported without one.
 const maxWitnessBytes = 1 << 20
 
+// maxWitnessDatum is the largest datum shown as a counterexample: one
+// of a 1 MiB fixed is 8 MB of hex and JSON, which nobody reads and which
+// took a second to write out.
+const maxWitnessDatum = 64 << 10
+
 // budget is what is left of maxWitnessBytes in one comparison.
 type budget struct{ left int }
 
@@ -75,6 +80,9 @@ func tryDatum(writer, reader *avro.Schema, datum any, f *Finding, defaults map[*
 		return nil
 	}
 	b.left -= len(bin)
+	if len(bin) > maxWitnessDatum {
+		return nil
+	}
 	decoded, err := writer.Decode(bin)
 	if err != nil {
 		return nil
@@ -149,8 +157,10 @@ func unexplained(writer, reader *avro.Schema, dir compat.Direction, fs []*Findin
 					continue
 				}
 				b.left -= len(bin)
-				js, _ := writer.EncodeJSON(d)
-				cx = &Counterexample{Datum: js, Hex: hex.EncodeToString(bin), ReaderError: e.reason}
+				if len(bin) <= maxWitnessDatum {
+					js, _ := writer.EncodeJSON(d)
+					cx = &Counterexample{Datum: js, Hex: hex.EncodeToString(bin), ReaderError: e.reason}
+				}
 			}
 			known[key] = true
 			out = append(out, &Finding{Rule: "avro-unexplained-break", Severity: report.SeverityError, Direction: dir,

@@ -2,6 +2,8 @@ package avro
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -109,5 +111,101 @@ func TestDecodeCostPointer(t *testing.T) {
 	_, err = s.Decode(data)
 	if err == nil || !strings.HasPrefix(err.Error(), "/u/map/k/") {
 		t.Fatalf("err = %v, want the pointer /u/map/k/...", err)
+	}
+}
+
+// costSchemas cost seconds and gigabytes in lint, compat or sampling
+// before their costs were bounded; each is a fuzz seed too.
+var costSchemas = []string{
+	fixedFields(4),
+	fixedFields(150),
+	`{"type": "record", "name": "R", "fields": [{"name": "d", "type": {"type": "fixed", "name": "F", "size": 1048576, "logicalType": "decimal", "precision": 65536, "scale": 3}}]}`,
+	`{"type": "record", "name": "R", "fields": [{"name": "f0", "type": {"type": "fixed", "name": "F", "size": 1048570}}, {"name": "a", "type": {"type": "array", "items": {"type": "array", "items": "F"}}}, {"name": "m", "type": {"type": "map", "values": "F"}}]}`,
+	`{"type": "record", "name": "T", "fields": [{"name": "u0", "type": ["null", "T"]}, {"name": "u1", "type": ["null", "T"]}, {"name": "u2", "type": ["null", "T"]}, {"name": "a0", "type": {"type": "array", "items": "T"}}, {"name": "a1", "type": {"type": "array", "items": "T"}}, {"name": "a2", "type": {"type": "array", "items": "T"}}, {"name": "m0", "type": {"type": "map", "values": "T"}}, {"name": "m1", "type": {"type": "map", "values": "T"}}, {"name": "m2", "type": {"type": "map", "values": "T"}}]}`,
+	nestedNulls,
+}
+
+// fixedFields is a record of n fields of one 1 MiB fixed.
+func fixedFields(n int) string {
+	fields := []string{`{"name": "f0", "type": {"type": "fixed", "name": "F", "size": 1048576}}`}
+	for i := 1; i < n; i++ {
+		fields = append(fields, fmt.Sprintf(`{"name": "f%d", "type": "F"}`, i))
+	}
+	return `{"type": "record", "name": "R", "fields": [` + strings.Join(fields, ", ") + `]}`
+}
+
+// TestDatumSizeLimit: a type whose every datum is over 1 MiB is refused
+// at the innermost such type, naming the limit; a large fixed beside
+// collections of it, or a union with one large branch, is not.
+func TestDatumSizeLimit(t *testing.T) {
+	tests := []struct {
+		name, schema, pointer, want string
+	}{
+		{"four fields of a 1 MiB fixed", fixedFields(4), "", "every datum of record R takes at least 4194304 bytes, over evtool's limit of 1048576 bytes"},
+		{"150 fields", fixedFields(150), "", "at least 157286400 bytes"},
+		{"inner record", `{"type": "record", "name": "O", "fields": [{"name": "i", "type": "int"}, {"name": "r", "type": ["null", ` + fixedFields(2) + `]}]}`, "/fields/1/type/1", "every datum of record R takes at least 2097152 bytes"},
+		{"a fixed and collections of it", costSchemas[3], "", ""},
+		{"recursive", costSchemas[4], "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			fuzzcost.Default().Check(t, len(tt.schema), func() { _, err = Parse("s.avsc", []byte(tt.schema)) })
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			var errs Errors
+			if !errors.As(err, &errs) || len(errs) != 1 {
+				t.Fatalf("err = %v, want one error", err)
+			}
+			if e := errs[0]; e.File != "s.avsc" || e.Pointer != tt.pointer || !strings.Contains(e.Message, tt.want) {
+				t.Errorf("got %s %q: %s\nwant %s %q: ...%s...", e.File, e.Pointer, e.Message, "s.avsc", tt.pointer, tt.want)
+			}
+		})
+	}
+}
+
+// TestSamplesBounded: samples of a schema with a 1 MiB fixed beside
+// collections of it stay near 1 MiB each (an array of three made 4 MiB,
+// nested ones more), large fixed values share one buffer, and a set of
+// samples of a many-times recursive record shares 100,000 values.
+func TestSamplesBounded(t *testing.T) {
+	big, err := Parse("big.avsc", []byte(costSchemas[3]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var datums []any
+	c := fuzzcost.Measure(func() { datums, err = big.Samples(1, 64) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Bytes > 16<<20 {
+		t.Errorf("64 samples allocated %d bytes", c.Bytes)
+	}
+	for _, d := range datums {
+		bin, err := big.Encode(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bin) > 3*MaxDatumSize {
+			t.Fatalf("a sample of %d bytes", len(bin))
+		}
+	}
+	rec, err := Parse("rec.avsc", []byte(costSchemas[4]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if datums, err = rec.Samples(1, 64); err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, d := range datums {
+		total += countValues(d)
+	}
+	if total > 2*maxSetValues {
+		t.Errorf("64 samples hold %d values", total)
 	}
 }

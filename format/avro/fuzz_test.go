@@ -4,10 +4,13 @@ import (
 	"errors"
 	"testing"
 	"testing/fstest"
+
+	"github.com/evtool/evtool/internal/fuzzcost"
 )
 
 // FuzzLoad: any .avsc text loads or fails with errors naming the file and
-// a line; it never panics.
+// a line; it never panics, and loading and sampling it stays within
+// fuzzcost.Default() for its size.
 func FuzzLoad(f *testing.F) {
 	for _, s := range []string{orderV1, orderV2, coverageSchema, `"int"`, `["null", "x.Y"]`,
 		`{"type": "fixed", "name": "F", "size": 16, "logicalType": "uuid"}`,
@@ -18,7 +21,16 @@ func FuzzLoad(f *testing.F) {
 		`{"type": "record", "name": "R", "fields": [{"name": "r", "type": ["null", "R"], "default": null}, {"name": "m", "type": "x.Y", "default": "B"}, {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "A"]}, "default": "A"}]}`} {
 		f.Add(s, `{"type": "enum", "name": "x.Y", "symbols": ["A"]}`)
 	}
+	for _, s := range costSchemas {
+		f.Add(s, `{"type": "fixed", "name": "x.Y", "size": 1048576}`)
+	}
 	f.Fuzz(func(t *testing.T, schema, sibling string) {
+		fuzzcost.Default().Check(t, len(schema)+len(sibling), func() { loadAndSample(t, schema, sibling) })
+	})
+}
+
+func loadAndSample(t *testing.T, schema, sibling string) {
+	{
 		fsys := fstest.MapFS{"t/v1.avsc": {Data: []byte(schema)}, "common/y.avsc": {Data: []byte(sibling)}}
 		s, err := Load(fsys, "t/v1.avsc", "common")
 		if err != nil {
@@ -36,15 +48,23 @@ func FuzzLoad(f *testing.F) {
 		if _, err := s.Samples(1, 2); err == nil {
 			_ = s.Canonical()
 		}
-	})
+	}
 }
 
 // FuzzDecode: arbitrary bytes through every decode path of a schema with
-// every kind of type; errors, never panics or huge allocations.
+// every kind of type and one of nested zero-byte items; errors, never
+// panics, and the cost stays within fuzzcost.Default() for the size.
 func FuzzDecode(f *testing.F) {
 	s, err := Parse("tree.avsc", []byte(coverageSchema))
 	if err != nil {
 		f.Fatal(err)
+	}
+	nulls, err := Parse("nulls.avsc", []byte(nestedNulls))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, n := range []int{1, 2, 40, 1365} {
+		f.Add(amplified(n))
 	}
 	datums, _ := s.Samples(1, s.Cover())
 	for _, d := range datums {
@@ -55,13 +75,18 @@ func FuzzDecode(f *testing.F) {
 		f.Add(js)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if v, err := s.Decode(data); err == nil {
-			if _, err := s.Encode(v); err != nil {
-				t.Fatalf("decoded datum does not re-encode: %v", err)
+		fuzzcost.Default().Check(t, len(data), func() {
+			for _, s := range []*Schema{s, nulls} {
+				if v, err := s.Decode(data); err == nil {
+					if _, err := s.Encode(v); err != nil {
+						t.Fatalf("decoded datum does not re-encode: %v", err)
+					}
+				}
+				_, _, _, _ = s.DecodeBinary(data, FramingAuto)
+				_, _ = s.DecodeValue(data, ContentTypeBinary)
+				_ = s.Validate(data, ContentTypeJSON)
+				_, _ = s.DecodeFrom(s, data)
 			}
-		}
-		_, _, _, _ = s.DecodeBinary(data, FramingAuto)
-		_ = s.Validate(data, ContentTypeJSON)
-		_, _ = s.DecodeFrom(s, data)
+		})
 	})
 }

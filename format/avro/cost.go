@@ -225,7 +225,7 @@ func costBytes(src []byte) (value, rest []byte, ok bool) {
 const MaxDatumSize = MaxFixedSize
 
 // unbounded is the minimal size of a type without a finite datum.
-const unbounded = int64(1) << 62
+const unbounded = int64(1) << 61
 
 // minSizes is, for every node under root, the fewest bytes a datum of it
 // takes in the binary encoding (unbounded when it has none). It is a
@@ -264,6 +264,7 @@ func minSizes(root *Node) map[*Node]int64 {
 				m = int64(n.Size)
 			case "record":
 				for _, f := range n.Fields {
+					// Both are at most unbounded (2^61): the sum fits.
 					m = min(m+size[f.Type], unbounded)
 				}
 			case "union":

@@ -209,3 +209,22 @@ func TestSamplesBounded(t *testing.T) {
 		t.Errorf("64 samples hold %d values", total)
 	}
 }
+
+// TestMinSizesSaturate: fields without a finite datum, and sizes summed
+// past int64, leave a record without a finite datum, not a negative size.
+func TestMinSizesSaturate(t *testing.T) {
+	s, err := Parse("s.avsc", []byte(`{"type": "record", "name": "R", "fields": [{"name": "u", "type": ["null", "R"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	endless := &Node{Kind: "record", Name: "E"}
+	endless.Fields = []*Field{{Name: "e", Type: endless}}
+	pair := &Node{Kind: "record", Name: "P", Fields: []*Field{{Name: "a", Type: endless}, {Name: "b", Type: endless}}}
+	sizes := minSizes(pair)
+	if sizes[pair] != unbounded || sizes[endless] != unbounded {
+		t.Errorf("sizes = %d, %d, want unbounded", sizes[pair], sizes[endless])
+	}
+	if got := s.minSize[s.Root]; got != 1 {
+		t.Errorf("a record ending through a null branch: %d bytes, want 1", got)
+	}
+}

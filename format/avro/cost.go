@@ -233,19 +233,7 @@ const unbounded = int64(1) << 61
 // through a union branch or an empty collection.
 func minSizes(root *Node) map[*Node]int64 {
 	var order []*Node
-	seen := map[*Node]bool{}
-	var visit func(*Node)
-	visit = func(n *Node) {
-		if n == nil || seen[n] {
-			return
-		}
-		seen[n] = true
-		for _, c := range children(n) {
-			visit(c)
-		}
-		order = append(order, n)
-	}
-	visit(root)
+	traverse(root, nil, func(n *Node) { order = append(order, n) })
 	size := make(map[*Node]int64, len(order))
 	for _, n := range order {
 		size[n] = unbounded

@@ -266,7 +266,11 @@ func children(n *Node) []*Node {
 }
 
 // walk calls fn once for every node reachable from root.
-func walk(root *Node, fn func(*Node)) {
+func walk(root *Node, fn func(*Node)) { traverse(root, fn, nil) }
+
+// traverse calls pre (if not nil) for every node reachable from root
+// before its children, and post (if not nil) after them.
+func traverse(root *Node, pre, post func(*Node)) {
 	seen := map[*Node]bool{}
 	var visit func(*Node)
 	visit = func(n *Node) {
@@ -274,9 +278,14 @@ func walk(root *Node, fn func(*Node)) {
 			return
 		}
 		seen[n] = true
-		fn(n)
+		if pre != nil {
+			pre(n)
+		}
 		for _, c := range children(n) {
 			visit(c)
+		}
+		if post != nil {
+			post(n)
 		}
 	}
 	visit(root)

@@ -168,7 +168,7 @@ func TestSampleFanOutIsBounded(t *testing.T) {
 // TestSamplesAreDecodedDatums: a sample is what decoding its encoding
 // gives, value for value, so the compatibility safety net can resolve
 // samples without encoding them (a datum with a large fixed costs
-// megabytes to encode).
+// megabytes to encode); and the decode cost walk admits every one.
 func TestSamplesAreDecodedDatums(t *testing.T) {
 	for _, text := range []string{coverageSchema, orderV2,
 		`{"type": "record", "name": "R", "fields": [{"name": "f", "type": {"type": "fixed", "name": "F", "size": 5000}}, {"name": "a", "type": {"type": "array", "items": "F"}}, {"name": "b", "type": ["null", "bytes", "F", {"type": "map", "values": "float"}, "double", "boolean", "long"]}]}`} {
@@ -184,6 +184,9 @@ func TestSamplesAreDecodedDatums(t *testing.T) {
 			bin, err := s.Encode(d)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if err := checkDecodeCost(s.Root, bin); err != nil {
+				t.Fatalf("a sample is refused: %v", err)
 			}
 			back, err := s.Decode(bin)
 			if err != nil {

@@ -92,6 +92,11 @@ func TestLintErrors(t *testing.T) {
 		{"unknown reference", `{"type": "record", "name": "R", "fields": [
   {"name": "m", "type": "com.x.Missing"}]}`,
 			[]string{"2: /fields/0/type: unknown type \"com.x.Missing\""}},
+		{"unknown type beside null is no second null", `{"type": "record", "name": "R", "fields": [
+  {"name": "m", "type": ["null", "com.x.Missing"]}]}`,
+			[]string{"2: /fields/0/type/1: unknown type \"com.x.Missing\""}},
+		{"unions in unions, one error each", `["null", [[["int"]]], [["string"]]]`,
+			[]string{"1: /1: a union may not directly contain another union", "1: /2: a union may not directly contain another union"}},
 		{"union duplicates", `["int", "string", "int", ["null"]]`,
 			[]string{"1: /2: union has two branches of type int", "1: /3: a union may not directly contain another union"}},
 		{"broken json", "{\"type\": \"record\",\n \"name\": }", []string{"2: /name: invalid character"}},
@@ -273,5 +278,38 @@ func TestLintReportsStructuralAndDefaultErrorsTogether(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// nestedOptional is a record holding an optional record holding ... levels
+// deep, the shape of a tree written out.
+func nestedOptional(levels int) string {
+	var b strings.Builder
+	for i := range levels {
+		fmt.Fprintf(&b, `{"type": "record", "name": "R%d", "fields": [{"name": "f", "type": ["null", `, i)
+	}
+	b.WriteString(`"string"`)
+	b.WriteString(strings.Repeat("]}]}", levels))
+	return b.String()
+}
+
+// TestLintDeepOptionalRecords: a record nested 120 deep through
+// ["null", record] unions loads (it was refused as "deeper than 200
+// levels" with a spurious "union has two branches of type null" from the
+// placeholder of the level cut off); past the limit only the depth is
+// reported.
+func TestLintDeepOptionalRecords(t *testing.T) {
+	if _, err := Parse("v1.avsc", []byte(nestedOptional(120))); err != nil {
+		t.Fatalf("120 levels: %v", err)
+	}
+	_, err := Parse("v1.avsc", []byte(nestedOptional(maxNesting+5)))
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("error = %v, want Errors", err)
+	}
+	for _, e := range errs {
+		if !strings.Contains(e.Message, "nested deeper than") {
+			t.Errorf("unexpected error: %v", e)
+		}
 	}
 }

@@ -132,18 +132,11 @@ func logicalLeaf(w *avro.Node) any {
 // decimalDatum encodes an unscaled value as a decimal's bytes: big-endian
 // two's complement, sign-extended to the size of a fixed.
 func decimalDatum(w *avro.Node, unscaled *big.Int) []byte {
-	b := unscaled.Bytes()
-	if len(b) == 0 || b[0]&0x80 != 0 {
-		b = append([]byte{0}, b...)
-	}
+	size := -1
 	if w.Kind == "fixed" {
-		if len(b) > w.Size {
-			b = b[len(b)-w.Size:]
-		}
-		pad := make([]byte, w.Size-len(b))
-		b = append(pad, b...)
+		size = w.Size
 	}
-	return b
+	return avro.DecimalBytes(unscaled, size)
 }
 
 // meaning renders a physical value as its logical type means it.

@@ -181,10 +181,14 @@ func (g *generator) value(n *Node, depth int, path []Step, leaf any) any {
 		return pick(g, edgeDoubles, func() float64 { return g.rng.NormFloat64() * 1e6 })
 	case "string":
 		return pick(g, edgeStrings, func() string { return g.word(20) })
-	case "bytes":
+	case "bytes", "fixed":
+		if n.Logical == "decimal" {
+			return g.decimal(n)
+		}
+		if n.Kind == "fixed" {
+			return g.bytes(n.Size)
+		}
 		return g.bytes(-1)
-	case "fixed":
-		return g.bytes(n.Size)
 	case "enum":
 		if g.edges {
 			return n.Symbols[g.index%len(n.Symbols)]

@@ -40,6 +40,9 @@ type Schema struct {
 	// full keeps logical types; physical is the same schema without them,
 	// the form datums are sampled, resolved and shown in.
 	full, physical *twmb.Schema
+	// decimals is whether the schema has a decimal, whose values decoding
+	// checks against their precision (the library does not).
+	decimals bool
 }
 
 func (s *Schema) compile() error {
@@ -48,6 +51,7 @@ func (s *Schema) compile() error {
 		return err
 	}
 	s.physical, err = twmb.Parse(string(emit(s.Root, true, true)))
+	s.decimals = hasDecimal(s.Root)
 	return err
 }
 
@@ -89,8 +93,19 @@ func (s *Schema) EncodeJSON(datum any) ([]byte, error) {
 	return s.physical.EncodeJSON(datum, twmb.TaggedUnions())
 }
 
-// Decode reads exactly one binary datum; trailing bytes are an error.
-func (s *Schema) Decode(data []byte) (any, error) { return decodeExact(s.physical, data) }
+// Decode reads exactly one binary datum; trailing bytes are an error, and
+// so is a decimal with more digits than its precision (the library reads
+// it without a word; inDomain).
+func (s *Schema) Decode(data []byte) (any, error) {
+	v, err := decodeExact(s.physical, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.inDomain(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
 
 func decodeExact(ls *twmb.Schema, data []byte) (any, error) {
 	var v any
@@ -115,7 +130,18 @@ func (s *Schema) DecodeJSON(data []byte) (any, error) {
 	if err := unknownKeys(s.Root, data); err != nil {
 		return nil, err
 	}
+	if err := s.inDomain(v); err != nil {
+		return nil, err
+	}
 	return v, nil
+}
+
+// inDomain checks every decimal of datum against its precision.
+func (s *Schema) inDomain(datum any) error {
+	if !s.decimals {
+		return nil
+	}
+	return checkDomain(s.Root, datum, "")
 }
 
 // DecodeFrom reads a binary datum written with writer and resolves it to

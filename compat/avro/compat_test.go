@@ -54,7 +54,13 @@ var ruleTests = []struct {
 	{"record renamed with alias", `{"type": "record", "name": "a.R", "fields": []}`, `{"type": "record", "name": "a.S", "aliases": ["R"], "fields": []}`,
 		nil, []string{"avro-name-mismatch"}, ""},
 	{"array items narrowed", `{"type": "array", "items": "long"}`, `{"type": "array", "items": "int"}`,
-		[]string{"avro-array-items-changed"}, nil, "[0] = 0x0200"},
+		[]string{"avro-array-items-changed"}, nil, "[2147483648] = 0x02808080801000; reader fails: writer long cannot be read as int; 2147483648 is outside an int's range"},
+	{"long narrowed to int", rec(`{"name": "a", "type": "long"}`), rec(`{"name": "a", "type": "int"}`),
+		[]string{"avro-type-changed"}, nil, `{"a":2147483648} = 0x8080808010; reader fails: writer long cannot be read as int; 2147483648 is outside an int's range`},
+	{"double narrowed to float", rec(`{"name": "a", "type": "double"}`), rec(`{"name": "a", "type": "float"}`),
+		[]string{"avro-type-changed"}, nil, `{"a":3.141592653589793} = 0x182d4454fb210940; reader fails: writer double cannot be read as float; as a float 3.141592653589793 would be 3.1415927`},
+	{"optional long read as int", rec(`{"name": "a", "type": ["null", "long"]}`), rec(`{"name": "a", "type": "int"}`),
+		[]string{"avro-union-branch-unmatched", "avro-union-branch-unmatched"}, nil, `{"a":{"long":2147483648}} = 0x028080808010; reader fails: writer branch long cannot be read as int; 2147483648 is outside`},
 	{"map values changed", `{"type": "map", "values": "string"}`, `{"type": "map", "values": "boolean"}`,
 		[]string{"avro-map-values-changed"}, []string{"avro-map-values-changed"}, ""},
 	{"decimal scale changed", `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2}`, `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 3}`,
@@ -73,6 +79,39 @@ var ruleTests = []struct {
 		[]string{"avro-logical-type-changed"}, []string{"avro-type-changed"}, "2023-12-09 (date)"},
 	{"logical dropped is a warning", `{"type": "long", "logicalType": "timestamp-millis"}`, `"long"`,
 		[]string{"avro-logical-type-dropped"}, []string{"avro-logical-type-added"}, ""},
+	// A logical type added by the reader is a break when some writer value
+	// is outside its domain; the counterexample is that value. What hamba/avro
+	// (v2, codec_native.go) does on decode: a uuid string decodes into a
+	// string unchecked, into uuid.UUID it fails; a bytes decimal decodes
+	// into *big.Rat without a precision check, and encoding it back fails
+	// (checkDecimalPrecision); time-millis and time-micros decode into a
+	// time.Duration of any length, date into time.Unix(days*86400) of any
+	// int. Java's conversions: UUID.fromString and LocalTime.ofNanoOfDay
+	// throw.
+	{"string read as uuid", rec(`{"name": "id", "type": "string"}`), rec(`{"name": "id", "type": {"type": "string", "logicalType": "uuid"}}`),
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, `{"id":"abc"} = 0x06616263; reader fails: "abc" is no RFC-4122 UUID`},
+	{"bytes read as uuid", `"bytes"`, `{"type": "string", "logicalType": "uuid"}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, `"abc" = 0x06616263; reader fails`},
+	{"fixed(16) read as uuid", `{"type": "fixed", "name": "U", "size": 16}`, `{"type": "fixed", "name": "U", "size": 16, "logicalType": "uuid"}`,
+		[]string{"avro-logical-type-added"}, []string{"avro-logical-type-dropped"}, ""},
+	{"bytes read as decimal", `"bytes"`, `{"type": "bytes", "logicalType": "decimal", "precision": 12, "scale": 2}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, `= 0x0c00e8d4a51000; reader fails: 10000000000.00 has more digits than the reader's precision of 12`},
+	{"string read as decimal", `"string"`, `{"type": "bytes", "logicalType": "decimal", "precision": 3, "scale": 0}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, `"999" = 0x06393939; reader fails: 3750201 has more digits than the reader's precision of 3`},
+	{"fixed read as decimal", `{"type": "fixed", "name": "M", "size": 2}`, `{"type": "fixed", "name": "M", "size": 2, "logicalType": "decimal", "precision": 4, "scale": 2}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, `= 0x2710; reader fails`},
+	{"bytes read as big-decimal", `"bytes"`, `{"type": "bytes", "logicalType": "big-decimal"}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, `"" = 0x00; reader fails: 0 bytes are no unscaled value and scale`},
+	{"int read as time-millis", `"int"`, `{"type": "int", "logicalType": "time-millis"}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, "86400000 = 0x80f0b252; reader fails: 86400000 is no time of day"},
+	{"int read as time-micros", `"int"`, `{"type": "long", "logicalType": "time-micros"}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-type-changed"}, "-1 = 0x01; reader fails: -1 is no time of day"},
+	{"long read as time-micros", `"long"`, `{"type": "long", "logicalType": "time-micros"}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, "86400000000 = 0x8080bbdd8305; reader fails"},
+	{"int read as date", `"int"`, `{"type": "int", "logicalType": "date"}`,
+		[]string{"avro-logical-type-added"}, []string{"avro-logical-type-dropped"}, ""},
+	{"int read as timestamp-micros", `"int"`, `{"type": "long", "logicalType": "timestamp-micros"}`,
+		[]string{"avro-logical-type-added"}, []string{"avro-type-changed"}, ""},
 	// The reader union's branch of the writer's full name wins over an
 	// earlier one of the same unqualified name, as in the library.
 	{"union picks the full-name branch", `{"type": "record", "name": "b.X", "fields": [{"name": "f", "type": "string"}]}`,

@@ -65,6 +65,8 @@ var ruleTests = []struct {
 		[]string{"avro-map-values-changed"}, []string{"avro-map-values-changed"}, ""},
 	{"decimal scale changed", `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2}`, `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 3}`,
 		[]string{"avro-decimal-scale-changed"}, []string{"avro-decimal-scale-changed"}, "written 12.34, read as 1.234"},
+	{"decimal scale changed at precision 2", `{"type": "bytes", "logicalType": "decimal", "precision": 2, "scale": 1}`, `{"type": "bytes", "logicalType": "decimal", "precision": 2, "scale": 2}`,
+		[]string{"avro-decimal-scale-changed"}, []string{"avro-decimal-scale-changed"}, "written 9.9, read as 0.99"},
 	{"decimal precision widened", `{"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}`, `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2}`,
 		nil, []string{"avro-decimal-precision-widened"}, ""},
 	{"decimal scale changed by more than int64 holds", `{"type": "bytes", "logicalType": "decimal", "precision": 40, "scale": 0}`, `{"type": "bytes", "logicalType": "decimal", "precision": 40, "scale": 20}`,

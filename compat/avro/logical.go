@@ -25,7 +25,7 @@ func (c *checker) logical(w, r *avro.Node, path []avro.Step) {
 		if w.Scale != r.Scale {
 			f := c.add("avro-decimal-scale-changed", report.SeverityError, place(w), place(r), path,
 				fmt.Sprintf("decimal scale changed from %d to %d: every value is read %s", w.Scale, r.Scale, scaleWord(w.Scale, r.Scale)))
-			f.leaf = decimalDatum(w, big.NewInt(1234))
+			f.leaf = decimalDatum(w, readable(w))
 		}
 		if r.Precision < w.Precision {
 			f := c.add("avro-decimal-precision-narrowed", report.SeverityError, place(w), place(r), path,
@@ -131,10 +131,19 @@ func logicalLeaf(w *avro.Node) any {
 		return int64(1_700_000_000_123)
 	case "bytes", "fixed":
 		if w.Logical == "decimal" {
-			return decimalDatum(w, big.NewInt(1234))
+			return decimalDatum(w, readable(w))
 		}
 	}
 	return nil
+}
+
+// readable is an unscaled value easy to read, 1234 (12.34 at scale 2),
+// cut to the writer's precision so the datum is the writer's.
+func readable(w *avro.Node) *big.Int {
+	if w.Precision >= 4 {
+		return big.NewInt(1234)
+	}
+	return big.NewInt([]int64{0, 9, 99, 999}[max(w.Precision, 0)])
 }
 
 // decimalDatum encodes an unscaled value as a decimal's bytes: big-endian

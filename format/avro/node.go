@@ -544,7 +544,7 @@ func (b *builder) enum(n *Node, v map[string]any, file, ptr string) {
 	if raw, ok := v["default"]; ok {
 		s, _ := raw.(string)
 		if !slices.Contains(n.Symbols, s) {
-			b.fail(file, ptr+"/default", "enum default %v is not one of the symbols", raw)
+			b.fail(file, ptr+"/default", "enum default %v is not one of the symbols; use one of %s", raw, symbolList(n.Symbols))
 		}
 		n.EnumDefault, n.HasEnumDefault = s, true
 	}

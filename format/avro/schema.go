@@ -254,7 +254,7 @@ func DefaultDatum(f *Field) (any, error) {
 // with those fields' own defaults, as Java's default check and the
 // library's resolution do; the library's JSON decoder alone would call
 // {} an invalid default for a record whose fields all have defaults. A
-// union inside a default is its first branch's value. A record whose
+// union inside a default is the first branch its JSON kind fits. A record whose
 // field defaults to itself would fill forever, so filling stops at
 // maxNesting levels (the library then reports the missing field).
 func completeDefault(n *Node, raw json.RawMessage) json.RawMessage {
@@ -294,8 +294,13 @@ func fillDefaults(n *Node, v any, depth int) any {
 			}
 		}
 	case "union":
-		if len(n.Branches) > 0 {
-			return fillDefaults(n.Branches[0], v, depth)
+		// The first branch the value can be (Avro 1.12 takes a union's
+		// default from the first branch it matches).
+		kind := valueKind(v)
+		for _, b := range n.Branches {
+			if takes(b, kind) {
+				return fillDefaults(b, v, depth)
+			}
 		}
 	case "array":
 		if list, ok := v.([]any); ok {
@@ -311,6 +316,25 @@ func fillDefaults(n *Node, v any, depth int) any {
 		}
 	}
 	return v
+}
+
+// valueKind is the JSON kind of a decoded JSON value (jsonKindOf).
+func valueKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	case json.RawMessage:
+		return jsonKindOf(x)
+	}
+	return "number"
 }
 
 // Resolved decodes data written with one schema into another's layout; make

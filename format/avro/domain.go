@@ -19,6 +19,12 @@ const log2of10 = 3.321928094887362
 // precision digits. A value far longer than the precision allows is
 // refused by its bit length, so a megabyte of digits costs no conversion.
 func DecimalFits(b []byte, precision int) bool {
+	return decimalFits(b, precision, nil)
+}
+
+// decimalFits is DecimalFits with 10^precision kept in limits across the
+// values of a datum (an array of wide decimals computes it once).
+func decimalFits(b []byte, precision int, limits map[int]*big.Int) bool {
 	u := decimalUnscaled(b)
 	u.Abs(u)
 	bits := u.BitLen()
@@ -28,7 +34,13 @@ func DecimalFits(b []byte, precision int) bool {
 	case float64(bits) <= float64(precision)*log2of10-1:
 		return true // |u| < 2^bits < 10^precision
 	}
-	limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(precision)), nil)
+	limit := limits[precision]
+	if limit == nil {
+		limit = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(precision)), nil)
+		if limits != nil {
+			limits[precision] = limit
+		}
+	}
 	return u.Cmp(limit) < 0
 }
 
@@ -81,24 +93,39 @@ func DecimalBytes(unscaled *big.Int, size int) []byte {
 	return append(out, b...)
 }
 
-// hasDecimal reports whether any node under root is a decimal, so datums
-// of schemas without one skip the domain walk.
-func hasDecimal(root *Node) bool {
-	found := false
-	walk(root, func(n *Node) { found = found || n.Logical == "decimal" })
-	return found
+// reachingDecimal is the set of nodes under root from which a decimal is
+// reachable: the domain walk skips the parts of a datum (an array of a
+// million nulls) that hold none; nil when the schema has no decimal.
+func reachingDecimal(root *Node) map[*Node]bool {
+	decimals := map[*Node]bool{}
+	walk(root, func(n *Node) {
+		if n.Logical == "decimal" {
+			decimals[n] = true
+		}
+	})
+	return reachingBroken(root, decimals)
 }
 
-// checkDomain reports the first value of datum (physical form) outside
+// domainCheck walks a datum for values outside their logical type's
+// domain.
+type domainCheck struct {
+	reach  map[*Node]bool
+	limits map[int]*big.Int
+}
+
+// check reports the first value of datum (physical form) outside
 // its logical type's domain: a decimal with more digits than its
 // precision, which the library decodes without a word and the gate treats
 // as a break (avro-decimal-precision-narrowed). The error names the value
 // by its JSON pointer in the datum's JSON encoding.
-func checkDomain(n *Node, v any, ptr string) error {
+func (dc *domainCheck) check(n *Node, v any, ptr string) error {
+	if !dc.reach[n] {
+		return nil
+	}
 	switch n.Kind {
 	case "bytes", "fixed":
 		b, ok := v.([]byte)
-		if ok && n.Logical == "decimal" && !DecimalFits(b, n.Precision) {
+		if ok && n.Logical == "decimal" && !decimalFits(b, n.Precision, dc.limits) {
 			if ptr == "" {
 				ptr = "/"
 			}
@@ -107,7 +134,7 @@ func checkDomain(n *Node, v any, ptr string) error {
 	case "record":
 		m, _ := v.(map[string]any)
 		for _, f := range n.Fields {
-			if err := checkDomain(f.Type, m[f.Name], ptr+jsonpos.Join(f.Name)); err != nil {
+			if err := dc.check(f.Type, m[f.Name], ptr+jsonpos.Join(f.Name)); err != nil {
 				return err
 			}
 		}
@@ -118,13 +145,13 @@ func checkDomain(n *Node, v any, ptr string) error {
 		}
 		for _, b := range n.Branches {
 			if val, ok := m[b.BranchName()]; ok {
-				return checkDomain(b, val, ptr+jsonpos.Join(b.BranchName()))
+				return dc.check(b, val, ptr+jsonpos.Join(b.BranchName()))
 			}
 		}
 	case "array":
 		list, _ := v.([]any)
 		for i, item := range list {
-			if err := checkDomain(n.Items, item, ptr+"/"+strconv.Itoa(i)); err != nil {
+			if err := dc.check(n.Items, item, ptr+"/"+strconv.Itoa(i)); err != nil {
 				return err
 			}
 		}
@@ -132,7 +159,7 @@ func checkDomain(n *Node, v any, ptr string) error {
 		m, _ := v.(map[string]any)
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			val := m[k]
-			if err := checkDomain(n.Values, val, ptr+jsonpos.Join(k)); err != nil {
+			if err := dc.check(n.Values, val, ptr+jsonpos.Join(k)); err != nil {
 				return err
 			}
 		}

@@ -192,6 +192,7 @@ func (l *loader) place(file, ptr string) string {
 func checkDefaults(l *loader, root *Node, broken map[*Node]bool) Errors {
 	var errs Errors
 	tainted := reachingBroken(root, broken)
+	dd := defaultDecoder{}
 	walk(root, func(n *Node) {
 		for _, f := range n.Fields {
 			if !f.HasDefault {
@@ -207,7 +208,7 @@ func checkDefaults(l *loader, root *Node, broken map[*Node]bool) Errors {
 				continue
 			}
 			if t.Kind != "union" {
-				if err := decodeDefault(t, f.Default); err != nil {
+				if err := dd.decode(t, f.Default); err != nil {
 					errs = append(errs, l.errorAt(n.File, at, fmt.Sprintf("default %s is not a valid %s: %v%s", truncate(string(f.Default), 60), t.Describe(), err, defaultHint(t, f.Default))))
 				}
 				continue
@@ -218,7 +219,7 @@ func checkDefaults(l *loader, root *Node, broken map[*Node]bool) Errors {
 				errs = append(errs, l.errorAt(n.File, at, `default "null" is the string "null", not null: use "default": null (JSON null, not the string "null")`))
 				continue
 			}
-			if unionDefault(t, f.Default) == nil {
+			if dd.union(t, f.Default) == nil {
 				errs = append(errs, l.errorAt(n.File, at, fmt.Sprintf("default %s is a value of no branch of the union %s%s", truncate(string(f.Default), 60), branchList(t), defaultHint(t, f.Default))))
 			}
 		}
@@ -226,24 +227,32 @@ func checkDefaults(l *loader, root *Node, broken map[*Node]bool) Errors {
 	return errs
 }
 
-// decodeDefault decodes a default with the physical schema of t.
-func decodeDefault(t *Node, raw json.RawMessage) error {
-	ls, err := twmb.Parse(string(emit(t, true, false)))
-	if err != nil {
-		return err
+// defaultDecoder decodes defaults with the physical schema of their type,
+// compiled once per type: fields and union branches that refer to one big
+// record would otherwise compile it once each.
+type defaultDecoder map[*Node]*twmb.Schema
+
+func (dd defaultDecoder) decode(t *Node, raw json.RawMessage) error {
+	ls, ok := dd[t]
+	if !ok {
+		var err error
+		if ls, err = twmb.Parse(string(emit(t, true, false))); err != nil {
+			return err
+		}
+		dd[t] = ls
 	}
 	var v any
 	return ls.DecodeJSON(completeDefault(t, raw), &v)
 }
 
-// unionDefault is the branch of union u that default raw is a value of:
+// union is the branch of union u that default raw is a value of:
 // the first that decodes it (Avro 1.12), among the branches whose kind
 // takes raw's JSON kind (so a wide union costs one decode, not one per
 // branch); nil when none does.
-func unionDefault(u *Node, raw json.RawMessage) *Node {
+func (dd defaultDecoder) union(u *Node, raw json.RawMessage) *Node {
 	kind := jsonKindOf(raw)
 	for _, b := range u.Branches {
-		if takes(b, kind) && decodeDefault(b, raw) == nil {
+		if takes(b, kind) && dd.decode(b, raw) == nil {
 			return b
 		}
 	}

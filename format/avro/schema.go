@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 
@@ -40,9 +41,9 @@ type Schema struct {
 	// full keeps logical types; physical is the same schema without them,
 	// the form datums are sampled, resolved and shown in.
 	full, physical *twmb.Schema
-	// decimals is whether the schema has a decimal, whose values decoding
-	// checks against their precision (the library does not).
-	decimals bool
+	// decimals holds the nodes a decimal is reachable from: decoding
+	// checks decimals against their precision (the library does not).
+	decimals map[*Node]bool
 }
 
 func (s *Schema) compile() error {
@@ -51,7 +52,7 @@ func (s *Schema) compile() error {
 		return err
 	}
 	s.physical, err = twmb.Parse(string(emit(s.Root, true, true)))
-	s.decimals = hasDecimal(s.Root)
+	s.decimals = reachingDecimal(s.Root)
 	return err
 }
 
@@ -138,10 +139,11 @@ func (s *Schema) DecodeJSON(data []byte) (any, error) {
 
 // inDomain checks every decimal of datum against its precision.
 func (s *Schema) inDomain(datum any) error {
-	if !s.decimals {
+	if len(s.decimals) == 0 {
 		return nil
 	}
-	return checkDomain(s.Root, datum, "")
+	dc := &domainCheck{reach: s.decimals, limits: map[int]*big.Int{}}
+	return dc.check(s.Root, datum, "")
 }
 
 // DecodeFrom reads a binary datum written with writer and resolves it to

@@ -213,3 +213,40 @@ func TestLargeEnumStaysFast(t *testing.T) {
 		t.Errorf("compare took %v", d)
 	}
 }
+
+// TestDomainGap: which values a reader's logical type has a meaning for
+// (Avro 1.12, "Logical Types").
+func TestDomainGap(t *testing.T) {
+	uuidStr := &avro.Node{Kind: "string", Logical: "uuid"}
+	dec := &avro.Node{Kind: "bytes", Logical: "decimal", Precision: 3, Scale: 1}
+	big := &avro.Node{Kind: "bytes", Logical: "big-decimal"}
+	millis := &avro.Node{Kind: "int", Logical: "time-millis"}
+	micros := &avro.Node{Kind: "long", Logical: "time-micros"}
+	tests := []struct {
+		r       *avro.Node
+		v       any
+		outside bool
+	}{
+		{uuidStr, "123e4567-e89b-12d3-a456-426614174000", false},
+		{uuidStr, "abc", true},
+		{uuidStr, "urn:uuid:123e4567-e89b-12d3-a456-426614174000", true},
+		{uuidStr, "123e4567e89b12d3a456426614174000", true},
+		{dec, []byte{0x03, 0xe7}, false},       // 99.9
+		{dec, []byte{0xfc, 0x19}, false},       // -99.9
+		{dec, []byte{0x03, 0xe8}, true},        // 100.0
+		{big, []byte{0x02, 0x07, 0x04}, false}, // unscaled 7, scale 2
+		{big, []byte{}, true},
+		{big, []byte{0x04, 0x07}, true}, // the length says 2 bytes, 1 follows
+		{millis, int32(0), false},
+		{millis, int32(86_399_999), false},
+		{millis, int32(86_400_000), true},
+		{millis, int32(-1), true},
+		{micros, int64(86_399_999_999), false},
+		{micros, int64(86_400_000_000), true},
+	}
+	for _, tt := range tests {
+		if got := domainGap(tt.r, tt.v) != ""; got != tt.outside {
+			t.Errorf("%s %v: outside = %v, want %v (%s)", tt.r.Describe(), tt.v, got, tt.outside, domainGap(tt.r, tt.v))
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/report"
 )
@@ -306,25 +308,9 @@ func domainGap(r *avro.Node, v any) string {
 }
 
 // isUUID is the specification's uuid string: RFC 4122's 8-4-4-4-12 hex
-// digits.
+// digits (uuid.Validate alone also takes the urn and braced forms).
 func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := range len(s) {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
+	return len(s) == 36 && uuid.Validate(s) == nil
 }
 
 // bigDecimal reports whether b holds a big-decimal: the unscaled value as

@@ -250,3 +250,28 @@ func TestDomainGap(t *testing.T) {
 		}
 	}
 }
+
+// TestWideDecimalAddedStaysFast: 60 bytes fields read as decimal(65536)
+// make witnesses of 10^65536 (27 KB each); the comparison stays well
+// under the loose bound of a loaded machine.
+func TestWideDecimalAddedStaysFast(t *testing.T) {
+	var plain, wide []string
+	for i := range 60 {
+		plain = append(plain, fmt.Sprintf(`{"name": "f%d", "type": "bytes"}`, i))
+		wide = append(wide, fmt.Sprintf(`{"name": "f%d", "type": {"type": "bytes", "logicalType": "decimal", "precision": 65536}}`, i))
+	}
+	old, new := mustParse(t, "v1.avsc", rec(strings.Join(plain, ","))), mustParse(t, "v2.avsc", rec(strings.Join(wide, ",")))
+	start := time.Now()
+	fs := Compare(old, new, compat.Backward, Options{})
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("compare took %v", d)
+	}
+	if len(fs) != 60 {
+		t.Fatalf("%d findings, want 60", len(fs))
+	}
+	for _, f := range fs {
+		if f.Rule != "avro-logical-type-added-out-of-domain" || f.Counterexample == nil {
+			t.Errorf("%s: %s, counterexample %v", f.Reader.Pointer, f.Rule, f.Counterexample != nil)
+		}
+	}
+}

@@ -185,8 +185,11 @@ func (l *loader) place(file, ptr string) string {
 
 // checkDefaults decodes every field default with the schema of its field;
 // for a union, with the first branch it matches (Avro 1.12, AVRO-3649: up
-// to 1.11 only the first branch was allowed; Java 1.12, Confluent and both
-// Go libraries take the first match). A field whose type reaches a broken
+// to 1.11 only the first branch was allowed). twmb/avro, which compiles,
+// resolves and fills defaults here and in generated code, takes the first
+// match too, so no workaround is needed; hamba/avro v2 (isValidDefault
+// checks Types()[0]) and Java before 1.12 still refuse such a schema, as
+// docs/avro.md records. A field whose type reaches a broken
 // node is skipped: its structural error is reported already, and the
 // default would be judged against a placeholder.
 func checkDefaults(l *loader, root *Node, broken map[*Node]bool) Errors {

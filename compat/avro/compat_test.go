@@ -93,8 +93,9 @@ var ruleTests = []struct {
 	// into *big.Rat without a precision check, and encoding it back fails
 	// (checkDecimalPrecision); time-millis and time-micros decode into a
 	// time.Duration of any length, date into time.Unix(days*86400) of any
-	// int. Java's conversions: UUID.fromString and LocalTime.ofNanoOfDay
-	// throw.
+	// int; it knows no big-decimal (read as plain bytes). Java's
+	// conversions: UUID.fromString and LocalTime.ofNanoOfDay throw,
+	// BigDecimalConversion reads a length and a scale from the bytes.
 	{"string read as uuid", rec(`{"name": "id", "type": "string"}`), rec(`{"name": "id", "type": {"type": "string", "logicalType": "uuid"}}`),
 		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, `{"id":"abc"} = 0x06616263; reader fails: "abc" is no RFC-4122 UUID`},
 	{"bytes read as uuid", `"bytes"`, `{"type": "string", "logicalType": "uuid"}`,

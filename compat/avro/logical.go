@@ -226,8 +226,8 @@ func decimalString(b []byte, scale int) string {
 // Domains of the logical types a reader may give plain writer values
 // (Avro 1.12 specification, "Logical Types"): where one does not hold
 // every value of the writer's type, a reader that applies it (Java's
-// conversions, Python, a hamba/avro reader decoding into the logical Go
-// type) fails on or changes such a value.
+// conversions, a hamba/avro reader decoding into the logical Go type)
+// fails on such a value or cannot write it again.
 const (
 	dayMillis = 86_400_000
 	dayMicros = 86_400_000_000
@@ -285,7 +285,7 @@ func domainGap(r *avro.Node, v any) string {
 	case "decimal":
 		if b, ok := v.([]byte); ok && !avro.DecimalFits(b, r.Precision) {
 			value := "the value"
-			if len(b) <= 32 {
+			if len(b) <= 32 && r.Scale <= 40 {
 				value = decimalString(b, r.Scale)
 			}
 			return fmt.Sprintf("%s has more digits than the reader's precision of %d: Java's DecimalConversion and hamba/avro read it but refuse to write it again (their encoders check the precision), and a DECIMAL(%d,%d) column does not hold it", value, r.Precision, r.Precision, r.Scale)

@@ -86,7 +86,8 @@ var hostileAvro = map[string]string{
 // to other Go types than their base (uuid on fixed, big-decimal), a record
 // without fields, a Go name that a record and an enum constant both get,
 // and two versions whose resolution needs aliases (renamed record, field
-// and union branch), an enum default, promotions and field defaults.
+// and union branch), an enum default, promotions and field defaults (a
+// union's of a later branch too, as Avro 1.12 allows).
 var edgesAvro = map[string]string{
 	"evtool.yaml":                     "version: 1\nschemas: schemas\n",
 	"schemas/com.bank.branch/v1.avsc": `{"type": "record", "name": "Branch", "fields": [{"name": "id", "type": "int"}]}`,
@@ -149,6 +150,7 @@ var edgesAvro = map[string]string{
 	  {"name": "list", "type": {"type": "record", "name": "Cell", "namespace": "ns1", "fields": [{"name": "v", "type": "int"}, {"name": "next", "type": ["null", "Cell"]}]}},
 	  {"name": "added", "type": "int", "default": 42},
 	  {"name": "addedNote", "type": ["null", "string"], "default": null},
+	  {"name": "addedLater", "type": ["null", "string"], "default": "later"},
 	  {"name": "addedEnum", "type": {"type": "enum", "name": "E2", "symbols": ["P", "Q"]}, "default": "Q"},
 	  {"name": "neg", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 4}, "default": "\u00ff"}
 	]}`,

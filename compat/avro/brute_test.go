@@ -160,6 +160,7 @@ func TestBruteForce(t *testing.T) {
 var logicalRules = map[string]bool{
 	"avro-decimal-scale-changed": true, "avro-decimal-precision-narrowed": true, "avro-decimal-precision-widened": true, "avro-timestamp-unit-changed": true,
 	"avro-timestamp-local-changed": true, "avro-time-unit-changed": true, "avro-logical-type-changed": true,
+	"avro-logical-type-added-out-of-domain": true,
 }
 
 // normalize makes library and resolver values comparable (nil and empty

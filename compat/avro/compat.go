@@ -136,8 +136,9 @@ func (c *checker) check(w, r *avro.Node, path []avro.Step, context string) {
 				continue
 			}
 			if !matches(wb, r) {
-				c.add("avro-union-branch-unmatched", report.SeverityError, place(wb), place(r), bp,
+				f := c.add("avro-union-branch-unmatched", report.SeverityError, place(wb), place(r), bp,
 					fmt.Sprintf("writer union branch %s cannot be read as the reader's %s", wb.Describe(), r.Describe()))
+				f.leaf = boundary(wb, r)
 				continue
 			}
 			c.check(wb, r, bp, context)
@@ -167,8 +168,9 @@ func (c *checker) check(w, r *avro.Node, path []avro.Step, context string) {
 				fmt.Sprintf("writer %s is read as %s: names differ and no reader alias names the writer", w.Describe(), r.Describe()))
 			return
 		}
-		c.add(rule, report.SeverityError, place(w), place(r), path,
+		f := c.add(rule, report.SeverityError, place(w), place(r), path,
 			fmt.Sprintf("%s changed from %s to %s, which is not a promotion", what, w.Describe(), r.Describe()))
+		f.leaf = boundary(w, r)
 		return
 	}
 	switch w.Kind {

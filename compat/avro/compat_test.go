@@ -34,6 +34,11 @@ var ruleTests = []struct {
 }{
 	{"field added with default", rec(`{"name": "a", "type": "int"}`), rec(`{"name": "a", "type": "int"}, {"name": "b", "type": "string", "default": ""}`),
 		nil, nil, ""},
+	// Avro 1.12: a union default may be a value of any branch; the reader
+	// fills in the first branch it matches (TestBruteForce checks the
+	// library fills the same).
+	{"field added with a default of a later union branch", rec(`{"name": "a", "type": "int"}`), rec(`{"name": "a", "type": "int"}, {"name": "b", "type": ["null", "string"], "default": "x"}`),
+		nil, nil, ""},
 	{"field added without default", rec(`{"name": "a", "type": "int"}`), rec(`{"name": "a", "type": "int"}, {"name": "b", "type": "string"}`),
 		[]string{"avro-field-added-without-default"}, nil, `reader fails: field "b" is missing`},
 	{"int promoted to long", rec(`{"name": "a", "type": "int"}`), rec(`{"name": "a", "type": "long"}`),
@@ -54,11 +59,19 @@ var ruleTests = []struct {
 	{"record renamed with alias", `{"type": "record", "name": "a.R", "fields": []}`, `{"type": "record", "name": "a.S", "aliases": ["R"], "fields": []}`,
 		nil, []string{"avro-name-mismatch"}, ""},
 	{"array items narrowed", `{"type": "array", "items": "long"}`, `{"type": "array", "items": "int"}`,
-		[]string{"avro-array-items-changed"}, nil, "[0] = 0x0200"},
+		[]string{"avro-array-items-changed"}, nil, "[2147483648] = 0x02808080801000; reader fails: writer long cannot be read as int; 2147483648 is outside an int's range"},
+	{"long narrowed to int", rec(`{"name": "a", "type": "long"}`), rec(`{"name": "a", "type": "int"}`),
+		[]string{"avro-type-changed"}, nil, `{"a":2147483648} = 0x8080808010; reader fails: writer long cannot be read as int; 2147483648 is outside an int's range`},
+	{"double narrowed to float", rec(`{"name": "a", "type": "double"}`), rec(`{"name": "a", "type": "float"}`),
+		[]string{"avro-type-changed"}, nil, `{"a":3.141592653589793} = 0x182d4454fb210940; reader fails: writer double cannot be read as float; as a float 3.141592653589793 would be 3.1415927`},
+	{"optional long read as int", rec(`{"name": "a", "type": ["null", "long"]}`), rec(`{"name": "a", "type": "int"}`),
+		[]string{"avro-union-branch-unmatched", "avro-union-branch-unmatched"}, nil, `{"a":{"long":2147483648}} = 0x028080808010; reader fails: writer branch long cannot be read as int; 2147483648 is outside`},
 	{"map values changed", `{"type": "map", "values": "string"}`, `{"type": "map", "values": "boolean"}`,
 		[]string{"avro-map-values-changed"}, []string{"avro-map-values-changed"}, ""},
 	{"decimal scale changed", `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2}`, `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 3}`,
 		[]string{"avro-decimal-scale-changed"}, []string{"avro-decimal-scale-changed"}, "written 12.34, read as 1.234"},
+	{"decimal scale changed at precision 2", `{"type": "bytes", "logicalType": "decimal", "precision": 2, "scale": 1}`, `{"type": "bytes", "logicalType": "decimal", "precision": 2, "scale": 2}`,
+		[]string{"avro-decimal-scale-changed"}, []string{"avro-decimal-scale-changed"}, "written 9.9, read as 0.99"},
 	{"decimal precision widened", `{"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}`, `{"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2}`,
 		nil, []string{"avro-decimal-precision-widened"}, ""},
 	{"decimal scale changed by more than int64 holds", `{"type": "bytes", "logicalType": "decimal", "precision": 40, "scale": 0}`, `{"type": "bytes", "logicalType": "decimal", "precision": 40, "scale": 20}`,
@@ -73,6 +86,40 @@ var ruleTests = []struct {
 		[]string{"avro-logical-type-changed"}, []string{"avro-type-changed"}, "2023-12-09 (date)"},
 	{"logical dropped is a warning", `{"type": "long", "logicalType": "timestamp-millis"}`, `"long"`,
 		[]string{"avro-logical-type-dropped"}, []string{"avro-logical-type-added"}, ""},
+	// A logical type added by the reader is a break when some writer value
+	// is outside its domain; the counterexample is that value. What hamba/avro
+	// (v2, codec_native.go) does on decode: a uuid string decodes into a
+	// string unchecked, into uuid.UUID it fails; a bytes decimal decodes
+	// into *big.Rat without a precision check, and encoding it back fails
+	// (checkDecimalPrecision); time-millis and time-micros decode into a
+	// time.Duration of any length, date into time.Unix(days*86400) of any
+	// int; it knows no big-decimal (read as plain bytes). Java's
+	// conversions: UUID.fromString and LocalTime.ofNanoOfDay throw,
+	// BigDecimalConversion reads a length and a scale from the bytes.
+	{"string read as uuid", rec(`{"name": "id", "type": "string"}`), rec(`{"name": "id", "type": {"type": "string", "logicalType": "uuid"}}`),
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, `{"id":"abc"} = 0x06616263; reader fails: "abc" is no RFC-4122 UUID`},
+	{"bytes read as uuid", `"bytes"`, `{"type": "string", "logicalType": "uuid"}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, `"abc" = 0x06616263; reader fails`},
+	{"fixed(16) read as uuid", `{"type": "fixed", "name": "U", "size": 16}`, `{"type": "fixed", "name": "U", "size": 16, "logicalType": "uuid"}`,
+		[]string{"avro-logical-type-added"}, []string{"avro-logical-type-dropped"}, ""},
+	{"bytes read as decimal", `"bytes"`, `{"type": "bytes", "logicalType": "decimal", "precision": 12, "scale": 2}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, `= 0x0c00e8d4a51000; reader fails: 10000000000.00 has more digits than the reader's precision of 12`},
+	{"string read as decimal", `"string"`, `{"type": "bytes", "logicalType": "decimal", "precision": 3, "scale": 0}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, `"999" = 0x06393939; reader fails: 3750201 has more digits than the reader's precision of 3`},
+	{"fixed read as decimal", `{"type": "fixed", "name": "M", "size": 2}`, `{"type": "fixed", "name": "M", "size": 2, "logicalType": "decimal", "precision": 4, "scale": 2}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, `= 0x2710; reader fails`},
+	{"bytes read as big-decimal", `"bytes"`, `{"type": "bytes", "logicalType": "big-decimal"}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, `"" = 0x00; reader fails: 0 bytes are no unscaled value and scale`},
+	{"int read as time-millis", `"int"`, `{"type": "int", "logicalType": "time-millis"}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, "86400000 = 0x80f0b252; reader fails: 86400000 is no time of day"},
+	{"int read as time-micros", `"int"`, `{"type": "long", "logicalType": "time-micros"}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-type-changed"}, "-1 = 0x01; reader fails: -1 is no time of day"},
+	{"long read as time-micros", `"long"`, `{"type": "long", "logicalType": "time-micros"}`,
+		[]string{"avro-logical-type-added-out-of-domain"}, []string{"avro-logical-type-dropped"}, "86400000000 = 0x8080bbdd8305; reader fails"},
+	{"int read as date", `"int"`, `{"type": "int", "logicalType": "date"}`,
+		[]string{"avro-logical-type-added"}, []string{"avro-logical-type-dropped"}, ""},
+	{"int read as timestamp-micros", `"int"`, `{"type": "long", "logicalType": "timestamp-micros"}`,
+		[]string{"avro-logical-type-added"}, []string{"avro-type-changed"}, ""},
 	// The reader union's branch of the writer's full name wins over an
 	// earlier one of the same unqualified name, as in the library.
 	{"union picks the full-name branch", `{"type": "record", "name": "b.X", "fields": [{"name": "f", "type": "string"}]}`,
@@ -165,5 +212,67 @@ func TestLargeEnumStaysFast(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("compare took %v", d)
+	}
+}
+
+// TestDomainGap: which values a reader's logical type has a meaning for
+// (Avro 1.12, "Logical Types").
+func TestDomainGap(t *testing.T) {
+	uuidStr := &avro.Node{Kind: "string", Logical: "uuid"}
+	dec := &avro.Node{Kind: "bytes", Logical: "decimal", Precision: 3, Scale: 1}
+	big := &avro.Node{Kind: "bytes", Logical: "big-decimal"}
+	millis := &avro.Node{Kind: "int", Logical: "time-millis"}
+	micros := &avro.Node{Kind: "long", Logical: "time-micros"}
+	tests := []struct {
+		r       *avro.Node
+		v       any
+		outside bool
+	}{
+		{uuidStr, "123e4567-e89b-12d3-a456-426614174000", false},
+		{uuidStr, "abc", true},
+		{uuidStr, "urn:uuid:123e4567-e89b-12d3-a456-426614174000", true},
+		{uuidStr, "123e4567e89b12d3a456426614174000", true},
+		{dec, []byte{0x03, 0xe7}, false},       // 99.9
+		{dec, []byte{0xfc, 0x19}, false},       // -99.9
+		{dec, []byte{0x03, 0xe8}, true},        // 100.0
+		{big, []byte{0x02, 0x07, 0x04}, false}, // unscaled 7, scale 2
+		{big, []byte{}, true},
+		{big, []byte{0x04, 0x07}, true}, // the length says 2 bytes, 1 follows
+		{millis, int32(0), false},
+		{millis, int32(86_399_999), false},
+		{millis, int32(86_400_000), true},
+		{millis, int32(-1), true},
+		{micros, int64(86_399_999_999), false},
+		{micros, int64(86_400_000_000), true},
+	}
+	for _, tt := range tests {
+		if got := domainGap(tt.r, tt.v) != ""; got != tt.outside {
+			t.Errorf("%s %v: outside = %v, want %v (%s)", tt.r.Describe(), tt.v, got, tt.outside, domainGap(tt.r, tt.v))
+		}
+	}
+}
+
+// TestWideDecimalAddedStaysFast: 60 bytes fields read as decimal(65536)
+// make witnesses of 10^65536 (27 KB each); the comparison stays well
+// under the loose bound of a loaded machine.
+func TestWideDecimalAddedStaysFast(t *testing.T) {
+	var plain, wide []string
+	for i := range 60 {
+		plain = append(plain, fmt.Sprintf(`{"name": "f%d", "type": "bytes"}`, i))
+		wide = append(wide, fmt.Sprintf(`{"name": "f%d", "type": {"type": "bytes", "logicalType": "decimal", "precision": 65536}}`, i))
+	}
+	old, new := mustParse(t, "v1.avsc", rec(strings.Join(plain, ","))), mustParse(t, "v2.avsc", rec(strings.Join(wide, ",")))
+	start := time.Now()
+	fs := Compare(old, new, compat.Backward, Options{})
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("compare took %v", d)
+	}
+	if len(fs) != 60 {
+		t.Fatalf("%d findings, want 60", len(fs))
+	}
+	for _, f := range fs {
+		if f.Rule != "avro-logical-type-added-out-of-domain" || f.Counterexample == nil {
+			t.Errorf("%s: %s, counterexample %v", f.Reader.Pointer, f.Rule, f.Counterexample != nil)
+		}
 	}
 }

@@ -1,12 +1,15 @@
 package avrocompat
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/big"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/report"
@@ -24,7 +27,7 @@ func (c *checker) logical(w, r *avro.Node, path []avro.Step) {
 		if w.Scale != r.Scale {
 			f := c.add("avro-decimal-scale-changed", report.SeverityError, place(w), place(r), path,
 				fmt.Sprintf("decimal scale changed from %d to %d: every value is read %s", w.Scale, r.Scale, scaleWord(w.Scale, r.Scale)))
-			f.leaf = decimalDatum(w, big.NewInt(1234))
+			f.leaf = decimalDatum(w, readable(w))
 		}
 		if r.Precision < w.Precision {
 			f := c.add("avro-decimal-precision-narrowed", report.SeverityError, place(w), place(r), path,
@@ -36,8 +39,14 @@ func (c *checker) logical(w, r *avro.Node, path []avro.Step) {
 	}
 	switch {
 	case wl == "":
+		if leaf := outOfDomain(w, r); leaf != nil {
+			f := c.add("avro-logical-type-added-out-of-domain", report.SeverityError, place(w), place(r), path,
+				fmt.Sprintf("the reader reads plain %s values as %s, whose domain does not hold every %s", w.Kind, r.Describe(), w.Kind))
+			f.leaf = leaf
+			return
+		}
 		c.add("avro-logical-type-added", report.SeverityWarning, place(w), place(r), path,
-			fmt.Sprintf("the reader reads plain %s values as %s", w.Kind, rl))
+			fmt.Sprintf("the reader reads plain %s values as %s (every %s is one)", w.Kind, rl, w.Kind))
 		return
 	case rl == "":
 		c.add("avro-logical-type-dropped", report.SeverityWarning, place(w), place(r), path,
@@ -124,27 +133,29 @@ func logicalLeaf(w *avro.Node) any {
 		return int64(1_700_000_000_123)
 	case "bytes", "fixed":
 		if w.Logical == "decimal" {
-			return decimalDatum(w, big.NewInt(1234))
+			return decimalDatum(w, readable(w))
 		}
 	}
 	return nil
 }
 
+// readable is an unscaled value easy to read, 1234 (12.34 at scale 2),
+// cut to the writer's precision so the datum is the writer's.
+func readable(w *avro.Node) *big.Int {
+	if w.Precision >= 4 {
+		return big.NewInt(1234)
+	}
+	return big.NewInt([]int64{0, 9, 99, 999}[max(w.Precision, 0)])
+}
+
 // decimalDatum encodes an unscaled value as a decimal's bytes: big-endian
 // two's complement, sign-extended to the size of a fixed.
 func decimalDatum(w *avro.Node, unscaled *big.Int) []byte {
-	b := unscaled.Bytes()
-	if len(b) == 0 || b[0]&0x80 != 0 {
-		b = append([]byte{0}, b...)
-	}
+	size := -1
 	if w.Kind == "fixed" {
-		if len(b) > w.Size {
-			b = b[len(b)-w.Size:]
-		}
-		pad := make([]byte, w.Size-len(b))
-		b = append(pad, b...)
+		size = w.Size
 	}
-	return b
+	return avro.DecimalBytes(unscaled, size)
 }
 
 // meaning renders a physical value as its logical type means it.
@@ -244,4 +255,105 @@ func digits(u *big.Int) (n int, exact bool) {
 		return lower + 1, true
 	}
 	return lower, true
+}
+
+// Domains of the logical types a reader may give plain writer values
+// (Avro 1.12 specification, "Logical Types"): where one does not hold
+// every value of the writer's type, a reader that applies it (Java's
+// conversions, a hamba/avro reader decoding into the logical Go type)
+// fails on such a value or cannot write it again.
+const (
+	dayMillis = 86_400_000
+	dayMicros = 86_400_000_000
+)
+
+// outOfDomain is a writer value (of w's physical type) outside the domain
+// of r's logical type, or nil when every writer value maps: date and the
+// timestamps take any int or long, uuid on fixed(16) and duration any
+// bytes of their size.
+func outOfDomain(w, r *avro.Node) any {
+	switch r.Logical {
+	case "uuid":
+		if r.Kind == "string" {
+			return as(w, "abc")
+		}
+	case "decimal":
+		// 10^precision: one digit more than the reader allows (a fixed
+		// holds it: lint keeps the precision below the size's digits).
+		over := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(r.Precision)), nil)
+		if w.Kind == "string" {
+			// A string's UTF-8 bytes are the unscaled value; "9" (0x39)
+			// repeated past precision/2.4 bytes is more than 10^precision.
+			return strings.Repeat("9", r.Precision/2+2)
+		}
+		return decimalDatum(w, over)
+	case "big-decimal":
+		return as(w, "")
+	case "time-millis":
+		return int32(dayMillis)
+	case "time-micros":
+		if w.Kind == "int" {
+			return int32(-1)
+		}
+		return int64(dayMicros)
+	}
+	return nil
+}
+
+// as is s in w's physical type, string or bytes.
+func as(w *avro.Node, s string) any {
+	if w.Kind == "bytes" {
+		return []byte(s)
+	}
+	return s
+}
+
+// domainGap says why v, a value of r's physical type, is outside r's
+// logical type's domain and what readers do with it; "" when it is inside.
+func domainGap(r *avro.Node, v any) string {
+	switch r.Logical {
+	case "uuid":
+		if s, ok := v.(string); ok && !isUUID(s) {
+			return fmt.Sprintf("%q is no RFC-4122 UUID: Java's UUIDConversion throws IllegalArgumentException, a hamba/avro reader decoding into uuid.UUID fails", truncate(s, 40))
+		}
+	case "decimal":
+		if b, ok := v.([]byte); ok && !avro.DecimalFits(b, r.Precision) {
+			value := "the value"
+			if len(b) <= 32 && r.Scale <= 40 {
+				value = decimalString(b, r.Scale)
+			}
+			return fmt.Sprintf("%s has more digits than the reader's precision of %d: Java's DecimalConversion and hamba/avro read it but refuse to write it again (their encoders check the precision), and a DECIMAL(%d,%d) column does not hold it", value, r.Precision, r.Precision, r.Scale)
+		}
+	case "big-decimal":
+		if b, ok := v.([]byte); ok && !bigDecimal(b) {
+			return fmt.Sprintf("%d bytes are no unscaled value and scale: Java's BigDecimalConversion fails reading them", len(b))
+		}
+	case "time-millis", "time-micros":
+		d, ok := asInt(v)
+		most := int64(dayMillis)
+		if r.Logical == "time-micros" {
+			most = dayMicros
+		}
+		if ok && (d < 0 || d >= most) {
+			return fmt.Sprintf("%d is no time of day (%s counts from midnight up to 24h): Java's LocalTime conversion throws DateTimeException, hamba/avro reads a time.Duration that is no time of day", d, r.Logical)
+		}
+	}
+	return ""
+}
+
+// isUUID is the specification's uuid string: RFC 4122's 8-4-4-4-12 hex
+// digits (uuid.Validate alone also takes the urn and braced forms).
+func isUUID(s string) bool {
+	return len(s) == 36 && uuid.Validate(s) == nil
+}
+
+// bigDecimal reports whether b holds a big-decimal: the unscaled value as
+// Avro bytes (zig-zag length, then the bytes) and the scale as an Avro int.
+func bigDecimal(b []byte) bool {
+	n, k := binary.Varint(b)
+	if k <= 0 || n < 0 || n > int64(len(b)-k) {
+		return false
+	}
+	scale, m := binary.Varint(b[k+int(n):])
+	return m > 0 && scale >= math.MinInt32 && scale <= math.MaxInt32
 }

@@ -61,7 +61,7 @@ func (rs *resolver) resolve(w, r *avro.Node, v any, context string) any {
 			return wrap(r.Branches[j], rs.plain(wb, r.Branches[j], val, context))
 		}
 		if !matches(wb, r) {
-			return rs.fail("avro-union-branch-unmatched", place(wb), place(r), "writer branch %s cannot be read as %s", wb.Describe(), r.Describe())
+			return rs.fail("avro-union-branch-unmatched", place(wb), place(r), "writer branch %s cannot be read as %s%s", wb.Describe(), r.Describe(), lost(val, r.Kind))
 		}
 		return rs.plain(wb, r, val, context)
 	}
@@ -116,7 +116,7 @@ func (rs *resolver) plain(w, r *avro.Node, v any, context string) any {
 		case context == "values":
 			rule = "avro-map-values-changed"
 		}
-		return rs.fail(rule, place(w), place(r), "writer %s cannot be read as %s", w.Describe(), r.Describe())
+		return rs.fail(rule, place(w), place(r), "writer %s cannot be read as %s%s", w.Describe(), r.Describe(), lost(v, r.Kind))
 	}
 	switch w.Kind {
 	case "record":
@@ -164,6 +164,9 @@ func (rs *resolver) plain(w, r *avro.Node, v any, context string) any {
 		if w.Size != r.Size {
 			return rs.fail("avro-fixed-size-changed", place(w), place(r), "fixed of %d bytes read as fixed of %d bytes", w.Size, r.Size)
 		}
+		if rs.outside(w, r, v) {
+			return nil
+		}
 		rs.meaning(w, r, v, v)
 		return v
 	case "array":
@@ -182,8 +185,24 @@ func (rs *resolver) plain(w, r *avro.Node, v any, context string) any {
 		return out
 	}
 	out := promote(v, r.Kind)
+	if rs.outside(w, r, out) {
+		return nil
+	}
 	rs.meaning(w, r, v, out)
 	return out
+}
+
+// outside fails a plain writer value the reader's logical type has no
+// meaning for (domainGap) and reports whether it did.
+func (rs *resolver) outside(w, r *avro.Node, read any) bool {
+	if w.Logical != "" || r.Logical == "" {
+		return false
+	}
+	why := domainGap(r, read)
+	if why != "" {
+		rs.fail("avro-logical-type-added-out-of-domain", place(w), place(r), "%s", why)
+	}
+	return why != ""
 }
 
 // promote converts a primitive value to the reader's type (the

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/format/avro"
@@ -169,4 +170,44 @@ func unexplained(writer, reader *avro.Schema, dir compat.Direction, fs []*Findin
 		}
 	}
 	return out
+}
+
+// boundary is a writer value of w that shows why the reader's r cannot
+// stand for it, where a first sample (0, "") would not: a long above an
+// int's range, a double a float rounds. nil leaves the sampler's value.
+func boundary(w, r *avro.Node) any {
+	switch {
+	case w.Kind == "long" && r.Kind == "int":
+		return int64(math.MaxInt32) + 1
+	case w.Kind == "double" && (r.Kind == "float" || r.Kind == "int" || r.Kind == "long"):
+		return math.Pi
+	case w.Kind == "float" && (r.Kind == "int" || r.Kind == "long"):
+		return float32(2.5)
+	case w.Kind == "string" && w.Logical == "" && r.Kind != "string":
+		return "abc"
+	}
+	return nil
+}
+
+// lost says what a value would lose in the reader's type, for a writer
+// value of a type the reader cannot read: "" when nothing shows.
+func lost(v any, to string) string {
+	switch x := v.(type) {
+	case int64:
+		if to == "int" && (x > math.MaxInt32 || x < math.MinInt32) {
+			return fmt.Sprintf("; %d is outside an int's range (%d to %d)", x, math.MinInt32, math.MaxInt32)
+		}
+	case float64:
+		if to == "float" && float64(float32(x)) != x {
+			return fmt.Sprintf("; as a float %v would be %v", x, float32(x))
+		}
+		if (to == "int" || to == "long") && x != math.Trunc(x) {
+			return fmt.Sprintf("; %v has a fraction no %s holds", x, to)
+		}
+	case float32:
+		if (to == "int" || to == "long") && float64(x) != math.Trunc(float64(x)) {
+			return fmt.Sprintf("; %v has a fraction no %s holds", x, to)
+		}
+	}
+	return ""
 }

@@ -1,6 +1,8 @@
 package avro
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -183,41 +185,162 @@ func (l *loader) place(file, ptr string) string {
 	return fmt.Sprintf("%s:%d", file, e.Line)
 }
 
-// checkDefaults decodes every field default with the schema of its field
-// (for a union, the first branch, as the specification requires; registries
-// and the libraries accept any branch). A field whose type reaches a
-// broken node is skipped: its structural error is reported already, and
-// the default would be judged against a placeholder.
+// checkDefaults decodes every field default with the schema of its field;
+// for a union, with the first branch it matches (Avro 1.12, AVRO-3649: up
+// to 1.11 only the first branch was allowed). twmb/avro, which compiles,
+// resolves and fills defaults here and in generated code, takes the first
+// match too, so no workaround is needed; hamba/avro v2 (isValidDefault
+// checks Types()[0]) and Java before 1.12 still refuse such a schema, as
+// docs/avro.md records. A field whose type reaches a broken
+// node is skipped: its structural error is reported already, and the
+// default would be judged against a placeholder.
 func checkDefaults(l *loader, root *Node, broken map[*Node]bool) Errors {
 	var errs Errors
 	tainted := reachingBroken(root, broken)
+	dd := defaultDecoder{}
 	walk(root, func(n *Node) {
 		for _, f := range n.Fields {
 			if !f.HasDefault {
 				continue
 			}
-			t, what := f.Type, f.Type.Describe()
+			at := f.Pointer + "/default"
+			t := f.Type
 			if t.Kind == "union" && len(t.Branches) == 0 {
-				errs = append(errs, l.errorAt(n.File, f.Pointer+"/default", "a union without branches has no value to default to"))
+				errs = append(errs, l.errorAt(n.File, at, "a union without branches has no value to default to"))
 				continue
-			}
-			if t.Kind == "union" {
-				t, what = t.Branches[0], t.Branches[0].Describe()+" (the union's first branch, which a default must be)"
 			}
 			if tainted[t] {
 				continue
 			}
-			ls, err := twmb.Parse(string(emit(t, true, false)))
-			if err == nil {
-				var v any
-				err = ls.DecodeJSON(completeDefault(t, f.Default), &v)
+			if t.Kind != "union" {
+				if err := dd.decode(t, f.Default); err != nil {
+					errs = append(errs, l.errorAt(n.File, at, fmt.Sprintf("default %s is not a valid %s: %v%s", truncate(string(f.Default), 60), t.Describe(), err, defaultHint(t, f.Default))))
+				}
+				continue
 			}
-			if err != nil {
-				errs = append(errs, l.errorAt(n.File, f.Pointer+"/default", fmt.Sprintf("default %s is not a valid %s: %v", truncate(string(f.Default), 60), what, err)))
+			if string(f.Default) == `"null"` && t.Branches[0].Kind == "null" {
+				// Valid as a string since 1.12 when the union has one, but
+				// a null was meant; before 1.12 it is no value at all.
+				errs = append(errs, l.errorAt(n.File, at, `default "null" is the string "null", not null: use "default": null (JSON null, not the string "null")`))
+				continue
+			}
+			if dd.union(t, f.Default) == nil {
+				errs = append(errs, l.errorAt(n.File, at, fmt.Sprintf("default %s is a value of no branch of the union %s%s", truncate(string(f.Default), 60), branchList(t), defaultHint(t, f.Default))))
 			}
 		}
 	})
 	return errs
+}
+
+// defaultDecoder decodes defaults with the physical schema of their type,
+// compiled once per type: fields and union branches that refer to one big
+// record would otherwise compile it once each.
+type defaultDecoder map[*Node]*twmb.Schema
+
+func (dd defaultDecoder) decode(t *Node, raw json.RawMessage) error {
+	ls, ok := dd[t]
+	if !ok {
+		var err error
+		if ls, err = twmb.Parse(string(emit(t, true, false))); err != nil {
+			return err
+		}
+		dd[t] = ls
+	}
+	var v any
+	return ls.DecodeJSON(completeDefault(t, raw), &v)
+}
+
+// union is the branch of union u that default raw is a value of:
+// the first that decodes it (Avro 1.12), among the branches whose kind
+// takes raw's JSON kind (so a wide union costs one decode, not one per
+// branch); nil when none does.
+func (dd defaultDecoder) union(u *Node, raw json.RawMessage) *Node {
+	kind := jsonKindOf(raw)
+	for _, b := range u.Branches {
+		if takes(b, kind) && dd.decode(b, raw) == nil {
+			return b
+		}
+	}
+	return nil
+}
+
+// jsonKindOf is the JSON kind of a value: null, boolean, number, string,
+// array or object.
+func jsonKindOf(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return ""
+	}
+	switch t[0] {
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "boolean"
+	case '"':
+		return "string"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	}
+	return "number"
+}
+
+// takes reports whether a default of JSON kind could be a value of n.
+func takes(n *Node, kind string) bool {
+	switch n.Kind {
+	case "null", "boolean", "array":
+		return kind == n.Kind
+	case "int", "long", "float", "double":
+		// float and double also take "NaN" and "Infinity" as strings.
+		return kind == "number" || kind == "string" && (n.Kind == "float" || n.Kind == "double")
+	case "string", "bytes", "fixed", "enum":
+		return kind == "string"
+	case "map", "record":
+		return kind == "object"
+	}
+	return false
+}
+
+// branchList names a union's branches: [null, string, record a.R].
+func branchList(u *Node) string {
+	names := make([]string, len(u.Branches))
+	for i, b := range u.Branches {
+		names[i] = b.Describe()
+	}
+	return "[" + strings.Join(names, ", ") + "]"
+}
+
+// defaultHint shows the fix for the defaults people get wrong: an enum's
+// default that is not a symbol, a null written as a string.
+func defaultHint(t *Node, raw json.RawMessage) string {
+	nodes := []*Node{t}
+	if t.Kind == "union" {
+		nodes = t.Branches
+	}
+	for _, n := range nodes {
+		if n.Kind == "enum" && jsonKindOf(raw) == "string" {
+			return "; use one of the symbols of " + n.Name + ": " + symbolList(n.Symbols)
+		}
+		if n.Kind == "null" && string(bytes.TrimSpace(raw)) == `"null"` {
+			return `; use "default": null (JSON null, not the string "null")`
+		}
+	}
+	return ""
+}
+
+// symbolList is the first symbols of an enum, quoted.
+func symbolList(symbols []string) string {
+	const most = 8
+	var quoted []string
+	for i, s := range symbols {
+		if i == most {
+			quoted = append(quoted, fmt.Sprintf("… (%d in all)", len(symbols)))
+			break
+		}
+		quoted = append(quoted, strconv.Quote(s))
+	}
+	return strings.Join(quoted, ", ")
 }
 
 // reachingBroken is the set of nodes under root from which a broken node

@@ -47,9 +47,21 @@ func TestLintErrors(t *testing.T) {
 		name, schema string
 		want         []string // "line: pointer: message part"
 	}{
-		{"union default must match first branch", `{"type": "record", "name": "R", "fields": [
-  {"name": "x", "type": ["null", "int"], "default": 3}]}`,
-			[]string{"2: /fields/0/default: default 3 is not a valid null (the union's first branch, which a default must be)"}},
+		{"union default must match some branch", `{"type": "record", "name": "R", "fields": [
+  {"name": "x", "type": ["null", "int"], "default": "3"}]}`,
+			[]string{"2: /fields/0/default: default \"3\" is a value of no branch of the union [null, int]"}},
+		{"null as a string", `{"type": "record", "name": "R", "fields": [
+  {"name": "x", "type": ["null", "string"], "default": "null"},
+  {"name": "y", "type": ["null", "int"], "default": "null"},
+  {"name": "z", "type": "null", "default": "null"}]}`,
+			[]string{`2: /fields/0/default: default "null" is the string "null", not null: use "default": null (JSON null, not the string "null")`,
+				`3: /fields/1/default: default "null" is the string "null", not null: use "default": null`,
+				`4: /fields/2/default: default "null" is not a valid null: `}},
+		{"enum defaults show the symbols", `{"type": "record", "name": "R", "fields": [
+  {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"], "default": "C"}},
+  {"name": "f", "type": ["null", {"type": "enum", "name": "E2", "symbols": ["A", "B"]}], "default": "C"}]}`,
+			[]string{`2: /fields/0/type/default: enum default C is not one of the symbols; use one of "A", "B"`,
+				`3: /fields/1/default: default "C" is a value of no branch of the union [null, enum E2]; use one of the symbols of E2: "A", "B"`}},
 		{"default of wrong type", `{"type": "record", "name": "R", "fields": [
   {"name": "x", "type": "int",
    "default": "s"}]}`,
@@ -62,7 +74,7 @@ func TestLintErrors(t *testing.T) {
   {"name": "b", "type": "bytes", "default": "\u0100"},
   {"name": "r", "type": {"type": "record", "name": "S", "fields": [{"name": "x", "type": "int"}]}, "default": {}},
   {"name": "ok", "type": "S", "default": {"x": 1}}]}`,
-			[]string{"2: /fields/0/default: default \"Z\" is not a valid enum E", "3: /fields/1/default:", "4: /fields/2/default: default {} is not a valid record S"}},
+			[]string{`2: /fields/0/default: default "Z" is not a valid enum E: avro json: unknown enum symbol "Z"; use one of the symbols of E: "A"`, "3: /fields/1/default:", "4: /fields/2/default: default {} is not a valid record S"}},
 		{"duplicate names", `{"type": "record", "name": "a.R", "fields": [
   {"name": "x", "type": {"type": "enum", "name": "E", "symbols": ["A", "A"]}},
   {"name": "x", "type": {"type": "fixed", "name": "E", "size": 2}}]}`,
@@ -93,6 +105,11 @@ func TestLintErrors(t *testing.T) {
 		{"unknown reference", `{"type": "record", "name": "R", "fields": [
   {"name": "m", "type": "com.x.Missing"}]}`,
 			[]string{"2: /fields/0/type: unknown type \"com.x.Missing\""}},
+		{"unknown type beside null is no second null", `{"type": "record", "name": "R", "fields": [
+  {"name": "m", "type": ["null", "com.x.Missing"]}]}`,
+			[]string{"2: /fields/0/type/1: unknown type \"com.x.Missing\""}},
+		{"unions in unions, one error each", `["null", [[["int"]]], [["string"]]]`,
+			[]string{"1: /1: a union may not directly contain another union", "1: /2: a union may not directly contain another union"}},
 		{"union duplicates", `["int", "string", "int", ["null"]]`,
 			[]string{"1: /2: union has two branches of type int", "1: /3: a union may not directly contain another union"}},
 		{"broken json", "{\"type\": \"record\",\n \"name\": }", []string{"2: /name: invalid character"}},
@@ -210,7 +227,7 @@ func TestLintReportsStructuralAndDefaultErrorsTogether(t *testing.T) {
 			files: map[string]string{"t/v1.avsc": `{"type": "record", "name": "R", "fields": [
   {"name": "a-b", "type": "int", "default": "x"},
   {"name": "m", "type": "com.x.Missing", "default": 1},
-  {"name": "n", "type": ["null", "int"], "default": 5},
+  {"name": "n", "type": ["null", "int"], "default": "5"},
   {"name": "s", "type": {"type": "record", "name": "S", "fields": [
     {"name": "bad", "type": {"type": "array"}},
     {"name": "ok", "type": "long", "default": 1.5}]}, "default": {}},
@@ -225,7 +242,7 @@ func TestLintReportsStructuralAndDefaultErrorsTogether(t *testing.T) {
 				{"t/v1.avsc", 9, 72, "/fields/5/type/symbols/1", `duplicate enum symbol "A"`},
 				{"t/v1.avsc", 10, 59, "/fields/6/type/logicalType", "logical type date applies to int, not string"},
 				{"t/v1.avsc", 2, 45, "/fields/0/default", `default "x" is not a valid int`},
-				{"t/v1.avsc", 4, 53, "/fields/2/default", "default 5 is not a valid null"},
+				{"t/v1.avsc", 4, 53, "/fields/2/default", `default "5" is a value of no branch of the union [null, int]`},
 				// The type is string whatever its annotation says.
 				{"t/v1.avsc", 10, 79, "/fields/6/default", "default 3 is not a valid string"},
 				{"t/v1.avsc", 7, 47, "/fields/3/type/fields/1/default", "default 1.5 is not a valid long"},
@@ -298,5 +315,72 @@ func TestMaxFixedPrecision(t *testing.T) {
 	}
 	if got := maxFixedPrecision(MaxFixedSize); got < maxDecimalPrecision {
 		t.Errorf("maxFixedPrecision(1 MiB) = %d", got)
+	}
+}
+
+// nestedOptional is a record holding an optional record holding ... levels
+// deep, the shape of a tree written out.
+func nestedOptional(levels int) string {
+	var b strings.Builder
+	for i := range levels {
+		fmt.Fprintf(&b, `{"type": "record", "name": "R%d", "fields": [{"name": "f", "type": ["null", `, i)
+	}
+	b.WriteString(`"string"`)
+	b.WriteString(strings.Repeat("]}]}", levels))
+	return b.String()
+}
+
+// TestLintDeepOptionalRecords: a record nested 120 deep through
+// ["null", record] unions loads (it was refused as "deeper than 200
+// levels" with a spurious "union has two branches of type null" from the
+// placeholder of the level cut off); past the limit only the depth is
+// reported.
+func TestLintDeepOptionalRecords(t *testing.T) {
+	if _, err := Parse("v1.avsc", []byte(nestedOptional(120))); err != nil {
+		t.Fatalf("120 levels: %v", err)
+	}
+	_, err := Parse("v1.avsc", []byte(nestedOptional(maxNesting+5)))
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("error = %v, want Errors", err)
+	}
+	for _, e := range errs {
+		if !strings.Contains(e.Message, "nested deeper than") {
+			t.Errorf("unexpected error: %v", e)
+		}
+	}
+}
+
+// TestUnionDefaultAnyBranch: Avro 1.12 (AVRO-3649) takes a union field's
+// default from the first branch it matches; such schemas were refused.
+// The default a reader fills in is that branch's value.
+func TestUnionDefaultAnyBranch(t *testing.T) {
+	s, err := Parse("v1.avsc", []byte(`{"type": "record", "name": "R", "fields": [
+  {"name": "a", "type": ["null", "string"], "default": "x"},
+  {"name": "b", "type": ["null", "int", "string"], "default": 3},
+  {"name": "c", "type": ["null", {"type": "record", "name": "S", "fields": [{"name": "v", "type": "int", "default": 7}]}], "default": {}},
+  {"name": "d", "type": ["null", {"type": "enum", "name": "E", "symbols": ["A", "B"]}], "default": "B"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": `map[string:x]`, "b": `map[int:3]`, "c": `map[S:map[v:7]]`, "d": `map[E:B]`}
+	for _, f := range s.Root.Fields {
+		d, err := DefaultDatum(f)
+		if got := fmt.Sprint(d); err != nil || got != want[f.Name] {
+			t.Errorf("%s: default %s, %v; want %s", f.Name, got, err, want[f.Name])
+		}
+	}
+	// The library's resolution fills the same values in for a writer
+	// without the fields.
+	w, err := Parse("w.avsc", []byte(`{"type": "record", "name": "R", "fields": []}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.DecodeFrom(w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := fmt.Sprint(got); g != "map[a:map[string:x] b:map[int:3] c:map[S:map[v:7]] d:map[E:B]]" {
+		t.Errorf("resolved = %s", g)
 	}
 }

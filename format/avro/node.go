@@ -220,8 +220,13 @@ func (b *builder) markBroken(n *Node) {
 }
 
 func (b *builder) buildNode(raw any, file, ptr, ns string) *Node {
-	b.depth++
-	defer func() { b.depth-- }()
+	// A union is no level of its own: it cannot hold a union directly, so
+	// ["null", {record}] is one level, as its writer counts it (a record
+	// nested 120 deep through optional fields was "deeper than 200").
+	if _, union := raw.([]any); !union {
+		b.depth++
+		defer func() { b.depth-- }()
+	}
 	if b.depth > maxNesting {
 		b.fail(file, ptr, "schema nested deeper than %d levels", maxNesting)
 		return &Node{Kind: "null", File: file, Pointer: ptr}
@@ -295,11 +300,26 @@ func (b *builder) union(v []any, file, ptr, ns string) *Node {
 	seen := map[string]int{}
 	for i, raw := range v {
 		bp := ptr + "/" + strconv.Itoa(i)
+		if _, inner := raw.([]any); inner {
+			// Not built: a union inside a union inside a union... would
+			// nest without a level counted.
+			b.fail(file, bp, "a union may not directly contain another union")
+			br := &Node{Kind: "union", File: file, Pointer: bp}
+			b.markBroken(br)
+			n.Branches = append(n.Branches, br)
+			continue
+		}
 		br := b.build(raw, file, bp, ns)
 		if br.Kind == "union" {
 			b.fail(file, bp, "a union may not directly contain another union")
 		}
 		key := br.BranchName()
+		if b.broken[br] && br.Kind == "null" {
+			// A placeholder for a type that did not build (unknown, too
+			// deep): its error is reported, and it is no second null.
+			n.Branches = append(n.Branches, br)
+			continue
+		}
 		if j, dup := seen[key]; dup {
 			b.fail(file, bp, "union has two branches of type %s (branches %d and %d)", key, j, i)
 		}
@@ -524,7 +544,7 @@ func (b *builder) enum(n *Node, v map[string]any, file, ptr string) {
 	if raw, ok := v["default"]; ok {
 		s, _ := raw.(string)
 		if !slices.Contains(n.Symbols, s) {
-			b.fail(file, ptr+"/default", "enum default %v is not one of the symbols", raw)
+			b.fail(file, ptr+"/default", "enum default %v is not one of the symbols; use one of %s", raw, symbolList(n.Symbols))
 		}
 		n.EnumDefault, n.HasEnumDefault = s, true
 	}

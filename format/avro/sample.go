@@ -209,10 +209,16 @@ func (g *generator) value(n *Node, depth int, path []Step, leaf any) any {
 		str := pick(g, edgeStrings, func() string { return g.word(20) })
 		g.bytesSpent += len(str)
 		return str
-	case "bytes":
+	case "bytes", "fixed":
+		if n.Logical == "decimal" {
+			d := g.decimal(n)
+			g.bytesSpent += len(d)
+			return d
+		}
+		if n.Kind == "fixed" {
+			return g.bytes(n.Size)
+		}
 		return g.bytes(-1)
-	case "fixed":
-		return g.bytes(n.Size)
 	case "enum":
 		if g.edges {
 			return n.Symbols[g.index%len(n.Symbols)]

@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 
@@ -42,6 +43,9 @@ type Schema struct {
 	full, physical *twmb.Schema
 	// minSize is every node's smallest datum in bytes (minSizes).
 	minSize map[*Node]int64
+	// decimals holds the nodes a decimal is reachable from: decoding
+	// checks decimals against their precision (the library does not).
+	decimals map[*Node]bool
 }
 
 func (s *Schema) compile() error {
@@ -50,6 +54,7 @@ func (s *Schema) compile() error {
 		return err
 	}
 	s.physical, err = twmb.Parse(string(emit(s.Root, true, true)))
+	s.decimals = reachingDecimal(s.Root)
 	return err
 }
 
@@ -91,8 +96,19 @@ func (s *Schema) EncodeJSON(datum any) ([]byte, error) {
 	return s.physical.EncodeJSON(datum, twmb.TaggedUnions())
 }
 
-// Decode reads exactly one binary datum; trailing bytes are an error.
-func (s *Schema) Decode(data []byte) (any, error) { return decodeExact(s.physical, s.Root, data) }
+// Decode reads exactly one binary datum; trailing bytes are an error, and
+// so is a decimal with more digits than its precision (the library reads
+// it without a word; inDomain).
+func (s *Schema) Decode(data []byte) (any, error) {
+	v, err := decodeExact(s.physical, s.Root, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.inDomain(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
 
 // decodeExact decodes data written with writer (the positioned tree of
 // the datum's schema) with ls, after checking what decoding it costs.
@@ -122,7 +138,19 @@ func (s *Schema) DecodeJSON(data []byte) (any, error) {
 	if err := unknownKeys(s.Root, data); err != nil {
 		return nil, err
 	}
+	if err := s.inDomain(v); err != nil {
+		return nil, err
+	}
 	return v, nil
+}
+
+// inDomain checks every decimal of datum against its precision.
+func (s *Schema) inDomain(datum any) error {
+	if len(s.decimals) == 0 {
+		return nil
+	}
+	dc := &domainCheck{reach: s.decimals, limits: map[int]*big.Int{}}
+	return dc.check(s.Root, datum, "")
 }
 
 // DecodeFrom reads a binary datum written with writer and resolves it to
@@ -235,7 +263,7 @@ func DefaultDatum(f *Field) (any, error) {
 // with those fields' own defaults, as Java's default check and the
 // library's resolution do; the library's JSON decoder alone would call
 // {} an invalid default for a record whose fields all have defaults. A
-// union inside a default is its first branch's value. A record whose
+// union inside a default is the first branch its JSON kind fits. A record whose
 // field defaults to itself would fill forever, so filling stops at
 // maxNesting levels (the library then reports the missing field).
 func completeDefault(n *Node, raw json.RawMessage) json.RawMessage {
@@ -275,8 +303,13 @@ func fillDefaults(n *Node, v any, depth int) any {
 			}
 		}
 	case "union":
-		if len(n.Branches) > 0 {
-			return fillDefaults(n.Branches[0], v, depth)
+		// The first branch the value can be (Avro 1.12 takes a union's
+		// default from the first branch it matches).
+		kind := valueKind(v)
+		for _, b := range n.Branches {
+			if takes(b, kind) {
+				return fillDefaults(b, v, depth)
+			}
 		}
 	case "array":
 		if list, ok := v.([]any); ok {
@@ -292,6 +325,25 @@ func fillDefaults(n *Node, v any, depth int) any {
 		}
 	}
 	return v
+}
+
+// valueKind is the JSON kind of a decoded JSON value (jsonKindOf).
+func valueKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	case json.RawMessage:
+		return jsonKindOf(x)
+	}
+	return "number"
 }
 
 // Resolved decodes data written with one schema into another's layout; make

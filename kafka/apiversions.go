@@ -14,7 +14,7 @@ import (
 // advertiseProduceV0 makes the brokers advertise Produce from version 0.
 //
 // kfake serves Produce 3 and up (record batches, magic 2), as Kafka 4.0
-// does. older librdkafka (2.0.2, Debian's kcat's) decides whether a
+// does. Older librdkafka (2.0.2, Debian's kcat's) decides whether a
 // broker reads gzip, Snappy and LZ4 batches by asking for Produce version 0
 // in its ApiVersions ranges: without it every batch is sent uncompressed,
 // whatever compression.codec says ("Broker does not support compression

@@ -361,6 +361,15 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 	snap := s.store.current()
 	q := r.URL.Query()
 	n := len(segs)
+	if i := subjectSegment(segs); i > 0 {
+		subject, ok, aerr := snap.recordSubject(segs[i], s.store.strategy)
+		if aerr != nil {
+			return nil, aerr
+		}
+		if ok {
+			segs[i] = subject // a record-name subject: its type's
+		}
+	}
 	switch {
 	case n == 0:
 		if e := allow(http.MethodGet); e != nil {
@@ -989,6 +998,11 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	}
 	if s.opts.ReadOnly {
 		return nil, s.readOnlyErr()
+	}
+	if snap := s.store.current(); snap.shared[subject] == nil && snap.subjects[subject] == nil {
+		if aerr := refuseRecordSubject(req, subject); aerr != nil {
+			return nil, aerr
+		}
 	}
 	if snap := s.store.current(); snap.shared[subject] != nil || (snap.subjects[subject] == nil && sharedSubject(req, subject)) {
 		return s.registerShared(r, subject, req)

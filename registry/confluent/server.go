@@ -402,7 +402,7 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 	case segs[0] == "subjects" && n == 3 && segs[2] == "versions":
 		switch m {
 		case http.MethodGet, http.MethodHead:
-			if snap.shared[segs[1]] != nil {
+			if snap.shared[segs[1]] != nil || snap.wellKnown[segs[1]] != nil {
 				return []int{1}, nil
 			}
 			st := snap.subjects[segs[1]]
@@ -583,6 +583,9 @@ func (s *Server) notPermittedDelete() *apiError {
 
 // version resolves "latest", "-1" or a number.
 func (snap *snapshot) version(subject, version string) (*versionState, *apiError) {
+	if vs, aerr := snap.wellKnownVersion(subject, version); vs != nil || aerr != nil {
+		return vs, aerr
+	}
 	st := snap.subjects[subject]
 	n, aerr := parseVersion(version)
 	if aerr != nil {
@@ -811,6 +814,9 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 	req, aerr := decodeSchemaRequest(body)
 	if aerr != nil {
 		return nil, aerr
+	}
+	if wellKnown(subject) && snap.shared[subject] == nil && snap.subjects[subject] == nil {
+		return snap.lookupWellKnown(subject, req)
 	}
 	if vs := snap.shared[subject]; vs != nil {
 		d, aerr := snap.sharedDigest(req)

@@ -66,10 +66,13 @@ type snapshot struct {
 	byID     map[int]*schemaRec
 	// shared are the catalog's shared schemas by subject (each has
 	// version 1 only; v is a stand-in naming the file).
-	shared  map[string]*versionState
-	ids     map[string]int
-	nextID  int
-	pending map[string]registry.Mode
+	shared map[string]*versionState
+	// wellKnown are the well-known Protobuf files clients registered, by
+	// subject (import path); never catalog files.
+	wellKnown map[string]*versionState
+	ids       map[string]int
+	nextID    int
+	pending   map[string]registry.Mode
 }
 
 type subjectState struct {
@@ -336,6 +339,7 @@ func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*
 		}
 		rec.usages = append(rec.usages, usage{Subject: sh.Subject, Version: 1})
 	}
+	snap.addWellKnown()
 	sort.Strings(snap.names)
 	return snap, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,5 +144,16 @@ chaos: {seed: 1, skew: {rate: 1}}
 	exampletest.SkipUnsupported(t, out, code)
 	if code != 0 {
 		t.Fatalf("exit %d: skew changed the data of a v3 event (WALLET read as UNKNOWN):\n%s", code, out)
+	}
+}
+
+// The embedded catalog carries the registry ids whenever the directory has
+// them (after `evtool registry serve` ran on it), and matches the disk.
+func TestCatalogEmbedsIDs(t *testing.T) {
+	exampletest.EmbedsIDs(t, ".")
+	_, onDisk := os.Stat(registry.SchemaIDsFile)
+	_, embedded := fs.Stat(payments.Catalog, registry.SchemaIDsFile)
+	if (onDisk == nil) != (embedded == nil) {
+		t.Fatalf("%s on disk: %v, embedded: %v", registry.SchemaIDsFile, onDisk, embedded)
 	}
 }

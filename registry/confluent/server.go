@@ -126,11 +126,11 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	}
 	// The lock first: a second server must not even remove the temporary
 	// files of the first one's writes in progress.
-	root, cfgStrategy, err := servedConfig(opts.Dir)
+	_, cfgStrategy, err := servedConfig(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
-	lock, err := lockCatalog(filepath.Join(opts.Dir, filepath.FromSlash(root), StateDir), opts.ReadOnly)
+	lock, err := lockCatalog(filepath.Join(opts.Dir, StateDir), opts.ReadOnly)
 	if err != nil {
 		return nil, err
 	}

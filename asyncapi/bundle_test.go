@@ -21,6 +21,22 @@ import (
 // bundling tests check: the examples and the test catalogs.
 var bundleCatalogs = []string{"../examples/orders", "../examples/payments", "../examples/inventory", "testdata/formats", "testdata/bundles"}
 
+// eachVersion calls fn with every version of the bundle catalogs.
+func eachVersion(t *testing.T, fn func(ty *registry.EventType, v *registry.Version)) {
+	t.Helper()
+	for _, dir := range bundleCatalogs {
+		cat, err := registry.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ty := range cat.Types {
+			for _, v := range ty.Versions {
+				fn(ty, v)
+			}
+		}
+	}
+}
+
 // TestAvroPayloadInlined: the Avro schema a payload embeds is the
 // version's schema (same Parsing Canonical Form, compiled on its own),
 // with simple names only, and keeps the docs of its own file and of the
@@ -30,49 +46,41 @@ func TestAvroPayloadInlined(t *testing.T) {
 		"com.example.pay.done": {"A payment was done.", "The payment.", "What the payment cost.", "An amount in minor units and its currency.", "ISO 4217.", "Fee included."},
 	}
 	n := 0
-	for _, dir := range bundleCatalogs {
-		cat, err := registry.Load(dir)
+	eachVersion(t, func(ty *registry.EventType, v *registry.Version) {
+		s, ok := v.Compiled.(*avro.Schema)
+		if !ok {
+			return
+		}
+		n++
+		doc, err := avroPayloadSchema(s)
+		if err != nil {
+			t.Fatalf("%s: %v", v.File, err)
+		}
+		text, err := encodeJSON(doc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, ty := range cat.Types {
-			for _, v := range ty.Versions {
-				s, ok := v.Compiled.(*avro.Schema)
-				if !ok {
-					continue
-				}
-				n++
-				doc, err := avroPayloadSchema(s)
-				if err != nil {
-					t.Fatalf("%s: %v", v.File, err)
-				}
-				text, err := encodeJSON(doc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				alone, err := avro.Parse("payload.avsc", text)
-				if err != nil {
-					t.Errorf("%s: the payload's schema does not compile on its own: %v\n%s", v.File, err, text)
-					continue
-				}
-				if got, want := string(alone.Canonical()), string(s.Canonical()); got != want {
-					t.Errorf("%s: the payload's schema is another schema:\n got %s\nwant %s", v.File, got, want)
-				}
-				var plain any
-				_ = json.Unmarshal(text, &plain)
-				for _, name := range namedTypeNames(plain) {
-					if strings.Contains(name, ".") {
-						t.Errorf("%s: named type %q: the AsyncAPI Avro parser wants a simple name and a namespace", v.File, name)
-					}
-				}
-				for _, d := range wantDocs[ty.Name] {
-					if !strings.Contains(string(text), fmt.Sprintf("%q", d)) {
-						t.Errorf("%s: doc %q dropped:\n%s", v.File, d, text)
-					}
-				}
+		alone, err := avro.Parse("payload.avsc", text)
+		if err != nil {
+			t.Errorf("%s: the payload's schema does not compile on its own: %v\n%s", v.File, err, text)
+			return
+		}
+		if got, want := string(alone.Canonical()), string(s.Canonical()); got != want {
+			t.Errorf("%s: the payload's schema is another schema:\n got %s\nwant %s", v.File, got, want)
+		}
+		var plain any
+		_ = json.Unmarshal(text, &plain)
+		for _, name := range namedTypeNames(plain) {
+			if strings.Contains(name, ".") {
+				t.Errorf("%s: named type %q: the AsyncAPI Avro parser wants a simple name and a namespace", v.File, name)
 			}
 		}
-	}
+		for _, d := range wantDocs[ty.Name] {
+			if !strings.Contains(string(text), fmt.Sprintf("%q", d)) {
+				t.Errorf("%s: doc %q dropped:\n%s", v.File, d, text)
+			}
+		}
+	})
 	if n < 5 {
 		t.Fatalf("%d Avro versions checked", n)
 	}
@@ -107,48 +115,40 @@ func namedTypeNames(v any) []string {
 // a version without imports is embedded as written.
 func TestProtoPayloadBundled(t *testing.T) {
 	n, bundles := 0, 0
-	for _, dir := range bundleCatalogs {
-		cat, err := registry.Load(dir)
-		if err != nil {
-			t.Fatal(err)
+	eachVersion(t, func(_ *registry.EventType, v *registry.Version) {
+		s, ok := v.Compiled.(*protobuf.Schema)
+		if !ok {
+			return
 		}
-		for _, ty := range cat.Types {
-			for _, v := range ty.Versions {
-				s, ok := v.Compiled.(*protobuf.Schema)
-				if !ok {
-					continue
-				}
-				n++
-				text, err := protoPayloadSchema(v.Text, s)
-				if err != nil {
-					t.Fatalf("%s: %v", v.File, err)
-				}
-				if len(localImports(s.Desc)) == 0 {
-					if text != string(v.Text) {
-						t.Errorf("%s: a file without imports changed", v.File)
-					}
-					continue
-				}
-				bundles++
-				for _, line := range strings.Split(text, "\n") {
-					if strings.HasPrefix(line, "import ") && !strings.Contains(line, `"google/protobuf/`) {
-						t.Errorf("%s: the bundle still imports: %s", v.File, line)
-					}
-				}
-				if !strings.Contains(text, "// @RootNode\nmessage "+string(s.Message.Name())+" {") {
-					t.Errorf("%s: the event message is not marked @RootNode:\n%s", v.File, text)
-				}
-				alone, err := protobuf.Load(fstest.MapFS{"bundle.proto": {Data: []byte(text)}}, "bundle.proto", string(s.Message.FullName()))
-				if err != nil {
-					t.Errorf("%s: the bundle does not compile on its own: %v\n%s", v.File, err, text)
-					continue
-				}
-				if got, want := shape(alone.Message, 4), shape(s.Message, 4); got != want {
-					t.Errorf("%s: the bundle's event message differs:\n got %s\nwant %s", v.File, got, want)
-				}
+		n++
+		text, err := protoPayloadSchema(v.Text, s)
+		if err != nil {
+			t.Fatalf("%s: %v", v.File, err)
+		}
+		if len(localImports(s.Desc)) == 0 {
+			if text != string(v.Text) {
+				t.Errorf("%s: a file without imports changed", v.File)
+			}
+			return
+		}
+		bundles++
+		for _, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, "import ") && !strings.Contains(line, `"google/protobuf/`) {
+				t.Errorf("%s: the bundle still imports: %s", v.File, line)
 			}
 		}
-	}
+		if !strings.Contains(text, "// @RootNode\nmessage "+string(s.Message.Name())+" {") {
+			t.Errorf("%s: the event message is not marked @RootNode:\n%s", v.File, text)
+		}
+		alone, err := protobuf.Load(fstest.MapFS{"bundle.proto": {Data: []byte(text)}}, "bundle.proto", string(s.Message.FullName()))
+		if err != nil {
+			t.Errorf("%s: the bundle does not compile on its own: %v\n%s", v.File, err, text)
+			return
+		}
+		if got, want := shape(alone.Message, 4), shape(s.Message, 4); got != want {
+			t.Errorf("%s: the bundle's event message differs:\n got %s\nwant %s", v.File, got, want)
+		}
+	})
 	if n < 4 || bundles < 2 {
 		t.Fatalf("%d Protobuf versions checked, %d bundled", n, bundles)
 	}

@@ -97,18 +97,12 @@ func TestServeRecordNameSubjects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := formatCatalog(t, tc.catalog)
 			topic := map[string]string{"avro": "payments", "proto": "stock"}[tc.catalog]
-			files := map[string]string{"schemas/" + tc.typ + "/event.yaml": "topic: " + topic + "\n"}
+			files := map[string][]byte{"schemas/" + tc.typ + "/event.yaml": []byte("topic: " + topic + "\n")}
 			for k, v := range tc.extra {
-				files[k] = v
+				files[k] = []byte(v)
 			}
-			for name, text := range files {
-				p := filepath.Join(dir, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
+			if err := writeFiles(dir, files); err != nil {
+				t.Fatal(err)
 			}
 			before := typeDirs(t, dir)
 			s, _ := startServer(t, ServerOptions{Dir: dir, Strategy: tc.strategy})

@@ -112,11 +112,17 @@ func CatalogWithIDs(t testing.TB, fsys fs.FS, ids map[string]uint32) string {
 }
 
 // EmbedsIDs fails unless the //go:embed line of the catalog.go in dir
-// takes the ids file (registry.SchemaIDsFile) whenever it exists: the
-// example consumer checks the schema id of every record against the
-// catalog it embeds, and replay frames with the ids on disk.
-func EmbedsIDs(t testing.TB, dir string) {
+// takes the ids file (registry.SchemaIDsFile) whenever it exists, and the
+// embedded catalog has it exactly when dir has: the example consumer
+// checks the schema id of every record against the catalog it embeds,
+// and replay frames with the ids on disk.
+func EmbedsIDs(t testing.TB, dir string, embedded fs.FS) {
 	t.Helper()
+	_, onDisk := os.Stat(filepath.Join(dir, registry.SchemaIDsFile))
+	_, inFS := fs.Stat(embedded, registry.SchemaIDsFile)
+	if (onDisk == nil) != (inFS == nil) {
+		t.Errorf("%s on disk: %v, embedded: %v", registry.SchemaIDsFile, onDisk, inFS)
+	}
 	src, err := os.ReadFile(filepath.Join(dir, "catalog.go"))
 	if err != nil {
 		t.Fatal(err)

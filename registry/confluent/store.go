@@ -377,6 +377,9 @@ func legacyLeft(cur, legacy string) bool {
 // nothing else is in it.
 func (s *store) dropLegacy(root string) {
 	dir := s.legacyStateDir(root)
+	if filepath.Clean(dir) == filepath.Clean(s.stateDir()) {
+		return // the root is the catalog directory: the state is where it belongs
+	}
 	moved := map[string]string{IDsFile: s.idsPath(), ConfigFile: filepath.Join(s.stateDir(), ConfigFile)}
 	for old, cur := range moved {
 		if legacyLeft(cur, filepath.Join(dir, old)) {

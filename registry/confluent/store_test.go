@@ -275,3 +275,30 @@ func firstKey(m map[string]int) string {
 	}
 	return ""
 }
+
+// TestServeStateWithRootDot: where the catalog root is the catalog
+// directory (schemas: .), the state directory beside evtool.yaml is in
+// the root: writes keep the lock and the levels there (nothing is
+// "moved" onto itself), and lint does not report it.
+func TestServeStateWithRootDot(t *testing.T) {
+	dir := writeCatalog(t, map[string]string{
+		"evtool.yaml":               "version: 1\nschemas: .\ncompat:\n  mode: NONE\n",
+		thing + "/v1.json":          `{"type":"object"}`,
+		StateDir + "/" + ConfigFile: `{"format":1,"subjects":{"com.example.later.thing":"FULL"}}`,
+	})
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	if r := doHandler(t, s, "POST", "/subjects/"+thing+"/versions", registerBody(thingV2)); r.status != 200 {
+		t.Fatalf("HTTP %d %s", r.status, r.body)
+	}
+	for _, name := range []string{LockFile, ConfigFile, ".gitignore"} {
+		if _, err := os.Stat(filepath.Join(dir, StateDir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if got := doHandler(t, s, "GET", "/config/com.example.later.thing", ""); !strings.Contains(got.body, "FULL") {
+		t.Errorf("the pending level was lost: %s", got.body)
+	}
+	if cat := loadCat(t, dir); len(cat.Warnings) > 0 {
+		t.Errorf("lint warns: %v", cat.Warnings)
+	}
+}

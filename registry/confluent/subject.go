@@ -229,7 +229,7 @@ func refuseRecordSubject(req *schemaReq, subject string) *apiError {
 	if !slices.Contains(requestRecords(req), record) {
 		return nil
 	}
-	return apiErr(404, codeSubjectNotFound, "subject %q names record %s (Confluent's RecordNameStrategy or TopicRecordNameStrategy), which no type of the catalog declares; a record name never creates a type: add the type in git (schemas/<type>/ with the schema, and `topic:` in its event.yaml), then register its next versions under this subject", clip(subject), record)
+	return apiErr(404, codeSubjectNotFound, "subject %q names record %s (Confluent's RecordNameStrategy or TopicRecordNameStrategy), which no type of the catalog declares; a record name never creates a type: add the type in git (schemas/<type>/ with the schema, and `topic:` in its event.yaml), then register its next versions under this subject", clip(subject), clip(record))
 }
 
 // protoMessages lists the fully-qualified names of the messages (nested

@@ -361,7 +361,10 @@ func (x *schemaExporter) payload(v *registry.Version) (any, string, error) {
 		}
 		text, err := protoPayloadSchema(v.Text, s)
 		if err != nil {
-			return nil, "", err
+			// The file as written is still the version's schema; only
+			// the AsyncAPI Protobuf parser cannot follow its imports.
+			x.warnings = append(x.warnings, Warning{File: v.File, Message: fmt.Sprintf("embedded as written, with its imports: %v", err)})
+			text = string(v.Text)
 		}
 		p := obj("schemaFormat", sf, "schema", text)
 		p.set("x-evtool-message", string(s.Message.FullName()))

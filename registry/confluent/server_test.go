@@ -864,16 +864,7 @@ func TestServerSubjectStrategies(t *testing.T) {
 				}
 				mustContain(t, r.body, cl.contains)
 			}
-			entries, err := os.ReadDir(filepath.Join(dir, "schemas"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var dirs []string
-			for _, e := range entries {
-				if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-					dirs = append(dirs, e.Name())
-				}
-			}
+			dirs := typeDirs(t, dir)
 			want := []string{"com.example.order.placed", "com.example.payment.captured", "com.example.payment.refunded", "com.example.thing.happened"}
 			want = append(want, c.created...)
 			sort.Strings(want)

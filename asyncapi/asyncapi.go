@@ -349,13 +349,9 @@ func (x *schemaExporter) message(cat *registry.Catalog, t *registry.EventType, v
 func (x *schemaExporter) payload(v *registry.Version) (any, string, error) {
 	switch s := v.Compiled.(type) {
 	case *avro.Schema:
-		text := v.Text
-		if len(s.References()) > 0 {
-			text = s.JSON() // named types from other files inlined
-		}
-		doc, err := decodeOrdered(text)
+		doc, err := avroPayloadSchema(s)
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", v.File, err)
+			return nil, "", err
 		}
 		return obj("schemaFormat", AvroSchemaFormat, "schema", doc), s.DefaultContentType(), nil
 	case *protobuf.Schema:
@@ -363,7 +359,14 @@ func (x *schemaExporter) payload(v *registry.Version) (any, string, error) {
 		if s.Desc.Syntax() == protoreflect.Proto2 {
 			sf = Protobuf2SchemaFormat
 		}
-		p := obj("schemaFormat", sf, "schema", string(v.Text))
+		text, err := protoPayloadSchema(v.Text, s)
+		if err != nil {
+			// The file as written is still the version's schema; only
+			// the AsyncAPI Protobuf parser cannot follow its imports.
+			x.warnings = append(x.warnings, Warning{File: v.File, Message: fmt.Sprintf("embedded as written, with its imports: %v", err)})
+			text = string(v.Text)
+		}
+		p := obj("schemaFormat", sf, "schema", text)
 		p.set("x-evtool-message", string(s.Message.FullName()))
 		if len(s.Files) > 1 {
 			var imports []any

@@ -54,7 +54,7 @@ func formatsCatalog(t testing.TB, ids bool, evtoolYAML string) (*registry.Catalo
 			}
 		}
 		doc := `{"about": "test", "format": 1, "next_id": 200, "ids": {` + strings.Join(entries, ", ") + `}}`
-		p := filepath.Join(dir, "schemas", filepath.FromSlash(registry.SchemaIDsFile))
+		p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -448,7 +448,7 @@ func TestCheckFrameSharedID(t *testing.T) {
 	if ty.Version(1).Digest != ty.Version(2).Digest {
 		t.Fatalf("the versions must share a digest: %s %s", ty.Version(1).Digest, ty.Version(2).Digest)
 	}
-	p := filepath.Join(dir, "schemas", filepath.FromSlash(registry.SchemaIDsFile))
+	p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,12 @@ func StartBroker(cfg BrokerConfig) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start embedded broker: %w", err)
 	}
-	return &Broker{cluster: c}, nil
+	b := &Broker{cluster: c}
+	if err := b.advertiseProduceV0(cfg); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("start embedded broker: %w", err)
+	}
+	return b, nil
 }
 
 // Addrs returns the brokers' listen addresses (host:port).

@@ -58,9 +58,17 @@ func (c *Catalog) Framing(t *EventType) Framing {
 }
 
 // SchemaIDsFile is where `evtool registry serve` keeps the schema ids it
-// gave the catalog's versions, relative to the catalog root: a JSON
-// object whose "ids" map a schema's SchemaIDDigest to its id.
-const SchemaIDsFile = ".registry/ids.json"
+// gave the catalog's versions: beside evtool.yaml (a slash path relative
+// to the catalog directory), committed with the catalog, and embedded
+// with it (`//go:embed evtool.* schemas`). A JSON object whose "ids" map
+// a schema's SchemaIDDigest to its id.
+const SchemaIDsFile = "evtool.ids.json"
+
+// LegacySchemaIDsFile is where serve kept the ids before, relative to the
+// catalog root: a hidden directory there, which the loader does not read
+// and go:embed leaves out. It is read when SchemaIDsFile is absent; serve
+// moves it to SchemaIDsFile.
+const LegacySchemaIDsFile = ".registry/ids.json"
 
 // SchemaIDDigest is a schema's identity in a schema registry: the key of
 // its id in the ids file, which serve writes and LoadSchemaIDs reads.
@@ -193,7 +201,7 @@ type SchemaIDs struct {
 // that leaves it; embedded files or a git tree otherwise); a catalog
 // without one has no ids.
 func LoadSchemaIDs(c *Catalog) (*SchemaIDs, error) {
-	p := showPath(c.Root, SchemaIDsFile)
+	p := c.Show(SchemaIDsFile)
 	if c.openFS == nil {
 		return &SchemaIDs{}, nil // a catalog not loaded from files
 	}
@@ -202,7 +210,11 @@ func LoadSchemaIDs(c *Catalog) (*SchemaIDs, error) {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	defer closeFS()
-	data, err := format.ReadFile(fsys, path.Join(c.rootPath, SchemaIDsFile), maxSchemaIDsBytes)
+	data, err := format.ReadFile(fsys, SchemaIDsFile, maxSchemaIDsBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		p = c.ShowRel(LegacySchemaIDsFile)
+		data, err = format.ReadFile(fsys, path.Join(c.rootPath, LegacySchemaIDsFile), maxSchemaIDsBytes)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return &SchemaIDs{}, nil
 	}

@@ -195,6 +195,15 @@ func (l *loader) typeDirEntry(e fs.DirEntry) bool {
 		return false
 	case !e.IsDir():
 		return false
+	case name == path.Dir(LegacySchemaIDsFile):
+		if _, err := fs.Stat(l.fsys, path.Join(l.root, LegacySchemaIDsFile)); err != nil {
+			// `evtool registry serve`'s lock and levels, where the root is
+			// the catalog directory (schemas: .): no schemas to report.
+			return false
+		}
+		l.warn(report.Finding{Rule: RuleTypeName, File: l.show(p),
+			Message: fmt.Sprintf("hidden directory %q is not read: it is where an older `evtool registry serve` kept its state; schema ids now live in %s beside %s (still read from here until then), which the next `evtool registry serve` moves them to (or move ids.json there and delete the directory)", name, SchemaIDsFile, ConfigName)})
+		return false
 	case strings.HasPrefix(name, "."):
 		l.warn(report.Finding{Rule: RuleTypeName, File: l.show(p),
 			Message: fmt.Sprintf("hidden directory %q is not read: type names do not start with '.' (rename it to load its schemas)", name)})

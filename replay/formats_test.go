@@ -50,7 +50,7 @@ func formatsDir(t testing.TB, ids bool) string {
 			entries = append(entries, fmt.Sprintf("%q: %d", v.Digest, 100+10*i+v.Number))
 		}
 	}
-	p := filepath.Join(dir, "schemas", filepath.FromSlash(registry.SchemaIDsFile))
+	p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func TestReadTopicSchemaIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	ty := cat.Lookup("com.x.paid")
-	write(withIDs, map[string]string{"schemas/" + registry.SchemaIDsFile: fmt.Sprintf(`{"ids":{%q:5,%q:6}}`,
+	write(withIDs, map[string]string{registry.SchemaIDsFile: fmt.Sprintf(`{"ids":{%q:5,%q:6}}`,
 		registry.SchemaIDDigest(ty.Version(1).Compiled), registry.SchemaIDDigest(ty.Version(2).Compiled))})
 
 	ctx := context.Background()
@@ -128,7 +128,7 @@ func TestReadTopicSchemaIDs(t *testing.T) {
 	}
 	bad := t.TempDir()
 	write(bad, files)
-	write(bad, map[string]string{"schemas/" + registry.SchemaIDsFile: `{"ids":[5]}`})
+	write(bad, map[string]string{registry.SchemaIDsFile: `{"ids":[5]}`})
 	badCat, err := registry.Load(bad)
 	if err != nil {
 		t.Fatal(err)

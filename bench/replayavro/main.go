@@ -103,7 +103,7 @@ func writeAvroCatalog(dir string) error {
 			n++
 		}
 	}
-	p := filepath.Join(dir, "schemas", filepath.FromSlash(registry.SchemaIDsFile))
+	p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}

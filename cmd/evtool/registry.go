@@ -343,11 +343,12 @@ atomically (commit it to git). Compatibility levels live in git: PUT and
 DELETE /config[/{subject}] that would change one are refused (42205; a PUT of
 the level the catalog already has succeeds and writes nothing) unless
 --allow-config-writes, which writes compat.mode into evtool.yaml or the type's
-event.yaml. Schema ids are kept in
-<catalog root>/.registry/ids.json (keep it; the catalog loader ignores it).
+event.yaml. Schema ids are kept in evtool.ids.json beside evtool.yaml (commit
+it: replay, validate and verify frame and check records with these ids; ids an
+older serve kept in <catalog root>/.registry/ids.json are read and moved there).
 --read-only refuses every change. One writing server per catalog: a second
-one refuses to start and names the first (lock <catalog root>/.registry/serve.lock;
-read-only servers share it). Each compatibility check has a deadline
+one refuses to start and names the first (lock .registry/serve.lock beside
+evtool.yaml, ignored by git; read-only servers share it). Each compatibility check has a deadline
 (--check-timeout, default 30s): a registration that misses it is answered
 with error code 50002 and writes nothing.
 

@@ -171,7 +171,7 @@ func TestValidateTopicIDsFile(t *testing.T) {
 				files[k] = v
 			}
 			if tc.ids != "" {
-				files["schemas/"+registry.SchemaIDsFile] = tc.ids
+				files[registry.SchemaIDsFile] = tc.ids
 			}
 			for name, text := range files {
 				p := filepath.Join(dir, filepath.FromSlash(name))

@@ -5,7 +5,8 @@ package inventory
 
 import "embed"
 
-// Catalog holds evtool.yaml and schemas/ of this directory.
+// Catalog holds evtool.yaml, schemas/ and, once `evtool registry serve`
+// gave the versions ids, evtool.ids.json of this directory.
 //
-//go:embed evtool.yaml schemas
+//go:embed evtool.* schemas
 var Catalog embed.FS

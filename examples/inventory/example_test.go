@@ -72,3 +72,7 @@ func TestReplayNaive(t *testing.T) {
 	t.Parallel()
 	exampletest.ReplayNaiveFails(t, ".", consumerPkg, "the chaos state differs from the baseline state", "/stock/")
 }
+
+// The embedded catalog carries the registry ids whenever the directory has
+// them (after `evtool registry serve` ran on it), and matches the disk.
+func TestCatalogEmbedsIDs(t *testing.T) { exampletest.EmbedsIDs(t, ".", inventory.Catalog) }

@@ -145,3 +145,7 @@ chaos: {seed: 1, skew: {rate: 1}}
 		t.Fatalf("exit %d: skew changed the data of a v3 event (WALLET read as UNKNOWN):\n%s", code, out)
 	}
 }
+
+// The embedded catalog carries the registry ids whenever the directory has
+// them (after `evtool registry serve` ran on it), and matches the disk.
+func TestCatalogEmbedsIDs(t *testing.T) { exampletest.EmbedsIDs(t, ".", payments.Catalog) }

@@ -66,7 +66,7 @@ func tempFiles(t testing.TB, dir string) []string {
 
 func idsOnDisk(t testing.TB, dir string) map[string]int {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "schemas", StateDir, IDsFile))
+	data, err := os.ReadFile(filepath.Join(dir, registry.SchemaIDsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,5 +15,5 @@
 // catalog directory: subjects are types, versions are versions, and
 // compatibility is decided by evtool's engine (package compat). A
 // registration that passes is written into the catalog atomically; schema
-// ids are kept in <catalog root>/.registry/ids.json. See docs/registry.md.
+// ids are kept in evtool.ids.json beside evtool.yaml. See docs/registry.md.
 package confluent

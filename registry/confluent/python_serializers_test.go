@@ -61,6 +61,12 @@ var interopCases = []interopCase{
 		v2:          "syntax = \"proto3\";\npackage stock;\nmessage Unit {\n  string name = 1;\n}\nmessage Counted {\n  string sku = 1;\n  int64 count = 2;\n  string bin = 3;\n}\n",
 		values:      []string{`{"sku": "c-1", "count": "7", "bin": "A-1"}`},
 		pythonIndex: []byte{1, 1}, pythonReads: false},
+	// 1.x's serializer registers every import first, the well-known
+	// timestamp.proto included, then looks it up for its version.
+	{name: "protobuf importing a well-known type", typ: "com.example.stock.audited", topic: "audits", message: "stock.StockAudited",
+		v2:          "syntax = \"proto3\";\npackage stock;\nimport \"google/protobuf/timestamp.proto\";\nmessage StockAudited {\n  string sku = 1;\n  google.protobuf.Timestamp at = 2;\n  string by = 3;\n}\n",
+		values:      []string{`{"sku": "a-1", "at": "2026-01-02T03:04:05Z", "by": "ann"}`},
+		pythonIndex: []byte{0}, pythonReads: true},
 }
 
 // protoFiles compiles a .proto text with the interop catalog's shared files

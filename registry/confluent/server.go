@@ -126,11 +126,11 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	}
 	// The lock first: a second server must not even remove the temporary
 	// files of the first one's writes in progress.
-	root, cfgStrategy, err := servedConfig(opts.Dir)
+	_, cfgStrategy, err := servedConfig(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
-	lock, err := lockCatalog(filepath.Join(opts.Dir, filepath.FromSlash(root), StateDir), opts.ReadOnly)
+	lock, err := lockCatalog(filepath.Join(opts.Dir, StateDir), opts.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -361,6 +361,15 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 	snap := s.store.current()
 	q := r.URL.Query()
 	n := len(segs)
+	if i := subjectSegment(segs); i > 0 {
+		subject, ok, aerr := snap.recordSubject(segs[i], s.store.strategy)
+		if aerr != nil {
+			return nil, aerr
+		}
+		if ok {
+			segs[i] = subject // a record-name subject: its type's
+		}
+	}
 	switch {
 	case n == 0:
 		if e := allow(http.MethodGet); e != nil {
@@ -393,7 +402,7 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 	case segs[0] == "subjects" && n == 3 && segs[2] == "versions":
 		switch m {
 		case http.MethodGet, http.MethodHead:
-			if snap.shared[segs[1]] != nil {
+			if snap.shared[segs[1]] != nil || snap.wellKnown[segs[1]] != nil {
 				return []int{1}, nil
 			}
 			st := snap.subjects[segs[1]]
@@ -574,6 +583,9 @@ func (s *Server) notPermittedDelete() *apiError {
 
 // version resolves "latest", "-1" or a number.
 func (snap *snapshot) version(subject, version string) (*versionState, *apiError) {
+	if vs, aerr := snap.wellKnownVersion(subject, version); vs != nil || aerr != nil {
+		return vs, aerr
+	}
 	st := snap.subjects[subject]
 	n, aerr := parseVersion(version)
 	if aerr != nil {
@@ -803,6 +815,9 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 	if aerr != nil {
 		return nil, aerr
 	}
+	if wellKnown(subject) && snap.shared[subject] == nil && snap.subjects[subject] == nil {
+		return snap.lookupWellKnown(subject, req)
+	}
 	if vs := snap.shared[subject]; vs != nil {
 		d, aerr := snap.sharedDigest(req)
 		if aerr != nil {
@@ -989,6 +1004,11 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	}
 	if s.opts.ReadOnly {
 		return nil, s.readOnlyErr()
+	}
+	if snap := s.store.current(); snap.shared[subject] == nil && snap.subjects[subject] == nil {
+		if aerr := refuseRecordSubject(req, subject); aerr != nil {
+			return nil, aerr
+		}
 	}
 	if snap := s.store.current(); snap.shared[subject] != nil || (snap.subjects[subject] == nil && sharedSubject(req, subject)) {
 		return s.registerShared(r, subject, req)

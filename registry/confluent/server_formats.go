@@ -210,7 +210,7 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 		return nil, apiErr(422, codeNotPermitted, "subject %q is the catalog's shared file %s, which versions of its types use: change it in git (where `evtool compat check` checks every version that uses it), not through a registration", clip(subject), vs.v.File)
 	}
 	if req.kind == format.Protobuf && wellKnown(subject) {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q is a well-known type: evtool serve does not hold the well-known types (every Protobuf compiler has them built in) and references to them need no subject; configure the serializer to skip known types (skip.known.types=true in Confluent's Java serializer)", clip(subject))
+		return s.registerWellKnown(snap, subject, req)
 	}
 	if err := checkRefName(req.kind, subject); err != nil {
 		return nil, apiErr(422, codeInvalidSubject, "subject %q cannot be a shared schema: %v", clip(subject), err)

@@ -618,31 +618,69 @@ func TestServeSharedSchemaNotInTypeDirectory(t *testing.T) {
 }
 
 // TestServeWellKnownTypes: a client that registers the well-known types
-// as subjects (confluent-kafka-python 1.7's serializer does) is told
-// plainly that serve does not hold them, nothing is written, and a
-// version that references one still registers: the compiler has it.
+// as subjects (confluent-kafka-python 1.x's serializer does) gets an id,
+// as from a Confluent registry, and the lookup that follows finds it;
+// the id survives a restart, nothing is written into the catalog, a schema
+// that is not the well-known file is refused, and a version that
+// references one registers: the compiler has it.
 func TestServeWellKnownTypes(t *testing.T) {
 	dir := formatCatalog(t, "proto")
 	s, _ := startServer(t, ServerOptions{Dir: dir})
-	wkt := "syntax = \"proto3\";\npackage google.protobuf;\nmessage Timestamp {\n  int64 seconds = 1;\n  int32 nanos = 2;\n}\n"
-	body, _ := json.Marshal(map[string]any{"schemaType": "PROTOBUF", "schema": wkt})
-	got := doHandler(t, s, "POST", "/subjects/google%2Fprotobuf%2Ftimestamp.proto/versions", string(body))
-	if got.status != 422 || got.code != codeInvalidSubject || !strings.Contains(got.body, "well-known type") {
+	const subject = "/subjects/google%2Fprotobuf%2Ftimestamp.proto"
+	body := func(schema string) string {
+		b, _ := json.Marshal(map[string]any{"schemaType": "PROTOBUF", "schema": schema})
+		return string(b)
+	}
+	// As protoc writes it, and as a descriptor printed without options:
+	// options differ between protobuf releases, the declarations do not.
+	wkt := "syntax = \"proto3\";\npackage google.protobuf;\noption go_package = \"google.golang.org/protobuf/types/known/timestamppb\";\noption java_package = \"com.google.protobuf\";\nmessage Timestamp {\n  int64 seconds = 1;\n  int32 nanos = 2;\n}\n"
+	bare := "syntax = \"proto3\";\npackage google.protobuf;\nmessage Timestamp {\n  int64 seconds = 1;\n  int32 nanos = 2;\n}\n"
+	if got := doHandler(t, s, "POST", subject, body(wkt)); got.status != 404 || got.code != codeSubjectNotFound {
+		t.Errorf("lookup before registration: %d %s", got.status, got.body)
+	}
+	got := doHandler(t, s, "POST", subject+"/versions", body(wkt))
+	var reg struct{ ID int }
+	if err := json.Unmarshal([]byte(got.body), &reg); got.status != 200 || err != nil || reg.ID < 1 {
 		t.Fatalf("register the well-known timestamp.proto: %d %s", got.status, got.body)
 	}
+	id := strconv.Itoa(reg.ID)
+	reads := []struct {
+		method, target, body string
+		status               int
+		want                 string
+	}{
+		{"POST", subject + "/versions", body(bare), 200, `"id":` + id},
+		{"POST", subject, body(bare), 200, `"version":1`},
+		{"GET", subject + "/versions", "", 200, "[1]"},
+		{"GET", subject + "/versions/latest", "", 200, `"id":` + id},
+		{"GET", subject + "/versions/2", "", 404, "version 1 only"},
+		{"GET", "/schemas/ids/" + id, "", 200, "Timestamp"},
+		{"POST", subject + "/versions", body("syntax = \"proto3\";\npackage google.protobuf;\nmessage Timestamp {\n  int64 seconds = 1;\n}\n"), 422, "lacks field google.protobuf.Timestamp.nanos"},
+		{"POST", "/subjects/google%2Fprotobuf%2Fnot_there.proto/versions", body(bare), 422, "no well-known Protobuf file"},
+	}
+	for _, r := range reads {
+		if got := doHandler(t, s, r.method, r.target, r.body); got.status != r.status || !strings.Contains(got.body, r.want) {
+			t.Errorf("%s %s: %d %s, want %d with %s", r.method, r.target, got.status, got.body, r.status, r.want)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(dir, "schemas", "google")); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("a well-known type was written: %v", err)
+		t.Fatalf("a well-known type was written into the catalog: %v", err)
+	}
+	s.Close()
+	s2, _ := startServer(t, ServerOptions{Dir: dir})
+	if got := doHandler(t, s2, "POST", subject+"/versions", body(wkt)); got.status != 200 || !strings.Contains(got.body, `"id":`+id+",") {
+		t.Errorf("after a restart: %d %s, want id %s", got.status, got.body, id)
 	}
 	v2, err := os.ReadFile(filepath.Join(dir, "schemas", "com.example.stock.moved", "v2.proto"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	v3 := strings.Replace(string(v2), "common.Place to = 4;", "common.Place to = 4;\n  string note = 5;", 1)
-	body, _ = json.Marshal(map[string]any{"schemaType": "PROTOBUF", "schema": v3, "references": []sr.SchemaReference{
+	b, _ := json.Marshal(map[string]any{"schemaType": "PROTOBUF", "schema": v3, "references": []sr.SchemaReference{
 		{Name: "common/money.proto", Subject: "common/money.proto", Version: 1},
 		{Name: "common/place.proto", Subject: "common/place.proto", Version: 1},
 		{Name: "google/protobuf/timestamp.proto", Subject: "google/protobuf/timestamp.proto", Version: 1}}})
-	if got := doHandler(t, s, "POST", "/subjects/com.example.stock.moved/versions", string(body)); got.status != 200 || !strings.Contains(got.body, `"version":3`) {
+	if got := doHandler(t, s2, "POST", "/subjects/com.example.stock.moved/versions", string(b)); got.status != 200 || !strings.Contains(got.body, `"version":3`) || strings.Contains(got.body, `"id":`+id+",") {
 		t.Fatalf("register v3 referencing a well-known type: %d %s", got.status, got.body)
 	}
 }

@@ -466,8 +466,10 @@ func TestServerReadOnly(t *testing.T) {
 	if err != nil || !res.Is {
 		t.Fatalf("compat on read-only = %+v, %v", res, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "schemas", StateDir)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("read-only server wrote its state directory: %v", err)
+	for _, p := range []string{filepath.Join(dir, StateDir), filepath.Join(dir, "schemas", StateDir), filepath.Join(dir, registry.SchemaIDsFile)} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("read-only server wrote its state (%s): %v", p, err)
+		}
 	}
 	if r := do(t, "GET", url+"/mode", ""); !strings.Contains(r.body, "READONLY") {
 		t.Fatalf("mode = %s", r.body)
@@ -673,7 +675,7 @@ func TestServerConfigWritesRefused(t *testing.T) {
 	if after := snapshot(); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatal("a refused or no-op config request changed the catalog")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "schemas", StateDir, ConfigFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, StateDir, ConfigFile)); err == nil {
 		t.Fatal("a level for a subject without versions was written")
 	}
 }
@@ -862,16 +864,7 @@ func TestServerSubjectStrategies(t *testing.T) {
 				}
 				mustContain(t, r.body, cl.contains)
 			}
-			entries, err := os.ReadDir(filepath.Join(dir, "schemas"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var dirs []string
-			for _, e := range entries {
-				if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-					dirs = append(dirs, e.Name())
-				}
-			}
+			dirs := typeDirs(t, dir)
 			want := []string{"com.example.order.placed", "com.example.payment.captured", "com.example.payment.refunded", "com.example.thing.happened"}
 			want = append(want, c.created...)
 			sort.Strings(want)

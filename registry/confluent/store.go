@@ -28,13 +28,20 @@ import (
 	"github.com/evtool/evtool/report"
 )
 
-// The server's own state lives in a dot directory of the catalog root,
-// which the catalog loader skips (it skips directories whose name starts
-// with '.', and lists only directories as types):
+// The server's state lives beside evtool.yaml, outside the catalog root
+// (whose hidden directories lint reports as unread, and which go:embed
+// leaves out):
 //
-//	schemas/.registry/ids.json     schema ids, by digest of the registry form
-//	schemas/.registry/config.json  compatibility levels set for subjects
-//	                               that have no version yet
+//	evtool.ids.json              schema ids, by digest of the registry form
+//	                             (registry.SchemaIDsFile; committed: every
+//	                             command that frames or checks ids reads it)
+//	.registry/config.json        compatibility levels set for subjects
+//	                             that have no version yet
+//	.registry/serve.lock         the lock of a running server (ignored by git)
+//
+// Serve used to keep ids.json and config.json in <root>/.registry/: both
+// are read from there when the new files are absent, and moved on the
+// server's first write.
 const (
 	StateDir   = ".registry"
 	IDsFile    = "ids.json"
@@ -66,10 +73,13 @@ type snapshot struct {
 	byID     map[int]*schemaRec
 	// shared are the catalog's shared schemas by subject (each has
 	// version 1 only; v is a stand-in naming the file).
-	shared  map[string]*versionState
-	ids     map[string]int
-	nextID  int
-	pending map[string]registry.Mode
+	shared map[string]*versionState
+	// wellKnown are the well-known Protobuf files clients registered, by
+	// subject (import path); never catalog files.
+	wellKnown map[string]*versionState
+	ids       map[string]int
+	nextID    int
+	pending   map[string]registry.Mode
 }
 
 type subjectState struct {
@@ -336,17 +346,70 @@ func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*
 		}
 		rec.usages = append(rec.usages, usage{Subject: sh.Subject, Version: 1})
 	}
+	snap.addWellKnown()
 	sort.Strings(snap.names)
 	return snap, nil
 }
 
-func (s *store) stateDir(root string) string {
+// stateDir holds the lock and the pending levels, beside evtool.yaml.
+func (s *store) stateDir() string { return filepath.Join(s.dir, StateDir) }
+
+// legacyStateDir is where serve kept its state before, inside the root.
+func (s *store) legacyStateDir(root string) string {
 	return filepath.Join(s.dir, filepath.FromSlash(root), StateDir)
 }
 
+// idsPath is the ids file, beside evtool.yaml.
+func (s *store) idsPath() string {
+	return filepath.Join(s.dir, filepath.FromSlash(registry.SchemaIDsFile))
+}
+
+// legacyLeft reports whether a state file is only at its old place.
+func legacyLeft(cur, legacy string) bool {
+	_, err := os.Stat(cur)
+	_, lerr := os.Stat(legacy)
+	return errors.Is(err, fs.ErrNotExist) && lerr == nil
+}
+
+// dropLegacy removes the old state directory once its files have moved:
+// its ids and levels files, then the lock's .gitignore and lock file (a
+// server of this version locks beside evtool.yaml), then the directory if
+// nothing else is in it.
+func (s *store) dropLegacy(root string) {
+	dir := s.legacyStateDir(root)
+	if filepath.Clean(dir) == filepath.Clean(s.stateDir()) {
+		return // the root is the catalog directory: the state is where it belongs
+	}
+	moved := map[string]string{IDsFile: s.idsPath(), ConfigFile: filepath.Join(s.stateDir(), ConfigFile)}
+	for old, cur := range moved {
+		if legacyLeft(cur, filepath.Join(dir, old)) {
+			return // not moved yet
+		}
+	}
+	for old := range moved {
+		_ = os.Remove(filepath.Join(dir, old))
+	}
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range es {
+		if e.Name() != ".gitignore" && e.Name() != LockFile {
+			return
+		}
+	}
+	_ = os.Remove(filepath.Join(dir, ".gitignore"))
+	_ = os.Remove(filepath.Join(dir, LockFile))
+	_ = os.Remove(dir)
+}
+
 func (s *store) readIDs(root string) (map[string]int, int, error) {
-	p := filepath.Join(s.stateDir(root), IDsFile)
+	p := s.idsPath()
 	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		p = filepath.Join(s.legacyStateDir(root), IDsFile)
+		data, err = os.ReadFile(p)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]int{}, 1, nil
 	}
@@ -393,8 +456,12 @@ func errOr(err error, msg string) string {
 }
 
 func (s *store) readPending(root string) (map[string]registry.Mode, error) {
-	p := filepath.Join(s.stateDir(root), ConfigFile)
+	p := filepath.Join(s.stateDir(), ConfigFile)
 	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		p = filepath.Join(s.legacyStateDir(root), ConfigFile)
+		data, err = os.ReadFile(p)
+	}
 	out := map[string]registry.Mode{}
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
@@ -427,7 +494,8 @@ func (s *store) persistIDs(snap *snapshot, extra map[string]int) error {
 	}
 	all := maps.Clone(snap.ids)
 	maps.Copy(all, extra)
-	changed := len(all) != len(onDisk)
+	// Ids only at the old place move on the first write.
+	changed := len(all) != len(onDisk) || legacyLeft(s.idsPath(), filepath.Join(s.legacyStateDir(snap.root), IDsFile))
 	for d, id := range all {
 		if onDisk[d] != id {
 			changed = true
@@ -444,18 +512,23 @@ func (s *store) persistIDs(snap *snapshot, extra map[string]int) error {
 		}
 	}
 	doc := idsDoc{
-		About:  "Schema ids assigned by `evtool registry serve`, keyed by the sha256 of each schema's canonical JSON (as served). Keep this file: deleting it renumbers the ids clients cache.",
+		About:  "Schema ids assigned by `evtool registry serve`, keyed by the sha256 of each schema's registry form (as served). Commit this file with the catalog: replay, validate and verify frame and check records with these ids, and deleting it renumbers the ids clients cache.",
 		Format: 1, NextID: next, IDs: all,
 	}
 	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}
-	dir := s.stateDir(snap.root)
-	if err := mkdirDurable(dir); err != nil {
+	if err := writeAtomic(s.idsPath(), append(data, '\n'), false, s.hook); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, IDsFile), append(data, '\n'), false, s.hook)
+	if legacyLeft(filepath.Join(s.stateDir(), ConfigFile), filepath.Join(s.legacyStateDir(snap.root), ConfigFile)) {
+		if err := s.persistPending(snap.root, snap.pending); err != nil {
+			return err
+		}
+	}
+	s.dropLegacy(snap.root)
+	return nil
 }
 
 func (s *store) persistPending(root string, pending map[string]registry.Mode) error {
@@ -468,11 +541,15 @@ func (s *store) persistPending(root string, pending map[string]registry.Mode) er
 	if err != nil {
 		return err
 	}
-	dir := s.stateDir(root)
+	dir := s.stateDir()
 	if err := mkdirDurable(dir); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, ConfigFile), append(data, '\n'), false, s.hook)
+	if err := writeAtomic(filepath.Join(dir, ConfigFile), append(data, '\n'), false, s.hook); err != nil {
+		return err
+	}
+	s.dropLegacy(root)
+	return nil
 }
 
 // refreshLocked re-reads the catalog from disk before a write, so that a
@@ -527,12 +604,12 @@ func (s *store) mergeIDs(cur *snapshot) (bool, error) {
 	for d, id := range cur.ids {
 		if other, ok := onDisk[d]; ok {
 			if other != id {
-				return false, fmt.Errorf("%s changed on disk: it gives schema %s id %d, which this server serves as id %d; restore the file (clients may have cached either id)", filepath.Join(s.stateDir(cur.root), IDsFile), d, other, id)
+				return false, fmt.Errorf("%s changed on disk: it gives schema %s id %d, which this server serves as id %d; restore the file (clients may have cached either id)", s.idsPath(), d, other, id)
 			}
 			continue
 		}
 		if other, ok := byID[id]; ok {
-			return false, fmt.Errorf("%s changed on disk: it gives id %d to schema %s, which this server gave to %s; restore the file (clients may have cached either)", filepath.Join(s.stateDir(cur.root), IDsFile), id, other, d)
+			return false, fmt.Errorf("%s changed on disk: it gives id %d to schema %s, which this server gave to %s; restore the file (clients may have cached either)", s.idsPath(), id, other, d)
 		}
 		extra[d] = id
 	}

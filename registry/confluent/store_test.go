@@ -71,7 +71,7 @@ func TestServerLock(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- first.Serve(sctx, ln) }()
 	addr := "http://" + ln.Addr().String()
-	lockPath := filepath.Join(dir, "schemas", StateDir, LockFile)
+	lockPath := filepath.Join(dir, StateDir, LockFile)
 	waitFor(t, func() bool {
 		data, _ := os.ReadFile(lockPath)
 		return strings.Contains(string(data), addr)
@@ -86,7 +86,7 @@ func TestServerLock(t *testing.T) {
 		mustContain(t, err.Error(), lockPath)
 	}
 	// The lock file stays out of git and out of the catalog.
-	ignore, err := os.ReadFile(filepath.Join(dir, "schemas", StateDir, ".gitignore"))
+	ignore, err := os.ReadFile(filepath.Join(dir, StateDir, ".gitignore"))
 	if err != nil || strings.TrimSpace(string(ignore)) != LockFile {
 		t.Fatalf(".gitignore = %q, %v", ignore, err)
 	}
@@ -136,7 +136,7 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestServerIDsChangedOnDisk(t *testing.T) {
 	dir := minimalCatalog(t, "NONE", nil)
 	s, _ := startServer(t, ServerOptions{Dir: dir})
-	p := filepath.Join(dir, "schemas", StateDir, IDsFile)
+	p := filepath.Join(dir, registry.SchemaIDsFile)
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +170,7 @@ func TestServerIDsChangedOnDisk(t *testing.T) {
 func TestServerIDsConflictOnDisk(t *testing.T) {
 	dir := minimalCatalog(t, "NONE", nil)
 	s, _ := startServer(t, ServerOptions{Dir: dir})
-	p := filepath.Join(dir, "schemas", StateDir, IDsFile)
+	p := filepath.Join(dir, registry.SchemaIDsFile)
 	doc := idsDoc{About: "x", Format: 1, NextID: 2, IDs: map[string]int{"sha256:another": 1}}
 	data, _ := json.Marshal(doc)
 	if err := os.WriteFile(p, data, 0o644); err != nil {
@@ -196,10 +196,7 @@ func TestReadIDsErrorsNameWhere(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &store{dir: t.TempDir()}
-			if err := os.MkdirAll(s.stateDir("."), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(s.stateDir("."), IDsFile), []byte(tc.text), 0o644); err != nil {
+			if err := os.WriteFile(s.idsPath(), []byte(tc.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			_, _, err := s.readIDs(".")
@@ -207,5 +204,101 @@ func TestReadIDsErrorsNameWhere(t *testing.T) {
 				t.Errorf("err = %v, want %s and %q", err, IDsFile, tc.want)
 			}
 		})
+	}
+}
+
+// TestServeMovesLegacyState: ids and pending levels that an older serve
+// kept in <root>/.registry/ are read from there and moved beside
+// evtool.yaml on the first start, with the same ids; the old directory is
+// gone, so lint has nothing hidden to warn about, and a server whose state
+// is in the new place creates nothing under the root.
+func TestServeMovesLegacyState(t *testing.T) {
+	dir := minimalCatalog(t, "NONE", nil)
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	before := doHandler(t, s, "GET", "/subjects/"+thing+"/versions/1", "")
+	s.Close()
+	legacy := filepath.Join(dir, "schemas", StateDir)
+	if _, err := os.Stat(legacy); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("serve created %s: %v", legacy, err)
+	}
+	if cat := loadCat(t, dir); len(cat.Warnings) > 0 {
+		t.Fatalf("lint warns after serve: %v", cat.Warnings)
+	}
+	// The layout an older serve left: ids (one of them moved, so that
+	// renumbering would show) and a pending level under the root.
+	ids := idsOnDisk(t, dir)
+	for d := range ids {
+		ids[d] += 40
+	}
+	data, _ := json.Marshal(idsDoc{About: "old", Format: 1, NextID: 100, IDs: ids})
+	files := map[string]string{IDsFile: string(data), ConfigFile: `{"format":1,"subjects":{"com.example.later.thing":"FULL"}}`, ".gitignore": LockFile + "\n", LockFile: ""}
+	if err := os.MkdirAll(legacy, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(legacy, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, registry.SchemaIDsFile)); err != nil {
+		t.Fatal(err)
+	}
+	// Every command reads the old place until serve moves it.
+	if got, err := registry.LoadSchemaIDs(loadCat(t, dir)); err != nil || got.Empty() {
+		t.Fatalf("legacy ids not read: %v %v", got, err)
+	}
+	s2, _ := startServer(t, ServerOptions{Dir: dir})
+	after := doHandler(t, s2, "GET", "/subjects/"+thing+"/versions/1", "")
+	if want := strings.Replace(before.body, fmt.Sprintf(`"id":%d`, ids[firstKey(ids)]-40), fmt.Sprintf(`"id":%d`, ids[firstKey(ids)]), 1); after.body != want {
+		t.Errorf("after the move: %s, want %s", after.body, want)
+	}
+	if got := doHandler(t, s2, "GET", "/config/com.example.later.thing", ""); !strings.Contains(got.body, "FULL") {
+		t.Errorf("the pending level was lost: %s", got.body)
+	}
+	if _, err := os.Stat(legacy); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s is still there: %v", legacy, err)
+	}
+	if got := idsOnDisk(t, dir); fmt.Sprint(got) != fmt.Sprint(ids) {
+		t.Errorf("%s = %v, want %v", registry.SchemaIDsFile, got, ids)
+	}
+	if _, err := os.Stat(filepath.Join(dir, StateDir, ConfigFile)); err != nil {
+		t.Errorf("the pending level did not move: %v", err)
+	}
+	if cat := loadCat(t, dir); len(cat.Warnings) > 0 {
+		t.Errorf("lint warns after the move: %v", cat.Warnings)
+	}
+}
+
+func firstKey(m map[string]int) string {
+	for k := range m {
+		return k
+	}
+	return ""
+}
+
+// TestServeStateWithRootDot: where the catalog root is the catalog
+// directory (schemas: .), the state directory beside evtool.yaml is in
+// the root: writes keep the lock and the levels there (nothing is
+// "moved" onto itself), and lint does not report it.
+func TestServeStateWithRootDot(t *testing.T) {
+	dir := writeCatalog(t, map[string]string{
+		"evtool.yaml":               "version: 1\nschemas: .\ncompat:\n  mode: NONE\n",
+		thing + "/v1.json":          `{"type":"object"}`,
+		StateDir + "/" + ConfigFile: `{"format":1,"subjects":{"com.example.later.thing":"FULL"}}`,
+	})
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	if r := doHandler(t, s, "POST", "/subjects/"+thing+"/versions", registerBody(thingV2)); r.status != 200 {
+		t.Fatalf("HTTP %d %s", r.status, r.body)
+	}
+	for _, name := range []string{LockFile, ConfigFile, ".gitignore"} {
+		if _, err := os.Stat(filepath.Join(dir, StateDir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if got := doHandler(t, s, "GET", "/config/com.example.later.thing", ""); !strings.Contains(got.body, "FULL") {
+		t.Errorf("the pending level was lost: %s", got.body)
+	}
+	if cat := loadCat(t, dir); len(cat.Warnings) > 0 {
+		t.Errorf("lint warns: %v", cat.Warnings)
 	}
 }

@@ -1,10 +1,19 @@
 package confluent
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/bufbuild/protocompile/parser"
+	"github.com/bufbuild/protocompile/reporter"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/registry"
 )
 
@@ -106,4 +115,161 @@ func (s Strategy) Split(subject string, known map[string]string) (typ, topic str
 		}
 	}
 	return "", "", false
+}
+
+// Record-name subjects. Confluent's serializers name a subject after the
+// record they write when configured with RecordNameStrategy ("<record>")
+// or TopicRecordNameStrategy ("<topic>-<record>"), the record being an Avro
+// record's full name or a Protobuf message's fully-qualified name. Such a
+// subject is the catalog type whose versions declare that record as their
+// event (the Avro schema's top-level record, the Protobuf version's event
+// message), whatever strategy the server maps its own subjects with; a
+// record name never creates a type, as the catalog's type names are chosen
+// in git.
+
+// recordName splits a record-name subject into its topic (empty for
+// RecordNameStrategy) and record. Avro and Protobuf names have no '-', so
+// the record is what follows the last one.
+func recordName(subject string) (topic, record string) {
+	if i := strings.LastIndexByte(subject, '-'); i >= 0 {
+		return subject[:i], subject[i+1:]
+	}
+	return "", subject
+}
+
+// eventRecord is the record a version declares as its event: the full name
+// of an Avro schema's top-level named type, the full name of a Protobuf
+// version's message; "" for JSON Schema.
+func eventRecord(v *registry.Version) string {
+	switch s := v.Compiled.(type) {
+	case *avro.Schema:
+		if s.Root != nil && s.Root.Named() {
+			return s.Root.Name
+		}
+	case *protobuf.Schema:
+		if s.Message != nil {
+			return string(s.Message.FullName())
+		}
+	}
+	return ""
+}
+
+// recordOwners lists the types (sorted) any version of which declares
+// record as its event.
+func recordOwners(cat *registry.Catalog, record string) []*registry.EventType {
+	var out []*registry.EventType
+	for _, t := range cat.Types {
+		for _, v := range t.Versions {
+			if eventRecord(v) == record {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// recordSubject maps a record-name subject to the subject the server
+// serves its type under. ok is false when subject names no record of the
+// catalog (it is served, or refused, as it is); an error when the record is
+// declared by several types, or its type cannot be reached under the
+// subject's topic or the server's strategy.
+func (snap *snapshot) recordSubject(subject string, strategy Strategy) (canonical string, ok bool, aerr *apiError) {
+	if snap.subjects[subject] != nil || snap.shared[subject] != nil {
+		return subject, false, nil
+	}
+	topic, record := recordName(subject)
+	owners := recordOwners(snap.cat, record)
+	switch {
+	case len(owners) == 0:
+		return "", false, nil
+	case len(owners) > 1:
+		names := make([]string, len(owners))
+		for i, t := range owners {
+			names[i] = t.Name
+		}
+		return "", true, apiErr(422, codeInvalidSubject, "subject %q names record %s (Confluent's RecordNameStrategy or TopicRecordNameStrategy), which %d types of the catalog declare: %s; a record-name subject must name the record of one type: give each type a record of its own, or configure the client's subject name strategy", clip(subject), record, len(owners), strings.Join(names, ", "))
+	}
+	t := owners[0]
+	if topic != "" && t.Meta.Topic != "" && t.Meta.Topic != topic {
+		return "", true, apiErr(404, codeSubjectNotFound, "subject %q names record %s of type %s, whose event.yaml has topic %q, not %q; change the topic in git, not through a subject", clip(subject), record, t.Name, t.Meta.Topic, clip(topic))
+	}
+	served, err := strategy.Subject(t)
+	if err == nil && snap.subjects[served] != nil && snap.subjects[served].t == t {
+		return served, true, nil
+	}
+	return "", true, apiErr(404, codeSubjectNotFound, "subject %q names record %s of type %s, which has no subject under the %s subject strategy (a topic in event.yaml, of this type only, is needed)", clip(subject), record, t.Name, strategy)
+}
+
+// requestRecords lists the records a schema request declares: the Avro
+// schema's top-level named type, every message of a .proto (any may be
+// the one a Protobuf serializer writes).
+func requestRecords(req *schemaReq) []string {
+	switch req.kind {
+	case format.Avro:
+		if n := avroFullName(req.text); n != "" {
+			return []string{n}
+		}
+	case format.Protobuf:
+		return protoMessages(req.text)
+	}
+	return nil
+}
+
+// refuseRecordSubject refuses to create a type (or shared schema) from a
+// subject that names a record the request declares, under
+// TopicRecordNameStrategy, or under RecordNameStrategy for Protobuf (an
+// Avro named type under its own full name is a shared schema other
+// versions reference, as Confluent's clients register them).
+func refuseRecordSubject(req *schemaReq, subject string) *apiError {
+	topic, record := recordName(subject)
+	if topic == "" && req.kind != format.Protobuf {
+		return nil
+	}
+	if !slices.Contains(requestRecords(req), record) {
+		return nil
+	}
+	return apiErr(404, codeSubjectNotFound, "subject %q names record %s (Confluent's RecordNameStrategy or TopicRecordNameStrategy), which no type of the catalog declares; a record name never creates a type: add the type in git (schemas/<type>/ with the schema, and `topic:` in its event.yaml), then register its next versions under this subject", clip(subject), clip(record))
+}
+
+// protoMessages lists the fully-qualified names of the messages (nested
+// ones too) a .proto text declares; nil when it does not parse (the
+// registration reports that).
+func protoMessages(text []byte) []string {
+	h := reporter.NewHandler(nil)
+	ast, err := parser.Parse("request.proto", bytes.NewReader(text), h)
+	if err != nil {
+		return nil
+	}
+	res, err := parser.ResultFromAST(ast, true, h)
+	if err != nil {
+		return nil
+	}
+	fd := res.FileDescriptorProto()
+	var out []string
+	var walk func(prefix string, msgs []*descriptorpb.DescriptorProto)
+	walk = func(prefix string, msgs []*descriptorpb.DescriptorProto) {
+		for _, m := range msgs {
+			name := m.GetName()
+			if prefix != "" {
+				name = prefix + "." + name
+			}
+			out = append(out, name)
+			walk(name, m.GetNestedType())
+		}
+	}
+	walk(fd.GetPackage(), fd.GetMessageType())
+	return out
+}
+
+// subjectSegment is the index of the subject in a request path's segments
+// (subjects/S..., config/S, compatibility/subjects/S/...), or -1.
+func subjectSegment(segs []string) int {
+	switch {
+	case len(segs) >= 2 && (segs[0] == "subjects" || segs[0] == "config"):
+		return 1
+	case len(segs) >= 3 && segs[0] == "compatibility" && segs[1] == "subjects":
+		return 2
+	}
+	return -1
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -73,7 +74,7 @@ func BinaryRecord(t testing.TB, source, typ, dataschema, contentType string, dat
 }
 
 // CatalogWithIDs copies the catalog in fsys to a temporary directory and
-// gives versions registry ids (".registry/ids.json" under the root, as
+// gives versions registry ids (evtool.ids.json beside evtool.yaml, as
 // `evtool registry serve` keeps them); ids maps "type@vN" to an id. It
 // returns the directory.
 func CatalogWithIDs(t testing.TB, fsys fs.FS, ids map[string]uint32) string {
@@ -100,7 +101,7 @@ func CatalogWithIDs(t testing.TB, fsys fs.FS, ids map[string]uint32) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(cat.Root, filepath.FromSlash(registry.SchemaIDsFile))
+	p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -108,4 +109,35 @@ func CatalogWithIDs(t testing.TB, fsys fs.FS, ids map[string]uint32) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// EmbedsIDs fails unless the //go:embed line of the catalog.go in dir
+// takes the ids file (registry.SchemaIDsFile) whenever it exists, and the
+// embedded catalog has it exactly when dir has: the example consumer
+// checks the schema id of every record against the catalog it embeds,
+// and replay frames with the ids on disk.
+func EmbedsIDs(t testing.TB, dir string, embedded fs.FS) {
+	t.Helper()
+	_, onDisk := os.Stat(filepath.Join(dir, registry.SchemaIDsFile))
+	_, inFS := fs.Stat(embedded, registry.SchemaIDsFile)
+	if (onDisk == nil) != (inFS == nil) {
+		t.Errorf("%s on disk: %v, embedded: %v", registry.SchemaIDsFile, onDisk, inFS)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "catalog.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(src), "\n") {
+		patterns, ok := strings.CutPrefix(line, "//go:embed ")
+		if !ok {
+			continue
+		}
+		for _, p := range strings.Fields(patterns) {
+			if m, err := path.Match(p, registry.SchemaIDsFile); err == nil && m {
+				return
+			}
+		}
+		t.Fatalf("%s: //go:embed %s leaves out %s: the consumer would refuse the ids replay frames with (unknown-schema-id)", filepath.Join(dir, "catalog.go"), patterns, registry.SchemaIDsFile)
+	}
+	t.Fatalf("%s has no //go:embed line", filepath.Join(dir, "catalog.go"))
 }

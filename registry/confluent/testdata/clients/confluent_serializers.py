@@ -30,10 +30,21 @@ def headers(typ, i, content_type):
 
 
 def message_class(files, name):
+    import importlib
     from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
     pool = descriptor_pool.DescriptorPool()
+    added = set()
     for f in files:
-        pool.Add(descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(f)))
+        fdp = descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(f))
+        for dep in fdp.dependency:
+            # The well-known files come with python3-protobuf, as with protoc.
+            if dep.startswith("google/protobuf/") and dep not in added:
+                module = importlib.import_module("google.protobuf." + dep.rsplit("/", 1)[1][:-len(".proto")] + "_pb2")
+                wk = descriptor_pb2.FileDescriptorProto()
+                module.DESCRIPTOR.CopyToProto(wk)
+                pool.Add(wk)
+                added.add(dep)
+        pool.Add(fdp)
     return message_factory.MessageFactory(pool).GetPrototype(pool.FindMessageTypeByName(name))
 
 

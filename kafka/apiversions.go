@@ -1,0 +1,84 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// advertiseProduceV0 makes the brokers advertise Produce from version 0.
+//
+// kfake serves Produce 3 and up (record batches, magic 2), as Kafka 4.0
+// does. Older librdkafka (2.0.2, Debian's kcat's) decides whether a
+// broker reads gzip, Snappy and LZ4 batches by asking for Produce version 0
+// in its ApiVersions ranges: without it every batch is sent uncompressed,
+// whatever compression.codec says ("Broker does not support compression
+// type gzip: not compressing batch"). Every client that can write a record
+// batch picks the highest version both sides have, so advertising 0 changes
+// no request anybody sends.
+//
+// kfake has no hook on its own responses: the brokers' ApiVersions answer
+// is read once here and served from then on, with Produce widened, to the
+// requests it fits (versions 0-5 without the KIP-1242 cluster and node
+// check); kfake answers every other one itself.
+func (b *Broker) advertiseProduceV0(cfg BrokerConfig) error {
+	cc := ClientConfig{Brokers: b.Addrs()[:1], DialTimeout: 10 * time.Second}
+	if len(cfg.SASLUsers) > 0 {
+		u := cfg.SASLUsers[0]
+		cc.SASLMechanism, cc.SASLUser, cc.SASLPassword = u.Mechanism, u.User, u.Password
+	}
+	opts, err := cc.Options()
+	if err != nil {
+		return err
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.Version = 3
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "evtool", "1"
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return fmt.Errorf("read the embedded broker's api versions: %w", err)
+	}
+	if resp.ErrorCode != 0 {
+		return fmt.Errorf("read the embedded broker's api versions: error code %d", resp.ErrorCode)
+	}
+	keys := slices.Clone(resp.ApiKeys)
+	for i := range keys {
+		if keys[i].ApiKey == int16(kmsg.Produce) {
+			keys[i].MinVersion = 0
+		}
+	}
+	served := *resp
+	served.ApiKeys = keys
+	b.cluster.ControlKey(int16(kmsg.ApiVersions), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		b.cluster.KeepControl()
+		req, ok := kreq.(*kmsg.ApiVersionsRequest)
+		if !ok || req.Version > 5 || (req.Version >= 3 && (!softwareName.MatchString(req.ClientSoftwareName) || !softwareName.MatchString(req.ClientSoftwareVersion))) {
+			return nil, nil, false // kfake answers: a downgrade, or the error
+		}
+		if req.Version >= 5 && (req.ClusterID != nil || req.NodeID != -1) {
+			return nil, nil, false
+		}
+		out := served
+		out.Version = req.Version
+		out.ApiKeys = slices.Clone(keys)
+		return &out, nil, true
+	})
+	return nil
+}
+
+// softwareName is what a broker accepts as ApiVersions v3+'s client
+// software name and version (anything else is INVALID_REQUEST, which
+// kfake answers).
+var softwareName = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$`)

@@ -678,16 +678,21 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 			}
 		}
 		nreq := 0
+		need := map[string]*jsonschema.Schema{}
 		for n := range v.required {
-			if _, forbidden, _, _ := c.wprop(v, n); !forbidden {
+			if wat, forbidden, _, _ := c.wprop(v, n); !forbidden {
 				nreq++
+				need[n] = firstSchema(wat)
 			}
 		}
 		if nreq > wmin {
 			wmin = nreq
 		}
 		if *ra.MinProperties > wmin {
-			out = append(out, c.errorf(KindMinProperties, wl, loc(ra, "minProperties"), wmin, *ra.MinProperties, ip, &hint{}, strconv.Itoa(wmin), strconv.Itoa(*ra.MinProperties)))
+			// The witness: a writer object cut down to wmin members, the
+			// required ones kept.
+			h := &hint{need: need, trim: wmin, trimSet: true}
+			out = append(out, c.errorf(KindMinProperties, wl, loc(ra, "minProperties"), wmin, *ra.MinProperties, ip, h, strconv.Itoa(wmin), strconv.Itoa(*ra.MinProperties)))
 		}
 	}
 	if ra.MaxProperties != nil {

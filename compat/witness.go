@@ -441,8 +441,33 @@ func (w *witnessSearch) fromHint(h *hint, base []any) []any {
 			break
 		}
 	}
+	// The rule's own candidates: the whole document at the root, else
+	// placed in the first document that takes them.
+	for _, c := range h.cands {
+		if len(h.path) == 0 {
+			out = append(out, jsonvalue.Normalize(jsonvalue.DeepCopy(c)))
+			continue
+		}
+		ch := &hint{path: h.path, value: c, hasValue: true}
+		for i, d := range base {
+			if i >= limit {
+				break
+			}
+			if v, ok := w.apply(jsonvalue.DeepCopy(d), ch); ok {
+				out = append(out, v)
+				break
+			}
+		}
+	}
 	if len(out) == 0 && len(h.path) == 0 && h.hasValue {
 		out = append(out, jsonvalue.Normalize(h.value))
+	}
+	if len(out) == 0 && len(h.path) == 0 && h.objectOp() {
+		// No writer document is an object (the writer allows any value):
+		// an object built from nothing.
+		if v, ok := w.applyHere(map[string]any{}, h); ok {
+			out = append(out, v)
+		}
 	}
 	return out
 }
@@ -465,13 +490,19 @@ func (w *witnessSearch) apply(doc any, h *hint) (any, bool) {
 					cur = nil
 					continue
 				}
-				if i == len(h.path)-1 && len(h.need) > 0 {
+				if i == len(h.path)-1 && h.objectOp() {
 					// An optional object the base left out: one holding
 					// just the needed members.
 					cur = map[string]any{}
 					continue
 				}
-				return nil, false
+				if i < len(h.path)-1 && (h.hasValue || h.objectOp()) && !isIndex(h.path[i+1]) {
+					// An optional object on the way the base left out.
+					next = map[string]any{}
+					c[t] = next
+				} else {
+					return nil, false
+				}
 			}
 			cur = next
 		case []any:
@@ -513,7 +544,17 @@ func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
 	case h.hasValue && h.setProp == "" && h.extend == 0:
 		return jsonvalue.Normalize(h.value), true
 	case h.from != nil:
-		return w.sampleOf(h.from, h.fromMask)
+		sv, ok := w.sampleOf(h.from, h.fromMask)
+		obj, isObj := sv.(map[string]any)
+		if !ok || !isObj || !h.objectOp() {
+			return sv, ok
+		}
+		// A sampled object still gets the members the hint needs (the
+		// trigger of a dependent schema).
+		v = obj
+	}
+	if _, ok := v.(map[string]any); !ok && h.objectOp() && !h.dup && !h.truncSet && h.extend == 0 {
+		v = map[string]any{}
 	}
 	if obj, ok := v.(map[string]any); ok {
 		changed := false
@@ -551,6 +592,17 @@ func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
 				obj[h.setProp] = "x"
 			}
 			changed = true
+		}
+		if h.trimSet {
+			for _, k := range sortedKeys(obj) {
+				if len(obj) <= h.trim {
+					break
+				}
+				if _, needed := h.need[k]; !needed {
+					delete(obj, k)
+					changed = true
+				}
+			}
 		}
 		return obj, changed || h.drop == "" && h.setProp == "" && len(h.need) == 0
 	}
@@ -603,6 +655,15 @@ func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
 		return nil, false
 	}
 	return v, true
+}
+
+// isIndex reports whether a path token addresses an array item.
+func isIndex(tok string) bool {
+	if tok == anyIndex {
+		return true
+	}
+	_, err := strconv.Atoi(tok)
+	return err == nil
 }
 
 // sampleOf generates a value of s (of a type in mask when mask is set).

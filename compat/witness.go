@@ -703,7 +703,7 @@ func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
 // when the writer misses none.
 func (w *witnessSearch) addMissing(doc any) (any, bool) {
 	var ve *jsonschema.ValidationError
-	if !errors.As(w.writer.Schema.Validate(doc), &ve) {
+	if !w.spend(doc) || !errors.As(w.writer.Schema.Validate(doc), &ve) {
 		return nil, false
 	}
 	out := jsonvalue.DeepCopy(doc)

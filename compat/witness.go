@@ -864,12 +864,17 @@ func (w *witnessSearch) minimize(wt *witness, rloc string) {
 // the validation error with no node at rloc on their way from the root.
 // A counterexample with none shows one break, not several at once.
 func strays(err error, rloc string) int {
+	return len(strayLeaves(err, rloc))
+}
+
+// strayLeaves lists the instance locations of those failures.
+func strayLeaves(err error, rloc string) [][]string {
 	var ve *jsonschema.ValidationError
 	if _, ptr := splitLocation(rloc); ptr == "" || !errors.As(err, &ve) {
 		// Every failure is inside a schema's root.
-		return 0
+		return nil
 	}
-	n := 0
+	var out [][]string
 	var walk func(e *jsonschema.ValidationError, covered bool)
 	walk = func(e *jsonschema.ValidationError, covered bool) {
 		if !covered {
@@ -877,7 +882,7 @@ func strays(err error, rloc string) int {
 		}
 		if len(e.Causes) == 0 {
 			if !covered {
-				n++
+				out = append(out, e.InstanceLocation)
 			}
 			return
 		}
@@ -886,7 +891,7 @@ func strays(err error, rloc string) int {
 		}
 	}
 	walk(ve, false)
-	return n
+	return out
 }
 
 // maxIsolateTries bounds the replacements isolate validates.
@@ -898,11 +903,12 @@ const maxIsolateTries = 40
 // result and the reader still fails at rloc, and at fewer other places.
 func (w *witnessSearch) isolate(wt *witness, rloc string) {
 	tries := 0
-	for strays(wt.err, rloc) > 0 && tries < maxIsolateTries {
-		at, ok := strayLocation(wt.err, rloc)
-		if !ok || len(at) == 0 {
+	for tries < maxIsolateTries {
+		leaves := strayLeaves(wt.err, rloc)
+		if len(leaves) == 0 || len(leaves[0]) == 0 {
 			return
 		}
+		at := leaves[0]
 		improved := false
 		for _, b := range w.base {
 			if tries >= maxIsolateTries {
@@ -932,37 +938,6 @@ func (w *witnessSearch) isolate(wt *witness, rloc string) {
 			return
 		}
 	}
-}
-
-// strayLocation is the instance location of the first reader failure not
-// at rloc.
-func strayLocation(err error, rloc string) ([]string, bool) {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return nil, false
-	}
-	var found []string
-	ok := false
-	var walk func(e *jsonschema.ValidationError, covered bool)
-	walk = func(e *jsonschema.ValidationError, covered bool) {
-		if ok {
-			return
-		}
-		if !covered {
-			covered = matches(rloc, errorLocations(&jsonschema.ValidationError{SchemaURL: e.SchemaURL, ErrorKind: e.ErrorKind}))
-		}
-		if len(e.Causes) == 0 {
-			if !covered {
-				found, ok = e.InstanceLocation, true
-			}
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c, covered)
-		}
-	}
-	walk(ve, false)
-	return found, ok
 }
 
 // lookup is the value at an instance location, if the document has one.

@@ -786,7 +786,10 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 				res = append(res, c.subBranch(tb, d.sch, ip)...)
 			}
 			if hasErrors(res) {
-				f := c.errorf(KindDependentSchemas, objLoc, d.where, nil, nil, ip, nil, strconv.Quote(d.key))
+				// At least an object with the trigger (witness search
+				// samples the rest); better, the nested break's document.
+				f := c.errorf(KindDependentSchemas, objLoc, d.where, nil, nil, ip,
+					&hint{path: ip, need: map[string]*jsonschema.Schema{d.key: firstSchema(wat)}}, strconv.Quote(d.key))
 				appendDetail(f, res)
 				if h := firstHint(res); h != nil {
 					hh := *h

@@ -497,6 +497,25 @@ func (w *witnessSearch) fromHint(h *hint, base []any) []any {
 			}
 		}
 	}
+	if h.setProp != "" {
+		// The member's value the rule proposed may be one the reader
+		// takes after all (the closest anyOf branch rejects it, another
+		// accepts it), or the rule had none: one simple value of each
+		// JSON type, which writer and reader then judge.
+		for _, x := range []any{nil, false, 0.0, "", "x", []any{}, map[string]any{}} {
+			vh := *h
+			vh.value, vh.hasValue, vh.propFrom, vh.cands = x, true, nil, nil
+			for i, d := range base {
+				if i >= limit {
+					break
+				}
+				if v, ok := w.apply(jsonvalue.DeepCopy(d), &vh); ok {
+					out = append(out, v)
+					break
+				}
+			}
+		}
+	}
 	if len(out) == 0 && len(h.path) == 0 && h.hasValue {
 		out = append(out, jsonvalue.Normalize(h.value))
 	}
@@ -699,7 +718,7 @@ func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
 }
 
 // addMissing returns a copy of doc with the members the writer's
-// required and dependentRequired keywords miss added (valued "x"); false
+// required, dependentRequired and draft-7 dependencies keywords miss added (valued "x"); false
 // when the writer misses none.
 func (w *witnessSearch) addMissing(doc any) (any, bool) {
 	var ve *jsonschema.ValidationError
@@ -715,6 +734,8 @@ func (w *witnessSearch) addMissing(doc any) (any, bool) {
 		case *kind.Required:
 			missing = k.Missing
 		case *kind.DependentRequired:
+			missing = k.Missing
+		case *kind.Dependency:
 			missing = k.Missing
 		}
 		if len(missing) > 0 {

@@ -445,6 +445,11 @@ func errorLocations(err error) []string {
 		case *kind.Not:
 			out = append(out, withFragment(e.SchemaURL)+"/not")
 		default:
+			if d, ok := e.ErrorKind.(*kind.Dependency); ok {
+				// The library names draft-7 `dependencies` "dependency"
+				// in the keyword path; the schema's keyword is the former.
+				kp = []string{"dependencies", d.Prop}
+			}
 			if len(kp) > 0 {
 				l := e.SchemaURL
 				if !strings.Contains(l, "#") {
@@ -497,11 +502,12 @@ func (w *witnessSearch) fromHint(h *hint, base []any) []any {
 			}
 		}
 	}
-	if h.setProp != "" {
-		// The member's value the rule proposed may be one the reader
-		// takes after all (the closest anyOf branch rejects it, another
-		// accepts it), or the rule had none: one simple value of each
-		// JSON type, which writer and reader then judge.
+	if h.setProp != "" || h.hasValue && h.extend == 0 {
+		// The value the rule proposed (for a member, or in place) may be
+		// one the reader takes after all (the closest anyOf branch
+		// rejects it, another accepts it), or the rule had none: one
+		// simple value of each JSON type, which writer and reader then
+		// judge.
 		for _, x := range []any{nil, false, 0.0, "", "x", []any{}, map[string]any{}} {
 			vh := *h
 			vh.value, vh.hasValue, vh.propFrom, vh.cands = x, true, nil, nil

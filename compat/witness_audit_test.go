@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/report"
 )
 
@@ -16,9 +17,13 @@ import (
 // stand without a counterexample today. Each is a rule's break whose
 // document witness search does not build, or a false alarm (no document
 // exists: under the lenient profile the rules do not see every place the
-// closed view forbids a property). The list may only shrink: a new entry
-// is a rule that decides a break without handing witness search its
-// document.
+// closed view forbids a property, nor that `not: {properties: {}}` or an
+// `if` that always holds leaves the writer empty or forced). Each entry
+// says whether a small document (built from the names and values the
+// schemas mention) breaks the pair, maybe through another finding:
+// "[witness DOC]", else "[no small witness]". The list may only shrink: a
+// new entry is a rule that decides a break without handing witness search
+// its document.
 const auditGolden = "testdata/witness-audit.txt"
 
 func TestWitnessAudit(t *testing.T) {
@@ -124,14 +129,98 @@ func auditPair(t *testing.T, oldText, newText string) []string {
 	for _, cfg := range configs {
 		fs := Compare(old, nw, cfg.dir, Options{Profile: profileOf(cfg.profile), Seed: 3})
 		verifiedWitness(t, old, nw, cfg.dir, cfg.profile, fs)
+		small := ""
 		for _, f := range fs {
 			if f.Severity != report.SeverityError || f.HasCounterexample || f.Kind == KindDynamicRef || f.Kind == KindIncomplete {
 				continue
 			}
-			out = append(out, string(cfg.dir)+" "+cfg.profile+" "+f.Rule+": "+compactJSON(od)+" -> "+compactJSON(nd))
+			if small == "" {
+				// Whether the break is real: a small document that proves
+				// it (an unfound witness), or none (likely a false alarm).
+				writer, reader := old, nw
+				if cfg.dir == Forward {
+					writer, reader = nw, old
+				}
+				small = "[no small witness]"
+				if d, ok := smallWitness(writer, reader, cfg.profile != "strict", od, nd); ok {
+					small = "[witness " + compactJSON(d) + "]"
+				}
+			}
+			out = append(out, string(cfg.dir)+" "+cfg.profile+" "+f.Rule+" "+small+": "+compactJSON(od)+" -> "+compactJSON(nd))
 		}
 	}
 	return out
+}
+
+// smallWitness searches the small documents built from the names and
+// values the two schemas mention (scalars, and objects and arrays of one
+// or two of them) for one the writer accepts and the reader rejects.
+func smallWitness(writer, reader *Side, lenient bool, schemas ...any) (any, bool) {
+	names := map[string]bool{}
+	vals := []any{nil, true, 0.0, 1.0, -1.0, 1.5, "", "x", "xxxxxx", []any{}, map[string]any{}}
+	var walk func(v any, key string)
+	walk = func(v any, key string) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, x := range t {
+				if key == "properties" || strings.HasPrefix(key, "dependen") {
+					names[k] = true
+				}
+				walk(x, k)
+			}
+		case []any:
+			for _, x := range t {
+				if s, ok := x.(string); ok && (key == "required" || strings.HasPrefix(key, "dependen")) {
+					names[s] = true
+				}
+				if key == "enum" {
+					vals = append(vals, x)
+				}
+				walk(x, key)
+			}
+		default:
+			if key == "const" {
+				vals = append(vals, t)
+			}
+		}
+	}
+	for _, s := range schemas {
+		walk(s, "")
+	}
+	try := func(d any) bool {
+		d = jsonvalue.Normalize(d)
+		return writer.writerValid(d, lenient) && reader.Schema.Validate(d) != nil
+	}
+	for _, v := range vals {
+		if try(v) {
+			return v, true
+		}
+	}
+	ns := sortedKeys(names)
+	for _, a := range vals {
+		for _, b := range vals {
+			for _, d := range []any{[]any{a}, []any{a, b}} {
+				if try(d) {
+					return d, true
+				}
+			}
+		}
+	}
+	for i, n := range ns {
+		for _, a := range vals {
+			if d := map[string]any{n: a}; try(d) {
+				return d, true
+			}
+			for _, m := range ns[i+1:] {
+				for _, b := range vals {
+					if d := map[string]any{n: a, m: b}; try(d) {
+						return d, true
+					}
+				}
+			}
+		}
+	}
+	return nil, false
 }
 
 // maxDrops bounds the removals taken from one schema.

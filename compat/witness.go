@@ -247,13 +247,17 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 		// only it (the reader fails nowhere else).
 		var best *witness
 		bestStray := 0
-		for _, cand := range w.fromHint(f.hint, base) {
-			if wt := consider(cand); wt != nil && !wt.used && matches(w.readerLoc(f), wt.locs) {
-				if n := strays(wt.err, w.readerLoc(f)); best == nil || n < bestStray {
-					best, bestStray = wt, n
-				}
-				if bestStray == 0 {
-					break
+		// The first documents, then (when none of them shows the break:
+		// the hint needs a document of another branch) later ones.
+		for off := 0; off < len(base) && off < hintWindows*hintWindow && best == nil; off += hintWindow {
+			for _, cand := range w.fromHint(f.hint, base[off:]) {
+				if wt := consider(cand); wt != nil && !wt.used && matches(w.readerLoc(f), wt.locs) {
+					if n := strays(wt.err, w.readerLoc(f)); best == nil || n < bestStray {
+						best, bestStray = wt, n
+					}
+					if bestStray == 0 {
+						break
+					}
 				}
 			}
 		}
@@ -469,10 +473,17 @@ func errorLocations(err error) []string {
 	return out
 }
 
+// A hint is applied to the base documents hintWindow at a time, in at
+// most hintWindows windows.
+const (
+	hintWindow  = 6
+	hintWindows = 4
+)
+
 // fromHint builds candidate documents by applying a hint to base documents.
 func (w *witnessSearch) fromHint(h *hint, base []any) []any {
 	var out []any
-	limit := 6
+	limit := hintWindow
 	for i, d := range base {
 		if i >= limit && len(out) > 0 {
 			break

@@ -364,7 +364,13 @@ func (c *checker) checkContains(v *arrView, ra *jsonschema.Schema, ip ipath) []*
 			if guaranteed == 0 && len(v.contains) == 0 {
 				out = append(out, c.errorf(KindContains, v.origin, loc(ra, "contains"), nil, nil, ip, &hint{truncate: v.min, truncSet: true}))
 			} else {
-				out = append(out, c.errorf(KindMinContains, gl, loc(ra, "minContains"), guaranteed, rmin, ip, &hint{truncate: v.min, truncSet: true}, strconv.Itoa(guaranteed), strconv.Itoa(rmin)))
+				// Without its own minContains (1 implied) the reader fails
+				// at contains.
+				rl := loc(ra, "contains")
+				if ra.MinContains != nil {
+					rl = loc(ra, "minContains")
+				}
+				out = append(out, c.errorf(KindMinContains, gl, rl, guaranteed, rmin, ip, &hint{truncate: v.min, truncSet: true}, strconv.Itoa(guaranteed), strconv.Itoa(rmin)))
 			}
 		}
 	}
@@ -385,7 +391,18 @@ func (c *checker) checkContains(v *arrView, ra *jsonschema.Schema, ip ipath) []*
 			if bl == "" {
 				bl = v.origin
 			}
-			out = append(out, c.errorf(KindMaxContains, bl, loc(ra, "maxContains"), wv, rmax, ip, &hint{extend: rmax + 1}, shown, strconv.Itoa(rmax)))
+			h := &hint{extend: rmax + 1}
+			if vals, finite := finiteValues(ra.Contains); finite && rmax < maxMemberWitness {
+				// rmax+1 items the reader's contains counts.
+				for _, x := range vals[:min(len(vals), 3)] {
+					arr := make([]any, rmax+1)
+					for i := range arr {
+						arr[i] = x
+					}
+					h.cands = append(h.cands, arr)
+				}
+			}
+			out = append(out, c.errorf(KindMaxContains, bl, loc(ra, "maxContains"), wv, rmax, ip, h, shown, strconv.Itoa(rmax)))
 		}
 	}
 	return out

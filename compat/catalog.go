@@ -146,19 +146,55 @@ func CheckCatalog(head, base *registry.Catalog, opts CheckOptions) *CheckResult 
 			for j := range jobs {
 				t := j.t
 				mode, profile := head.Compat(t)
-				if mode == registry.ModeNone || len(t.Versions) < 2 {
-					continue
+				copts := Options{Profile: profile, Samples: samples, Seed: opts.Seed, eq: newEqualizer()}
+				var out []report.Finding
+				// comparePair appends the findings of o read against n.
+				comparePair := func(o, n *version, subject string, dirs []Direction) {
+					p := Pair{Type: t.Name, OldVersion: o.v.Number, NewVersion: n.v.Number, OldFile: o.v.File, NewFile: n.v.File,
+						OldURL: o.v.URL, NewURL: n.v.URL, Subject: subject}
+					if kindOf(o.v) != format.JSONSchema || kindOf(n.v) != format.JSONSchema {
+						if o.v.Compiled == nil || n.v.Compiled == nil {
+							return
+						}
+						pairs[j.idx]++
+						vp := VersionPair{Pair: p, Old: o.v, New: n.v, OldCatalog: o.cat, NewCatalog: n.cat}
+						for _, dir := range dirs {
+							out = append(out, CompareFormat(vp, dir, copts, opts.Formats)...)
+						}
+						return
+					}
+					if o.v.Schema == nil || n.v.Schema == nil {
+						return
+					}
+					pairs[j.idx]++
+					for _, dir := range dirs {
+						for _, f := range Compare(o.getSide(), n.getSide(), dir, copts) {
+							out = append(out, f.ToReport(p, o.cat.Locate, n.cat.Locate, lineOf))
+						}
+					}
 				}
 				vs := make([]*version, len(t.Versions))
 				for i, hv := range t.Versions {
 					vr := &version{v: hv, cat: head}
 					if bv := published[t.Name][hv.Number]; bv != nil && (bv.Schema != nil || bv.Compiled != nil) && modified(base, bv, head, hv) != "" {
 						vr = &version{v: bv, cat: base}
+						// What the edit breaks, beside published-version-modified:
+						// events written with either content are in the log and
+						// read by consumers on the other, so both directions,
+						// whatever the type's mode.
+						// (A version rewritten in another format is that, and
+						// no more.)
+						if kindOf(bv) == kindOf(hv) {
+							comparePair(vr, &version{v: hv, cat: head}, fmt.Sprintf("%s v%d as published -> v%d as edited", t.Name, bv.Number, hv.Number),
+								[]Direction{Backward, Forward})
+						}
 					}
 					vs[i] = vr
 				}
-				copts := Options{Profile: profile, Samples: samples, Seed: opts.Seed, eq: newEqualizer()}
-				var out []report.Finding
+				if mode == registry.ModeNone || len(t.Versions) < 2 {
+					results[j.idx] = out
+					continue
+				}
 				for jn := 1; jn < len(vs); jn++ {
 					from := jn - 1
 					if mode.Transitive() {
@@ -166,28 +202,7 @@ func CheckCatalog(head, base *registry.Catalog, opts CheckOptions) *CheckResult 
 					}
 					for in := from; in < jn; in++ {
 						o, n := vs[in], vs[jn]
-						p := Pair{Type: t.Name, OldVersion: o.v.Number, NewVersion: n.v.Number, OldFile: o.v.File, NewFile: n.v.File,
-							OldURL: o.v.URL, NewURL: n.v.URL, Subject: fmt.Sprintf("%s v%d -> v%d", t.Name, o.v.Number, n.v.Number)}
-						if kindOf(o.v) != format.JSONSchema || kindOf(n.v) != format.JSONSchema {
-							if o.v.Compiled == nil || n.v.Compiled == nil {
-								continue
-							}
-							pairs[j.idx]++
-							vp := VersionPair{Pair: p, Old: o.v, New: n.v, OldCatalog: o.cat, NewCatalog: n.cat}
-							for _, dir := range directions(mode) {
-								out = append(out, CompareFormat(vp, dir, copts, opts.Formats)...)
-							}
-							continue
-						}
-						if o.v.Schema == nil || n.v.Schema == nil {
-							continue
-						}
-						pairs[j.idx]++
-						for _, dir := range directions(mode) {
-							for _, f := range Compare(o.getSide(), n.getSide(), dir, copts) {
-								out = append(out, f.ToReport(p, o.cat.Locate, n.cat.Locate, lineOf))
-							}
-						}
+						comparePair(o, n, fmt.Sprintf("%s v%d -> v%d", t.Name, o.v.Number, n.v.Number), directions(mode))
 					}
 				}
 				results[j.idx] = out

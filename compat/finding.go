@@ -88,6 +88,24 @@ type hint struct {
 	truncSet bool
 	extend   int
 	itemFrom *jsonschema.Schema // a writer item schema for extend
+	// trim keeps at most that many members of the object at path (when
+	// trimSet), the needed ones first: the fewest properties a writer
+	// sends, for a reader's minProperties.
+	trim    int
+	trimSet bool
+	// cands are values for the place at path that the rule derived while
+	// deciding the break ({} for a minProperties no writer object has to
+	// reach). Witness search puts each into the documents (alone when path
+	// is the root) and validates the result against writer and reader
+	// like any other, so a wrong candidate is never printed.
+	cands []any
+}
+
+// objectOp reports whether the hint changes members of an object: one
+// the base document lacks at path, or a non-object there, can be an
+// empty object to start from.
+func (h *hint) objectOp() bool {
+	return len(h.need) > 0 || h.setProp != "" || h.trimSet
 }
 
 // Locator maps a schema location to a display file and a JSON pointer into

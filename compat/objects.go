@@ -678,16 +678,21 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 			}
 		}
 		nreq := 0
+		need := map[string]*jsonschema.Schema{}
 		for n := range v.required {
-			if _, forbidden, _, _ := c.wprop(v, n); !forbidden {
+			if wat, forbidden, _, _ := c.wprop(v, n); !forbidden {
 				nreq++
+				need[n] = firstSchema(wat)
 			}
 		}
 		if nreq > wmin {
 			wmin = nreq
 		}
 		if *ra.MinProperties > wmin {
-			out = append(out, c.errorf(KindMinProperties, wl, loc(ra, "minProperties"), wmin, *ra.MinProperties, ip, &hint{}, strconv.Itoa(wmin), strconv.Itoa(*ra.MinProperties)))
+			// The witness: a writer object cut down to wmin members, the
+			// required ones kept.
+			h := &hint{need: need, trim: wmin, trimSet: true}
+			out = append(out, c.errorf(KindMinProperties, wl, loc(ra, "minProperties"), wmin, *ra.MinProperties, ip, h, strconv.Itoa(wmin), strconv.Itoa(*ra.MinProperties)))
 		}
 	}
 	if ra.MaxProperties != nil {
@@ -781,7 +786,10 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 				res = append(res, c.subBranch(tb, d.sch, ip)...)
 			}
 			if hasErrors(res) {
-				f := c.errorf(KindDependentSchemas, objLoc, d.where, nil, nil, ip, nil, strconv.Quote(d.key))
+				// At least an object with the trigger (witness search
+				// samples the rest); better, the nested break's document.
+				f := c.errorf(KindDependentSchemas, objLoc, d.where, nil, nil, ip,
+					&hint{path: ip, need: map[string]*jsonschema.Schema{d.key: firstSchema(wat)}}, strconv.Quote(d.key))
 				appendDetail(f, res)
 				if h := firstHint(res); h != nil {
 					hh := *h

@@ -146,6 +146,9 @@ type witnessSearch struct {
 	// records that maxWitnessValues stopped the search.
 	spent     int
 	exhausted bool
+	// base are the writer's generated documents (isolate takes values
+	// from them).
+	base []any
 }
 
 // maxWitnessValues bounds the work of one witness search, counted in JSON
@@ -180,6 +183,7 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 	}
 	w.rng = rand.New(rand.NewPCG(uint64(w.seed), stream))
 	base, _ := w.writer.baseDocs(w.n, w.seed, w.lenient)
+	w.base = base
 	var pool []*witness
 	seen := map[string]*witness{}
 	tried := 0
@@ -209,6 +213,18 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 		}
 		wt := check(doc, false)
 		seen[key] = wt
+		if wt == nil && (w.ctx == nil || w.ctx.Err() == nil) {
+			// A candidate the writer refuses only for members it misses
+			// (a dependentRequired of the property a rule set) is tried
+			// with them.
+			if fixed, ok := w.addMissing(doc); ok {
+				fk := compactJSON(fixed)
+				if _, done := seen[fk]; !done {
+					wt = check(fixed, false)
+					seen[fk] = wt
+				}
+			}
+		}
 		return wt
 	}
 	baseWitness := map[int]*witness{}
@@ -227,11 +243,26 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 		if w.attached >= maxCounterexamples && f.Severity == report.SeverityError {
 			continue
 		}
-		for _, cand := range w.fromHint(f.hint, base) {
-			if wt := consider(cand); wt != nil && !wt.used && matches(w.readerLoc(f), wt.locs) {
-				w.attach(f, wt)
-				break
+		// Of the candidates that show the break, the one that shows
+		// only it (the reader fails nowhere else).
+		var best *witness
+		bestStray := 0
+		// The first documents, then (when none of them shows the break:
+		// the hint needs a document of another branch) later ones.
+		for off := 0; off < len(base) && off < hintWindows*hintWindow && best == nil; off += hintWindow {
+			for _, cand := range w.fromHint(f.hint, base[off:]) {
+				if wt := consider(cand); wt != nil && !wt.used && matches(w.readerLoc(f), wt.locs) {
+					if n := strays(wt.err, w.readerLoc(f)); best == nil || n < bestStray {
+						best, bestStray = wt, n
+					}
+					if bestStray == 0 {
+						break
+					}
+				}
 			}
+		}
+		if best != nil {
+			w.attach(f, best)
 		}
 	}
 	// Mutations toward the reader: a few when the rules found the pair
@@ -253,19 +284,26 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 			consider(jsonvalue.Normalize(v))
 		}
 	}
-	// Match the pool with findings that have no counterexample yet.
-	for _, wt := range pool {
-		if wt.used {
+	// Match findings that have no counterexample yet with the pool: for
+	// each, the witness that fails the reader at its place and at the
+	// fewest others.
+	for _, f := range fs {
+		if f.HasCounterexample || f.Kind == KindDynamicRef || f.Kind == KindIncomplete ||
+			w.attached >= maxCounterexamples && f.Severity == report.SeverityError {
 			continue
 		}
-		for _, f := range fs {
-			if w.attached >= maxCounterexamples && f.Severity == report.SeverityError {
+		var best *witness
+		bestStray := 0
+		for _, wt := range pool {
+			if wt.used || !matches(w.readerLoc(f), wt.locs) {
 				continue
 			}
-			if !f.HasCounterexample && f.Kind != KindDynamicRef && f.Kind != KindIncomplete && matches(w.readerLoc(f), wt.locs) {
-				w.attach(f, wt)
-				break
+			if n := strays(wt.err, w.readerLoc(f)); best == nil || n < bestStray {
+				best, bestStray = wt, n
 			}
+		}
+		if best != nil {
+			w.attach(f, best)
 		}
 	}
 	if w.attached >= maxCounterexamples {
@@ -401,12 +439,21 @@ func errorLocations(err error) []string {
 	walk = func(e *jsonschema.ValidationError) {
 		kp := e.ErrorKind.KeywordPath()
 		switch e.ErrorKind.(type) {
-		case *kind.Schema, *kind.Group, *kind.Reference:
+		case *kind.Schema, *kind.Group:
+		case *kind.Reference:
+			// The $ref a failure went through: a finding at the
+			// referring property is where its target's keyword failed.
+			out = append(out, withFragment(e.SchemaURL)+"/"+kp[0])
 		case *kind.FalseSchema:
 			out = append(out, e.SchemaURL)
 		case *kind.Not:
 			out = append(out, withFragment(e.SchemaURL)+"/not")
 		default:
+			if d, ok := e.ErrorKind.(*kind.Dependency); ok {
+				// The library names draft-7 `dependencies` "dependency"
+				// in the keyword path; the schema's keyword is the former.
+				kp = []string{"dependencies", d.Prop}
+			}
 			if len(kp) > 0 {
 				l := e.SchemaURL
 				if !strings.Contains(l, "#") {
@@ -426,10 +473,17 @@ func errorLocations(err error) []string {
 	return out
 }
 
+// A hint is applied to the base documents hintWindow at a time, in at
+// most hintWindows windows.
+const (
+	hintWindow  = 6
+	hintWindows = 4
+)
+
 // fromHint builds candidate documents by applying a hint to base documents.
 func (w *witnessSearch) fromHint(h *hint, base []any) []any {
 	var out []any
-	limit := 6
+	limit := hintWindow
 	for i, d := range base {
 		if i >= limit && len(out) > 0 {
 			break
@@ -441,8 +495,53 @@ func (w *witnessSearch) fromHint(h *hint, base []any) []any {
 			break
 		}
 	}
+	// The rule's own candidates: the whole document at the root, else
+	// placed in the first document that takes them.
+	for _, c := range h.cands {
+		if len(h.path) == 0 {
+			out = append(out, jsonvalue.Normalize(jsonvalue.DeepCopy(c)))
+			continue
+		}
+		ch := &hint{path: h.path, value: c, hasValue: true}
+		for i, d := range base {
+			if i >= limit {
+				break
+			}
+			if v, ok := w.apply(jsonvalue.DeepCopy(d), ch); ok {
+				out = append(out, v)
+				break
+			}
+		}
+	}
+	if h.setProp != "" || h.hasValue && h.extend == 0 {
+		// The value the rule proposed (for a member, or in place) may be
+		// one the reader takes after all (the closest anyOf branch
+		// rejects it, another accepts it), or the rule had none: one
+		// simple value of each JSON type, which writer and reader then
+		// judge.
+		for _, x := range []any{nil, false, 0.0, "", "x", []any{}, map[string]any{}} {
+			vh := *h
+			vh.value, vh.hasValue, vh.propFrom, vh.cands = x, true, nil, nil
+			for i, d := range base {
+				if i >= limit {
+					break
+				}
+				if v, ok := w.apply(jsonvalue.DeepCopy(d), &vh); ok {
+					out = append(out, v)
+					break
+				}
+			}
+		}
+	}
 	if len(out) == 0 && len(h.path) == 0 && h.hasValue {
 		out = append(out, jsonvalue.Normalize(h.value))
+	}
+	if len(out) == 0 && len(h.path) == 0 && h.objectOp() {
+		// No writer document is an object (the writer allows any value):
+		// an object built from nothing.
+		if v, ok := w.applyHere(map[string]any{}, h); ok {
+			out = append(out, v)
+		}
 	}
 	return out
 }
@@ -465,13 +564,19 @@ func (w *witnessSearch) apply(doc any, h *hint) (any, bool) {
 					cur = nil
 					continue
 				}
-				if i == len(h.path)-1 && len(h.need) > 0 {
+				if i == len(h.path)-1 && h.objectOp() {
 					// An optional object the base left out: one holding
 					// just the needed members.
 					cur = map[string]any{}
 					continue
 				}
-				return nil, false
+				if i < len(h.path)-1 && (h.hasValue || h.objectOp()) && !isIndex(h.path[i+1]) {
+					// An optional object on the way the base left out.
+					next = map[string]any{}
+					c[t] = next
+				} else {
+					return nil, false
+				}
 			}
 			cur = next
 		case []any:
@@ -509,14 +614,27 @@ func (w *witnessSearch) apply(doc any, h *hint) (any, bool) {
 }
 
 func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
+	sampled := false
 	switch {
 	case h.hasValue && h.setProp == "" && h.extend == 0:
 		return jsonvalue.Normalize(h.value), true
 	case h.from != nil:
-		return w.sampleOf(h.from, h.fromMask)
+		sv, ok := w.sampleOf(h.from, h.fromMask)
+		if !h.objectOp() {
+			return sv, ok
+		}
+		// A sampled object (else the value there, or an empty object)
+		// still gets the members the hint needs: the trigger of a
+		// dependent schema.
+		if obj, isObj := sv.(map[string]any); ok && isObj {
+			v, sampled = obj, true
+		}
+	}
+	if _, ok := v.(map[string]any); !ok && h.objectOp() && !h.dup && !h.truncSet && h.extend == 0 {
+		v = map[string]any{}
 	}
 	if obj, ok := v.(map[string]any); ok {
-		changed := false
+		changed := sampled
 		for _, name := range sortedKeys(h.need) {
 			if _, ok := obj[name]; ok {
 				continue
@@ -551,6 +669,17 @@ func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
 				obj[h.setProp] = "x"
 			}
 			changed = true
+		}
+		if h.trimSet {
+			for _, k := range sortedKeys(obj) {
+				if len(obj) <= h.trim {
+					break
+				}
+				if _, needed := h.need[k]; !needed {
+					delete(obj, k)
+					changed = true
+				}
+			}
 		}
 		return obj, changed || h.drop == "" && h.setProp == "" && len(h.need) == 0
 	}
@@ -605,6 +734,55 @@ func (w *witnessSearch) applyHere(v any, h *hint) (any, bool) {
 	return v, true
 }
 
+// addMissing returns a copy of doc with the members the writer's
+// required, dependentRequired and draft-7 dependencies keywords miss added (valued "x"); false
+// when the writer misses none.
+func (w *witnessSearch) addMissing(doc any) (any, bool) {
+	var ve *jsonschema.ValidationError
+	if !w.spend(doc) || !errors.As(w.writer.Schema.Validate(doc), &ve) {
+		return nil, false
+	}
+	out := jsonvalue.DeepCopy(doc)
+	added := false
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		var missing []string
+		switch k := e.ErrorKind.(type) {
+		case *kind.Required:
+			missing = k.Missing
+		case *kind.DependentRequired:
+			missing = k.Missing
+		case *kind.Dependency:
+			missing = k.Missing
+		}
+		if len(missing) > 0 {
+			v, _ := lookup(out, e.InstanceLocation)
+			if obj, ok := v.(map[string]any); ok {
+				for _, m := range missing {
+					if _, ok := obj[m]; !ok {
+						obj[m] = "x"
+						added = true
+					}
+				}
+			}
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return out, added
+}
+
+// isIndex reports whether a path token addresses an array item.
+func isIndex(tok string) bool {
+	if tok == anyIndex {
+		return true
+	}
+	_, err := strconv.Atoi(tok)
+	return err == nil
+}
+
 // sampleOf generates a value of s (of a type in mask when mask is set).
 func (w *witnessSearch) sampleOf(s *jsonschema.Schema, mask typeMask) (any, bool) {
 	sp := sample.New(s, sample.Options{Budget: 4000, Attempts: 4})
@@ -628,6 +806,8 @@ func (w *witnessSearch) sampleOf(s *jsonschema.Schema, mask typeMask) (any, bool
 func (w *witnessSearch) minimize(wt *witness, rloc string) {
 	// Each try validates the whole document: large documents get fewer.
 	budget := max(2, 80*64/max(64, valueSize(wt.doc)))
+	// A step keeps the reader failing at rloc and at no more other places.
+	stray := strays(wt.err, rloc)
 	still := func(doc any) bool {
 		if budget <= 0 || !w.spend(doc) {
 			return false
@@ -643,8 +823,18 @@ func (w *witnessSearch) minimize(wt *witness, rloc string) {
 		if rloc == "" {
 			return true
 		}
-		return matches(rloc, errorLocations(err))
+		if !matches(rloc, errorLocations(err)) {
+			return false
+		}
+		n := strays(err, rloc)
+		if n > stray {
+			return false
+		}
+		stray = n
+		return true
 	}
+	w.isolate(wt, rloc)
+	stray = strays(wt.err, rloc)
 	doc := jsonvalue.DeepCopy(wt.doc)
 	var shrink func(v any, set func(any)) bool
 	shrink = func(v any, set func(any)) bool {
@@ -706,6 +896,135 @@ func (w *witnessSearch) minimize(wt *witness, rloc string) {
 	if err := w.reader.Schema.Validate(doc); err != nil && w.writer.writerValid(doc, w.lenient) {
 		wt.doc, wt.err, wt.locs = doc, err, errorLocations(err)
 	}
+}
+
+// strays counts the reader's failures that are not at rloc: leaves of
+// the validation error with no node at rloc on their way from the root.
+// A counterexample with none shows one break, not several at once.
+func strays(err error, rloc string) int {
+	return len(strayLeaves(err, rloc))
+}
+
+// strayLeaves lists the instance locations of those failures.
+func strayLeaves(err error, rloc string) [][]string {
+	var ve *jsonschema.ValidationError
+	if _, ptr := splitLocation(rloc); ptr == "" || !errors.As(err, &ve) {
+		// Every failure is inside a schema's root.
+		return nil
+	}
+	var out [][]string
+	var walk func(e *jsonschema.ValidationError, covered bool)
+	walk = func(e *jsonschema.ValidationError, covered bool) {
+		if !covered {
+			covered = matches(rloc, errorLocations(&jsonschema.ValidationError{SchemaURL: e.SchemaURL, ErrorKind: e.ErrorKind}))
+		}
+		if len(e.Causes) == 0 {
+			if !covered {
+				out = append(out, e.InstanceLocation)
+			}
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c, covered)
+		}
+	}
+	walk(ve, false)
+	return out
+}
+
+// maxIsolateTries bounds the replacements isolate validates.
+const maxIsolateTries = 40
+
+// isolate makes a counterexample show one break: where the reader also
+// fails away from rloc, the value there is replaced with the value at the
+// same place in a writer document, as long as the writer accepts the
+// result and the reader still fails at rloc, and at fewer other places.
+func (w *witnessSearch) isolate(wt *witness, rloc string) {
+	tries := 0
+	for tries < maxIsolateTries {
+		leaves := strayLeaves(wt.err, rloc)
+		if len(leaves) == 0 || len(leaves[0]) == 0 {
+			return
+		}
+		at := leaves[0]
+		improved := false
+		for _, b := range w.base {
+			if tries >= maxIsolateTries {
+				break
+			}
+			v, ok := lookup(b, at)
+			if !ok {
+				continue
+			}
+			doc := jsonvalue.DeepCopy(wt.doc)
+			if !setAt(doc, at, jsonvalue.DeepCopy(v)) {
+				return
+			}
+			tries++
+			if !w.spend(doc) || !w.writer.writerValid(doc, w.lenient) {
+				continue
+			}
+			err := w.reader.Schema.Validate(doc)
+			if err == nil || !matches(rloc, errorLocations(err)) || strays(err, rloc) >= strays(wt.err, rloc) {
+				continue
+			}
+			wt.doc, wt.err, wt.locs = doc, err, errorLocations(err)
+			improved = true
+			break
+		}
+		if !improved {
+			return
+		}
+	}
+}
+
+// lookup is the value at an instance location, if the document has one.
+func lookup(doc any, at []string) (any, bool) {
+	cur := doc
+	for _, t := range at {
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[t]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			n, err := strconv.Atoi(t)
+			if err != nil || n < 0 || n >= len(c) {
+				return nil, false
+			}
+			cur = c[n]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// setAt replaces the value at a non-empty instance location.
+func setAt(doc any, at []string, v any) bool {
+	parent, ok := lookup(doc, at[:len(at)-1])
+	if !ok {
+		return false
+	}
+	last := at[len(at)-1]
+	switch p := parent.(type) {
+	case map[string]any:
+		if _, ok := p[last]; !ok {
+			return false
+		}
+		p[last] = v
+		return true
+	case []any:
+		n, err := strconv.Atoi(last)
+		if err != nil || n < 0 || n >= len(p) {
+			return false
+		}
+		p[n] = v
+		return true
+	}
+	return false
 }
 
 // valueSize counts the values in a JSON document.

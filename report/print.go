@@ -133,6 +133,9 @@ func (p *textPrinter) Add(f Finding) error {
 	}
 	b.WriteString(": " + oneLine(f.Message))
 	fmt.Fprintln(p.w, SafeLine(b.String()))
+	if words := DirectionWords(f); words != "" {
+		fmt.Fprintf(p.w, "%s    %s: %s\n", indent, SafeLine(f.Direction), words)
+	}
 	if f.OldPointer != "" || f.NewPointer != "" {
 		fmt.Fprintf(p.w, "%s    old %s%s\n", indent, orRoot(f.OldPointer), valueSuffix(f.OldValue))
 		fmt.Fprintf(p.w, "%s    new %s%s\n", indent, orRoot(f.NewPointer), valueSuffix(f.NewValue))
@@ -248,6 +251,34 @@ func valueSuffix(v any) string {
 		return ": " + Escape(fmt.Sprint(v))
 	}
 	return ": " + string(JSONSafe(b))
+}
+
+// DirectionWords says whom a compatibility finding's direction is about,
+// for a reader who does not know what FORWARD means: a consumer on the old
+// version reading events written with the new one (FORWARD), or the other
+// way round (BACKWARD). "" for a finding without a direction.
+func DirectionWords(f Finding) string {
+	reader, writer := "the new schema", "events written with the old one"
+	if strings.EqualFold(f.Direction, "FORWARD") {
+		reader, writer = "the old schema", "events written with the new one"
+	}
+	switch {
+	case f.OldVersion > 0 && f.OldVersion == f.NewVersion:
+		// A published version edited in place.
+		reader, writer = fmt.Sprintf("v%d as edited", f.NewVersion), fmt.Sprintf("events written with v%d as published", f.OldVersion)
+		if strings.EqualFold(f.Direction, "FORWARD") {
+			reader, writer = fmt.Sprintf("v%d as published", f.OldVersion), fmt.Sprintf("events written with v%d as edited", f.NewVersion)
+		}
+	case f.OldVersion > 0 && f.NewVersion > 0:
+		reader, writer = fmt.Sprintf("v%d", f.NewVersion), fmt.Sprintf("v%d events", f.OldVersion)
+		if strings.EqualFold(f.Direction, "FORWARD") {
+			reader, writer = fmt.Sprintf("v%d", f.OldVersion), fmt.Sprintf("v%d events", f.NewVersion)
+		}
+	}
+	if !strings.EqualFold(f.Direction, "FORWARD") && !strings.EqualFold(f.Direction, "BACKWARD") {
+		return ""
+	}
+	return "a consumer on " + reader + " reading " + writer
 }
 
 // orRoot shows the root pointer as "/", as findings' Pointer does.

@@ -149,3 +149,32 @@ func TestCheckCatalogVersionWithoutFormat(t *testing.T) {
 		t.Errorf("findings %s, want the JSON Schema engine's", got)
 	}
 }
+
+// TestPublishedEditFindings: a published version edited in place gets,
+// beside published-version-modified, the findings between its published
+// and its edited content, with counterexamples, in every format.
+func TestPublishedEditFindings(t *testing.T) {
+	base := load(t, map[string]string{"schemas/a.b/v1.avsc": avroV1, "schemas/c.d/v1.proto": protoV1, "schemas/e.f/v1.json": `{"type": "string", "maxLength": 10}`})
+	head := load(t, map[string]string{"schemas/a.b/v1.avsc": avroV3, "schemas/c.d/v1.proto": protoV2, "schemas/e.f/v1.json": `{"type": "string", "maxLength": 5}`})
+	res := CheckCatalog(head, base, compat.CheckOptions{})
+	for _, typ := range []string{"a.b", "c.d", "e.f"} {
+		modified, shown := false, false
+		for _, f := range res.Findings {
+			if f.Type != typ {
+				continue
+			}
+			if f.Rule == compat.RulePublishedModified {
+				modified = true
+			}
+			if f.Subject == typ+" v1 as published -> v1 as edited" && f.Severity == report.SeverityError && len(f.Counterexample) > 0 {
+				shown = true
+				if f.OldVersion != 1 || f.NewVersion != 1 || f.Direction == "" {
+					t.Errorf("%s: edit finding %s has versions %d/%d direction %q", typ, f.Rule, f.OldVersion, f.NewVersion, f.Direction)
+				}
+			}
+		}
+		if !modified || !shown {
+			t.Errorf("%s: published-version-modified %t, a break of the edit with a counterexample %t; findings: %s", typ, modified, shown, rules(res.Findings))
+		}
+	}
+}

@@ -256,7 +256,16 @@ func (dd defaultDecoder) decode(t *Node, raw json.RawMessage) error {
 // branch); nil when none does.
 func (dd defaultDecoder) union(u *Node, raw json.RawMessage) *Node {
 	kind := jsonKindOf(raw)
+	var symbol string
+	if kind == "string" {
+		json.Unmarshal(raw, &symbol)
+	}
 	for _, b := range u.Branches {
+		if b.Kind == "enum" && !slices.Contains(b.Symbols, symbol) {
+			// Not decoded: a union of thousands of enums would cost a
+			// decode each.
+			continue
+		}
 		if takes(b, kind) && dd.decode(b, raw) == nil {
 			return b
 		}

@@ -138,8 +138,15 @@ func (c *comparer) messages(w, r protoreflect.Message, path, key string, depth i
 	rfs := r.Descriptor().Fields()
 	for i := 0; i < wfs.Len(); i++ {
 		wf := wfs.Get(i)
-		p, k := joinPath(path, string(wf.Name())), joinKey(key, wf)
 		rf := rfs.ByNumber(wf.Number())
+		if !w.Has(wf) && (rep(wf) || isMsg(wf)) && (rf == nil || !r.Has(rf)) {
+			// Nothing written, nothing read: an empty list or map, or an
+			// unset message, means the same to every reader field. Skipped
+			// before the path is built, as most fields of a large sample
+			// are unset.
+			continue
+		}
+		p, k := joinPath(path, string(wf.Name())), joinKey(key, wf)
 		if rf == nil {
 			if w.Has(wf) && c.lostIsChange && !r.Descriptor().ReservedRanges().Has(wf.Number()) {
 				note := "vanished into the reader's unknown fields"

@@ -62,6 +62,9 @@ type trial struct {
 	lostIsChange bool
 	// readerExt and writerExt are the sides' extensions; nil means none.
 	readerExt, writerExt *extensions
+	// spent, when set, adds up the bytes of the messages run: the
+	// comparison's budget.
+	spent *int
 }
 
 // run returns the witnesses of m: one per encoding whose reading differs.
@@ -69,6 +72,10 @@ func (t trial) run(m *dynamicpb.Message, withJSON bool) []*witness {
 	bin, err := pb.EncodeBinary(m)
 	if err != nil {
 		return nil // not a message the writer can send (a required field unset)
+	}
+	if t.spent != nil {
+		// The JSON text is about as long again as the binary.
+		*t.spent += 2*len(bin) + 1
 	}
 	wj, jerr := pb.EncodeJSON(m)
 	if jerr != nil {

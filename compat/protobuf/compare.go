@@ -116,6 +116,9 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 			try(f, targeted(base.make, f), base.aim)
 		}
 		try(f, sampledFor(sample), sampledAim)
+		if f.witness == nil && f.readerLeaf && !stopped() {
+			f.witness = t.absent(bases[0].make(), f)
+		}
 	}
 	sampled, planned, cutTo := 0, 0, pb.DefaultMaxDepth
 	if opts.samples() > 0 {

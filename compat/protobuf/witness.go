@@ -50,6 +50,9 @@ func (w *witness) summary() string {
 	wj, _ := json.Marshal(c.Written)
 	rj, _ := json.Marshal(c.Read)
 	s := fmt.Sprintf("%s: written %s, read %s (%s)", c.Path, wj, rj, w.Encoding)
+	if c.ReadAs != "" {
+		s = fmt.Sprintf("written %s: %s, read %s: %s (%s)", c.Path, wj, c.ReadAs, rj, w.Encoding)
+	}
 	if c.Note != "" {
 		s += ": " + c.Note
 	}
@@ -89,10 +92,9 @@ func (t trial) run(m *dynamicpb.Message, withJSON bool) []*witness {
 	r := dynamicpb.NewMessage(t.reader)
 	w := base
 	w.Encoding = "binary"
-	uo := proto.UnmarshalOptions{RecursionLimit: 200}
+	uo := t.binaryOptions()
 	jo := protojson.UnmarshalOptions{DiscardUnknown: true, RecursionLimit: 200}
 	if t.readerExt != nil {
-		uo.Resolver = t.readerExt.types
 		jo.Resolver = t.readerExt.types
 	}
 	if err := uo.Unmarshal(bin, r); err != nil {
@@ -121,6 +123,40 @@ func (t trial) run(m *dynamicpb.Message, withJSON bool) []*witness {
 		out = append(out, &j)
 	}
 	return out
+}
+
+func (t trial) binaryOptions() proto.UnmarshalOptions {
+	uo := proto.UnmarshalOptions{RecursionLimit: 200}
+	if t.readerExt != nil {
+		uo.Resolver = t.readerExt.types
+	}
+	return uo
+}
+
+// absent is the witness of a reader field the writer lacks (FORWARD: the
+// newer writer removed it): m's binary encoding, which the reader reads
+// with that field at its default.
+func (t trial) absent(m *dynamicpb.Message, f *finding) *witness {
+	bin, err := pb.EncodeBinary(m)
+	if err != nil {
+		return nil
+	}
+	r := dynamicpb.NewMessage(t.reader)
+	if err := t.binaryOptions().Unmarshal(bin, r); err != nil {
+		return nil
+	}
+	leaf := f.path[len(f.path)-1]
+	names := make([]string, len(f.path))
+	for i, fd := range f.path {
+		names[i] = string(fd.Name())
+	}
+	var read any
+	if !leaf.IsList() && !leaf.IsMap() && leaf.Message() == nil {
+		read = display(leaf, leaf.Default())
+	}
+	return &witness{Encoding: "binary", Writer: marshalLenient(m), Hex: hex.EncodeToString(bin), Reader: marshalLenient(r),
+		Changes: []change{{Path: strings.Join(names, "."), Read: read,
+			Note: fmt.Sprintf("the writer has no field %d: the reader reads the default, whatever the event meant", leaf.Number())}}}
 }
 
 func (t trial) compare(w, r protoreflect.Message, json bool) []change {
@@ -215,7 +251,7 @@ func targeted(base func() *dynamicpb.Message, f *finding) []*dynamicpb.Message {
 		}
 		return []*dynamicpb.Message{m}
 	}
-	if len(f.path) == 0 {
+	if len(f.path) == 0 || f.readerLeaf {
 		return []*dynamicpb.Message{base()}
 	}
 	leaf := f.path[len(f.path)-1]
@@ -235,6 +271,10 @@ func targeted(base func() *dynamicpb.Message, f *finding) []*dynamicpb.Message {
 		out = append(out, m)
 	}
 	vals := pb.EdgeValues(leaf)
+	if f.value != nil && leaf.Enum() != nil {
+		// The value the finding is about first.
+		vals = append([]protoreflect.Value{protoreflect.ValueOfEnum(f.value.Number())}, vals...)
+	}
 	if leaf.IsMap() || leaf.Message() != nil {
 		vals = nil
 	}

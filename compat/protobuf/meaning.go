@@ -21,7 +21,7 @@ type change struct {
 	// rule that explains it.
 	Path    string `json:"path"`
 	key     string
-	Written any    `json:"written"`
+	Written any `json:"written"`
 	// ReadAs is the reader's field that holds the value, when it is not
 	// the field of the writer's name (a name whose number moved).
 	ReadAs string `json:"readAs,omitempty"`

@@ -29,8 +29,8 @@ type finding struct {
 	// the newer schema removed, in FORWARD).
 	readerLeaf bool
 	// value is the writer's enum value a finding is about.
-	value protoreflect.EnumValueDescriptor
-	witness     *witness
+	value   protoreflect.EnumValueDescriptor
+	witness *witness
 	// failsIn lists the encodings in which a message built for this
 	// finding alone failed to parse.
 	failsIn []string

@@ -45,6 +45,8 @@ type Schema struct {
 	Desc  protoreflect.FileDescriptor
 	// Message is the event's message.
 	Message protoreflect.MessageDescriptor
+	// paths maps Files to OS paths, for a schema LoadFile loaded.
+	paths map[string]string
 }
 
 // maxFileSize bounds one .proto file: a schema is text a person wrote, and

@@ -427,7 +427,7 @@ func (w *walker) enum(f, r protoreflect.FieldDescriptor, p []protoreflect.FieldD
 		}
 		rv := re.Values().ByNumber(v.Number())
 		if rv == nil {
-			w.add(&finding{rule: RuleEnumValueMissing, writer: f, reader: r, path: p, jsonOnly: !re.IsClosed(),
+			w.add(&finding{rule: RuleEnumValueMissing, writer: f, reader: r, path: p, jsonOnly: !re.IsClosed(), value: v,
 				message: fmt.Sprintf("%s: enum value %s = %d is not a value of the reader's %s", at, v.Name(), v.Number(), re.FullName())})
 			continue
 		}
@@ -435,7 +435,7 @@ func (w *walker) enum(f, r protoreflect.FieldDescriptor, p []protoreflect.FieldD
 		// the reader has at another number is the break above: the JSON
 		// keeps it.
 		if byName := re.Values().ByName(v.Name()); byName == nil {
-			w.add(&finding{rule: RuleJSONEnumNameChanged, writer: f, reader: r, path: p, jsonOnly: true,
+			w.add(&finding{rule: RuleJSONEnumNameChanged, writer: f, reader: r, path: p, jsonOnly: true, value: v,
 				message: fmt.Sprintf("%s: enum value %d is %s in the writer and %s in the reader: the JSON mapping writes names", at, v.Number(), v.Name(), rv.Name())})
 		}
 	}

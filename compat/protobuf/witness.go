@@ -59,6 +59,10 @@ func (w *witness) summary() string {
 	return s
 }
 
+// trialCost is what one trial costs the comparison's budget beyond its
+// bytes: encoding, decoding and comparing even an empty message.
+const trialCost = 256
+
 // trial encodes one writer message and decodes it with the reader.
 type trial struct {
 	reader       protoreflect.MessageDescriptor
@@ -77,8 +81,9 @@ func (t trial) run(m *dynamicpb.Message, withJSON bool) []*witness {
 		return nil // not a message the writer can send (a required field unset)
 	}
 	if t.spent != nil {
-		// The JSON text is about as long again as the binary.
-		*t.spent += 2*len(bin) + 1
+		// The JSON text is about as long again as the binary; a trial
+		// costs something however small its message.
+		*t.spent += 2*len(bin) + trialCost
 	}
 	wj, jerr := pb.EncodeJSON(m)
 	if jerr != nil {
@@ -141,9 +146,12 @@ func (t trial) absent(m *dynamicpb.Message, f *finding) *witness {
 	if err != nil {
 		return nil
 	}
+	w := &witness{Encoding: "binary", Writer: marshalLenient(m), Hex: hex.EncodeToString(bin)}
 	r := dynamicpb.NewMessage(t.reader)
 	if err := t.binaryOptions().Unmarshal(bin, r); err != nil {
-		return nil
+		// The reader requires the field (proto-required-added too).
+		w.ReaderError = errText(err)
+		return w
 	}
 	leaf := f.path[len(f.path)-1]
 	names := make([]string, len(f.path))
@@ -154,9 +162,10 @@ func (t trial) absent(m *dynamicpb.Message, f *finding) *witness {
 	if !leaf.IsList() && !leaf.IsMap() && leaf.Message() == nil {
 		read = display(leaf, leaf.Default())
 	}
-	return &witness{Encoding: "binary", Writer: marshalLenient(m), Hex: hex.EncodeToString(bin), Reader: marshalLenient(r),
-		Changes: []change{{Path: strings.Join(names, "."), Read: read,
-			Note: fmt.Sprintf("the writer has no field %d: the reader reads the default, whatever the event meant", leaf.Number())}}}
+	w.Reader = marshalLenient(r)
+	w.Changes = []change{{Path: strings.Join(names, "."), Read: read,
+		Note: fmt.Sprintf("the writer has no field %d: the reader reads the default, whatever the event meant", leaf.Number())}}
+	return w
 }
 
 func (t trial) compare(w, r protoreflect.Message, json bool) []change {
@@ -270,10 +279,14 @@ func targeted(base func() *dynamicpb.Message, f *finding) []*dynamicpb.Message {
 		}
 		out = append(out, m)
 	}
-	vals := pb.EdgeValues(leaf)
+	var vals []protoreflect.Value
 	if f.value != nil && leaf.Enum() != nil {
-		// The value the finding is about first.
-		vals = append([]protoreflect.Value{protoreflect.ValueOfEnum(f.value.Number())}, vals...)
+		// The value the finding is about, alone: an enum's edge values
+		// are all its values, and an enum of n values has up to n such
+		// findings.
+		vals = []protoreflect.Value{protoreflect.ValueOfEnum(f.value.Number())}
+	} else {
+		vals = pb.EdgeValues(leaf)
 	}
 	if leaf.IsMap() || leaf.Message() != nil {
 		vals = nil
@@ -355,6 +368,15 @@ func setAny(m protoreflect.Message, fd protoreflect.FieldDescriptor) {
 		s := pb.Sampler{}.Sample(m.Descriptor(), 1)
 		if s.Has(fd) {
 			m.Set(fd, s.Get(fd))
+		}
+	case fd.Enum() != nil:
+		// Not EdgeValues: it lists every value of the enum.
+		vs := fd.Enum().Values()
+		for i := 0; i < vs.Len(); i++ {
+			if v := protoreflect.ValueOfEnum(vs.Get(i).Number()); normScalar(fd, v) != normScalar(fd, fd.Default()) {
+				m.Set(fd, v)
+				return
+			}
 		}
 	default:
 		for _, v := range pb.EdgeValues(fd) {

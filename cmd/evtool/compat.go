@@ -47,6 +47,7 @@ func (a *app) compatDiffCommand() *cobra.Command {
 		seed                          int64
 		assertFormats                 bool
 		defaultDraft                  string
+		protoPaths                    []string
 	)
 	c := &cobra.Command{
 		Use:   "diff OLD NEW",
@@ -62,8 +63,11 @@ it, never the network). A schema without $schema is read as --default-draft
 
 Avro: named types resolve among the .avsc files of each file's own directory;
 the verdict is the specification's schema resolution (no profile). Protobuf:
-imports resolve relative to each file's own directory (plus the well-known
-types); --message pkg.Name picks the message (default: OLD's first message,
+imports resolve, as protoc's -I, in each --proto-path DIR (repeatable, in
+order), then in the file's catalog root (the schemas directory of the nearest
+evtool.yaml above the file, when the file is inside it: imports load as lint
+loads them), then in the file's own directory (plus the well-known types);
+--message pkg.Name picks the message (default: OLD's first message,
 compared with the message of the same full name in NEW, or of the same
 short name when the package changed); --profile wire or wire-json (the
 default).
@@ -94,9 +98,11 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 			}
 			if kind, ok := diffKind(args); ok {
 				return a.compatDiffFormat(cmd, args, kind, diffOptions{mode: mode, profile: profile, profileSet: cmd.Flags().Changed("profile"),
-					message: message, samples: samples, samplesSet: cmd.Flags().Changed("samples"), seed: seed, format: f})
+					message: message, samples: samples, samplesSet: cmd.Flags().Changed("samples"), seed: seed, format: f, protoPaths: protoPaths})
 			} else if message != "" {
 				return usagef("--message selects a Protobuf message; %s and %s are not .proto files", args[0], args[1])
+			} else if len(protoPaths) > 0 {
+				return usagef("--proto-path resolves Protobuf imports; %s and %s are not .proto files", args[0], args[1])
 			}
 			if profile.Protobuf() {
 				return usagef("--profile %s is a Protobuf profile; for JSON Schema use lenient or strict", profile)
@@ -150,6 +156,7 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 	c.Flags().StringVar(&modeName, "mode", "full", "backward | forward | full")
 	c.Flags().StringVar(&profileName, "profile", "lenient", "lenient | strict (JSON Schema), wire | wire-json (Protobuf; default wire-json)")
 	c.Flags().StringVar(&message, "message", "", "Protobuf: the message to compare, by full name (default: OLD's first message)")
+	c.Flags().StringArrayVar(&protoPaths, "proto-path", nil, "Protobuf: a directory imports resolve in, before the file's catalog root and its own directory (repeatable, in order)")
 	completeValues(c, "mode", "backward", "forward", "full")
 	completeValues(c, "profile", string(registry.ProfileLenient), string(registry.ProfileStrict), string(registry.ProfileWire), string(registry.ProfileWireJSON))
 	c.Flags().IntVar(&samples, "samples", compat.DefaultSamples, "witness documents generated per direction (0: rules only)")

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
+
 	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/formats"
@@ -32,6 +37,7 @@ type diffOptions struct {
 	samplesSet bool
 	seed       int64
 	format     report.Format
+	protoPaths []string
 }
 
 func (a *app) compatDiffFormat(cmd *cobra.Command, args []string, kind format.Kind, o diffOptions) error {
@@ -54,7 +60,21 @@ func (a *app) compatDiffFormat(cmd *cobra.Command, args []string, kind format.Ki
 	if kind != format.Protobuf && o.message != "" {
 		return usagef("--message selects a Protobuf message; %s files have none", kind.Name())
 	}
-	old, err := formats.LoadFile(args[0], o.message)
+	if kind != format.Protobuf && len(o.protoPaths) > 0 {
+		return usagef("--proto-path resolves Protobuf imports; %s files have none", kind.Name())
+	}
+	for _, d := range o.protoPaths {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return usagef("--proto-path %s: not a directory", d)
+		}
+	}
+	load := formats.LoadFile
+	if kind == format.Protobuf {
+		load = func(file, message string) (*registry.Version, error) {
+			return loadProtoFile(file, message, o.protoPaths)
+		}
+	}
+	old, err := load(args[0], o.message)
 	if err != nil {
 		return err
 	}
@@ -63,12 +83,12 @@ func (a *app) compatDiffFormat(cmd *cobra.Command, args []string, kind format.Ki
 		// NEW's event message is OLD's by name, not NEW's first message.
 		message = string(old.Compiled.(*protobuf.Schema).Message.FullName())
 	}
-	nw, err := formats.LoadFile(args[1], message)
+	nw, err := load(args[1], message)
 	if err != nil && o.message == "" && kind == format.Protobuf {
 		// A new package (a.v1 -> a.v2) keeps the binary encoding: match
 		// OLD's message by its short name, as a catalog's event.yaml
 		// message: does, rather than refuse to compare.
-		if n, serr := formats.LoadFile(args[1], string(old.Compiled.(*protobuf.Schema).Message.Name())); serr == nil {
+		if n, serr := load(args[1], string(old.Compiled.(*protobuf.Schema).Message.Name())); serr == nil {
 			nw, err = n, nil
 		}
 	}
@@ -97,4 +117,69 @@ func (a *app) compatDiffFormat(cmd *cobra.Command, args []string, kind format.Ki
 		return errFindings
 	}
 	return nil
+}
+
+// loadProtoFile loads a .proto file for compat diff: imports resolve in
+// the --proto-path directories, then in the catalog root the file is in
+// (as lint and compat check load it), then in its own directory.
+func loadProtoFile(file, message string, protoPaths []string) (*registry.Version, error) {
+	dirs := append([]string{}, protoPaths...)
+	root, err := catalogRootOf(file)
+	if err != nil {
+		return nil, err
+	}
+	if root != "" {
+		dirs = append(dirs, root)
+	}
+	s, err := protobuf.LoadFile(file, message, dirs)
+	if err != nil {
+		return nil, err
+	}
+	return &registry.Version{Format: format.Protobuf, File: file, Number: 1, Compiled: s, Digest: registry.DigestOf(s)}, nil
+}
+
+// catalogRootOf is the schemas directory of the nearest evtool.yaml in a
+// directory above file, when file is inside it; "" otherwise. It is
+// relative to the working directory when file is.
+func catalogRootOf(file string) (string, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", err
+	}
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		data, err := os.ReadFile(filepath.Join(dir, registry.ConfigName))
+		if err != nil {
+			if filepath.Dir(dir) == dir {
+				return "", nil
+			}
+			continue
+		}
+		var cfg struct {
+			Schemas string `yaml:"schemas"`
+		}
+		// A malformed evtool.yaml is lint's to report: the default
+		// schemas directory is tried.
+		_ = yaml.Unmarshal(data, &cfg)
+		if cfg.Schemas == "" {
+			cfg.Schemas = "schemas"
+		}
+		root := filepath.Join(dir, filepath.FromSlash(cfg.Schemas))
+		if !inside(root, abs) || !inside(dir, root) {
+			return "", nil
+		}
+		if !filepath.IsAbs(file) {
+			if wd, err := os.Getwd(); err == nil {
+				if r, err := filepath.Rel(wd, root); err == nil {
+					return r, nil
+				}
+			}
+		}
+		return root, nil
+	}
+}
+
+// inside: path p is dir or below it.
+func inside(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // TestProducerAndDLQFlagsDocumented: every flag of validate, verify, dlq
-// inspect, dlq redrive, replay and registry serve/push/pull/diff is named in the page that documents the command,
+// inspect, dlq redrive, replay, registry serve/push/pull/diff and compat
+// diff is named in the page that documents the command,
 // so a flag added to --help is not missing from the docs.
 func TestProducerAndDLQFlagsDocumented(t *testing.T) {
 	root := (&app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}).rootCommand()
@@ -28,6 +29,7 @@ func TestProducerAndDLQFlagsDocumented(t *testing.T) {
 		{[]string{"registry", "push"}, "docs/registry.md"},
 		{[]string{"registry", "pull"}, "docs/registry.md"},
 		{[]string{"registry", "diff"}, "docs/registry.md"},
+		{[]string{"compat", "diff"}, "docs/compat.md"},
 	} {
 		cmd, _, err := root.Find(tc.command)
 		if err != nil {

@@ -96,6 +96,12 @@ func CompareProtobuf(vp compat.VersionPair, dir compat.Direction, opts compat.Op
 // the catalog directory, Protobuf relative to the root. Without a catalog
 // (compat diff) the schema was loaded from the version file's directory.
 func show(cat *registry.Catalog, v *registry.Version, file string, rootRelative bool) string {
+	if p, ok := v.Compiled.(interface{ PathOf(string) (string, bool) }); ok && cat == nil {
+		// Loaded with import directories (compat diff --proto-path).
+		if s, ok := p.PathOf(file); ok {
+			return s
+		}
+	}
 	switch {
 	case cat == nil:
 		return filepath.Join(filepath.Dir(v.File), filepath.FromSlash(file))

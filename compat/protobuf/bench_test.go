@@ -1,6 +1,7 @@
 package protobuf
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -60,5 +61,18 @@ func BenchmarkLoadAndCompare(b *testing.B) {
 	for b.Loop() {
 		old, new := benchPair(b)
 		Compare(old, new, compat.Backward, Options{})
+	}
+}
+
+// BenchmarkCompareSelfReferencing: messages with repeated fields and maps
+// of their own type, whose samples the sampler's budget bounds.
+func BenchmarkCompareSelfReferencing(b *testing.B) {
+	for _, c := range []struct{ rep, maps int }{{6, 0}, {8, 0}, {20, 20}} {
+		s := load(b, "a.proto", selfReferencing(c.rep, c.maps))
+		b.Run(fmt.Sprintf("%d-repeated-%d-maps", c.rep, c.maps), func(b *testing.B) {
+			for b.Loop() {
+				Compare(s, s, compat.Backward, Options{})
+			}
+		})
 	}
 }

@@ -19,6 +19,11 @@ import (
 // checks per direction when Options.Samples is 0.
 const DefaultSamples = 24
 
+// DefaultBudget bounds one comparison's witness search when
+// Options.Budget is 0: the bytes of writer messages it encodes and reads
+// back (each sampled message is bounded too: pb.DefaultMaxValues).
+const DefaultBudget = 8 << 20
+
 // Options configure a comparison.
 type Options struct {
 	// Profile is wire or wire-json (the default).
@@ -32,6 +37,17 @@ type Options struct {
 	// Context, when set, stops the search once done; Compare then adds a
 	// warning saying the rest was not checked.
 	Context context.Context
+	// Budget bounds the witness search in bytes of encoded writer
+	// messages (0: DefaultBudget). A search that runs out stops; Compare
+	// then adds a warning, and the rules' breaks stay errors.
+	Budget int
+}
+
+func (o Options) budget() int {
+	if o.Budget > 0 {
+		return o.Budget
+	}
+	return DefaultBudget
 }
 
 func (o Options) json() bool { return o.Profile != ProfileWire }
@@ -54,7 +70,8 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 	w := &walker{dir: dir, json: opts.json(), seen: map[string]bool{}, wx: wx, rx: rx}
 	w.message(writer.Message, reader.Message, nil)
 
-	t := trial{reader: reader.Message, lostIsChange: dir == compat.Backward, readerExt: rx, writerExt: wx}
+	spent := 0
+	t := trial{reader: reader.Message, lostIsChange: dir == compat.Backward, readerExt: rx, writerExt: wx, spent: &spent}
 	sampler := pb.Sampler{Seed: opts.Seed}
 	sample := func(i int) *dynamicpb.Message { return sampler.Sample(writer.Message, i) }
 	// Targeted messages start from a minimal message (only required fields
@@ -67,7 +84,8 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 		{minimalAim, func() *dynamicpb.Message { return minimal(writer.Message, reader.Message, sample(1)) }},
 		{fullAim, func() *dynamicpb.Message { return sample(1) }},
 	}
-	stopped := func() bool { return opts.Context != nil && opts.Context.Err() != nil }
+	cancelled := func() bool { return opts.Context != nil && opts.Context.Err() != nil }
+	stopped := func() bool { return cancelled() || spent >= opts.budget() }
 	try := func(f *finding, ms []*dynamicpb.Message, a aim) {
 		for _, m := range ms {
 			if stopped() || f.witness != nil {
@@ -90,21 +108,51 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 		}
 	}
 	for _, f := range w.findings {
+		if stopped() {
+			// Building the remaining findings' messages costs too.
+			break
+		}
 		for _, base := range bases {
 			try(f, targeted(base.make, f), base.aim)
 		}
 		try(f, sampledFor(sample), sampledAim)
+		if f.witness == nil && f.readerLeaf && !stopped() {
+			f.witness = t.absent(bases[0].make(), f)
+		}
+	}
+	sampled, planned, cutTo := 0, 0, pb.DefaultMaxDepth
+	if opts.samples() > 0 {
+		planned = opts.samples() + 1
 	}
 	for i := 0; i <= opts.samples() && opts.samples() > 0 && !stopped(); i++ {
-		w.findings = bruteForce(w.findings, t.run(sampler.Sample(writer.Message, i), opts.json()))
+		m, depth := sampler.SampleDepth(writer.Message, i)
+		cutTo = min(cutTo, depth)
+		w.findings = bruteForce(w.findings, t.run(m, opts.json()))
+		sampled++
 	}
 	out := make([]report.Finding, 0, len(w.findings)+1)
+	unproved := 0
 	for _, f := range w.findings {
 		out = append(out, toReport(f, old, new, dir))
+		if f.witness == nil {
+			unproved++
+		}
 	}
-	if stopped() {
+	incomplete := func(format string, args ...any) {
 		out = append(out, report.Finding{Rule: RuleIncomplete, Severity: report.SeverityWarning, Direction: string(dir),
-			Message: fmt.Sprintf("the comparison was stopped (%v); the rest was not checked", context.Cause(opts.Context))})
+			Message: fmt.Sprintf(format, args...)})
+	}
+	switch {
+	case cancelled():
+		incomplete("the comparison was stopped (%v); the rest was not checked", context.Cause(opts.Context))
+	case stopped():
+		// Never a silent pass: what was left unchecked is said.
+		incomplete("the witness search used its budget of %d bytes of encoded messages and stopped: %d of %d sampled messages were not read back, %d breaks have no counterexample (they stay errors)",
+			opts.budget(), planned-sampled, planned, unproved)
+	}
+	if cutTo < pb.DefaultMaxDepth && sampled > 0 {
+		incomplete("sampled messages were cut to %d levels of nesting (at most %d values each): differences nested deeper were checked by the rules only, not by reading samples back",
+			cutTo, pb.DefaultMaxValues)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Pointer != out[j].Pointer {

@@ -155,10 +155,12 @@ func ruleCases() []ruleCase {
 		{"empty to own empty message", p3(`import "google/protobuf/empty.proto"; message M { google.protobuf.Empty a = 1; }`), p3(`message M { N a = 1; } message N {}`), compat.Backward, "", nil},
 		// A removed field's JSON key is another reader field's name: the
 		// JSON mapping fills that field (here failing on the type).
-		{"removed field's json key taken by another field", p3(`message M { int32 a = 1; }`), p3(`message M { reserved 1; string a = 2; }`), compat.Backward, "", []string{RuleJSONNameChanged}},
-		{"removed field's json key taken, same type", p3(`message M { int32 x = 5; }`), p3(`message M { reserved 5; int32 x = 3; }`), compat.Backward, "", []string{RuleJSONNameChanged}},
-		{"removed field's json key taken, wire", p3(`message M { int32 x = 5; }`), p3(`message M { reserved 5; int32 x = 3; }`), compat.Backward, ProfileWire, nil},
-		{"added field's json key is an old field's forward", p3(`message M { int32 x = 3; }`), p3(`message M { reserved 3; int32 x = 5; }`), compat.Forward, "", []string{RuleJSONNameChanged}},
+		{"removed field's json key taken by another field", p3(`message M { int32 a = 1; }`), p3(`message M { reserved 1; string a = 2; }`), compat.Backward, "", []string{RuleFieldNumberChanged}},
+		// The same name at another number: code reads x and gets the
+		// default, in every profile and direction.
+		{"removed field's json key taken, same type", p3(`message M { int32 x = 5; }`), p3(`message M { reserved 5; int32 x = 3; }`), compat.Backward, "", []string{RuleFieldNumberChanged}},
+		{"removed field's json key taken, wire", p3(`message M { int32 x = 5; }`), p3(`message M { reserved 5; int32 x = 3; }`), compat.Backward, ProfileWire, []string{RuleFieldNumberChanged}},
+		{"added field's json key is an old field's forward", p3(`message M { int32 x = 3; }`), p3(`message M { reserved 3; int32 x = 5; }`), compat.Forward, "", []string{RuleFieldNumberChanged}},
 		// protojson's error names a map key by kind only; the key's own
 		// finding explains it (no extra proto-witness-changed).
 		{"map bool key to int32 key json", p3(`message M { map<bool, string> a = 1; }`), p3(`message M { map<int32, string> a = 1; }`), compat.Backward, "", []string{RuleJSONTypeChanged}},
@@ -172,8 +174,53 @@ func ruleCases() []ruleCase {
 	}
 }
 
+// movedCases are the names kept while their numbers move (issue 23):
+// each breaks in both directions and both profiles.
+func movedCases() []ruleCase {
+	both := func(name, old, new string, wire, wireJSON []string) []ruleCase {
+		var out []ruleCase
+		for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
+			out = append(out, ruleCase{name + " " + string(dir) + " wire", old, new, dir, ProfileWire, wire},
+				ruleCase{name + " " + string(dir) + " wire-json", old, new, dir, ProfileWireJSON, wireJSON})
+		}
+		return out
+	}
+	var out []ruleCase
+	for _, cs := range [][]ruleCase{
+		both("field renumbered", p3(`message M { string test_string = 1; }`), p3(`message M { string test_string = 2; }`),
+			[]string{RuleFieldNumberChanged, RuleFieldRemovedUnreserved}, []string{RuleFieldNumberChanged, RuleFieldRemovedUnreserved}),
+		both("fields swapped", p3(`message M { string first = 1; string last = 2; }`), p3(`message M { string last = 1; string first = 2; }`),
+			[]string{RuleFieldNumberChanged}, []string{RuleFieldNumberChanged}),
+		both("fields swapped, other types", p3(`message M { int64 count = 1; string label = 2; }`), p3(`message M { string label = 1; int64 count = 2; }`),
+			[]string{RuleFieldNumberChanged, RuleWireTypeChanged}, []string{RuleFieldNumberChanged, RuleWireTypeChanged}),
+		both("nested fields swapped", p3(`message M { P person = 1; } message P { string first = 1; string last = 2; }`), p3(`message M { P person = 1; } message P { string last = 1; string first = 2; }`),
+			[]string{RuleFieldNumberChanged}, []string{RuleFieldNumberChanged}),
+		both("enum values swapped", p3(`enum Color { C0 = 0; RED = 1; BLUE = 2; } message M { Color color = 1; }`), p3(`enum Color { C0 = 0; RED = 2; BLUE = 1; } message M { Color color = 1; }`),
+			[]string{RuleEnumNumberChanged}, []string{RuleEnumNumberChanged}),
+		both("repeated enum values swapped", p3(`enum Color { C0 = 0; RED = 1; BLUE = 2; } message M { repeated Color colors = 1; }`), p3(`enum Color { C0 = 0; RED = 2; BLUE = 1; } message M { repeated Color colors = 1; }`),
+			[]string{RuleEnumNumberChanged}, []string{RuleEnumNumberChanged}),
+		both("map enum values swapped", p3(`enum Color { C0 = 0; RED = 1; BLUE = 2; } message M { map<string, Color> colors = 1; }`), p3(`enum Color { C0 = 0; RED = 2; BLUE = 1; } message M { map<string, Color> colors = 1; }`),
+			[]string{RuleEnumNumberChanged}, []string{RuleEnumNumberChanged}),
+		both("closed enum values swapped", p2(`enum Color { C0 = 0; RED = 1; BLUE = 2; } message M { optional Color color = 1; }`), p2(`enum Color { C0 = 0; RED = 2; BLUE = 1; } message M { optional Color color = 1; }`),
+			[]string{RuleEnumNumberChanged}, []string{RuleEnumNumberChanged}),
+		both("enum value renumbered", p3(`enum Color { C0 = 0; RED = 1; } message M { Color color = 1; }`), p3(`enum Color { C0 = 0; RED = 3; } message M { Color color = 1; }`),
+			[]string{RuleEnumNumberChanged}, []string{RuleEnumValueMissing, RuleEnumNumberChanged}),
+		both("field removed unreserved", p3(`message M { string a = 1; int32 b = 2; }`), p3(`message M { string a = 1; }`),
+			[]string{RuleFieldRemovedUnreserved}, []string{RuleFieldRemovedUnreserved}),
+		both("field removed reserved", p3(`message M { string a = 1; int32 b = 2; }`), p3(`message M { string a = 1; reserved 2; }`), nil, nil),
+		both("nested field removed unreserved", p3(`message M { N n = 1; } message N { string a = 1; int32 b = 2; }`), p3(`message M { N n = 1; } message N { string a = 1; }`),
+			[]string{RuleFieldRemovedUnreserved}, []string{RuleFieldRemovedUnreserved}),
+		both("extension removed", p2(`message M { extensions 100 to 200; } extend M { optional int64 x = 100; }`), p2(`message M { extensions 100 to 200; }`),
+			[]string{RuleFieldRemovedUnreserved}, []string{RuleFieldRemovedUnreserved}),
+		both("renamed, number kept", p3(`message M { string first = 1; }`), p3(`message M { string given = 1; }`), nil, []string{RuleJSONNameChanged}),
+	} {
+		out = append(out, cs...)
+	}
+	return out
+}
+
 func TestCompareRules(t *testing.T) {
-	for _, tc := range ruleCases() {
+	for _, tc := range append(ruleCases(), movedCases()...) {
 		t.Run(tc.name, func(t *testing.T) {
 			old, new := load(t, "old.proto", tc.old), load(t, "new.proto", tc.new)
 			fs := Compare(old, new, tc.dir, Options{Profile: tc.profile})

@@ -21,9 +21,12 @@ type change struct {
 	// rule that explains it.
 	Path    string `json:"path"`
 	key     string
-	Written any    `json:"written"`
-	Read    any    `json:"read"`
-	Note    string `json:"note,omitempty"`
+	Written any `json:"written"`
+	// ReadAs is the reader's field that holds the value, when it is not
+	// the field of the writer's name (a name whose number moved).
+	ReadAs string `json:"readAs,omitempty"`
+	Read   any    `json:"read"`
+	Note   string `json:"note,omitempty"`
 }
 
 // comparer compares a writer message with what the reader decoded from
@@ -138,8 +141,21 @@ func (c *comparer) messages(w, r protoreflect.Message, path, key string, depth i
 	rfs := r.Descriptor().Fields()
 	for i := 0; i < wfs.Len(); i++ {
 		wf := wfs.Get(i)
-		p, k := joinPath(path, string(wf.Name())), joinKey(key, wf)
 		rf := rfs.ByNumber(wf.Number())
+		if !w.Has(wf) && (rep(wf) || isMsg(wf)) && (rf == nil || !r.Has(rf)) {
+			// Nothing written, nothing read: an empty list or map, or an
+			// unset message, means the same to every reader field. Skipped
+			// before the path is built, as most fields of a large sample
+			// are unset.
+			continue
+		}
+		p, k := joinPath(path, string(wf.Name())), joinKey(key, wf)
+		if !c.json && w.Has(wf) {
+			if moved := rfs.ByName(wf.Name()); moved != nil && moved.Number() != wf.Number() {
+				c.out = append(c.out, c.renumbered(w, r, wf, moved, path, p, k))
+				continue
+			}
+		}
 		if rf == nil {
 			if w.Has(wf) && c.lostIsChange && !r.Descriptor().ReservedRanges().Has(wf.Number()) {
 				note := "vanished into the reader's unknown fields"
@@ -196,6 +212,12 @@ func (c *comparer) field(w, r protoreflect.Message, wf, rf protoreflect.FieldDes
 			note = "the reader did not recognise the bytes: they are in its unknown fields"
 		}
 		c.out = append(c.out, change{Path: p, key: k, Written: display(wf, wv), Read: read, Note: note})
+	}
+	if !c.json && wHas {
+		if wn, rn, ok := enumMoved(wf, wv, rf); ok {
+			differ(fmt.Sprintf("the reader's %s is number %d: code reads number %d as %s", wn.Name(), rn.Number(), wn.Number(), readName(rf, wn.Number())))
+			return
+		}
 	}
 	if undeclared(rf, rv, rHas) {
 		differ("the reader's enum is closed and does not declare the number: generated code moves it to unknown fields (dynamicpb keeps it)")
@@ -411,4 +433,74 @@ func (c *comparer) jsonOnlyFields(w, r protoreflect.Message, path, key string) {
 		c.out = append(c.out, change{Path: joinPath(path, string(rf.Name())), key: k, Read: display(rf, r.Get(rf)),
 			Note: "set from the JSON key of a writer field with another number; the binary leaves it unset"})
 	}
+}
+
+// renumbered is the change of a writer field whose name the reader has
+// at another number: the value, read by number, lands in the reader's
+// field of that number (ReadAs) or in its unknown fields, while code that
+// reads the name gets what the reader's field of the name holds.
+func (c *comparer) renumbered(w, r protoreflect.Message, wf, moved protoreflect.FieldDescriptor, path, p, k string) change {
+	ch := change{Path: p, key: k, Written: display(wf, w.Get(wf))}
+	if rf := r.Descriptor().Fields().ByNumber(wf.Number()); rf != nil {
+		ch.ReadAs = joinPath(path, string(rf.Name()))
+		if r.Has(rf) || rf.Message() == nil {
+			ch.Read = display(rf, r.Get(rf))
+		}
+		ch.Note = fmt.Sprintf("the reader's %s is number %d; its number %d is %s", moved.Name(), moved.Number(), wf.Number(), rf.Name())
+		return ch
+	}
+	ch.ReadAs = p
+	if r.Has(moved) {
+		ch.Read = display(moved, r.Get(moved))
+	}
+	ch.Note = fmt.Sprintf("the reader's %s is number %d; it has no field %d: the value is in its unknown fields", moved.Name(), moved.Number(), wf.Number())
+	return ch
+}
+
+// enumMoved finds a value the writer holds whose name the reader's enum
+// gives another number: the writer's value and the reader's of that name.
+func enumMoved(wf protoreflect.FieldDescriptor, wv protoreflect.Value, rf protoreflect.FieldDescriptor) (protoreflect.EnumValueDescriptor, protoreflect.EnumValueDescriptor, bool) {
+	wd, rd := wf, rf
+	if wf.IsMap() {
+		if !rf.IsMap() {
+			return nil, nil, false
+		}
+		wd, rd = wf.MapValue(), rf.MapValue()
+	}
+	if wd.Enum() == nil || rd.Enum() == nil {
+		return nil, nil, false
+	}
+	var wn, rn protoreflect.EnumValueDescriptor
+	check := func(n protoreflect.EnumNumber) bool {
+		v := wd.Enum().Values().ByNumber(n)
+		if v == nil {
+			return true
+		}
+		if r := rd.Enum().Values().ByName(v.Name()); r != nil && r.Number() != n {
+			wn, rn = v, r
+			return false
+		}
+		return true
+	}
+	switch {
+	case wf.IsMap():
+		wv.Map().Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool { return check(v.Enum()) })
+	case wf.IsList():
+		for i := 0; i < wv.List().Len() && check(wv.List().Get(i).Enum()); i++ {
+		}
+	default:
+		check(wv.Enum())
+	}
+	return wn, rn, wn != nil
+}
+
+// readName names what a reader's enum field makes of a number.
+func readName(rf protoreflect.FieldDescriptor, n protoreflect.EnumNumber) string {
+	if rf.IsMap() {
+		rf = rf.MapValue()
+	}
+	if v := rf.Enum().Values().ByNumber(n); v != nil {
+		return string(v.Name())
+	}
+	return "no value of its enum"
 }

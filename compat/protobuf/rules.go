@@ -41,6 +41,8 @@ func ParseProfile(s string) (Profile, bool) {
 // Rule ids. They are stable: evtool.yaml ignore entries name them.
 const (
 	RuleFieldRemovedUnreserved = "proto-field-removed-unreserved"
+	RuleFieldNumberChanged     = "proto-field-number-changed"
+	RuleEnumNumberChanged      = "proto-enum-value-number-changed"
 	RuleWireTypeChanged        = "proto-field-wire-type-changed"
 	RuleIntegerChanged         = "proto-field-integer-changed"
 	RuleZigzagNarrowed         = "proto-field-sint-narrowed"
@@ -87,7 +89,15 @@ var rules = []Rule{
 	{RuleFieldRemovedUnreserved, ProfileWire, report.SeverityError,
 		"a field the older schema has is gone from the newer one and its number is not reserved",
 		"FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED", "FIELD_REMOVED (compatible)",
-		"Confluent accepts the removal; a later field that reuses the number would read old data. Only BACKWARD: in FORWARD the older reader never knew the field."},
+		"Confluent and Karapace accept the removal; a later field that reuses the number would read old data (BACKWARD) or be read as the removed field by older readers (FORWARD). Both directions: in FORWARD the older reader reads the field's default from every newer message."},
+	{RuleFieldNumberChanged, ProfileWire, report.SeverityError,
+		"a field kept its name and moved to another number (renumbered, or two fields swapped numbers): binary data written to the name is read under another field, or lost",
+		"FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED (renumbered) / FIELD_SAME_NAME (swapped, WIRE_JSON only)", "FIELD_REMOVED + FIELD_ADDED / FIELD_NAME_CHANGED (compatible)",
+		"Confluent and Karapace match fields by number and accept both; buf's WIRE category accepts a swap (same types). Every consumer's code reads fields by name: written first: \"Ann\", read last: \"Ann\". An error in every profile and direction."},
+	{RuleEnumNumberChanged, ProfileWire, report.SeverityError,
+		"an enum value kept its name and moved to another number (renumbered, or two values swapped numbers): binary data written as one value reads as another",
+		"ENUM_VALUE_SAME_NAME (swapped, WIRE_JSON only) / ENUM_VALUE_NO_DELETE_UNLESS_NUMBER_RESERVED (renumbered)", "ENUM_CONST_CHANGED (compatible)",
+		"Confluent and Karapace accept a swap, and so does buf's WIRE category: RED written is read as BLUE. An error in every profile and direction."},
 	{RuleWireTypeChanged, ProfileWire, report.SeverityError,
 		"the field's wire type changed (varint, zigzag, fixed32, fixed64, length-delimited, group)",
 		"FIELD_WIRE_COMPATIBLE_TYPE", "FIELD_SCALAR_KIND_CHANGED (incompatible)", ""},

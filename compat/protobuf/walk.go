@@ -25,7 +25,12 @@ type finding struct {
 	jsonOnly bool
 	// readerPath, for a field only the reader has (required added).
 	readerField protoreflect.FieldDescriptor
-	witness     *witness
+	// readerLeaf: path ends in a reader field the writer lacks (a field
+	// the newer schema removed, in FORWARD).
+	readerLeaf bool
+	// value is the writer's enum value a finding is about.
+	value   protoreflect.EnumValueDescriptor
+	witness *witness
 	// failsIn lists the encodings in which a message built for this
 	// finding alone failed to parse.
 	failsIn []string
@@ -63,6 +68,10 @@ func (w *walker) message(wm, rm protoreflect.MessageDescriptor, path []protorefl
 	for i := 0; i < wf.Len(); i++ {
 		f := wf.Get(i)
 		p := extend(path, f)
+		if moved := rf.ByName(f.Name()); moved != nil && moved.Number() != f.Number() {
+			w.add(&finding{rule: RuleFieldNumberChanged, writer: f, reader: moved, path: p,
+				message: fmt.Sprintf("field %s is number %d in the writer and %d in the reader: code reads fields by name, and %s", f.Name(), f.Number(), moved.Number(), numberGoesTo(rf, f.Number()))})
+		}
 		r := rf.ByNumber(f.Number())
 		if r == nil {
 			if w.dir == compat.Backward && !rm.ReservedRanges().Has(f.Number()) {
@@ -72,6 +81,17 @@ func (w *walker) message(wm, rm protoreflect.MessageDescriptor, path []protorefl
 			continue
 		}
 		w.field(f, r, p)
+	}
+	if w.dir == compat.Forward {
+		// The older schema is the reader: its fields the newer one dropped
+		// without reserving the number.
+		for i := 0; i < rf.Len(); i++ {
+			r := rf.Get(i)
+			if wf.ByNumber(r.Number()) == nil && !wm.ReservedRanges().Has(r.Number()) {
+				w.add(&finding{rule: RuleFieldRemovedUnreserved, writer: wm, reader: r, path: extend(path, r), readerLeaf: true,
+					message: fmt.Sprintf("field %s = %d was removed and its number is not reserved in %s: this reader reads its default from every newer message, and would read a later field with that number as %s", r.Name(), r.Number(), wm.FullName(), r.Name())})
+			}
+		}
 	}
 	// Extensions are fields of the extended message too, matched by number.
 	for _, f := range w.wx.of(wm.FullName()) {
@@ -85,6 +105,14 @@ func (w *walker) message(wm, rm protoreflect.MessageDescriptor, path []protorefl
 			continue
 		}
 		w.field(f, r, p)
+	}
+	if w.dir == compat.Forward {
+		for _, r := range w.rx.of(rm.FullName()) {
+			if w.wx.find(wm.FullName(), r.Number()) == nil {
+				w.add(&finding{rule: RuleFieldRemovedUnreserved, writer: wm, reader: r, path: extend(path, r), readerLeaf: true,
+					message: fmt.Sprintf("extension %s = %d of %s was removed: this reader reads its default from every newer message, and would read a later extension with that number as %s", r.FullName(), r.Number(), wm.FullName(), r.FullName())})
+			}
+		}
 	}
 	if w.json {
 		w.jsonKeysMoved(wm, rm, path)
@@ -188,7 +216,7 @@ func (w *walker) field(f, r protoreflect.FieldDescriptor, p []protoreflect.Field
 			w.add(&finding{rule: RuleJSONNameChanged, writer: f, reader: r, path: p, jsonOnly: true,
 				message: fmt.Sprintf("%s: the writer's JSON key \"[%s]\" is not the reader's \"[%s]\"", at, f.FullName(), r.FullName())})
 		}
-	} else if w.json && f.JSONName() != r.JSONName() && f.JSONName() != string(r.Name()) {
+	} else if w.json && f.JSONName() != r.JSONName() && f.JSONName() != string(r.Name()) && !nameMoved(f, r) {
 		accepted := fmt.Sprintf("neither the reader's %q nor %q", r.JSONName(), r.Name())
 		if r.JSONName() == string(r.Name()) {
 			accepted = fmt.Sprintf("not the reader's %q", r.Name())
@@ -389,15 +417,25 @@ func (w *walker) enum(f, r protoreflect.FieldDescriptor, p []protoreflect.FieldD
 			// first name, checked when that value is.
 			continue
 		}
+		if moved := re.Values().ByName(v.Name()); moved != nil && moved.Number() != v.Number() {
+			now := "a number the reader's enum does not declare"
+			if rv := re.Values().ByNumber(v.Number()); rv != nil {
+				now = string(rv.Name())
+			}
+			w.add(&finding{rule: RuleEnumNumberChanged, writer: f, reader: r, path: p, value: v,
+				message: fmt.Sprintf("%s: enum value %s is number %d in the writer's %s and %d in the reader's: %s written is read as %s", at, v.Name(), v.Number(), we.FullName(), moved.Number(), v.Name(), now)})
+		}
 		rv := re.Values().ByNumber(v.Number())
 		if rv == nil {
-			w.add(&finding{rule: RuleEnumValueMissing, writer: f, reader: r, path: p, jsonOnly: !re.IsClosed(),
+			w.add(&finding{rule: RuleEnumValueMissing, writer: f, reader: r, path: p, jsonOnly: !re.IsClosed(), value: v,
 				message: fmt.Sprintf("%s: enum value %s = %d is not a value of the reader's %s", at, v.Name(), v.Number(), re.FullName())})
 			continue
 		}
-		// The reader parses any of its names (aliases included).
-		if byName := re.Values().ByName(v.Name()); byName == nil || byName.Number() != v.Number() {
-			w.add(&finding{rule: RuleJSONEnumNameChanged, writer: f, reader: r, path: p, jsonOnly: true,
+		// The reader parses any of its names (aliases included). A name
+		// the reader has at another number is the break above: the JSON
+		// keeps it.
+		if byName := re.Values().ByName(v.Name()); byName == nil {
+			w.add(&finding{rule: RuleJSONEnumNameChanged, writer: f, reader: r, path: p, jsonOnly: true, value: v,
 				message: fmt.Sprintf("%s: enum value %d is %s in the writer and %s in the reader: the JSON mapping writes names", at, v.Number(), v.Name(), rv.Name())})
 		}
 	}
@@ -454,9 +492,33 @@ func (w *walker) jsonKeysMoved(wm, rm protoreflect.MessageDescriptor, path []pro
 		if rf.ByNumber(f.Number()) != nil {
 			continue
 		}
+		if r := rf.ByName(f.Name()); r != nil {
+			// The same name at another number: the JSON keeps the meaning,
+			// the binary does not (proto-field-number-changed).
+			continue
+		}
 		if r := byKey[f.JSONName()]; r != nil {
 			w.add(&finding{rule: RuleJSONNameChanged, writer: f, reader: r, path: extend(path, f), jsonOnly: true,
 				message: fmt.Sprintf("field %s = %d: the reader has no field %d, and the writer's JSON key %q is the reader's field %s = %d: the JSON puts the value there, the binary does not", f.Name(), f.Number(), f.Number(), f.JSONName(), r.Name(), r.Number())})
 		}
 	}
+}
+
+// numberGoesTo says what the reader makes of a field number.
+func numberGoesTo(rf protoreflect.FieldDescriptors, n protoreflect.FieldNumber) string {
+	if r := rf.ByNumber(n); r != nil {
+		return fmt.Sprintf("the reader reads number %d as %s", n, r.Name())
+	}
+	return fmt.Sprintf("the reader has no field %d: the value lands in unknown fields", n)
+}
+
+// nameMoved: the reader's message has the writer field's name at another
+// number (proto-field-number-changed): the JSON key still lands on the
+// field of that name.
+func nameMoved(f, r protoreflect.FieldDescriptor) bool {
+	if f.IsExtension() || r.ContainingMessage() == nil {
+		return false
+	}
+	m := r.ContainingMessage().Fields().ByName(f.Name())
+	return m != nil && m.Number() != f.Number()
 }

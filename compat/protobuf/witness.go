@@ -50,11 +50,18 @@ func (w *witness) summary() string {
 	wj, _ := json.Marshal(c.Written)
 	rj, _ := json.Marshal(c.Read)
 	s := fmt.Sprintf("%s: written %s, read %s (%s)", c.Path, wj, rj, w.Encoding)
+	if c.ReadAs != "" {
+		s = fmt.Sprintf("written %s: %s, read %s: %s (%s)", c.Path, wj, c.ReadAs, rj, w.Encoding)
+	}
 	if c.Note != "" {
 		s += ": " + c.Note
 	}
 	return s
 }
+
+// trialCost is what one trial costs the comparison's budget beyond its
+// bytes: encoding, decoding and comparing even an empty message.
+const trialCost = 256
 
 // trial encodes one writer message and decodes it with the reader.
 type trial struct {
@@ -62,6 +69,9 @@ type trial struct {
 	lostIsChange bool
 	// readerExt and writerExt are the sides' extensions; nil means none.
 	readerExt, writerExt *extensions
+	// spent, when set, adds up the bytes of the messages run: the
+	// comparison's budget.
+	spent *int
 }
 
 // run returns the witnesses of m: one per encoding whose reading differs.
@@ -69,6 +79,11 @@ func (t trial) run(m *dynamicpb.Message, withJSON bool) []*witness {
 	bin, err := pb.EncodeBinary(m)
 	if err != nil {
 		return nil // not a message the writer can send (a required field unset)
+	}
+	if t.spent != nil {
+		// The JSON text is about as long again as the binary; a trial
+		// costs something however small its message.
+		*t.spent += 2*len(bin) + trialCost
 	}
 	wj, jerr := pb.EncodeJSON(m)
 	if jerr != nil {
@@ -82,10 +97,9 @@ func (t trial) run(m *dynamicpb.Message, withJSON bool) []*witness {
 	r := dynamicpb.NewMessage(t.reader)
 	w := base
 	w.Encoding = "binary"
-	uo := proto.UnmarshalOptions{RecursionLimit: 200}
+	uo := t.binaryOptions()
 	jo := protojson.UnmarshalOptions{DiscardUnknown: true, RecursionLimit: 200}
 	if t.readerExt != nil {
-		uo.Resolver = t.readerExt.types
 		jo.Resolver = t.readerExt.types
 	}
 	if err := uo.Unmarshal(bin, r); err != nil {
@@ -114,6 +128,44 @@ func (t trial) run(m *dynamicpb.Message, withJSON bool) []*witness {
 		out = append(out, &j)
 	}
 	return out
+}
+
+func (t trial) binaryOptions() proto.UnmarshalOptions {
+	uo := proto.UnmarshalOptions{RecursionLimit: 200}
+	if t.readerExt != nil {
+		uo.Resolver = t.readerExt.types
+	}
+	return uo
+}
+
+// absent is the witness of a reader field the writer lacks (FORWARD: the
+// newer writer removed it): m's binary encoding, which the reader reads
+// with that field at its default.
+func (t trial) absent(m *dynamicpb.Message, f *finding) *witness {
+	bin, err := pb.EncodeBinary(m)
+	if err != nil {
+		return nil
+	}
+	w := &witness{Encoding: "binary", Writer: marshalLenient(m), Hex: hex.EncodeToString(bin)}
+	r := dynamicpb.NewMessage(t.reader)
+	if err := t.binaryOptions().Unmarshal(bin, r); err != nil {
+		// The reader requires the field (proto-required-added too).
+		w.ReaderError = errText(err)
+		return w
+	}
+	leaf := f.path[len(f.path)-1]
+	names := make([]string, len(f.path))
+	for i, fd := range f.path {
+		names[i] = string(fd.Name())
+	}
+	var read any
+	if !leaf.IsList() && !leaf.IsMap() && leaf.Message() == nil {
+		read = display(leaf, leaf.Default())
+	}
+	w.Reader = marshalLenient(r)
+	w.Changes = []change{{Path: strings.Join(names, "."), Read: read,
+		Note: fmt.Sprintf("the writer has no field %d: the reader reads the default, whatever the event meant", leaf.Number())}}
+	return w
 }
 
 func (t trial) compare(w, r protoreflect.Message, json bool) []change {
@@ -208,7 +260,7 @@ func targeted(base func() *dynamicpb.Message, f *finding) []*dynamicpb.Message {
 		}
 		return []*dynamicpb.Message{m}
 	}
-	if len(f.path) == 0 {
+	if len(f.path) == 0 || f.readerLeaf {
 		return []*dynamicpb.Message{base()}
 	}
 	leaf := f.path[len(f.path)-1]
@@ -227,7 +279,15 @@ func targeted(base func() *dynamicpb.Message, f *finding) []*dynamicpb.Message {
 		}
 		out = append(out, m)
 	}
-	vals := pb.EdgeValues(leaf)
+	var vals []protoreflect.Value
+	if f.value != nil && leaf.Enum() != nil {
+		// The value the finding is about, alone: an enum's edge values
+		// are all its values, and an enum of n values has up to n such
+		// findings.
+		vals = []protoreflect.Value{protoreflect.ValueOfEnum(f.value.Number())}
+	} else {
+		vals = pb.EdgeValues(leaf)
+	}
 	if leaf.IsMap() || leaf.Message() != nil {
 		vals = nil
 	}
@@ -308,6 +368,15 @@ func setAny(m protoreflect.Message, fd protoreflect.FieldDescriptor) {
 		s := pb.Sampler{}.Sample(m.Descriptor(), 1)
 		if s.Has(fd) {
 			m.Set(fd, s.Get(fd))
+		}
+	case fd.Enum() != nil:
+		// Not EdgeValues: it lists every value of the enum.
+		vs := fd.Enum().Values()
+		for i := 0; i < vs.Len(); i++ {
+			if v := protoreflect.ValueOfEnum(vs.Get(i).Number()); normScalar(fd, v) != normScalar(fd, fd.Default()) {
+				m.Set(fd, v)
+				return
+			}
 		}
 	default:
 		for _, v := range pb.EdgeValues(fd) {

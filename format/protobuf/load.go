@@ -45,6 +45,8 @@ type Schema struct {
 	Desc  protoreflect.FileDescriptor
 	// Message is the event's message.
 	Message protoreflect.MessageDescriptor
+	// paths maps Files to OS paths, for a schema LoadFile loaded.
+	paths map[string]string
 }
 
 // maxFileSize bounds one .proto file: a schema is text a person wrote, and
@@ -81,20 +83,23 @@ func Compile(fsys fs.FS, name string) (protoreflect.FileDescriptor, error) {
 		return nil, &Error{File: name, Message: "google/protobuf/ is reserved for the bundled well-known types"}
 	}
 	var errs Errors
+	// Files with very long lines reach the compiler wrapped (longlines.go);
+	// every position it reports is mapped back.
+	wraps := map[string]*wrapped{}
 	rep := reporter.NewReporter(func(err reporter.ErrorWithPos) error {
 		pos := err.GetPosition()
 		errs = append(errs, &Error{File: pos.Filename, Line: pos.Line, Column: pos.Col, Message: err.Unwrap().Error()})
 		return nil // keep going: report every error, not the first
 	}, nil)
 	comp := protocompile.Compiler{
-		Resolver:       protocompile.WithStandardImports(&protocompile.SourceResolver{Accessor: accessor(fsys)}),
+		Resolver:       protocompile.WithStandardImports(&protocompile.SourceResolver{Accessor: accessor(fsys, wraps)}),
 		Reporter:       rep,
 		SourceInfoMode: protocompile.SourceInfoStandard,
 		MaxParallelism: 1,
 	}
 	files, err := comp.Compile(context.Background(), name)
 	if len(errs) > 0 {
-		return nil, errs
+		return nil, unwrapErrors(errs, wraps)
 	}
 	if err != nil {
 		// An import that cannot be opened is returned, not reported; it
@@ -102,14 +107,14 @@ func Compile(fsys fs.FS, name string) (protoreflect.FileDescriptor, error) {
 		var pe reporter.ErrorWithPos
 		if errors.As(err, &pe) {
 			pos := pe.GetPosition()
-			return nil, Errors{{File: pos.Filename, Line: pos.Line, Column: pos.Col, Message: pe.Unwrap().Error()}}
+			return nil, unwrapErrors(Errors{{File: pos.Filename, Line: pos.Line, Column: pos.Col, Message: pe.Unwrap().Error()}}, wraps)
 		}
 		return nil, Errors{{File: name, Message: err.Error()}}
 	}
 	if errs := shadowsWellKnown(files[0]); len(errs) > 0 {
-		return nil, errs
+		return nil, unwrapErrors(errs, wraps)
 	}
-	fd, err := rebuild(files[0], &protoregistry.Files{})
+	fd, err := rebuild(files[0], &protoregistry.Files{}, wraps)
 	if err != nil {
 		return nil, Errors{{File: name, Message: err.Error()}}
 	}
@@ -121,17 +126,19 @@ func Compile(fsys fs.FS, name string) (protoreflect.FileDescriptor, error) {
 // features protobuf-go's decoders consult (utf8_validation among them:
 // with them an edition 2023 string that is not UTF-8 parsed without
 // error); protodesc resolves them, and keeps source positions.
-func rebuild(f protoreflect.FileDescriptor, reg *protoregistry.Files) (protoreflect.FileDescriptor, error) {
+func rebuild(f protoreflect.FileDescriptor, reg *protoregistry.Files, wraps map[string]*wrapped) (protoreflect.FileDescriptor, error) {
 	if d, err := reg.FindFileByPath(f.Path()); err == nil {
 		return d, nil
 	}
 	imps := f.Imports()
 	for i := 0; i < imps.Len(); i++ {
-		if _, err := rebuild(imps.Get(i).FileDescriptor, reg); err != nil {
+		if _, err := rebuild(imps.Get(i).FileDescriptor, reg, wraps); err != nil {
 			return nil, err
 		}
 	}
-	d, err := protodesc.NewFile(protodesc.ToFileDescriptorProto(f), reg)
+	fdp := protodesc.ToFileDescriptorProto(f)
+	wraps[f.Path()].unwrapSpans(fdp.SourceCodeInfo)
+	d, err := protodesc.NewFile(fdp, reg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Path(), err)
 	}
@@ -144,7 +151,7 @@ func rebuild(f protoreflect.FileDescriptor, reg *protoregistry.Files) (protorefl
 // accessor opens imports inside fsys only. An import path is a slash path
 // relative to the root; "..", absolute paths and backslashes are refused
 // before fsys sees them.
-func accessor(fsys fs.FS) func(string) (io.ReadCloser, error) {
+func accessor(fsys fs.FS, wraps map[string]*wrapped) func(string) (io.ReadCloser, error) {
 	return func(p string) (io.ReadCloser, error) {
 		if !fs.ValidPath(p) || strings.Contains(p, `\`) {
 			return nil, fmt.Errorf("import %q leaves the catalog: %w", p, fs.ErrNotExist)
@@ -161,6 +168,7 @@ func accessor(fsys fs.FS) func(string) (io.ReadCloser, error) {
 		if err != nil {
 			return nil, err
 		}
+		data, wraps[p] = wrapLongLines(data)
 		return io.NopCloser(bytes.NewReader(data)), nil
 	}
 }
@@ -314,4 +322,19 @@ func Location(d protoreflect.Descriptor) string {
 		return f
 	}
 	return fmt.Sprintf("%s:%d:%d", f, l, c)
+}
+
+// unwrapErrors maps the positions of errors in wrapped files back to the
+// files as written.
+func unwrapErrors(errs Errors, wraps map[string]*wrapped) Errors {
+	for _, e := range errs {
+		if w := wraps[e.File]; w != nil && e.Line > 0 {
+			col := e.Column
+			e.Line, e.Column = w.position(e.Line, max(col, 1))
+			if col == 0 {
+				e.Column = 0
+			}
+		}
+	}
+	return errs
 }

@@ -14,14 +14,24 @@ import (
 // sets every field it reaches, choosing the i-th edge value of each field's
 // type (rotated per field so that n samples cover n edge values of every
 // field), the i-th branch of each oneof and the i-th value of each enum.
-// Recursion stops at MaxDepth nested messages.
+// Recursion stops at MaxDepth nested messages, and sooner when a sample
+// would hold more than MaxValues values: the size of a sample is bounded
+// by a budget, not by the shape of the schema (six repeated fields of the
+// message's own type make 18^4 messages at depth 4).
 type Sampler struct {
-	Seed     uint64
-	MaxDepth int
+	Seed      uint64
+	MaxDepth  int
+	MaxValues int
 }
 
 // DefaultMaxDepth bounds nesting of sampled messages.
 const DefaultMaxDepth = 4
+
+// DefaultMaxValues bounds the values (scalars, list elements, map entries,
+// and messages, which count their fields) of one sample: a sample that would hold more is made
+// again with one level of nesting less, down to the event message's own
+// fields, which are always set.
+const DefaultMaxValues = 1024
 
 // Samples returns n messages of md.
 func (s Sampler) Samples(md protoreflect.MessageDescriptor, n int) []*dynamicpb.Message {
@@ -34,22 +44,46 @@ func (s Sampler) Samples(md protoreflect.MessageDescriptor, n int) []*dynamicpb.
 
 // Sample returns the i-th message of md.
 func (s Sampler) Sample(md protoreflect.MessageDescriptor, i int) *dynamicpb.Message {
-	m := dynamicpb.NewMessage(md)
-	if i == 0 {
-		return m
-	}
-	g := &gen{rng: rand.New(rand.NewPCG(s.Seed, uint64(i))), variant: i, maxDepth: s.MaxDepth}
-	if g.maxDepth <= 0 {
-		g.maxDepth = DefaultMaxDepth
-	}
-	g.fill(m, 0)
+	m, _ := s.SampleDepth(md, i)
 	return m
+}
+
+// SampleDepth returns the i-th message of md and the nesting depth it was
+// made to: less than MaxDepth when the budget of MaxValues cut it.
+func (s Sampler) SampleDepth(md protoreflect.MessageDescriptor, i int) (*dynamicpb.Message, int) {
+	depth, limit := s.MaxDepth, s.MaxValues
+	if depth <= 0 {
+		depth = DefaultMaxDepth
+	}
+	if limit <= 0 {
+		limit = DefaultMaxValues
+	}
+	if i == 0 {
+		return dynamicpb.NewMessage(md), depth
+	}
+	for d := depth; ; d-- {
+		m := dynamicpb.NewMessage(md)
+		g := &gen{rng: rand.New(rand.NewPCG(s.Seed, uint64(i))), variant: i, maxDepth: d, left: limit}
+		if d == 0 {
+			// No nested message is made: the cost is the message's own
+			// fields, bounded by the schema's size.
+			g.left = -1
+		}
+		g.fill(m, 0)
+		if !g.over {
+			return m, d
+		}
+	}
 }
 
 type gen struct {
 	rng      *rand.Rand
 	variant  int
 	maxDepth int
+	// left counts down the values the sample may still hold (-1: no
+	// limit); over is set when it ran out, and stops the filling.
+	left int
+	over bool
 	// salt rotates edge values across fields: a field's number plus its
 	// element index, so that samples 1..n give every field n different
 	// values whatever the other fields hold.
@@ -62,14 +96,32 @@ func (g *gen) pick(n int) int {
 	return i
 }
 
+// spend takes n values from the budget and reports whether the sample
+// may go on.
+func (g *gen) spend(n int) bool {
+	if g.left < 0 {
+		return true
+	}
+	if g.over || n > g.left {
+		g.over = true
+		return false
+	}
+	g.left -= n
+	return true
+}
+
 func (g *gen) fill(m protoreflect.Message, depth int) {
 	md := m.Descriptor()
+	// A message costs its fields: whoever reads the sample visits each.
+	if !g.spend(1 + md.Fields().Len()) {
+		return
+	}
 	if g.wellKnown(m) {
 		return
 	}
 	fields := md.Fields()
 	oneofDone := map[protoreflect.FullName]bool{}
-	for i := 0; i < fields.Len(); i++ {
+	for i := 0; i < fields.Len() && !g.over; i++ {
 		fd := fields.Get(i)
 		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
 			if oneofDone[od.FullName()] {
@@ -93,7 +145,7 @@ func (g *gen) setField(m protoreflect.Message, fd protoreflect.FieldDescriptor, 
 	case fd.IsMap():
 		mp := m.Mutable(fd).Map()
 		n := 1 + g.variant%2
-		for j := 0; j < n; j++ {
+		for j := 0; j < n && g.spend(1); j++ {
 			k := g.scalar(fd.MapKey())
 			if fd.MapValue().Message() != nil {
 				v := mp.NewValue()
@@ -106,7 +158,7 @@ func (g *gen) setField(m protoreflect.Message, fd protoreflect.FieldDescriptor, 
 	case fd.IsList():
 		l := m.Mutable(fd).List()
 		n := 1 + g.variant%3
-		for j := 0; j < n; j++ {
+		for j := 0; j < n && g.spend(1); j++ {
 			if isMsg {
 				v := l.NewElement()
 				g.fill(v.Message(), depth+1)
@@ -118,7 +170,9 @@ func (g *gen) setField(m protoreflect.Message, fd protoreflect.FieldDescriptor, 
 	case isMsg:
 		g.fill(m.Mutable(fd).Message(), depth+1)
 	default:
-		m.Set(fd, g.scalar(fd))
+		if g.spend(1) {
+			m.Set(fd, g.scalar(fd))
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
@@ -408,6 +409,34 @@ func TestServeProtobufNarrowing(t *testing.T) {
 	_, err := cl.RegisterSchema(ctx, "com.example.item.counted", sr.Schema{Schema: msg("int32"), Type: sr.TypeProtobuf}, -1, -1)
 	if srCode(err) != codeIncompatible || !strings.Contains(err.Error(), "proto-") {
 		t.Fatalf("int64 -> int32: %v", err)
+	}
+}
+
+// TestServeProtobufSelfReferencing: a second version of a message with
+// six repeated fields of its own type answered 50002 after 30 s, the
+// witness search sampling 18^4 messages; its budget bounds it now.
+func TestServeProtobufSelfReferencing(t *testing.T) {
+	msg := func(extra string) string {
+		var b strings.Builder
+		b.WriteString("syntax = \"proto3\";\npackage shop;\nmessage Tree {\n")
+		for i := 0; i < 6; i++ {
+			fmt.Fprintf(&b, "  repeated Tree f%d = %d;\n", i, i+1)
+		}
+		return b.String() + extra + "}\n"
+	}
+	dir := writeCatalog(t, map[string]string{
+		"evtool.yaml": "version: 1\ncompat:\n  mode: FULL\n",
+		"schemas/com.example.tree.grown/v1.proto": msg(""),
+	})
+	_, srURL := startServer(t, ServerOptions{Dir: dir})
+	cl := srClient(t, srURL)
+	start := time.Now()
+	if _, err := cl.RegisterSchema(ctx, "com.example.tree.grown", sr.Schema{Schema: msg("  string note = 7;\n"), Type: sr.TypeProtobuf}, -1, -1); err != nil {
+		t.Fatalf("a field added: %v", err)
+	}
+	// A generous bound against the blow-up (30 s before the budget).
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("registration took %v", d)
 	}
 }
 

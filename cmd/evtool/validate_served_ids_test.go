@@ -40,7 +40,7 @@ func serveCatalog(t *testing.T, dir string) string {
 	t.Helper()
 	urlFile := filepath.Join(t.TempDir(), "url")
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int)
+	done := make(chan int, 1)
 	var stderr syncBuffer
 	go func() {
 		done <- run(ctx, []string{"registry", "serve", "--dir", dir, "--addr", "127.0.0.1:0", "--url-file", urlFile}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
@@ -53,6 +53,7 @@ func serveCatalog(t *testing.T, dir string) string {
 		}
 		select {
 		case code := <-done:
+			done <- code // for the cleanup
 			t.Fatalf("registry serve exited %d: %s", code, stderr.String())
 		default:
 		}

@@ -99,7 +99,7 @@ func decodeExact(ls *twmb.Schema, data []byte) (any, error) {
 		return nil, err
 	}
 	if len(rest) > 0 {
-		return nil, fmt.Errorf("%d bytes left after the datum", len(rest))
+		return nil, fmt.Errorf("%d bytes left after the datum, from byte offset %d", len(rest), len(data)-len(rest))
 	}
 	return v, nil
 }

@@ -648,11 +648,9 @@ func (snap *snapshot) prepare(subject, typ string, kind format.Kind, text, meta 
 			if strings.HasPrefix(name, prefix) {
 				return nil, apiErr(422, codeInvalidSubject, "subject %q names %s, a directory of the catalog that is not an event type (it holds %s): choose another subject", clip(subject), path.Join(snap.root, typ), path.Base(name))
 			}
-			// A checkout on a case-insensitive file system (macOS,
-			// Windows) would merge the two directories.
-			if top, _, _ := strings.Cut(strings.TrimPrefix(name, snap.root+"/"), "/"); strings.HasPrefix(name, snap.root+"/") && top != typ && strings.EqualFold(top, typ) {
-				return nil, apiErr(422, codeInvalidSubject, "subject %q differs only in letter case from %s, which the catalog has: use that name (a case-insensitive file system would merge the two directories)", clip(subject), path.Join(snap.root, top))
-			}
+		}
+		if other := caseVariant(snap.files, rel); other != "" {
+			return nil, apiErr(422, codeInvalidSubject, "subject %q differs only in letter case from %s, which the catalog has: use that name (a case-insensitive file system would merge the two directories)", clip(subject), other)
 		}
 	}
 	files := maps.Clone(snap.files)
@@ -681,6 +679,33 @@ func (snap *snapshot) prepare(subject, typ string, kind format.Kind, text, meta 
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %v", err)
 	}
 	return &candidate{files: files, cat: cat, t: t, v: t.Version(n), rel: rel, form: f}, nil
+}
+
+// caseVariant returns the file or directory of files that a file written
+// at rel would meet on a case-insensitive file system (macOS, Windows)
+// although spelled otherwise: the first path segment where rel and an
+// existing file differ differs only in letter case. A checkout there
+// merges the two: a type's directory would take in a shared file, or one
+// file replace another. It returns "" when there is none, else the
+// smallest such path (for a stable message).
+func caseVariant(files fstest.MapFS, rel string) string {
+	segs := strings.Split(rel, "/")
+	found := ""
+	for name := range files {
+		ns := strings.Split(name, "/")
+		for i := 0; i < len(segs) && i < len(ns); i++ {
+			if ns[i] == segs[i] {
+				continue
+			}
+			if strings.EqualFold(ns[i], segs[i]) {
+				if p := strings.Join(ns[:i+1], "/"); found == "" || p < found {
+					found = p
+				}
+			}
+			break
+		}
+	}
+	return found
 }
 
 // typeFor maps a subject to the catalog type a registration may create or

@@ -234,7 +234,7 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 	files := maps.Clone(snap.files)
 	text := prettyText(req.text)
 	files[full] = &fstest.MapFile{Data: text, Mode: 0o644}
-	cat, err := registry.LoadFS(files, ".")
+	cat, err := registry.LoadFSCached(files, ".", snap.cache)
 	if err != nil {
 		var le *registry.LoadError
 		if errors.As(err, &le) {

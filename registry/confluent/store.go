@@ -70,6 +70,9 @@ type snapshot struct {
 	ids     map[string]int
 	nextID  int
 	pending map[string]registry.Mode
+	// cache is the store's: a candidate catalog compiles only what it
+	// changes.
+	cache *registry.SchemaCache
 }
 
 type subjectState struct {
@@ -104,6 +107,10 @@ type store struct {
 
 	mu   sync.Mutex // serializes writes
 	snap atomic.Pointer[snapshot]
+	// cache keeps the compiled Avro and Protobuf schemas between the
+	// loads before each write: one slow schema costs once, not on every
+	// registration of any subject.
+	cache *registry.SchemaCache
 	// subjects serializes the registrations of one subject, check
 	// included: each depends on the one before.
 	subjects subjectLocks
@@ -152,7 +159,7 @@ func (l *subjectLocks) lock(ctx context.Context, subject string) (func(), error)
 }
 
 func openStore(dir string, readOnly bool, strategy Strategy) (*store, []string, error) {
-	s := &store{dir: dir, readOnly: readOnly, strategy: strategy}
+	s := &store{dir: dir, readOnly: readOnly, strategy: strategy, cache: &registry.SchemaCache{}}
 	files, root, err := readTree(dir)
 	if err != nil {
 		return nil, nil, err
@@ -262,7 +269,7 @@ func schemasRoot(dir string, cfgData []byte) (string, error) {
 func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*snapshot, error) {
 	if cat == nil {
 		var err error
-		cat, err = registry.LoadFS(files, ".")
+		cat, err = registry.LoadFSCached(files, ".", s.cache)
 		if err != nil {
 			return nil, fmt.Errorf("the catalog in %s does not load (run `evtool lint --dir %s`):\n%w", s.dir, s.dir, err)
 		}
@@ -272,7 +279,7 @@ func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*
 		return nil, err
 	}
 	forms := NewDraftForms(sub, cat.Draft)
-	snap := &snapshot{files: files, root: root, cat: cat, subjects: map[string]*subjectState{}, byID: map[int]*schemaRec{}, pending: map[string]registry.Mode{}}
+	snap := &snapshot{files: files, root: root, cat: cat, subjects: map[string]*subjectState{}, byID: map[int]*schemaRec{}, pending: map[string]registry.Mode{}, cache: s.cache}
 	ids, next, err := s.readIDs(root)
 	if err != nil {
 		return nil, err
@@ -658,7 +665,7 @@ func (snap *snapshot) prepare(subject, typ string, kind format.Kind, text, meta 
 	if meta != nil {
 		files[path.Join(snap.root, typ, "event.yaml")] = &fstest.MapFile{Data: meta, Mode: 0o644}
 	}
-	cat, err := registry.LoadFS(files, ".")
+	cat, err := registry.LoadFSCached(files, ".", snap.cache)
 	if err != nil {
 		var le *registry.LoadError
 		if errors.As(err, &le) {

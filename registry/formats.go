@@ -65,7 +65,7 @@ type formatLoader struct {
 func (fl *formatLoader) load(kind format.Kind, p, message string) (format.Schema, error) {
 	switch kind {
 	case format.Avro:
-		v, err := fl.cache.compile(cacheKey("avro", p, strings.Join(fl.shared, "\x01")), fl.fsys, func(fsys fs.FS) (any, error) {
+		v, err := fl.cache.compile(fl.gen, cacheKey("avro", p, strings.Join(fl.shared, "\x01")), fl.fsys, func(fsys fs.FS) (any, error) {
 			return avro.Load(versionsHidden{fsys, p}, p, fl.shared...)
 		})
 		if err != nil {
@@ -77,7 +77,7 @@ func (fl *formatLoader) load(kind format.Kind, p, message string) (format.Schema
 		}
 		return s, nil
 	case format.Protobuf:
-		v, err := fl.cache.compile(cacheKey("protobuf", fl.root, p, message), fl.fsys, func(fsys fs.FS) (any, error) {
+		v, err := fl.cache.compile(fl.gen, cacheKey("protobuf", fl.root, p, message), fl.fsys, func(fsys fs.FS) (any, error) {
 			sub, err := fs.Sub(fsys, fl.root)
 			if err != nil {
 				return nil, err
@@ -137,7 +137,7 @@ func (fl *formatLoader) lintShared(kinds map[format.Kind]bool) {
 			case format.Avro:
 				_, err = fl.load(kind, p, "")
 			case format.Protobuf:
-				_, err = fl.cache.compile(cacheKey("protobuf-shared", fl.root, p), fl.fsys, func(fsys fs.FS) (any, error) {
+				_, err = fl.cache.compile(fl.gen, cacheKey("protobuf-shared", fl.root, p), fl.fsys, func(fsys fs.FS) (any, error) {
 					sub, err := fs.Sub(fsys, fl.root)
 					if err != nil {
 						return nil, err

@@ -26,11 +26,42 @@ type SchemaCache struct {
 
 	mu sync.Mutex
 	m  map[string]*cacheEntry
+	// gen counts loads; an entry no load used since the latest finished
+	// one began is dropped (a candidate the server refused, a file
+	// removed), so the cache holds what the catalog needs.
+	gen uint64
 }
 
 type cacheEntry struct {
 	value any
 	reads []fsRead
+	used  uint64 // the latest load that used it
+}
+
+// begin starts a load and returns its generation (0 for a nil cache).
+func (c *SchemaCache) begin() uint64 {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	return c.gen
+}
+
+// end finishes the load of generation gen: entries that neither it nor a
+// load begun after it used are dropped.
+func (c *SchemaCache) end(gen uint64) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.m {
+		if e.used < gen {
+			delete(c.m, k)
+		}
+	}
 }
 
 // fsRead is one thing a compilation read and the digest of what it saw.
@@ -40,10 +71,10 @@ type fsRead struct {
 	digest [sha256.Size]byte
 }
 
-// compile returns what compile(fsys) returned for key, from the cache
+// compile returns, for the load of generation gen, what compile(fsys) returned for key, from the cache
 // when every read of the cached compilation reads the same in fsys. A nil
 // cache compiles every time.
-func (c *SchemaCache) compile(key string, fsys fs.FS, compile func(fs.FS) (any, error)) (any, error) {
+func (c *SchemaCache) compile(gen uint64, key string, fsys fs.FS, compile func(fs.FS) (any, error)) (any, error) {
 	if c == nil {
 		return compile(fsys)
 	}
@@ -51,6 +82,9 @@ func (c *SchemaCache) compile(key string, fsys fs.FS, compile func(fs.FS) (any, 
 	e := c.m[key]
 	c.mu.Unlock()
 	if e != nil && e.fresh(fsys) {
+		c.mu.Lock()
+		e.used = max(e.used, gen)
+		c.mu.Unlock()
 		return e.value, nil
 	}
 	rec := &recordingFS{fsys: fsys, seen: map[fsRead]bool{}}
@@ -67,7 +101,7 @@ func (c *SchemaCache) compile(key string, fsys fs.FS, compile func(fs.FS) (any, 
 	if c.m == nil {
 		c.m = map[string]*cacheEntry{}
 	}
-	c.m[key] = &cacheEntry{value: v, reads: rec.reads}
+	c.m[key] = &cacheEntry{value: v, reads: rec.reads, used: gen}
 	return v, nil
 }
 

@@ -79,3 +79,36 @@ func TestSchemaCache(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaCacheDropsUnused: what a load did not use (a removed file, a
+// candidate the server refused) leaves the cache when the load ends.
+func TestSchemaCacheDropsUnused(t *testing.T) {
+	fsys := fstest.MapFS{
+		"evtool.yaml":                 {Data: []byte("version: 1\n")},
+		"schemas/com.x.a/v1.proto":    {Data: []byte("syntax = \"proto3\";\nmessage A {\n  string s = 1;\n}\n")},
+		"schemas/com.x.b/v1.avsc":     {Data: []byte(`{"type":"record","name":"B","fields":[]}`)},
+		"schemas/com.x.b/v2.avsc":     {Data: []byte(`{"type":"record","name":"B","fields":[{"name":"n","type":"int","default":0}]}`)},
+		"schemas/shared/unused.proto": {Data: []byte("syntax = \"proto3\";\nmessage U {}\n")},
+	}
+	cache := &SchemaCache{}
+	size := func() int {
+		cache.mu.Lock()
+		defer cache.mu.Unlock()
+		return len(cache.m)
+	}
+	if _, err := LoadFSCached(fsys, ".", cache); err != nil {
+		t.Fatal(err)
+	}
+	if n := size(); n != 4 {
+		t.Fatalf("%d entries after the first load, want 4", n)
+	}
+	smaller := maps.Clone(fsys)
+	delete(smaller, "schemas/com.x.b/v2.avsc")
+	delete(smaller, "schemas/shared/unused.proto")
+	if _, err := LoadFSCached(smaller, ".", cache); err != nil {
+		t.Fatal(err)
+	}
+	if n := size(); n != 2 {
+		t.Errorf("%d entries after a load of 2 schemas, want 2", n)
+	}
+}

@@ -2,6 +2,7 @@ package confluent
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,5 +90,42 @@ func TestServeCompilesOnlyWhatChanged(t *testing.T) {
 	got := doHandler(t, s, "GET", "/subjects/com.x.b/versions/1/schema", "")
 	if !strings.Contains(got.body, "edited = 7") {
 		t.Errorf("the edited version is not served: %d %s", got.status, got.body)
+	}
+}
+
+// BenchmarkRegisterBesideSlowSchema registers versions of a small subject
+// in a catalog that also holds a Protobuf enum of 20,000 values (slow to
+// compile), with the server's schema cache and without it.
+func BenchmarkRegisterBesideSlowSchema(b *testing.B) {
+	var enum strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&enum, "  V%d = %d;\n", i, i)
+	}
+	for _, cached := range []bool{true, false} {
+		name := "cache"
+		if !cached {
+			name = "no-cache"
+		}
+		b.Run(name, func(b *testing.B) {
+			dir := writeCatalog(b, map[string]string{
+				"evtool.yaml":                  "version: 1\n",
+				"schemas/com.x.big/v1.proto":   "syntax = \"proto3\";\npackage big;\nenum E {\n" + enum.String() + "}\nmessage Big {\n  E e = 1;\n}\n",
+				"schemas/com.x.b/v1.proto":     "syntax = \"proto3\";\npackage b;\nmessage B {\n  string s = 1;\n}\n",
+				"schemas/com.x.b/event.yaml":   "compat: {mode: NONE}\n",
+				"schemas/com.x.big/event.yaml": "compat: {mode: NONE}\n",
+			})
+			s, _ := startServer(b, ServerOptions{Dir: dir})
+			if !cached {
+				s.store.cache = nil
+				s.store.current().cache = nil
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				body, _ := json.Marshal(map[string]any{"schemaType": "PROTOBUF", "schema": fmt.Sprintf("syntax = \"proto3\";\npackage b;\nmessage B {\n  string f%d = %d;\n}\n", i, i+2)})
+				if got := doHandler(b, s, "POST", "/subjects/com.x.b/versions", string(body)); got.status != 200 {
+					b.Fatalf("register: %d %s", got.status, got.body)
+				}
+			}
+		})
 	}
 }

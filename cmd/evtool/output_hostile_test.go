@@ -56,6 +56,12 @@ func hostileCatalog(t *testing.T, dir string) {
 		"schemas/z.pbraw/v1.proto":        "syntax = \"proto3\";\n// " + hostile + "\nmessage M {\n  string s = 1 [json_name = \"" + hostile + "\"];\n}\n",
 		"schemas/" + hostile + "/v1.json": `{"type":"object"}`,
 	}
+	writeFiles(t, dir, files)
+}
+
+// writeFiles writes files (slash paths to contents) under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
 	for name, text := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

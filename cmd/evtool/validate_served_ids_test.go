@@ -71,15 +71,7 @@ func serveCatalog(t *testing.T, dir string) string {
 // (schema-id-mismatch, exit 1): the ids reach the catalog's versions.
 func TestValidateTopicServedIDs(t *testing.T) {
 	dir := t.TempDir()
-	for name, text := range servedIDsCatalog {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, servedIDsCatalog)
 	cl, err := sr.NewClient(sr.URLs(serveCatalog(t, dir)), sr.HTTPClient(&http.Client{Timeout: 60 * time.Second}))
 	if err != nil {
 		t.Fatal(err)
@@ -174,15 +166,7 @@ func TestValidateTopicIDsFile(t *testing.T) {
 			if tc.ids != "" {
 				files["schemas/"+registry.SchemaIDsFile] = tc.ids
 			}
-			for name, text := range files {
-				p := filepath.Join(dir, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			writeFiles(t, dir, files)
 			cat, err := registry.Load(dir)
 			if err != nil {
 				t.Fatal(err)

@@ -247,7 +247,7 @@ func (v *Validator) checkFormatData(d *Decoded, ver *registry.Version) []report.
 			ct = format.ContentTypeJSON
 		}
 	}
-	err := s.Validate(d.RawData, ct)
+	err := ValidateData(s, v.Catalog.Framing(v.Catalog.Lookup(ver.Type)), d.RawData, ct)
 	switch {
 	case errors.Is(err, format.ErrContentType):
 		return fail(RuleDataEncoding, "/datacontenttype", fmt.Sprintf("datacontenttype %q is not an encoding of %s v%d, which is %s: use %s", ct, ver.Type, ver.Number, s.Kind().Name(), strings.Join(s.ContentTypes(), " or ")))

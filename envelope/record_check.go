@@ -83,6 +83,12 @@ func (d *Decoded) SetFormatData(ver *registry.Version, framing registry.Framing)
 // FramingNone) for framed.
 func formatDataValue(s format.Schema, framing registry.Framing, data []byte, ct string) (any, error) {
 	if p, ok := s.(*protobuf.Schema); ok {
+		if framing == registry.FramingNone && !format.IsJSON(ct) {
+			// DecodeValue would take a leading zero for a frame.
+			if _, err := p.DecodeBinary(data); err != nil {
+				return nil, err
+			}
+		}
 		v, err := p.DecodeValue(data, ct)
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -31,15 +32,19 @@ const (
 
 // DataFrame splits the binary data of an event of schema s, of a type
 // with the given kafka.framing, into its payload and, when it is
-// Confluent-framed, the schema id. Protobuf data is framed when it starts
-// with the magic byte (no message starts with a zero tag). Avro data is
-// never framed under FramingNone: a datum may itself start with a zero
-// byte and its bytes from the sixth on read as a datum too; otherwise it
-// is framed when it starts with a header and the rest is one datum of s.
+// Confluent-framed, the schema id. Data is never framed under
+// FramingNone: an Avro datum may itself start with a zero byte and its
+// bytes from the sixth on read as a datum too. Otherwise Protobuf data is
+// framed when it starts with the magic byte (no message starts with a zero
+// tag), and Avro data when it starts with a header and the rest is one
+// datum of s.
 func DataFrame(s format.Schema, framing registry.Framing, data []byte) (payload []byte, id uint32, framed bool) {
+	if framing == registry.FramingNone {
+		return data, 0, false
+	}
 	switch s := s.(type) {
 	case *avro.Schema:
-		if framing == registry.FramingNone || len(data) < 5 || data[0] != 0 {
+		if len(data) < 5 || data[0] != 0 {
 			break // not framed: no need to read the datum to know
 		}
 		if _, id, framed, err := s.DecodeBinary(data, avro.FramingAuto); err == nil && framed {
@@ -59,6 +64,29 @@ func DataFrame(s format.Schema, framing registry.Framing, data []byte) (payload 
 		}
 	}
 	return data, 0, false
+}
+
+// ValidateData checks that data is one datum of s in content type ct, for
+// a type with the given kafka.framing. Under FramingNone binary data is
+// read as it is, never as a frame, so bytes left after the datum are an
+// error; otherwise a Confluent frame is accepted (Validate).
+func ValidateData(s format.Schema, framing registry.Framing, data []byte, ct string) error {
+	if framing == registry.FramingNone && !format.IsJSON(ct) {
+		// Validate with no data refuses a content type that is no
+		// encoding of s as it would with data.
+		if err := s.Validate(nil, ct); errors.Is(err, format.ErrContentType) {
+			return err
+		}
+		switch s := s.(type) {
+		case *avro.Schema:
+			_, err := s.Decode(data)
+			return err
+		case *protobuf.Schema:
+			_, err := s.DecodeBinary(data)
+			return err
+		}
+	}
+	return s.Validate(data, ct)
 }
 
 // FrameData writes a payload of schema s (the binary encoding) in the

@@ -65,23 +65,29 @@ type formatLoader struct {
 func (fl *formatLoader) load(kind format.Kind, p, message string) (format.Schema, error) {
 	switch kind {
 	case format.Avro:
-		s, err := avro.Load(versionsHidden{fl.fsys, p}, p, fl.shared...)
+		v, err := fl.cache.compile(fl.gen, cacheKey("avro", p, strings.Join(fl.shared, "\x01")), fl.fsys, func(fsys fs.FS) (any, error) {
+			return avro.Load(versionsHidden{fsys, p}, p, fl.shared...)
+		})
 		if err != nil {
 			return nil, err
 		}
+		s := v.(*avro.Schema)
 		for _, f := range s.Files {
 			fl.used[f] = true
 		}
 		return s, nil
 	case format.Protobuf:
-		sub, err := fs.Sub(fl.fsys, fl.root)
+		v, err := fl.cache.compile(fl.gen, cacheKey("protobuf", fl.root, p, message), fl.fsys, func(fsys fs.FS) (any, error) {
+			sub, err := fs.Sub(fsys, fl.root)
+			if err != nil {
+				return nil, err
+			}
+			return protobuf.Load(sub, fl.rel(p), message)
+		})
 		if err != nil {
 			return nil, err
 		}
-		s, err := protobuf.Load(sub, fl.rel(p), message)
-		if err != nil {
-			return nil, err
-		}
+		s := v.(*protobuf.Schema)
 		for _, f := range s.Files {
 			fl.used[path.Join(fl.root, f)] = true
 		}
@@ -131,10 +137,13 @@ func (fl *formatLoader) lintShared(kinds map[format.Kind]bool) {
 			case format.Avro:
 				_, err = fl.load(kind, p, "")
 			case format.Protobuf:
-				sub, serr := fs.Sub(fl.fsys, fl.root)
-				if serr == nil {
-					_, err = protobuf.Compile(sub, fl.rel(p))
-				}
+				_, err = fl.cache.compile(fl.gen, cacheKey("protobuf-shared", fl.root, p), fl.fsys, func(fsys fs.FS) (any, error) {
+					sub, err := fs.Sub(fsys, fl.root)
+					if err != nil {
+						return nil, err
+					}
+					return protobuf.Compile(sub, fl.rel(p))
+				})
 			}
 			if err != nil {
 				fl.fail(kind, err, fl.show(p))

@@ -99,7 +99,14 @@ func Load(dir string) (*Catalog, error) {
 // LoadFS reads a catalog from fsys, whose root holds evtool.yaml. display
 // prefixes the paths in findings (the directory, or "REF:" for a git tree).
 func LoadFS(fsys fs.FS, display string) (*Catalog, error) {
-	l := &loader{fsys: fsys, display: display}
+	return LoadFSCached(fsys, display, nil)
+}
+
+// LoadFSCached is LoadFS taking the Avro and Protobuf schemas that did
+// not change from cache (nil: compile them all).
+func LoadFSCached(fsys fs.FS, display string, cache *SchemaCache) (*Catalog, error) {
+	l := &loader{fsys: fsys, display: display, cache: cache, gen: cache.begin()}
+	defer cache.end(l.gen)
 	cat := l.load()
 	cat.openFS = func() (fs.FS, func() error, error) { return fsys, func() error { return nil }, nil }
 	if len(l.errs) > 0 {
@@ -112,6 +119,8 @@ func LoadFS(fsys fs.FS, display string) (*Catalog, error) {
 type loader struct {
 	fsys    fs.FS
 	display string
+	cache   *SchemaCache
+	gen     uint64 // this load's, in cache
 	root    string // slash path of the catalog root inside fsys
 	errs    []report.Finding
 	warns   []report.Finding

@@ -34,9 +34,14 @@ func ParseFormat(s string) (Format, error) {
 func Write(w io.Writer, f Format, r *Report) error {
 	switch f {
 	case FormatJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		// JSON keeps keys and ids exact; JSONSafe escapes the bidi and C1
+		// controls JSON would carry raw.
+		b, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(report.JSONSafe(b), '\n'))
+		return err
 	case FormatJUnit:
 		return writeJUnit(w, r)
 	}
@@ -54,7 +59,7 @@ func WritePlan(w io.Writer, plan []Fault, selected func(int) bool) error {
 		if selected(f.Index) {
 			mark = "* "
 		}
-		fmt.Fprintln(bw, mark+report.SafeLine(f.String()))
+		fmt.Fprintln(bw, mark+line(f.String()))
 	}
 	return bw.Flush()
 }
@@ -65,18 +70,18 @@ func writeText(w io.Writer, r *Report) error {
 	if !r.Pass {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(bw, "verify %s (seed %d): %s\n", report.SafeLine(r.Scenario), r.Seed, verdict)
+	fmt.Fprintf(bw, "verify %s (seed %d): %s\n", line(r.Scenario), r.Seed, verdict)
 	writeRun(bw, r.Clean, "clean run (no faults)")
 	if r.Chaos != nil {
 		writeRun(bw, r.Chaos, fmt.Sprintf("chaos run (%d faults planned, %d struck: %s)", len(r.Plan), len(r.Chaos.Applied), indexes(r.Chaos.Applied)))
 		for _, i := range r.Chaos.Applied {
 			if i < len(r.Plan) {
-				fmt.Fprintf(bw, "    %s\n", report.SafeLine(r.Plan[i].String()))
+				fmt.Fprintf(bw, "    %s\n", line(r.Plan[i].String()))
 			}
 		}
 	}
 	if !r.Pass && r.Reproduce != "" {
-		fmt.Fprintf(bw, "\nseed %d\nreproduce: %s\n", r.Seed, report.SafeLine(r.Reproduce))
+		fmt.Fprintf(bw, "\nseed %d\nreproduce: %s\n", r.Seed, line(r.Reproduce))
 	}
 	if s := r.Shrink; s != nil {
 		how := "1-minimal"
@@ -85,12 +90,12 @@ func writeText(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(bw, "smallest failing set: %d fault(s) after %d run(s) (%s)\n", len(s.Faults), s.Tests, how)
 		for _, f := range s.Faults {
-			fmt.Fprintf(bw, "  %s\n", report.SafeLine(f.String()))
+			fmt.Fprintf(bw, "  %s\n", line(f.String()))
 		}
 		if s.Result != nil {
 			fmt.Fprintf(bw, "  fails with: %s\n", classCounts(&s.Result.Verdict))
 		}
-		fmt.Fprintf(bw, "reproduce the minimal failure: %s\n", report.SafeLine(s.Reproduce))
+		fmt.Fprintf(bw, "reproduce the minimal failure: %s\n", line(s.Reproduce))
 	}
 	return bw.Flush()
 }
@@ -111,24 +116,33 @@ func writeRun(bw *bufio.Writer, run *RunResult, title string) {
 				fmt.Fprintf(bw, "    %s: ... %d more\n", c.Name, len(c.Members)-10)
 				break
 			}
-			fmt.Fprintf(bw, "    %s: %s\n", c.Name, report.SafeLine(m.Message))
+			fmt.Fprintf(bw, "    %s: %s\n", c.Name, line(m.Message))
 			for _, rec := range m.Records {
-				fmt.Fprintf(bw, "      record %s id=%s key=%s\n", report.SafeLine(rec.At.String()), report.SafeLine(rec.ID), report.SafeLine(rec.Key))
+				fmt.Fprintf(bw, "      record %s id=%s key=%s\n", line(rec.At.String()), line(rec.ID), line(rec.Key))
 			}
 		}
 	}
 	for _, e := range run.Expect {
-		fmt.Fprintf(bw, "    expect: %s\n", report.SafeLine(e))
+		fmt.Fprintf(bw, "    expect: %s\n", line(e))
 	}
 	for _, n := range run.Notes {
-		fmt.Fprintf(bw, "  note: %s\n", report.SafeLine(n))
+		fmt.Fprintf(bw, "  note: %s\n", line(n))
 	}
 	if run.Failed() && len(run.Stderr) > 0 {
 		fmt.Fprintf(bw, "  producer stderr (last lines):\n")
 		for _, l := range run.Stderr {
-			fmt.Fprintf(bw, "    | %s\n", report.SafeLine(l))
+			fmt.Fprintf(bw, "    | %s\n", line(l))
 		}
 	}
+}
+
+// line escapes text from outside (a record's key or id, a producer's
+// output, a scenario's name) for one line of the text report: Escape turns
+// line breaks, terminal and bidi controls and invalid UTF-8 into inert
+// escapes, and SafeLine keeps what is left from reading as a CI log command
+// where it starts the line.
+func line(s string) string {
+	return report.SafeLine(report.Escape(s))
 }
 
 func classCounts(v *Verdict) string {
@@ -180,9 +194,10 @@ func writeJUnit(w io.Writer, r *Report) error {
 	if run == nil || r.Clean.Failed() {
 		run = r.Clean
 	}
-	s := junitSuite{Name: "verify " + r.Scenario}
+	scenario := report.Escape(r.Scenario)
+	s := junitSuite{Name: "verify " + scenario}
 	for _, c := range run.Verdict.Classes {
-		jc := junitCase{Name: c.Name, Class: "verify." + r.Scenario}
+		jc := junitCase{Name: c.Name, Class: "verify." + scenario}
 		if c.Count > 0 {
 			var b strings.Builder
 			for _, m := range c.Members {
@@ -195,14 +210,14 @@ func writeJUnit(w io.Writer, r *Report) error {
 			if r.Shrink != nil {
 				fmt.Fprintf(&b, "reproduce the minimal failure: %s\n", report.Escape(r.Shrink.Reproduce))
 			}
-			jc.Failure = &junitFailure{Message: fmt.Sprintf("%d %s in run %s", c.Count, c.Name, run.Name), Text: b.String()}
+			jc.Failure = &junitFailure{Message: fmt.Sprintf("%d %s in run %s", c.Count, c.Name, report.Escape(run.Name)), Text: b.String()}
 			s.Failures++
 		}
 		s.Cases = append(s.Cases, jc)
 	}
-	jc := junitCase{Name: "expect", Class: "verify." + r.Scenario}
+	jc := junitCase{Name: "expect", Class: "verify." + scenario}
 	if len(run.Expect) > 0 {
-		jc.Failure = &junitFailure{Message: "expectations failed", Text: strings.Join(run.Expect, "\n")}
+		jc.Failure = &junitFailure{Message: "expectations failed", Text: escapeAll(run.Expect)}
 		s.Failures++
 	}
 	s.Cases = append(s.Cases, jc)
@@ -217,4 +232,13 @@ func writeJUnit(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// escapeAll escapes each line of lines, one a line.
+func escapeAll(lines []string) string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = report.Escape(l)
+	}
+	return strings.Join(out, "\n")
 }

@@ -40,7 +40,7 @@ func serveCatalog(t *testing.T, dir string) string {
 	t.Helper()
 	urlFile := filepath.Join(t.TempDir(), "url")
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int)
+	done := make(chan int, 1)
 	var stderr syncBuffer
 	go func() {
 		done <- run(ctx, []string{"registry", "serve", "--dir", dir, "--addr", "127.0.0.1:0", "--url-file", urlFile}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
@@ -53,6 +53,7 @@ func serveCatalog(t *testing.T, dir string) string {
 		}
 		select {
 		case code := <-done:
+			done <- code // for the cleanup
 			t.Fatalf("registry serve exited %d: %s", code, stderr.String())
 		default:
 		}
@@ -70,15 +71,7 @@ func serveCatalog(t *testing.T, dir string) string {
 // (schema-id-mismatch, exit 1): the ids reach the catalog's versions.
 func TestValidateTopicServedIDs(t *testing.T) {
 	dir := t.TempDir()
-	for name, text := range servedIDsCatalog {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, servedIDsCatalog)
 	cl, err := sr.NewClient(sr.URLs(serveCatalog(t, dir)), sr.HTTPClient(&http.Client{Timeout: 60 * time.Second}))
 	if err != nil {
 		t.Fatal(err)
@@ -173,15 +166,7 @@ func TestValidateTopicIDsFile(t *testing.T) {
 			if tc.ids != "" {
 				files[registry.SchemaIDsFile] = tc.ids
 			}
-			for name, text := range files {
-				p := filepath.Join(dir, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			writeFiles(t, dir, files)
 			cat, err := registry.Load(dir)
 			if err != nil {
 				t.Fatal(err)

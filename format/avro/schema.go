@@ -122,7 +122,7 @@ func decodeExact(ls *twmb.Schema, writer *Node, data []byte) (any, error) {
 		return nil, err
 	}
 	if len(rest) > 0 {
-		return nil, fmt.Errorf("%d bytes left after the datum", len(rest))
+		return nil, fmt.Errorf("%d bytes left after the datum, from byte offset %d", len(rest), len(data)-len(rest))
 	}
 	return v, nil
 }

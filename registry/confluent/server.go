@@ -1437,7 +1437,7 @@ func (s *Server) writeCatalogFile(snap *snapshot, rel string, data []byte) *apiE
 	} else {
 		files[rel] = &fstest.MapFile{Data: data, Mode: 0o644}
 	}
-	cat, err := registry.LoadFS(files, ".")
+	cat, err := registry.LoadFSCached(files, ".", snap.cache)
 	if err != nil {
 		return apiErr(500, codeStore, "the catalog would not load after changing %s: %v", rel, err)
 	}

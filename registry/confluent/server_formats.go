@@ -221,14 +221,20 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 	}
 	full := path.Join(snap.root, rel)
 	for name := range snap.files {
-		if strings.EqualFold(name, full) || strings.HasPrefix(name, full+"/") {
+		if name == full || strings.HasPrefix(name, full+"/") {
 			return nil, apiErr(422, codeInvalidSubject, "subject %q: %s exists in the catalog and is not a shared schema it serves", clip(subject), full)
 		}
+	}
+	// The rule for new types: on a case-insensitive checkout the file
+	// would land in (or replace) what the catalog spells otherwise, a
+	// type's directory among them.
+	if other := caseVariant(snap.files, full); other != "" {
+		return nil, apiErr(422, codeInvalidSubject, "subject %q: %s differs only in letter case from %s, which the catalog has (a case-insensitive file system would merge them): use that spelling", clip(subject), full, other)
 	}
 	files := maps.Clone(snap.files)
 	text := prettyText(req.text)
 	files[full] = &fstest.MapFile{Data: text, Mode: 0o644}
-	cat, err := registry.LoadFS(files, ".")
+	cat, err := registry.LoadFSCached(files, ".", snap.cache)
 	if err != nil {
 		var le *registry.LoadError
 		if errors.As(err, &le) {

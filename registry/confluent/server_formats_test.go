@@ -646,6 +646,40 @@ func TestServeSharedSchemaNotInTypeDirectory(t *testing.T) {
 	}
 }
 
+// TestServeSharedSchemaCaseVariantRefused: a shared file whose path
+// differs from the catalog's only in letter case, in its type directory
+// (it would land among the type's versions on a case-insensitive
+// checkout), its own directory or its name, is refused (42208) and nothing
+// is written; the same file spelled as the catalog spells it registers.
+func TestServeSharedSchemaCaseVariantRefused(t *testing.T) {
+	dir := formatCatalog(t, "proto")
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	body := func(pkg string) string {
+		b, _ := json.Marshal(map[string]any{"schemaType": "PROTOBUF", "schema": "syntax = \"proto3\";\npackage " + pkg + ";\nmessage Z { string a = 1; }\n"})
+		return string(b)
+	}
+	if got := doHandler(t, s, "POST", "/subjects/sh%2Fa.proto/versions", body("sha")); got.status != 200 {
+		t.Fatalf("register sh/a.proto: %d %s", got.status, got.body)
+	}
+	for _, tc := range []struct{ subject, written, clash string }{
+		{"COM.EXAMPLE.STOCK.MOVED%2Fx.proto", "COM.EXAMPLE.STOCK.MOVED/x.proto", "schemas/com.example.stock.moved"},
+		{"com.example.stock.MOVED%2Fsub%2Fx.proto", "com.example.stock.MOVED/sub/x.proto", "schemas/com.example.stock.moved"},
+		{"sh%2FA.proto", "sh/A.proto", "schemas/sh/a.proto"},
+		{"SH%2Fb.proto", "SH/b.proto", "schemas/sh"},
+	} {
+		got := doHandler(t, s, "POST", "/subjects/"+tc.subject+"/versions", body("x"))
+		if got.status != 422 || got.code != codeInvalidSubject || !strings.Contains(got.body, "differs only in letter case from "+tc.clash) {
+			t.Errorf("register %s: %d %s", tc.subject, got.status, got.body)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "schemas", filepath.FromSlash(tc.written))); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s written: %v", tc.written, err)
+		}
+	}
+	if got := doHandler(t, s, "POST", "/subjects/sh%2Fb.proto/versions", body("shb")); got.status != 200 {
+		t.Fatalf("register sh/b.proto: %d %s", got.status, got.body)
+	}
+}
+
 // TestServeWellKnownTypes: a client that registers the well-known types
 // as subjects (confluent-kafka-python 1.x's serializer does) gets an id,
 // as from a Confluent registry, and the lookup that follows finds it;

@@ -80,6 +80,9 @@ type snapshot struct {
 	ids       map[string]int
 	nextID    int
 	pending   map[string]registry.Mode
+	// cache is the store's: a candidate catalog compiles only what it
+	// changes.
+	cache *registry.SchemaCache
 }
 
 type subjectState struct {
@@ -114,6 +117,10 @@ type store struct {
 
 	mu   sync.Mutex // serializes writes
 	snap atomic.Pointer[snapshot]
+	// cache keeps the compiled Avro and Protobuf schemas between the
+	// loads before each write: one slow schema costs once, not on every
+	// registration of any subject.
+	cache *registry.SchemaCache
 	// subjects serializes the registrations of one subject, check
 	// included: each depends on the one before.
 	subjects subjectLocks
@@ -162,7 +169,7 @@ func (l *subjectLocks) lock(ctx context.Context, subject string) (func(), error)
 }
 
 func openStore(dir string, readOnly bool, strategy Strategy) (*store, []string, error) {
-	s := &store{dir: dir, readOnly: readOnly, strategy: strategy}
+	s := &store{dir: dir, readOnly: readOnly, strategy: strategy, cache: &registry.SchemaCache{}}
 	files, root, err := readTree(dir)
 	if err != nil {
 		return nil, nil, err
@@ -272,7 +279,7 @@ func schemasRoot(dir string, cfgData []byte) (string, error) {
 func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*snapshot, error) {
 	if cat == nil {
 		var err error
-		cat, err = registry.LoadFS(files, ".")
+		cat, err = registry.LoadFSCached(files, ".", s.cache)
 		if err != nil {
 			return nil, fmt.Errorf("the catalog in %s does not load (run `evtool lint --dir %s`):\n%w", s.dir, s.dir, err)
 		}
@@ -282,7 +289,7 @@ func (s *store) build(files fstest.MapFS, root string, cat *registry.Catalog) (*
 		return nil, err
 	}
 	forms := NewDraftForms(sub, cat.Draft)
-	snap := &snapshot{files: files, root: root, cat: cat, subjects: map[string]*subjectState{}, byID: map[int]*schemaRec{}, pending: map[string]registry.Mode{}}
+	snap := &snapshot{files: files, root: root, cat: cat, subjects: map[string]*subjectState{}, byID: map[int]*schemaRec{}, pending: map[string]registry.Mode{}, cache: s.cache}
 	ids, next, err := s.readIDs(root)
 	if err != nil {
 		return nil, err
@@ -725,11 +732,9 @@ func (snap *snapshot) prepare(subject, typ string, kind format.Kind, text, meta 
 			if strings.HasPrefix(name, prefix) {
 				return nil, apiErr(422, codeInvalidSubject, "subject %q names %s, a directory of the catalog that is not an event type (it holds %s): choose another subject", clip(subject), path.Join(snap.root, typ), path.Base(name))
 			}
-			// A checkout on a case-insensitive file system (macOS,
-			// Windows) would merge the two directories.
-			if top, _, _ := strings.Cut(strings.TrimPrefix(name, snap.root+"/"), "/"); strings.HasPrefix(name, snap.root+"/") && top != typ && strings.EqualFold(top, typ) {
-				return nil, apiErr(422, codeInvalidSubject, "subject %q differs only in letter case from %s, which the catalog has: use that name (a case-insensitive file system would merge the two directories)", clip(subject), path.Join(snap.root, top))
-			}
+		}
+		if other := caseVariant(snap.files, rel); other != "" {
+			return nil, apiErr(422, codeInvalidSubject, "subject %q differs only in letter case from %s, which the catalog has: use that name (a case-insensitive file system would merge the two directories)", clip(subject), other)
 		}
 	}
 	files := maps.Clone(snap.files)
@@ -737,7 +742,7 @@ func (snap *snapshot) prepare(subject, typ string, kind format.Kind, text, meta 
 	if meta != nil {
 		files[path.Join(snap.root, typ, "event.yaml")] = &fstest.MapFile{Data: meta, Mode: 0o644}
 	}
-	cat, err := registry.LoadFS(files, ".")
+	cat, err := registry.LoadFSCached(files, ".", snap.cache)
 	if err != nil {
 		var le *registry.LoadError
 		if errors.As(err, &le) {
@@ -758,6 +763,33 @@ func (snap *snapshot) prepare(subject, typ string, kind format.Kind, text, meta 
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %v", err)
 	}
 	return &candidate{files: files, cat: cat, t: t, v: t.Version(n), rel: rel, form: f}, nil
+}
+
+// caseVariant returns the file or directory of files that a file written
+// at rel would meet on a case-insensitive file system (macOS, Windows)
+// although spelled otherwise: the first path segment where rel and an
+// existing file differ differs only in letter case. A checkout there
+// merges the two: a type's directory would take in a shared file, or one
+// file replace another. It returns "" when there is none, else the
+// smallest such path (for a stable message).
+func caseVariant(files fstest.MapFS, rel string) string {
+	segs := strings.Split(rel, "/")
+	found := ""
+	for name := range files {
+		ns := strings.Split(name, "/")
+		for i := 0; i < len(segs) && i < len(ns); i++ {
+			if ns[i] == segs[i] {
+				continue
+			}
+			if strings.EqualFold(ns[i], segs[i]) {
+				if p := strings.Join(ns[:i+1], "/"); found == "" || p < found {
+					found = p
+				}
+			}
+			break
+		}
+	}
+	return found
 }
 
 // typeFor maps a subject to the catalog type a registration may create or

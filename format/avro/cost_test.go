@@ -208,3 +208,19 @@ func TestMinSizesSaturate(t *testing.T) {
 		t.Errorf("a record ending through a null branch: %d bytes, want 1", got)
 	}
 }
+
+// TestDecodeCostDeepData: a datum nested deeper than the library decodes
+// is left to the library's depth error, and the walk's stack stays
+// small: a megabyte of nested unions made a frame per byte.
+func TestDecodeCostDeepData(t *testing.T) {
+	s, err := Parse("t.avsc", []byte(`{"type": "record", "name": "T", "fields": [{"name": "u", "type": ["null", "T"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := append(bytes.Repeat([]byte{0x02}, 1<<20), 0)
+	var derr error
+	fuzzcost.Bound{Bytes: 8 << 20, CPU: fuzzcost.Default().CPU}.Check(t, len(data), func() { _, derr = s.Decode(data) })
+	if derr == nil || strings.Contains(derr.Error(), "values") {
+		t.Errorf("err = %v, want the library's depth error", derr)
+	}
+}

@@ -47,6 +47,8 @@ func TestDecodeCostBounded(t *testing.T) {
 		{"Validate", func() error { return s.Validate(data, ContentTypeBinary) }},
 		{"DecodeValue", func() error { _, err := s.DecodeValue(data, ContentTypeBinary); return err }},
 		{"DecodeFrom", func() error { _, err := s.DecodeFrom(s, data); return err }},
+		// what validate --topic and verify read a record's value with
+		{"UnframeValue", func() error { _, _, err := s.UnframeValue(Frame(1, data)); return err }},
 	}
 	for _, p := range paths {
 		t.Run(p.name, func(t *testing.T) {

@@ -83,3 +83,23 @@ func TestCompareCostBounded(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCostCases compares each pair of costCases both ways, beside
+// the ordinary order pair of BenchmarkCompare as the baseline.
+func BenchmarkCostCases(b *testing.B) {
+	cases := []struct{ name, old, new string }{{"baseline order v1-v3", benchOrderV1, benchOrderV3}}
+	for _, tt := range costCases {
+		cases = append(cases, struct{ name, old, new string }{tt.name, tt.old, tt.new})
+	}
+	for _, tt := range cases {
+		old, new := mustParse(b, "v1.avsc", tt.old), mustParse(b, "v2.avsc", tt.new)
+		b.Run(tt.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
+					Compare(old, new, dir, Options{})
+				}
+			}
+		})
+	}
+}

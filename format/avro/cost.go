@@ -31,6 +31,13 @@ func MaxDecodedValues(size int) int64 {
 	return decodeBaseValues + decodeValuesPerByte*int64(size)
 }
 
+// maxWalkDepth stops the walk in data nested deeper than the library
+// decodes: it counts one level for every record, union, array and map it
+// is inside, as the walk's stack does, and refuses more than 1000. Past
+// it the library reports the depth, and the walk's stack stays small for
+// a megabyte of nested unions.
+const maxWalkDepth = 2000
+
 // costFrame is a value whose children are being walked: the next field of
 // a record, the items left in the current block of an array or map, or
 // the one branch of a union.
@@ -64,6 +71,9 @@ func checkDecodeCost(root *Node, data []byte) error {
 		count++
 		if count > limit {
 			return true
+		}
+		if len(stack) >= maxWalkDepth {
+			return false
 		}
 		switch n.Kind {
 		case "null":

@@ -47,6 +47,8 @@ func TestDecodeCostBounded(t *testing.T) {
 		{"Validate", func() error { return s.Validate(data, ContentTypeBinary) }},
 		{"DecodeValue", func() error { _, err := s.DecodeValue(data, ContentTypeBinary); return err }},
 		{"DecodeFrom", func() error { _, err := s.DecodeFrom(s, data); return err }},
+		// what validate --topic and verify read a record's value with
+		{"UnframeValue", func() error { _, _, err := s.UnframeValue(Frame(1, data)); return err }},
 	}
 	for _, p := range paths {
 		t.Run(p.name, func(t *testing.T) {
@@ -206,5 +208,21 @@ func TestMinSizesSaturate(t *testing.T) {
 	}
 	if got := s.minSize[s.Root]; got != 1 {
 		t.Errorf("a record ending through a null branch: %d bytes, want 1", got)
+	}
+}
+
+// TestDecodeCostDeepData: a datum nested deeper than the library decodes
+// is left to the library's depth error, and the walk's stack stays
+// small: a megabyte of nested unions made a frame per byte.
+func TestDecodeCostDeepData(t *testing.T) {
+	s, err := Parse("t.avsc", []byte(`{"type": "record", "name": "T", "fields": [{"name": "u", "type": ["null", "T"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := append(bytes.Repeat([]byte{0x02}, 1<<20), 0)
+	var derr error
+	fuzzcost.Bound{Bytes: 8 << 20, CPU: fuzzcost.Default().CPU}.Check(t, len(data), func() { _, derr = s.Decode(data) })
+	if derr == nil || strings.Contains(derr.Error(), "values") {
+		t.Errorf("err = %v, want the library's depth error", derr)
 	}
 }

@@ -3,6 +3,7 @@ package codegen
 import (
 	"bytes"
 	"errors"
+	"github.com/evtool/evtool/internal/fuzzcost"
 	"go/format"
 	"go/parser"
 	"go/token"
@@ -41,38 +42,40 @@ func FuzzGenerate(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, schema []byte) {
-		if len(schema) > 1<<14 || hugeExponent.Match(schema) {
-			// registry.Load itself chokes on numbers like 1e9999999
-			// (santhosh's big.Rat parsing): not the generator's input
-			return
-		}
-		fsys := fstest.MapFS{
-			"evtool.yaml":             {Data: []byte("version: 1\n")},
-			"schemas/x.y/v1.json":     {Data: schema},
-			"schemas/x.y/v2.json":     {Data: []byte(`{"type": "object", "properties": {"old": {"$ref": "v1.json"}}}`)},
-			"schemas/shared/any.json": {Data: []byte(`{}`)},
-		}
-		cat, err := registry.LoadFS(fsys, "fuzz")
-		if err != nil {
-			return // not a schema the catalog accepts
-		}
-		res, err := Generate(cat, Options{Package: "fuzz", FS: fsys})
-		if err != nil {
-			var ce *Error
-			if !errors.As(err, &ce) && !bytes.Contains([]byte(err.Error()), []byte("fuzz")) {
-				t.Logf("error: %v", err)
+		fuzzcost.Default().Check(t, len(schema), func() {
+			if len(schema) > 1<<14 || hugeExponent.Match(schema) {
+				// registry.Load itself chokes on numbers like 1e9999999
+				// (santhosh's big.Rat parsing): not the generator's input
+				return
 			}
-			return
-		}
-		for _, file := range res.Files {
-			if _, err := parser.ParseFile(token.NewFileSet(), file.Name, file.Data, parser.ParseComments); err != nil {
-				t.Fatalf("%s does not parse: %v\n%s", file.Name, err, file.Data)
+			fsys := fstest.MapFS{
+				"evtool.yaml":             {Data: []byte("version: 1\n")},
+				"schemas/x.y/v1.json":     {Data: schema},
+				"schemas/x.y/v2.json":     {Data: []byte(`{"type": "object", "properties": {"old": {"$ref": "v1.json"}}}`)},
+				"schemas/shared/any.json": {Data: []byte(`{}`)},
 			}
-			formatted, err := format.Source(file.Data)
-			if err != nil || !bytes.Equal(formatted, file.Data) {
-				t.Fatalf("%s is not gofmt-clean", file.Name)
+			cat, err := registry.LoadFS(fsys, "fuzz")
+			if err != nil {
+				return // not a schema the catalog accepts
 			}
-		}
+			res, err := Generate(cat, Options{Package: "fuzz", FS: fsys})
+			if err != nil {
+				var ce *Error
+				if !errors.As(err, &ce) && !bytes.Contains([]byte(err.Error()), []byte("fuzz")) {
+					t.Logf("error: %v", err)
+				}
+				return
+			}
+			for _, file := range res.Files {
+				if _, err := parser.ParseFile(token.NewFileSet(), file.Name, file.Data, parser.ParseComments); err != nil {
+					t.Fatalf("%s does not parse: %v\n%s", file.Name, err, file.Data)
+				}
+				formatted, err := format.Source(file.Data)
+				if err != nil || !bytes.Equal(formatted, file.Data) {
+					t.Fatalf("%s is not gofmt-clean", file.Name)
+				}
+			}
+		})
 	})
 }
 
@@ -95,29 +98,31 @@ func FuzzGenerateAvro(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, schema []byte) {
-		if len(schema) > 1<<14 {
-			return
-		}
-		fsys := fstest.MapFS{
-			"evtool.yaml":         {Data: []byte("version: 1\n")},
-			"schemas/x.y/v1.avsc": {Data: schema},
-		}
-		cat, err := registry.LoadFS(fsys, "fuzz")
-		if err != nil {
-			return // not a schema the catalog accepts
-		}
-		res, err := Generate(cat, Options{Package: "fuzz", FS: fsys})
-		if err != nil {
-			return
-		}
-		for _, file := range res.Files {
-			if _, err := parser.ParseFile(token.NewFileSet(), file.Name, file.Data, parser.ParseComments); err != nil {
-				t.Fatalf("%s does not parse: %v\n%s", file.Name, err, file.Data)
+		fuzzcost.Default().Check(t, len(schema), func() {
+			if len(schema) > 1<<14 {
+				return
 			}
-			formatted, err := format.Source(file.Data)
-			if err != nil || !bytes.Equal(formatted, file.Data) {
-				t.Fatalf("%s is not gofmt-clean", file.Name)
+			fsys := fstest.MapFS{
+				"evtool.yaml":         {Data: []byte("version: 1\n")},
+				"schemas/x.y/v1.avsc": {Data: schema},
 			}
-		}
+			cat, err := registry.LoadFS(fsys, "fuzz")
+			if err != nil {
+				return // not a schema the catalog accepts
+			}
+			res, err := Generate(cat, Options{Package: "fuzz", FS: fsys})
+			if err != nil {
+				return
+			}
+			for _, file := range res.Files {
+				if _, err := parser.ParseFile(token.NewFileSet(), file.Name, file.Data, parser.ParseComments); err != nil {
+					t.Fatalf("%s does not parse: %v\n%s", file.Name, err, file.Data)
+				}
+				formatted, err := format.Source(file.Data)
+				if err != nil || !bytes.Equal(formatted, file.Data) {
+					t.Fatalf("%s is not gofmt-clean", file.Name)
+				}
+			}
+		})
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/evtool/evtool/internal/fuzzcost"
 	"io"
 	"os"
 	"path/filepath"
@@ -48,36 +49,38 @@ func FuzzDecodeJSON(f *testing.F) {
 	f.Add([]byte(ev(`"time":"2016-12-31T23:59:60Z","ext":1e2,"data_base64":"AAE="`)))
 	f.Add([]byte(ev(`"datacontenttype":"text/plain","data":[1,"x"]`)))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		checkParserAgainstStdlib(t, raw)
-		d, fs := DecodeJSON(raw)
-		for _, x := range fs {
-			if x.Rule == "" || x.Message == "" || (x.Severity != report.SeverityError && x.Severity != report.SeverityWarning) {
-				t.Fatalf("malformed finding %+v", x)
+		fuzzcost.Default().Check(t, len(raw), func() {
+			checkParserAgainstStdlib(t, raw)
+			d, fs := DecodeJSON(raw)
+			for _, x := range fs {
+				if x.Rule == "" || x.Message == "" || (x.Severity != report.SeverityError && x.Severity != report.SeverityWarning) {
+					t.Fatalf("malformed finding %+v", x)
+				}
 			}
-		}
-		if d == nil {
-			if !hasErrors(fs) {
-				t.Fatalf("unusable event without an error finding")
+			if d == nil {
+				if !hasErrors(fs) {
+					t.Fatalf("unusable event without an error finding")
+				}
+				return
 			}
-			return
-		}
-		if d.Event.Context == nil {
-			t.Fatal("no context")
-		}
-		if hasErrors(fs) {
-			return
-		}
-		b, err := MarshalJSON(&d.Event)
-		if err != nil {
-			t.Fatalf("MarshalJSON of a valid event: %v", err)
-		}
-		d2, fs2 := DecodeJSON(b)
-		if d2 == nil || hasErrors(fs2) {
-			t.Fatalf("re-encoded event %s does not decode: %v", b, fs2)
-		}
-		if diff := cmp.Diff(d.Event, d2.Event, eventCmp...); diff != "" {
-			t.Fatalf("event changed through MarshalJSON %s (-first +second):\n%s", b, diff)
-		}
+			if d.Event.Context == nil {
+				t.Fatal("no context")
+			}
+			if hasErrors(fs) {
+				return
+			}
+			b, err := MarshalJSON(&d.Event)
+			if err != nil {
+				t.Fatalf("MarshalJSON of a valid event: %v", err)
+			}
+			d2, fs2 := DecodeJSON(b)
+			if d2 == nil || hasErrors(fs2) {
+				t.Fatalf("re-encoded event %s does not decode: %v", b, fs2)
+			}
+			if diff := cmp.Diff(d.Event, d2.Event, eventCmp...); diff != "" {
+				t.Fatalf("event changed through MarshalJSON %s (-first +second):\n%s", b, diff)
+			}
+		})
 	})
 }
 
@@ -95,51 +98,53 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte(strings.Repeat("[", 1001)+strings.Repeat("]", 1001)), uint16(0))
 	f.Add([]byte("]}\n{\"a\":\"x\n{}"), uint16(0))
 	f.Fuzz(func(t *testing.T, data []byte, max uint16) {
-		limit := int(max)
-		if limit == 0 {
-			limit = DefaultMaxEventBytes
-		}
-		a := readItemsChecked(t, data, NewReader(bytes.NewReader(data), int(max)), limit)
-		b := readItemsChecked(t, data, NewReader(iotest.OneByteReader(bytes.NewReader(data)), int(max)), limit)
-		if diff := cmp.Diff(a, b); diff != "" {
-			t.Fatalf("chunking changes the result (-whole +bytewise):\n%s", diff)
-		}
+		fuzzcost.Default().Check(t, len(data), func() {
+			limit := int(max)
+			if limit == 0 {
+				limit = DefaultMaxEventBytes
+			}
+			a := readItemsChecked(t, data, NewReader(bytes.NewReader(data), int(max)), limit)
+			b := readItemsChecked(t, data, NewReader(iotest.OneByteReader(bytes.NewReader(data)), int(max)), limit)
+			if diff := cmp.Diff(a, b); diff != "" {
+				t.Fatalf("chunking changes the result (-whole +bytewise):\n%s", diff)
+			}
 
-		if !json.Valid(data) {
-			return
-		}
-		trimmed := bytes.TrimSpace(data)
-		var want []string
-		switch trimmed[0] {
-		case '[':
-			var elems []json.RawMessage
-			if err := json.Unmarshal(trimmed, &elems); err != nil {
-				t.Fatal(err)
+			if !json.Valid(data) {
+				return
 			}
-			for _, e := range elems {
-				want = append(want, string(e))
+			trimmed := bytes.TrimSpace(data)
+			var want []string
+			switch trimmed[0] {
+			case '[':
+				var elems []json.RawMessage
+				if err := json.Unmarshal(trimmed, &elems); err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range elems {
+					want = append(want, string(e))
+				}
+			default:
+				want = []string{string(trimmed)}
 			}
-		default:
-			want = []string{string(trimmed)}
-		}
-		for _, w := range want {
-			if len(w) > limit || strings.Count(w, "[")+strings.Count(w, "{") > MaxDepth {
-				return // errors expected; checked by readItemsChecked
+			for _, w := range want {
+				if len(w) > limit || strings.Count(w, "[")+strings.Count(w, "{") > MaxDepth {
+					return // errors expected; checked by readItemsChecked
+				}
 			}
-		}
-		var got []string
-		for _, s := range a {
-			if !strings.HasPrefix(s, "ok ") {
-				t.Fatalf("valid JSON %q gave %q", data, a)
+			var got []string
+			for _, s := range a {
+				if !strings.HasPrefix(s, "ok ") {
+					t.Fatalf("valid JSON %q gave %q", data, a)
+				}
+				got = append(got, strings.TrimPrefix(s, "ok "))
 			}
-			got = append(got, strings.TrimPrefix(s, "ok "))
-		}
-		if len(want) == 0 && len(got) == 0 {
-			return
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("items of valid JSON %q (-encoding/json +reader):\n%s", data, diff)
-		}
+			if len(want) == 0 && len(got) == 0 {
+				return
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("items of valid JSON %q (-encoding/json +reader):\n%s", data, diff)
+			}
+		})
 	})
 }
 
@@ -205,37 +210,39 @@ func FuzzFromRecord(f *testing.F) {
 	f.Add([]byte("x"), blob("content-type", "application/cloudevents-batch+json"))
 	f.Add([]byte{0xff}, blob("ce_specversion", "1.0", "ce_id", "1", "ce_source", "/s", "ce_type", "t", "content-type", "application/octet-stream"))
 	f.Fuzz(func(t *testing.T, value, headerBlob []byte) {
-		d, fs, err := FromRecord(recordFromBlob(value, headerBlob))
-		if err != nil {
-			if d != nil || fs != nil {
-				t.Fatal("error with results")
-			}
-			return
-		}
-		if d == nil {
-			if !hasErrors(fs) {
-				t.Fatal("no event and no error finding")
-			}
-			return
-		}
-		if hasErrors(fs) {
-			return
-		}
-		for _, mode := range []Mode{ModeBinary, ModeStructured} {
-			r, err := ToRecord(context.Background(), &d.Event, mode)
+		fuzzcost.Default().Check(t, len(value)+len(headerBlob), func() {
+			d, fs, err := FromRecord(recordFromBlob(value, headerBlob))
 			if err != nil {
-				t.Fatalf("%v: ToRecord of a valid event: %v", mode, err)
+				if d != nil || fs != nil {
+					t.Fatal("error with results")
+				}
+				return
 			}
-			d2, fs2, err := FromRecord(r)
-			if err != nil || hasErrors(fs2) {
-				t.Fatalf("%v: re-encoded record does not decode: %v %v", mode, err, fs2)
+			if d == nil {
+				if !hasErrors(fs) {
+					t.Fatal("no event and no error finding")
+				}
+				return
 			}
-			// A binary record's bytes have no base64 flag; the structured
-			// format may need data_base64 for them. The bytes must match.
-			ignoreFlag := cmpopts.IgnoreFields(event.Event{}, "DataBase64")
-			if diff := cmp.Diff(expectedAfter(&d.Event, mode), d2.Event, append(eventCmp, ignoreFlag)...); diff != "" {
-				t.Fatalf("%v: event changed (-first +second):\n%s", mode, diff)
+			if hasErrors(fs) {
+				return
 			}
-		}
+			for _, mode := range []Mode{ModeBinary, ModeStructured} {
+				r, err := ToRecord(context.Background(), &d.Event, mode)
+				if err != nil {
+					t.Fatalf("%v: ToRecord of a valid event: %v", mode, err)
+				}
+				d2, fs2, err := FromRecord(r)
+				if err != nil || hasErrors(fs2) {
+					t.Fatalf("%v: re-encoded record does not decode: %v %v", mode, err, fs2)
+				}
+				// A binary record's bytes have no base64 flag; the structured
+				// format may need data_base64 for them. The bytes must match.
+				ignoreFlag := cmpopts.IgnoreFields(event.Event{}, "DataBase64")
+				if diff := cmp.Diff(expectedAfter(&d.Event, mode), d2.Event, append(eventCmp, ignoreFlag)...); diff != "" {
+					t.Fatalf("%v: event changed (-first +second):\n%s", mode, diff)
+				}
+			}
+		})
 	})
 }

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"github.com/evtool/evtool/internal/fuzzcost"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -25,21 +26,23 @@ func FuzzCheck(f *testing.F) {
 		cats = append(cats, cat)
 	}
 	f.Fuzz(func(t *testing.T, typ, dataschema, contentType string, key, value []byte) {
-		h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
-		for _, cat := range cats {
-			c := NewChecker(cat)
-			for offset := int64(0); offset < 2; offset++ { // twice: the cross-record checks too
-				r := c.Check(&kgo.Record{Topic: "t", Partition: 3, Offset: offset, Key: key, Value: value, Headers: []kgo.RecordHeader{
-					h("ce_specversion", "1.0"), h("ce_id", "x"), h("ce_source", "/s"), h("ce_type", typ),
-					h("ce_dataschema", dataschema), h("content-type", contentType),
-				}})
-				for _, fd := range r.Findings {
-					if fd.Record == nil || fd.Record.Topic != "t" || fd.Record.Partition != 3 || fd.Record.Offset != offset {
-						t.Fatalf("finding without its record: %+v", fd)
+		fuzzcost.Default().Check(t, len(typ)+len(dataschema)+len(contentType)+len(key)+len(value), func() {
+			h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
+			for _, cat := range cats {
+				c := NewChecker(cat)
+				for offset := int64(0); offset < 2; offset++ { // twice: the cross-record checks too
+					r := c.Check(&kgo.Record{Topic: "t", Partition: 3, Offset: offset, Key: key, Value: value, Headers: []kgo.RecordHeader{
+						h("ce_specversion", "1.0"), h("ce_id", "x"), h("ce_source", "/s"), h("ce_type", typ),
+						h("ce_dataschema", dataschema), h("content-type", contentType),
+					}})
+					for _, fd := range r.Findings {
+						if fd.Record == nil || fd.Record.Topic != "t" || fd.Record.Partition != 3 || fd.Record.Offset != offset {
+							t.Fatalf("finding without its record: %+v", fd)
+						}
 					}
 				}
+				c.Finish()
 			}
-			c.Finish()
-		}
+		})
 	})
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"github.com/evtool/evtool/internal/fuzzcost"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -192,17 +193,19 @@ func FuzzLoadFormats(f *testing.F) {
 		[]byte("message: M\n"), []byte(`{"m": "AAAAAAAAAAA="}`))
 	f.Add([]byte(`"string"`), []byte(`[`), []byte(`syntax = "proto2"; message M { required int32 n = 1; }`), []byte("\xff"), []byte("compat: {profile: wire}\n"), []byte(`{}`))
 	f.Fuzz(func(t *testing.T, avsc, sharedAvsc, proto, sharedProto, meta, example []byte) {
-		fsys := fstest.MapFS{
-			"evtool.yaml":                    {Data: []byte("version: 1\n")},
-			"schemas/a.b/v1.avsc":            {Data: avsc},
-			"schemas/a.b/examples/v1/e.json": {Data: example},
-			"schemas/common/m.avsc":          {Data: sharedAvsc},
-			"schemas/c.d/event.yaml":         {Data: meta},
-			"schemas/c.d/v1.proto":           {Data: proto},
-			"schemas/c.d/examples/v1/e.json": {Data: example},
-			"schemas/common/m.proto":         {Data: sharedProto},
-		}
-		checkFuzzLoad(t, fsys)
+		fuzzcost.Default().Check(t, len(avsc)+len(sharedAvsc)+len(proto)+len(sharedProto)+len(meta)+len(example), func() {
+			fsys := fstest.MapFS{
+				"evtool.yaml":                    {Data: []byte("version: 1\n")},
+				"schemas/a.b/v1.avsc":            {Data: avsc},
+				"schemas/a.b/examples/v1/e.json": {Data: example},
+				"schemas/common/m.avsc":          {Data: sharedAvsc},
+				"schemas/c.d/event.yaml":         {Data: meta},
+				"schemas/c.d/v1.proto":           {Data: proto},
+				"schemas/c.d/examples/v1/e.json": {Data: example},
+				"schemas/common/m.proto":         {Data: sharedProto},
+			}
+			checkFuzzLoad(t, fsys)
+		})
 	})
 }
 

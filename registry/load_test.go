@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"github.com/evtool/evtool/internal/fuzzcost"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -275,15 +276,17 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("version: 1\ncompat: {mode: FULL}\n"), []byte("deprecated: [1]"), []byte(`{"$ref": "#"}`), []byte(`{"$ref": "../../x"}`), []byte(`{"$ref": "v2.json"}`), []byte(`{}`))
 	f.Add([]byte("version: 1\nschemas: s"), []byte("source: ("), []byte(`{"properties": {"a": {"$ref": "http://x"}}}`), []byte("\xff"), []byte(""), []byte(`[`))
 	f.Fuzz(func(t *testing.T, config, meta, v1, v2, shared, example []byte) {
-		fsys := fstest.MapFS{
-			"evtool.yaml":                    {Data: config},
-			"schemas/x.y/event.yaml":         {Data: meta},
-			"schemas/x.y/v1.json":            {Data: v1},
-			"schemas/x.y/v2.json":            {Data: v2},
-			"schemas/common/s.json":          {Data: shared},
-			"schemas/x.y/examples/v1/a.json": {Data: example},
-		}
-		checkFuzzLoad(t, fsys)
+		fuzzcost.Default().Check(t, len(config)+len(meta)+len(v1)+len(v2)+len(shared)+len(example), func() {
+			fsys := fstest.MapFS{
+				"evtool.yaml":                    {Data: config},
+				"schemas/x.y/event.yaml":         {Data: meta},
+				"schemas/x.y/v1.json":            {Data: v1},
+				"schemas/x.y/v2.json":            {Data: v2},
+				"schemas/common/s.json":          {Data: shared},
+				"schemas/x.y/examples/v1/a.json": {Data: example},
+			}
+			checkFuzzLoad(t, fsys)
+		})
 	})
 }
 

@@ -3,6 +3,7 @@ package replay
 import (
 	"encoding/json"
 	"errors"
+	"github.com/evtool/evtool/internal/fuzzcost"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -265,44 +266,46 @@ func FuzzParseScenario(f *testing.F) {
 	f.Add([]byte("chaos: {seed: 18446744073709551615}\n"))
 	f.Add([]byte("consumer: {quiet: 1s, settle_timeout: 1s}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sc, err := ParseScenario("fuzz.yaml", data)
-		if err != nil {
-			var se *ScenarioError
-			if !errors.As(err, &se) || len(se.Problems) == 0 || se.Error() == "" {
-				t.Fatalf("not a ScenarioError with problems: %v", err)
+		fuzzcost.Default().Check(t, len(data), func() {
+			sc, err := ParseScenario("fuzz.yaml", data)
+			if err != nil {
+				var se *ScenarioError
+				if !errors.As(err, &se) || len(se.Problems) == 0 || se.Error() == "" {
+					t.Fatalf("not a ScenarioError with problems: %v", err)
+				}
+				for _, p := range se.Problems {
+					if p.Line < 1 {
+						t.Fatalf("problem without a line: %+v", p)
+					}
+				}
+				return
 			}
-			for _, p := range se.Problems {
-				if p.Line < 1 {
-					t.Fatalf("problem without a line: %+v", p)
+			// A parsed scenario is complete and normalized.
+			if len(sc.Consumer.Run) == 0 || (sc.Events.File == "") == (sc.Events.Generate == nil) ||
+				(sc.Consumer.State.HTTP == "") == (sc.Consumer.State.Command == nil) || sc.Kafka.Partitions < 1 ||
+				sc.Consumer.Quiet <= 0 || sc.Consumer.Quiet >= sc.Consumer.SettleTimeout {
+				t.Fatalf("incomplete scenario from %q: %+v", data, sc)
+			}
+			norm, err := sc.Chaos.Normalize()
+			if err != nil {
+				t.Fatalf("chaos not normalized: %v", err)
+			}
+			if k := norm.Crash; k != nil && (k.Count < 1 || k.Count > 100 || (k.At != chaos.CrashAfterEffect && k.At != chaos.CrashRandom)) {
+				t.Fatalf("crash %+v", k)
+			}
+			if p := norm.Poison; p != nil && (len(p.Kinds) == 0 || p.Rate < 0 || p.Rate > 1) {
+				t.Fatalf("poison %+v", p)
+			}
+			if d := sc.DLQ; d != nil && (d.Topic == "" || d.Count < CountPoison || d.Line < 1) {
+				t.Fatalf("dlq %+v", d)
+			}
+			// The crash plan of any parsed scenario is well formed.
+			for i, f := range chaos.CrashPlan(norm, 1) {
+				if f.Index != i || f.Progress <= 0 || f.Progress >= 1 {
+					t.Fatalf("crash fault %+v", f)
 				}
 			}
-			return
-		}
-		// A parsed scenario is complete and normalized.
-		if len(sc.Consumer.Run) == 0 || (sc.Events.File == "") == (sc.Events.Generate == nil) ||
-			(sc.Consumer.State.HTTP == "") == (sc.Consumer.State.Command == nil) || sc.Kafka.Partitions < 1 ||
-			sc.Consumer.Quiet <= 0 || sc.Consumer.Quiet >= sc.Consumer.SettleTimeout {
-			t.Fatalf("incomplete scenario from %q: %+v", data, sc)
-		}
-		norm, err := sc.Chaos.Normalize()
-		if err != nil {
-			t.Fatalf("chaos not normalized: %v", err)
-		}
-		if k := norm.Crash; k != nil && (k.Count < 1 || k.Count > 100 || (k.At != chaos.CrashAfterEffect && k.At != chaos.CrashRandom)) {
-			t.Fatalf("crash %+v", k)
-		}
-		if p := norm.Poison; p != nil && (len(p.Kinds) == 0 || p.Rate < 0 || p.Rate > 1) {
-			t.Fatalf("poison %+v", p)
-		}
-		if d := sc.DLQ; d != nil && (d.Topic == "" || d.Count < CountPoison || d.Line < 1) {
-			t.Fatalf("dlq %+v", d)
-		}
-		// The crash plan of any parsed scenario is well formed.
-		for i, f := range chaos.CrashPlan(norm, 1) {
-			if f.Index != i || f.Progress <= 0 || f.Progress >= 1 {
-				t.Fatalf("crash fault %+v", f)
-			}
-		}
+		})
 	})
 }
 

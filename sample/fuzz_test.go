@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/evtool/evtool/internal/fuzzcost"
 	"testing"
 	"time"
 
@@ -70,10 +71,12 @@ func FuzzGenerate(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		if len(src) > 2048 {
-			return
-		}
-		checkSchema(t, src, false)
+		fuzzcost.Default().Check(t, len(src), func() {
+			if len(src) > 2048 {
+				return
+			}
+			checkSchema(t, src, false)
+		})
 	})
 }
 
@@ -86,19 +89,21 @@ func FuzzGenerateStructured(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 512 {
-			return
-		}
-		b := &byteSrc{data: data}
-		doc := b.schema(0)
-		if m, ok := doc.(map[string]any); ok && b.next()%3 == 0 {
-			m["$defs"] = map[string]any{"d": b.schema(1)}
-		}
-		src, err := json.Marshal(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkSchema(t, string(src), b.next()%2 == 0)
+		fuzzcost.Default().Check(t, len(data), func() {
+			if len(data) > 512 {
+				return
+			}
+			b := &byteSrc{data: data}
+			doc := b.schema(0)
+			if m, ok := doc.(map[string]any); ok && b.next()%3 == 0 {
+				m["$defs"] = map[string]any{"d": b.schema(1)}
+			}
+			src, err := json.Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSchema(t, string(src), b.next()%2 == 0)
+		})
 	})
 }
 

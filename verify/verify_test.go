@@ -2,6 +2,7 @@ package verify
 
 import (
 	"errors"
+	"github.com/evtool/evtool/internal/fuzzcost"
 	"slices"
 	"strings"
 	"testing"
@@ -208,10 +209,12 @@ func FuzzParseScenario(f *testing.F) {
 	f.Add([]byte(goodScenario))
 	f.Add([]byte("producer: {run: [x], state: {command: [y]}}\nworkload: {command: [z], steps: 3}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sc, err := ParseScenario("verify.yaml", data)
-		if err == nil && sc.Steps() < 0 {
-			t.Fatal("negative steps")
-		}
+		fuzzcost.Default().Check(t, len(data), func() {
+			sc, err := ParseScenario("verify.yaml", data)
+			if err == nil && sc.Steps() < 0 {
+				t.Fatal("negative steps")
+			}
+		})
 	})
 }
 
@@ -219,10 +222,12 @@ func FuzzParseRequests(f *testing.F) {
 	f.Add([]byte(`{"path": "/a", "headers": {"Idempotency-Key": "k1"}, "body": {"x": 1}}`))
 	f.Add([]byte("{\"method\": \"put\", \"path\": \"/b\"}\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		reqs, err := ParseRequests("r.jsonl", strings.NewReader(string(data)))
-		if err == nil && len(reqs) == 0 {
-			t.Fatal("no error and no request")
-		}
+		fuzzcost.Default().Check(t, len(data), func() {
+			reqs, err := ParseRequests("r.jsonl", strings.NewReader(string(data)))
+			if err == nil && len(reqs) == 0 {
+				t.Fatal("no error and no request")
+			}
+		})
 	})
 }
 
@@ -230,12 +235,14 @@ func FuzzParseFacts(f *testing.F) {
 	f.Add([]byte(`[{"id": "a", "type": "T", "key": "k", "seq": 2}]`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fs, err := ParseFacts("s", data)
-		for _, x := range fs {
-			if err == nil && (x.ID == "" || x.Type == "") {
-				t.Fatal("a fact without id or type")
+		fuzzcost.Default().Check(t, len(data), func() {
+			fs, err := ParseFacts("s", data)
+			for _, x := range fs {
+				if err == nil && (x.ID == "" || x.Type == "") {
+					t.Fatal("a fact without id or type")
+				}
 			}
-		}
+		})
 	})
 }
 

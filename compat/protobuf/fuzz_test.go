@@ -1,6 +1,7 @@
 package protobuf
 
 import (
+	"github.com/evtool/evtool/internal/fuzzcost"
 	"testing"
 	"testing/fstest"
 
@@ -22,22 +23,24 @@ func FuzzCompare(f *testing.F) {
 	f.Add(selfReferencing(8, 0), selfReferencing(7, 1))
 	f.Add(selfReferencing(20, 20), selfReferencing(20, 20))
 	f.Fuzz(func(t *testing.T, a, b string) {
-		old, err := pb.Load(fstest.MapFS{"a.proto": {Data: []byte(a)}}, "a.proto", "")
-		if err != nil {
-			return
-		}
-		new, err := pb.Load(fstest.MapFS{"b.proto": {Data: []byte(b)}}, "b.proto", "")
-		if err != nil {
-			return
-		}
-		for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
-			for _, prof := range []Profile{ProfileWire, ProfileWireJSON} {
-				for _, f := range Compare(old, new, dir, Options{Profile: prof, Samples: 3}) {
-					if f.Rule == "" || f.Message == "" {
-						t.Fatalf("finding without rule or message: %+v", f)
+		fuzzcost.Default().Check(t, len(a)+len(b), func() {
+			old, err := pb.Load(fstest.MapFS{"a.proto": {Data: []byte(a)}}, "a.proto", "")
+			if err != nil {
+				return
+			}
+			new, err := pb.Load(fstest.MapFS{"b.proto": {Data: []byte(b)}}, "b.proto", "")
+			if err != nil {
+				return
+			}
+			for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
+				for _, prof := range []Profile{ProfileWire, ProfileWireJSON} {
+					for _, f := range Compare(old, new, dir, Options{Profile: prof, Samples: 3}) {
+						if f.Rule == "" || f.Message == "" {
+							t.Fatalf("finding without rule or message: %+v", f)
+						}
 					}
 				}
 			}
-		}
+		})
 	})
 }

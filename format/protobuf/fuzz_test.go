@@ -1,6 +1,7 @@
 package protobuf
 
 import (
+	"github.com/evtool/evtool/internal/fuzzcost"
 	"testing"
 	"testing/fstest"
 )
@@ -13,19 +14,21 @@ func FuzzLoad(f *testing.F) {
 	f.Add("edition = \"2023\";\nimport \"google/protobuf/any.proto\";\nmessage M { google.protobuf.Any a = 1; }\n", "")
 	f.Add("syntax = \"proto3\";\nimport \"../x.proto\";\nmessage M {}\n", "")
 	f.Fuzz(func(t *testing.T, src, message string) {
-		s, err := Load(fstest.MapFS{"a.proto": {Data: []byte(src)}, "b.proto": {Data: []byte("syntax = \"proto3\";\nmessage B {}\n")}}, "a.proto", message)
-		if err != nil {
-			if es, ok := err.(Errors); ok && len(es) == 0 {
-				t.Fatal("empty Errors")
+		fuzzcost.Default().Check(t, len(src)+len(message), func() {
+			s, err := Load(fstest.MapFS{"a.proto": {Data: []byte(src)}, "b.proto": {Data: []byte("syntax = \"proto3\";\nmessage B {}\n")}}, "a.proto", message)
+			if err != nil {
+				if es, ok := err.(Errors); ok && len(es) == 0 {
+					t.Fatal("empty Errors")
+				}
+				return
 			}
-			return
-		}
-		_ = s.Canonical()
-		for _, m := range (Sampler{}).Samples(s.Message, 3) {
-			if _, err := EncodeBinary(m); err != nil {
-				return // a required field the sampler could not reach
+			_ = s.Canonical()
+			for _, m := range (Sampler{}).Samples(s.Message, 3) {
+				if _, err := EncodeBinary(m); err != nil {
+					return // a required field the sampler could not reach
+				}
 			}
-		}
+		})
 	})
 }
 
@@ -52,20 +55,22 @@ func FuzzDecode(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, ct := range []string{"application/protobuf", "application/json"} {
-			_ = s.Validate(b, ct)
-		}
-		_, _, _ = line.DecodeFramed(b)
-		m, err := s.DecodeBinary(b)
-		if err != nil {
-			return
-		}
-		again, err := EncodeBinary(m)
-		if err != nil {
-			t.Fatalf("decoded message does not encode: %v", err)
-		}
-		if _, err := s.DecodeBinary(again); err != nil {
-			t.Fatalf("re-encoded message does not decode: %v", err)
-		}
+		fuzzcost.Default().Check(t, len(b), func() {
+			for _, ct := range []string{"application/protobuf", "application/json"} {
+				_ = s.Validate(b, ct)
+			}
+			_, _, _ = line.DecodeFramed(b)
+			m, err := s.DecodeBinary(b)
+			if err != nil {
+				return
+			}
+			again, err := EncodeBinary(m)
+			if err != nil {
+				t.Fatalf("decoded message does not encode: %v", err)
+			}
+			if _, err := s.DecodeBinary(again); err != nil {
+				t.Fatalf("re-encoded message does not decode: %v", err)
+			}
+		})
 	})
 }

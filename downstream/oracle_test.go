@@ -31,8 +31,8 @@ func req(key string, start, end float64, status int, opts ...func(*Entry)) Entry
 	return e
 }
 
-func idem(k string) func(*Entry)      { return func(e *Entry) { e.IdempotencyKey = k } }
-func outcome(o Outcome) func(*Entry)  { return func(e *Entry) { e.Outcome = o; e.Effect = o == OK } }
+func idem(k string) func(*Entry)     { return func(e *Entry) { e.IdempotencyKey = k } }
+func outcome(o Outcome) func(*Entry) { return func(e *Entry) { e.Outcome = o; e.Effect = o == OK } }
 func retryAfter(d float64) func(*Entry) {
 	return func(e *Entry) { e.RetryAfter = time.Duration(d * float64(time.Millisecond)) }
 }

@@ -74,8 +74,11 @@ type Event struct {
 	Partition int32  `json:"partition"`
 	// Offset is -1 when unknown.
 	Offset int64 `json:"offset"`
-	// Index is the event's place in the input (its order).
+	// Index is the event's place in the input; Order its place in the
+	// order the events were produced (on one partition: offset order),
+	// the order effect-order judges.
 	Index int64 `json:"index"`
+	Order int64 `json:"-"`
 	Line  int   `json:"line,omitempty"`
 }
 
@@ -673,7 +676,7 @@ func (j *judge) effectOrder() {
 	}
 	for _, pk := range pks {
 		as := byPK[pk]
-		sort.SliceStable(as, func(a, b int) bool { return as[a].ev.Index < as[b].ev.Index })
+		sort.SliceStable(as, func(a, b int) bool { return as[a].ev.Order < as[b].ev.Order })
 		for i := 1; i < len(as); i++ {
 			if as[i].at.Before(as[i-1].at) {
 				j.add(EffectOrder, as[i].key, "", fmt.Sprintf("applied %dms before the effect %q of the earlier event %s of the same key",

@@ -84,9 +84,9 @@ func kinds(fs []Finding) string {
 
 func TestJudge(t *testing.T) {
 	events := []Event{
-		{ID: "e1", Key: "o1", Topic: "t", Partition: 0, Offset: 4, Index: 0},
-		{ID: "e2", Key: "o1", Topic: "t", Partition: 0, Offset: 5, Index: 1},
-		{ID: "e3", Key: "o2", Topic: "t", Partition: 1, Offset: -1, Index: 2},
+		{ID: "e1", Key: "o1", Topic: "t", Partition: 0, Offset: 4, Index: 1, Order: 0},
+		{ID: "e2", Key: "o1", Topic: "t", Partition: 0, Offset: 5, Index: 0, Order: 1},
+		{ID: "e3", Key: "o2", Topic: "t", Partition: 1, Offset: -1, Index: 2, Order: 2},
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	var jittered, constant, syncd, unsyncd []Entry

@@ -2,6 +2,7 @@ package downstream
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -42,12 +43,13 @@ const (
 	// RetryAfterSlack is how much earlier than the previous answer's
 	// Retry-After a retry may come (clock granularity).
 	RetryAfterSlack = 10 * time.Millisecond
-	// MinLateGaps is the fewest late retry gaps (retry 4 and later, over
-	// every effect) the no-backoff judgement needs; BackoffFloor the
-	// scheduling noise it allows for.
-	MinLateGaps   = 8
-	BackoffFloor  = 10 * time.Millisecond
-	BackoffGrowth = 1.25
+	// MinEnvelopeSamples is the fewest gaps of one retry index (over
+	// every effect) that make an envelope, and MinLateRetry the first
+	// index judged late; BackoffFloor is the scheduling noise allowed for.
+	MinEnvelopeSamples = 8
+	MinLateRetry       = 4
+	BackoffFloor       = 10 * time.Millisecond
+	BackoffGrowth      = 1.25
 	// StormFactor: a retry storm is a request rate during an outage above
 	// StormFactor times the rate of the same span before it.
 	StormFactor = 2.0
@@ -57,9 +59,13 @@ const (
 	// are synchronized when, of at least MinSyncRetries retries (of at
 	// least MinSyncEffects effects) during an outage and one outage
 	// length after it, at least SyncFraction start within SyncWindow of a
-	// retry of another effect.
+	// retry of another effect. Retries so dense that more than
+	// MaxSyncChance of them would have such a neighbour at random times
+	// (1 - exp(-2 × SyncWindow × retries per unit of time)) are not
+	// judged: that is a storm, not synchrony.
 	SyncWindow     = 2 * time.Millisecond
 	SyncFraction   = 0.8
+	MaxSyncChance  = 0.4
 	MinSyncRetries = 10
 	MinSyncEffects = 3
 	// maxTimeline bounds the steps a finding lists.
@@ -166,7 +172,11 @@ type Finding struct {
 
 func (f Finding) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: downstream %s", f.Kind, f.Downstream)
+	fmt.Fprintf(&b, "%s", f.Kind)
+	if f.Detail != "" {
+		fmt.Fprintf(&b, " (%s)", f.Detail)
+	}
+	fmt.Fprintf(&b, ": downstream %s", f.Downstream)
 	if f.EffectKey != "" {
 		fmt.Fprintf(&b, ", effect %q", f.EffectKey)
 	}
@@ -409,20 +419,24 @@ func retryable(e Entry) bool {
 }
 
 // retryTooSoon finds retries before the previous answer's Retry-After,
-// and consumers that do not back off: the envelope (maximum) of the late
-// retry gaps (the 4th retry of an effect and later, pooled over every
-// effect) is below BackoffGrowth times the envelope of the early ones
-// (1st and 2nd retries) plus BackoffFloor. A gap is the time from a failed attempt's
-// answer to the next attempt; gaps after a Retry-After are not counted.
+// and consumers that do not back off. A gap is the time from a failed
+// attempt's answer to the next attempt (gaps after a Retry-After are not
+// counted); the envelope of retry n is the longest n-th gap over every
+// effect. No backoff: the envelope of the latest retry index L >=
+// MinLateRetry with at least MinEnvelopeSamples gaps is below
+// BackoffGrowth times the envelope of the first retry plus BackoffFloor.
+// Comparing envelopes of as many samples each keeps a consumer whose
+// gaps are set by queueing for its concurrency (the same at every index)
+// from looking like one that backs off.
 // Full jitter (a delay uniform in [0, min(cap, base × 2^n)]) passes: its
 // envelope doubles with n until the cap: with a cap at least 4 times
 // the second delay's bound and MinLateGaps late gaps, a false finding
 // has a chance below 1 in a million (every late gap below 5/16 of the
 // cap).
 func (j *judge) retryTooSoon() {
-	var early, late time.Duration
-	var nEarly, nLate int
-	lateBy := map[string]int{}
+	var env []time.Duration // by retry index - 1
+	var count []int
+	longest := map[int]string{}
 	for _, k := range j.keys {
 		es := j.byKey[k]
 		reported := false
@@ -442,26 +456,24 @@ func (j *judge) retryTooSoon() {
 				}
 				continue
 			}
-			switch {
-			case n <= 2:
-				early = max(early, gap)
-				nEarly++
-			case n >= 4:
-				late = max(late, gap)
-				nLate++
-				lateBy[k]++
+			for len(env) < n {
+				env, count = append(env, 0), append(count, 0)
+			}
+			count[n-1]++
+			if gap >= env[n-1] {
+				env[n-1], longest[n] = gap, k
 			}
 		}
 	}
-	if nLate >= MinLateGaps && nEarly > 0 && float64(late) < BackoffGrowth*float64(early)+float64(BackoffFloor) {
-		worst := ""
-		for _, k := range j.keys {
-			if lateBy[k] > lateBy[worst] {
-				worst = k
-			}
+	last := 0
+	for i := MinLateRetry; i <= len(count); i++ {
+		if count[i-1] >= MinEnvelopeSamples {
+			last = i
 		}
-		j.add(RetryTooSoon, worst, "no-backoff", fmt.Sprintf("no backoff: the longest of %d late retry gaps (4th retry on) is %s, the longest of %d early ones (1st, 2nd) %s; backing off, the late ones reach at least %g times the early ones (full jitter passes)",
-			nLate, late.Round(time.Millisecond), nEarly, early.Round(time.Millisecond), BackoffGrowth))
+	}
+	if last > 0 && float64(env[last-1]) < BackoffGrowth*float64(env[0])+float64(BackoffFloor) {
+		j.add(RetryTooSoon, longest[last], "no-backoff", fmt.Sprintf("no backoff: the longest of %d gaps before retry %d is %s, the longest of %d before retry 1 %s; backing off, it reaches at least %g times that (full jitter passes)",
+			count[last-1], last, env[last-1].Round(time.Millisecond), count[0], env[0].Round(time.Millisecond), BackoffGrowth))
 	}
 }
 
@@ -531,6 +543,12 @@ func (j *judge) outages() {
 		}
 		if len(rs) < MinSyncRetries || len(effects) < MinSyncEffects {
 			continue
+		}
+		if span := rs[len(rs)-1].at.Sub(rs[0].at); span > 0 {
+			rate := float64(len(rs)-1) / float64(span)
+			if 1-math.Exp(-2*float64(SyncWindow)*rate) > MaxSyncChance {
+				continue
+			}
 		}
 		bunched := 0
 		counts := map[string]int{}

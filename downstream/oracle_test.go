@@ -90,7 +90,7 @@ func TestJudge(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	var jittered, constant, syncd, unsyncd []Entry
-	for i := range 6 {
+	for i := range 10 {
 		jittered = append(jittered, chain(fmt.Sprintf("j%d", i), float64(i)*3, fullJitter(rng, 6, 20, 2000))...)
 		constant = append(constant, chain(fmt.Sprintf("c%d", i), float64(i)*3, []float64{5, 5, 5, 5, 5, 5})...)
 	}
@@ -110,6 +110,14 @@ func TestJudge(t *testing.T) {
 		}
 		syncd = append(syncd, chain(k, 1010+float64(i)*0.2, gs)...)
 		unsyncd = append(unsyncd, chain("u"+k, 1010+float64(i)*37, fullJitter(rng, 4, 100, 800))...)
+	}
+	var queued, dense []Entry
+	for i := range 10 {
+		queued = append(queued, chain(fmt.Sprintf("q%d", i), float64(i)*3, []float64{rng.Float64() * 40, rng.Float64() * 40, rng.Float64() * 40, rng.Float64() * 40, rng.Float64() * 40})...)
+		for a := range 30 {
+			at := 1000 + float64(a*10+i)*0.5
+			dense = append(dense, req(fmt.Sprintf("d%d", i), at, at+0.1, 503, outcome(InOutage)))
+		}
 	}
 	var storm []Entry
 	for i := range 400 {
@@ -144,6 +152,8 @@ func TestJudge(t *testing.T) {
 		{"retry storm", Input{Log: Log{Entries: append(slices.Clone(pre), storm...), Outages: outage}}, "retry-storm"},
 		{"calm outage", Input{Log: Log{Entries: append(slices.Clone(pre), storm[:15]...), Outages: outage}}, ""},
 		{"synchronized retries", Input{Log: Log{Entries: append(slices.Clone(pre), syncd...), Outages: outage}}, "synchronized-retries"},
+		{"no backoff behind a queue", Input{Log: Log{Entries: queued}}, "retry-too-soon/no-backoff"},
+		{"dense retries are no synchrony", Input{Log: Log{Entries: dense, Outages: outage}}, "retry-too-soon/no-backoff"},
 		{"jittered retries", Input{Log: Log{Entries: append(slices.Clone(pre), unsyncd...), Outages: outage}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -172,7 +182,7 @@ func TestJudgeFullJitterSeeds(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 9))
 		for _, cap := range []float64{160, 2000} {
 			var es []Entry
-			for i := range 4 {
+			for i := range 10 {
 				es = append(es, chain(fmt.Sprintf("k%d", i), float64(i), fullJitter(rng, 7, 20, cap))...)
 			}
 			fs, _ := Judge(Input{Log: Log{Name: "x", Entries: numbered(es...)}})

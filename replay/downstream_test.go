@@ -1,0 +1,146 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/downstream"
+	"github.com/evtool/evtool/internal/bugs"
+)
+
+// emailScenario is the email stand-in of the downstream tests: receipts
+// of order ord-00023 can never be sent (422).
+func emailScenario(seed int, kinds string, outage string) string {
+	o := ""
+	if outage != "" {
+		o = ", outage: {count: 1, duration: " + outage + "}"
+	}
+	return fmt.Sprintf(`downstream:
+  email:
+    effect: {key: /receiptId}
+    idempotency: {header: Idempotency-Key}
+    answer: {status: 202, body: {queued: true}}
+    terminal: {when: {pointer: /to, matches: "^ord-00023@"}, status: 422}
+    limits: {rate: 5000, concurrency: 8}
+chaos:
+  seed: %d
+  downstream:
+    email: {rate: 0.2, kinds: [%s]%s}
+expect:
+  effects: {email: exactly-once}
+  retries: {email: {max_attempts: 20}}
+  effects_order: per-key
+`, seed, kinds, o)
+}
+
+const allDownstreamKinds = "429, 500, 503, timeout, reset, slow"
+
+// The correct consumer passes every downstream fault kind and an outage:
+// each receipt sent once, the terminal ones dead-lettered.
+func TestDownstreamCorrectPasses(t *testing.T) {
+	t.Parallel()
+	sc := writeScenario(t, bugScenarioText(t, bugs.Correct, 150, "", emailScenario(11, allDownstreamKinds, "1s")))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := Replay(ctx, sc, Options{Baselines: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := reportText(rep)
+	if rep.Verdict != Pass {
+		t.Fatalf("verdict %s:\n%s", rep.Verdict, text)
+	}
+	ch := rep.Run("chaos")
+	if ch.Applied[chaos.Downstream] == 0 || ch.Applied[chaos.Outage] != 1 {
+		t.Fatalf("applied %v", ch.Applied)
+	}
+	kinds := map[chaos.DownstreamKind]bool{}
+	for _, f := range ch.Faults {
+		kinds[f.Answer] = true
+	}
+	for _, k := range chaos.DownstreamKinds {
+		if !kinds[k] {
+			t.Errorf("no %s fault applied", k)
+		}
+	}
+	if len(ch.Downstream) != 1 {
+		t.Fatalf("downstream results %+v", ch.Downstream)
+	}
+	sum := ch.Downstream[0].Summary
+	if sum.Effects == 0 || sum.Outages != 1 || sum.ByOutcome[downstream.Terminated] == 0 || sum.ByOutcome[downstream.Faulted] == 0 || sum.ByOutcome[downstream.InOutage] == 0 {
+		t.Errorf("summary %+v", sum)
+	}
+	if len(ch.DLQ) == 0 {
+		t.Errorf("no terminal receipt dead-lettered")
+	}
+	t.Log(text)
+	for _, s := range []string{"downstream email: ", "peak concurrency", "outage"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("report lacks %q:\n%s", s, text)
+		}
+	}
+}
+
+// The downstream bugs fail under the faults that expose them, and shrink
+// to at most 3 faults (none for the bugs that fail a clean run).
+func TestDownstreamBugsFail(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		bug     bugs.Bug
+		kinds   string
+		outage  string
+		finding string
+	}{
+		{bugs.FreshKey, "timeout", "", downstream.FreshKeyPerAttemptDetail},
+		{bugs.NoBackoff, "503", "2s", downstream.RetryTooSoon},
+		{bugs.RetryTerminal, "503", "", downstream.TerminalRetried},
+		{bugs.Unbounded, "slow", "", downstream.OverLimit},
+		{bugs.EffectBeforeDedupe, "503", "", downstream.DuplicateEffect},
+		{bugs.RetryTopic, "500, 503", "", downstream.EffectOrder},
+	} {
+		t.Run(string(tt.bug), func(t *testing.T) {
+			t.Parallel()
+			rest := emailScenario(13, tt.kinds, tt.outage)
+			if tt.bug == bugs.EffectBeforeDedupe {
+				rest = strings.Replace(rest, "chaos:\n", "chaos:\n  crash: {count: 2}\n", 1)
+			}
+			sc := writeScenario(t, bugScenarioText(t, tt.bug, 150, "", rest))
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer cancel()
+			rep, err := Replay(ctx, sc, Options{Baselines: 1, ShrinkBudget: 12})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := reportText(rep)
+			if rep.Verdict != Fail || !strings.Contains(text, tt.finding) {
+				t.Fatalf("verdict %s, want a failure with %s:\n%s", rep.Verdict, tt.finding, text)
+			}
+			entry := bugEntry(tt.bug)
+			if len(entry.Exposes) == 0 {
+				if rep.Run("baseline").Failure == nil {
+					t.Fatalf("%s passed its clean run:\n%s", tt.bug, text)
+				}
+				return
+			}
+			sr := rep.Shrink
+			if sr == nil || len(sr.Faults) == 0 || len(sr.Faults) > 3 || !slices.ContainsFunc(sr.Faults, func(f chaos.Fault) bool { return slices.Contains(entry.Exposes, f.Kind) }) {
+				t.Fatalf("shrunk to %+v, want at most 3 faults with one of %v:\n%s", sr, entry.Exposes, text)
+			}
+			t.Logf("%s: %d of %d faults in %d runs: %s", tt.bug, len(sr.Faults), sr.From, sr.Runs, sr.Faults[0])
+		})
+	}
+}
+
+func bugEntry(b bugs.Bug) bugs.Entry {
+	for _, e := range bugs.DownstreamCatalogue {
+		if e.Bug == b {
+			return e
+		}
+	}
+	return bugs.Entry{}
+}

@@ -106,8 +106,14 @@ func TestDownstreamBugsFail(t *testing.T) {
 		t.Run(string(tt.bug), func(t *testing.T) {
 			t.Parallel()
 			rest := emailScenario(13, tt.kinds, tt.outage)
-			if tt.bug == bugs.EffectBeforeDedupe {
+			switch tt.bug {
+			case bugs.EffectBeforeDedupe:
 				rest = strings.Replace(rest, "chaos:\n", "chaos:\n  crash: {count: 2}\n", 1)
+			case bugs.Unbounded:
+				// A provider limited to 100 requests/s: the correct
+				// consumers limit their rate (BUGS_EMAIL_RATE), this one
+				// does not.
+				rest = strings.Replace(rest, "rate: 5000", "rate: 100", 1)
 			}
 			sc := writeScenario(t, bugScenarioText(t, tt.bug, 150, "", rest))
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)

@@ -421,22 +421,24 @@ func retryable(e Entry) bool {
 // retryTooSoon finds retries before the previous answer's Retry-After,
 // and consumers that do not back off. A gap is the time from a failed
 // attempt's answer to the next attempt (gaps after a Retry-After are not
-// counted); the envelope of retry n is the longest n-th gap over every
-// effect. No backoff: the envelope of the latest retry index L >=
-// MinLateRetry with at least MinEnvelopeSamples gaps is below
+// counted); the envelope of retry n is the upper quartile of the n-th
+// gaps over every effect. No backoff: the envelope of the latest retry
+// index L >= MinLateRetry with at least MinEnvelopeSamples gaps is below
 // BackoffGrowth times the envelope of the first retry plus BackoffFloor.
-// Comparing envelopes of as many samples each keeps a consumer whose
-// gaps are set by queueing for its concurrency (the same at every index)
-// from looking like one that backs off.
+// A quartile of each index, not the longest gap of all the late ones,
+// keeps a consumer whose gaps are set by queueing for its concurrency or
+// rate (the same at every index) from looking like one that backs off,
+// and a few chains restarted by a crash (the client's count starts over,
+// the stand-in's goes on) from hiding a backoff.
 // Full jitter (a delay uniform in [0, min(cap, base × 2^n)]) passes: its
 // envelope doubles with n until the cap: with a cap at least 4 times
 // the second delay's bound and MinLateGaps late gaps, a false finding
 // has a chance below 1 in a million (every late gap below 5/16 of the
 // cap).
 func (j *judge) retryTooSoon() {
-	var env []time.Duration // by retry index - 1
-	var count []int
+	var gaps [][]time.Duration // by retry index - 1
 	longest := map[int]string{}
+	longestGap := map[int]time.Duration{}
 	for _, k := range j.keys {
 		es := j.byKey[k]
 		reported := false
@@ -456,25 +458,36 @@ func (j *judge) retryTooSoon() {
 				}
 				continue
 			}
-			for len(env) < n {
-				env, count = append(env, 0), append(count, 0)
+			for len(gaps) < n {
+				gaps = append(gaps, nil)
 			}
-			count[n-1]++
-			if gap >= env[n-1] {
-				env[n-1], longest[n] = gap, k
+			gaps[n-1] = append(gaps[n-1], gap)
+			if gap >= longestGap[n] {
+				longestGap[n], longest[n] = gap, k
 			}
 		}
 	}
 	last := 0
-	for i := MinLateRetry; i <= len(count); i++ {
-		if count[i-1] >= MinEnvelopeSamples {
+	for i := MinLateRetry; i <= len(gaps); i++ {
+		if len(gaps[i-1]) >= MinEnvelopeSamples {
 			last = i
 		}
 	}
-	if last > 0 && float64(env[last-1]) < BackoffGrowth*float64(env[0])+float64(BackoffFloor) {
-		j.add(RetryTooSoon, longest[last], "no-backoff", fmt.Sprintf("no backoff: the longest of %d gaps before retry %d is %s, the longest of %d before retry 1 %s; backing off, it reaches at least %g times that (full jitter passes)",
-			count[last-1], last, env[last-1].Round(time.Millisecond), count[0], env[0].Round(time.Millisecond), BackoffGrowth))
+	if last == 0 {
+		return
 	}
+	late, first := upperQuartile(gaps[last-1]), upperQuartile(gaps[0])
+	if float64(late) < BackoffGrowth*float64(first)+float64(BackoffFloor) {
+		j.add(RetryTooSoon, longest[last], "no-backoff", fmt.Sprintf("no backoff: the upper quartile of %d gaps before retry %d is %s, of %d before retry 1 %s; backing off, it reaches at least %g times that (full jitter passes)",
+			len(gaps[last-1]), last, late.Round(time.Millisecond), len(gaps[0]), first.Round(time.Millisecond), BackoffGrowth))
+	}
+}
+
+// upperQuartile is the 75th percentile (nearest rank) of ds.
+func upperQuartile(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[(3*len(s)+3)/4-1]
 }
 
 // outages judges retry storms and synchronized retries per outage.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Guarantee is expect.effects: how often each effect must happen.
@@ -178,13 +179,27 @@ func (f Finding) String() string {
 	}
 	fmt.Fprintf(&b, ": downstream %s", f.Downstream)
 	if f.EffectKey != "" {
-		fmt.Fprintf(&b, ", effect %q", f.EffectKey)
+		fmt.Fprintf(&b, ", effect %q", shorten(f.EffectKey))
 	}
 	if f.Event != nil {
 		fmt.Fprintf(&b, ", %s", f.Event)
 	}
 	fmt.Fprintf(&b, ": %s", f.Message)
 	return b.String()
+}
+
+// shorten cuts a key from a request body for messages (the finding keeps
+// it whole).
+func shorten(s string) string {
+	const most = 120
+	if len(s) <= most {
+		return s
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // Summary is what a stand-in saw in one run, always reported.
@@ -711,7 +726,7 @@ func (j *judge) effectOrder() {
 		for i := 1; i < len(as); i++ {
 			if as[i].at.Before(as[i-1].at) {
 				j.add(EffectOrder, as[i].key, "", fmt.Sprintf("applied %dms before the effect %q of the earlier event %s of the same key",
-					as[i-1].at.Sub(as[i].at).Milliseconds(), as[i-1].key, as[i-1].ev.ID))
+					as[i-1].at.Sub(as[i].at).Milliseconds(), shorten(as[i-1].key), shorten(as[i-1].ev.ID)))
 				break
 			}
 		}

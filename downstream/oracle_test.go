@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -220,5 +221,17 @@ func TestSummaryPeaks(t *testing.T) {
 	_, s := Judge(Input{Log: Log{Name: "x", Entries: es}})
 	if s.PeakConcurrency != 3 || s.PeakRate != 4 || s.Effects != 5 || s.EffectKeys != 5 || s.P50Attempts != 1 {
 		t.Errorf("summary %+v", s)
+	}
+}
+
+// A key from a request body is cut in messages, never in the finding.
+func TestFindingShortensKeys(t *testing.T) {
+	long := strings.Repeat("é", 200)
+	fs, _ := Judge(Input{Log: Log{Name: "x", Entries: numbered(req(long, 0, 1, 200), req(long, 5, 6, 200))}, Expect: Expect{Effects: ExactlyOnce}})
+	if len(fs) != 1 || fs[0].EffectKey != long {
+		t.Fatalf("findings %v", fs)
+	}
+	if s := fs[0].String(); len(s) > 300 || !strings.Contains(s, "…") || !utf8.ValidString(s) {
+		t.Errorf("message %q", s)
 	}
 }

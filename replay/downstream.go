@@ -101,9 +101,9 @@ func (d *downstreamRun) close() {
 }
 
 // judgeDownstreams closes the stand-ins and judges their logs: findings
-// fail a run the consumer did not fail already. The first baseline's
+// fail a run the consumer did not fail already. The first clean run's
 // effects are the effects every later run must have.
-func (h *Harness) judgeDownstreams(res *RunResult, d *downstreamRun, dlqRead bool, first bool) {
+func (h *Harness) judgeDownstreams(res *RunResult, d *downstreamRun, dlqRead bool, chaosRun bool) {
 	if d == nil {
 		return
 	}
@@ -115,9 +115,7 @@ func (h *Harness) judgeDownstreams(res *RunResult, d *downstreamRun, dlqRead boo
 	h.mu.Lock()
 	expected := h.baselineEffects
 	h.mu.Unlock()
-	if first {
-		expected = nil
-	}
+	first := !chaosRun && expected == nil
 	logs := make([]downstream.Log, len(d.stands))
 	for i, st := range d.stands {
 		logs[i] = st.Log()

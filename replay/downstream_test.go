@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -149,4 +150,39 @@ func bugEntry(b bugs.Bug) bugs.Entry {
 		}
 	}
 	return bugs.Entry{}
+}
+
+// Findings quote effect keys and ids from request bodies: every report
+// format escapes them, and carries the summary and the findings.
+func TestDownstreamReportFormats(t *testing.T) {
+	hostile := "k\n::error::x\x1b[2J\u202e"
+	f := downstream.Finding{Kind: downstream.DuplicateEffect, Downstream: "email", EffectKey: hostile, Message: "the effect happened 2 times",
+		Event: &downstream.Event{ID: hostile, Key: "ord-1", Topic: "t", Offset: -1},
+		Timeline: []downstream.Step{{Seq: 1, Attempt: 1, Answer: "202 (effect applied)"}, {Seq: 2, Attempt: 2, AtMS: 5, Answer: "202 (effect applied)"}}}
+	run := &RunResult{Name: "chaos", ID: "chaos", Verdict: Fail, Failure: &Failure{Reason: "downstream", Message: "1 downstream finding(s): " + f.String()},
+		Downstream: []DownstreamResult{{Name: "email", Summary: downstream.Summary{Name: "email", Requests: 2, Effects: 2}, Findings: []downstream.Finding{f}}}}
+	rep := &Report{Scenario: "s.yaml", Verdict: Fail, Summary: "the consumer failed the chaos run", Runs: []*RunResult{run}}
+	for _, format := range []Format{FormatText, FormatJSON, FormatJUnit} {
+		var b bytes.Buffer
+		if err := Write(&b, format, rep); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimLeft(line, " \t"), "::") {
+				t.Errorf("%s: a line reads as a workflow command: %q", format, line)
+			}
+		}
+		if strings.ContainsAny(out, "\x1b\u202e") {
+			t.Errorf("%s: control printed raw:\n%s", format, out)
+		}
+		for _, want := range []string{"duplicate-effect", "downstream email: 2 request(s)", "attempt 2 at 5ms"} {
+			if format == FormatJSON {
+				want = map[string]string{"duplicate-effect": `"kind": "duplicate-effect"`, "downstream email: 2 request(s)": `"requests": 2`, "attempt 2 at 5ms": `"atMs": 5`}[want]
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("%s report lacks %q:\n%s", format, want, out)
+			}
+		}
+	}
 }

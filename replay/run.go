@@ -348,7 +348,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	if fail != nil {
 		res.Failure = fail
 		stop()
-		h.judgeDownstreams(res, res.down, false, false)
+		h.judgeDownstreams(res, res.down, false, spec.Chaos)
 		return finish()
 	}
 	res.Settled = true
@@ -397,7 +397,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	if len(failed) > 0 {
 		res.Failure = &Failure{Reason: "expect", Message: "expectations failed: " + strings.Join(failed, "; ")}
 	}
-	h.judgeDownstreams(res, res.down, dlqRead, spec.Initial)
+	h.judgeDownstreams(res, res.down, dlqRead, spec.Chaos)
 	return finish()
 }
 

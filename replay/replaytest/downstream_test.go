@@ -3,6 +3,7 @@ package replaytest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,4 +142,24 @@ func TestDownstreamInProcess(t *testing.T) {
 		t.Fatalf("swallowed terminal receipts: %v", err)
 	}
 
+}
+
+// The correct handler passes every downstream kind over 20 seeds.
+func TestDownstreamCorrectTwentySeeds(t *testing.T) {
+	in := firstEvents(t, 30)
+	base := downstreamOptions(t, "429, 500, 503, timeout, reset, slow")
+	for seed := range uint64(20) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			opts := base
+			opts.Seed = seed
+			res, err := replaytest.Run(context.Background(), in, func() (replaytest.Consumer, error) { return &mailing{orders: newOrders(false)}, nil }, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failed() {
+				t.Fatalf("seed %d: %s", seed, res.Report())
+			}
+		})
+	}
 }

@@ -157,7 +157,7 @@ func bugEntry(b bugs.Bug) bugs.Entry {
 func TestDownstreamReportFormats(t *testing.T) {
 	hostile := "k\n::error::x\x1b[2J\u202e"
 	f := downstream.Finding{Kind: downstream.DuplicateEffect, Downstream: "email", EffectKey: hostile, Message: "the effect happened 2 times",
-		Event: &downstream.Event{ID: hostile, Key: "ord-1", Topic: "t", Offset: -1},
+		Event:    &downstream.Event{ID: hostile, Key: "ord-1", Topic: "t", Offset: -1},
 		Timeline: []downstream.Step{{Seq: 1, Attempt: 1, Answer: "202 (effect applied)"}, {Seq: 2, Attempt: 2, AtMS: 5, Answer: "202 (effect applied)"}}}
 	run := &RunResult{Name: "chaos", ID: "chaos", Verdict: Fail, Failure: &Failure{Reason: "downstream", Message: "1 downstream finding(s): " + f.String()},
 		Downstream: []DownstreamResult{{Name: "email", Summary: downstream.Summary{Name: "email", Requests: 2, Effects: 2}, Findings: []downstream.Finding{f}}}}

@@ -71,7 +71,7 @@ import (
 func main() {
 	rejectType := flag.String("reject-type", "", "dead-letter every event of this type, as a build that does not know it would (to rehearse the redrive loop of docs/dlq.md)")
 	emailConcurrency := flag.Int("email-concurrency", 8, "most notification requests in flight (with EVTOOL_DOWNSTREAM_EMAIL)")
-	emailRate := flag.Float64("email-rate", 90, "most notification requests per second (with EVTOOL_DOWNSTREAM_EMAIL; 0: unbounded)")
+	emailRate := flag.Float64("email-rate", 900, "most notification requests per second (with EVTOOL_DOWNSTREAM_EMAIL; 0: unbounded): keep it under the provider's limit")
 	exconsumer.Main("consumer", func(ctx context.Context, env exconsumer.Env, naive bool, dlqTopic string) error {
 		return run(ctx, env, naive, dlqTopic, *rejectType, *emailConcurrency, *emailRate)
 	})
@@ -83,12 +83,8 @@ func run(ctx context.Context, env exconsumer.Env, naive bool, dlqTopic, rejectTy
 		return err
 	}
 	defer st.Close()
-	var call func(context.Context, []orderEvent) map[int]error
-	if n := newNotifier(emailConcurrency, emailRate, st.Seen); n != nil {
-		call = n.call
-	}
 	return exconsumer.Loop[orderEvent]{
-		Call:     call,
+		Call:     newNotifier(emailConcurrency, emailRate, st.Seen),
 		Name:     exconsumer.Mode(naive),
 		DLQTopic: dlqTopic,
 		Decode: func(r *kgo.Record) (orderEvent, error) {

@@ -194,20 +194,10 @@ func (s *store) Apply(ctx context.Context, events []orderEvent) (int, error) {
 // Seen returns which of the ids are in the inbox (applied before). The
 // naive store has no inbox: nothing was seen.
 func (s *store) Seen(ctx context.Context, ids []string) (map[string]bool, error) {
-	out := map[string]bool{}
 	if s.naive {
-		return out, nil
+		return exconsumer.InboxSeen(nil)(ctx, ids)
 	}
-	for _, id := range ids {
-		var one int
-		err := s.db.QueryRowContext(ctx, `SELECT 1 FROM inbox WHERE event_id = ?`, id).Scan(&one)
-		if err == nil {
-			out[id] = true
-		} else if !errors.Is(err, sql.ErrNoRows) {
-			return nil, err
-		}
-	}
-	return out, nil
+	return exconsumer.InboxSeen(s.db)(ctx, ids)
 }
 
 // apply is the correct handler: dedupe through the inbox, in the same

@@ -438,27 +438,12 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if faulted {
 		switch f.kind {
 		case chaos.Timeout:
-			t := time.NewTimer(s.cfg.Hold)
-			select {
-			case <-r.Context().Done():
-				e.GaveUp = true
-			case <-s.stop.Done():
-			case <-t.C:
-			}
-			t.Stop()
-			if e.GaveUp {
+			if e.GaveUp = s.hold(r, s.cfg.Hold); e.GaveUp {
 				e.End = time.Now()
 				return
 			}
 		case chaos.Slow:
-			t := time.NewTimer(s.cfg.SlowDelay)
-			select {
-			case <-r.Context().Done():
-				e.GaveUp = true
-			case <-s.stop.Done():
-			case <-t.C:
-			}
-			t.Stop()
+			e.GaveUp = s.hold(r, s.cfg.SlowDelay)
 		}
 	}
 	e.Status = status
@@ -466,6 +451,20 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Context().Err() != nil {
 		e.GaveUp = true
 	}
+}
+
+// hold waits d before an answer, or until the client gives up (true) or
+// the stand-in closes.
+func (s *StandIn) hold(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+		return true
+	case <-s.stop.Done():
+	case <-t.C:
+	}
+	return false
 }
 
 // apply performs the request's effect: records it, or forwards it to the

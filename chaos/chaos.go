@@ -47,6 +47,14 @@
 //     consumer's group (join, leave, kill, stall, eager), planned after the
 //     crashes and before any event, each at a seeded point of the run, like
 //     crashes (see RebalancePlan). Applying them is the harness's job.
+//   - downstream.<name> {rate, kinds, outage}: faults of the requests the
+//     consumer makes to a downstream stand-in (package downstream). Per
+//     event and stand-in, attempt 1 of the event's effect gets a fault of
+//     one of kinds (429, 500, 503, timeout, reset, slow) with probability
+//     rate, and each faulted attempt's next one again, up to
+//     MaxDownstreamAttempt; numbered after the event's poison fault.
+//     outage {count, duration}: count outages per stand-in, planned after
+//     the rebalance faults (see OutagePlan).
 //
 // Every kind draws from its own random stream, so enabling one kind does not
 // change the faults of another for the same seed. Per event, faults are
@@ -63,6 +71,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Kind names a fault kind.
@@ -76,11 +85,16 @@ const (
 	Poison    Kind = "poison"
 	Crash     Kind = "crash"
 	Rebalance Kind = "rebalance"
+	// Outage and Downstream are faults of a consumer's dependencies
+	// (downstream stand-ins): an outage of one, a fault of one request.
+	Outage     Kind = "outage"
+	Downstream Kind = "downstream"
 )
 
 // Kinds lists the fault kinds in the order a plan numbers them: crashes
-// first, rebalances, then per event duplicate, reorder, skew, poison.
-var Kinds = []Kind{Crash, Rebalance, Duplicate, Reorder, Skew, Poison}
+// first, rebalances, outages, then per event duplicate, reorder, skew,
+// poison, downstream.
+var Kinds = []Kind{Crash, Rebalance, Outage, Duplicate, Reorder, Skew, Poison, Downstream}
 
 // PoisonKind says how a poison event breaks the catalog.
 type PoisonKind string
@@ -198,6 +212,8 @@ type Config struct {
 	Poison    *PoisonConfig    `json:"poison,omitempty"`
 	Skew      *SkewConfig      `json:"skew,omitempty"`
 	Rebalance *RebalanceConfig `json:"rebalance,omitempty"`
+	// Downstream holds the faults of each downstream stand-in, by name.
+	Downstream map[string]*DownstreamConfig `json:"downstream,omitempty"`
 }
 
 // CrashConfig configures crash faults.
@@ -351,18 +367,25 @@ func (c Config) Normalize() (Config, error) {
 		errs = append(errs, rr.normalize()...)
 		c.Rebalance = &rr
 	}
+	d, derrs := normalizeDownstream(c.Downstream)
+	c.Downstream = d
+	errs = append(errs, derrs...)
 	return c, errors.Join(errs...)
 }
 
 // Enabled reports whether any fault kind is on.
 func (c Config) Enabled() bool {
-	return c.Duplicate != nil || c.Reorder != nil || c.Crash != nil || c.Poison != nil || c.Skew != nil || c.Rebalance != nil
+	return c.Duplicate != nil || c.Reorder != nil || c.Crash != nil || c.Poison != nil || c.Skew != nil || c.Rebalance != nil || len(c.Downstream) > 0
 }
 
 // Kinds returns the fault kinds the config turns on, in Kinds order.
 func (c Config) Kinds() []Kind {
 	on := map[Kind]bool{Crash: c.Crash != nil, Rebalance: c.Rebalance != nil, Duplicate: c.Duplicate != nil,
 		Reorder: c.Reorder != nil, Skew: c.Skew != nil, Poison: c.Poison != nil}
+	for _, d := range c.Downstream {
+		on[Downstream] = on[Downstream] || len(d.Kinds) > 0 && d.Rate > 0
+		on[Outage] = on[Outage] || d.Outage != nil
+	}
 	var out []Kind
 	for _, k := range Kinds {
 		if on[k] {
@@ -398,6 +421,7 @@ func (c Config) String() string {
 	if r := c.Rebalance; r != nil {
 		parts = append(parts, r.String())
 	}
+	parts = append(parts, downstreamString(c.Downstream)...)
 	if len(parts) == 0 {
 		return "no faults"
 	}
@@ -475,12 +499,32 @@ type Fault struct {
 	Rebalance int           `json:"rebalance,omitempty"`
 	Move      RebalanceKind `json:"move,omitempty"`
 	Instance  int           `json:"instance,omitempty"`
+
+	// Downstream names the stand-in of an outage or downstream fault.
+	// A downstream fault strikes the Attempt-th request of its event's
+	// effect with Answer; Outage numbers a stand-in's outages from 1,
+	// which start at Progress and last Duration.
+	Downstream string         `json:"downstream,omitempty"`
+	Attempt    int            `json:"attempt,omitempty"`
+	Answer     DownstreamKind `json:"answer,omitempty"`
+	Outage     int            `json:"outage,omitempty"`
+	Duration   time.Duration  `json:"duration,omitempty"`
 }
 
 // MarshalJSON renders a crash fault without the event fields it does not
 // have; every other fault as its fields.
 func (f Fault) MarshalJSON() ([]byte, error) {
 	type plain Fault
+	if f.Kind == Outage {
+		return json.Marshal(struct {
+			Index      int     `json:"index"`
+			Kind       Kind    `json:"kind"`
+			Downstream string  `json:"downstream"`
+			Outage     int     `json:"outage"`
+			Progress   float64 `json:"progress"`
+			DurationMS int64   `json:"durationMs"`
+		}{f.Index, f.Kind, f.Downstream, f.Outage, f.Progress, f.Duration.Milliseconds()})
+	}
 	if f.Kind == Rebalance {
 		return json.Marshal(struct {
 			Index     int           `json:"index"`
@@ -528,6 +572,8 @@ func (f Fault) Describe(commitsIntercepted bool) string {
 		return fmt.Sprintf("#%d poison: %s event %s built from %s, delivered right after it", f.Index, f.Poison, f.PoisonID, f.Event.describe())
 	case Rebalance:
 		return f.describeRebalance(commitsIntercepted)
+	case Outage, Downstream:
+		return f.describeDownstream()
 	case Crash:
 		pct := int(f.Progress*100 + 0.5)
 		if f.At == CrashRandom {

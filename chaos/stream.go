@@ -70,6 +70,7 @@ type Stream[T any] struct {
 
 	seed                               uint64
 	dupRNG, reoRNG, skewRNG, poisonRNG *rand.Rand
+	downRNG                            *rand.Rand
 	// window is the reorder window (0: no reorder) and lookahead the most
 	// events look holds (see ReorderLookahead).
 	window, lookahead int
@@ -125,6 +126,7 @@ func NewStream[T any](cfg Config, seed uint64, sel Selection, emit func(Delivery
 		reoRNG:    rand.New(rand.NewPCG(seed, streamReorder)),
 		skewRNG:   rand.New(rand.NewPCG(seed, streamSkew)),
 		poisonRNG: rand.New(rand.NewPCG(seed, streamPoison)),
+		downRNG:   rand.New(rand.NewPCG(seed, streamDownstream)),
 		targets:   map[int64]struct{}{},
 		inScope:   map[string]*scopeQueue{},
 		waiting:   map[int64][]slot[T]{},
@@ -161,7 +163,7 @@ func (s *Stream[T]) planCrashes() {
 		return
 	}
 	s.crashesPlanned = true
-	for _, f := range GroupPlan(s.cfg, s.seed) {
+	for _, f := range PrePlan(s.cfg, s.seed) {
 		s.nextFault++
 		s.record(&f)
 	}
@@ -433,6 +435,9 @@ func (s *Stream[T]) plan(it slot[T]) {
 			}
 		}
 	}
+	// Downstream faults last: they strike the consumer's requests, not
+	// the delivery, and are planned before the event is delivered.
+	s.planDownstream(it.ev)
 
 	if move != nil {
 		s.moved[i] = struct{}{}

@@ -180,3 +180,41 @@ func TestExampleConsumerInstances(t *testing.T) {
 	})
 	t.Logf("faults applied: %v", moves)
 }
+
+// The example consumer notifies the email stand-in of every event the
+// right way and passes every downstream fault kind and an outage, with
+// crashes, duplicates and reordering on top: each notification sent once,
+// in order per order, under the provider's limits, the refused address's
+// events dead-lettered.
+func TestExampleConsumerDownstream(t *testing.T) {
+	t.Parallel()
+	sc := exampleScenario(t, false, testEvents(t, 300), `  effects: {email: exactly-once}
+  retries: {email: {max_attempts: 20}}
+  effects_order: per-key
+downstream:
+  email:
+    effect: {key: /notificationId}
+    idempotency: {header: Idempotency-Key}
+    answer: {status: 202}
+    terminal: {when: {pointer: /to, matches: "^ord-00023@"}, status: 422}
+    limits: {rate: 100, concurrency: 16}
+chaos:
+  duplicate: {rate: 0.1, spread: 10}
+  reorder: {window: 40, scope: key, rate: 0.3}
+  crash: {count: 1}
+  downstream:
+    email: {rate: 0.2, kinds: [429, 500, 503, timeout, reset, slow], outage: {count: 1, duration: 2s}}
+`)
+	// A provider limited to 100 requests/s: the consumer keeps to 45, so
+	// that a crashed process's last second and its restart's first stay
+	// under the limit together (a limiter does not survive a restart).
+	sc.Consumer.Run = append(sc.Consumer.Run, "-email-rate", "45")
+	passesSeeds(t, sc, 2, nil, func(seed uint64, ch *RunResult) {
+		if len(ch.Downstream) != 1 || ch.Applied[chaos.Downstream] == 0 || ch.Applied[chaos.Outage] != 1 || len(ch.DLQ) == 0 {
+			t.Fatalf("seed %d: applied %v, downstream %+v, %d dead letters", seed, ch.Applied, ch.Downstream, len(ch.DLQ))
+		}
+		if s := ch.Downstream[0].Summary; s.PeakRate > 100 || s.PeakConcurrency > 16 || s.Effects == 0 {
+			t.Fatalf("seed %d: %s", seed, s)
+		}
+	})
+}

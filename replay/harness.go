@@ -122,6 +122,9 @@ type Harness struct {
 	// baselineDead holds the ids of the clean events the first baseline
 	// run dead-lettered (allowed by expect.baseline.dlq).
 	baselineDead map[string]bool
+	// baselineEffects holds the effect keys each stand-in applied in the
+	// first baseline run: every later run must apply them.
+	baselineEffects map[string][]string
 	// killed lists RunResult.Killed of every run, by run id, for the
 	// report's warnings.
 	killed []string

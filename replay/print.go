@@ -114,6 +114,9 @@ func WriteText(w io.Writer, r *Report) error {
 		for _, k := range run.Kills {
 			fmt.Fprintf(&b, "             %s\n", k)
 		}
+		for _, d := range run.Downstream {
+			fmt.Fprintf(&b, "             %s\n", d.Summary)
+		}
 		if run.Instances > 1 || len(run.Rebalances) > 0 {
 			fmt.Fprintf(&b, "             group: %d instance(s), protocol %s\n", run.Instances, run.Protocol)
 			if !r.Embedded() {
@@ -161,6 +164,7 @@ func WriteText(w io.Writer, r *Report) error {
 				fmt.Fprintf(&b, "  expect (%s:%d) failed in the %s run: %s\n", r.Scenario, e.Line, run.Name, e)
 			}
 		}
+		writeFindings(&b, run)
 	}
 	if c := r.Nondeterministic; c != nil {
 		b.WriteString("\ndifferences between the two clean runs:\n")
@@ -210,6 +214,38 @@ func WriteText(w io.Writer, r *Report) error {
 	// nothing of theirs may reach a terminal or a CI log raw.
 	_, err := io.WriteString(w, report.SafeLines(b.String()))
 	return err
+}
+
+// maxTextFindings bounds the downstream findings text lists per run.
+const maxTextFindings = 20
+
+// writeFindings lists a run's downstream findings with their timelines.
+func writeFindings(b *bytes.Buffer, run *RunResult) {
+	n := 0
+	for _, d := range run.Downstream {
+		n += len(d.Findings)
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(b, "  downstream findings in the %s run:\n", run.Name)
+	shown := 0
+	for _, d := range run.Downstream {
+		for _, f := range d.Findings {
+			if shown == maxTextFindings {
+				fmt.Fprintf(b, "    ... (%d more)\n", n-shown)
+				return
+			}
+			shown++
+			fmt.Fprintf(b, "    %s\n", f)
+			for _, st := range f.Timeline {
+				fmt.Fprintf(b, "      %s\n", st)
+			}
+			if f.More > 0 {
+				fmt.Fprintf(b, "      ... (%d more requests)\n", f.More)
+			}
+		}
+	}
 }
 
 func runLine(run *RunResult) string {

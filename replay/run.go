@@ -105,6 +105,9 @@ type RunResult struct {
 	// what the consumer wrote to it.
 	DLQTopic string      `json:"dlqTopic,omitempty"`
 	DLQ      []DLQRecord `json:"dlq,omitempty"`
+	// Downstream is what each downstream stand-in saw and the oracle
+	// found in it.
+	Downstream []DownstreamResult `json:"downstream,omitempty"`
 	// Verdict is the run's: pass or fail (for a chaos or shrinking run,
 	// against the baseline).
 	Verdict Verdict `json:"verdict"`
@@ -124,6 +127,10 @@ type RunResult struct {
 	StateBytes []byte `json:"-"`
 
 	faults chaos.Selection
+	// down holds the run's stand-ins; terminal the event ids and effect
+	// keys they answered terminally.
+	down     *downstreamRun
+	terminal map[string]bool
 	// poison holds the run's poison faults by poison id.
 	poison map[string]chaos.Fault
 	// topicID is the id of Topic.
@@ -232,6 +239,10 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	}
 	var dlq *dlqRun
 	defer func() { h.cleanup(res, dlq) }()
+	if res.down, err = h.startDownstreams(res, spec); err != nil {
+		return nil, err
+	}
+	defer res.down.close()
 
 	instances := max(h.sc.Consumer.Instances, 1)
 	res.Instances = instances
@@ -337,6 +348,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	if fail != nil {
 		res.Failure = fail
 		stop()
+		h.judgeDownstreams(res, res.down, false, spec.Chaos)
 		return finish()
 	}
 	res.Settled = true
@@ -362,7 +374,8 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	res.Expect = Evaluate(spec.Name, state, h.sc.Expect)
 	// The DLQ of every clean run is read: a clean event dead-lettered
 	// there is a consumer that rejects valid events (see checkBaseline).
-	if h.sc.DLQ != nil || !spec.Chaos {
+	dlqRead := h.sc.DLQ != nil || !spec.Chaos || res.down != nil
+	if dlqRead {
 		recs, err := h.readDLQ(ctx, dlq)
 		if err != nil {
 			return nil, err
@@ -384,6 +397,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	if len(failed) > 0 {
 		res.Failure = &Failure{Reason: "expect", Message: "expectations failed: " + strings.Join(failed, "; ")}
 	}
+	h.judgeDownstreams(res, res.down, dlqRead, spec.Chaos)
 	return finish()
 }
 
@@ -458,6 +472,11 @@ func (h *Harness) consumerProcess(res *RunResult, addr, run, id string, inst, in
 		dlqTopic = expand(h.sc.DLQ.Topic)
 	}
 	runEnv["EVTOOL_DLQ_TOPIC"] = dlqTopic
+	if res.down != nil {
+		for k, v := range res.down.env {
+			runEnv[k] = v
+		}
+	}
 	env := os.Environ()
 	for _, k := range sortedKeys(runEnv) {
 		env = append(env, k+"="+runEnv[k])
@@ -588,6 +607,9 @@ func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) err
 		if mutErr != nil {
 			return mutErr
 		}
+		if d.Fault == nil || d.Fault.Kind == chaos.Reorder {
+			res.down.addEvent(res.Topic, d.Event)
+		}
 		// Each delivery has a record of its own (Clone below): the
 		// client writes into the records it is given.
 		h.cl.Produce(ctx, d.Value, promise)
@@ -620,6 +642,7 @@ func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) err
 			if f.Kind == chaos.Poison {
 				res.poison[f.PoisonID] = f
 			}
+			res.down.addFault(f)
 			if len(res.Faults) < MaxRecordedFaults {
 				// The strings of an event alias its text (see
 				// fastRecord): copy them, or a fault keeps the text.

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/downstream"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/yamldoc"
@@ -55,8 +58,24 @@ type Scenario struct {
 	DLQ *DLQSpec
 	// Baseline is expect.baseline.
 	Baseline BaselineSpec
+	// Downstream holds the downstream stand-ins, sorted by name.
+	Downstream []DownstreamSpec
 
 	doc *yamldoc.Doc
+}
+
+// DownstreamSpec is one downstream.<name> with what expect says of it.
+type DownstreamSpec struct {
+	Config downstream.Config
+	Expect downstream.Expect
+	// Env is the variable the consumer finds its URL in.
+	Env string
+}
+
+// DownstreamEnv names the variable holding a stand-in's URL:
+// EVTOOL_DOWNSTREAM_ and the name upper-cased, - and . as _.
+func DownstreamEnv(name string) string {
+	return "EVTOOL_DOWNSTREAM_" + strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToUpper(name))
 }
 
 // EventsSpec says where events come from: File, or Generate.
@@ -170,6 +189,36 @@ type scenarioYAML struct {
 	Consumer consumerYAML `yaml:"consumer"`
 	Chaos    chaosYAML    `yaml:"chaos"`
 	Expect   expectYAML   `yaml:"expect"`
+	// Downstream is read in parseDownstream.
+	Downstream map[string]downstreamYAML `yaml:"downstream"`
+}
+
+type selectorYAML struct {
+	Key    string `yaml:"key"`
+	Header string `yaml:"header"`
+}
+
+type downstreamYAML struct {
+	Effect      selectorYAML  `yaml:"effect"`
+	Idempotency *selectorYAML `yaml:"idempotency"`
+	Answer      struct {
+		Status  int               `yaml:"status"`
+		Headers map[string]string `yaml:"headers"`
+		// body is read from the document's JSON value.
+		Body any `yaml:"body"`
+	} `yaml:"answer"`
+	Terminal *struct {
+		When struct {
+			Pointer string `yaml:"pointer"`
+			Matches string `yaml:"matches"`
+		} `yaml:"when"`
+		Status int `yaml:"status"`
+	} `yaml:"terminal"`
+	Limits struct {
+		Rate        int `yaml:"rate"`
+		Concurrency int `yaml:"concurrency"`
+	} `yaml:"limits"`
+	Upstream string `yaml:"upstream"`
 }
 
 type eventsYAML struct {
@@ -235,6 +284,14 @@ type chaosYAML struct {
 		Restart *bool    `yaml:"restart"`
 		At      string   `yaml:"at"`
 	} `yaml:"rebalance"`
+	Downstream map[string]struct {
+		Rate   float64  `yaml:"rate"`
+		Kinds  []string `yaml:"kinds"`
+		Outage *struct {
+			Count    int    `yaml:"count"`
+			Duration string `yaml:"duration"`
+		} `yaml:"outage"`
+	} `yaml:"downstream"`
 }
 
 type expectYAML struct {
@@ -253,6 +310,11 @@ type expectYAML struct {
 		// equals is read from the document's JSON value, not decoded here.
 		Equals any `yaml:"equals"`
 	} `yaml:"state"`
+	Effects map[string]string `yaml:"effects"`
+	Retries map[string]struct {
+		MaxAttempts int `yaml:"max_attempts"`
+	} `yaml:"retries"`
+	EffectsOrder string `yaml:"effects_order"`
 }
 
 // ScenarioError reports what is wrong with a scenario file, each problem
@@ -469,6 +531,7 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 		}
 		s.Chaos.Rebalance = rc
 	}
+	s.parseDownstream(&y, bad)
 	norm, err := s.Chaos.Normalize()
 	if err != nil {
 		bad("/chaos", "%v", err)
@@ -508,6 +571,122 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 		return nil, fail(probs...)
 	}
 	return s, nil
+}
+
+var downstreamName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// parseDownstream reads the downstream section, chaos.downstream and the
+// expect keys about stand-ins.
+func (s *Scenario) parseDownstream(y *scenarioYAML, bad func(ptr, format string, args ...any)) {
+	names := make([]string, 0, len(y.Downstream))
+	for n := range y.Downstream {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	envs := map[string]string{}
+	for _, name := range names {
+		d := y.Downstream[name]
+		ptr := "/downstream/" + jsonpos.Escape(name)
+		spec := DownstreamSpec{Env: DownstreamEnv(name), Config: downstream.Config{Name: name}}
+		if other, ok := envs[spec.Env]; ok {
+			bad(ptr, "downstream %s and %s both give the consumer %s: rename one", other, name, spec.Env)
+		}
+		envs[spec.Env] = name
+		if !downstreamName.MatchString(name) {
+			bad(ptr, "stand-in name %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", name)
+		}
+		sel := func(p string, y selectorYAML) downstream.Selector {
+			if y.Header != "" {
+				return downstream.Selector{Header: y.Header}
+			}
+			if err := downstream.CheckPointer(y.Key); err != nil {
+				bad(p+"/key", "%q: %v", y.Key, err)
+			}
+			return downstream.Selector{Pointer: y.Key}
+		}
+		c := &spec.Config
+		c.Effect = sel(ptr+"/effect", d.Effect)
+		if d.Idempotency != nil {
+			is := sel(ptr+"/idempotency", *d.Idempotency)
+			c.Idempotency = &is
+		}
+		c.Answer = downstream.Answer{Status: d.Answer.Status, Headers: d.Answer.Headers}
+		if v, ok := lookup(s.doc.Value(), ptr+"/answer/body"); ok {
+			b, err := json.Marshal(v)
+			if err != nil {
+				bad(ptr+"/answer/body", "not JSON: %v", err)
+			}
+			c.Answer.Body = b
+		}
+		if t := d.Terminal; t != nil {
+			if err := downstream.CheckPointer(t.When.Pointer); err != nil {
+				bad(ptr+"/terminal/when/pointer", "%q: %v", t.When.Pointer, err)
+			}
+			re, err := regexp.Compile(t.When.Matches)
+			if err != nil {
+				bad(ptr+"/terminal/when/matches", "not a regular expression: %v", err)
+			}
+			c.Terminal = &downstream.Terminal{Pointer: t.When.Pointer, When: re, Status: t.Status}
+		}
+		c.Limits = downstream.Limits{Rate: d.Limits.Rate, Concurrency: d.Limits.Concurrency}
+		if d.Upstream != "" {
+			u, err := url.Parse(d.Upstream)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				bad(ptr+"/upstream", "%q is not an http URL (e.g. http://127.0.0.1:8025)", d.Upstream)
+			} else {
+				c.Upstream = u
+			}
+		}
+		spec.Expect.OrderPerKey = y.Expect.EffectsOrder == "per-key"
+		s.Downstream = append(s.Downstream, spec)
+	}
+	find := func(ptr, name string) *DownstreamSpec {
+		for i := range s.Downstream {
+			if s.Downstream[i].Config.Name == name {
+				return &s.Downstream[i]
+			}
+		}
+		bad(ptr, "%q is not a stand-in of the downstream section", name)
+		return nil
+	}
+	for name, g := range y.Expect.Effects {
+		if d := find("/expect/effects/"+jsonpos.Escape(name), name); d != nil {
+			d.Expect.Effects = downstream.Guarantee(g)
+		}
+	}
+	for name, r := range y.Expect.Retries {
+		if d := find("/expect/retries/"+jsonpos.Escape(name), name); d != nil {
+			d.Expect.MaxAttempts = r.MaxAttempts
+		}
+	}
+	if y.Expect.EffectsOrder != "" && len(s.Downstream) == 0 {
+		bad("/expect/effects_order", "there is no downstream section whose effects it could order")
+	}
+	for name, cd := range y.Chaos.Downstream {
+		ptr := "/chaos/downstream/" + jsonpos.Escape(name)
+		if find(ptr, name) == nil {
+			continue
+		}
+		dc := &chaos.DownstreamConfig{Rate: cd.Rate}
+		for i, k := range cd.Kinds {
+			if !slices.Contains(chaos.DownstreamKinds, chaos.DownstreamKind(k)) {
+				bad(ptr+"/kinds/"+strconv.Itoa(i), "%q is not a downstream fault kind (use 429, 500, 503, timeout, reset, slow)", k)
+				continue
+			}
+			dc.Kinds = append(dc.Kinds, chaos.DownstreamKind(k))
+		}
+		if o := cd.Outage; o != nil {
+			if v, err := time.ParseDuration(o.Duration); err != nil || v <= 0 || v > 10*time.Minute {
+				bad(ptr+"/outage/duration", "%q is not a positive duration of at most 10m (e.g. 3s)", o.Duration)
+			} else {
+				dc.Outage = &chaos.OutageConfig{Count: o.Count, Duration: v}
+			}
+		}
+		if s.Chaos.Downstream == nil {
+			s.Chaos.Downstream = map[string]*chaos.DownstreamConfig{}
+		}
+		s.Chaos.Downstream[name] = dc
+	}
 }
 
 var scenarioSchema = sync.OnceValues(func() (*jsonschema.Schema, error) { return schemas.Compile(schemas.Scenario) })

@@ -124,7 +124,7 @@ func (h *Harness) confirmAndShrink(ctx context.Context, rep *Report, base, ch *R
 	// failures that only they expose.
 	var crashes []int
 	for _, i := range idx {
-		if k := byIndex[i].Kind; k == chaos.Crash || k == chaos.Rebalance {
+		if k := byIndex[i].Kind; k == chaos.Crash || k == chaos.Rebalance || k == chaos.Outage {
 			crashes = append(crashes, i)
 		}
 	}

@@ -104,13 +104,13 @@ var GroupCatalogue = []Entry{
 
 // Parse returns the bug named by a letter or a name.
 func Parse(s string) (Bug, error) {
-	for _, e := range slices.Concat(Catalogue, GroupCatalogue) {
+	for _, e := range slices.Concat(Catalogue, GroupCatalogue, DownstreamCatalogue) {
 		if s == e.Letter || s == string(e.Bug) {
 			return e.Bug, nil
 		}
 	}
 	var names []string
-	for _, e := range slices.Concat(Catalogue, GroupCatalogue[1:]) {
+	for _, e := range slices.Concat(Catalogue, GroupCatalogue[1:], DownstreamCatalogue) {
 		names = append(names, e.Letter+"|"+string(e.Bug))
 	}
 	return "", fmt.Errorf("unknown bug %q (want one of %s)", s, strings.Join(names, ", "))

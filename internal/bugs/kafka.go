@@ -227,6 +227,7 @@ func Run(ctx context.Context, bug Bug) error {
 	// resumes from the group's committed offsets (the inbox dedupes what
 	// it applies again).
 	var fenced error
+	ml := newMailer(bug)
 	commit := func(recs []*kgo.Record) {
 		time.Sleep(delay)
 		if bug == RevokedCommit {
@@ -265,7 +266,7 @@ func Run(ctx context.Context, bug Bug) error {
 					continue
 				}
 			}
-			if err := handleChunk(ctx, cl, c, chunk, &mu, lockPath, path, dlqTopic, reload, &assigned, commit); err != nil {
+			if err := handleChunk(ctx, cl, c, ml, chunk, &mu, lockPath, path, dlqTopic, reload, &assigned, commit); err != nil {
 				cl.AllowRebalance()
 				if ctx.Err() != nil {
 					return nil
@@ -323,7 +324,9 @@ func balancers() kgo.Opt {
 const chunkRecords = 20
 
 // handleChunk applies and commits one chunk of a batch.
-func handleChunk(ctx context.Context, cl *kgo.Client, c *Consumer, recs []*kgo.Record, mu *sync.Mutex, lockPath, path, dlqTopic string,
+// With a mailer it sends the chunk's receipts first, and dead-letters the
+// events whose receipt failed terminally or ran out of attempts.
+func handleChunk(ctx context.Context, cl *kgo.Client, c *Consumer, ml *mailer, recs []*kgo.Record, mu *sync.Mutex, lockPath, path, dlqTopic string,
 	reload func() error, assigned *atomic.Bool, commit func([]*kgo.Record)) error {
 	if c.CommitsFirst() {
 		commit(recs)
@@ -337,20 +340,42 @@ func handleChunk(ctx context.Context, cl *kgo.Client, c *Consumer, recs []*kgo.R
 		if assigned.Swap(false) {
 			c.Assigned()
 		}
+		failed := map[*kgo.Record]error{}
+		if ml != nil {
+			var ms []*mail
+			seen := map[string]bool{}
+			for _, r := range recs {
+				if in, err := decodeRecord(r); err == nil && !c.Store.Inbox[in.ID] && !seen[in.ID] {
+					seen[in.ID] = true
+					ms = append(ms, &mail{in: in, rec: r})
+				}
+			}
+			ml.send(ctx, ms)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			for _, x := range ms {
+				if x.err != nil {
+					failed[x.rec] = x.err
+				}
+			}
+		}
 		for _, r := range recs {
 			in, err := decodeRecord(r)
+			if err == nil && failed[r] != nil {
+				dead = append(dead, deadLetter(dlqTopic, r, failed[r]))
+			}
 			if err != nil {
 				if c.CrashesOnPoison() {
 					return fmt.Errorf("record %s/%d@%d: %w", r.Topic, r.Partition, r.Offset, err)
 				}
-				if dlqTopic != "" {
-					h := append(append([]kgo.RecordHeader(nil), r.Headers...), kgo.RecordHeader{Key: "error", Value: []byte(err.Error())},
-						kgo.RecordHeader{Key: "source-offset", Value: []byte(strconv.FormatInt(r.Offset, 10))})
-					dead = append(dead, &kgo.Record{Topic: dlqTopic, Key: r.Key, Value: r.Value, Headers: h})
-				}
+				dead = append(dead, deadLetter(dlqTopic, r, err))
 				continue
 			}
 			c.Apply(in, r.Partition, r.Offset)
+		}
+		if c.Bug == EffectBeforeDedupe && ml != nil {
+			return nil // saved after the commit, below
 		}
 		return save(path, c.Store)
 	})
@@ -358,6 +383,7 @@ func handleChunk(ctx context.Context, cl *kgo.Client, c *Consumer, recs []*kgo.R
 	if err != nil {
 		return err
 	}
+	dead = slices.DeleteFunc(dead, func(r *kgo.Record) bool { return r == nil })
 	if len(dead) > 0 {
 		if err := cl.ProduceSync(ctx, dead...).FirstErr(); err != nil {
 			if ctx.Err() != nil {
@@ -369,7 +395,22 @@ func handleChunk(ctx context.Context, cl *kgo.Client, c *Consumer, recs []*kgo.R
 	if !c.CommitsFirst() {
 		commit(recs)
 	}
+	if c.Bug == EffectBeforeDedupe && ml != nil {
+		mu.Lock()
+		defer mu.Unlock()
+		return withLock(lockPath, func() error { return save(path, c.Store) })
+	}
 	return nil
+}
+
+// deadLetter builds the DLQ record of r (nil without a DLQ topic).
+func deadLetter(topic string, r *kgo.Record, err error) *kgo.Record {
+	if topic == "" {
+		return nil
+	}
+	h := append(append([]kgo.RecordHeader(nil), r.Headers...), kgo.RecordHeader{Key: "error", Value: []byte(err.Error())},
+		kgo.RecordHeader{Key: "source-offset", Value: []byte(strconv.FormatInt(r.Offset, 10))})
+	return &kgo.Record{Topic: topic, Key: r.Key, Value: r.Value, Headers: h}
 }
 
 // allInstanceOrders merges the orders of every instance's store

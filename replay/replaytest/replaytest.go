@@ -61,6 +61,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -132,6 +133,7 @@ type ctxKey struct{}
 type deliveryCtx struct {
 	info   DeliveryInfo
 	commit func()
+	down   *standIns
 }
 
 // DeliveryOf returns where the delivery being handled would be in Kafka
@@ -219,6 +221,9 @@ type Options struct {
 	// an error, because a consumer that applies nothing passes every chaos
 	// run. (The state before the first event is not compared in-process.)
 	Baseline replay.BaselineSpec
+	// Downstream are the stand-ins each run gets (a scenario's downstream
+	// section with its expect keys; see DownstreamURL).
+	Downstream []replay.DownstreamSpec
 }
 
 // Kill is a crash fault applied in-process.
@@ -258,6 +263,9 @@ type Result struct {
 	// failure: the faults near it when Check has seen them fail again on
 	// their own, else Selection.
 	Reproduce chaos.Selection
+	// Downstream is what each stand-in saw in the chaos run and the
+	// oracle found in it.
+	Downstream []replay.DownstreamResult
 }
 
 // Equal reports whether the chaos state equals the baseline.
@@ -361,6 +369,10 @@ type runner struct {
 	newConsumer func() (Consumer, error)
 	opts        Options
 	baseline    any
+	// cur holds the stand-ins of the run being fed; effects the
+	// baseline's effects (expected in the chaos run).
+	cur     *standIns
+	effects map[string][]string
 }
 
 func newRunner(ctx context.Context, in *Events, newConsumer func() (Consumer, error), opts Options) (*runner, error) {
@@ -377,13 +389,34 @@ func newRunner(ctx context.Context, in *Events, newConsumer func() (Consumer, er
 	}
 	var states [2]any
 	for i, name := range []string{"baseline", "second baseline"} {
+		cur, err := startStandIns(opts.Downstream, nil, clean, len(clean))
+		if err != nil {
+			return nil, err
+		}
+		r.cur = cur
 		f := r.feed(ctx, name, clean, nil)
+		cur.close()
 		if f.failure != "" {
 			return nil, errors.New(f.failure)
 		}
+		var terminal map[string]bool
+		if cur != nil {
+			var expected map[string][]string
+			if i > 0 {
+				expected = r.effects
+			}
+			j := cur.judge(f.dead, expected)
+			if i == 0 {
+				r.effects = j.Effects
+			}
+			if j.Message != "" {
+				return nil, fmt.Errorf("replaytest: the %s run: %s", name, j.Message)
+			}
+			terminal = j.Terminal
+		}
 		states[i] = f.state
 		if i == 0 {
-			if err := checkBaseline(f, len(in.List), opts.Baseline); err != nil {
+			if err := checkBaseline(f, len(in.List), opts.Baseline, terminal); err != nil {
 				return nil, err
 			}
 		}
@@ -397,13 +430,17 @@ func newRunner(ctx context.Context, in *Events, newConsumer func() (Consumer, er
 
 // checkBaseline refuses a clean run that tests nothing (see
 // Options.Baseline).
-func checkBaseline(f fed, events int, spec replay.BaselineSpec) error {
+// Events a stand-in answered terminally belong on the DLQ: they do not
+// count.
+func checkBaseline(f fed, events int, spec replay.BaselineSpec, terminal map[string]bool) error {
 	if !spec.EmptyOK && replay.IsEmptyState(f.state) {
 		return fmt.Errorf("replaytest: the baseline state is empty (%s): the consumer applied none of the %d events, and a consumer that applies nothing passes every chaos run (if the events leave the state empty, set Options.Baseline.EmptyOK)", compactState(f.state), events)
 	}
 	dead := map[string]bool{}
 	for _, id := range f.dead {
-		dead[id] = true
+		if !terminal[id] {
+			dead[id] = true
+		}
 	}
 	if len(dead) != spec.DLQ {
 		first := f.dead
@@ -453,11 +490,35 @@ func (r *runner) chaos(ctx context.Context, sel chaos.Selection) (*Result, error
 			poison[f.PoisonID] = f
 		}
 	}
+	cur, err := startStandIns(opts.Downstream, faults, deliveries, len(r.in.List))
+	if err != nil {
+		return nil, err
+	}
+	r.cur = cur
 	f := r.feed(ctx, "chaos", deliveries, crashes)
+	cur.close()
 	res.Kills, res.Skipped, res.DeadLettered = f.kills, f.skipped, f.dead
 	res.Failure = f.failure
+	var findingKeys []string
+	terminal := map[string]bool{}
+	if cur != nil {
+		j := cur.judge(f.dead, r.effects)
+		terminal = j.Terminal
+		res.Downstream = j.Results
+		if res.Failure == "" && j.Message != "" {
+			res.Failure = "chaos run: " + j.Message
+			for _, d := range j.Results {
+				for _, fd := range d.Findings {
+					if fd.Event != nil {
+						findingKeys = append(findingKeys, fd.Event.ID, fd.Event.Key)
+					}
+				}
+			}
+		}
+	}
 	if res.Failure == "" && opts.DLQ {
-		res.Failure = checkDLQ(poison, f.dead)
+		// Events a stand-in answered terminally belong on the DLQ too.
+		res.Failure = checkDLQ(poison, slices.DeleteFunc(slices.Clone(f.dead), func(id string) bool { return terminal[id] }))
 	}
 	var near map[string]bool
 	if res.Failure == "" {
@@ -472,11 +533,17 @@ func (r *runner) chaos(ctx context.Context, sel chaos.Selection) (*Result, error
 	} else {
 		res.Comparison.Equal = true // no state to compare: see Failure
 		near = f.near
+		if findingKeys != nil {
+			near = map[string]bool{}
+			for _, k := range findingKeys {
+				near[k] = k != ""
+			}
+		}
 	}
 	for _, f := range faults {
 		// Every applied crash too: it has no key, and a failure may need
 		// it (redeliveries after the last commit).
-		if near[f.Key] || near[f.ID] || near[f.PoisonID] || ((f.Kind == chaos.Crash || f.Kind == chaos.Rebalance) && len(near) > 0) {
+		if near[f.Key] || near[f.ID] || near[f.PoisonID] || ((f.Kind == chaos.Crash || f.Kind == chaos.Rebalance || f.Kind == chaos.Outage) && len(near) > 0) {
 			res.Near = append(res.Near, f)
 		}
 	}
@@ -600,7 +667,7 @@ func (r *runner) feed(ctx context.Context, run string, ds []chaos.Delivery[event
 		info := infos[i]
 		info.Redelivery = seen[i]
 		seen[i] = true
-		dc := &deliveryCtx{info: info}
+		dc := &deliveryCtx{info: info, down: r.cur}
 		resume := i + 1
 		dc.commit = func() {
 			if strike != nil {
@@ -850,6 +917,7 @@ func (r *Result) Report() string {
 	for _, k := range r.Kills {
 		fmt.Fprintf(&b, "crash %d (fault #%d, %s) at delivery %d; restarted from delivery %d\n", k.Fault.Crash, k.Fault.Index, k.Fault.Phase, k.Delivery, k.Resume)
 	}
+	writeDownstream(&b, r.Downstream)
 	if len(r.Near) > 0 {
 		b.WriteString("faults near the differences:\n")
 		for i, f := range r.Near {
@@ -902,7 +970,8 @@ func LoadScenario(path string) (*Events, Options, error) {
 	if err != nil {
 		return nil, Options{}, err
 	}
-	opts := Options{Chaos: sc.Chaos, Partitions: sc.Kafka.Partitions, Ignore: sc.Consumer.Ignore, DLQ: sc.DLQ != nil && sc.DLQ.Count == replay.CountPoison, Baseline: sc.Baseline}
+	opts := Options{Chaos: sc.Chaos, Partitions: sc.Kafka.Partitions, Ignore: sc.Consumer.Ignore, DLQ: sc.DLQ != nil && sc.DLQ.Count == replay.CountPoison, Baseline: sc.Baseline,
+		Downstream: sc.Downstream}
 	if sc.Seed != nil {
 		opts.Seed = *sc.Seed
 	}

@@ -200,6 +200,13 @@ type Loop[E any] struct {
 	// BatchSize caps the records applied (and committed) together
 	// (default 200): a crash redelivers at most one batch.
 	BatchSize int
+	// Call, when set, makes the batch's calls to a downstream service
+	// before Apply, and returns the error of each event (by index) whose
+	// call failed for good (terminal, or out of attempts): those events
+	// are dead-lettered with it, and applied like the others. A crash
+	// after a call and before the commit makes the call again: Call must
+	// pass a key derived from the event that the service deduplicates on.
+	Call func(ctx context.Context, events []E) map[int]error
 }
 
 // Run serves the state and consumes env.Topic until ctx ends. Offsets are
@@ -279,6 +286,7 @@ func (l Loop[E]) Run(ctx context.Context, env Env) error {
 		recs := fetches.Records()
 		if len(recs) > 0 {
 			events := make([]E, 0, len(recs))
+			from := make([]*kgo.Record, 0, len(recs)) // the record of each event
 			var dlq []*kgo.Record
 			for _, r := range recs {
 				ev, err := l.Decode(r)
@@ -291,6 +299,23 @@ func (l Loop[E]) Run(ctx context.Context, env Env) error {
 					continue
 				}
 				events = append(events, ev)
+				from = append(from, r)
+			}
+			if l.Call != nil {
+				failed := l.Call(ctx, events)
+				if ctx.Err() != nil {
+					cl.AllowRebalance()
+					break
+				}
+				for i := range events {
+					if err := failed[i]; err != nil {
+						if l.DLQTopic == "" {
+							log.Printf("%s/%d@%d: %v", from[i].Topic, from[i].Partition, from[i].Offset, err)
+							continue
+						}
+						dlq = append(dlq, DeadLetter(from[i], l.DLQTopic, &Reject{Kind: "downstream", Err: err}))
+					}
+				}
 			}
 			if len(dlq) > 0 {
 				// Written before the offsets are committed: a crash in

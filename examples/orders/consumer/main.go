@@ -12,6 +12,8 @@
 //	EVTOOL_DLQ_TOPIC  dead-letter topic (or -dlq-topic; none: log and skip)
 //	EVTOOL_TLS*, EVTOOL_SASL_*  TLS and SASL settings for a real cluster
 //	EVTOOL_HEARTBEAT_INTERVAL  group heartbeat interval (default 3s)
+//	EVTOOL_DOWNSTREAM_EMAIL  the email service to notify of each event
+//	                 (optional; see notify.go)
 //
 // By default it is correct under at-least-once delivery:
 //
@@ -68,18 +70,21 @@ import (
 
 func main() {
 	rejectType := flag.String("reject-type", "", "dead-letter every event of this type, as a build that does not know it would (to rehearse the redrive loop of docs/dlq.md)")
+	emailConcurrency := flag.Int("email-concurrency", 8, "most notification requests in flight (with EVTOOL_DOWNSTREAM_EMAIL)")
+	emailRate := flag.Float64("email-rate", 900, "most notification requests per second (with EVTOOL_DOWNSTREAM_EMAIL; 0: unbounded): keep it under the provider's limit")
 	exconsumer.Main("consumer", func(ctx context.Context, env exconsumer.Env, naive bool, dlqTopic string) error {
-		return run(ctx, env, naive, dlqTopic, *rejectType)
+		return run(ctx, env, naive, dlqTopic, *rejectType, *emailConcurrency, *emailRate)
 	})
 }
 
-func run(ctx context.Context, env exconsumer.Env, naive bool, dlqTopic, rejectType string) error {
+func run(ctx context.Context, env exconsumer.Env, naive bool, dlqTopic, rejectType string, emailConcurrency int, emailRate float64) error {
 	st, err := openStore(filepath.Join(env.Workdir, "orders.db"), naive)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	return exconsumer.Loop[orderEvent]{
+		Call:     newNotifier(emailConcurrency, emailRate, st.Seen),
 		Name:     exconsumer.Mode(naive),
 		DLQTopic: dlqTopic,
 		Decode: func(r *kgo.Record) (orderEvent, error) {

@@ -191,6 +191,15 @@ func (s *store) Apply(ctx context.Context, events []orderEvent) (int, error) {
 	return exconsumer.ApplyBatch(ctx, s.db, events, apply, func(e orderEvent) string { return e.Type + " " + e.ID })
 }
 
+// Seen returns which of the ids are in the inbox (applied before). The
+// naive store has no inbox: nothing was seen.
+func (s *store) Seen(ctx context.Context, ids []string) (map[string]bool, error) {
+	if s.naive {
+		return exconsumer.InboxSeen(nil)(ctx, ids)
+	}
+	return exconsumer.InboxSeen(s.db)(ctx, ids)
+}
+
 // apply is the correct handler: dedupe through the inbox, in the same
 // transaction as the effect; status and version only move forward.
 func (s *store) apply(ctx context.Context, tx *sql.Tx, e orderEvent) (bool, error) {

@@ -42,6 +42,7 @@ func run(ctx context.Context, env exconsumer.Env, naive bool, dlqTopic string) e
 	}
 	defer st.Close()
 	return exconsumer.Loop[paymentEvent]{
+		Call:     st.notifier(),
 		Name:     exconsumer.Mode(naive),
 		DLQTopic: dlqTopic,
 		Decode:   dec.decode,

@@ -1,0 +1,635 @@
+// Package downstream stands in for the HTTP services a consumer calls (an
+// email provider, a payment API), so that a replay can judge the
+// consumer's external effects by what the service saw, never by what the
+// consumer reports, and can make those services fail.
+//
+// A StandIn is a net/http server on 127.0.0.1. Each request is one attempt
+// at an effect, named by the effect key (a JSON pointer into the request
+// body, or a header). The stand-in answers healthy requests with the
+// configured answer and records the effect; with idempotency it answers a
+// repeated idempotency key with the first answer and records no new
+// effect, as payment APIs do; requests matching the terminal rule get the
+// terminal status; above its limits (requests per second, requests in
+// flight) it answers 429 with Retry-After. Faults (see chaos.DownstreamKind)
+// strike the requests a Plan names, so a run is deterministic from its
+// seed, and outages answer 503 to everything for their duration.
+//
+// Every request is logged (Entry); the oracle (Judge) reads the log after
+// the run.
+package downstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/internal/jsonpos"
+)
+
+// Selector names a value of a request: a JSON pointer into its body, or a
+// header.
+type Selector struct {
+	Pointer string `json:"pointer,omitempty"`
+	Header  string `json:"header,omitempty"`
+}
+
+func (s Selector) String() string {
+	if s.Header != "" {
+		return "header " + s.Header
+	}
+	return "body " + s.Pointer
+}
+
+// Answer is what a healthy request gets.
+type Answer struct {
+	Status  int               `json:"status"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Body is JSON (empty: none).
+	Body json.RawMessage `json:"body,omitempty"`
+}
+
+// Terminal answers the requests whose body value at Pointer matches When
+// with Status: requests that can never succeed (an invalid recipient).
+type Terminal struct {
+	Pointer string         `json:"pointer"`
+	When    *regexp.Regexp `json:"-"`
+	Status  int            `json:"status"`
+}
+
+// Limits bound what a stand-in takes; 0 is unlimited.
+type Limits struct {
+	// Rate is requests per second (any 1-second window).
+	Rate int `json:"rate,omitempty"`
+	// Concurrency is requests in flight.
+	Concurrency int `json:"concurrency,omitempty"`
+}
+
+// Config configures one stand-in.
+type Config struct {
+	Name        string
+	Effect      Selector
+	Idempotency *Selector
+	Answer      Answer
+	Terminal    *Terminal
+	Limits      Limits
+	// Upstream, when set, is a real service on 127.0.0.1 that healthy
+	// requests are forwarded to (proxy mode): its answer is the answer,
+	// and a 2xx is the effect.
+	Upstream *url.URL
+	// SlowDelay is how late a slow fault answers (default DefaultSlow);
+	// Hold the longest a timeout fault waits for the client to give up
+	// (default DefaultHold).
+	SlowDelay, Hold time.Duration
+}
+
+// Defaults.
+const (
+	DefaultStatus = 200
+	DefaultSlow   = 200 * time.Millisecond
+	DefaultHold   = 30 * time.Second
+	// RetryAfter is the Retry-After of a 429 (limits and 429 faults).
+	RetryAfter = time.Second
+	// maxBody bounds a request body.
+	maxBody = 1 << 20
+	// EventHeader carries the id of the event a request is for (the
+	// CloudEvents HTTP binding's ce-id): a consumer that forwards it has
+	// its requests matched to events exactly; otherwise an effect key
+	// equal to an event id names the event.
+	EventHeader = "Ce-Id"
+)
+
+// Outcome says how a request was answered.
+type Outcome string
+
+// Outcomes.
+const (
+	OK         Outcome = "ok"          // healthy: effect applied
+	Replayed   Outcome = "replayed"    // a repeated idempotency key: the first answer, no effect
+	Terminated Outcome = "terminal"    // the terminal rule matched
+	Limited    Outcome = "limited"     // above limits: 429 + Retry-After
+	InOutage   Outcome = "outage"      // an outage: 503
+	Faulted    Outcome = "fault"       // a planned fault (Entry.Fault)
+	BadRequest Outcome = "bad-request" // no effect key: 400
+	Failed     Outcome = "upstream"    // proxy mode: the upstream failed or answered non-2xx
+)
+
+// Entry is one request in a stand-in's log.
+type Entry struct {
+	// Seq numbers the requests from 1 in arrival order.
+	Seq   int       `json:"seq"`
+	Start time.Time `json:"start"`
+	// End is when the answer was written (or the connection closed).
+	End            time.Time `json:"end"`
+	EffectKey      string    `json:"effectKey"`
+	IdempotencyKey string    `json:"idempotencyKey,omitempty"`
+	// EventID is the request's EventHeader.
+	EventID string `json:"eventId,omitempty"`
+	// Attempt numbers the requests of one effect key from 1.
+	Attempt int     `json:"attempt"`
+	Outcome Outcome `json:"outcome"`
+	// Status is the answer's status; 0 when the connection was closed
+	// without one (reset).
+	Status int `json:"status"`
+	// Fault is the planned fault that struck the request and FaultIndex
+	// its index in the plan (-1: none).
+	Fault      chaos.DownstreamKind `json:"fault,omitempty"`
+	FaultIndex int                  `json:"faultIndex"`
+	// Effect says the request's effect was applied, at EffectAt.
+	Effect   bool      `json:"effect"`
+	EffectAt time.Time `json:"effectAt,omzero"`
+	// GaveUp: the client went away before the answer.
+	GaveUp bool `json:"gaveUp,omitempty"`
+	// RetryAfter is the answer's Retry-After (0: none).
+	RetryAfter time.Duration `json:"retryAfter,omitempty"`
+}
+
+// Window is a span of time (an outage).
+type Window struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Fault is the outage fault's index.
+	Fault int `json:"fault"`
+}
+
+// Log is what a stand-in saw.
+type Log struct {
+	Name    string   `json:"name"`
+	Entries []Entry  `json:"entries"`
+	Outages []Window `json:"outages,omitempty"`
+}
+
+// Plan is the faults a stand-in applies in one run.
+type Plan struct {
+	mu sync.Mutex
+	// requests: by event id, then attempt.
+	requests map[string]map[int]planned
+	outages  []plannedOutage
+}
+
+type planned struct {
+	kind  chaos.DownstreamKind
+	index int
+}
+
+type plannedOutage struct {
+	atRequest int
+	duration  time.Duration
+	index     int
+}
+
+// NewPlan returns an empty plan.
+func NewPlan() *Plan { return &Plan{requests: map[string]map[int]planned{}} }
+
+// Add adds a fault of the chaos plan: a downstream fault (its event's id
+// and attempt) or an outage, whose start is its Progress times events
+// (the stand-in's request number). Faults of other kinds are ignored. Add
+// may be called while the stand-in serves.
+func (p *Plan) Add(f chaos.Fault, events int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch f.Kind {
+	case chaos.Downstream:
+		m := p.requests[f.ID]
+		if m == nil {
+			m = map[int]planned{}
+			p.requests[strings.Clone(f.ID)] = m
+		}
+		m[f.Attempt] = planned{f.Answer, f.Index}
+	case chaos.Outage:
+		at := max(int(f.Progress*float64(events)+0.5), 1)
+		p.outages = append(p.outages, plannedOutage{atRequest: at, duration: f.Duration, index: f.Index})
+	}
+}
+
+func (p *Plan) lookup(event string, attempt int) (planned, bool) {
+	if p == nil {
+		return planned{}, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f, ok := p.requests[event][attempt]
+	return f, ok
+}
+
+// StandIn is one running stand-in.
+type StandIn struct {
+	cfg   Config
+	plan  *Plan
+	srv   *http.Server
+	ln    net.Listener
+	url   string
+	proxy *http.Client
+	// stop ends held answers when the stand-in closes.
+	stop   context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu        sync.Mutex
+	entries   []Entry
+	attempts  map[string]int          // by effect key
+	perEvent  map[string]int          // by event (header or effect key)
+	stored    map[string]storedAnswer // by idempotency key
+	recent    []time.Time             // request starts in the last second
+	inFlight  int
+	seq       int
+	outages   []Window
+	outageIdx int // next planned outage to start
+}
+
+type storedAnswer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// Start starts a stand-in on 127.0.0.1 (a random port) applying plan's
+// faults (nil: none).
+func Start(cfg Config, plan *Plan) (*StandIn, error) {
+	if cfg.Answer.Status == 0 {
+		cfg.Answer.Status = DefaultStatus
+	}
+	if cfg.SlowDelay == 0 {
+		cfg.SlowDelay = DefaultSlow
+	}
+	if cfg.Hold == 0 {
+		cfg.Hold = DefaultHold
+	}
+	if cfg.Effect.Pointer == "" && cfg.Effect.Header == "" {
+		return nil, fmt.Errorf("downstream %s: no effect key", cfg.Name)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("downstream %s: %w", cfg.Name, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &StandIn{cfg: cfg, plan: plan, ln: ln, url: "http://" + ln.Addr().String(), stop: ctx, cancel: cancel,
+		done: make(chan struct{}), attempts: map[string]int{}, perEvent: map[string]int{}, stored: map[string]storedAnswer{}}
+	if cfg.Upstream != nil {
+		s.proxy = &http.Client{Timeout: 30 * time.Second}
+	}
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		defer close(s.done)
+		_ = s.srv.Serve(ln)
+	}()
+	return s, nil
+}
+
+// URL is the stand-in's base URL (http://127.0.0.1:port).
+func (s *StandIn) URL() string { return s.url }
+
+// Close stops the stand-in: held answers end, connections close.
+func (s *StandIn) Close() {
+	s.cancel()
+	_ = s.srv.Close()
+	<-s.done
+}
+
+// Log returns a copy of what the stand-in saw so far.
+func (s *StandIn) Log() Log {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Log{Name: s.cfg.Name, Entries: append([]Entry(nil), s.entries...), Outages: append([]Window(nil), s.outages...)}
+}
+
+// ServeHTTP handles one attempt.
+func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	e := Entry{Start: time.Now(), FaultIndex: -1, EventID: r.Header.Get(EventHeader)}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil || len(body) > maxBody {
+		http.Error(w, "cannot read the request body (at most 1 MiB)", http.StatusBadRequest)
+		return
+	}
+	var doc any
+	if len(bytes.TrimSpace(body)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		if dec.Decode(&doc) != nil {
+			doc = nil
+		}
+	}
+	e.EffectKey, _ = s.value(s.cfg.Effect, r, doc)
+	if s.cfg.Idempotency != nil {
+		e.IdempotencyKey, _ = s.value(*s.cfg.Idempotency, r, doc)
+	}
+
+	s.mu.Lock()
+	s.seq++
+	e.Seq = s.seq
+	s.inFlight++
+	if e.EffectKey != "" {
+		s.attempts[e.EffectKey]++
+		e.Attempt = s.attempts[e.EffectKey]
+	}
+	event := e.EventID
+	if event == "" {
+		event = e.EffectKey
+	}
+	eventAttempt := 0
+	if event != "" {
+		s.perEvent[event]++
+		eventAttempt = s.perEvent[event]
+	}
+	outage := s.inOutage(e.Start, e.Seq)
+	// The window counts every request, rejected ones too: it is what the
+	// service receives.
+	cut := 0
+	for cut < len(s.recent) && e.Start.Sub(s.recent[cut]) >= time.Second {
+		cut++
+	}
+	s.recent = append(s.recent[cut:], e.Start)
+	limited := (s.cfg.Limits.Rate > 0 && len(s.recent) > s.cfg.Limits.Rate) ||
+		(s.cfg.Limits.Concurrency > 0 && s.inFlight > s.cfg.Limits.Concurrency)
+	var replay *storedAnswer
+	if e.IdempotencyKey != "" {
+		if a, ok := s.stored[e.IdempotencyKey]; ok {
+			replay = &a
+		}
+	}
+	s.mu.Unlock()
+	// A request ends when its answer starts: a client that waits for
+	// its answer before sending the next request is never seen with
+	// both in flight.
+	var ended sync.Once
+	end := func() {
+		ended.Do(func() {
+			if e.End.IsZero() {
+				e.End = time.Now()
+			}
+			s.mu.Lock()
+			s.inFlight--
+			s.mu.Unlock()
+		})
+	}
+	orig := w
+	w = &endOnAnswer{ResponseWriter: w, end: end}
+	defer func() {
+		end()
+		s.mu.Lock()
+		s.entries = append(s.entries, e)
+		s.mu.Unlock()
+	}()
+
+	switch {
+	case e.EffectKey == "":
+		e.Outcome, e.Status = BadRequest, http.StatusBadRequest
+		http.Error(w, fmt.Sprintf("downstream %s: the request has no effect key (%s)", s.cfg.Name, s.cfg.Effect), e.Status)
+		return
+	case outage:
+		e.Outcome, e.Status = InOutage, http.StatusServiceUnavailable
+		http.Error(w, "outage", e.Status)
+		return
+	case limited:
+		e.Outcome, e.Status, e.RetryAfter = Limited, http.StatusTooManyRequests, RetryAfter
+		w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
+		http.Error(w, "above the limits", e.Status)
+		return
+	case replay != nil:
+		e.Outcome, e.Status = Replayed, replay.status
+		writeAnswer(w, replay.status, replay.header, replay.body)
+		return
+	}
+	if t := s.cfg.Terminal; t != nil {
+		if v, ok := lookup(doc, t.Pointer); ok && t.When.MatchString(v) {
+			e.Outcome, e.Status = Terminated, t.Status
+			http.Error(w, "terminal: can never succeed", t.Status)
+			return
+		}
+	}
+	f, faulted := s.plan.lookup(event, eventAttempt)
+	if faulted {
+		e.Outcome, e.Fault, e.FaultIndex = Faulted, f.kind, f.index
+		switch f.kind {
+		case chaos.Status429:
+			e.Status, e.RetryAfter = http.StatusTooManyRequests, RetryAfter
+			w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
+			http.Error(w, "fault: 429", e.Status)
+			return
+		case chaos.Status500, chaos.Status503:
+			e.Status, _ = strconv.Atoi(string(f.kind))
+			http.Error(w, "fault: "+string(f.kind), e.Status)
+			return
+		case chaos.Reset:
+			end()
+			reset(orig)
+			return
+		}
+	}
+	status, header, answer := s.apply(r, body, &e)
+	if e.Effect && e.IdempotencyKey != "" {
+		s.mu.Lock()
+		if _, ok := s.stored[e.IdempotencyKey]; !ok {
+			s.stored[e.IdempotencyKey] = storedAnswer{status, header, answer}
+		}
+		s.mu.Unlock()
+	}
+	if faulted {
+		switch f.kind {
+		case chaos.Timeout:
+			if e.GaveUp = s.hold(r, s.cfg.Hold); e.GaveUp {
+				e.End = time.Now()
+				return
+			}
+		case chaos.Slow:
+			e.GaveUp = s.hold(r, s.cfg.SlowDelay)
+		}
+	}
+	e.Status = status
+	writeAnswer(w, status, header, answer)
+	if r.Context().Err() != nil {
+		e.GaveUp = true
+	}
+}
+
+// hold waits d before an answer, or until the client gives up (true) or
+// the stand-in closes.
+func (s *StandIn) hold(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+		return true
+	case <-s.stop.Done():
+	case <-t.C:
+	}
+	return false
+}
+
+// apply performs the request's effect: records it, or forwards it to the
+// upstream. It returns the answer.
+func (s *StandIn) apply(r *http.Request, body []byte, e *Entry) (int, http.Header, []byte) {
+	if s.proxy == nil {
+		e.Effect, e.EffectAt = true, time.Now()
+		if e.Fault == "" {
+			e.Outcome = OK
+		}
+		h := http.Header{}
+		for k, v := range s.cfg.Answer.Headers {
+			h.Set(k, v)
+		}
+		if len(s.cfg.Answer.Body) > 0 {
+			h.Set("Content-Type", "application/json")
+		}
+		return s.cfg.Answer.Status, h, s.cfg.Answer.Body
+	}
+	u := *s.cfg.Upstream
+	u.Path = strings.TrimSuffix(u.Path, "/") + r.URL.Path
+	u.RawQuery = r.URL.RawQuery
+	req, err := http.NewRequestWithContext(s.stop, r.Method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		e.Outcome = Failed
+		return http.StatusBadGateway, nil, nil
+	}
+	for k, v := range r.Header {
+		req.Header[k] = v
+	}
+	resp, err := s.proxy.Do(req)
+	if err != nil {
+		e.Outcome = Failed
+		return http.StatusBadGateway, http.Header{}, []byte(fmt.Sprintf("upstream: %v", err))
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if resp.StatusCode/100 == 2 {
+		if e.Fault == "" {
+			e.Outcome = OK
+		}
+		e.Effect, e.EffectAt = true, time.Now()
+	} else if e.Fault == "" {
+		e.Outcome = Failed
+	}
+	return resp.StatusCode, resp.Header.Clone(), answer
+}
+
+// endOnAnswer ends its request when the answer starts.
+type endOnAnswer struct {
+	http.ResponseWriter
+	end func()
+}
+
+func (w *endOnAnswer) WriteHeader(code int) {
+	w.end()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *endOnAnswer) Write(b []byte) (int, error) {
+	w.end()
+	return w.ResponseWriter.Write(b)
+}
+
+func writeAnswer(w http.ResponseWriter, status int, h http.Header, body []byte) {
+	for k, v := range h {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// reset closes the connection without an answer.
+func reset(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			if tc, ok := conn.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0) // an RST, as a crashed service sends
+			}
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// inOutage reports whether a request (number seq, at t) falls in an
+// outage, starting the next planned one when seq reaches its request
+// number. s.mu is held.
+func (s *StandIn) inOutage(t time.Time, seq int) bool {
+	if s.plan != nil {
+		s.plan.mu.Lock()
+		for s.outageIdx < len(s.plan.outages) && seq >= s.plan.outages[s.outageIdx].atRequest {
+			o := s.plan.outages[s.outageIdx]
+			start := t
+			if n := len(s.outages); n > 0 && s.outages[n-1].End.After(start) {
+				start = s.outages[n-1].End // outages do not overlap
+			}
+			s.outages = append(s.outages, Window{Start: start, End: start.Add(o.duration), Fault: o.index})
+			s.outageIdx++
+		}
+		s.plan.mu.Unlock()
+	}
+	for _, o := range s.outages {
+		if !t.Before(o.Start) && t.Before(o.End) {
+			return true
+		}
+	}
+	return false
+}
+
+// value reads a selector's value from a request: a header, or a scalar at
+// a JSON pointer of the body ("" when absent or not a scalar).
+func (s *StandIn) value(sel Selector, r *http.Request, doc any) (string, bool) {
+	if sel.Header != "" {
+		v := r.Header.Get(sel.Header)
+		return v, v != ""
+	}
+	return lookup(doc, sel.Pointer)
+}
+
+// lookup resolves a JSON pointer to a scalar's text.
+func lookup(doc any, pointer string) (string, bool) {
+	v := doc
+	for _, tok := range jsonpos.Split(pointer) {
+		switch x := v.(type) {
+		case map[string]any:
+			n, ok := x[tok]
+			if !ok {
+				return "", false
+			}
+			v = n
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return "", false
+			}
+			v = x[i]
+		default:
+			return "", false
+		}
+	}
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case json.Number:
+		return x.String(), true
+	case bool:
+		return strconv.FormatBool(x), true
+	}
+	return "", false
+}
+
+// ErrBadPointer is returned by CheckPointer.
+var ErrBadPointer = errors.New("not a JSON pointer (want /name or /a/0/b)")
+
+// CheckPointer checks the syntax of a JSON pointer.
+func CheckPointer(p string) error {
+	if p == "" || p[0] != '/' {
+		return ErrBadPointer
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] == '~' && (i+1 >= len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
+			return fmt.Errorf("%q: ~ must be followed by 0 or 1", p)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,299 @@
+package downstream
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/evtool/evtool/chaos"
+)
+
+func post(t *testing.T, c *http.Client, url, body string, header ...string) (int, http.Header, string, error) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url+"/send", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b), nil
+}
+
+func start(t *testing.T, cfg Config, plan *Plan) *StandIn {
+	t.Helper()
+	if cfg.Name == "" {
+		cfg.Name = "email"
+	}
+	if cfg.Effect == (Selector{}) {
+		cfg.Effect = Selector{Pointer: "/receiptId"}
+	}
+	s, err := Start(cfg, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if !strings.HasPrefix(s.URL(), "http://127.0.0.1:") {
+		t.Fatalf("URL %s is not on 127.0.0.1", s.URL())
+	}
+	return s
+}
+
+func TestStandInAnswersAndLogs(t *testing.T) {
+	s := start(t, Config{
+		Idempotency: &Selector{Header: "Idempotency-Key"},
+		Answer:      Answer{Status: 202, Body: []byte(`{"queued":true}`)},
+		Terminal:    &Terminal{Pointer: "/to", When: regexp.MustCompile("invalid"), Status: 422},
+	}, nil)
+	c := &http.Client{}
+	for _, tc := range []struct {
+		body, idem string
+		status     int
+		answer     string
+	}{
+		{`{"receiptId":"r1","to":"a@x"}`, "k1", 202, `{"queued":true}`},
+		{`{"receiptId":"r1","to":"a@x"}`, "k1", 202, `{"queued":true}`}, // replayed
+		{`{"receiptId":"r1","to":"a@x"}`, "k2", 202, `{"queued":true}`}, // a fresh key: a second effect
+		{`{"receiptId":"r2","to":"invalid"}`, "k3", 422, ""},
+		{`{"to":"a@x"}`, "k4", 400, ""},
+		{`not json`, "k5", 400, ""},
+	} {
+		st, _, body, err := post(t, c, s.URL(), tc.body, "Idempotency-Key", tc.idem)
+		if err != nil || st != tc.status || (tc.answer != "" && body != tc.answer) {
+			t.Errorf("%s %s: got %d %q %v, want %d %q", tc.body, tc.idem, st, body, err, tc.status, tc.answer)
+		}
+	}
+	log := s.Log()
+	var got []string
+	for _, e := range log.Entries {
+		got = append(got, string(e.Outcome)+":"+e.EffectKey+":"+e.IdempotencyKey)
+	}
+	want := "ok:r1:k1 replayed:r1:k1 ok:r1:k2 terminal:r2:k3 bad-request::k4 bad-request::k5"
+	if strings.Join(got, " ") != want {
+		t.Errorf("log %v, want %s", got, want)
+	}
+	if e := log.Entries[2]; e.Attempt != 3 || !e.Effect || e.Seq != 3 {
+		t.Errorf("entry 3: %+v", e)
+	}
+}
+
+// TestStandInFaults applies each fault kind to attempt 1 of an event and
+// checks the answer, the effect and the log.
+func TestStandInFaults(t *testing.T) {
+	for _, tc := range []struct {
+		kind   chaos.DownstreamKind
+		status int // 0: connection error
+		effect bool
+		gaveUp bool
+	}{
+		{chaos.Status429, 429, false, false},
+		{chaos.Status500, 500, false, false},
+		{chaos.Status503, 503, false, false},
+		{chaos.Reset, 0, false, false},
+		{chaos.Timeout, 0, true, true},
+		{chaos.Slow, 200, true, false},
+	} {
+		t.Run(string(tc.kind), func(t *testing.T) {
+			plan := NewPlan()
+			plan.Add(chaos.Fault{Index: 7, Kind: chaos.Downstream, Event: chaos.Event{ID: "e1"}, Attempt: 1, Answer: tc.kind}, 10)
+			s := start(t, Config{SlowDelay: 50 * time.Millisecond, Hold: 20 * time.Second}, plan)
+			c := &http.Client{Timeout: 300 * time.Millisecond}
+			t0 := time.Now()
+			st, h, _, err := post(t, c, s.URL(), `{"receiptId":"r1"}`, EventHeader, "e1")
+			if tc.status == 0 && err == nil || tc.status != 0 && st != tc.status {
+				t.Fatalf("got %d, %v; want %d", st, err, tc.status)
+			}
+			if tc.kind == chaos.Status429 && h.Get("Retry-After") != "1" {
+				t.Errorf("Retry-After %q", h.Get("Retry-After"))
+			}
+			if tc.kind == chaos.Timeout && time.Since(t0) > 10*time.Second {
+				t.Errorf("a timeout held past the client's disconnect")
+			}
+			// Attempt 2 is healthy.
+			if st, _, _, err := post(t, c, s.URL(), `{"receiptId":"r1"}`, EventHeader, "e1"); err != nil || st != 200 {
+				t.Fatalf("attempt 2: %d %v", st, err)
+			}
+			waitEntries(t, s, 2)
+			e := s.Log().Entries
+			var first Entry
+			for _, x := range e {
+				if x.Attempt == 1 {
+					first = x
+				}
+			}
+			if first.Fault != tc.kind || first.FaultIndex != 7 || first.Effect != tc.effect || first.GaveUp != tc.gaveUp || first.Status != tc.status {
+				t.Errorf("entry %+v", first)
+			}
+		})
+	}
+}
+
+func waitEntries(t *testing.T, s *StandIn, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(s.Log().Entries) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log has %d entries, want %d", len(s.Log().Entries), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestStandInOutage(t *testing.T) {
+	plan := NewPlan()
+	// Progress 0.3 of 10 events: from request 3.
+	plan.Add(chaos.Fault{Index: 0, Kind: chaos.Outage, Progress: 0.3, Duration: time.Hour}, 10)
+	s := start(t, Config{}, plan)
+	var got []int
+	for i := range 4 {
+		st, _, _, err := post(t, http.DefaultClient, s.URL(), `{"receiptId":"r`+string(rune('a'+i))+`"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, st)
+	}
+	if want := []int{200, 200, 503, 503}; !equalInts(got, want) {
+		t.Errorf("statuses %v, want %v", got, want)
+	}
+	if l := s.Log(); len(l.Outages) != 1 || l.Outages[0].Fault != 0 {
+		t.Errorf("outages %+v", l.Outages)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestStandInLimits(t *testing.T) {
+	t.Run("rate", func(t *testing.T) {
+		s := start(t, Config{Limits: Limits{Rate: 3}}, nil)
+		var got []int
+		for i := range 5 {
+			st, h, _, err := post(t, http.DefaultClient, s.URL(), `{"receiptId":"r`+string(rune('a'+i))+`"}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st == 429 && h.Get("Retry-After") != "1" {
+				t.Errorf("429 without Retry-After")
+			}
+			got = append(got, st)
+		}
+		if want := []int{200, 200, 200, 429, 429}; !equalInts(got, want) {
+			t.Errorf("statuses %v, want %v", got, want)
+		}
+	})
+	t.Run("concurrency", func(t *testing.T) {
+		plan := NewPlan()
+		plan.Add(chaos.Fault{Kind: chaos.Downstream, Event: chaos.Event{ID: "held"}, Attempt: 1, Answer: chaos.Timeout}, 1)
+		s := start(t, Config{Limits: Limits{Concurrency: 1}, Hold: 20 * time.Second}, plan)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			req, _ := http.NewRequestWithContext(ctx, "POST", s.URL(), strings.NewReader(`{"receiptId":"held"}`))
+			_, _ = http.DefaultClient.Do(req)
+		}()
+		// The held request is in flight once its effect is applied.
+		for s.inFlightNow() == 0 {
+			time.Sleep(2 * time.Millisecond)
+		}
+		st, _, _, err := post(t, http.DefaultClient, s.URL(), `{"receiptId":"other"}`)
+		if err != nil || st != 429 {
+			t.Errorf("second request in flight: %d %v, want 429", st, err)
+		}
+		cancel()
+		<-done
+	})
+}
+
+func (s *StandIn) inFlightNow() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inFlight
+}
+
+func TestStandInProxy(t *testing.T) {
+	var hits atomic.Int32
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.URL.Path != "/v1/send" {
+			http.Error(w, "path "+r.URL.Path, 404)
+			return
+		}
+		w.WriteHeader(201)
+		_, _ = w.Write([]byte(`{"id":"m1"}`))
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL + "/v1")
+	plan := NewPlan()
+	plan.Add(chaos.Fault{Kind: chaos.Downstream, Event: chaos.Event{ID: "r1"}, Attempt: 1, Answer: chaos.Status503}, 1)
+	s := start(t, Config{Upstream: u}, plan)
+	st, _, _, err := post(t, http.DefaultClient, s.URL(), `{"receiptId":"r1"}`)
+	if err != nil || st != 503 || hits.Load() != 0 {
+		t.Fatalf("fault: %d %v, upstream hits %d", st, err, hits.Load())
+	}
+	st, _, body, err := post(t, http.DefaultClient, s.URL(), `{"receiptId":"r1"}`)
+	if err != nil || st != 201 || body != `{"id":"m1"}` || hits.Load() != 1 {
+		t.Fatalf("forwarded: %d %q %v, upstream hits %d", st, body, err, hits.Load())
+	}
+	if e := s.Log().Entries[1]; !e.Effect || e.Outcome != OK {
+		t.Errorf("entry %+v", e)
+	}
+}
+
+func TestStandInCloseEndsHeldAnswers(t *testing.T) {
+	plan := NewPlan()
+	plan.Add(chaos.Fault{Kind: chaos.Downstream, Event: chaos.Event{ID: "r1"}, Attempt: 1, Answer: chaos.Timeout}, 1)
+	s, err := Start(Config{Name: "x", Effect: Selector{Pointer: "/receiptId"}}, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, _, _, err := post(t, http.DefaultClient, s.URL(), `{"receiptId":"r1"}`)
+		errc <- err
+	}()
+	for s.inFlightNow() == 0 {
+		time.Sleep(2 * time.Millisecond)
+	}
+	closed := make(chan struct{})
+	go func() { s.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for a held answer")
+	}
+	if err := <-errc; err != nil && !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "EOF") && !strings.Contains(err.Error(), "reset") {
+		t.Logf("client: %v", err)
+	}
+}
+
+func TestCheckPointer(t *testing.T) {
+	for p, ok := range map[string]bool{"/a": true, "/a/0/b~1c": true, "": false, "a": false, "/a~2": false, "/a~": false} {
+		if err := CheckPointer(p); (err == nil) != ok {
+			t.Errorf("CheckPointer(%q) = %v", p, err)
+		}
+	}
+}

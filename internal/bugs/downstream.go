@@ -1,0 +1,156 @@
+package bugs
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/internal/callout"
+)
+
+// Downstream bugs: consumers that send a receipt email per event to the
+// stand-in in EVTOOL_DOWNSTREAM_EMAIL, each breaking one rule of calling a
+// dependency (see DownstreamCatalogue). Every catalogue consumer sends the
+// receipts when the variable is set, the way correct does unless it is one
+// of these.
+const (
+	FreshKey           Bug = "fresh-idempotency-key"
+	NoBackoff          Bug = "no-backoff"
+	RetryTerminal      Bug = "retry-terminal"
+	Unbounded          Bug = "unbounded-concurrency"
+	EffectBeforeDedupe Bug = "effect-before-dedupe"
+	RetryTopic         Bug = "retry-topic-reorder"
+)
+
+// DownstreamCatalogue lists the downstream bugs: the consumer calls the
+// email stand-in per event (receiptId "receipt-<event id>", to
+// "<orderId>@customers.example", the event id as Idempotency-Key and
+// Ce-Id) with internal/callout, breaking one rule.
+//
+//	(k) fresh-idempotency-key  a new idempotency key per attempt: a timeout
+//	                           (effect applied, answer lost) sends it twice
+//	(l) no-backoff             retries at once: an outage gets a storm
+//	(m) retry-terminal         retries terminal answers (422)
+//	(n) unbounded-concurrency  a request per event at once, no rate limit
+//	(o) effect-before-dedupe   no idempotency key, and its dedupe record
+//	                           saved only after the commit: a crash at the
+//	                           commit sends the batch's emails again
+//	(p) retry-topic-reorder    a failed call is retried after the rest of
+//	                           the batch (as a retry topic does): a later
+//	                           event of the same order overtakes it
+var DownstreamCatalogue = []Entry{
+	{"k", FreshKey, "a fresh idempotency key per attempt", []chaos.Kind{chaos.Downstream}},
+	{"l", NoBackoff, "retries without backoff", []chaos.Kind{chaos.Outage}},
+	{"m", RetryTerminal, "retries of terminal errors", nil},
+	{"n", Unbounded, "unbounded concurrency", nil},
+	{"o", EffectBeforeDedupe, "the effect before the dedupe record", []chaos.Kind{chaos.Crash}},
+	{"p", RetryTopic, "a retry topic that reorders a key", []chaos.Kind{chaos.Downstream}},
+}
+
+// EmailEnv is the variable of the email stand-in.
+const EmailEnv = "EVTOOL_DOWNSTREAM_EMAIL"
+
+// mailer sends a consumer's receipts.
+type mailer struct {
+	bug    Bug
+	caller *callout.Caller
+	// retry is retry-topic-reorder's first pass: one attempt.
+	retry *callout.Caller
+}
+
+// newMailer returns the mailer of a bug, or nil without the stand-in.
+// BUGS_EMAIL_CONCURRENCY and BUGS_EMAIL_RATE bound the correct ones.
+func newMailer(bug Bug) *mailer {
+	url := os.Getenv(EmailEnv)
+	if url == "" {
+		return nil
+	}
+	cfg := callout.Config{URL: url}
+	if n, err := strconv.Atoi(os.Getenv("BUGS_EMAIL_CONCURRENCY")); err == nil && n > 0 {
+		cfg.Concurrency = n
+	}
+	if r, err := strconv.ParseFloat(os.Getenv("BUGS_EMAIL_RATE"), 64); err == nil && r > 0 {
+		cfg.Rate = r
+	}
+	switch bug {
+	case FreshKey:
+		cfg.Faults.FreshKey = true
+	case NoBackoff:
+		cfg.Faults.NoBackoff = true
+	case RetryTerminal:
+		cfg.Faults.RetryTerminal = true
+	case Unbounded:
+		cfg.Faults.Unbounded = true
+	case EffectBeforeDedupe:
+		cfg.Faults.NoKey = true
+	}
+	m := &mailer{bug: bug, caller: callout.New(cfg)}
+	if bug == RetryTopic {
+		one := cfg
+		one.MaxAttempts = 1
+		m.retry = callout.New(one)
+	}
+	return m
+}
+
+// mail is one receipt to send.
+type mail struct {
+	in  Input
+	rec *kgo.Record
+	// err is the call's outcome: a terminal or exhausted call dead-letters
+	// the event.
+	err error
+}
+
+// send sends the receipts of a chunk: the orders in parallel (bounded by
+// the caller), each order's receipts in turn, so that an order's effects
+// keep its events' order (unbounded-concurrency: every receipt at once).
+func (m *mailer) send(ctx context.Context, ms []*mail) {
+	call := func(c *callout.Caller, x *mail) error {
+		_, err := c.Call(ctx, callout.Request{Path: "/send", Key: x.in.ID, EventID: x.in.ID,
+			Body: map[string]any{"receiptId": "receipt-" + x.in.ID, "to": x.in.OrderID + "@customers.example", "orderId": x.in.OrderID, "event": x.in.Type}})
+		return err
+	}
+	var wg sync.WaitGroup
+	if m.bug == Unbounded {
+		for _, x := range ms {
+			wg.Go(func() { x.err = call(m.caller, x) })
+		}
+		wg.Wait()
+		return
+	}
+	var orders []string
+	byOrder := map[string][]*mail{}
+	for _, x := range ms {
+		if _, ok := byOrder[x.in.OrderID]; !ok {
+			orders = append(orders, x.in.OrderID)
+		}
+		byOrder[x.in.OrderID] = append(byOrder[x.in.OrderID], x)
+	}
+	var mu sync.Mutex
+	var later []*mail
+	for _, o := range orders {
+		wg.Go(func() {
+			for _, x := range byOrder[o] {
+				if m.retry == nil {
+					x.err = call(m.caller, x)
+					continue
+				}
+				if x.err = call(m.retry, x); x.err != nil && !errors.Is(x.err, callout.ErrTerminal) && ctx.Err() == nil {
+					mu.Lock()
+					later = append(later, x)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, x := range later {
+		x.err = call(m.caller, x)
+	}
+}

@@ -28,6 +28,8 @@ func TestProducerAndDLQFlagsDocumented(t *testing.T) {
 		{[]string{"registry", "push"}, "docs/registry.md"},
 		{[]string{"registry", "pull"}, "docs/registry.md"},
 		{[]string{"registry", "diff"}, "docs/registry.md"},
+		{[]string{"produce"}, "docs/produce-consume.md"},
+		{[]string{"consume"}, "docs/produce-consume.md"},
 	} {
 		cmd, _, err := root.Find(tc.command)
 		if err != nil {

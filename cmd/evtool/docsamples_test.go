@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"go.yaml.in/yaml/v3"
 )
 
 // Documented samples run as tests. A page marks a fenced block with an
@@ -186,5 +189,60 @@ func TestDocCommand(t *testing.T) {
 		if got := docCommand(tc.in); got != tc.want {
 			t.Errorf("docCommand(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// docFile returns the block a page marks <!-- doc-test: file NAME -->.
+func docFile(t *testing.T, page, name string) string {
+	t.Helper()
+	text, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := "<!-- doc-test: file " + name + " -->\n"
+	i := strings.Index(string(text), marker)
+	if i < 0 {
+		t.Fatalf("%s has no block marked %q", page, strings.TrimSpace(marker))
+	}
+	rest := string(text[i+len(marker):])
+	open := strings.Index(rest, "\n")
+	end := strings.Index(rest, "\n```")
+	if !strings.HasPrefix(rest, "```") || open < 0 || end < open {
+		t.Fatalf("%s: no fenced block after %q", page, strings.TrimSpace(marker))
+	}
+	return rest[open+1 : end+1]
+}
+
+// TestVerifyDocSample runs docs/verify.md's scenario sample, which
+// describes examples/orders, against that example: only the producer is
+// the prebuilt binary instead of `go run` (and paths are absolute); its
+// chaos and its expect are the page's.
+func TestVerifyDocSample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the example producer")
+	}
+	var sc map[string]any
+	if err := yaml.Unmarshal([]byte(docFile(t, "../../docs/verify.md", "verify.yaml")), &sc); err != nil {
+		t.Fatal(err)
+	}
+	if sc["expect"] == nil {
+		t.Fatal("the sample has no expect")
+	}
+	dir, bin, catalog := exampleProducer(t)
+	sc["catalog"] = catalog
+	prod := sc["producer"].(map[string]any)
+	prod["run"], prod["dir"] = []string{bin}, dir
+	prod["ready_timeout"] = "120s"
+	b, err := yaml.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "verify.yaml")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"verify", path}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("the documented scenario fails against examples/orders: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }

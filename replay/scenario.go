@@ -72,6 +72,10 @@ type GenerateSpec struct {
 	// Types are type names, optionally pinned to a version ("type@v2").
 	Types []string
 	Seed  uint64
+	// FormatEdges lets format values take every form their format allows
+	// (a lower-case t in a date-time, UTC offsets, tagged e-mail
+	// addresses); by default they are canonical (sample.Options.Canonical).
+	FormatEdges bool
 }
 
 // KafkaSpec is the kafka section.
@@ -179,6 +183,8 @@ type eventsYAML struct {
 		Keys  int      `yaml:"keys"`
 		Types []string `yaml:"types"`
 		Seed  *uint64  `yaml:"seed"`
+		// FormatEdges is GenerateSpec.FormatEdges.
+		FormatEdges bool `yaml:"format_edges"`
 	} `yaml:"generate"`
 }
 
@@ -362,7 +368,7 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 		s.Events.File = rel(y.Events.File)
 	}
 	if g := y.Events.Generate; g != nil {
-		gs := &GenerateSpec{Count: g.Count, Keys: g.Keys, Types: g.Types, Seed: DefaultGenerateSeed}
+		gs := &GenerateSpec{Count: g.Count, Keys: g.Keys, Types: g.Types, Seed: DefaultGenerateSeed, FormatEdges: g.FormatEdges}
 		if gs.Keys == 0 {
 			gs.Keys = DefaultGenerateKeys
 		}

@@ -91,8 +91,11 @@ type KafkaSpec struct {
 
 // ConsumerSpec is the consumer section.
 type ConsumerSpec struct {
-	Run []string
-	Dir string
+	// Build is run once per replay before the first run, outside the
+	// settle clock (see Harness.build); nil: nothing to build.
+	Build []string
+	Run   []string
+	Dir   string
 	// Env holds extra variables, sorted by name.
 	Env           []EnvVar
 	State         StateSpec
@@ -197,6 +200,7 @@ type kafkaYAML struct {
 }
 
 type consumerYAML struct {
+	Build []string          `yaml:"build"`
 	Run   []string          `yaml:"run"`
 	Dir   string            `yaml:"dir"`
 	Env   map[string]string `yaml:"env"`
@@ -395,6 +399,7 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 
 	c := &s.Consumer
 	c.Run = y.Consumer.Run
+	c.Build = y.Consumer.Build
 	c.Dir = rel(y.Consumer.Dir)
 	if c.Dir == "" {
 		c.Dir = dir

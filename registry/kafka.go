@@ -32,7 +32,7 @@ type KafkaConfig struct {
 }
 
 // Framing says whether binary Avro and Protobuf data is written in the
-// Confluent wire format.
+// Confluent wire format (JSON data only when set explicitly: FramesJSON).
 type Framing string
 
 const (

@@ -268,7 +268,7 @@ func writeConsumedText(w io.Writer, c consumed) {
 	case c.KeyBase64 != "":
 		key = "key (base64) " + c.KeyBase64
 	}
-	fmt.Fprintf(w, "%s/%d@%d %s %s", report.Escape(c.Topic), c.Partition, c.Offset, c.Timestamp, key)
+	fmt.Fprintf(w, "%s/%d@%d %s %s", report.SafeLine(report.Escape(c.Topic)), c.Partition, c.Offset, c.Timestamp, key)
 	if c.Mode != "" {
 		fmt.Fprintf(w, " %s", c.Mode)
 	}

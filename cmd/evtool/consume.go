@@ -200,7 +200,7 @@ func (a *app) consume(ctx context.Context, cat *registry.Catalog, ids *registry.
 	defer r.Close()
 	v := &envelope.Validator{Catalog: cat, IDs: ids}
 	w := bufio.NewWriter(a.stdout)
-	last := map[string]map[int32]*kgo.Record{}
+	last := lastRecords{}
 	read := 0
 	var readErr error
 	for max == 0 || read < max {
@@ -229,24 +229,13 @@ func (a *app) consume(ctx context.Context, cat *registry.Catalog, ids *registry.
 				return err
 			}
 		}
-		if last[rec.Topic] == nil {
-			last[rec.Topic] = map[int32]*kgo.Record{}
-		}
-		last[rec.Topic][rec.Partition] = rec
+		last.add(rec)
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if opts.Group != "" && len(last) > 0 {
-		var recs []*kgo.Record
-		for _, parts := range last {
-			for _, rec := range parts {
-				recs = append(recs, rec)
-			}
-		}
-		if err := r.Commit(context.WithoutCancel(ctx), recs...); err != nil {
-			return err
-		}
+	if err := last.commit(ctx, r, opts.Group); err != nil {
+		return err
 	}
 	if readErr != nil {
 		if ctx.Err() != nil {

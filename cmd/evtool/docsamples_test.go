@@ -139,6 +139,7 @@ func docCommand(l string) string {
 
 // TestDocSamples runs the marked samples of README.md and docs/*.md.
 func TestDocSamples(t *testing.T) {
+	t.Parallel()
 	pages, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
@@ -221,6 +222,8 @@ func TestVerifyDocSample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the example producer")
 	}
+	// Most of its minute is the producer's quiet periods: overlap them.
+	t.Parallel()
 	var sc map[string]any
 	if err := yaml.Unmarshal([]byte(docFile(t, "../../docs/verify.md", "verify.yaml")), &sc); err != nil {
 		t.Fatal(err)

@@ -63,6 +63,7 @@ func TestProduceKcat(t *testing.T) {
 	if err != nil {
 		t.Skip("kcat not installed (apt-get install kcat)")
 	}
+	t.Parallel()
 	dir := framedJSONCatalog(t)
 	b, err := kafka.StartBroker(kafka.BrokerConfig{Partitions: 1, Topics: []string{"orders", "fromkcat"}})
 	if err != nil {

@@ -215,6 +215,9 @@ func (v *Validator) check(d *Decoded, scope checkScope) (*registry.Version, []re
 		}
 		add(RuleDataInvalid, report.SeverityError, "/data"+p.Pointer, "%s v%d: %s", typ, ver.Number, msg)
 	}
+	if d.JSONFramed {
+		out = append(out, v.checkFrame(d, ver, format.ContentTypeJSON)...)
+	}
 	return ver, out
 }
 

@@ -38,6 +38,13 @@ type Decoded struct {
 	// and normalised form (a lower-cased scheme, an empty fragment
 	// dropped), which the catalog's template must not be matched against.
 	DataSchema string
+	// JSONFramed is set when JSON data came in the Confluent wire format
+	// (magic byte 0 and a 4-byte schema id, as Confluent's JSON Schema
+	// serializers write it), JSONFrameID to that id. RawData is the JSON
+	// after the frame. No JSON text starts with a zero byte, so a frame is
+	// never mistaken for data.
+	JSONFramed  bool
+	JSONFrameID uint32
 }
 
 // DecodeJSON decodes one event in the CloudEvents JSON format (structured

@@ -334,6 +334,7 @@ func decodeBinary(attrs []Attr, data []byte) (*Decoded, []report.Finding) {
 	if len(data) > 0 {
 		d.HasData, d.RawData = true, data
 		if !c.bad["datacontenttype"] && isJSONMediaType(c.mediaType) {
+			d.unframeJSON()
 			fs = d.decodeDataBytes(fs, "/data")
 		}
 	}

@@ -82,6 +82,39 @@ func (d *Decoded) SetFormatData(ver *registry.Version, framing registry.Framing)
 // again, and take a datum that starts like a frame (or any datum under
 // FramingNone) for framed.
 func formatDataValue(s format.Schema, framing registry.Framing, data []byte, ct string) (any, error) {
+	v, err := dataValue(s, framing, data, ct)
+	if err != nil {
+		return nil, err
+	}
+	if p, ok := s.(*protobuf.Schema); ok {
+		return withTopLevelScalars(p.Message, v), nil
+	}
+	return v, nil
+}
+
+// DataJSON is the data of an event of ver in its JSON form (JSON data as
+// it is; Avro data in Avro's JSON encoding, Protobuf data in its JSON
+// mapping, read from the binary encoding, framed as framing says): what
+// consume prints, and what produce reads back.
+func (d *Decoded) DataJSON(ver *registry.Version, framing registry.Framing) ([]byte, error) {
+	ct := d.Event.DataContentType()
+	if ct == "" || format.IsJSON(ct) || ver == nil || ver.Compiled == nil {
+		return d.RawData, nil
+	}
+	v, err := dataValue(ver.Compiled, framing, d.RawData, ct)
+	if err != nil {
+		return nil, fmt.Errorf("%s v%d: %v", ver.Type, ver.Number, err)
+	}
+	b, err := ver.Compiled.EncodeValue(v, format.ContentTypeJSON)
+	if err != nil {
+		return nil, fmt.Errorf("%s v%d: %v", ver.Type, ver.Number, err)
+	}
+	return b, nil
+}
+
+// dataValue is the value of data of schema s in content type ct, read as
+// the format reads it.
+func dataValue(s format.Schema, framing registry.Framing, data []byte, ct string) (any, error) {
 	if p, ok := s.(*protobuf.Schema); ok {
 		if framing == registry.FramingNone && !format.IsJSON(ct) {
 			// DecodeValue would take a leading zero for a frame.
@@ -89,11 +122,7 @@ func formatDataValue(s format.Schema, framing registry.Framing, data []byte, ct 
 				return nil, err
 			}
 		}
-		v, err := p.DecodeValue(data, ct)
-		if err != nil {
-			return nil, err
-		}
-		return withTopLevelScalars(p.Message, v), nil
+		return p.DecodeValue(data, ct)
 	}
 	a, ok := s.(*avro.Schema)
 	if !ok || format.IsJSON(ct) {

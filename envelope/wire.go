@@ -89,6 +89,17 @@ func ValidateData(s format.Schema, framing registry.Framing, data []byte, ct str
 	return s.Validate(data, ct)
 }
 
+// unframeJSON takes a Confluent frame off JSON data in RawData, as
+// Confluent's JSON Schema serializers write it, keeping its schema id.
+func (d *Decoded) unframeJSON() {
+	if len(d.RawData) == 0 || d.RawData[0] != 0 {
+		return
+	}
+	if id, payload, err := format.Unframe(d.RawData); err == nil {
+		d.RawData, d.JSONFramed, d.JSONFrameID = payload, true, id
+	}
+}
+
 // FrameData writes a payload of schema s (the binary encoding) in the
 // Confluent wire format under id: for Protobuf with the message indexes
 // of the event's message.
@@ -157,27 +168,38 @@ func WireEvent(e *event.Event, ver *registry.Version, framing registry.Framing, 
 
 // WireID is the schema id data of ver is framed under: its registry id
 // when the type's framing is confluent and the version has one, else 0.
+// JSON Schema data is framed only when kafka.framing says confluent
+// explicitly (Catalog.FramesJSON).
 func WireID(cat *registry.Catalog, ids *registry.SchemaIDs, ver *registry.Version) uint32 {
-	if ver == nil || ver.Format == format.JSONSchema || cat.Framing(cat.Lookup(ver.Type)) != registry.FramingConfluent {
+	if ver == nil {
+		return 0
+	}
+	t := cat.Lookup(ver.Type)
+	if ver.Format == format.JSONSchema || ver.Format == "" {
+		if !cat.FramesJSON(t) {
+			return 0
+		}
+	} else if cat.Framing(t) != registry.FramingConfluent {
 		return 0
 	}
 	id, _ := ids.Of(ver)
 	return id
 }
 
-// checkFrame checks the schema id of framed binary data against the
-// catalog's registry ids (when it has any).
+// checkFrame checks the schema id of framed data (binary, or JSON read
+// from a frame) against the catalog's registry ids (when it has any).
 func (v *Validator) checkFrame(d *Decoded, ver *registry.Version, ct string) []report.Finding {
 	if v.IDs.Empty() {
 		return nil
 	}
-	// The data validated under ct: any binary type of the format
-	// (avro/binary, application/x-protobuf, which other producers write)
-	// carries the same frame as evtool's own.
-	if format.IsJSON(ct) {
-		return nil
+	// JSON data lost its frame when it was decoded; binary data validated
+	// under ct (any binary type of the format: avro/binary,
+	// application/x-protobuf, which other producers write) carries the
+	// same frame as evtool's own.
+	id, framed := d.JSONFrameID, d.JSONFramed
+	if !format.IsJSON(ct) {
+		_, id, framed = DataFrame(ver.Compiled, v.Catalog.Framing(v.Catalog.Lookup(ver.Type)), d.RawData)
 	}
-	_, id, framed := DataFrame(ver.Compiled, v.Catalog.Framing(v.Catalog.Lookup(ver.Type)), d.RawData)
 	if !framed {
 		return nil
 	}
@@ -212,5 +234,15 @@ func ToWireRecord(ctx context.Context, e *event.Event, ver *registry.Version, fr
 	if err != nil {
 		return nil, err
 	}
-	return ToRecord(ctx, &w, mode, opts...)
+	rec, err := ToRecord(ctx, &w, mode, opts...)
+	if err != nil {
+		return nil, err
+	}
+	// JSON data is framed as Confluent's JSON Schema serializers frame
+	// it: the whole record value, so binary mode only; in structured mode
+	// the data is a JSON value inside the event and stays unframed.
+	if id != 0 && ver != nil && mode == ModeBinary && rec.Value != nil && (ver.Format == format.JSONSchema || ver.Format == "") {
+		rec.Value = format.Frame(id, rec.Value)
+	}
+	return rec, nil
 }

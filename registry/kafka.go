@@ -32,7 +32,7 @@ type KafkaConfig struct {
 }
 
 // Framing says whether binary Avro and Protobuf data is written in the
-// Confluent wire format.
+// Confluent wire format (JSON data only when set explicitly: FramesJSON).
 type Framing string
 
 const (
@@ -55,6 +55,21 @@ func (c *Catalog) Framing(t *EventType) Framing {
 		return c.Config.Kafka.Framing
 	}
 	return FramingConfluent
+}
+
+// FramesJSON reports whether JSON data of t is written Confluent-framed:
+// only when event.yaml or evtool.yaml says kafka.framing: confluent. The
+// default frames Avro and Protobuf data, which needs a registry to be
+// read anyway, but JSON consumers without one would meet frames they
+// never asked for.
+func (c *Catalog) FramesJSON(t *EventType) bool {
+	if c == nil {
+		return false
+	}
+	if t != nil && t.Meta.Kafka.Framing != "" {
+		return t.Meta.Kafka.Framing == FramingConfluent
+	}
+	return c.Config.Kafka.Framing == FramingConfluent
 }
 
 // SchemaIDsFile is where `evtool registry serve` keeps the schema ids it

@@ -7,15 +7,33 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/evtool/evtool/format"
 )
 
-//go:embed all:scaffold
+//go:embed all:scaffold all:scaffold-avro all:scaffold-protobuf
 var scaffoldFS embed.FS
 
-// Scaffold writes a new catalog (evtool.yaml and one example type) into dir
-// and returns the files it wrote. It refuses to overwrite anything.
-func Scaffold(dir string) ([]string, error) {
-	root, _ := fs.Sub(scaffoldFS, "scaffold")
+// Scaffold writes a new catalog of JSON Schema types (evtool.yaml and one
+// example type) into dir and returns the files it wrote. It refuses to
+// overwrite anything.
+func Scaffold(dir string) ([]string, error) { return ScaffoldFormat(dir, format.JSONSchema) }
+
+// ScaffoldFormat is Scaffold for a catalog whose example type is written
+// in the given format; the dataschema template ends in the format's
+// extension, so that events name their version's file.
+func ScaffoldFormat(dir string, kind format.Kind) ([]string, error) {
+	sub := "scaffold"
+	switch kind {
+	case format.JSONSchema:
+	case format.Avro:
+		sub = "scaffold-avro"
+	case format.Protobuf:
+		sub = "scaffold-protobuf"
+	default:
+		return nil, fmt.Errorf("no scaffold for format %q", kind)
+	}
+	root, _ := fs.Sub(scaffoldFS, sub)
 	var files []string
 	if err := fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

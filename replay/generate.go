@@ -97,7 +97,7 @@ func newGenerator(cat *registry.Catalog, spec *GenerateSpec) (*generator, error)
 			if err != nil {
 				return nil, fmt.Errorf("events.generate.types: %s v%d: %v", typ, v.Number, err)
 			}
-			gt = genType{sampler: sample.New(sch, sample.Options{}), schema: sch}
+			gt = genType{sampler: sample.New(sch, sample.Options{Canonical: !spec.FormatEdges}), schema: sch}
 		}
 		gt.t, gt.v, gt.key, gt.source = t, v, keyOf(t), "/evtool/replay"
 		if t.Meta.Source != "" {

@@ -66,6 +66,8 @@ type Options struct {
 	Command string
 	// Log receives one line per step (nil: none).
 	Log io.Writer
+	// BuildLog receives the progress of consumer.build (nil: none).
+	BuildLog io.Writer
 }
 
 // Progress receives progress updates; implementations must be cheap and
@@ -100,6 +102,8 @@ type Harness struct {
 
 	root    string
 	ownRoot bool
+	// buildDir is EVTOOL_BUILD once consumer.build succeeded.
+	buildDir string
 	// rootLock marks a temporary root as in use (see lockWorkRoot).
 	rootLock *os.File
 	// spawn starts the consumer and state commands (see spawner); made

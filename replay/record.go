@@ -123,6 +123,9 @@ func (h *Harness) fastRecord(raw []byte, topic string, wantRecord bool) (*kgo.Re
 	if t == nil || t.Format != "" && t.Format != format.JSONSchema {
 		return nil, m, errSlow // Avro and Protobuf data is re-encoded
 	}
+	if wantRecord && h.cat.FramesJSON(t) {
+		return nil, m, errSlow // JSON data Confluent-framed under its registry id
+	}
 	// ID and Key alias the event's text, which nothing writes to: no
 	// copies per event. Whoever keeps them longer than the event clones
 	// them (strings.Clone), or the strings keep the whole text alive.

@@ -216,6 +216,10 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	if h.cl == nil {
 		return nil, errors.New("replay: Run before Connect")
 	}
+	// Built before the run's clock starts.
+	if err := h.build(ctx); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	res := h.newRun(spec)
 	id := res.ID
@@ -462,6 +466,9 @@ func (h *Harness) consumerProcess(res *RunResult, addr, run, id string, inst, in
 		"EVTOOL_INSTANCE":     strconv.Itoa(inst),
 		"EVTOOL_INSTANCES":    strconv.Itoa(instances),
 		"EVTOOL_INSTANCE_DIR": instDir,
+	}
+	if h.buildDir != "" {
+		runEnv["EVTOOL_BUILD"] = h.buildDir
 	}
 	if instances > 1 || inst > 0 {
 		id = fmt.Sprintf("%s.i%d", id, inst)

@@ -91,6 +91,10 @@ type GenerateSpec struct {
 	// Types are type names, optionally pinned to a version ("type@v2").
 	Types []string
 	Seed  uint64
+	// FormatEdges lets format values take every form their format allows
+	// (a lower-case t in a date-time, UTC offsets, tagged e-mail
+	// addresses); by default they are canonical (sample.Options.Canonical).
+	FormatEdges bool
 }
 
 // KafkaSpec is the kafka section.
@@ -106,8 +110,11 @@ type KafkaSpec struct {
 
 // ConsumerSpec is the consumer section.
 type ConsumerSpec struct {
-	Run []string
-	Dir string
+	// Build is run once per replay before the first run, outside the
+	// settle clock (see Harness.build); nil: nothing to build.
+	Build []string
+	Run   []string
+	Dir   string
 	// Env holds extra variables, sorted by name.
 	Env           []EnvVar
 	State         StateSpec
@@ -228,6 +235,8 @@ type eventsYAML struct {
 		Keys  int      `yaml:"keys"`
 		Types []string `yaml:"types"`
 		Seed  *uint64  `yaml:"seed"`
+		// FormatEdges is GenerateSpec.FormatEdges.
+		FormatEdges bool `yaml:"format_edges"`
 	} `yaml:"generate"`
 }
 
@@ -240,6 +249,7 @@ type kafkaYAML struct {
 }
 
 type consumerYAML struct {
+	Build []string          `yaml:"build"`
 	Run   []string          `yaml:"run"`
 	Dir   string            `yaml:"dir"`
 	Env   map[string]string `yaml:"env"`
@@ -424,7 +434,7 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 		s.Events.File = rel(y.Events.File)
 	}
 	if g := y.Events.Generate; g != nil {
-		gs := &GenerateSpec{Count: g.Count, Keys: g.Keys, Types: g.Types, Seed: DefaultGenerateSeed}
+		gs := &GenerateSpec{Count: g.Count, Keys: g.Keys, Types: g.Types, Seed: DefaultGenerateSeed, FormatEdges: g.FormatEdges}
 		if gs.Keys == 0 {
 			gs.Keys = DefaultGenerateKeys
 		}
@@ -451,6 +461,7 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 
 	c := &s.Consumer
 	c.Run = y.Consumer.Run
+	c.Build = y.Consumer.Build
 	c.Dir = rel(y.Consumer.Dir)
 	if c.Dir == "" {
 		c.Dir = dir

@@ -28,6 +28,9 @@ func (g *gen) formatString(name string, c *strCons) string {
 	date := func() string {
 		return fmt.Sprintf("%04d-%02d-%02d", 1970+r.IntN(90), 1+r.IntN(12), 1+r.IntN(28))
 	}
+	// Canonical values take the same random draws as edge values, so that
+	// the rest of a sample does not change with the option.
+	canonical := g.opts.Canonical
 	tm := func() string {
 		s := fmt.Sprintf("%02d:%02d:%02d", r.IntN(24), r.IntN(60), r.IntN(60))
 		if r.IntN(3) == 0 {
@@ -36,7 +39,11 @@ func (g *gen) formatString(name string, c *strCons) string {
 		if r.IntN(2) == 0 {
 			return s + "Z"
 		}
-		return s + fmt.Sprintf("%s%02d:%s", pick("+", "-"), r.IntN(14), pick("00", "30"))
+		offset := fmt.Sprintf("%s%02d:%s", pick("+", "-"), r.IntN(14), pick("00", "30"))
+		if canonical {
+			return s + "Z"
+		}
+		return s + offset
 	}
 	host := func() string {
 		labels := 1 + r.IntN(3)
@@ -54,7 +61,7 @@ func (g *gen) formatString(name string, c *strCons) string {
 	}
 	switch name {
 	case "date-time":
-		if r.IntN(8) == 0 {
+		if r.IntN(8) == 0 && !canonical {
 			return date() + "t" + tm()
 		}
 		return date() + "T" + tm()
@@ -71,7 +78,11 @@ func (g *gen) formatString(name string, c *strCons) string {
 	case "period":
 		return date() + "T" + tm() + "/" + pick("P1D", "PT2H", date()+"T"+tm())
 	case "email", "idn-email":
-		return word(1+r.IntN(8)+extra) + pick("", ".x", "+tag") + "@" + host()
+		local, tag := word(1+r.IntN(8)+extra), pick("", ".x", "+tag")
+		if canonical {
+			tag = ""
+		}
+		return local + tag + "@" + host()
 	case "hostname", "idn-hostname":
 		if extra > 0 {
 			return word(min(extra, 60)) + "." + host()

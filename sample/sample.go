@@ -58,6 +58,12 @@ type Options struct {
 	// Budget bounds the work of one Generate call, counted in schema nodes
 	// visited and candidates built. 0 means 40000.
 	Budget int
+	// Canonical makes format values take their most common form, which
+	// typical parsers accept: date-time and time in UTC with upper-case T
+	// and Z (RFC 3339 also allows a lower-case t, which Go's time.Parse
+	// refuses, and offsets), e-mail addresses without tags. Without it they
+	// take every valid form, as witness search wants.
+	Canonical bool
 }
 
 func (o Options) withDefaults() Options {

@@ -85,8 +85,16 @@ func run() error {
 	withCrash := strings.NewReplacer(
 		"catalog: .\n", "catalog: "+base+"\n",
 		"file: events.jsonl", "file: "+filepath.Join(base, "events.jsonl"),
-		"run: [go, run, ./consumer]", "run: ["+consumer+"]",
+		`run: ["${EVTOOL_BUILD}/consumer"]`, "run: ["+consumer+"]",
 	).Replace(string(text))
+	// The consumer is built above: no consumer.build.
+	var unbuilt []string
+	for _, l := range strings.Split(withCrash, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "build: [go, build") {
+			unbuilt = append(unbuilt, l)
+		}
+	}
+	withCrash = strings.Join(unbuilt, "\n")
 	var noCrash []string
 	for _, l := range strings.Split(withCrash, "\n") {
 		if !strings.HasPrefix(strings.TrimSpace(l), "crash:") {
@@ -94,7 +102,7 @@ func run() error {
 		}
 	}
 	if !strings.Contains(withCrash, "run: ["+consumer+"]") || len(noCrash) == strings.Count(withCrash, "\n")+1 {
-		return fmt.Errorf("%s: expected the consumer line `run: [go, run, ./consumer]` and a crash line", *scenario)
+		return fmt.Errorf("%s: expected the consumer line `run: [\"${EVTOOL_BUILD}/consumer\"]` and a crash line", *scenario)
 	}
 	variants := []struct{ name, path, text string }{
 		{"2 crashes", filepath.Join(dir, "crash.yaml"), withCrash},

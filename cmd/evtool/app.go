@@ -112,6 +112,8 @@ Exit codes: 0 OK, 1 findings (incompatible, invalid, consumer failed, drift),
 		a.exportCommand(),
 		a.docsCommand(),
 		a.dlqCommand(),
+		a.produceCommand(),
+		a.consumeCommand(),
 	)
 	for _, c := range root.Commands() {
 		if c.Args == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
@@ -41,19 +42,28 @@ func (a *app) annotateLoadError(err error, f report.Format, command string) erro
 }
 
 func (a *app) initCommand() *cobra.Command {
-	return &cobra.Command{
+	var schemaFormat string
+	c := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Scaffold a catalog: evtool.yaml and one example event type",
 		Long: `Scaffold a catalog in DIR (default: the current directory): evtool.yaml and
-schemas/com.example.greeting.sent with event.yaml, v1.json and an example.
-The result passes 'evtool lint' as it stands. Existing files are never overwritten.`,
+schemas/com.example.greeting.sent with event.yaml, v1 and an example.
+--format json (default), avro or protobuf chooses the schema format: v1.json,
+v1.avsc or v1.proto, and a dataschema template ending in that extension.
+The result passes 'evtool lint' and 'evtool compat check' as it stands.
+Existing files are never overwritten.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			files, err := registry.Scaffold(dir)
+			kinds := map[string]format.Kind{"json": format.JSONSchema, "avro": format.Avro, "protobuf": format.Protobuf}
+			kind, ok := kinds[schemaFormat]
+			if !ok {
+				return usagef("--format %q: want json, avro or protobuf", schemaFormat)
+			}
+			files, err := registry.ScaffoldFormat(dir, kind)
 			if err != nil {
 				return err
 			}
@@ -68,6 +78,9 @@ The result passes 'evtool lint' as it stands. Existing files are never overwritt
 			return nil
 		},
 	}
+	c.Flags().StringVar(&schemaFormat, "format", "json", "schema format of the example type: json|avro|protobuf")
+	completeValues(c, "format", "json", "avro", "protobuf")
+	return c
 }
 
 func (a *app) lintCommand() *cobra.Command {

@@ -30,6 +30,8 @@ func TestProducerAndDLQFlagsDocumented(t *testing.T) {
 		{[]string{"registry", "pull"}, "docs/registry.md"},
 		{[]string{"registry", "diff"}, "docs/registry.md"},
 		{[]string{"compat", "diff"}, "docs/compat.md"},
+		{[]string{"produce"}, "docs/produce-consume.md"},
+		{[]string{"consume"}, "docs/produce-consume.md"},
 	} {
 		cmd, _, err := root.Find(tc.command)
 		if err != nil {

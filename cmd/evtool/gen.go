@@ -110,7 +110,13 @@ are up to date.`,
 				fmt.Fprintf(a.stdout, "%s: up to date (%d files)\n", out, len(res.Files))
 				return nil
 			}
-			return a.genWrite(out, res.Files)
+			if err := a.genWrite(out, res.Files); err != nil {
+				return err
+			}
+			if hint := missingRequirements(out, res.Files); hint != "" {
+				fmt.Fprintf(a.stderr, "evtool: note: %s\n", report.SafeLines(hint))
+			}
+			return nil
 		},
 	}
 	dirFlag(c, &dir)

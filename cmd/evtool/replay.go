@@ -130,6 +130,7 @@ Kafka, state not JSON).`,
 				WorkDir:      workdir,
 				Keep:         keep,
 				ShrinkBudget: shrink,
+				BuildLog:     a.stderr,
 			}
 			if shrink == 0 {
 				opts.ShrinkBudget = -1

@@ -16,8 +16,34 @@ import (
 	"github.com/evtool/evtool/kafka"
 )
 
-// kafkaScriptCmds are TestScripts' commands beyond exec: kafka-topic.
-var kafkaScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){"kafka-topic": kafkaTopicCmd}
+// kafkaScriptCmds are TestScripts' commands beyond exec: kafka-topic and
+// kafka-broker.
+var kafkaScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){"kafka-topic": kafkaTopicCmd, "kafka-broker": kafkaBrokerCmd}
+
+// kafkaBrokerCmd: kafka-broker PARTITIONS starts the script's embedded
+// broker (topics created on first use with PARTITIONS partitions), its
+// address in $BROKERS.
+func kafkaBrokerCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: kafka-broker PARTITIONS")
+	}
+	parts, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	scriptBroker(ts, parts)
+}
+
+// scriptBroker starts the script's broker once and returns its addresses.
+func scriptBroker(ts *testscript.TestScript, parts int) string {
+	addrs := ts.Getenv("BROKERS")
+	if addrs == "" {
+		b, err := kafka.StartBroker(kafka.BrokerConfig{Partitions: parts})
+		ts.Check(err)
+		ts.Defer(b.Close)
+		addrs = strings.Join(b.Addrs(), ",")
+		ts.Setenv("BROKERS", addrs)
+	}
+	return addrs
+}
 
 // kafkaTopicCmd: kafka-topic NAME PARTITIONS FILE starts an embedded
 // broker for the script (once; its address goes in $BROKERS) and fills
@@ -30,14 +56,7 @@ func kafkaTopicCmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	parts, err := strconv.Atoi(args[1])
 	ts.Check(err)
-	addrs := ts.Getenv("BROKERS")
-	if addrs == "" {
-		b, err := kafka.StartBroker(kafka.BrokerConfig{Partitions: parts})
-		ts.Check(err)
-		ts.Defer(b.Close)
-		addrs = strings.Join(b.Addrs(), ",")
-		ts.Setenv("BROKERS", addrs)
-	}
+	addrs := scriptBroker(ts, parts)
 	opts, err := kafka.ClientConfig{Brokers: strings.Split(addrs, ",")}.Options()
 	ts.Check(err)
 	cl, err := kgo.NewClient(append(opts, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.AllowAutoTopicCreation())...)

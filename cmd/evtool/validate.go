@@ -97,7 +97,7 @@ until interrupted. It never creates a topic.`,
 			v := &envelope.Validator{Catalog: cat, IDs: ids}
 			var total validateStats
 			for _, name := range args {
-				st, err := a.validateInput(cmd.Context(), v, name, maxBytes, workers, p)
+				st, err := a.validateInput(cmd.Context(), v, name, maxBytes, workers, p, inputHooks{})
 				total.add(st)
 				if err != nil {
 					_ = p.Close(total.events, "event")
@@ -139,9 +139,23 @@ type validated struct {
 	item     envelope.Item
 	findings []report.Finding
 	unusable bool
+	// decoded and version are the event and the version its data was
+	// checked against, for inputHooks.keep.
+	decoded *envelope.Decoded
+	version *registry.Version
 }
 
-func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name string, maxBytes, workers int, p report.Printer) (validateStats, error) {
+// inputHooks let another command (produce) read events as validate does.
+type inputHooks struct {
+	// wrap turns an input value into the event text to check (produce
+	// --type wraps plain data); nil keeps the value.
+	wrap func(raw []byte) []byte
+	// keep is called in input order with every item read, after its
+	// findings were printed.
+	keep func(res validated, display string) error
+}
+
+func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name string, maxBytes, workers int, p report.Printer, hooks inputHooks) (validateStats, error) {
 	var st validateStats
 	var r io.Reader
 	display := name
@@ -194,15 +208,26 @@ func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name str
 			}
 			return validated{item: it, unusable: true, findings: []report.Finding{f}}
 		}
-		d, _, fs := v.Validate(it.Raw)
+		raw := it.Raw
+		if hooks.wrap != nil {
+			raw = hooks.wrap(raw)
+		}
+		d, ver, fs := v.Validate(raw)
 		// A JSON value that is not an object is read fine: an invalid
 		// event (exit 1), not unreadable input (exit 2).
 		notObject := len(fs) == 1 && fs[0].Rule == envelope.RuleNotObject
-		return validated{item: it, findings: fs, unusable: d == nil && !notObject}
+		return validated{item: it, findings: fs, unusable: d == nil && !notObject, decoded: d, version: ver}
 	}
-	emit := func(res validated) error {
+	emit := func(res validated) (err error) {
 		if res.item.Err == nil {
 			st.events++
+		}
+		if hooks.keep != nil {
+			defer func() {
+				if err == nil {
+					err = hooks.keep(res, display)
+				}
+			}()
 		}
 		if len(res.findings) == 0 {
 			return nil

@@ -96,8 +96,7 @@ func (a *app) validateTopics(ctx context.Context, cat *registry.Catalog, f *topi
 	}
 	chk.UseSchemaIDs(ids)
 	var checked, failing int
-	// last holds the last record read per partition: what a group commits.
-	last := map[string]map[int32]*kgo.Record{}
+	last := lastRecords{}
 	finish := func() error {
 		for _, fd := range chk.Finish() {
 			if err := p.Add(fd); err != nil {
@@ -107,18 +106,7 @@ func (a *app) validateTopics(ctx context.Context, cat *registry.Catalog, f *topi
 		if err := p.Close(checked, "record"); err != nil {
 			return err
 		}
-		if opts.Group != "" && len(last) > 0 {
-			var recs []*kgo.Record
-			for _, parts := range last {
-				for _, rec := range parts {
-					recs = append(recs, rec)
-				}
-			}
-			if err := r.Commit(context.WithoutCancel(ctx), recs...); err != nil {
-				return err
-			}
-		}
-		return nil
+		return last.commit(ctx, r, opts.Group)
 	}
 	// Each record is checked on its own on all cores; the checks across
 	// records (ids, keys, sequences) and the printing go in read order.
@@ -168,10 +156,7 @@ func (a *app) validateTopics(ctx context.Context, cat *registry.Catalog, f *topi
 		if bad {
 			failing++
 		}
-		if last[x.raw.Topic] == nil {
-			last[x.raw.Topic] = map[int32]*kgo.Record{}
-		}
-		last[x.raw.Topic][x.raw.Partition] = x.raw
+		last.add(x.raw)
 		if opts.Follow && len(x.rec.Findings) > 0 {
 			return report.Flush(p)
 		}
@@ -199,4 +184,30 @@ func (a *app) validateTopics(ctx context.Context, cat *registry.Catalog, f *topi
 		return errFindings
 	}
 	return nil
+}
+
+// lastRecords holds the last record read per topic and partition: what a
+// group commits when a reader (validate --topic, consume) ends.
+type lastRecords map[string]map[int32]*kgo.Record
+
+func (l lastRecords) add(rec *kgo.Record) {
+	if l[rec.Topic] == nil {
+		l[rec.Topic] = map[int32]*kgo.Record{}
+	}
+	l[rec.Topic][rec.Partition] = rec
+}
+
+// commit commits the records to group (nothing without a group), also
+// after an interruption: what was read stays read.
+func (l lastRecords) commit(ctx context.Context, r *kafka.TopicReader, group string) error {
+	if group == "" || len(l) == 0 {
+		return nil
+	}
+	var recs []*kgo.Record
+	for _, parts := range l {
+		for _, rec := range parts {
+			recs = append(recs, rec)
+		}
+	}
+	return r.Commit(context.WithoutCancel(ctx), recs...)
 }

@@ -101,8 +101,8 @@ func Evtool(t testing.TB, dir string, args ...string) (string, int) {
 
 // Scenario copies the scenario file of the example in dir to a temporary
 // directory, with the catalog and the events file as absolute paths and
-// `go run ./consumer` replaced by the consumer built from consumerPkg, so
-// that the runs do not compile it again. It returns the copy's path.
+// consumer.build dropped and consumer.run naming the consumer built from
+// consumerPkg, so that the tests build it once. It returns the copy's path.
 func Scenario(t testing.TB, dir, file, consumerPkg string) string {
 	t.Helper()
 	abs, err := filepath.Abs(dir)
@@ -114,11 +114,19 @@ func Scenario(t testing.TB, dir, file, consumerPkg string) string {
 		t.Fatal(err)
 	}
 	s := string(text)
+	// The scenario's consumer.build line goes: the consumer is built once
+	// for all the tests.
+	var kept []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "build: [go, build") {
+			kept = append(kept, l)
+		}
+	}
+	s = strings.Join(kept, "\n")
 	for _, r := range []struct{ old, new string }{
 		{"catalog: .\n", "catalog: " + abs + "\n"},
 		{"file: events.jsonl", "file: " + filepath.Join(abs, "events.jsonl")},
-		{"run: [go, run, ./consumer", "run: [" + Build(t, consumerPkg)},
-		{"settle_timeout: 3m", "settle_timeout: 60s"},
+		{`run: ["${EVTOOL_BUILD}/consumer"`, "run: [" + Build(t, consumerPkg)},
 	} {
 		if !strings.Contains(s, r.old) {
 			t.Fatalf("%s: no %q to replace for the test", file, r.old)

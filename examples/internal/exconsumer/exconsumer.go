@@ -151,6 +151,9 @@ func (rd *Reader) Read(r *kgo.Record) (Event, error) {
 			return Event{}, &Reject{"unknown-schema-id", fmt.Errorf("event %q: data framed with schema id %d, which is not a registry id of the catalog", d.Event.ID(), id)}
 		}
 	}
+	if d.JSONFramed && !rd.ids.Known(d.JSONFrameID) {
+		return Event{}, &Reject{"unknown-schema-id", fmt.Errorf("event %q: JSON data framed with schema id %d, which is not a registry id of the catalog", d.Event.ID(), d.JSONFrameID)}
+	}
 	return Event{CloudEvent: d.Event, ID: d.Event.ID(), Type: d.Event.Type(), Version: ver, ContentType: d.Event.DataContentType(), Data: d.RawData}, nil
 }
 

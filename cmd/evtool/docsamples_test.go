@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"go.yaml.in/yaml/v3"
+)
+
+// Documented samples run as tests. A page marks a fenced block with an
+// HTML comment on the line before it (invisible in the rendered page):
+//
+//	<!-- doc-test: run -->       the block's commands run in order: each
+//	                             "evtool ..." line as `exec evtool ...`
+//	                             (`! exec` when the line ends "# exit N",
+//	                             N not 0); lines ending in "&" (a server
+//	                             the reader starts) and comments are
+//	                             skipped, "export K=V" sets K
+//	<!-- doc-test: file NAME --> the block is the file NAME of the run
+//
+// and a comment alone, <!-- doc-test: script LINE -->, adds one testscript
+// line the reader does not see (a broker for the test, an assertion on
+// the output). The samples of one page run as one testscript in a fresh
+// directory holding a link "examples" to the repository's examples, with
+// the commands of TestScripts (kafka-broker, kafka-topic).
+
+var docTestMarker = regexp.MustCompile(`^<!-- doc-test: (run|file|script)\s*(.*?)\s*-->$`)
+
+// docSampleScript turns the marked samples of a page into a testscript;
+// ok is false when the page has none.
+func docSampleScript(t *testing.T, page string) (script string, ok bool) {
+	t.Helper()
+	f, err := os.Open(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var (
+		lines   = []string{"symlink examples -> $EXAMPLES"}
+		files   []string
+		pending string // run or file NAME: the next fenced block's use
+		inBlock bool
+		block   []string
+		fence   string
+		lineNo  int
+	)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		lineNo++
+		l := sc.Text()
+		if inBlock {
+			if strings.TrimSpace(l) == fence {
+				inBlock = false
+				switch {
+				case pending == "run":
+					for _, cmd := range block {
+						if s := docCommand(cmd); s != "" {
+							lines = append(lines, s)
+						}
+					}
+				case strings.HasPrefix(pending, "file "):
+					files = append(files, "-- "+strings.TrimPrefix(pending, "file ")+" --", strings.Join(block, "\n"))
+				}
+				pending, block = "", nil
+				continue
+			}
+			block = append(block, l)
+			continue
+		}
+		if m := docTestMarker.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			ok = true
+			switch m[1] {
+			case "script":
+				lines = append(lines, m[2])
+			case "run":
+				pending = "run"
+			case "file":
+				if m[2] == "" {
+					t.Fatalf("%s:%d: doc-test: file needs a NAME", page, lineNo)
+				}
+				pending = "file " + m[2]
+			}
+			continue
+		}
+		if trimmed := strings.TrimSpace(l); strings.HasPrefix(trimmed, "```") {
+			if pending == "" {
+				fence, inBlock = "```", true
+				pending = "skip"
+				continue
+			}
+			fence, inBlock = "```", true
+			continue
+		}
+		if pending != "" && pending != "skip" && strings.TrimSpace(l) != "" {
+			t.Fatalf("%s:%d: a doc-test marker must come right before its fenced block", page, lineNo)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if inBlock {
+		t.Fatalf("%s: unclosed fenced block", page)
+	}
+	return strings.Join(lines, "\n") + "\n\n" + strings.Join(files, "\n") + "\n", ok
+}
+
+var docExit = regexp.MustCompile(`\s+#\s*exit\s+(\d+)\s*$`)
+
+// docCommand is the testscript line of one line of a run sample ("" to
+// skip it).
+func docCommand(l string) string {
+	l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "$ "))
+	neg := false
+	if m := docExit.FindStringSubmatch(l); m != nil {
+		neg = m[1] != "0"
+		l = strings.TrimSpace(l[:len(l)-len(m[0])])
+	} else if i := strings.Index(l, " #"); i >= 0 {
+		l = strings.TrimSpace(l[:i])
+	}
+	switch {
+	case l == "" || strings.HasPrefix(l, "#") || strings.HasSuffix(l, "&"):
+		return ""
+	case strings.HasPrefix(l, "export "):
+		return "env " + strings.TrimPrefix(l, "export ")
+	}
+	if neg {
+		return "! exec " + l
+	}
+	return "exec " + l
+}
+
+// TestDocSamples runs the marked samples of README.md and docs/*.md.
+func TestDocSamples(t *testing.T) {
+	t.Parallel()
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, "../../README.md")
+	dir := t.TempDir()
+	n := 0
+	for _, page := range pages {
+		script, ok := docSampleScript(t, page)
+		if !ok {
+			continue
+		}
+		n++
+		name := strings.TrimSuffix(filepath.Base(page), ".md") + ".txtar"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(fmt.Sprintf("# samples of %s\n%s", page, script)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no page has doc-test samples")
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 dir,
+		RequireExplicitExec: true,
+		Cmds:                kafkaScriptCmds,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("EXAMPLES", filepath.Join(wd, "..", "..", "examples"))
+			return nil
+		},
+	})
+}
+
+// TestDocCommand: how sample lines become script lines.
+func TestDocCommand(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"evtool consume --topic orders", "exec evtool consume --topic orders"},
+		{"$ evtool lint   # the catalog", "exec evtool lint"},
+		{"evtool produce --topic o bad.jsonl   # exit 2", "! exec evtool produce --topic o bad.jsonl"},
+		{"evtool lint # exit 0", "exec evtool lint"},
+		{"evtool broker &", ""},
+		{"# a comment", ""},
+		{"export EVTOOL_BROKERS=127.0.0.1:9092", "env EVTOOL_BROKERS=127.0.0.1:9092"},
+	} {
+		if got := docCommand(tc.in); got != tc.want {
+			t.Errorf("docCommand(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// docFile returns the block a page marks <!-- doc-test: file NAME -->.
+func docFile(t *testing.T, page, name string) string {
+	t.Helper()
+	text, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := "<!-- doc-test: file " + name + " -->\n"
+	i := strings.Index(string(text), marker)
+	if i < 0 {
+		t.Fatalf("%s has no block marked %q", page, strings.TrimSpace(marker))
+	}
+	rest := string(text[i+len(marker):])
+	open := strings.Index(rest, "\n")
+	end := strings.Index(rest, "\n```")
+	if !strings.HasPrefix(rest, "```") || open < 0 || end < open {
+		t.Fatalf("%s: no fenced block after %q", page, strings.TrimSpace(marker))
+	}
+	return rest[open+1 : end+1]
+}
+
+// TestVerifyDocSample runs docs/verify.md's scenario sample, which
+// describes examples/orders, against that example: only the producer is
+// the prebuilt binary instead of `go run` (and paths are absolute); its
+// chaos and its expect are the page's.
+func TestVerifyDocSample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the example producer")
+	}
+	// Most of its minute is the producer's quiet periods: overlap them.
+	t.Parallel()
+	var sc map[string]any
+	if err := yaml.Unmarshal([]byte(docFile(t, "../../docs/verify.md", "verify.yaml")), &sc); err != nil {
+		t.Fatal(err)
+	}
+	if sc["expect"] == nil {
+		t.Fatal("the sample has no expect")
+	}
+	dir, bin, catalog := exampleProducer(t)
+	sc["catalog"] = catalog
+	prod := sc["producer"].(map[string]any)
+	prod["run"], prod["dir"] = []string{bin}, dir
+	prod["ready_timeout"] = "120s"
+	b, err := yaml.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "verify.yaml")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"verify", path}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("the documented scenario fails against examples/orders: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+}

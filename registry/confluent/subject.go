@@ -155,9 +155,13 @@ func eventRecord(v *registry.Version) string {
 }
 
 // recordOwners lists the types (sorted) any version of which declares
-// record as its event.
+// record as its event; none for "" (a subject ending in '-'), which is
+// what versions declaring no record (JSON Schema) have.
 func recordOwners(cat *registry.Catalog, record string) []*registry.EventType {
 	var out []*registry.EventType
+	if record == "" {
+		return nil
+	}
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
 			if eventRecord(v) == record {

@@ -379,7 +379,12 @@ func legacyLeft(cur, legacy string) bool {
 func (s *store) dropLegacy(root string) {
 	dir := s.legacyStateDir(root)
 	if filepath.Clean(dir) == filepath.Clean(s.stateDir()) {
-		return // the root is the catalog directory: the state is where it belongs
+		// The root is the catalog directory: the levels and the lock are
+		// where they belong; only the ids move.
+		if _, err := os.Stat(s.idsPath()); err == nil {
+			_ = os.Remove(filepath.Join(dir, IDsFile))
+		}
+		return
 	}
 	moved := map[string]string{IDsFile: s.idsPath(), ConfigFile: filepath.Join(s.stateDir(), ConfigFile)}
 	for old, cur := range moved {

@@ -368,3 +368,47 @@ func TestServeLegacyIDsBesideNew(t *testing.T) {
 		})
 	}
 }
+
+// TestServeMovesLegacyIDsWithRootDot: with the root at the catalog
+// directory (schemas: .), the old ids file is in the state directory
+// itself: it moves to evtool.ids.json on the first write all the same,
+// and lint then has no hidden ids to warn about; the lock and the levels
+// stay.
+func TestServeMovesLegacyIDsWithRootDot(t *testing.T) {
+	dir := writeCatalog(t, map[string]string{
+		"evtool.yaml":      "version: 1\nschemas: .\ncompat:\n  mode: NONE\n",
+		thing + "/v1.json": `{"type":"object"}`,
+	})
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	s.Close()
+	ids := idsOnDisk(t, dir)
+	for d := range ids {
+		ids[d] += 40
+	}
+	data, _ := json.Marshal(idsDoc{About: "old", Format: 1, NextID: 100, IDs: ids})
+	if err := os.WriteFile(filepath.Join(dir, StateDir, IDsFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, registry.SchemaIDsFile)); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := startServer(t, ServerOptions{Dir: dir})
+	if r := doHandler(t, s2, "POST", "/subjects/"+thing+"/versions", registerBody(thingV2)); r.status != 200 {
+		t.Fatalf("HTTP %d %s", r.status, r.body)
+	}
+	got := idsOnDisk(t, dir)
+	for d, id := range ids {
+		if got[d] != id {
+			t.Errorf("%s: id %d, want %d", d, got[d], id)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, StateDir, IDsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the old ids file is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, StateDir, LockFile)); err != nil {
+		t.Errorf("the lock is gone: %v", err)
+	}
+	if cat := loadCat(t, dir); len(cat.Warnings) > 0 {
+		t.Errorf("lint warns: %v", cat.Warnings)
+	}
+}

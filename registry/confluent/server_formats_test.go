@@ -653,6 +653,7 @@ func TestServeWellKnownTypes(t *testing.T) {
 		{"POST", subject + "/versions", body(bare), 200, `"id":` + id},
 		{"POST", subject, body(bare), 200, `"version":1`},
 		{"GET", subject + "/versions", "", 200, "[1]"},
+		{"GET", "/subjects", "", 200, `"google/protobuf/timestamp.proto"`},
 		{"GET", subject + "/versions/latest", "", 200, `"id":` + id},
 		{"GET", subject + "/versions/2", "", 404, "version 1 only"},
 		{"GET", "/schemas/ids/" + id, "", 200, "Timestamp"},

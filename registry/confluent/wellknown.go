@@ -211,6 +211,7 @@ func (snap *snapshot) addWellKnown() {
 		}
 		vs := &versionState{v: &registry.Version{Number: 1, Format: format.Protobuf, RelPath: subject, File: subject}, form: form, id: id}
 		snap.wellKnown[subject] = vs
+		snap.names = append(snap.names, subject) // listed, as Confluent's registry lists them
 		snap.byID[id] = &schemaRec{id: id, form: form, usages: []usage{{Subject: subject, Version: 1}}}
 		return true
 	})

@@ -104,7 +104,9 @@ func (s Strategy) Split(subject string, known map[string]string) (typ, topic str
 		}
 		return "", "", false
 	}
-	for i := 0; i < len(subject); i++ {
+	// The topic has at most 249 bytes: looking further costs a regexp
+	// match per '-' of a subject as long as a request line.
+	for i := 0; i < len(subject) && i <= 249; i++ {
 		if subject[i] != '-' {
 			continue
 		}

@@ -171,6 +171,18 @@ func (in *avroInliner) object(o *object, ns string) (any, error) {
 		}
 		return out, nil
 	}
+	if name, ok := typ.(string); ok && !avroPrimitive(name) {
+		// {"type": "com.example.Money"}: a reference in an object, inlined
+		// as a bare one is (the wrapper has nothing else a named type reads).
+		r, err := in.schema(name, ns)
+		if err != nil {
+			return nil, err
+		}
+		if def, ok := r.(*object); ok {
+			return def, nil
+		}
+		return out, nil
+	}
 	if _, ok := typ.(string); !ok && typ != nil {
 		r, err := in.schema(typ, ns) // {"type": {...}} or {"type": [...]}
 		if err != nil {

@@ -55,7 +55,10 @@ func protoPayloadSchema(text []byte, s *protobuf.Schema) (string, error) {
 		}
 	}
 	main.Dependency, main.PublicDependency, main.WeakDependency = keep, nil, nil
-	renames := map[string]string{} // package prefix ".Q." -> ".P.Q."
+	// Full names of moved types, ".Q.X" -> ".P.Q.X": by whole name, as a
+	// package prefix would also match the version's own types where Q is
+	// a prefix of P (package com.example imported by com.example.stock).
+	renames := map[string]string{}
 	var moved []*descriptorpb.SourceCodeInfo_Location
 	for _, d := range deps {
 		fdp := protodesc.ToFileDescriptorProto(d)
@@ -70,12 +73,23 @@ func protoPayloadSchema(text []byte, s *protobuf.Schema) (string, error) {
 		holder.NestedType = append(holder.NestedType, fdp.MessageType...)
 		holder.EnumType = append(holder.EnumType, fdp.EnumType...)
 		if pkg != "" {
-			renames["."+q+"."] = "." + pkg + "." + q + "."
+			movedNames(d.Messages(), d.Enums(), pkg, renames)
 		}
 	}
 	if len(renames) > 0 {
 		for _, m := range main.MessageType {
 			renameTypes(m, renames)
+		}
+		renameFields(main.Extension, renames)
+		for _, sv := range main.Service {
+			for _, m := range sv.Method {
+				if to, ok := renames[m.GetInputType()]; ok {
+					m.InputType = proto.String(to)
+				}
+				if to, ok := renames[m.GetOutputType()]; ok {
+					m.OutputType = proto.String(to)
+				}
+			}
 		}
 	}
 	// Comments stay where their paths still point: the file's own
@@ -165,19 +179,41 @@ func wrapper(main *descriptorpb.FileDescriptorProto, q string) *descriptorpb.Des
 	return cur
 }
 
-// renameTypes rewrites the type references of m (and its nested messages)
-// that start with a renamed package prefix.
-func renameTypes(m *descriptorpb.DescriptorProto, renames map[string]string) {
-	for _, f := range m.Field {
-		for from, to := range renames {
-			if n, ok := strings.CutPrefix(f.GetTypeName(), from); ok {
-				f.TypeName = proto.String(to + n)
-				break
-			}
-		}
+// movedNames adds the full names of messages and enums (nested ones too)
+// to renames, each to its name under package pkg.
+func movedNames(ms protoreflect.MessageDescriptors, es protoreflect.EnumDescriptors, pkg string, renames map[string]string) {
+	for i := range es.Len() {
+		n := string(es.Get(i).FullName())
+		renames["."+n] = "." + pkg + "." + n
 	}
+	for i := range ms.Len() {
+		m := ms.Get(i)
+		n := string(m.FullName())
+		renames["."+n] = "." + pkg + "." + n
+		movedNames(m.Messages(), m.Enums(), pkg, renames)
+	}
+}
+
+// renameTypes rewrites the type references of m (and its nested messages)
+// to moved types.
+func renameTypes(m *descriptorpb.DescriptorProto, renames map[string]string) {
+	renameFields(m.Field, renames)
+	renameFields(m.Extension, renames)
 	for _, n := range m.NestedType {
 		renameTypes(n, renames)
+	}
+}
+
+// renameFields rewrites the types and extendees of fields that name a
+// moved type.
+func renameFields(fs []*descriptorpb.FieldDescriptorProto, renames map[string]string) {
+	for _, f := range fs {
+		if to, ok := renames[f.GetTypeName()]; ok {
+			f.TypeName = proto.String(to)
+		}
+		if to, ok := renames[f.GetExtendee()]; ok {
+			f.Extendee = proto.String(to)
+		}
 	}
 }
 

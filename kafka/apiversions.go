@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -18,9 +19,10 @@ import (
 // broker reads gzip, Snappy and LZ4 batches by asking for Produce version 0
 // in its ApiVersions ranges: without it every batch is sent uncompressed,
 // whatever compression.codec says ("Broker does not support compression
-// type gzip: not compressing batch"). Every client that can write a record
-// batch picks the highest version both sides have, so advertising 0 changes
-// no request anybody sends.
+// type gzip: not compressing batch"). A client that can write a record
+// batch picks the highest version both sides have; one limited to message
+// sets (Produce 0-2) now sends them and is answered UNSUPPORTED_VERSION,
+// as Kafka 4.0 answers it.
 //
 // kfake has no hook on its own responses: the brokers' ApiVersions answer
 // is read once here and served from then on, with Produce widened, to the
@@ -75,7 +77,38 @@ func (b *Broker) advertiseProduceV0(cfg BrokerConfig) error {
 		out.ApiKeys = slices.Clone(keys)
 		return &out, nil, true
 	})
+	// A client limited to Produce 0-2 (message sets, Kafka 0.10 and older)
+	// now sends them: kfake would drop the connection on each, and the
+	// client retry until its timeout. Kafka 4.0, which advertises Produce
+	// 0 for the same librdkafka, answers them UNSUPPORTED_VERSION, which
+	// clients report at once.
+	b.cluster.ControlKey(int16(kmsg.Produce), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		b.cluster.KeepControl()
+		req, ok := kreq.(*kmsg.ProduceRequest)
+		if !ok || req.Version >= 3 || req.Acks == 0 {
+			return nil, nil, false // acks=0 has no response to carry the error
+		}
+		return unsupportedProduce(req), nil, true
+	})
 	return nil
+}
+
+// unsupportedProduce answers every partition of a Produce request
+// UNSUPPORTED_VERSION.
+func unsupportedProduce(req *kmsg.ProduceRequest) *kmsg.ProduceResponse {
+	resp := req.ResponseKind().(*kmsg.ProduceResponse)
+	for _, t := range req.Topics {
+		rt := kmsg.NewProduceResponseTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			rp := kmsg.NewProduceResponseTopicPartition()
+			rp.Partition = p.Partition
+			rp.ErrorCode = kerr.UnsupportedVersion.Code
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return resp
 }
 
 // softwareName is what a broker accepts as ApiVersions v3+'s client

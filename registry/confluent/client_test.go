@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/twmb/franz-go/pkg/sr"
@@ -310,6 +311,8 @@ func TestStrategySplit(t *testing.T) {
 		{"noseparator", "", ""},
 		{"..-com.example.x", "", ""}, // Kafka refuses the topics "." and ".."
 		{".-com.example.x", "", ""},
+		{strings.Repeat("t", 249) + "-com.example.x", "com.example.x", strings.Repeat("t", 249)},
+		{strings.Repeat("t", 250) + "-com.example.x", "", ""}, // Kafka's limit is 249
 	} {
 		typ, topic, ok := StrategyTopicType.Split(c.subject, nil)
 		if typ != c.typ || topic != c.topic || ok != (c.typ != "") {
@@ -324,6 +327,23 @@ func TestStrategySplit(t *testing.T) {
 	}
 	if _, err := ParseStrategy("record"); err == nil {
 		t.Error("unknown strategy accepted")
+	}
+}
+
+// TestStrategySplitLongSubject: a subject as long as a request line (1 MB
+// of '-') is split at the cost of its first 250 bytes, not a regexp match
+// per '-' (which took seconds per request).
+func TestStrategySplitLongSubject(t *testing.T) {
+	subject := strings.Repeat("-", 1<<20)
+	start := time.Now()
+	for range 3 {
+		if _, _, ok := StrategyTopicType.Split(subject, nil); ok {
+			t.Fatal("split a subject of dashes")
+		}
+	}
+	// A bound against the blow-up (about a minute before), not a timing.
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("3 splits of a 1 MB subject took %v", d)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/evtool/evtool/format"
 )
@@ -715,6 +716,7 @@ func TestServeWellKnownTypes(t *testing.T) {
 		{"POST", subject + "/versions", body(bare), 200, `"id":` + id},
 		{"POST", subject, body(bare), 200, `"version":1`},
 		{"GET", subject + "/versions", "", 200, "[1]"},
+		{"GET", "/subjects", "", 200, `"google/protobuf/timestamp.proto"`},
 		{"GET", subject + "/versions/latest", "", 200, `"id":` + id},
 		{"GET", subject + "/versions/2", "", 404, "version 1 only"},
 		{"GET", "/schemas/ids/" + id, "", 200, "Timestamp"},
@@ -745,5 +747,43 @@ func TestServeWellKnownTypes(t *testing.T) {
 		{Name: "google/protobuf/timestamp.proto", Subject: "google/protobuf/timestamp.proto", Version: 1}}})
 	if got := doHandler(t, s2, "POST", "/subjects/com.example.stock.moved/versions", string(b)); got.status != 200 || !strings.Contains(got.body, `"version":3`) || strings.Contains(got.body, `"id":`+id+",") {
 		t.Fatalf("register v3 referencing a well-known type: %d %s", got.status, got.body)
+	}
+}
+
+// TestServeWellKnownOnlyServed: a file under google/protobuf/ that the
+// binary links but that is no well-known type of package google.protobuf
+// (go_features.proto, compiler/plugin.proto) is refused when registered:
+// an id given to it would never be served (not by its subject, not by
+// /schemas/ids), after the registration or a restart.
+func TestServeWellKnownOnlyServed(t *testing.T) {
+	dir := formatCatalog(t, "proto")
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	for _, path := range []string{"google/protobuf/go_features.proto", "google/protobuf/compiler/plugin.proto"} {
+		t.Run(path, func(t *testing.T) {
+			fd, err := protoregistry.GlobalFiles.FindFileByPath(path)
+			if err != nil {
+				t.Skipf("%s is not linked: %v", path, err)
+			}
+			text, err := printProto(fd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(map[string]any{"schemaType": "PROTOBUF", "schema": string(text)})
+			subject := "/subjects/" + url.PathEscape(path)
+			got := doHandler(t, s, "POST", subject+"/versions", string(b))
+			if got.status == 422 && strings.Contains(got.body, "no well-known Protobuf file") {
+				return
+			}
+			var reg struct{ ID int }
+			if err := json.Unmarshal([]byte(got.body), &reg); got.status != 200 || err != nil {
+				t.Fatalf("register: %d %s", got.status, got.body)
+			}
+			if got := doHandler(t, s, "GET", "/schemas/ids/"+strconv.Itoa(reg.ID), ""); got.status != 200 {
+				t.Errorf("registered as id %d, which is not served: %d %s", reg.ID, got.status, got.body)
+			}
+			if got := doHandler(t, s, "POST", subject, string(b)); got.status != 200 {
+				t.Errorf("registered, but the lookup finds nothing: %d %s", got.status, got.body)
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -385,7 +386,12 @@ func legacyLeft(cur, legacy string) bool {
 func (s *store) dropLegacy(root string) {
 	dir := s.legacyStateDir(root)
 	if filepath.Clean(dir) == filepath.Clean(s.stateDir()) {
-		return // the root is the catalog directory: the state is where it belongs
+		// The root is the catalog directory: the levels and the lock are
+		// where they belong; only the ids move.
+		if _, err := os.Stat(s.idsPath()); err == nil {
+			_ = os.Remove(filepath.Join(dir, IDsFile))
+		}
+		return
 	}
 	moved := map[string]string{IDsFile: s.idsPath(), ConfigFile: filepath.Join(s.stateDir(), ConfigFile)}
 	for old, cur := range moved {
@@ -413,8 +419,9 @@ func (s *store) dropLegacy(root string) {
 func (s *store) readIDs(root string) (map[string]int, int, error) {
 	p := s.idsPath()
 	data, err := os.ReadFile(p)
+	legacy := filepath.Join(s.legacyStateDir(root), IDsFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		p = filepath.Join(s.legacyStateDir(root), IDsFile)
+		p = legacy
 		data, err = os.ReadFile(p)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
@@ -423,6 +430,40 @@ func (s *store) readIDs(root string) (map[string]int, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	ids, next, err := parseIDs(p, data)
+	if err != nil || p == legacy {
+		return ids, next, err
+	}
+	// Both places hold ids (an older serve ran on another branch, or the
+	// move was undone): the old file is deleted on the next write, so its
+	// ids must all be in the new one, else clients' cached ids would be
+	// lost without a word.
+	old, err := os.ReadFile(legacy)
+	if err != nil {
+		return ids, next, nil
+	}
+	oldIDs, _, err := parseIDs(legacy, old)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, d := range slices.Sorted(maps.Keys(oldIDs)) {
+		if id, ok := ids[d]; !ok || id != oldIDs[d] {
+			return nil, 0, fmt.Errorf("%s gives schema %s id %d, which %s does not (%s): merge the ids into %s and delete %s (clients may have cached either)", legacy, d, oldIDs[d], p, idOr(id, ok), p, legacy)
+		}
+	}
+	return ids, next, nil
+}
+
+// idOr says what an ids file gives a schema.
+func idOr(id int, ok bool) string {
+	if !ok {
+		return "it has no id for it"
+	}
+	return fmt.Sprintf("it gives id %d", id)
+}
+
+// parseIDs reads an ids file's text; p names it in errors.
+func parseIDs(p string, data []byte) (map[string]int, int, error) {
 	var doc idsDoc
 	// jsonstrict first: its errors carry a line and column, and it
 	// refuses a digest given twice, which encoding/json resolves silently.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -297,6 +298,115 @@ func TestServeStateWithRootDot(t *testing.T) {
 	}
 	if got := doHandler(t, s, "GET", "/config/com.example.later.thing", ""); !strings.Contains(got.body, "FULL") {
 		t.Errorf("the pending level was lost: %s", got.body)
+	}
+	if cat := loadCat(t, dir); len(cat.Warnings) > 0 {
+		t.Errorf("lint warns: %v", cat.Warnings)
+	}
+}
+
+// TestServeLegacyIDsBesideNew: ids at both places (an older serve ran on
+// another branch after the move). The old file is deleted on the next
+// write, so it must hold nothing the new one lacks: ids it repeats go
+// (and serve writes), an id the new file lacks or gives otherwise stops
+// serve naming both files, and the old file is kept.
+func TestServeLegacyIDsBesideNew(t *testing.T) {
+	cases := []struct {
+		name    string
+		legacy  func(cur map[string]int) map[string]int
+		refused string // in NewServer's error
+	}{
+		{"repeats", func(cur map[string]int) map[string]int { return cur }, ""},
+		{"extra id", func(cur map[string]int) map[string]int {
+			m := maps.Clone(cur)
+			m["sha256:elsewhere"] = 77
+			return m
+		}, "sha256:elsewhere id 77"},
+		{"other id", func(cur map[string]int) map[string]int {
+			m := map[string]int{}
+			for d, id := range cur {
+				m[d] = id + 50
+			}
+			return m
+		}, "merge the ids into"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := minimalCatalog(t, "NONE", nil)
+			s, _ := startServer(t, ServerOptions{Dir: dir})
+			s.Close()
+			legacy := filepath.Join(dir, "schemas", StateDir)
+			data, _ := json.Marshal(idsDoc{About: "old", Format: 1, NextID: 200, IDs: tc.legacy(idsOnDisk(t, dir))})
+			if err := os.MkdirAll(legacy, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(legacy, IDsFile), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s2, err := NewServer(ServerOptions{Dir: dir})
+			if tc.refused != "" {
+				if err == nil {
+					s2.Close()
+					t.Fatalf("serve started with ids at both places that differ")
+				}
+				mustContain(t, err.Error(), tc.refused)
+				mustContain(t, err.Error(), filepath.Join(legacy, IDsFile))
+				if _, err := os.Stat(filepath.Join(legacy, IDsFile)); err != nil {
+					t.Errorf("the old ids file is gone: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s2.Close()
+			if r := doHandler(t, s2, "POST", "/subjects/"+thing+"/versions", registerBody(thingV2)); r.status != 200 {
+				t.Fatalf("HTTP %d %s", r.status, r.body)
+			}
+			if _, err := os.Stat(legacy); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s is still there: %v", legacy, err)
+			}
+		})
+	}
+}
+
+// TestServeMovesLegacyIDsWithRootDot: with the root at the catalog
+// directory (schemas: .), the old ids file is in the state directory
+// itself: it moves to evtool.ids.json on the first write all the same,
+// and lint then has no hidden ids to warn about; the lock and the levels
+// stay.
+func TestServeMovesLegacyIDsWithRootDot(t *testing.T) {
+	dir := writeCatalog(t, map[string]string{
+		"evtool.yaml":      "version: 1\nschemas: .\ncompat:\n  mode: NONE\n",
+		thing + "/v1.json": `{"type":"object"}`,
+	})
+	s, _ := startServer(t, ServerOptions{Dir: dir})
+	s.Close()
+	ids := idsOnDisk(t, dir)
+	for d := range ids {
+		ids[d] += 40
+	}
+	data, _ := json.Marshal(idsDoc{About: "old", Format: 1, NextID: 100, IDs: ids})
+	if err := os.WriteFile(filepath.Join(dir, StateDir, IDsFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, registry.SchemaIDsFile)); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := startServer(t, ServerOptions{Dir: dir})
+	if r := doHandler(t, s2, "POST", "/subjects/"+thing+"/versions", registerBody(thingV2)); r.status != 200 {
+		t.Fatalf("HTTP %d %s", r.status, r.body)
+	}
+	got := idsOnDisk(t, dir)
+	for d, id := range ids {
+		if got[d] != id {
+			t.Errorf("%s: id %d, want %d", d, got[d], id)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, StateDir, IDsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the old ids file is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, StateDir, LockFile)); err != nil {
+		t.Errorf("the lock is gone: %v", err)
 	}
 	if cat := loadCat(t, dir); len(cat.Warnings) > 0 {
 		t.Errorf("lint warns: %v", cat.Warnings)

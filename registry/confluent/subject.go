@@ -104,7 +104,9 @@ func (s Strategy) Split(subject string, known map[string]string) (typ, topic str
 		}
 		return "", "", false
 	}
-	for i := 0; i < len(subject); i++ {
+	// The topic has at most 249 bytes: looking further costs a regexp
+	// match per '-' of a subject as long as a request line.
+	for i := 0; i < len(subject) && i <= 249; i++ {
 		if subject[i] != '-' {
 			continue
 		}
@@ -155,9 +157,13 @@ func eventRecord(v *registry.Version) string {
 }
 
 // recordOwners lists the types (sorted) any version of which declares
-// record as its event.
+// record as its event; none for "" (a subject ending in '-'), which is
+// what versions declaring no record (JSON Schema) have.
 func recordOwners(cat *registry.Catalog, record string) []*registry.EventType {
 	var out []*registry.EventType
+	if record == "" {
+		return nil
+	}
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
 			if eventRecord(v) == record {

@@ -137,3 +137,24 @@ func TestServeRecordNameSubjects(t *testing.T) {
 		})
 	}
 }
+
+// TestServeRecordSubjectNamesNoRecord: a subject ending in '-' names no
+// record (JSON Schema types, and Avro schemas without a named root,
+// declare none): it does not reach such a type, to read or to register.
+func TestServeRecordSubjectNamesNoRecord(t *testing.T) {
+	for _, subject := range []string{"orders-", "-"} {
+		t.Run(subject, func(t *testing.T) {
+			dir := minimalCatalog(t, "NONE", nil)
+			s, _ := startServer(t, ServerOptions{Dir: dir})
+			if got := doHandler(t, s, "GET", "/subjects/"+url.PathEscape(subject)+"/versions", ""); got.status != 404 {
+				t.Errorf("GET %s/versions: %d %s, want 404", subject, got.status, got.body)
+			}
+			if got := doHandler(t, s, "POST", "/subjects/"+url.PathEscape(subject)+"/versions", registerBody(thingV2)); got.status == 200 {
+				t.Errorf("register under %q: %d %s", subject, got.status, got.body)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "schemas", thing, "v2.json")); err == nil {
+				t.Errorf("a registration under %q wrote %s v2", subject, thing)
+			}
+		})
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/bufbuild/protocompile/parser"
 	"github.com/bufbuild/protocompile/reporter"
@@ -29,11 +28,17 @@ import (
 // fields, enums and their numbers; options and comments may differ between
 // protobuf releases).
 
+// wellKnownPackage is the package of the well-known files.
+const wellKnownPackage = "google.protobuf"
+
 // wellKnownForm is the served form of a well-known file, or an error when
 // subject names none.
 func wellKnownForm(subject string) (*Form, protoreflect.FileDescriptor, *apiError) {
 	fd, err := protoregistry.GlobalFiles.FindFileByPath(subject)
-	if err != nil || !wellKnown(subject) {
+	// Package google.protobuf exactly: the files addWellKnown serves. Other
+	// files the binary links under google/protobuf/ (go_features.proto of
+	// package pb, compiler/plugin.proto) would get an id never served.
+	if err != nil || !wellKnown(subject) || fd.Package() != wellKnownPackage {
 		return nil, nil, apiErr(422, codeInvalidSubject, "subject %q is no well-known Protobuf file: files under google/protobuf/ are the compiler's own (timestamp.proto, duration.proto, ...), which serve answers; others are no catalog file", clip(subject))
 	}
 	text, err := printProto(fd)
@@ -194,11 +199,8 @@ func (snap *snapshot) addWellKnown() {
 	if !unclaimed {
 		return
 	}
-	protoregistry.GlobalFiles.RangeFilesByPackage("google.protobuf", func(fd protoreflect.FileDescriptor) bool {
+	protoregistry.GlobalFiles.RangeFilesByPackage(wellKnownPackage, func(fd protoreflect.FileDescriptor) bool {
 		subject := fd.Path()
-		if !wellKnown(subject) || strings.HasPrefix(subject, "google/protobuf/compiler/") {
-			return true
-		}
 		form, _, aerr := wellKnownForm(subject)
 		if aerr != nil {
 			return true
@@ -209,6 +211,7 @@ func (snap *snapshot) addWellKnown() {
 		}
 		vs := &versionState{v: &registry.Version{Number: 1, Format: format.Protobuf, RelPath: subject, File: subject}, form: form, id: id}
 		snap.wellKnown[subject] = vs
+		snap.names = append(snap.names, subject) // listed, as Confluent's registry lists them
 		snap.byID[id] = &schemaRec{id: id, form: form, usages: []usage{{Subject: subject, Version: 1}}}
 		return true
 	})

@@ -8,8 +8,11 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/evtool/evtool/report"
 )
 
 // The document is built from ordered values, so that the output keeps the
@@ -148,7 +151,9 @@ func encodeJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	b.WriteByte('\n')
-	return b.Bytes(), nil
+	// The document goes to a terminal or a CI log as often as to a file:
+	// bidi controls and the like as \u escapes, the same strings.
+	return report.JSONSafe(b.Bytes()), nil
 }
 
 func writeJSON(b *bytes.Buffer, v any, indent string) error {
@@ -233,7 +238,37 @@ func encodeYAML(v any) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return yamlSafe(b.Bytes()), nil
+}
+
+// yamlSafe writes the characters report.Escape escapes that yaml.v3
+// leaves raw in a double-quoted scalar (bidi controls and the other
+// format characters, among them) as YAML escapes: the document then reads
+// the same, and a terminal or a CI log shows it inert. strNode puts every
+// string holding one in double quotes, where an escape means the
+// character.
+func yamlSafe(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r >= 0x80 && size > 1 && report.Escape(string(r)) != string(r) {
+			if out == nil {
+				out = append(make([]byte, 0, len(b)+16), b[:i]...)
+			}
+			if r > 0xffff {
+				out = fmt.Appendf(out, `\U%08x`, r)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
+		} else if out != nil {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	if out == nil {
+		return b
+	}
+	return out
 }
 
 func yamlNode(v any) (*yaml.Node, error) {
@@ -284,7 +319,12 @@ func strNode(s string) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
 	// Literal blocks read best for descriptions; they cannot carry
 	// trailing spaces on a line or tabs reliably, so those stay quoted.
-	if strings.Contains(s, "\n") && !strings.Contains(s, " \n") && !strings.Contains(s, "\t") && !strings.HasSuffix(s, " ") {
+	// A string a terminal or a CI log would not show as it is (a line
+	// that reads as a command, a bidi control) is double-quoted, where
+	// yaml.v3 and yamlSafe escape it.
+	if report.SafeLines(s) != s {
+		n.Style = yaml.DoubleQuotedStyle
+	} else if strings.Contains(s, "\n") && !strings.Contains(s, " \n") && !strings.Contains(s, "\t") && !strings.HasSuffix(s, " ") {
 		n.Style = yaml.LiteralStyle
 	} else if yaml11Special(s) {
 		n.Style = yaml.DoubleQuotedStyle

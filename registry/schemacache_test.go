@@ -1,11 +1,16 @@
 package registry
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
+
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
 )
 
 // TestSchemaCache: a catalog loaded again through the same cache compiles
@@ -110,5 +115,46 @@ func TestSchemaCacheDropsUnused(t *testing.T) {
 	}
 	if n := size(); n != 2 {
 		t.Errorf("%d entries after a load of 2 schemas, want 2", n)
+	}
+}
+
+// TestSchemaCacheConcurrentLoads: loads of different catalogs through one
+// cache at once (serve checks several subjects in parallel) each get the
+// schemas of their own files: a schema one load compiled is never served
+// to a load whose files differ (run with -race).
+func TestSchemaCacheConcurrentLoads(t *testing.T) {
+	cache := &SchemaCache{}
+	variant := func(i int) fstest.MapFS {
+		return fstest.MapFS{
+			"evtool.yaml":                  {Data: []byte("version: 1\n")},
+			"schemas/common/money.avsc":    {Data: []byte(fmt.Sprintf(`{"type":"record","name":"Money","namespace":"com.x","fields":[{"name":"f%d","type":"long"}]}`, i%3))},
+			"schemas/com.x.paid/v1.avsc":   {Data: []byte(`{"type":"record","name":"Paid","namespace":"com.x","fields":[{"name":"amount","type":"Money"}]}`)},
+			"schemas/common/c.proto":       {Data: []byte(fmt.Sprintf("syntax = \"proto3\";\npackage common;\nmessage C {\n  string g%d = 1;\n}\n", i%3))},
+			"schemas/com.x.moved/v1.proto": {Data: []byte("syntax = \"proto3\";\npackage m;\nimport \"common/c.proto\";\nmessage Moved {\n  common.C c = 1;\n}\n")},
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 24 {
+		wg.Go(func() {
+			cat, err := LoadFSCached(variant(i), ".", cache)
+			if err != nil {
+				errs <- err
+				return
+			}
+			paid := cat.Lookup("com.x.paid").Version(1).Compiled.(*avro.Schema)
+			if got, want := paid.Root.Fields[0].Type.Fields[0].Name, fmt.Sprintf("f%d", i%3); got != want {
+				errs <- fmt.Errorf("load %d: Money's field is %s, want %s", i, got, want)
+			}
+			moved := cat.Lookup("com.x.moved").Version(1).Compiled.(*protobuf.Schema)
+			if got, want := string(moved.Message.Fields().Get(0).Message().Fields().Get(0).Name()), fmt.Sprintf("g%d", i%3); got != want {
+				errs <- fmt.Errorf("load %d: C's field is %s, want %s", i, got, want)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

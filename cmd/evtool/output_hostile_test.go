@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -179,6 +180,9 @@ func TestOutputHostile(t *testing.T) {
 		{"replay", []string{"replay", replayScenario}, []string{"text", "json", "junit"}},
 		{"verify", []string{"verify", verifyScenario}, []string{"text", "json", "junit"}},
 		{"docs", []string{"docs", "--dir", cat, "--out", filepath.Join(dir, "site")}, []string{""}},
+		{"export asyncapi", []string{"export", "asyncapi", "--dir", clean}, []string{""}},
+		{"registry push", []string{"registry", "push", "--dir", clean, "--url", registryURL, "--dry-run"}, basic},
+		{"gen go", []string{"gen", "go", "--dir", cat, "--out", filepath.Join(dir, "gen")}, []string{""}},
 	} {
 		for _, format := range tc.formats {
 			args := tc.args
@@ -188,7 +192,7 @@ func TestOutputHostile(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
 			name := tc.name + " " + format
-			if code == 0 && tc.name != "docs" && tc.name != "compat check" {
+			if code == 0 && tc.name != "docs" && tc.name != "compat check" && tc.name != "export asyncapi" {
 				t.Errorf("%s: exit 0, want findings or an error quoting the input\n%s%s", name, stdout.String(), stderr.String())
 			}
 			// "pwned", or in hex where a name cannot be shown as text
@@ -268,5 +272,55 @@ func checkOutput(t *testing.T, name, format string, out []byte) {
 				break
 			}
 		}
+	}
+}
+
+// TestGenHostileOnDisk: gen go --check prints a diff of the files in
+// --out, and gen go the names of the files it removes: both are bytes
+// from outside (a pull request can edit generated code and add files with
+// evtool's header), printed escaped.
+func TestGenHostileOnDisk(t *testing.T) {
+	dir := t.TempDir()
+	cat := filepath.Join(dir, "cat")
+	hostileCatalog(t, cat)
+	malformedOnly(t, cat)
+	out := filepath.Join(dir, "gen")
+	gen := func(check bool) (int, string, string) {
+		args := []string{"gen", "go", "--dir", cat, "--out", out}
+		if check {
+			args = append(args, "--check")
+		}
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	if code, o, e := gen(false); code != 0 {
+		t.Fatalf("gen go: exit %d\n%s%s", code, o, e)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("gen go wrote nothing: %v", err)
+	}
+	first := filepath.Join(out, entries[0].Name())
+	data, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(first, append(data, "\n"+hostile+"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, hostile+".go"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, check := range []bool{true, false} {
+		code, o, e := gen(check)
+		if want := map[bool]int{true: 1, false: 0}[check]; code != want {
+			t.Errorf("gen go (check %v): exit %d, want %d\n%s%s", check, code, want, o, e)
+		}
+		if !strings.Contains(o+e, "pwned") {
+			t.Errorf("gen go (check %v): the hostile input is not in the output: the case tests nothing\n%s%s", check, o, e)
+		}
+		checkOutput(t, fmt.Sprintf("gen go (check %v) stdout", check), "text", []byte(o))
+		checkOutput(t, fmt.Sprintf("gen go (check %v) stderr", check), "text", []byte(e))
 	}
 }

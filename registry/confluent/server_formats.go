@@ -229,7 +229,7 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 	// would land in (or replace) what the catalog spells otherwise, a
 	// type's directory among them.
 	if other := caseVariant(snap.files, full); other != "" {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q: %s differs only in letter case from %s, which the catalog has (a case-insensitive file system would merge them): use that spelling", clip(subject), full, other)
+		return nil, apiErr(422, codeInvalidSubject, "subject %q: %s differs only in letter case or trailing dots from %s, which the catalog has (a case-insensitive file system, or Windows, would merge them): use that spelling", clip(subject), full, other)
 	}
 	files := maps.Clone(snap.files)
 	text := prettyText(req.text)

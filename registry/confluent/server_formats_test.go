@@ -650,8 +650,9 @@ func TestServeSharedSchemaNotInTypeDirectory(t *testing.T) {
 // TestServeSharedSchemaCaseVariantRefused: a shared file whose path
 // differs from the catalog's only in letter case, in its type directory
 // (it would land among the type's versions on a case-insensitive
-// checkout), its own directory or its name, is refused (42208) and nothing
-// is written; the same file spelled as the catalog spells it registers.
+// checkout), its own directory or its name, or only in trailing dots, is
+// refused (42208) and nothing is written; the same file spelled as the
+// catalog spells it registers.
 func TestServeSharedSchemaCaseVariantRefused(t *testing.T) {
 	dir := formatCatalog(t, "proto")
 	s, _ := startServer(t, ServerOptions{Dir: dir})
@@ -667,9 +668,13 @@ func TestServeSharedSchemaCaseVariantRefused(t *testing.T) {
 		{"com.example.stock.MOVED%2Fsub%2Fx.proto", "com.example.stock.MOVED/sub/x.proto", "schemas/com.example.stock.moved"},
 		{"sh%2FA.proto", "sh/A.proto", "schemas/sh/a.proto"},
 		{"SH%2Fb.proto", "SH/b.proto", "schemas/sh"},
+		// Windows drops a segment's trailing dots.
+		{"com.example.stock.moved.%2Fx.proto", "com.example.stock.moved./x.proto", "schemas/com.example.stock.moved"},
+		{"com.example.stock.MOVED..%2Fx.proto", "com.example.stock.MOVED../x.proto", "schemas/com.example.stock.moved"},
+		{"sh.%2Fb.proto", "sh./b.proto", "schemas/sh"},
 	} {
 		got := doHandler(t, s, "POST", "/subjects/"+tc.subject+"/versions", body("x"))
-		if got.status != 422 || got.code != codeInvalidSubject || !strings.Contains(got.body, "differs only in letter case from "+tc.clash) {
+		if got.status != 422 || got.code != codeInvalidSubject || !strings.Contains(got.body, "differs only in letter case or trailing dots from "+tc.clash) {
 			t.Errorf("register %s: %d %s", tc.subject, got.status, got.body)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "schemas", filepath.FromSlash(tc.written))); !errors.Is(err, fs.ErrNotExist) {

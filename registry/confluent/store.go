@@ -775,7 +775,7 @@ func (snap *snapshot) prepare(subject, typ string, kind format.Kind, text, meta 
 			}
 		}
 		if other := caseVariant(snap.files, rel); other != "" {
-			return nil, apiErr(422, codeInvalidSubject, "subject %q differs only in letter case from %s, which the catalog has: use that name (a case-insensitive file system would merge the two directories)", clip(subject), other)
+			return nil, apiErr(422, codeInvalidSubject, "subject %q differs only in letter case or trailing dots from %s, which the catalog has: use that name (a case-insensitive file system would merge the two directories)", clip(subject), other)
 		}
 	}
 	files := maps.Clone(snap.files)
@@ -809,10 +809,11 @@ func (snap *snapshot) prepare(subject, typ string, kind format.Kind, text, meta 
 // caseVariant returns the file or directory of files that a file written
 // at rel would meet on a case-insensitive file system (macOS, Windows)
 // although spelled otherwise: the first path segment where rel and an
-// existing file differ differs only in letter case. A checkout there
-// merges the two: a type's directory would take in a shared file, or one
-// file replace another. It returns "" when there is none, else the
-// smallest such path (for a stable message).
+// existing file differ differs only in letter case, or in trailing dots,
+// which Windows drops ("t." is "t"). A checkout there merges the two: a
+// type's directory would take in a shared file, or one file replace
+// another. It returns "" when there is none, else the smallest such path
+// (for a stable message).
 func caseVariant(files fstest.MapFS, rel string) string {
 	segs := strings.Split(rel, "/")
 	found := ""
@@ -822,7 +823,7 @@ func caseVariant(files fstest.MapFS, rel string) string {
 			if ns[i] == segs[i] {
 				continue
 			}
-			if strings.EqualFold(ns[i], segs[i]) {
+			if strings.EqualFold(strings.TrimRight(ns[i], "."), strings.TrimRight(segs[i], ".")) {
 				if p := strings.Join(ns[:i+1], "/"); found == "" || p < found {
 					found = p
 				}

@@ -103,6 +103,9 @@ const (
 	RetryAfter = time.Second
 	// maxBody bounds a request body.
 	maxBody = 1 << 20
+	// MaxKey bounds an effect key, idempotency key and event id: the log
+	// keeps them for the whole run (a longer one is a 400).
+	MaxKey = 1024
 	// EventHeader carries the id of the event a request is for (the
 	// CloudEvents HTTP binding's ce-id): a consumer that forwards it has
 	// its requests matched to events exactly; otherwise an effect key
@@ -324,6 +327,18 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Idempotency != nil {
 		e.IdempotencyKey, _ = s.value(*s.cfg.Idempotency, r, doc)
 	}
+	long := ""
+	for _, k := range []struct {
+		what string
+		v    string
+	}{{"effect key", e.EffectKey}, {"idempotency key", e.IdempotencyKey}, {"event id (" + EventHeader + ")", e.EventID}} {
+		if len(k.v) > MaxKey && long == "" {
+			long = k.what
+		}
+	}
+	if long != "" {
+		e.EffectKey, e.IdempotencyKey, e.EventID = "", "", ""
+	}
 
 	s.mu.Lock()
 	s.seq++
@@ -383,6 +398,10 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	switch {
+	case long != "":
+		e.Outcome, e.Status = BadRequest, http.StatusBadRequest
+		http.Error(w, fmt.Sprintf("downstream %s: the request's %s is longer than %d bytes", s.cfg.Name, long, MaxKey), e.Status)
+		return
 	case e.EffectKey == "":
 		e.Outcome, e.Status = BadRequest, http.StatusBadRequest
 		http.Error(w, fmt.Sprintf("downstream %s: the request has no effect key (%s)", s.cfg.Name, s.cfg.Effect), e.Status)

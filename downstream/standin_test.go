@@ -297,3 +297,34 @@ func TestCheckPointer(t *testing.T) {
 		}
 	}
 }
+
+// TestStandInBoundsKeys: the log keeps every request's keys for the whole
+// run, so a key longer than MaxKey is refused (400) and not kept: a
+// consumer sending megabyte keys in a retry loop cannot exhaust memory.
+func TestStandInBoundsKeys(t *testing.T) {
+	s := start(t, Config{Idempotency: &Selector{Header: "Idempotency-Key"}}, nil)
+	c := &http.Client{}
+	long := strings.Repeat("k", MaxKey+1)
+	for _, tc := range []struct {
+		name, body, idem, event string
+		status                  int
+	}{
+		{"effect key at the bound", `{"receiptId":"` + long[:MaxKey] + `"}`, "i1", "", 200},
+		{"long effect key", `{"receiptId":"` + long + `"}`, "i2", "", 400},
+		{"long idempotency key", `{"receiptId":"r3"}`, long, "", 400},
+		{"long event id", `{"receiptId":"r4"}`, "i4", long, 400},
+	} {
+		st, _, body, err := post(t, c, s.URL(), tc.body, "Idempotency-Key", tc.idem, "Ce-Id", tc.event)
+		if err != nil || st != tc.status {
+			t.Errorf("%s: got %d %q %v, want %d", tc.name, st, body, err, tc.status)
+		}
+		if st == 400 && !strings.Contains(body, "longer than") {
+			t.Errorf("%s: answer %q does not say why", tc.name, body)
+		}
+	}
+	for _, e := range s.Log().Entries {
+		if len(e.EffectKey) > MaxKey || len(e.IdempotencyKey) > MaxKey || len(e.EventID) > MaxKey {
+			t.Errorf("entry %d keeps a key of %d/%d/%d bytes", e.Seq, len(e.EffectKey), len(e.IdempotencyKey), len(e.EventID))
+		}
+	}
+}

@@ -280,7 +280,9 @@ func Start(cfg Config, plan *Plan) (*StandIn, error) {
 	s := &StandIn{cfg: cfg, plan: plan, ln: ln, url: "http://" + ln.Addr().String(), stop: ctx, cancel: cancel,
 		done: make(chan struct{}), attempts: map[string]int{}, perEvent: map[string]int{}, stored: map[string]storedAnswer{}}
 	if cfg.Upstream != nil {
-		s.proxy = &http.Client{Timeout: 30 * time.Second}
+		// The upstream's answer is the answer, a redirect too: following
+		// it would send the request elsewhere (a 303 as a GET).
+		s.proxy = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go func() {

@@ -328,3 +328,27 @@ func TestStandInBoundsKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestStandInProxyPassesRedirects: in proxy mode the upstream's answer is
+// the answer, a redirect too: following it would send the consumer's
+// POST somewhere else (as a GET after a 303) and hide the 3xx from it.
+func TestStandInProxyPassesRedirects(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+	}))
+	defer other.Close()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/moved", http.StatusSeeOther)
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	s := start(t, Config{Upstream: u}, NewPlan())
+	st, h, _, err := post(t, &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}, s.URL(), `{"receiptId":"r1"}`)
+	if err != nil || st != http.StatusSeeOther || h.Get("Location") != other.URL+"/moved" || elsewhere.Load() != 0 {
+		t.Fatalf("got %d %v (Location %q), %d request(s) elsewhere", st, err, h.Get("Location"), elsewhere.Load())
+	}
+	if e := s.Log().Entries[0]; e.Effect || e.Outcome != Failed {
+		t.Errorf("entry %+v", e)
+	}
+}

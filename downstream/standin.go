@@ -531,6 +531,11 @@ func (s *StandIn) apply(r *http.Request, body []byte, e *Entry) (int, http.Heade
 	} else if e.Fault == "" {
 		e.Outcome = Failed
 	}
+	// The real service's Retry-After binds the consumer as the stand-in's
+	// does (delay-seconds; an HTTP date is not judged).
+	if n, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && n > 0 && n <= 86400 && resp.StatusCode/100 != 2 {
+		e.RetryAfter = time.Duration(n) * time.Second
+	}
 	return resp.StatusCode, resp.Header.Clone(), answer
 }
 

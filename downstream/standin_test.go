@@ -352,3 +352,23 @@ func TestStandInProxyPassesRedirects(t *testing.T) {
 		t.Errorf("entry %+v", e)
 	}
 }
+
+// TestStandInProxyLogsRetryAfter: an upstream's 429 carries its
+// Retry-After into the log, so retry-too-soon judges the consumer against
+// the real service's as against the stand-in's own.
+func TestStandInProxyLogsRetryAfter(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "2")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	s := start(t, Config{Upstream: u}, NewPlan())
+	st, h, _, err := post(t, http.DefaultClient, s.URL(), `{"receiptId":"r1"}`)
+	if err != nil || st != 429 || h.Get("Retry-After") != "2" {
+		t.Fatalf("got %d %v, Retry-After %q", st, err, h.Get("Retry-After"))
+	}
+	if e := s.Log().Entries[0]; e.RetryAfter != 2*time.Second || e.Effect {
+		t.Errorf("entry %+v", e)
+	}
+}

@@ -54,6 +54,12 @@ const (
 	// StormFactor: a retry storm is a request rate during an outage above
 	// StormFactor times the rate of the same span before it.
 	StormFactor = 2.0
+	// StormRetryRate: the rate StormFactor multiplies is at least
+	// StormRetryRate requests per second for each effect retried during
+	// the outage. After light traffic, a few effects retried with capped
+	// exponential backoff (a handful of attempts in an outage's first
+	// second) outnumber the requests before it without being a storm.
+	StormRetryRate = 5.0
 	// MinStormRequests is the fewest requests in an outage judged.
 	MinStormRequests = 10
 	// SyncWindow, SyncFraction, MinSyncRetries, MinSyncEffects: retries
@@ -521,6 +527,7 @@ func (j *judge) outages() {
 		}
 		var pre, during int
 		most := map[string]int{}
+		retried := map[string]bool{}
 		for _, e := range es {
 			switch {
 			case !e.Start.Before(preStart) && e.Start.Before(o.Start):
@@ -528,12 +535,15 @@ func (j *judge) outages() {
 			case !e.Start.Before(o.Start) && e.Start.Before(o.End):
 				during++
 				most[e.EffectKey]++
+				if e.Attempt > 1 {
+					retried[e.EffectKey] = true
+				}
 			}
 		}
 		preSpan := o.Start.Sub(preStart)
 		if during >= MinStormRequests && pre > 0 && preSpan >= 100*time.Millisecond {
 			rIn := float64(during) / d.Seconds()
-			rPre := float64(pre) / preSpan.Seconds()
+			rPre := max(float64(pre)/preSpan.Seconds(), StormRetryRate*float64(len(retried)))
 			if rIn > StormFactor*rPre {
 				worst := ""
 				for _, k := range j.keys {
@@ -541,8 +551,8 @@ func (j *judge) outages() {
 						worst = k
 					}
 				}
-				j.add(RetryStorm, worst, "", fmt.Sprintf("%.0f requests/s during the outage from %dms (%s), %.1f times the %.0f/s before it (a storm is above %g times)",
-					rIn, o.Start.Sub(j.t0).Milliseconds(), d, rIn/rPre, rPre, StormFactor))
+				j.add(RetryStorm, worst, "", fmt.Sprintf("%.0f requests/s during the outage from %dms (%s), %.1f times the greater of the %.0f/s before it and %g/s for each of the %d effect(s) retried in it (a storm is above %g times)",
+					rIn, o.Start.Sub(j.t0).Milliseconds(), d, rIn/rPre, float64(pre)/preSpan.Seconds(), StormRetryRate, len(retried), StormFactor))
 			}
 		}
 		// synchronized-retries: retries during the outage and one

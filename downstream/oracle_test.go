@@ -235,3 +235,41 @@ func TestFindingShortensKeys(t *testing.T) {
 		t.Errorf("message %q", s)
 	}
 }
+
+// TestJudgeStormAfterQuiet: a correct consumer (capped exponential backoff
+// with full jitter) whose traffic before an outage was light is no storm:
+// its retries outnumber the few requests before the outage, but each
+// effect is retried a handful of times a second. A client that retries
+// at once is a storm however busy it was before.
+func TestJudgeStormAfterQuiet(t *testing.T) {
+	outage := []Window{{Start: ms(1000), End: ms(4000)}}
+	// Two requests in the second before the outage.
+	quiet := []Entry{req("p0", 0, 1, 200), req("p1", 500, 501, 200)}
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		jittered := slices.Clone(quiet)
+		hammer := slices.Clone(quiet)
+		for i := range 8 {
+			k := fmt.Sprintf("k%d", i)
+			start := 1000 + float64(i)*20
+			for _, e := range chain(k, start, fullJitter(rng, 9, 50, 1000)) {
+				if e.Start.Before(ms(4000)) {
+					e.Outcome, e.Status, e.Effect = InOutage, 503, false
+				}
+				jittered = append(jittered, e)
+			}
+			hammer = append(hammer, chain("h"+k, start, slices.Repeat([]float64{20}, 100))...)
+		}
+		for _, tc := range []struct {
+			name string
+			es   []Entry
+			want bool
+		}{{"full jitter", jittered, false}, {"no backoff", hammer, true}} {
+			fs, _ := Judge(Input{Log: Log{Name: "email", Entries: numbered(tc.es...), Outages: outage}})
+			storm := strings.Contains(kinds(fs), RetryStorm)
+			if storm != tc.want {
+				t.Errorf("seed %d, %s: retry-storm %v, want %v: %v", seed, tc.name, storm, tc.want, fs)
+			}
+		}
+	}
+}

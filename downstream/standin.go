@@ -103,6 +103,9 @@ const (
 	RetryAfter = time.Second
 	// maxBody bounds a request body.
 	maxBody = 1 << 20
+	// MaxKey bounds an effect key, idempotency key and event id: the log
+	// keeps them for the whole run (a longer one is a 400).
+	MaxKey = 1024
 	// EventHeader carries the id of the event a request is for (the
 	// CloudEvents HTTP binding's ce-id): a consumer that forwards it has
 	// its requests matched to events exactly; otherwise an effect key
@@ -277,7 +280,9 @@ func Start(cfg Config, plan *Plan) (*StandIn, error) {
 	s := &StandIn{cfg: cfg, plan: plan, ln: ln, url: "http://" + ln.Addr().String(), stop: ctx, cancel: cancel,
 		done: make(chan struct{}), attempts: map[string]int{}, perEvent: map[string]int{}, stored: map[string]storedAnswer{}}
 	if cfg.Upstream != nil {
-		s.proxy = &http.Client{Timeout: 30 * time.Second}
+		// The upstream's answer is the answer, a redirect too: following
+		// it would send the request elsewhere (a 303 as a GET).
+		s.proxy = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -323,6 +328,18 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.EffectKey, _ = s.value(s.cfg.Effect, r, doc)
 	if s.cfg.Idempotency != nil {
 		e.IdempotencyKey, _ = s.value(*s.cfg.Idempotency, r, doc)
+	}
+	long := ""
+	for _, k := range []struct {
+		what string
+		v    string
+	}{{"effect key", e.EffectKey}, {"idempotency key", e.IdempotencyKey}, {"event id (" + EventHeader + ")", e.EventID}} {
+		if len(k.v) > MaxKey && long == "" {
+			long = k.what
+		}
+	}
+	if long != "" {
+		e.EffectKey, e.IdempotencyKey, e.EventID = "", "", ""
 	}
 
 	s.mu.Lock()
@@ -383,6 +400,10 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	switch {
+	case long != "":
+		e.Outcome, e.Status = BadRequest, http.StatusBadRequest
+		http.Error(w, fmt.Sprintf("downstream %s: the request's %s is longer than %d bytes", s.cfg.Name, long, MaxKey), e.Status)
+		return
 	case e.EffectKey == "":
 		e.Outcome, e.Status = BadRequest, http.StatusBadRequest
 		http.Error(w, fmt.Sprintf("downstream %s: the request has no effect key (%s)", s.cfg.Name, s.cfg.Effect), e.Status)
@@ -509,6 +530,11 @@ func (s *StandIn) apply(r *http.Request, body []byte, e *Entry) (int, http.Heade
 		e.Effect, e.EffectAt = true, time.Now()
 	} else if e.Fault == "" {
 		e.Outcome = Failed
+	}
+	// The real service's Retry-After binds the consumer as the stand-in's
+	// does (delay-seconds; an HTTP date is not judged).
+	if n, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && n > 0 && n <= 86400 && resp.StatusCode/100 != 2 {
+		e.RetryAfter = time.Duration(n) * time.Second
 	}
 	return resp.StatusCode, resp.Header.Clone(), answer
 }

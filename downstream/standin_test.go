@@ -297,3 +297,78 @@ func TestCheckPointer(t *testing.T) {
 		}
 	}
 }
+
+// TestStandInBoundsKeys: the log keeps every request's keys for the whole
+// run, so a key longer than MaxKey is refused (400) and not kept: a
+// consumer sending megabyte keys in a retry loop cannot exhaust memory.
+func TestStandInBoundsKeys(t *testing.T) {
+	s := start(t, Config{Idempotency: &Selector{Header: "Idempotency-Key"}}, nil)
+	c := &http.Client{}
+	long := strings.Repeat("k", MaxKey+1)
+	for _, tc := range []struct {
+		name, body, idem, event string
+		status                  int
+	}{
+		{"effect key at the bound", `{"receiptId":"` + long[:MaxKey] + `"}`, "i1", "", 200},
+		{"long effect key", `{"receiptId":"` + long + `"}`, "i2", "", 400},
+		{"long idempotency key", `{"receiptId":"r3"}`, long, "", 400},
+		{"long event id", `{"receiptId":"r4"}`, "i4", long, 400},
+	} {
+		st, _, body, err := post(t, c, s.URL(), tc.body, "Idempotency-Key", tc.idem, "Ce-Id", tc.event)
+		if err != nil || st != tc.status {
+			t.Errorf("%s: got %d %q %v, want %d", tc.name, st, body, err, tc.status)
+		}
+		if st == 400 && !strings.Contains(body, "longer than") {
+			t.Errorf("%s: answer %q does not say why", tc.name, body)
+		}
+	}
+	for _, e := range s.Log().Entries {
+		if len(e.EffectKey) > MaxKey || len(e.IdempotencyKey) > MaxKey || len(e.EventID) > MaxKey {
+			t.Errorf("entry %d keeps a key of %d/%d/%d bytes", e.Seq, len(e.EffectKey), len(e.IdempotencyKey), len(e.EventID))
+		}
+	}
+}
+
+// TestStandInProxyPassesRedirects: in proxy mode the upstream's answer is
+// the answer, a redirect too: following it would send the consumer's
+// POST somewhere else (as a GET after a 303) and hide the 3xx from it.
+func TestStandInProxyPassesRedirects(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+	}))
+	defer other.Close()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/moved", http.StatusSeeOther)
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	s := start(t, Config{Upstream: u}, NewPlan())
+	st, h, _, err := post(t, &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}, s.URL(), `{"receiptId":"r1"}`)
+	if err != nil || st != http.StatusSeeOther || h.Get("Location") != other.URL+"/moved" || elsewhere.Load() != 0 {
+		t.Fatalf("got %d %v (Location %q), %d request(s) elsewhere", st, err, h.Get("Location"), elsewhere.Load())
+	}
+	if e := s.Log().Entries[0]; e.Effect || e.Outcome != Failed {
+		t.Errorf("entry %+v", e)
+	}
+}
+
+// TestStandInProxyLogsRetryAfter: an upstream's 429 carries its
+// Retry-After into the log, so retry-too-soon judges the consumer against
+// the real service's as against the stand-in's own.
+func TestStandInProxyLogsRetryAfter(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "2")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	s := start(t, Config{Upstream: u}, NewPlan())
+	st, h, _, err := post(t, http.DefaultClient, s.URL(), `{"receiptId":"r1"}`)
+	if err != nil || st != 429 || h.Get("Retry-After") != "2" {
+		t.Fatalf("got %d %v, Retry-After %q", st, err, h.Get("Retry-After"))
+	}
+	if e := s.Log().Entries[0]; e.RetryAfter != 2*time.Second || e.Effect {
+		t.Errorf("entry %+v", e)
+	}
+}

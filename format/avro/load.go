@@ -246,8 +246,12 @@ func (dd defaultDecoder) decode(t *Node, raw json.RawMessage) error {
 		}
 		dd[t] = ls
 	}
+	full, err := completeDefault(t, raw)
+	if err != nil {
+		return err
+	}
 	var v any
-	return ls.DecodeJSON(completeDefault(t, raw), &v)
+	return ls.DecodeJSON(full, &v)
 }
 
 // union is the branch of union u that default raw is a value of:

@@ -252,8 +252,12 @@ func DefaultDatum(f *Field) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	raw, err := completeDefault(f.Type, f.Default)
+	if err != nil {
+		return nil, err
+	}
 	var v any
-	if err := ls.DecodeJSON(completeDefault(f.Type, f.Default), &v, twmb.TaggedUnions()); err != nil {
+	if err := ls.DecodeJSON(raw, &v, twmb.TaggedUnions()); err != nil {
 		return nil, err
 	}
 	return v, nil
@@ -266,40 +270,60 @@ func DefaultDatum(f *Field) (any, error) {
 // union inside a default is the first branch its JSON kind fits. A record whose
 // field defaults to itself would fill forever, so filling stops at
 // maxNesting levels (the library then reports the missing field).
-func completeDefault(n *Node, raw json.RawMessage) json.RawMessage {
-	return completeDefaultAt(n, raw, 0)
+func completeDefault(n *Node, raw json.RawMessage) (json.RawMessage, error) {
+	left := maxCompletedDefault
+	return completeDefaultAt(n, raw, 0, &left)
 }
 
-func completeDefaultAt(n *Node, raw json.RawMessage, depth int) json.RawMessage {
+// maxCompletedDefault bounds a default once the defaults of the fields
+// it leaves out are filled in, in bytes of JSON: each record type of two
+// fields defaulting to {} of the one before doubles it, so a 3 KB schema
+// of 22 such types took minutes and gigabytes to lint.
+const maxCompletedDefault = MaxDatumSize
+
+func completeDefaultAt(n *Node, raw json.RawMessage, depth int, left *int) (json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return raw
+		return raw, nil
 	}
-	out, err := json.Marshal(fillDefaults(n, v, depth))
+	filled, err := fillDefaults(n, v, depth, left)
 	if err != nil {
-		return raw
+		return nil, err
 	}
-	return out
+	out, err := json.Marshal(filled)
+	if err != nil {
+		return raw, nil
+	}
+	if *left -= len(out); *left < 0 {
+		return nil, fmt.Errorf("with the defaults of the fields it leaves out filled in, the default is over %d bytes of JSON, evtool's limit", maxCompletedDefault)
+	}
+	return out, nil
 }
 
-func fillDefaults(n *Node, v any, depth int) any {
+func fillDefaults(n *Node, v any, depth int, left *int) (any, error) {
 	if depth > maxNesting {
-		return v
+		return v, nil
 	}
 	depth++
 	switch n.Kind {
 	case "record":
 		m, ok := v.(map[string]any)
 		if !ok {
-			return v
+			return v, nil
 		}
 		for _, f := range n.Fields {
+			var err error
 			if val, has := m[f.Name]; has {
-				m[f.Name] = fillDefaults(f.Type, val, depth)
+				m[f.Name], err = fillDefaults(f.Type, val, depth, left)
 			} else if f.HasDefault {
-				m[f.Name] = json.RawMessage(completeDefaultAt(f.Type, f.Default, depth))
+				var raw json.RawMessage
+				raw, err = completeDefaultAt(f.Type, f.Default, depth, left)
+				m[f.Name] = raw
+			}
+			if err != nil {
+				return nil, err
 			}
 		}
 	case "union":
@@ -308,23 +332,29 @@ func fillDefaults(n *Node, v any, depth int) any {
 		kind := valueKind(v)
 		for _, b := range n.Branches {
 			if takes(b, kind) {
-				return fillDefaults(b, v, depth)
+				return fillDefaults(b, v, depth, left)
 			}
 		}
 	case "array":
 		if list, ok := v.([]any); ok {
 			for i := range list {
-				list[i] = fillDefaults(n.Items, list[i], depth)
+				var err error
+				if list[i], err = fillDefaults(n.Items, list[i], depth, left); err != nil {
+					return nil, err
+				}
 			}
 		}
 	case "map":
 		if m, ok := v.(map[string]any); ok {
 			for k := range m {
-				m[k] = fillDefaults(n.Values, m[k], depth)
+				var err error
+				if m[k], err = fillDefaults(n.Values, m[k], depth, left); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
-	return v
+	return v, nil
 }
 
 // valueKind is the JSON kind of a decoded JSON value (jsonKindOf).

@@ -189,7 +189,27 @@ func (g *generator) decimal(n *Node) []byte {
 		most *= 10
 	}
 	most--
-	v := pick(g, []int64{0, 1, -1, most, -most}, func() int64 { return g.rng.Int64N(2*most+1) - most })
+	edges := []int64{0, 1, -1, most, -most}
+	if n.Kind == "fixed" && n.Size > sharedFixed {
+		// A big fixed is mostly sign extension: its decimals are the edge
+		// values only, each made once and shared, as big fixed values
+		// are (a megabyte per sample cost gigabytes in witness search).
+		v := edges[g.index%len(edges)]
+		if !g.edges {
+			v = edges[g.rng.IntN(len(edges))]
+		}
+		k := decimalKey{v, n.Size}
+		if b, ok := g.decimals[k]; ok {
+			return b[:len(b):len(b)]
+		}
+		if g.decimals == nil {
+			g.decimals = map[decimalKey][]byte{}
+		}
+		b := DecimalBytes(big.NewInt(v), n.Size)
+		g.decimals[k] = b
+		return b[:len(b):len(b)]
+	}
+	v := pick(g, edges, func() int64 { return g.rng.Int64N(2*most+1) - most })
 	size := -1
 	if n.Kind == "fixed" {
 		size = n.Size

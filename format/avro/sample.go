@@ -121,6 +121,14 @@ type generator struct {
 	minSize                       map[*Node]int64
 	// fixed is the buffer large fixed values are slices of.
 	fixed []byte
+	// decimals holds the decimals of fixed types over sharedFixed bytes,
+	// by value and size: read-only like fixed, made once each.
+	decimals map[decimalKey][]byte
+}
+
+type decimalKey struct {
+	v    int64
+	size int
 }
 
 func (s *Schema) generator(seed uint64) (*generator, error) {

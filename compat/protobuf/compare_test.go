@@ -213,6 +213,14 @@ func movedCases() []ruleCase {
 		both("extension removed", p2(`message M { extensions 100 to 200; } extend M { optional int64 x = 100; }`), p2(`message M { extensions 100 to 200; }`),
 			[]string{RuleFieldRemovedUnreserved}, []string{RuleFieldRemovedUnreserved}),
 		both("renamed, number kept", p3(`message M { string first = 1; }`), p3(`message M { string given = 1; }`), nil, []string{RuleJSONNameChanged}),
+		// An alias the writer shares with another name: code that writes C
+		// writes 1, which the reader reads as B.
+		// FORWARD, the writer's C = 2 is not a number of the reader's
+		// enum too (as "enum value renumbered").
+		both("enum alias renumbered", p3(`enum E { option allow_alias = true; Z = 0; B = 1; C = 1; } message M { E e = 1; }`), p3(`enum E { Z = 0; B = 1; C = 2; } message M { E e = 1; }`),
+			[]string{RuleEnumNumberChanged}, []string{RuleEnumNumberChanged})[:3],
+		both("enum alias renumbered", p3(`enum E { option allow_alias = true; Z = 0; B = 1; C = 1; } message M { E e = 1; }`), p3(`enum E { Z = 0; B = 1; C = 2; } message M { E e = 1; }`),
+			nil, []string{RuleEnumValueMissing, RuleEnumNumberChanged})[3:],
 	} {
 		out = append(out, cs...)
 	}

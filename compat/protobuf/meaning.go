@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 
 	pb "github.com/evtool/evtool/format/protobuf"
 )
@@ -472,13 +473,27 @@ func enumMoved(wf protoreflect.FieldDescriptor, wv protoreflect.Value, rf protor
 	}
 	var wn, rn protoreflect.EnumValueDescriptor
 	check := func(n protoreflect.EnumNumber) bool {
-		v := wd.Enum().Values().ByNumber(n)
-		if v == nil {
+		// Every name of n (aliases too): the writer's code may have used
+		// any of them. Only an enum with aliases needs the scan.
+		vs := wd.Enum().Values()
+		if first := vs.ByNumber(n); first == nil || !aliased(wd.Enum()) {
+			if first != nil {
+				if r := rd.Enum().Values().ByName(first.Name()); r != nil && r.Number() != n {
+					wn, rn = first, r
+					return false
+				}
+			}
 			return true
 		}
-		if r := rd.Enum().Values().ByName(v.Name()); r != nil && r.Number() != n {
-			wn, rn = v, r
-			return false
+		for i := 0; i < vs.Len(); i++ {
+			v := vs.Get(i)
+			if v.Number() != n {
+				continue
+			}
+			if r := rd.Enum().Values().ByName(v.Name()); r != nil && r.Number() != n {
+				wn, rn = v, r
+				return false
+			}
 		}
 		return true
 	}
@@ -503,4 +518,10 @@ func readName(rf protoreflect.FieldDescriptor, n protoreflect.EnumNumber) string
 		return string(v.Name())
 	}
 	return "no value of its enum"
+}
+
+// aliased: the enum lets several names share a number.
+func aliased(e protoreflect.EnumDescriptor) bool {
+	o, ok := e.Options().(*descriptorpb.EnumOptions)
+	return ok && o.GetAllowAlias()
 }

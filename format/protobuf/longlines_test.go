@@ -15,6 +15,7 @@ import (
 	"github.com/bufbuild/protocompile/reporter"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // sourcePos is the line and column protocompile gives a byte offset: tabs
@@ -110,6 +111,7 @@ func FuzzWrapLongLines(f *testing.F) {
 	f.Add("syntax = \"proto3\";\npackage t;\nmessage M { " + strings.Repeat("string a_x = 1 [json_name = \"a;b\"]; ", 1) + strings.Repeat("/* ; */ ", 700) + "}\n")
 	f.Add("syntax = \"proto3\";\npackage t;\nmessage M { map<string, int32> m = 1; " + strings.Repeat("reserved 2 to 3, 4;\t", 300) + " }\n")
 	f.Add("syntax = \"proto3\";\npackage t;\n" + strings.Repeat("message M{int32 a=1;}", 300) + "\n")
+	f.Add("syntax = \"proto3\";\npackage t;\nmessage M {" + strings.Repeat(" int32 a = 1; // x\n", 2) + strings.Repeat("reserved 2; /* r */ ", 300) + "}\r\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		wrapped, err := Load(fstest.MapFS{"a.proto": {Data: []byte(src)}}, "a.proto", "")
 		comp := protocompile.Compiler{
@@ -119,7 +121,8 @@ func FuzzWrapLongLines(f *testing.F) {
 				}
 				return io.NopCloser(strings.NewReader(src)), nil
 			}}),
-			Reporter: reporter.NewReporter(func(reporter.ErrorWithPos) error { return nil }, nil),
+			Reporter:       reporter.NewReporter(func(reporter.ErrorWithPos) error { return nil }, nil),
+			SourceInfoMode: protocompile.SourceInfoStandard,
 		}
 		files, perr := comp.Compile(context.Background(), "a.proto")
 		if perr != nil {
@@ -139,9 +142,55 @@ func FuzzWrapLongLines(f *testing.F) {
 		}
 		got := protodesc.ToFileDescriptorProto(wrapped.Desc)
 		want := protodesc.ToFileDescriptorProto(files[0])
-		got.SourceCodeInfo, want.SourceCodeInfo = nil, nil
+		// Source locations too: spans and the comments attached to them.
 		if !proto.Equal(got, want) {
 			t.Fatalf("descriptors differ:\n%v\n%v", got, want)
 		}
 	})
+}
+
+// compileAsWritten compiles src (one file, a.proto) without wrapping.
+func compileAsWritten(t *testing.T, src string) protoreflect.FileDescriptor {
+	t.Helper()
+	comp := protocompile.Compiler{
+		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{Accessor: func(name string) (io.ReadCloser, error) {
+			if name != "a.proto" {
+				return nil, fs.ErrNotExist
+			}
+			return io.NopCloser(strings.NewReader(src)), nil
+		}}),
+		SourceInfoMode: protocompile.SourceInfoStandard,
+	}
+	files, err := comp.Compile(context.Background(), "a.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files[0]
+}
+
+// Comments on a long line stay attached where the compiler attaches them
+// as written (docsite prints leading comments as documentation), and
+// every source span is the one of the file as written.
+func TestLongLineComments(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("syntax = \"proto3\";\npackage t;\nmessage M {")
+	for i := range 400 {
+		fmt.Fprintf(&b, " int32 f_%d = %d; /* about f_%d */", i, i+1, i)
+	}
+	b.WriteString(" }\r\n")
+	src := b.String()
+	s, err := Load(fstest.MapFS{"a.proto": {Data: []byte(src)}}, "a.proto", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := protodesc.ToFileDescriptorProto(s.Desc).GetSourceCodeInfo()
+	want := protodesc.ToFileDescriptorProto(compileAsWritten(t, src)).GetSourceCodeInfo()
+	if len(got.Location) != len(want.Location) {
+		t.Fatalf("%d source locations, want %d", len(got.Location), len(want.Location))
+	}
+	for i := range want.Location {
+		if !proto.Equal(got.Location[i], want.Location[i]) {
+			t.Fatalf("location %d:\n got %v\nwant %v", i, got.Location[i], want.Location[i])
+		}
+	}
 }

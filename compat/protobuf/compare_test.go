@@ -320,3 +320,14 @@ func TestCompareStopsWithContext(t *testing.T) {
 		t.Error("the rules' breaks were dropped when stopped")
 	}
 }
+
+// A moved alias is shown by its own name: "written B (1), read B (1)"
+// proves nothing to a reader of the report.
+func TestEnumAliasWitnessNamesAlias(t *testing.T) {
+	old := load(t, "old.proto", p3(`enum E { option allow_alias = true; Z = 0; B = 1; C = 1; } message M { E e = 1; }`))
+	new := load(t, "new.proto", p3(`enum E { Z = 0; B = 1; C = 2; } message M { E e = 1; }`))
+	fs := Compare(old, new, compat.Backward, Options{Profile: ProfileWire})
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, `written "C (1)", read "B (1)"`) {
+		t.Fatalf("findings %v", fs)
+	}
+}

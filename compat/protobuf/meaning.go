@@ -217,6 +217,10 @@ func (c *comparer) field(w, r protoreflect.Message, wf, rf protoreflect.FieldDes
 	if !c.json && wHas {
 		if wn, rn, ok := enumMoved(wf, wv, rf); ok {
 			differ(fmt.Sprintf("the reader's %s is number %d: code reads number %d as %s", wn.Name(), rn.Number(), wn.Number(), readName(rf, wn.Number())))
+			if !wf.IsList() && !wf.IsMap() && wf.Enum().Values().ByNumber(wn.Number()) != wn {
+				// An alias: the number's first name would show no change.
+				c.out[len(c.out)-1].Written = fmt.Sprintf("%s (%d)", wn.Name(), wn.Number())
+			}
 			return
 		}
 	}

@@ -13,9 +13,12 @@ import (
 
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/reporter"
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/testing/protocmp"
 )
 
 // sourcePos is the line and column protocompile gives a byte offset: tabs
@@ -165,7 +168,12 @@ func compileAsWritten(t *testing.T, src string) protoreflect.FileDescriptor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return files[0]
+	// Through the same rebuild as Load (options and features resolved).
+	fd, err := rebuild(files[0], &protoregistry.Files{}, map[string]*wrapped{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fd
 }
 
 // Comments on a long line stay attached where the compiler attaches them
@@ -192,5 +200,49 @@ func TestLongLineComments(t *testing.T) {
 		if !proto.Equal(got.Location[i], want.Location[i]) {
 			t.Fatalf("location %d:\n got %v\nwant %v", i, got.Location[i], want.Location[i])
 		}
+	}
+}
+
+// Long lines of every kind compile, wrapped, to what they compile to as
+// written: descriptors, spans and comments.
+func TestLongLineMatchesAsWritten(t *testing.T) {
+	// rep repeats format (with the repetition's number) past 5000 bytes.
+	rep := func(format string) string {
+		var b strings.Builder
+		for i := 0; b.Len() < 5000; i++ {
+			fmt.Fprintf(&b, format, i+9000)
+		}
+		return b.String()
+	}
+	head := "syntax = \"proto2\";\npackage t;\nimport \"google/protobuf/descriptor.proto\";\n" +
+		"message Opt { optional int32 a = 1; optional string b = 2; repeated Opt c = 3; }\n" +
+		"extend google.protobuf.FieldOptions { optional Opt opt = 50000; }\n"
+	field := func(i int, end string) string {
+		return fmt.Sprintf("optional string f_%d = %d [(opt) = { a: %d b: \"x;y\\\" { // \" c { a: 1 } c: [{ b: '\u00e9\\x41' }] }, default = \"\\t\\\\\"];\t/* \u00e9 %d */%s", i, i+1, i, i, end)
+	}
+	var line, lines strings.Builder
+	for i := range 200 {
+		line.WriteString(field(i, " "))
+		lines.WriteString(field(i, " // \u00e9\r\n"))
+	}
+	for _, tc := range []struct{ name, src string }{
+		{"aggregate options on one line", head + "message M { " + line.String() + "}\n"},
+		{"aggregate options, CRLF", head + "message M {\r\n" + lines.String() + rep("reserved %d; /* \u00e9\t*/ ") + "}\r\n"},
+		{"block comment across wrap points", head + "message M { optional int32 a = 1; /*" + rep(" a; b { c = %d") + "*/ optional int32 b = 2; " + rep("reserved %d; ") + "}\n"},
+		{"line comment after a long line", head + "enum E { V = 0; " + rep("V_%[1]d = %[1]d; ") + "} // end\n"},
+		{"adjacent strings", head + "message M { optional string s = 1 [default = " + rep("\"a\\\"%d\" ") + "]; }\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := protodesc.ToFileDescriptorProto(compileAsWritten(t, tc.src))
+			s, err := Load(fstest.MapFS{"a.proto": {Data: []byte(tc.src)}}, "a.proto", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// cmp, not proto.Equal: the custom options' extension types
+			// differ between two compiles of the same text.
+			if d := cmp.Diff(want, protodesc.ToFileDescriptorProto(s.Desc), protocmp.Transform()); d != "" {
+				t.Fatalf("wrapped compile differs (-as written +wrapped):\n%.3000s", d)
+			}
+		})
 	}
 }

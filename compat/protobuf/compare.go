@@ -71,7 +71,7 @@ func Compare(old, new *pb.Schema, dir compat.Direction, opts Options) []report.F
 	w.message(writer.Message, reader.Message, nil)
 
 	spent := 0
-	t := trial{reader: reader.Message, lostIsChange: dir == compat.Backward, readerExt: rx, writerExt: wx, spent: &spent}
+	t := trial{reader: reader.Message, lostIsChange: dir == compat.Backward, readerExt: rx, writerExt: wx, spent: &spent, moves: enumMoves{}}
 	sampler := pb.Sampler{Seed: opts.Seed}
 	sample := func(i int) *dynamicpb.Message { return sampler.Sample(writer.Message, i) }
 	// Targeted messages start from a minimal message (only required fields

@@ -213,6 +213,14 @@ func movedCases() []ruleCase {
 		both("extension removed", p2(`message M { extensions 100 to 200; } extend M { optional int64 x = 100; }`), p2(`message M { extensions 100 to 200; }`),
 			[]string{RuleFieldRemovedUnreserved}, []string{RuleFieldRemovedUnreserved}),
 		both("renamed, number kept", p3(`message M { string first = 1; }`), p3(`message M { string given = 1; }`), nil, []string{RuleJSONNameChanged}),
+		// An alias the writer shares with another name: code that writes C
+		// writes 1, which the reader reads as B.
+		// FORWARD, the writer's C = 2 is not a number of the reader's
+		// enum too (as "enum value renumbered").
+		both("enum alias renumbered", p3(`enum E { option allow_alias = true; Z = 0; B = 1; C = 1; } message M { E e = 1; }`), p3(`enum E { Z = 0; B = 1; C = 2; } message M { E e = 1; }`),
+			[]string{RuleEnumNumberChanged}, []string{RuleEnumNumberChanged})[:3],
+		both("enum alias renumbered", p3(`enum E { option allow_alias = true; Z = 0; B = 1; C = 1; } message M { E e = 1; }`), p3(`enum E { Z = 0; B = 1; C = 2; } message M { E e = 1; }`),
+			nil, []string{RuleEnumValueMissing, RuleEnumNumberChanged})[3:],
 	} {
 		out = append(out, cs...)
 	}
@@ -310,5 +318,16 @@ func TestCompareStopsWithContext(t *testing.T) {
 	}
 	if Compatible(fs) {
 		t.Error("the rules' breaks were dropped when stopped")
+	}
+}
+
+// A moved alias is shown by its own name: "written B (1), read B (1)"
+// proves nothing to a reader of the report.
+func TestEnumAliasWitnessNamesAlias(t *testing.T) {
+	old := load(t, "old.proto", p3(`enum E { option allow_alias = true; Z = 0; B = 1; C = 1; } message M { E e = 1; }`))
+	new := load(t, "new.proto", p3(`enum E { Z = 0; B = 1; C = 2; } message M { E e = 1; }`))
+	fs := Compare(old, new, compat.Backward, Options{Profile: ProfileWire})
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, `written "C (1)", read "B (1)"`) {
+		t.Fatalf("findings %v", fs)
 	}
 }

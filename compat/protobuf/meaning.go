@@ -38,7 +38,9 @@ type comparer struct {
 	json         bool
 	readerExt    *extensions
 	writerExt    *extensions
-	out          []change
+	// moves indexes the enum values whose names moved (enumMoved).
+	moves enumMoves
+	out   []change
 }
 
 func normScalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) string {
@@ -214,8 +216,12 @@ func (c *comparer) field(w, r protoreflect.Message, wf, rf protoreflect.FieldDes
 		c.out = append(c.out, change{Path: p, key: k, Written: display(wf, wv), Read: read, Note: note})
 	}
 	if !c.json && wHas {
-		if wn, rn, ok := enumMoved(wf, wv, rf); ok {
+		if wn, rn, ok := c.moves.moved(wf, wv, rf); ok {
 			differ(fmt.Sprintf("the reader's %s is number %d: code reads number %d as %s", wn.Name(), rn.Number(), wn.Number(), readName(rf, wn.Number())))
+			if !wf.IsList() && !wf.IsMap() && wf.Enum().Values().ByNumber(wn.Number()) != wn {
+				// An alias: the number's first name would show no change.
+				c.out[len(c.out)-1].Written = fmt.Sprintf("%s (%d)", wn.Name(), wn.Number())
+			}
 			return
 		}
 	}
@@ -457,9 +463,35 @@ func (c *comparer) renumbered(w, r protoreflect.Message, wf, moved protoreflect.
 	return ch
 }
 
-// enumMoved finds a value the writer holds whose name the reader's enum
-// gives another number: the writer's value and the reader's of that name.
-func enumMoved(wf protoreflect.FieldDescriptor, wv protoreflect.Value, rf protoreflect.FieldDescriptor) (protoreflect.EnumValueDescriptor, protoreflect.EnumValueDescriptor, bool) {
+// enumMoves indexes, by writer and reader enum, the writer's numbers
+// one of whose names (aliases too) the reader has at another number:
+// built once per enum pair, as an enum may have thousands of values and
+// a sample thousands of enum values.
+type enumMoves map[string]map[protoreflect.EnumNumber][2]protoreflect.EnumValueDescriptor
+
+func (e enumMoves) of(we, re protoreflect.EnumDescriptor) map[protoreflect.EnumNumber][2]protoreflect.EnumValueDescriptor {
+	key := string(we.FullName()) + "\x00" + string(re.FullName())
+	if m, ok := e[key]; ok {
+		return m
+	}
+	m := map[protoreflect.EnumNumber][2]protoreflect.EnumValueDescriptor{}
+	vs := we.Values()
+	for i := 0; i < vs.Len(); i++ {
+		v := vs.Get(i)
+		if r := re.Values().ByName(v.Name()); r != nil && r.Number() != v.Number() {
+			if _, ok := m[v.Number()]; !ok {
+				m[v.Number()] = [2]protoreflect.EnumValueDescriptor{v, r}
+			}
+		}
+	}
+	e[key] = m
+	return m
+}
+
+// moved finds a value the writer holds one of whose names the reader's
+// enum gives another number: the writer's value and the reader's of that
+// name.
+func (e enumMoves) moved(wf protoreflect.FieldDescriptor, wv protoreflect.Value, rf protoreflect.FieldDescriptor) (protoreflect.EnumValueDescriptor, protoreflect.EnumValueDescriptor, bool) {
 	wd, rd := wf, rf
 	if wf.IsMap() {
 		if !rf.IsMap() {
@@ -470,14 +502,14 @@ func enumMoved(wf protoreflect.FieldDescriptor, wv protoreflect.Value, rf protor
 	if wd.Enum() == nil || rd.Enum() == nil {
 		return nil, nil, false
 	}
-	var wn, rn protoreflect.EnumValueDescriptor
+	m := e.of(wd.Enum(), rd.Enum())
+	if len(m) == 0 {
+		return nil, nil, false
+	}
+	var found [2]protoreflect.EnumValueDescriptor
 	check := func(n protoreflect.EnumNumber) bool {
-		v := wd.Enum().Values().ByNumber(n)
-		if v == nil {
-			return true
-		}
-		if r := rd.Enum().Values().ByName(v.Name()); r != nil && r.Number() != n {
-			wn, rn = v, r
+		if p, ok := m[n]; ok {
+			found = p
 			return false
 		}
 		return true
@@ -491,7 +523,7 @@ func enumMoved(wf protoreflect.FieldDescriptor, wv protoreflect.Value, rf protor
 	default:
 		check(wv.Enum())
 	}
-	return wn, rn, wn != nil
+	return found[0], found[1], found[0] != nil
 }
 
 // readName names what a reader's enum field makes of a number.

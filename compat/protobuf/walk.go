@@ -412,11 +412,8 @@ func (w *walker) enum(f, r protoreflect.FieldDescriptor, p []protoreflect.FieldD
 	vs := we.Values()
 	for i := 0; i < vs.Len(); i++ {
 		v := vs.Get(i)
-		if vs.ByNumber(v.Number()) != v {
-			// An alias (allow_alias): the JSON mapping writes the number's
-			// first name, checked when that value is.
-			continue
-		}
+		// An alias (allow_alias) moved too: code that writes it writes
+		// its number, read as whatever the reader names that number.
 		if moved := re.Values().ByName(v.Name()); moved != nil && moved.Number() != v.Number() {
 			now := "a number the reader's enum does not declare"
 			if rv := re.Values().ByNumber(v.Number()); rv != nil {
@@ -424,6 +421,11 @@ func (w *walker) enum(f, r protoreflect.FieldDescriptor, p []protoreflect.FieldD
 			}
 			w.add(&finding{rule: RuleEnumNumberChanged, writer: f, reader: r, path: p, value: v,
 				message: fmt.Sprintf("%s: enum value %s is number %d in the writer's %s and %d in the reader's: %s written is read as %s", at, v.Name(), v.Number(), we.FullName(), moved.Number(), v.Name(), now)})
+		}
+		if vs.ByNumber(v.Number()) != v {
+			// The JSON mapping writes the number's first name, checked
+			// when that value is.
+			continue
 		}
 		rv := re.Values().ByNumber(v.Number())
 		if rv == nil {

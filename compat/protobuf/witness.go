@@ -72,6 +72,8 @@ type trial struct {
 	// spent, when set, adds up the bytes of the messages run: the
 	// comparison's budget.
 	spent *int
+	// moves, when set, is shared by the comparison's trials.
+	moves enumMoves
 }
 
 // run returns the witnesses of m: one per encoding whose reading differs.
@@ -169,7 +171,11 @@ func (t trial) absent(m *dynamicpb.Message, f *finding) *witness {
 }
 
 func (t trial) compare(w, r protoreflect.Message, json bool) []change {
-	c := comparer{lostIsChange: t.lostIsChange, json: json, readerExt: t.readerExt, writerExt: t.writerExt}
+	moves := t.moves
+	if moves == nil {
+		moves = enumMoves{}
+	}
+	c := comparer{lostIsChange: t.lostIsChange, json: json, readerExt: t.readerExt, writerExt: t.writerExt, moves: moves}
 	c.messages(w, r, "", "", 0)
 	return c.out
 }

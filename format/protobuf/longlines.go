@@ -69,9 +69,13 @@ func wrapLongLines(data []byte) ([]byte, *wrapped) {
 	w := &wrapped{lines: []lineMap{{line: 1}}}
 	state, quote := code, byte(0)
 	line, col, run := 1, 0, 0 // the file's line, its 0-based column, bytes on the wrapped line
+	// afterComment: no token since a comment ended. The compiler attaches
+	// a comment to the token before or after it by the line breaks around
+	// it, so no break goes between a comment and its neighbouring tokens.
+	afterComment := false
 	for i := 0; i < len(data); i++ {
 		c := data[i]
-		if state == code && run >= wrapAt && i > 0 && boundary(data[i-1]) && c != '\n' && c != '\r' {
+		if state == code && run >= wrapAt && i > 0 && boundary(data[i-1]) && c != '\n' && c != '\r' && !afterComment && !commentAhead(data, i) {
 			pad := col % 8
 			out = append(out, '\n')
 			for range pad {
@@ -79,6 +83,9 @@ func wrapLongLines(data []byte) ([]byte, *wrapped) {
 			}
 			w.lines = append(w.lines, lineMap{line: line, shift: col - pad})
 			run = pad
+		}
+		if state == code && c != ' ' && c != '\t' && c != '\r' && c != '\n' && !commentAt(data, i) {
+			afterComment = false
 		}
 		out = append(out, c)
 		run++
@@ -114,7 +121,7 @@ func wrapLongLines(data []byte) ([]byte, *wrapped) {
 			}
 		case lineComment:
 			if c == '\n' {
-				state = code
+				state, afterComment = code, true
 			}
 		case blockComment:
 			if c == '*' && i+1 < len(data) && data[i+1] == '/' {
@@ -122,7 +129,7 @@ func wrapLongLines(data []byte) ([]byte, *wrapped) {
 				i++
 				col++
 				run++
-				state = code
+				state, afterComment = code, true
 			}
 		}
 		switch {
@@ -137,6 +144,18 @@ func wrapLongLines(data []byte) ([]byte, *wrapped) {
 		}
 	}
 	return out, w
+}
+
+// commentAt: a comment starts at data[i].
+func commentAt(data []byte, i int) bool {
+	return data[i] == '/' && i+1 < len(data) && (data[i+1] == '/' || data[i+1] == '*')
+}
+
+// commentAhead: only blanks separate data[i] from a comment on its line.
+func commentAhead(data []byte, i int) bool {
+	for ; i < len(data) && (data[i] == ' ' || data[i] == '\t'); i++ {
+	}
+	return i < len(data) && commentAt(data, i)
 }
 
 // boundary: a break after c cannot join or split a token.

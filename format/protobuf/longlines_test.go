@@ -13,8 +13,12 @@ import (
 
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/reporter"
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/testing/protocmp"
 )
 
 // sourcePos is the line and column protocompile gives a byte offset: tabs
@@ -110,6 +114,7 @@ func FuzzWrapLongLines(f *testing.F) {
 	f.Add("syntax = \"proto3\";\npackage t;\nmessage M { " + strings.Repeat("string a_x = 1 [json_name = \"a;b\"]; ", 1) + strings.Repeat("/* ; */ ", 700) + "}\n")
 	f.Add("syntax = \"proto3\";\npackage t;\nmessage M { map<string, int32> m = 1; " + strings.Repeat("reserved 2 to 3, 4;\t", 300) + " }\n")
 	f.Add("syntax = \"proto3\";\npackage t;\n" + strings.Repeat("message M{int32 a=1;}", 300) + "\n")
+	f.Add("syntax = \"proto3\";\npackage t;\nmessage M {" + strings.Repeat(" int32 a = 1; // x\n", 2) + strings.Repeat("reserved 2; /* r */ ", 300) + "}\r\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		wrapped, err := Load(fstest.MapFS{"a.proto": {Data: []byte(src)}}, "a.proto", "")
 		comp := protocompile.Compiler{
@@ -119,7 +124,8 @@ func FuzzWrapLongLines(f *testing.F) {
 				}
 				return io.NopCloser(strings.NewReader(src)), nil
 			}}),
-			Reporter: reporter.NewReporter(func(reporter.ErrorWithPos) error { return nil }, nil),
+			Reporter:       reporter.NewReporter(func(reporter.ErrorWithPos) error { return nil }, nil),
+			SourceInfoMode: protocompile.SourceInfoStandard,
 		}
 		files, perr := comp.Compile(context.Background(), "a.proto")
 		if perr != nil {
@@ -139,9 +145,105 @@ func FuzzWrapLongLines(f *testing.F) {
 		}
 		got := protodesc.ToFileDescriptorProto(wrapped.Desc)
 		want := protodesc.ToFileDescriptorProto(files[0])
-		got.SourceCodeInfo, want.SourceCodeInfo = nil, nil
-		if !proto.Equal(got, want) {
-			t.Fatalf("descriptors differ:\n%v\n%v", got, want)
+		// Source locations too: spans and the comments attached to them
+		// (cmp: custom options' extension types differ between compiles).
+		if d := cmp.Diff(want, got, protocmp.Transform()); d != "" {
+			t.Fatalf("descriptors differ (-as written +wrapped):\n%.3000s", d)
 		}
 	})
+}
+
+// compileAsWritten compiles src (one file, a.proto) without wrapping.
+func compileAsWritten(t *testing.T, src string) protoreflect.FileDescriptor {
+	t.Helper()
+	comp := protocompile.Compiler{
+		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{Accessor: func(name string) (io.ReadCloser, error) {
+			if name != "a.proto" {
+				return nil, fs.ErrNotExist
+			}
+			return io.NopCloser(strings.NewReader(src)), nil
+		}}),
+		SourceInfoMode: protocompile.SourceInfoStandard,
+	}
+	files, err := comp.Compile(context.Background(), "a.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Through the same rebuild as Load (options and features resolved).
+	fd, err := rebuild(files[0], &protoregistry.Files{}, map[string]*wrapped{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fd
+}
+
+// Comments on a long line stay attached where the compiler attaches them
+// as written (docsite prints leading comments as documentation), and
+// every source span is the one of the file as written.
+func TestLongLineComments(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("syntax = \"proto3\";\npackage t;\nmessage M {")
+	for i := range 400 {
+		fmt.Fprintf(&b, " int32 f_%d = %d; /* about f_%d */", i, i+1, i)
+	}
+	b.WriteString(" }\r\n")
+	src := b.String()
+	s, err := Load(fstest.MapFS{"a.proto": {Data: []byte(src)}}, "a.proto", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := protodesc.ToFileDescriptorProto(s.Desc).GetSourceCodeInfo()
+	want := protodesc.ToFileDescriptorProto(compileAsWritten(t, src)).GetSourceCodeInfo()
+	if len(got.Location) != len(want.Location) {
+		t.Fatalf("%d source locations, want %d", len(got.Location), len(want.Location))
+	}
+	for i := range want.Location {
+		if !proto.Equal(got.Location[i], want.Location[i]) {
+			t.Fatalf("location %d:\n got %v\nwant %v", i, got.Location[i], want.Location[i])
+		}
+	}
+}
+
+// Long lines of every kind compile, wrapped, to what they compile to as
+// written: descriptors, spans and comments.
+func TestLongLineMatchesAsWritten(t *testing.T) {
+	// rep repeats format (with the repetition's number) past 5000 bytes.
+	rep := func(format string) string {
+		var b strings.Builder
+		for i := 0; b.Len() < 5000; i++ {
+			fmt.Fprintf(&b, format, i+9000)
+		}
+		return b.String()
+	}
+	head := "syntax = \"proto2\";\npackage t;\nimport \"google/protobuf/descriptor.proto\";\n" +
+		"message Opt { optional int32 a = 1; optional string b = 2; repeated Opt c = 3; }\n" +
+		"extend google.protobuf.FieldOptions { optional Opt opt = 50000; }\n"
+	field := func(i int, end string) string {
+		return fmt.Sprintf("optional string f_%d = %d [(opt) = { a: %d b: \"x;y\\\" { // \" c { a: 1 } c: [{ b: '\u00e9\\x41' }] }, default = \"\\t\\\\\"];\t/* \u00e9 %d */%s", i, i+1, i, i, end)
+	}
+	var line, lines strings.Builder
+	for i := range 200 {
+		line.WriteString(field(i, " "))
+		lines.WriteString(field(i, " // \u00e9\r\n"))
+	}
+	for _, tc := range []struct{ name, src string }{
+		{"aggregate options on one line", head + "message M { " + line.String() + "}\n"},
+		{"aggregate options, CRLF", head + "message M {\r\n" + lines.String() + rep("reserved %d; /* \u00e9\t*/ ") + "}\r\n"},
+		{"block comment across wrap points", head + "message M { optional int32 a = 1; /*" + rep(" a; b { c = %d") + "*/ optional int32 b = 2; " + rep("reserved %d; ") + "}\n"},
+		{"line comment after a long line", head + "enum E { V = 0; " + rep("V_%[1]d = %[1]d; ") + "} // end\n"},
+		{"adjacent strings", head + "message M { optional string s = 1 [default = " + rep("\"a\\\"%d\" ") + "]; }\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := protodesc.ToFileDescriptorProto(compileAsWritten(t, tc.src))
+			s, err := Load(fstest.MapFS{"a.proto": {Data: []byte(tc.src)}}, "a.proto", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// cmp, not proto.Equal: the custom options' extension types
+			// differ between two compiles of the same text.
+			if d := cmp.Diff(want, protodesc.ToFileDescriptorProto(s.Desc), protocmp.Transform()); d != "" {
+				t.Fatalf("wrapped compile differs (-as written +wrapped):\n%.3000s", d)
+			}
+		})
+	}
 }

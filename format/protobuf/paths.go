@@ -23,9 +23,17 @@ func LoadFile(file, message string, importDirs []string) (*Schema, error) {
 		return nil, err
 	}
 	defer u.close()
-	name, ok := u.nameOf(file)
+	name, at, ok := u.nameOf(file)
 	if !ok {
 		return nil, &Error{File: file, Message: "not inside any import directory"}
+	}
+	// Names open in the first directory that has them: an earlier one
+	// with the same name would be compiled in place of file (protoc
+	// refuses it the same way).
+	for i, r := range u.roots[:at] {
+		if _, err := r.Stat(name); err == nil {
+			return nil, &Error{File: file, Message: fmt.Sprintf("is shadowed by %s: it loads as %s, which the import directory %s has first", filepath.Join(u.shown[i], filepath.FromSlash(name)), name, u.shown[i])}
+		}
 	}
 	s, err := Load(u, name, message)
 	if err != nil {
@@ -95,20 +103,20 @@ func (u *dirsFS) Open(name string) (fs.File, error) {
 }
 
 // nameOf is file's slash path relative to the first directory that holds
-// it.
-func (u *dirsFS) nameOf(file string) (string, bool) {
+// it, and that directory's index.
+func (u *dirsFS) nameOf(file string) (string, int, bool) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
-		return "", false
+		return "", 0, false
 	}
-	for _, d := range u.dirs {
+	for i, d := range u.dirs {
 		rel, err := filepath.Rel(d, abs)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 			continue
 		}
-		return filepath.ToSlash(rel), true
+		return filepath.ToSlash(rel), i, true
 	}
-	return "", false
+	return "", 0, false
 }
 
 // show names the files of a compile error by the OS path each was read

@@ -22,6 +22,12 @@ func TestLoadFileImportDirs(t *testing.T) {
 	write("root/t/v1.proto", "syntax = \"proto3\";\npackage t;\nimport \"common/place.proto\";\nmessage M { common.Place at = 1; }\n")
 	write("loose/v1.proto", "syntax = \"proto3\";\npackage t;\nimport \"common/place.proto\";\nmessage M { common.Place at = 1; }\n")
 	write("bad/v1.proto", "syntax = \"proto3\";\npackage t;\nimport \"../root/common/place.proto\";\nmessage M {}\n")
+	write("vendor/t/v1.proto", "syntax = \"proto3\";\npackage t;\nmessage M { string other = 1; }\n")
+	write("outside.proto", "syntax = \"proto3\";\npackage o;\nmessage O {}\n")
+	write("root/t/escape.proto", "syntax = \"proto3\";\npackage t;\nimport \"t/ln.proto\";\nmessage M {}\n")
+	if err := os.Symlink(filepath.Join(dir, "outside.proto"), filepath.Join(dir, "root/t/ln.proto")); err != nil {
+		t.Fatal(err)
+	}
 	root := filepath.Join(dir, "root")
 	for _, tc := range []struct {
 		name, file string
@@ -33,6 +39,10 @@ func TestLoadFileImportDirs(t *testing.T) {
 		{"import directory for a file outside it", "loose/v1.proto", []string{root}, "v1.proto", ""},
 		{"no import directory", "loose/v1.proto", nil, "", filepath.Join(dir, "loose", "v1.proto") + ":3:8"},
 		{"import leaving the directory", "bad/v1.proto", []string{root}, "", "leaves the catalog"},
+		// protoc refuses too ("Input is shadowed in the --proto_path"):
+		// the file compared must be the file named.
+		{"file shadowed by an earlier directory", "root/t/v1.proto", []string{filepath.Join(dir, "vendor"), root}, "", "shadowed"},
+		{"import through a symlink leaving the directory", "root/t/escape.proto", []string{root}, "", "escapes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := LoadFile(filepath.Join(dir, tc.file), "", tc.dirs)

@@ -916,7 +916,7 @@ func strayLeaves(err error, rloc string) [][]string {
 	var walk func(e *jsonschema.ValidationError, covered bool)
 	walk = func(e *jsonschema.ValidationError, covered bool) {
 		if !covered {
-			covered = matches(rloc, errorLocations(&jsonschema.ValidationError{SchemaURL: e.SchemaURL, ErrorKind: e.ErrorKind}))
+			covered = atOrIn(rloc, e)
 		}
 		if len(e.Causes) == 0 {
 			if !covered {
@@ -930,6 +930,25 @@ func strayLeaves(err error, rloc string) [][]string {
 	}
 	walk(ve, false)
 	return out
+}
+
+// atOrIn reports whether a node of the reader's failure is at rloc or
+// inside it, or is an anyOf/oneOf above it (failing one of those fails
+// every branch: the others' failures belong to the break). An allOf, a
+// then or a $ref above rloc does not count: it fails as well when the
+// document breaks a sibling branch, which is another break.
+func atOrIn(rloc string, e *jsonschema.ValidationError) bool {
+	alt := false
+	switch e.ErrorKind.(type) {
+	case *kind.AnyOf, *kind.OneOf:
+		alt = true
+	}
+	for _, l := range errorLocations(&jsonschema.ValidationError{SchemaURL: e.SchemaURL, ErrorKind: e.ErrorKind}) {
+		if l == rloc || strings.HasPrefix(l, rloc+"/") || alt && strings.HasPrefix(rloc, l+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // maxIsolateTries bounds the replacements isolate validates.

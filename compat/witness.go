@@ -439,7 +439,10 @@ func errorLocations(err error) []string {
 	walk = func(e *jsonschema.ValidationError) {
 		kp := e.ErrorKind.KeywordPath()
 		switch e.ErrorKind.(type) {
-		case *kind.Schema, *kind.Group:
+		case *kind.Schema, *kind.Group, *kind.AllOf:
+			// An allOf fails where one of its branches fails: its own
+			// location, above every branch, would match a finding in
+			// another branch than the one the document breaks.
 		case *kind.Reference:
 			// The $ref a failure went through: a finding at the
 			// referring property is where its target's keyword failed.

@@ -144,3 +144,27 @@ func TestCounterexampleIsolatedInCombinator(t *testing.T) {
 		})
 	}
 }
+
+// TestWitnessMatchesOwnAllOfBranch: a document that breaks one allOf
+// branch (maxLength in allOf/0) does not decide a warning in another
+// (a pattern in allOf/1 the rules cannot compare, and that every old
+// string matches): the allOf's failure lies above both, but the document
+// does not fail at the pattern.
+func TestWitnessMatchesOwnAllOfBranch(t *testing.T) {
+	old := compileDoc(t, "old.json", `{"type":"object","allOf":[{"properties":{"a":{"type":"string","maxLength":20}},"required":["a"]},{"properties":{"b":{"type":"string","pattern":"^[a-z]{1,100}$"}},"required":["b"]}]}`)
+	nw := compileDoc(t, "new.json", `{"type":"object","allOf":[{"properties":{"a":{"type":"string","maxLength":3}},"required":["a"]},{"properties":{"b":{"type":"string","pattern":"^(?:[a-z]{0,30}){0,30}[a-z]$"}},"required":["b"]}]}`)
+	fs := Compare(old, nw, Backward, Options{Profile: profileOf("strict"), Seed: 1})
+	pattern := false
+	for _, f := range fs {
+		if f.Kind != KindPattern {
+			continue
+		}
+		pattern = true
+		if f.Severity == report.SeverityError || f.HasCounterexample {
+			t.Errorf("%s is %s with counterexample %s, which matches both patterns", f.Rule, f.Severity, compactJSON(f.Counterexample))
+		}
+	}
+	if !pattern {
+		t.Fatal("no pattern finding: the rules now decide the patterns; pick two they cannot compare")
+	}
+}

@@ -439,10 +439,11 @@ func errorLocations(err error) []string {
 	walk = func(e *jsonschema.ValidationError) {
 		kp := e.ErrorKind.KeywordPath()
 		switch e.ErrorKind.(type) {
-		case *kind.Schema, *kind.Group, *kind.AllOf:
-			// An allOf fails where one of its branches fails: its own
-			// location, above every branch, would match a finding in
-			// another branch than the one the document breaks.
+		case *kind.Schema, *kind.Group, *kind.AllOf, *kind.AnyOf:
+			// An allOf or anyOf fails where its branches fail: its own
+			// location, above every branch, would match a finding in a
+			// branch the document does not break (an integer "breaks" a
+			// string branch's pattern).
 		case *kind.Reference:
 			// The $ref a failure went through: a finding at the
 			// referring property is where its target's keyword failed.
@@ -942,11 +943,15 @@ func strayLeaves(err error, rloc string) [][]string {
 // document breaks a sibling branch, which is another break.
 func atOrIn(rloc string, e *jsonschema.ValidationError) bool {
 	alt := false
+	locs := errorLocations(&jsonschema.ValidationError{SchemaURL: e.SchemaURL, ErrorKind: e.ErrorKind})
 	switch e.ErrorKind.(type) {
-	case *kind.AnyOf, *kind.OneOf:
+	case *kind.AnyOf:
+		alt = true
+		locs = []string{withFragment(e.SchemaURL) + "/anyOf"}
+	case *kind.OneOf:
 		alt = true
 	}
-	for _, l := range errorLocations(&jsonschema.ValidationError{SchemaURL: e.SchemaURL, ErrorKind: e.ErrorKind}) {
+	for _, l := range locs {
 		if l == rloc || strings.HasPrefix(l, rloc+"/") || alt && strings.HasPrefix(rloc, l+"/") {
 			return true
 		}

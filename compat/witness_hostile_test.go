@@ -168,3 +168,25 @@ func TestWitnessMatchesOwnAllOfBranch(t *testing.T) {
 		t.Fatal("no pattern finding: the rules now decide the patterns; pick two they cannot compare")
 	}
 }
+
+// TestWitnessMatchesOwnAnyOfBranch: the same for anyOf: an integer past
+// the new maximum of branch 0 fails every branch, but it does not show a
+// break of branch 1's string pattern.
+func TestWitnessMatchesOwnAnyOfBranch(t *testing.T) {
+	old := compileDoc(t, "old.json", `{"type":"object","properties":{"a":{"anyOf":[{"type":"integer","maximum":200},{"type":"string","pattern":"^[a-z]{1,100}$"}]}},"required":["a"]}`)
+	nw := compileDoc(t, "new.json", `{"type":"object","properties":{"a":{"anyOf":[{"type":"integer","maximum":100},{"type":"string","pattern":"^(?:[a-z]{0,30}){0,30}[a-z]$"}]}},"required":["a"]}`)
+	fs := Compare(old, nw, Backward, Options{Profile: profileOf("strict"), Seed: 1})
+	pattern := false
+	for _, f := range fs {
+		if f.Kind != KindPattern {
+			continue
+		}
+		pattern = true
+		if f.Severity == report.SeverityError || f.HasCounterexample {
+			t.Errorf("%s is %s with counterexample %s, which is no string", f.Rule, f.Severity, compactJSON(f.Counterexample))
+		}
+	}
+	if !pattern {
+		t.Fatal("no pattern finding: the rules now decide the patterns; pick two they cannot compare")
+	}
+}

@@ -120,10 +120,12 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// verifiedWitness returns a counterexample from the findings after checking
-// it independently: valid for the writer (and its closed view under the
-// lenient profile) and rejected by the reader.
+// verifiedWitness checks every counterexample of the findings
+// independently (valid for the writer, and its closed view under the
+// lenient profile, and rejected by the reader) and returns the first.
 func verifiedWitness(t *testing.T, old, nw *Side, dir Direction, profile string, fs []Finding) (any, bool) {
+	var first any
+	found := false
 	writer, reader := old, nw
 	if dir == Forward {
 		writer, reader = nw, old
@@ -149,9 +151,11 @@ func verifiedWitness(t *testing.T, old, nw *Side, dir Direction, profile string,
 			t.Errorf("%s %s: counterexample %s of %s is accepted by the reader", dir, profile, b, f.Rule)
 			continue
 		}
-		return doc, true
+		if !found {
+			first, found = doc, true
+		}
 	}
-	return nil, false
+	return first, found
 }
 
 // hasCounterexample reports whether an incompatible verdict shows a

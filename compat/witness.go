@@ -439,7 +439,11 @@ func errorLocations(err error) []string {
 	walk = func(e *jsonschema.ValidationError) {
 		kp := e.ErrorKind.KeywordPath()
 		switch e.ErrorKind.(type) {
-		case *kind.Schema, *kind.Group:
+		case *kind.Schema, *kind.Group, *kind.AllOf, *kind.AnyOf:
+			// An allOf or anyOf fails where its branches fail: its own
+			// location, above every branch, would match a finding in a
+			// branch the document does not break (an integer "breaks" a
+			// string branch's pattern).
 		case *kind.Reference:
 			// The $ref a failure went through: a finding at the
 			// referring property is where its target's keyword failed.
@@ -916,7 +920,7 @@ func strayLeaves(err error, rloc string) [][]string {
 	var walk func(e *jsonschema.ValidationError, covered bool)
 	walk = func(e *jsonschema.ValidationError, covered bool) {
 		if !covered {
-			covered = matches(rloc, errorLocations(&jsonschema.ValidationError{SchemaURL: e.SchemaURL, ErrorKind: e.ErrorKind}))
+			covered = atOrIn(rloc, e)
 		}
 		if len(e.Causes) == 0 {
 			if !covered {
@@ -930,6 +934,29 @@ func strayLeaves(err error, rloc string) [][]string {
 	}
 	walk(ve, false)
 	return out
+}
+
+// atOrIn reports whether a node of the reader's failure is at rloc or
+// inside it, or is an anyOf/oneOf above it (failing one of those fails
+// every branch: the others' failures belong to the break). An allOf, a
+// then or a $ref above rloc does not count: it fails as well when the
+// document breaks a sibling branch, which is another break.
+func atOrIn(rloc string, e *jsonschema.ValidationError) bool {
+	alt := false
+	locs := errorLocations(&jsonschema.ValidationError{SchemaURL: e.SchemaURL, ErrorKind: e.ErrorKind})
+	switch e.ErrorKind.(type) {
+	case *kind.AnyOf:
+		alt = true
+		locs = []string{withFragment(e.SchemaURL) + "/anyOf"}
+	case *kind.OneOf:
+		alt = true
+	}
+	for _, l := range locs {
+		if l == rloc || strings.HasPrefix(l, rloc+"/") || alt && strings.HasPrefix(rloc, l+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // maxIsolateTries bounds the replacements isolate validates.

@@ -42,7 +42,7 @@ func jsonCatalog(t *testing.T, kafkaYAML string) (*registry.Catalog, *registry.S
 	}
 	ty := cat.Lookup(jsonFramedType)
 	doc := fmt.Sprintf(`{"about": "test", "format": 1, "next_id": 9, "ids": {%q: 7, %q: 8}}`, ty.Version(1).Digest, ty.Version(2).Digest)
-	p := filepath.Join(dir, "schemas", filepath.FromSlash(registry.SchemaIDsFile))
+	p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestReplayFramesJSONWhenConfigured(t *testing.T) {
 				entries = append(entries, fmt.Sprintf("%q: %d", v.Digest, 100+10*i+v.Number))
 			}
 		}
-		ids := filepath.Join(dir, "schemas", filepath.FromSlash(registry.SchemaIDsFile))
+		ids := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
 		if err := os.MkdirAll(filepath.Dir(ids), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ func framedJSONCatalog(t *testing.T) string {
 		t.Fatal(err)
 	}
 	doc := fmt.Sprintf(`{"about": "test", "format": 1, "next_id": 8, "ids": {%q: 7}}`, cat.Lookup(framedJSONType).Version(1).Digest)
-	p := filepath.Join(dir, "schemas", filepath.FromSlash(registry.SchemaIDsFile))
+	p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}

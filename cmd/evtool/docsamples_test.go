@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/testscript"
 	"go.yaml.in/yaml/v3"
 )
@@ -25,6 +26,14 @@ import (
 //	                             the reader starts) and comments are
 //	                             skipped, "export K=V" sets K
 //	<!-- doc-test: file NAME --> the block is the file NAME of the run
+//	<!-- doc-test: output -->    the block is a session: each "$ evtool ..."
+//	                             line runs as in a run block, and the lines
+//	                             up to the next "$ " are its output, stdout
+//	                             then stderr, compared exactly
+//
+// A file the reader need not see (the input of an output sample) sits in
+// a comment: a line "<!-- doc-test: hidden NAME", the file's lines, and a
+// line "-->".
 //
 // and a comment alone, <!-- doc-test: script LINE -->, adds one testscript
 // line the reader does not see (a broker for the test, an assertion on
@@ -32,7 +41,9 @@ import (
 // directory holding a link "examples" to the repository's examples, with
 // the commands of TestScripts (kafka-broker, kafka-topic).
 
-var docTestMarker = regexp.MustCompile(`^<!-- doc-test: (run|file|script)\s*(.*?)\s*-->$`)
+var docHiddenMarker = regexp.MustCompile(`^<!-- doc-test: hidden (\S+)$`)
+
+var docTestMarker = regexp.MustCompile(`^<!-- doc-test: (run|file|script|output)\s*(.*?)\s*-->$`)
 
 // docSampleScript turns the marked samples of a page into a testscript;
 // ok is false when the page has none.
@@ -51,11 +62,22 @@ func docSampleScript(t *testing.T, page string) (script string, ok bool) {
 		block   []string
 		fence   string
 		lineNo  int
+		hidden  string // NAME while inside a hidden file's comment
+		outputs int
 	)
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		lineNo++
 		l := sc.Text()
+		if hidden != "" {
+			if strings.TrimSpace(l) == "-->" {
+				files = append(files, "-- "+hidden+" --", strings.Join(block, "\n"))
+				hidden, block = "", nil
+				continue
+			}
+			block = append(block, l)
+			continue
+		}
 		if inBlock {
 			if strings.TrimSpace(l) == fence {
 				inBlock = false
@@ -66,6 +88,10 @@ func docSampleScript(t *testing.T, page string) (script string, ok bool) {
 							lines = append(lines, s)
 						}
 					}
+				case pending == "output":
+					var cmds []string
+					cmds, files, outputs = docSession(block, files, outputs)
+					lines = append(lines, cmds...)
 				case strings.HasPrefix(pending, "file "):
 					files = append(files, "-- "+strings.TrimPrefix(pending, "file ")+" --", strings.Join(block, "\n"))
 				}
@@ -75,13 +101,17 @@ func docSampleScript(t *testing.T, page string) (script string, ok bool) {
 			block = append(block, l)
 			continue
 		}
+		if m := docHiddenMarker.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			ok, hidden = true, m[1]
+			continue
+		}
 		if m := docTestMarker.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
 			ok = true
 			switch m[1] {
 			case "script":
 				lines = append(lines, m[2])
-			case "run":
-				pending = "run"
+			case "run", "output":
+				pending = m[1]
 			case "file":
 				if m[2] == "" {
 					t.Fatalf("%s:%d: doc-test: file needs a NAME", page, lineNo)
@@ -109,7 +139,52 @@ func docSampleScript(t *testing.T, page string) (script string, ok bool) {
 	if inBlock {
 		t.Fatalf("%s: unclosed fenced block", page)
 	}
+	if hidden != "" {
+		t.Fatalf("%s: hidden file %s has no closing -->", page, hidden)
+	}
 	return strings.Join(lines, "\n") + "\n\n" + strings.Join(files, "\n") + "\n", ok
+}
+
+// docSession turns an output block into script lines: each "$ " command,
+// then a doc-output check of the lines after it against a file added to
+// files (n numbers those files across the page).
+func docSession(block, files []string, n int) (cmds, outFiles []string, next int) {
+	var want []string
+	flush := func() {
+		if len(cmds) == 0 {
+			return
+		}
+		n++
+		name := fmt.Sprintf("doc-output-%d", n)
+		files = append(files, "-- "+name+" --", strings.Join(want, "\n"))
+		cmds = append(cmds, "doc-output $WORK/"+name)
+		want = nil
+	}
+	for _, l := range block {
+		if strings.HasPrefix(l, "$ ") {
+			flush()
+			if s := docCommand(l); s != "" {
+				cmds = append(cmds, s)
+			}
+			continue
+		}
+		want = append(want, l)
+	}
+	flush()
+	return cmds, files, n
+}
+
+// docOutput is the script command doc-output FILE: the last command's
+// stdout then stderr must be FILE's text.
+func docOutput(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: doc-output FILE")
+	}
+	got := ts.ReadFile("stdout") + ts.ReadFile("stderr")
+	want := ts.ReadFile(args[0])
+	if got != want {
+		ts.Fatalf("the sample's output differs (-doc +got):\n%s", cmp.Diff(want, got))
+	}
 }
 
 var docExit = regexp.MustCompile(`\s+#\s*exit\s+(\d+)\s*$`)
@@ -168,12 +243,21 @@ func TestDocSamples(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
-		Cmds:                kafkaScriptCmds,
+		Cmds:                docScriptCmds(),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", filepath.Join(wd, "..", "..", "examples"))
 			return nil
 		},
 	})
+}
+
+// docScriptCmds are TestScripts' commands and doc-output.
+func docScriptCmds() map[string]func(*testscript.TestScript, bool, []string) {
+	cmds := map[string]func(*testscript.TestScript, bool, []string){"doc-output": docOutput}
+	for k, v := range kafkaScriptCmds {
+		cmds[k] = v
+	}
+	return cmds
 }
 
 // TestDocCommand: how sample lines become script lines.

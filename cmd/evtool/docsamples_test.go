@@ -21,7 +21,7 @@ import (
 //
 //	<!-- doc-test: run -->       the block's commands run in order: each
 //	                             "evtool ..." line as `exec evtool ...`
-//	                             (`! exec` when the line ends "# exit N",
+//	                             (`! exec` when its comment starts "# exit N",
 //	                             N not 0); lines ending in "&" (a server
 //	                             the reader starts) and comments are
 //	                             skipped, "export K=V" sets K
@@ -187,7 +187,7 @@ func docOutput(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-var docExit = regexp.MustCompile(`\s+#\s*exit\s+(\d+)\s*$`)
+var docExit = regexp.MustCompile(`\s+#\s*exit\s+(\d+)\b.*$`)
 
 // docCommand is the testscript line of one line of a run sample ("" to
 // skip it).
@@ -251,11 +251,14 @@ func TestDocSamples(t *testing.T) {
 	})
 }
 
-// docScriptCmds are TestScripts' commands and doc-output.
+// docScriptCmds are TestScripts' and TestRegistryScripts' commands and
+// doc-output.
 func docScriptCmds() map[string]func(*testscript.TestScript, bool, []string) {
 	cmds := map[string]func(*testscript.TestScript, bool, []string){"doc-output": docOutput}
-	for k, v := range kafkaScriptCmds {
-		cmds[k] = v
+	for _, m := range []map[string]func(*testscript.TestScript, bool, []string){kafkaScriptCmds, scriptCmds} {
+		for k, v := range m {
+			cmds[k] = v
+		}
 	}
 	return cmds
 }
@@ -267,6 +270,8 @@ func TestDocCommand(t *testing.T) {
 		{"$ evtool lint   # the catalog", "exec evtool lint"},
 		{"evtool produce --topic o bad.jsonl   # exit 2", "! exec evtool produce --topic o bad.jsonl"},
 		{"evtool lint # exit 0", "exec evtool lint"},
+		{"evtool registry diff   # exit 1: nothing registered", "! exec evtool registry diff"},
+		{"evtool lint # exits when done", "exec evtool lint"},
 		{"evtool broker &", ""},
 		{"# a comment", ""},
 		{"export EVTOOL_BROKERS=127.0.0.1:9092", "env EVTOOL_BROKERS=127.0.0.1:9092"},

@@ -29,7 +29,12 @@ import (
 //	<!-- doc-test: output -->    the block is a session: each "$ evtool ..."
 //	                             line runs as in a run block, and the lines
 //	                             up to the next "$ " are its output, stdout
-//	                             then stderr, compared exactly
+//	                             then stderr, compared exactly; with no
+//	                             "$ " line, the output of the command
+//	                             before the block
+//	<!-- doc-test: output lines --> as output, but each line of the block
+//	                             need only be a line of the output (a
+//	                             page quoting one line of it)
 //
 // A file the reader need not see (the input of an output sample) sits in
 // a comment: a line "<!-- doc-test: hidden NAME", the file's lines, and a
@@ -88,9 +93,9 @@ func docSampleScript(t *testing.T, page string) (script string, ok bool) {
 							lines = append(lines, s)
 						}
 					}
-				case pending == "output":
+				case pending == "output" || pending == "output lines":
 					var cmds []string
-					cmds, files, outputs = docSession(block, files, outputs)
+					cmds, files, outputs = docSession(block, files, outputs, pending == "output lines")
 					lines = append(lines, cmds...)
 				case strings.HasPrefix(pending, "file "):
 					files = append(files, "-- "+strings.TrimPrefix(pending, "file ")+" --", strings.Join(block, "\n"))
@@ -110,8 +115,10 @@ func docSampleScript(t *testing.T, page string) (script string, ok bool) {
 			switch m[1] {
 			case "script":
 				lines = append(lines, m[2])
-			case "run", "output":
+			case "run":
 				pending = m[1]
+			case "output":
+				pending = strings.TrimSpace("output " + m[2])
 			case "file":
 				if m[2] == "" {
 					t.Fatalf("%s:%d: doc-test: file needs a NAME", page, lineNo)
@@ -147,17 +154,22 @@ func docSampleScript(t *testing.T, page string) (script string, ok bool) {
 
 // docSession turns an output block into script lines: each "$ " command,
 // then a doc-output check of the lines after it against a file added to
-// files (n numbers those files across the page).
-func docSession(block, files []string, n int) (cmds, outFiles []string, next int) {
+// files (n numbers those files across the page); lines: each line need
+// only be in the output.
+func docSession(block, files []string, n int, lines bool) (cmds, outFiles []string, next int) {
 	var want []string
+	check := "doc-output "
+	if lines {
+		check += "-lines "
+	}
 	flush := func() {
-		if len(cmds) == 0 {
+		if len(cmds) == 0 && len(want) == 0 {
 			return
 		}
 		n++
 		name := fmt.Sprintf("doc-output-%d", n)
 		files = append(files, "-- "+name+" --", strings.Join(want, "\n"))
-		cmds = append(cmds, "doc-output $WORK/"+name)
+		cmds = append(cmds, check+"$WORK/"+name)
 		want = nil
 	}
 	for _, l := range block {
@@ -174,14 +186,28 @@ func docSession(block, files []string, n int) (cmds, outFiles []string, next int
 	return cmds, files, n
 }
 
-// docOutput is the script command doc-output FILE: the last command's
-// stdout then stderr must be FILE's text.
+// docOutput is the script command doc-output [-lines] FILE: the last
+// command's stdout then stderr must be FILE's text (-lines: must have each
+// line of FILE as a line).
 func docOutput(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: doc-output FILE")
+	lines := len(args) == 2 && args[0] == "-lines"
+	if neg || len(args) != 1 && !lines {
+		ts.Fatalf("usage: doc-output [-lines] FILE")
 	}
 	got := ts.ReadFile("stdout") + ts.ReadFile("stderr")
-	want := ts.ReadFile(args[0])
+	want := ts.ReadFile(args[len(args)-1])
+	if lines {
+		have := map[string]bool{}
+		for _, l := range strings.Split(got, "\n") {
+			have[l] = true
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(want, "\n"), "\n") {
+			if !have[l] {
+				ts.Fatalf("the sample's line is not in the output:\n%s\noutput:\n%s", l, got)
+			}
+		}
+		return
+	}
 	if got != want {
 		ts.Fatalf("the sample's output differs (-doc +got):\n%s", cmp.Diff(want, got))
 	}

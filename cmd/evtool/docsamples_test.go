@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,8 +24,9 @@ import (
 //
 //	<!-- doc-test: run -->       the block's commands run in order: each
 //	                             "evtool ..." line as `exec evtool ...`
-//	                             (`! exec` when its comment starts "# exit N",
-//	                             N not 0); lines ending in "&" (a server
+//	                             (`doc-exit N evtool ...`, the exit code
+//	                             checked, when its comment starts
+//	                             "# exit N", N not 0); lines ending in "&" (a server
 //	                             the reader starts) and comments are
 //	                             skipped, "export K=V" sets K
 //	<!-- doc-test: file NAME --> the block is the file NAME of the run
@@ -219,9 +223,9 @@ var docExit = regexp.MustCompile(`\s+#\s*exit\s+(\d+)\b.*$`)
 // skip it).
 func docCommand(l string) string {
 	l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "$ "))
-	neg := false
+	code := "0"
 	if m := docExit.FindStringSubmatch(l); m != nil {
-		neg = m[1] != "0"
+		code = m[1]
 		l = strings.TrimSpace(l[:len(l)-len(m[0])])
 	} else if i := strings.Index(l, " #"); i >= 0 {
 		l = strings.TrimSpace(l[:i])
@@ -232,10 +236,34 @@ func docCommand(l string) string {
 	case strings.HasPrefix(l, "export "):
 		return "env " + strings.TrimPrefix(l, "export ")
 	}
-	if neg {
-		return "! exec " + l
+	if code != "0" {
+		return "doc-exit " + code + " " + l
 	}
 	return "exec " + l
+}
+
+// docExitCmd is the script command doc-exit N PROGRAM [ARG...]: it runs
+// the program as exec does and wants exit code N, since 1 (findings) and
+// 2 (usage or system error) mean different things.
+func docExitCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: doc-exit N PROGRAM [ARG...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("doc-exit: %v", err)
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			ts.Fatalf("%v", err)
+		}
+		got = exit.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit code %d, the sample says %d", got, want)
+	}
 }
 
 // TestDocSamples runs the marked samples of README.md and docs/*.md.
@@ -280,7 +308,7 @@ func TestDocSamples(t *testing.T) {
 // docScriptCmds are TestScripts' and TestRegistryScripts' commands and
 // doc-output.
 func docScriptCmds() map[string]func(*testscript.TestScript, bool, []string) {
-	cmds := map[string]func(*testscript.TestScript, bool, []string){"doc-output": docOutput}
+	cmds := map[string]func(*testscript.TestScript, bool, []string){"doc-output": docOutput, "doc-exit": docExitCmd}
 	for _, m := range []map[string]func(*testscript.TestScript, bool, []string){kafkaScriptCmds, scriptCmds} {
 		for k, v := range m {
 			cmds[k] = v
@@ -294,9 +322,9 @@ func TestDocCommand(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"evtool consume --topic orders", "exec evtool consume --topic orders"},
 		{"$ evtool lint   # the catalog", "exec evtool lint"},
-		{"evtool produce --topic o bad.jsonl   # exit 2", "! exec evtool produce --topic o bad.jsonl"},
+		{"evtool produce --topic o bad.jsonl   # exit 2", "doc-exit 2 evtool produce --topic o bad.jsonl"},
 		{"evtool lint # exit 0", "exec evtool lint"},
-		{"evtool registry diff   # exit 1: nothing registered", "! exec evtool registry diff"},
+		{"evtool registry diff   # exit 1: nothing registered", "doc-exit 1 evtool registry diff"},
 		{"evtool lint # exits when done", "exec evtool lint"},
 		{"evtool broker &", ""},
 		{"# a comment", ""},

@@ -122,6 +122,9 @@ func docSampleScript(t *testing.T, page string) (script string, ok bool) {
 			case "run":
 				pending = m[1]
 			case "output":
+				if m[2] != "" && m[2] != "lines" {
+					t.Fatalf("%s:%d: doc-test: output takes only \"lines\", not %q", page, lineNo, m[2])
+				}
 				pending = strings.TrimSpace("output " + m[2])
 			case "file":
 				if m[2] == "" {
@@ -390,5 +393,51 @@ func TestVerifyDocSample(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"verify", path}, strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Fatalf("the documented scenario fails against examples/orders: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestDocSession: how an output block becomes commands and the files of
+// their expected output.
+func TestDocSession(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		block     []string
+		lines     bool
+		wantCmds  []string
+		wantFiles []string
+	}{
+		{
+			name:      "one command",
+			block:     []string{"$ evtool lint --dir cat   # exit 2", "a finding", "evtool: malformed"},
+			wantCmds:  []string{"doc-exit 2 evtool lint --dir cat", "doc-output $WORK/doc-output-1"},
+			wantFiles: []string{"-- doc-output-1 --", "a finding\nevtool: malformed"},
+		},
+		{
+			name:     "two commands",
+			block:    []string{"$ evtool a", "out a", "$ evtool b"},
+			wantCmds: []string{"exec evtool a", "doc-output $WORK/doc-output-1", "exec evtool b", "doc-output $WORK/doc-output-2"},
+			wantFiles: []string{"-- doc-output-1 --", "out a",
+				"-- doc-output-2 --", ""},
+		},
+		{
+			name:      "the previous command's lines",
+			block:     []string{"evtool: note: x"},
+			lines:     true,
+			wantCmds:  []string{"doc-output -lines $WORK/doc-output-1"},
+			wantFiles: []string{"-- doc-output-1 --", "evtool: note: x"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmds, files, n := docSession(tc.block, nil, 0, tc.lines)
+			if d := cmp.Diff(tc.wantCmds, cmds); d != "" {
+				t.Errorf("commands (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.wantFiles, files); d != "" {
+				t.Errorf("files (-want +got):\n%s", d)
+			}
+			if n != len(tc.wantFiles)/2 {
+				t.Errorf("n = %d, want %d", n, len(tc.wantFiles)/2)
+			}
+		})
 	}
 }

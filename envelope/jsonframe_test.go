@@ -2,7 +2,6 @@ package envelope
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/registry/registrytest"
 	"github.com/evtool/evtool/report"
 )
 
@@ -41,19 +41,7 @@ func jsonCatalog(t *testing.T, kafkaYAML string) (*registry.Catalog, *registry.S
 		t.Fatal(err)
 	}
 	ty := cat.Lookup(jsonFramedType)
-	doc := fmt.Sprintf(`{"about": "test", "format": 1, "next_id": 9, "ids": {%q: 7, %q: 8}}`, ty.Version(1).Digest, ty.Version(2).Digest)
-	p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ids, err := registry.LoadSchemaIDs(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat, ids
+	return cat, registrytest.WriteSchemaIDs(t, cat, map[*registry.Version]uint32{ty.Version(1): 7, ty.Version(2): 8})
 }
 
 // TestJSONFramedRecord: JSON data in the Confluent wire format (what

@@ -19,6 +19,7 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/registry/registrytest"
 	"github.com/evtool/evtool/report"
 )
 
@@ -47,20 +48,7 @@ func formatsCatalog(t testing.TB, ids bool, evtoolYAML string) (*registry.Catalo
 		t.Fatal(err)
 	}
 	if ids {
-		var entries []string
-		for i, ty := range cat.Types {
-			for _, v := range ty.Versions {
-				entries = append(entries, fmt.Sprintf("%q: %d", v.Digest, 100+10*i+v.Number))
-			}
-		}
-		doc := `{"about": "test", "format": 1, "next_id": 200, "ids": {` + strings.Join(entries, ", ") + `}}`
-		p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		return cat, registrytest.WriteSchemaIDs(t, cat, registrytest.Numbered(cat))
 	}
 	sids, err := registry.LoadSchemaIDs(cat)
 	if err != nil {

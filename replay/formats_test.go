@@ -20,6 +20,7 @@ import (
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/registry/registrytest"
 	"github.com/evtool/evtool/report"
 )
 
@@ -44,19 +45,7 @@ func formatsDir(t testing.TB, ids bool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var entries []string
-	for i, ty := range cat.Types {
-		for _, v := range ty.Versions {
-			entries = append(entries, fmt.Sprintf("%q: %d", v.Digest, 100+10*i+v.Number))
-		}
-	}
-	p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(`{"format": 1, "ids": {`+strings.Join(entries, ", ")+`}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	registrytest.WriteSchemaIDs(t, cat, registrytest.Numbered(cat))
 	return dir
 }
 

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/registry/registrytest"
 )
 
 // TestReplayFramesJSONWhenConfigured: with kafka.framing: confluent in
@@ -41,19 +41,7 @@ func TestReplayFramesJSONWhenConfigured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var entries []string
-		for i, ty := range cat.Types {
-			for _, v := range ty.Versions {
-				entries = append(entries, fmt.Sprintf("%q: %d", v.Digest, 100+10*i+v.Number))
-			}
-		}
-		ids := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
-		if err := os.MkdirAll(filepath.Dir(ids), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(ids, []byte(`{"about": "test", "format": 1, "next_id": 200, "ids": {`+strings.Join(entries, ", ")+`}}`), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		registrytest.WriteSchemaIDs(t, cat, registrytest.Numbered(cat))
 		sc := writeScenario(t, "catalog: "+dir+"\nevents: {file: "+examplesDir+"/events.jsonl}\nconsumer: {run: [x], state: {http: \"http://x\"}}\n")
 		h, err := NewHarness(sc, Options{})
 		if err != nil {

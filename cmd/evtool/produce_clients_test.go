@@ -15,6 +15,7 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/registry/registrytest"
 )
 
 const framedJSONType = "com.example.order.placed"
@@ -42,14 +43,7 @@ func framedJSONCatalog(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := fmt.Sprintf(`{"about": "test", "format": 1, "next_id": 8, "ids": {%q: 7}}`, cat.Lookup(framedJSONType).Version(1).Digest)
-	p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	registrytest.WriteSchemaIDs(t, cat, map[*registry.Version]uint32{cat.Lookup(framedJSONType).Version(1): 7})
 	return dir
 }
 

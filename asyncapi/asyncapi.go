@@ -23,10 +23,10 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/sample"
 )
 
@@ -67,7 +67,7 @@ type Options struct {
 
 // Build exports a loaded catalog. Versions that did not compile are an
 // error: export a catalog that `evtool lint` accepts.
-func Build(cat *registry.Catalog, opts Options) (*Document, error) {
+func Build(cat *catalog.Catalog, opts Options) (*Document, error) {
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
 			if v.Compiled == nil {
@@ -89,7 +89,7 @@ func Build(cat *registry.Catalog, opts Options) (*Document, error) {
 	// with an unknown (null) address.
 	type channel struct {
 		key, address string
-		types        []*registry.EventType
+		types        []*catalog.EventType
 	}
 	channels := map[string]*channel{}
 	for _, t := range cat.Types {
@@ -110,7 +110,7 @@ func Build(cat *registry.Catalog, opts Options) (*Document, error) {
 			for channels[key] != nil {
 				key += ".no-topic"
 			}
-			channels[key] = &channel{key: key, types: []*registry.EventType{t}}
+			channels[key] = &channel{key: key, types: []*catalog.EventType{t}}
 		}
 	}
 
@@ -199,13 +199,13 @@ func Build(cat *registry.Catalog, opts Options) (*Document, error) {
 	return &Document{root: root, Warnings: x.warnings}, nil
 }
 
-func sortedTypes(cat *registry.Catalog) []*registry.EventType {
-	ts := append([]*registry.EventType(nil), cat.Types...)
+func sortedTypes(cat *catalog.Catalog) []*catalog.EventType {
+	ts := append([]*catalog.EventType(nil), cat.Types...)
 	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
 	return ts
 }
 
-func messageKey(t *registry.EventType, v *registry.Version) string {
+func messageKey(t *catalog.EventType, v *catalog.Version) string {
 	return fmt.Sprintf("%s.v%d", unsafeName.ReplaceAllString(t.Name, "_"), v.Number)
 }
 
@@ -216,7 +216,7 @@ func nonEmpty(s string) any {
 	return s
 }
 
-func publishSummary(t *registry.EventType) string {
+func publishSummary(t *catalog.EventType) string {
 	s := fmt.Sprintf("Producers send %s events", t.Name)
 	if t.Meta.Owner != "" {
 		s = fmt.Sprintf("%s sends %s events", t.Meta.Owner, t.Name)
@@ -227,13 +227,13 @@ func publishSummary(t *registry.EventType) string {
 	return s + "."
 }
 
-func infoDescription(cat *registry.Catalog) string {
+func infoDescription(cat *catalog.Catalog) string {
 	mode, profile := cat.Config.Compat.Mode, cat.Config.Compat.Profile
 	if mode == "" {
-		mode = registry.DefaultMode
+		mode = catalog.DefaultMode
 	}
 	if profile == "" {
-		profile = registry.DefaultProfile
+		profile = catalog.DefaultProfile
 	}
 	return strings.Join([]string{
 		"Event catalog exported by evtool (evtool export asyncapi).",
@@ -252,7 +252,7 @@ func infoDescription(cat *registry.Catalog) string {
 
 // otherFormats says how Avro and Protobuf versions are described, when the
 // catalog has any.
-func otherFormats(cat *registry.Catalog) string {
+func otherFormats(cat *catalog.Catalog) string {
 	kinds := map[format.Kind]bool{}
 	for _, t := range cat.Types {
 		kinds[t.Format] = true
@@ -269,7 +269,7 @@ func otherFormats(cat *registry.Catalog) string {
 
 // catalogVersion is a digest of everything the document is made of, so
 // info.version changes exactly when the catalog does.
-func catalogVersion(cat *registry.Catalog) string {
+func catalogVersion(cat *catalog.Catalog) string {
 	h := sha256.New()
 	for _, t := range sortedTypes(cat) {
 		mode, profile := cat.Compat(t)
@@ -287,7 +287,7 @@ func catalogVersion(cat *registry.Catalog) string {
 }
 
 // message is the Message Object of one version.
-func (x *schemaExporter) message(cat *registry.Catalog, t *registry.EventType, v *registry.Version) (*object, error) {
+func (x *schemaExporter) message(cat *catalog.Catalog, t *catalog.EventType, v *catalog.Version) (*object, error) {
 	payload, contentType, err := x.payload(v)
 	if err != nil {
 		return nil, err
@@ -346,7 +346,7 @@ func (x *schemaExporter) message(cat *registry.Catalog, t *registry.EventType, v
 // payload is the payload of a version's messages and their content type:
 // a reference to the JSON Schema component, or a Multi Format Schema
 // Object embedding the Avro or Protobuf schema.
-func (x *schemaExporter) payload(v *registry.Version) (any, string, error) {
+func (x *schemaExporter) payload(v *catalog.Version) (any, string, error) {
 	switch s := v.Compiled.(type) {
 	case *avro.Schema:
 		doc, err := avroPayloadSchema(s)
@@ -386,7 +386,7 @@ func (x *schemaExporter) payload(v *registry.Version) (any, string, error) {
 	return obj("$ref", ref), "application/json", nil
 }
 
-func schemaDescription(v *registry.Version) string {
+func schemaDescription(v *catalog.Version) string {
 	if v.Schema == nil {
 		return ""
 	}
@@ -397,7 +397,7 @@ func schemaDescription(v *registry.Version) string {
 }
 
 // headersSchema describes the record headers of the binary content mode.
-func headersSchema(t *registry.EventType, version int, dataschema, contentType string) *object {
+func headersSchema(t *catalog.EventType, version int, dataschema, contentType string) *object {
 	str := func(desc string, kv ...any) *object {
 		return obj(append([]any{"type", "string", "description", desc}, kv...)...)
 	}
@@ -442,7 +442,7 @@ func headersSchema(t *registry.EventType, version int, dataschema, contentType s
 // headers schema requires, with values that schema accepts (an id made of
 // the example's name, a source matching the type's source pattern, drawn
 // with a fixed seed so the document is deterministic).
-func exampleHeaders(t *registry.EventType, version int, dataschema, name string) (*object, error) {
+func exampleHeaders(t *catalog.EventType, version int, dataschema, name string) (*object, error) {
 	source := "/" + t.Name
 	if t.Meta.Source != "" {
 		s, err := sample.MatchString(t.Meta.Source, rand.New(rand.NewPCG(uint64(version), 1)))
@@ -466,7 +466,7 @@ func exampleHeaders(t *registry.EventType, version int, dataschema, name string)
 }
 
 // keySchema describes the Kafka record key (nil when none is configured).
-func keySchema(t *registry.EventType) *object {
+func keySchema(t *catalog.EventType) *object {
 	switch pk := t.Meta.PartitionKey; {
 	case pk == "":
 		return nil

@@ -16,7 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -66,9 +66,9 @@ func (noNetwork) Load(url string) (any, error) {
 	return nil, fmt.Errorf("test loads nothing from outside testdata: %s", url)
 }
 
-func load(t *testing.T, dir string) *registry.Catalog {
+func load(t *testing.T, dir string) *catalog.Catalog {
 	t.Helper()
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatalf("loading %s: %v", dir, err)
 	}
@@ -418,7 +418,7 @@ const docURL = "file:///asyncapi.json"
 // compileExport exports cat and adds the document to a draft-7 compiler
 // (the AsyncAPI schema dialect) at docURL; it returns the compiler and the
 // decoded document.
-func compileExport(t *testing.T, cat *registry.Catalog) (*jsonschema.Compiler, any) {
+func compileExport(t *testing.T, cat *catalog.Catalog) (*jsonschema.Compiler, any) {
 	t.Helper()
 	doc, err := Build(cat, Options{})
 	if err != nil {

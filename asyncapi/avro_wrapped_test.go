@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format/avro"
-	"github.com/evtool/evtool/registry"
 )
 
 // TestAvroPayloadWrappedReference: a shared named type referenced as
@@ -34,7 +34,7 @@ func TestAvroPayloadWrappedReference(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "schemas", "com.example.pay.done", "v1.avsc"), []byte(v1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,9 +12,9 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
-	"github.com/evtool/evtool/registry"
 )
 
 // bundleCatalogs are the catalogs whose Avro and Protobuf payloads the
@@ -22,10 +22,10 @@ import (
 var bundleCatalogs = []string{"../examples/orders", "../examples/payments", "../examples/inventory", "testdata/formats", "testdata/bundles"}
 
 // eachVersion calls fn with every version of the bundle catalogs.
-func eachVersion(t *testing.T, fn func(ty *registry.EventType, v *registry.Version)) {
+func eachVersion(t *testing.T, fn func(ty *catalog.EventType, v *catalog.Version)) {
 	t.Helper()
 	for _, dir := range bundleCatalogs {
-		cat, err := registry.Load(dir)
+		cat, err := catalog.Load(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestAvroPayloadInlined(t *testing.T) {
 		"com.example.pay.done": {"A payment was done.", "The payment.", "What the payment cost.", "An amount in minor units and its currency.", "ISO 4217.", "Fee included."},
 	}
 	n := 0
-	eachVersion(t, func(ty *registry.EventType, v *registry.Version) {
+	eachVersion(t, func(ty *catalog.EventType, v *catalog.Version) {
 		s, ok := v.Compiled.(*avro.Schema)
 		if !ok {
 			return
@@ -115,7 +115,7 @@ func namedTypeNames(v any) []string {
 // a version without imports is embedded as written.
 func TestProtoPayloadBundled(t *testing.T) {
 	n, bundles := 0, 0
-	eachVersion(t, func(_ *registry.EventType, v *registry.Version) {
+	eachVersion(t, func(_ *catalog.EventType, v *catalog.Version) {
 		s, ok := v.Compiled.(*protobuf.Schema)
 		if !ok {
 			return
@@ -204,7 +204,7 @@ func TestAsyncAPIParsersAccept(t *testing.T) {
 	tmp := t.TempDir()
 	var files []string
 	for i, dir := range bundleCatalogs {
-		cat, err := registry.Load(dir)
+		cat, err := catalog.Load(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

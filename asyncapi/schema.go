@@ -11,7 +11,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 // Schemas travel into the AsyncAPI document as Schema Objects (AsyncAPI's
@@ -70,7 +70,7 @@ type pendingRef struct {
 }
 
 type schemaExporter struct {
-	cat      *registry.Catalog
+	cat      *catalog.Catalog
 	byLoc    map[string]*jsonschema.Schema // by url + "#" + decoded pointer
 	files    map[string]*fileComp          // by base url
 	queue    []*fileComp
@@ -80,7 +80,7 @@ type schemaExporter struct {
 	texts    map[string][]byte // version files' text by base url
 }
 
-func newSchemaExporter(cat *registry.Catalog) *schemaExporter {
+func newSchemaExporter(cat *catalog.Catalog) *schemaExporter {
 	x := &schemaExporter{cat: cat, byLoc: map[string]*jsonschema.Schema{}, files: map[string]*fileComp{},
 		names: map[string]string{}, texts: map[string][]byte{}}
 	for _, t := range cat.Types {
@@ -184,7 +184,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // ref returns the document reference to a version's schema, exporting it
 // (and every file it reaches) on first use.
-func (x *schemaExporter) ref(v *registry.Version) (string, error) {
+func (x *schemaExporter) ref(v *catalog.Version) (string, error) {
 	base, _, _ := strings.Cut(v.URL, "#")
 	f, err := x.file(base)
 	if err != nil {

@@ -8,12 +8,12 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/registry"
 )
 
 type typeInfo struct {
-	t        *registry.EventType
+	t        *catalog.EventType
 	base     string // OrderPlaced
 	file     string // order_placed_gen.go
 	versions []*verInfo
@@ -21,7 +21,7 @@ type typeInfo struct {
 
 type verInfo struct {
 	ti   *typeInfo
-	v    *registry.Version
+	v    *catalog.Version
 	s    *jsonschema.Schema
 	name string // OrderPlacedV1
 	root *def

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/catalog"
 	favro "github.com/evtool/evtool/format/avro"
-	"github.com/evtool/evtool/registry"
 )
 
 // Avro event types are generated differently from JSON Schema ones: the
@@ -24,7 +24,7 @@ import (
 
 // avroType is one Avro event type.
 type avroType struct {
-	t        *registry.EventType
+	t        *catalog.EventType
 	base     string
 	file     string
 	varName  string // the package-level *evtAvroType
@@ -33,7 +33,7 @@ type avroType struct {
 
 type avroVersion struct {
 	at   *avroType
-	v    *registry.Version
+	v    *catalog.Version
 	s    *favro.Schema
 	name string
 	root *avroDef
@@ -87,7 +87,7 @@ var avroMethods = map[string]bool{"MarshalAvro": true, "UnmarshalAvro": true, "M
 	"UnmarshalAvroJSON": true, "MarshalAvroFramed": true, "Valid": true}
 
 // analyzeAvro builds the Go types of every version of an Avro event type.
-func (g *gen) analyzeAvro(t *registry.EventType) {
+func (g *gen) analyzeAvro(t *catalog.EventType) {
 	at := &avroType{t: t, base: typeBaseName(t.Name)}
 	at.file = snake(at.base) + "_gen.go"
 	// Not "avro"+base: that is a runtime function's name for a type

@@ -29,7 +29,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 // Header starts every generated file.
@@ -103,7 +103,7 @@ func (e *Error) Error() string {
 }
 
 type gen struct {
-	cat  *registry.Catalog
+	cat  *catalog.Catalog
 	cs   *catalogSchemas
 	opts Options
 
@@ -142,12 +142,12 @@ var runtimeNames = []string{"ValidationError", "ErrOutOfRange", "ValidationError
 	"EventOption", "WithID", "WithTime", "WithSubject", "WithExtension", "Decode", "ErrUnknownType"}
 
 // Generate generates the Go code of every event type of cat.
-func Generate(cat *registry.Catalog, opts Options) (*Result, error) {
+func Generate(cat *catalog.Catalog, opts Options) (*Result, error) {
 	_, res, err := generate(cat, opts)
 	return res, err
 }
 
-func generate(cat *registry.Catalog, opts Options) (*gen, *Result, error) {
+func generate(cat *catalog.Catalog, opts Options) (*gen, *Result, error) {
 	if err := validPackageName(opts.Package); err != nil {
 		return nil, nil, err
 	}

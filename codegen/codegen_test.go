@@ -20,8 +20,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/codegen/internal/rt"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/sample"
 )
 
@@ -44,9 +44,9 @@ func corpus(t *testing.T) map[string]string {
 	return dirs
 }
 
-func load(t *testing.T, dir string) *registry.Catalog {
+func load(t *testing.T, dir string) *catalog.Catalog {
 	t.Helper()
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatalf("%s: %v", dir, err)
 	}

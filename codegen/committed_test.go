@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 // The generated packages committed in the repository are what the
@@ -19,7 +19,7 @@ func TestCommittedGeneratedCode(t *testing.T) {
 		{"../examples/orders", "../examples/orders/events"},
 		{"../bench/codegen/catalog", "../bench/codegen/events"},
 	} {
-		cat, err := registry.Load(c.catalog)
+		cat, err := catalog.Load(c.catalog)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/registry"
 )
 
 // virtualRoot must match the registry's: schema locations are file URLs
@@ -41,7 +41,7 @@ type schemaFile struct {
 // schemas (the generated code asserts the formats it knows).
 type catalogSchemas struct {
 	files    map[string]*schemaFile // by URL (file URL and $id)
-	versions map[*registry.Version]*jsonschema.Schema
+	versions map[*catalog.Version]*jsonschema.Schema
 }
 
 type fileLoader struct{ files map[string]*schemaFile }
@@ -60,7 +60,7 @@ func (l fileLoader) Load(raw string) (any, error) {
 
 // compileCatalog reads every schema file under the catalog root from fsys
 // (the catalog directory) and compiles every version.
-func compileCatalog(cat *registry.Catalog, fsys fs.FS) (*catalogSchemas, error) {
+func compileCatalog(cat *catalog.Catalog, fsys fs.FS) (*catalogSchemas, error) {
 	if fsys == nil {
 		fsys = os.DirFS(cat.Dir)
 	}
@@ -68,7 +68,7 @@ func compileCatalog(cat *registry.Catalog, fsys fs.FS) (*catalogSchemas, error) 
 	if root == "" {
 		root = "schemas"
 	}
-	cs := &catalogSchemas{files: map[string]*schemaFile{}, versions: map[*registry.Version]*jsonschema.Schema{}}
+	cs := &catalogSchemas{files: map[string]*schemaFile{}, versions: map[*catalog.Version]*jsonschema.Schema{}}
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -12,8 +12,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/codegen/internal/rt"
-	"github.com/evtool/evtool/registry"
 )
 
 // w writes Go source.
@@ -198,7 +198,7 @@ func (g *gen) emitTypeHead(o *w, ti *typeInfo) {
 // emitConstructorHead writes the doc comment, the signature and the source
 // check of New<Version>Event; encoding, contentType and fails are what the
 // format does with the data.
-func (g *gen) emitConstructorHead(o *w, t *registry.EventType, base, name string, n int, srcVar, encoding, contentType, fails string) {
+func (g *gen) emitConstructorHead(o *w, t *catalog.EventType, base, name string, n int, srcVar, encoding, contentType, fails string) {
 	doc := fmt.Sprintf("New%sEvent returns a %s event (version %d) from source with data%s: a random UUID id, the current time, datacontenttype %s and dataschema %s. It fails when data %s", name, t.Name, n, encoding, contentType, g.cat.DataSchema(t.Name, n), fails)
 	if srcVar != "" {
 		doc += fmt.Sprintf(", when source does not match the catalog's pattern %q", t.Meta.Source)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 var hugeExponent = regexp.MustCompile(`[eE][+-]?0*[0-9]{4,}`)
@@ -44,7 +44,7 @@ func FuzzGenerate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, schema []byte) {
 		fuzzcost.Default().Check(t, len(schema), func() {
 			if len(schema) > 1<<14 || hugeExponent.Match(schema) {
-				// registry.Load itself chokes on numbers like 1e9999999
+				// catalog.Load itself chokes on numbers like 1e9999999
 				// (santhosh's big.Rat parsing): not the generator's input
 				return
 			}
@@ -54,7 +54,7 @@ func FuzzGenerate(f *testing.F) {
 				"schemas/x.y/v2.json":     {Data: []byte(`{"type": "object", "properties": {"old": {"$ref": "v1.json"}}}`)},
 				"schemas/shared/any.json": {Data: []byte(`{}`)},
 			}
-			cat, err := registry.LoadFS(fsys, "fuzz")
+			cat, err := catalog.LoadFS(fsys, "fuzz")
 			if err != nil {
 				return // not a schema the catalog accepts
 			}
@@ -106,7 +106,7 @@ func FuzzGenerateAvro(f *testing.F) {
 				"evtool.yaml":         {Data: []byte("version: 1\n")},
 				"schemas/x.y/v1.avsc": {Data: schema},
 			}
-			cat, err := registry.LoadFS(fsys, "fuzz")
+			cat, err := catalog.LoadFS(fsys, "fuzz")
 			if err != nil {
 				return // not a schema the catalog accepts
 			}

@@ -10,7 +10,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 // synthCatalog builds a catalog of types × versions: every v1 has 20–60
@@ -108,9 +108,9 @@ func cloneMap(m map[string]any) map[string]any {
 	return out
 }
 
-func loadSynth(tb testing.TB, types, versions int) *registry.Catalog {
+func loadSynth(tb testing.TB, types, versions int) *catalog.Catalog {
 	tb.Helper()
-	cat, err := registry.LoadFS(synthCatalog(types, versions, 42), "synthetic")
+	cat, err := catalog.LoadFS(synthCatalog(types, versions, 42), "synthetic")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func cpuTime() time.Duration {
 func BenchmarkLoadSynthetic(b *testing.B) {
 	fsys := synthCatalog(100, 10, 42)
 	for b.Loop() {
-		if _, err := registry.LoadFS(fsys, "synthetic"); err != nil {
+		if _, err := catalog.LoadFS(fsys, "synthetic"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -164,7 +164,7 @@ func BenchmarkLoadSynthetic(b *testing.B) {
 // BenchmarkCheckOrders: compat check of examples/orders in process.
 func BenchmarkCheckOrders(b *testing.B) {
 	for b.Loop() {
-		cat, err := registry.Load(filepath.Join("..", "examples", "orders"))
+		cat, err := catalog.Load(filepath.Join("..", "examples", "orders"))
 		if err != nil {
 			b.Fatal(err)
 		}

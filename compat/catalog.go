@@ -10,8 +10,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -35,8 +35,8 @@ type CheckOptions struct {
 // place).
 type VersionPair struct {
 	Pair
-	Old, New               *registry.Version
-	OldCatalog, NewCatalog *registry.Catalog
+	Old, New               *catalog.Version
+	OldCatalog, NewCatalog *catalog.Catalog
 }
 
 // Comparer compares a pair of versions of one format in one direction.
@@ -57,8 +57,8 @@ type CheckResult struct {
 // Its Side is shared by every pair it is in, so its generated documents
 // are generated once.
 type version struct {
-	v    *registry.Version
-	cat  *registry.Catalog
+	v    *catalog.Version
+	cat  *catalog.Catalog
 	side *Side
 	once sync.Once
 }
@@ -75,7 +75,7 @@ func (v *version) getSide() *Side {
 // modified or removed and removed types; a published version modified in
 // place is compared as published. Ignore entries are not applied here (see
 // ApplyIgnores).
-func CheckCatalog(head, base *registry.Catalog, opts CheckOptions) *CheckResult {
+func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 	res := &CheckResult{}
 	samples := head.Config.Compat.Samples
 	if opts.SamplesSet {
@@ -88,10 +88,10 @@ func CheckCatalog(head, base *registry.Catalog, opts CheckOptions) *CheckResult 
 	}
 
 	// Published versions and what happened to them.
-	published := map[string]map[int]*registry.Version{}
+	published := map[string]map[int]*catalog.Version{}
 	if base != nil {
 		for _, bt := range base.Types {
-			m := map[int]*registry.Version{}
+			m := map[int]*catalog.Version{}
 			published[bt.Name] = m
 			ht := head.Lookup(bt.Name)
 			if ht == nil {
@@ -120,7 +120,7 @@ func CheckCatalog(head, base *registry.Catalog, opts CheckOptions) *CheckResult 
 
 	type job struct {
 		idx int
-		t   *registry.EventType
+		t   *catalog.EventType
 	}
 	results := make([][]report.Finding, len(head.Types))
 	pairs := make([]int, len(head.Types))
@@ -191,7 +191,7 @@ func CheckCatalog(head, base *registry.Catalog, opts CheckOptions) *CheckResult 
 					}
 					vs[i] = vr
 				}
-				if mode == registry.ModeNone || len(t.Versions) < 2 {
+				if mode == catalog.ModeNone || len(t.Versions) < 2 {
 					results[j.idx] = out
 					continue
 				}
@@ -222,7 +222,7 @@ func CheckCatalog(head, base *registry.Catalog, opts CheckOptions) *CheckResult 
 	return res
 }
 
-func directions(m registry.Mode) []Direction {
+func directions(m catalog.Mode) []Direction {
 	var out []Direction
 	if m.Backward() {
 		out = append(out, Backward)
@@ -235,7 +235,7 @@ func directions(m registry.Mode) []Direction {
 
 // modified explains how a published version differs between base and
 // head ("" when it does not): its own file, or a file it references.
-func modified(base *registry.Catalog, bv *registry.Version, head *registry.Catalog, hv *registry.Version) string {
+func modified(base *catalog.Catalog, bv *catalog.Version, head *catalog.Catalog, hv *catalog.Version) string {
 	if kindOf(bv) != kindOf(hv) {
 		// Digests of two formats always differ; say what changed.
 		return modifiedFormat(bv, hv)
@@ -280,7 +280,7 @@ func short(d string) string {
 
 // referencedFiles lists the catalog files (relative path -> digest) a
 // compiled schema reaches.
-func referencedFiles(cat *registry.Catalog, s *jsonschema.Schema) map[string]string {
+func referencedFiles(cat *catalog.Catalog, s *jsonschema.Schema) map[string]string {
 	out := map[string]string{}
 	seen := map[*jsonschema.Schema]bool{}
 	bases := map[string]bool{}
@@ -331,7 +331,7 @@ func SortReport(fs []report.Finding) {
 // ApplyIgnores marks findings approved by evtool.yaml's ignore entries and
 // adds a warning for every entry that matched nothing (a stale approval),
 // naming its line.
-func ApplyIgnores(fs []report.Finding, cfg registry.Config, configFile string) []report.Finding {
+func ApplyIgnores(fs []report.Finding, cfg catalog.Config, configFile string) []report.Finding {
 	used := make([]bool, len(cfg.Compat.Ignore))
 	for i := range fs {
 		f := &fs[i]
@@ -368,7 +368,7 @@ func ApplyIgnores(fs []report.Finding, cfg registry.Config, configFile string) [
 	return fs
 }
 
-func ignoreMatches(ig registry.IgnoreRule, f *report.Finding) bool {
+func ignoreMatches(ig catalog.IgnoreRule, f *report.Finding) bool {
 	if f.Rule == RuleIgnoreStale {
 		return false
 	}

@@ -27,7 +27,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/report"
 )
 
@@ -46,7 +46,7 @@ const DefaultCatalogSamples = 2
 // Options configure a comparison.
 type Options struct {
 	// Profile is lenient (the default) or strict.
-	Profile registry.Profile
+	Profile catalog.Profile
 	// Samples is the number of generated writer documents per direction:
 	// 0 means DefaultSamples, a negative number turns witness search off
 	// (the rules alone decide).
@@ -68,7 +68,7 @@ type Options struct {
 	eq *equalizer
 }
 
-func (o Options) lenient() bool { return o.Profile != registry.ProfileStrict }
+func (o Options) lenient() bool { return o.Profile != catalog.ProfileStrict }
 
 func (o Options) samples() int { return SampleCount(o.Samples, DefaultSamples) }
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/jsonvalue"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/sample"
 )
@@ -456,7 +456,7 @@ func TestPropertiesPatternsBruteForce(t *testing.T) {
 					break
 				}
 			}
-			fs := Compare(ws, rs, Backward, Options{Profile: registry.ProfileStrict, Seed: 1, Samples: -1})
+			fs := Compare(ws, rs, Backward, Options{Profile: catalog.ProfileStrict, Seed: 1, Samples: -1})
 			switch compatible := Compatible(fs); {
 			case broken && compatible:
 				t.Errorf("FALSE COMPATIBLE: %s -> %s: %s", w, r, summarize(fs))

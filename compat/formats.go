@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -63,7 +63,7 @@ func CompareFormat(vp VersionPair, dir Direction, opts Options, comparers map[fo
 // defaults, aliases and logical types: readers use all three, so the
 // full schema (named types inlined, wherever they are written) is
 // compared as well.
-func modifiedFormat(bv, hv *registry.Version) string {
+func modifiedFormat(bv, hv *catalog.Version) string {
 	if kindOf(bv) != kindOf(hv) {
 		return fmt.Sprintf("v%d is published as %s and is %s now; published versions are immutable: add a new version (in the type's format) instead", bv.Number, bv.Format.Name(), hv.Format.Name())
 	}
@@ -78,7 +78,7 @@ func modifiedFormat(bv, hv *registry.Version) string {
 // kindOf is a version's format; a Version built without one (before the
 // seam, or by hand) is JSON Schema, so its pairs still reach the JSON
 // Schema engine instead of being skipped.
-func kindOf(v *registry.Version) format.Kind {
+func kindOf(v *catalog.Version) format.Kind {
 	if v.Format == "" {
 		return format.JSONSchema
 	}

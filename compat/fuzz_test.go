@@ -12,8 +12,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/internal/jsonstrict"
-	"github.com/evtool/evtool/registry"
 )
 
 // FuzzCompare feeds arbitrary pairs of bounded schemas (the corpus and the
@@ -155,4 +155,4 @@ type noLoader struct{}
 
 func (noLoader) Load(string) (any, error) { return nil, os.ErrNotExist }
 
-var _ = registry.ProfileStrict
+var _ = catalog.ProfileStrict

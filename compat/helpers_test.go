@@ -6,8 +6,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/internal/jsonstrict"
-	"github.com/evtool/evtool/registry"
 )
 
 // compileDoc compiles a schema document under a virtual URL, as the
@@ -51,9 +51,9 @@ func compileValue(name string, doc any) (*jsonschema.Schema, error) {
 	return c.Compile(u)
 }
 
-func profileOf(s string) registry.Profile {
+func profileOf(s string) catalog.Profile {
 	if strings.EqualFold(s, "strict") {
-		return registry.ProfileStrict
+		return catalog.ProfileStrict
 	}
-	return registry.ProfileLenient
+	return catalog.ProfileLenient
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -47,7 +47,7 @@ type Entry struct {
 // NewEntry reads a dead-letter record: its headers (Decode) and the
 // CloudEvent in its value or headers. cat, when not nil, resolves the
 // event's dataschema to a version.
-func NewEntry(r *kgo.Record, cat *registry.Catalog) Entry {
+func NewEntry(r *kgo.Record, cat *catalog.Catalog) Entry {
 	e := Entry{Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp.UTC(), record: r, Convention: ConventionNone}
 	l, err := Decode(r)
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -66,7 +66,7 @@ type InspectOptions struct {
 	Client kafka.ClientConfig
 	Topic  string
 	// Catalog, when set, resolves dataschemas to versions.
-	Catalog *registry.Catalog
+	Catalog *catalog.Catalog
 	// GroupBy lists the summary's groupings (default: error, then type).
 	GroupBy []GroupBy
 	// Now is the time ages are measured at (default time.Now).

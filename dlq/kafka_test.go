@@ -17,10 +17,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/dlq"
 	"github.com/evtool/evtool/dlq/dlqtest"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -34,7 +34,7 @@ var base = dlqtest.Base
 type fixture struct {
 	b    *kafka.Broker
 	cc   kafka.ClientConfig
-	cat  *registry.Catalog
+	cat  *catalog.Catalog
 	orig []*kgo.Record
 }
 
@@ -45,7 +45,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	cat, err := registry.Load("../examples/orders")
+	cat, err := catalog.Load("../examples/orders")
 	if err != nil {
 		t.Fatal(err)
 	}

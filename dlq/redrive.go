@@ -18,9 +18,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -58,7 +58,7 @@ type RedriveOptions struct {
 	Passed bool
 	// Group keeps the progress (default DefaultGroup(Topic)).
 	Group   string
-	Catalog *registry.Catalog
+	Catalog *catalog.Catalog
 	// AfterSend, when set, is called once a record's produce is
 	// acknowledged and its progress added to the transaction, before the
 	// transaction commits (tests stop there).

@@ -14,14 +14,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
-func load(t *testing.T, dir string) *registry.Catalog {
+func load(t *testing.T, dir string) *catalog.Catalog {
 	t.Helper()
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatalf("loading %s: %v", dir, err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 // Field is one row of a version's field table: a place in the event's
@@ -50,7 +50,7 @@ const (
 
 // fieldWalker turns a compiled schema into rows.
 type fieldWalker struct {
-	cat   *registry.Catalog
+	cat   *catalog.Catalog
 	texts *textCache
 	rows  []Field
 	// stack holds the schemas being expanded, with the path they are at,
@@ -62,13 +62,13 @@ type fieldWalker struct {
 // textCache reads catalog files (by compiled base URL) once, for the
 // order in which authors wrote properties.
 type textCache struct {
-	cat    *registry.Catalog
+	cat    *catalog.Catalog
 	texts  map[string][]byte
 	orders map[string]map[string][]string
 	docs   map[string]any
 }
 
-func newTextCache(cat *registry.Catalog) *textCache {
+func newTextCache(cat *catalog.Catalog) *textCache {
 	c := &textCache{cat: cat, texts: map[string][]byte{}, orders: map[string]map[string][]string{}, docs: map[string]any{}}
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
@@ -197,7 +197,7 @@ func splitLoc(loc string) (base, ptr string) {
 }
 
 // Fields lists the rows of a version's schema.
-func fieldsOf(cat *registry.Catalog, texts *textCache, s *jsonschema.Schema) ([]Field, bool) {
+func fieldsOf(cat *catalog.Catalog, texts *textCache, s *jsonschema.Schema) ([]Field, bool) {
 	w := &fieldWalker{cat: cat, texts: texts, stack: map[*jsonschema.Schema]string{}}
 	if s == nil {
 		return nil, false

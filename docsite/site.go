@@ -29,11 +29,11 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/formats"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -165,7 +165,7 @@ type findingView struct {
 
 // Build generates the site of a catalog in memory. Versions that did not
 // compile are an error: document a catalog that `evtool lint` accepts.
-func Build(cat *registry.Catalog, opts Options) (*Site, error) {
+func Build(cat *catalog.Catalog, opts Options) (*Site, error) {
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
 			if v.Compiled == nil {
@@ -177,7 +177,7 @@ func Build(cat *registry.Catalog, opts Options) (*Site, error) {
 	return render(m)
 }
 
-func buildModel(cat *registry.Catalog, opts Options) *siteModel {
+func buildModel(cat *catalog.Catalog, opts Options) *siteModel {
 	title := opts.Title
 	if title == "" {
 		name := filepath.Base(cat.Dir)
@@ -188,10 +188,10 @@ func buildModel(cat *registry.Catalog, opts Options) *siteModel {
 	}
 	mode, profile := cat.Config.Compat.Mode, cat.Config.Compat.Profile
 	if mode == "" {
-		mode = registry.DefaultMode
+		mode = catalog.DefaultMode
 	}
 	if profile == "" {
-		profile = registry.DefaultProfile
+		profile = catalog.DefaultProfile
 	}
 	m := &siteModel{Title: title, CatalogDir: filepath.ToSlash(filepath.Base(absOr(cat.Dir))),
 		DataSchema: cat.Template.String(), Mode: string(mode), Profile: string(profile)}
@@ -217,7 +217,7 @@ func buildModel(cat *registry.Catalog, opts Options) *siteModel {
 	}
 
 	texts := newTextCache(cat)
-	types := append([]*registry.EventType(nil), cat.Types...)
+	types := append([]*catalog.EventType(nil), cat.Types...)
 	sort.Slice(types, func(i, j int) bool { return types[i].Name < types[j].Name })
 	for _, t := range types {
 		tm := buildType(cat, texts, t, byType[t.Name])
@@ -239,7 +239,7 @@ func absOr(dir string) string {
 
 // relToCatalog shows a catalog file relative to the catalog directory,
 // so pages do not depend on where evtool ran.
-func relToCatalog(cat *registry.Catalog, file string) string {
+func relToCatalog(cat *catalog.Catalog, file string) string {
 	if file == "" {
 		return ""
 	}
@@ -249,7 +249,7 @@ func relToCatalog(cat *registry.Catalog, file string) string {
 	return filepath.ToSlash(file)
 }
 
-func buildType(cat *registry.Catalog, texts *textCache, t *registry.EventType, findings []report.Finding) *typeModel {
+func buildType(cat *catalog.Catalog, texts *textCache, t *catalog.EventType, findings []report.Finding) *typeModel {
 	mode, profile := cat.Compat(t)
 	tm := &typeModel{
 		Name: t.Name, Dir: "types/" + t.Name,
@@ -258,10 +258,10 @@ func buildType(cat *registry.Catalog, texts *textCache, t *registry.EventType, f
 		Owner:       t.Meta.Owner, Topic: t.Meta.Topic, PartitionKey: t.Meta.PartitionKey,
 		Source: t.Meta.Source, Mode: string(mode), Profile: string(profile),
 		MetaFile: relToCatalog(cat, t.MetaFile),
-		Checked:  mode != registry.ModeNone && len(t.Versions) > 1,
+		Checked:  mode != catalog.ModeNone && len(t.Versions) > 1,
 	}
 	switch {
-	case mode == registry.ModeNone:
+	case mode == catalog.ModeNone:
 		tm.Directions = "not checked"
 	case mode.Backward() && mode.Forward():
 		tm.Directions = "backward and forward"
@@ -346,7 +346,7 @@ func buildType(cat *registry.Catalog, texts *textCache, t *registry.EventType, f
 			{"backward", "consumers on v" + fmt.Sprint(n.Number) + " read events written with v" + fmt.Sprint(o.Number), mode.Backward()},
 			{"forward", "consumers still on v" + fmt.Sprint(o.Number) + " read events written with v" + fmt.Sprint(n.Number), mode.Forward()},
 		} {
-			dv := directionView{Name: dir.name, Meaning: dir.meaning, Required: dir.on && mode != registry.ModeNone}
+			dv := directionView{Name: dir.name, Meaning: dir.meaning, Required: dir.on && mode != catalog.ModeNone}
 			for _, f := range d.Findings {
 				if f.Direction != dir.name || f.Ignored != "" {
 					continue
@@ -380,7 +380,7 @@ func ruleDocs() map[string]report.RuleDoc {
 	return out
 }
 
-func viewFinding(cat *registry.Catalog, f report.Finding) findingView {
+func viewFinding(cat *catalog.Catalog, f report.Finding) findingView {
 	fv := findingView{Severity: string(f.Severity), Rule: f.Rule, Direction: strings.ToLower(f.Direction), Message: f.Message,
 		OldPointer: f.OldPointer, NewPointer: f.NewPointer, Ignored: f.Ignored, Fingerprint: f.Fingerprint}
 	if r, ok := compat.LookupRule(f.Rule); ok {

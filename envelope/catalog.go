@@ -9,9 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonpos"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -37,10 +37,10 @@ const (
 // a warning), the source matches the type's pattern, and the data validates
 // against the version's schema.
 type Validator struct {
-	Catalog *registry.Catalog
+	Catalog *catalog.Catalog
 	// IDs are the catalog's registry schema ids: Confluent-framed data
 	// must carry one of them (nil: frames are not checked).
-	IDs *registry.SchemaIDs
+	IDs *catalog.SchemaIDs
 
 	once  sync.Once
 	cache *lookupCache
@@ -87,7 +87,7 @@ func (v *Validator) parseDataSchema(ds string) (string, int, error) {
 	return typ, n, err
 }
 
-func (v *Validator) sourceMatches(t *registry.EventType, src string) bool {
+func (v *Validator) sourceMatches(t *catalog.EventType, src string) bool {
 	c := v.lookups()
 	key := t.Name + "\x00" + src
 	if ok, hit := c.source.Load(key); hit {
@@ -111,7 +111,7 @@ func (v *Validator) isJSON(ct string) bool {
 // Check returns the catalog findings for d, and the version its data was
 // checked against (nil when none could be chosen). Pointers are into the
 // event ("/type", "/data/items/0/sku").
-func (v *Validator) Check(d *Decoded) (*registry.Version, []report.Finding) {
+func (v *Validator) Check(d *Decoded) (*catalog.Version, []report.Finding) {
 	return v.check(d, checkAll)
 }
 
@@ -145,7 +145,7 @@ func scopeOf(fs []report.Finding) checkScope {
 	return sc
 }
 
-func (v *Validator) check(d *Decoded, scope checkScope) (*registry.Version, []report.Finding) {
+func (v *Validator) check(d *Decoded, scope checkScope) (*catalog.Version, []report.Finding) {
 	var out []report.Finding
 	add := func(rule string, sev report.Severity, ptr, format string, args ...any) {
 		out = append(out, report.Finding{Rule: rule, Severity: sev, Pointer: ptr, Message: fmt.Sprintf(format, args...)})
@@ -159,7 +159,7 @@ func (v *Validator) check(d *Decoded, scope checkScope) (*registry.Version, []re
 		add(RuleUnknownType, report.SeverityError, "/type", "type %q is not in the catalog", typ)
 		return nil, out
 	}
-	var ver *registry.Version
+	var ver *catalog.Version
 	ds := d.DataSchema
 	if ds == "" {
 		ds = d.Event.DataSchema() // a Decoded built by hand
@@ -208,7 +208,7 @@ func (v *Validator) check(d *Decoded, scope checkScope) (*registry.Version, []re
 	if d.HasData {
 		data = d.Data
 	}
-	for _, p := range registry.ValidationProblems(ver.Schema, data) {
+	for _, p := range catalog.ValidationProblems(ver.Schema, data) {
 		msg := p.Message
 		if !d.HasData && p.Pointer == "" {
 			msg = "event has no data: " + msg
@@ -226,7 +226,7 @@ func (v *Validator) check(d *Decoded, scope checkScope) (*registry.Version, []re
 // type (data_base64 in the JSON format, the record value in Kafka's
 // binary mode; Confluent framing accepted), the JSON form (Avro's JSON
 // encoding, Protobuf's JSON mapping) for a JSON content type or none.
-func (v *Validator) checkFormatData(d *Decoded, ver *registry.Version) []report.Finding {
+func (v *Validator) checkFormatData(d *Decoded, ver *catalog.Version) []report.Finding {
 	if ver.Compiled == nil {
 		return nil // the catalog reports the version that did not load
 	}
@@ -262,7 +262,7 @@ func (v *Validator) checkFormatData(d *Decoded, ver *registry.Version) []report.
 
 // Validate decodes one structured-mode JSON event and runs the envelope
 // rules and the catalog checks. Findings carry lines relative to raw.
-func (v *Validator) Validate(raw []byte) (*Decoded, *registry.Version, []report.Finding) {
+func (v *Validator) Validate(raw []byte) (*Decoded, *catalog.Version, []report.Finding) {
 	d, findings := decodeJSON(raw, &v.lookups().uris)
 	if d == nil {
 		return nil, nil, findings

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/report"
 )
 
-func testCatalog(t testing.TB) *registry.Catalog {
+func testCatalog(t testing.TB) *catalog.Catalog {
 	t.Helper()
 	fsys := fstest.MapFS{
 		"evtool.yaml":                {Data: []byte("version: 1\ndataschema: https://s.example/{type}/v{version}.json\n")},
@@ -20,7 +20,7 @@ func testCatalog(t testing.TB) *registry.Catalog {
 		"schemas/com.x.a/v2.json":    {Data: []byte(`{"type":"object","required":["id","n"],"properties":{"id":{"type":"string"},"n":{"type":"integer","maximum":9}}}`)},
 		"schemas/com.x.b/v1.json":    {Data: []byte(`{"type":"object"}`)},
 	}
-	cat, err := registry.LoadFS(fsys, "")
+	cat, err := catalog.LoadFS(fsys, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestHugeExponentRejected(t *testing.T) {
 // not its normalised URL: an upper-case scheme in the template matches
 // its own output, and an empty fragment is not dropped.
 func TestDataSchemaMatchedAsSpelled(t *testing.T) {
-	cat, err := registry.LoadFS(fstest.MapFS{
+	cat, err := catalog.LoadFS(fstest.MapFS{
 		"evtool.yaml":             {Data: []byte("version: 1\ndataschema: HTTPS://Schemas.Example.com/{type}/v{version}.json\n")},
 		"schemas/com.x.a/v1.json": {Data: []byte(`{"type":"object"}`)},
 	}, "")

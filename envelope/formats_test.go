@@ -5,14 +5,14 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 // TestValidatorFormats: Avro and Protobuf data is checked through the
 // format seam, binary (plain or Confluent-framed) in data_base64 or the
 // JSON form in data.
 func TestValidatorFormats(t *testing.T) {
-	cat, err := registry.LoadFS(fstest.MapFS{
+	cat, err := catalog.LoadFS(fstest.MapFS{
 		"evtool.yaml":              {Data: []byte("version: 1\ndataschema: https://s.example/{type}/v{version}\n")},
 		"schemas/com.x.a/v1.avsc":  {Data: []byte(`{"type": "record", "name": "A", "fields": [{"name": "id", "type": "string"}, {"name": "n", "type": "long"}]}`)},
 		"schemas/com.x.p/v1.proto": {Data: []byte("syntax = \"proto3\";\npackage x;\nmessage P {\n  string id = 1;\n  int64 n = 2;\n}\n")},

@@ -10,7 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/report"
 )
 
@@ -23,16 +23,16 @@ import (
 func TestFramingNoneNeverFramed(t *testing.T) {
 	for _, tc := range []struct {
 		name, typ, ct string
-		framing       registry.Framing
+		framing       catalog.Framing
 		data          []byte
 		want          string // "" for no finding
 	}{
-		{"avro none", "com.x.arr", "application/avro", registry.FramingNone, []byte{0, 0xff, 0xff, 0xff, 0xff, 0}, "5 bytes left after the datum, from byte offset 1"},
-		{"avro confluent", "com.x.arr", "application/avro", registry.FramingConfluent, []byte{0, 0xff, 0xff, 0xff, 0xff, 0}, ""},
-		{"avro none plain", "com.x.arr", "application/avro", registry.FramingNone, []byte{0}, ""},
-		{"protobuf none", "com.x.pb", "application/protobuf", registry.FramingNone, []byte{0, 0, 0, 0, 7, 0, 0x0a, 1, 'a'}, "data is not a datum"},
-		{"protobuf confluent", "com.x.pb", "application/protobuf", registry.FramingConfluent, []byte{0, 0, 0, 0, 7, 0, 0x0a, 1, 'a'}, ""},
-		{"protobuf none plain", "com.x.pb", "application/protobuf", registry.FramingNone, []byte{0x0a, 1, 'a'}, ""},
+		{"avro none", "com.x.arr", "application/avro", catalog.FramingNone, []byte{0, 0xff, 0xff, 0xff, 0xff, 0}, "5 bytes left after the datum, from byte offset 1"},
+		{"avro confluent", "com.x.arr", "application/avro", catalog.FramingConfluent, []byte{0, 0xff, 0xff, 0xff, 0xff, 0}, ""},
+		{"avro none plain", "com.x.arr", "application/avro", catalog.FramingNone, []byte{0}, ""},
+		{"protobuf none", "com.x.pb", "application/protobuf", catalog.FramingNone, []byte{0, 0, 0, 0, 7, 0, 0x0a, 1, 'a'}, "data is not a datum"},
+		{"protobuf confluent", "com.x.pb", "application/protobuf", catalog.FramingConfluent, []byte{0, 0, 0, 0, 7, 0, 0x0a, 1, 'a'}, ""},
+		{"protobuf none plain", "com.x.pb", "application/protobuf", catalog.FramingNone, []byte{0x0a, 1, 'a'}, ""},
 	} {
 		dir := t.TempDir()
 		for name, text := range map[string]string{
@@ -49,7 +49,7 @@ func TestFramingNoneNeverFramed(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		cat, err := registry.Load(dir)
+		cat, err := catalog.Load(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/catalog/catalogtest"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/registry"
-	"github.com/evtool/evtool/registry/registrytest"
 	"github.com/evtool/evtool/report"
 )
 
@@ -18,7 +18,7 @@ const jsonFramedType = "com.example.order.placed"
 
 // jsonCatalog writes a catalog of one JSON Schema type with two versions,
 // the given evtool.yaml kafka section, and registry ids 7 (v1) and 8 (v2).
-func jsonCatalog(t *testing.T, kafkaYAML string) (*registry.Catalog, *registry.SchemaIDs) {
+func jsonCatalog(t *testing.T, kafkaYAML string) (*catalog.Catalog, *catalog.SchemaIDs) {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
@@ -36,12 +36,12 @@ func jsonCatalog(t *testing.T, kafkaYAML string) (*registry.Catalog, *registry.S
 			t.Fatal(err)
 		}
 	}
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ty := cat.Lookup(jsonFramedType)
-	return cat, registrytest.WriteSchemaIDs(t, cat, map[*registry.Version]uint32{ty.Version(1): 7, ty.Version(2): 8})
+	return cat, catalogtest.WriteSchemaIDs(t, cat, map[*catalog.Version]uint32{ty.Version(1): 7, ty.Version(2): 8})
 }
 
 // TestJSONFramedRecord: JSON data in the Confluent wire format (what

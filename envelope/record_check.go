@@ -11,10 +11,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -25,7 +25,7 @@ import (
 // names the record's topic, partition and offset. The error is for a
 // record that is no CloudEvent at all; Decoded is nil when the record could
 // not be decoded.
-func (v *Validator) CheckRecord(r *kgo.Record) (*Decoded, *registry.Version, []report.Finding, error) {
+func (v *Validator) CheckRecord(r *kgo.Record) (*Decoded, *catalog.Version, []report.Finding, error) {
 	var (
 		d  *Decoded
 		fs []report.Finding
@@ -41,7 +41,7 @@ func (v *Validator) CheckRecord(r *kgo.Record) (*Decoded, *registry.Version, []r
 	default:
 		d, fs, err = m.decode()
 	}
-	var ver *registry.Version
+	var ver *catalog.Version
 	if err == nil && d != nil {
 		var more []report.Finding
 		ver, more = v.check(d, scopeOf(fs))
@@ -61,7 +61,7 @@ func (v *Validator) CheckRecord(r *kgo.Record) (*Decoded, *registry.Version, []r
 // type's kafka.framing) says. It does nothing for a JSON Schema version or
 // an event without data, and leaves Data as it was when the data does not
 // decode.
-func (d *Decoded) SetFormatData(ver *registry.Version, framing registry.Framing) error {
+func (d *Decoded) SetFormatData(ver *catalog.Version, framing catalog.Framing) error {
 	if !d.HasData || ver == nil || ver.Compiled == nil || ver.Format != format.Avro && ver.Format != format.Protobuf {
 		return nil
 	}
@@ -81,7 +81,7 @@ func (d *Decoded) SetFormatData(ver *registry.Version, framing registry.Framing)
 // Avro binary data loses its frame here, once: DecodeValue would guess
 // again, and take a datum that starts like a frame (or any datum under
 // FramingNone) for framed.
-func formatDataValue(s format.Schema, framing registry.Framing, data []byte, ct string) (any, error) {
+func formatDataValue(s format.Schema, framing catalog.Framing, data []byte, ct string) (any, error) {
 	v, err := dataValue(s, framing, data, ct)
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func formatDataValue(s format.Schema, framing registry.Framing, data []byte, ct 
 // it is; Avro data in Avro's JSON encoding, Protobuf data in its JSON
 // mapping, read from the binary encoding, framed as framing says): what
 // consume prints, and what produce reads back.
-func (d *Decoded) DataJSON(ver *registry.Version, framing registry.Framing) ([]byte, error) {
+func (d *Decoded) DataJSON(ver *catalog.Version, framing catalog.Framing) ([]byte, error) {
 	ct := d.Event.DataContentType()
 	if ct == "" || format.IsJSON(ct) || ver == nil || ver.Compiled == nil {
 		return d.RawData, nil
@@ -114,9 +114,9 @@ func (d *Decoded) DataJSON(ver *registry.Version, framing registry.Framing) ([]b
 
 // dataValue is the value of data of schema s in content type ct, read as
 // the format reads it.
-func dataValue(s format.Schema, framing registry.Framing, data []byte, ct string) (any, error) {
+func dataValue(s format.Schema, framing catalog.Framing, data []byte, ct string) (any, error) {
 	if p, ok := s.(*protobuf.Schema); ok {
-		if framing == registry.FramingNone && !format.IsJSON(ct) {
+		if framing == catalog.FramingNone && !format.IsJSON(ct) {
 			// DecodeValue would take a leading zero for a frame.
 			if _, err := p.DecodeBinary(data); err != nil {
 				return nil, err

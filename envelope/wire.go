@@ -9,10 +9,10 @@ import (
 	"github.com/cloudevents/sdk-go/v2/event"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -38,8 +38,8 @@ const (
 // framed when it starts with the magic byte (no message starts with a zero
 // tag), and Avro data when it starts with a header and the rest is one
 // datum of s.
-func DataFrame(s format.Schema, framing registry.Framing, data []byte) (payload []byte, id uint32, framed bool) {
-	if framing == registry.FramingNone {
+func DataFrame(s format.Schema, framing catalog.Framing, data []byte) (payload []byte, id uint32, framed bool) {
+	if framing == catalog.FramingNone {
 		return data, 0, false
 	}
 	switch s := s.(type) {
@@ -70,8 +70,8 @@ func DataFrame(s format.Schema, framing registry.Framing, data []byte) (payload 
 // a type with the given kafka.framing. Under FramingNone binary data is
 // read as it is, never as a frame, so bytes left after the datum are an
 // error; otherwise a Confluent frame is accepted (Validate).
-func ValidateData(s format.Schema, framing registry.Framing, data []byte, ct string) error {
-	if framing == registry.FramingNone && !format.IsJSON(ct) {
+func ValidateData(s format.Schema, framing catalog.Framing, data []byte, ct string) error {
+	if framing == catalog.FramingNone && !format.IsJSON(ct) {
 		// Validate with no data refuses a content type that is no
 		// encoding of s as it would with data.
 		if err := s.Validate(nil, ct); errors.Is(err, format.ErrContentType) {
@@ -115,11 +115,11 @@ func FrameData(s format.Schema, id uint32, payload []byte) []byte {
 // Protobuf JSON mapping) is encoded, binary data (validated beforehand)
 // is taken as it is, without its frame; the
 // result is framed under id when id is not zero, and unframed otherwise.
-func BinaryData(ver *registry.Version, framing registry.Framing, data []byte, contentType string) ([]byte, error) {
+func BinaryData(ver *catalog.Version, framing catalog.Framing, data []byte, contentType string) ([]byte, error) {
 	return binaryData(ver, framing, data, contentType, 0)
 }
 
-func binaryData(ver *registry.Version, framing registry.Framing, data []byte, contentType string, id uint32) ([]byte, error) {
+func binaryData(ver *catalog.Version, framing catalog.Framing, data []byte, contentType string, id uint32) ([]byte, error) {
 	s := ver.Compiled
 	if s == nil {
 		return nil, fmt.Errorf("%s v%d did not compile", ver.Type, ver.Number)
@@ -150,7 +150,7 @@ func binaryData(ver *registry.Version, framing registry.Framing, data []byte, co
 // binary content type: what ToRecord then puts in a binary-mode record
 // value, or in data_base64 in structured mode. Events of JSON Schema types
 // are returned as they are.
-func WireEvent(e *event.Event, ver *registry.Version, framing registry.Framing, id uint32) (event.Event, error) {
+func WireEvent(e *event.Event, ver *catalog.Version, framing catalog.Framing, id uint32) (event.Event, error) {
 	if ver == nil || ver.Format == format.JSONSchema || ver.Format == "" {
 		return *e, nil
 	}
@@ -170,7 +170,7 @@ func WireEvent(e *event.Event, ver *registry.Version, framing registry.Framing, 
 // when the type's framing is confluent and the version has one, else 0.
 // JSON Schema data is framed only when kafka.framing says confluent
 // explicitly (Catalog.FramesJSON).
-func WireID(cat *registry.Catalog, ids *registry.SchemaIDs, ver *registry.Version) uint32 {
+func WireID(cat *catalog.Catalog, ids *catalog.SchemaIDs, ver *catalog.Version) uint32 {
 	if ver == nil {
 		return 0
 	}
@@ -179,7 +179,7 @@ func WireID(cat *registry.Catalog, ids *registry.SchemaIDs, ver *registry.Versio
 		if !cat.FramesJSON(t) {
 			return 0
 		}
-	} else if cat.Framing(t) != registry.FramingConfluent {
+	} else if cat.Framing(t) != catalog.FramingConfluent {
 		return 0
 	}
 	id, _ := ids.Of(ver)
@@ -188,7 +188,7 @@ func WireID(cat *registry.Catalog, ids *registry.SchemaIDs, ver *registry.Versio
 
 // checkFrame checks the schema id of framed data (binary, or JSON read
 // from a frame) against the catalog's registry ids (when it has any).
-func (v *Validator) checkFrame(d *Decoded, ver *registry.Version, ct string) []report.Finding {
+func (v *Validator) checkFrame(d *Decoded, ver *catalog.Version, ct string) []report.Finding {
 	if v.IDs.Empty() {
 		return nil
 	}
@@ -211,8 +211,8 @@ func (v *Validator) checkFrame(d *Decoded, ver *registry.Version, ct string) []r
 	switch {
 	case !v.IDs.Known(id):
 		return []report.Finding{{Rule: RuleSchemaIDUnknown, Severity: report.SeverityError, Pointer: ptr,
-			Message: fmt.Sprintf("the data is Confluent-framed with schema id %d, which is not a registry id of the catalog (%s); a Confluent deserializer cannot read it", id, registry.SchemaIDsFile)}}
-	case len(others) > 0 && !slices.ContainsFunc(others, func(o *registry.Version) bool { return o.Type == ver.Type && o.Number == ver.Number }):
+			Message: fmt.Sprintf("the data is Confluent-framed with schema id %d, which is not a registry id of the catalog (%s); a Confluent deserializer cannot read it", id, catalog.SchemaIDsFile)}}
+	case len(others) > 0 && !slices.ContainsFunc(others, func(o *catalog.Version) bool { return o.Type == ver.Type && o.Number == ver.Number }):
 		other := others[0]
 		return []report.Finding{{Rule: RuleSchemaIDMismatch, Severity: report.SeverityError, Pointer: ptr,
 			Message: fmt.Sprintf("the data is Confluent-framed with schema id %d, which is %s v%d, but the event says %s v%d", id, other.Type, other.Number, ver.Type, ver.Number)}}
@@ -229,7 +229,7 @@ func RecordPosition(r *kgo.Record) string {
 // ToWireRecord is ToRecord for an event of a catalog: the data of an Avro
 // or Protobuf type is put in its binary encoding first (WireEvent), framed
 // as the type's kafka.framing and the version's registry id say.
-func ToWireRecord(ctx context.Context, e *event.Event, ver *registry.Version, framing registry.Framing, id uint32, mode Mode, opts ...RecordOption) (*kgo.Record, error) {
+func ToWireRecord(ctx context.Context, e *event.Event, ver *catalog.Version, framing catalog.Framing, id uint32, mode Mode, opts ...RecordOption) (*kgo.Record, error) {
 	w, err := WireEvent(e, ver, framing, id)
 	if err != nil {
 		return nil, err

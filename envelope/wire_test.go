@@ -16,10 +16,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/catalog/catalogtest"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/registry"
-	"github.com/evtool/evtool/registry/registrytest"
 	"github.com/evtool/evtool/report"
 )
 
@@ -32,7 +32,7 @@ const (
 // when ids is set, gives every version a registry id (100 + 10*type +
 // version) in the catalog's ids file, as `evtool registry serve` keeps
 // them.
-func formatsCatalog(t testing.TB, ids bool, evtoolYAML string) (*registry.Catalog, *registry.SchemaIDs) {
+func formatsCatalog(t testing.TB, ids bool, evtoolYAML string) (*catalog.Catalog, *catalog.SchemaIDs) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("testdata/formats")); err != nil {
@@ -43,14 +43,14 @@ func formatsCatalog(t testing.TB, ids bool, evtoolYAML string) (*registry.Catalo
 			t.Fatal(err)
 		}
 	}
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ids {
-		return cat, registrytest.WriteSchemaIDs(t, cat, registrytest.Numbered(cat))
+		return cat, catalogtest.WriteSchemaIDs(t, cat, catalogtest.Numbered(cat))
 	}
-	sids, err := registry.LoadSchemaIDs(cat)
+	sids, err := catalog.LoadSchemaIDs(cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,16 +121,16 @@ func TestWireRoundTripThroughBroker(t *testing.T) {
 	type sent struct {
 		name    string
 		mode    Mode
-		ids     *registry.SchemaIDs
-		cat     *registry.Catalog
-		ver     *registry.Version
+		ids     *catalog.SchemaIDs
+		cat     *catalog.Catalog
+		ver     *catalog.Version
 		wantID  uint32
 		want    any
-		framing registry.Framing
+		framing catalog.Framing
 	}
 	var all []sent
 	for _, withIDs := range []bool{false, true} {
-		for _, framing := range []registry.Framing{registry.FramingConfluent, registry.FramingNone} {
+		for _, framing := range []catalog.Framing{catalog.FramingConfluent, catalog.FramingNone} {
 			yaml := "version: 1\nschemas: schemas\ndataschema: https://schemas.example.com/{type}/v{version}\nkafka: {framing: " + string(framing) + "}\n"
 			cat, ids := formatsCatalog(t, withIDs, yaml)
 			for _, mode := range []Mode{ModeBinary, ModeStructured} {
@@ -154,7 +154,7 @@ func TestWireRoundTripThroughBroker(t *testing.T) {
 						t.Fatal(err)
 					}
 					var wantID uint32
-					if withIDs && framing == registry.FramingConfluent {
+					if withIDs && framing == catalog.FramingConfluent {
 						wantID, _ = ids.Of(ver)
 					}
 					all = append(all, sent{fmt.Sprintf("ids=%v/%s/%v/%s", withIDs, framing, mode, fe.name), mode, ids, cat, ver, wantID, want, framing})
@@ -243,7 +243,7 @@ func TestCheckRecordSchemaIDs(t *testing.T) {
 		}{"other version's id", id2, RuleSchemaIDMismatch})
 		for _, tc := range tests {
 			t.Run(typ+"/"+tc.name, func(t *testing.T) {
-				r, err := ToWireRecord(context.Background(), &d.Event, v1, registry.FramingConfluent, tc.id, ModeBinary)
+				r, err := ToWireRecord(context.Background(), &d.Event, v1, catalog.FramingConfluent, tc.id, ModeBinary)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -288,7 +288,7 @@ func TestKcatReadsFramedRecord(t *testing.T) {
 	id := WireID(cat, ids, ver)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r, err := ToWireRecord(ctx, &d.Event, ver, registry.FramingConfluent, id, ModeBinary)
+	r, err := ToWireRecord(ctx, &d.Event, ver, catalog.FramingConfluent, id, ModeBinary)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func FuzzDataFrame(f *testing.F) {
 			typ = avroType
 		}
 		ver := cat.Lookup(typ).Version(1)
-		if _, _, framed := DataFrame(ver.Compiled, registry.FramingConfluent, value); framed && value[0] != 0 {
+		if _, _, framed := DataFrame(ver.Compiled, catalog.FramingConfluent, value); framed && value[0] != 0 {
 			t.Fatalf("framed without the magic byte: % x", value)
 		}
 		r := &kgo.Record{Topic: "t", Value: value, Headers: []kgo.RecordHeader{
@@ -371,7 +371,7 @@ func TestWireFramingNoneKeepsZeroLeadingAvro(t *testing.T) {
 	if !bytes.Equal(r.Value, datum) {
 		t.Errorf("record value % x, want the datum % x", r.Value, datum)
 	}
-	if payload, _, framed := DataFrame(ver.Compiled, registry.FramingNone, datum); framed || !bytes.Equal(payload, datum) {
+	if payload, _, framed := DataFrame(ver.Compiled, catalog.FramingNone, datum); framed || !bytes.Equal(payload, datum) {
 		t.Errorf("DataFrame took the datum for framed")
 	}
 }
@@ -389,7 +389,7 @@ func TestCheckFrameOtherBinaryContentTypes(t *testing.T) {
 	} {
 		t.Run(tc.ct, func(t *testing.T) {
 			ver := cat.Lookup(tc.typ).Version(1)
-			framed, err := BinaryData(ver, registry.FramingConfluent, []byte(tc.data), format.ContentTypeJSON)
+			framed, err := BinaryData(ver, catalog.FramingConfluent, []byte(tc.data), format.ContentTypeJSON)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -428,7 +428,7 @@ func TestCheckFrameSharedID(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sdir, "v2.avsc"), []byte(v2), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,14 +436,14 @@ func TestCheckFrameSharedID(t *testing.T) {
 	if ty.Version(1).Digest != ty.Version(2).Digest {
 		t.Fatalf("the versions must share a digest: %s %s", ty.Version(1).Digest, ty.Version(2).Digest)
 	}
-	p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
+	p := filepath.Join(dir, filepath.FromSlash(catalog.SchemaIDsFile))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(p, fmt.Appendf(nil, `{"ids": {%q: 42}}`, ty.Version(1).Digest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ids, err := registry.LoadSchemaIDs(cat)
+	ids, err := catalog.LoadSchemaIDs(cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +457,7 @@ func TestCheckFrameSharedID(t *testing.T) {
 		if err := findingsError(fs); err != nil {
 			t.Fatal(err)
 		}
-		r, err := ToWireRecord(context.Background(), &d.Event, ver, registry.FramingConfluent, 42, ModeBinary)
+		r, err := ToWireRecord(context.Background(), &d.Event, ver, catalog.FramingConfluent, 42, ModeBinary)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
-	"github.com/evtool/evtool/registry"
 )
 
 func loadLines(b *testing.B) [][]byte {
@@ -27,7 +27,7 @@ func loadLines(b *testing.B) [][]byte {
 
 // BenchmarkFile is the baseline: the same events validated as a file's.
 func BenchmarkFile(b *testing.B) {
-	cat, _ := registry.Load("../examples/orders")
+	cat, _ := catalog.Load("../examples/orders")
 	v := &envelope.Validator{Catalog: cat}
 	lines := loadLines(b)
 	b.ResetTimer()
@@ -38,7 +38,7 @@ func BenchmarkFile(b *testing.B) {
 
 // BenchmarkDecode is the part of a record's check that runs on all cores.
 func BenchmarkDecode(b *testing.B) {
-	cat, _ := registry.Load("../examples/orders")
+	cat, _ := catalog.Load("../examples/orders")
 	c := NewChecker(cat)
 	lines := loadLines(b)
 	recs := make([]*kgo.Record, len(lines))
@@ -53,7 +53,7 @@ func BenchmarkDecode(b *testing.B) {
 
 // BenchmarkCheck is a record's whole check (Decode, then Relate).
 func BenchmarkCheck(b *testing.B) {
-	cat, _ := registry.Load("../examples/orders")
+	cat, _ := catalog.Load("../examples/orders")
 	c := NewChecker(cat)
 	lines := loadLines(b)
 	recs := make([]*kgo.Record, len(lines))

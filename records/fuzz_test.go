@@ -6,7 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 // FuzzCheck: a record read from Kafka is outside input; any key, value
@@ -17,9 +17,9 @@ func FuzzCheck(f *testing.F) {
 	f.Add("com.example.counter.moved", "https://schemas.example.com/com.example.counter.moved/v1.avsc", "application/avro", []byte("0"), []byte{0, 0, 0, 0, 1, 0, 8, 2, 2, 2, 2, 0})
 	f.Add("com.example.counter.reset", "https://schemas.example.com/com.example.counter.reset/v1.avsc", "application/avro", []byte("0"), []byte{0, 8, 2})
 	f.Add("", "", "application/cloudevents+json", []byte(nil), []byte(`{"specversion":"1.0","id":"x","source":"/s","type":"com.example.order.placed","data":{}}`))
-	var cats []*registry.Catalog
+	var cats []*catalog.Catalog
 	for _, dir := range []string{"../examples/orders", "testdata/framed", "testdata/proto"} {
-		cat, err := registry.Load(dir)
+		cat, err := catalog.Load(dir)
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -84,7 +84,7 @@ func (r *Record) has(rule string) bool {
 // records of one partition must reach Check in offset order.
 type Checker struct {
 	v   *envelope.Validator
-	cat *registry.Catalog
+	cat *catalog.Catalog
 
 	// seed hashes an event's content to tell a repeat from a reuse
 	// within one run (a 64-bit hash: a collision needs the same id too).
@@ -111,7 +111,7 @@ type seqSeen struct {
 }
 
 // NewChecker returns a checker for the catalog.
-func NewChecker(cat *registry.Catalog) *Checker {
+func NewChecker(cat *catalog.Catalog) *Checker {
 	return &Checker{
 		v:      &envelope.Validator{Catalog: cat},
 		cat:    cat,
@@ -126,7 +126,7 @@ func NewChecker(cat *registry.Catalog) *Checker {
 // Protobuf data with the catalog's registry ids, as validate of event
 // files does (schema-id-unknown, schema-id-mismatch). Call it before the
 // first Check.
-func (c *Checker) UseSchemaIDs(ids *registry.SchemaIDs) { c.v.IDs = ids }
+func (c *Checker) UseSchemaIDs(ids *catalog.SchemaIDs) { c.v.IDs = ids }
 
 // Check checks one record: Decode, then Relate.
 func (c *Checker) Check(rec *kgo.Record) *Record {

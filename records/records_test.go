@@ -8,7 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 // jsBinary is an order.placed event as the CloudEvents JavaScript SDK
@@ -26,7 +26,7 @@ func jsBinary(id, order string, version int, key string, offset int64) *kgo.Reco
 
 // TestChecker: per-record and cross-record findings, in order.
 func TestChecker(t *testing.T) {
-	cat, err := registry.Load("../examples/orders")
+	cat, err := catalog.Load("../examples/orders")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func paidBinary(id, order string, version int, offset int64) *kgo.Record {
 // types carries it: an order's paid (version 2) before its placed
 // (version 1) went backwards.
 func TestSequenceAcrossTypes(t *testing.T) {
-	cat, err := registry.Load("../examples/orders")
+	cat, err := catalog.Load("../examples/orders")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestPartitionKeyInFormattedData(t *testing.T) {
 		{"../examples/payments", "EHBheS0wMDMxDGFjYy0wMgIGAuE3BkdCUAA=", "/payments-service", "com.example.payment.authorized", "https://schemas.example.com/com.example.payment.authorized/v2.avsc", "application/avro", "pay-0031", "/paymentId"},
 		{"../examples/inventory", "CghTS1UtMDAwNhIPCgVhbXMtMRIGRS0xOC0zGIQBIghyY3YtMDAxOSoGCPqB9cEG", "/warehouse-service", "com.example.inventory.stock.received", "https://schemas.example.com/com.example.inventory.stock.received/v3.proto", "application/protobuf", "SKU-0006", "/sku"},
 	} {
-		cat, err := registry.Load(tc.catalog)
+		cat, err := catalog.Load(tc.catalog)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +150,7 @@ func TestPartitionKeyInFormattedData(t *testing.T) {
 // it: a known ambiguity.)
 func TestPartitionKeyInReframedAvroData(t *testing.T) {
 	h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
-	cat, err := registry.Load("testdata/framed")
+	cat, err := catalog.Load("testdata/framed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestPartitionKeyInReframedAvroData(t *testing.T) {
 // named by the field's proto name (/bin_id), which replay reads too.
 func TestPartitionKeyAtProtobufDefault(t *testing.T) {
 	h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
-	cat, err := registry.Load("testdata/proto")
+	cat, err := catalog.Load("testdata/proto")
 	if err != nil {
 		t.Fatal(err)
 	}

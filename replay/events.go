@@ -13,11 +13,11 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/pipeline"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -158,7 +158,7 @@ type keySpec struct {
 	subject bool
 }
 
-func keyOf(t *registry.EventType) keySpec {
+func keyOf(t *catalog.EventType) keySpec {
 	switch pk := t.Meta.PartitionKey; {
 	case pk == "subject":
 		return keySpec{subject: true}

@@ -11,12 +11,12 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
-	"github.com/evtool/evtool/registry"
 )
 
 // This file is what replay does differently for Avro and Protobuf types:
@@ -25,7 +25,7 @@ import (
 // schema, and poison breaks the binary encoding or its Confluent frame.
 
 // isFormatted reports whether v is an Avro or Protobuf version.
-func isFormatted(v *registry.Version) bool {
+func isFormatted(v *catalog.Version) bool {
 	return v != nil && v.Format != "" && v.Format != format.JSONSchema && v.Compiled != nil
 }
 
@@ -43,7 +43,7 @@ func dataContentType(e *event.Event) string {
 // binary Avro data it also returns the datum without its frame (nil
 // otherwise): reading the key found the frame, so that the record can be
 // written without reading the datum once more.
-func formatValue(d *envelope.Decoded, ver *registry.Version, framing registry.Framing, ks keySpec) ([]byte, error) {
+func formatValue(d *envelope.Decoded, ver *catalog.Version, framing catalog.Framing, ks keySpec) ([]byte, error) {
 	if ks.pointer == "" || !isFormatted(ver) || !d.HasData {
 		return nil, nil
 	}
@@ -78,7 +78,7 @@ func formatValue(d *envelope.Decoded, ver *registry.Version, framing registry.Fr
 // to; Protobuf goes through the JSON mapping. It fails when to cannot
 // carry the datum. framing is the type's kafka.framing: binary Avro data
 // is never taken for framed under FramingNone.
-func reencode(from, to *registry.Version, framing registry.Framing, data []byte, ct string) ([]byte, error) {
+func reencode(from, to *catalog.Version, framing catalog.Framing, data []byte, ct string) ([]byte, error) {
 	if !isFormatted(from) || !isFormatted(to) || from.Format != to.Format {
 		return nil, errors.New("not two versions of one Avro or Protobuf type")
 	}
@@ -146,7 +146,7 @@ func sameMeaning(from, to *avro.Schema, payload []byte, datum any) error {
 
 // formatSkewTargets is SkewTargets for an Avro or Protobuf event: the
 // candidate versions that can carry its datum.
-func (m *Mutator) formatSkewTargets(ver *registry.Version, data []byte, ct string) chaos.VersionSet {
+func (m *Mutator) formatSkewTargets(ver *catalog.Version, data []byte, ct string) chaos.VersionSet {
 	var out chaos.VersionSet
 	t := m.cat.Lookup(ver.Type)
 	for _, u := range m.Candidates(ver.Type, ver.Number).List() {
@@ -159,7 +159,7 @@ func (m *Mutator) formatSkewTargets(ver *registry.Version, data []byte, ct strin
 
 // skewFormatData re-encodes the data of c (an event of version from) with
 // version to's schema; c keeps its data when to cannot carry it.
-func skewFormatData(c *event.Event, from, to *registry.Version, framing registry.Framing) {
+func skewFormatData(c *event.Event, from, to *catalog.Version, framing catalog.Framing) {
 	if b, err := reencode(from, to, framing, c.DataEncoded, dataContentType(c)); err == nil {
 		c.DataEncoded = b
 	}
@@ -168,7 +168,7 @@ func skewFormatData(c *event.Event, from, to *registry.Version, framing registry
 // invalidFormatData returns data in e's encoding that ver's schema
 // rejects: the binary encoding cut short, or bytes no datum starts with;
 // for the JSON form, values of the wrong shape.
-func invalidFormatData(ver *registry.Version, framing registry.Framing, e event.Event) []byte {
+func invalidFormatData(ver *catalog.Version, framing catalog.Framing, e event.Event) []byte {
 	ct := dataContentType(&e)
 	var cands [][]byte
 	if !format.IsJSON(ct) {
@@ -192,7 +192,7 @@ func invalidFormatData(ver *registry.Version, framing registry.Framing, e event.
 // undecodableData when the version's schema cannot read it either (it
 // looks like a framed record), else bytes no Avro or Protobuf datum
 // starts with (a varint that never ends).
-func undecodableFor(ver *registry.Version, ct string) []byte {
+func undecodableFor(ver *catalog.Version, ct string) []byte {
 	if !isFormatted(ver) || ver.Compiled.Validate(undecodableData, ct) != nil {
 		return undecodableData
 	}
@@ -202,7 +202,7 @@ func undecodableFor(ver *registry.Version, ct string) []byte {
 // unknownIDData is the data of an unknown-schema-id poison event: the
 // event's data (binary for Avro and Protobuf) Confluent-framed under an id
 // the catalog's registry ids do not hold.
-func (m *Mutator) unknownIDData(ver *registry.Version, e event.Event) []byte {
+func (m *Mutator) unknownIDData(ver *catalog.Version, e event.Event) []byte {
 	id := m.schemaIDs().Unknown()
 	if !isFormatted(ver) {
 		return format.Frame(id, e.DataEncoded)
@@ -215,7 +215,7 @@ func (m *Mutator) unknownIDData(ver *registry.Version, e event.Event) []byte {
 }
 
 // schemaIDs are the catalog's registry ids (none without a catalog).
-func (m *Mutator) schemaIDs() *registry.SchemaIDs {
+func (m *Mutator) schemaIDs() *catalog.SchemaIDs {
 	if m == nil {
 		return nil
 	}
@@ -224,16 +224,16 @@ func (m *Mutator) schemaIDs() *registry.SchemaIDs {
 
 // framing is the kafka.framing of ver's type (confluent, the default,
 // without a catalog).
-func (m *Mutator) framing(ver *registry.Version) registry.Framing {
+func (m *Mutator) framing(ver *catalog.Version) catalog.Framing {
 	if m == nil || ver == nil {
-		return registry.FramingConfluent
+		return catalog.FramingConfluent
 	}
 	return m.cat.Framing(m.cat.Lookup(ver.Type))
 }
 
 // wireID is the schema id an Avro or Protobuf event of ver is framed
 // under in a record (0: unframed).
-func (m *Mutator) wireID(ver *registry.Version) uint32 {
+func (m *Mutator) wireID(ver *catalog.Version) uint32 {
 	if m == nil {
 		return 0
 	}
@@ -288,9 +288,9 @@ func protoKey(s *protobuf.Schema, data []byte, ct string, tokens []string) (any,
 // anything else, a union say, which the JSON encoding tags). Under
 // kafka.framing none the datum is never taken for framed. unframed is
 // data without its frame, when it is a datum.
-func avroKey(s *avro.Schema, framing registry.Framing, data []byte, tokens []string) (key any, ok bool, unframed []byte) {
+func avroKey(s *avro.Schema, framing catalog.Framing, data []byte, tokens []string) (key any, ok bool, unframed []byte) {
 	read := avro.FramingAuto
-	if framing == registry.FramingNone {
+	if framing == catalog.FramingNone {
 		read = avro.FramingNone
 	}
 	datum, _, framed, err := s.DecodeBinary(data, read)

@@ -4,14 +4,14 @@ import (
 	"context"
 	"testing"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 // BenchmarkConvertFormats is the producer's conversion of Avro and
 // Protobuf events (data_base64 and JSON form) into framed records.
 func BenchmarkConvertFormats(b *testing.B) {
 	dir := formatsDir(b, true)
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,9 +18,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -36,11 +36,11 @@ func formatsConsumer(dir string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		return fail("%v", err)
 	}
-	ids, err := registry.LoadSchemaIDs(cat)
+	ids, err := catalog.LoadSchemaIDs(cat)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -14,13 +14,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/catalog/catalogtest"
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
-	"github.com/evtool/evtool/registry"
-	"github.com/evtool/evtool/registry/registrytest"
 	"github.com/evtool/evtool/report"
 )
 
@@ -41,11 +41,11 @@ func formatsDir(t testing.TB, ids bool) string {
 	if !ids {
 		return dir
 	}
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	registrytest.WriteSchemaIDs(t, cat, registrytest.Numbered(cat))
+	catalogtest.WriteSchemaIDs(t, cat, catalogtest.Numbered(cat))
 	return dir
 }
 
@@ -158,9 +158,9 @@ func TestGenerateFormatsCover(t *testing.T) {
 
 // formatsFile writes an event file with Avro and Protobuf events in both
 // forms validate accepts: data in the JSON form, and data_base64 binary.
-func formatsFile(t *testing.T, cat *registry.Catalog) string { return formatsFileTB(t, cat) }
+func formatsFile(t *testing.T, cat *catalog.Catalog) string { return formatsFileTB(t, cat) }
 
-func formatsFileTB(t testing.TB, cat *registry.Catalog) string {
+func formatsFileTB(t testing.TB, cat *catalog.Catalog) string {
 	t.Helper()
 	var lines []string
 	add := func(id, typ string, version int, jsonData string, binary bool) {
@@ -202,14 +202,14 @@ func TestFormatEventFilesToRecords(t *testing.T) {
 		for _, mode := range []string{"binary", "structured"} {
 			t.Run(fmt.Sprintf("ids=%v/%s", withIDs, mode), func(t *testing.T) {
 				dir := formatsDir(t, withIDs)
-				cat, err := registry.Load(dir)
+				cat, err := catalog.Load(dir)
 				if err != nil {
 					t.Fatal(err)
 				}
 				file := formatsFile(t, cat)
 				h := formatsHarness(t, dir, "{file: "+file+"}", "")
 				h.sc.Kafka.Mode, _ = envelope.ParseMode(mode)
-				ids, _ := registry.LoadSchemaIDs(cat)
+				ids, _ := catalog.LoadSchemaIDs(cat)
 				v := &envelope.Validator{Catalog: cat, IDs: ids}
 				wantKeys := []string{"p-1", "p-2", "p-1", "sku-1", "sku-2"}
 				for i, raw := range validatedEvents(t, h) {
@@ -232,7 +232,7 @@ func TestFormatEventFilesToRecords(t *testing.T) {
 					if ct := d.Event.DataContentType(); ct != ver.Compiled.DefaultContentType() {
 						t.Errorf("event %d: datacontenttype %q", i, ct)
 					}
-					_, id, framed := envelope.DataFrame(ver.Compiled, registry.FramingConfluent, d.RawData)
+					_, id, framed := envelope.DataFrame(ver.Compiled, catalog.FramingConfluent, d.RawData)
 					wantID, _ := ids.Of(ver)
 					if framed != withIDs || id != wantID {
 						t.Errorf("event %d: framed %v id %d, want id %d", i, framed, id, wantID)
@@ -250,7 +250,7 @@ func TestFormatEventFilesToRecords(t *testing.T) {
 // the new version's id.
 func TestFormatSkew(t *testing.T) {
 	dir := formatsDir(t, true)
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestFormatSkew(t *testing.T) {
 		if len(fs) != 0 || ver.Number != w.to {
 			t.Fatalf("event %d: v%d, findings %v", i, ver.Number, fs)
 		}
-		payload, id, framed := envelope.DataFrame(ver.Compiled, registry.FramingConfluent, d.RawData)
+		payload, id, framed := envelope.DataFrame(ver.Compiled, catalog.FramingConfluent, d.RawData)
 		if wantID, _ := ids.Of(ver); !framed || id != wantID {
 			t.Errorf("event %d: framed %v under %d, want %d", i, framed, id, wantID)
 		}
@@ -319,7 +319,7 @@ func TestFormatSkew(t *testing.T) {
 // (framed as the record was), an unknown schema id is reported as such.
 func TestFormatPoison(t *testing.T) {
 	dir := formatsDir(t, true)
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +384,7 @@ func TestFormatPoison(t *testing.T) {
 // gives, and a union (tagged in the JSON encoding) or a missing field is
 // left to the JSON encoding.
 func TestAvroKey(t *testing.T) {
-	cat, err := registry.Load("testdata/formats")
+	cat, err := catalog.Load("testdata/formats")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +403,7 @@ func TestAvroKey(t *testing.T) {
 		{"/paymentId/x", nil, false},
 	} {
 		ks := keySpec{pointer: tc.pointer, tokens: strings.Split(tc.pointer[1:], "/")}
-		got, ok, unframed := avroKey(ver.Compiled.(*avro.Schema), registry.FramingConfluent, envelope.FrameData(ver.Compiled, 7, bin), ks.tokens)
+		got, ok, unframed := avroKey(ver.Compiled.(*avro.Schema), catalog.FramingConfluent, envelope.FrameData(ver.Compiled, 7, bin), ks.tokens)
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("%s: %v %v, want %v %v", tc.pointer, got, ok, tc.want, tc.ok)
 		}
@@ -418,7 +418,7 @@ func TestAvroKey(t *testing.T) {
 // its default (the JSON mapping leaves it out), an unset oneof member or
 // a message field is left to the JSON mapping.
 func TestProtoKey(t *testing.T) {
-	cat, err := registry.Load("testdata/formats")
+	cat, err := catalog.Load("testdata/formats")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +456,7 @@ func TestProtoKey(t *testing.T) {
 // carry it unchanged; v2 with a non-default currency is not v1 data (v1
 // cannot say USD, and reading it back says EUR).
 func TestSkewKeepsMeaning(t *testing.T) {
-	cat, err := registry.Load(formatsDir(t, false))
+	cat, err := catalog.Load(formatsDir(t, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +471,7 @@ func TestSkewKeepsMeaning(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = reencode(v2, v1, registry.FramingNone, b, v2.Compiled.DefaultContentType())
+		_, err = reencode(v2, v1, catalog.FramingNone, b, v2.Compiled.DefaultContentType())
 		if (err == nil) != tc.ok {
 			t.Errorf("currency %s: reencode v2 → v1 error %v, want ok=%v", tc.currency, err, tc.ok)
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/sample"
 )
 
@@ -19,7 +19,7 @@ import (
 // sampled from each version's schema. It is deterministic for a seed and
 // streams: memory depends on the number of keys, not on count.
 type generator struct {
-	cat   *registry.Catalog
+	cat   *catalog.Catalog
 	spec  *GenerateSpec
 	types []genType
 	keys  []any // key values (string or json.Number)
@@ -29,8 +29,8 @@ type generator struct {
 }
 
 type genType struct {
-	t       *registry.EventType
-	v       *registry.Version
+	t       *catalog.EventType
+	v       *catalog.Version
 	key     keySpec
 	sampler *sample.Sampler
 	// schema is the version's schema with formats asserted.
@@ -52,7 +52,7 @@ func (gt *genType) sample(rng *rand.Rand, cover bool) (any, error) {
 
 const genStream = 0x67656e6572617465 // "generate"
 
-func newGenerator(cat *registry.Catalog, spec *GenerateSpec) (*generator, error) {
+func newGenerator(cat *catalog.Catalog, spec *GenerateSpec) (*generator, error) {
 	g := &generator{
 		cat:  cat,
 		spec: spec,

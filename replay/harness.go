@@ -19,9 +19,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/registry"
 )
 
 // ProducerGCPercent is the GC percent evtool replay runs with (unless
@@ -88,7 +88,7 @@ type Progress interface {
 // work directory.
 type Harness struct {
 	sc   *Scenario
-	cat  *registry.Catalog
+	cat  *catalog.Catalog
 	opts Options
 
 	seed       uint64
@@ -113,7 +113,7 @@ type Harness struct {
 	spawn     *spawner
 	nonce     string
 	// types and keys index the catalog for the fast path.
-	types map[string]*registry.EventType
+	types map[string]*catalog.EventType
 	keys  map[string]keySpec
 	mut   *Mutator
 	// runs counts the runs per name, so a repeated name gets fresh
@@ -162,12 +162,12 @@ func NewHarness(sc *Scenario, opts Options) (*Harness, error) {
 	if err := sc.Check(); err != nil {
 		return nil, err
 	}
-	cat, err := registry.Load(sc.Catalog)
+	cat, err := catalog.Load(sc.Catalog)
 	if err != nil {
 		return nil, fmt.Errorf("catalog %s (%s): %w", sc.Catalog, sc.Where("/catalog"), err)
 	}
 	h := &Harness{sc: sc, cat: cat, opts: opts, partitions: sc.Kafka.Partitions,
-		types: map[string]*registry.EventType{}, keys: map[string]keySpec{}, mut: NewMutator(cat)}
+		types: map[string]*catalog.EventType{}, keys: map[string]keySpec{}, mut: NewMutator(cat)}
 	for _, t := range cat.Types {
 		h.types[t.Name] = t
 		h.keys[t.Name] = keyOf(t)
@@ -204,7 +204,7 @@ func (h *Harness) Seed() uint64 { return h.seed }
 func (h *Harness) Mutator() *Mutator { return h.mut }
 
 // Catalog returns the loaded catalog.
-func (h *Harness) Catalog() *registry.Catalog { return h.cat }
+func (h *Harness) Catalog() *catalog.Catalog { return h.cat }
 
 func (h *Harness) logf(format string, args ...any) {
 	if h.opts.Log != nil {

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/catalog/catalogtest"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/registry"
-	"github.com/evtool/evtool/registry/registrytest"
 )
 
 // TestReplayFramesJSONWhenConfigured: with kafka.framing: confluent in
@@ -37,11 +37,11 @@ func TestReplayFramesJSONWhenConfigured(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "evtool.yaml"), conf, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cat, err := registry.Load(dir)
+		cat, err := catalog.Load(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		registrytest.WriteSchemaIDs(t, cat, registrytest.Numbered(cat))
+		catalogtest.WriteSchemaIDs(t, cat, catalogtest.Numbered(cat))
 		sc := writeScenario(t, "catalog: "+dir+"\nevents: {file: "+examplesDir+"/events.jsonl}\nconsumer: {run: [x], state: {http: \"http://x\"}}\n")
 		h, err := NewHarness(sc, Options{})
 		if err != nil {

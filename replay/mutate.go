@@ -13,10 +13,10 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/registry"
 )
 
 // Mutator builds what skew and poison faults deliver, from a catalog: the
@@ -25,20 +25,20 @@ import (
 // another version, and poison events are built without schemas. It is
 // safe for concurrent use.
 type Mutator struct {
-	cat *registry.Catalog
+	cat *catalog.Catalog
 	// cands[type][v-1]: the versions an event at v may be re-emitted as.
 	cands map[string][]chaos.VersionSet
-	ds    sync.Map // dataschema string -> *registry.Version (nil: unknown)
+	ds    sync.Map // dataschema string -> *catalog.Version (nil: unknown)
 	// ids are the catalog's registry schema ids (Avro and Protobuf data
 	// is framed under them); idsErr says why they could not be read.
-	ids    *registry.SchemaIDs
+	ids    *catalog.SchemaIDs
 	idsErr error
 }
 
 // NewMutator indexes a catalog's types, versions and compatibility modes.
-func NewMutator(cat *registry.Catalog) *Mutator {
+func NewMutator(cat *catalog.Catalog) *Mutator {
 	m := &Mutator{cat: cat, cands: map[string][]chaos.VersionSet{}}
-	m.ids, m.idsErr = registry.LoadSchemaIDs(cat)
+	m.ids, m.idsErr = catalog.LoadSchemaIDs(cat)
 	for _, t := range cat.Types {
 		mode, _ := cat.Compat(t)
 		latest := len(t.Versions)
@@ -87,7 +87,7 @@ func (m *Mutator) Candidates(typ string, v int) chaos.VersionSet {
 }
 
 // version resolves a dataschema (the latest version when empty).
-func (m *Mutator) version(typ, dataschema string) *registry.Version {
+func (m *Mutator) version(typ, dataschema string) *catalog.Version {
 	if m == nil {
 		return nil
 	}
@@ -98,7 +98,7 @@ func (m *Mutator) version(typ, dataschema string) *registry.Version {
 		return nil
 	}
 	if v, ok := m.ds.Load(dataschema); ok {
-		return v.(*registry.Version)
+		return v.(*catalog.Version)
 	}
 	v, err := m.cat.Resolve(dataschema)
 	if err != nil || v.Type != typ {

@@ -11,14 +11,14 @@ import (
 
 	"github.com/cloudevents/sdk-go/v2/event"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
-	"github.com/evtool/evtool/registry"
 )
 
 // versionCatalog writes a catalog with one type, t, of three versions:
 // v1 {n: integer}, v2 adds optional s, v3 requires s.
-func versionCatalog(t *testing.T, mode string) *registry.Catalog {
+func versionCatalog(t *testing.T, mode string) *catalog.Catalog {
 	t.Helper()
 	dir := t.TempDir()
 	write := func(p, text string) {
@@ -34,7 +34,7 @@ func versionCatalog(t *testing.T, mode string) *registry.Catalog {
 	write("schemas/t/v1.json", `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
 	write("schemas/t/v2.json", `{"type":"object","properties":{"n":{"type":"integer"},"s":{"type":"string"}},"required":["n"]}`)
 	write("schemas/t/v3.json", `{"type":"object","properties":{"n":{"type":"integer"},"s":{"type":"string"}},"required":["n","s"]}`)
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,10 +16,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/registry"
 )
 
 // This file is the producer's fast path: it turns an event in the JSON
@@ -515,7 +515,7 @@ func (h *Harness) slowRecord(ctx context.Context, raw rawEvent, topic string) co
 	framing := h.mut.framing(ver)
 	if unframed != nil {
 		// Reading the key took the frame off: the datum is not read again.
-		d.Event.DataEncoded, framing = unframed, registry.FramingNone
+		d.Event.DataEncoded, framing = unframed, catalog.FramingNone
 	}
 	rec, err := envelope.ToWireRecord(ctx, &d.Event, ver, framing, h.mut.wireID(ver), h.sc.Kafka.Mode)
 	if err != nil {

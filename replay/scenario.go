@@ -23,7 +23,7 @@ import (
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/yamldoc"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/schemas"
+	"github.com/evtool/evtool/metaschema"
 )
 
 // MaxScenarioSize bounds a scenario file.
@@ -700,7 +700,7 @@ func (s *Scenario) parseDownstream(y *scenarioYAML, bad func(ptr, format string,
 	}
 }
 
-var scenarioSchema = sync.OnceValues(func() (*jsonschema.Schema, error) { return schemas.Compile(schemas.Scenario) })
+var scenarioSchema = sync.OnceValues(func() (*jsonschema.Schema, error) { return metaschema.Compile(metaschema.Scenario) })
 
 // Line returns the line of a key of the scenario (a JSON pointer such as
 // /consumer/run), for messages about it.

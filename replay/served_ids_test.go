@@ -13,9 +13,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/sr"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
-	"github.com/evtool/evtool/registry"
-	"github.com/evtool/evtool/registry/confluent"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // TestFormatRecordsFramedWithServedIDs: after `evtool registry serve` gave
@@ -24,7 +24,7 @@ import (
 // its version.
 func TestFormatRecordsFramedWithServedIDs(t *testing.T) {
 	dir := formatsDir(t, false)
-	srv, err := confluent.NewServer(confluent.ServerOptions{Dir: dir})
+	srv, err := schemaregistry.NewServer(schemaregistry.ServerOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestFormatRecordsFramedWithServedIDs(t *testing.T) {
 			t.Fatalf("register %s v3: %+v %v", reg.subject, ss, err)
 		}
 	}
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestFormatRecordsFramedWithServedIDs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, id, framed := envelope.DataFrame(ver.Compiled, registry.FramingConfluent, d.RawData)
+		_, id, framed := envelope.DataFrame(ver.Compiled, catalog.FramingConfluent, d.RawData)
 		if !framed || id != uint32(served.ID) {
 			t.Errorf("event %d (%s v%d): framed %v under id %d, serve serves it as id %d", i, ver.Type, ver.Number, framed, id, served.ID)
 		}

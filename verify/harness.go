@@ -20,10 +20,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/records"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/replay"
 )
 
@@ -59,19 +59,19 @@ type Options struct {
 type Harness struct {
 	sc   *Scenario
 	opts Options
-	cat  *registry.Catalog
+	cat  *catalog.Catalog
 	// ids are the catalog's registry ids: the topic's framed records are
 	// checked against them, as validate --topic does.
-	ids  *registry.SchemaIDs
+	ids  *catalog.SchemaIDs
 	seed uint64
 	plan []Fault
 	sp   *replay.Spawner
 }
 
 // NewHarness loads the scenario's catalog and draws its plan.
-func NewHarness(sc *Scenario, cat *registry.Catalog, opts Options) (*Harness, error) {
+func NewHarness(sc *Scenario, cat *catalog.Catalog, opts Options) (*Harness, error) {
 	h := &Harness{sc: sc, opts: opts, cat: cat}
-	ids, err := registry.LoadSchemaIDs(cat)
+	ids, err := catalog.LoadSchemaIDs(cat)
 	if err != nil {
 		return nil, err
 	}

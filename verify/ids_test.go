@@ -13,9 +13,9 @@ import (
 	"github.com/cloudevents/sdk-go/v2/event"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -46,13 +46,13 @@ func TestReadTopicSchemaIDs(t *testing.T) {
 	write(noIDs, files)
 	withIDs := t.TempDir()
 	write(withIDs, files)
-	cat, err := registry.Load(withIDs)
+	cat, err := catalog.Load(withIDs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ty := cat.Lookup("com.x.paid")
-	write(withIDs, map[string]string{registry.SchemaIDsFile: fmt.Sprintf(`{"ids":{%q:5,%q:6}}`,
-		registry.SchemaIDDigest(ty.Version(1).Compiled), registry.SchemaIDDigest(ty.Version(2).Compiled))})
+	write(withIDs, map[string]string{catalog.SchemaIDsFile: fmt.Sprintf(`{"ids":{%q:5,%q:6}}`,
+		catalog.SchemaIDDigest(ty.Version(1).Compiled), catalog.SchemaIDDigest(ty.Version(2).Compiled))})
 
 	ctx := context.Background()
 	b, err := kafka.StartBroker(kafka.BrokerConfig{Addr: "127.0.0.1:0", Partitions: 1, Topics: []string{"paid"}})
@@ -76,7 +76,7 @@ func TestReadTopicSchemaIDs(t *testing.T) {
 		if err := json.Unmarshal([]byte(text), &e); err != nil {
 			t.Fatal(err)
 		}
-		r, err := envelope.ToWireRecord(ctx, &e, ty.Version(1), registry.FramingConfluent, id, envelope.ModeBinary)
+		r, err := envelope.ToWireRecord(ctx, &e, ty.Version(1), catalog.FramingConfluent, id, envelope.ModeBinary)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestReadTopicSchemaIDs(t *testing.T) {
 		{"no ids file", noIDs, [][]string{nil, nil}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cat, err := registry.Load(tc.dir)
+			cat, err := catalog.Load(tc.dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,8 +128,8 @@ func TestReadTopicSchemaIDs(t *testing.T) {
 	}
 	bad := t.TempDir()
 	write(bad, files)
-	write(bad, map[string]string{registry.SchemaIDsFile: `{"ids":[5]}`})
-	badCat, err := registry.Load(bad)
+	write(bad, map[string]string{catalog.SchemaIDsFile: `{"ids":[5]}`})
+	badCat, err := catalog.Load(bad)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/internal/yamldoc"
+	"github.com/evtool/evtool/metaschema"
 	"github.com/evtool/evtool/replay"
-	"github.com/evtool/evtool/schemas"
 )
 
 // MaxScenarioSize bounds a scenario file.
@@ -176,7 +176,7 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 		prob.Message = "malformed YAML: " + prob.Message
 		return nil, fail(*prob)
 	}
-	meta, err := schemas.Compile(schemas.Verify)
+	meta, err := metaschema.Compile(metaschema.Verify)
 	if err != nil {
 		return nil, err
 	}

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/codegen"
-	"github.com/evtool/evtool/registry"
 )
 
 var update = flag.Bool("update", false, "regenerate events/ and plain/")
@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "regenerate events/ and plain/")
 // generator makes of catalog/ (go test -run UpToDate -update rewrites
 // them).
 func TestGeneratedUpToDate(t *testing.T) {
-	cat, err := registry.Load("catalog")
+	cat, err := catalog.Load("catalog")
 	if err != nil {
 		t.Fatal(err)
 	}

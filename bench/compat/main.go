@@ -24,9 +24,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/internal/jsonstrict"
-	"github.com/evtool/evtool/registry"
 )
 
 type pair struct {
@@ -116,7 +116,7 @@ func main() {
 			oldSide, newSide := compat.NewSide(old, nil), compat.NewSide(nw, nil)
 			t0 := time.Now()
 			for i, d := range []compat.Direction{compat.Backward, compat.Forward} {
-				fs := compat.Compare(oldSide, newSide, d, compat.Options{Profile: registry.ProfileStrict, Samples: *samples, Seed: 1})
+				fs := compat.Compare(oldSide, newSide, d, compat.Options{Profile: catalog.ProfileStrict, Samples: *samples, Seed: 1})
 				verdict[i] = "compatible"
 				if !compat.Compatible(fs) {
 					verdict[i] = "incompatible"

@@ -26,10 +26,10 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/bench/internal/stats"
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/replay"
 )
 
@@ -91,7 +91,7 @@ func writeAvroCatalog(dir string) error {
 	}
 	// Registry ids, as `evtool registry serve` keeps them: the records
 	// are Confluent-framed.
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func writeAvroCatalog(dir string) error {
 			n++
 		}
 	}
-	p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
+	p := filepath.Join(dir, filepath.FromSlash(catalog.SchemaIDsFile))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func writeAvroCatalog(dir string) error {
 // toAvro rewrites the JSON events as Avro events of the mirror catalog:
 // the same envelope, datacontenttype application/avro, the .avsc
 // dataschema, and the datum's binary encoding in data_base64.
-func toAvro(cat *registry.Catalog, in, out string) error {
+func toAvro(cat *catalog.Catalog, in, out string) error {
 	f, err := os.Open(in)
 	if err != nil {
 		return err
@@ -186,7 +186,7 @@ func run() error {
 	if err := writeAvroCatalog(avroDir); err != nil {
 		return err
 	}
-	avroCat, err := registry.Load(avroDir)
+	avroCat, err := catalog.Load(avroDir)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/bench/internal/stats"
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 func main() {
@@ -189,7 +189,7 @@ func extractPayloads(events, out string) (n, size int, err error) {
 // the GC setting evtool validate uses.
 func runBare(dir, file string, workers int) error {
 	debug.SetGCPercent(400)
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		return err
 	}

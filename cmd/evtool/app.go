@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/evtool/evtool/registry/confluent"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // app carries the streams of one invocation; commands never touch os.Std*.
@@ -131,7 +131,7 @@ func flagValues() map[string][]string {
 	var strategies []string
 	// The strategies the registry commands accept, as their parser says.
 	for _, s := range []string{"type", "topic", "topic-type"} {
-		if st, err := confluent.ParseStrategy(s); err == nil && string(st) == s {
+		if st, err := schemaregistry.ParseStrategy(s); err == nil && string(st) == s {
 			strategies = append(strategies, s)
 		}
 	}

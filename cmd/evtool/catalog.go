@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -19,8 +19,8 @@ func dirFlag(c *cobra.Command, target *string) {
 
 // loadCatalog loads a catalog for commands that need a clean one: any load
 // problem is an error (exit 2) that lists the problems.
-func loadCatalog(dir string) (*registry.Catalog, error) {
-	cat, err := registry.Load(dir)
+func loadCatalog(dir string) (*catalog.Catalog, error) {
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +31,7 @@ func loadCatalog(dir string) (*registry.Catalog, error) {
 // the output is GitHub's, so that they show on the files like findings
 // (stderr still says the catalog is malformed); other errors pass through.
 func (a *app) annotateLoadError(err error, f report.Format, command string) error {
-	var le *registry.LoadError
+	var le *catalog.LoadError
 	if f != report.FormatGitHub || !errors.As(err, &le) {
 		return err
 	}
@@ -63,7 +63,7 @@ Existing files are never overwritten.`,
 			if !ok {
 				return usagef("--format %q: want json, avro or protobuf", schemaFormat)
 			}
-			files, err := registry.ScaffoldFormat(dir, kind)
+			files, err := catalog.ScaffoldFormat(dir, kind)
 			if err != nil {
 				return err
 			}
@@ -103,8 +103,8 @@ Exit 0 when clean (warnings allowed), 1 when an example fails its version,
 			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
-			cat, loadErr := registry.Load(dir)
-			var le *registry.LoadError
+			cat, loadErr := catalog.Load(dir)
+			var le *catalog.LoadError
 			if loadErr != nil && !errors.As(loadErr, &le) {
 				return loadErr
 			}

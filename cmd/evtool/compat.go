@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/formats"
-	"github.com/evtool/evtool/registry"
-	"github.com/evtool/evtool/registry/confluent"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 func (a *app) compatCommand() *cobra.Command {
@@ -79,15 +79,15 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 			if err != nil {
 				return err
 			}
-			mode, err := registry.ParseMode(modeName)
+			mode, err := catalog.ParseMode(modeName)
 			if err != nil {
 				return usageError{fmt.Errorf("--mode: %w", err)}
 			}
-			profile, err := registry.ParseProfile(profileName)
+			profile, err := catalog.ParseProfile(profileName)
 			if err != nil {
 				return usageError{fmt.Errorf("--profile: %w", err)}
 			}
-			if mode == registry.ModeNone {
+			if mode == catalog.ModeNone {
 				return usagef("--mode: NONE compares nothing; use backward, forward or full")
 			}
 			if mode.Transitive() {
@@ -107,16 +107,16 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 			if profile.Protobuf() {
 				return usagef("--profile %s is a Protobuf profile; for JSON Schema use lenient or strict", profile)
 			}
-			draft, err := registry.ParseDraft(defaultDraft)
+			draft, err := catalog.ParseDraft(defaultDraft)
 			if err != nil {
 				return usageError{fmt.Errorf("--default-draft: %w", err)}
 			}
-			fileOpts := registry.SchemaFileOptions{AssertFormats: assertFormats, Draft: draft}
-			old, err := registry.LoadSchemaFileWith(args[0], fileOpts)
+			fileOpts := catalog.SchemaFileOptions{AssertFormats: assertFormats, Draft: draft}
+			old, err := catalog.LoadSchemaFileWith(args[0], fileOpts)
 			if err != nil {
 				return err
 			}
-			nw, err := registry.LoadSchemaFileWith(args[1], fileOpts)
+			nw, err := catalog.LoadSchemaFileWith(args[1], fileOpts)
 			if err != nil {
 				return err
 			}
@@ -158,11 +158,11 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 	c.Flags().StringVar(&message, "message", "", "Protobuf: the message to compare, by full name (default: OLD's first message)")
 	c.Flags().StringArrayVar(&protoPaths, "proto-path", nil, "Protobuf: a directory imports resolve in, before the file's catalog root and its own directory (repeatable, in order)")
 	completeValues(c, "mode", "backward", "forward", "full")
-	completeValues(c, "profile", string(registry.ProfileLenient), string(registry.ProfileStrict), string(registry.ProfileWire), string(registry.ProfileWireJSON))
+	completeValues(c, "profile", string(catalog.ProfileLenient), string(catalog.ProfileStrict), string(catalog.ProfileWire), string(catalog.ProfileWireJSON))
 	c.Flags().IntVar(&samples, "samples", compat.DefaultSamples, "witness documents generated per direction (0: rules only)")
 	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search (same seed, same counterexamples)")
 	c.Flags().BoolVar(&assertFormats, "assert-formats", false, "treat the format keyword as an assertion (as assert_formats in evtool.yaml)")
-	c.Flags().StringVar(&defaultDraft, "default-draft", registry.DefaultDraft.Name, "JSON Schema draft of a schema without $schema: "+registry.DraftNames()+" (as default_draft in evtool.yaml)")
+	c.Flags().StringVar(&defaultDraft, "default-draft", catalog.DefaultDraft.Name, "JSON Schema draft of a schema without $schema: "+catalog.DraftNames()+" (as default_draft in evtool.yaml)")
 	formatFlag(c, &format, report.GateFormats)
 	return c
 }
@@ -172,7 +172,7 @@ func (a *app) compatCheckCommand() *cobra.Command {
 		dir, against, format string
 		samples              int
 		seed                 int64
-		limits               confluent.ClientOptions
+		limits               schemaregistry.ClientOptions
 	)
 	c := &cobra.Command{
 		Use:   "check",
@@ -208,7 +208,7 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			if err != nil {
 				return a.annotateLoadError(err, f, "compat check")
 			}
-			var base *registry.Catalog
+			var base *catalog.Catalog
 			var baseWarnings []report.Finding
 			if err := checkResponseLimits(limits.MaxResponse, limits.MaxResponseTotal); err != nil {
 				return err
@@ -245,8 +245,8 @@ catalog, unknown revision, a --against directory without a catalog).`,
 	c.Flags().StringVar(&against, "against", "", "base to compare with: a git revision (e.g. origin/main), a directory holding the base catalog, or registry:URL (a Confluent-compatible schema registry)")
 	c.Flags().IntVar(&samples, "samples", compat.DefaultCatalogSamples, "witness documents per version (default: evtool.yaml compat.samples, else 2; 0: rules only)")
 	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search")
-	c.Flags().Int64Var(&limits.MaxResponse, "max-response", confluent.DefaultMaxResponse, "with --against registry:, largest registry response read, in bytes")
-	c.Flags().Int64Var(&limits.MaxResponseTotal, "max-response-total", confluent.DefaultMaxResponseTotal, "with --against registry:, most bytes read from the registry in all, in bytes")
+	c.Flags().Int64Var(&limits.MaxResponse, "max-response", schemaregistry.DefaultMaxResponse, "with --against registry:, largest registry response read, in bytes")
+	c.Flags().Int64Var(&limits.MaxResponseTotal, "max-response-total", schemaregistry.DefaultMaxResponseTotal, "with --against registry:, most bytes read from the registry in all, in bytes")
 	formatFlag(c, &format, report.GateFormats)
 	return c
 }
@@ -254,30 +254,30 @@ catalog, unknown revision, a --against directory without a catalog).`,
 // loadBase loads the --against catalog: a directory when one exists by
 // that name, else a git revision of the repository holding dir; a
 // registry's responses are bounded as limits says.
-func loadBase(cmd *cobra.Command, dir, against string, limits confluent.ClientOptions) (*registry.Catalog, []report.Finding, error) {
+func loadBase(cmd *cobra.Command, dir, against string, limits schemaregistry.ClientOptions) (*catalog.Catalog, []report.Finding, error) {
 	var (
-		cat     *registry.Catalog
+		cat     *catalog.Catalog
 		err     error
 		display string
 	)
-	if u, ok := strings.CutPrefix(against, confluent.AgainstPrefix); ok {
-		display = confluent.AgainstPrefix + confluent.RedactURL(u)
-		cat, err = confluent.LoadBase(cmd.Context(), dir, u, confluent.ClientOptions{MaxResponse: limits.MaxResponse, MaxResponseTotal: limits.MaxResponseTotal})
+	if u, ok := strings.CutPrefix(against, schemaregistry.AgainstPrefix); ok {
+		display = schemaregistry.AgainstPrefix + schemaregistry.RedactURL(u)
+		cat, err = schemaregistry.LoadBase(cmd.Context(), dir, u, schemaregistry.ClientOptions{MaxResponse: limits.MaxResponse, MaxResponseTotal: limits.MaxResponseTotal})
 	} else if info, statErr := os.Stat(against); statErr == nil && info.IsDir() {
-		if _, cfgErr := os.Stat(filepath.Join(against, registry.ConfigName)); cfgErr != nil {
-			return nil, nil, fmt.Errorf("--against %s: no %s in that directory; it must hold the base catalog (the directory that has evtool.yaml)", against, registry.ConfigName)
+		if _, cfgErr := os.Stat(filepath.Join(against, catalog.ConfigName)); cfgErr != nil {
+			return nil, nil, fmt.Errorf("--against %s: no %s in that directory; it must hold the base catalog (the directory that has evtool.yaml)", against, catalog.ConfigName)
 		}
 		display = against
-		cat, err = registry.Load(against)
+		cat, err = catalog.Load(against)
 	} else {
-		tree, gerr := registry.ReadGitTree(cmd.Context(), dir, against)
+		tree, gerr := catalog.ReadGitTree(cmd.Context(), dir, against)
 		if gerr != nil {
 			return nil, nil, gerr
 		}
 		display = tree.Display
-		cat, err = registry.LoadFS(tree.FS, tree.Display)
+		cat, err = catalog.LoadFS(tree.FS, tree.Display)
 	}
-	var le *registry.LoadError
+	var le *catalog.LoadError
 	if err != nil && !errors.As(err, &le) {
 		return nil, nil, err
 	}

@@ -8,11 +8,11 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/formats"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/protobuf"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -29,8 +29,8 @@ func diffKind(args []string) (format.Kind, bool) {
 }
 
 type diffOptions struct {
-	mode       registry.Mode
-	profile    registry.Profile
+	mode       catalog.Mode
+	profile    catalog.Profile
 	profileSet bool
 	message    string
 	samples    int
@@ -53,7 +53,7 @@ func (a *app) compatDiffFormat(cmd *cobra.Command, args []string, kind format.Ki
 	case kind == format.Avro:
 		profile = ""
 	case !o.profileSet:
-		profile = registry.DefaultProfileOf(format.Protobuf)
+		profile = catalog.DefaultProfileOf(format.Protobuf)
 	case !profile.Protobuf():
 		return usagef("--profile %s: Protobuf profiles are wire and wire-json", o.profile)
 	}
@@ -70,7 +70,7 @@ func (a *app) compatDiffFormat(cmd *cobra.Command, args []string, kind format.Ki
 	}
 	load := formats.LoadFile
 	if kind == format.Protobuf {
-		load = func(file, message string) (*registry.Version, error) {
+		load = func(file, message string) (*catalog.Version, error) {
 			return loadProtoFile(file, message, o.protoPaths)
 		}
 	}
@@ -122,7 +122,7 @@ func (a *app) compatDiffFormat(cmd *cobra.Command, args []string, kind format.Ki
 // loadProtoFile loads a .proto file for compat diff: imports resolve in
 // the --proto-path directories, then in the catalog root the file is in
 // (as lint and compat check load it), then in its own directory.
-func loadProtoFile(file, message string, protoPaths []string) (*registry.Version, error) {
+func loadProtoFile(file, message string, protoPaths []string) (*catalog.Version, error) {
 	dirs := append([]string{}, protoPaths...)
 	root, err := catalogRootOf(file)
 	if err != nil {
@@ -135,7 +135,7 @@ func loadProtoFile(file, message string, protoPaths []string) (*registry.Version
 	if err != nil {
 		return nil, err
 	}
-	return &registry.Version{Format: format.Protobuf, File: file, Number: 1, Compiled: s, Digest: registry.DigestOf(s)}, nil
+	return &catalog.Version{Format: format.Protobuf, File: file, Number: 1, Compiled: s, Digest: catalog.DigestOf(s)}, nil
 }
 
 // catalogRootOf is the schemas directory of the nearest evtool.yaml in a
@@ -147,7 +147,7 @@ func catalogRootOf(file string) (string, error) {
 		return "", err
 	}
 	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
-		data, err := os.ReadFile(filepath.Join(dir, registry.ConfigName))
+		data, err := os.ReadFile(filepath.Join(dir, catalog.ConfigName))
 		if err != nil {
 			if filepath.Dir(dir) == dir {
 				return "", nil

@@ -16,9 +16,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -62,7 +62,7 @@ few lines per record for people, with every byte from the topic escaped.`,
 			if err != nil {
 				return err
 			}
-			ids, err := registry.LoadSchemaIDs(cat)
+			ids, err := catalog.LoadSchemaIDs(cat)
 			if err != nil {
 				return err
 			}
@@ -118,7 +118,7 @@ func bytesField(b []byte) (*string, string) {
 
 // describeRecord decodes a record for printing: the event with its data
 // in JSON form, or the raw value with why it could not be decoded.
-func describeRecord(cat *registry.Catalog, v *envelope.Validator, r *kgo.Record) consumed {
+func describeRecord(cat *catalog.Catalog, v *envelope.Validator, r *kgo.Record) consumed {
 	out := consumed{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp.UTC().Format(time.RFC3339Nano), Headers: []consumedHeader{}}
 	if r.Key != nil {
 		out.Key, out.KeyBase64 = bytesField(r.Key)
@@ -192,7 +192,7 @@ func describeRecord(cat *registry.Catalog, v *envelope.Validator, r *kgo.Record)
 }
 
 // consume reads the topics and prints each record.
-func (a *app) consume(ctx context.Context, cat *registry.Catalog, ids *registry.SchemaIDs, cc kafka.ClientConfig, opts kafka.ReadOptions, max int, text bool) error {
+func (a *app) consume(ctx context.Context, cat *catalog.Catalog, ids *catalog.SchemaIDs, cc kafka.ClientConfig, opts kafka.ReadOptions, max int, text bool) error {
 	r, err := kafka.OpenTopics(ctx, cc, opts)
 	if err != nil {
 		return err

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/dlq"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -108,7 +108,7 @@ headers are malformed (it is listed with the problem).`,
 
 // optionalCatalog loads the catalog in dir when it has one; a --dir given
 // explicitly must hold one.
-func optionalCatalog(cmd *cobra.Command, dir string) (*registry.Catalog, error) {
+func optionalCatalog(cmd *cobra.Command, dir string) (*catalog.Catalog, error) {
 	if _, err := os.Stat(filepath.Join(dir, "evtool.yaml")); errors.Is(err, os.ErrNotExist) && !cmd.Flags().Changed("dir") {
 		return nil, nil
 	}

@@ -14,9 +14,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -95,7 +95,7 @@ Every event is held in memory until it is sent.`,
 			if err != nil {
 				return err
 			}
-			ids, err := registry.LoadSchemaIDs(cat)
+			ids, err := catalog.LoadSchemaIDs(cat)
 			if err != nil {
 				return err
 			}
@@ -155,7 +155,7 @@ Every event is held in memory until it is sent.`,
 
 // plainDataWrapper returns what turns a data value of type typ, version
 // n (0: the latest), into a CloudEvent of the JSON format.
-func plainDataWrapper(cat *registry.Catalog, typ string, n int, source string) (func([]byte) []byte, error) {
+func plainDataWrapper(cat *catalog.Catalog, typ string, n int, source string) (func([]byte) []byte, error) {
 	t := cat.Lookup(typ)
 	if t == nil {
 		return nil, usagef("--type %q is not a type of the catalog", typ)
@@ -194,8 +194,8 @@ func plainDataWrapper(cat *registry.Catalog, typ string, n int, source string) (
 
 // producer turns the valid events read into records, in input order.
 type producer struct {
-	cat     *registry.Catalog
-	ids     *registry.SchemaIDs
+	cat     *catalog.Catalog
+	ids     *catalog.SchemaIDs
 	mode    envelope.Mode
 	records []*kgo.Record
 	invalid int
@@ -228,7 +228,7 @@ func (pr *producer) keep(ctx context.Context, p report.Printer) func(validated, 
 
 // record encodes one valid event as the catalog says, keyed by its
 // type's partitionkey.
-func (pr *producer) record(ctx context.Context, d *envelope.Decoded, ver *registry.Version) (*kgo.Record, error) {
+func (pr *producer) record(ctx context.Context, d *envelope.Decoded, ver *catalog.Version) (*kgo.Record, error) {
 	t := pr.cat.Lookup(ver.Type)
 	framing := pr.cat.Framing(t)
 	var opts []envelope.RecordOption

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/catalog/catalogtest"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/registry"
-	"github.com/evtool/evtool/registry/registrytest"
 )
 
 const framedJSONType = "com.example.order.placed"
@@ -39,11 +39,11 @@ func framedJSONCatalog(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	registrytest.WriteSchemaIDs(t, cat, map[*registry.Version]uint32{cat.Lookup(framedJSONType).Version(1): 7})
+	catalogtest.WriteSchemaIDs(t, cat, map[*catalog.Version]uint32{cat.Lookup(framedJSONType).Version(1): 7})
 	return dir
 }
 

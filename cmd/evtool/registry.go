@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/evtool/evtool/registry"
-	"github.com/evtool/evtool/registry/confluent"
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // Environment variables of `evtool registry serve`'s own credentials
@@ -65,17 +65,17 @@ type clientFlags struct {
 
 func addClientFlags(c *cobra.Command, f *clientFlags) {
 	fl := c.Flags()
-	fl.StringVar(&f.url, "url", "", "registry URL (default: $"+confluent.EnvURL+", then evtool.yaml registry.url)")
-	fl.StringVar(&f.user, "user", "", "basic auth user (default: $"+confluent.EnvUser+")")
-	fl.StringVar(&f.password, "password", "", "basic auth password (prefer $"+confluent.EnvPassword+")")
-	fl.StringVar(&f.token, "token", "", "bearer token (prefer $"+confluent.EnvToken+")")
-	fl.StringVar(&f.caFile, "ca-file", "", "PEM file of CAs to trust (default: $"+confluent.EnvCAFile+", else the system's)")
-	fl.StringVar(&f.certFile, "cert-file", "", "client certificate, PEM (default: $"+confluent.EnvCertFile+")")
-	fl.StringVar(&f.keyFile, "key-file", "", "client key, PEM (default: $"+confluent.EnvKeyFile+")")
+	fl.StringVar(&f.url, "url", "", "registry URL (default: $"+schemaregistry.EnvURL+", then evtool.yaml registry.url)")
+	fl.StringVar(&f.user, "user", "", "basic auth user (default: $"+schemaregistry.EnvUser+")")
+	fl.StringVar(&f.password, "password", "", "basic auth password (prefer $"+schemaregistry.EnvPassword+")")
+	fl.StringVar(&f.token, "token", "", "bearer token (prefer $"+schemaregistry.EnvToken+")")
+	fl.StringVar(&f.caFile, "ca-file", "", "PEM file of CAs to trust (default: $"+schemaregistry.EnvCAFile+", else the system's)")
+	fl.StringVar(&f.certFile, "cert-file", "", "client certificate, PEM (default: $"+schemaregistry.EnvCertFile+")")
+	fl.StringVar(&f.keyFile, "key-file", "", "client key, PEM (default: $"+schemaregistry.EnvKeyFile+")")
 	fl.BoolVar(&f.insecure, "insecure-skip-verify", false, "do not verify the registry's TLS certificate (tests only)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "timeout of each HTTP request")
-	fl.Int64Var(&f.maxResponse, "max-response", confluent.DefaultMaxResponse, "largest registry response read, in bytes")
-	fl.Int64Var(&f.maxTotal, "max-response-total", confluent.DefaultMaxResponseTotal, "most bytes read from the registry in all, in bytes")
+	fl.Int64Var(&f.maxResponse, "max-response", schemaregistry.DefaultMaxResponse, "largest registry response read, in bytes")
+	fl.Int64Var(&f.maxTotal, "max-response-total", schemaregistry.DefaultMaxResponseTotal, "most bytes read from the registry in all, in bytes")
 	fl.StringVar(&f.strategy, "subject-strategy", "", "type | topic | topic-type (default: evtool.yaml registry.subject_strategy, else type)")
 }
 
@@ -88,19 +88,19 @@ func checkResponseLimits(maxResponse, maxTotal int64) error {
 	return nil
 }
 
-func (f *clientFlags) client(a *app) (*confluent.Client, confluent.Strategy, error) {
+func (f *clientFlags) client(a *app) (*schemaregistry.Client, schemaregistry.Strategy, error) {
 	st := f.strategy
 	if st == "" {
 		st = f.cfgStrategy
 	}
-	strategy, err := confluent.ParseStrategy(st)
+	strategy, err := schemaregistry.ParseStrategy(st)
 	if err != nil {
 		return nil, "", usageError{fmt.Errorf("--subject-strategy: %w", err)}
 	}
 	if err := checkResponseLimits(f.maxResponse, f.maxTotal); err != nil {
 		return nil, "", err
 	}
-	opts := confluent.ClientOptions{
+	opts := schemaregistry.ClientOptions{
 		URL: f.url, User: f.user, Password: f.password, Token: f.token,
 		CAFile: f.caFile, CertFile: f.certFile, KeyFile: f.keyFile,
 		InsecureSkipVerify: f.insecure, Timeout: f.timeout, MaxResponse: f.maxResponse, MaxResponseTotal: f.maxTotal, UserAgent: "evtool/" + strings.Fields(buildVersion())[0],
@@ -109,12 +109,12 @@ func (f *clientFlags) client(a *app) (*confluent.Client, confluent.Strategy, err
 		opts.URL = f.cfgURL
 	}
 	if opts.URL == "" {
-		return nil, "", usagef("no registry URL: pass --url, set %s, or set registry.url in evtool.yaml", confluent.EnvURL)
+		return nil, "", usagef("no registry URL: pass --url, set %s, or set registry.url in evtool.yaml", schemaregistry.EnvURL)
 	}
 	if opts.InsecureSkipVerify {
 		fmt.Fprintln(a.stderr, "evtool: warning: TLS certificate verification is off (--insecure-skip-verify)")
 	}
-	cl, err := confluent.NewClient(opts)
+	cl, err := schemaregistry.NewClient(opts)
 	if err != nil {
 		return nil, "", usageError{err}
 	}
@@ -123,7 +123,7 @@ func (f *clientFlags) client(a *app) (*confluent.Client, confluent.Strategy, err
 
 // loadRegistryCatalog loads the catalog and takes the registry defaults
 // from its evtool.yaml.
-func loadRegistryCatalog(dir string, f *clientFlags) (*registry.Catalog, error) {
+func loadRegistryCatalog(dir string, f *clientFlags) (*catalog.Catalog, error) {
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return nil, fmt.Errorf("catalog directory %s does not exist", dir)
 	}
@@ -180,8 +180,8 @@ usage, network or authentication errors.`,
 			if err != nil {
 				return err
 			}
-			rep, err := confluent.Push(cmd.Context(), cl, cat, confluent.PushOptions{
-				SyncOptions: confluent.SyncOptions{Strategy: st}, DryRun: dryRun, BypassRegistryCompat: bypass,
+			rep, err := schemaregistry.Push(cmd.Context(), cl, cat, schemaregistry.PushOptions{
+				SyncOptions: schemaregistry.SyncOptions{Strategy: st}, DryRun: dryRun, BypassRegistryCompat: bypass,
 			})
 			if rep != nil && (err == nil || len(rep.Findings) > 0) {
 				if werr := report.Write(a.stdout, ff, rep); werr != nil && err == nil {
@@ -234,7 +234,7 @@ Exit 0 on success, 2 on errors.`,
 			if out == "" {
 				return usagef("registry pull: --out DIR is required")
 			}
-			draft, err := registry.ParseDraft(defaultDraft)
+			draft, err := catalog.ParseDraft(defaultDraft)
 			if err != nil {
 				return usageError{fmt.Errorf("--default-draft: %w", err)}
 			}
@@ -242,8 +242,8 @@ Exit 0 on success, 2 on errors.`,
 			if err != nil {
 				return err
 			}
-			res, err := confluent.Pull(cmd.Context(), cl, confluent.PullOptions{
-				SyncOptions: confluent.SyncOptions{Strategy: st, SubjectPrefix: f.subjectPrefix},
+			res, err := schemaregistry.Pull(cmd.Context(), cl, schemaregistry.PullOptions{
+				SyncOptions: schemaregistry.SyncOptions{Strategy: st, SubjectPrefix: f.subjectPrefix},
 				Out:         out,
 				Draft:       draft,
 				Warn:        func(msg string) { fmt.Fprintf(a.stderr, "evtool: warning: %s\n", report.SafeLines(msg)) },
@@ -259,7 +259,7 @@ Exit 0 on success, 2 on errors.`,
 	addClientFlags(c, &f)
 	c.Flags().StringVarP(&out, "out", "o", "", "directory to write the catalog to (must not exist or be empty)")
 	c.Flags().StringVar(&f.subjectPrefix, "subject-prefix", "", "pull only subjects starting with this prefix")
-	c.Flags().StringVar(&defaultDraft, "default-draft", confluent.RegistryDraft.Name, "draft the registry reads a schema without $schema as: "+registry.DraftNames()+" (written into each such schema)")
+	c.Flags().StringVar(&defaultDraft, "default-draft", schemaregistry.RegistryDraft.Name, "draft the registry reads a schema without $schema as: "+catalog.DraftNames()+" (written into each such schema)")
 	return c
 }
 
@@ -293,7 +293,7 @@ Exit 0 when in step, 1 on drift, 2 on usage, network or authentication errors.`,
 			if err != nil {
 				return err
 			}
-			rep, err := confluent.Diff(cmd.Context(), cl, cat, confluent.SyncOptions{Strategy: st, SubjectPrefix: f.subjectPrefix})
+			rep, err := schemaregistry.Diff(cmd.Context(), cl, cat, schemaregistry.SyncOptions{Strategy: st, SubjectPrefix: f.subjectPrefix})
 			if err != nil {
 				return err
 			}
@@ -383,7 +383,7 @@ Runs until interrupted. See docs/registry.md.`,
 				return usagef("a server password needs a user: --auth-user or %s", envServeUser)
 			}
 			if strategy != "" {
-				if _, err := confluent.ParseStrategy(strategy); err != nil {
+				if _, err := schemaregistry.ParseStrategy(strategy); err != nil {
 					return usageError{fmt.Errorf("--subject-strategy: %w", err)}
 				}
 			}
@@ -394,15 +394,15 @@ Runs until interrupted. See docs/registry.md.`,
 			if err != nil {
 				return usagef("--addr %q: %v (use HOST:PORT, e.g. 127.0.0.1:8081)", addr, err)
 			}
-			if !confluent.IsLoopbackHost(host) && user == "" && token == "" && !allowRemoteUnauthed {
+			if !schemaregistry.IsLoopbackHost(host) && user == "" && token == "" && !allowRemoteUnauthed {
 				return usagef("--addr %s is reachable from other machines and no authentication is configured: set %s/%s or %s, or pass --allow-unauthenticated", addr, envServeUser, envServePassword, envServeToken)
 			}
 			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
-			srv, err := confluent.NewServer(confluent.ServerOptions{
-				Dir: dir, ReadOnly: readOnly, AllowConfigWrites: allowConfigWrites, MaxBody: maxBody, CheckTimeout: checkTimeout, Strategy: confluent.Strategy(strategy), User: user, Password: password, Token: token,
-				LoopbackHostsOnly: confluent.IsLoopbackHost(host),
+			srv, err := schemaregistry.NewServer(schemaregistry.ServerOptions{
+				Dir: dir, ReadOnly: readOnly, AllowConfigWrites: allowConfigWrites, MaxBody: maxBody, CheckTimeout: checkTimeout, Strategy: schemaregistry.Strategy(strategy), User: user, Password: password, Token: token,
+				LoopbackHostsOnly: schemaregistry.IsLoopbackHost(host),
 				Logf: func(format string, args ...any) {
 					// Requests name subjects and paths: what a client sends.
 					fmt.Fprintf(a.stderr, "evtool registry serve: %s\n", report.SafeLines(fmt.Sprintf(format, args...)))
@@ -446,8 +446,8 @@ Runs until interrupted. See docs/registry.md.`,
 	c.Flags().BoolVar(&readOnly, "read-only", false, "refuse registrations and config changes")
 	c.Flags().BoolVar(&allowConfigWrites, "allow-config-writes", false, "let PUT/DELETE /config change compatibility levels in evtool.yaml and event.yaml (by default levels live in git)")
 	c.Flags().StringVar(&strategy, "subject-strategy", "", "type | topic | topic-type: how subjects map to catalog types (default: evtool.yaml registry.subject_strategy, else type)")
-	c.Flags().DurationVar(&checkTimeout, "check-timeout", confluent.DefaultCheckTimeout, "deadline of each compatibility check; a registration that misses it is answered 50002 and not written")
-	c.Flags().Int64Var(&maxBody, "max-body", confluent.DefaultMaxBody, "largest request body accepted, in bytes")
+	c.Flags().DurationVar(&checkTimeout, "check-timeout", schemaregistry.DefaultCheckTimeout, "deadline of each compatibility check; a registration that misses it is answered 50002 and not written")
+	c.Flags().Int64Var(&maxBody, "max-body", schemaregistry.DefaultMaxBody, "largest request body accepted, in bytes")
 	c.Flags().StringVar(&user, "auth-user", "", "require basic auth with this user (password: $"+envServePassword+" or --auth-password-file)")
 	c.Flags().StringVar(&passwordFile, "auth-password-file", "", "file holding the basic auth password")
 	c.Flags().StringVar(&tokenFile, "auth-token-file", "", "file holding the bearer token (or $"+envServeToken+")")

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/internal/pipeline"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -89,7 +89,7 @@ until interrupted. It never creates a topic.`,
 			if err != nil {
 				return err
 			}
-			ids, err := registry.LoadSchemaIDs(cat)
+			ids, err := catalog.LoadSchemaIDs(cat)
 			if err != nil {
 				return err
 			}
@@ -142,7 +142,7 @@ type validated struct {
 	// decoded and version are the event and the version its data was
 	// checked against, for inputHooks.keep.
 	decoded *envelope.Decoded
-	version *registry.Version
+	version *catalog.Version
 }
 
 // inputHooks let another command (produce) read events as validate does.

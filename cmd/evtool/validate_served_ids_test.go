@@ -15,8 +15,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
-	"github.com/evtool/evtool/registry"
 )
 
 // servedIDsCatalog has an Avro and a Protobuf type with one version each;
@@ -85,7 +85,7 @@ func TestValidateTopicServedIDs(t *testing.T) {
 			t.Fatalf("register %s: %+v %v", reg.subject, ss, err)
 		}
 	}
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestValidateTopicServedIDs(t *testing.T) {
 		if err := json.Unmarshal([]byte(text), &e); err != nil {
 			t.Fatal(err)
 		}
-		r, err := envelope.ToWireRecord(ctx, &e, ver, registry.FramingConfluent, id, envelope.ModeBinary)
+		r, err := envelope.ToWireRecord(ctx, &e, ver, catalog.FramingConfluent, id, envelope.ModeBinary)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,10 +164,10 @@ func TestValidateTopicIDsFile(t *testing.T) {
 				files[k] = v
 			}
 			if tc.ids != "" {
-				files[registry.SchemaIDsFile] = tc.ids
+				files[catalog.SchemaIDsFile] = tc.ids
 			}
 			writeFiles(t, dir, files)
-			cat, err := registry.Load(dir)
+			cat, err := catalog.Load(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,7 +176,7 @@ func TestValidateTopicIDsFile(t *testing.T) {
 			if err := json.Unmarshal([]byte(text), &e); err != nil {
 				t.Fatal(err)
 			}
-			r, err := envelope.ToWireRecord(ctx, &e, cat.Lookup("com.x.paid").Version(1), registry.FramingConfluent, 4711, envelope.ModeBinary)
+			r, err := envelope.ToWireRecord(ctx, &e, cat.Lookup("com.x.paid").Version(1), catalog.FramingConfluent, 4711, envelope.ModeBinary)
 			if err != nil {
 				t.Fatal(err)
 			}

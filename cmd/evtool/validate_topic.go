@@ -8,11 +8,11 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/internal/pipeline"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/records"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -79,7 +79,7 @@ func (f *topicFlags) options() (kafka.ClientConfig, kafka.ReadOptions, error) {
 
 // validateTopics reads records with the shared topic reader and prints
 // the findings of each as it comes (following, they come until Ctrl-C).
-func (a *app) validateTopics(ctx context.Context, cat *registry.Catalog, f *topicFlags, p report.Printer) error {
+func (a *app) validateTopics(ctx context.Context, cat *catalog.Catalog, f *topicFlags, p report.Printer) error {
 	cc, opts, err := f.options()
 	if err != nil {
 		return err
@@ -90,7 +90,7 @@ func (a *app) validateTopics(ctx context.Context, cat *registry.Catalog, f *topi
 	}
 	defer r.Close()
 	chk := records.NewChecker(cat)
-	ids, err := registry.LoadSchemaIDs(cat)
+	ids, err := catalog.LoadSchemaIDs(cat)
 	if err != nil {
 		return err
 	}

@@ -14,13 +14,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
 	avrocompat "github.com/evtool/evtool/compat/avro"
 	pbcompat "github.com/evtool/evtool/compat/protobuf"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -30,7 +30,7 @@ func Comparers() map[format.Kind]compat.Comparer {
 }
 
 // CheckCatalog is compat.CheckCatalog with every format.
-func CheckCatalog(head, base *registry.Catalog, opts compat.CheckOptions) *compat.CheckResult {
+func CheckCatalog(head, base *catalog.Catalog, opts compat.CheckOptions) *compat.CheckResult {
 	if opts.Formats == nil {
 		opts.Formats = Comparers()
 	}
@@ -95,7 +95,7 @@ func CompareProtobuf(vp compat.VersionPair, dir compat.Direction, opts compat.Op
 // show is the display path of a file a schema names: Avro by its path in
 // the catalog directory, Protobuf relative to the root. Without a catalog
 // (compat diff) the schema was loaded from the version file's directory.
-func show(cat *registry.Catalog, v *registry.Version, file string, rootRelative bool) string {
+func show(cat *catalog.Catalog, v *catalog.Version, file string, rootRelative bool) string {
 	if p, ok := v.Compiled.(interface{ PathOf(string) (string, bool) }); ok && cat == nil {
 		// Loaded with import directories (compat diff --proto-path).
 		if s, ok := p.PathOf(file); ok {
@@ -125,7 +125,7 @@ func fullName(side string) string {
 // its own directory, Protobuf imports relative to it (message selects the
 // Protobuf message, default the file's first). Nothing outside the
 // directory is read.
-func LoadFile(file, message string) (*registry.Version, error) {
+func LoadFile(file, message string) (*catalog.Version, error) {
 	kind, ok := format.KindOf(file)
 	if !ok || kind == format.JSONSchema {
 		return nil, &format.Error{File: file, Message: "not an .avsc or .proto file"}
@@ -136,7 +136,7 @@ func LoadFile(file, message string) (*registry.Version, error) {
 	}
 	defer root.Close()
 	name := path.Base(filepath.ToSlash(file))
-	v := &registry.Version{Format: kind, File: file, Number: 1}
+	v := &catalog.Version{Format: kind, File: file, Number: 1}
 	var s format.Schema
 	switch kind {
 	case format.Avro:
@@ -154,7 +154,7 @@ func LoadFile(file, message string) (*registry.Version, error) {
 		return nil, displayErrors(err, filepath.Dir(file))
 	}
 	v.Compiled = s
-	v.Digest = registry.DigestOf(s)
+	v.Digest = catalog.DigestOf(s)
 	return v, nil
 }
 

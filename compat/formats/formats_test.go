@@ -5,18 +5,18 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
-func load(t *testing.T, files map[string]string) *registry.Catalog {
+func load(t *testing.T, files map[string]string) *catalog.Catalog {
 	t.Helper()
 	fsys := fstest.MapFS{"evtool.yaml": {Data: []byte("version: 1\ncompat:\n  mode: FULL_TRANSITIVE\n")}}
 	for name, text := range files {
 		fsys[name] = &fstest.MapFile{Data: []byte(text)}
 	}
-	cat, err := registry.LoadFS(fsys, "cat")
+	cat, err := catalog.LoadFS(fsys, "cat")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/examples/internal/exampletest"
 	"github.com/evtool/evtool/examples/inventory"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/registry"
 )
 
 var update = flag.Bool("update", false, "rewrite events.jsonl")
@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite events.jsonl")
 // increasing revisions, written with every version of their types; data
 // is the Protobuf binary in data_base64.
 func TestEventsFile(t *testing.T) {
-	cat, err := registry.LoadFS(inventory.Catalog, "examples/inventory")
+	cat, err := catalog.LoadFS(inventory.Catalog, "examples/inventory")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestEventsFile(t *testing.T) {
 	exampletest.Golden(t, "events.jsonl", got, *update, "go test ./examples/inventory -run TestEventsFile -update")
 }
 
-func generateEvents(t *testing.T, cat *registry.Catalog, skus int) []byte {
+func generateEvents(t *testing.T, cat *catalog.Catalog, skus int) []byte {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(2025, 15))
 	base := time.Date(2025, 6, 2, 6, 0, 0, 0, time.UTC)

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/examples/internal/exampletest"
 	"github.com/evtool/evtool/examples/payments"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/registry"
 )
 
 var update = flag.Bool("update", false, "rewrite events.jsonl")
@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite events.jsonl")
 // or twice, written with v1, v2 and v3 of their types; data is the Avro
 // binary in data_base64.
 func TestEventsFile(t *testing.T) {
-	cat, err := registry.LoadFS(payments.Catalog, "examples/payments")
+	cat, err := catalog.LoadFS(payments.Catalog, "examples/payments")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func decimal(minor int64) string {
 	return string(r)
 }
 
-func generateEvents(t *testing.T, cat *registry.Catalog, n int) []byte {
+func generateEvents(t *testing.T, cat *catalog.Catalog, n int) []byte {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(2025, 6))
 	base := time.Date(2025, 6, 2, 9, 0, 0, 0, time.UTC)

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/examples/internal/exampletest"
 	"github.com/evtool/evtool/examples/payments"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/registry"
 )
 
 const consumerPkg = "./examples/payments/consumer"
@@ -98,7 +98,7 @@ func TestReplayNaive(t *testing.T) {
 // check that the re-encoded datum reads back as the original).
 func TestReplaySkewKeepsData(t *testing.T) {
 	t.Parallel()
-	cat, err := registry.LoadFS(payments.Catalog, "examples/payments")
+	cat, err := catalog.LoadFS(payments.Catalog, "examples/payments")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,8 @@ import (
 
 	bench "github.com/evtool/evtool/bench/codegen"
 	"github.com/evtool/evtool/bench/codegen/avro/events"
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/codegen"
-	"github.com/evtool/evtool/registry"
 )
 
 var update = flag.Bool("update", false, "regenerate events/")
@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "regenerate events/")
 // TestGeneratedUpToDate checks that events/ is what the generator makes of
 // catalog/ (go test -run UpToDate -update rewrites it).
 func TestGeneratedUpToDate(t *testing.T) {
-	cat, err := registry.Load("catalog")
+	cat, err := catalog.Load("catalog")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/cloudevents/sdk-go/v2/event"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
-	"github.com/evtool/evtool/registry"
 )
 
 // Store is an example consumer's database.
@@ -83,7 +83,7 @@ func CatalogWithIDs(t testing.TB, fsys fs.FS, ids map[string]uint32) string {
 	if err := os.CopyFS(dir, fsys); err != nil {
 		t.Fatal(err)
 	}
-	cat, err := registry.Load(dir)
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,13 +95,13 @@ func CatalogWithIDs(t testing.TB, fsys fs.FS, ids map[string]uint32) string {
 		if v == nil {
 			t.Fatalf("no version %s", name)
 		}
-		byDigest[registry.SchemaIDDigest(v.Compiled)] = id
+		byDigest[catalog.SchemaIDDigest(v.Compiled)] = id
 	}
 	data, err := json.Marshal(map[string]any{"ids": byDigest})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, filepath.FromSlash(registry.SchemaIDsFile))
+	p := filepath.Join(dir, filepath.FromSlash(catalog.SchemaIDsFile))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -112,16 +112,16 @@ func CatalogWithIDs(t testing.TB, fsys fs.FS, ids map[string]uint32) string {
 }
 
 // EmbedsIDs fails unless the //go:embed line of the catalog.go in dir
-// takes the ids file (registry.SchemaIDsFile) whenever it exists, and the
+// takes the ids file (catalog.SchemaIDsFile) whenever it exists, and the
 // embedded catalog has it exactly when dir has: the example consumer
 // checks the schema id of every record against the catalog it embeds,
 // and replay frames with the ids on disk.
 func EmbedsIDs(t testing.TB, dir string, embedded fs.FS) {
 	t.Helper()
-	_, onDisk := os.Stat(filepath.Join(dir, registry.SchemaIDsFile))
-	_, inFS := fs.Stat(embedded, registry.SchemaIDsFile)
+	_, onDisk := os.Stat(filepath.Join(dir, catalog.SchemaIDsFile))
+	_, inFS := fs.Stat(embedded, catalog.SchemaIDsFile)
 	if (onDisk == nil) != (inFS == nil) {
-		t.Errorf("%s on disk: %v, embedded: %v", registry.SchemaIDsFile, onDisk, inFS)
+		t.Errorf("%s on disk: %v, embedded: %v", catalog.SchemaIDsFile, onDisk, inFS)
 	}
 	src, err := os.ReadFile(filepath.Join(dir, "catalog.go"))
 	if err != nil {
@@ -133,11 +133,11 @@ func EmbedsIDs(t testing.TB, dir string, embedded fs.FS) {
 			continue
 		}
 		for _, p := range strings.Fields(patterns) {
-			if m, err := path.Match(p, registry.SchemaIDsFile); err == nil && m {
+			if m, err := path.Match(p, catalog.SchemaIDsFile); err == nil && m {
 				return
 			}
 		}
-		t.Fatalf("%s: //go:embed %s leaves out %s: the consumer would refuse the ids replay frames with (unknown-schema-id)", filepath.Join(dir, "catalog.go"), patterns, registry.SchemaIDsFile)
+		t.Fatalf("%s: //go:embed %s leaves out %s: the consumer would refuse the ids replay frames with (unknown-schema-id)", filepath.Join(dir, "catalog.go"), patterns, catalog.SchemaIDsFile)
 	}
 	t.Fatalf("%s has no //go:embed line", filepath.Join(dir, "catalog.go"))
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evtool/evtool/registry"
+	"github.com/evtool/evtool/catalog"
 )
 
 // Event is one event of a generated events.jsonl, before it is written.
@@ -27,7 +27,7 @@ type Event struct {
 // the order of their times (stable), each with a UUIDv4 id drawn from rng,
 // the source, and its data in the binary encoding contentType names, in
 // data_base64.
-func EventsFile(t testing.TB, cat *registry.Catalog, rng *rand.Rand, source, contentType string, evs []Event) []byte {
+func EventsFile(t testing.TB, cat *catalog.Catalog, rng *rand.Rand, source, contentType string, evs []Event) []byte {
 	t.Helper()
 	slices.SortStableFunc(evs, func(a, b Event) int { return a.At.Compare(b.At) })
 	var out bytes.Buffer

@@ -32,11 +32,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/examples/internal/exdb"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/kafka"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/report"
 )
 
@@ -88,26 +88,26 @@ type Event struct {
 	CloudEvent  event.Event
 	ID          string
 	Type        string
-	Version     *registry.Version
+	Version     *catalog.Version
 	ContentType string
 	Data        []byte
 }
 
 // Reader reads records into events of one catalog.
 type Reader struct {
-	Catalog   *registry.Catalog
+	Catalog   *catalog.Catalog
 	validator *envelope.Validator
-	ids       *registry.SchemaIDs
+	ids       *catalog.SchemaIDs
 }
 
 // NewReader loads the catalog in fsys (evtool.yaml at its root; display
 // names it in errors).
 func NewReader(fsys fs.FS, display string) (*Reader, error) {
-	cat, err := registry.LoadFS(fsys, display)
+	cat, err := catalog.LoadFS(fsys, display)
 	if err != nil {
 		return nil, err
 	}
-	ids, err := registry.LoadSchemaIDs(cat)
+	ids, err := catalog.LoadSchemaIDs(cat)
 	if err != nil {
 		return nil, err
 	}

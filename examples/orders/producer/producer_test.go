@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/chaos"
-	"github.com/evtool/evtool/registry"
 	"github.com/evtool/evtool/verify"
 )
 
@@ -27,13 +27,13 @@ func buildProducer(t *testing.T) string {
 
 // producerAndCatalog skips a -short run; else it builds the producer and
 // loads the example's catalog.
-func producerAndCatalog(t *testing.T) (string, *registry.Catalog) {
+func producerAndCatalog(t *testing.T) (string, *catalog.Catalog) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts the producer")
 	}
 	bin := buildProducer(t)
-	cat, err := registry.Load("..")
+	cat, err := catalog.Load("..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func scenario(t *testing.T, bin, flags, chaosYAML string) *verify.Scenario {
 
 // runVerify verifies the scenario with every fault, shrinking a failure in
 // at most shrink runs.
-func runVerify(t *testing.T, sc *verify.Scenario, cat *registry.Catalog, shrink int) *verify.Report {
+func runVerify(t *testing.T, sc *verify.Scenario, cat *catalog.Catalog, shrink int) *verify.Report {
 	t.Helper()
 	h, err := verify.NewHarness(sc, cat, verify.Options{Faults: chaos.All(), ShrinkBudget: shrink})
 	if err != nil {

@@ -1,0 +1,181 @@
+package catalog
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/evtool/evtool/format"
+)
+
+// Config is evtool.yaml.
+type Config struct {
+	Version       int    `yaml:"version"`
+	Schemas       string `yaml:"schemas"`
+	DataSchema    string `yaml:"dataschema"`
+	AssertFormats bool   `yaml:"assert_formats"`
+	// DefaultDraft is the draft of schemas without `$schema` (ParseDraft;
+	// default 2020-12).
+	DefaultDraft string         `yaml:"default_draft"`
+	Compat       CompatConfig   `yaml:"compat"`
+	Registry     RegistryConfig `yaml:"registry"`
+	Kafka        KafkaConfig    `yaml:"kafka"`
+}
+
+// CompatConfig is the compat section of evtool.yaml.
+type CompatConfig struct {
+	Mode    Mode         `yaml:"mode"`
+	Profile Profile      `yaml:"profile"`
+	Samples int          `yaml:"samples"`
+	Ignore  []IgnoreRule `yaml:"ignore"`
+}
+
+// IgnoreRule approves a known break. It matches findings by type, rule and
+// path, or by fingerprint; the reason is mandatory.
+type IgnoreRule struct {
+	Type        string `yaml:"type"`
+	Rule        string `yaml:"rule"`
+	Path        string `yaml:"path"`
+	Fingerprint string `yaml:"fingerprint"`
+	Reason      string `yaml:"reason"`
+	// Line is the entry's line in evtool.yaml, for stale-approval warnings.
+	Line int `yaml:"-"`
+}
+
+// RegistryConfig holds defaults for the schema registry commands.
+type RegistryConfig struct {
+	URL             string `yaml:"url"`
+	SubjectStrategy string `yaml:"subject_strategy"`
+}
+
+// EventMeta is a type's event.yaml.
+type EventMeta struct {
+	Description  string `yaml:"description"`
+	Owner        string `yaml:"owner"`
+	Topic        string `yaml:"topic"`
+	PartitionKey string `yaml:"partitionkey"`
+	// Sequence is a JSON pointer into data to a number that grows per
+	// partition key (an aggregate's version): readers of a topic check it
+	// never goes backwards for one key in partition order.
+	Sequence   string         `yaml:"sequence"`
+	Source     string         `yaml:"source"`
+	Compat     CompatOverride `yaml:"compat"`
+	Deprecated []int          `yaml:"deprecated"`
+	// Message is a Protobuf type's event message (full or short name;
+	// default: the file's first message).
+	Message string `yaml:"message"`
+	// Kafka overrides evtool.yaml's kafka section for this type.
+	Kafka KafkaConfig `yaml:"kafka"`
+}
+
+// CompatOverride is the compat section of event.yaml.
+type CompatOverride struct {
+	Mode    Mode    `yaml:"mode"`
+	Profile Profile `yaml:"profile"`
+}
+
+// Mode is a compatibility mode.
+type Mode string
+
+const (
+	ModeNone               Mode = "NONE"
+	ModeBackward           Mode = "BACKWARD"
+	ModeBackwardTransitive Mode = "BACKWARD_TRANSITIVE"
+	ModeForward            Mode = "FORWARD"
+	ModeForwardTransitive  Mode = "FORWARD_TRANSITIVE"
+	ModeFull               Mode = "FULL"
+	ModeFullTransitive     Mode = "FULL_TRANSITIVE"
+)
+
+// Modes lists every mode.
+var Modes = []Mode{ModeNone, ModeBackward, ModeBackwardTransitive, ModeForward, ModeForwardTransitive, ModeFull, ModeFullTransitive}
+
+// ParseMode accepts a mode name in any case ("full", "FULL_TRANSITIVE").
+func ParseMode(s string) (Mode, error) {
+	m := Mode(strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), "-", "_")))
+	for _, known := range Modes {
+		if m == known {
+			return m, nil
+		}
+	}
+	names := make([]string, len(Modes))
+	for i, k := range Modes {
+		names[i] = string(k)
+	}
+	return "", fmt.Errorf("unknown compatibility mode %q: use one of %s", s, strings.Join(names, ", "))
+}
+
+// Backward reports whether the mode requires new readers to accept old data.
+func (m Mode) Backward() bool {
+	return m == ModeBackward || m == ModeBackwardTransitive || m == ModeFull || m == ModeFullTransitive
+}
+
+// Forward reports whether the mode requires old readers to accept new data.
+func (m Mode) Forward() bool {
+	return m == ModeForward || m == ModeForwardTransitive || m == ModeFull || m == ModeFullTransitive
+}
+
+// Transitive reports whether every earlier version is checked, not just the
+// previous one.
+func (m Mode) Transitive() bool { return strings.HasSuffix(string(m), "_TRANSITIVE") }
+
+// Profile is a compatibility profile.
+type Profile string
+
+const (
+	// ProfileLenient assumes writers emit only declared properties.
+	ProfileLenient Profile = "lenient"
+	// ProfileStrict is exact set inclusion.
+	ProfileStrict Profile = "strict"
+	// ProfileWire (Protobuf): binary data keeps its meaning.
+	ProfileWire Profile = "wire"
+	// ProfileWireJSON (Protobuf): wire, and the canonical JSON mapping
+	// keeps its meaning too.
+	ProfileWireJSON Profile = "wire-json"
+)
+
+// ParseProfile accepts lenient, strict (JSON Schema), wire or wire-json
+// (Protobuf), in any case.
+func ParseProfile(s string) (Profile, error) {
+	switch p := Profile(strings.ToLower(strings.TrimSpace(s))); p {
+	case ProfileLenient, ProfileStrict, ProfileWire, ProfileWireJSON:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown compatibility profile %q: use lenient or strict (JSON Schema), wire or wire-json (Protobuf)", s)
+}
+
+// Protobuf reports whether the profile is one of Protobuf's.
+func (p Profile) Protobuf() bool { return p == ProfileWire || p == ProfileWireJSON }
+
+// DefaultProfileOf is a format's profile when nothing is configured:
+// lenient for JSON Schema, wire-json for Protobuf (consumers in other
+// languages read the JSON mapping too). Avro has one answer, the
+// specification's schema resolution, and takes no profile.
+func DefaultProfileOf(k format.Kind) Profile {
+	switch k {
+	case format.Protobuf:
+		return ProfileWireJSON
+	case format.Avro:
+		return ""
+	}
+	return DefaultProfile
+}
+
+// fits reports whether a profile applies to a format.
+func (p Profile) fits(k format.Kind) bool {
+	switch k {
+	case format.Protobuf:
+		return p.Protobuf()
+	case format.Avro:
+		return false
+	}
+	return p == ProfileLenient || p == ProfileStrict
+}
+
+// Defaults when evtool.yaml says nothing: an event log is read by old and
+// new consumers alike and replayed from the start.
+const (
+	DefaultMode    = ModeFullTransitive
+	DefaultProfile = ProfileLenient
+	// DefaultDataSchema is used when evtool.yaml sets no dataschema template.
+	DefaultDataSchema = "urn:evtool:{type}:v{version}"
+)

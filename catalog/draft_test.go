@@ -1,0 +1,80 @@
+package catalog
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestParseDraft(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"", "2020-12"}, {"2020-12", "2020-12"}, {"draft2020-12", "2020-12"}, {"2019-09", "2019-09"},
+		{"7", "7"}, {"07", "7"}, {"draft-07", "7"}, {"draft7", "7"}, {"Draft-7", "7"},
+		{"http://json-schema.org/draft-07/schema#", "7"}, {"http://json-schema.org/draft-07/schema", "7"},
+		{"6", "6"}, {"draft-04", "4"}, {"https://json-schema.org/draft/2019-09/schema", "2019-09"},
+		{"8", ""}, {"2021", ""}, {"draft", ""}, {"latest", ""},
+	}
+	for _, c := range cases {
+		d, err := ParseDraft(c.in)
+		if c.want == "" {
+			if err == nil || !strings.Contains(err.Error(), "2020-12, 2019-09, 7, 6, 4") {
+				t.Errorf("ParseDraft(%q) = %v, %v; want an error listing the drafts", c.in, d.Name, err)
+			}
+			continue
+		}
+		if err != nil || d.Name != c.want {
+			t.Errorf("ParseDraft(%q) = %q, %v; want %q", c.in, d.Name, err, c.want)
+		}
+	}
+}
+
+// TestDefaultDraft: default_draft decides how a schema without `$schema`
+// is read. Tuple `items: [...]` (drafts 4–7, what Confluent and Karapace
+// assume) does not compile under 2020-12, where items is one schema.
+func TestDefaultDraft(t *testing.T) {
+	const tuple = `{"type":"object","properties":{"pair":{"type":"array","items":[{"type":"string"},{"type":"integer"}]}}}`
+	const example = `{"pair":["a",1]}`
+	cases := []struct {
+		name, config, schema string
+		err                  string // "" loads
+		line                 int
+	}{
+		{"2020-12 is the default", "version: 1\n", tuple, "items", 0},
+		{"draft 7 as a number", "version: 1\ndefault_draft: 7\n", tuple, "", 0},
+		{"draft 7 as a name", "version: 1\ndefault_draft: draft-07\n", tuple, "", 0},
+		{"$schema wins over the default", "version: 1\ndefault_draft: 7\n", `{"$schema":"https://json-schema.org/draft/2020-12/schema",` + tuple[1:], "items", 0},
+		{"unknown draft", "version: 1\ncompat:\n  mode: NONE\ndefault_draft: 8\n", tuple, "default_draft", 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fsys := fstest.MapFS{
+				ConfigName:                              {Data: []byte(c.config)},
+				"schemas/com.example.pair.made/v1.json": {Data: []byte(c.schema)},
+				"schemas/com.example.pair.made/examples/v1/ok.json": {Data: []byte(example)},
+			}
+			cat, err := LoadFS(fsys, "")
+			if c.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fs := cat.CheckExamples(); len(fs) > 0 {
+					t.Fatalf("example invalid: %v", fs)
+				}
+				if cat.Draft.Name != "7" {
+					t.Fatalf("draft %q", cat.Draft.Name)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Fatalf("load: %v; want an error about %s", err, c.err)
+			}
+			if c.line > 0 {
+				var le *LoadError
+				if !errors.As(err, &le) || le.Findings[0].Line != c.line {
+					t.Fatalf("want line %d: %v", c.line, err)
+				}
+			}
+		})
+	}
+}

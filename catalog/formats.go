@@ -1,0 +1,244 @@
+package catalog
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/report"
+)
+
+// compileFormats loads the Avro and Protobuf versions. Avro named types
+// resolve among the type's own non-version .avsc files and those of the
+// shared directories (every directory under the root that is not a type,
+// like common/); Protobuf imports are paths relative to the root, plus
+// the bundled well-known types.
+func (l *loader) compileFormats(cat *Catalog) {
+	fl := &formatLoader{loader: l, reported: map[string]bool{}, used: map[string]bool{}}
+	kinds := map[format.Kind]bool{}
+	for _, t := range cat.Types {
+		for _, v := range t.Versions {
+			if v.Format == format.JSONSchema {
+				continue
+			}
+			kinds[v.Format] = true
+			p := path.Join(l.root, v.RelPath)
+			text, err := readFile(l.fsys, p)
+			if err != nil {
+				l.fail(report.Finding{Rule: ruleOf(v.Format), File: v.File, Message: pathProblem(p, err)})
+				continue
+			}
+			v.Text = text
+			if fl.shared == nil {
+				fl.shared = l.sharedDirs(cat)
+			}
+			sch, err := fl.load(v.Format, p, t.Meta.Message)
+			if err != nil {
+				fl.fail(v.Format, err, v.File)
+				continue
+			}
+			v.Compiled = sch
+			v.Digest = DigestOf(sch)
+		}
+	}
+	fl.lintShared(kinds)
+}
+
+// formatLoader loads the Avro and Protobuf files of one catalog.
+type formatLoader struct {
+	*loader
+	shared []string
+	// reported keeps a problem of a shared file that several versions
+	// use from being reported once per version.
+	reported map[string]bool
+	// used holds the files (paths in the loader's fsys) that compiled
+	// versions read.
+	used map[string]bool
+}
+
+// load compiles the file at p (a path in the loader's fsys).
+func (fl *formatLoader) load(kind format.Kind, p, message string) (format.Schema, error) {
+	switch kind {
+	case format.Avro:
+		v, err := fl.cache.compile(fl.gen, cacheKey("avro", p, strings.Join(fl.shared, "\x01")), fl.fsys, func(fsys fs.FS) (any, error) {
+			return avro.Load(versionsHidden{fsys, p}, p, fl.shared...)
+		})
+		if err != nil {
+			return nil, err
+		}
+		s := v.(*avro.Schema)
+		for _, f := range s.Files {
+			fl.used[f] = true
+		}
+		return s, nil
+	case format.Protobuf:
+		v, err := fl.cache.compile(fl.gen, cacheKey("protobuf", fl.root, p, message), fl.fsys, func(fsys fs.FS) (any, error) {
+			sub, err := fs.Sub(fsys, fl.root)
+			if err != nil {
+				return nil, err
+			}
+			return protobuf.Load(sub, fl.rel(p), message)
+		})
+		if err != nil {
+			return nil, err
+		}
+		s := v.(*protobuf.Schema)
+		for _, f := range s.Files {
+			fl.used[path.Join(fl.root, f)] = true
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("%s is not a schema format", kind)
+}
+
+// fail reports a format's errors once each, naming the files by display
+// path (fallback when the error names none).
+func (fl *formatLoader) fail(kind format.Kind, err error, fallback string) {
+	display := fl.show
+	if kind == format.Protobuf {
+		display = func(f string) string { return fl.show(path.Join(fl.root, f)) }
+	}
+	for _, f := range format.Findings(err, ruleOf(kind), display) {
+		if f.File == "" {
+			f.File = fallback
+		}
+		key := fmt.Sprintf("%s:%d:%d:%s:%s", f.File, f.Line, f.Column, f.Pointer, f.Message)
+		if fl.reported[key] {
+			continue
+		}
+		fl.reported[key] = true
+		fl.loader.fail(f)
+	}
+}
+
+// lintShared compiles the .avsc and .proto files of the shared
+// directories that no version used, for the formats the catalog's types
+// are in: lint checks every schema file, not only those a version reaches
+// today.
+func (fl *formatLoader) lintShared(kinds map[format.Kind]bool) {
+	for _, dir := range fl.shared {
+		entries, err := fs.ReadDir(fl.fsys, dir)
+		if err != nil {
+			continue // readSchemaFiles reports unreadable directories
+		}
+		for _, e := range entries {
+			p := path.Join(dir, e.Name())
+			kind, ok := format.KindOf(e.Name())
+			if e.IsDir() || !ok || !kinds[kind] || fl.used[p] || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			var err error
+			switch kind {
+			case format.Avro:
+				_, err = fl.load(kind, p, "")
+			case format.Protobuf:
+				_, err = fl.cache.compile(fl.gen, cacheKey("protobuf-shared", fl.root, p), fl.fsys, func(fsys fs.FS) (any, error) {
+					sub, err := fs.Sub(fsys, fl.root)
+					if err != nil {
+						return nil, err
+					}
+					return protobuf.Compile(sub, fl.rel(p))
+				})
+			}
+			if err != nil {
+				fl.fail(kind, err, fl.show(p))
+			}
+		}
+	}
+}
+
+// DigestOf is "sha256:" and the hex SHA-256 of a schema's canonical form.
+func DigestOf(s format.Schema) string { return digestOf(s.Canonical()) }
+
+func ruleOf(k format.Kind) string {
+	switch k {
+	case format.Avro:
+		return RuleSchemaAvro
+	case format.Protobuf:
+		return RuleSchemaProto
+	}
+	return RuleSchemaCompile
+}
+
+// sharedDirs lists the directories under the root that hold schemas but
+// are not types (nor inside one): where named types shared between types
+// live.
+func (l *loader) sharedDirs(cat *Catalog) []string {
+	types := map[string]bool{}
+	for _, t := range cat.Types {
+		types[path.Join(l.root, t.Name)] = true
+	}
+	var dirs []string
+	_ = fs.WalkDir(l.fsys, l.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil // unreadable entries are reported by readSchemaFiles
+		}
+		if types[p] || SkipSchemaDir(l.root, p) {
+			return fs.SkipDir
+		}
+		dirs = append(dirs, p)
+		return nil
+	})
+	return dirs
+}
+
+// versionsHidden hides a type's other version files from the Avro loader,
+// which reads the .avsc files of a version's directory: a named type
+// defined in v1.avsc is v1's, not a definition v2 may pick up (or find
+// twice beside the shared one).
+type versionsHidden struct {
+	fs.FS
+	version string // the one version file shown
+}
+
+func (h versionsHidden) ReadDir(name string) ([]fs.DirEntry, error) {
+	entries, err := fs.ReadDir(h.FS, name)
+	if err != nil || name != path.Dir(h.version) {
+		return entries, err
+	}
+	out := make([]fs.DirEntry, 0, len(entries))
+	for _, e := range entries {
+		if versionFile.MatchString(e.Name()) && path.Join(name, e.Name()) != h.version {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// checkFormatExamples validates the examples of an Avro or Protobuf
+// version, which are in the JSON form (Avro's JSON encoding, Protobuf's
+// JSON mapping).
+func checkFormatExamples(t *EventType, v *Version) []report.Finding {
+	if v.Compiled == nil {
+		return nil
+	}
+	var out []report.Finding
+	for _, ex := range v.Examples {
+		err := v.Compiled.Validate(ex.Text, format.ContentTypeJSON)
+		if err == nil {
+			continue
+		}
+		for _, f := range format.Findings(err, RuleExampleInvalid, nil) {
+			f.File, f.Subject = ex.File, fmt.Sprintf("%s v%d", t.Name, v.Number)
+			if f.Pointer != "" && f.Line == 0 {
+				f.Line, f.Column = jsonpos.Find(ex.Text, f.Pointer)
+			}
+			f.Message = fmt.Sprintf("example fails v%d (%s, %s): %s", v.Number, v.Format.Name(), exampleForm(v.Format), strings.TrimSpace(f.Message))
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func exampleForm(k format.Kind) string {
+	if k == format.Protobuf {
+		return "the JSON mapping"
+	}
+	return "Avro's JSON encoding"
+}

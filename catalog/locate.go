@@ -1,0 +1,104 @@
+package catalog
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Additions for the compatibility engine (compat/): mapping compiled schema
+// locations back to catalog files, and compiling transformed copies of a
+// catalog's versions.
+
+// Locate maps a compiled schema location ("url#/pointer") to the display
+// path of its catalog file and the JSON pointer inside it. Unknown URLs are
+// returned as they are with an empty file.
+func (c *Catalog) Locate(location string) (file, pointer string) {
+	base, frag, _ := strings.Cut(location, "#")
+	f := c.fileByURL(base)
+	if f == nil {
+		return "", location
+	}
+	return f.display, unescapeFragment(frag)
+}
+
+// FileOfURL describes the catalog file a compiled schema URL belongs to:
+// its display path, its path relative to the catalog root and the digest
+// of its canonical JSON.
+func (c *Catalog) FileOfURL(u string) (display, rel, digest string, ok bool) {
+	base, _, _ := strings.Cut(u, "#")
+	f := c.fileByURL(base)
+	if f == nil || f.doc == nil {
+		return "", "", "", false
+	}
+	return f.display, f.rel, Digest(f.doc), true
+}
+
+// TransformedCompiler returns a function that compiles versions of the
+// catalog again from copies of its files passed through transform (which
+// must not modify its argument), with the catalog's draft, format and $ref
+// rules. Files are transformed when a compile first reaches them, and one
+// compiler is shared, so shared files compile once. The function is safe
+// for concurrent use. (compat.Close is such a transform: the lenient
+// profile's closed view of a writer.)
+func (c *Catalog) TransformedCompiler(transform func(doc any) any) func(v *Version) (*jsonschema.Schema, error) {
+	comp := NewDraftCompiler(c.Config.AssertFormats, c.Draft)
+	comp.UseLoader(&transformLoader{inner: &refLoader{files: c.files}, transform: transform})
+	return versionCompiler(comp)
+}
+
+// versionCompiler compiles versions with comp, one at a time.
+func versionCompiler(comp *jsonschema.Compiler) func(v *Version) (*jsonschema.Schema, error) {
+	var mu sync.Mutex
+	return func(v *Version) (*jsonschema.Schema, error) {
+		if v.Doc == nil {
+			return nil, fmt.Errorf("%s: not valid JSON", v.File)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return comp.Compile(v.URL)
+	}
+}
+
+type transformLoader struct {
+	inner     jsonschema.URLLoader
+	transform func(any) any
+}
+
+func (l *transformLoader) Load(u string) (any, error) {
+	doc, err := l.inner.Load(u)
+	if err != nil {
+		return nil, err
+	}
+	return l.transform(doc), nil
+}
+
+func unescapeFragment(frag string) string {
+	if p, err := url.PathUnescape(frag); err == nil {
+		return p
+	}
+	return frag
+}
+
+// SamplingCompiler returns a function that compiles versions of the catalog
+// again with every format asserted, for generating events: a value valid
+// under that schema is valid under the catalog's (where formats may be
+// annotations) and also under every consumer that checks formats, as the
+// decoders of `evtool gen go` do. With assert_formats the catalog's own
+// compiled schemas are returned. The function is safe for concurrent use.
+func (c *Catalog) SamplingCompiler() func(v *Version) (*jsonschema.Schema, error) {
+	if c.Config.AssertFormats {
+		return func(v *Version) (*jsonschema.Schema, error) {
+			if v.Schema == nil {
+				return nil, fmt.Errorf("%s: the schema did not compile", v.File)
+			}
+			return v.Schema, nil
+		}
+	}
+	comp := NewCompiler(true)
+	comp.UseLoader(&refLoader{files: c.files})
+	return versionCompiler(comp)
+}

@@ -1,0 +1,234 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/jsonstrict"
+)
+
+// SchemaFile is one JSON Schema file compiled on its own, outside a catalog
+// (`evtool compat diff OLD NEW`). Its $refs resolve to files inside a
+// confinement directory only — never above it, never the network — with
+// the same rules and error messages as a catalog: the directory of the
+// nearest enclosing catalog (the one holding evtool.yaml), or else the
+// file's own directory.
+type SchemaFile struct {
+	// File is the path as given; Text and Doc the file's content.
+	File   string
+	Text   []byte
+	Doc    any
+	Schema *jsonschema.Schema
+	URL    string
+	Digest string
+
+	loader *dirLoader
+	cat    *Catalog // a catalog view over the loaded files for errors and lines
+}
+
+// LoadSchemaFile reads and compiles the schema file at p, draft 2020-12
+// when it has no `$schema`. Errors name the file, line and JSON pointer.
+func LoadSchemaFile(p string, assertFormats bool) (*SchemaFile, error) {
+	return LoadSchemaFileWith(p, SchemaFileOptions{AssertFormats: assertFormats})
+}
+
+// SchemaFileOptions say how LoadSchemaFileWith reads a schema file.
+type SchemaFileOptions struct {
+	// AssertFormats treats `format` as an assertion.
+	AssertFormats bool
+	// Draft is what a schema without `$schema` is read as (default
+	// DefaultDraft).
+	Draft Draft
+}
+
+// LoadSchemaFileWith reads and compiles the schema file at p. Errors name
+// the file, line and JSON pointer.
+func LoadSchemaFileWith(p string, opts SchemaFileOptions) (*SchemaFile, error) {
+	assertFormats := opts.AssertFormats
+	if opts.Draft.draft == nil {
+		opts.Draft = DefaultDraft
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, unwrapPathError(err))
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a schema file", p)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	rootDir := confinement(filepath.Dir(abs))
+	relOS, err := filepath.Rel(rootDir, abs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	base := filepath.ToSlash(relOS)
+	root, err := os.OpenRoot(rootDir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, unwrapPathError(err))
+	}
+	display := rootDir
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, rootDir); err == nil {
+			display = r
+		}
+	}
+	l := &dirLoader{root: root, display: display, files: map[string]*schemaFile{}, shown: map[string]string{base: p}}
+	f := l.file(base)
+	if f.err != nil {
+		var je *jsonstrict.Error
+		if errors.As(f.err, &je) {
+			return nil, fmt.Errorf("%s:%d:%d: malformed JSON: %s", p, je.Line, je.Column, je.Msg)
+		}
+		return nil, fmt.Errorf("%s: %v", p, f.err)
+	}
+	sf := &SchemaFile{File: p, Text: f.text, Doc: f.doc, URL: fileURL(base), Digest: Digest(f.doc), loader: l}
+	sf.cat = &Catalog{files: l.files, byName: map[string]*EventType{}}
+	sf.cat.Config.AssertFormats = assertFormats
+	sf.cat.Draft = opts.Draft
+	sch, err := l.compile(sf.URL, assertFormats, opts.Draft)
+	if err != nil {
+		fd := compileFinding(sf.cat, &Version{File: p, Type: "", Number: 0}, err)
+		msg := fd.Message
+		loc := fd.File
+		if loc == "" {
+			loc = p
+		}
+		if fd.Line > 0 {
+			loc = fmt.Sprintf("%s:%d:%d", loc, fd.Line, fd.Column)
+		}
+		if fd.Pointer != "" {
+			msg = fd.Pointer + ": " + msg
+		}
+		return nil, fmt.Errorf("%s: %s", loc, msg)
+	}
+	sf.Schema = sch
+	return sf, nil
+}
+
+// Locate maps a compiled schema location to a display file and pointer.
+func (s *SchemaFile) Locate(location string) (file, pointer string) {
+	return s.cat.Locate(location)
+}
+
+// LineOf returns the line of pointer in one of the files the schema loaded.
+func (s *SchemaFile) LineOf(file, pointer string) int {
+	return s.cat.LineOf(file, pointer)
+}
+
+// dirLoader reads schema files from one directory on demand.
+type dirLoader struct {
+	root    *os.Root
+	display string
+	files   map[string]*schemaFile
+	shown   map[string]string // display paths given by the caller
+}
+
+// confinement returns the directory $refs of a file in dir may reach: the
+// nearest ancestor holding evtool.yaml, else dir itself.
+func confinement(dir string) string {
+	for d := dir; ; {
+		if info, err := os.Stat(filepath.Join(d, ConfigName)); err == nil && !info.IsDir() {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+func (l *dirLoader) file(rel string) *schemaFile {
+	if f, ok := l.files[rel]; ok {
+		return f
+	}
+	disp, ok := l.shown[rel]
+	if !ok {
+		disp = filepath.Join(l.display, filepath.FromSlash(rel))
+	}
+	f := &schemaFile{rel: rel, display: disp}
+	l.files[rel] = f
+	fh, err := l.root.Open(filepath.FromSlash(rel))
+	if err != nil {
+		f.err = unwrapPathError(err)
+		return f
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
+	if err != nil {
+		f.err = err
+		return f
+	}
+	if len(data) > MaxFileSize {
+		f.err = fmt.Errorf("file is larger than %d bytes", MaxFileSize)
+		return f
+	}
+	f.text = data
+	doc, err := jsonstrict.Decode(data)
+	if err != nil {
+		f.err = err
+		return f
+	}
+	f.doc = doc
+	if obj, ok := doc.(map[string]any); ok {
+		if id, ok := obj["$id"].(string); ok {
+			if u, err := url.Parse(id); err == nil && u.IsAbs() {
+				u.Fragment = ""
+				f.id = u.String()
+			}
+		}
+	}
+	return f
+}
+
+func (l *dirLoader) compile(u string, assertFormats bool, draft Draft) (*jsonschema.Schema, error) {
+	c := NewDraftCompiler(assertFormats, draft)
+	c.UseLoader(&lazyLoader{l: l})
+	return c.Compile(u)
+}
+
+type lazyLoader struct {
+	l *dirLoader
+}
+
+func (ll *lazyLoader) Load(raw string) (any, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, &refError{fmt.Sprintf("%q is not a valid URL", raw)}
+	}
+	u.Fragment = ""
+	if u.Scheme == "file" {
+		rel, ok := relFromURL(u.String())
+		if !ok || !fs.ValidPath(rel) || path.IsAbs(rel) {
+			return nil, &refError{fmt.Sprintf("reference to %s escapes the schema's directory: $ref may only reach files inside the enclosing catalog (or next to the schema when it is in none)", u.Path)}
+		}
+		f := ll.l.file(rel)
+		if f.err != nil {
+			if errors.Is(f.err, fs.ErrNotExist) {
+				return nil, &refError{fmt.Sprintf("reference to %s: no such file", rel)}
+			}
+			return nil, &refError{fmt.Sprintf("reference to %s: %v", rel, f.err)}
+		}
+		return f.doc, nil
+	}
+	for _, f := range ll.l.files {
+		if f.id != "" && f.id == u.String() && f.doc != nil {
+			return f.doc, nil
+		}
+	}
+	if u.Scheme == "http" || u.Scheme == "https" {
+		return nil, &refError{fmt.Sprintf("reference to %s: no loaded schema declares this $id, and evtool never fetches schemas from the network", u)}
+	}
+	return nil, &refError{fmt.Sprintf("reference to %s: unsupported URL scheme %q (use a relative path)", u, u.Scheme)}
+}

@@ -1,0 +1,45 @@
+// Package metaschema embeds the meta-schemas of evtool's own files
+// (evtool.yaml, event.yaml, replay scenarios). Each is a JSON Schema that the
+// loaders check a file against before decoding it, so every mistake gets a
+// line number.
+package metaschema
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+//go:embed *.schema.json
+var files embed.FS
+
+// Names of the embedded meta-schemas.
+const (
+	Config   = "evtool.schema.json"
+	Event    = "event.schema.json"
+	Scenario = "scenario.schema.json"
+	Verify   = "verify.schema.json"
+)
+
+// Compile compiles the named embedded meta-schema.
+func Compile(name string) (*jsonschema.Schema, error) {
+	data, err := files.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("meta-schema %s: %w", name, err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("meta-schema %s: %w", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	url := "https://evtool.dev/schemas/" + name
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+// Source returns the text of the named meta-schema (for docs and editors).
+func Source(name string) ([]byte, error) { return files.ReadFile(name) }

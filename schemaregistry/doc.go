@@ -1,0 +1,19 @@
+// Package schemaregistry is evtool's interop with Confluent-compatible schema
+// registries (Confluent Schema Registry, Redpanda, Apicurio's ccompat API,
+// Karapace).
+//
+// The client side, built on franz-go's pkg/sr, keeps a registry in step
+// with the catalog, which stays the source of truth: Push registers the
+// catalog's versions and sets compatibility levels (idempotently), Pull
+// writes a catalog from a registry, Diff reports drift, and LoadBase makes
+// a registry the base of `evtool compat check --against registry:URL`.
+// Versions that $ref shared catalog files are registered self-contained
+// (Forms bundles them under $defs). Credentials never reach errors: Client
+// scrubs them.
+//
+// The server side, Server, is a Confluent-compatible REST API over a
+// catalog directory: subjects are types, versions are versions, and
+// compatibility is decided by evtool's engine (package compat). A
+// registration that passes is written into the catalog atomically; schema
+// ids are kept in evtool.ids.json beside evtool.yaml. See docs/registry.md.
+package schemaregistry

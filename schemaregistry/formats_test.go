@@ -1,0 +1,214 @@
+package schemaregistry
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+
+	"github.com/evtool/evtool/report"
+)
+
+// formatCatalog copies testdata/formats/<name> (an Avro or Protobuf
+// catalog whose versions use shared files) into a temporary directory.
+func formatCatalog(t testing.TB, name string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	copyDir(t, filepath.Join("testdata", "formats", name), dir)
+	return dir
+}
+
+// TestPushFormatsWithReferences: Avro and Protobuf versions are pushed
+// with their schemaType and with Confluent schema references to the
+// shared files they use, each registered first under its own subject; a
+// second push only reads; diff is in step; pull writes a catalog that is
+// in step too.
+func TestPushFormatsWithReferences(t *testing.T) {
+	cases := []struct {
+		name, subject, schemaType string
+		shared                    map[string][]string // subject -> its own reference names
+		v2refs                    []string
+	}{
+		{"avro", "com.example.payment.made", "AVRO",
+			map[string][]string{"com.example.common.Money": nil, "com.example.common.Fee": {"com.example.common.Money"}},
+			[]string{"com.example.common.Money", "com.example.common.Fee"}},
+		{"proto", "com.example.stock.moved", "PROTOBUF",
+			map[string][]string{"common/money.proto": nil, "common/place.proto": {"common/money.proto"}},
+			[]string{"common/money.proto", "common/place.proto"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			registries(t, func(t *testing.T, url string) {
+				dir := formatCatalog(t, tc.name)
+				cat := loadCat(t, dir)
+				c := newClient(t, ClientOptions{URL: url})
+				opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
+				rep, err := Push(ctx, c, cat, opts)
+				if err != nil || rep.Failed() {
+					t.Fatalf("push: %v %+v", err, rep)
+				}
+				if n := count(rep, RuleRegistered); n != 2+len(tc.shared) {
+					t.Fatalf("push registered %d, want %d: %v", n, 2+len(tc.shared), rules(rep, report.SeverityInfo))
+				}
+				cl := srClient(t, url)
+				ss, err := cl.SchemaByVersion(ctx, tc.subject, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ss.Type.String() != tc.schemaType {
+					t.Errorf("schemaType %s, want %s", ss.Type, tc.schemaType)
+				}
+				var names []string
+				for _, r := range ss.References {
+					names = append(names, r.Name)
+					if r.Subject != r.Name || r.Version != 1 {
+						t.Errorf("reference %+v: want subject = name, version 1", r)
+					}
+				}
+				if strings.Join(names, ",") != strings.Join(tc.v2refs, ",") {
+					t.Errorf("v2 references %v, want %v (dependency order)", names, tc.v2refs)
+				}
+				for subj, deps := range tc.shared {
+					ss, err := cl.SchemaByVersion(ctx, subj, -1)
+					if err != nil {
+						t.Fatalf("shared subject %s: %v", subj, err)
+					}
+					var got []string
+					for _, r := range ss.References {
+						got = append(got, r.Name)
+					}
+					if strings.Join(got, ",") != strings.Join(deps, ",") {
+						t.Errorf("%s references %v, want %v", subj, got, deps)
+					}
+				}
+				before := dumpState(t, url)
+				again, err := Push(ctx, c, cat, opts)
+				if err != nil || again.Failed() || count(again, RuleRegistered) != 0 {
+					t.Fatalf("second push: %v %+v", err, again)
+				}
+				if after := dumpState(t, url); len(after.Subjects) != len(before.Subjects) {
+					t.Fatalf("second push changed the registry")
+				}
+				diff, err := Diff(ctx, c, cat, opts.SyncOptions)
+				if err != nil || diff.Failed() {
+					t.Fatalf("diff: %v %+v", err, diff.Findings)
+				}
+
+				out := filepath.Join(t.TempDir(), "pulled")
+				res, err := Pull(ctx, c, PullOptions{SyncOptions: opts.SyncOptions, Out: out, Warn: func(m string) { t.Log(m) }})
+				if err != nil {
+					t.Fatalf("pull: %v", err)
+				}
+				if res.Types != 1 || res.Versions != 2 {
+					t.Fatalf("pulled %d types, %d versions", res.Types, res.Versions)
+				}
+				pd, err := Diff(ctx, c, res.Catalog, opts.SyncOptions)
+				if err != nil || pd.Failed() {
+					t.Fatalf("diff of the pulled catalog: %v %+v", err, pd.Findings)
+				}
+			})
+		})
+	}
+}
+
+// TestDiffFormatDrift: a shared file edited after push changes every
+// version that uses it, and diff says so.
+func TestDiffFormatDrift(t *testing.T) {
+	reg := srfake.New()
+	t.Cleanup(reg.Close)
+	dir := formatCatalog(t, "avro")
+	c := newClient(t, ClientOptions{URL: reg.URL()})
+	opts := SyncOptions{Strategy: StrategyType}
+	if rep, err := Push(ctx, c, loadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
+		t.Fatalf("push: %v %+v", err, rep)
+	}
+	money := filepath.Join(dir, "schemas", "common", "money.avsc")
+	data, _ := os.ReadFile(money)
+	if err := os.WriteFile(money, []byte(strings.Replace(string(data), `"USD"]`, `"USD", "GBP"]`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	diff, err := Diff(ctx, c, loadCat(t, dir), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(diff, RuleVersionDiffers); n != 2 {
+		t.Fatalf("diff found %d differing versions, want 2: %+v", n, diff.Findings)
+	}
+}
+
+// TestPushFindsSharedSchemaVersion: a shared schema the registry already
+// holds (here as version 2 of its subject) is found by lookup, not
+// registered again, and the references name that version.
+func TestPushFindsSharedSchemaVersion(t *testing.T) {
+	reg := srfake.New()
+	t.Cleanup(reg.Close)
+	dir := formatCatalog(t, "proto")
+	money, err := os.ReadFile(filepath.Join(dir, "schemas", "common", "money.proto"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := srClient(t, reg.URL())
+	for _, text := range []string{"syntax = \"proto3\";\npackage common;\nmessage Money { string currency = 1; }\n", string(money)} {
+		if _, err := cl.RegisterSchema(ctx, "common/money.proto", sr.Schema{Schema: text, Type: sr.TypeProtobuf}, -1, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := Push(ctx, newClient(t, ClientOptions{URL: reg.URL()}), loadCat(t, dir), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}})
+	if err != nil || rep.Failed() {
+		t.Fatalf("push: %v %+v", err, rep)
+	}
+	for _, f := range rep.Findings {
+		if strings.Contains(f.Message, "common/money.proto as") {
+			t.Errorf("money.proto was registered again: %s", f.Message)
+		}
+	}
+	place, err := cl.SchemaByVersion(ctx, "common/place.proto", 1)
+	if err != nil || len(place.References) != 1 || place.References[0].Version != 2 {
+		t.Fatalf("place.proto: %+v %v (want a reference to common/money.proto version 2)", place.References, err)
+	}
+	if vs, _ := cl.SubjectVersions(ctx, "common/money.proto"); len(vs) != 2 {
+		t.Fatalf("common/money.proto has versions %v", vs)
+	}
+}
+
+// TestDiffAvroNumberSpelling: a default spelled 1, 1.0 or 1e0 is one
+// value (Confluent's registry hands back Java's spelling, 1.0 for a
+// double), so it is no drift; another value is.
+func TestDiffAvroNumberSpelling(t *testing.T) {
+	schema := func(def string) string {
+		return `{"type":"record","name":"Rated","namespace":"com.example","fields":[{"name":"rate","type":"double","default":` + def + `},{"name":"n","type":"long","default":9007199254740993}]}` + "\n"
+	}
+	for _, tc := range []struct {
+		local string
+		drift bool
+	}{
+		{"1.0", false},
+		{"1e0", false},
+		{"10E-1", false},
+		{"1.5", true},
+	} {
+		t.Run(tc.local, func(t *testing.T) {
+			reg := srfake.New()
+			t.Cleanup(reg.Close)
+			dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/com.example.rated/v1.avsc": schema("1")})
+			c := newClient(t, ClientOptions{URL: reg.URL()})
+			opts := SyncOptions{Strategy: StrategyType}
+			if rep, err := Push(ctx, c, loadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
+				t.Fatalf("push: %v %+v", err, rep)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "schemas", "com.example.rated", "v1.avsc"), []byte(schema(tc.local)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			diff, err := Diff(ctx, c, loadCat(t, dir), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := count(diff, RuleVersionDiffers) > 0; got != tc.drift {
+				t.Fatalf("default 1 in the registry, %s in the catalog: drift %v, want %v (%+v)", tc.local, got, tc.drift, diff.Findings)
+			}
+		})
+	}
+}

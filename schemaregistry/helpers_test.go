@@ -45,7 +45,7 @@ func copyDir(t testing.TB, src, dst string) {
 func ordersCatalog(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "orders")
-	copyDir(t, filepath.Join("..", "..", "examples", "orders"), dir)
+	copyDir(t, filepath.Join("..", "examples", "orders"), dir)
 	return dir
 }
 

@@ -7,12 +7,6 @@ import (
 	"github.com/evtool/evtool/report"
 )
 
-// RulesMarkdown renders the JSON Schema rules and the catalog, event and
-// registry rules. docs/rules.md is compat/formats' RulesMarkdown, which
-// adds the Avro and Protobuf tables between the two (generated with go run
-// ./compat/cmd/ruledoc > docs/rules.md; a test fails when it is stale).
-func RulesMarkdown() string { return JSONRulesMarkdown() + CheckRulesMarkdown() }
-
 // JSONRulesMarkdown is the JSON Schema engine's part of docs/rules.md.
 func JSONRulesMarkdown() string {
 	var b strings.Builder
@@ -65,16 +59,17 @@ func JSONRulesMarkdown() string {
 }
 
 // CheckRulesMarkdown is the part of docs/rules.md on the rules of lint,
-// validate, replay and the registry commands.
-func CheckRulesMarkdown() string {
+// validate, replay and the registry commands, rendered from docs (the rule
+// table's, package rules).
+func CheckRulesMarkdown(docs []report.RuleDoc) string {
 	var b strings.Builder
 	b.WriteString("\n# Catalog, event and registry rules\n\n")
 	b.WriteString("Findings of `evtool lint`, `evtool validate`, `evtool replay` and the registry commands name these rule ids.\n\n")
 	b.WriteString("| rule | meaning |\n|---|---|\n")
-	for _, r := range report.CheckRules() {
+	for _, r := range docs {
 		fmt.Fprintf(&b, "| [`%s`](#%s) | %s |\n", r.ID, r.ID, r.Summary)
 	}
-	for _, r := range report.CheckRules() {
+	for _, r := range docs {
 		fmt.Fprintf(&b, "\n### %s\n\n%s.\n\n%s\n", r.ID, upperFirst(r.Summary), r.Detail)
 	}
 	return b.String()

@@ -253,6 +253,8 @@ const (
 	RuleVersionRemoved    = "version-removed"
 	RuleTypeRemoved       = "type-removed"
 	RuleIgnoreStale       = "ignore-stale"
+	// RuleBaseCatalog: the --against catalog has lint findings.
+	RuleBaseCatalog = "base-catalog"
 )
 
 var catalogRules = []Rule{
@@ -268,6 +270,8 @@ var catalogRules = []Rule{
 		Detail: "The caller of the catalog check gave no comparer for the format, so the pair was not checked; the gate fails rather than pass it. evtool's commands give every format."},
 	{ID: RuleIgnoreStale, Severity: report.SeverityWarning, Summary: "an ignore entry in evtool.yaml matches no finding",
 		Detail: "A stale approval: the break it approved is gone (or its type, rule, path or fingerprint is misspelled). Delete the entry named by its line."},
+	{ID: RuleBaseCatalog, Severity: report.SeverityWarning, Summary: "the base catalog has problems",
+		Detail: "The catalog compat check compares against (--against) does not load cleanly; the message quotes its first findings. Versions that did not load there are not treated as published, so changes to them are not checked."},
 }
 
 // ID returns the rule id of a kind in a direction.

@@ -123,7 +123,7 @@ func validateEntry(v *envelope.Validator, e Entry) []report.Finding {
 		if e.eventErr != nil {
 			msg = e.eventErr.Error()
 		}
-		return []report.Finding{{Rule: "not-an-event", Severity: report.SeverityError, Message: msg}}
+		return []report.Finding{{Rule: RuleNotAnEvent, Severity: report.SeverityError, Message: msg}}
 	}
 	if !hasCloudEventHeaders(r) {
 		_, _, fs = v.Validate(r.Value)

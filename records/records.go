@@ -29,6 +29,9 @@ const (
 	RuleIDRepeated        = "id-repeated"
 	RuleKeyPartitions     = "key-partitions"
 	RuleSequenceBackwards = "sequence-backwards"
+	// RuleRecordInvalid: a record that is not readable as an event for
+	// another reason than carrying no CloudEvent.
+	RuleRecordInvalid = "record-invalid"
 )
 
 // Record is what the checker learnt of one record.
@@ -145,7 +148,7 @@ func (c *Checker) Decode(rec *kgo.Record) (*Record, *envelope.Decoded) {
 	}
 	d, ver, fs, err := c.v.CheckRecord(rec)
 	if err != nil {
-		rule := "record-invalid"
+		rule := RuleRecordInvalid
 		if errors.Is(err, envelope.ErrNotCloudEvent) {
 			rule = RuleNotCloudEvent
 		}

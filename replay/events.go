@@ -333,7 +333,7 @@ func (h *Harness) Validate(ctx context.Context) (*Inventory, error) {
 			if errors.As(r.raw.Err, &ie) {
 				msg = ie.Msg
 			}
-			r.findings = []report.Finding{{Rule: "input", Severity: report.SeverityError, Message: msg}}
+			r.findings = []report.Finding{{Rule: envelope.RuleInput, Severity: report.SeverityError, Message: msg}}
 			return r
 		}
 		d, ver, fs := v.Validate(r.raw.Raw)
@@ -349,7 +349,7 @@ func (h *Harness) Validate(ctx context.Context) (*Inventory, error) {
 				if _, err := formatValue(d, ver, h.cat.Framing(t), keyOf(t)); err != nil {
 					errs = append(errs, report.Finding{Rule: envelope.RuleDataInvalid, Severity: report.SeverityError, Pointer: "/data", Message: err.Error()})
 				} else if _, err := eventKey(d, keyOf(t)); err != nil {
-					errs = append(errs, report.Finding{Rule: "partition-key", Severity: report.SeverityError, Pointer: "/data" + keyOf(t).pointer, Message: err.Error()})
+					errs = append(errs, report.Finding{Rule: RulePartitionKey, Severity: report.SeverityError, Pointer: "/data" + keyOf(t).pointer, Message: err.Error()})
 				}
 			}
 		}

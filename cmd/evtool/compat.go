@@ -13,6 +13,7 @@ import (
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/formats"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/rules"
 	"github.com/evtool/evtool/schemaregistry"
 )
 
@@ -135,7 +136,7 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 				}
 				return old.LineOf(file, ptr)
 			}
-			rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair", Rules: formats.RuleDocs(), ToolVersion: buildVersion()}
+			rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair", Rules: rules.All(), ToolVersion: buildVersion()}
 			for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
 				if (dir == compat.Backward && !mode.Backward()) || (dir == compat.Forward && !mode.Forward()) {
 					continue
@@ -231,7 +232,7 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			// part of the gate's report, as in lint.
 			findings := append(append(baseWarnings, head.Warnings...), res.Findings...)
 			findings = compat.ApplyIgnores(findings, head.Config, head.ConfigFile)
-			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair", Rules: formats.RuleDocs(), ToolVersion: buildVersion()}
+			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair", Rules: rules.All(), ToolVersion: buildVersion()}
 			if err := report.Write(a.stdout, f, rep); err != nil {
 				return err
 			}
@@ -291,7 +292,7 @@ func loadBase(cmd *cobra.Command, dir, against string, limits schemaregistry.Cli
 			}
 			lines = append(lines, f.Location()+": "+f.Message)
 		}
-		warns = append(warns, report.Finding{Rule: "base-catalog", Severity: report.SeverityWarning, File: display,
+		warns = append(warns, report.Finding{Rule: compat.RuleBaseCatalog, Severity: report.SeverityWarning, File: display,
 			Message: fmt.Sprintf("the base catalog has %d problem(s); versions that did not load there are not treated as published: %s",
 				len(le.Findings), strings.Join(lines, "; "))})
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/rules"
 )
 
 // diffKind is the format of compat diff's files when either is Avro or
@@ -103,7 +104,7 @@ func (a *app) compatDiffFormat(cmd *cobra.Command, args []string, kind format.Ki
 		}
 	}
 	vp := compat.VersionPair{Pair: compat.Pair{OldFile: old.File, NewFile: nw.File, Subject: old.File + " -> " + nw.File}, Old: old, New: nw}
-	rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair", Rules: formats.RuleDocs(), ToolVersion: buildVersion()}
+	rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair", Rules: rules.All(), ToolVersion: buildVersion()}
 	for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
 		if (dir == compat.Backward && !o.mode.Backward()) || (dir == compat.Forward && !o.mode.Forward()) {
 			continue

@@ -218,7 +218,7 @@ func (pr *producer) keep(ctx context.Context, p report.Printer) func(validated, 
 		rec, err := pr.record(ctx, d, ver)
 		if err != nil {
 			pr.invalid++
-			return p.Add(report.Finding{Rule: "produce", Severity: report.SeverityError, File: display,
+			return p.Add(report.Finding{Rule: envelope.RuleProduce, Severity: report.SeverityError, File: display,
 				Subject: fmt.Sprintf("%s:%d", display, res.item.Line), Line: res.item.Line, Message: err.Error()})
 		}
 		pr.records = append(pr.records, rec)

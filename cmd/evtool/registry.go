@@ -13,6 +13,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/rules"
 	"github.com/evtool/evtool/schemaregistry"
 )
 
@@ -297,6 +298,7 @@ Exit 0 when in step, 1 on drift, 2 on usage, network or authentication errors.`,
 			if err != nil {
 				return err
 			}
+			rep.Rules = rules.All()
 			if err := report.Write(a.stdout, ff, rep); err != nil {
 				return err
 			}

@@ -200,7 +200,7 @@ func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name str
 	}
 	work := func(it envelope.Item) validated {
 		if it.Err != nil {
-			f := report.Finding{Rule: "input", Severity: report.SeverityError, Message: it.Err.Error()}
+			f := report.Finding{Rule: envelope.RuleInput, Severity: report.SeverityError, Message: it.Err.Error()}
 			var ie *envelope.InputError
 			if errors.As(it.Err, &ie) {
 				// Where the input breaks, not where its event began.

@@ -9,10 +9,9 @@ import (
 	pbcompat "github.com/evtool/evtool/compat/protobuf"
 )
 
-// RulesMarkdown renders docs/rules.md: one document with the rules of
-// every format (JSON Schema, Avro, Protobuf) and the catalog, event and
-// registry rules. It is generated (go run ./compat/cmd/ruledoc >
-// docs/rules.md) and a test fails when it is stale.
+// RulesMarkdown renders the compatibility part of docs/rules.md: the rules
+// of every format (JSON Schema, Avro, Protobuf). Package rules adds the
+// catalog, event and registry rules to make the whole document.
 func RulesMarkdown() string {
 	var b strings.Builder
 	b.WriteString(compat.JSONRulesMarkdown())
@@ -48,7 +47,6 @@ func RulesMarkdown() string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString(compat.CheckRulesMarkdown())
 	return b.String()
 }
 

@@ -1,39 +1,12 @@
 package formats
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	avrocompat "github.com/evtool/evtool/compat/avro"
 	pbcompat "github.com/evtool/evtool/compat/protobuf"
 )
-
-var update = flag.Bool("update", false, "rewrite docs/rules.md")
-
-// TestRulesDocUpToDate fails when docs/rules.md differs from the rule
-// tables of every format (regenerate: go run ./compat/cmd/ruledoc >
-// docs/rules.md, or go test ./compat/formats -run TestRulesDocUpToDate
-// -update).
-func TestRulesDocUpToDate(t *testing.T) {
-	path := filepath.Join("..", "..", "docs", "rules.md")
-	want := RulesMarkdown()
-	if *update {
-		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != want {
-		t.Fatalf("docs/rules.md is stale: regenerate it with go run ./compat/cmd/ruledoc > docs/rules.md")
-	}
-}
 
 // Every Avro and Protobuf rule has a section in the one rules document
 // (SARIF links to it by rule id), and no id is in two formats.

@@ -168,6 +168,9 @@ var rules = []Rule{
 	{RuleWitnessChanged, ProfileWire, report.SeverityError,
 		"an encoded writer message read differently and no rule above explains it",
 		"—", "—", "A safety net: the counterexample is the proof."},
+	{RuleIncomplete, ProfileWire, report.SeverityWarning,
+		"the comparison did not check everything: it was cancelled, its witness search ran out of budget, or samples were cut to a nesting depth; the breaks found are still reported and the message says what was left",
+		"—", "—", ""},
 }
 
 func lookupRule(id string) Rule {

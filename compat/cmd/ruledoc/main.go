@@ -1,17 +1,17 @@
-// Command ruledoc prints docs/rules.md, the table of compatibility rules,
-// from the engine's rule table:
+// Command ruledoc prints docs/rules.md, the table of every rule evtool
+// emits, from the rule table (package rules):
 //
 //	go run ./compat/cmd/ruledoc > docs/rules.md
 //
-// compat/formats' tests fail when docs/rules.md is stale.
+// The rules package's tests fail when docs/rules.md is stale.
 package main
 
 import (
 	"fmt"
 
-	"github.com/evtool/evtool/compat/formats"
+	"github.com/evtool/evtool/rules"
 )
 
 func main() {
-	fmt.Print(formats.RulesMarkdown())
+	fmt.Print(rules.Markdown())
 }

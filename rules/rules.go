@@ -1,0 +1,72 @@
+// Package rules is evtool's one rule table: it collects the rule
+// documentation each emitting package declares beside its rule ids
+// (catalog.RuleDocs, envelope.RuleDocs, ..., and the compatibility
+// engines' tables) for docs/rules.md and for SARIF output. A test finds
+// every rule id the code emits and fails when one is missing here.
+package rules
+
+import (
+	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/compat/formats"
+	"github.com/evtool/evtool/dlq"
+	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/records"
+	"github.com/evtool/evtool/replay"
+	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemaregistry"
+)
+
+// Check documents the rules of the catalog loader (lint), of events and
+// records (validate, produce, replay, dlq, verify) and of registry sync
+// (push, pull, diff), in documentation order.
+func Check() []report.RuleDoc {
+	var out []report.RuleDoc
+	for _, docs := range [][]report.RuleDoc{
+		catalog.RuleDocs(),
+		envelope.RuleDocs(),
+		records.RuleDocs(),
+		replay.RuleDocs(),
+		dlq.RuleDocs(),
+		schemaregistry.RuleDocs(),
+	} {
+		out = append(out, docs...)
+	}
+	return out
+}
+
+// All documents every rule id evtool emits: the compatibility rules of
+// every format, then Check's. Reports carry it (report.Report.Rules) so
+// that SARIF describes each rule its findings name.
+func All() []report.RuleDoc {
+	return append(formats.RuleDocs(), Check()...)
+}
+
+// Markdown renders docs/rules.md (go run ./compat/cmd/ruledoc >
+// docs/rules.md; a test fails when the file is stale).
+func Markdown() string {
+	return formats.RulesMarkdown() + compat.CheckRulesMarkdown(Check()) + contributing
+}
+
+// contributing closes docs/rules.md: how the document is made and how a
+// contributor adds a rule.
+const contributing = `
+# Adding a rule
+
+This document is generated from evtool's one rule table (package ` + "`rules`" + `), which
+collects what each package documents beside the code that emits its ids:
+
+- the catalog, event, record and registry rules: a ` + "`Rule...`" + ` constant and an entry
+  ` + "`{ID, Summary, Detail}`" + ` in the package's ` + "`RuleDocs()`" + ` (for example
+  ` + "`records/ruledocs.go`" + `);
+- the compatibility rules: the engines' own tables (` + "`compat.Rules()`" + `, the Avro and Protobuf
+  engines' ` + "`Rules()`" + `).
+
+To add a rule, declare its id as a constant beside the check that emits it, add its entry to
+that package's table (a new package's ` + "`RuleDocs`" + ` goes into ` + "`rules.Check`" + `), and regenerate
+this file with ` + "`go run ./compat/cmd/ruledoc > docs/rules.md`" + `. ` + "`go test ./rules`" + ` reads every
+non-test source and fails when code can emit a rule id (a ` + "`Rule...`" + ` constant, a ` + "`Rule:`" + ` field,
+a ` + "`rule`" + ` argument or variable) that the table does not document, when a documented check
+rule is no longer emitted, or when this file is stale. SARIF output describes each rule
+from the same table and links to its section here.
+`

@@ -113,9 +113,9 @@ type Report struct {
 	// prints it so an empty report still says what it looked at.
 	Checked int    `json:"checked"`
 	Unit    string `json:"unit,omitempty"`
-	// Rules documents the rule ids the findings may name beyond
-	// CheckRules (the compat engine's); ToolVersion is evtool's version.
-	// Document formats (SARIF) show them.
+	// Rules documents the rule ids the findings may name (the rule
+	// table, rules.All); ToolVersion is evtool's version. Document formats
+	// (SARIF) show them.
 	Rules       []RuleDoc `json:"-"`
 	ToolVersion string    `json:"-"`
 }

@@ -15,9 +15,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -127,7 +129,7 @@ func Build(cat *catalog.Catalog, opts Options) (*Document, error) {
 
 	chans := newObject()
 	ops := newObject()
-	for _, key := range sortedKeys(channels) {
+	for _, key := range slices.Sorted(maps.Keys(channels)) {
 		c := channels[key]
 		msgs := newObject()
 		var names []string
@@ -192,7 +194,7 @@ func Build(cat *catalog.Catalog, opts Options) (*Document, error) {
 		"operations", ops,
 	)
 	schemas := newObject()
-	for _, name := range sortedKeys(x.names) {
+	for _, name := range slices.Sorted(maps.Keys(x.names)) {
 		schemas.set(name, x.files[x.names[name]].out)
 	}
 	root.set("components", obj("schemas", schemas, "messages", messages))

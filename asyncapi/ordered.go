@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -125,7 +127,7 @@ func fromPlain(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		o := newObject()
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			o.set(k, fromPlain(t[k]))
 		}
 		return o

@@ -5,13 +5,13 @@ import (
 	"net/url"
 	"os"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/internal/schemawalk"
 )
 
 // Schemas travel into the AsyncAPI document as Schema Objects (AsyncAPI's
@@ -109,7 +109,7 @@ func (x *schemaExporter) index(root *jsonschema.Schema) {
 			continue
 		}
 		x.byLoc[key] = s
-		stack = append(stack, children(s)...)
+		stack = append(stack, schemawalk.Children(s)...)
 	}
 }
 
@@ -120,66 +120,6 @@ func locKey(loc string) string {
 		frag = p
 	}
 	return base + "#" + frag
-}
-
-// children lists the subschemas of a compiled schema, references included.
-func children(s *jsonschema.Schema) []*jsonschema.Schema {
-	var out []*jsonschema.Schema
-	add := func(c ...*jsonschema.Schema) {
-		for _, x := range c {
-			if x != nil {
-				out = append(out, x)
-			}
-		}
-	}
-	add(s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else, s.PropertyNames, s.UnevaluatedProperties,
-		s.Contains, s.Items2020, s.UnevaluatedItems, s.ContentSchema)
-	if s.DynamicRef != nil {
-		add(s.DynamicRef.Ref)
-	}
-	add(s.AllOf...)
-	add(s.AnyOf...)
-	add(s.OneOf...)
-	add(s.PrefixItems...)
-	for _, k := range sortedKeys(s.Properties) {
-		add(s.Properties[k])
-	}
-	pats := make([]string, 0, len(s.PatternProperties))
-	byPat := map[string]*jsonschema.Schema{}
-	for re, c := range s.PatternProperties {
-		pats = append(pats, re.String())
-		byPat[re.String()] = c
-	}
-	sort.Strings(pats)
-	for _, p := range pats {
-		add(byPat[p])
-	}
-	for _, k := range sortedKeys(s.DependentSchemas) {
-		add(s.DependentSchemas[k])
-	}
-	for _, k := range sortedKeys(s.Dependencies) {
-		if c, ok := s.Dependencies[k].(*jsonschema.Schema); ok {
-			add(c)
-		}
-	}
-	for _, v := range []any{s.AdditionalProperties, s.Items, s.AdditionalItems} {
-		switch t := v.(type) {
-		case *jsonschema.Schema:
-			add(t)
-		case []*jsonschema.Schema:
-			add(t...)
-		}
-	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // ref returns the document reference to a version's schema, exporting it

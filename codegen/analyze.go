@@ -2,7 +2,9 @@ package codegen
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -469,7 +471,7 @@ func (g *gen) propertyOrder(s *jsonschema.Schema) []string {
 		}
 	}
 	if len(out) != len(s.Properties) {
-		out = sortedKeys(s.Properties)
+		out = slices.Sorted(maps.Keys(s.Properties))
 	}
 	return out
 }

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math/big"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -229,7 +231,7 @@ func TestGeneratedCode(t *testing.T) {
 	var driver bytes.Buffer
 	var insts []instance
 	var imports, entries, ranges []string
-	names := sortedKeys(corpus(t))
+	names := slices.Sorted(maps.Keys(corpus(t)))
 	for i, name := range names {
 		dir := corpus(t)[name]
 		pkg := "c" + strconv.Itoa(i)
@@ -387,7 +389,7 @@ func main() {
 	if i != len(insts) {
 		t.Fatalf("driver answered %d of %d documents\n%s", i, len(insts), stderr.String())
 	}
-	for _, k := range sortedKeys(stats) {
+	for _, k := range slices.Sorted(maps.Keys(stats)) {
 		st := stats[k]
 		t.Logf("%-45s accepted %4d  rejected %4d  out of Go range %3d", k, st[0], st[1], st[2])
 		if st[0] == 0 {
@@ -527,7 +529,7 @@ func mutate(v any, rng *rand.Rand) any {
 	walk = func(x any) {
 		switch c := x.(type) {
 		case map[string]any:
-			for _, k := range sortedKeys(c) {
+			for _, k := range slices.Sorted(maps.Keys(c)) {
 				k := k
 				slots = append(slots, slot{func() any { return c[k] }, func(x any) { c[k] = x }})
 				walk(c[k])
@@ -554,7 +556,7 @@ func mutateValue(x any, rng *rand.Rand) any {
 	}
 	switch c := x.(type) {
 	case map[string]any:
-		keys := sortedKeys(c)
+		keys := slices.Sorted(maps.Keys(c))
 		if len(keys) > 0 && rng.IntN(2) == 0 {
 			delete(c, keys[rng.IntN(len(keys))])
 		} else {

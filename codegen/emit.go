@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/codegen/internal/rt"
+	"github.com/evtool/evtool/internal/schemawalk"
 )
 
 // w writes Go source.
@@ -1611,7 +1614,7 @@ func (g *gen) emitVars(o *w) {
 	if len(g.regexps) > 0 {
 		o.p("// Patterns of the catalog's schemas, compiled once.")
 		o.p("var (")
-		pats := sortedKeys(g.regexps)
+		pats := slices.Sorted(maps.Keys(g.regexps))
 		sort.Slice(pats, func(i, j int) bool { return g.regexps[pats[i]] < g.regexps[pats[j]] })
 		for _, p := range pats {
 			if _, err := regexp.Compile(p); err != nil {
@@ -1631,7 +1634,7 @@ func (g *gen) emitVars(o *w) {
 	}
 	o.p("// Schema locations with keywords the generator does not translate: values there are also validated with the embedded schemas.")
 	o.p("var (")
-	locs := sortedKeys(g.schemas)
+	locs := slices.Sorted(maps.Keys(g.schemas))
 	sort.Slice(locs, func(i, j int) bool { return g.schemas[locs[i]] < g.schemas[locs[j]] })
 	for _, l := range locs {
 		o.p("%s = evtSchema{loc: %s}", g.schemas[l], q(l))
@@ -1650,7 +1653,7 @@ func (g *gen) emitVars(o *w) {
 		if f, _ := g.cs.split(s.Location); f != nil {
 			files[f.url] = f
 		}
-		for _, c := range subschemas(s) {
+		for _, c := range schemawalk.Children(s) {
 			walk(c)
 		}
 	}
@@ -1676,14 +1679,14 @@ func (g *gen) emitVars(o *w) {
 	}
 	o.p("// The catalog files the schema locations above need, by URL.")
 	o.p("var evtSchemaFiles = map[string]string{")
-	for _, u := range sortedKeys(files) {
+	for _, u := range slices.Sorted(maps.Keys(files)) {
 		o.p("%s: %s,", q(u), q(string(files[u].text)))
 	}
 	o.p("}")
 	o.p("")
 	o.p("// The files above by $id.")
 	o.p("var evtSchemaIDs = map[string]string{")
-	for _, u := range sortedKeys(files) {
+	for _, u := range slices.Sorted(maps.Keys(files)) {
 		if id := files[u].id; id != "" && id != u {
 			o.p("%s: %s,", q(id), q(files[u].url))
 		}
@@ -1693,53 +1696,9 @@ func (g *gen) emitVars(o *w) {
 }
 
 func sortedKeysByValue(m map[string]string) []string {
-	keys := sortedKeys(m)
+	keys := slices.Sorted(maps.Keys(m))
 	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] < m[keys[j]] })
 	return keys
-}
-
-// subschemas returns the schemas s applies.
-func subschemas(s *jsonschema.Schema) []*jsonschema.Schema {
-	var out []*jsonschema.Schema
-	add := func(xs ...*jsonschema.Schema) {
-		for _, x := range xs {
-			if x != nil {
-				out = append(out, x)
-			}
-		}
-	}
-	add(s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else, s.PropertyNames, s.UnevaluatedProperties,
-		s.Contains, s.Items2020, s.UnevaluatedItems, s.ContentSchema)
-	if s.DynamicRef != nil {
-		add(s.DynamicRef.Ref)
-	}
-	add(s.AllOf...)
-	add(s.AnyOf...)
-	add(s.OneOf...)
-	add(s.PrefixItems...)
-	for _, k := range sortedKeys(s.Properties) {
-		add(s.Properties[k])
-	}
-	for _, p := range s.PatternProperties {
-		add(p)
-	}
-	for _, k := range sortedKeys(s.DependentSchemas) {
-		add(s.DependentSchemas[k])
-	}
-	for _, v := range s.Dependencies {
-		if x, ok := v.(*jsonschema.Schema); ok {
-			add(x)
-		}
-	}
-	for _, v := range []any{s.AdditionalProperties, s.Items, s.AdditionalItems} {
-		switch x := v.(type) {
-		case *jsonschema.Schema:
-			add(x)
-		case []*jsonschema.Schema:
-			add(x...)
-		}
-	}
-	return out
 }
 
 // emitRuntime copies the runtime pieces into the shared file.

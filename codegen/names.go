@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"go/token"
 	"regexp"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -217,12 +216,3 @@ func (s *scope) declare(name, origin string) error {
 // typeLevelOrigin matches the origins of the names made from an event
 // type's name: "event type T" and "T vN".
 var typeLevelOrigin = regexp.MustCompile(`^(event type \S+|\S+ v[0-9]+)$`)
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

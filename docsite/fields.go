@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/internal/schemawalk"
 )
 
 // Field is one row of a version's field table: a place in the event's
@@ -398,15 +401,8 @@ func (w *fieldWalker) children(path string, depth int, conj []*jsonschema.Schema
 		w.field(join(path, k), depth, true, required[k], expandAll(props[k]))
 	}
 	for _, s := range conj {
-		var pats []string
-		byPat := map[string]*jsonschema.Schema{}
-		for re, c := range s.PatternProperties {
-			pats = append(pats, re.String())
-			byPat[re.String()] = c
-		}
-		sort.Strings(pats)
-		for _, p := range pats {
-			w.field(join(path, "[/"+p+"/]"), depth, true, false, expand(byPat[p]))
+		for _, re := range schemawalk.Patterns(s) {
+			w.field(join(path, "[/"+re.String()+"/]"), depth, true, false, expand(s.PatternProperties[re]))
 		}
 		if ap, ok := s.AdditionalProperties.(*jsonschema.Schema); ok && ap.Bool == nil {
 			w.field(join(path, "*"), depth, true, false, expand(ap))
@@ -589,10 +585,10 @@ func describe(conj []*jsonschema.Schema, texts *textCache) Field {
 		if s.Items2020 != nil && s.Items2020.Bool != nil && !*s.Items2020.Bool && len(s.PrefixItems) > 0 {
 			add("no other items")
 		}
-		for _, k := range sortedKeys(s.DependentRequired) {
+		for _, k := range slices.Sorted(maps.Keys(s.DependentRequired)) {
 			add("with %s also %s", k, strings.Join(s.DependentRequired[k], ", "))
 		}
-		for _, k := range sortedKeys(s.Dependencies) {
+		for _, k := range slices.Sorted(maps.Keys(s.Dependencies)) {
 			if names, ok := s.Dependencies[k].([]string); ok {
 				add("with %s also %s", k, strings.Join(names, ", "))
 			} else {
@@ -600,7 +596,7 @@ func describe(conj []*jsonschema.Schema, texts *textCache) Field {
 			}
 		}
 		if len(s.DependentSchemas) > 0 {
-			add("with %s: more constraints", strings.Join(sortedKeys(s.DependentSchemas), ", "))
+			add("with %s: more constraints", strings.Join(slices.Sorted(maps.Keys(s.DependentSchemas)), ", "))
 		}
 		if s.PropertyNames != nil {
 			add("property names constrained")
@@ -773,13 +769,4 @@ func ratText(r *big.Rat) string {
 	}
 	f, _ := r.Float64()
 	return strconv.FormatFloat(f, 'g', -1, 64)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

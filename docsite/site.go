@@ -20,10 +20,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -54,7 +56,7 @@ type Site struct {
 }
 
 // Paths returns the file paths in order.
-func (s *Site) Paths() []string { return sortedKeys(s.Files) }
+func (s *Site) Paths() []string { return slices.Sorted(maps.Keys(s.Files)) }
 
 // model types -------------------------------------------------------------
 
@@ -496,7 +498,7 @@ func searchIndex(m *siteModel) []searchEntry {
 				fa.text = firstSentence(firstNonEmpty(f.Title, f.Description))
 			}
 		}
-		for _, p := range sortedKeys(fields) {
+		for _, p := range slices.Sorted(maps.Keys(fields)) {
 			fa := fields[p]
 			out = append(out, searchEntry{Kind: "field", Name: p, Type: t.Name, Versions: fa.versions, URL: escapeURL(fa.url), Text: fa.text})
 		}

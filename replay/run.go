@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -485,7 +487,7 @@ func (h *Harness) consumerProcess(res *RunResult, addr, run, id string, inst, in
 		}
 	}
 	env := os.Environ()
-	for _, k := range sortedKeys(runEnv) {
+	for _, k := range slices.Sorted(maps.Keys(runEnv)) {
 		env = append(env, k+"="+runEnv[k])
 	}
 	env = append(env, h.clientEnv()...)
@@ -888,15 +890,6 @@ func committedTotal(l []PartitionLag) int64 {
 		n += max(p.Committed, 0)
 	}
 	return n
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func sortedStrings(s []string) []string {

@@ -1,33 +1,14 @@
 package sample
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/schemawalk"
 )
-
-// sortedPatterns returns a schema's patternProperties in a stable order.
-func sortedPatterns(s *jsonschema.Schema) []jsonschema.Regexp {
-	if len(s.PatternProperties) == 0 {
-		return nil
-	}
-	res := make([]jsonschema.Regexp, 0, len(s.PatternProperties))
-	for re := range s.PatternProperties {
-		res = append(res, re)
-	}
-	sort.Slice(res, func(i, j int) bool { return res[i].String() < res[j].String() })
-	return res
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // inSubtree reports whether leaf j was reached from leaf u (or is u).
 func (f *flat) inSubtree(j, u int) bool {
@@ -88,7 +69,7 @@ func (g *gen) propSchemas(f *flat, name string) ([]node, *UnsatisfiableError) {
 				return nil, e
 			}
 		}
-		for _, re := range sortedPatterns(s) {
+		for _, re := range schemawalk.Patterns(s) {
 			if re.MatchString(name) {
 				matched = true
 				if e := add(l, s.PatternProperties[re], "patternProperties"); e != nil {
@@ -240,7 +221,7 @@ func (g *gen) genObject(f *flat, depth int) (any, error) {
 		}
 	}
 	negLimits()
-	for _, name := range sortedKeys(forbidden) {
+	for _, name := range slices.Sorted(maps.Keys(forbidden)) {
 		if n := forbidden[name]; p.has[name] {
 			return nil, unsat(n.at, n.kw, "property "+quoteName(name)+" is both required and excluded")
 		}
@@ -318,14 +299,14 @@ func (g *gen) genObject(f *flat, depth int) (any, error) {
 		for name := range n.s.DependentSchemas {
 			declared[name] = true
 		}
-		for _, re := range sortedPatterns(n.s) {
+		for _, re := range schemawalk.Patterns(n.s) {
 			c := &strCons{maxL: -1, pats: []jsonschema.Regexp{re}}
 			if name, ok, _ := g.patternString(c); ok {
 				declared[name] = true
 			}
 		}
 	}
-	optional := sortedKeys(declared)
+	optional := slices.Sorted(maps.Keys(declared))
 	g.rng.Shuffle(len(optional), func(i, j int) { optional[i], optional[j] = optional[j], optional[i] })
 	prob := 2 // in 4
 	if g.opts.Boundary {
@@ -412,7 +393,7 @@ func (g *gen) newName(f *flat, try int, patternOnly bool) (string, bool) {
 	var pats []jsonschema.Regexp
 	var names []node
 	for _, l := range f.leaves {
-		pats = append(pats, sortedPatterns(l.n.s)...)
+		pats = append(pats, schemawalk.Patterns(l.n.s)...)
 		if l.n.s.PropertyNames != nil {
 			names = append(names, l.n.child(l.n.s.PropertyNames))
 		}

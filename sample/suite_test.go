@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -151,7 +153,7 @@ func runSuite(t *testing.T, dir string, draft *jsonschema.Draft, assertFormat bo
 			}
 			continue
 		}
-		for _, typ := range sortedKeys(validTypes) {
+		for _, typ := range slices.Sorted(maps.Keys(validTypes)) {
 			res.typePairs++
 			found := false
 			for i := 0; i < 3 && !found; i++ {
@@ -199,7 +201,7 @@ func (r suiteResult) log(t *testing.T, name string) (rate, typeRate float64) {
 	for _, m := range r.typeMisses {
 		t.Logf("  no instance of type %s", m)
 	}
-	kws := sortedKeys(r.failures)
+	kws := slices.Sorted(maps.Keys(r.failures))
 	for _, kw := range kws {
 		for _, d := range r.failures[kw] {
 			t.Logf("  unsatisfied %-22s %s", kw, d)

@@ -2,8 +2,10 @@ package sample
 
 import (
 	"encoding/json"
+	"maps"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/internal/schemawalk"
 )
 
 // DefaultVariantLimit is the number of variants Variants returns when its
@@ -67,7 +70,7 @@ func Variants(doc any, writer, reader *jsonschema.Schema, rng *rand.Rand, limit 
 		vc.mutate(it.path, it.v, it.w, wl, rl)
 		switch v := it.v.(type) {
 		case map[string]any:
-			for _, k := range sortedKeys(v) {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
 				queue = append(queue, item{appendPath(it.path, k), v[k], childProp(wl, k), childProp(rl, k)})
 			}
 		case []any:
@@ -249,10 +252,10 @@ func mayLeaves(nodes []node) []node {
 				}
 			}
 		}
-		for _, k := range sortedKeys(s.DependentSchemas) {
+		for _, k := range slices.Sorted(maps.Keys(s.DependentSchemas)) {
 			walk(n.child(s.DependentSchemas[k]), depth+1)
 		}
-		for _, k := range sortedKeys(s.Dependencies) {
+		for _, k := range slices.Sorted(maps.Keys(s.Dependencies)) {
 			if d, ok := s.Dependencies[k].(*jsonschema.Schema); ok {
 				walk(n.child(d), depth+1)
 			}
@@ -274,7 +277,7 @@ func childProp(leaves []node, k string) []node {
 			out = append(out, n.child(p))
 			matched = true
 		}
-		for _, re := range sortedPatterns(s) {
+		for _, re := range schemawalk.Patterns(s) {
 			if re.MatchString(k) {
 				out = append(out, n.child(s.PatternProperties[re]))
 				matched = true
@@ -533,7 +536,7 @@ func (vc *vctx) mutateObject(path []any, o map[string]any, wl, rl []node) {
 	add := func(k string, nodes []node, mask int) {
 		vc.emitGen(appendPath(path, k), nil, false, func() (any, bool) { return vc.generateAt(nodes, mask, false) })
 	}
-	for _, k := range sortedKeys(names) {
+	for _, k := range slices.Sorted(maps.Keys(names)) {
 		if _, ok := o[k]; ok {
 			continue
 		}
@@ -560,7 +563,7 @@ func (vc *vctx) mutateObject(path []any, o map[string]any, wl, rl []node) {
 		}
 	}
 	// each present property dropped
-	for _, k := range sortedKeys(o) {
+	for _, k := range slices.Sorted(maps.Keys(o)) {
 		vc.emit(appendPath(path, k), o[k], true, nil, true)
 	}
 	// an undeclared property

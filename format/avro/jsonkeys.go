@@ -66,7 +66,7 @@ func (c *memberCheck) member(n *Node, v any, ptr string) (string, string) {
 		for _, f := range n.Fields {
 			fields[f.Name] = f
 		}
-		for _, k := range sortedKeys(obj) {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			f, ok := fields[k]
 			if !ok {
 				return ptr + "/" + jsonpos.Escape(k), fmt.Sprintf("member %q is not a field of record %s", k, n.Name)
@@ -90,7 +90,7 @@ func (c *memberCheck) member(n *Node, v any, ptr string) (string, string) {
 		if !ok {
 			return "", ""
 		}
-		for _, k := range sortedKeys(obj) {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			if p, msg := c.extraMember(n.Values, obj[k], ptr+"/"+jsonpos.Escape(k)); msg != "" {
 				return p, msg
 			}
@@ -143,5 +143,3 @@ func shapeFits(n *Node, v any) bool {
 	}
 	return !isObj && !isArr
 }
-
-func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }

@@ -14,14 +14,14 @@ import (
 	"github.com/evtool/evtool/report"
 )
 
-// Format is a report format.
-type Format string
+// Format is a report format: evtool's one output-format enum.
+type Format = report.Format
 
 // Report formats.
 const (
-	FormatText  Format = "text"
-	FormatJSON  Format = "json"
-	FormatJUnit Format = "junit"
+	FormatText  = report.FormatText
+	FormatJSON  = report.FormatJSON
+	FormatJUnit = report.FormatJUnit
 )
 
 // Formats lists the report formats.

@@ -11,14 +11,14 @@ import (
 	"github.com/evtool/evtool/report"
 )
 
-// Format names a report format.
-type Format string
+// Format names a report format: evtool's one output-format enum.
+type Format = report.Format
 
 // The report formats.
 const (
-	FormatText  Format = "text"
-	FormatJSON  Format = "json"
-	FormatJUnit Format = "junit"
+	FormatText  = report.FormatText
+	FormatJSON  = report.FormatJSON
+	FormatJUnit = report.FormatJUnit
 )
 
 // ParseFormat checks a --format value.

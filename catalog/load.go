@@ -64,6 +64,15 @@ var (
 	typeName = regexp.MustCompile(`^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*(\.[A-Za-z0-9]+([_-][A-Za-z0-9]+)*)*$`)
 )
 
+// ValidTypeName reports whether s may name a catalog type (a directory of
+// the catalog root).
+func ValidTypeName(s string) bool { return len(s) <= 255 && typeName.MatchString(s) }
+
+// LooksLikeVersion reports whether a file name is meant as a version file,
+// right or nearly (v01.json, V2.avsc, v1.avro): such a file is never a
+// shared schema.
+func LooksLikeVersion(name string) bool { return looksLikeVersion.MatchString(name) }
+
 // Load reads the catalog whose evtool.yaml is in dir.
 func Load(dir string) (*Catalog, error) {
 	info, err := os.Stat(dir)

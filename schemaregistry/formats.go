@@ -384,7 +384,7 @@ func (f *Forms) AllShared() []*SharedSchema {
 			}
 			return nil
 		}
-		if versionLike.MatchString(d.Name()) || !d.Type().IsRegular() {
+		if catalog.LooksLikeVersion(d.Name()) || !d.Type().IsRegular() {
 			return nil
 		}
 		switch path.Ext(p) {

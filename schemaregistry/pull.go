@@ -12,7 +12,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -202,10 +201,6 @@ func schemaTypes(rs *RemoteSubject) string {
 	return strings.Join(out, ", ")
 }
 
-// versionLike is a file name a reference must not take: the catalog's
-// version files, and the near misses (V1.avsc, v01.proto) its loader
-// refuses.
-var versionLike = regexp.MustCompile(`^[vV][0-9]+\.(?i:json|yaml|yml|avsc|avro|proto)$`)
 
 // formatFiles are the files of an Avro or Protobuf subject: v<N>.avsc or
 // v<N>.proto as the registry has them, and the schemas they reference as
@@ -257,7 +252,7 @@ func formatFiles(rs *RemoteSubject, dir string, have map[string][]byte) (map[str
 				rel = "schemas/" + r.Name
 			}
 			what := fmt.Sprintf("reference %q (%s version %d)", clip(r.Name), clip(r.Subject), r.Version)
-			if versionLike.MatchString(path.Base(rel)) {
+			if catalog.LooksLikeVersion(path.Base(rel)) {
 				return nil, fmt.Errorf("%s is named like a version file (%s)", what, rel)
 			}
 			if err := put(rel, ensureNL([]byte(r.Text)), what); err != nil {

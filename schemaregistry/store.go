@@ -870,7 +870,7 @@ func (snap *snapshot) typeFor(subject string, strategy Strategy) (string, []byte
 			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q: type %s has topic %q in its event.yaml, not %q; change the topic in git, not through a registration", clip(subject), typ, t.Meta.Topic, clip(topic))
 		}
 	default:
-		if !ValidTypeName(subject) {
+		if !catalog.ValidTypeName(subject) {
 			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name: subjects of an evtool registry are catalog types (dot-separated segments of letters, digits, '-' and '_')", clip(subject))
 		}
 		if strings.HasSuffix(subject, ValueSuffix) || strings.HasSuffix(subject, "-key") {

@@ -1,0 +1,156 @@
+package avro
+
+import (
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/evtool/evtool/format"
+)
+
+// Provider is Avro behind the seam (format/formats lists it).
+type Provider struct{}
+
+var _ format.Provider = Provider{}
+
+// Kind is format.Avro.
+func (Provider) Kind() format.Kind { return format.Avro }
+
+// PartitionKey reads a partition key from a binary Avro datum: the value
+// at a path of record fields, when it is a string, int or long (ok false
+// for anything else, a union say, which the JSON encoding tags, and for
+// the JSON encoding). Under kafka.framing none the datum is never taken
+// for framed. unframed is data without its frame, when it is a datum.
+func (Provider) PartitionKey(fs format.Schema, k format.KeyData) (key any, ok bool, unframed []byte) {
+	s, isAvro := fs.(*Schema)
+	if !isAvro || format.IsJSON(k.ContentType) {
+		return nil, false, nil
+	}
+	read := FramingAuto
+	if k.Unframed {
+		read = FramingNone
+	}
+	datum, _, framed, err := s.DecodeBinary(k.Data, read)
+	if err != nil {
+		return nil, false, nil
+	}
+	unframed = k.Data
+	if framed {
+		unframed = k.Data[5:]
+	}
+	key, ok = keyIn(datum, k.Tokens)
+	return key, ok, unframed
+}
+
+// keyIn is the key at tokens in an Avro datum.
+func keyIn(datum any, tokens []string) (any, bool) {
+	for _, tok := range tokens {
+		rec, ok := datum.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if datum, ok = rec[tok]; !ok {
+			return nil, false
+		}
+	}
+	switch v := datum.(type) {
+	case string:
+		return v, true
+	case int32:
+		return json.Number(strconv.FormatInt(int64(v), 10)), true
+	case int64:
+		return json.Number(strconv.FormatInt(v, 10)), true
+	}
+	return nil, false
+}
+
+// PointerForm is v: Avro's JSON encoding writes every field.
+func (Provider) PointerForm(_ format.Schema, v any) any { return v }
+
+// Sampler samples with Samples (covering) and Sample (random).
+func (Provider) Sampler(fs format.Schema, seed uint64) (format.CoverSampler, error) {
+	s, ok := fs.(*Schema)
+	if !ok {
+		return nil, format.NotKind(fs, format.Avro)
+	}
+	return &coverSampler{s: s, seed: seed, n: s.Cover()}, nil
+}
+
+// coverSampler is an Avro schema's format.CoverSampler.
+type coverSampler struct {
+	s    *Schema
+	seed uint64
+	n    int
+	// cover holds the covering datums, made on first use.
+	cover []any
+}
+
+func (c *coverSampler) Cover() int { return c.n }
+
+func (c *coverSampler) Sample(rng *rand.Rand, k int) ([]byte, error) {
+	var datum any
+	var err error
+	if k >= 0 {
+		if c.cover == nil {
+			if c.cover, err = c.s.Samples(c.seed, c.n); err != nil {
+				return nil, err
+			}
+		}
+		datum = c.cover[k]
+	} else if datum, err = c.s.Sample(rng.Uint64()); err != nil {
+		return nil, err
+	}
+	return c.s.EncodeJSON(datum)
+}
+
+// Unframe takes a Confluent frame off data when it starts with a header
+// and the rest is one datum of s (an Avro datum may itself start with a
+// zero byte).
+func (Provider) Unframe(fs format.Schema, data []byte) ([]byte, uint32, bool) {
+	s, ok := fs.(*Schema)
+	if !ok || len(data) < 5 || data[0] != 0 {
+		return data, 0, false // not framed: no need to read the datum to know
+	}
+	if _, id, framed, err := s.DecodeBinary(data, FramingAuto); err == nil && framed {
+		_, payload, _ := Unframe(data)
+		return payload, id, true
+	}
+	return data, 0, false
+}
+
+// Frame is format.Frame.
+func (Provider) Frame(_ format.Schema, id uint32, payload []byte) []byte {
+	return format.Frame(id, payload)
+}
+
+// CheckUnframed decodes data as one datum.
+func (Provider) CheckUnframed(fs format.Schema, data []byte) (bool, error) {
+	s, ok := fs.(*Schema)
+	if !ok {
+		return false, nil
+	}
+	_, err := s.Decode(data)
+	return true, err
+}
+
+// DecodeData reads binary data once, its frame taken off here (DecodeValue
+// would guess again, and take a datum that starts like a frame, or any
+// datum under kafka.framing none, for framed).
+func (p Provider) DecodeData(fs format.Schema, data []byte, ct string, unframed bool) (any, error) {
+	s, ok := fs.(*Schema)
+	if !ok || format.IsJSON(ct) {
+		return fs.DecodeValue(data, ct)
+	}
+	if err := s.Validate(nil, ct); errors.Is(err, format.ErrContentType) {
+		return nil, err // refused as DecodeValue refuses it
+	}
+	payload := data
+	if !unframed {
+		payload, _, _ = p.Unframe(s, data)
+	}
+	// The seam reads an unframed datum without guessing only behind a
+	// frame: this one's id is never looked at.
+	v, _, err := s.UnframeValue(format.Frame(0, payload))
+	return v, err
+}

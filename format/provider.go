@@ -1,0 +1,76 @@
+package format
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Provider is one schema format behind the seam: what evtool's jobs ask
+// of a format that is not a question to one compiled Schema. Package
+// format/formats holds the table of providers; a job asks the provider of
+// a version's kind instead of switching on the kind or asserting the
+// compiled type, so a format's rules stay in its own package.
+type Provider interface {
+	// Kind is the provider's format.
+	Kind() Kind
+	// PartitionKey reads a partition key from the data of an event of s
+	// without building its whole JSON form: the value at tokens (a JSON
+	// pointer's reference tokens) when the format can read it cheaply
+	// (ok false otherwise: the caller builds the JSON form). unframed is
+	// the data without its Confluent frame, when reading the key found
+	// one and the format keeps the datum so (nil otherwise).
+	PartitionKey(s Schema, k KeyData) (key any, ok bool, unframed []byte)
+	// PointerForm completes v, the JSON form of a datum of s, with what
+	// a JSON pointer into the data may name although the JSON form leaves
+	// it out (Protobuf: top-level fields at their default).
+	PointerForm(s Schema, v any) any
+	// Unframe splits binary data of s into its payload and, when it is
+	// Confluent-framed, the schema id (framed false: data as it is).
+	Unframe(s Schema, data []byte) (payload []byte, id uint32, framed bool)
+	// Frame writes a payload of s (the binary encoding) in the Confluent
+	// wire format under id.
+	Frame(s Schema, id uint32, payload []byte) []byte
+	// CheckUnframed checks that binary data is one datum of s as it is,
+	// never read as a frame (kafka.framing none), so bytes left after the
+	// datum are an error; ok is false for a format without a binary
+	// encoding.
+	CheckUnframed(s Schema, data []byte) (ok bool, err error)
+	// DecodeData reads data of s in content type ct as the format reads
+	// an event's data: binary data is framed or not as Unframe finds,
+	// never framed when unframed (kafka.framing none).
+	DecodeData(s Schema, data []byte, ct string, unframed bool) (any, error)
+	// Sampler makes the data of generated events: the first Cover()
+	// samples cover the schema, the rest are random. Formats without
+	// one return an error.
+	Sampler(s Schema, seed uint64) (CoverSampler, error)
+}
+
+// KeyData is the data a partition key is read from.
+type KeyData struct {
+	Data        []byte
+	ContentType string
+	// Unframed says the type's records are never Confluent-framed
+	// (kafka.framing none): binary data is never taken for framed.
+	Unframed bool
+	// Tokens are the key pointer's reference tokens.
+	Tokens []string
+}
+
+// CoverSampler makes samples of one schema in their JSON form.
+type CoverSampler interface {
+	// Cover is how many samples walk every union branch (oneof), enum
+	// symbol and edge value.
+	Cover() int
+	// Sample returns the JSON text of covering sample k (0 <= k <
+	// Cover()), or of a random sample drawn from rng when k < 0.
+	Sample(rng *rand.Rand, k int) ([]byte, error)
+}
+
+// NotKind is the error of a provider given a schema of another format.
+func NotKind(s Schema, want Kind) error {
+	got := "no"
+	if s != nil {
+		got = s.Kind().Name()
+	}
+	return fmt.Errorf("a %s schema given to the %s provider", got, want.Name())
+}

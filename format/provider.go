@@ -1,7 +1,10 @@
 package format
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 )
 
@@ -39,10 +42,27 @@ type Provider interface {
 	// an event's data: binary data is framed or not as Unframe finds,
 	// never framed when unframed (kafka.framing none).
 	DecodeData(s Schema, data []byte, ct string, unframed bool) (any, error)
+	// SchemaIDDigest is a version's identity in a schema registry, what
+	// its schema id is matched by (catalog.SchemaIDs).
+	SchemaIDDigest(s Schema) string
+	// CompatProfiles are the compat profiles (evtool.yaml's
+	// compat.profile) the format's compatibility engine takes.
+	CompatProfiles() Profiles
 	// Sampler makes the data of generated events: the first Cover()
 	// samples cover the schema, the rest are random. Formats without
 	// one return an error.
 	Sampler(s Schema, seed uint64) (CoverSampler, error)
+}
+
+// Profiles are a format's compat profiles.
+type Profiles struct {
+	// Names are the profiles, as a message lists them.
+	Names []string
+	// Default is the profile when nothing is configured ("" for a format
+	// that takes none).
+	Default string
+	// None says why a format without profiles takes none.
+	None string
 }
 
 // KeyData is the data a partition key is read from.
@@ -73,4 +93,29 @@ func NotKind(s Schema, want Kind) error {
 		got = s.Kind().Name()
 	}
 	return fmt.Errorf("a %s schema given to the %s provider", got, want.Name())
+}
+
+// DigestOf is "sha256:" and the hex SHA-256 of a schema's canonical form.
+func DigestOf(canonical []byte) string {
+	sum := sha256.Sum256(canonical)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// FileCompiler is a Provider that compiles a catalog's schema files by
+// itself (Avro, Protobuf; the catalog still compiles JSON Schema, whose
+// $refs it resolves across the whole root).
+type FileCompiler interface {
+	// CompileVersion compiles a version's file: file and the shared
+	// directories (where named types shared between types live) are paths
+	// in fsys under root; message is a Protobuf type's message ("" for
+	// the file's only one). Errors name files as paths in fsys.
+	CompileVersion(fsys fs.FS, root, file string, shared []string, message string) (Schema, error)
+	// CompileShared compiles a file of a shared directory that no version
+	// used, for lint.
+	CompileShared(fsys fs.FS, root, file string, shared []string) error
+	// SchemaFiles are the files s was compiled from, as paths in the fsys
+	// under root that CompileVersion read.
+	SchemaFiles(s Schema, root string) []string
+	// LintRule is the rule id of problems in the format's schema files.
+	LintRule() string
 }

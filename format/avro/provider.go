@@ -3,6 +3,7 @@ package avro
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"math/rand/v2"
 	"strconv"
 
@@ -22,8 +23,8 @@ func (Provider) Kind() format.Kind { return format.Avro }
 // for anything else, a union say, which the JSON encoding tags, and for
 // the JSON encoding). Under kafka.framing none the datum is never taken
 // for framed. unframed is data without its frame, when it is a datum.
-func (Provider) PartitionKey(fs format.Schema, k format.KeyData) (key any, ok bool, unframed []byte) {
-	s, isAvro := fs.(*Schema)
+func (Provider) PartitionKey(sch format.Schema, k format.KeyData) (key any, ok bool, unframed []byte) {
+	s, isAvro := sch.(*Schema)
 	if !isAvro || format.IsJSON(k.ContentType) {
 		return nil, false, nil
 	}
@@ -69,10 +70,10 @@ func keyIn(datum any, tokens []string) (any, bool) {
 func (Provider) PointerForm(_ format.Schema, v any) any { return v }
 
 // Sampler samples with Samples (covering) and Sample (random).
-func (Provider) Sampler(fs format.Schema, seed uint64) (format.CoverSampler, error) {
-	s, ok := fs.(*Schema)
+func (Provider) Sampler(sch format.Schema, seed uint64) (format.CoverSampler, error) {
+	s, ok := sch.(*Schema)
 	if !ok {
-		return nil, format.NotKind(fs, format.Avro)
+		return nil, format.NotKind(sch, format.Avro)
 	}
 	return &coverSampler{s: s, seed: seed, n: s.Cover()}, nil
 }
@@ -107,8 +108,8 @@ func (c *coverSampler) Sample(rng *rand.Rand, k int) ([]byte, error) {
 // Unframe takes a Confluent frame off data when it starts with a header
 // and the rest is one datum of s (an Avro datum may itself start with a
 // zero byte).
-func (Provider) Unframe(fs format.Schema, data []byte) ([]byte, uint32, bool) {
-	s, ok := fs.(*Schema)
+func (Provider) Unframe(sch format.Schema, data []byte) ([]byte, uint32, bool) {
+	s, ok := sch.(*Schema)
 	if !ok || len(data) < 5 || data[0] != 0 {
 		return data, 0, false // not framed: no need to read the datum to know
 	}
@@ -125,8 +126,8 @@ func (Provider) Frame(_ format.Schema, id uint32, payload []byte) []byte {
 }
 
 // CheckUnframed decodes data as one datum.
-func (Provider) CheckUnframed(fs format.Schema, data []byte) (bool, error) {
-	s, ok := fs.(*Schema)
+func (Provider) CheckUnframed(sch format.Schema, data []byte) (bool, error) {
+	s, ok := sch.(*Schema)
 	if !ok {
 		return false, nil
 	}
@@ -137,10 +138,10 @@ func (Provider) CheckUnframed(fs format.Schema, data []byte) (bool, error) {
 // DecodeData reads binary data once, its frame taken off here (DecodeValue
 // would guess again, and take a datum that starts like a frame, or any
 // datum under kafka.framing none, for framed).
-func (p Provider) DecodeData(fs format.Schema, data []byte, ct string, unframed bool) (any, error) {
-	s, ok := fs.(*Schema)
+func (p Provider) DecodeData(sch format.Schema, data []byte, ct string, unframed bool) (any, error) {
+	s, ok := sch.(*Schema)
 	if !ok || format.IsJSON(ct) {
-		return fs.DecodeValue(data, ct)
+		return sch.DecodeValue(data, ct)
 	}
 	if err := s.Validate(nil, ct); errors.Is(err, format.ErrContentType) {
 		return nil, err // refused as DecodeValue refuses it
@@ -154,3 +155,38 @@ func (p Provider) DecodeData(fs format.Schema, data []byte, ct string, unframed 
 	v, _, err := s.UnframeValue(format.Frame(0, payload))
 	return v, err
 }
+
+// CompatProfiles are none: Avro has one answer, the specification's
+// schema resolution.
+func (Provider) CompatProfiles() format.Profiles {
+	return format.Profiles{None: "Avro compatibility is the specification's schema resolution"}
+}
+
+var _ format.FileCompiler = Provider{}
+
+// CompileVersion is Load: named types resolve among the .avsc files of
+// the version's directory and of the shared directories.
+func (Provider) CompileVersion(fsys fs.FS, _, file string, shared []string, _ string) (format.Schema, error) {
+	s, err := Load(fsys, file, shared...)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// CompileShared is CompileVersion.
+func (p Provider) CompileShared(fsys fs.FS, root, file string, shared []string) error {
+	_, err := p.CompileVersion(fsys, root, file, shared, "")
+	return err
+}
+
+// SchemaFiles is the schema's Files, which are paths in the fsys.
+func (Provider) SchemaFiles(sch format.Schema, _ string) []string {
+	if s, ok := sch.(*Schema); ok {
+		return s.Files
+	}
+	return nil
+}
+
+// LintRule is schema-avro.
+func (Provider) LintRule() string { return "schema-avro" }

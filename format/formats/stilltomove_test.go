@@ -5,12 +5,6 @@ package formats
 // provider; the list may only shrink.
 var stillToMove = []string{
 	"asyncapi/asyncapi.go: type switch on a compiled schema",
-	"catalog/config.go: switch on a format kind",
-	"catalog/formats.go: switch on a format kind",
-	"catalog/formats.go: type assertion to a compiled schema",
-	"catalog/kafka.go: type switch on a compiled schema",
-	"catalog/load.go: switch on a format kind",
-	"catalog/scaffold.go: switch on a format kind",
 	"cmd/evtool/compat_formats.go: type assertion to a compiled schema",
 	"codegen/analyze.go: switch on a format kind",
 	"codegen/avro.go: type assertion to a compiled schema",

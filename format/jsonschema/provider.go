@@ -44,3 +44,13 @@ func (Provider) CheckUnframed(format.Schema, []byte) (bool, error) { return fals
 func (Provider) DecodeData(s format.Schema, data []byte, ct string, _ bool) (any, error) {
 	return s.DecodeValue(data, ct)
 }
+
+// SchemaIDDigest is format.DigestOf the canonical form (serve keys a
+// version that $refs shared files by its bundled document, which only it
+// builds; JSON Schema data is never framed with an id).
+func (Provider) SchemaIDDigest(s format.Schema) string { return format.DigestOf(s.Canonical()) }
+
+// CompatProfiles are lenient (the default) and strict.
+func (Provider) CompatProfiles() format.Profiles {
+	return format.Profiles{Names: []string{"lenient", "strict"}, Default: "lenient"}
+}

@@ -2,8 +2,12 @@ package protobuf
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"math/rand/v2"
+	"path"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -23,8 +27,8 @@ func (Provider) Kind() format.Kind { return format.Protobuf }
 // string, integer or bool field (by JSON or proto name), its default when
 // unset — which the JSON mapping leaves out (ok false for anything else).
 // unframed is always nil.
-func (Provider) PartitionKey(fs format.Schema, k format.KeyData) (any, bool, []byte) {
-	s, ok := fs.(*Schema)
+func (Provider) PartitionKey(sch format.Schema, k format.KeyData) (any, bool, []byte) {
+	s, ok := sch.(*Schema)
 	if !ok || len(k.Tokens) != 1 {
 		return nil, false, nil
 	}
@@ -71,8 +75,8 @@ func (Provider) PartitionKey(fs format.Schema, k format.KeyData) (any, bool, []b
 // proto name when the JSON name differs (/bin_id as /binId). Fields with
 // presence (in a oneof, proto3 optional) stay out when unset, as
 // PartitionKey leaves them.
-func (Provider) PointerForm(fs format.Schema, v any) any {
-	s, ok := fs.(*Schema)
+func (Provider) PointerForm(sch format.Schema, v any) any {
+	s, ok := sch.(*Schema)
 	obj, isObj := v.(map[string]any)
 	if !ok || !isObj {
 		return v
@@ -124,10 +128,10 @@ func scalarDefault(fd protoreflect.FieldDescriptor) (any, bool) {
 
 // Sampler samples with Sampler: covering sample k is index 1+k of the
 // seed's stream; a random one is a random index of a random stream.
-func (Provider) Sampler(fs format.Schema, seed uint64) (format.CoverSampler, error) {
-	s, ok := fs.(*Schema)
+func (Provider) Sampler(sch format.Schema, seed uint64) (format.CoverSampler, error) {
+	s, ok := sch.(*Schema)
 	if !ok {
-		return nil, format.NotKind(fs, format.Protobuf)
+		return nil, format.NotKind(sch, format.Protobuf)
 	}
 	return &coverSampler{md: s.Message, seed: seed, n: s.Cover()}, nil
 }
@@ -189,8 +193,8 @@ func cover(md protoreflect.MessageDescriptor, depth int, seen map[protoreflect.F
 
 // Unframe takes a Confluent frame off data that starts with the magic
 // byte (no message starts with a zero tag).
-func (Provider) Unframe(fs format.Schema, data []byte) ([]byte, uint32, bool) {
-	s, ok := fs.(*Schema)
+func (Provider) Unframe(sch format.Schema, data []byte) ([]byte, uint32, bool) {
+	s, ok := sch.(*Schema)
 	if ok && len(data) > 0 && data[0] == 0 {
 		// The event's message first: its frame may have
 		// confluent-kafka-python 1.7's unsigned message indexes.
@@ -205,8 +209,8 @@ func (Provider) Unframe(fs format.Schema, data []byte) ([]byte, uint32, bool) {
 }
 
 // Frame writes the frame with the message indexes of the event's message.
-func (Provider) Frame(fs format.Schema, id uint32, payload []byte) []byte {
-	s, ok := fs.(*Schema)
+func (Provider) Frame(sch format.Schema, id uint32, payload []byte) []byte {
+	s, ok := sch.(*Schema)
 	if !ok {
 		return format.Frame(id, payload)
 	}
@@ -214,8 +218,8 @@ func (Provider) Frame(fs format.Schema, id uint32, payload []byte) []byte {
 }
 
 // CheckUnframed decodes data as one message.
-func (Provider) CheckUnframed(fs format.Schema, data []byte) (bool, error) {
-	s, ok := fs.(*Schema)
+func (Provider) CheckUnframed(sch format.Schema, data []byte) (bool, error) {
+	s, ok := sch.(*Schema)
 	if !ok {
 		return false, nil
 	}
@@ -225,11 +229,85 @@ func (Provider) CheckUnframed(fs format.Schema, data []byte) (bool, error) {
 
 // DecodeData is DecodeValue, which takes a leading zero for a frame:
 // under kafka.framing none the data is first read as it is.
-func (Provider) DecodeData(fs format.Schema, data []byte, ct string, unframed bool) (any, error) {
-	if s, ok := fs.(*Schema); ok && unframed && !format.IsJSON(ct) {
+func (Provider) DecodeData(sch format.Schema, data []byte, ct string, unframed bool) (any, error) {
+	if s, ok := sch.(*Schema); ok && unframed && !format.IsJSON(ct) {
 		if _, err := s.DecodeBinary(data); err != nil {
 			return nil, err
 		}
 	}
-	return fs.DecodeValue(data, ct)
+	return sch.DecodeValue(data, ct)
+}
+
+// CompatProfiles are wire and wire-json, the default (consumers in other
+// languages read the JSON mapping too).
+func (Provider) CompatProfiles() format.Profiles {
+	return format.Profiles{Names: []string{"wire", "wire-json"}, Default: "wire-json"}
+}
+
+var _ format.FileCompiler = Provider{}
+
+// CompileVersion is Load in the root: imports are paths relative to it,
+// plus the bundled well-known types.
+func (Provider) CompileVersion(fsys fs.FS, root, file string, _ []string, message string) (format.Schema, error) {
+	sub, err := fs.Sub(fsys, root)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Load(sub, relTo(root, file), message)
+	if err != nil {
+		return nil, inRoot(root, err)
+	}
+	return s, nil
+}
+
+// CompileShared is Compile in the root.
+func (Provider) CompileShared(fsys fs.FS, root, file string, _ []string) error {
+	sub, err := fs.Sub(fsys, root)
+	if err != nil {
+		return err
+	}
+	_, err = Compile(sub, relTo(root, file))
+	return inRoot(root, err)
+}
+
+// SchemaFiles is the schema's Files, which are relative to the root.
+func (Provider) SchemaFiles(sch format.Schema, root string) []string {
+	s, ok := sch.(*Schema)
+	if !ok {
+		return nil
+	}
+	out := make([]string, len(s.Files))
+	for i, f := range s.Files {
+		out[i] = path.Join(root, f)
+	}
+	return out
+}
+
+// LintRule is schema-proto.
+func (Provider) LintRule() string { return "schema-proto" }
+
+// relTo is p (a path in an fsys) relative to root.
+func relTo(root, p string) string {
+	if root == "." {
+		return p
+	}
+	return strings.TrimPrefix(p, root+"/")
+}
+
+// inRoot names the files of err's format.Errors as paths in the fsys
+// root is in, not relative to root.
+func inRoot(root string, err error) error {
+	var list format.Errors
+	var one *format.Error
+	switch {
+	case errors.As(err, &list):
+	case errors.As(err, &one):
+		list = format.Errors{one}
+	}
+	for _, e := range list {
+		if e.File != "" {
+			e.File = path.Join(root, e.File)
+		}
+	}
+	return err
 }

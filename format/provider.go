@@ -48,6 +48,12 @@ type Provider interface {
 	// CompatProfiles are the compat profiles (evtool.yaml's
 	// compat.profile) the format's compatibility engine takes.
 	CompatProfiles() Profiles
+	// Reencode returns data of from (in content type ct; binary data
+	// without a frame when unframed, kafka.framing none) as a datum of to,
+	// in the same encoding, binary unframed: what a producer on version
+	// to would have written for the same fact. It fails when to cannot
+	// carry the datum with its meaning.
+	Reencode(from, to Schema, data []byte, ct string, unframed bool) ([]byte, error)
 	// Sampler makes the data of generated events: the first Cover()
 	// samples cover the schema, the rest are random. Formats without
 	// one return an error.
@@ -118,4 +124,19 @@ type FileCompiler interface {
 	SchemaFiles(s Schema, root string) []string
 	// LintRule is the rule id of problems in the format's schema files.
 	LintRule() string
+}
+
+// Reencode is a Provider's Reencode for formats whose datums keep their
+// meaning through the JSON form: data of from in content type ct decoded,
+// then written with to in the same encoding (binary unframed when ct is
+// not JSON).
+func Reencode(from, to Schema, data []byte, ct string) ([]byte, error) {
+	v, err := from.DecodeValue(data, ct)
+	if err != nil {
+		return nil, err
+	}
+	if !IsJSON(ct) {
+		return to.EncodeValue(v, to.DefaultContentType())
+	}
+	return to.EncodeValue(v, ContentTypeJSON)
 }

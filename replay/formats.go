@@ -3,7 +3,6 @@ package replay
 import (
 	"bytes"
 	"errors"
-	"reflect"
 
 	"github.com/cloudevents/sdk-go/v2/event"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/formats"
 )
 
@@ -69,66 +67,7 @@ func reencode(from, to *catalog.Version, framing catalog.Framing, data []byte, c
 	if !isFormatted(from) || !isFormatted(to) || from.Format != to.Format {
 		return nil, errors.New("not two versions of one Avro or Protobuf type")
 	}
-	binary := !format.IsJSON(ct)
-	if fa, ok := from.Compiled.(*avro.Schema); ok {
-		ta := to.Compiled.(*avro.Schema)
-		payload := data
-		if binary {
-			payload, _, _ = envelope.DataFrame(fa, framing, data)
-		} else {
-			datum, err := fa.DecodeJSON(bytes.TrimSpace(data))
-			if err != nil {
-				return nil, err
-			}
-			if payload, err = fa.Encode(datum); err != nil {
-				return nil, err
-			}
-		}
-		datum, err := ta.DecodeFrom(fa, payload)
-		if err != nil {
-			return nil, err
-		}
-		if err := sameMeaning(fa, ta, payload, datum); err != nil {
-			return nil, err
-		}
-		if binary {
-			return ta.Encode(datum)
-		}
-		return ta.EncodeJSON(datum)
-	}
-	v, err := from.Compiled.DecodeValue(data, ct)
-	if err != nil {
-		return nil, err
-	}
-	if binary {
-		return to.Compiled.EncodeValue(v, to.Compiled.DefaultContentType())
-	}
-	return to.Compiled.EncodeValue(v, format.ContentTypeJSON)
-}
-
-// sameMeaning fails when a datum of from (payload), written again as
-// datum of to, no longer reads back as itself: resolution filled a
-// default for an enum symbol or union branch to lacks, or dropped a field
-// set to something other than its default. Skew stands for a producer on
-// another version writing the same fact; a datum whose meaning changed is
-// another fact, and no consumer could match the clean run on it.
-func sameMeaning(from, to *avro.Schema, payload []byte, datum any) error {
-	orig, err := from.Decode(payload)
-	if err != nil {
-		return err
-	}
-	written, err := to.Encode(datum)
-	if err != nil {
-		return err
-	}
-	back, err := from.DecodeFrom(to, written)
-	if err != nil {
-		return err
-	}
-	if !reflect.DeepEqual(orig, back) {
-		return errors.New("the datum would not keep its meaning under that version")
-	}
-	return nil
+	return formats.Of(from.Compiled).Reencode(from.Compiled, to.Compiled, data, ct, framing == catalog.FramingNone)
 }
 
 // formatSkewTargets is SkewTargets for an Avro or Protobuf event: the

@@ -1,10 +1,12 @@
 package avro
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 
 	"github.com/evtool/evtool/format"
@@ -190,3 +192,65 @@ func (Provider) SchemaFiles(sch format.Schema, _ string) []string {
 
 // LintRule is schema-avro.
 func (Provider) LintRule() string { return "schema-avro" }
+
+// Reencode resolves the datum with from as the writer and to as the
+// reader, then writes it with to; it fails when the datum would not keep
+// its meaning (sameMeaning).
+func (p Provider) Reencode(from, to format.Schema, data []byte, ct string, unframed bool) ([]byte, error) {
+	fa, ok := from.(*Schema)
+	ta, tok := to.(*Schema)
+	if !ok || !tok {
+		return nil, errors.New("not two versions of one Avro type")
+	}
+	binary := !format.IsJSON(ct)
+	payload := data
+	if binary {
+		if !unframed {
+			payload, _, _ = p.Unframe(fa, data)
+		}
+	} else {
+		datum, err := fa.DecodeJSON(bytes.TrimSpace(data))
+		if err != nil {
+			return nil, err
+		}
+		if payload, err = fa.Encode(datum); err != nil {
+			return nil, err
+		}
+	}
+	datum, err := ta.DecodeFrom(fa, payload)
+	if err != nil {
+		return nil, err
+	}
+	if err := sameMeaning(fa, ta, payload, datum); err != nil {
+		return nil, err
+	}
+	if binary {
+		return ta.Encode(datum)
+	}
+	return ta.EncodeJSON(datum)
+}
+
+// sameMeaning fails when a datum of from (payload), written again as
+// datum of to, no longer reads back as itself: resolution filled a
+// default for an enum symbol or union branch to lacks, or dropped a field
+// set to something other than its default. Skew stands for a producer on
+// another version writing the same fact; a datum whose meaning changed is
+// another fact, and no consumer could match the clean run on it.
+func sameMeaning(from, to *Schema, payload []byte, datum any) error {
+	orig, err := from.Decode(payload)
+	if err != nil {
+		return err
+	}
+	written, err := to.Encode(datum)
+	if err != nil {
+		return err
+	}
+	back, err := from.DecodeFrom(to, written)
+	if err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(orig, back) {
+		return errors.New("the datum would not keep its meaning under that version")
+	}
+	return nil
+}

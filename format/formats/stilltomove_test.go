@@ -10,7 +10,6 @@ var stillToMove = []string{
 	"codegen/avro.go: type assertion to a compiled schema",
 	"docsite/site.go: type switch on a compiled schema",
 	"examples/inventory/consumer/decode.go: type assertion to a compiled schema",
-	"replay/formats.go: type assertion to a compiled schema",
 	"schemaregistry/base.go: type assertion to a compiled schema",
 	"schemaregistry/descriptor.go: type assertion to a compiled schema",
 	"schemaregistry/formats.go: switch on a format kind",

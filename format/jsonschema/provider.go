@@ -54,3 +54,8 @@ func (Provider) SchemaIDDigest(s format.Schema) string { return format.DigestOf(
 func (Provider) CompatProfiles() format.Profiles {
 	return format.Profiles{Names: []string{"lenient", "strict"}, Default: "lenient"}
 }
+
+// Reencode is format.Reencode.
+func (Provider) Reencode(from, to format.Schema, data []byte, ct string, _ bool) ([]byte, error) {
+	return format.Reencode(from, to, data, ct)
+}

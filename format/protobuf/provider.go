@@ -311,3 +311,8 @@ func inRoot(root string, err error) error {
 	}
 	return err
 }
+
+// Reencode goes through the JSON mapping (format.Reencode).
+func (Provider) Reencode(from, to format.Schema, data []byte, ct string, _ bool) ([]byte, error) {
+	return format.Reencode(from, to, data, ct)
+}

@@ -48,13 +48,11 @@ type SharedSchema struct {
 
 // SchemaType is the Confluent schemaType of a format.
 func SchemaType(k format.Kind) sr.SchemaType {
-	switch k {
-	case format.Avro:
-		return sr.TypeAvro
-	case format.Protobuf:
-		return sr.TypeProtobuf
+	var t sr.SchemaType
+	if t.UnmarshalText([]byte(k.SchemaType())) != nil {
+		return sr.TypeJSON // Kind.SchemaType names only types sr knows
 	}
-	return sr.TypeJSON
+	return t
 }
 
 // kindOfSchemaType is the format of a Confluent schemaType ("" is AVRO,

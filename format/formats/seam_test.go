@@ -172,3 +172,26 @@ func TestSeamHolds(t *testing.T) {
 		}
 	}
 }
+
+// TestSeamBreaks: what the source scan finds and what it leaves alone.
+func TestSeamBreaks(t *testing.T) {
+	const head = "package p\nimport (\n\t\"github.com/evtool/evtool/format\"\n\tfa \"github.com/evtool/evtool/format/avro\"\n\t\"github.com/evtool/evtool/format/protobuf\"\n)\n"
+	for _, tc := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"kind switch", "func f(k format.Kind) {\n\tswitch k {\n\tcase format.Avro:\n\t}\n}\n", []string{"p.go:8: switch on a format kind"}},
+		{"assertion under a renamed import", "func f(s format.Schema) { _ = s.(*fa.Schema) }\n", []string{"p.go:7: type assertion to a compiled schema"}},
+		{"type switch", "func f(s format.Schema) {\n\tswitch s.(type) {\n\tcase *protobuf.Schema:\n\t}\n}\n", []string{"p.go:8: type switch on a compiled schema"}},
+		{"other switches", "func f(k format.Kind, s format.Schema) {\n\tswitch k.Name() {\n\tcase \"Avro\":\n\t}\n\tswitch s.(type) {\n\tcase *protobuf.Message:\n\t}\n\t_ = s.(interface{ Kind() format.Kind })\n\t_ = fa.Node{}\n}\n", nil},
+	} {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, "p.go", head+tc.body, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := seamBreaks(fset, f); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

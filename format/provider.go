@@ -54,6 +54,18 @@ type Provider interface {
 	// to would have written for the same fact. It fails when to cannot
 	// carry the datum with its meaning.
 	Reencode(from, to Schema, data []byte, ct string, unframed bool) ([]byte, error)
+	// EventRecord is the record a version of s declares as its event:
+	// what a schema registry's record-name subjects are named for ("" when
+	// the format has none).
+	EventRecord(s Schema) string
+	// CheckRefName checks the name of a registry schema's reference before
+	// evtool writes it as a file of the catalog; show renders a name in
+	// the error (it came from outside).
+	CheckRefName(name string, show func(string) string) error
+	// RefFile is where a checked reference is written, relative to the
+	// catalog directory (ok false: it is not written, the registry
+	// resolves it itself).
+	RefFile(name string) (rel string, ok bool)
 	// Sampler makes the data of generated events: the first Cover()
 	// samples cover the schema, the rest are random. Formats without
 	// one return an error.

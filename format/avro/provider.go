@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"strconv"
 
 	"github.com/evtool/evtool/format"
@@ -254,3 +256,26 @@ func sameMeaning(from, to *Schema, payload []byte, datum any) error {
 	}
 	return nil
 }
+
+// EventRecord is the full name of the schema's top-level named type.
+func (Provider) EventRecord(sch format.Schema) string {
+	if s, ok := sch.(*Schema); ok && s.Root != nil && s.Root.Named() {
+		return s.Root.Name
+	}
+	return ""
+}
+
+// refFullName is an Avro full name: what a reference to an Avro named type
+// is called, and the only names pull turns into file names.
+var refFullName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+
+// CheckRefName accepts an Avro full name.
+func (Provider) CheckRefName(name string, show func(string) string) error {
+	if len(name) > 255 || !refFullName.MatchString(name) {
+		return fmt.Errorf("reference name %q is not an Avro full name (dot-separated names of letters, digits and _)", show(name))
+	}
+	return nil
+}
+
+// RefFile is the named type's file in the shared directory common/.
+func (Provider) RefFile(name string) (string, bool) { return "schemas/common/" + name + ".avsc", true }

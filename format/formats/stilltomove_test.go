@@ -14,9 +14,7 @@ var stillToMove = []string{
 	"schemaregistry/descriptor.go: type assertion to a compiled schema",
 	"schemaregistry/formats.go: switch on a format kind",
 	"schemaregistry/formats.go: type switch on a compiled schema",
-	"schemaregistry/pull.go: switch on a format kind",
 	"schemaregistry/remote.go: switch on a format kind",
 	"schemaregistry/server_formats.go: switch on a format kind",
 	"schemaregistry/subject.go: switch on a format kind",
-	"schemaregistry/subject.go: type switch on a compiled schema",
 }

@@ -59,3 +59,14 @@ func (Provider) CompatProfiles() format.Profiles {
 func (Provider) Reencode(from, to format.Schema, data []byte, ct string, _ bool) ([]byte, error) {
 	return format.Reencode(from, to, data, ct)
 }
+
+// EventRecord is "": JSON Schema names no record.
+func (Provider) EventRecord(format.Schema) string { return "" }
+
+// CheckRefName refuses every name: JSON Schema references are inlined.
+func (Provider) CheckRefName(string, func(string) string) error {
+	return fmt.Errorf("references of %s schemas are inlined, not written as files", format.JSONSchema.Name())
+}
+
+// RefFile is never ok (CheckRefName refuses every reference).
+func (Provider) RefFile(string) (string, bool) { return "", false }

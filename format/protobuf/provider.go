@@ -3,9 +3,11 @@ package protobuf
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -315,4 +317,40 @@ func inRoot(root string, err error) error {
 // Reencode goes through the JSON mapping (format.Reencode).
 func (Provider) Reencode(from, to format.Schema, data []byte, ct string, _ bool) ([]byte, error) {
 	return format.Reencode(from, to, data, ct)
+}
+
+// EventRecord is the full name of the event's message.
+func (Provider) EventRecord(sch format.Schema) string {
+	if s, ok := sch.(*Schema); ok && s.Message != nil {
+		return string(s.Message.FullName())
+	}
+	return ""
+}
+
+// pathSegment is one segment of an import path pull may write: no dot
+// files or directories (.registry, ..), no separators or drive letters,
+// nothing a file system reads specially.
+var pathSegment = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
+// CheckRefName accepts a relative .proto import path that stays inside
+// the catalog root.
+func (Provider) CheckRefName(name string, show func(string) string) error {
+	if len(name) > 255 || !strings.HasSuffix(name, ".proto") || !fs.ValidPath(name) {
+		return fmt.Errorf("reference name %q is not a relative .proto import path inside the catalog", show(name))
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if !pathSegment.MatchString(seg) {
+			return fmt.Errorf("reference name %q is not a relative .proto import path inside the catalog (segment %q)", show(name), show(seg))
+		}
+	}
+	return nil
+}
+
+// RefFile is the import path under schemas/; the well-known types are
+// never written.
+func (Provider) RefFile(name string) (string, bool) {
+	if isStandard(name) {
+		return "", false
+	}
+	return "schemas/" + name, true
 }

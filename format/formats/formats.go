@@ -26,8 +26,13 @@ func ForKind(k format.Kind) (format.Provider, bool) {
 	return nil, false
 }
 
-// Of is the provider of a compiled schema's format.
+// Of is the provider of a compiled schema's format. For no schema (a
+// version that did not compile) it is JSON Schema's, which takes data as
+// it is: no frame, no binary encoding, no key of its own.
 func Of(s format.Schema) format.Provider {
+	if s == nil {
+		return jsonschema.Provider{}
+	}
 	p, ok := ForKind(s.Kind())
 	if !ok {
 		// Every Schema comes from a provider of this table.

@@ -195,3 +195,19 @@ func TestSeamBreaks(t *testing.T) {
 		}
 	}
 }
+
+// TestOfNoSchema: data of a version that did not compile is taken as it
+// is, as envelope did before the providers (no panic).
+func TestOfNoSchema(t *testing.T) {
+	p := Of(nil)
+	data := []byte{0, 0, 0, 0, 7, 'x'}
+	if got, id, framed := p.Unframe(nil, data); framed || id != 0 || string(got) != string(data) {
+		t.Errorf("Unframe = %q, %d, %v; want the data as it is", got, id, framed)
+	}
+	if got := p.Frame(nil, 7, []byte("x")); string(got) != string(data) {
+		t.Errorf("Frame = %q, want %q", got, data)
+	}
+	if ok, err := p.CheckUnframed(nil, data); ok || err != nil {
+		t.Errorf("CheckUnframed = %v, %v", ok, err)
+	}
+}

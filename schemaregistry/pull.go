@@ -18,6 +18,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 )
 
 // PullOptions configure Pull.
@@ -241,15 +242,10 @@ func formatFiles(rs *RemoteSubject, dir string, have map[string][]byte) (map[str
 			if err := checkRefName(v.Kind, r.Name); err != nil {
 				return nil, err
 			}
-			var rel string
-			switch v.Kind {
-			case format.Avro:
-				rel = "schemas/common/" + r.Name + ".avsc"
-			case format.Protobuf:
-				if wellKnown(r.Name) {
-					continue
-				}
-				rel = "schemas/" + r.Name
+			p, _ := formats.ForKind(v.Kind) // checkRefName found it
+			rel, ok := p.RefFile(r.Name)
+			if !ok {
+				continue
 			}
 			what := fmt.Sprintf("reference %q (%s version %d)", clip(r.Name), clip(r.Subject), r.Version)
 			if catalog.LooksLikeVersion(path.Base(rel)) {

@@ -13,8 +13,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
-	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/format/formats"
 )
 
 // Strategy maps catalog types to registry subjects.
@@ -137,17 +136,10 @@ func recordName(subject string) (topic, record string) {
 // of an Avro schema's top-level named type, the full name of a Protobuf
 // version's message; "" for JSON Schema.
 func eventRecord(v *catalog.Version) string {
-	switch s := v.Compiled.(type) {
-	case *avro.Schema:
-		if s.Root != nil && s.Root.Named() {
-			return s.Root.Name
-		}
-	case *protobuf.Schema:
-		if s.Message != nil {
-			return string(s.Message.FullName())
-		}
+	if v.Compiled == nil {
+		return ""
 	}
-	return ""
+	return formats.Of(v.Compiled).EventRecord(v.Compiled)
 }
 
 // recordOwners lists the types (sorted) any version of which declares

@@ -1,4 +1,4 @@
-package catalog
+package jsonschema
 
 import "github.com/santhosh-tekuri/jsonschema/v6"
 

@@ -6,6 +6,9 @@ import (
 	"testing/fstest"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/compat/jsoncompat"
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/report"
 )
 
@@ -82,7 +85,7 @@ func TestCheckCatalogFormats(t *testing.T) {
 // fails the gate; it is never a silent pass.
 func TestCheckCatalogWithoutComparer(t *testing.T) {
 	cat := load(t, map[string]string{"schemas/a.b/v1.avsc": avroV1, "schemas/a.b/v2.avsc": avroV1})
-	res := CheckCatalog(cat, nil, CheckOptions{})
+	res := CheckCatalog(cat, nil, CheckOptions{Engines: map[format.Kind]engine.Engine{format.JSONSchema: jsoncompat.Engine()}})
 	if got := rules(res.Findings); !strings.Contains(got, RuleFormatUnsupported) {
 		t.Fatalf("findings: %s", got)
 	}

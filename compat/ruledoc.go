@@ -93,7 +93,7 @@ func RulesMarkdown() string {
 	var b strings.Builder
 	b.WriteString(JSONRulesMarkdown())
 	b.WriteString("\n# Avro compatibility rules\n\n")
-	b.WriteString("Findings of Avro types (compat/avro). The verdict is the specification's schema resolution with the reader " +
+	b.WriteString("Findings of Avro types (compat/avrocompat). The verdict is the specification's schema resolution with the reader " +
 		"and writer per direction (BACKWARD: the new schema reads old data); logical-type meaning changes are breaks too. " +
 		"Every error carries a counterexample: a writer datum in Avro's JSON encoding, its binary in hex, and what the reader " +
 		"does with it. Where evtool differs from Confluent and Avro Java: docs/compat.md.\n\n")
@@ -105,7 +105,7 @@ func RulesMarkdown() string {
 		fmt.Fprintf(&b, "\n### %s\n\n%s: %s.\n", r.ID, avrocompat.DirectionName(r.Direction), r.Summary)
 	}
 	b.WriteString("\n# Protobuf compatibility rules\n\n")
-	b.WriteString("Findings of Protobuf types (compat/protobuf). `compat.profile` chooses `wire` (binary data keeps its meaning) " +
+	b.WriteString("Findings of Protobuf types (compat/protocompat). `compat.profile` chooses `wire` (binary data keeps its meaning) " +
 		"or `wire-json` (the default: wire, and the canonical JSON mapping too); a wire rule applies under both. Every break " +
 		"carries a counterexample found by encoding with dynamicpb: the writer message in the JSON mapping, its bytes in hex, " +
 		"and what the reader made of it. The last two columns name the nearest `buf breaking` rule and Confluent Schema " +

@@ -15,7 +15,7 @@ var update = flag.Bool("update", false, "rewrite docs/rules.md")
 
 // TestRulesDocUpToDate fails when docs/rules.md differs from the rule
 // tables of every format (regenerate: go run ./compat/cmd/ruledoc >
-// docs/rules.md, or go test ./compat/formats -run TestRulesDocUpToDate
+// docs/rules.md, or go test ./compat -run TestRulesDocUpToDate
 // -update).
 func TestRulesDocUpToDate(t *testing.T) {
 	path := filepath.Join("..", "docs", "rules.md")

@@ -18,7 +18,7 @@ func TestRulesDoc(t *testing.T) {
 	}
 	got, err := os.ReadFile(path)
 	if err != nil || string(got) != want {
-		t.Fatalf("%s is stale: go test ./compat/avro -run TestRulesDoc -update", path)
+		t.Fatalf("%s is stale: go test ./compat/avrocompat -run TestRulesDoc -update", path)
 	}
 }
 

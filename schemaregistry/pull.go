@@ -202,7 +202,6 @@ func schemaTypes(rs *RemoteSubject) string {
 	return strings.Join(out, ", ")
 }
 
-
 // formatFiles are the files of an Avro or Protobuf subject: v<N>.avsc or
 // v<N>.proto as the registry has them, and the schemas they reference as
 // shared files of the catalog root (Avro named types as

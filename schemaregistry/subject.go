@@ -56,7 +56,9 @@ func ParseStrategy(s string) (Strategy, error) {
 var topicName = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
 
 // validTopic reports whether Kafka accepts s as a topic name.
-func validTopic(s string) bool { return len(s) <= 249 && topicName.MatchString(s) && s != "." && s != ".." }
+func validTopic(s string) bool {
+	return len(s) <= 249 && topicName.MatchString(s) && s != "." && s != ".."
+}
 
 // Subject returns the subject of a type under the strategy.
 func (s Strategy) Subject(t *catalog.EventType) (string, error) {

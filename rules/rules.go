@@ -8,7 +8,6 @@ package rules
 import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
-	"github.com/evtool/evtool/compat/formats"
 	"github.com/evtool/evtool/dlq"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/records"
@@ -39,13 +38,13 @@ func Check() []report.RuleDoc {
 // every format, then Check's. Reports carry it (report.Report.Rules) so
 // that SARIF describes each rule its findings name.
 func All() []report.RuleDoc {
-	return append(formats.RuleDocs(), Check()...)
+	return append(compat.RuleDocs(), Check()...)
 }
 
 // Markdown renders docs/rules.md (go run ./compat/cmd/ruledoc >
 // docs/rules.md; a test fails when the file is stale).
 func Markdown() string {
-	return formats.RulesMarkdown() + compat.CheckRulesMarkdown(Check()) + contributing
+	return compat.RulesMarkdown() + compat.CheckRulesMarkdown(Check()) + contributing
 }
 
 // contributing closes docs/rules.md: how the document is made and how a

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/evtool/evtool/compat/formats"
+	"github.com/evtool/evtool/compat"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/rules.md")
@@ -77,7 +77,7 @@ func TestEveryEmittedRuleDocumented(t *testing.T) {
 // a detail, and no check rule reuses a compatibility rule's id.
 func TestCheckRules(t *testing.T) {
 	compatIDs := map[string]bool{}
-	for _, d := range formats.RuleDocs() {
+	for _, d := range compat.RuleDocs() {
 		compatIDs[d.ID] = true
 	}
 	seen := map[string]bool{}

@@ -36,9 +36,6 @@ func TestMain(m *testing.M) {
 	if name := os.Getenv("REPLAY_TEST_BUG"); name != "" {
 		os.Exit(bugConsumer(name))
 	}
-	if os.Getenv("REPLAY_TEST_STARTER") != "" {
-		os.Exit(starter())
-	}
 	os.Exit(m.Run())
 }
 
@@ -61,19 +58,6 @@ func bugConsumer(name string) int {
 		return 1
 	}
 	return 0
-}
-
-// starter starts `sleep 60` as the harness starts a consumer, prints its
-// pid and waits to be killed.
-func starter() int {
-	sp := newSpawner()
-	p, err := sp.start(ProcessSpec{Argv: []string{"sleep", "60"}, Env: os.Environ()})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	fmt.Println(p.Pid())
-	select {}
 }
 
 // testConsumer is a consumer of the orders events with in-memory state.

@@ -44,6 +44,9 @@ const allDownstreamKinds = "429, 500, 503, timeout, reset, slow"
 // The correct consumer passes every downstream fault kind and an outage:
 // each receipt sent once, the terminal ones dead-lettered.
 func TestDownstreamCorrectPasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	sc := writeScenario(t, bugScenarioText(t, bugs.Correct, 150, "", emailScenario(11, allDownstreamKinds, "1s")))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

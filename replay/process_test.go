@@ -209,6 +209,9 @@ func TestKeptWorkRootIsNotStale(t *testing.T) {
 // the report; a relative DIR reaches the consumer as an absolute
 // EVTOOL_WORKDIR (it runs in consumer.dir).
 func TestWorkDirKeepsWhatExists(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	dir := t.TempDir()
 	keep := map[string]string{"baseline/keep.txt": "mine", "chaos/chaos.go": "package chaos", "logs/baseline.stdout": "old log"}
 	for name, text := range keep {

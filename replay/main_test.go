@@ -107,6 +107,8 @@ func testConsumer(mode string) int {
 		}
 	}
 	if mode == "slow-start" {
+		// The slowness is what is tested (settle waits for a consumer
+		// that starts late), not a wait for something.
 		time.Sleep(300 * time.Millisecond)
 	}
 	var mu sync.Mutex
@@ -228,7 +230,10 @@ func testConsumer(mode string) int {
 		}
 		if republish {
 			republished = true
-			time.Sleep(500 * time.Millisecond) // past the harness's listing of the end offsets
+			// The late produce is what is tested (a retry after the
+			// harness listed the end offsets); the consumer cannot see
+			// that listing, so it waits.
+			time.Sleep(500 * time.Millisecond)
 			last := recs[len(recs)-1]
 			cp := &kgo.Record{Topic: last.Topic, Partition: last.Partition, Key: last.Key, Value: last.Value, Headers: last.Headers}
 			if err := cl.ProduceSync(ctx, cp).FirstErr(); err != nil {

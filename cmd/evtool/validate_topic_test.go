@@ -136,6 +136,9 @@ func TestValidateTopicClean(t *testing.T) {
 // TestValidateTopicFollow: with --until follow, a finding is printed when
 // its record arrives, before the command is interrupted.
 func TestValidateTopicFollow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs child consumers or producers through kfake end to end (minutes on a loaded machine); TestScripts and TestDocSamples stand for the CLI in the short tier")
+	}
 	addr := startBrokerWith(t, "live", 1, placed("e1", "ord-00001", 1, "ord-00009"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

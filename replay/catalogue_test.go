@@ -40,6 +40,9 @@ func reportText(rep *Report) string {
 // fault that exposes it, the failure is confirmed by a rerun, and
 // shrinking finds at most 3 faults that include it.
 func TestCatalogueThroughKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the bug catalogue through kfake, one replay per bug (minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	for _, tt := range []struct {
 		bug   bugs.Bug
@@ -92,6 +95,9 @@ func faultList(fs []chaos.Fault) string {
 // Kafka: killed and restarted, fed poison (dead-lettered) and skewed
 // versions. The report lists each kill with the committed offsets.
 func TestCatalogueCorrectThroughKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the bug catalogue through kfake, one replay per bug (minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	for _, at := range []string{"after-effect", "after-commit", "random"} {
 		t.Run(at, func(t *testing.T) {

@@ -93,6 +93,9 @@ func TestDownstreamCorrectPasses(t *testing.T) {
 // The downstream bugs fail under the faults that expose them, and shrink
 // to at most 3 faults (none for the bugs that fail a clean run).
 func TestDownstreamBugsFail(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the bug catalogue through kfake, one replay per bug (minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	for _, tt := range []struct {
 		bug     bugs.Bug

@@ -67,6 +67,9 @@ func TestGroupCorrectThroughKafka(t *testing.T) {
 // shrinking keeps at most 3 faults with a rebalance among them; the
 // reproduce command names them.
 func TestGroupCatalogueThroughKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the bug catalogue through kfake, one replay per bug (minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	for _, tt := range []struct {
 		bug    bugs.Bug

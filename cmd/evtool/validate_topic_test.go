@@ -12,6 +12,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/internal/waitfor"
 	"github.com/evtool/evtool/kafka"
 )
 
@@ -147,12 +148,8 @@ func TestValidateTopicFollow(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"validate", "--dir", "../../examples/orders", "--brokers", addr, "--topic", "live", "--until", "follow"}, strings.NewReader(""), out, &bytes.Buffer{})
 	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(out.String(), "partition-key-mismatch") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no finding printed while following: %q", out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !waitfor.Condition(30*time.Second, func() bool { return strings.Contains(out.String(), "partition-key-mismatch") }) {
+		t.Fatalf("no finding printed while following: %q", out.String())
 	}
 	cancel()
 	select {

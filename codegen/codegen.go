@@ -50,6 +50,10 @@ type Options struct {
 	// CloudEvents helpers. It exists for benchmarks that compare the
 	// generated decoder with plain encoding/json into the same structs.
 	Plain bool
+	// Catalog, when set, is the catalog directory as seen from the
+	// package's directory (slash-separated), recorded under the shared
+	// file's header (see CatalogPrefix and ReadSource).
+	Catalog string
 }
 
 // File is one generated file.
@@ -151,6 +155,9 @@ func generate(cat *catalog.Catalog, opts Options) (*gen, *Result, error) {
 	if err := validPackageName(opts.Package); err != nil {
 		return nil, nil, err
 	}
+	if _, err := catalogLine(opts); err != nil {
+		return nil, nil, err
+	}
 	if len(cat.Types) == 0 {
 		return nil, nil, errNoTypes
 	}
@@ -228,7 +235,12 @@ var knownImports = map[string]string{
 // and formats the file.
 func (g *gen) finish(name, doc, body string) (File, error) {
 	var src bytes.Buffer
-	src.WriteString(Header + "\n\n")
+	src.WriteString(Header + "\n")
+	if name == SharedFile {
+		line, _ := catalogLine(g.opts) // checked by generate
+		src.WriteString(line)
+	}
+	src.WriteString("\n")
 	if doc != "" {
 		src.WriteString(doc)
 	}

@@ -198,6 +198,9 @@ func BenchmarkComparePair(b *testing.B) {
 // every pair is compared and every planted break is found with a
 // counterexample. Timing lives in BenchmarkCheckSynthetic (BENCHMARKS.md).
 func TestSyntheticCatalog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	cat := loadSynth(t, 10, 10)
 	start := time.Now()
 	res := CheckCatalog(cat, nil, CheckOptions{})

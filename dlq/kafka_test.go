@@ -20,6 +20,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/dlq"
 	"github.com/evtool/evtool/dlq/dlqtest"
+	"github.com/evtool/evtool/internal/waitfor"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/report"
 )
@@ -161,11 +162,11 @@ func settled(t *testing.T, ctx context.Context, cc kafka.ClientConfig, topic str
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	waitfor.Condition(2*time.Second, func() bool {
 		hw, err1 := adm.ListEndOffsets(ctx, topic)
 		lso, err2 := adm.ListCommittedOffsets(ctx, topic)
 		if err1 != nil || err2 != nil {
-			continue
+			return false
 		}
 		same := true
 		hw.Each(func(o kadm.ListedOffset) {
@@ -173,10 +174,8 @@ func settled(t *testing.T, ctx context.Context, cc kafka.ClientConfig, topic str
 				same = false
 			}
 		})
-		if same {
-			return
-		}
-	}
+		return same
+	})
 }
 
 func redrive(t *testing.T, fx *fixture, o dlq.RedriveOptions) *dlq.Redrive {

@@ -79,6 +79,9 @@ func replayScenario(t *testing.T, sc *Scenario, opts Options) (*Report, error) {
 // event, and the baseline does not wait the initial-state bound for it:
 // once the consumer is in its group the harness produces.
 func TestInitialStateNotWaitedFor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	sc := writeScenario(t, scenarioText(t, "late-state", testEvents(t, 20), ""))
 	h, err := NewHarness(sc, Options{})
@@ -116,6 +119,9 @@ func TestInitialStateNotWaitedFor(t *testing.T) {
 // fail. This consumer fails only in the run named chaos: the near faults
 // (its crash) pass alone, and a line with them would not reproduce.
 func TestNearLineIsChecked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	sc := writeScenario(t, scenarioText(t, "flaky", testEvents(t, 30), "chaos: {seed: 1, duplicate: {rate: 0.2}, crash: {count: 1}}\n"))
 	rep, err := replayScenario(t, sc, Options{ShrinkBudget: -1, Command: "evtool replay s.yaml"})

@@ -12,6 +12,9 @@ import (
 // first run, with EVTOOL_BUILD, which consumer.run then names; progress
 // goes to BuildLog. A failing build stops the replay with its output.
 func TestConsumerBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // buildOutputDir's cache
 	count := filepath.Join(t.TempDir(), "builds")
 	events := testEvents(t, 30)

@@ -40,6 +40,9 @@ func reportText(rep *Report) string {
 // fault that exposes it, the failure is confirmed by a rerun, and
 // shrinking finds at most 3 faults that include it.
 func TestCatalogueThroughKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the bug catalogue through kfake, one replay per bug (minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	for _, tt := range []struct {
 		bug   bugs.Bug
@@ -92,6 +95,9 @@ func faultList(fs []chaos.Fault) string {
 // Kafka: killed and restarted, fed poison (dead-lettered) and skewed
 // versions. The report lists each kill with the committed offsets.
 func TestCatalogueCorrectThroughKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the bug catalogue through kfake, one replay per bug (minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	for _, at := range []string{"after-effect", "after-commit", "random"} {
 		t.Run(at, func(t *testing.T) {
@@ -172,6 +178,9 @@ expect:
 // keeps its state right but fails expect.dlq; shrinking finds one poison
 // event.
 func TestDLQMissing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	sc := writeScenario(t, bugScenarioText(t, bugs.Correct, 150, ", REPLAY_TEST_NO_DLQ: '1'",
 		"chaos: {seed: 1, duplicate: {rate: 0.1}, poison: {rate: 0.03}}\nexpect: {dlq: {count: poison}}\n"))
@@ -194,6 +203,9 @@ func TestDLQMissing(t *testing.T) {
 
 // Two clean runs that differ: nondeterministic, no chaos run.
 func TestNondeterministicConsumer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	rep, err := replayText(t, scenarioText(t, "random", testEvents(t, 30), "chaos: {seed: 1, duplicate: {rate: 0.2}}\n"), Options{})
 	if err != nil {
@@ -219,6 +231,9 @@ func TestNondeterministicConsumer(t *testing.T) {
 // A failure that does not happen again on a rerun is reported, not
 // shrunk.
 func TestFailureNotConfirmed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	rep, err := replayText(t, scenarioText(t, "flaky", testEvents(t, 30), "chaos: {seed: 1, duplicate: {rate: 0.2}}\n"), Options{})
 	if err != nil {
@@ -269,6 +284,9 @@ func TestCheckDLQ(t *testing.T) {
 // passes every fault kind across 20 seeds, the crash mode rotating:
 // no false alarm outside the in-process model either.
 func TestCatalogueCorrectTwentySeedsThroughKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	sc := writeScenario(t, bugScenarioText(t, bugs.Correct, 150, "", `chaos:
   duplicate: {rate: 0.1, max: 2, spread: 10}

@@ -178,6 +178,9 @@ func TestReadDLQTransactional(t *testing.T) {
 // DLQ records whose origin headers (any convention) name another record
 // than the one delivered are findings of expect.dlq.
 func TestCheckOrigins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	ctx := t.Context()
 	h, err := NewHarness(writeScenario(t, scenarioText(t, "correct", testEvents(t, 5), "")), Options{})

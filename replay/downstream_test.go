@@ -44,6 +44,9 @@ const allDownstreamKinds = "429, 500, 503, timeout, reset, slow"
 // The correct consumer passes every downstream fault kind and an outage:
 // each receipt sent once, the terminal ones dead-lettered.
 func TestDownstreamCorrectPasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	sc := writeScenario(t, bugScenarioText(t, bugs.Correct, 150, "", emailScenario(11, allDownstreamKinds, "1s")))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -90,6 +93,9 @@ func TestDownstreamCorrectPasses(t *testing.T) {
 // The downstream bugs fail under the faults that expose them, and shrink
 // to at most 3 faults (none for the bugs that fail a clean run).
 func TestDownstreamBugsFail(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the bug catalogue through kfake, one replay per bug (minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	for _, tt := range []struct {
 		bug     bugs.Bug

@@ -61,6 +61,9 @@ expect:
 // The example consumer (SQLite, inbox, version guard) survives ten fault
 // plans through Kafka: one baseline, ten chaos runs with different seeds.
 func TestExampleConsumerTenSeeds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	sc := exampleScenario(t, false, testEvents(t, 400), dupAndReorder)
 	passesSeeds(t, sc, 10, nil, func(seed uint64, ch *RunResult) {
@@ -117,6 +120,9 @@ func passesSeeds(t *testing.T, sc *Scenario, seeds uint64, before func(seed uint
 
 // The naive mode fails under duplicates alone and under reordering alone.
 func TestExampleConsumerNaive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	for _, tt := range []struct{ chaos, want string }{
 		{"chaos: {seed: 1, duplicate: {rate: 0.05, spread: 10}}\n", "/paidMinor: baseline"},
@@ -142,6 +148,9 @@ func TestExampleConsumerNaive(t *testing.T) {
 // placed events re-emitted as v1 or v2; three seeds, crash points after
 // effects and at random times.
 func TestExampleConsumerEveryFault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	sc := exampleScenario(t, false, testEvents(t, 400), `  dlq: {count: poison}
 chaos:
@@ -166,6 +175,9 @@ chaos:
 // database and passes every rebalance kind, with duplicates and
 // reordering on top, over several seeds.
 func TestExampleConsumerInstances(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	sc := exampleScenario(t, false, testEvents(t, 400), dupAndReorder+"  rebalance: {count: 3, kinds: [join, leave, kill, stall], eager: true, stall: 2s}\n")
 	sc.Consumer.Instances = 3
@@ -187,6 +199,9 @@ func TestExampleConsumerInstances(t *testing.T) {
 // in order per order, under the provider's limits, the refused address's
 // events dead-lettered.
 func TestExampleConsumerDownstream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	sc := exampleScenario(t, false, testEvents(t, 300), `  effects: {email: exactly-once}
   retries: {email: {max_attempts: 20}}

@@ -133,6 +133,9 @@ func formatsConsumer(dir string) int {
 // events; in both content modes.
 func TestReplayFormatsEndToEnd(t *testing.T) {
 	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
+	if testing.Short() {
 		t.Skip("runs consumers")
 	}
 	t.Parallel()

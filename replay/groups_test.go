@@ -33,6 +33,9 @@ func groupScenarioDelay(t testing.TB, bug bugs.Bug, events int, delay, chaosText
 // The correct consumer passes three instances under every rebalance kind;
 // the report has the generations, who owned what, and the protocol.
 func TestGroupCorrectThroughKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -64,6 +67,9 @@ func TestGroupCorrectThroughKafka(t *testing.T) {
 // shrinking keeps at most 3 faults with a rebalance among them; the
 // reproduce command names them.
 func TestGroupCatalogueThroughKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the bug catalogue through kfake, one replay per bug (minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	for _, tt := range []struct {
 		bug    bugs.Bug
@@ -110,6 +116,9 @@ func TestGroupCatalogueThroughKafka(t *testing.T) {
 // The correct consumer passes three instances under every rebalance kind
 // (eager included) over 20 seeds, one baseline for all.
 func TestGroupCorrectTwentySeeds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("20 chaos runs of three processes")
@@ -171,6 +180,9 @@ func TestGroupTimeline(t *testing.T) {
 // With KIP-848 (the broker assigns partitions) the correct consumer passes
 // kills, stalls and joins too, and the report names the protocol.
 func TestGroupKIP848ThroughKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -198,6 +210,9 @@ func TestGroupKIP848ThroughKafka(t *testing.T) {
 // the offset of the partition that moved go back, without its sender.
 // The correct consumer passes the same scenario.
 func TestGroupRevokedCommitThroughKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	for _, tt := range []struct {
 		bug  bugs.Bug
@@ -316,6 +331,9 @@ func externalBroker(t *testing.T) []string {
 // (LeaveGroup) and its partitions move, a join says which partitions
 // moved to it.
 func TestGroupBrokersMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -451,6 +469,9 @@ func TestGroupSettled(t *testing.T) {
 // the heartbeat is slow (20 s) and the stall comes after the cooperative
 // member's quick first heartbeat (500 ms into the session; 100 ms a chunk).
 func TestGroupStalledAloneRejoins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/internal/supervise"
 	"github.com/evtool/evtool/kafka"
 )
 
@@ -59,7 +60,7 @@ type Options struct {
 	// Progress receives progress updates (nil: none).
 	Progress Progress
 	// StopGrace is how long a consumer has between SIGTERM and SIGKILL
-	// (default DefaultStopGrace).
+	// (default supervise.DefaultStopGrace).
 	StopGrace time.Duration
 	// Command is the command line that ran the scenario, for the
 	// reproduce lines (default "evtool replay <scenario>").
@@ -106,11 +107,12 @@ type Harness struct {
 	buildDir string
 	// rootLock marks a temporary root as in use (see lockWorkRoot).
 	rootLock *os.File
-	// spawn starts the consumer and state commands (see spawner); made
+	// spawn starts the consumer and state commands (see
+	// supervise.Spawner); made
 	// by the first run, so that a harness that starts nothing holds no
 	// thread.
 	spawnOnce sync.Once
-	spawn     *spawner
+	spawn     *supervise.Spawner
 	nonce     string
 	// types and keys index the catalog for the fast path.
 	types map[string]*catalog.EventType
@@ -186,7 +188,7 @@ func NewHarness(sc *Scenario, opts Options) (*Harness, error) {
 	_, _ = rand.Read(nb[:])
 	h.nonce = hex.EncodeToString(nb[:])
 	if h.opts.StopGrace <= 0 {
-		h.opts.StopGrace = DefaultStopGrace
+		h.opts.StopGrace = supervise.DefaultStopGrace
 	}
 	if h.opts.Command == "" {
 		h.opts.Command = "evtool replay " + shellQuote(sc.File)
@@ -282,7 +284,7 @@ func (h *Harness) Embedded() bool { return h.embedded != nil }
 func (h *Harness) Close() {
 	h.spawnOnce.Do(func() {}) // no spawner after Close
 	if h.spawn != nil {
-		h.spawn.close()
+		h.spawn.Close()
 	}
 	if h.cl != nil {
 		h.cl.Close()
@@ -299,10 +301,10 @@ func (h *Harness) Close() {
 }
 
 // spawner returns the harness's process starter, started on first use.
-func (h *Harness) spawner() *spawner {
-	h.spawnOnce.Do(func() { h.spawn = newSpawner() })
+func (h *Harness) spawner() *supervise.Spawner {
+	h.spawnOnce.Do(func() { h.spawn = supervise.NewSpawner() })
 	if h.spawn == nil {
-		return &spawner{closed: true} // after Close: starts nothing
+		return &supervise.Spawner{} // after Close: starts nothing
 	}
 	return h.spawn
 }

@@ -5,16 +5,18 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/evtool/evtool/internal/supervise"
 )
 
 // consumer is the consumer under test across its restarts: its instances
 // (consumer.instances processes of consumer.run in one group, plus those
-// rebalance faults join), each started from the same ProcessSpec every
+// rebalance faults join), each started from the same supervise.Spec every
 // time (environment, work directories, group, topic).
 type consumer struct {
-	sp *spawner
-	// spec returns the ProcessSpec of instance i.
-	spec func(i int) ProcessSpec
+	sp *supervise.Spawner
+	// spec returns the supervise.Spec of instance i.
+	spec func(i int) supervise.Spec
 
 	mu      sync.Mutex
 	insts   []*instance
@@ -24,9 +26,9 @@ type consumer struct {
 // instance is one process slot of the group: EVTOOL_INSTANCE i.
 type instance struct {
 	index  int
-	spec   ProcessSpec
-	proc   *Process
-	all    []*Process // every start, for their notes
+	spec   supervise.Spec
+	proc   *supervise.Process
+	all    []*supervise.Process // every start, for their notes
 	starts int
 	// away: the harness killed, stopped or paused it (its exit is not the
 	// consumer's); gone: it is not running and will not come back.
@@ -34,7 +36,7 @@ type instance struct {
 }
 
 // startConsumer starts n instances.
-func startConsumer(sp *spawner, n int, spec func(i int) ProcessSpec) (*consumer, error) {
+func startConsumer(sp *supervise.Spawner, n int, spec func(i int) supervise.Spec) (*consumer, error) {
 	c := &consumer{sp: sp, spec: spec, started: time.Now()}
 	for range n {
 		if _, err := c.join(); err != nil {
@@ -51,15 +53,15 @@ func (c *consumer) join() (int, error) {
 	defer c.mu.Unlock()
 	i := len(c.insts)
 	spec := c.spec(i)
-	p, err := c.sp.start(spec)
+	p, err := c.sp.Start(spec)
 	if err != nil {
 		return i, err
 	}
-	c.insts = append(c.insts, &instance{index: i, spec: spec, proc: p, all: []*Process{p}, starts: 1})
+	c.insts = append(c.insts, &instance{index: i, spec: spec, proc: p, all: []*supervise.Process{p}, starts: 1})
 	return i, nil
 }
 
-func (c *consumer) current() *Process {
+func (c *consumer) current() *supervise.Process {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.insts[0].proc
@@ -115,7 +117,7 @@ func (c *consumer) exited() (bool, string) {
 // returns the pid of instance 0.
 func (c *consumer) kill() (pid int) {
 	c.mu.Lock()
-	var procs []*Process
+	var procs []*supervise.Process
 	for _, in := range c.insts {
 		if !in.gone {
 			in.away = true
@@ -133,7 +135,7 @@ func (c *consumer) kill() (pid int) {
 
 // restart starts every instance that is away again (after a crash); it
 // returns instance 0's process.
-func (c *consumer) restart() (*Process, error) {
+func (c *consumer) restart() (*supervise.Process, error) {
 	c.mu.Lock()
 	var away []int
 	for _, in := range c.insts {
@@ -185,7 +187,7 @@ func (c *consumer) resumeInstance(i int) {
 	p.Resume()
 }
 
-func (c *consumer) markAway(i int) *Process {
+func (c *consumer) markAway(i int) *supervise.Process {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.insts[i].away = true
@@ -201,14 +203,14 @@ func (c *consumer) retire(i int) {
 
 // restartInstance starts instance i again with its spec (its logs go to
 // <name>.<n>.stdout and .stderr).
-func (c *consumer) restartInstance(i int) (*Process, error) {
+func (c *consumer) restartInstance(i int) (*supervise.Process, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	in := c.insts[i]
 	in.starts++
 	spec := in.spec
 	spec.Name = fmt.Sprintf("%s.%d", in.spec.Name, in.starts)
-	p, err := c.sp.start(spec)
+	p, err := c.sp.Start(spec)
 	if err != nil {
 		return nil, err
 	}

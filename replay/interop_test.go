@@ -47,6 +47,9 @@ func producedTopic(t *testing.T, n int, kafkaYAML string, opts Options) ([]strin
 // produces: none by default (franz-go's own default is Snappy, which
 // kafkajs cannot read), else kafka.compression, else --compression.
 func TestProducedCompression(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	for _, tc := range []struct {
 		name, kafkaYAML, option string
 		want                    uint8 // Kafka's attribute: 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd
@@ -141,6 +144,9 @@ func TestInteropKafkajs(t *testing.T) {
 // TestInteropKcat consumes what evtool replay produces, with every codec,
 // with kcat (librdkafka); skips when kcat is not installed.
 func TestInteropKcat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	kcat, err := exec.LookPath("kcat")
 	if err != nil {
 		t.Skip("kcat is not installed (Debian: apt-get install kcat)")

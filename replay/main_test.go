@@ -36,9 +36,6 @@ func TestMain(m *testing.M) {
 	if name := os.Getenv("REPLAY_TEST_BUG"); name != "" {
 		os.Exit(bugConsumer(name))
 	}
-	if os.Getenv("REPLAY_TEST_STARTER") != "" {
-		os.Exit(starter())
-	}
 	os.Exit(m.Run())
 }
 
@@ -61,19 +58,6 @@ func bugConsumer(name string) int {
 		return 1
 	}
 	return 0
-}
-
-// starter starts `sleep 60` as the harness starts a consumer, prints its
-// pid and waits to be killed.
-func starter() int {
-	sp := newSpawner()
-	p, err := sp.start(ProcessSpec{Argv: []string{"sleep", "60"}, Env: os.Environ()})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	fmt.Println(p.Pid())
-	select {}
 }
 
 // testConsumer is a consumer of the orders events with in-memory state.
@@ -123,6 +107,8 @@ func testConsumer(mode string) int {
 		}
 	}
 	if mode == "slow-start" {
+		// The slowness is what is tested (settle waits for a consumer
+		// that starts late), not a wait for something.
 		time.Sleep(300 * time.Millisecond)
 	}
 	var mu sync.Mutex
@@ -244,7 +230,10 @@ func testConsumer(mode string) int {
 		}
 		if republish {
 			republished = true
-			time.Sleep(500 * time.Millisecond) // past the harness's listing of the end offsets
+			// The late produce is what is tested (a retry after the
+			// harness listed the end offsets); the consumer cannot see
+			// that listing, so it waits.
+			time.Sleep(500 * time.Millisecond)
 			last := recs[len(recs)-1]
 			cp := &kgo.Record{Topic: last.Topic, Partition: last.Partition, Key: last.Key, Value: last.Value, Headers: last.Headers}
 			if err := cl.ProduceSync(ctx, cp).FirstErr(); err != nil {

@@ -3,7 +3,6 @@
 package replay
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -12,11 +11,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evtool/evtool/internal/supervise"
+	"github.com/evtool/evtool/internal/supervise/supervisetest"
 )
 
 // procScript returns the absolute path of a script in testdata/proc.
@@ -29,139 +30,13 @@ func procScript(t *testing.T, name string) string {
 	return p
 }
 
-// running reports whether pid runs (a zombie does not).
-func running(pid int) bool {
-	if runtime.GOOS == "linux" {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return false
-		}
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		return len(f) > 0 && f[0] != "Z" && f[0] != "X"
-	}
-	return syscall.Kill(pid, 0) == nil
-}
-
-// pidFrom reads the pid a script wrote to file, waiting for it a little,
-// and kills that process when the test ends.
-func pidFrom(t *testing.T, file string) int {
-	t.Helper()
-	for range 500 {
-		if b, err := os.ReadFile(file); err == nil && strings.HasSuffix(string(b), "\n") {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-			return pid
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("no pid in %s", file)
-	return 0
-}
-
-func startScript(t *testing.T, sp *spawner, script string, args ...string) *Process {
-	t.Helper()
-	p, err := sp.start(ProcessSpec{Argv: append([]string{procScript(t, script)}, args...), Env: os.Environ()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Kill() })
-	return p
-}
-
-// startWithPid runs a script that writes the pid of a descendant to the
-// file named by its argument, and returns that pid.
-func startWithPid(t *testing.T, script string) (*Process, int) {
-	sp := newSpawner()
-	t.Cleanup(sp.close)
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	p := startScript(t, sp, script, pidFile)
-	return p, pidFrom(t, pidFile)
-}
-
-func hasNote(p *Process, s string) bool {
-	for _, n := range p.Notes() {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
-}
-
-// A descendant that left the group (setsid) and holds the consumer's
-// output does not hold up the stop: evtool stops reading after
-// outputDrain and says so. (exec.Cmd without WaitDelay waited the 30 s of
-// the descendant.)
-func TestStopDoesNotWaitForSetsidDescendant(t *testing.T) {
-	t.Parallel()
-	p, _ := startWithPid(t, "setsid-holder.sh")
-	stopped := make(chan string, 1)
-	go func() { stopped <- p.Stop(5 * time.Second) }()
-	select {
-	case how := <-stopped:
-		if how != "signal: terminated" {
-			t.Errorf("exit %q", how)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("Stop waited for the setsid descendant holding the output")
-	}
-	if !hasNote(p, "ended, but a process outside its process group (started with setsid?) still held its stdout or stderr") {
-		t.Errorf("notes %q", p.Notes())
-	}
-}
-
-// A process that exits on its own takes the rest of its process group
-// with it, and Done does not wait for the child holding its output.
-func TestSelfExitKillsTheGroup(t *testing.T) {
-	t.Parallel()
-	p, child := startWithPid(t, "leaves-child.sh")
-	select {
-	case <-p.Done():
-	case <-time.After(20 * time.Second):
-		t.Fatal("Done waited for the child left in the group")
-	}
-	for i := 0; running(child) && i < 500; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if running(child) {
-		t.Fatalf("child %d still runs after its parent exited", child)
-	}
-	if !hasNote(p, "exited, but its process group still had processes: they were killed") {
-		t.Errorf("notes %q", p.Notes())
-	}
-	if _, how := p.Exited(); how != "exit status 0" {
-		t.Errorf("exit %q", how)
-	}
-	if l := p.Stderr(); len(l) != 1 || l[0] != "done" {
-		t.Errorf("output %q", l)
-	}
-}
-
-// A consumer that ignores SIGTERM is killed after the grace period, and
-// the notes say so.
-func TestStopKillsAfterGrace(t *testing.T) {
-	t.Parallel()
-	sp := newSpawner()
-	defer sp.close()
-	p := startScript(t, sp, "ignores-term.sh")
-	time.Sleep(100 * time.Millisecond) // let the trap be set
-	if how := p.Stop(200 * time.Millisecond); how != "signal: killed" {
-		t.Errorf("exit %q", how)
-	}
-	if !hasNote(p, "did not exit within 200ms of SIGTERM: its process group was killed (SIGKILL)") {
-		t.Errorf("notes %q", p.Notes())
-	}
-}
-
 // A state command past its time limit is killed with its group (its
 // background child held its stdout: exec.CommandContext waited for that
 // too), and the error names the limit.
 func TestStateCommandLimits(t *testing.T) {
 	t.Parallel()
-	sp := newSpawner()
-	defer sp.close()
+	sp := supervise.NewSpawner()
+	defer sp.Close()
 	for _, tc := range []struct {
 		name string
 		argv []string
@@ -197,8 +72,8 @@ func TestStateCommandLimits(t *testing.T) {
 // read, the child killed at once, and that is reported.
 func TestStateCommandLeavesChild(t *testing.T) {
 	t.Parallel()
-	sp := newSpawner()
-	defer sp.close()
+	sp := supervise.NewSpawner()
+	defer sp.Close()
 	v, raw, killed, err := runStateCommand(context.Background(), sp, []string{procScript(t, "state-leaves-child.sh")}, "", os.Environ(),
 		stateLimits{Time: time.Minute, Size: MaxStateSize})
 	if err != nil {
@@ -295,7 +170,7 @@ func TestRemoveStaleWorkRoots(t *testing.T) {
 		t.Errorf("the stale root's leftover: %v", err)
 	}
 	for _, c := range []*exec.Cmd{busy, neighbour} {
-		if !running(c.Process.Pid) {
+		if !supervisetest.Running(c.Process.Pid) {
 			t.Errorf("pid %d (%s) was killed", c.Process.Pid, c.Env[len(c.Env)-1])
 		}
 	}
@@ -334,6 +209,9 @@ func TestKeptWorkRootIsNotStale(t *testing.T) {
 // the report; a relative DIR reaches the consumer as an absolute
 // EVTOOL_WORKDIR (it runs in consumer.dir).
 func TestWorkDirKeepsWhatExists(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	dir := t.TempDir()
 	keep := map[string]string{"baseline/keep.txt": "mine", "chaos/chaos.go": "package chaos", "logs/baseline.stdout": "old log"}
 	for name, text := range keep {
@@ -448,44 +326,6 @@ func TestCommitBeyondEnd(t *testing.T) {
 	}
 }
 
-// When evtool is SIGKILLed (a CI timeout), the consumer it started dies
-// with it (Linux: the parent-death signal).
-func TestConsumerDiesWithEvtool(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("Pdeathsig is Linux only")
-	}
-	t.Parallel()
-	cmd := exec.Command(self(t), "-test.run=^$")
-	cmd.Env = append(os.Environ(), "REPLAY_TEST_STARTER=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-	if !running(pid) {
-		t.Fatalf("consumer %d not running", pid)
-	}
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	for i := 0; running(pid) && i < 2000; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if running(pid) {
-		t.Fatalf("consumer %d outlived the SIGKILLed evtool", pid)
-	}
-}
-
 // A state endpoint that does not answer in time: the error names the
 // limit, not "context deadline exceeded".
 func TestStateHTTPTimeoutNamesLimit(t *testing.T) {
@@ -522,12 +362,7 @@ func TestHarnessSpawnerIsLazy(t *testing.T) {
 		t.Error("a second spawner")
 	}
 	h.Close()
-	select {
-	case <-sp.done:
-	default:
-		t.Error("Close left the spawner's goroutine running")
-	}
-	if _, err := h.spawner().start(ProcessSpec{Argv: []string{"true"}, Env: os.Environ()}); err == nil {
+	if _, err := h.spawner().Start(supervise.Spec{Argv: []string{"true"}, Env: os.Environ()}); err == nil {
 		t.Error("a process started after Close")
 	}
 	h2, err := NewHarness(sc, Options{})
@@ -535,7 +370,7 @@ func TestHarnessSpawnerIsLazy(t *testing.T) {
 		t.Fatal(err)
 	}
 	h2.Close()
-	if _, err := h2.spawner().start(ProcessSpec{Argv: []string{"true"}, Env: os.Environ()}); err == nil {
+	if _, err := h2.spawner().Start(supervise.Spec{Argv: []string{"true"}, Env: os.Environ()}); err == nil {
 		t.Error("a process started after Close (no run before)")
 	}
 }
@@ -572,12 +407,7 @@ func TestStaleScanRelativeTmpdir(t *testing.T) {
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("stale root: %v", err)
 	}
-	for i := 0; running(cmd.Process.Pid) && i < 500; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if running(cmd.Process.Pid) {
-		t.Errorf("the leftover %d of the killed replay still runs", cmd.Process.Pid)
-	}
+	supervisetest.MustEnd(t, cmd.Process.Pid, "the leftover of the killed replay")
 }
 
 // A descendant that left the consumer's process group (setsid) is killed
@@ -592,7 +422,7 @@ func TestStopKillsSetsidDescendant(t *testing.T) {
 	text := `catalog: ` + examplesDir + `
 events: {file: ` + testEvents(t, 10) + `}
 consumer:
-  run: [` + procScript(t, "setsid-holder.sh") + `, ` + pidFile + `]
+  run: [` + procScript(t, "../../../internal/supervise/testdata/setsid-holder.sh") + `, ` + pidFile + `]
   state: {http: "http://${EVTOOL_ADDR}/state"}
   settle_timeout: 1s
   quiet: 100ms
@@ -605,13 +435,8 @@ consumer:
 	if base == nil || base.Failure == nil || base.Failure.Reason != "not-settled" {
 		t.Fatalf("baseline %+v", base)
 	}
-	pid := pidFrom(t, pidFile)
-	for i := 0; running(pid) && i < 500; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if running(pid) {
-		t.Errorf("the setsid descendant %d still runs after the replay", pid)
-	}
+	pid := supervisetest.PidFrom(t, pidFile)
+	supervisetest.MustEnd(t, pid, "the setsid descendant, after the replay")
 	want := fmt.Sprintf("processes [%d] with the run's EVTOOL_WORKDIR had left the process groups", pid)
 	found := false
 	for _, k := range base.Killed {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -146,6 +147,9 @@ func naiveFails(t *testing.T, chaosYAML string, want string) *Report {
 }
 
 func TestReplayNaiveFailsDuplicates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	rep := naiveFails(t, "chaos: {seed: 5, duplicate: {rate: 0.05}}\n", "/events/")
 	for _, f := range rep.NearFaults {
@@ -160,6 +164,9 @@ func TestReplayNaiveFailsDuplicates(t *testing.T) {
 }
 
 func TestReplayNaiveFailsReorder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	rep := naiveFails(t, "chaos: {seed: 5, reorder: {window: 60, scope: key, rate: 1}}\n", "/orders/")
 	if rep.Run("chaos").Records != rep.Run("chaos").Events {
@@ -170,6 +177,9 @@ func TestReplayNaiveFailsReorder(t *testing.T) {
 // The faults near the differences, replayed alone, still fail: --faults
 // reproduces a subset exactly.
 func TestReplayFaultSubset(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	text := scenarioText(t, "naive", testEvents(t, 200), "chaos: {seed: 9, duplicate: {rate: 0.1}, reorder: {window: 40, rate: 0.3}}\n")
 	full, err := replayText(t, text, Options{ShrinkBudget: -1})
@@ -260,10 +270,13 @@ func TestStateNotJSON(t *testing.T) {
 }
 
 func TestStateCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	text := strings.Replace(scenarioText(t, "correct", testEvents(t, 50), "chaos: {seed: 1, duplicate: {rate: 0.3}}\n"),
 		`state: {http: "http://${EVTOOL_ADDR}/state"}`, `state: {command: [curl, -sf, "http://${EVTOOL_ADDR}/state"]}`, 1)
-	if _, err := resolveCommand("curl", ".", nil); err != nil {
+	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl")
 	}
 	rep, err := replayText(t, text, Options{})
@@ -363,6 +376,9 @@ func TestInvalidEventStopsBeforeProducing(t *testing.T) {
 }
 
 func TestSettleWaitsForSlowStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	rep, err := replayText(t, scenarioText(t, "slow-start", testEvents(t, 40), "chaos: {seed: 2, duplicate: {rate: 0.5}}\n"), Options{})
 	if err != nil || rep.Verdict != Pass {
@@ -371,6 +387,9 @@ func TestSettleWaitsForSlowStart(t *testing.T) {
 }
 
 func TestReportFormats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	rep, err := replayText(t, scenarioText(t, "naive", testEvents(t, 100), "chaos: {seed: 4, duplicate: {rate: 0.2}}\n"), Options{})
 	if err != nil || rep.Verdict != Fail {
@@ -443,6 +462,9 @@ func TestReportFormats(t *testing.T) {
 // EVTOOL_SASL_*) authenticate; a wrong password is a clear error that does
 // not print the password.
 func TestReplaySASL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	b, err := kafka.StartBroker(kafka.BrokerConfig{SASLUsers: []kafka.SASLUser{{Mechanism: "SCRAM-SHA-256", User: "qa", Password: "s3cret-pw"}}})
 	if err != nil {
@@ -477,41 +499,12 @@ func TestClientEnv(t *testing.T) {
 	}
 }
 
-// A relative command resolves to an absolute path whatever the scenario's
-// directory looks like ("." or relative), so exec neither searches $PATH
-// for it nor joins it with the working directory a second time.
-func TestResolveCommandRelative(t *testing.T) {
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "sub", "c.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(root)
-	for _, tt := range []struct{ argv0, dir string }{
-		{"./c.sh", "sub"},
-		{"c.sh", "sub"}, // no slash: $PATH, not found
-		{"./sub/c.sh", "."},
-		{"sub/c.sh", "."},
-		{"../sub/c.sh", "sub"},
-	} {
-		got, err := resolveCommand(tt.argv0, tt.dir, os.Environ())
-		if tt.argv0 == "c.sh" {
-			if err == nil {
-				t.Errorf("%s in %s: found %s in $PATH", tt.argv0, tt.dir, got)
-			}
-			continue
-		}
-		if err != nil || got != filepath.Join(root, "sub", "c.sh") {
-			t.Errorf("%s in %s: %q, %v", tt.argv0, tt.dir, got, err)
-		}
-	}
-}
-
 // Skew on events whose types have a single version plans nothing: the
 // report says so instead of passing silently.
 func TestSkewNothingToPlanWarns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
+	}
 	t.Parallel()
 	data, err := os.ReadFile(filepath.Join(examplesDir, "events.jsonl"))
 	if err != nil {

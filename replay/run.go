@@ -20,6 +20,7 @@ import (
 
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/internal/pipeline"
+	"github.com/evtool/evtool/internal/supervise"
 )
 
 // RunSpec says what one run does.
@@ -256,7 +257,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	res.DLQTopic = dlqTopic
 	// Instance 0 serves the state at addr; the others (and those a join
 	// fault starts) get addresses of their own.
-	instanceSpec := func(i int) ProcessSpec {
+	instanceSpec := func(i int) supervise.Spec {
 		if i == 0 {
 			return pspec
 		}
@@ -454,7 +455,7 @@ func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *co
 // consumerProcess returns how to start the consumer for a run (the same
 // spec restarts it, for crash faults), its environment and the expansion
 // of ${VAR} in scenario strings.
-func (h *Harness) consumerProcess(res *RunResult, addr, run, id string, inst, instances int) (ProcessSpec, []string, func(string) string, string) {
+func (h *Harness) consumerProcess(res *RunResult, addr, run, id string, inst, instances int) (supervise.Spec, []string, func(string) string, string) {
 	instDir := filepath.Join(res.Workdir, "instance-"+strconv.Itoa(inst))
 	// A failure here shows when the consumer cannot use it.
 	_ = os.MkdirAll(instDir, 0o755)
@@ -498,7 +499,7 @@ func (h *Harness) consumerProcess(res *RunResult, addr, run, id string, inst, in
 	for i, a := range h.sc.Consumer.Run {
 		argv[i] = expand(a)
 	}
-	spec := ProcessSpec{Argv: argv, Dir: h.sc.Consumer.Dir, Env: env, LogDir: filepath.Join(h.root, "logs"), Name: id}
+	spec := supervise.Spec{Argv: argv, Dir: h.sc.Consumer.Dir, Env: env, LogDir: filepath.Join(h.root, "logs"), Name: id}
 	return spec, env, expand, dlqTopic
 }
 

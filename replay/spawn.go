@@ -6,31 +6,18 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/internal/supervise"
 	"github.com/evtool/evtool/kafka"
 )
 
-// Spawner starts processes and reads their state for a harness outside
-// this package (evtool verify's producers): the same process groups,
-// parent-death signal, output tails and state probes replay gives its
-// consumers.
-type Spawner struct{ sp *spawner }
-
-// NewSpawner returns a spawner; Close kills what it started and is still
-// running.
-func NewSpawner() *Spawner { return &Spawner{sp: newSpawner()} }
-
-// Start starts a process.
-func (s *Spawner) Start(spec ProcessSpec) (*Process, error) { return s.sp.start(spec) }
-
 // ReadState reads a state like a consumer's (GET spec.HTTP, or the stdout
-// of spec.Command) and returns its bytes, checked to be one JSON value.
-func (s *Spawner) ReadState(ctx context.Context, spec StateSpec, dir string, env []string, expand func(string) string) ([]byte, error) {
-	_, raw, _, err := readState(ctx, s.sp, spec, dir, env, expand)
+// of spec.Command, started by sp) and returns its bytes, checked to be one
+// JSON value: for a harness outside this package (evtool verify's
+// producers).
+func ReadState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string) ([]byte, error) {
+	_, raw, _, err := readState(ctx, sp, spec, dir, env, expand)
 	return raw, err
 }
-
-// Close stops the spawner.
-func (s *Spawner) Close() { s.sp.close() }
 
 // FreeAddr returns a free 127.0.0.1 address for a process's endpoint.
 func FreeAddr() (string, error) { return freeAddr() }

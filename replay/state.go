@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/internal/supervise"
 )
 
 // MaxStateSize bounds the state a consumer may return.
@@ -30,7 +31,7 @@ func (e *StateError) Error() string { return fmt.Sprintf("state from %s: %s", e.
 // stdout. A connection refused is retried for a few seconds (the consumer
 // may serve its state lazily); anything else is final. killed says what of
 // the state command the harness had to kill or abandon (RunResult.Killed).
-func readState(ctx context.Context, sp *spawner, spec StateSpec, dir string, env []string, expand func(string) string) (state any, raw []byte, killed []string, err error) {
+func readState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string) (state any, raw []byte, killed []string, err error) {
 	if spec.HTTP != "" {
 		url := expand(spec.HTTP)
 		src := "GET " + url
@@ -103,10 +104,10 @@ func stateLimitText(size int64) string {
 // Past the time or size limit its group is killed; it is never waited for
 // beyond them. killed says what else the harness had to kill or abandon
 // (a background child left in its group, a descendant holding stdout).
-func runStateCommand(ctx context.Context, sp *spawner, argv []string, dir string, env []string, lim stateLimits) (state any, raw []byte, killed []string, err error) {
+func runStateCommand(ctx context.Context, sp *supervise.Spawner, argv []string, dir string, env []string, lim stateLimits) (state any, raw []byte, killed []string, err error) {
 	var out bytes.Buffer
 	lw := &limitWriter{w: &out, n: lim.Size, limit: lim.Size, full: make(chan struct{})}
-	p, err := sp.start(ProcessSpec{Argv: argv, Dir: dir, Env: env, Stdout: lw})
+	p, err := sp.Start(supervise.Spec{Argv: argv, Dir: dir, Env: env, Stdout: lw})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/internal/waitfor"
 )
 
 // TestStateIgnoredByLoader: the server's state directory and leftover
@@ -122,13 +123,7 @@ func TestServerLock(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 30s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.Must(t, 30*time.Second, "condition", cond)
 }
 
 // TestServerIDsChangedOnDisk: ids.json changed under a running server (a

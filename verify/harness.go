@@ -22,6 +22,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/internal/supervise"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/records"
 	"github.com/evtool/evtool/replay"
@@ -65,7 +66,7 @@ type Harness struct {
 	ids  *catalog.SchemaIDs
 	seed uint64
 	plan []Fault
-	sp   *replay.Spawner
+	sp   *supervise.Spawner
 }
 
 // NewHarness loads the scenario's catalog and draws its plan.
@@ -99,7 +100,7 @@ func NewHarness(sc *Scenario, cat *catalog.Catalog, opts Options) (*Harness, err
 		h.opts.StopGrace = 5 * time.Second
 	}
 	h.plan = Plan(sc, h.seed)
-	h.sp = replay.NewSpawner()
+	h.sp = supervise.NewSpawner()
 	return h, nil
 }
 
@@ -226,7 +227,7 @@ func (h *Harness) run(ctx context.Context, name string, sel chaos.Selection, rel
 		for j, a := range h.sc.Producer.Run {
 			argv[j] = replay.ExpandVars(a, vars)
 		}
-		g.insts = append(g.insts, &instance{addr: addr, vars: vars, spec: replay.ProcessSpec{Argv: argv, Dir: h.sc.Producer.Dir, Env: env, Name: fmt.Sprintf("producer-%d", i)}})
+		g.insts = append(g.insts, &instance{addr: addr, vars: vars, spec: supervise.Spec{Argv: argv, Dir: h.sc.Producer.Dir, Env: env, Name: fmt.Sprintf("producer-%d", i)}})
 	}
 	defer g.stopAll()
 	for _, in := range g.insts {
@@ -315,7 +316,7 @@ func (h *Harness) drive(ctx context.Context, g *group, f *faults, sel chaos.Sele
 		for i, a := range w.Command {
 			argv[i] = replay.ExpandVars(a, in.vars)
 		}
-		p, err := h.sp.Start(replay.ProcessSpec{Argv: argv, Dir: h.sc.Dir, Env: in.spec.Env, Name: "workload"})
+		p, err := h.sp.Start(supervise.Spec{Argv: argv, Dir: h.sc.Dir, Env: in.spec.Env, Name: "workload"})
 		if err != nil {
 			return fmt.Errorf("workload.command: %w", err)
 		}
@@ -419,7 +420,7 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, cc kaf
 	in := g.insts[0]
 	expand := func(s string) string { return replay.ExpandVars(s, in.vars) }
 	for {
-		raw, err := h.sp.ReadState(ctx, h.sc.Producer.State, h.sc.Producer.Dir, in.spec.Env, expand)
+		raw, err := replay.ReadState(ctx, h.sp, h.sc.Producer.State, h.sc.Producer.Dir, in.spec.Env, expand)
 		if err != nil {
 			// A fault still armed may strike while settling: the state
 			// is read again once the producer is back.
@@ -512,8 +513,8 @@ func (h *Harness) expectations(res *RunResult) []string {
 type instance struct {
 	addr string
 	vars map[string]string
-	spec replay.ProcessSpec
-	proc *replay.Process
+	spec supervise.Spec
+	proc *supervise.Process
 }
 
 // group is the run's producer instances; a crash kills and restarts them

@@ -295,6 +295,9 @@ func readTopic(ts *testscript.TestScript, topic string) []*kgo.Record {
 // TestDLQScripts runs the scripts of evtool dlq in testdata/script/dlq,
 // each against an embedded broker of its own.
 func TestDLQScripts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs child consumers or producers through kfake end to end (minutes on a loaded machine); TestScripts and TestDocSamples stand for the CLI in the short tier")
+	}
 	consumer := goBuild(t, t.TempDir(), "./examples/orders/consumer", "orders-consumer")
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script/dlq",

@@ -366,6 +366,9 @@ func docFile(t *testing.T, page, name string) string {
 // chaos and its expect are the page's.
 func TestVerifyDocSample(t *testing.T) {
 	if testing.Short() {
+		t.Skip("-short: runs child consumers or producers through kfake end to end (minutes on a loaded machine); TestScripts and TestDocSamples stand for the CLI in the short tier")
+	}
+	if testing.Short() {
 		t.Skip("builds and runs the example producer")
 	}
 	// Most of its minute is the producer's quiet periods: overlap them.

@@ -77,7 +77,7 @@ are up to date.`,
 			if err != nil {
 				return fmt.Errorf("catalog %s: %w", filepath.Clean(dir), err)
 			}
-			res, err := codegen.Generate(cat, codegen.Options{Package: pkg})
+			res, err := codegen.Generate(cat, codegen.Options{Package: pkg, Catalog: catalogFromOut(dir, out)})
 			if err != nil {
 				var ce *codegen.Error
 				var pe *codegen.ProtobufOnlyError
@@ -125,6 +125,23 @@ are up to date.`,
 	c.Flags().StringVarP(&pkg, "package", "p", "", "package name (default: the base name of --out)")
 	c.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 with a diff when --out is not up to date")
 	return c
+}
+
+// catalogFromOut returns the catalog directory as seen from the output
+// directory, slash-separated, for the generated header; "" (recorded
+// nothing) when there is no relative path between them or it cannot be
+// recorded on a comment line.
+func catalogFromOut(dir, out string) string {
+	absDir, err1 := filepath.Abs(dir)
+	absOut, err2 := filepath.Abs(out)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(absOut, absDir)
+	if err != nil || !codegen.CanRecordCatalog(filepath.ToSlash(rel)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 func indent(s string) string {

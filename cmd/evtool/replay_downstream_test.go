@@ -15,6 +15,9 @@ import (
 // exit 1, the report names the finding, and the command it prints for
 // the minimal failure (one timeout fault) fails the same way.
 func TestReplayDownstreamReproduces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs child consumers or producers through kfake end to end (minutes on a loaded machine); TestScripts and TestDocSamples stand for the CLI in the short tier")
+	}
 	dir := t.TempDir()
 	consumer := goBuild(t, dir, "./internal/bugs/bugconsumer", "bugconsumer")
 	data, err := os.ReadFile("../../examples/orders/events.jsonl")

@@ -38,6 +38,9 @@ func goBuild(t *testing.T, dir, pkg, out string) string {
 // failing and shrunk; then both with --fail-fast), then stops the broker
 // with SIGTERM.
 func TestReplayEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs child consumers or producers through kfake end to end (minutes on a loaded machine); TestScripts and TestDocSamples stand for the CLI in the short tier")
+	}
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGTERM")
 	}

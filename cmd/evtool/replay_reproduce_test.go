@@ -21,6 +21,9 @@ var printedCommand = regexp.MustCompile(`(?m)^(reproduce|only the faults near th
 // it applied: the crash has no key near the differences, and a line that
 // left it out would replay and pass.
 func TestReplayReproduceLinesReproduce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs child consumers or producers through kfake end to end (minutes on a loaded machine); TestScripts and TestDocSamples stand for the CLI in the short tier")
+	}
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL")
 	}

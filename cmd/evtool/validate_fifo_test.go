@@ -26,6 +26,10 @@ func TestValidateFIFOInterrupted(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"validate", "--dir", "../../examples/orders", fifo}, strings.NewReader(""), &stdout, &stderr)
 	}()
+	// Nothing observable says open(2) has begun to block on the FIFO (a
+	// writer to test for a reader would unblock it): this sleep only
+	// makes the interrupted open likely. Cancelled earlier, validate
+	// must end the same way, so the test cannot pass wrongly.
 	time.Sleep(200 * time.Millisecond)
 	cancel()
 	select {

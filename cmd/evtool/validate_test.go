@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,15 +17,20 @@ import (
 // blocks until the user types) stops at once when interrupted, exit 2 with
 // a message, instead of waiting for Ctrl-D.
 func TestValidateStdinInterrupted(t *testing.T) {
-	stdin, w := io.Pipe() // never written: a terminal nobody types into
+	pr, w := io.Pipe() // never written: a terminal nobody types into
 	defer w.Close()
+	stdin := &firstRead{r: pr, reading: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"validate", "--dir", "../../examples/orders"}, stdin, &stdout, &stderr)
 	}()
-	time.Sleep(200 * time.Millisecond)
+	select { // interrupt once validate blocks reading, not before
+	case <-stdin.reading:
+	case code := <-done:
+		t.Fatalf("validate ended before reading stdin: exit %d, stderr %q", code, stderr.String())
+	}
 	cancel()
 	select {
 	case code := <-done:
@@ -34,6 +40,18 @@ func TestValidateStdinInterrupted(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("validate did not stop when interrupted")
 	}
+}
+
+// firstRead closes reading when its first Read begins.
+type firstRead struct {
+	r       io.Reader
+	reading chan struct{}
+	once    sync.Once
+}
+
+func (f *firstRead) Read(b []byte) (int, error) {
+	f.once.Do(func() { close(f.reading) })
+	return f.r.Read(b)
 }
 
 // TestBoolFlagsTakeNoValue: no boolean flag shows a value placeholder in

@@ -18,6 +18,9 @@ import (
 // the seed and the command that reproduces the minimal failure.
 func TestVerifyCLI(t *testing.T) {
 	if testing.Short() {
+		t.Skip("-short: runs child consumers or producers through kfake end to end (minutes on a loaded machine); TestScripts and TestDocSamples stand for the CLI in the short tier")
+	}
+	if testing.Short() {
 		t.Skip("builds and runs the example producer")
 	}
 	dir, bin, catalog := exampleProducer(t)
@@ -58,6 +61,9 @@ func TestVerifyCLI(t *testing.T) {
 // wrong password is exit 2, and produce errors, which only the embedded
 // broker can inject, are refused with exit 2 instead of a silent pass.
 func TestVerifyBrokers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs child consumers or producers through kfake end to end (minutes on a loaded machine); TestScripts and TestDocSamples stand for the CLI in the short tier")
+	}
 	if testing.Short() {
 		t.Skip("builds and runs the example producer")
 	}
@@ -141,6 +147,9 @@ func exampleProducer(t *testing.T) (dir, bin, catalog string) {
 // TestVerifyReproduceLinesReproduce runs the commands a failing verify
 // prints and wants each to fail again with the same loss.
 func TestVerifyReproduceLinesReproduce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs child consumers or producers through kfake end to end (minutes on a loaded machine); TestScripts and TestDocSamples stand for the CLI in the short tier")
+	}
 	if testing.Short() {
 		t.Skip("builds and runs the example producer")
 	}

@@ -78,6 +78,9 @@ func corpusPairs(t *testing.T) []pair {
 // predicts; for every break, the counterexample's bytes must be the
 // writer's and fail or change meaning in the reader.
 func TestBruteForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force (tens of seconds)")
+	}
 	compatible, breaking := 0, 0
 	for _, p := range corpusPairs(t) {
 		fs := Compare(p.writer, p.reader, engine.Backward, engine.Options{})

@@ -42,6 +42,9 @@ type corpusPair struct {
 //     does an incompatible verdict without a counterexample: the corpus is
 //     decided exactly.
 func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	files, err := filepath.Glob("testdata/corpus/*.json")
 	if err != nil {
 		t.Fatal(err)
@@ -186,6 +189,9 @@ func summarize(fs []Finding) string {
 // for documents valid under the schema, closedOK must agree with the
 // compiled closed schema.
 func TestClosedOK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	files, _ := filepath.Glob("testdata/corpus/*.json")
 	checked := 0
 	for _, file := range files {
@@ -243,6 +249,9 @@ func TestHugeLengthsDecided(t *testing.T) {
 // against brute force over a grid, no break is called compatible, and the
 // plain cases are decided without a false alarm.
 func TestNegatedBoundBruteForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	kws := []string{"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"}
 	vals := []string{"-3", "0", "2.5", "4", "10"}
 	var grid []any
@@ -285,6 +294,9 @@ func TestNegatedBoundBruteForce(t *testing.T) {
 // every type, no break is called compatible and none is left undecided or
 // falsely alarmed.
 func TestNegationBruteForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	nots := []string{`{}`, `true`, `{"type":"number"}`, `{"type":"integer"}`, `{"type":["string","null"]}`,
 		`{"minimum":0,"maximum":5}`, `{"minimum":0,"maximum":10}`, `{"exclusiveMinimum":2}`, `{"type":"integer","maximum":3}`,
 		`{"type":"number","minimum":-2.5,"exclusiveMaximum":4}`, `{"maximum":-1}`, `{"enum":[1,"x",null]}`, `{"const":2.5}`,
@@ -340,6 +352,9 @@ func TestNegationBruteForce(t *testing.T) {
 // of three members taking two values, no break is called compatible and
 // no equivalent spelling raises a false alarm.
 func TestDependentsBruteForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	parts := []string{``, `"required":["a"]`, `"required":["a","b"]`, `"dependentRequired":{"a":["b"]}`, `"dependentRequired":{"b":["c"]}`,
 		`"dependentSchemas":{"a":{"required":["b"]}}`, `"dependentSchemas":{"a":{"required":["c"]}}`,
 		`"dependentSchemas":{"a":{"properties":{"b":{"const":1}}}}`, `"if":{"required":["a"]},"then":{"required":["b"]}`,
@@ -412,6 +427,9 @@ func TestDependentsBruteForce(t *testing.T) {
 // Checked against brute force over objects of three names (one declared,
 // one matching the pattern only, one neither) and four values.
 func TestPropertiesPatternsBruteForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	props := []string{``, `"properties":{"I_1":{"type":"number"}}`, `"properties":{"I_1":{"type":"integer"}}`, `"properties":{"I_1":{"type":"string"}}`}
 	pats := []string{``, `"patternProperties":{"^I_":{"type":"integer"}}`, `"patternProperties":{"^I_":{"minimum":0}}`}
 	adds := []string{``, `"additionalProperties":false`, `"additionalProperties":{"type":"string"}`}

@@ -15,6 +15,9 @@ import (
 // forbids p, or wants it a string, against brute force over values of
 // every type.
 func TestEmptyWriterPropertyBruteForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	frags := []string{`"type":"integer"`, `"type":"number"`, `"type":"string"`, `"type":["string","integer"]`, `"type":["array","object"]`,
 		`"minimum":1`, `"maximum":1`, `"exclusiveMaximum":1`, `"minimum":1.5`, `"multipleOf":2`, `"multipleOf":0.5`,
 		`"minLength":2`, `"maxLength":1`, `"pattern":"^a"`, `"minItems":1`, `"maxItems":0`, `"uniqueItems":true`, `"items":{"const":1}`,

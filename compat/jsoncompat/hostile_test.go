@@ -207,6 +207,9 @@ func TestHostileDoublingRefs(t *testing.T) {
 // search, whose validator is quadratic in the depth, is skipped with a
 // warning naming the limit, and the rules still find the break.
 func TestHostileRefChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	const n = 2000
 	for _, tc := range []struct {
 		pair hostilePair
@@ -259,6 +262,9 @@ func TestHostileRefChain(t *testing.T) {
 // are compared by hash: the validator's linear enum scan is never run per
 // value.
 func TestHostileEnum(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	const n = 100_000
 	o, nw := compileHostile(t, bigEnum(n))
 	c := newChecker(engine.Backward, true, 0)
@@ -307,6 +313,9 @@ func TestHostileEnumAllRejected(t *testing.T) {
 // thousands of automaton threads alive; the search counts its work in
 // threads and gives up (undecided, never "compatible") within the budget.
 func TestHostilePattern(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	p := longPattern(1000)
 	old, nw := p.old["pattern"].(string), p.new["pattern"].(string)
 	_, dec, stepped := searchString(strQuery{want: strAccept{pats: []string{old}, hi: -1}, reject: &strAccept{pats: []string{nw}, hi: -1}})
@@ -332,6 +341,9 @@ func TestHostilePattern(t *testing.T) {
 // Each break is reported, but only maxCounterexamples carry a whole
 // document, and a warning names the cap.
 func TestHostileManyRequired(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	const n = 300
 	o, nw := compileHostile(t, manyRequired(n))
 	fs := Compare(o, nw, engine.Backward, engine.Options{})

@@ -15,6 +15,9 @@ import (
 // and values, on either side: random pairs against brute force over the
 // quarters from -8 to 8 (every bound and step below lies on that grid).
 func TestNumericNegationsBruteForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	types := []string{``, `"type":"integer"`, `"type":"number"`, `"type":["integer","string"]`}
 	points := []string{"-3", "-1", "0", "0.5", "1", "1.5", "2", "4"}
 	bounds := []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}

@@ -12,6 +12,9 @@ import (
 // both), with properties and additionalProperties, on either side: random
 // pairs against brute force over objects of up to two names from six.
 func TestOverlappingPatternsBruteForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force, hostile-schema cost bounds or the whole corpus (tens of seconds); TestRuleFixtures stands for compat in the short tier")
+	}
 	pats := []string{`"^a":{"type":"integer"}`, `"b$":{"type":"integer","minimum":0}`, `"^ab":{"type":"string"}`,
 		`"a":{"minimum":1}`, `"^ac":false`, `"b":{"enum":[1,"x"]}`, `"^c$":{"type":"integer"}`}
 	props := []string{``, `"ab":{"type":"integer"}`, `"a":{"const":1}`, `"b":{"type":"string"}`, `"c":{}`}

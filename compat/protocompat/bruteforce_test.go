@@ -65,6 +65,9 @@ func bruteDiffers(writer, reader *pb.Schema, dir engine.Direction, json bool, n 
 // must already give a break, and every break must carry a counterexample.
 func TestBruteForceNeverCompatibleWhenDifferent(t *testing.T) {
 	if testing.Short() {
+		t.Skip("-short: brute force and the buf case corpus (tens of seconds)")
+	}
+	if testing.Short() {
 		t.Skip("brute force")
 	}
 	pairs, differing, falseAlarms := 0, 0, 0

@@ -56,6 +56,9 @@ func messagesOf(t *testing.T, dir string) map[protoreflect.FullName]*pb.Schema {
 // expects, in buf/verdicts.golden. Places only one side flags are listed
 // with evtool's rule and counterexample, or evtool's verdict.
 func TestBufBreakingCases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force and the buf case corpus (tens of seconds)")
+	}
 	f, err := os.Open("testdata/buf/expected.txt")
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,6 @@
 package avro
 
 import (
-	"bytes"
-	"flag"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -15,37 +13,7 @@ import (
 
 	bench "github.com/evtool/evtool/bench/codegen"
 	"github.com/evtool/evtool/bench/codegen/avro/events"
-	"github.com/evtool/evtool/catalog"
-	"github.com/evtool/evtool/codegen"
 )
-
-var update = flag.Bool("update", false, "regenerate events/")
-
-// TestGeneratedUpToDate checks that events/ is what the generator makes of
-// catalog/ (go test -run UpToDate -update rewrites it).
-func TestGeneratedUpToDate(t *testing.T) {
-	cat, err := catalog.Load("catalog")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := codegen.Generate(cat, codegen.Options{Package: "events"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range res.Files {
-		path := filepath.Join("events", f.Name)
-		if *update {
-			if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil || !bytes.Equal(got, f.Data) {
-			t.Errorf("%s is not what evtool gen go makes of catalog/ (go test ./bench/codegen/avro -run UpToDate -update)", path)
-		}
-	}
-}
 
 // v1Datum is the benchmark's datum: a v1 payment with ten items and three
 // tags, 268 bytes in Avro's binary encoding.

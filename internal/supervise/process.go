@@ -1,4 +1,10 @@
-package replay
+// Package supervise starts and stops child processes for evtool's
+// harnesses (replay's consumers and state commands, verify's producers):
+// each in a process group of its own, with a parent-death signal where the
+// platform has one, output read through pipes it owns, a graceful stop
+// (SIGTERM, a grace period, then SIGKILL of the group) and crash injection
+// (Kill, Pause, Resume).
+package supervise
 
 import (
 	"bytes"
@@ -57,8 +63,8 @@ type Process struct {
 // can still hold them.
 const outputDrain = time.Second
 
-// ProcessSpec says how to start a consumer.
-type ProcessSpec struct {
+// Spec says how to start a process.
+type Spec struct {
 	Argv []string
 	Dir  string
 	// Env is the complete environment.
@@ -116,22 +122,24 @@ func resolveCommand(argv0, dir string, env []string) (string, error) {
 	return "", fmt.Errorf("command %q not found in $PATH", argv0)
 }
 
-// spawner starts processes from one goroutine locked to its OS thread.
+// Spawner starts processes from one goroutine locked to its OS thread.
 // On Linux a child gets a parent-death signal (SIGKILL), which fires when
 // the thread that started it exits, not the process; Go ends a thread only
-// when a goroutine locked to it returns, as this one does at close (taking
-// any child still running with it).
-type spawner struct {
+// when a goroutine locked to it returns, as this one does at Close (taking
+// any child still running with it). The zero Spawner starts nothing, as a
+// closed one.
+type Spawner struct {
 	mu     sync.Mutex
 	closed bool
 	reqs   chan func()
 	done   chan struct{}
 }
 
-func newSpawner() *spawner {
-	sp := &spawner{reqs: make(chan func()), done: make(chan struct{})}
+// NewSpawner starts a spawner's goroutine; Close ends it.
+func NewSpawner() *Spawner {
+	sp := &Spawner{reqs: make(chan func()), done: make(chan struct{})}
 	go func() {
-		runtime.LockOSThread() // never unlocked: see spawner
+		runtime.LockOSThread() // never unlocked: see Spawner
 		for f := range sp.reqs {
 			f()
 		}
@@ -141,30 +149,32 @@ func newSpawner() *spawner {
 }
 
 // run calls start on the spawner's thread.
-func (sp *spawner) run(start func() error) error {
+func (sp *Spawner) run(start func() error) error {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if sp.closed {
-		return errors.New("the replay harness is closed")
+	if sp.closed || sp.reqs == nil {
+		return errors.New("the process starter is closed")
 	}
 	errc := make(chan error, 1)
 	sp.reqs <- func() { errc <- start() }
 	return <-errc
 }
 
-func (sp *spawner) close() {
+// Close ends the spawner's thread, and with it (Linux) every child still
+// running; nothing starts after it.
+func (sp *Spawner) Close() {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if !sp.closed {
+	if !sp.closed && sp.reqs != nil {
 		sp.closed = true
 		close(sp.reqs)
 		<-sp.done
 	}
 }
 
-// start starts a process; sp starts it on its dedicated thread (see
-// spawner).
-func (sp *spawner) start(spec ProcessSpec) (*Process, error) {
+// Start starts a process on the spawner's dedicated thread (see
+// Spawner).
+func (sp *Spawner) Start(spec Spec) (*Process, error) {
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("no consumer command")
 	}

@@ -1,4 +1,4 @@
-package replay
+package supervise
 
 import (
 	"os"
@@ -12,12 +12,12 @@ import (
 func TestParentDeathSignal(t *testing.T) {
 	t.Parallel()
 	sp := spawnerOffMainThread(t)
-	p, err := sp.start(ProcessSpec{Argv: []string{"sleep", "60"}, Env: os.Environ()})
+	p, err := sp.Start(Spec{Argv: []string{"sleep", "60"}, Env: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Kill)
-	sp.close() // the locked goroutine returns: its thread exits
+	sp.Close() // the locked goroutine returns: its thread exits
 	select {
 	case <-p.Done():
 	case <-time.After(20 * time.Second):
@@ -34,10 +34,10 @@ func TestParentDeathSignal(t *testing.T) {
 // ending it: no parent-death signal then (the test failed now and then
 // under load). A spawner found on the main thread stays open until the
 // test ends, so the next one cannot land there.
-func spawnerOffMainThread(t *testing.T) *spawner {
+func spawnerOffMainThread(t *testing.T) *Spawner {
 	t.Helper()
 	for range 100 {
-		sp := newSpawner()
+		sp := NewSpawner()
 		tid := 0
 		if err := sp.run(func() error { tid = syscall.Gettid(); return nil }); err != nil {
 			t.Fatal(err)
@@ -45,7 +45,7 @@ func spawnerOffMainThread(t *testing.T) *spawner {
 		if tid != os.Getpid() {
 			return sp
 		}
-		t.Cleanup(sp.close)
+		t.Cleanup(sp.Close)
 	}
 	t.Fatal("every spawner ran on the main thread")
 	return nil
@@ -55,9 +55,9 @@ func spawnerOffMainThread(t *testing.T) *spawner {
 // its goroutine returns: spawnerOffMainThread is needed. The test finds
 // such a spawner and checks that its child outlives close.
 func TestSpawnerOnMainThreadKeepsChild(t *testing.T) {
-	var sp *spawner
+	var sp *Spawner
 	for range 200 {
-		s := newSpawner()
+		s := NewSpawner()
 		tid := 0
 		if err := s.run(func() error { tid = syscall.Gettid(); return nil }); err != nil {
 			t.Fatal(err)
@@ -66,17 +66,17 @@ func TestSpawnerOnMainThreadKeepsChild(t *testing.T) {
 			sp = s
 			break
 		}
-		defer s.close()
+		defer s.Close()
 	}
 	if sp == nil {
 		t.Skip("no spawner ran on the main thread in 200 tries")
 	}
-	p, err := sp.start(ProcessSpec{Argv: []string{"sleep", "60"}, Env: os.Environ()})
+	p, err := sp.Start(Spec{Argv: []string{"sleep", "60"}, Env: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Kill()
-	sp.close()
+	sp.Close()
 	select {
 	case <-p.Done():
 		t.Fatal("the child died: the main thread ended after all")

@@ -133,7 +133,7 @@ func itemSchemas(s *js.Schema, tok string) []*js.Schema {
 // errs toward findings, never away from them: what it cannot split (not,
 // if, enum and const of objects, dynamic references) it keeps whole.
 func Project(s *js.Schema, fields *format.Fields) *js.Schema {
-	p := projector{memo: map[projectKey]*js.Schema{}}
+	p := projector{memo: map[projectKey]*js.Schema{}, branch: map[projectKey]*format.Fields{}}
 	return p.project(s, fields)
 }
 
@@ -142,7 +142,12 @@ type projectKey struct {
 	f *format.Fields
 }
 
-type projector struct{ memo map[projectKey]*js.Schema }
+type projector struct {
+	memo map[projectKey]*js.Schema
+	// branch holds a branch's fields with its discriminators added, one
+	// value per (fields, branch) so that memo keys stay stable.
+	branch map[projectKey]*format.Fields
+}
 
 func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 	if s == nil || f == nil || f.All || s.Bool != nil {
@@ -162,13 +167,13 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 	out.AllOf = p.list(s.AllOf, f)
 	// The projection of "exactly one of" is within the union of the
 	// branches' projections, which may overlap: any of them.
-	out.AnyOf = append(p.list(s.AnyOf, f), p.list(s.OneOf, f)...)
+	out.AnyOf = append(p.branches(s.AnyOf, f), p.branches(s.OneOf, f)...)
 	out.OneOf = nil
 	if len(s.AnyOf) > 0 && len(s.OneOf) > 0 {
 		// Both at once: each stays its own disjunction.
 		one := empty(s)
-		one.AnyOf = p.list(s.OneOf, f)
-		out.AnyOf = p.list(s.AnyOf, f)
+		one.AnyOf = p.branches(s.OneOf, f)
+		out.AnyOf = p.branches(s.AnyOf, f)
 		out.AllOf = append(out.AllOf, one)
 	}
 
@@ -253,6 +258,52 @@ func (p projector) list(ss []*js.Schema, f *format.Fields) []*js.Schema {
 		out[i] = p.project(s, f)
 	}
 	return out
+}
+
+// branches projects the branches of anyOf or oneOf. A branch keeps its
+// discriminators (properties with const or enum) beside what is read:
+// which branch an event is in decides what a read field must be, so
+// dropping the tag would let a reader's branch accept what the writer's
+// branch of the same tag does not.
+func (p projector) branches(ss []*js.Schema, f *format.Fields) []*js.Schema {
+	if len(ss) == 0 {
+		return nil
+	}
+	out := make([]*js.Schema, len(ss))
+	for i, s := range ss {
+		out[i] = p.project(s, p.withDiscriminators(s, f))
+	}
+	return out
+}
+
+func (p projector) withDiscriminators(s *js.Schema, f *format.Fields) *format.Fields {
+	k := projectKey{s, f}
+	if g, ok := p.branch[k]; ok {
+		return g
+	}
+	var tags []string
+	for name, ps := range s.Properties {
+		for hops := 0; hops < 8 && ps != nil && ps.Ref != nil && ps.Const == nil && ps.Enum == nil; hops++ {
+			ps = ps.Ref // a $ref chain of bounded length: cycles end
+		}
+		if ps != nil && (ps.Const != nil || ps.Enum != nil) {
+			if c, ok := f.Children[name]; !ok || !c.All {
+				tags = append(tags, name)
+			}
+		}
+	}
+	g := f
+	if len(tags) > 0 {
+		g = &format.Fields{Children: make(map[string]*format.Fields, len(f.Children)+len(tags))}
+		for name, c := range f.Children {
+			g.Children[name] = c
+		}
+		for _, name := range tags {
+			g.Children[name] = &format.Fields{All: true}
+		}
+	}
+	p.branch[k] = g
+	return g
 }
 
 func hasItems(s *js.Schema) bool {

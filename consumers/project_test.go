@@ -190,3 +190,17 @@ func TestFieldsReads(t *testing.T) {
 		t.Error("the whole data does not read /anything")
 	}
 }
+
+// A recursive schema resolves a pointer that passes the same schema at
+// several depths (what one prefix's walk saw must not decide another's).
+func TestResolveRecursive(t *testing.T) {
+	s := jsonformat.New(compile(t, "tree.json", `{"$defs":{"node":{"type":"object","properties":{"name":{"type":"string"},"child":{"$ref":"#/$defs/node"}}}},"$ref":"#/$defs/node"}`), nil)
+	for _, ptr := range []string{"/child/name", "/child/child/child/name"} {
+		if err := s.ResolvePointer(ptr); err != nil {
+			t.Errorf("%s: %v", ptr, err)
+		}
+	}
+	if err := s.ResolvePointer("/child/child/nope"); err == nil || !strings.Contains(err.Error(), "/child/child/nope") {
+		t.Errorf("typo under recursion: %v", err)
+	}
+}

@@ -20,13 +20,17 @@ func (s *Schema) ResolvePointer(ptr string) error { return Resolve(s.Compiled, p
 // Resolve is ResolvePointer on a compiled schema.
 func Resolve(s *js.Schema, ptr string) error {
 	toks := jsonpos.Split(ptr)
-	r := resolver{seen: map[resolveKey]bool{}}
+	if (resolver{seen: map[resolveKey]bool{}}).resolves(s, toks) {
+		return nil
+	}
+	// Name the first token that does not resolve (each prefix is its own
+	// question: what a walk has seen is not shared between them).
 	for i := range toks {
-		if !r.resolves(s, toks[:i+1]) {
+		if !(resolver{seen: map[resolveKey]bool{}}).resolves(s, toks[:i+1]) {
 			return fmt.Errorf("the schema declares no value at %s", jsonpos.Join(toks[:i+1]...))
 		}
 	}
-	return nil
+	return fmt.Errorf("the schema declares no value at %s", ptr)
 }
 
 type resolveKey struct {

@@ -122,7 +122,15 @@ Exit 0 when every consumer reads OK, 1 when one breaks, 2 on bad input
 			}
 			k := consumers.NewChecker(head, consumers.Options{Samples: gateSamples(head, opts), Seed: seed, Formats: formats.Comparers(), Base: base})
 			verdicts := k.Check(cs)
-			rep := &report.Report{Command: "consumers check", Findings: consumers.Findings(cs, verdicts), Checked: len(verdicts), Unit: "reading", Rules: formats.RuleDocs(), ToolVersion: buildVersion()}
+			// Approved breaks (compat.ignore) are approved here too; an
+			// entry this check does not meet is the gate's to call stale.
+			var findings []report.Finding
+			for _, f := range compat.ApplyIgnores(consumers.Findings(cs, verdicts), head.Config, head.ConfigFile) {
+				if f.Rule != compat.RuleIgnoreStale {
+					findings = append(findings, f)
+				}
+			}
+			rep := &report.Report{Command: "consumers check", Findings: findings, Checked: len(verdicts), Unit: "reading", Rules: formats.RuleDocs(), ToolVersion: buildVersion()}
 			if err := report.Write(a.stdout, f, rep); err != nil {
 				return err
 			}

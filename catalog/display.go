@@ -4,7 +4,3 @@ package catalog
 // and a slash path the way the loader names catalog files in findings, so
 // files read beside the catalog (consumer contracts) are named alike.
 func ShowPath(display, p string) string { return showPath(display, p) }
-
-// ValidTypeName reports whether s is a valid event type name (the name of
-// a type's directory).
-func ValidTypeName(s string) bool { return typeName.MatchString(s) }

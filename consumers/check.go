@@ -9,6 +9,8 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
 	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/jsonpos"
@@ -78,11 +80,12 @@ func Lint(cat *catalog.Catalog, cs []*Contract) []report.Finding {
 
 // Options configure field-aware comparisons.
 type Options struct {
-	// Samples is witness documents per comparison (as compat.Options).
+	// Samples is witness documents per comparison (as engine.Options).
 	Samples int
-	Seed    int64
-	// Formats compares the types of the other formats (compat/formats).
-	Formats map[format.Kind]compat.Comparer
+	Seed    uint64
+	// Engines compares the types of the formats without a projection
+	// (nil: compat.Engines(), every format's).
+	Engines map[format.Kind]engine.Engine
 	// Base, when set, is the catalog on the base branch: published
 	// versions edited in place are writers as published too.
 	Base *catalog.Catalog
@@ -124,7 +127,7 @@ type Checker struct {
 
 	mu    sync.Mutex
 	memo  map[verdictKey]*verdictCell
-	sides map[sideKey]*compat.Side
+	sides map[sideKey]*jsoncompat.Side
 }
 
 type verdictKey struct {
@@ -146,7 +149,10 @@ type sideKey struct {
 
 // NewChecker compares against the head catalog cat.
 func NewChecker(cat *catalog.Catalog, opts Options) *Checker {
-	return &Checker{cat: cat, opts: opts, memo: map[verdictKey]*verdictCell{}, sides: map[sideKey]*compat.Side{}}
+	if opts.Engines == nil {
+		opts.Engines = compat.Engines()
+	}
+	return &Checker{cat: cat, opts: opts, memo: map[verdictKey]*verdictCell{}, sides: map[sideKey]*jsoncompat.Side{}}
 }
 
 // Verdict is c reading typ's writer version with its reader version
@@ -182,18 +188,18 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 		return nil
 	}
 	_, profile := k.cat.Compat(t)
-	copts := compat.Options{Profile: profile, Samples: k.opts.Samples, Seed: k.opts.Seed}
+	copts := engine.Options{Profile: profile, Samples: k.opts.Samples, Seed: k.opts.Seed}
 	// The pair as the gate names it: the lower version is old; the
 	// reader is new (BACKWARD) or old (FORWARD).
-	old, new, ocat, ncat, dir := wv, rv, wcat, k.cat, compat.Backward
+	old, new, ocat, ncat, dir := wv, rv, wcat, k.cat, engine.Backward
 	if writer > reader || (writer == reader && published) {
-		old, new, ocat, ncat, dir = rv, wv, k.cat, wcat, compat.Forward
+		old, new, ocat, ncat, dir = rv, wv, k.cat, wcat, engine.Forward
 	}
 	subject := fmt.Sprintf("%s: %s v%d reads v%d", c.Name, typ, reader, writer)
 	if published {
 		subject += " as published"
 	}
-	p := compat.Pair{Type: typ, OldVersion: old.Number, NewVersion: new.Number, OldFile: old.File, NewFile: new.File,
+	p := engine.Pair{Type: typ, OldVersion: old.Number, NewVersion: new.Number, OldFile: old.File, NewFile: new.File,
 		OldURL: old.URL, NewURL: new.URL, Subject: subject}
 	v := &Verdict{Consumer: c, Type: typ, Reader: reader, Writer: writer, Published: published}
 	r := c.Reads[typ]
@@ -207,26 +213,26 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 			}
 			return ocat.LineOf(file, ptr)
 		}
-		for _, f := range compat.Compare(k.side(old, key, fields), k.side(new, key, fields), dir, copts) {
+		for _, f := range jsoncompat.Compare(k.side(old, key, fields), k.side(new, key, fields), dir, copts) {
 			v.Findings = append(v.Findings, f.ToReport(p, ocat.Locate, ncat.Locate, lineOf))
 		}
-	} else if k.opts.Formats != nil {
-		vp := compat.VersionPair{Pair: p, Old: old, New: new, OldCatalog: ocat, NewCatalog: ncat}
-		v.Findings = compat.CompareFormat(vp, dir, copts, k.opts.Formats)
+	} else if e, ok := k.opts.Engines[new.Format]; ok && old.Format == new.Format && e.Compiled(old) && e.Compiled(new) {
+		vp := engine.VersionPair{Pair: p, Old: old, New: new, OldCatalog: ocat, NewCatalog: ncat}
+		v.Findings = engine.Stamp(vp, dir, e.New()(vp, dir, copts))
 	}
 	return v
 }
 
 // side is a version projected on a consumer's fields, shared by every
 // comparison with the same fields (its witness documents are made once).
-func (k *Checker) side(v *catalog.Version, key string, fields *format.Fields) *compat.Side {
+func (k *Checker) side(v *catalog.Version, key string, fields *format.Fields) *jsoncompat.Side {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	sk := sideKey{v, key}
 	if s := k.sides[sk]; s != nil {
 		return s
 	}
-	s := compat.NewSide(jsonformat.Project(v.Schema, fields), nil)
+	s := jsoncompat.NewSide(jsonformat.Project(v.Schema, fields), nil)
 	k.sides[sk] = s
 	return s
 }

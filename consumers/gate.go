@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/report"
 )
 
@@ -94,7 +94,7 @@ func reached(f report.Finding, k *Checker, cs []*Contract, known map[string]bool
 		return readersOf(max(f.OldVersion, f.NewVersion)), false
 	}
 	reader, writer := f.NewVersion, f.OldVersion
-	if f.Direction == strings.ToUpper(string(compat.Forward)) {
+	if f.Direction == strings.ToUpper(string(engine.Forward)) {
 		reader, writer = f.OldVersion, f.NewVersion
 	}
 	exact = true

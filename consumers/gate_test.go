@@ -7,7 +7,6 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
-	"github.com/evtool/evtool/compat/formats"
 	"github.com/evtool/evtool/report"
 )
 
@@ -46,8 +45,8 @@ func TestAnnotate(t *testing.T) {
 		if probs := Lint(cat, cs); len(probs) > 0 {
 			t.Fatal(probs)
 		}
-		res := formats.CheckCatalog(cat, nil, compat.CheckOptions{Seed: 1})
-		k := NewChecker(cat, Options{Samples: 2, Seed: 1, Formats: formats.Comparers()})
+		res := compat.CheckCatalog(cat, nil, compat.CheckOptions{Seed: 1})
+		k := NewChecker(cat, Options{Samples: 2, Seed: 1})
 		out := Annotate(res.Findings, k, cs, cat.Config.Consumers == catalog.ConsumersComplete)
 		var sawJSON, sawAvro bool
 		for _, f := range out {

@@ -8,7 +8,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/catalog"
-	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
 	jsonformat "github.com/evtool/evtool/format/jsonschema"
@@ -90,10 +91,10 @@ func TestProjectedCompare(t *testing.T) {
 			if tc.fields == nil {
 				fields = format.NewFields([]string{""})
 			}
-			old := compat.NewSide(jsonformat.Project(compile(t, "old.json", tc.old), fields), nil)
-			new := compat.NewSide(jsonformat.Project(compile(t, "new.json", tc.new), fields), nil)
-			fs := compat.Compare(old, new, compat.Backward, compat.Options{Profile: tc.profile, Samples: 20, Seed: 1})
-			if got := !compat.Compatible(fs); got != tc.breaks {
+			old := jsoncompat.NewSide(jsonformat.Project(compile(t, "old.json", tc.old), fields), nil)
+			new := jsoncompat.NewSide(jsonformat.Project(compile(t, "new.json", tc.new), fields), nil)
+			fs := jsoncompat.Compare(old, new, engine.Backward, engine.Options{Profile: tc.profile, Samples: 20, Seed: 1})
+			if got := !jsoncompat.Compatible(fs); got != tc.breaks {
 				t.Errorf("breaks = %v, want %v: %+v", got, tc.breaks, fs)
 			}
 		})

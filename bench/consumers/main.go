@@ -17,7 +17,6 @@ import (
 	"github.com/evtool/evtool/bench/consumers/gen"
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
-	"github.com/evtool/evtool/compat/formats"
 	"github.com/evtool/evtool/consumers"
 )
 
@@ -51,7 +50,7 @@ func main() {
 	var readings, breaks, pairs int
 	for range *rounds {
 		start := time.Now()
-		vs := consumers.NewChecker(cat, consumers.Options{Samples: compat.DefaultCatalogSamples, Seed: 1, Formats: formats.Comparers()}).Check(cs)
+		vs := consumers.NewChecker(cat, consumers.Options{Samples: compat.DefaultCatalogSamples, Seed: 1}).Check(cs)
 		check = append(check, time.Since(start))
 		readings, breaks = len(vs), 0
 		for _, v := range vs {
@@ -60,7 +59,7 @@ func main() {
 			}
 		}
 		start = time.Now()
-		res := formats.CheckCatalog(cat, nil, compat.CheckOptions{Seed: 1})
+		res := compat.CheckCatalog(cat, nil, compat.CheckOptions{Seed: 1})
 		gate = append(gate, time.Since(start))
 		pairs = res.Pairs
 	}

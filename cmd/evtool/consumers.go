@@ -11,7 +11,6 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
-	"github.com/evtool/evtool/compat/formats"
 	"github.com/evtool/evtool/consumers"
 	evformat "github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/report"
@@ -55,7 +54,7 @@ func consumerAware(head, base *catalog.Catalog, cs []*consumers.Contract, fs []r
 	if len(cs) == 0 {
 		return fs
 	}
-	k := consumers.NewChecker(head, consumers.Options{Samples: gateSamples(head, opts), Seed: opts.Seed, Formats: formats.Comparers(), Base: base})
+	k := consumers.NewChecker(head, consumers.Options{Samples: gateSamples(head, opts), Seed: opts.Seed, Base: base})
 	return consumers.Annotate(fs, k, cs, head.Config.Consumers == catalog.ConsumersComplete)
 }
 
@@ -116,11 +115,11 @@ Exit 0 when every consumer reads OK, 1 when one breaks, 2 on bad input
 					return err
 				}
 			}
-			opts := compat.CheckOptions{Samples: samples, SamplesSet: cmd.Flags().Changed("samples"), Seed: seed}
+			opts := compat.CheckOptions{Samples: samples, SamplesSet: cmd.Flags().Changed("samples"), Seed: uint64(seed)}
 			if opts.SamplesSet && samples == 0 {
 				opts.Samples = -1
 			}
-			k := consumers.NewChecker(head, consumers.Options{Samples: gateSamples(head, opts), Seed: seed, Formats: formats.Comparers(), Base: base})
+			k := consumers.NewChecker(head, consumers.Options{Samples: gateSamples(head, opts), Seed: uint64(seed), Base: base})
 			verdicts := k.Check(cs)
 			// Approved breaks (compat.ignore) are approved here too; an
 			// entry this check does not meet is the gate's to call stale.
@@ -130,7 +129,7 @@ Exit 0 when every consumer reads OK, 1 when one breaks, 2 on bad input
 					findings = append(findings, f)
 				}
 			}
-			rep := &report.Report{Command: "consumers check", Findings: findings, Checked: len(verdicts), Unit: "reading", Rules: formats.RuleDocs(), ToolVersion: buildVersion()}
+			rep := &report.Report{Command: "consumers check", Findings: findings, Checked: len(verdicts), Unit: "reading", Rules: compat.RuleDocs(), ToolVersion: buildVersion()}
 			if err := report.Write(a.stdout, f, rep); err != nil {
 				return err
 			}

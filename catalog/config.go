@@ -22,7 +22,14 @@ type Config struct {
 	Compat       CompatConfig   `yaml:"compat"`
 	Registry     RegistryConfig `yaml:"registry"`
 	Kafka        KafkaConfig    `yaml:"kafka"`
+	// Consumers is "complete" when the catalog's consumer contracts list
+	// every consumer of its types; "" makes no such claim.
+	Consumers string `yaml:"consumers"`
 }
+
+// ConsumersComplete is the value of evtool.yaml's consumers key that
+// claims the contracts list every consumer.
+const ConsumersComplete = "complete"
 
 // CompatConfig is the compat section of evtool.yaml.
 type CompatConfig struct {

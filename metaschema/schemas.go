@@ -21,6 +21,7 @@ const (
 	Event    = "event.schema.json"
 	Scenario = "scenario.schema.json"
 	Verify   = "verify.schema.json"
+	Consumer = "consumer.schema.json"
 )
 
 // Compile compiles the named embedded meta-schema.

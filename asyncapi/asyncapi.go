@@ -185,7 +185,7 @@ func Build(cat *catalog.Catalog, opts Options) (*Document, error) {
 	}
 
 	receiveOperations(cat, ops, opts.Consumers, func(t *catalog.EventType) string {
-		for _, key := range sortedKeys(channels) {
+		for _, key := range slices.Sorted(maps.Keys(channels)) {
 			for _, ct := range channels[key].types {
 				if ct == t {
 					return key

@@ -114,6 +114,7 @@ Exit codes: 0 OK, 1 findings (incompatible, invalid, consumer failed, drift),
 		a.dlqCommand(),
 		a.produceCommand(),
 		a.consumeCommand(),
+		a.consumersCommand(),
 	)
 	for _, c := range root.Commands() {
 		if c.Args == nil {

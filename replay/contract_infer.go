@@ -1,0 +1,179 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// DefaultInferRuns bounds the mutation runs of Infer.
+const DefaultInferRuns = 200
+
+// Inference is what Infer found: the fields of the events whose mutation
+// changes the consumer's state.
+type Inference struct {
+	// Fields are the fields of the events considered (n), Read those whose
+	// mutation changed the state (k), sorted.
+	Fields []Field `json:"fields"`
+	Read   []Field `json:"read"`
+	// Unresolved holds fields the run budget ran out on: at least one of
+	// them changes the state. They are not in Read.
+	Unresolved []Field `json:"unresolved,omitempty"`
+	// Versions are the versions of each type the events carry.
+	Versions map[string][]int `json:"versions"`
+	// Runs counts the mutation runs, Baselines the clean runs.
+	Runs      int      `json:"runs"`
+	Baselines int      `json:"baselines"`
+	Duration  Duration `json:"duration"`
+}
+
+// Infer finds the fields of the scenario's events (of type typ, or every
+// type when typ is "") that the consumer's state depends on, by group
+// testing: it mutates a set of fields in every event (as a contract run
+// does) and compares the state with the baseline's; a set that changes it
+// is split in halves until one field is left, and the search starts again
+// on every field not found yet until mutating all of them changes
+// nothing. That is at most k·(⌈log2 n⌉+1)+1 runs for k fields read of n,
+// and the result passes a contract run by construction: its last run
+// mutated every other field. maxRuns bounds the mutation runs (0:
+// DefaultInferRuns).
+func Infer(ctx context.Context, sc *Scenario, opts Options, typ string, maxRuns int) (*Inference, error) {
+	start := time.Now()
+	if maxRuns <= 0 {
+		maxRuns = DefaultInferRuns
+	}
+	h, err := NewHarness(sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	if _, err := h.Validate(ctx); err != nil {
+		return nil, err
+	}
+	if typ != "" && h.cat.Lookup(typ) == nil {
+		return nil, fmt.Errorf("--type %s: the catalog (%s) has no such type", typ, sc.Catalog)
+	}
+	if err := h.Connect(ctx); err != nil {
+		return nil, err
+	}
+	inf := &Inference{}
+	defer func() { inf.Duration = Duration(time.Since(start)) }()
+	rep := h.newReport(h.inv)
+	base, err := h.cleanBaseline(ctx, rep)
+	inf.Baselines = len(rep.Runs)
+	if err != nil {
+		return nil, err
+	}
+	fields, versions, err := h.dataFields(ctx, func(f Field) bool { return typ == "" || f.Type == typ })
+	if err != nil {
+		return nil, fmt.Errorf("reading the events' fields: %w", err)
+	}
+	inf.Fields, inf.Versions = fields, versions
+	test := func(sub []int) (bool, error) {
+		fs := make([]Field, len(sub))
+		for i, j := range sub {
+			fs[i] = fields[j]
+		}
+		h.logf("infer: mutating %d field(s)", len(fs))
+		_, _, differs, err := h.mutationRun(ctx, rep, base, "infer", fs)
+		return differs, err
+	}
+	read, unresolved, runs, err := splitSearch(len(fields), maxRuns, test)
+	inf.Runs = runs
+	if err != nil {
+		return inf, err
+	}
+	for _, i := range read {
+		inf.Read = append(inf.Read, fields[i])
+	}
+	for _, i := range unresolved {
+		inf.Unresolved = append(inf.Unresolved, fields[i])
+	}
+	sortFields(inf.Read)
+	return inf, nil
+}
+
+// splitSearch finds the items of 0..n-1 that make test true (adaptive
+// group testing by binary splitting): test the items not found yet; when
+// true, halve the set, keeping a half that tests true (or the other one,
+// when it does not), down to one item; repeat. It stops after maxRuns
+// tests, returning the set it was narrowing as unresolved. test is
+// assumed monotone: a set that holds a positive item tests true.
+func splitSearch(n, maxRuns int, test func([]int) (bool, error)) (found, unresolved []int, runs int, err error) {
+	in := make([]bool, n)
+	for {
+		var pool []int
+		for i := 0; i < n; i++ {
+			if !in[i] {
+				pool = append(pool, i)
+			}
+		}
+		if len(pool) == 0 {
+			return found, nil, runs, nil
+		}
+		if runs >= maxRuns {
+			return found, pool, runs, nil
+		}
+		runs++
+		pos, err := test(pool)
+		if err != nil || !pos {
+			return found, nil, runs, err
+		}
+		cur := pool
+		for len(cur) > 1 {
+			if runs >= maxRuns {
+				return found, cur, runs, nil
+			}
+			a, b := cur[:len(cur)/2], cur[len(cur)/2:]
+			runs++
+			pos, err := test(a)
+			if err != nil {
+				return found, nil, runs, err
+			}
+			if pos {
+				cur = a
+			} else {
+				cur = b
+			}
+		}
+		in[cur[0]] = true
+		found = append(found, cur[0])
+		sort.Ints(found)
+	}
+}
+
+// cleanBaseline runs the baseline (twice unless opts.Baselines is 1) and
+// fails unless the consumer passed it and ended in the same state both
+// times: mutation runs are judged against it.
+func (h *Harness) cleanBaseline(ctx context.Context, rep *Report) (*RunResult, error) {
+	base, err := h.Run(ctx, RunSpec{Name: "baseline", Initial: true})
+	if err != nil {
+		return nil, fmt.Errorf("baseline run: %w", err)
+	}
+	rep.Runs = append(rep.Runs, base)
+	if base.Failure == nil || base.Failure.Reason == "expect" {
+		if f := h.checkBaseline(base); f != nil {
+			base.Failure = f
+		}
+	}
+	if base.Failure != nil {
+		return nil, errors.New("the consumer failed the baseline run (no faults): " + base.Failure.Message)
+	}
+	if h.opts.Baselines == 1 {
+		return base, nil
+	}
+	again, err := h.Run(ctx, RunSpec{Name: "baseline"})
+	if err != nil {
+		return nil, fmt.Errorf("second baseline run: %w", err)
+	}
+	rep.Runs = append(rep.Runs, again)
+	if again.Failure != nil {
+		return nil, errors.New("the consumer failed the second clean run (no faults): " + again.Failure.Message)
+	}
+	if c := Compare(base.State, again.State, h.sc.Consumer.Ignore); !c.Equal {
+		return nil, fmt.Errorf("the consumer is nondeterministic: two clean runs of the same events ended in different states (%d place(s)); make the state deterministic, or leave the parts that vary out with consumer.ignore", len(c.Differences)+c.More)
+	}
+	return base, nil
+}

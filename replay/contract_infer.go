@@ -49,11 +49,11 @@ func Infer(ctx context.Context, sc *Scenario, opts Options, typ string, maxRuns 
 		return nil, err
 	}
 	defer h.Close()
-	if _, err := h.Validate(ctx); err != nil {
-		return nil, err
-	}
 	if typ != "" && h.cat.Lookup(typ) == nil {
 		return nil, fmt.Errorf("--type %s: the catalog (%s) has no such type", typ, sc.Catalog)
+	}
+	if _, err := h.Validate(ctx); err != nil {
+		return nil, err
 	}
 	if err := h.Connect(ctx); err != nil {
 		return nil, err

@@ -44,6 +44,12 @@ func (f Field) String() string { return f.Pointer + " (" + f.Type + ")" }
 // values are taken from.
 const samplesPerVersion = 8
 
+// maxChecksPerEvent bounds the validations of one event's data while
+// mutating it: each checks the whole data, so an event of many fields
+// would otherwise cost their square. Fields left when it is spent are
+// kept as they are (and counted).
+const maxChecksPerEvent = 512
+
 // fieldMutation mutates the fields of a set in raw events. It is safe for
 // concurrent use (the producer converts events on several goroutines).
 type fieldMutation struct {
@@ -85,6 +91,8 @@ type eventData struct {
 	framed bool
 	id     uint32
 	value  any
+	// checks counts the validations spent on mutating it.
+	checks int
 }
 
 // decodeEventData reads a CloudEvent in the JSON format and the JSON form
@@ -226,6 +234,9 @@ func (ed *eventData) valid() bool {
 // valid reports whether the event's version accepts its value as it is
 // now, every format asserted (JSON Schema).
 func (fm *fieldMutation) valid(ed *eventData, vs *versionSamples) bool {
+	if ed.checks++; ed.checks > maxChecksPerEvent {
+		return false
+	}
 	if vs.strict != nil {
 		return vs.strict.Validate(ed.value) == nil
 	}

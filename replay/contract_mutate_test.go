@@ -2,10 +2,12 @@ package replay
 
 import (
 	"bufio"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/catalog"
@@ -187,5 +189,48 @@ func TestSplitSearch(t *testing.T) {
 	found, unresolved, runs, _ := splitSearch(16, 3, func(sub []int) (bool, error) { return slices.Contains(sub, 9), nil })
 	if len(found) != 0 || !slices.Contains(unresolved, 9) || runs != 3 || len(unresolved) > 4 {
 		t.Errorf("budget 3: found %v, unresolved %v, runs %d", found, unresolved, runs)
+	}
+}
+
+// An event of thousands of required fields costs a bounded number of
+// validations, not their square: the fields beyond the budget are kept.
+func TestFieldMutationWideEventBounded(t *testing.T) {
+	dir := t.TempDir()
+	const n = 2000
+	props := make([]string, n)
+	names := make([]string, n)
+	data := make([]string, n)
+	for i := range props {
+		names[i] = fmt.Sprintf(`"f%d"`, i)
+		props[i] = fmt.Sprintf(`"f%d": {"type": "string", "maxLength": 3}`, i)
+		data[i] = fmt.Sprintf(`"f%d": "abc"`, i)
+	}
+	schema := `{"type": "object", "required": [` + strings.Join(names, ",") + `], "properties": {` + strings.Join(props, ",") + `}}`
+	for name, text := range map[string]string{
+		"evtool.yaml":             "version: 1\nschemas: schemas\n",
+		"schemas/com.x.t/v1.json": schema,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat, err := catalog.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := rawEvent{Raw: []byte(`{"specversion":"1.0","id":"1","source":"/s","type":"com.x.t","data":{` + strings.Join(data, ",") + `}}`)}
+	var fields []Field
+	for i := range n {
+		fields = append(fields, Field{"com.x.t", fmt.Sprintf("/f%d", i)})
+	}
+	fm := newFieldMutation(NewMutator(cat), 1, fields)
+	fm.apply(ev)
+	// Every mutation takes at least one validation of the whole data.
+	if fm.kept.Load() == 0 || fm.mutated.Load() == 0 || fm.mutated.Load() > maxChecksPerEvent || fm.mutated.Load()+fm.kept.Load() != n {
+		t.Fatalf("mutated %d, kept %d of %d", fm.mutated.Load(), fm.kept.Load(), n)
 	}
 }

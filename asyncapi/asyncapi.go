@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/consumers"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
@@ -63,6 +64,9 @@ func (d *Document) YAML() ([]byte, error) { return encodeYAML(d.root) }
 type Options struct {
 	// Title is info.title; default: "<catalog directory name> events".
 	Title string
+	// Consumers are the catalog's consumer contracts: each gets a receive
+	// operation per type it reads, with the versions and fields it reads.
+	Consumers []*consumers.Contract
 }
 
 // Build exports a loaded catalog. Versions that did not compile are an
@@ -177,6 +181,17 @@ func Build(cat *catalog.Catalog, opts Options) (*Document, error) {
 			ops.set(t.Name, op)
 		}
 	}
+
+	receiveOperations(cat, ops, opts.Consumers, func(t *catalog.EventType) string {
+		for _, key := range sortedKeys(channels) {
+			for _, ct := range channels[key].types {
+				if ct == t {
+					return key
+				}
+			}
+		}
+		return ""
+	})
 
 	info := obj(
 		"title", title,

@@ -40,6 +40,9 @@ type Field struct {
 	RefName string
 	// Anchor is the field's HTML id on its version page.
 	Anchor string
+	// ReadBy names the consumers whose contracts read the field (or a
+	// part of it, or the object it is in) with this version.
+	ReadBy []string
 }
 
 // maxFields bounds a table; a schema past it is summarized.

@@ -44,6 +44,14 @@ var funcs = template.FuncMap{
 		return splitAfterDots(par)
 	},
 	"leaf": func(p string) string { _, leaf := splitPath(p); return leaf },
+	"anyReadBy": func(fs []Field) bool {
+		for _, f := range fs {
+			if len(f.ReadBy) > 0 {
+				return true
+			}
+		}
+		return false
+	},
 	"errorsIn": func(fs []findingView) int {
 		n := 0
 		for _, f := range fs {

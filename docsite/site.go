@@ -32,6 +32,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/formats"
+	"github.com/evtool/evtool/consumers"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/report"
@@ -46,6 +47,9 @@ type Options struct {
 	// command's default; Samples 0 means evtool.yaml's, else 24).
 	Seed    int64
 	Samples int
+	// Consumers are the catalog's consumer contracts: each type's page
+	// lists its consumers, and field tables say who reads each field.
+	Consumers []*consumers.Contract
 }
 
 // Site is the generated files by slash path.
@@ -89,6 +93,8 @@ type typeModel struct {
 	Ignored      int
 	Checked      bool
 	MetaFile     string
+	// Consumers read the type (from their contracts).
+	Consumers []consumerView
 }
 
 type versionModel struct {
@@ -221,6 +227,7 @@ func buildModel(cat *catalog.Catalog, opts Options) *siteModel {
 	sort.Slice(types, func(i, j int) bool { return types[i].Name < types[j].Name })
 	for _, t := range types {
 		tm := buildType(cat, texts, t, byType[t.Name])
+		addConsumers(tm, t, opts.Consumers)
 		m.Types = append(m.Types, tm)
 		m.Versions += len(tm.Versions)
 		if tm.Latest != nil {

@@ -68,6 +68,9 @@ type Finding struct {
 	// Ignored holds the reason of the ignore entry that approved this
 	// finding; ignored findings are reported but do not fail.
 	Ignored string `json:"ignored,omitempty"`
+	// Consumers names the consumer contracts that read the finding's
+	// path (or a parent or child of it).
+	Consumers []string `json:"consumers,omitempty"`
 }
 
 // RecordLocation names one Kafka record.

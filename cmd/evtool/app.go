@@ -108,13 +108,13 @@ Exit codes: 0 OK, 1 findings (incompatible, invalid, consumer failed, drift),
 		a.verifyCommand(),
 		a.genCommand(),
 		a.compatCommand(),
+		a.consumersCommand(),
 		a.registryCommand(),
 		a.exportCommand(),
 		a.docsCommand(),
 		a.dlqCommand(),
 		a.produceCommand(),
 		a.consumeCommand(),
-		a.consumersCommand(),
 	)
 	for _, c := range root.Commands() {
 		if c.Args == nil {

@@ -109,6 +109,21 @@ Exit 0 when clean (warnings allowed), 1 when an example fails its version,
 				return loadErr
 			}
 			rep := &report.Report{Command: "lint", Unit: "schema"}
+			if cat != nil {
+				// Consumer contracts are part of the catalog: malformed
+				// ones, or ones naming what the catalog lacks, make it
+				// malformed.
+				if _, cerr := loadContracts(dir, cat); cerr != nil {
+					var ce *catalog.LoadError
+					if !errors.As(cerr, &ce) {
+						return cerr
+					}
+					if le == nil {
+						le = &catalog.LoadError{}
+					}
+					le.Findings = append(le.Findings, ce.Findings...)
+				}
+			}
 			if le != nil {
 				rep.Findings = append(rep.Findings, le.Findings...)
 			}

@@ -226,10 +226,14 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			if opts.SamplesSet && samples == 0 {
 				opts.Samples = -1
 			}
+			cs, err := loadContracts(dir, head)
+			if err != nil {
+				return a.annotateLoadError(err, f, "compat check")
+			}
 			res := formats.CheckCatalog(head, base, opts)
 			// The head catalog's warnings (a reason cut at a '#', ...) are
 			// part of the gate's report, as in lint.
-			findings := append(append(baseWarnings, head.Warnings...), res.Findings...)
+			findings := append(append(baseWarnings, head.Warnings...), consumerAware(head, base, cs, res.Findings, opts)...)
 			findings = compat.ApplyIgnores(findings, head.Config, head.ConfigFile)
 			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair", Rules: formats.RuleDocs(), ToolVersion: buildVersion()}
 			if err := report.Write(a.stdout, f, rep); err != nil {

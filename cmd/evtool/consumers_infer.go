@@ -17,18 +17,6 @@ import (
 	"github.com/evtool/evtool/report"
 )
 
-// consumersCommand is the consumers group. (The gate's check and
-// who-reads join it.)
-func (a *app) consumersCommand() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "consumers",
-		Short: "Consumer contracts: what each consumer reads",
-		Args:  cobra.NoArgs,
-	}
-	c.AddCommand(a.consumersInferCommand())
-	return c
-}
-
 func (a *app) consumersInferCommand() *cobra.Command {
 	var (
 		typ     string

@@ -47,7 +47,11 @@ files it no longer generates are removed, and nothing else is touched.`,
 			if err != nil {
 				return err
 			}
-			opts := docsite.Options{Title: title, Seed: seed}
+			cs, err := loadContracts(dir, cat)
+			if err != nil {
+				return err
+			}
+			opts := docsite.Options{Title: title, Seed: seed, Consumers: cs}
 			if cmd.Flags().Changed("samples") {
 				opts.Samples = samples
 				if samples == 0 {

@@ -64,7 +64,11 @@ YAML on stdout by default; --out writes a file, JSON when its name ends in
 			if err != nil {
 				return err
 			}
-			doc, err := asyncapi.Build(cat, asyncapi.Options{Title: title})
+			cs, err := loadContracts(dir, cat)
+			if err != nil {
+				return err
+			}
+			doc, err := asyncapi.Build(cat, asyncapi.Options{Title: title, Consumers: cs})
 			if err != nil {
 				return err
 			}

@@ -32,6 +32,8 @@ func TestProducerAndDLQFlagsDocumented(t *testing.T) {
 		{[]string{"compat", "diff"}, "docs/compat.md"},
 		{[]string{"produce"}, "docs/produce-consume.md"},
 		{[]string{"consume"}, "docs/produce-consume.md"},
+		{[]string{"consumers", "check"}, "docs/consumers.md"},
+		{[]string{"consumers", "who-reads"}, "docs/consumers.md"},
 	} {
 		cmd, _, err := root.Find(tc.command)
 		if err != nil {

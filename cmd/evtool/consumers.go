@@ -1,0 +1,251 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/compat/formats"
+	"github.com/evtool/evtool/consumers"
+	evformat "github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemaregistry"
+)
+
+// loadContracts reads the catalog's consumer contracts and checks them
+// against it; any problem is a *catalog.LoadError (exit 2).
+func loadContracts(dir string, cat *catalog.Catalog) ([]*consumers.Contract, error) {
+	cs, err := consumers.Load(dir)
+	var le *catalog.LoadError
+	if err != nil && !errors.As(err, &le) {
+		return nil, err
+	}
+	var problems []report.Finding
+	if le != nil {
+		problems = le.Findings
+	}
+	problems = append(problems, consumers.Lint(cat, cs)...)
+	if len(problems) > 0 {
+		return cs, &catalog.LoadError{Findings: problems}
+	}
+	return cs, nil
+}
+
+// gateSamples is the witness count a catalog check uses (as
+// compat.CheckCatalog decides it), for the consumer-aware step.
+func gateSamples(cat *catalog.Catalog, opts compat.CheckOptions) int {
+	switch {
+	case opts.SamplesSet:
+		return opts.Samples
+	case cat.Config.Compat.Samples != 0:
+		return cat.Config.Compat.Samples
+	}
+	return compat.DefaultCatalogSamples
+}
+
+// consumerAware annotates a compat check's findings with the consumers
+// they reach (consumers.Annotate); without contracts it changes nothing.
+func consumerAware(head, base *catalog.Catalog, cs []*consumers.Contract, fs []report.Finding, opts compat.CheckOptions) []report.Finding {
+	if len(cs) == 0 {
+		return fs
+	}
+	k := consumers.NewChecker(head, consumers.Options{Samples: gateSamples(head, opts), Seed: opts.Seed, Formats: formats.Comparers(), Base: base})
+	return consumers.Annotate(fs, k, cs, head.Config.Consumers == catalog.ConsumersComplete)
+}
+
+func (a *app) consumersCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "consumers",
+		Short: "Consumer contracts: who reads which types, versions and fields",
+		Long: `Consumer contracts are consumers/<name>.yaml beside evtool.yaml: the event
+types, versions and fields (JSON pointers into the data's JSON form) one
+consumer reads. See docs/consumers.md.`,
+	}
+	c.AddCommand(a.consumersCheckCommand(), a.consumersWhoReadsCommand(), a.consumersInferCommand())
+	return c
+}
+
+func (a *app) consumersCheckCommand() *cobra.Command {
+	var (
+		dir, against, format string
+		samples              int
+		seed                 int64
+	)
+	c := &cobra.Command{
+		Use:   "check",
+		Short: "Check that every consumer reads every version producers may write, in the fields it reads",
+		Long: `For each consumer contract, each type it reads and each version it decodes,
+check that it reads every version of the type producers may write, restricted
+to the fields it lists: both schemas are projected on the contract's pointers
+and compared with the compat engines (with counterexamples that hold only the
+read fields). With --against REF|DIR, a published version the head edited in
+place is a writer as published too. Avro and Protobuf types are compared
+whole (no field projection for them yet).
+
+Exit 0 when every consumer reads OK, 1 when one breaks, 2 on bad input
+(malformed catalog or contract).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := parseFormat(format, report.GateFormats)
+			if err != nil {
+				return err
+			}
+			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+				return fmt.Errorf("catalog directory %s does not exist", dir)
+			}
+			head, err := loadCatalog(dir)
+			if err != nil {
+				return a.annotateLoadError(err, f, "consumers check")
+			}
+			cs, err := loadContracts(dir, head)
+			if err != nil {
+				return a.annotateLoadError(err, f, "consumers check")
+			}
+			if samples < 0 {
+				return usagef("--samples %d: use 0 (rules only) or a positive count", samples)
+			}
+			var base *catalog.Catalog
+			if against != "" {
+				if base, _, err = loadBase(cmd, dir, against, schemaregistry.ClientOptions{MaxResponse: schemaregistry.DefaultMaxResponse, MaxResponseTotal: schemaregistry.DefaultMaxResponseTotal}); err != nil {
+					return err
+				}
+			}
+			opts := compat.CheckOptions{Samples: samples, SamplesSet: cmd.Flags().Changed("samples"), Seed: seed}
+			if opts.SamplesSet && samples == 0 {
+				opts.Samples = -1
+			}
+			k := consumers.NewChecker(head, consumers.Options{Samples: gateSamples(head, opts), Seed: seed, Formats: formats.Comparers(), Base: base})
+			verdicts := k.Check(cs)
+			rep := &report.Report{Command: "consumers check", Findings: consumers.Findings(cs, verdicts), Checked: len(verdicts), Unit: "reading", Rules: formats.RuleDocs(), ToolVersion: buildVersion()}
+			if err := report.Write(a.stdout, f, rep); err != nil {
+				return err
+			}
+			if rep.Failed() {
+				return errFindings
+			}
+			return nil
+		},
+	}
+	dirFlag(c, &dir)
+	c.Flags().StringVar(&against, "against", "", "base catalog: a git revision (e.g. origin/main) or a directory; published versions edited in place are writers as published")
+	c.Flags().IntVar(&samples, "samples", compat.DefaultCatalogSamples, "witness documents per comparison (default: evtool.yaml compat.samples, else 2; 0: rules only)")
+	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search")
+	formatFlag(c, &format, report.GateFormats)
+	return c
+}
+
+// whoReads is one line of who-reads.
+type whoReads struct {
+	Consumer string   `json:"consumer"`
+	Owner    string   `json:"owner,omitempty"`
+	File     string   `json:"file"`
+	Versions []int    `json:"versions"`
+	Fields   []string `json:"fields"`
+}
+
+func (a *app) consumersWhoReadsCommand() *cobra.Command {
+	var (
+		dir, field, format string
+		version            int
+	)
+	c := &cobra.Command{
+		Use:   "who-reads TYPE",
+		Short: "List the consumers that read a type, a version of it, or a field",
+		Long: `List the consumers whose contracts read TYPE: with --version N only those that
+decode version N (can v2 be retired?), with --field PTR only those that read
+the field, a parent or a child of it (can /note be removed?). A contract
+without fields reads the whole data.
+
+Exit 0 (an empty list is an answer), 2 on bad input (unknown type or version,
+malformed catalog or contract, a --field that is not a JSON pointer).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := parseFormat(format, report.BasicFormats)
+			if err != nil {
+				return err
+			}
+			typ := args[0]
+			if field != "" && !strings.HasPrefix(field, "/") {
+				return usagef("--field %q: want a JSON pointer into the data, e.g. /orderId", field)
+			}
+			head, err := loadCatalog(dir)
+			if err != nil {
+				return err
+			}
+			cs, err := loadContracts(dir, head)
+			if err != nil {
+				return err
+			}
+			t := head.Lookup(typ)
+			if t == nil {
+				return fmt.Errorf("type %s is not in the catalog %s", typ, dir)
+			}
+			if version != 0 && t.Version(version) == nil {
+				return fmt.Errorf("%s has no v%d (it has v1..v%d)", typ, version, len(t.Versions))
+			}
+			var out []whoReads
+			for _, c := range cs {
+				r, ok := c.Reads[typ]
+				if !ok || (version != 0 && !r.ReadsVersion(version)) {
+					continue
+				}
+				if field != "" && !evformat.NewFields(r.Pointers()).Reads(field) {
+					continue
+				}
+				out = append(out, whoReads{Consumer: c.Name, Owner: c.Owner, File: c.File, Versions: r.Versions, Fields: r.Pointers()})
+			}
+			if f == report.FormatJSON {
+				if out == nil {
+					out = []whoReads{}
+				}
+				b, err := json.Marshal(out)
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(a.stdout, "%s\n", report.JSONSafe(b))
+				return err
+			}
+			what := typ
+			if version != 0 {
+				what += fmt.Sprintf(" v%d", version)
+			}
+			if field != "" {
+				what += " " + field
+			}
+			if len(out) == 0 {
+				fmt.Fprintln(a.stdout, report.SafeLine("no consumer contract reads "+what))
+				return nil
+			}
+			for _, w := range out {
+				vs := make([]string, len(w.Versions))
+				for i, n := range w.Versions {
+					vs[i] = fmt.Sprintf("v%d", n)
+				}
+				fields := make([]string, len(w.Fields))
+				for i, p := range w.Fields {
+					fields[i] = p
+					if p == "" {
+						fields[i] = "(all of the data)"
+					}
+				}
+				line := fmt.Sprintf("%s\t%s\t%s\t%s", w.Consumer, strings.Join(vs, ","), strings.Join(fields, " "), w.File)
+				if w.Owner != "" {
+					line += "\towner " + w.Owner
+				}
+				fmt.Fprintln(a.stdout, report.SafeLine(line))
+			}
+			return nil
+		},
+	}
+	dirFlag(c, &dir)
+	c.Flags().IntVar(&version, "version", 0, "only consumers that decode this version")
+	c.Flags().StringVar(&field, "field", "", "only consumers that read this JSON pointer (or a parent or child of it)")
+	formatFlag(c, &format, report.BasicFormats)
+	return c
+}

@@ -1,0 +1,390 @@
+package consumers
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/format"
+	jsonformat "github.com/evtool/evtool/format/jsonschema"
+	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/report"
+)
+
+// Rule ids of contract findings.
+const (
+	// RuleType: a contract reads a type the catalog does not have.
+	RuleType = "consumer-type-unknown"
+	// RuleVersion: a contract reads a version the type does not have.
+	RuleVersion = "consumer-version-unknown"
+	// RuleField: a contract's pointer does not resolve in a version.
+	RuleField = "consumer-field-unresolved"
+	// RuleAffected is the summary of the consumers a compat check's
+	// findings reach, one per type.
+	RuleAffected = "consumers-affected"
+	// RuleBreaks is a consumers check finding: a consumer cannot read a
+	// version producers may write, in the fields it reads.
+	RuleBreaks = "consumer-breaks"
+)
+
+// pointerResolver is what a format's schema offers to check a contract's
+// pointer (format/jsonschema, format/avro and format/protobuf do).
+type pointerResolver interface {
+	ResolvePointer(ptr string) error
+}
+
+// Lint checks every contract against the catalog: its types and versions
+// exist and every field resolves in every version it lists. Each problem
+// is an error finding at the contract's line.
+func Lint(cat *catalog.Catalog, cs []*Contract) []report.Finding {
+	var out []report.Finding
+	for _, c := range cs {
+		for _, typ := range c.Types() {
+			r := c.Reads[typ]
+			t := cat.Lookup(typ)
+			if t == nil {
+				out = append(out, fail(c.File, r.Line, "/reads/"+jsonpos.Escape(typ), fmt.Sprintf("consumer %s reads type %s, which is not in the catalog", c.Name, typ)))
+				out[len(out)-1].Rule = RuleType
+				continue
+			}
+			for i, n := range r.Versions {
+				v := t.Version(n)
+				if v == nil {
+					f := fail(c.File, r.VersionLines[i], fmt.Sprintf("/reads/%s/versions/%d", jsonpos.Escape(typ), i), fmt.Sprintf("consumer %s reads %s v%d, which does not exist (the type has v1..v%d)", c.Name, typ, n, len(t.Versions)))
+					f.Rule = RuleVersion
+					out = append(out, f)
+					continue
+				}
+				res, ok := v.Compiled.(pointerResolver)
+				if !ok {
+					continue // did not compile: lint reports the schema
+				}
+				for j, ptr := range r.Fields {
+					if err := res.ResolvePointer(ptr); err != nil {
+						f := fail(c.File, r.FieldLines[j], fmt.Sprintf("/reads/%s/fields/%d", jsonpos.Escape(typ), j), fmt.Sprintf("field %q does not resolve in %s v%d (%s): %v", ptr, typ, n, v.File, err))
+						f.Rule = RuleField
+						out = append(out, f)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Options configure field-aware comparisons.
+type Options struct {
+	// Samples is witness documents per comparison (as compat.Options).
+	Samples int
+	Seed    int64
+	// Formats compares the types of the other formats (compat/formats).
+	Formats map[format.Kind]compat.Comparer
+	// Base, when set, is the catalog on the base branch: published
+	// versions edited in place are writers as published too.
+	Base *catalog.Catalog
+}
+
+// Verdict is whether one consumer, decoding one version of a type, reads
+// what producers may write with one other version, in the fields its
+// contract lists.
+type Verdict struct {
+	Consumer *Contract
+	Type     string
+	Reader   int
+	Writer   int
+	// Published: the writer is the base's published content of a version
+	// the head edited in place.
+	Published bool
+	// Projected is false when the type's format has no projection (Avro,
+	// Protobuf): the comparison was of the whole schemas, so it may name
+	// breaks in fields the consumer does not read.
+	Projected bool
+	// Findings of the comparison (errors break the consumer).
+	Findings []report.Finding
+}
+
+// Breaks reports whether the verdict has an error.
+func (v *Verdict) Breaks() bool {
+	for _, f := range v.Findings {
+		if f.Severity == report.SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// Checker computes verdicts, each once.
+type Checker struct {
+	cat  *catalog.Catalog
+	opts Options
+
+	mu    sync.Mutex
+	memo  map[verdictKey]*verdictCell
+	sides map[sideKey]*compat.Side
+}
+
+type verdictKey struct {
+	consumer       string
+	typ            string
+	reader, writer int
+	published      bool
+}
+
+type verdictCell struct {
+	once sync.Once
+	v    *Verdict
+}
+
+type sideKey struct {
+	v      *catalog.Version
+	fields string
+}
+
+// NewChecker compares against the head catalog cat.
+func NewChecker(cat *catalog.Catalog, opts Options) *Checker {
+	return &Checker{cat: cat, opts: opts, memo: map[verdictKey]*verdictCell{}, sides: map[sideKey]*compat.Side{}}
+}
+
+// Verdict is c reading typ's writer version with its reader version
+// (published: the writer as published on the base). Safe for concurrent
+// use; nil when a version is missing or did not compile.
+func (k *Checker) Verdict(c *Contract, typ string, reader, writer int, published bool) *Verdict {
+	key := verdictKey{c.Name, typ, reader, writer, published}
+	k.mu.Lock()
+	cell := k.memo[key]
+	if cell == nil {
+		cell = &verdictCell{}
+		k.memo[key] = cell
+	}
+	k.mu.Unlock()
+	cell.once.Do(func() { cell.v = k.compute(c, typ, reader, writer, published) })
+	return cell.v
+}
+
+func (k *Checker) compute(c *Contract, typ string, reader, writer int, published bool) *Verdict {
+	t := k.cat.Lookup(typ)
+	if t == nil {
+		return nil
+	}
+	rv, wv := t.Version(reader), t.Version(writer)
+	wcat := k.cat
+	if published {
+		if k.opts.Base == nil || k.opts.Base.Lookup(typ) == nil {
+			return nil
+		}
+		wv, wcat = k.opts.Base.Lookup(typ).Version(writer), k.opts.Base
+	}
+	if rv == nil || wv == nil || rv.Compiled == nil || wv.Compiled == nil {
+		return nil
+	}
+	_, profile := k.cat.Compat(t)
+	copts := compat.Options{Profile: profile, Samples: k.opts.Samples, Seed: k.opts.Seed}
+	// The pair as the gate names it: the lower version is old; the
+	// reader is new (BACKWARD) or old (FORWARD).
+	old, new, ocat, ncat, dir := wv, rv, wcat, k.cat, compat.Backward
+	if writer > reader || (writer == reader && published) {
+		old, new, ocat, ncat, dir = rv, wv, k.cat, wcat, compat.Forward
+	}
+	subject := fmt.Sprintf("%s: %s v%d reads v%d", c.Name, typ, reader, writer)
+	if published {
+		subject += " as published"
+	}
+	p := compat.Pair{Type: typ, OldVersion: old.Number, NewVersion: new.Number, OldFile: old.File, NewFile: new.File,
+		OldURL: old.URL, NewURL: new.URL, Subject: subject}
+	v := &Verdict{Consumer: c, Type: typ, Reader: reader, Writer: writer, Published: published}
+	r := c.Reads[typ]
+	if old.Schema != nil && new.Schema != nil {
+		v.Projected = true
+		fields := format.NewFields(r.Pointers())
+		key := strings.Join(r.Pointers(), "\x00")
+		lineOf := func(file, ptr string) int {
+			if n := ncat.LineOf(file, ptr); n > 0 {
+				return n
+			}
+			return ocat.LineOf(file, ptr)
+		}
+		for _, f := range compat.Compare(k.side(old, key, fields), k.side(new, key, fields), dir, copts) {
+			v.Findings = append(v.Findings, f.ToReport(p, ocat.Locate, ncat.Locate, lineOf))
+		}
+	} else if k.opts.Formats != nil {
+		vp := compat.VersionPair{Pair: p, Old: old, New: new, OldCatalog: ocat, NewCatalog: ncat}
+		v.Findings = compat.CompareFormat(vp, dir, copts, k.opts.Formats)
+	}
+	return v
+}
+
+// side is a version projected on a consumer's fields, shared by every
+// comparison with the same fields (its witness documents are made once).
+func (k *Checker) side(v *catalog.Version, key string, fields *format.Fields) *compat.Side {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	sk := sideKey{v, key}
+	if s := k.sides[sk]; s != nil {
+		return s
+	}
+	s := compat.NewSide(jsonformat.Project(v.Schema, fields), nil)
+	k.sides[sk] = s
+	return s
+}
+
+// Check computes every verdict: each consumer, each type it reads, each
+// version it reads against every version of the type (and, with a base,
+// every published version edited in place), in contract and version order.
+func (k *Checker) Check(cs []*Contract) []*Verdict {
+	type job struct {
+		c              *Contract
+		typ            string
+		reader, writer int
+		published      bool
+	}
+	var jobs []job
+	for _, c := range cs {
+		for _, typ := range c.Types() {
+			t := k.cat.Lookup(typ)
+			if t == nil {
+				continue
+			}
+			for _, r := range c.Reads[typ].Versions {
+				for _, w := range t.Versions {
+					if w.Number != r {
+						jobs = append(jobs, job{c, typ, r, w.Number, false})
+					}
+					if k.edited(typ, w.Number) {
+						jobs = append(jobs, job{c, typ, r, w.Number, true})
+					}
+				}
+			}
+		}
+	}
+	out := make([]*Verdict, len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(1, parallelism()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := jobs[i]
+				out[i] = k.Verdict(j.c, j.typ, j.reader, j.writer, j.published)
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	kept := out[:0]
+	for _, v := range out {
+		if v != nil {
+			kept = append(kept, v)
+		}
+	}
+	return kept
+}
+
+// edited reports whether the head changed the published content of a
+// version (its digest differs from the base's).
+func (k *Checker) edited(typ string, n int) bool {
+	if k.opts.Base == nil {
+		return false
+	}
+	bt, ht := k.opts.Base.Lookup(typ), k.cat.Lookup(typ)
+	if bt == nil || ht == nil {
+		return false
+	}
+	bv, hv := bt.Version(n), ht.Version(n)
+	return bv != nil && hv != nil && bv.Digest != hv.Digest && bv.Format == hv.Format
+}
+
+// Readers returns the contracts that read typ with version n, by name.
+func Readers(cs []*Contract, typ string, n int) []*Contract {
+	var out []*Contract
+	for _, c := range cs {
+		if r, ok := c.Reads[typ]; ok && r.ReadsVersion(n) {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Findings turns verdicts into a consumers check report: each break's
+// findings (named for the consumer and the versions), and one line per
+// consumer and type that reads everything it should.
+func Findings(cs []*Contract, vs []*Verdict) []report.Finding {
+	type ct struct{ consumer, typ string }
+	broken := map[ct]bool{}
+	writers := map[ct][]string{}
+	var out []report.Finding
+	for _, v := range vs {
+		key := ct{v.Consumer.Name, v.Type}
+		w := fmt.Sprintf("v%d", v.Writer)
+		if v.Published {
+			w += " as published"
+		}
+		writers[key] = append(writers[key], w)
+		for _, f := range v.Findings {
+			if f.Severity == report.SeverityInfo {
+				continue
+			}
+			f.Consumers = []string{v.Consumer.Name}
+			if f.Severity == report.SeverityError {
+				broken[key] = true
+				f.Message = fmt.Sprintf("%s, decoding with v%d, cannot read %s: %s", v.Consumer.Name, v.Reader, w, f.Message)
+			}
+			if !v.Projected {
+				f.Message += " (the whole schemas were compared: this format has no field projection)"
+			}
+			out = append(out, f)
+		}
+	}
+	for _, c := range cs {
+		for _, typ := range c.Types() {
+			key := ct{c.Name, typ}
+			if broken[key] {
+				continue
+			}
+			r := c.Reads[typ]
+			vs := make([]string, len(r.Versions))
+			for i, n := range r.Versions {
+				vs[i] = fmt.Sprintf("v%d", n)
+			}
+			msg := fmt.Sprintf("%s reads %s with %s: OK", c.Name, typ, strings.Join(vs, ", "))
+			if ws := writers[key]; len(ws) > 0 {
+				msg = fmt.Sprintf("%s reads %s with %s, and what producers write with %s: OK", c.Name, typ, strings.Join(vs, ", "), strings.Join(dedupe(ws), ", "))
+			}
+			out = append(out, report.Finding{Rule: "consumer-reads", Severity: report.SeverityInfo, File: c.File, Line: r.Line, Type: typ,
+				Subject: c.Name + ": " + typ, Consumers: []string{c.Name}, Message: msg})
+		}
+	}
+	return out
+}
+
+// dedupe returns the distinct version names in version order ("v2"
+// before "v10", "v2" before "v2 as published").
+func dedupe(ss []string) []string {
+	seen := map[string]bool{}
+	out := ss[:0:0]
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	num := func(s string) int {
+		n, _ := strconv.Atoi(strings.TrimPrefix(strings.Fields(s)[0], "v"))
+		return n
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if a, b := num(out[i]), num(out[j]); a != b {
+			return a < b
+		}
+		return len(out[i]) < len(out[j])
+	})
+	return out
+}

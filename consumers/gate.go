@@ -1,0 +1,132 @@
+package consumers
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/report"
+)
+
+// Annotate is the consumer-aware step around a compat check's result.
+// Each finding about a type's versions names the consumers whose fields it
+// reaches (Finding.Consumers, and the message, so every output format
+// shows them): a consumer decoding the pair's reader version whose
+// field-aware comparison of the same pair (both schemas projected on its
+// fields, the same engines) has the same finding. Where the format has no
+// projection, or the consumer's projected comparison breaks elsewhere,
+// every consumer of the reader version is named: the step errs toward
+// naming. A break no consumer reaches says so; when complete (evtool.yaml
+// says consumers: complete) it becomes a warning, else it stays an error
+// and the gate is exactly as strict as without contracts. One info
+// finding per type lists the consumers affected.
+func Annotate(fs []report.Finding, k *Checker, cs []*Contract, complete bool) []report.Finding {
+	if len(cs) == 0 {
+		return fs
+	}
+	known := map[string]bool{}
+	for _, f := range fs {
+		known[f.Fingerprint] = true
+	}
+	affected := map[string]map[string]bool{}
+	out := make([]report.Finding, 0, len(fs))
+	for _, f := range fs {
+		if f.Type == "" || f.Rule == RuleAffected {
+			out = append(out, f)
+			continue
+		}
+		names, exact := reached(f, k, cs, known)
+		f.Consumers = names
+		switch {
+		case len(names) > 0:
+			f.Message += fmt.Sprintf(" (read by %s)", strings.Join(names, ", "))
+			if affected[f.Type] == nil {
+				affected[f.Type] = map[string]bool{}
+			}
+			for _, n := range names {
+				affected[f.Type][n] = true
+			}
+		case exact && f.Severity == report.SeverityError && complete:
+			f.Severity = report.SeverityWarning
+			f.Message += " (no consumer's fields reach it; a warning because evtool.yaml says consumers: complete)"
+		case exact && f.Severity == report.SeverityError:
+			f.Message += " (no consumer contract's fields reach it; the catalog does not claim its contracts are complete, so it stays an error)"
+		}
+		out = append(out, f)
+	}
+	types := make([]string, 0, len(affected))
+	for t := range affected {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		var names []string
+		for n := range affected[t] {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		out = append(out, report.Finding{Rule: RuleAffected, Severity: report.SeverityInfo, Type: t, Subject: t, Consumers: names,
+			Message: fmt.Sprintf("consumers affected by the changes to %s: %s", t, strings.Join(names, ", "))})
+	}
+	return out
+}
+
+// reached returns the consumers a finding reaches, and whether the answer
+// is exact (false: the finding is not about a pair of versions the
+// step can project, so it names every reader and is never softened).
+func reached(f report.Finding, k *Checker, cs []*Contract, known map[string]bool) (names []string, exact bool) {
+	readersOf := func(n int) []string {
+		var out []string
+		for _, c := range cs {
+			if r, ok := c.Reads[f.Type]; ok && (n == 0 || r.ReadsVersion(n)) {
+				out = append(out, c.Name)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	switch {
+	case f.OldVersion == 0 && f.NewVersion == 0:
+		return readersOf(0), false // the type as a whole (removed)
+	case f.Direction == "" || f.OldVersion == f.NewVersion:
+		// A published version removed or edited in place: its readers.
+		return readersOf(max(f.OldVersion, f.NewVersion)), false
+	}
+	reader, writer := f.NewVersion, f.OldVersion
+	if f.Direction == strings.ToUpper(string(compat.Forward)) {
+		reader, writer = f.OldVersion, f.NewVersion
+	}
+	exact = true
+	for _, c := range Readers(cs, f.Type, reader) {
+		v := k.Verdict(c, f.Type, reader, writer, false)
+		if v == nil || !v.Projected || reaches(v, f, known) {
+			names = append(names, c.Name)
+			if v == nil || !v.Projected {
+				exact = false
+			}
+		}
+	}
+	return names, exact
+}
+
+// reaches reports whether a consumer's verdict shows the finding: the
+// same finding (fingerprint), or, for an error, a break of the verdict
+// that matches none of the gate's findings (the projection moved it; it
+// is counted as reaching every error of the pair rather than lost).
+func reaches(v *Verdict, f report.Finding, known map[string]bool) bool {
+	for _, g := range v.Findings {
+		if g.Fingerprint == f.Fingerprint && g.Severity == f.Severity {
+			return true
+		}
+	}
+	if f.Severity != report.SeverityError {
+		return false
+	}
+	for _, g := range v.Findings {
+		if g.Severity == report.SeverityError && !known[g.Fingerprint] {
+			return true
+		}
+	}
+	return false
+}

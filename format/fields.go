@@ -1,0 +1,73 @@
+package format
+
+import "github.com/evtool/evtool/internal/jsonpos"
+
+// Fields is a set of JSON pointers into the data's JSON form as a tree of
+// their tokens: what a consumer reads. A node that is All reads its whole
+// value (a pointer to an object reads all of it); otherwise it reads only
+// the children it names.
+type Fields struct {
+	All      bool
+	Children map[string]*Fields
+}
+
+// NewFields builds the tree of pointers ("" is the whole data).
+func NewFields(pointers []string) *Fields {
+	root := &Fields{}
+	for _, p := range pointers {
+		n := root
+		for _, tok := range jsonpos.Split(p) {
+			if n.All {
+				break
+			}
+			if n.Children == nil {
+				n.Children = map[string]*Fields{}
+			}
+			c := n.Children[tok]
+			if c == nil {
+				c = &Fields{}
+				n.Children[tok] = c
+			}
+			n = c
+		}
+		n.All, n.Children = true, nil
+	}
+	return root
+}
+
+// Reads reports whether the set reads the value at pointer, a parent of
+// it or a child of it (a change there can reach what is read). A "-"
+// token on either side stands for any array item.
+func (f *Fields) Reads(pointer string) bool { return f.reads(jsonpos.Split(pointer)) }
+
+func (f *Fields) reads(toks []string) bool {
+	if f.All || len(toks) == 0 {
+		return true
+	}
+	tok := toks[0]
+	for name, c := range f.Children {
+		if name == tok || (tok == "-" && IsIndex(name)) || (name == "-" && IsIndex(tok)) {
+			if c.reads(toks[1:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// IsIndex reports whether a pointer token names an array item (a
+// decimal index without leading zeros, or "-" for any item).
+func IsIndex(tok string) bool {
+	if tok == "-" {
+		return true
+	}
+	if tok == "" || (len(tok) > 1 && tok[0] == '0') {
+		return false
+	}
+	for _, r := range tok {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}

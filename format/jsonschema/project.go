@@ -1,0 +1,387 @@
+package jsonschema
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	js "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonpos"
+)
+
+// ResolvePointer checks that the data's JSON form can hold a value at ptr:
+// each token is a property the schema declares (properties,
+// patternProperties, or an additionalProperties schema) or an item of an
+// array it declares, through $ref and the combinators.
+func (s *Schema) ResolvePointer(ptr string) error { return Resolve(s.Compiled, ptr) }
+
+// Resolve is ResolvePointer on a compiled schema.
+func Resolve(s *js.Schema, ptr string) error {
+	toks := jsonpos.Split(ptr)
+	if (resolver{seen: map[resolveKey]bool{}}).resolves(s, toks) {
+		return nil
+	}
+	// Name the first token that does not resolve (each prefix is its own
+	// question: what a walk has seen is not shared between them).
+	for i := range toks {
+		if !(resolver{seen: map[resolveKey]bool{}}).resolves(s, toks[:i+1]) {
+			return fmt.Errorf("the schema declares no value at %s", jsonpos.Join(toks[:i+1]...))
+		}
+	}
+	return fmt.Errorf("the schema declares no value at %s", ptr)
+}
+
+type resolveKey struct {
+	s *js.Schema
+	n int
+}
+
+type resolver struct{ seen map[resolveKey]bool }
+
+func (r resolver) resolves(s *js.Schema, toks []string) bool {
+	if len(toks) == 0 {
+		return true
+	}
+	if s == nil {
+		return false
+	}
+	k := resolveKey{s, len(toks)}
+	if r.seen[k] {
+		return false // a cycle: another path decides
+	}
+	r.seen[k] = true
+	if s.Bool != nil {
+		return *s.Bool
+	}
+	for _, sub := range []*js.Schema{s.Ref, s.RecursiveRef, dynamicTarget(s), s.Then, s.Else} {
+		if sub != nil && r.resolves(sub, toks) {
+			return true
+		}
+	}
+	for _, list := range [][]*js.Schema{s.AllOf, s.AnyOf, s.OneOf} {
+		for _, sub := range list {
+			if r.resolves(sub, toks) {
+				return true
+			}
+		}
+	}
+	tok, rest := toks[0], toks[1:]
+	if p, ok := s.Properties[tok]; ok && r.resolves(p, rest) {
+		return true
+	}
+	for re, p := range s.PatternProperties {
+		if re.MatchString(tok) && r.resolves(p, rest) {
+			return true
+		}
+	}
+	if ap, ok := s.AdditionalProperties.(*js.Schema); ok && r.resolves(ap, rest) {
+		return true
+	}
+	if !format.IsIndex(tok) {
+		return false
+	}
+	for _, item := range itemSchemas(s, tok) {
+		if r.resolves(item, rest) {
+			return true
+		}
+	}
+	return false
+}
+
+func dynamicTarget(s *js.Schema) *js.Schema {
+	if s.DynamicRef == nil {
+		return nil
+	}
+	return s.DynamicRef.Ref
+}
+
+// itemSchemas are the schemas an array item at index tok ("-": any) may
+// be checked against.
+func itemSchemas(s *js.Schema, tok string) []*js.Schema {
+	var out []*js.Schema
+	idx, err := strconv.Atoi(tok)
+	if err != nil {
+		idx = -1
+	}
+	prefix := s.PrefixItems
+	if list, ok := s.Items.([]*js.Schema); ok {
+		prefix = list
+	}
+	for i, p := range prefix {
+		if idx < 0 || i == idx {
+			out = append(out, p)
+		}
+	}
+	if idx < 0 || idx >= len(prefix) {
+		if it, ok := s.Items.(*js.Schema); ok {
+			out = append(out, it)
+		}
+		if s.Items2020 != nil {
+			out = append(out, s.Items2020)
+		}
+		if ai, ok := s.AdditionalItems.(*js.Schema); ok && len(prefix) > 0 {
+			out = append(out, ai)
+		}
+	}
+	return out
+}
+
+// Project returns a schema that constrains only what fields reads: the
+// schema's object keywords keep the properties on a read path (required
+// among them) and leave every other property open, so that comparing
+// two projections with the same engines tells whether a reader of those
+// fields reads a writer's data. The original is not changed; projected
+// schemas share the compiled parts not on a read path. The projection
+// errs toward findings, never away from them: what it cannot split (not,
+// if, enum and const of objects, dynamic references) it keeps whole.
+func Project(s *js.Schema, fields *format.Fields) *js.Schema {
+	p := projector{memo: map[projectKey]*js.Schema{}, branch: map[projectKey]*format.Fields{}}
+	return p.project(s, fields)
+}
+
+type projectKey struct {
+	s *js.Schema
+	f *format.Fields
+}
+
+type projector struct {
+	memo map[projectKey]*js.Schema
+	// branch holds a branch's fields with its discriminators added, one
+	// value per (fields, branch) so that memo keys stay stable.
+	branch map[projectKey]*format.Fields
+}
+
+func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
+	if s == nil || f == nil || f.All || s.Bool != nil {
+		return s
+	}
+	k := projectKey{s, f}
+	if out, ok := p.memo[k]; ok {
+		return out
+	}
+	cp := *s
+	out := &cp
+	p.memo[k] = out // before recursing: $ref cycles meet it
+	out.Ref = p.project(s.Ref, f)
+	out.RecursiveRef = p.project(s.RecursiveRef, f)
+	out.Then = p.project(s.Then, f)
+	out.Else = p.project(s.Else, f)
+	out.AllOf = p.list(s.AllOf, f)
+	// The projection of "exactly one of" is within the union of the
+	// branches' projections, which may overlap: any of them.
+	out.AnyOf = append(p.branches(s.AnyOf, f), p.branches(s.OneOf, f)...)
+	out.OneOf = nil
+	if len(s.AnyOf) > 0 && len(s.OneOf) > 0 {
+		// Both at once: each stays its own disjunction.
+		one := empty(s)
+		one.AnyOf = p.branches(s.OneOf, f)
+		out.AnyOf = p.branches(s.AnyOf, f)
+		out.AllOf = append(out.AllOf, one)
+	}
+
+	// Objects: the read properties, each projected on what is read of it.
+	props := map[string]*js.Schema{}
+	var required []string
+	for tok, child := range f.Children {
+		var subs []*js.Schema
+		if ps, ok := s.Properties[tok]; ok {
+			subs = append(subs, ps)
+		} else {
+			for re, ps := range s.PatternProperties {
+				if re.MatchString(tok) {
+					subs = append(subs, ps)
+				}
+			}
+			if ap, ok := s.AdditionalProperties.(*js.Schema); ok && len(subs) == 0 {
+				subs = append(subs, ap)
+			}
+			if b, ok := s.AdditionalProperties.(bool); ok && !b && len(subs) == 0 && len(s.Properties)+len(s.PatternProperties) > 0 {
+				subs = append(subs, falseSchema(s))
+			}
+		}
+		for _, r := range s.Required {
+			if r == tok {
+				required = append(required, tok)
+			}
+		}
+		switch len(subs) {
+		case 0:
+			continue
+		case 1:
+			props[tok] = p.project(subs[0], child)
+		default:
+			all := empty(s)
+			all.AllOf = p.list(subs, child)
+			props[tok] = all
+		}
+	}
+	sort.Strings(required)
+	out.Properties = nil
+	if len(props) > 0 {
+		out.Properties = props
+	}
+	out.Required = required
+	out.PatternProperties = nil
+	out.AdditionalProperties = nil
+	out.PropertyNames = nil
+	out.MinProperties, out.MaxProperties = nil, nil
+	out.Dependencies, out.DependentRequired, out.DependentSchemas = nil, nil, nil
+	out.UnevaluatedProperties = nil
+
+	// Arrays: every item schema projected on what is read of any item
+	// (array-level keywords stay: they are not per field).
+	items := itemFields(f)
+	if items != nil {
+		if it, ok := s.Items.(*js.Schema); ok {
+			out.Items = p.project(it, items)
+		} else if list, ok := s.Items.([]*js.Schema); ok {
+			out.Items = p.list(list, items)
+		}
+		if ai, ok := s.AdditionalItems.(*js.Schema); ok {
+			out.AdditionalItems = p.project(ai, items)
+		}
+		out.PrefixItems = p.list(s.PrefixItems, items)
+		out.Items2020 = p.project(s.Items2020, items)
+	} else if hasItems(s) {
+		// Nothing read inside the items: any item will do.
+		out.Items, out.AdditionalItems, out.PrefixItems, out.Items2020 = nil, nil, nil, nil
+		out.Contains, out.MinContains, out.MaxContains = nil, nil, nil
+	}
+	out.UnevaluatedItems = nil
+	return out
+}
+
+func (p projector) list(ss []*js.Schema, f *format.Fields) []*js.Schema {
+	if len(ss) == 0 {
+		return nil
+	}
+	out := make([]*js.Schema, len(ss))
+	for i, s := range ss {
+		out[i] = p.project(s, f)
+	}
+	return out
+}
+
+// branches projects the branches of anyOf or oneOf. A branch keeps its
+// discriminators (properties with const or enum) beside what is read:
+// which branch an event is in decides what a read field must be, so
+// dropping the tag would let a reader's branch accept what the writer's
+// branch of the same tag does not.
+func (p projector) branches(ss []*js.Schema, f *format.Fields) []*js.Schema {
+	if len(ss) == 0 {
+		return nil
+	}
+	out := make([]*js.Schema, len(ss))
+	for i, s := range ss {
+		out[i] = p.project(s, p.withDiscriminators(s, f))
+	}
+	return out
+}
+
+func (p projector) withDiscriminators(s *js.Schema, f *format.Fields) *format.Fields {
+	k := projectKey{s, f}
+	if g, ok := p.branch[k]; ok {
+		return g
+	}
+	var tags []string
+	for name, ps := range s.Properties {
+		for hops := 0; hops < 8 && ps != nil && ps.Ref != nil && ps.Const == nil && ps.Enum == nil; hops++ {
+			ps = ps.Ref // a $ref chain of bounded length: cycles end
+		}
+		if ps != nil && (ps.Const != nil || ps.Enum != nil) {
+			if c, ok := f.Children[name]; !ok || !c.All {
+				tags = append(tags, name)
+			}
+		}
+	}
+	g := f
+	if len(tags) > 0 {
+		g = &format.Fields{Children: make(map[string]*format.Fields, len(f.Children)+len(tags))}
+		for name, c := range f.Children {
+			g.Children[name] = c
+		}
+		for _, name := range tags {
+			g.Children[name] = &format.Fields{All: true}
+		}
+	}
+	p.branch[k] = g
+	return g
+}
+
+func hasItems(s *js.Schema) bool {
+	return s.Items != nil || s.AdditionalItems != nil || len(s.PrefixItems) > 0 || s.Items2020 != nil || s.Contains != nil
+}
+
+// itemFields merges what is read of array items (index tokens), nil when
+// nothing is.
+func itemFields(f *format.Fields) *format.Fields {
+	var out *format.Fields
+	for tok, c := range f.Children {
+		if !format.IsIndex(tok) {
+			continue
+		}
+		if c.All {
+			return c
+		}
+		if out == nil {
+			out = &format.Fields{Children: map[string]*format.Fields{}}
+		}
+		for k, v := range c.Children {
+			if prev, ok := out.Children[k]; ok && prev != v {
+				merged := &format.Fields{Children: map[string]*format.Fields{}}
+				mergeInto(merged, prev)
+				mergeInto(merged, v)
+				v = merged
+			}
+			out.Children[k] = v
+		}
+	}
+	return out
+}
+
+func mergeInto(dst, src *format.Fields) {
+	if dst.All {
+		return
+	}
+	if src.All {
+		dst.All, dst.Children = true, nil
+		return
+	}
+	for k, v := range src.Children {
+		d := dst.Children[k]
+		if d == nil {
+			d = &format.Fields{}
+			dst.Children[k] = d
+		}
+		mergeInto(d, v)
+	}
+}
+
+// empty is a schema at s's place that constrains nothing (copied from s
+// so that it carries the compiled context the validator needs).
+func empty(s *js.Schema) *js.Schema {
+	e := &js.Schema{}
+	*e = *s
+	// Every keyword zeroed; the unexported compiled context of s kept.
+	e.Bool, e.ID, e.Ref, e.Anchor, e.RecursiveRef, e.RecursiveAnchor, e.DynamicRef, e.DynamicAnchor = nil, "", nil, "", nil, false, nil, ""
+	e.Types, e.Enum, e.Const, e.Not, e.AllOf, e.AnyOf, e.OneOf, e.If, e.Then, e.Else, e.Format = nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil
+	e.MaxProperties, e.MinProperties, e.Required, e.PropertyNames, e.Properties, e.PatternProperties, e.AdditionalProperties = nil, nil, nil, nil, nil, nil, nil
+	e.Dependencies, e.DependentRequired, e.DependentSchemas, e.UnevaluatedProperties = nil, nil, nil, nil
+	e.MinItems, e.MaxItems, e.UniqueItems, e.Contains, e.MinContains, e.MaxContains = nil, nil, false, nil, nil, nil
+	e.Items, e.AdditionalItems, e.PrefixItems, e.Items2020, e.UnevaluatedItems = nil, nil, nil, nil, nil
+	e.MinLength, e.MaxLength, e.Pattern, e.ContentEncoding, e.ContentMediaType, e.ContentSchema = nil, nil, nil, nil, nil, nil
+	e.Maximum, e.Minimum, e.ExclusiveMaximum, e.ExclusiveMinimum, e.MultipleOf = nil, nil, nil, nil, nil
+	e.Extensions = nil
+	return e
+}
+
+// falseSchema is a schema at s's place that accepts nothing: a read
+// property a closed object cannot have.
+func falseSchema(s *js.Schema) *js.Schema {
+	e := empty(s)
+	f := false
+	e.Bool = &f
+	return e
+}

@@ -34,7 +34,7 @@ schema allows it, else replaced by another valid value, in every event) and
 keeps the fields whose mutation changes the consumer's final state: group
 testing, halving a set that changes the state down to one field, then again
 on the fields not found yet until mutating all of them changes nothing. That
-is at most k·(⌈log2 n⌉+1)+1 runs for k fields read of n.
+is at most k·(⌈log2 n⌉+1)+2 runs for k fields read of n.
 
 It prints the contract (YAML for consumers/<name>.yaml) on stdout, and the
 runs it made on stderr. By construction its last run mutated every field the

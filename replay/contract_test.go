@@ -116,7 +116,7 @@ func TestInferCorrectConsumer(t *testing.T) {
 		t.Fatalf("read %v (unresolved %v), want %v", inf.Read, inf.Unresolved, want)
 	}
 	k, n := len(inf.Read), len(inf.Fields)
-	if bound := k*(ceilLog2(n)+1) + 1; inf.Runs > bound {
+	if bound := k*(ceilLog2(n)+1) + 2; inf.Runs > bound {
 		t.Errorf("%d runs for k=%d of n=%d, bound %d", inf.Runs, k, n, bound)
 	}
 	t.Logf("%d of %d fields in %d runs", k, n, inf.Runs)

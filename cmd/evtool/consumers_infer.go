@@ -62,7 +62,7 @@ out (the fields left are listed, and printed in the contract), 2 error.`,
 			if os.Getenv("GOGC") == "" {
 				defer debug.SetGCPercent(debug.SetGCPercent(replay.ProducerGCPercent))
 			}
-			opts := replay.Options{Brokers: splitBrokers(brokers), Client: cc, BuildLog: a.stderr, Command: "evtool replay " + shellWord(args[0])}
+			opts := replay.Options{Brokers: splitList(brokers), Client: cc, BuildLog: a.stderr, Command: "evtool replay " + shellWord(args[0])}
 			if verbose {
 				opts.Log = a.stderr
 			}
@@ -100,18 +100,6 @@ out (the fields left are listed, and printed in the contract), 2 error.`,
 	fl.BoolVarP(&verbose, "verbose", "v", false, "log each step on stderr")
 	addSecurityFlags(fl, &cc)
 	return c
-}
-
-func splitBrokers(brokers []string) []string {
-	var out []string
-	for _, b := range brokers {
-		for _, x := range strings.Split(b, ",") {
-			if x = strings.TrimSpace(x); x != "" {
-				out = append(out, x)
-			}
-		}
-	}
-	return out
 }
 
 // plainYAML matches strings YAML reads as themselves without quotes in a

@@ -79,16 +79,16 @@ type ContractFinding struct {
 }
 
 // dataFields lists the fields of the events' data, sorted by type and
-// pointer, keeping those keep accepts, and the versions of each type the
-// events carry.
-func (h *Harness) dataFields(ctx context.Context, keep func(Field) bool) ([]Field, map[string][]int, error) {
+// pointer, keeping those keep accepts, and the versions of the events
+// each field was seen in (sorted).
+func (h *Harness) dataFields(ctx context.Context, keep func(Field) bool) ([]Field, map[Field][]int, error) {
 	src, err := h.openSource()
 	if err != nil {
 		return nil, nil, err
 	}
 	defer src.close()
 	seen := map[Field]bool{}
-	versions := map[string][]int{}
+	versions := map[Field][]int{}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -107,14 +107,14 @@ func (h *Harness) dataFields(ctx context.Context, keep func(Field) bool) ([]Fiel
 		if !ok {
 			continue
 		}
-		if vs := versions[ed.ver.Type]; !slices.Contains(vs, ed.ver.Number) {
-			versions[ed.ver.Type] = append(vs, ed.ver.Number)
-			slices.Sort(versions[ed.ver.Type])
-		}
 		leaves(ed.value, "", func(p string) {
 			f := Field{ed.ver.Type, p}
 			if !seen[f] && keep(f) {
 				seen[f] = true
+			}
+			if vs := versions[f]; seen[f] && !slices.Contains(vs, ed.ver.Number) {
+				versions[f] = append(vs, ed.ver.Number)
+				slices.Sort(versions[f])
 			}
 		})
 	}

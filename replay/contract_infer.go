@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
@@ -21,7 +22,10 @@ type Inference struct {
 	// Unresolved holds fields the run budget ran out on: at least one of
 	// them changes the state. They are not in Read.
 	Unresolved []Field `json:"unresolved,omitempty"`
-	// Versions are the versions of each type the events carry.
+	// Versions are, per type, the versions of the events in which every
+	// field of Read (and Unresolved) of that type was seen: a contract's
+	// fields resolve in every version it lists. When no version has them
+	// all, every version the events carry.
 	Versions map[string][]int `json:"versions"`
 	// Runs counts the mutation runs, Baselines the clean runs.
 	Runs      int      `json:"runs"`
@@ -71,7 +75,7 @@ func Infer(ctx context.Context, sc *Scenario, opts Options, typ string, maxRuns 
 	if err != nil {
 		return nil, fmt.Errorf("reading the events' fields: %w", err)
 	}
-	inf.Fields, inf.Versions = fields, versions
+	inf.Fields = fields
 	test := func(sub []int) (bool, error) {
 		fs := make([]Field, len(sub))
 		for i, j := range sub {
@@ -93,7 +97,43 @@ func Infer(ctx context.Context, sc *Scenario, opts Options, typ string, maxRuns 
 		inf.Unresolved = append(inf.Unresolved, fields[i])
 	}
 	sortFields(inf.Read)
+	inf.Versions = contractVersions(fields, versions, append(append([]Field(nil), inf.Read...), inf.Unresolved...))
 	return inf, nil
+}
+
+// contractVersions picks the versions a contract lists per type (see
+// Inference.Versions).
+func contractVersions(fields []Field, seenIn map[Field][]int, read []Field) map[string][]int {
+	all := map[string][]int{}
+	for _, f := range fields {
+		for _, v := range seenIn[f] {
+			if !slices.Contains(all[f.Type], v) {
+				all[f.Type] = append(all[f.Type], v)
+			}
+		}
+	}
+	out := map[string][]int{}
+	for t, vs := range all {
+		slices.Sort(vs)
+		var keep []int
+		for _, v := range vs {
+			ok := true
+			for _, f := range read {
+				if f.Type == t && !slices.Contains(seenIn[f], v) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				keep = append(keep, v)
+			}
+		}
+		if keep == nil {
+			keep = vs
+		}
+		out[t] = keep
+	}
+	return out
 }
 
 // splitSearch finds the items of 0..n-1 that make test true (adaptive

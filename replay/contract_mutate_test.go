@@ -244,3 +244,19 @@ func TestFieldMutationWideEventBounded(t *testing.T) {
 		t.Fatalf("mutated %d, kept %d of %d", fm.mutated.Load(), fm.kept.Load(), n)
 	}
 }
+
+// A contract lists, per type, the versions that carry every field read.
+func TestContractVersions(t *testing.T) {
+	a, b, c := Field{"t", "/a"}, Field{"t", "/channel"}, Field{"u", "/x"}
+	seen := map[Field][]int{a: {1, 2}, b: {2}, c: {1, 3}}
+	got := contractVersions([]Field{a, b, c}, seen, []Field{a, b})
+	if !slices.Equal(got["t"], []int{2}) || !slices.Equal(got["u"], []int{1, 3}) {
+		t.Fatalf("got %v", got)
+	}
+	// No version holds both: every version.
+	seen[b] = []int{3}
+	seen[a] = []int{1}
+	if got := contractVersions([]Field{a, b}, seen, []Field{a, b}); !slices.Equal(got["t"], []int{1, 3}) {
+		t.Fatalf("got %v", got)
+	}
+}

@@ -31,6 +31,9 @@ const (
 	// RuleBreaks is a consumers check finding: a consumer cannot read a
 	// version producers may write, in the fields it reads.
 	RuleBreaks = "consumer-breaks"
+	// RuleReads is a consumers check finding: a consumer reads a type
+	// with every version producers may write.
+	RuleReads = "consumer-reads"
 )
 
 // pointerResolver is what a format's schema offers to check a contract's
@@ -364,7 +367,7 @@ func Findings(cs []*Contract, vs []*Verdict) []report.Finding {
 			if ws := writers[key]; len(ws) > 0 {
 				msg = fmt.Sprintf("%s reads %s with %s, and what producers write with %s: OK", c.Name, typ, strings.Join(vs, ", "), strings.Join(dedupe(ws), ", "))
 			}
-			out = append(out, report.Finding{Rule: "consumer-reads", Severity: report.SeverityInfo, File: c.File, Line: r.Line, Type: typ,
+			out = append(out, report.Finding{Rule: RuleReads, Severity: report.SeverityInfo, File: c.File, Line: r.Line, Type: typ,
 				Subject: c.Name + ": " + typ, Consumers: []string{c.Name}, Message: msg})
 		}
 	}

@@ -69,6 +69,10 @@ type Options struct {
 	Log io.Writer
 	// BuildLog receives the progress of consumer.build (nil: none).
 	BuildLog io.Writer
+	// ContractFields, when set, replaces the chaos run with a contract
+	// run mutating exactly these fields (a contract finding's reproduce
+	// line); the scenario must name a contract (consumer.contract).
+	ContractFields []Field
 }
 
 // Progress receives progress updates; implementations must be cheap and

@@ -98,6 +98,9 @@ func WriteText(w io.Writer, r *Report) error {
 	var shrinkRuns, shrinkFailed int
 	var shrinkTime time.Duration
 	for _, run := range r.Runs {
+		if contractNarrowing(run.Name) {
+			continue // summarized in the contract section
+		}
 		if run.Name == "shrink" {
 			shrinkRuns++
 			shrinkTime += time.Duration(run.TotalTime)
@@ -133,8 +136,8 @@ func WriteText(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "%s\n", r.Summary)
 
 	for _, run := range r.Runs {
-		if run.Name == "shrink" || run.Name == "confirm" {
-			continue // summarized in their lines and the shrink section
+		if run.Name == "shrink" || run.Name == "confirm" || contractNarrowing(run.Name) {
+			continue // summarized in their lines and the shrink and contract sections
 		}
 		if f := run.Failure; f != nil && f.Reason != "expect" {
 			label := run.Name
@@ -192,6 +195,7 @@ func WriteText(w io.Writer, r *Report) error {
 	if sr := r.Shrink; sr != nil {
 		writeShrink(&b, sr, r.Embedded())
 	}
+	writeContract(&b, r.Contract)
 	if r.Verdict == Fail && r.Reproduce != "" {
 		fmt.Fprintf(&b, "\nseed %d\nreproduce: %s\n", r.Seed, r.Reproduce)
 		if r.ReproduceNear != "" && r.Shrink == nil {
@@ -462,6 +466,8 @@ func WriteJUnitAll(w io.Writer, reps []*Report) error {
 			typ := "consumer-failed"
 			if r.Verdict == Nondeterministic {
 				typ = "nondeterministic"
+			} else if r.contractOnly() {
+				typ = RuleUndeclaredRead
 			}
 			c.Failure = &junitProblem{Message: r.Summary, Type: typ, Text: text.String()}
 			s.Failures++

@@ -88,6 +88,9 @@ type Report struct {
 	Duration Duration      `json:"duration"`
 	// Workdir is kept (--keep or --workdir) or "".
 	Workdir string `json:"workdir,omitempty"`
+
+	// Contract is the contract run's outcome (consumer.contract).
+	Contract *ContractReport `json:"contract,omitempty"`
 }
 
 // Embedded reports whether the replay ran on the embedded broker, whose
@@ -119,6 +122,10 @@ func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer h.Close()
+	contract, err := h.loadContract()
+	if err != nil {
+		return nil, err
+	}
 	inv, err := h.Validate(ctx)
 	if err != nil {
 		return nil, err
@@ -180,6 +187,14 @@ func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 			return rep, nil
 		}
 	}
+	if contract != nil {
+		if _, err := h.ContractRun(ctx, rep, base, contract, opts.ContractFields); err != nil {
+			return fail(err)
+		}
+		if opts.ContractFields != nil {
+			return h.withContract(rep), nil
+		}
+	}
 	ch, err := h.Run(ctx, RunSpec{Name: "chaos", Chaos: true, Faults: opts.Faults})
 	if err != nil {
 		return fail(fmt.Errorf("chaos run: %w", err))
@@ -194,12 +209,12 @@ func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 		}
 	}
 	if rep.Verdict != Fail || opts.ShrinkBudget < 0 {
-		return rep, nil
+		return h.withContract(rep), nil
 	}
 	if err := h.confirmAndShrink(ctx, rep, base, ch); err != nil {
 		return fail(err)
 	}
-	return rep, nil
+	return h.withContract(rep), nil
 }
 
 // checkNear replays only the faults near the differences (without

@@ -39,6 +39,9 @@ type RunSpec struct {
 	// produced (RunResult.Initial), to tell a consumer that applied
 	// nothing.
 	Initial bool
+	// mutation, when set, mutates fields of the events' data (a contract
+	// run: see contract.go).
+	mutation *fieldMutation
 }
 
 // RunResult is what one run did and saw.
@@ -666,7 +669,7 @@ func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) err
 	total := h.inv.Events
 	var produced int64
 	next := func() (rawEvent, bool, error) { return src.next() }
-	work := func(r rawEvent) converted { return h.convert(ctx, r, res.Topic) }
+	work := func(r rawEvent) converted { return h.convert(ctx, spec.mutation.apply(r), res.Topic) }
 	emit := func(c converted) error {
 		if c.err != nil {
 			return c.err

@@ -124,6 +124,10 @@ type ConsumerSpec struct {
 	// Instances is the number of processes of Run in the group (default
 	// 1).
 	Instances int
+	// Contract is consumer.contract, resolved against the scenario's
+	// directory ("": no contract run); ContractLine is its line.
+	Contract     string
+	ContractLine int
 }
 
 // EnvVar is one consumer.env entry.
@@ -261,6 +265,7 @@ type consumerYAML struct {
 	SettleTimeout string   `yaml:"settle_timeout"`
 	Quiet         string   `yaml:"quiet"`
 	Instances     int      `yaml:"instances"`
+	Contract      string   `yaml:"contract"`
 }
 
 type chaosYAML struct {
@@ -462,6 +467,9 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 	c := &s.Consumer
 	c.Run = y.Consumer.Run
 	c.Build = y.Consumer.Build
+	if y.Consumer.Contract != "" {
+		c.Contract, c.ContractLine = rel(y.Consumer.Contract), doc.Line("/consumer/contract")
+	}
 	c.Dir = rel(y.Consumer.Dir)
 	if c.Dir == "" {
 		c.Dir = dir

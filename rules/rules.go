@@ -8,6 +8,7 @@ package rules
 import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/consumers"
 	"github.com/evtool/evtool/dlq"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/records"
@@ -28,6 +29,7 @@ func Check() []report.RuleDoc {
 		replay.RuleDocs(),
 		dlq.RuleDocs(),
 		schemaregistry.RuleDocs(),
+		consumers.RuleDocs(),
 	} {
 		out = append(out, docs...)
 	}

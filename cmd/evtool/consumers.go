@@ -66,7 +66,7 @@ func (a *app) consumersCommand() *cobra.Command {
 types, versions and fields (JSON pointers into the data's JSON form) one
 consumer reads. See docs/consumers.md.`,
 	}
-	c.AddCommand(a.consumersCheckCommand(), a.consumersWhoReadsCommand())
+	c.AddCommand(a.consumersCheckCommand(), a.consumersWhoReadsCommand(), a.consumersInferCommand())
 	return c
 }
 

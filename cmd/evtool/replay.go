@@ -37,6 +37,7 @@ func (a *app) replayCommand() *cobra.Command {
 		failFast   bool
 		shrink     int
 		cc         kafka.ClientConfig
+		fields     []string
 	)
 	c := &cobra.Command{
 		Use:   "replay SCENARIO...",
@@ -141,6 +142,9 @@ Kafka, state not JSON).`,
 			if verbose {
 				opts.Log = a.stderr
 			}
+			if opts.ContractFields, err = contractFields(fields); err != nil {
+				return err
+			}
 			if listFaults {
 				opts.Command = "evtool replay " + shellWord(args[0])
 				return a.listFaults(cmd.Context(), scenarios[0], opts, f)
@@ -209,7 +213,8 @@ Kafka, state not JSON).`,
 	fl.BoolVar(&keep, "keep", false, "keep the work directory, topics and consumer groups")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "log each step on stderr")
 	fl.BoolVar(&failFast, "fail-fast", false, "with several scenarios, stop at the first one that does not pass (the rest are reported as skipped)")
-	fl.IntVar(&shrink, "shrink-budget", replay.DefaultShrinkBudget, "most runs spent shrinking a failure to a minimal set of faults (0: confirm and shrink nothing)")
+	fl.IntVar(&shrink, "shrink-budget", replay.DefaultShrinkBudget, "most runs spent shrinking a failure to a minimal set of faults, or a failing contract run to the fields the consumer reads (0: confirm and shrink nothing)")
+	fl.StringArrayVar(&fields, "contract-field", nil, "instead of the chaos run, a contract run mutating only this field, TYPE:POINTER (repeatable; a contract finding's reproduce line)")
 	fl.StringVar(&cc.Compression, "compression", "", "codec of the record batches evtool produces: "+strings.Join(kafka.Compressions, "|")+" (default: kafka.compression, else none)")
 	addSecurityFlags(fl, &cc)
 	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

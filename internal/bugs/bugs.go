@@ -104,13 +104,13 @@ var GroupCatalogue = []Entry{
 
 // Parse returns the bug named by a letter or a name.
 func Parse(s string) (Bug, error) {
-	for _, e := range slices.Concat(Catalogue, GroupCatalogue, DownstreamCatalogue) {
+	for _, e := range slices.Concat(Catalogue, GroupCatalogue, DownstreamCatalogue, ContractCatalogue) {
 		if s == e.Letter || s == string(e.Bug) {
 			return e.Bug, nil
 		}
 	}
 	var names []string
-	for _, e := range slices.Concat(Catalogue, GroupCatalogue[1:], DownstreamCatalogue) {
+	for _, e := range slices.Concat(Catalogue, GroupCatalogue[1:], DownstreamCatalogue, ContractCatalogue) {
 		names = append(names, e.Letter+"|"+string(e.Bug))
 	}
 	return "", fmt.Errorf("unknown bug %q (want one of %s)", s, strings.Join(names, ", "))
@@ -122,6 +122,8 @@ type Order struct {
 	Version int64  `json:"version"`
 	Paid    int64  `json:"paid"`
 	Parcels int64  `json:"parcels"`
+	// Customer is undeclared-read's copy of the placed event's customer.
+	Customer string `json:"customer,omitempty"`
 	// Events counts the events applied: any event applied twice shows.
 	Events int `json:"events"`
 }
@@ -169,6 +171,7 @@ type Input struct {
 	OrderVersion int64
 	Amount       int64
 	Parcels      int64
+	CustomerID   string
 }
 
 // ErrUnreadable wraps the reason an event cannot be applied.
@@ -184,9 +187,9 @@ func Decode(e event.Event) (Input, error) {
 	in := Input{ID: e.ID(), Type: e.Type()}
 	switch v := d.(type) {
 	case *events.OrderPlacedV1:
-		in.OrderID, in.OrderVersion = v.OrderID, v.OrderVersion
+		in.OrderID, in.OrderVersion, in.CustomerID = v.OrderID, v.OrderVersion, v.CustomerID
 	case *events.OrderPlacedV2:
-		in.OrderID, in.OrderVersion = v.OrderID, v.OrderVersion
+		in.OrderID, in.OrderVersion, in.CustomerID = v.OrderID, v.OrderVersion, v.CustomerID
 	case *events.OrderPaidV1:
 		in.OrderID, in.OrderVersion, in.Amount = v.OrderID, v.OrderVersion, v.Amount.AmountMinor
 	case *events.OrderShippedV1:
@@ -237,6 +240,9 @@ func (c *Consumer) Apply(in Input, partition int32, offset int64) bool {
 	o.Events++
 	o.Paid += in.Amount
 	o.Parcels += in.Parcels
+	if c.Bug == UndeclaredRead && in.CustomerID != "" {
+		o.Customer = in.CustomerID
+	}
 	if c.Bug == LastWriteWins || in.OrderVersion > o.Version {
 		o.Version, o.Status = in.OrderVersion, strings.TrimPrefix(in.Type, "com.example.order.")
 	}

@@ -253,6 +253,7 @@ const (
 	RuleVersionRemoved    = "version-removed"
 	RuleTypeRemoved       = "type-removed"
 	RuleIgnoreStale       = "ignore-stale"
+	RuleTypesUnchanged    = "types-unchanged"
 )
 
 var catalogRules = []Rule{
@@ -268,6 +269,8 @@ var catalogRules = []Rule{
 		Detail: "The caller of the catalog check gave no comparer for the format, so the pair was not checked; the gate fails rather than pass it. evtool's commands give every format."},
 	{ID: RuleIgnoreStale, Severity: report.SeverityWarning, Summary: "an ignore entry in evtool.yaml matches no finding",
 		Detail: "A stale approval: the break it approved is gone (or its type, rule, path or fingerprint is misspelled). Delete the entry named by its line."},
+	{ID: RuleTypesUnchanged, Severity: report.SeverityInfo, Summary: "types whose files are the same as on the base were not compared",
+		Detail: "compat check --against a git revision or a directory compiles and compares only the types whose directory, or a file their schemas reference (transitively), differs from the base, or all of them when evtool.yaml differs. The others have the result they have on the base. The message counts them; --full compares every type."},
 }
 
 // ID returns the rule id of a kind in a direction.

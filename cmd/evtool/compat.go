@@ -189,7 +189,10 @@ directory holding the base catalog. It reports published-version-modified,
 version-removed and type-removed, and compares new versions with the
 published ones as they are on the base. --against registry:URL reads the
 base from a Confluent-compatible registry, its responses bounded by
---max-response and --max-response-total.
+--max-response and --max-response-total. Against a git revision or a directory, only the types
+whose files (or the files their schemas reference) differ from the base are
+compared; the report says how many were skipped (types-unchanged); --full
+compares every type.
 
 Approve an intentional break with an entry under compat.ignore in evtool.yaml
 (type, rule, path or fingerprint, and a reason). Approved findings are shown

@@ -69,8 +69,9 @@ type inputScan struct {
 	fsys    fs.FS
 	close   func() error
 	digests map[string][sha256.Size]byte // by path in fsys
-	shared  []string                     // shared directories, listed on first use
+	shared  map[string][]string          // files of the shared directories by extension, on first use
 	all     map[string][]string          // every file of an extension, on first use
+	ids     map[string][]string          // relative paths by declared $id, on first use
 }
 
 func newInputScan(c *Catalog) (*inputScan, error) {
@@ -174,11 +175,7 @@ func (s *inputScan) jsonInputs(t *EventType, out map[string][sha256.Size]byte) {
 				}
 				return
 			}
-			for r, g := range s.cat.files {
-				if g.id != "" && g.id == target {
-					queue = append(queue, r)
-				}
-			}
+			queue = append(queue, s.byID(target)...)
 		})
 		if everything {
 			for r := range s.cat.files {
@@ -258,15 +255,28 @@ func (s *inputScan) protoInputs(t *EventType, out map[string][sha256.Size]byte) 
 	}
 }
 
+// byID lists the files that declare id as their $id.
+func (s *inputScan) byID(id string) []string {
+	if s.ids == nil {
+		s.ids = map[string][]string{}
+		for r, f := range s.cat.files {
+			if f.id != "" {
+				s.ids[f.id] = append(s.ids[f.id], r)
+			}
+		}
+	}
+	return s.ids[id]
+}
+
 // sharedFiles lists the files with extension ext in the shared
 // directories (paths in fsys).
 func (s *inputScan) sharedFiles(ext string) []string {
-	if s.shared == nil {
-		l := &loader{fsys: s.fsys, root: s.cat.rootPath}
-		s.shared = l.sharedDirs(s.cat)
+	if files, ok := s.shared[ext]; ok {
+		return files
 	}
+	l := &loader{fsys: s.fsys, root: s.cat.rootPath}
 	var out []string
-	for _, dir := range s.shared {
+	for _, dir := range l.sharedDirs(s.cat) {
 		entries, _ := fs.ReadDir(s.fsys, dir)
 		for _, e := range entries {
 			if !e.IsDir() && strings.HasSuffix(e.Name(), ext) {
@@ -274,6 +284,10 @@ func (s *inputScan) sharedFiles(ext string) []string {
 			}
 		}
 	}
+	if s.shared == nil {
+		s.shared = map[string][]string{}
+	}
+	s.shared[ext] = out
 	return out
 }
 

@@ -89,12 +89,11 @@ func (c *Catalog) CompileType(t *EventType) []report.Finding {
 	if d == nil {
 		return nil
 	}
-	fsys, closeFS, err := c.openFS()
-	if err != nil {
-		return []report.Finding{{Rule: RuleConfig, Severity: report.SeverityError, File: c.ConfigFile, Message: fmt.Sprintf("reopening the catalog: %v", err)}}
+	l, closeFS, probs := c.reopen()
+	if probs != nil {
+		return probs
 	}
 	defer closeFS()
-	l := &loader{fsys: &listingCache{FS: fsys, d: d}, display: d.display, root: c.rootPath}
 	jc := NewDraftCompiler(c.Config.AssertFormats, c.Draft)
 	jc.UseLoader(&refLoader{files: c.files})
 	fl := &formatLoader{loader: l, reported: map[string]bool{}, used: map[string]bool{}}
@@ -160,12 +159,11 @@ func (c *Catalog) LintShared() []report.Finding {
 	if d == nil {
 		return nil
 	}
-	fsys, closeFS, err := c.openFS()
-	if err != nil {
-		return []report.Finding{{Rule: RuleConfig, Severity: report.SeverityError, File: c.ConfigFile, Message: fmt.Sprintf("reopening the catalog: %v", err)}}
+	l, closeFS, probs := c.reopen()
+	if probs != nil {
+		return probs
 	}
 	defer closeFS()
-	l := &loader{fsys: fsys, display: d.display, root: c.rootPath}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	fl := &formatLoader{loader: l, reported: d.reported, used: d.used}
@@ -200,4 +198,14 @@ func Problems(findings []report.Finding) error {
 	out := append([]report.Finding(nil), findings...)
 	sortFindings(out)
 	return &LoadError{Findings: out}
+}
+
+// reopen opens the deferred catalog's file system again (directory
+// listings cached) and returns a loader over it, or the problem.
+func (c *Catalog) reopen() (*loader, func() error, []report.Finding) {
+	fsys, closeFS, err := c.openFS()
+	if err != nil {
+		return nil, nil, []report.Finding{{Rule: RuleConfig, Severity: report.SeverityError, File: c.ConfigFile, Message: fmt.Sprintf("reopening the catalog: %v", err)}}
+	}
+	return &loader{fsys: &listingCache{FS: fsys, d: c.deferred}, display: c.deferred.display, root: c.rootPath}, closeFS, nil
 }

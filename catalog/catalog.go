@@ -47,6 +47,9 @@ type Catalog struct {
 	openFS func() (fs.FS, func() error, error)
 	// rootPath is the slash path of the root inside the catalog directory.
 	rootPath string
+	// deferred is set when the catalog was loaded without compiling
+	// (LoadDeferred): CompileType compiles a type's versions on demand.
+	deferred *deferred
 }
 
 // EventType is one directory of the catalog root.

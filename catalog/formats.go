@@ -26,26 +26,32 @@ func (l *loader) compileFormats(cat *Catalog) {
 				continue
 			}
 			kinds[v.Format] = true
-			p := path.Join(l.root, v.RelPath)
-			text, err := readFile(l.fsys, p)
-			if err != nil {
-				l.fail(report.Finding{Rule: ruleOf(v.Format), File: v.File, Message: pathProblem(p, err)})
-				continue
-			}
-			v.Text = text
 			if fl.shared == nil {
 				fl.shared = l.sharedDirs(cat)
 			}
-			sch, err := fl.load(v.Format, p, t.Meta.Message)
-			if err != nil {
-				fl.fail(v.Format, err, v.File)
-				continue
-			}
-			v.Compiled = sch
-			v.Digest = DigestOf(sch)
+			fl.compileVersion(t, v)
 		}
 	}
 	fl.lintShared(kinds)
+}
+
+// compileVersion reads and compiles v, an Avro or Protobuf version of t
+// (fl.shared set).
+func (fl *formatLoader) compileVersion(t *EventType, v *Version) {
+	p := path.Join(fl.root, v.RelPath)
+	text, err := readFile(fl.fsys, p)
+	if err != nil {
+		fl.loader.fail(report.Finding{Rule: ruleOf(v.Format), File: v.File, Message: pathProblem(p, err)})
+		return
+	}
+	v.Text = text
+	sch, err := fl.load(v.Format, p, t.Meta.Message)
+	if err != nil {
+		fl.fail(v.Format, err, v.File)
+		return
+	}
+	v.Compiled = sch
+	v.Digest = DigestOf(sch)
 }
 
 // formatLoader loads the Avro and Protobuf files of one catalog.
@@ -97,13 +103,18 @@ func (fl *formatLoader) fail(kind format.Kind, err error, fallback string) {
 		if f.File == "" {
 			f.File = fallback
 		}
-		key := fmt.Sprintf("%s:%d:%d:%s:%s", f.File, f.Line, f.Column, f.Pointer, f.Message)
+		key := reportKey(f)
 		if fl.reported[key] {
 			continue
 		}
 		fl.reported[key] = true
 		fl.loader.fail(f)
 	}
+}
+
+// reportKey tells repeated problems of shared files apart.
+func reportKey(f report.Finding) string {
+	return fmt.Sprintf("%s:%d:%d:%s:%s", f.File, f.Line, f.Column, f.Pointer, f.Message)
 }
 
 // lintShared compiles the .avsc and .proto files of the shared

@@ -74,7 +74,10 @@ func ValidTypeName(s string) bool { return len(s) <= 255 && typeName.MatchString
 func LooksLikeVersion(name string) bool { return looksLikeVersion.MatchString(name) }
 
 // Load reads the catalog whose evtool.yaml is in dir.
-func Load(dir string) (*Catalog, error) {
+func Load(dir string) (*Catalog, error) { return loadDir(dir, false) }
+
+// loadDir is Load, compiling no schema when deferred (LoadDeferred).
+func loadDir(dir string, deferred bool) (*Catalog, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("catalog directory %s: %w", dir, unwrapPathError(err))
@@ -90,7 +93,7 @@ func Load(dir string) (*Catalog, error) {
 		return nil, fmt.Errorf("catalog directory %s: %w", dir, unwrapPathError(err))
 	}
 	defer root.Close()
-	cat, err := LoadFS(root.FS(), dir)
+	cat, err := loadWith(&loader{fsys: root.FS(), display: dir, deferred: deferred})
 	if cat != nil {
 		// Files read later (the registry ids) are read through a root
 		// opened again: the same confinement, and what is on disk then.
@@ -114,8 +117,13 @@ func LoadFS(fsys fs.FS, display string) (*Catalog, error) {
 // LoadFSCached is LoadFS taking the Avro and Protobuf schemas that did
 // not change from cache (nil: compile them all).
 func LoadFSCached(fsys fs.FS, display string, cache *SchemaCache) (*Catalog, error) {
-	l := &loader{fsys: fsys, display: display, cache: cache, gen: cache.begin()}
-	defer cache.end(l.gen)
+	return loadWith(&loader{fsys: fsys, display: display, cache: cache, gen: cache.begin()})
+}
+
+// loadWith runs l over its file system.
+func loadWith(l *loader) (*Catalog, error) {
+	defer l.cache.end(l.gen)
+	fsys := l.fsys
 	cat := l.load()
 	cat.openFS = func() (fs.FS, func() error, error) { return fsys, func() error { return nil }, nil }
 	if len(l.errs) > 0 {
@@ -133,6 +141,8 @@ type loader struct {
 	root    string // slash path of the catalog root inside fsys
 	errs    []report.Finding
 	warns   []report.Finding
+	// deferred: compile no schema while loading (LoadDeferred).
+	deferred bool
 }
 
 func (l *loader) show(p string) string { return showPath(l.display, p) }
@@ -182,7 +192,11 @@ func (l *loader) load() *Catalog {
 		}
 	}
 	sort.Slice(cat.Types, func(i, j int) bool { return cat.Types[i].Name < cat.Types[j].Name })
-	l.compile(cat)
+	if l.deferred {
+		cat.deferred = newDeferred(l.display)
+	} else {
+		l.compile(cat)
+	}
 	l.loadExamples(cat)
 	sortFindings(l.warns)
 	cat.Warnings = l.warns
@@ -534,6 +548,15 @@ func (l *loader) loadExamples(cat *Catalog) {
 func (c *Catalog) CheckExamples() []report.Finding {
 	var out []report.Finding
 	for _, t := range c.Types {
+		out = append(out, c.CheckTypeExamples(t)...)
+	}
+	return out
+}
+
+// CheckTypeExamples is CheckExamples for the versions of t.
+func (c *Catalog) CheckTypeExamples(t *EventType) []report.Finding {
+	var out []report.Finding
+	{
 		for _, v := range t.Versions {
 			if v.Format != format.JSONSchema {
 				out = append(out, checkFormatExamples(t, v)...)

@@ -28,6 +28,10 @@ type CheckOptions struct {
 	// one). A pair of a format without an engine is an error finding,
 	// never a pass.
 	Engines map[format.Kind]engine.Engine
+	// Skip names head types not to compile or compare (types whose
+	// files, and the files they reference, are the base's: see
+	// catalog.Unchanged).
+	Skip map[string]bool
 }
 
 // CheckResult is what a catalog check found.
@@ -35,6 +39,12 @@ type CheckResult struct {
 	Findings []report.Finding
 	// Pairs counts the version pairs compared.
 	Pairs int
+	// Skipped counts the head types not compared (CheckOptions.Skip).
+	Skipped int
+	// HeadProblems and BaseProblems are the problems found compiling the
+	// types of a catalog loaded with catalog.LoadDeferred (each type is
+	// compiled when it is checked): what Load would have returned.
+	HeadProblems, BaseProblems []report.Finding
 }
 
 // version is a schema of a type as the check uses it: from the head
@@ -82,17 +92,10 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 			}
 			for _, bv := range bt.Versions {
 				m[bv.Number] = bv
-				hv := ht.Version(bv.Number)
-				if hv == nil {
+				if ht.Version(bv.Number) == nil {
 					res.Findings = append(res.Findings, report.Finding{Rule: RuleVersionRemoved, Severity: report.SeverityError,
 						File: filepath.Join(ht.Dir, fmt.Sprintf("v%d%s", bv.Number, bv.Format.Ext())), Type: bt.Name, Subject: bt.Name, OldVersion: bv.Number,
 						Message: fmt.Sprintf("v%d is published on the base and was removed; deprecate it in event.yaml instead", bv.Number)})
-					continue
-				}
-				if msg := modified(base, bv, head, hv); msg != "" {
-					res.Findings = append(res.Findings, report.Finding{Rule: RulePublishedModified, Severity: report.SeverityError,
-						File: hv.File, Line: 1, Type: bt.Name, Subject: bt.Name, OldVersion: bv.Number, NewVersion: hv.Number,
-						Message: msg})
 				}
 			}
 		}
@@ -103,7 +106,40 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 		t   *catalog.EventType
 	}
 	results := make([][]report.Finding, len(head.Types))
+	headProbs := make([][]report.Finding, len(head.Types))
+	baseProbs := make([][]report.Finding, len(head.Types))
 	pairs := make([]int, len(head.Types))
+	// compileType compiles the versions of the type of job idx, and of
+	// the same type on the base (on a catalog loaded deferred: each type
+	// is compiled for its pairs only), and returns the findings of its
+	// published versions edited in place.
+	compileType := func(idx int, t *catalog.EventType) []report.Finding {
+		headProbs[idx] = head.CompileType(t)
+		if base == nil || base.Lookup(t.Name) == nil {
+			return nil
+		}
+		bt := base.Lookup(t.Name)
+		baseProbs[idx] = base.CompileType(bt)
+		var out []report.Finding
+		for _, bv := range bt.Versions {
+			if hv := t.Version(bv.Number); hv != nil {
+				if msg := modified(base, bv, head, hv); msg != "" {
+					out = append(out, report.Finding{Rule: RulePublishedModified, Severity: report.SeverityError,
+						File: hv.File, Line: 1, Type: bt.Name, Subject: bt.Name, OldVersion: bv.Number, NewVersion: hv.Number,
+						Message: msg})
+				}
+			}
+		}
+		return out
+	}
+	// releaseType lets the type's compiled versions go once its pairs
+	// are compared.
+	releaseType := func(t *catalog.EventType) {
+		head.ReleaseType(t)
+		if base != nil && base.Lookup(t.Name) != nil {
+			base.ReleaseType(base.Lookup(t.Name))
+		}
+	}
 	jobs := make(chan job)
 	par := opts.Parallel
 	if par <= 0 {
@@ -125,6 +161,9 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 			defer wg.Done()
 			for j := range jobs {
 				t := j.t
+				if opts.Skip[t.Name] {
+					continue
+				}
 				mode, profile := head.Compat(t)
 				copts := engine.Options{Profile: profile, Samples: samples, Seed: opts.Seed}
 				// Each engine's Compare for this type's pairs, made on first use:
@@ -141,7 +180,7 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 					cmps[k] = c
 					return c
 				}
-				var out []report.Finding
+				out := compileType(j.idx, t)
 				// comparePair appends the findings of o read against n.
 				comparePair := func(o, n *version, subject string, dirs []engine.Direction) {
 					p := engine.Pair{Type: t.Name, OldVersion: o.v.Number, NewVersion: n.v.Number, OldFile: o.v.File, NewFile: n.v.File,
@@ -181,6 +220,7 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 				}
 				if mode == catalog.ModeNone || len(t.Versions) < 2 {
 					results[j.idx] = out
+					releaseType(t)
 					continue
 				}
 				for jn := 1; jn < len(vs); jn++ {
@@ -194,6 +234,7 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 					}
 				}
 				results[j.idx] = out
+				releaseType(t)
 			}
 		}()
 	}
@@ -202,9 +243,14 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 	}
 	close(jobs)
 	wg.Wait()
-	for i := range results {
+	for i, t := range head.Types {
 		res.Findings = append(res.Findings, results[i]...)
 		res.Pairs += pairs[i]
+		res.HeadProblems = append(res.HeadProblems, headProbs[i]...)
+		res.BaseProblems = append(res.BaseProblems, baseProbs[i]...)
+		if opts.Skip[t.Name] {
+			res.Skipped++
+		}
 	}
 	SortReport(res.Findings)
 	return res
@@ -294,7 +340,20 @@ func SortReport(fs []report.Finding) {
 // adds a warning for every entry that matched nothing (a stale approval),
 // naming its line.
 func ApplyIgnores(fs []report.Finding, cfg catalog.Config, configFile string) []report.Finding {
+	return ApplyIgnoresSkipped(fs, cfg, configFile, nil)
+}
+
+// ApplyIgnoresSkipped is ApplyIgnores after a check that skipped the
+// types in skipped (CheckOptions.Skip): an entry that could match a
+// finding of a skipped type (it names that type, or none) is not called
+// stale, since those findings were not computed.
+func ApplyIgnoresSkipped(fs []report.Finding, cfg catalog.Config, configFile string, skipped map[string]bool) []report.Finding {
 	used := make([]bool, len(cfg.Compat.Ignore))
+	for k, ig := range cfg.Compat.Ignore {
+		if len(skipped) > 0 && (ig.Type == "" || skipped[ig.Type]) {
+			used[k] = true
+		}
+	}
 	for i := range fs {
 		f := &fs[i]
 		for k, ig := range cfg.Compat.Ignore {

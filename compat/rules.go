@@ -16,6 +16,7 @@ const (
 	RuleIgnoreStale       = "ignore-stale"
 	// RuleBaseCatalog: the --against catalog has lint findings.
 	RuleBaseCatalog = "base-catalog"
+	RuleTypesUnchanged    = "types-unchanged"
 )
 
 var catalogRules = []engine.Rule{
@@ -33,6 +34,8 @@ var catalogRules = []engine.Rule{
 		Detail: "A stale approval: the break it approved is gone (or its type, rule, path or fingerprint is misspelled). Delete the entry named by its line."},
 	{ID: RuleBaseCatalog, Severity: report.SeverityWarning, Summary: "the base catalog has problems",
 		Detail: "The catalog compat check compares against (--against) does not load cleanly; the message quotes its first findings. Versions that did not load there are not treated as published, so changes to them are not checked."},
+	{ID: RuleTypesUnchanged, Severity: report.SeverityInfo, Summary: "types whose files are the same as on the base were not compared",
+		Detail: "compat check --against a git revision or a directory compiles and compares only the types whose directory, or a file their schemas reference (transitively), differs from the base, or all of them when evtool.yaml differs. The others have the result they have on the base. The message counts them; --full compares every type."},
 }
 
 // Rules lists every rule id of the JSON Schema engine and of the catalog

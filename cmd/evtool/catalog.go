@@ -103,13 +103,16 @@ Exit 0 when clean (warnings allowed), 1 when an example fails its version,
 			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
-			cat, loadErr := catalog.Load(dir)
+			// Type by type: a type's versions are compiled, its examples
+			// checked, and the compiled schemas let go before the next.
+			cat, loadErr := catalog.LoadDeferred(dir)
 			var le *catalog.LoadError
 			if loadErr != nil && !errors.As(loadErr, &le) {
 				return loadErr
 			}
 			rep := &report.Report{Command: "lint", Unit: "schema"}
 			if cat != nil {
+				compileForContracts(dir, cat)
 				// Consumer contracts are part of the catalog: malformed
 				// ones, or ones naming what the catalog lacks, make it
 				// malformed.
@@ -124,17 +127,25 @@ Exit 0 when clean (warnings allowed), 1 when an example fails its version,
 					le.Findings = append(le.Findings, ce.Findings...)
 				}
 			}
+			var problems []report.Finding
 			if le != nil {
-				rep.Findings = append(rep.Findings, le.Findings...)
+				problems = append(problems, le.Findings...)
 			}
 			if cat != nil {
 				// Examples of the versions that compiled are checked even
 				// when other files are malformed: lint reports every problem.
 				rep.Findings = append(rep.Findings, cat.Warnings...)
-				rep.Findings = append(rep.Findings, cat.CheckExamples()...)
 				for _, t := range cat.Types {
+					problems = append(problems, cat.CompileType(t)...)
+					rep.Findings = append(rep.Findings, cat.CheckTypeExamples(t)...)
+					cat.ReleaseType(t)
 					rep.Checked += len(t.Versions)
 				}
+				problems = append(problems, cat.LintShared()...)
+			}
+			if len(problems) > 0 {
+				le = catalog.Problems(problems).(*catalog.LoadError)
+				rep.Findings = append(le.Findings, rep.Findings...)
 			}
 			rep.Sort()
 			if err := report.Write(a.stdout, f, rep); err != nil {

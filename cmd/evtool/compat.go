@@ -157,6 +157,7 @@ func (a *app) compatCheckCommand() *cobra.Command {
 		dir, against, format string
 		samples              int
 		seed                 int64
+		full                 bool
 		limits               schemaregistry.ClientOptions
 	)
 	c := &cobra.Command{
@@ -173,7 +174,10 @@ directory holding the base catalog. It reports published-version-modified,
 version-removed and type-removed, and compares new versions with the
 published ones as they are on the base. --against registry:URL reads the
 base from a Confluent-compatible registry, its responses bounded by
---max-response and --max-response-total.
+--max-response and --max-response-total. Against a git revision or a directory, only the types
+whose files (or the files their schemas reference) differ from the base are
+compared; the report says how many were skipped (types-unchanged); --full
+compares every type.
 
 Approve an intentional break with an entry under compat.ignore in evtool.yaml
 (type, rule, path or fingerprint, and a reason). Approved findings are shown
@@ -189,17 +193,21 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
-			head, err := loadCatalog(dir)
+			// Loaded without compiling: each type is compiled when it is
+			// checked and let go after, so memory follows the largest
+			// type, not the catalog.
+			head, err := catalog.LoadDeferred(dir)
 			if err != nil {
 				return a.annotateLoadError(err, f, "compat check")
 			}
 			var base *catalog.Catalog
-			var baseWarnings []report.Finding
+			var baseProblems []report.Finding
+			var baseDisplay string
 			if err := checkResponseLimits(limits.MaxResponse, limits.MaxResponseTotal); err != nil {
 				return err
 			}
 			if against != "" {
-				base, baseWarnings, err = loadBase(cmd, dir, against, limits)
+				base, baseDisplay, baseProblems, err = loadBase(cmd, dir, against, limits)
 				if err != nil {
 					return err
 				}
@@ -211,15 +219,33 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			if opts.SamplesSet && samples == 0 {
 				opts.Samples = -1
 			}
+			if base != nil && !full && !strings.HasPrefix(against, schemaregistry.AgainstPrefix) {
+				opts.Skip = catalog.Unchanged(head, base)
+			}
+			compileForContracts(dir, head)
 			cs, err := loadContracts(dir, head)
 			if err != nil {
 				return a.annotateLoadError(err, f, "compat check")
 			}
 			res := compat.CheckCatalog(head, base, opts)
+			if probs := append(res.HeadProblems, head.LintShared()...); len(probs) > 0 {
+				return a.annotateLoadError(catalog.Problems(probs), f, "compat check")
+			}
+			baseWarnings := baseWarning(baseDisplay, append(baseProblems, res.BaseProblems...))
+			if res.Skipped > 0 {
+				baseWarnings = append(baseWarnings, report.Finding{Rule: compat.RuleTypesUnchanged, Severity: report.SeverityInfo, File: head.ConfigFile,
+					Message: fmt.Sprintf("%d of %d types skipped: unchanged from %s (their files and the files they reference are the same), so their result is the base's; --full checks every type", res.Skipped, len(head.Types), against)})
+			}
 			// The head catalog's warnings (a reason cut at a '#', ...) are
 			// part of the gate's report, as in lint.
+			if len(cs) > 0 {
+				// The gate let each type's schemas go once checked; the
+				// consumer-aware step projects them again.
+				compileForContracts(dir, head)
+				compileForContracts(dir, base)
+			}
 			findings := append(append(baseWarnings, head.Warnings...), consumerAware(head, base, cs, res.Findings, opts)...)
-			findings = compat.ApplyIgnores(findings, head.Config, head.ConfigFile)
+			findings = compat.ApplyIgnoresSkipped(findings, head.Config, head.ConfigFile, opts.Skip)
 			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair", Rules: rules.All(), ToolVersion: buildVersion()}
 			if err := report.Write(a.stdout, f, rep); err != nil {
 				return err
@@ -234,6 +260,7 @@ catalog, unknown revision, a --against directory without a catalog).`,
 	c.Flags().StringVar(&against, "against", "", "base to compare with: a git revision (e.g. origin/main), a directory holding the base catalog, or registry:URL (a Confluent-compatible schema registry)")
 	c.Flags().IntVar(&samples, "samples", compat.DefaultCatalogSamples, "witness documents per version (default: evtool.yaml compat.samples, else 2; 0: rules only)")
 	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search")
+	c.Flags().BoolVar(&full, "full", false, "with --against a git revision or directory, compare every type, not only those whose files differ from the base")
 	c.Flags().Int64Var(&limits.MaxResponse, "max-response", schemaregistry.DefaultMaxResponse, "with --against registry:, largest registry response read, in bytes")
 	c.Flags().Int64Var(&limits.MaxResponseTotal, "max-response-total", schemaregistry.DefaultMaxResponseTotal, "with --against registry:, most bytes read from the registry in all, in bytes")
 	formatFlag(c, &format, report.GateFormats)
@@ -242,8 +269,10 @@ catalog, unknown revision, a --against directory without a catalog).`,
 
 // loadBase loads the --against catalog: a directory when one exists by
 // that name, else a git revision of the repository holding dir; a
-// registry's responses are bounded as limits says.
-func loadBase(cmd *cobra.Command, dir, against string, limits schemaregistry.ClientOptions) (*catalog.Catalog, []report.Finding, error) {
+// registry's responses are bounded as limits says. A directory or a
+// revision is loaded deferred (catalog.LoadDeferred). It returns the
+// base's display name and its load problems (see baseWarning).
+func loadBase(cmd *cobra.Command, dir, against string, limits schemaregistry.ClientOptions) (*catalog.Catalog, string, []report.Finding, error) {
 	var (
 		cat     *catalog.Catalog
 		err     error
@@ -254,24 +283,35 @@ func loadBase(cmd *cobra.Command, dir, against string, limits schemaregistry.Cli
 		cat, err = schemaregistry.LoadBase(cmd.Context(), dir, u, schemaregistry.ClientOptions{MaxResponse: limits.MaxResponse, MaxResponseTotal: limits.MaxResponseTotal})
 	} else if info, statErr := os.Stat(against); statErr == nil && info.IsDir() {
 		if _, cfgErr := os.Stat(filepath.Join(against, catalog.ConfigName)); cfgErr != nil {
-			return nil, nil, fmt.Errorf("--against %s: no %s in that directory; it must hold the base catalog (the directory that has evtool.yaml)", against, catalog.ConfigName)
+			return nil, "", nil, fmt.Errorf("--against %s: no %s in that directory; it must hold the base catalog (the directory that has evtool.yaml)", against, catalog.ConfigName)
 		}
 		display = against
-		cat, err = catalog.Load(against)
+		cat, err = catalog.LoadDeferred(against)
 	} else {
 		tree, gerr := catalog.ReadGitTree(cmd.Context(), dir, against)
 		if gerr != nil {
-			return nil, nil, gerr
+			return nil, "", nil, gerr
 		}
 		display = tree.Display
-		cat, err = catalog.LoadFS(tree.FS, tree.Display)
+		cat, err = catalog.LoadFSDeferred(tree.FS, tree.Display)
 	}
 	var le *catalog.LoadError
 	if err != nil && !errors.As(err, &le) {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	var warns []report.Finding
 	if le != nil {
+		return cat, display, le.Findings, nil
+	}
+	return cat, display, nil, nil
+}
+
+// baseWarning is the one warning that the base catalog (display) has
+// problems: versions that did not load there are not treated as
+// published.
+func baseWarning(display string, problems []report.Finding) []report.Finding {
+	var warns []report.Finding
+	if len(problems) > 0 {
+		le := catalog.Problems(problems).(*catalog.LoadError)
 		var lines []string
 		for i, f := range le.Findings {
 			if i == 3 {
@@ -284,5 +324,5 @@ func loadBase(cmd *cobra.Command, dir, against string, limits schemaregistry.Cli
 			Message: fmt.Sprintf("the base catalog has %d problem(s); versions that did not load there are not treated as published: %s",
 				len(le.Findings), strings.Join(lines, "; "))})
 	}
-	return cat, warns, nil
+	return warns
 }

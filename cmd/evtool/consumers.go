@@ -36,6 +36,24 @@ func loadContracts(dir string, cat *catalog.Catalog) ([]*consumers.Contract, err
 	return cs, nil
 }
 
+// compileForContracts compiles every type of a catalog loaded deferred
+// (catalog.LoadDeferred) when consumer contracts sit beside its
+// evtool.yaml: linting a contract's pointers and the consumer-aware gate
+// read any type's compiled schemas, so a catalog with contracts is held
+// compiled whole, as before deferred loading. Compile problems are left
+// to the gate and lint, which report them type by type.
+func compileForContracts(dir string, cat *catalog.Catalog) {
+	if cat == nil || !cat.Deferred() {
+		return
+	}
+	if cs, _ := consumers.Load(dir); len(cs) == 0 {
+		return
+	}
+	for _, t := range cat.Types {
+		cat.CompileType(t)
+	}
+}
+
 // gateSamples is the witness count a catalog check uses (as
 // compat.CheckCatalog decides it), for the consumer-aware step.
 func gateSamples(cat *catalog.Catalog, opts compat.CheckOptions) int {
@@ -111,9 +129,10 @@ Exit 0 when every consumer reads OK, 1 when one breaks, 2 on bad input
 			}
 			var base *catalog.Catalog
 			if against != "" {
-				if base, _, err = loadBase(cmd, dir, against, schemaregistry.ClientOptions{MaxResponse: schemaregistry.DefaultMaxResponse, MaxResponseTotal: schemaregistry.DefaultMaxResponseTotal}); err != nil {
+				if base, _, _, err = loadBase(cmd, dir, against, schemaregistry.ClientOptions{MaxResponse: schemaregistry.DefaultMaxResponse, MaxResponseTotal: schemaregistry.DefaultMaxResponseTotal}); err != nil {
 					return err
 				}
+				compileForContracts(dir, base)
 			}
 			opts := compat.CheckOptions{Samples: samples, SamplesSet: cmd.Flags().Changed("samples"), Seed: uint64(seed)}
 			if opts.SamplesSet && samples == 0 {

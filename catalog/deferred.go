@@ -1,0 +1,211 @@
+package catalog
+
+import (
+	"fmt"
+	"io/fs"
+	"sync"
+
+	"github.com/evtool/evtool/format"
+	jsonformat "github.com/evtool/evtool/format/jsonschema"
+	"github.com/evtool/evtool/report"
+)
+
+// LoadDeferred reads the catalog in dir like Load, but compiles no schema:
+// CompileType compiles one type's versions when they are needed and
+// ReleaseType lets them go, so a command that walks the catalog type by
+// type (compat check, lint) holds the compiled schemas of the types in
+// hand, not of the whole catalog. Each type gets a compiler of its own:
+// santhosh-tekuri's compiler keeps every schema it compiled for as long
+// as it lives. The files themselves (text, decoded JSON) are read once, at
+// load, and shared by every type. The LoadError holds the problems found
+// before compiling; CompileType returns the rest.
+func LoadDeferred(dir string) (*Catalog, error) { return loadDir(dir, true) }
+
+// LoadFSDeferred is LoadDeferred reading from fsys (see LoadFS).
+func LoadFSDeferred(fsys fs.FS, display string) (*Catalog, error) {
+	return loadWith(&loader{fsys: fsys, display: display, deferred: true})
+}
+
+// deferred is what a catalog loaded by LoadDeferred needs to compile later.
+// CompileType runs from several goroutines at once.
+type deferred struct {
+	display string
+
+	mu         sync.Mutex
+	sharedDirs []string // computed on first use
+	sharedDone bool
+	// reported, used and kinds are the formatLoader's, across every
+	// CompileType call: a shared file's problem is reported once, and
+	// LintShared knows which shared files versions used.
+	reported map[string]bool
+	used     map[string]bool
+	kinds    map[format.Kind]bool
+	// listings are the directories listed while compiling, by path.
+	listMu   sync.Mutex
+	listings map[string][]fs.DirEntry
+}
+
+// listingCache answers ReadDir from d.listings: the Avro loader lists the
+// shared directories, the catalog root among them, for every version, and
+// listing a root of 1,000 types per version made loading quadratic. The
+// catalog is not written to while a command reads it.
+type listingCache struct {
+	fs.FS
+	d *deferred
+}
+
+func (l *listingCache) ReadDir(name string) ([]fs.DirEntry, error) {
+	l.d.listMu.Lock()
+	entries, ok := l.d.listings[name]
+	l.d.listMu.Unlock()
+	if ok {
+		return entries, nil
+	}
+	entries, err := fs.ReadDir(l.FS, name)
+	if err != nil {
+		return nil, err
+	}
+	l.d.listMu.Lock()
+	l.d.listings[name] = entries
+	l.d.listMu.Unlock()
+	return entries, nil
+}
+
+func newDeferred(display string) *deferred {
+	return &deferred{display: display, reported: map[string]bool{}, used: map[string]bool{}, kinds: map[format.Kind]bool{}, listings: map[string][]fs.DirEntry{}}
+}
+
+// Deferred reports whether the catalog was loaded without compiling
+// (LoadDeferred), so that CompileType must be called before a type's
+// Schema and Compiled are set.
+func (c *Catalog) Deferred() bool { return c.deferred != nil }
+
+// CompileType compiles the versions of t (a type of c) and returns the
+// problems that loading would have reported for them: after it, each
+// version's Schema, Compiled and Digest are set as Load sets them. On a
+// catalog that Load compiled it does nothing.
+func (c *Catalog) CompileType(t *EventType) []report.Finding {
+	d := c.deferred
+	if d == nil {
+		return nil
+	}
+	l, closeFS, probs := c.reopen()
+	if probs != nil {
+		return probs
+	}
+	defer closeFS()
+	jc := NewDraftCompiler(c.Config.AssertFormats, c.Draft)
+	jc.UseLoader(&refLoader{files: c.files})
+	fl := &formatLoader{loader: l, reported: map[string]bool{}, used: map[string]bool{}}
+	var out []report.Finding
+	for _, v := range t.Versions {
+		if v.Format == format.JSONSchema {
+			if v.Doc == nil {
+				continue // malformed JSON, already reported
+			}
+			sch, err := jc.Compile(v.URL)
+			if err != nil {
+				f := compileFinding(c, v, err)
+				f.Severity = report.SeverityError
+				out = append(out, f)
+				continue
+			}
+			v.Schema = sch
+			v.Compiled = jsonformat.New(sch, v.canonical)
+			continue
+		}
+		if fl.shared == nil {
+			fl.shared = d.shared(l, c)
+		}
+		fl.compileVersion(t, v)
+	}
+	// Format problems are reported once per catalog, as Load reports them.
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, f := range l.errs {
+		if k := reportKey(f); !d.reported[k] {
+			d.reported[k] = true
+			out = append(out, f)
+		}
+	}
+	for p := range fl.used {
+		d.used[p] = true
+	}
+	if t.Format != "" && t.Format != format.JSONSchema {
+		d.kinds[t.Format] = true
+	}
+	sortFindings(out)
+	return out
+}
+
+// ReleaseType drops what CompileType compiled for t, so that the memory
+// of a type already checked is reclaimed. On a catalog that Load compiled
+// it does nothing. Digests stay.
+func (c *Catalog) ReleaseType(t *EventType) {
+	if c.deferred == nil {
+		return
+	}
+	for _, v := range t.Versions {
+		v.Schema, v.Compiled = nil, nil
+	}
+}
+
+// LintShared compiles, after every type went through CompileType, the
+// .avsc and .proto files of the shared directories that no version used,
+// as Load does (lint checks every schema file), and returns their
+// problems. On a catalog that Load compiled it does nothing.
+func (c *Catalog) LintShared() []report.Finding {
+	d := c.deferred
+	if d == nil {
+		return nil
+	}
+	l, closeFS, probs := c.reopen()
+	if probs != nil {
+		return probs
+	}
+	defer closeFS()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fl := &formatLoader{loader: l, reported: d.reported, used: d.used}
+	if len(d.kinds) == 0 {
+		return nil
+	}
+	if !d.sharedDone {
+		d.sharedDirs, d.sharedDone = l.sharedDirs(c), true
+	}
+	fl.shared = d.sharedDirs
+	fl.lintShared(d.kinds)
+	sortFindings(l.errs)
+	return l.errs
+}
+
+// shared returns the catalog's shared directories, listed once.
+func (d *deferred) shared(l *loader, c *Catalog) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.sharedDone {
+		d.sharedDirs, d.sharedDone = l.sharedDirs(c), true
+	}
+	return d.sharedDirs
+}
+
+// Problems returns findings (the problems of LoadFS and of CompileType)
+// as the *LoadError Load returns, in Load's order; nil when there are none.
+func Problems(findings []report.Finding) error {
+	if len(findings) == 0 {
+		return nil
+	}
+	out := append([]report.Finding(nil), findings...)
+	sortFindings(out)
+	return &LoadError{Findings: out}
+}
+
+// reopen opens the deferred catalog's file system again (directory
+// listings cached) and returns a loader over it, or the problem.
+func (c *Catalog) reopen() (*loader, func() error, []report.Finding) {
+	fsys, closeFS, err := c.openFS()
+	if err != nil {
+		return nil, nil, []report.Finding{{Rule: RuleConfig, Severity: report.SeverityError, File: c.ConfigFile, Message: fmt.Sprintf("reopening the catalog: %v", err)}}
+	}
+	return &loader{fsys: &listingCache{FS: fsys, d: c.deferred}, display: c.deferred.display, root: c.rootPath}, closeFS, nil
+}

@@ -1,0 +1,308 @@
+package catalog
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/evtool/evtool/format"
+)
+
+// Unchanged names the types of head whose compatibility result cannot
+// differ from base's: evtool.yaml is the same, the type's directory holds
+// the same files with the same bytes, and so does every file its schemas
+// can reach — for JSON Schema the files its $refs (and $schema) name,
+// followed transitively, for Avro every .avsc of the shared directories,
+// for Protobuf the files its imports name, transitively. Where a reference
+// cannot be followed without compiling (a $id inside a schema changes the
+// base of the $refs under it; an import the scan cannot read), every file
+// of that format in the catalog counts. Both catalogs must be loaded from
+// a file system (Load, LoadFS, or their deferred forms).
+func Unchanged(head, base *Catalog) map[string]bool {
+	out := map[string]bool{}
+	if head == nil || base == nil || head.openFS == nil || base.openFS == nil {
+		return out
+	}
+	hs, err := newInputScan(head)
+	if err != nil {
+		return out
+	}
+	defer hs.close()
+	bs, err := newInputScan(base)
+	if err != nil {
+		return out
+	}
+	defer bs.close()
+	if hs.digest(ConfigName) != bs.digest(ConfigName) || head.rootPath != base.rootPath {
+		return out
+	}
+	for _, t := range head.Types {
+		bt := base.Lookup(t.Name)
+		if bt == nil || t.Format != bt.Format {
+			continue
+		}
+		if sameInputs(hs.inputs(t), bs.inputs(bt)) {
+			out[t.Name] = true
+		}
+	}
+	return out
+}
+
+func sameInputs(a, b map[string][sha256.Size]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// inputScan digests the files of one catalog, each once.
+type inputScan struct {
+	cat     *Catalog
+	fsys    fs.FS
+	close   func() error
+	digests map[string][sha256.Size]byte // by path in fsys
+	shared  map[string][]string          // files of the shared directories by extension, on first use
+	all     map[string][]string          // every file of an extension, on first use
+	ids     map[string][]string          // relative paths by declared $id, on first use
+}
+
+func newInputScan(c *Catalog) (*inputScan, error) {
+	fsys, closeFS, err := c.openFS()
+	if err != nil {
+		return nil, err
+	}
+	return &inputScan{cat: c, fsys: fsys, close: closeFS, digests: map[string][sha256.Size]byte{}, all: map[string][]string{}}, nil
+}
+
+// absent is the digest of a file that cannot be read.
+var absent = sha256.Sum256([]byte("\x00absent"))
+
+// digest is the SHA-256 of the file at p (a path in fsys).
+func (s *inputScan) digest(p string) [sha256.Size]byte {
+	if d, ok := s.digests[p]; ok {
+		return d
+	}
+	d := absent
+	if data, err := readFile(s.fsys, p); err == nil {
+		d = sha256.Sum256(data)
+	}
+	s.digests[p] = d
+	return d
+}
+
+func (s *inputScan) full(rel string) string {
+	if s.cat.rootPath == "" || s.cat.rootPath == "." {
+		return rel
+	}
+	if rel == "." {
+		return s.cat.rootPath
+	}
+	return s.cat.rootPath + "/" + rel
+}
+
+// inputs maps every file t's result depends on (paths in fsys) to its
+// digest.
+func (s *inputScan) inputs(t *EventType) map[string][sha256.Size]byte {
+	out := map[string][sha256.Size]byte{}
+	dir := s.full(t.Name)
+	_ = fs.WalkDir(s.fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			out[p] = absent
+			return nil
+		}
+		if !d.IsDir() {
+			out[p] = s.digest(p)
+		}
+		return nil
+	})
+	switch t.Format {
+	case format.JSONSchema:
+		s.jsonInputs(t, out)
+	case format.Avro:
+		for _, p := range s.sharedFiles(".avsc") {
+			out[p] = s.digest(p)
+		}
+	case format.Protobuf:
+		s.protoInputs(t, out)
+	}
+	return out
+}
+
+// jsonInputs adds the catalog files the $refs of t's versions reach.
+func (s *inputScan) jsonInputs(t *EventType, out map[string][sha256.Size]byte) {
+	var queue []string
+	seen := map[string]bool{}
+	for _, v := range t.Versions {
+		queue = append(queue, v.RelPath)
+	}
+	for len(queue) > 0 {
+		rel := queue[0]
+		queue = queue[1:]
+		if seen[rel] {
+			continue
+		}
+		seen[rel] = true
+		p := s.full(rel)
+		out[p] = s.digest(p)
+		f := s.cat.files[rel]
+		if f == nil || f.doc == nil {
+			continue
+		}
+		base := fileURL(rel)
+		if f.id != "" {
+			base = f.id
+		}
+		everything := false
+		walkSchemaRefs(f.doc, true, func(ref string, nestedID bool) {
+			if nestedID {
+				everything = true
+				return
+			}
+			target, _, _ := strings.Cut(resolveRef(base, ref), "#")
+			if r, ok := relFromURL(target); ok {
+				if _, known := s.cat.files[r]; known {
+					queue = append(queue, r)
+				} else {
+					out[s.full(r)] = absent
+				}
+				return
+			}
+			queue = append(queue, s.byID(target)...)
+		})
+		if everything {
+			for r := range s.cat.files {
+				queue = append(queue, r)
+			}
+		}
+	}
+}
+
+// walkSchemaRefs calls fn with every $ref, $dynamicRef, $recursiveRef and
+// $schema string of doc, and with nestedID true when a schema below the
+// root declares $id (which changes the base the $refs under it resolve
+// against).
+func walkSchemaRefs(doc any, root bool, fn func(ref string, nestedID bool)) {
+	switch t := doc.(type) {
+	case map[string]any:
+		for k, v := range t {
+			switch k {
+			case "$ref", "$dynamicRef", "$recursiveRef", "$schema":
+				if s, ok := v.(string); ok {
+					fn(s, false)
+					continue
+				}
+			case "$id", "id":
+				if _, ok := v.(string); ok && !root {
+					fn("", true)
+				}
+			}
+			walkSchemaRefs(v, false, fn)
+		}
+	case []any:
+		for _, e := range t {
+			walkSchemaRefs(e, false, fn)
+		}
+	}
+}
+
+// protoImport is one import statement; protoImportWord any use of the word.
+var (
+	protoImport     = regexp.MustCompile(`\bimport\s+(?:(?:weak|public)\s+)?"([^"\\]*)"\s*;`)
+	protoImportWord = regexp.MustCompile(`\bimport\b`)
+)
+
+// protoInputs adds the files t's versions import, transitively (paths
+// relative to the root). A file whose imports the scan cannot read (an
+// escaped or concatenated path, the word in a comment) makes every .proto
+// of the catalog an input.
+func (s *inputScan) protoInputs(t *EventType, out map[string][sha256.Size]byte) {
+	var queue []string
+	for _, v := range t.Versions {
+		queue = append(queue, v.RelPath)
+	}
+	seen := map[string]bool{}
+	for len(queue) > 0 {
+		rel := queue[0]
+		queue = queue[1:]
+		if seen[rel] || !fs.ValidPath(rel) {
+			continue
+		}
+		seen[rel] = true
+		p := s.full(rel)
+		out[p] = s.digest(p)
+		data, err := readFile(s.fsys, p)
+		if err != nil {
+			continue
+		}
+		imports := protoImport.FindAllSubmatch(data, -1)
+		if len(imports) != len(protoImportWord.FindAll(data, -1)) {
+			for _, q := range s.allFiles(".proto") {
+				out[q] = s.digest(q)
+			}
+			return
+		}
+		for _, m := range imports {
+			queue = append(queue, path.Clean(string(bytes.TrimSpace(m[1]))))
+		}
+	}
+}
+
+// byID lists the files that declare id as their $id.
+func (s *inputScan) byID(id string) []string {
+	if s.ids == nil {
+		s.ids = map[string][]string{}
+		for r, f := range s.cat.files {
+			if f.id != "" {
+				s.ids[f.id] = append(s.ids[f.id], r)
+			}
+		}
+	}
+	return s.ids[id]
+}
+
+// sharedFiles lists the files with extension ext in the shared
+// directories (paths in fsys).
+func (s *inputScan) sharedFiles(ext string) []string {
+	if files, ok := s.shared[ext]; ok {
+		return files
+	}
+	l := &loader{fsys: s.fsys, root: s.cat.rootPath}
+	var out []string
+	for _, dir := range l.sharedDirs(s.cat) {
+		entries, _ := fs.ReadDir(s.fsys, dir)
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ext) {
+				out = append(out, path.Join(dir, e.Name()))
+			}
+		}
+	}
+	if s.shared == nil {
+		s.shared = map[string][]string{}
+	}
+	s.shared[ext] = out
+	return out
+}
+
+// allFiles lists every file with extension ext under the root.
+func (s *inputScan) allFiles(ext string) []string {
+	if files, ok := s.all[ext]; ok {
+		return files
+	}
+	var files []string
+	_ = fs.WalkDir(s.fsys, s.full("."), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ext) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	s.all[ext] = files
+	return files
+}

@@ -102,6 +102,9 @@ type Harness struct {
 
 	root    string
 	ownRoot bool
+
+	// brokerDir holds the embedded broker's log (see brokerDirName).
+	brokerDir string
 	// buildDir is EVTOOL_BUILD once consumer.build succeeded.
 	buildDir string
 	// rootLock marks a temporary root as in use (see lockWorkRoot).
@@ -224,7 +227,15 @@ func (h *Harness) Connect(ctx context.Context) error {
 		if cc.TLS || cc.TLSCAFile != "" || cc.TLSCertFile != "" || cc.SASLMechanism != "" {
 			return errors.New("TLS and SASL settings need a real cluster: pass --brokers (or set kafka.brokers)")
 		}
-		b, err := kafka.StartBroker(kafka.BrokerConfig{Partitions: h.partitions})
+		// The broker keeps its log on disk, in the work root, not in
+		// evtool's memory: a run's topic holds every event (and copy),
+		// which at a million events is hundreds of MiB.
+		root, err := h.workRoot()
+		if err != nil {
+			return err
+		}
+		h.brokerDir = filepath.Join(root, brokerDirName)
+		b, err := kafka.StartBroker(kafka.BrokerConfig{Partitions: h.partitions, DataDir: h.brokerDir})
 		if err != nil {
 			return err
 		}
@@ -289,6 +300,8 @@ func (h *Harness) Close() {
 	}
 	if h.embedded != nil {
 		h.embedded.Close()
+		// Its log is of no use once it stopped, kept work root or not.
+		_ = os.RemoveAll(h.brokerDir)
 	}
 	if h.ownRoot && !h.opts.Keep && h.root != "" {
 		_ = os.RemoveAll(h.root)
@@ -310,6 +323,10 @@ func (h *Harness) spawner() *spawner {
 // workRootPrefix starts the name of every directory a replay creates for
 // its runs, in Options.WorkDir or the temporary directory.
 const workRootPrefix = "evtool-replay-"
+
+// brokerDirName is the directory of the work root that holds the
+// embedded broker's log while the replay runs.
+const brokerDirName = ".evtool-broker"
 
 // workRootLockName is the marker of a temporary work root, locked while
 // its replay runs.

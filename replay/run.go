@@ -115,16 +115,16 @@ type RunResult struct {
 	// baseline (chaos and shrinking runs).
 	Differences int `json:"differences,omitempty"`
 
-	// State is the consumer's final state (decoded JSON), nil on failure.
-	State any `json:"-"`
-	// Initial is the state it served before the first event
-	// (RunSpec.Initial), when InitialRead.
-	Initial     any  `json:"-"`
-	InitialRead bool `json:"-"`
-	// InitialWait is how long producing waited for that state.
+	// InitialRead says whether the consumer served a state before the
+	// first event (RunSpec.Initial); InitialWait is how long producing
+	// waited for it.
+	InitialRead bool     `json:"-"`
 	InitialWait Duration `json:"-"`
-	// StateBytes is the state as read.
-	StateBytes []byte `json:"-"`
+
+	// state is the consumer's final state (nil on failure) and initial
+	// the one it served before the first event, kept on disk (see
+	// storedState).
+	state, initial *storedState
 
 	faults chaos.Selection
 	// down holds the run's stand-ins; terminal the event ids and effect
@@ -149,6 +149,22 @@ const (
 	initialStateWait  = 5 * time.Second
 	initialStateGrace = 500 * time.Millisecond
 )
+
+// stateFileName and initialStateFileName are the files of a run's work
+// directory that hold its final state and the state before the first
+// event (and, with ".canon" appended, their canonical forms).
+const (
+	stateFileName        = "state.json"
+	initialStateFileName = "state-initial.json"
+)
+
+// keepsFiles reports whether the work directory outlives the replay.
+func (h *Harness) keepsFiles() bool { return h.opts.Keep || h.opts.WorkDir != "" }
+
+// compareRuns compares a run's state with the baseline's.
+func (h *Harness) compareRuns(base, r *RunResult) (Comparison, error) {
+	return compareStored(base.state, r.state, h.sc.Consumer.Ignore)
+}
 
 // MaxRecordedFaults bounds RunResult.Faults.
 const MaxRecordedFaults = 10000
@@ -364,7 +380,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	h.logf("%s: settled in %s", id, res.SettleTime)
 
 	h.phase(spec.Name, "reading state")
-	state, raw, finalKilled, err := readState(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
+	state, finalKilled, err := readStateFile(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, filepath.Join(res.Workdir, stateFileName), h.sc.Consumer.Ignore)
 	stateKilled = append(stateKilled, finalKilled...)
 	if err != nil {
 		if exited, how := cons.exited(); exited {
@@ -373,9 +389,15 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		}
 		return nil, err
 	}
-	res.State, res.StateBytes = state, raw
+	res.state = state
 	stop()
-	res.Expect = Evaluate(spec.Name, state, h.sc.Expect)
+	if res.Expect, err = evaluateStored(spec.Name, state, h.sc.Expect); err != nil {
+		return nil, fmt.Errorf("reading the state %s: %w", state.raw, err)
+	}
+	if !h.keepsFiles() {
+		// Only its canonical form is compared from now on.
+		_ = os.Remove(state.raw)
+	}
 	// The DLQ of every clean run is read: a clean event dead-lettered
 	// there is a consumer that rejects valid events (see checkBaseline).
 	dlqRead := h.sc.DLQ != nil || !spec.Chaos || res.down != nil
@@ -414,14 +436,14 @@ func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *co
 	ictx, cancel := context.WithTimeout(ctx, initialStateWait)
 	defer cancel()
 	type read struct {
-		state  any
+		state  *storedState
 		killed []string
 		err    error
 	}
 	done := make(chan read, 1)
 	start := time.Now()
 	go func() {
-		st, _, killed, err := readState(ictx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
+		st, killed, err := readStateFile(ictx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, filepath.Join(res.Workdir, initialStateFileName), h.sc.Consumer.Ignore)
 		done <- read{st, killed, err}
 	}()
 	var joined time.Time
@@ -430,7 +452,7 @@ func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *co
 		case r := <-done:
 			*killed = append(*killed, r.killed...)
 			if r.err == nil {
-				res.Initial, res.InitialRead = r.state, true
+				res.initial, res.InitialRead = r.state, true
 			}
 			res.InitialWait = Duration(time.Since(start))
 			return ctx.Err()

@@ -30,6 +30,14 @@ import (
 // heap instead of 2x halves the time spent in GC for little memory.
 const ProducerGCPercent = 400
 
+// MemoryLimit is the soft memory limit evtool replay runs with (unless
+// GOMEMLIMIT is set): with GC percent 400 the heap may grow to five times
+// the live heap before a collection, and the runtime returns freed memory
+// to the system slowly; the limit makes it collect and return sooner when
+// the process nears it. The live heap of a replay is tens of MiB (see
+// docs/replay.md, "Memory"), far below it, so the limit costs little GC.
+const MemoryLimit = 192 << 20
+
 // Options configure a replay beyond its scenario (the command line).
 type Options struct {
 	// Brokers, when set, replace kafka.brokers.

@@ -168,7 +168,7 @@ consumer:
   run: [%s]
   state: {http: "http://${EVTOOL_ADDR}/state"}
   ignore: [/orders/*/updatedAt]
-  settle_timeout: 10m
+  settle_timeout: 30m
   quiet: 500ms
 chaos:
   seed: 42

@@ -150,13 +150,20 @@ const (
 	initialStateGrace = 500 * time.Millisecond
 )
 
-// stateFileName and initialStateFileName are the files of a run's work
-// directory that hold its final state and the state before the first
-// event (and, with ".canon" appended, their canonical forms).
-const (
-	stateFileName        = "state.json"
-	initialStateFileName = "state-initial.json"
-)
+// statesDirName is the directory of the work root that holds the runs'
+// states: <run id>.json and <run id>-initial.json (the state before the
+// first event), and with ".canon" appended their canonical forms. Not in
+// a run's own directory, which is the consumer's (EVTOOL_WORKDIR).
+const statesDirName = ".evtool-states"
+
+// statePath is the file of a run's state.
+func (h *Harness) statePath(id, suffix string) (string, error) {
+	d := filepath.Join(h.root, statesDirName)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return "", err
+	}
+	return filepath.Join(d, id+suffix+".json"), nil
+}
 
 // keepsFiles reports whether the work directory outlives the replay.
 func (h *Harness) keepsFiles() bool { return h.opts.Keep || h.opts.WorkDir != "" }
@@ -380,7 +387,11 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	h.logf("%s: settled in %s", id, res.SettleTime)
 
 	h.phase(spec.Name, "reading state")
-	state, finalKilled, err := readStateFile(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, filepath.Join(res.Workdir, stateFileName), h.sc.Consumer.Ignore)
+	statePath, err := h.statePath(id, "")
+	if err != nil {
+		return nil, err
+	}
+	state, finalKilled, err := readStateFile(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, statePath, h.sc.Consumer.Ignore)
 	stateKilled = append(stateKilled, finalKilled...)
 	if err != nil {
 		if exited, how := cons.exited(); exited {
@@ -442,8 +453,12 @@ func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *co
 	}
 	done := make(chan read, 1)
 	start := time.Now()
+	path, err := h.statePath(res.ID, "-initial")
+	if err != nil {
+		return err
+	}
 	go func() {
-		st, killed, err := readStateFile(ictx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, filepath.Join(res.Workdir, initialStateFileName), h.sc.Consumer.Ignore)
+		st, killed, err := readStateFile(ictx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, path, h.sc.Consumer.Ignore)
 		done <- read{st, killed, err}
 	}()
 	var joined time.Time

@@ -67,7 +67,7 @@ func storeState(raw string, ignore []string) (*storedState, error) {
 	}
 	defer out.Close()
 	w := bufio.NewWriterSize(out, 64<<10)
-	c := &canonicalizer{f: f, size: fi.Size(), w: w, ignore: make([][]string, len(ignore)), used: make([]bool, len(ignore))}
+	c := &canonicalizer{f: f, src: f, size: fi.Size(), w: w, ignore: make([][]string, len(ignore)), used: make([]bool, len(ignore))}
 	for i, p := range ignore {
 		c.ignore[i] = jsonpos.Split(p)
 	}
@@ -86,7 +86,10 @@ func storeState(raw string, ignore []string) (*storedState, error) {
 
 // canonicalizer writes the canonical form of a JSON file.
 type canonicalizer struct {
-	f      *os.File
+	f *os.File
+	// src is what values are read from: f, or a small value's bytes
+	// read once (see object); offsets are f's either way.
+	src    io.ReaderAt
 	size   int64
 	w      *bufio.Writer
 	ignore [][]string
@@ -203,9 +206,36 @@ func (c *canonicalizer) checkText() error {
 }
 
 func (c *canonicalizer) decoder(start, end int64) *json.Decoder {
-	dec := json.NewDecoder(bufio.NewReaderSize(io.NewSectionReader(c.f, start, end-start), 4<<10))
+	var r io.Reader = io.NewSectionReader(c.src, start, end-start)
+	if c.src == io.ReaderAt(c.f) {
+		r = bufio.NewReaderSize(r, 4<<10)
+	}
+	dec := json.NewDecoder(r)
 	dec.UseNumber()
 	return dec
+}
+
+// smallValue is the size up to which a nested value is read into memory
+// once and canonicalized from there: reading each nested object again
+// from the file would cost a read of its bytes per level of nesting.
+const smallValue = 1 << 20
+
+// bytesAt reads an extent of the file as a ReaderAt at the file's offsets.
+type bytesAt struct {
+	b    []byte
+	base int64
+}
+
+func (r bytesAt) ReadAt(p []byte, off int64) (int, error) {
+	off -= r.base
+	if off < 0 || off >= int64(len(r.b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }
 
 // ignored reports whether the current path is a consumer.ignore pointer
@@ -332,21 +362,32 @@ func (c *canonicalizer) object(dec *json.Decoder, base int64) error {
 			c.w.WriteByte(':')
 			if m.scalar != nil {
 				c.w.Write(m.scalar)
-			} else {
-				sub := c.decoder(m.start, m.end)
-				tok, err := sub.Token()
-				if err != nil {
-					return c.syntaxError(sub, m.start, err)
-				}
-				if err := c.value(sub, m.start, tok); err != nil {
-					return err
-				}
+			} else if err := c.nested(m.start, m.end); err != nil {
+				return err
 			}
 		}
 		c.path = c.path[:len(c.path)-1]
 	}
 	c.w.WriteByte('}')
 	return nil
+}
+
+// nested writes the canonical form of the container at [start, end).
+func (c *canonicalizer) nested(start, end int64) error {
+	if c.src == io.ReaderAt(c.f) && end-start <= smallValue {
+		b := make([]byte, end-start)
+		if _, err := c.f.ReadAt(b, start); err != nil {
+			return err
+		}
+		c.src = bytesAt{b: b, base: start}
+		defer func() { c.src = c.f }()
+	}
+	sub := c.decoder(start, end)
+	tok, err := sub.Token()
+	if err != nil {
+		return c.syntaxError(sub, start, err)
+	}
+	return c.value(sub, start, tok)
 }
 
 // skipAfter skips the rest of a value whose first token was tok.

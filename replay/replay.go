@@ -14,10 +14,12 @@
 // and EVTOOL_RUN in its environment and reads its state from
 // consumer.state (GET on a URL, or a command's stdout), as JSON.
 //
-// Memory does not grow with the number of events: events are streamed
-// from the file (or generator) through the fault plan into the producer,
-// and the plan holds at most the reorder lookahead (chaos.ReorderLookahead)
-// and pending copies.
+// Memory does not grow with the payloads of the events: events are
+// streamed from the file (or generator) through the fault plan into the
+// producer, and the plan holds at most the reorder lookahead
+// (chaos.ReorderLookahead) and pending copies; the embedded broker keeps
+// its log on disk; the consumer's states are kept on disk and compared
+// from their canonical files (see storedState).
 package replay
 
 import (

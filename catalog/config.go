@@ -2,9 +2,12 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
+	"github.com/evtool/evtool/format/jsonschema"
 )
 
 // Config is evtool.yaml.
@@ -151,24 +154,24 @@ func (p Profile) Protobuf() bool { return p == ProfileWire || p == ProfileWireJS
 // languages read the JSON mapping too). Avro has one answer, the
 // specification's schema resolution, and takes no profile.
 func DefaultProfileOf(k format.Kind) Profile {
-	switch k {
-	case format.Protobuf:
-		return ProfileWireJSON
-	case format.Avro:
-		return ""
+	if p, ok := formats.ForKind(k); ok {
+		return Profile(p.CompatProfiles().Default)
 	}
 	return DefaultProfile
 }
 
 // fits reports whether a profile applies to a format.
 func (p Profile) fits(k format.Kind) bool {
-	switch k {
-	case format.Protobuf:
-		return p.Protobuf()
-	case format.Avro:
-		return false
+	return slices.Contains(profilesOf(k).Names, string(p))
+}
+
+// profilesOf is the compat profiles of a format (JSON Schema's for an
+// unknown one).
+func profilesOf(k format.Kind) format.Profiles {
+	if p, ok := formats.ForKind(k); ok {
+		return p.CompatProfiles()
 	}
-	return p == ProfileLenient || p == ProfileStrict
+	return jsonschema.Provider{}.CompatProfiles()
 }
 
 // Defaults when evtool.yaml says nothing: an event log is read by old and

@@ -7,8 +7,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
-	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/report"
 )
@@ -63,47 +62,38 @@ type formatLoader struct {
 
 // load compiles the file at p (a path in the loader's fsys).
 func (fl *formatLoader) load(kind format.Kind, p, message string) (format.Schema, error) {
-	switch kind {
-	case format.Avro:
-		v, err := fl.cache.compile(fl.gen, cacheKey("avro", p, strings.Join(fl.shared, "\x01")), fl.fsys, func(fsys fs.FS) (any, error) {
-			return avro.Load(versionsHidden{fsys, p}, p, fl.shared...)
-		})
-		if err != nil {
-			return nil, err
-		}
-		s := v.(*avro.Schema)
-		for _, f := range s.Files {
-			fl.used[f] = true
-		}
-		return s, nil
-	case format.Protobuf:
-		v, err := fl.cache.compile(fl.gen, cacheKey("protobuf", fl.root, p, message), fl.fsys, func(fsys fs.FS) (any, error) {
-			sub, err := fs.Sub(fsys, fl.root)
-			if err != nil {
-				return nil, err
-			}
-			return protobuf.Load(sub, fl.rel(p), message)
-		})
-		if err != nil {
-			return nil, err
-		}
-		s := v.(*protobuf.Schema)
-		for _, f := range s.Files {
-			fl.used[path.Join(fl.root, f)] = true
-		}
-		return s, nil
+	fc, ok := fileCompiler(kind)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a schema format", kind)
 	}
-	return nil, fmt.Errorf("%s is not a schema format", kind)
+	v, err := fl.cache.compile(fl.gen, cacheKey(string(kind), fl.root, p, message, strings.Join(fl.shared, "\x01")), fl.fsys, func(fsys fs.FS) (any, error) {
+		return fc.CompileVersion(versionsHidden{fsys, p}, fl.root, p, fl.shared, message)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := v.(format.Schema)
+	for _, f := range fc.SchemaFiles(s, fl.root) {
+		fl.used[f] = true
+	}
+	return s, nil
+}
+
+// fileCompiler is the provider of a format whose files the formatLoader
+// compiles.
+func fileCompiler(kind format.Kind) (format.FileCompiler, bool) {
+	p, ok := formats.ForKind(kind)
+	if !ok {
+		return nil, false
+	}
+	fc, ok := p.(format.FileCompiler)
+	return fc, ok
 }
 
 // fail reports a format's errors once each, naming the files by display
 // path (fallback when the error names none).
 func (fl *formatLoader) fail(kind format.Kind, err error, fallback string) {
-	display := fl.show
-	if kind == format.Protobuf {
-		display = func(f string) string { return fl.show(path.Join(fl.root, f)) }
-	}
-	for _, f := range format.Findings(err, ruleOf(kind), display) {
+	for _, f := range format.Findings(err, ruleOf(kind), fl.show) {
 		if f.File == "" {
 			f.File = fallback
 		}
@@ -132,19 +122,10 @@ func (fl *formatLoader) lintShared(kinds map[format.Kind]bool) {
 			if e.IsDir() || !ok || !kinds[kind] || fl.used[p] || strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
-			var err error
-			switch kind {
-			case format.Avro:
-				_, err = fl.load(kind, p, "")
-			case format.Protobuf:
-				_, err = fl.cache.compile(fl.gen, cacheKey("protobuf-shared", fl.root, p), fl.fsys, func(fsys fs.FS) (any, error) {
-					sub, err := fs.Sub(fsys, fl.root)
-					if err != nil {
-						return nil, err
-					}
-					return protobuf.Compile(sub, fl.rel(p))
-				})
-			}
+			fc, _ := fileCompiler(kind)
+			_, err := fl.cache.compile(fl.gen, cacheKey(string(kind)+"-shared", fl.root, p, strings.Join(fl.shared, "\x01")), fl.fsys, func(fsys fs.FS) (any, error) {
+				return nil, fc.CompileShared(versionsHidden{fsys, p}, fl.root, p, fl.shared)
+			})
 			if err != nil {
 				fl.fail(kind, err, fl.show(p))
 			}
@@ -156,11 +137,8 @@ func (fl *formatLoader) lintShared(kinds map[format.Kind]bool) {
 func DigestOf(s format.Schema) string { return digestOf(s.Canonical()) }
 
 func ruleOf(k format.Kind) string {
-	switch k {
-	case format.Avro:
-		return RuleSchemaAvro
-	case format.Protobuf:
-		return RuleSchemaProto
+	if fc, ok := fileCompiler(k); ok {
+		return fc.LintRule()
 	}
 	return RuleSchemaCompile
 }

@@ -1,25 +1,17 @@
 package catalog
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"sort"
-	"strconv"
-	"strings"
 
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonstrict"
@@ -100,20 +92,7 @@ const LegacySchemaIDsFile = ".registry/ids.json"
 //   - JSON Schema: DigestOf (serve keys a version that $refs shared files
 //     by its bundled document, which only it builds; JSON Schema data is
 //     never framed with an id).
-func SchemaIDDigest(s format.Schema) string {
-	switch s := s.(type) {
-	case *avro.Schema:
-		sum := sha256.Sum256(append([]byte("avro\n"), sameNumbers(s.JSON())...))
-		return "sha256:" + hex.EncodeToString(sum[:])
-	case *protobuf.Schema:
-		local := map[string]bool{}
-		for _, f := range s.Files {
-			local[f] = true
-		}
-		return ProtoFileIDDigest(s.Desc, local)
-	}
-	return DigestOf(s)
-}
+func SchemaIDDigest(s format.Schema) string { return formats.Of(s).SchemaIDDigest(s) }
 
 // ProtoFileIDDigest is a .proto file's registry identity: its descriptor
 // and those of the files in local it imports (not the well-known types),
@@ -121,79 +100,7 @@ func SchemaIDDigest(s format.Schema) string {
 // The file's own name is left out, so the same schema has one identity
 // as the catalog's v2.proto and as a registry's schema.
 func ProtoFileIDDigest(fd protoreflect.FileDescriptor, local map[string]bool) string {
-	h := sha256.New()
-	h.Write([]byte("protobuf\n"))
-	seen := map[string]bool{}
-	var visit func(fd protoreflect.FileDescriptor, main bool)
-	visit = func(fd protoreflect.FileDescriptor, main bool) {
-		fdp := protodesc.ToFileDescriptorProto(fd)
-		fdp.SourceCodeInfo = nil
-		if main {
-			fdp.Name = nil
-		}
-		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(fdp)
-		if err != nil {
-			b = []byte(err.Error())
-		}
-		var n [8]byte
-		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-		h.Write(n[:])
-		h.Write(b)
-		imps := fd.Imports()
-		var paths []int
-		for i := 0; i < imps.Len(); i++ {
-			if p := imps.Get(i).Path(); local[p] && !seen[p] {
-				seen[p] = true
-				paths = append(paths, i)
-			}
-		}
-		for _, i := range paths {
-			visit(imps.Get(i).FileDescriptor, false)
-		}
-	}
-	visit(fd, true)
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
-
-// sameNumbers rewrites the numbers of JSON text (defaults) that have a
-// fraction or an exponent in one spelling of their float64 value: 1,
-// 1.0 and 1e0 are one default. Integers stay as written, so 64-bit
-// values are never rounded. Text that does not decode stays as it is.
-func sameNumbers(text []byte) []byte {
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	var doc any
-	if dec.Decode(&doc) != nil {
-		return text
-	}
-	var walk func(v any) any
-	walk = func(v any) any {
-		switch v := v.(type) {
-		case json.Number:
-			if !strings.ContainsAny(string(v), ".eE") {
-				return v
-			}
-			f, err := strconv.ParseFloat(string(v), 64)
-			if err != nil {
-				return v
-			}
-			return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
-		case []any:
-			for i := range v {
-				v[i] = walk(v[i])
-			}
-		case map[string]any:
-			for k := range v {
-				v[k] = walk(v[k])
-			}
-		}
-		return v
-	}
-	out, err := json.Marshal(walk(doc))
-	if err != nil {
-		return text
-	}
-	return out
+	return protobuf.FileIDDigest(fd, local)
 }
 
 // SchemaIDs are the Confluent schema ids of a catalog's versions, matched

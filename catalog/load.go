@@ -64,6 +64,15 @@ var (
 	typeName = regexp.MustCompile(`^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*(\.[A-Za-z0-9]+([_-][A-Za-z0-9]+)*)*$`)
 )
 
+// ValidTypeName reports whether s may name a catalog type (a directory of
+// the catalog root).
+func ValidTypeName(s string) bool { return len(s) <= 255 && typeName.MatchString(s) }
+
+// LooksLikeVersion reports whether a file name is meant as a version file,
+// right or nearly (v01.json, V2.avsc, v1.avro): such a file is never a
+// shared schema.
+func LooksLikeVersion(name string) bool { return looksLikeVersion.MatchString(name) }
+
 // Load reads the catalog whose evtool.yaml is in dir.
 func Load(dir string) (*Catalog, error) {
 	info, err := os.Stat(dir)
@@ -450,12 +459,9 @@ func (l *loader) checkMeta(t *EventType, data []byte) {
 			Message: fmt.Sprintf("message %q applies to Protobuf types only, and %s is %s", t.Meta.Message, t.Name, t.Format.Name())})
 	}
 	if p := t.Meta.Compat.Profile; p != "" && t.Format != "" && !p.fits(t.Format) {
-		want := "lenient or strict"
-		switch t.Format {
-		case format.Protobuf:
-			want = "wire or wire-json"
-		case format.Avro:
-			want = "none: Avro compatibility is the specification's schema resolution"
+		want := strings.Join(profilesOf(t.Format).Names, " or ")
+		if ps := profilesOf(t.Format); len(ps.Names) == 0 {
+			want = "none: " + ps.None
 		}
 		l.fail(report.Finding{Rule: RuleEventMeta, File: t.MetaFile, Line: lineOfYAML(data, "compat"), Pointer: "/compat/profile",
 			Message: fmt.Sprintf("profile %q does not apply to %s types (profiles: %s)", p, t.Format.Name(), want)})

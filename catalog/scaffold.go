@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 )
 
-//go:embed all:scaffold all:scaffold-avro all:scaffold-protobuf
+//go:embed all:scaffold-jsonschema all:scaffold-avro all:scaffold-protobuf
 var scaffoldFS embed.FS
 
 // Scaffold writes a new catalog of JSON Schema types (evtool.yaml and one
@@ -23,16 +24,11 @@ func Scaffold(dir string) ([]string, error) { return ScaffoldFormat(dir, format.
 // in the given format; the dataschema template ends in the format's
 // extension, so that events name their version's file.
 func ScaffoldFormat(dir string, kind format.Kind) ([]string, error) {
-	sub := "scaffold"
-	switch kind {
-	case format.JSONSchema:
-	case format.Avro:
-		sub = "scaffold-avro"
-	case format.Protobuf:
-		sub = "scaffold-protobuf"
-	default:
+	// One scaffold per format, named for its kind.
+	if _, ok := formats.ForKind(kind); !ok {
 		return nil, fmt.Errorf("no scaffold for format %q", kind)
 	}
+	sub := "scaffold-" + string(kind)
 	root, _ := fs.Sub(scaffoldFS, sub)
 	var files []string
 	if err := fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {

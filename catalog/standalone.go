@@ -53,7 +53,7 @@ type SchemaFileOptions struct {
 // the file, line and JSON pointer.
 func LoadSchemaFileWith(p string, opts SchemaFileOptions) (*SchemaFile, error) {
 	assertFormats := opts.AssertFormats
-	if opts.Draft.draft == nil {
+	if opts.Draft.URL == "" {
 		opts.Draft = DefaultDraft
 	}
 	info, err := os.Stat(p)

@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"strings"
+	"sync"
 )
 
 // The runtime pieces: real Go files of package rt, compiled and tested
@@ -15,9 +16,11 @@ import (
 //go:embed internal/rt/rt_core.go internal/rt/rt_big.go internal/rt/rt_formats.go internal/rt/rt_schema.go internal/rt/rt_events.go internal/rt/rt_avro.go
 var runtimeFS embed.FS
 
-var runtimePieces = map[string]string{}
-
-func init() {
+// runtimePieces parses the pieces once, on first use: at package
+// initialisation it would cost every evtool command, `evtool version`
+// included.
+var runtimePieces = sync.OnceValue(func() map[string]string {
+	pieces := map[string]string{}
 	for _, name := range []string{"core", "big", "formats", "schema", "events", "avro"} {
 		src, err := runtimeFS.ReadFile("internal/rt/rt_" + name + ".go")
 		if err != nil {
@@ -33,8 +36,9 @@ func init() {
 			end = fset.Position(f.Decls[len(f.Decls)-1].End()).Offset
 		}
 		body := strings.TrimLeft(string(src[end:]), "\n")
-		runtimePieces[name] = "// --- evtool runtime (" + name + ") ---\n\n" + body
+		pieces[name] = "// --- evtool runtime (" + name + ") ---\n\n" + body
 	}
-}
+	return pieces
+})
 
-func runtimePiece(name string) string { return runtimePieces[name] }
+func runtimePiece(name string) string { return runtimePieces()[name] }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/compat/jsoncompat"
 )
 
 // synthCatalog builds a catalog of types × versions: every v1 has 20–60
@@ -177,17 +179,17 @@ func BenchmarkCheckOrders(b *testing.B) {
 func BenchmarkComparePair(b *testing.B) {
 	cat := loadSynth(b, 1, 2)
 	t := cat.Types[0]
-	old, nw := NewSide(t.Versions[0].Schema, nil), NewSide(t.Versions[1].Schema, nil)
+	old, nw := jsoncompat.NewSide(t.Versions[0].Schema, nil), jsoncompat.NewSide(t.Versions[1].Schema, nil)
 	b.Run("rules", func(b *testing.B) {
 		for b.Loop() {
-			Compare(old, nw, Backward, Options{Samples: -1})
-			Compare(old, nw, Forward, Options{Samples: -1})
+			jsoncompat.Compare(old, nw, engine.Backward, engine.Options{Samples: -1})
+			jsoncompat.Compare(old, nw, engine.Forward, engine.Options{Samples: -1})
 		}
 	})
 	b.Run("witness", func(b *testing.B) {
 		for b.Loop() {
-			Compare(old, nw, Backward, Options{})
-			Compare(old, nw, Forward, Options{})
+			jsoncompat.Compare(old, nw, engine.Backward, engine.Options{})
+			jsoncompat.Compare(old, nw, engine.Forward, engine.Options{})
 		}
 	})
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/report"
 )
@@ -21,29 +21,14 @@ type CheckOptions struct {
 	// (negative: no witness search).
 	Samples    int
 	SamplesSet bool
-	Seed       int64
+	Seed       uint64
 	// Parallel is the number of types checked at once (0: GOMAXPROCS).
 	Parallel int
-	// Formats compares the types of the other formats (Avro, Protobuf);
-	// compat/formats gives every one. A pair of a format without a
-	// Comparer is an error finding, never a pass.
-	Formats map[format.Kind]Comparer
+	// Engines compares the types of each format (nil: Engines(), every
+	// one). A pair of a format without an engine is an error finding,
+	// never a pass.
+	Engines map[format.Kind]engine.Engine
 }
-
-// VersionPair is two versions of one type to compare, with the catalogs
-// they come from (the head, or the base for a published version edited in
-// place).
-type VersionPair struct {
-	Pair
-	Old, New               *catalog.Version
-	OldCatalog, NewCatalog *catalog.Catalog
-}
-
-// Comparer compares a pair of versions of one format in one direction.
-// Its findings carry the pair (type, versions, subject, fingerprint) and
-// display paths like the JSON Schema engine's, so printers, modes,
-// approvals and exit codes are shared.
-type Comparer func(p VersionPair, dir Direction, opts Options) []report.Finding
 
 // CheckResult is what a catalog check found.
 type CheckResult struct {
@@ -54,18 +39,9 @@ type CheckResult struct {
 
 // version is a schema of a type as the check uses it: from the head
 // catalog, or from the base when the head modified a published version.
-// Its Side is shared by every pair it is in, so its generated documents
-// are generated once.
 type version struct {
-	v    *catalog.Version
-	cat  *catalog.Catalog
-	side *Side
-	once sync.Once
-}
-
-func (v *version) getSide() *Side {
-	v.once.Do(func() { v.side = NewSide(v.v.Schema, nil) })
-	return v.side
+	v   *catalog.Version
+	cat *catalog.Catalog
 }
 
 // CheckCatalog compares every type of head per its mode (evtool.yaml, or
@@ -77,6 +53,10 @@ func (v *version) getSide() *Side {
 // ApplyIgnores).
 func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 	res := &CheckResult{}
+	engines := opts.Engines
+	if engines == nil {
+		engines = Engines()
+	}
 	samples := head.Config.Compat.Samples
 	if opts.SamplesSet {
 		samples = opts.Samples
@@ -146,31 +126,39 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 			for j := range jobs {
 				t := j.t
 				mode, profile := head.Compat(t)
-				copts := Options{Profile: profile, Samples: samples, Seed: opts.Seed, eq: newEqualizer()}
+				copts := engine.Options{Profile: profile, Samples: samples, Seed: opts.Seed}
+				// Each engine's Compare for this type's pairs, made on first use:
+				// it shares what a version's pairs have in common.
+				cmps := map[format.Kind]engine.Compare{}
+				compareOf := func(k format.Kind) engine.Compare {
+					if c, ok := cmps[k]; ok {
+						return c
+					}
+					var c engine.Compare
+					if e, ok := engines[k]; ok {
+						c = e.New()
+					}
+					cmps[k] = c
+					return c
+				}
 				var out []report.Finding
 				// comparePair appends the findings of o read against n.
-				comparePair := func(o, n *version, subject string, dirs []Direction) {
-					p := Pair{Type: t.Name, OldVersion: o.v.Number, NewVersion: n.v.Number, OldFile: o.v.File, NewFile: n.v.File,
+				comparePair := func(o, n *version, subject string, dirs []engine.Direction) {
+					p := engine.Pair{Type: t.Name, OldVersion: o.v.Number, NewVersion: n.v.Number, OldFile: o.v.File, NewFile: n.v.File,
 						OldURL: o.v.URL, NewURL: n.v.URL, Subject: subject}
-					if kindOf(o.v) != format.JSONSchema || kindOf(n.v) != format.JSONSchema {
-						if o.v.Compiled == nil || n.v.Compiled == nil {
+					k := kindOf(n.v)
+					e, ok := engines[k]
+					if ok && kindOf(o.v) == k {
+						if !e.Compiled(o.v) || !e.Compiled(n.v) {
 							return
 						}
-						pairs[j.idx]++
-						vp := VersionPair{Pair: p, Old: o.v, New: n.v, OldCatalog: o.cat, NewCatalog: n.cat}
-						for _, dir := range dirs {
-							out = append(out, CompareFormat(vp, dir, copts, opts.Formats)...)
-						}
-						return
-					}
-					if o.v.Schema == nil || n.v.Schema == nil {
+					} else if o.v.Compiled == nil || n.v.Compiled == nil {
 						return
 					}
 					pairs[j.idx]++
+					vp := engine.VersionPair{Pair: p, Old: o.v, New: n.v, OldCatalog: o.cat, NewCatalog: n.cat, LineOf: lineOf}
 					for _, dir := range dirs {
-						for _, f := range Compare(o.getSide(), n.getSide(), dir, copts) {
-							out = append(out, f.ToReport(p, o.cat.Locate, n.cat.Locate, lineOf))
-						}
+						out = append(out, ComparePair(vp, dir, copts, compareOf(k))...)
 					}
 				}
 				vs := make([]*version, len(t.Versions))
@@ -186,7 +174,7 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 						// no more.)
 						if kindOf(bv) == kindOf(hv) {
 							comparePair(vr, &version{v: hv, cat: head}, fmt.Sprintf("%s v%d as published -> v%d as edited", t.Name, bv.Number, hv.Number),
-								[]Direction{Backward, Forward})
+								[]engine.Direction{engine.Backward, engine.Forward})
 						}
 					}
 					vs[i] = vr
@@ -222,13 +210,13 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 	return res
 }
 
-func directions(m catalog.Mode) []Direction {
-	var out []Direction
+func directions(m catalog.Mode) []engine.Direction {
+	var out []engine.Direction
 	if m.Backward() {
-		out = append(out, Backward)
+		out = append(out, engine.Backward)
 	}
 	if m.Forward() {
-		out = append(out, Forward)
+		out = append(out, engine.Forward)
 	}
 	return out
 }
@@ -250,7 +238,7 @@ func modified(base *catalog.Catalog, bv *catalog.Version, head *catalog.Catalog,
 	if bv.Schema == nil || hv.Schema == nil {
 		return ""
 	}
-	bf, hf := referencedFiles(base, bv.Schema), referencedFiles(head, hv.Schema)
+	bf, hf := jsoncompat.ReferencedFiles(base, bv.Schema), jsoncompat.ReferencedFiles(head, hv.Schema)
 	var changed []string
 	for rel, d := range bf {
 		if hd, ok := hf[rel]; !ok || hd != d {
@@ -278,32 +266,6 @@ func short(d string) string {
 	return d
 }
 
-// referencedFiles lists the catalog files (relative path -> digest) a
-// compiled schema reaches.
-func referencedFiles(cat *catalog.Catalog, s *jsonschema.Schema) map[string]string {
-	out := map[string]string{}
-	seen := map[*jsonschema.Schema]bool{}
-	bases := map[string]bool{}
-	stack := []*jsonschema.Schema{s}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if x == nil || seen[x] {
-			continue
-		}
-		seen[x] = true
-		b, _, _ := strings.Cut(x.Location, "#")
-		bases[b] = true
-		stack = append(stack, children(x)...)
-	}
-	for b := range bases {
-		if _, rel, digest, ok := cat.FileOfURL(b); ok {
-			out[rel] = digest
-		}
-	}
-	return out
-}
-
 // SortReport orders catalog findings by type, then version pair, then
 // direction and severity, so text output groups them.
 func SortReport(fs []report.Finding) {
@@ -324,7 +286,7 @@ func SortReport(fs []report.Finding) {
 		if a.Direction != b.Direction {
 			return a.Direction < b.Direction
 		}
-		return sevRank(a.Severity) < sevRank(b.Severity)
+		return a.Severity.Rank() < b.Severity.Rank()
 	})
 }
 

@@ -3,13 +3,28 @@ package compat
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/compat/avrocompat"
+	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/compat/jsoncompat"
+	"github.com/evtool/evtool/compat/protocompat"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/report"
 )
+
+// DefaultCatalogSamples is the default for `compat check`, which compares
+// many pairs: documents are generated once per version and shared by every
+// pair it is in (evtool.yaml compat.samples and --samples override it).
+// Mutations toward the reader run for pairs where the rules found
+// something; a pair the rules call clean gets the shared documents only.
+const DefaultCatalogSamples = 2
 
 // Rule ids of pairs no engine can compare.
 const (
@@ -17,10 +32,21 @@ const (
 	RuleFormatUnsupported = "format-unsupported"
 )
 
-// CompareFormat compares a pair that is not two JSON Schemas with the
-// format's Comparer (from comparers) and gives its findings the pair's
-// identity: subject, type, versions, direction and fingerprint.
-func CompareFormat(vp VersionPair, dir Direction, opts Options, comparers map[format.Kind]Comparer) []report.Finding {
+// Engines is the table of compatibility engines, one per format: the
+// gate calls each through engine.Engine and nothing else.
+func Engines() map[format.Kind]engine.Engine {
+	return map[format.Kind]engine.Engine{
+		format.JSONSchema: jsoncompat.Engine(),
+		format.Avro:       avrocompat.Engine(),
+		format.Protobuf:   protocompat.Engine(),
+	}
+}
+
+// ComparePair compares a pair in one direction with cmp, the Compare of
+// its format's engine (nil when the caller gave none): a pair of two
+// formats, or of a format without an engine, is an error finding, never
+// a pass.
+func ComparePair(vp engine.VersionPair, dir engine.Direction, opts engine.Options, cmp engine.Compare) []report.Finding {
 	base := report.Finding{Severity: report.SeverityError, File: vp.NewFile, Line: 1, Subject: vp.Subject, Type: vp.Type,
 		OldVersion: vp.OldVersion, NewVersion: vp.NewVersion, Direction: strings.ToUpper(string(dir))}
 	if kindOf(vp.Old) != kindOf(vp.New) {
@@ -29,32 +55,16 @@ func CompareFormat(vp VersionPair, dir Direction, opts Options, comparers map[fo
 		f := base
 		f.Rule = RuleFormatChanged
 		f.Message = fmt.Sprintf("v%d is %s and v%d is %s: data written in one format cannot be read with a schema of another", vp.OldVersion, vp.Old.Format.Name(), vp.NewVersion, vp.New.Format.Name())
-		f.Fingerprint = Fingerprint(vp.Type, f.Rule, "", "", dir)
+		f.Fingerprint = engine.Fingerprint(vp.Type, f.Rule, "", "", dir)
 		return []report.Finding{f}
 	}
-	cmp := comparers[kindOf(vp.New)]
 	if cmp == nil {
 		f := base
 		f.Rule = RuleFormatUnsupported
 		f.Message = fmt.Sprintf("no compatibility engine for %s was given: the pair is not checked, so the gate fails", vp.New.Format.Name())
 		return []report.Finding{f}
 	}
-	out := cmp(vp, dir, opts)
-	for i := range out {
-		f := &out[i]
-		f.Subject, f.Type, f.OldVersion, f.NewVersion = vp.Subject, vp.Type, vp.OldVersion, vp.NewVersion
-		if f.Direction == "" {
-			f.Direction = string(dir)
-		}
-		f.Direction = strings.ToUpper(f.Direction)
-		if f.Fingerprint == "" {
-			f.Fingerprint = Fingerprint(vp.Type, f.Rule, f.OldPointer, f.NewPointer, dir)
-		}
-		if f.File == "" {
-			f.File = vp.NewFile
-		}
-	}
-	return out
+	return cmp(vp, dir, opts)
 }
 
 // modifiedFormat explains how a published Avro or Protobuf version
@@ -83,4 +93,62 @@ func kindOf(v *catalog.Version) format.Kind {
 		return format.JSONSchema
 	}
 	return v.Format
+}
+
+// LoadFile loads one schema file outside a catalog, for compat diff: its
+// format by extension; Avro named types resolve among the .avsc files of
+// its own directory, Protobuf imports relative to it (message selects the
+// Protobuf message, default the file's first). Nothing outside the
+// directory is read.
+func LoadFile(file, message string) (*catalog.Version, error) {
+	kind, ok := format.KindOf(file)
+	if !ok || kind == format.JSONSchema {
+		return nil, &format.Error{File: file, Message: "not an .avsc or .proto file"}
+	}
+	root, err := os.OpenRoot(filepath.Dir(file))
+	if err != nil {
+		return nil, fmt.Errorf("directory of %s: %w", file, err)
+	}
+	defer root.Close()
+	name := path.Base(filepath.ToSlash(file))
+	v := &catalog.Version{Format: kind, File: file, Number: 1}
+	var s format.Schema
+	switch kind {
+	case format.Avro:
+		var as *avro.Schema
+		if as, err = avro.Load(root.FS(), name); err == nil {
+			s = as
+		}
+	case format.Protobuf:
+		var ps *protobuf.Schema
+		if ps, err = protobuf.Load(root.FS(), name, message); err == nil {
+			s = ps
+		}
+	}
+	if err != nil {
+		return nil, displayErrors(err, filepath.Dir(file))
+	}
+	v.Compiled = s
+	v.Digest = catalog.DigestOf(s)
+	return v, nil
+}
+
+// displayErrors names the files of a format's errors by their paths as
+// the user gave the directory.
+func displayErrors(err error, dir string) error {
+	fs := format.Findings(err, "", func(f string) string { return filepath.Join(dir, filepath.FromSlash(f)) })
+	errs := make(format.Errors, len(fs))
+	for i, f := range fs {
+		errs[i] = &format.Error{File: f.File, Line: f.Line, Column: f.Column, Pointer: f.Pointer, Message: f.Message}
+	}
+	return errs
+}
+
+// CompareOf is the Compare of the engine of kind for the pairs of one
+// type, from Engines(); nil when kind has none.
+func CompareOf(kind format.Kind) engine.Compare {
+	if e, ok := Engines()[kind]; ok {
+		return e.New()
+	}
+	return nil
 }

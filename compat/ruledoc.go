@@ -4,14 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/evtool/evtool/compat/avrocompat"
+	"github.com/evtool/evtool/compat/protocompat"
 	"github.com/evtool/evtool/report"
 )
-
-// RulesMarkdown renders the JSON Schema rules and the catalog, event and
-// registry rules. docs/rules.md is compat/formats' RulesMarkdown, which
-// adds the Avro and Protobuf tables between the two (generated with go run
-// ./compat/cmd/ruledoc > docs/rules.md; a test fails when it is stale).
-func RulesMarkdown() string { return JSONRulesMarkdown() + CheckRulesMarkdown() }
 
 // JSONRulesMarkdown is the JSON Schema engine's part of docs/rules.md.
 func JSONRulesMarkdown() string {
@@ -80,15 +76,6 @@ func CheckRulesMarkdown() string {
 	return b.String()
 }
 
-// RuleDocs documents the compatibility rules for the printers (SARIF).
-func RuleDocs() []report.RuleDoc {
-	var out []report.RuleDoc
-	for _, r := range Rules() {
-		out = append(out, report.RuleDoc{ID: r.ID, Summary: r.Summary, Detail: r.Detail})
-	}
-	return out
-}
-
 func isCatalogRuleID(id string) bool {
 	for _, r := range catalogRules {
 		if r.ID == id {
@@ -98,9 +85,76 @@ func isCatalogRuleID(id string) bool {
 	return false
 }
 
+// RulesMarkdown renders docs/rules.md: one document with the rules of
+// every format (JSON Schema, Avro, Protobuf) and the catalog, event and
+// registry rules. It is generated (go run ./compat/cmd/ruledoc >
+// docs/rules.md) and a test fails when it is stale.
+func RulesMarkdown() string {
+	var b strings.Builder
+	b.WriteString(JSONRulesMarkdown())
+	b.WriteString("\n# Avro compatibility rules\n\n")
+	b.WriteString("Findings of Avro types (compat/avrocompat). The verdict is the specification's schema resolution with the reader " +
+		"and writer per direction (BACKWARD: the new schema reads old data); logical-type meaning changes are breaks too. " +
+		"Every error carries a counterexample: a writer datum in Avro's JSON encoding, its binary in hex, and what the reader " +
+		"does with it. Where evtool differs from Confluent and Avro Java: docs/compat.md.\n\n")
+	b.WriteString("| rule | direction | severity | meaning |\n|---|---|---|---|\n")
+	for _, r := range avrocompat.Rules() {
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s |\n", r.ID, r.ID, avrocompat.DirectionName(r.Direction), r.Severity, cell(r.Summary))
+	}
+	for _, r := range avrocompat.Rules() {
+		fmt.Fprintf(&b, "\n### %s\n\n%s: %s.\n", r.ID, avrocompat.DirectionName(r.Direction), r.Summary)
+	}
+	b.WriteString("\n# Protobuf compatibility rules\n\n")
+	b.WriteString("Findings of Protobuf types (compat/protocompat). `compat.profile` chooses `wire` (binary data keeps its meaning) " +
+		"or `wire-json` (the default: wire, and the canonical JSON mapping too); a wire rule applies under both. Every break " +
+		"carries a counterexample found by encoding with dynamicpb: the writer message in the JSON mapping, its bytes in hex, " +
+		"and what the reader made of it. The last two columns name the nearest `buf breaking` rule and Confluent Schema " +
+		"Registry's Protobuf change type (with its verdict).\n\n")
+	b.WriteString("| rule | profile | severity | meaning | buf | Confluent |\n|---|---|---|---|---|---|\n")
+	for _, r := range protocompat.Rules() {
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s | %s | %s |\n", r.ID, r.ID, r.Profile, r.Severity, cell(r.Summary), code(r.Buf), cell(r.Confluent))
+	}
+	for _, r := range protocompat.Rules() {
+		fmt.Fprintf(&b, "\n### %s\n\n%s (profile %s).", r.ID, upperFirst(r.Summary), r.Profile)
+		if r.Buf != "" || r.Confluent != "" {
+			fmt.Fprintf(&b, " Nearest buf rule: %s; Confluent: %s.", orNone(code(r.Buf)), orNone(r.Confluent))
+		}
+		if r.Differs != "" {
+			fmt.Fprintf(&b, " Where evtool differs: %s", r.Differs)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(CheckRulesMarkdown())
+	return b.String()
+}
+
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func code(s string) string {
+	if s == "" || s == "-" {
+		return s
+	}
+	return "`" + s + "`"
+}
+
+func orNone(s string) string {
+	if s == "" || s == "-" {
+		return "none"
+	}
+	return s
+}
+
 func upperFirst(s string) string {
 	if s == "" {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// lowerFirst as the JSON Schema engine lowers a summary into a sentence.
+func lowerFirst(s string) string {
+	if s == "" || strings.HasPrefix(s, "JSON") {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }

@@ -31,7 +31,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
-	"github.com/evtool/evtool/compat/formats"
+	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/report"
@@ -201,11 +201,11 @@ func buildModel(cat *catalog.Catalog, opts Options) *siteModel {
 	if seed == 0 {
 		seed = 1
 	}
-	copts := compat.CheckOptions{Seed: seed}
+	copts := compat.CheckOptions{Seed: uint64(seed)}
 	if opts.Samples != 0 {
 		copts.Samples, copts.SamplesSet = opts.Samples, true
 	}
-	res := formats.CheckCatalog(cat, nil, copts)
+	res := compat.CheckCatalog(cat, nil, copts)
 	findings := compat.ApplyIgnores(res.Findings, cat.Config, cat.ConfigFile)
 	byType := map[string][]report.Finding{}
 	for _, f := range findings {
@@ -374,7 +374,7 @@ func buildType(cat *catalog.Catalog, texts *textCache, t *catalog.EventType, fin
 // included) by id.
 func ruleDocs() map[string]report.RuleDoc {
 	out := map[string]report.RuleDoc{}
-	for _, d := range formats.RuleDocs() {
+	for _, d := range compat.RuleDocs() {
 		out[d.ID] = d
 	}
 	return out
@@ -389,9 +389,9 @@ func viewFinding(cat *catalog.Catalog, f report.Finding) findingView {
 		fv.Summary = d.Summary
 	}
 	switch fv.Direction {
-	case string(compat.Backward):
+	case string(engine.Backward):
 		fv.DirectionText = "backward: the new schema reads old events"
-	case string(compat.Forward):
+	case string(engine.Forward):
 		fv.DirectionText = "forward: the old schema reads new events"
 	}
 	if f.OldVersion > 0 && f.NewVersion > 0 {

@@ -84,9 +84,10 @@ type Config struct {
 	Answer      Answer
 	Terminal    *Terminal
 	Limits      Limits
-	// Upstream, when set, is a real service on 127.0.0.1 that healthy
-	// requests are forwarded to (proxy mode): its answer is the answer,
-	// and a 2xx is the effect.
+	// Upstream, when set, is a real service (any http URL the scenario
+	// names, typically a sandbox on 127.0.0.1) that healthy requests are
+	// forwarded to (proxy mode): its answer is the answer, and a 2xx is the
+	// effect.
 	Upstream *url.URL
 	// SlowDelay is how late a slow fault answers (default DefaultSlow);
 	// Hold the longest a timeout fault waits for the client to give up
@@ -120,6 +121,7 @@ type Outcome string
 const (
 	OK         Outcome = "ok"          // healthy: effect applied
 	Replayed   Outcome = "replayed"    // a repeated idempotency key: the first answer, no effect
+	InProgress Outcome = "in-progress" // the key's first request is still running: 409, retry later, no effect
 	Terminated Outcome = "terminal"    // the terminal rule matched
 	Limited    Outcome = "limited"     // above limits: 429 + Retry-After
 	InOutage   Outcome = "outage"      // an outage: 503
@@ -244,6 +246,7 @@ type StandIn struct {
 	attempts  map[string]int          // by effect key
 	perEvent  map[string]int          // by event (header or effect key)
 	stored    map[string]storedAnswer // by idempotency key
+	running   map[string]bool         // idempotency keys whose first request is being answered
 	recent    []time.Time             // request starts in the last second
 	inFlight  int
 	seq       int
@@ -278,7 +281,7 @@ func Start(cfg Config, plan *Plan) (*StandIn, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &StandIn{cfg: cfg, plan: plan, ln: ln, url: "http://" + ln.Addr().String(), stop: ctx, cancel: cancel,
-		done: make(chan struct{}), attempts: map[string]int{}, perEvent: map[string]int{}, stored: map[string]storedAnswer{}}
+		done: make(chan struct{}), attempts: map[string]int{}, perEvent: map[string]int{}, stored: map[string]storedAnswer{}, running: map[string]bool{}}
 	if cfg.Upstream != nil {
 		// The upstream's answer is the answer, a redirect too: following
 		// it would send the request elsewhere (a 303 as a GET).
@@ -369,13 +372,30 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.recent = append(s.recent[cut:], e.Start)
 	limited := (s.cfg.Limits.Rate > 0 && len(s.recent) > s.cfg.Limits.Rate) ||
 		(s.cfg.Limits.Concurrency > 0 && s.inFlight > s.cfg.Limits.Concurrency)
+	// A key whose first request is still being answered gets 409, as
+	// providers with idempotency keys answer (Stripe: idempotency key in
+	// use): otherwise two concurrent deliveries of one event, both under
+	// the right key, would both apply the effect and the oracle would
+	// blame a consumer that did everything right.
 	var replay *storedAnswer
+	inProgress, owner := false, false
 	if e.IdempotencyKey != "" {
 		if a, ok := s.stored[e.IdempotencyKey]; ok {
 			replay = &a
+		} else if s.running[e.IdempotencyKey] {
+			inProgress = true
+		} else {
+			s.running[e.IdempotencyKey], owner = true, true
 		}
 	}
 	s.mu.Unlock()
+	if owner {
+		defer func() {
+			s.mu.Lock()
+			delete(s.running, e.IdempotencyKey)
+			s.mu.Unlock()
+		}()
+	}
 	// A request ends when its answer starts: a client that waits for
 	// its answer before sending the next request is never seen with
 	// both in flight.
@@ -416,6 +436,10 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.Outcome, e.Status, e.RetryAfter = Limited, http.StatusTooManyRequests, RetryAfter
 		w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
 		http.Error(w, "above the limits", e.Status)
+		return
+	case inProgress:
+		e.Outcome, e.Status = InProgress, http.StatusConflict
+		http.Error(w, "a request with this idempotency key is in progress: retry later", e.Status)
 		return
 	case replay != nil:
 		e.Outcome, e.Status = Replayed, replay.status

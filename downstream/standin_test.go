@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -370,5 +372,61 @@ func TestStandInProxyLogsRetryAfter(t *testing.T) {
 	}
 	if e := s.Log().Entries[0]; e.RetryAfter != 2*time.Second || e.Effect {
 		t.Errorf("entry %+v", e)
+	}
+}
+
+// A repeated idempotency key while its first request is still being
+// answered gets 409 and no effect; once answered, the first answer.
+func TestStandInKeyInProgress(t *testing.T) {
+	var hits atomic.Int32
+	arrived, release := make(chan struct{}), make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			close(arrived)
+			<-release
+		}
+		w.WriteHeader(201)
+		_, _ = w.Write([]byte(`{"id":"m1"}`))
+	}))
+	defer up.Close()
+	var released sync.Once
+	unblock := func() { released.Do(func() { close(release) }) }
+	defer unblock() // a failure must not leave the upstream holding
+	u, _ := url.Parse(up.URL)
+	s := start(t, Config{Upstream: u, Idempotency: &Selector{Header: "Idempotency-Key"}}, NewPlan())
+	first := make(chan int, 1)
+	go func() {
+		st, _, _, err := post(t, http.DefaultClient, s.URL(), `{"receiptId":"r1"}`, "Idempotency-Key", "k1")
+		if err != nil {
+			t.Error(err)
+		}
+		first <- st
+	}()
+	<-arrived
+	st, _, _, err := post(t, http.DefaultClient, s.URL(), `{"receiptId":"r1"}`, "Idempotency-Key", "k1")
+	if err != nil || st != http.StatusConflict {
+		t.Fatalf("concurrent same key: %d %v", st, err)
+	}
+	unblock()
+	if st := <-first; st != 201 {
+		t.Fatalf("first request: %d", st)
+	}
+	st, _, body, err := post(t, http.DefaultClient, s.URL(), `{"receiptId":"r1"}`, "Idempotency-Key", "k1")
+	if err != nil || st != 201 || body != `{"id":"m1"}` {
+		t.Fatalf("after the first answer: %d %q %v", st, body, err)
+	}
+	if hits.Load() != 1 {
+		t.Errorf("upstream saw %d requests, want 1", hits.Load())
+	}
+	var outcomes []Outcome
+	effects := 0
+	for _, e := range s.Log().Entries {
+		outcomes = append(outcomes, e.Outcome)
+		if e.Effect {
+			effects++
+		}
+	}
+	if effects != 1 || !slices.Contains(outcomes, InProgress) || !slices.Contains(outcomes, Replayed) {
+		t.Errorf("outcomes %v, %d effects", outcomes, effects)
 	}
 }

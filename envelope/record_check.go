@@ -2,19 +2,15 @@ package envelope
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/cloudevents/sdk-go/v2/binding"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
-	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/report"
 )
 
@@ -86,10 +82,7 @@ func formatDataValue(s format.Schema, framing catalog.Framing, data []byte, ct s
 	if err != nil {
 		return nil, err
 	}
-	if p, ok := s.(*protobuf.Schema); ok {
-		return withTopLevelScalars(p.Message, v), nil
-	}
-	return v, nil
+	return formats.Of(s).PointerForm(s, v), nil
 }
 
 // DataJSON is the data of an event of ver in its JSON form (JSON data as
@@ -115,84 +108,7 @@ func (d *Decoded) DataJSON(ver *catalog.Version, framing catalog.Framing) ([]byt
 // dataValue is the value of data of schema s in content type ct, read as
 // the format reads it.
 func dataValue(s format.Schema, framing catalog.Framing, data []byte, ct string) (any, error) {
-	if p, ok := s.(*protobuf.Schema); ok {
-		if framing == catalog.FramingNone && !format.IsJSON(ct) {
-			// DecodeValue would take a leading zero for a frame.
-			if _, err := p.DecodeBinary(data); err != nil {
-				return nil, err
-			}
-		}
-		return p.DecodeValue(data, ct)
-	}
-	a, ok := s.(*avro.Schema)
-	if !ok || format.IsJSON(ct) {
-		return s.DecodeValue(data, ct)
-	}
-	if err := a.Validate(nil, ct); errors.Is(err, format.ErrContentType) {
-		return nil, err // refused as DecodeValue refuses it
-	}
-	payload, _, _ := DataFrame(a, framing, data)
-	// The seam reads an unframed datum without guessing only behind a
-	// frame: this one's id is never looked at.
-	v, _, err := a.UnframeValue(format.Frame(0, payload))
-	return v, err
-}
-
-// withTopLevelScalars adds to the JSON mapping v of a message of md what
-// replay reads a partition key from: the top-level string, integer and bool
-// fields, also those the mapping leaves out because they hold their
-// default (the message has that value: bin 0 is keyed "0"), and each also
-// under its proto name when the JSON name differs (/bin_id as /binId).
-// Fields with presence (in a oneof, proto3 optional) stay out when unset,
-// as replay leaves them.
-func withTopLevelScalars(md protoreflect.MessageDescriptor, v any) any {
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return v
-	}
-	fields := md.Fields()
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		if fd.IsList() || fd.IsMap() {
-			continue
-		}
-		name := fd.JSONName()
-		if _, set := obj[name]; !set && fd.ContainingOneof() == nil {
-			if def, ok := scalarDefault(fd); ok {
-				obj[name] = def
-			}
-		}
-		if val, set := obj[name]; set && string(fd.Name()) != name {
-			if _, taken := obj[string(fd.Name())]; !taken {
-				if _, ok := scalarDefault(fd); ok {
-					obj[string(fd.Name())] = val
-				}
-			}
-		}
-	}
-	return obj
-}
-
-// scalarDefault is the default of a string, integer or bool field as the
-// JSON mapping writes it (64-bit integers as strings); ok is false for
-// other kinds.
-func scalarDefault(fd protoreflect.FieldDescriptor) (any, bool) {
-	def := fd.Default()
-	switch fd.Kind() {
-	case protoreflect.StringKind:
-		return def.String(), true
-	case protoreflect.BoolKind:
-		return def.Bool(), true
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		return json.Number(strconv.FormatInt(def.Int(), 10)), true
-	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
-		return json.Number(strconv.FormatUint(def.Uint(), 10)), true
-	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		return strconv.FormatInt(def.Int(), 10), true
-	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		return strconv.FormatUint(def.Uint(), 10), true
-	}
-	return nil, false
+	return formats.Of(s).DecodeData(s, data, ct, framing == catalog.FramingNone)
 }
 
 // DataValue returns the value a JSON pointer names in the event's data

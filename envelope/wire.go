@@ -11,8 +11,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
-	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/report"
 )
 
@@ -42,28 +41,7 @@ func DataFrame(s format.Schema, framing catalog.Framing, data []byte) (payload [
 	if framing == catalog.FramingNone {
 		return data, 0, false
 	}
-	switch s := s.(type) {
-	case *avro.Schema:
-		if len(data) < 5 || data[0] != 0 {
-			break // not framed: no need to read the datum to know
-		}
-		if _, id, framed, err := s.DecodeBinary(data, avro.FramingAuto); err == nil && framed {
-			_, payload, _ := avro.Unframe(data)
-			return payload, id, true
-		}
-	case *protobuf.Schema:
-		if len(data) > 0 && data[0] == 0 {
-			// The event's message first: its frame may have
-			// confluent-kafka-python 1.7's unsigned message indexes.
-			if f, payload, err := s.Unframe(data); err == nil && f.ID >= 0 {
-				return payload, uint32(f.ID), true
-			}
-			if f, payload, err := protobuf.Unframe(data); err == nil && f.ID >= 0 {
-				return payload, uint32(f.ID), true
-			}
-		}
-	}
-	return data, 0, false
+	return formats.Of(s).Unframe(s, data)
 }
 
 // ValidateData checks that data is one datum of s in content type ct, for
@@ -77,12 +55,7 @@ func ValidateData(s format.Schema, framing catalog.Framing, data []byte, ct stri
 		if err := s.Validate(nil, ct); errors.Is(err, format.ErrContentType) {
 			return err
 		}
-		switch s := s.(type) {
-		case *avro.Schema:
-			_, err := s.Decode(data)
-			return err
-		case *protobuf.Schema:
-			_, err := s.DecodeBinary(data)
+		if ok, err := formats.Of(s).CheckUnframed(s, data); ok {
 			return err
 		}
 	}
@@ -104,10 +77,7 @@ func (d *Decoded) unframeJSON() {
 // Confluent wire format under id: for Protobuf with the message indexes
 // of the event's message.
 func FrameData(s format.Schema, id uint32, payload []byte) []byte {
-	if p, ok := s.(*protobuf.Schema); ok {
-		return protobuf.AppendFrame(nil, protobuf.Frame{ID: int(id), Index: protobuf.MessageIndex(p.Message)}, payload)
-	}
-	return format.Frame(id, payload)
+	return formats.Of(s).Frame(s, id, payload)
 }
 
 // BinaryData returns the data of an event of version ver in the binary

@@ -2,21 +2,15 @@ package replay
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"reflect"
-	"strconv"
 
 	"github.com/cloudevents/sdk-go/v2/event"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
-	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/format/formats"
 )
 
 // This file is what replay does differently for Avro and Protobuf types:
@@ -47,16 +41,7 @@ func formatValue(d *envelope.Decoded, ver *catalog.Version, framing catalog.Fram
 	if ks.pointer == "" || !isFormatted(ver) || !d.HasData {
 		return nil, nil
 	}
-	k, ok := any(nil), false
-	var unframed []byte
-	switch s := ver.Compiled.(type) {
-	case *avro.Schema:
-		if !format.IsJSON(dataContentType(&d.Event)) {
-			k, ok, unframed = avroKey(s, framing, d.RawData, ks.tokens)
-		}
-	case *protobuf.Schema:
-		k, ok = protoKey(s, d.RawData, dataContentType(&d.Event), ks.tokens)
-	}
+	k, ok, unframed := formats.Of(ver.Compiled).PartitionKey(ver.Compiled, format.KeyData{Data: d.RawData, ContentType: dataContentType(&d.Event), Unframed: framing == catalog.FramingNone, Tokens: ks.tokens})
 	if ok {
 		// Only the key's path: building the whole JSON form of every
 		// datum costs more than the rest of the producing.
@@ -82,66 +67,7 @@ func reencode(from, to *catalog.Version, framing catalog.Framing, data []byte, c
 	if !isFormatted(from) || !isFormatted(to) || from.Format != to.Format {
 		return nil, errors.New("not two versions of one Avro or Protobuf type")
 	}
-	binary := !format.IsJSON(ct)
-	if fa, ok := from.Compiled.(*avro.Schema); ok {
-		ta := to.Compiled.(*avro.Schema)
-		payload := data
-		if binary {
-			payload, _, _ = envelope.DataFrame(fa, framing, data)
-		} else {
-			datum, err := fa.DecodeJSON(bytes.TrimSpace(data))
-			if err != nil {
-				return nil, err
-			}
-			if payload, err = fa.Encode(datum); err != nil {
-				return nil, err
-			}
-		}
-		datum, err := ta.DecodeFrom(fa, payload)
-		if err != nil {
-			return nil, err
-		}
-		if err := sameMeaning(fa, ta, payload, datum); err != nil {
-			return nil, err
-		}
-		if binary {
-			return ta.Encode(datum)
-		}
-		return ta.EncodeJSON(datum)
-	}
-	v, err := from.Compiled.DecodeValue(data, ct)
-	if err != nil {
-		return nil, err
-	}
-	if binary {
-		return to.Compiled.EncodeValue(v, to.Compiled.DefaultContentType())
-	}
-	return to.Compiled.EncodeValue(v, format.ContentTypeJSON)
-}
-
-// sameMeaning fails when a datum of from (payload), written again as
-// datum of to, no longer reads back as itself: resolution filled a
-// default for an enum symbol or union branch to lacks, or dropped a field
-// set to something other than its default. Skew stands for a producer on
-// another version writing the same fact; a datum whose meaning changed is
-// another fact, and no consumer could match the clean run on it.
-func sameMeaning(from, to *avro.Schema, payload []byte, datum any) error {
-	orig, err := from.Decode(payload)
-	if err != nil {
-		return err
-	}
-	written, err := to.Encode(datum)
-	if err != nil {
-		return err
-	}
-	back, err := from.DecodeFrom(to, written)
-	if err != nil {
-		return err
-	}
-	if !reflect.DeepEqual(orig, back) {
-		return errors.New("the datum would not keep its meaning under that version")
-	}
-	return nil
+	return formats.Of(from.Compiled).Reencode(from.Compiled, to.Compiled, data, ct, framing == catalog.FramingNone)
 }
 
 // formatSkewTargets is SkewTargets for an Avro or Protobuf event: the
@@ -238,91 +164,4 @@ func (m *Mutator) wireID(ver *catalog.Version) uint32 {
 		return 0
 	}
 	return envelope.WireID(m.cat, m.ids, ver)
-}
-
-// protoKey reads a partition key from a Protobuf message: a top-level
-// string, integer or bool field (by JSON or proto name), its default when
-// unset — which the JSON mapping leaves out (ok false for anything else).
-func protoKey(s *protobuf.Schema, data []byte, ct string, tokens []string) (any, bool) {
-	if len(tokens) != 1 {
-		return nil, false
-	}
-	fields := s.Message.Fields()
-	fd := fields.ByJSONName(tokens[0])
-	if fd == nil {
-		fd = fields.ByName(protoreflect.Name(tokens[0]))
-	}
-	if fd == nil || fd.IsList() || fd.IsMap() {
-		return nil, false
-	}
-	var m *dynamicpb.Message
-	var err error
-	switch {
-	case format.IsJSON(ct):
-		m, err = s.DecodeJSON(data)
-	case len(data) > 0 && data[0] == 0:
-		_, m, err = s.DecodeFramed(data)
-	default:
-		m, err = s.DecodeBinary(data)
-	}
-	if err != nil || fd.ContainingOneof() != nil && !m.Has(fd) {
-		return nil, false
-	}
-	v := m.Get(fd)
-	switch fd.Kind() {
-	case protoreflect.StringKind:
-		return v.String(), true
-	case protoreflect.BoolKind:
-		return v.Bool(), true
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
-		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		return json.Number(strconv.FormatInt(v.Int(), 10)), true
-	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		return json.Number(strconv.FormatUint(v.Uint(), 10)), true
-	}
-	return nil, false
-}
-
-// avroKey reads a partition key from a binary Avro datum: the value at a
-// path of record fields, when it is a string, int or long (ok false for
-// anything else, a union say, which the JSON encoding tags). Under
-// kafka.framing none the datum is never taken for framed. unframed is
-// data without its frame, when it is a datum.
-func avroKey(s *avro.Schema, framing catalog.Framing, data []byte, tokens []string) (key any, ok bool, unframed []byte) {
-	read := avro.FramingAuto
-	if framing == catalog.FramingNone {
-		read = avro.FramingNone
-	}
-	datum, _, framed, err := s.DecodeBinary(data, read)
-	if err != nil {
-		return nil, false, nil
-	}
-	unframed = data
-	if framed {
-		unframed = data[5:]
-	}
-	k, ok := avroKeyIn(datum, tokens)
-	return k, ok, unframed
-}
-
-// avroKeyIn is the key at tokens in an Avro datum.
-func avroKeyIn(datum any, tokens []string) (any, bool) {
-	for _, tok := range tokens {
-		rec, ok := datum.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if datum, ok = rec[tok]; !ok {
-			return nil, false
-		}
-	}
-	switch v := datum.(type) {
-	case string:
-		return v, true
-	case int32:
-		return json.Number(strconv.FormatInt(int64(v), 10)), true
-	case int64:
-		return json.Number(strconv.FormatInt(v, 10)), true
-	}
-	return nil, false
 }

@@ -403,7 +403,7 @@ func TestAvroKey(t *testing.T) {
 		{"/paymentId/x", nil, false},
 	} {
 		ks := keySpec{pointer: tc.pointer, tokens: strings.Split(tc.pointer[1:], "/")}
-		got, ok, unframed := avroKey(ver.Compiled.(*avro.Schema), catalog.FramingConfluent, envelope.FrameData(ver.Compiled, 7, bin), ks.tokens)
+		got, ok, unframed := avro.Provider{}.PartitionKey(ver.Compiled, format.KeyData{Data: envelope.FrameData(ver.Compiled, 7, bin), ContentType: "application/avro", Tokens: ks.tokens})
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("%s: %v %v, want %v %v", tc.pointer, got, ok, tc.want, tc.ok)
 		}
@@ -444,7 +444,7 @@ func TestProtoKey(t *testing.T) {
 			{"reason", nil, false},
 			{"nothing", nil, false},
 		} {
-			got, ok := protoKey(s, data.b, data.ct, []string{tc.token})
+			got, ok, _ := protobuf.Provider{}.PartitionKey(s, format.KeyData{Data: data.b, ContentType: data.ct, Tokens: []string{tc.token}})
 			if ok != tc.ok || got != tc.want {
 				t.Errorf("%s %s: %v %v, want %v %v", data.name, tc.token, got, ok, tc.want, tc.ok)
 			}

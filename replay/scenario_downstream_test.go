@@ -79,6 +79,7 @@ func TestParseScenarioDownstreamErrors(t *testing.T) {
 		{"terminal status 2xx", "downstream:\n  email:\n    effect: {key: /a}\n    terminal: {when: {pointer: /to, matches: x}, status: 200}\n", "s.yaml:8: downstream.email.terminal.status"},
 		{"bad upstream", "downstream:\n  email:\n    effect: {key: /a}\n    upstream: ftp://x\n", "s.yaml:8: downstream.email.upstream: \"ftp://x\" is not an http URL"},
 		{"bad name", "downstream:\n  \"a b\":\n    effect: {key: /a}\n", "s.yaml:6: downstream.a b: stand-in name \"a b\""},
+		{"name too long", "downstream:\n  " + strings.Repeat("d", 65) + ":\n    effect: {key: /a}\n", "s.yaml:6: downstream." + strings.Repeat("d", 65) + ": stand-in name"},
 		{"same variable", "downstream:\n  a-b:\n    effect: {key: /a}\n  a.b:\n    effect: {key: /a}\n", "both give the consumer EVTOOL_DOWNSTREAM_A_B"},
 		{"bad kind", "downstream:\n  email:\n    effect: {key: /a}\nchaos:\n  downstream:\n    email: {rate: 0.1, kinds: [429, 404]}\n", "s.yaml:10: chaos.downstream.email.kinds[1]"},
 		{"bad kind name", "downstream:\n  email:\n    effect: {key: /a}\nchaos:\n  downstream:\n    email: {rate: 0.1, kinds: [timeout, hang]}\n", "s.yaml:10: chaos.downstream.email.kinds[1]"},

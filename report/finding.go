@@ -165,3 +165,7 @@ func (r *Report) Sort() {
 		return a.Severity.rank() < b.Severity.rank()
 	})
 }
+
+// Rank orders severities for sorting: errors first, then warnings, then
+// the rest.
+func (s Severity) Rank() int { return s.rank() }

@@ -120,7 +120,7 @@ func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) 
 			}
 			return nil
 		}
-		if (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".avsc") || strings.HasSuffix(p, ".proto")) && !versionFiles[p] && !versionLike.MatchString(path.Base(p)) {
+		if (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".avsc") || strings.HasSuffix(p, ".proto")) && !versionFiles[p] && !catalog.LooksLikeVersion(path.Base(p)) {
 			if data, err := fs.ReadFile(rootFS, p); err == nil {
 				add(p, data)
 			}

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/internal/jsonstrict"
 )
@@ -48,13 +48,11 @@ type SharedSchema struct {
 
 // SchemaType is the Confluent schemaType of a format.
 func SchemaType(k format.Kind) sr.SchemaType {
-	switch k {
-	case format.Avro:
-		return sr.TypeAvro
-	case format.Protobuf:
-		return sr.TypeProtobuf
+	var t sr.SchemaType
+	if t.UnmarshalText([]byte(k.SchemaType())) != nil {
+		return sr.TypeJSON // Kind.SchemaType names only types sr knows
 	}
-	return sr.TypeJSON
+	return t
 }
 
 // kindOfSchemaType is the format of a Confluent schemaType ("" is AVRO,
@@ -271,37 +269,15 @@ type RemoteRef struct {
 	Deps []sr.SchemaReference
 }
 
-// avroName is an Avro full name: what a reference to an Avro named type
-// is called, and the only names pull turns into file names.
-var avroName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
-
-// protoPathSegment is one segment of an import path pull may write: no
-// dot files or directories (.registry, ..), no separators or drive
-// letters, nothing a file system reads specially.
-var protoPathSegment = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
-
 // checkRefName checks a reference name from a registry before evtool uses
-// it: an Avro full name, or a relative .proto import path that stays
-// inside the catalog root.
+// it, as the format's provider says: an Avro full name, or a relative
+// .proto import path that stays inside the catalog root.
 func checkRefName(kind format.Kind, name string) error {
-	switch kind {
-	case format.Avro:
-		if len(name) > 255 || !avroName.MatchString(name) {
-			return fmt.Errorf("reference name %q is not an Avro full name (dot-separated names of letters, digits and _)", clip(name))
-		}
-	case format.Protobuf:
-		if len(name) > 255 || !strings.HasSuffix(name, ".proto") || !fs.ValidPath(name) {
-			return fmt.Errorf("reference name %q is not a relative .proto import path inside the catalog", clip(name))
-		}
-		for _, seg := range strings.Split(name, "/") {
-			if !protoPathSegment.MatchString(seg) {
-				return fmt.Errorf("reference name %q is not a relative .proto import path inside the catalog (segment %q)", clip(name), clip(seg))
-			}
-		}
-	default:
+	p, ok := formats.ForKind(kind)
+	if !ok {
 		return fmt.Errorf("references of %s schemas are inlined, not written as files", kind.Name())
 	}
-	return nil
+	return p.CheckRefName(name, clip)
 }
 
 // remoteMain is where a registry schema is compiled, away from the
@@ -384,7 +360,7 @@ func (f *Forms) AllShared() []*SharedSchema {
 			}
 			return nil
 		}
-		if versionLike.MatchString(d.Name()) || !d.Type().IsRegular() {
+		if catalog.LooksLikeVersion(d.Name()) || !d.Type().IsRegular() {
 			return nil
 		}
 		switch path.Ext(p) {

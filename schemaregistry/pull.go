@@ -12,13 +12,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 )
 
 // PullOptions configure Pull.
@@ -202,11 +202,6 @@ func schemaTypes(rs *RemoteSubject) string {
 	return strings.Join(out, ", ")
 }
 
-// versionLike is a file name a reference must not take: the catalog's
-// version files, and the near misses (V1.avsc, v01.proto) its loader
-// refuses.
-var versionLike = regexp.MustCompile(`^[vV][0-9]+\.(?i:json|yaml|yml|avsc|avro|proto)$`)
-
 // formatFiles are the files of an Avro or Protobuf subject: v<N>.avsc or
 // v<N>.proto as the registry has them, and the schemas they reference as
 // shared files of the catalog root (Avro named types as
@@ -246,18 +241,13 @@ func formatFiles(rs *RemoteSubject, dir string, have map[string][]byte) (map[str
 			if err := checkRefName(v.Kind, r.Name); err != nil {
 				return nil, err
 			}
-			var rel string
-			switch v.Kind {
-			case format.Avro:
-				rel = "schemas/common/" + r.Name + ".avsc"
-			case format.Protobuf:
-				if wellKnown(r.Name) {
-					continue
-				}
-				rel = "schemas/" + r.Name
+			p, _ := formats.ForKind(v.Kind) // checkRefName found it
+			rel, ok := p.RefFile(r.Name)
+			if !ok {
+				continue
 			}
 			what := fmt.Sprintf("reference %q (%s version %d)", clip(r.Name), clip(r.Subject), r.Version)
-			if versionLike.MatchString(path.Base(rel)) {
+			if catalog.LooksLikeVersion(path.Base(rel)) {
 				return nil, fmt.Errorf("%s is named like a version file (%s)", what, rel)
 			}
 			if err := put(rel, ensureNL([]byte(r.Text)), what); err != nil {

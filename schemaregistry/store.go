@@ -23,7 +23,8 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
-	"github.com/evtool/evtool/compat/formats"
+	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/report"
@@ -870,7 +871,7 @@ func (snap *snapshot) typeFor(subject string, strategy Strategy) (string, []byte
 			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q: type %s has topic %q in its event.yaml, not %q; change the topic in git, not through a registration", clip(subject), typ, t.Meta.Topic, clip(topic))
 		}
 	default:
-		if !ValidTypeName(subject) {
+		if !catalog.ValidTypeName(subject) {
 			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name: subjects of an evtool registry are catalog types (dot-separated segments of letters, digits, '-' and '_')", clip(subject))
 		}
 		if strings.HasSuffix(subject, ValueSuffix) || strings.HasSuffix(subject, "-key") {
@@ -921,35 +922,35 @@ func compatFindings(ctx context.Context, cat *catalog.Catalog, t *catalog.EventT
 		return nil
 	}
 	samples := cat.Config.Compat.Samples
-	opts := compat.Options{Profile: profile, Samples: samples, Seed: 1, Context: ctx}
+	opts := engine.Options{Profile: profile, Samples: samples, Seed: 1, Context: ctx}
 	var closer func(*catalog.Version) (*jsonschema.Schema, error)
 	if profile != catalog.ProfileStrict && samples >= 0 {
-		closer = cat.TransformedCompiler(compat.Close)
+		closer = cat.TransformedCompiler(jsoncompat.Close)
 	}
-	side := func(v *catalog.Version) *compat.Side {
+	side := func(v *catalog.Version) *jsoncompat.Side {
 		var closed *jsonschema.Schema
 		if closer != nil {
 			closed, _ = closer(v)
 		}
-		return compat.NewSide(v.Schema, closed)
+		return jsoncompat.NewSide(v.Schema, closed)
 	}
 	var out []report.Finding
 	if cand.Format != format.JSONSchema && cand.Format != "" {
 		// Avro and Protobuf: the format's engine, as `evtool compat check`
 		// chooses it.
-		comparers := formats.Comparers()
+		cmp := compat.CompareOf(cand.Format)
 		for _, o := range olds {
 			if o.Compiled == nil || cand.Compiled == nil {
 				continue
 			}
-			p := compat.Pair{Type: t.Name, OldVersion: o.Number, NewVersion: cand.Number, OldFile: o.File, NewFile: cand.File,
+			p := engine.Pair{Type: t.Name, OldVersion: o.Number, NewVersion: cand.Number, OldFile: o.File, NewFile: cand.File,
 				Subject: fmt.Sprintf("%s v%d -> v%d", t.Name, o.Number, cand.Number)}
-			vp := compat.VersionPair{Pair: p, Old: o, New: cand, OldCatalog: cat, NewCatalog: cat}
-			for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
-				if (dir == compat.Backward && !mode.Backward()) || (dir == compat.Forward && !mode.Forward()) {
+			vp := engine.VersionPair{Pair: p, Old: o, New: cand, OldCatalog: cat, NewCatalog: cat}
+			for _, dir := range []engine.Direction{engine.Backward, engine.Forward} {
+				if (dir == engine.Backward && !mode.Backward()) || (dir == engine.Forward && !mode.Forward()) {
 					continue
 				}
-				out = append(out, compat.CompareFormat(vp, dir, opts, comparers)...)
+				out = append(out, compat.ComparePair(vp, dir, opts, cmp)...)
 			}
 		}
 		return keepFindings(compat.ApplyIgnores(out, cat.Config, cat.ConfigFile))
@@ -959,14 +960,14 @@ func compatFindings(ctx context.Context, cat *catalog.Catalog, t *catalog.EventT
 		if o.Schema == nil || cand.Schema == nil {
 			continue
 		}
-		p := compat.Pair{Type: t.Name, OldVersion: o.Number, NewVersion: cand.Number, OldFile: o.File, NewFile: cand.File,
+		p := engine.Pair{Type: t.Name, OldVersion: o.Number, NewVersion: cand.Number, OldFile: o.File, NewFile: cand.File,
 			Subject: fmt.Sprintf("%s v%d -> v%d", t.Name, o.Number, cand.Number)}
 		oldSide := side(o)
-		for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
-			if (dir == compat.Backward && !mode.Backward()) || (dir == compat.Forward && !mode.Forward()) {
+		for _, dir := range []engine.Direction{engine.Backward, engine.Forward} {
+			if (dir == engine.Backward && !mode.Backward()) || (dir == engine.Forward && !mode.Forward()) {
 				continue
 			}
-			for _, f := range compat.Compare(oldSide, newSide, dir, opts) {
+			for _, f := range jsoncompat.Compare(oldSide, newSide, dir, opts) {
 				out = append(out, f.ToReport(p, cat.Locate, cat.Locate, cat.LineOf))
 			}
 		}

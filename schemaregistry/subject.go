@@ -13,8 +13,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
-	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/format/formats"
 )
 
 // Strategy maps catalog types to registry subjects.
@@ -51,19 +50,15 @@ func ParseStrategy(s string) (Strategy, error) {
 	return "", fmt.Errorf("unknown subject strategy %q: use type, topic or topic-type", s)
 }
 
-// typeName and topicName mirror the catalog's rules (registry's loader and
-// metaschema/event.schema.json).
-var (
-	typeName  = regexp.MustCompile(`^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*(\.[A-Za-z0-9]+([_-][A-Za-z0-9]+)*)*$`)
-	topicName = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
-)
+// topicName mirrors metaschema/event.schema.json's topic rule; its
+// 249-byte bound is checked apart because a bounded repetition costs
+// thousands of allocations at start-up.
+var topicName = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
 
 // validTopic reports whether Kafka accepts s as a topic name.
-func validTopic(s string) bool { return topicName.MatchString(s) && s != "." && s != ".." }
-
-// ValidTypeName reports whether s may name a catalog type (a directory of
-// the catalog root).
-func ValidTypeName(s string) bool { return len(s) <= 255 && typeName.MatchString(s) }
+func validTopic(s string) bool {
+	return len(s) <= 249 && topicName.MatchString(s) && s != "." && s != ".."
+}
 
 // Subject returns the subject of a type under the strategy.
 func (s Strategy) Subject(t *catalog.EventType) (string, error) {
@@ -99,7 +94,7 @@ func (s Strategy) Split(subject string, known map[string]string) (typ, topic str
 		return "", strings.TrimSuffix(subject, ValueSuffix), false // the type is known only from the catalog
 	}
 	if s != StrategyTopicType {
-		if ValidTypeName(subject) {
+		if catalog.ValidTypeName(subject) {
 			return subject, "", true
 		}
 		return "", "", false
@@ -112,7 +107,7 @@ func (s Strategy) Split(subject string, known map[string]string) (typ, topic str
 		}
 		topic, typ := subject[:i], subject[i+1:]
 		first, _, _ := strings.Cut(typ, ".")
-		if validTopic(topic) && ValidTypeName(typ) && strings.Contains(typ, ".") && !strings.Contains(first, "-") {
+		if validTopic(topic) && catalog.ValidTypeName(typ) && strings.Contains(typ, ".") && !strings.Contains(first, "-") {
 			return typ, topic, true
 		}
 	}
@@ -143,17 +138,10 @@ func recordName(subject string) (topic, record string) {
 // of an Avro schema's top-level named type, the full name of a Protobuf
 // version's message; "" for JSON Schema.
 func eventRecord(v *catalog.Version) string {
-	switch s := v.Compiled.(type) {
-	case *avro.Schema:
-		if s.Root != nil && s.Root.Named() {
-			return s.Root.Name
-		}
-	case *protobuf.Schema:
-		if s.Message != nil {
-			return string(s.Message.FullName())
-		}
+	if v.Compiled == nil {
+		return ""
 	}
-	return ""
+	return formats.Of(v.Compiled).EventRecord(v.Compiled)
 }
 
 // recordOwners lists the types (sorted) any version of which declares

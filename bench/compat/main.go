@@ -25,7 +25,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/catalog"
-	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/internal/jsonstrict"
 )
 
@@ -113,12 +114,12 @@ func main() {
 		var times []float64
 		var verdict [2]string
 		for r := 0; r < *rounds; r++ {
-			oldSide, newSide := compat.NewSide(old, nil), compat.NewSide(nw, nil)
+			oldSide, newSide := jsoncompat.NewSide(old, nil), jsoncompat.NewSide(nw, nil)
 			t0 := time.Now()
-			for i, d := range []compat.Direction{compat.Backward, compat.Forward} {
-				fs := compat.Compare(oldSide, newSide, d, compat.Options{Profile: catalog.ProfileStrict, Samples: *samples, Seed: 1})
+			for i, d := range []engine.Direction{engine.Backward, engine.Forward} {
+				fs := jsoncompat.Compare(oldSide, newSide, d, engine.Options{Profile: catalog.ProfileStrict, Samples: *samples, Seed: 1})
 				verdict[i] = "compatible"
-				if !compat.Compatible(fs) {
+				if !jsoncompat.Compatible(fs) {
 					verdict[i] = "incompatible"
 				}
 			}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times `buf breaking` on the pair evtool's BenchmarkCompare uses
-# (compat/protobuf/testdata/bench), beside `go test -bench` in the same run.
+# (compat/protocompat/testdata/bench), beside `go test -bench` in the same run.
 # buf comes from $BUF, from PATH, or from an npm install of @bufbuild/buf in
 # $BUF_DIR (its package ships the binary); without any of them the buf half
 # is skipped. buf is a separate process: its time includes start-up, so the
@@ -18,7 +18,7 @@ if [[ -z "$BUF" && -n "${BUF_DIR:-}" ]]; then
 fi
 
 echo "== evtool (go test -bench, median of 5)"
-go test ./compat/protobuf -run '^$' -bench 'Benchmark(Compare|LoadAndCompare)' -count 5 -benchtime 50x | grep '^Benchmark' |
+go test ./compat/protocompat -run '^$' -bench 'Benchmark(Compare|LoadAndCompare)' -count 5 -benchtime 50x | grep '^Benchmark' |
   sort -k1,1 -k3,3n | awk '{n[$1]++; v[$1,n[$1]]=$3} END {for (k in n) printf "%-50s %10d ns/op\n", k, v[k,int((n[k]+1)/2)]}' | sort
 if [[ -z "$BUF" ]]; then
   echo "== buf: not found (set BUF, put buf on PATH, or BUF_DIR with npm's @bufbuild/buf); skipped"
@@ -28,7 +28,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for side in old new; do
   mkdir -p "$work/$side"
-  cp compat/protobuf/testdata/bench/$side/order.proto "$work/$side/"
+  cp compat/protocompat/testdata/bench/$side/order.proto "$work/$side/"
   printf 'version: v2\nbreaking:\n  use:\n    - WIRE_JSON\n' > "$work/$side/buf.yaml"
 done
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }

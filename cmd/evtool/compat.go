@@ -11,7 +11,8 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
-	"github.com/evtool/evtool/compat/formats"
+	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/schemaregistry"
 )
@@ -96,9 +97,14 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 			if samples < 0 {
 				return usagef("--samples %d: use 0 (rules only) or a positive count", samples)
 			}
+			do := diffOptions{mode: mode, profile: profile, profileSet: cmd.Flags().Changed("profile"),
+				message: message, samples: samples, samplesSet: cmd.Flags().Changed("samples"), seed: seed, format: f, protoPaths: protoPaths}
 			if kind, ok := diffKind(args); ok {
-				return a.compatDiffFormat(cmd, args, kind, diffOptions{mode: mode, profile: profile, profileSet: cmd.Flags().Changed("profile"),
-					message: message, samples: samples, samplesSet: cmd.Flags().Changed("samples"), seed: seed, format: f, protoPaths: protoPaths})
+				vp, opts, err := loadDiffFormat(args, kind, do)
+				if err != nil {
+					return err
+				}
+				return a.compatDiff(vp, opts, do)
 			} else if message != "" {
 				return usagef("--message selects a Protobuf message; %s and %s are not .proto files", args[0], args[1])
 			} else if len(protoPaths) > 0 {
@@ -120,37 +126,15 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 			if err != nil {
 				return err
 			}
-			opts := compat.Options{Profile: profile, Seed: seed}
-			if cmd.Flags().Changed("samples") {
-				opts.Samples = samples
-				if samples == 0 {
-					opts.Samples = -1 // rules only
-				}
-			}
-			oldSide, newSide := compat.NewSide(old.Schema, nil), compat.NewSide(nw.Schema, nil)
-			p := compat.Pair{OldFile: old.File, NewFile: nw.File, OldURL: old.URL, NewURL: nw.URL, Subject: old.File + " -> " + nw.File}
+			p := engine.Pair{OldFile: old.File, NewFile: nw.File, OldURL: old.URL, NewURL: nw.URL, Subject: old.File + " -> " + nw.File}
 			lineOf := func(file, ptr string) int {
 				if n := nw.LineOf(file, ptr); n > 0 {
 					return n
 				}
 				return old.LineOf(file, ptr)
 			}
-			rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair", Rules: formats.RuleDocs(), ToolVersion: buildVersion()}
-			for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
-				if (dir == compat.Backward && !mode.Backward()) || (dir == compat.Forward && !mode.Forward()) {
-					continue
-				}
-				for _, fd := range compat.Compare(oldSide, newSide, dir, opts) {
-					rep.Findings = append(rep.Findings, fd.ToReport(p, old.Locate, nw.Locate, lineOf))
-				}
-			}
-			if err := report.Write(a.stdout, f, rep); err != nil {
-				return err
-			}
-			if rep.Failed() {
-				return errFindings
-			}
-			return nil
+			vp := engine.VersionPair{Pair: p, Old: jsonVersion(old), New: jsonVersion(nw), LineOf: lineOf, OldLocate: old.Locate, NewLocate: nw.Locate}
+			return a.compatDiff(vp, diffEngineOptions(profile, do), do)
 		},
 	}
 	c.Flags().StringVar(&modeName, "mode", "full", "backward | forward | full")
@@ -159,7 +143,7 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 	c.Flags().StringArrayVar(&protoPaths, "proto-path", nil, "Protobuf: a directory imports resolve in, before the file's catalog root and its own directory (repeatable, in order)")
 	completeValues(c, "mode", "backward", "forward", "full")
 	completeValues(c, "profile", string(catalog.ProfileLenient), string(catalog.ProfileStrict), string(catalog.ProfileWire), string(catalog.ProfileWireJSON))
-	c.Flags().IntVar(&samples, "samples", compat.DefaultSamples, "witness documents generated per direction (0: rules only)")
+	c.Flags().IntVar(&samples, "samples", jsoncompat.DefaultSamples, "witness documents generated per direction (0: rules only)")
 	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search (same seed, same counterexamples)")
 	c.Flags().BoolVar(&assertFormats, "assert-formats", false, "treat the format keyword as an assertion (as assert_formats in evtool.yaml)")
 	c.Flags().StringVar(&defaultDraft, "default-draft", catalog.DefaultDraft.Name, "JSON Schema draft of a schema without $schema: "+catalog.DraftNames()+" (as default_draft in evtool.yaml)")
@@ -222,16 +206,16 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			if samples < 0 {
 				return usagef("--samples %d: use 0 (rules only) or a positive count", samples)
 			}
-			opts := compat.CheckOptions{Samples: samples, SamplesSet: cmd.Flags().Changed("samples"), Seed: seed}
+			opts := compat.CheckOptions{Samples: samples, SamplesSet: cmd.Flags().Changed("samples"), Seed: uint64(seed)}
 			if opts.SamplesSet && samples == 0 {
 				opts.Samples = -1
 			}
-			res := formats.CheckCatalog(head, base, opts)
+			res := compat.CheckCatalog(head, base, opts)
 			// The head catalog's warnings (a reason cut at a '#', ...) are
 			// part of the gate's report, as in lint.
 			findings := append(append(baseWarnings, head.Warnings...), res.Findings...)
 			findings = compat.ApplyIgnores(findings, head.Config, head.ConfigFile)
-			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair", Rules: formats.RuleDocs(), ToolVersion: buildVersion()}
+			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair", Rules: compat.RuleDocs(), ToolVersion: buildVersion()}
 			if err := report.Write(a.stdout, f, rep); err != nil {
 				return err
 			}

@@ -5,12 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
-	"github.com/evtool/evtool/compat/formats"
+	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/report"
@@ -40,35 +39,38 @@ type diffOptions struct {
 	protoPaths []string
 }
 
-func (a *app) compatDiffFormat(cmd *cobra.Command, args []string, kind format.Kind, o diffOptions) error {
+// loadDiffFormat loads compat diff's Avro or Protobuf files and checks the
+// flags that apply to their format.
+func loadDiffFormat(args []string, kind format.Kind, o diffOptions) (engine.VersionPair, engine.Options, error) {
+	var none engine.VersionPair
 	for _, arg := range args {
 		if k, _ := format.KindOf(arg); k != kind {
-			return usagef("compat diff compares two files of one format: %s is %s but %s is not", args[0], kind.Name(), arg)
+			return none, engine.Options{}, usagef("compat diff compares two files of one format: %s is %s but %s is not", args[0], kind.Name(), arg)
 		}
 	}
 	profile := o.profile
 	switch {
 	case kind == format.Avro && o.profileSet:
-		return usagef("--profile %s: Avro compatibility is the specification's schema resolution and takes no profile", o.profile)
+		return none, engine.Options{}, usagef("--profile %s: Avro compatibility is the specification's schema resolution and takes no profile", o.profile)
 	case kind == format.Avro:
 		profile = ""
 	case !o.profileSet:
 		profile = catalog.DefaultProfileOf(format.Protobuf)
 	case !profile.Protobuf():
-		return usagef("--profile %s: Protobuf profiles are wire and wire-json", o.profile)
+		return none, engine.Options{}, usagef("--profile %s: Protobuf profiles are wire and wire-json", o.profile)
 	}
 	if kind != format.Protobuf && o.message != "" {
-		return usagef("--message selects a Protobuf message; %s files have none", kind.Name())
+		return none, engine.Options{}, usagef("--message selects a Protobuf message; %s files have none", kind.Name())
 	}
 	if kind != format.Protobuf && len(o.protoPaths) > 0 {
-		return usagef("--proto-path resolves Protobuf imports; %s files have none", kind.Name())
+		return none, engine.Options{}, usagef("--proto-path resolves Protobuf imports; %s files have none", kind.Name())
 	}
 	for _, d := range o.protoPaths {
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			return usagef("--proto-path %s: not a directory", d)
+			return none, engine.Options{}, usagef("--proto-path %s: not a directory", d)
 		}
 	}
-	load := formats.LoadFile
+	load := compat.LoadFile
 	if kind == format.Protobuf {
 		load = func(file, message string) (*catalog.Version, error) {
 			return loadProtoFile(file, message, o.protoPaths)
@@ -76,7 +78,7 @@ func (a *app) compatDiffFormat(cmd *cobra.Command, args []string, kind format.Ki
 	}
 	old, err := load(args[0], o.message)
 	if err != nil {
-		return err
+		return none, engine.Options{}, err
 	}
 	message := o.message
 	if message == "" && kind == format.Protobuf {
@@ -93,22 +95,35 @@ func (a *app) compatDiffFormat(cmd *cobra.Command, args []string, kind format.Ki
 		}
 	}
 	if err != nil {
-		return err
+		return none, engine.Options{}, err
 	}
-	opts := compat.Options{Profile: profile, Seed: o.seed}
+	vp := engine.VersionPair{Pair: engine.Pair{OldFile: old.File, NewFile: nw.File, Subject: old.File + " -> " + nw.File}, Old: old, New: nw}
+	return vp, diffEngineOptions(profile, o), nil
+}
+
+// diffEngineOptions are compat diff's options for the engine: --samples 0
+// is rules only.
+func diffEngineOptions(profile catalog.Profile, o diffOptions) engine.Options {
+	opts := engine.Options{Profile: profile, Seed: uint64(o.seed)}
 	if o.samplesSet {
 		opts.Samples = o.samples
 		if o.samples == 0 {
-			opts.Samples = -1
+			opts.Samples = -1 // rules only
 		}
 	}
-	vp := compat.VersionPair{Pair: compat.Pair{OldFile: old.File, NewFile: nw.File, Subject: old.File + " -> " + nw.File}, Old: old, New: nw}
-	rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair", Rules: formats.RuleDocs(), ToolVersion: buildVersion()}
-	for _, dir := range []compat.Direction{compat.Backward, compat.Forward} {
-		if (dir == compat.Backward && !o.mode.Backward()) || (dir == compat.Forward && !o.mode.Forward()) {
+	return opts
+}
+
+// compatDiff compares a pair of files in the directions of --mode with
+// the engine of their format, as compat check does, and prints the report.
+func (a *app) compatDiff(vp engine.VersionPair, opts engine.Options, o diffOptions) error {
+	cmp := compat.CompareOf(vp.New.Format)
+	rep := &report.Report{Command: "compat diff", Checked: 1, Unit: "schema pair", Rules: compat.RuleDocs(), ToolVersion: buildVersion()}
+	for _, dir := range []engine.Direction{engine.Backward, engine.Forward} {
+		if (dir == engine.Backward && !o.mode.Backward()) || (dir == engine.Forward && !o.mode.Forward()) {
 			continue
 		}
-		rep.Findings = append(rep.Findings, compat.CompareFormat(vp, dir, opts, formats.Comparers())...)
+		rep.Findings = append(rep.Findings, compat.ComparePair(vp, dir, opts, cmp)...)
 	}
 	if err := report.Write(a.stdout, o.format, rep); err != nil {
 		return err
@@ -182,4 +197,10 @@ func catalogRootOf(file string) (string, error) {
 func inside(dir, p string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// jsonVersion is a JSON Schema file compat diff loaded, as the version the
+// engines compare.
+func jsonVersion(sf *catalog.SchemaFile) *catalog.Version {
+	return &catalog.Version{Format: format.JSONSchema, File: sf.File, Number: 1, Text: sf.Text, Doc: sf.Doc, Schema: sf.Schema, Digest: sf.Digest, URL: sf.URL}
 }

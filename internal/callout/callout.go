@@ -2,7 +2,8 @@
 // should: with an idempotency key derived from the event and reused on
 // every attempt, capped exponential backoff with full jitter (a delay
 // uniform in [0, min(cap, base × 2^n)]), Retry-After honoured, retryable
-// failures (429, 5xx, timeouts, connection errors) told apart from
+// failures (429, 5xx, 409 "idempotency key in use", timeouts, connection
+// errors) told apart from
 // terminal ones (any other 4xx), a bounded number of attempts, and bounded
 // concurrency and rate. The example consumers and the bug catalogue
 // (internal/bugs) use it; the catalogue's knobs (Faults) break one rule
@@ -147,7 +148,7 @@ func (c *Caller) Call(ctx context.Context, req Request) (Result, error) {
 		if err == nil && status/100 == 2 {
 			return res, nil
 		}
-		if err == nil && status/100 == 4 && status != http.StatusTooManyRequests &&
+		if err == nil && status/100 == 4 && status != http.StatusTooManyRequests && status != http.StatusConflict &&
 			(!c.cfg.Faults.RetryTerminal || res.Attempts >= terminalRetries) {
 			return res, fmt.Errorf("%w: status %d", ErrTerminal, status)
 		}

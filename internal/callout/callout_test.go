@@ -3,7 +3,10 @@ package callout
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -85,5 +88,24 @@ func TestRetryAfterAndBackoff(t *testing.T) {
 	}
 	if fs, _ := downstream.Judge(downstream.Input{Log: s.Log()}); len(fs) != 0 {
 		t.Errorf("Retry-After not honoured: %v", fs)
+	}
+}
+
+// 409 (the idempotency key's first request is in progress) is retried
+// like a 429, not dead-lettered.
+func TestConflictRetried(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			http.Error(w, "in progress", http.StatusConflict)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer srv.Close()
+	c := New(Config{URL: srv.URL, Timeout: time.Second, Base: time.Millisecond, Cap: 5 * time.Millisecond, MaxAttempts: 3})
+	res, err := c.Call(context.Background(), Request{Path: "/send", Body: map[string]string{"receiptId": "r1"}, Key: "e1", EventID: "e1"})
+	if err != nil || res.Attempts != 2 {
+		t.Fatalf("%+v %v", res, err)
 	}
 }

@@ -3,15 +3,15 @@
 //
 //	go run ./compat/cmd/ruledoc > docs/rules.md
 //
-// compat/formats' tests fail when docs/rules.md is stale.
+// compat's tests fail when docs/rules.md is stale.
 package main
 
 import (
 	"fmt"
 
-	"github.com/evtool/evtool/compat/formats"
+	"github.com/evtool/evtool/compat"
 )
 
 func main() {
-	fmt.Print(formats.RulesMarkdown())
+	fmt.Print(compat.RulesMarkdown())
 }

@@ -1,0 +1,82 @@
+package jsoncompat
+
+import (
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/report"
+)
+
+// Engine is the JSON Schema engine as the gate (package compat) calls it.
+// The Compare of one event type shares each version's generated
+// documents, and the structural equality of its schemas, among the pairs
+// the version is in.
+func Engine() engine.Engine {
+	return engine.Engine{
+		Compiled: func(v *catalog.Version) bool { return v.Schema != nil },
+		New: func() engine.Compare {
+			eq := newEqualizer()
+			sides := map[*catalog.Version]*Side{}
+			side := func(v *catalog.Version) *Side {
+				s := sides[v]
+				if s == nil {
+					s = NewSide(v.Schema, nil)
+					sides[v] = s
+				}
+				return s
+			}
+			return func(vp engine.VersionPair, dir engine.Direction, opts engine.Options) []report.Finding {
+				if vp.Old.Schema == nil || vp.New.Schema == nil {
+					return nil
+				}
+				oldL, newL := locator(vp.OldLocate, vp.OldCatalog), locator(vp.NewLocate, vp.NewCatalog)
+				var out []report.Finding
+				for _, f := range compare(side(vp.Old), side(vp.New), dir, opts, eq, false) {
+					out = append(out, f.ToReport(vp.Pair, oldL, newL, vp.LineOf))
+				}
+				return out
+			}
+		},
+	}
+}
+
+// locator is a side's Locator: the one the pair gives (compat diff's
+// files), else its catalog's.
+func locator(l func(string) (string, string), cat *catalog.Catalog) Locator {
+	if l != nil {
+		return l
+	}
+	if cat != nil {
+		return cat.Locate
+	}
+	return nil
+}
+
+// ReferencedFiles lists the catalog files (relative path -> digest) a
+// compiled schema reaches: what a published version's content depends on.
+func ReferencedFiles(cat *catalog.Catalog, s *jsonschema.Schema) map[string]string {
+	out := map[string]string{}
+	seen := map[*jsonschema.Schema]bool{}
+	bases := map[string]bool{}
+	stack := []*jsonschema.Schema{s}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == nil || seen[x] {
+			continue
+		}
+		seen[x] = true
+		b, _, _ := strings.Cut(x.Location, "#")
+		bases[b] = true
+		stack = append(stack, children(x)...)
+	}
+	for b := range bases {
+		if _, rel, digest, ok := cat.FileOfURL(b); ok {
+			out[rel] = digest
+		}
+	}
+	return out
+}

@@ -1,0 +1,190 @@
+// Package protocompat decides whether Protobuf data written with one schema
+// keeps its meaning when read with another, per reader/writer direction,
+// for two profiles: wire (the binary encoding) and wire-json (the binary
+// encoding and the canonical JSON mapping).
+//
+// Rules walk the two message descriptors together, matching fields by
+// number, and emit report.Findings with a stable rule id. Every break is
+// then proved by real encoding with dynamicpb: a writer message is encoded
+// (binary, and in wire-json also the JSON mapping), decoded with the reader
+// descriptor, and the meaning compared field by field; the message, its
+// bytes and what the reader made of them are the counterexample. Sampled
+// writer messages are checked the same way, and a difference no rule
+// explains becomes a proto-witness-changed break: the verdict is never
+// "compatible" when an encoding shows otherwise.
+package protocompat
+
+import (
+	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/report"
+)
+
+// Profile chooses what must keep its meaning.
+type Profile = catalog.Profile
+
+const (
+	// ProfileWire: binary data only.
+	ProfileWire = catalog.ProfileWire
+	// ProfileWireJSON: binary data and the canonical JSON mapping (the
+	// default: consumers in other languages read the JSON mapping too).
+	ProfileWireJSON = catalog.ProfileWireJSON
+)
+
+// ParseProfile accepts "", "wire" and "wire-json".
+func ParseProfile(s string) (Profile, bool) {
+	switch Profile(s) {
+	case "", ProfileWireJSON:
+		return ProfileWireJSON, true
+	case ProfileWire:
+		return ProfileWire, true
+	}
+	return "", false
+}
+
+// Rule ids. They are stable: evtool.yaml ignore entries name them.
+const (
+	RuleFieldRemovedUnreserved = "proto-field-removed-unreserved"
+	RuleFieldNumberChanged     = "proto-field-number-changed"
+	RuleEnumNumberChanged      = "proto-enum-value-number-changed"
+	RuleWireTypeChanged        = "proto-field-wire-type-changed"
+	RuleIntegerChanged         = "proto-field-integer-changed"
+	RuleZigzagNarrowed         = "proto-field-sint-narrowed"
+	RuleFixedChanged           = "proto-field-fixed-changed"
+	RuleBytesToString          = "proto-field-bytes-to-string"
+	RuleStringUTF8Validated    = "proto-field-string-utf8-validated"
+	RuleMessageKindChanged     = "proto-field-message-kind-changed"
+	RuleClosedEnum             = "proto-field-closed-enum"
+	RuleEnumValueMissing       = "proto-enum-value-missing"
+	RuleRepeatedToSingular     = "proto-field-repeated-to-singular"
+	RuleEntriesToMap           = "proto-field-entries-to-map"
+	RuleOneofMerged            = "proto-oneof-fields-merged"
+	RuleRequiredAdded          = "proto-required-added"
+	RuleDefaultChanged         = "proto-default-changed"
+	RuleJSONNameChanged        = "proto-json-name-changed"
+	RuleJSONEnumNameChanged    = "proto-json-enum-name-changed"
+	RuleJSONTypeChanged        = "proto-json-type-changed"
+	RuleJSONSingularToRepeated = "proto-json-singular-to-repeated"
+	RuleJSONMapChanged         = "proto-json-map-changed"
+	RuleJSONWellKnownChanged   = "proto-json-well-known-type-changed"
+	RuleWitnessChanged         = "proto-witness-changed"
+)
+
+// rule documents one rule: what it means, which profile it belongs to,
+// and the nearest rule of buf breaking and change type of Confluent's
+// Protobuf compatibility checker (engine.Rule's fields, in table order).
+type rule struct {
+	ID       string
+	Profile  Profile
+	Severity report.Severity
+	Summary  string
+	// Buf is the nearest `buf breaking` rule id; Confluent the nearest
+	// change type of Confluent Schema Registry's Protobuf diff (its verdict
+	// in parentheses).
+	Buf, Confluent string
+	// Differs says where evtool's verdict differs from both.
+	Differs string
+}
+
+// Rules lists every rule in documentation order.
+func Rules() []engine.Rule {
+	out := make([]engine.Rule, len(rules))
+	for i, r := range rules {
+		out[i] = engine.Rule{ID: r.ID, Profile: r.Profile, Severity: r.Severity, Summary: r.Summary, Buf: r.Buf, Confluent: r.Confluent, Differs: r.Differs}
+	}
+	return out
+}
+
+var rules = []rule{
+	{RuleFieldRemovedUnreserved, ProfileWire, report.SeverityError,
+		"a field the older schema has is gone from the newer one and its number is not reserved",
+		"FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED", "FIELD_REMOVED (compatible)",
+		"Confluent and Karapace accept the removal; a later field that reuses the number would read old data (BACKWARD) or be read as the removed field by older readers (FORWARD). Both directions: in FORWARD the older reader reads the field's default from every newer message."},
+	{RuleFieldNumberChanged, ProfileWire, report.SeverityError,
+		"a field kept its name and moved to another number (renumbered, or two fields swapped numbers): binary data written to the name is read under another field, or lost",
+		"FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED (renumbered) / FIELD_SAME_NAME (swapped, WIRE_JSON only)", "FIELD_REMOVED + FIELD_ADDED / FIELD_NAME_CHANGED (compatible)",
+		"Confluent and Karapace match fields by number and accept both; buf's WIRE category accepts a swap (same types). Every consumer's code reads fields by name: written first: \"Ann\", read last: \"Ann\". An error in every profile and direction."},
+	{RuleEnumNumberChanged, ProfileWire, report.SeverityError,
+		"an enum value kept its name and moved to another number (renumbered, or two values swapped numbers): binary data written as one value reads as another",
+		"ENUM_VALUE_SAME_NAME (swapped, WIRE_JSON only) / ENUM_VALUE_NO_DELETE_UNLESS_NUMBER_RESERVED (renumbered)", "ENUM_CONST_CHANGED (compatible)",
+		"Confluent and Karapace accept a swap, and so does buf's WIRE category: RED written is read as BLUE. An error in every profile and direction."},
+	{RuleWireTypeChanged, ProfileWire, report.SeverityError,
+		"the field's wire type changed (varint, zigzag, fixed32, fixed64, length-delimited, group)",
+		"FIELD_WIRE_COMPATIBLE_TYPE", "FIELD_SCALAR_KIND_CHANGED (incompatible)", ""},
+	{RuleIntegerChanged, ProfileWire, report.SeverityError,
+		"a varint field changed to a type that reads some written values differently (int64 → int32 truncates 2^40, -1 as uint64, 2 as bool)",
+		"FIELD_WIRE_COMPATIBLE_TYPE", "FIELD_SCALAR_KIND_CHANGED (compatible for int32/int64/uint32/uint64/bool)",
+		"buf and Confluent treat int32, int64, uint32, uint64 and bool as one group; evtool breaks every change that loses values, and accepts widening (int32 → int64, uint32 → uint64, bool → int)."},
+	{RuleZigzagNarrowed, ProfileWire, report.SeverityError,
+		"sint64 → sint32 truncates values beyond 32 bits",
+		"FIELD_WIRE_COMPATIBLE_TYPE", "FIELD_SCALAR_KIND_CHANGED (compatible)", "Both anchors accept sint64 → sint32; evtool accepts only sint32 → sint64."},
+	{RuleFixedChanged, ProfileWire, report.SeverityError,
+		"a fixed-width field changed type (fixed32 ↔ sfixed32 ↔ float, fixed64 ↔ sfixed64 ↔ double): the same bits read as another number",
+		"FIELD_WIRE_COMPATIBLE_TYPE", "FIELD_SCALAR_KIND_CHANGED (compatible for fixed32/sfixed32, fixed64/sfixed64)",
+		"Both anchors accept fixed32 ↔ sfixed32; values at or above 2^31 change sign."},
+	{RuleBytesToString, ProfileWire, report.SeverityError,
+		"bytes → string: bytes that are not UTF-8 fail to parse (proto3) or read as invalid text",
+		"FIELD_WIRE_COMPATIBLE_TYPE", "FIELD_SCALAR_KIND_CHANGED (compatible)", "Both anchors accept bytes → string."},
+	{RuleStringUTF8Validated, ProfileWire, report.SeverityError,
+		"a string the writer does not check for UTF-8 (proto2, editions utf8_validation = NONE) is checked by the reader (proto3, VERIFY): a string that is not UTF-8 fails to parse",
+		"FIELD_SAME_UTF8_VALIDATION / FILE_SAME_SYNTAX", "(not checked: compatible)", "Confluent does not compare UTF-8 validation; proto2 → proto3 with the same field types is accepted."},
+	{RuleMessageKindChanged, ProfileWire, report.SeverityError,
+		"a message field became a scalar, string or bytes field or the reverse",
+		"FIELD_WIRE_COMPATIBLE_TYPE", "FIELD_KIND_CHANGED (incompatible)", ""},
+	{RuleClosedEnum, ProfileWire, report.SeverityError,
+		"the reader's enum is closed (proto2) and the writer can write numbers it lacks: they move to unknown fields",
+		"FIELD_WIRE_COMPATIBLE_TYPE", "FIELD_SCALAR_KIND_CHANGED (compatible for int ↔ enum)",
+		"Both anchors accept int32 → enum; a closed enum drops every number it does not declare."},
+	{RuleEnumValueMissing, ProfileWireJSON, report.SeverityError,
+		"the writer's enum has a value number the reader's enum lacks (wire break when the reader's enum is closed)",
+		"ENUM_VALUE_NO_DELETE", "ENUM_CONST_REMOVED (compatible)",
+		"Confluent accepts the removal. In FORWARD (a value added) evtool breaks too: an older reader cannot name the new value, and its JSON parser rejects or drops the name."},
+	{RuleRepeatedToSingular, ProfileWire, report.SeverityError,
+		"a repeated field became singular: the reader keeps only the last element (or merges messages)",
+		"FIELD_WIRE_COMPATIBLE_CARDINALITY", "FIELD_NUMERIC_LABEL_CHANGED (incompatible for numbers, compatible for string/bytes/messages)",
+		"Confluent accepts repeated → optional for strings, bytes and messages; all but the last element are lost."},
+	{RuleEntriesToMap, ProfileWire, report.SeverityError,
+		"a repeated entry message became a map: entries with the same key collapse to the last",
+		"FIELD_WIRE_COMPATIBLE_CARDINALITY", "(compatible)", "Both anchors treat map and repeated entry as the same wire form; duplicate keys are lost."},
+	{RuleOneofMerged, ProfileWire, report.SeverityError,
+		"fields the writer can set together are members of one oneof in the reader: only the last survives",
+		"FIELD_SAME_ONEOF", "MULTIPLE_FIELDS_MOVED_TO_ONEOF / FIELD_MOVED_TO_EXISTING_ONEOF (incompatible)",
+		"buf breaks any move into or out of a oneof; evtool accepts moving one field into a new oneof and moving fields out of one."},
+	{RuleRequiredAdded, ProfileWire, report.SeverityError,
+		"the reader requires a field (proto2 required) the writer may omit: parsing fails",
+		"FIELD_SAME_LABEL / MESSAGE_SAME_REQUIRED_FIELDS", "REQUIRED_FIELD_ADDED (incompatible)", ""},
+	{RuleDefaultChanged, ProfileWire, report.SeverityError,
+		"the field's default differs (proto2 default, or proto3's zero against a proto2 default): an unset field reads another value",
+		"FIELD_SAME_DEFAULT", "(not checked: compatible)", "Confluent does not compare defaults."},
+	{RuleJSONNameChanged, ProfileWireJSON, report.SeverityError,
+		"the field's JSON name changed (rename or json_name): the reader does not accept the writer's JSON key",
+		"FIELD_SAME_JSON_NAME / FIELD_SAME_NAME", "FIELD_NAME_CHANGED (compatible)",
+		"Confluent accepts renames; buf WIRE_JSON flags the rename even when the reader still accepts the key (json_name kept)."},
+	{RuleJSONEnumNameChanged, ProfileWireJSON, report.SeverityError,
+		"an enum value kept its number but changed its name: the JSON mapping writes names",
+		"ENUM_VALUE_SAME_NAME", "ENUM_CONST_CHANGED (compatible)", "Confluent accepts the rename."},
+	{RuleJSONTypeChanged, ProfileWireJSON, report.SeverityError,
+		"a wire-compatible type change the JSON mapping does not survive (enum ↔ int, bool ↔ int, string ↔ bytes)",
+		"FIELD_WIRE_JSON_COMPATIBLE_TYPE", "FIELD_SCALAR_KIND_CHANGED (compatible)", "Confluent ignores the JSON mapping."},
+	{RuleJSONSingularToRepeated, ProfileWireJSON, report.SeverityError,
+		"a singular field became repeated: the binary reads as one element, the JSON value is not an array",
+		"FIELD_WIRE_JSON_COMPATIBLE_CARDINALITY", "FIELD_STRING_OR_BYTES_LABEL_CHANGED (compatible)", "Confluent ignores the JSON mapping."},
+	{RuleJSONMapChanged, ProfileWireJSON, report.SeverityError,
+		"a map became a repeated entry message or the reverse: same bytes, but a JSON object against an array",
+		"FIELD_WIRE_JSON_COMPATIBLE_CARDINALITY", "(compatible)", "Confluent ignores the JSON mapping."},
+	{RuleJSONWellKnownChanged, ProfileWireJSON, report.SeverityError,
+		"a well-known type with its own JSON form (Timestamp, Duration, wrappers, Struct, Any, FieldMask) was swapped for another message of the same fields",
+		"FIELD_SAME_TYPE", "FIELD_NAMED_TYPE_CHANGED (incompatible)", ""},
+	{RuleWitnessChanged, ProfileWire, report.SeverityError,
+		"an encoded writer message read differently and no rule above explains it",
+		"—", "—", "A safety net: the counterexample is the proof."},
+}
+
+func lookupRule(id string) rule {
+	for _, r := range rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	panic("unknown rule " + id)
+}

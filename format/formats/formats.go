@@ -1,0 +1,52 @@
+// Package formats is the table of evtool's schema formats: one
+// format.Provider per format.Kind. Jobs reach a format's rules through it
+// instead of switching on the kind or asserting a compiled schema's type;
+// the table is built on each call, so it holds no state.
+package formats
+
+import (
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/jsonschema"
+	"github.com/evtool/evtool/format/protobuf"
+)
+
+// All is every format's provider, in format.Kinds' order.
+func All() []format.Provider {
+	return []format.Provider{jsonschema.Provider{}, avro.Provider{}, protobuf.Provider{}}
+}
+
+// ForKind is the provider of kind k (ok false for an unknown kind).
+func ForKind(k format.Kind) (format.Provider, bool) {
+	for _, p := range All() {
+		if p.Kind() == k {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// Of is the provider of a compiled schema's format. For no schema (a
+// version that did not compile) it is JSON Schema's, which takes data as
+// it is: no frame, no binary encoding, no key of its own.
+func Of(s format.Schema) format.Provider {
+	if s == nil {
+		return jsonschema.Provider{}
+	}
+	p, ok := ForKind(s.Kind())
+	if !ok {
+		// Every Schema comes from a provider of this table.
+		panic("formats: no provider for kind " + string(s.Kind()))
+	}
+	return p
+}
+
+// ForFile is the provider of the format a schema file is written in, by
+// its extension (format.KindOf).
+func ForFile(name string) (format.Provider, bool) {
+	k, ok := format.KindOf(name)
+	if !ok {
+		return nil, false
+	}
+	return ForKind(k)
+}

@@ -1,0 +1,154 @@
+package format
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+)
+
+// Provider is one schema format behind the seam: what evtool's jobs ask
+// of a format that is not a question to one compiled Schema. Package
+// format/formats holds the table of providers; a job asks the provider of
+// a version's kind instead of switching on the kind or asserting the
+// compiled type, so a format's rules stay in its own package.
+type Provider interface {
+	// Kind is the provider's format.
+	Kind() Kind
+	// PartitionKey reads a partition key from the data of an event of s
+	// without building its whole JSON form: the value at tokens (a JSON
+	// pointer's reference tokens) when the format can read it cheaply
+	// (ok false otherwise: the caller builds the JSON form). unframed is
+	// the data without its Confluent frame, when reading the key found
+	// one and the format keeps the datum so (nil otherwise).
+	PartitionKey(s Schema, k KeyData) (key any, ok bool, unframed []byte)
+	// PointerForm completes v, the JSON form of a datum of s, with what
+	// a JSON pointer into the data may name although the JSON form leaves
+	// it out (Protobuf: top-level fields at their default).
+	PointerForm(s Schema, v any) any
+	// Unframe splits binary data of s into its payload and, when it is
+	// Confluent-framed, the schema id (framed false: data as it is).
+	Unframe(s Schema, data []byte) (payload []byte, id uint32, framed bool)
+	// Frame writes a payload of s (the binary encoding) in the Confluent
+	// wire format under id.
+	Frame(s Schema, id uint32, payload []byte) []byte
+	// CheckUnframed checks that binary data is one datum of s as it is,
+	// never read as a frame (kafka.framing none), so bytes left after the
+	// datum are an error; ok is false for a format without a binary
+	// encoding.
+	CheckUnframed(s Schema, data []byte) (ok bool, err error)
+	// DecodeData reads data of s in content type ct as the format reads
+	// an event's data: binary data is framed or not as Unframe finds,
+	// never framed when unframed (kafka.framing none).
+	DecodeData(s Schema, data []byte, ct string, unframed bool) (any, error)
+	// SchemaIDDigest is a version's identity in a schema registry, what
+	// its schema id is matched by (catalog.SchemaIDs).
+	SchemaIDDigest(s Schema) string
+	// CompatProfiles are the compat profiles (evtool.yaml's
+	// compat.profile) the format's compatibility engine takes.
+	CompatProfiles() Profiles
+	// Reencode returns data of from (in content type ct; binary data
+	// without a frame when unframed, kafka.framing none) as a datum of to,
+	// in the same encoding, binary unframed: what a producer on version
+	// to would have written for the same fact. It fails when to cannot
+	// carry the datum with its meaning.
+	Reencode(from, to Schema, data []byte, ct string, unframed bool) ([]byte, error)
+	// EventRecord is the record a version of s declares as its event:
+	// what a schema registry's record-name subjects are named for ("" when
+	// the format has none).
+	EventRecord(s Schema) string
+	// CheckRefName checks the name of a registry schema's reference before
+	// evtool writes it as a file of the catalog; show renders a name in
+	// the error (it came from outside).
+	CheckRefName(name string, show func(string) string) error
+	// RefFile is where a checked reference is written, relative to the
+	// catalog directory (ok false: it is not written, the registry
+	// resolves it itself).
+	RefFile(name string) (rel string, ok bool)
+	// Sampler makes the data of generated events: the first Cover()
+	// samples cover the schema, the rest are random. Formats without
+	// one return an error.
+	Sampler(s Schema, seed uint64) (CoverSampler, error)
+}
+
+// Profiles are a format's compat profiles.
+type Profiles struct {
+	// Names are the profiles, as a message lists them.
+	Names []string
+	// Default is the profile when nothing is configured ("" for a format
+	// that takes none).
+	Default string
+	// None says why a format without profiles takes none.
+	None string
+}
+
+// KeyData is the data a partition key is read from.
+type KeyData struct {
+	Data        []byte
+	ContentType string
+	// Unframed says the type's records are never Confluent-framed
+	// (kafka.framing none): binary data is never taken for framed.
+	Unframed bool
+	// Tokens are the key pointer's reference tokens.
+	Tokens []string
+}
+
+// CoverSampler makes samples of one schema in their JSON form.
+type CoverSampler interface {
+	// Cover is how many samples walk every union branch (oneof), enum
+	// symbol and edge value.
+	Cover() int
+	// Sample returns the JSON text of covering sample k (0 <= k <
+	// Cover()), or of a random sample drawn from rng when k < 0.
+	Sample(rng *rand.Rand, k int) ([]byte, error)
+}
+
+// NotKind is the error of a provider given a schema of another format.
+func NotKind(s Schema, want Kind) error {
+	got := "no"
+	if s != nil {
+		got = s.Kind().Name()
+	}
+	return fmt.Errorf("a %s schema given to the %s provider", got, want.Name())
+}
+
+// DigestOf is "sha256:" and the hex SHA-256 of a schema's canonical form.
+func DigestOf(canonical []byte) string {
+	sum := sha256.Sum256(canonical)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// FileCompiler is a Provider that compiles a catalog's schema files by
+// itself (Avro, Protobuf; the catalog still compiles JSON Schema, whose
+// $refs it resolves across the whole root).
+type FileCompiler interface {
+	// CompileVersion compiles a version's file: file and the shared
+	// directories (where named types shared between types live) are paths
+	// in fsys under root; message is a Protobuf type's message ("" for
+	// the file's only one). Errors name files as paths in fsys.
+	CompileVersion(fsys fs.FS, root, file string, shared []string, message string) (Schema, error)
+	// CompileShared compiles a file of a shared directory that no version
+	// used, for lint.
+	CompileShared(fsys fs.FS, root, file string, shared []string) error
+	// SchemaFiles are the files s was compiled from, as paths in the fsys
+	// under root that CompileVersion read.
+	SchemaFiles(s Schema, root string) []string
+	// LintRule is the rule id of problems in the format's schema files.
+	LintRule() string
+}
+
+// Reencode is a Provider's Reencode for formats whose datums keep their
+// meaning through the JSON form: data of from in content type ct decoded,
+// then written with to in the same encoding (binary unframed when ct is
+// not JSON).
+func Reencode(from, to Schema, data []byte, ct string) ([]byte, error) {
+	v, err := from.DecodeValue(data, ct)
+	if err != nil {
+		return nil, err
+	}
+	if !IsJSON(ct) {
+		return to.EncodeValue(v, to.DefaultContentType())
+	}
+	return to.EncodeValue(v, ContentTypeJSON)
+}

@@ -105,7 +105,7 @@ func TestInitialStateNotWaitedFor(t *testing.T) {
 		t.Fatalf("baseline failed: %s", res.Failure.Message)
 	}
 	if res.InitialRead {
-		t.Errorf("an initial state was read from a consumer that serves none before its first record: %v", res.Initial)
+		t.Errorf("an initial state was read from a consumer that serves none before its first record: %v", res.initial)
 	}
 	// Producing starts once the initial read gives up: well before the
 	// bound, on a loaded machine too.

@@ -145,7 +145,11 @@ func (h *Harness) mutationRun(ctx context.Context, rep *Report, base *RunResult,
 		return nil, nil, false, err
 	}
 	rep.Runs = append(rep.Runs, r)
-	return r, fm, h.judgeRun(base, r), nil
+	differs, err := h.judgeRun(base, r)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return r, fm, differs, nil
 }
 
 // ContractRun mutates every field the contract does not list and checks
@@ -177,7 +181,10 @@ func (h *Harness) ContractRun(ctx context.Context, rep *Report, base *RunResult,
 	cr.Run, cr.Failure = r.ID, r.Failure
 	cr.Mutations, cr.Kept = fm.mutated.Load(), fm.kept.Load()
 	if r.Failure == nil {
-		cmp := Compare(base.State, r.State, h.sc.Consumer.Ignore)
+		cmp, err := h.compareRuns(base, r)
+		if err != nil {
+			return cr, fmt.Errorf("contract run: %w", err)
+		}
 		cr.Comparison = &cmp
 	}
 	if !differs {
@@ -319,8 +326,9 @@ func (h *Harness) contractFinding(c *Contract, fs []Field, minimal bool, r, base
 		f.Type, f.Pointer = fs[0].Type, fs[0].Pointer
 	}
 	if r.Failure == nil {
-		cmp := Compare(base.State, r.State, h.sc.Consumer.Ignore)
-		f.Comparison = &cmp
+		if cmp, err := h.compareRuns(base, r); err == nil {
+			f.Comparison = &cmp
+		}
 	}
 	return f
 }

@@ -34,10 +34,33 @@ func (r ExpectResult) String() string {
 
 // Evaluate checks every expectation against a state.
 func Evaluate(run string, state any, exps []Expectation) []ExpectResult {
-	var out []ExpectResult
 	norm := numbers(state)
-	for _, e := range exps {
+	out, _ := evaluate(run, exps, func(e Expectation) (any, bool, error) {
 		v, found := lookup(norm, e.Pointer)
+		return v, found, nil
+	})
+	return out
+}
+
+// evaluateStored checks every expectation against a stored state, reading
+// from its file only the value each pointer names (the count of its
+// members when only a count is expected).
+func evaluateStored(run string, st *storedState, exps []Expectation) ([]ExpectResult, error) {
+	return evaluate(run, exps, func(e Expectation) (any, bool, error) {
+		needValue := e.HasEquals || (e.Exists != nil && !*e.Exists)
+		return lookupStored(st.raw, e.Pointer, !needValue)
+	})
+}
+
+// evaluate checks the expectations against the values at returns for
+// their pointers.
+func evaluate(run string, exps []Expectation, at func(Expectation) (any, bool, error)) ([]ExpectResult, error) {
+	var out []ExpectResult
+	for _, e := range exps {
+		v, found, err := at(e)
+		if err != nil {
+			return nil, err
+		}
 		res := func(what string, ok bool, got string) {
 			if ok {
 				got = ""
@@ -77,7 +100,7 @@ func Evaluate(run string, state any, exps []Expectation) []ExpectResult {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 func jsonText(v any) string {

@@ -31,6 +31,14 @@ import (
 // heap instead of 2x halves the time spent in GC for little memory.
 const ProducerGCPercent = 400
 
+// MemoryLimit is the soft memory limit evtool replay runs with (unless
+// GOMEMLIMIT is set): with GC percent 400 the heap may grow to five times
+// the live heap before a collection, and the runtime returns freed memory
+// to the system slowly; the limit makes it collect and return sooner when
+// the process nears it. The live heap of a replay is tens of MiB (see
+// docs/replay.md, "Memory"), far below it, so the limit costs little GC.
+const MemoryLimit = 192 << 20
+
 // Options configure a replay beyond its scenario (the command line).
 type Options struct {
 	// Brokers, when set, replace kafka.brokers.
@@ -107,6 +115,9 @@ type Harness struct {
 
 	root    string
 	ownRoot bool
+
+	// brokerDir holds the embedded broker's log (see brokerDirName).
+	brokerDir string
 	// buildDir is EVTOOL_BUILD once consumer.build succeeded.
 	buildDir string
 	// rootLock marks a temporary root as in use (see lockWorkRoot).
@@ -230,7 +241,15 @@ func (h *Harness) Connect(ctx context.Context) error {
 		if cc.TLS || cc.TLSCAFile != "" || cc.TLSCertFile != "" || cc.SASLMechanism != "" {
 			return errors.New("TLS and SASL settings need a real cluster: pass --brokers (or set kafka.brokers)")
 		}
-		b, err := kafka.StartBroker(kafka.BrokerConfig{Partitions: h.partitions})
+		// The broker keeps its log on disk, in the work root, not in
+		// evtool's memory: a run's topic holds every event (and copy),
+		// which at a million events is hundreds of MiB.
+		root, err := h.workRoot()
+		if err != nil {
+			return err
+		}
+		h.brokerDir = filepath.Join(root, brokerDirName)
+		b, err := kafka.StartBroker(kafka.BrokerConfig{Partitions: h.partitions, DataDir: h.brokerDir})
 		if err != nil {
 			return err
 		}
@@ -295,6 +314,8 @@ func (h *Harness) Close() {
 	}
 	if h.embedded != nil {
 		h.embedded.Close()
+		// Its log is of no use once it stopped, kept work root or not.
+		_ = os.RemoveAll(h.brokerDir)
 	}
 	if h.ownRoot && !h.opts.Keep && h.root != "" {
 		_ = os.RemoveAll(h.root)
@@ -316,6 +337,10 @@ func (h *Harness) spawner() *supervise.Spawner {
 // workRootPrefix starts the name of every directory a replay creates for
 // its runs, in Options.WorkDir or the temporary directory.
 const workRootPrefix = "evtool-replay-"
+
+// brokerDirName is the directory of the work root that holds the
+// embedded broker's log while the replay runs.
+const brokerDirName = ".evtool-broker"
 
 // workRootLockName is the marker of a temporary work root, locked while
 // its replay runs.

@@ -14,10 +14,12 @@
 // and EVTOOL_RUN in its environment and reads its state from
 // consumer.state (GET on a URL, or a command's stdout), as JSON.
 //
-// Memory does not grow with the number of events: events are streamed
-// from the file (or generator) through the fault plan into the producer,
-// and the plan holds at most the reorder lookahead (chaos.ReorderLookahead)
-// and pending copies.
+// Memory does not grow with the payloads of the events: events are
+// streamed from the file (or generator) through the fault plan into the
+// producer, and the plan holds at most the reorder lookahead
+// (chaos.ReorderLookahead) and pending copies; the embedded broker keeps
+// its log on disk; the consumer's states are kept on disk and compared
+// from their canonical files (see storedState).
 package replay
 
 import (
@@ -179,7 +181,11 @@ func Replay(ctx context.Context, sc *Scenario, opts Options) (*Report, error) {
 			rep.Summary = "the consumer failed the second clean run (no faults), after passing the first: " + again.Failure.Message
 			return rep, nil
 		}
-		if c := Compare(base.State, again.State, h.sc.Consumer.Ignore); !c.Equal {
+		c, err := h.compareRuns(base, again)
+		if err != nil {
+			return fail(err)
+		}
+		if !c.Equal {
 			again.Verdict, again.Differences = Fail, len(c.Differences)+c.More
 			rep.Verdict, rep.Nondeterministic = Nondeterministic, &c
 			rep.Summary = fmt.Sprintf("the consumer is nondeterministic: two clean runs of the same events ended in different states (%d place(s)); chaos runs cannot be judged against them", len(c.Differences)+c.More)
@@ -227,7 +233,11 @@ func (h *Harness) checkNear(ctx context.Context, rep *Report, base, ch *RunResul
 		return fmt.Errorf("replaying the faults near the differences: %w", err)
 	}
 	rep.Runs = append(rep.Runs, near)
-	if !h.judgeRun(base, near) {
+	failed, err := h.judgeRun(base, near)
+	if err != nil {
+		return err
+	}
+	if !failed {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the faults near the differences (--faults %s) pass on their own (run %s): replay the whole plan, or shrink (--shrink-budget)", rep.nearSelection, near.ID))
 		rep.ReproduceNear = ""
 	}
@@ -258,10 +268,16 @@ func (h *Harness) checkBaseline(base *RunResult) *Failure {
 	if !spec.EmptyOK {
 		what := ""
 		switch {
-		case IsEmptyState(base.State):
-			what = fmt.Sprintf("the baseline state is empty (%s)", jsonText(base.State))
-		case base.InitialRead && Compare(base.Initial, base.State, h.sc.Consumer.Ignore).Equal:
-			what = "the baseline state equals the state the consumer served before the first event"
+		case base.state.empty:
+			what = fmt.Sprintf("the baseline state is empty (%s)", base.state.text)
+		case base.InitialRead:
+			c, err := compareStored(base.initial, base.state, h.sc.Consumer.Ignore)
+			if err != nil {
+				return &Failure{Reason: "baseline", Message: "cannot compare the baseline state with the state before the first event: " + err.Error()}
+			}
+			if c.Equal {
+				what = "the baseline state equals the state the consumer served before the first event"
+			}
 		}
 		if what != "" {
 			return &Failure{Reason: "baseline", Message: fmt.Sprintf("%s: the consumer applied none of the %d events%s; a consumer that applies nothing passes every chaos run (if the events leave the state empty, say so with expect.baseline: {empty: ok})",
@@ -325,7 +341,9 @@ func (h *Harness) Judge(ctx context.Context, rep *Report, base, ch *RunResult) e
 	}
 	rep.Seed, rep.Faults = ch.Seed, ch.faults.String()
 	rep.Reproduce = h.reproduce(ch.Seed, ch.faults)
-	h.judgeRun(base, ch)
+	if _, err := h.judgeRun(base, ch); err != nil {
+		return err
+	}
 	if ch.Planned != nil && h.sc.Chaos.Reorder != nil && ch.Planned[chaos.Reorder] == 0 {
 		r := h.sc.Chaos.Reorder
 		if r.Scope == chaos.ScopeGlobal {
@@ -346,7 +364,10 @@ func (h *Harness) Judge(ctx context.Context, rep *Report, base, ch *RunResult) e
 		rep.Summary = "the consumer failed the chaos run: " + ch.Failure.Message
 		keys = ch.findingKeys()
 	} else {
-		c := Compare(base.State, ch.State, h.sc.Consumer.Ignore)
+		c, err := h.compareRuns(base, ch)
+		if err != nil {
+			return err
+		}
 		rep.Comparison = &c
 		for _, p := range c.UnusedIgnore {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("consumer.ignore %s matched nothing in either state", p))

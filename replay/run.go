@@ -121,16 +121,16 @@ type RunResult struct {
 	// baseline (chaos and shrinking runs).
 	Differences int `json:"differences,omitempty"`
 
-	// State is the consumer's final state (decoded JSON), nil on failure.
-	State any `json:"-"`
-	// Initial is the state it served before the first event
-	// (RunSpec.Initial), when InitialRead.
-	Initial     any  `json:"-"`
-	InitialRead bool `json:"-"`
-	// InitialWait is how long producing waited for that state.
+	// InitialRead says whether the consumer served a state before the
+	// first event (RunSpec.Initial); InitialWait is how long producing
+	// waited for it.
+	InitialRead bool     `json:"-"`
 	InitialWait Duration `json:"-"`
-	// StateBytes is the state as read.
-	StateBytes []byte `json:"-"`
+
+	// state is the consumer's final state (nil on failure) and initial
+	// the one it served before the first event, kept on disk (see
+	// storedState).
+	state, initial *storedState
 
 	faults chaos.Selection
 	// down holds the run's stand-ins; terminal the event ids and effect
@@ -155,6 +155,29 @@ const (
 	initialStateWait  = 5 * time.Second
 	initialStateGrace = 500 * time.Millisecond
 )
+
+// statesDirName is the directory of the work root that holds the runs'
+// states: <run id>.json and <run id>-initial.json (the state before the
+// first event), and with ".canon" appended their canonical forms. Not in
+// a run's own directory, which is the consumer's (EVTOOL_WORKDIR).
+const statesDirName = ".evtool-states"
+
+// statePath is the file of a run's state.
+func (h *Harness) statePath(id, suffix string) (string, error) {
+	d := filepath.Join(h.root, statesDirName)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return "", err
+	}
+	return filepath.Join(d, id+suffix+".json"), nil
+}
+
+// keepsFiles reports whether the work directory outlives the replay.
+func (h *Harness) keepsFiles() bool { return h.opts.Keep || h.opts.WorkDir != "" }
+
+// compareRuns compares a run's state with the baseline's.
+func (h *Harness) compareRuns(base, r *RunResult) (Comparison, error) {
+	return compareStored(base.state, r.state, h.sc.Consumer.Ignore)
+}
 
 // MaxRecordedFaults bounds RunResult.Faults.
 const MaxRecordedFaults = 10000
@@ -370,7 +393,11 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	h.logf("%s: settled in %s", id, res.SettleTime)
 
 	h.phase(spec.Name, "reading state")
-	state, raw, finalKilled, err := readState(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
+	statePath, err := h.statePath(id, "")
+	if err != nil {
+		return nil, err
+	}
+	state, finalKilled, err := readStateFile(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, statePath, h.sc.Consumer.Ignore)
 	stateKilled = append(stateKilled, finalKilled...)
 	if err != nil {
 		if exited, how := cons.exited(); exited {
@@ -379,9 +406,15 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		}
 		return nil, err
 	}
-	res.State, res.StateBytes = state, raw
+	res.state = state
 	stop()
-	res.Expect = Evaluate(spec.Name, state, h.sc.Expect)
+	if res.Expect, err = evaluateStored(spec.Name, state, h.sc.Expect); err != nil {
+		return nil, fmt.Errorf("reading the state %s: %w", state.raw, err)
+	}
+	if !h.keepsFiles() {
+		// Only its canonical form is compared from now on.
+		_ = os.Remove(state.raw)
+	}
 	// The DLQ of every clean run is read: a clean event dead-lettered
 	// there is a consumer that rejects valid events (see checkBaseline).
 	dlqRead := h.sc.DLQ != nil || !spec.Chaos || res.down != nil
@@ -420,14 +453,18 @@ func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *co
 	ictx, cancel := context.WithTimeout(ctx, initialStateWait)
 	defer cancel()
 	type read struct {
-		state  any
+		state  *storedState
 		killed []string
 		err    error
 	}
 	done := make(chan read, 1)
 	start := time.Now()
+	path, err := h.statePath(res.ID, "-initial")
+	if err != nil {
+		return err
+	}
 	go func() {
-		st, _, killed, err := readState(ictx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand)
+		st, killed, err := readStateFile(ictx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, path, h.sc.Consumer.Ignore)
 		done <- read{st, killed, err}
 	}()
 	var joined time.Time
@@ -436,7 +473,7 @@ func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *co
 		case r := <-done:
 			*killed = append(*killed, r.killed...)
 			if r.err == nil {
-				res.Initial, res.InitialRead = r.state, true
+				res.initial, res.InitialRead = r.state, true
 			}
 			res.InitialWait = Duration(time.Since(start))
 			return ctx.Err()

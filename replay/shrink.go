@@ -39,18 +39,21 @@ type ShrinkReport struct {
 
 // judgeRun compares a run with the baseline and sets its verdict and
 // difference count; it reports whether the run failed.
-func (h *Harness) judgeRun(base, r *RunResult) bool {
+func (h *Harness) judgeRun(base, r *RunResult) (bool, error) {
 	if r.Failure != nil {
 		r.Verdict = Fail
-		return true
+		return true, nil
 	}
-	c := Compare(base.State, r.State, h.sc.Consumer.Ignore)
+	c, err := h.compareRuns(base, r)
+	if err != nil {
+		return false, err
+	}
 	if c.Equal {
 		r.Verdict, r.Differences = Pass, 0
-		return false
+		return false, nil
 	}
 	r.Verdict, r.Differences = Fail, len(c.Differences)+c.More
-	return true
+	return true, nil
 }
 
 // appliedIndexes returns the indexes of the faults a run applied.
@@ -99,7 +102,10 @@ func (h *Harness) confirmAndShrink(ctx context.Context, rep *Report, base, ch *R
 		return fmt.Errorf("confirming the failure: %w", err)
 	}
 	rep.Runs = append(rep.Runs, again)
-	confirmed := h.judgeRun(base, again)
+	confirmed, err := h.judgeRun(base, again)
+	if err != nil {
+		return err
+	}
 	rep.Confirmed = &confirmed
 	if !confirmed {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the failure did not happen again on a rerun with the same seed and faults (run %s): it depends on timing (random crash points, a race in the consumer); not shrunk", again.ID))
@@ -138,7 +144,10 @@ func (h *Harness) confirmAndShrink(ctx context.Context, rep *Report, base, ch *R
 			return false, err
 		}
 		rep.Runs = append(rep.Runs, r)
-		failed := h.judgeRun(base, r)
+		failed, err := h.judgeRun(base, r)
+		if err != nil {
+			return false, err
+		}
 		if failed {
 			failing[chaos.Only(sub...).String()] = r
 		}
@@ -160,7 +169,10 @@ func (h *Harness) confirmAndShrink(ctx context.Context, rep *Report, base, ch *R
 	if r := failing[sel.String()]; r != nil {
 		sr.Run, sr.Failure, sr.Kills, sr.Rebalances = r.ID, r.Failure, r.Kills, r.Rebalances
 		if r.Failure == nil {
-			c := Compare(base.State, r.State, h.sc.Consumer.Ignore)
+			c, err := h.compareRuns(base, r)
+			if err != nil {
+				return err
+			}
 			sr.Comparison = &c
 		}
 		for _, e := range r.Expect {

@@ -1,12 +1,14 @@
 package replay
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -27,24 +29,76 @@ type StateError struct {
 
 func (e *StateError) Error() string { return fmt.Sprintf("state from %s: %s", e.Source, e.Msg) }
 
-// readState reads a consumer's state: GET on the URL, or the command's
-// stdout. A connection refused is retried for a few seconds (the consumer
-// may serve its state lazily); anything else is final. killed says what of
-// the state command the harness had to kill or abandon (RunResult.Killed).
+// MaxStoredStateSize bounds the state of a replay run, which is kept on
+// disk (see storedState), not in memory.
+const MaxStoredStateSize = 4 << 30
+
+// readState reads a consumer's state into memory: GET on the URL, or the
+// command's stdout. A connection refused is retried for a few seconds (the
+// consumer may serve its state lazily); anything else is final. killed
+// says what of the state command the harness had to kill or abandon
+// (RunResult.Killed).
 func readState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string) (state any, raw []byte, killed []string, err error) {
+	var buf bytes.Buffer
+	src, ctype, killed, err := fetchState(ctx, sp, spec, dir, env, expand, &buf, MaxStateSize)
+	if err != nil {
+		return nil, nil, killed, err
+	}
+	v, err := decodeState(buf.Bytes())
+	if err != nil {
+		return nil, nil, killed, &StateError{Source: src, Msg: withContentType(err, ctype)}
+	}
+	return v, buf.Bytes(), killed, nil
+}
+
+// readStateFile reads a consumer's state as readState does, into the file
+// path, and stores it (storeState): the state is never held in memory.
+func readStateFile(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string, path string, ignore []string) (*storedState, []string, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	src, ctype, killed, err := fetchState(ctx, sp, spec, dir, env, expand, w, MaxStoredStateSize)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, killed, err
+	}
+	st, err := storeState(path, ignore)
+	if err != nil {
+		return nil, killed, &StateError{Source: src, Msg: withContentType(err, ctype)}
+	}
+	return st, killed, nil
+}
+
+func withContentType(err error, ctype string) string {
+	if ctype != "" {
+		return fmt.Sprintf("%v (Content-Type %s)", err, ctype)
+	}
+	return err.Error()
+}
+
+// fetchState writes a consumer's state to w, at most limit bytes, and
+// returns where it came from (for messages) and, for HTTP, the answer's
+// Content-Type.
+func fetchState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string, w io.Writer, limit int64) (src, ctype string, killed []string, err error) {
 	if spec.HTTP != "" {
 		url := expand(spec.HTTP)
-		src := "GET " + url
-		var body []byte
+		src = "GET " + url
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			body, err = httpGet(ctx, url, StateHTTPTimeout)
+			ctype, err = httpGet(ctx, url, StateHTTPTimeout, w, limit)
 			if err == nil || !isRefused(err) || time.Now().After(deadline) {
 				break
 			}
 			select {
 			case <-ctx.Done():
-				return nil, nil, nil, ctx.Err()
+				return src, "", nil, ctx.Err()
 			case <-time.After(100 * time.Millisecond):
 			}
 		}
@@ -52,29 +106,25 @@ func readState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir s
 			var se *StateError
 			if errors.As(err, &se) {
 				se.Source = src
-				return nil, nil, nil, se
+				return src, "", nil, se
 			}
-			return nil, nil, nil, &StateError{Source: src, Msg: err.Error()}
+			return src, "", nil, &StateError{Source: src, Msg: err.Error()}
 		}
-		v, err := decodeState(body)
-		if err != nil {
-			return nil, nil, nil, &StateError{Source: src, Msg: err.Error()}
-		}
-		return v, body, nil, nil
+		return src, ctype, nil, nil
 	}
 	argv := make([]string, len(spec.Command))
 	for i, a := range spec.Command {
 		argv[i] = expand(a)
 	}
-	src := "state.command " + strings.Join(argv, " ")
-	v, body, killed, err := runStateCommand(ctx, sp, argv, dir, env, stateLimits{Time: StateCommandTimeout, Size: MaxStateSize})
+	src = "state.command " + strings.Join(argv, " ")
+	killed, err = runStateCommand(ctx, sp, argv, dir, env, stateLimits{Time: StateCommandTimeout, Size: limit}, w)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, killed, ctx.Err()
+			return src, "", killed, ctx.Err()
 		}
-		return nil, nil, killed, &StateError{Source: src, Msg: err.Error()}
+		return src, "", killed, &StateError{Source: src, Msg: err.Error()}
 	}
-	return v, body, killed, nil
+	return src, "", killed, nil
 }
 
 // StateCommandTimeout bounds a state command; StateHTTPTimeout the GET of
@@ -93,23 +143,26 @@ type stateLimits struct {
 // stateLimitText names a limit on the state's size in messages.
 func stateLimitText(size int64) string {
 	n := fmt.Sprintf("%d bytes", size)
-	if size%(1<<20) == 0 {
+	switch {
+	case size%(1<<30) == 0:
+		n = fmt.Sprintf("%d GiB", size>>30)
+	case size%(1<<20) == 0:
 		n = fmt.Sprintf("%d MiB", size>>20)
 	}
 	return n + " (the limit on a consumer's state)"
 }
 
 // runStateCommand runs a state command like the consumer (own process
-// group, its output through the harness's pipes) and decodes its stdout.
-// Past the time or size limit its group is killed; it is never waited for
-// beyond them. killed says what else the harness had to kill or abandon
-// (a background child left in its group, a descendant holding stdout).
-func runStateCommand(ctx context.Context, sp *supervise.Spawner, argv []string, dir string, env []string, lim stateLimits) (state any, raw []byte, killed []string, err error) {
-	var out bytes.Buffer
-	lw := &limitWriter{w: &out, n: lim.Size, limit: lim.Size, full: make(chan struct{})}
+// group, its output through the harness's pipes) and writes its stdout to
+// w. Past the time or size limit its group is killed; it is never waited
+// for beyond them. killed says what else the harness had to kill or
+// abandon (a background child left in its group, a descendant holding
+// stdout).
+func runStateCommand(ctx context.Context, sp *supervise.Spawner, argv []string, dir string, env []string, lim stateLimits, w io.Writer) (killed []string, err error) {
+	lw := &limitWriter{w: w, n: lim.Size, limit: lim.Size, full: make(chan struct{})}
 	p, err := sp.Start(supervise.Spec{Argv: argv, Dir: dir, Env: env, Stdout: lw})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	timer := time.NewTimer(lim.Time)
 	defer timer.Stop()
@@ -120,32 +173,30 @@ func runStateCommand(ctx context.Context, sp *supervise.Spawner, argv []string, 
 		}
 	case <-lw.full:
 		p.Kill()
-		return nil, nil, nil, fmt.Errorf("wrote more than %s to stdout: killed", stateLimitText(lim.Size))
+		return nil, fmt.Errorf("wrote more than %s to stdout: killed", stateLimitText(lim.Size))
 	case <-timer.C:
 		p.Kill()
-		return nil, nil, nil, fmt.Errorf("did not finish within %s (the limit on a state command): killed", lim.Time)
+		return nil, fmt.Errorf("did not finish within %s (the limit on a state command): killed", lim.Time)
 	case <-ctx.Done():
 		p.Kill()
-		return nil, nil, nil, ctx.Err()
+		return nil, ctx.Err()
 	}
 	if _, how := p.Exited(); how != "exit status 0" {
 		if l := p.Stderr(); len(l) > 0 {
 			how += ": " + strings.Join(l, " | ")
 		}
-		return nil, nil, killed, errors.New(how)
+		return killed, errors.New(how)
 	}
-	v, err := decodeState(out.Bytes())
-	if err != nil {
-		return nil, nil, killed, err
-	}
-	return v, out.Bytes(), killed, nil
+	return killed, nil
 }
 
 func isRefused(err error) bool {
 	return strings.Contains(err.Error(), "connection refused")
 }
 
-func httpGet(ctx context.Context, url string, timeout time.Duration) ([]byte, error) {
+// httpGet writes the body of a GET to w (at most limit bytes) and returns
+// its Content-Type.
+func httpGet(ctx context.Context, url string, timeout time.Duration, w io.Writer, limit int64) (string, error) {
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	timedOut := func(err error) error {
@@ -156,31 +207,29 @@ func httpGet(ctx context.Context, url string, timeout time.Duration) ([]byte, er
 	}
 	req, err := http.NewRequestWithContext(tctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, timedOut(err)
+		return "", timedOut(err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxStateSize+1))
-	if err != nil {
-		return nil, timedOut(err)
-	}
-	if len(body) > MaxStateSize {
-		return nil, fmt.Errorf("larger than %s", stateLimitText(MaxStateSize))
-	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, &StateError{Msg: fmt.Sprintf("HTTP status %s: %s", resp.Status, snippet(body))}
-	}
-	if _, err := decodeState(body); err != nil {
-		ct := resp.Header.Get("Content-Type")
-		if ct != "" {
-			return nil, &StateError{Msg: fmt.Sprintf("%v (Content-Type %s)", err, ct)}
+		head, err := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		if err != nil {
+			return "", timedOut(err)
 		}
+		return "", &StateError{Msg: fmt.Sprintf("HTTP status %s: %s", resp.Status, snippet(head))}
 	}
-	return body, nil
+	n, err := io.Copy(w, io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return "", timedOut(err)
+	}
+	if n > limit {
+		return "", fmt.Errorf("larger than %s", stateLimitText(limit))
+	}
+	return resp.Header.Get("Content-Type"), nil
 }
 
 // decodeState decodes one JSON value, numbers as json.Number, nothing

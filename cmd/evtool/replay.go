@@ -124,6 +124,9 @@ Kafka, state not JSON).`,
 			if os.Getenv("GOGC") == "" {
 				defer debug.SetGCPercent(debug.SetGCPercent(replay.ProducerGCPercent))
 			}
+			if os.Getenv("GOMEMLIMIT") == "" {
+				defer debug.SetMemoryLimit(debug.SetMemoryLimit(replay.MemoryLimit))
+			}
 			opts := replay.Options{
 				Brokers:      brokerList,
 				Client:       cc,

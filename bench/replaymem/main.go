@@ -1,0 +1,253 @@
+// Command replaymem measures a whole `evtool replay` of generated
+// examples/orders events (baseline twice, chaos once, no shrinking) for
+// its memory: the peak resident set of evtool's own process (VmHWM, read
+// from /proc while it runs; the consumer and the embedded broker's data on
+// disk are not counted), its wall time and the wall time per event, for
+// one or more evtool binaries side by side, alternating, in the same run.
+//
+//	go build -o /tmp/evtool-before ./cmd/evtool     # at the baseline commit
+//	go build -o /tmp/evtool-after ./cmd/evtool
+//	go run ./bench/replaymem -evtool before=/tmp/evtool-before,after=/tmp/evtool-after -n 10000,100000 -rounds 3
+//
+// Events come from bench/genevents (-orders 5000) into -dir, reused when
+// present. The scenario is examples/orders/replay.yaml without its
+// downstream stand-in (whose rate limit would make the time the stand-in's)
+// and without expect.state (written for the 50 orders of the example). Linux
+// only (it reads /proc/PID/status).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/evtool/evtool/bench/internal/stats"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/replaymem:", err)
+		os.Exit(1)
+	}
+}
+
+type binary struct{ label, path string }
+
+type sample struct {
+	wall    time.Duration
+	hwm     int64 // KiB
+	verdict string
+}
+
+func run() error {
+	bins := flag.String("evtool", "", "evtool binaries to compare, label=path,... (default: built from ./cmd/evtool)")
+	ns := flag.String("n", "10000,100000", "event counts, comma-separated")
+	rounds := flag.Int("rounds", 3, "rounds per binary and count (alternating binaries); medians are reported")
+	dir := flag.String("dir", filepath.Join(os.TempDir(), "evtool-replaymem"), "directory for the events, the consumer and the scenarios (kept)")
+	skip := flag.String("skip", "", "label:n pairs not to run, comma-separated (e.g. before:1000000: a binary that would not fit in memory)")
+	flag.Parse()
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		return err
+	}
+	var binaries []binary
+	if *bins == "" {
+		p := filepath.Join(*dir, "evtool")
+		if err := gobuild(p, "./cmd/evtool"); err != nil {
+			return err
+		}
+		binaries = []binary{{"evtool", p}}
+	}
+	for _, b := range strings.Split(*bins, ",") {
+		if b == "" {
+			continue
+		}
+		label, path, ok := strings.Cut(b, "=")
+		if !ok {
+			return fmt.Errorf("-evtool %q: want label=path", b)
+		}
+		binaries = append(binaries, binary{label, path})
+	}
+	consumer := filepath.Join(*dir, "consumer")
+	if err := gobuild(consumer, "./examples/orders/consumer"); err != nil {
+		return err
+	}
+	catalog, err := filepath.Abs("examples/orders")
+	if err != nil {
+		return err
+	}
+	skipped := map[string]bool{}
+	for _, s := range strings.Split(*skip, ",") {
+		skipped[s] = true
+	}
+	type key struct {
+		label string
+		n     int
+	}
+	results := map[key][]sample{}
+	var counts []int
+	for _, s := range strings.Split(*ns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("-n %q: want positive counts", *ns)
+		}
+		counts = append(counts, n)
+		events := filepath.Join(*dir, fmt.Sprintf("events-%d.jsonl", n))
+		if _, err := os.Stat(events); err != nil {
+			fmt.Fprintf(os.Stderr, "generating %d events...\n", n)
+			gen := exec.Command("go", "run", "./bench/genevents", "-n", strconv.Itoa(n), "-orders", "5000", "-out", events)
+			gen.Stdout, gen.Stderr = os.Stderr, os.Stderr
+			if err := gen.Run(); err != nil {
+				return fmt.Errorf("genevents (run from the repository root): %w", err)
+			}
+		}
+		scenario := filepath.Join(*dir, fmt.Sprintf("scenario-%d.yaml", n))
+		if err := os.WriteFile(scenario, []byte(scenarioText(catalog, events, consumer)), 0o644); err != nil {
+			return err
+		}
+		for r := 1; r <= *rounds; r++ {
+			for _, b := range binaries {
+				if skipped[fmt.Sprintf("%s:%d", b.label, n)] {
+					continue
+				}
+				s, err := measure(b.path, scenario)
+				if err != nil {
+					// A replay that failed (a consumer too slow to
+					// answer on a loaded machine) is reported, not
+					// counted.
+					fmt.Fprintf(os.Stderr, "round %d %s n=%d: failed after %.1f s (peak RSS %.0f MiB): %v\n", r, b.label, n, s.wall.Seconds(), float64(s.hwm)/1024, err)
+					continue
+				}
+				results[key{b.label, n}] = append(results[key{b.label, n}], s)
+				fmt.Fprintf(os.Stderr, "round %d %s n=%d: wall %.1f s, peak RSS %.0f MiB, %s\n", r, b.label, n, s.wall.Seconds(), float64(s.hwm)/1024, s.verdict)
+			}
+		}
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("machine: %d CPUs (GOMAXPROCS of evtool), load average at the end: %s", numCPU(), load)
+	fmt.Printf("%-10s %10s %12s %14s %16s %8s\n", "evtool", "events", "wall s", "µs per event", "peak RSS MiB", "runs")
+	for _, n := range counts {
+		for _, b := range binaries {
+			ss := results[key{b.label, n}]
+			if len(ss) == 0 {
+				fmt.Printf("%-10s %10d %12s %14s %16s %8d\n", b.label, n, "-", "-", "-", 0)
+				continue
+			}
+			var walls, hwms []float64
+			for _, s := range ss {
+				walls = append(walls, s.wall.Seconds())
+				hwms = append(hwms, float64(s.hwm)/1024)
+			}
+			w := stats.Median(walls)
+			fmt.Printf("%-10s %10d %12.1f %14.1f %16.0f %8d\n", b.label, n, w, w/float64(n)*1e6, stats.Median(hwms), len(ss))
+		}
+	}
+	return nil
+}
+
+func numCPU() int {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return bytes.Count(b, []byte("\nprocessor")) + 1
+}
+
+func gobuild(out, pkg string) error {
+	if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return nil
+}
+
+func scenarioText(catalog, events, consumer string) string {
+	return fmt.Sprintf(`catalog: %s
+events: {file: %s}
+kafka: {topic: orders, partitions: 3, mode: binary}
+consumer:
+  run: [%s]
+  state: {http: "http://${EVTOOL_ADDR}/state"}
+  ignore: [/orders/*/updatedAt]
+  settle_timeout: 30m
+  quiet: 500ms
+chaos:
+  seed: 42
+  duplicate: {rate: 0.2, max: 2, spread: 20}
+  reorder: {window: 40, scope: key, rate: 0.5}
+  skew: {rate: 0.5}
+  poison: {rate: 0.01}
+  crash: {count: 2, at: after-effect}
+expect:
+  dlq: {count: poison}
+`, catalog, events, consumer)
+}
+
+// measure runs one replay and samples evtool's VmHWM until it exits.
+func measure(evtool, scenario string) (sample, error) {
+	cmd := exec.Command(evtool, "replay", scenario, "--shrink-budget", "0", "--format", "json")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return sample{}, err
+	}
+	done := make(chan struct{})
+	hwm := make(chan int64, 1)
+	go func() {
+		var peak int64
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if v := vmHWM(cmd.Process.Pid); v > peak {
+				peak = v
+			}
+			select {
+			case <-done:
+				hwm <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	wall := time.Since(t0)
+	close(done)
+	s := sample{wall: wall, hwm: <-hwm}
+	var rep struct {
+		Verdict string `json:"verdict"`
+		Summary string `json:"summary"`
+	}
+	_ = json.Unmarshal(out.Bytes(), &rep)
+	s.verdict = rep.Verdict
+	if err != nil {
+		return s, fmt.Errorf("%v: %s %s", err, rep.Summary, lastLines(errb.String(), 5))
+	}
+	return s, nil
+}
+
+// vmHWM is the peak resident set of a process (KiB), 0 once it is gone.
+// It is read while the process runs: a zombie's status has no VmHWM.
+func vmHWM(pid int) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+func lastLines(s string, n int) string {
+	l := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(l[max(0, len(l)-n):], "\n")
+}

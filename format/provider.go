@@ -198,3 +198,13 @@ func EnsureNL(data []byte) []byte {
 	}
 	return append([]byte(nil), data...)
 }
+
+// EditChecker is a Provider whose published versions can change while
+// their compiled comparison stays equal (Avro: a default, alias, logical
+// type or a named type from a shared file), so the compat gate asks it
+// whether a published version was edited in place.
+type EditChecker interface {
+	// EditedInPlace reports whether head, a version's schema now, differs
+	// from published, the same version as it was published.
+	EditedInPlace(published, head Schema) bool
+}

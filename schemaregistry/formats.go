@@ -251,8 +251,7 @@ func protoDigest(fd protoreflect.FileDescriptor, local map[string]bool) string {
 
 // digestOf is the registry identity of a compiled Avro or Protobuf schema.
 func digestOf(s format.Schema) string {
-	switch s.(type) {
-	case *avro.Schema, *protobuf.Schema:
+	if _, refs := formats.Of(s).(format.RegistryCompiler); refs {
 		return catalog.SchemaIDDigest(s)
 	}
 	return ""

@@ -1,6 +1,7 @@
 package avro
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -82,4 +83,14 @@ func (Provider) CatalogText(sch format.Schema, text string) ([]byte, bool) {
 		return format.EnsureNL(s.JSON()), false
 	}
 	return []byte(text), false
+}
+
+var _ format.EditChecker = Provider{}
+
+// EditedInPlace compares the schemas' JSON, which keeps defaults, aliases,
+// logical types and the named types used from shared files.
+func (Provider) EditedInPlace(published, head format.Schema) bool {
+	b, bok := published.(*Schema)
+	h, hok := head.(*Schema)
+	return bok && hok && !bytes.Equal(b.JSON(), h.JSON())
 }

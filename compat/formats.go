@@ -1,7 +1,6 @@
 package compat
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path"
@@ -14,8 +13,7 @@ import (
 	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/compat/protocompat"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
-	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/report"
 )
 
@@ -77,9 +75,7 @@ func modifiedFormat(bv, hv *catalog.Version) string {
 	if kindOf(bv) != kindOf(hv) {
 		return fmt.Sprintf("v%d is published as %s and is %s now; published versions are immutable: add a new version (in the type's format) instead", bv.Number, bv.Format.Name(), hv.Format.Name())
 	}
-	b, bok := bv.Compiled.(*avro.Schema)
-	h, hok := hv.Compiled.(*avro.Schema)
-	if bok && hok && !bytes.Equal(b.JSON(), h.JSON()) {
+	if ec, ok := formats.Of(hv.Compiled).(format.EditChecker); ok && ec.EditedInPlace(bv.Compiled, hv.Compiled) {
 		return fmt.Sprintf("v%d is published and was edited in place (a default, alias, logical type or a named type it uses from a shared file changed); published versions are immutable: revert the edit and add a new version instead", bv.Number)
 	}
 	return ""
@@ -101,10 +97,12 @@ func kindOf(v *catalog.Version) format.Kind {
 // Protobuf message, default the file's first). Nothing outside the
 // directory is read.
 func LoadFile(file, message string) (*catalog.Version, error) {
-	kind, ok := format.KindOf(file)
-	if !ok || kind == format.JSONSchema {
+	p, ok := formats.ForFile(file)
+	fc, compiles := p.(format.FileCompiler)
+	if !ok || !compiles {
 		return nil, &format.Error{File: file, Message: "not an .avsc or .proto file"}
 	}
+	kind := p.Kind()
 	root, err := os.OpenRoot(filepath.Dir(file))
 	if err != nil {
 		return nil, fmt.Errorf("directory of %s: %w", file, err)
@@ -112,19 +110,7 @@ func LoadFile(file, message string) (*catalog.Version, error) {
 	defer root.Close()
 	name := path.Base(filepath.ToSlash(file))
 	v := &catalog.Version{Format: kind, File: file, Number: 1}
-	var s format.Schema
-	switch kind {
-	case format.Avro:
-		var as *avro.Schema
-		if as, err = avro.Load(root.FS(), name); err == nil {
-			s = as
-		}
-	case format.Protobuf:
-		var ps *protobuf.Schema
-		if ps, err = protobuf.Load(root.FS(), name, message); err == nil {
-			s = ps
-		}
-	}
+	s, err := fc.CompileVersion(root.FS(), ".", name, nil, message)
 	if err != nil {
 		return nil, displayErrors(err, filepath.Dir(file))
 	}

@@ -66,6 +66,18 @@ type Provider interface {
 	// catalog directory (ok false: it is not written, the registry
 	// resolves it itself).
 	RefFile(name string) (rel string, ok bool)
+	// SchemaType is the format's schemaType in a Confluent schema
+	// registry's API (AVRO, PROTOBUF, JSON).
+	SchemaType() string
+	// DeclaredRecords are the records a schema text registered with a
+	// schema registry declares, those a record-name subject may name
+	// (nil when it declares none or does not parse: the registration
+	// reports that).
+	DeclaredRecords(text []byte) []string
+	// SharedSubject reports whether text registered under subject is a
+	// shared schema other versions reference, named as Confluent's
+	// clients name it.
+	SharedSubject(text []byte, subject string) bool
 	// Sampler makes the data of generated events: the first Cover()
 	// samples cover the schema, the rest are random. Formats without
 	// one return an error.
@@ -151,4 +163,48 @@ func Reencode(from, to Schema, data []byte, ct string) ([]byte, error) {
 		return to.EncodeValue(v, to.DefaultContentType())
 	}
 	return to.EncodeValue(v, ContentTypeJSON)
+}
+
+// RegistryRef is one schema a registry schema references: the name the
+// reference goes by and the referenced schema's text.
+type RegistryRef struct {
+	Name, Text string
+}
+
+// RegistryCompiler is a Provider whose registry schemas reference other
+// schemas (Avro named types, Protobuf imports): it compiles a registry's
+// schema with them. JSON Schema's registry form is inlined, so its
+// provider is not one.
+type RegistryCompiler interface {
+	// CompileRegistry compiles text with the schemas it references (refs,
+	// in any order; well-known Protobuf imports are the compiler's own);
+	// message selects the Protobuf message ("" the first); show renders
+	// a name from the registry in an error.
+	CompileRegistry(text string, refs []RegistryRef, message string, show func(string) string) (Schema, error)
+	// CatalogText is what a compiled registry schema s (whose registry
+	// text is text) is written as in a catalog; withRefs says its
+	// references are written beside it as the files it names.
+	CatalogText(s Schema, text string) (file []byte, withRefs bool)
+}
+
+// RegistryMain is where a registry schema is compiled, away from the
+// reference files (with the format's extension).
+const RegistryMain = "evtool-registry/schema"
+
+// EnsureNL is data with a final newline.
+func EnsureNL(data []byte) []byte {
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		return append(append([]byte(nil), data...), '\n')
+	}
+	return append([]byte(nil), data...)
+}
+
+// EditChecker is a Provider whose published versions can change while
+// their compiled comparison stays equal (Avro: a default, alias, logical
+// type or a named type from a shared file), so the compat gate asks it
+// whether a published version was edited in place.
+type EditChecker interface {
+	// EditedInPlace reports whether head, a version's schema now, differs
+	// from published, the same version as it was published.
+	EditedInPlace(published, head Schema) bool
 }

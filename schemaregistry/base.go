@@ -13,7 +13,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/format/protobuf"
 )
 
@@ -193,8 +193,14 @@ func addFormatBase(head *catalog.Catalog, forms *Forms, rs *RemoteSubject, typ, 
 				}
 			}
 		}
-		if a, ok := rv.Compiled.(*avro.Schema); ok {
-			m[rel] = &fstest.MapFile{Data: ensureNL(a.JSON())}
+		text, withRefs := []byte(rv.Text), true
+		if p, ok := formats.ForKind(rv.Kind); ok {
+			if rc, ok := p.(format.RegistryCompiler); ok {
+				text, withRefs = rc.CatalogText(rv.Compiled, rv.Text)
+			}
+		}
+		if !withRefs {
+			m[rel] = &fstest.MapFile{Data: text}
 			continue
 		}
 		for _, r := range rv.Refs {
@@ -210,7 +216,7 @@ func addFormatBase(head *catalog.Catalog, forms *Forms, rs *RemoteSubject, typ, 
 				return fmt.Errorf("subject %s version %d imports %s as the registry holds it (%s version %d), which differs from the catalog's %s: a published import was edited in place; run `evtool registry diff`", rs.Subject, rv.Version, r.Name, r.Subject, r.Version, p)
 			}
 		}
-		m[rel] = &fstest.MapFile{Data: []byte(rv.Text)}
+		m[rel] = &fstest.MapFile{Data: text}
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package schemaregistry
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"regexp"
 
@@ -261,23 +260,6 @@ func (importResolver) FindDescriptorByName(protoreflect.FullName) (protoreflect.
 	return nil, protoregistry.NotFound
 }
 
-// serializedSchema is the serialized form of a Protobuf schema (Confluent's
-// format=serialized): its FileDescriptorProto without source positions,
-// named name, base64-encoded.
-func serializedSchema(s *protobuf.Schema, name string) (string, error) {
-	if s == nil || s.Desc == nil {
-		return "", errors.New("no schema")
-	}
-	fdp := protodesc.ToFileDescriptorProto(s.Desc)
-	fdp.SourceCodeInfo = nil
-	fdp.Name = proto.String(name)
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(fdp)
-	if err != nil {
-		return "", err
-	}
-	return base64.StdEncoding.EncodeToString(b), nil
-}
-
 // serializedForm answers format=serialized for a Protobuf schema: it is
 // compiled with the shared schemas it references, and named by its file in
 // the catalog (a shared schema by its import path, which is what the
@@ -303,7 +285,7 @@ func (snap *snapshot) serializedForm(rec *schemaRec) (string, *apiError) {
 			}
 		}
 	}
-	out, err := serializedSchema(s.(*protobuf.Schema), name)
+	out, err := protobuf.Serialized(s, name)
 	if err != nil {
 		return "", apiErr(500, codeStore, "schema %d cannot be serialized: %v", rec.id, err)
 	}

@@ -124,7 +124,7 @@ message M {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b64, err := serializedSchema(&protobuf.Schema{Desc: fd}, "x.proto")
+			b64, err := protobuf.Serialized(&protobuf.Schema{Desc: fd}, "x.proto")
 			if err != nil {
 				t.Fatal(err)
 			}

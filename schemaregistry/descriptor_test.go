@@ -39,7 +39,7 @@ func descriptorOf(t *testing.T, dir, name, text string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b64, err := serializedSchema(s, name)
+	b64, err := protobuf.Serialized(s, name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package schemaregistry
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -19,7 +18,6 @@ import (
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/format/protobuf"
-	"github.com/evtool/evtool/internal/jsonstrict"
 )
 
 // SharedSchema is a catalog file that versions use from outside their own
@@ -58,13 +56,14 @@ func SchemaType(k format.Kind) sr.SchemaType {
 // kindOfSchemaType is the format of a Confluent schemaType ("" is AVRO,
 // Confluent's default).
 func kindOfSchemaType(st string) (format.Kind, bool) {
-	switch strings.ToUpper(st) {
-	case "", "AVRO":
-		return format.Avro, true
-	case "PROTOBUF":
-		return format.Protobuf, true
-	case "JSON":
-		return format.JSONSchema, true
+	st = strings.ToUpper(st)
+	if st == "" {
+		st = avro.Provider{}.SchemaType()
+	}
+	for _, p := range formats.All() {
+		if p.SchemaType() == st {
+			return p.Kind(), true
+		}
 	}
 	return "", false
 }
@@ -252,8 +251,7 @@ func protoDigest(fd protoreflect.FileDescriptor, local map[string]bool) string {
 
 // digestOf is the registry identity of a compiled Avro or Protobuf schema.
 func digestOf(s format.Schema) string {
-	switch s.(type) {
-	case *avro.Schema, *protobuf.Schema:
+	if _, refs := formats.Of(s).(format.RegistryCompiler); refs {
 		return catalog.SchemaIDDigest(s)
 	}
 	return ""
@@ -280,59 +278,20 @@ func checkRefName(kind format.Kind, name string) error {
 	return p.CheckRefName(name, clip)
 }
 
-// remoteMain is where a registry schema is compiled, away from the
-// reference files.
-const remoteMain = "evtool-registry/schema"
-
 // compileRemote compiles a registry schema of kind with the schemas it
 // references (refs, in any order; well-known Protobuf imports are the
 // compiler's own). message selects the Protobuf message ("" the first).
 func compileRemote(kind format.Kind, text string, refs []*RemoteRef, message string) (format.Schema, error) {
-	files := fstest.MapFS{}
-	main := remoteMain + kind.Ext()
-	files[main] = &fstest.MapFile{Data: []byte(text)}
-	switch kind {
-	case format.Avro:
-		for i, r := range refs {
-			files[fmt.Sprintf("evtool-registry-refs/%d.avsc", i)] = &fstest.MapFile{Data: []byte(r.Text)}
-		}
-		shared := []string{}
-		if len(refs) > 0 {
-			shared = append(shared, "evtool-registry-refs")
-		}
-		return loadErr(avro.Load(files, main, shared...))
-	case format.Protobuf:
-		for _, r := range refs {
-			if wellKnown(r.Name) {
-				continue
-			}
-			if err := checkRefName(kind, r.Name); err != nil {
-				return nil, err
-			}
-			if prev, dup := files[r.Name]; dup && string(prev.Data) != r.Text {
-				return nil, fmt.Errorf("two references are named %q with different schemas", clip(r.Name))
-			}
-			files[r.Name] = &fstest.MapFile{Data: []byte(r.Text)}
-		}
-		return loadErr(protobuf.Load(files, main, message))
+	p, _ := formats.ForKind(kind)
+	rc, ok := p.(format.RegistryCompiler)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a format with references", kind)
 	}
-	return nil, fmt.Errorf("%s is not a format with references", kind)
-}
-
-// loadErr returns a loaded schema as a format.Schema, keeping a nil
-// schema nil.
-func loadErr[S interface {
-	format.Schema
-	comparable
-}](s S, err error) (format.Schema, error) {
-	var zero S
-	if err != nil || s == zero {
-		if err == nil {
-			err = errors.New("no schema")
-		}
-		return nil, err
+	rrefs := make([]format.RegistryRef, len(refs))
+	for i, r := range refs {
+		rrefs[i] = format.RegistryRef{Name: r.Name, Text: r.Text}
 	}
-	return s, nil
+	return rc.CompileRegistry(text, rrefs, message, clip)
 }
 
 // skippedDir reports whether a walk of the catalog root passes over the
@@ -445,27 +404,4 @@ func localImports(fd protoreflect.FileDescriptor) map[string]bool {
 	}
 	visit(fd)
 	return out
-}
-
-// avroFullName is the full name of the named type an Avro schema document
-// defines at its top level ("" when it defines none).
-func avroFullName(text []byte) string {
-	doc, err := jsonstrict.Decode(text)
-	if err != nil {
-		return ""
-	}
-	m, _ := doc.(map[string]any)
-	name, _ := m["name"].(string)
-	switch m["type"] {
-	case "record", "error", "enum", "fixed":
-	default:
-		return ""
-	}
-	if strings.Contains(name, ".") {
-		return name
-	}
-	if ns, _ := m["namespace"].(string); ns != "" && name != "" {
-		return ns + "." + name
-	}
-	return name
 }

@@ -84,7 +84,7 @@ func protoFiles(t *testing.T, dir, text string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b64, err := serializedSchema(s, name)
+		b64, err := protobuf.Serialized(s, name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/internal/jsonstrict"
 )
 
@@ -118,8 +119,12 @@ func (c *Client) Subject(ctx context.Context, subject string) (*RemoteSubject, e
 		rv := &RemoteVersion{Version: s.Version, ID: s.ID, SchemaType: s.Type.String(), Text: s.Schema.Schema, References: s.References}
 		rv.Kind, _ = kindOfSchemaType(rv.SchemaType)
 		rs.Versions = append(rs.Versions, rv)
-		switch rv.Kind {
-		case format.Avro, format.Protobuf:
+		p, known := formats.ForKind(rv.Kind)
+		if !known {
+			rv.Problem = fmt.Sprintf("schema type %s is not one evtool knows (JSON, AVRO, PROTOBUF)", s.Type)
+			continue
+		}
+		if _, refs := p.(format.RegistryCompiler); refs {
 			if err := fetch.formatVersion(rv); err != nil {
 				var e *Error
 				if errors.As(err, &e) && !notFound(err) {
@@ -127,10 +132,6 @@ func (c *Client) Subject(ctx context.Context, subject string) (*RemoteSubject, e
 				}
 				rv.Problem = err.Error()
 			}
-			continue
-		case format.JSONSchema:
-		default:
-			rv.Problem = fmt.Sprintf("schema type %s is not one evtool knows (JSON, AVRO, PROTOBUF)", s.Type)
 			continue
 		}
 		doc, err := jsonstrict.Decode([]byte(s.Schema.Schema))

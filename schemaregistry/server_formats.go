@@ -16,6 +16,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 )
 
 // The server's side of Avro and Protobuf: versions carry Confluent schema
@@ -139,13 +140,8 @@ func (snap *snapshot) sharedDigest(req *schemaReq) (string, *apiError) {
 // Avro named type under its full name (how Confluent's clients register
 // what other schemas reference).
 func sharedSubject(req *schemaReq, subject string) bool {
-	switch req.kind {
-	case format.Protobuf:
-		return strings.HasSuffix(subject, ".proto")
-	case format.Avro:
-		return avroFullName(req.text) == subject
-	}
-	return false
+	p, ok := formats.ForKind(req.kind)
+	return ok && p.SharedSubject(req.text, subject)
 }
 
 // sharedRel is where a new shared schema is written, inside the root.

@@ -1,15 +1,10 @@
 package schemaregistry
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/bufbuild/protocompile/parser"
-	"github.com/bufbuild/protocompile/reporter"
-	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
@@ -199,13 +194,8 @@ func (snap *snapshot) recordSubject(subject string, strategy Strategy) (canonica
 // schema's top-level named type, every message of a .proto (any may be
 // the one a Protobuf serializer writes).
 func requestRecords(req *schemaReq) []string {
-	switch req.kind {
-	case format.Avro:
-		if n := avroFullName(req.text); n != "" {
-			return []string{n}
-		}
-	case format.Protobuf:
-		return protoMessages(req.text)
+	if p, ok := formats.ForKind(req.kind); ok {
+		return p.DeclaredRecords(req.text)
 	}
 	return nil
 }
@@ -224,36 +214,6 @@ func refuseRecordSubject(req *schemaReq, subject string) *apiError {
 		return nil
 	}
 	return apiErr(404, codeSubjectNotFound, "subject %q names record %s (Confluent's RecordNameStrategy or TopicRecordNameStrategy), which no type of the catalog declares; a record name never creates a type: add the type in git (schemas/<type>/ with the schema, and `topic:` in its event.yaml), then register its next versions under this subject", clip(subject), clip(record))
-}
-
-// protoMessages lists the fully-qualified names of the messages (nested
-// ones too) a .proto text declares; nil when it does not parse (the
-// registration reports that).
-func protoMessages(text []byte) []string {
-	h := reporter.NewHandler(nil)
-	ast, err := parser.Parse("request.proto", bytes.NewReader(text), h)
-	if err != nil {
-		return nil
-	}
-	res, err := parser.ResultFromAST(ast, true, h)
-	if err != nil {
-		return nil
-	}
-	fd := res.FileDescriptorProto()
-	var out []string
-	var walk func(prefix string, msgs []*descriptorpb.DescriptorProto)
-	walk = func(prefix string, msgs []*descriptorpb.DescriptorProto) {
-		for _, m := range msgs {
-			name := m.GetName()
-			if prefix != "" {
-				name = prefix + "." + name
-			}
-			out = append(out, name)
-			walk(name, m.GetNestedType())
-		}
-	}
-	walk(fd.GetPackage(), fd.GetMessageType())
-	return out
 }
 
 // subjectSegment is the index of the subject in a request path's segments

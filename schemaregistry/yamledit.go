@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/evtool/evtool/format"
 )
 
 // The server's PUT/DELETE /config change compat.mode in evtool.yaml or a
@@ -257,8 +259,5 @@ func stripComments(data []byte) []byte {
 }
 
 func ensureNL(data []byte) []byte {
-	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
-		return append(append([]byte(nil), data...), '\n')
-	}
-	return append([]byte(nil), data...)
+	return format.EnsureNL(data)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/rules"
@@ -84,14 +85,15 @@ func loadDiffFormat(args []string, kind format.Kind, o diffOptions) (engine.Vers
 	message := o.message
 	if message == "" && kind == format.Protobuf {
 		// NEW's event message is OLD's by name, not NEW's first message.
-		message = string(old.Compiled.(*protobuf.Schema).Message.FullName())
+		message = formats.Of(old.Compiled).EventRecord(old.Compiled)
 	}
 	nw, err := load(args[1], message)
 	if err != nil && o.message == "" && kind == format.Protobuf {
 		// A new package (a.v1 -> a.v2) keeps the binary encoding: match
 		// OLD's message by its short name, as a catalog's event.yaml
 		// message: does, rather than refuse to compare.
-		if n, serr := load(args[1], string(old.Compiled.(*protobuf.Schema).Message.Name())); serr == nil {
+		rec := formats.Of(old.Compiled).EventRecord(old.Compiled)
+		if n, serr := load(args[1], rec[strings.LastIndex(rec, ".")+1:]); serr == nil {
 			nw, err = n, nil
 		}
 	}

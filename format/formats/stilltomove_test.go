@@ -5,16 +5,16 @@ package formats
 // provider; the list may only shrink.
 var stillToMove = []string{
 	"asyncapi/asyncapi.go: type switch on a compiled schema",
-	"cmd/evtool/compat_formats.go: type assertion to a compiled schema",
+	// codegen writes Go per format from the format's own schema tree
+	// (Avro's Nodes); moving it needs a generator seam, not a provider
+	// method that would only hide the assertion.
 	"codegen/analyze.go: switch on a format kind",
 	"codegen/avro.go: type assertion to a compiled schema",
 	"docsite/site.go: type switch on a compiled schema",
 	"examples/inventory/consumer/decode.go: type assertion to a compiled schema",
-	"schemaregistry/base.go: type assertion to a compiled schema",
-	"schemaregistry/descriptor.go: type assertion to a compiled schema",
-	"schemaregistry/formats.go: switch on a format kind",
+	// formatForm: the Avro and Protobuf registry forms (a version with
+	// the closure of shared schemas it references) are built on
+	// schemaregistry's Forms cache and SharedSchema; they move once the
+	// shared schema has a type in format/.
 	"schemaregistry/formats.go: type switch on a compiled schema",
-	"schemaregistry/remote.go: switch on a format kind",
-	"schemaregistry/server_formats.go: switch on a format kind",
-	"schemaregistry/subject.go: switch on a format kind",
 }

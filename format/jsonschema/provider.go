@@ -70,3 +70,13 @@ func (Provider) CheckRefName(string, func(string) string) error {
 
 // RefFile is never ok (CheckRefName refuses every reference).
 func (Provider) RefFile(string) (string, bool) { return "", false }
+
+// SchemaType is JSON.
+func (Provider) SchemaType() string { return "JSON" }
+
+// DeclaredRecords are none: a JSON Schema declares no named record.
+func (Provider) DeclaredRecords([]byte) []string { return nil }
+
+// SharedSubject is false: JSON Schema registry forms are inlined, never
+// referenced.
+func (Provider) SharedSubject([]byte, string) bool { return false }

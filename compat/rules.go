@@ -15,8 +15,8 @@ const (
 	RuleTypeRemoved       = "type-removed"
 	RuleIgnoreStale       = "ignore-stale"
 	// RuleBaseCatalog: the --against catalog has lint findings.
-	RuleBaseCatalog = "base-catalog"
-	RuleTypesUnchanged    = "types-unchanged"
+	RuleBaseCatalog    = "base-catalog"
+	RuleTypesUnchanged = "types-unchanged"
 )
 
 var catalogRules = []engine.Rule{

@@ -2,6 +2,8 @@ package bugs
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"os"
 	"strconv"
@@ -25,6 +27,7 @@ const (
 	Unbounded          Bug = "unbounded-concurrency"
 	EffectBeforeDedupe Bug = "effect-before-dedupe"
 	RetryTopic         Bug = "retry-topic-reorder"
+	ProcessSaltedKey   Bug = "process-salted-key"
 )
 
 // DownstreamCatalogue lists the downstream bugs: the consumer calls the
@@ -43,6 +46,14 @@ const (
 //	(p) retry-topic-reorder    a failed call is retried after the rest of
 //	                           the batch (as a retry topic does): a later
 //	                           event of the same order overtakes it
+//	(r) process-salted-key     the idempotency key is the event id with a
+//	                           salt drawn once per process, and a failed
+//	                           call is retried after the chunk's commit of
+//	                           what succeeded: a timeout alone is retried
+//	                           with the same key, a crash alone redelivers
+//	                           only events recorded done, but a crash at
+//	                           that commit after a timeout sends the
+//	                           receipt again under a new key
 var DownstreamCatalogue = []Entry{
 	{"k", FreshKey, "a fresh idempotency key per attempt", []chaos.Kind{chaos.Downstream}},
 	{"l", NoBackoff, "retries without backoff", []chaos.Kind{chaos.Outage}},
@@ -50,6 +61,7 @@ var DownstreamCatalogue = []Entry{
 	{"n", Unbounded, "unbounded concurrency", nil},
 	{"o", EffectBeforeDedupe, "the effect before the dedupe record", []chaos.Kind{chaos.Crash}},
 	{"p", RetryTopic, "a retry topic that reorders a key", []chaos.Kind{chaos.Downstream}},
+	{"r", ProcessSaltedKey, "an idempotency key salted per process", []chaos.Kind{chaos.Downstream, chaos.Crash}},
 }
 
 // EmailEnv is the variable of the email stand-in.
@@ -59,8 +71,12 @@ const EmailEnv = "EVTOOL_DOWNSTREAM_EMAIL"
 type mailer struct {
 	bug    Bug
 	caller *callout.Caller
-	// retry is retry-topic-reorder's first pass: one attempt.
+	// retry is the first pass of retry-topic-reorder and
+	// process-salted-key: one attempt.
 	retry *callout.Caller
+	// salt is process-salted-key's part of every idempotency key, drawn
+	// when the process starts.
+	salt string
 }
 
 // newMailer returns the mailer of a bug, or nil without the stand-in.
@@ -90,7 +106,12 @@ func newMailer(bug Bug) *mailer {
 		cfg.Faults.NoKey = true
 	}
 	m := &mailer{bug: bug, caller: callout.New(cfg)}
-	if bug == RetryTopic {
+	if bug == ProcessSaltedKey {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		m.salt = hex.EncodeToString(b[:])
+	}
+	if bug == RetryTopic || bug == ProcessSaltedKey {
 		one := cfg
 		one.MaxAttempts = 1
 		m.retry = callout.New(one)
@@ -112,7 +133,11 @@ type mail struct {
 // keep its events' order (unbounded-concurrency: every receipt at once).
 func (m *mailer) send(ctx context.Context, ms []*mail) {
 	call := func(c *callout.Caller, x *mail) error {
-		_, err := c.Call(ctx, callout.Request{Path: "/send", Key: x.in.ID, EventID: x.in.ID,
+		key := x.in.ID
+		if m.salt != "" {
+			key = m.salt + "-" + x.in.ID
+		}
+		_, err := c.Call(ctx, callout.Request{Path: "/send", Key: key, EventID: x.in.ID,
 			Body: map[string]any{"receiptId": "receipt-" + x.in.ID, "to": x.in.OrderID + "@customers.example", "orderId": x.in.OrderID, "event": x.in.Type}})
 		return err
 	}
@@ -141,7 +166,7 @@ func (m *mailer) send(ctx context.Context, ms []*mail) {
 					x.err = call(m.caller, x)
 					continue
 				}
-				if x.err = call(m.retry, x); x.err != nil && !errors.Is(x.err, callout.ErrTerminal) && ctx.Err() == nil {
+				if x.err = call(m.retry, x); x.err != nil && !errors.Is(x.err, callout.ErrTerminal) && ctx.Err() == nil && m.bug == RetryTopic {
 					mu.Lock()
 					later = append(later, x)
 					mu.Unlock()
@@ -153,4 +178,26 @@ func (m *mailer) send(ctx context.Context, ms []*mail) {
 	for _, x := range later {
 		x.err = call(m.caller, x)
 	}
+}
+
+// retryFailed is process-salted-key's second pass: the calls of ms that
+// failed retryably in the first (one attempt each) again, with every
+// attempt the caller allows and the same process's key. It reports
+// whether there were any.
+func (m *mailer) retryFailed(ctx context.Context, ms []*mail) bool {
+	var again []*mail
+	for _, x := range ms {
+		if x.err != nil && !errors.Is(x.err, callout.ErrTerminal) {
+			x.err = nil
+			again = append(again, x)
+		}
+	}
+	if len(again) == 0 {
+		return false
+	}
+	saved := m.retry
+	m.retry = nil
+	defer func() { m.retry = saved }()
+	m.send(ctx, again)
+	return true
 }

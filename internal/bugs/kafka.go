@@ -22,6 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/internal/callout"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/report"
 )
@@ -354,6 +355,14 @@ func handleChunk(ctx context.Context, cl *kgo.Client, c *Consumer, ml *mailer, r
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			if ml.bug == ProcessSaltedKey {
+				if err := firstPassDone(c, ms, recs, path, commit); err != nil {
+					return err
+				}
+				if ml.retryFailed(ctx, ms); ctx.Err() != nil {
+					return ctx.Err()
+				}
+			}
 			for _, x := range ms {
 				if x.err != nil {
 					failed[x.rec] = x.err
@@ -475,4 +484,42 @@ func save(path string, st *Store) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// firstPassDone is process-salted-key's record of its first pass: the
+// events whose receipt was sent are applied and saved, and the chunk's
+// records below the first failed one of each partition committed, before
+// the failed calls are retried.
+func firstPassDone(c *Consumer, ms []*mail, recs []*kgo.Record, path string, commit func([]*kgo.Record)) error {
+	failed := map[*kgo.Record]bool{}
+	for _, x := range ms {
+		if x.err != nil && !errors.Is(x.err, callout.ErrTerminal) {
+			failed[x.rec] = true
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	stopped := map[int32]bool{}
+	var done []*kgo.Record
+	for _, r := range recs {
+		if stopped[r.Partition] || failed[r] {
+			stopped[r.Partition] = true
+			continue
+		}
+		in, err := decodeRecord(r)
+		if err != nil { // dead-lettered with the rest, before its commit
+			stopped[r.Partition] = true
+			continue
+		}
+		c.Apply(in, r.Partition, r.Offset)
+		done = append(done, r)
+	}
+	if err := save(path, c.Store); err != nil {
+		return err
+	}
+	if len(done) > 0 {
+		commit(done)
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -126,6 +127,8 @@ type mail struct {
 	// err is the call's outcome: a terminal or exhausted call dead-letters
 	// the event.
 	err error
+	// retryAfter is the last answer's Retry-After.
+	retryAfter time.Duration
 }
 
 // send sends the receipts of a chunk: the orders in parallel (bounded by
@@ -137,8 +140,9 @@ func (m *mailer) send(ctx context.Context, ms []*mail) {
 		if m.salt != "" {
 			key = m.salt + "-" + x.in.ID
 		}
-		_, err := c.Call(ctx, callout.Request{Path: "/send", Key: key, EventID: x.in.ID,
+		res, err := c.Call(ctx, callout.Request{Path: "/send", Key: key, EventID: x.in.ID,
 			Body: map[string]any{"receiptId": "receipt-" + x.in.ID, "to": x.in.OrderID + "@customers.example", "orderId": x.in.OrderID, "event": x.in.Type}})
+		x.retryAfter = res.RetryAfter
 		return err
 	}
 	var wg sync.WaitGroup
@@ -161,7 +165,14 @@ func (m *mailer) send(ctx context.Context, ms []*mail) {
 	var later []*mail
 	for _, o := range orders {
 		wg.Go(func() {
+			var deferred bool
 			for _, x := range byOrder[o] {
+				if deferred {
+					// process-salted-key keeps an order's receipts in
+					// order: the rest wait for the failed one's retry.
+					x.err = errDeferred
+					continue
+				}
 				if m.retry == nil {
 					x.err = call(m.caller, x)
 					continue
@@ -171,6 +182,7 @@ func (m *mailer) send(ctx context.Context, ms []*mail) {
 					later = append(later, x)
 					mu.Unlock()
 				}
+				deferred = x.err != nil && m.bug == ProcessSaltedKey
 			}
 		})
 	}
@@ -179,6 +191,32 @@ func (m *mailer) send(ctx context.Context, ms []*mail) {
 		x.err = call(m.caller, x)
 	}
 }
+
+// pause waits before process-salted-key's second pass, when the first
+// had retryable failures: the longest Retry-After they were answered, at
+// least the backoff's base. It waits before the first pass's commit, so
+// that a process restarted after a crash there retries no sooner either.
+func (m *mailer) pause(ctx context.Context, ms []*mail) {
+	wait := time.Duration(0)
+	for _, x := range ms {
+		if x.err != nil && !errors.Is(x.err, callout.ErrTerminal) {
+			wait = max(wait, callout.DefaultBase, x.retryAfter)
+		}
+	}
+	if wait == 0 {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// errDeferred is the outcome of a receipt not sent because an earlier
+// one of its order failed (process-salted-key's first pass).
+var errDeferred = errors.New("deferred after a failed receipt of the same order")
 
 // retryFailed is process-salted-key's second pass: the calls of ms that
 // failed retryably in the first (one attempt each) again, with every

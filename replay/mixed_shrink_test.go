@@ -23,7 +23,7 @@ func TestMixedFailureShrinksToTimeoutAndCrash(t *testing.T) {
 		t.Skip("several replays of 150 events")
 	}
 	t.Parallel()
-	rest := strings.Replace(emailScenario(mixedSeed, allDownstreamKinds, ""), "chaos:\n", "chaos:\n  crash: {count: 4}\n", 1)
+	rest := strings.Replace(emailScenario(mixedSeed, allDownstreamKinds, ""), "chaos:\n", "chaos:\n  crash: {count: 2}\n", 1)
 	sc := writeScenario(t, bugScenarioText(t, bugs.ProcessSaltedKey, 150, "", rest))
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
@@ -82,6 +82,10 @@ func TestMixedFailureShrinksToTimeoutAndCrash(t *testing.T) {
 	}
 }
 
-// mixedSeed is a seed whose plan crashes the consumer at the commit that
-// follows a timed-out call.
-const mixedSeed = 13
+// mixedSeed is a seed whose plan (27 faults: 2 crashes, the rest
+// downstream) crashes the consumer at the commit that follows a
+// timed-out call. With 4 crashes (seed 13) the shrink did not always
+// reach two: an earlier crash restarts the consumer, its polls are cut
+// into chunks at other records, and whether a later crash's commit is the
+// one right after the timeout changes from run to run.
+const mixedSeed = 16

@@ -134,7 +134,10 @@ type mail struct {
 // send sends the receipts of a chunk: the orders in parallel (bounded by
 // the caller), each order's receipts in turn, so that an order's effects
 // keep its events' order (unbounded-concurrency: every receipt at once).
-func (m *mailer) send(ctx context.Context, ms []*mail) {
+func (m *mailer) send(ctx context.Context, ms []*mail) { m.sendWith(ctx, ms, m.retry) }
+
+// sendWith sends with first as the one-attempt first pass (nil: none).
+func (m *mailer) sendWith(ctx context.Context, ms []*mail, first *callout.Caller) {
 	call := func(c *callout.Caller, x *mail) error {
 		key := x.in.ID
 		if m.salt != "" {
@@ -173,11 +176,11 @@ func (m *mailer) send(ctx context.Context, ms []*mail) {
 					x.err = errDeferred
 					continue
 				}
-				if m.retry == nil {
+				if first == nil {
 					x.err = call(m.caller, x)
 					continue
 				}
-				if x.err = call(m.retry, x); x.err != nil && !errors.Is(x.err, callout.ErrTerminal) && ctx.Err() == nil && m.bug == RetryTopic {
+				if x.err = call(first, x); x.err != nil && !errors.Is(x.err, callout.ErrTerminal) && ctx.Err() == nil && m.bug == RetryTopic {
 					mu.Lock()
 					later = append(later, x)
 					mu.Unlock()
@@ -233,9 +236,6 @@ func (m *mailer) retryFailed(ctx context.Context, ms []*mail) bool {
 	if len(again) == 0 {
 		return false
 	}
-	saved := m.retry
-	m.retry = nil
-	defer func() { m.retry = saved }()
-	m.send(ctx, again)
+	m.sendWith(ctx, again, nil)
 	return true
 }

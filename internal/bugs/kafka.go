@@ -22,6 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/internal/callout"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/report"
 )
@@ -354,6 +355,17 @@ func handleChunk(ctx context.Context, cl *kgo.Client, c *Consumer, ml *mailer, r
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			if ml.bug == ProcessSaltedKey {
+				if ml.pause(ctx, ms); ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if err := firstPassDone(ctx, cl, c, ms, recs, path, dlqTopic, commit); err != nil {
+					return err
+				}
+				if ml.retryFailed(ctx, ms); ctx.Err() != nil {
+					return ctx.Err()
+				}
+			}
 			for _, x := range ms {
 				if x.err != nil {
 					failed[x.rec] = x.err
@@ -475,4 +487,56 @@ func save(path string, st *Store) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// firstPassDone is process-salted-key's record of its first pass: every
+// event whose receipt was sent is applied and saved, and the chunk's
+// records below the first failed one of each partition committed, before
+// the failed calls are retried.
+func firstPassDone(ctx context.Context, cl *kgo.Client, c *Consumer, ms []*mail, recs []*kgo.Record, path, dlqTopic string, commit func([]*kgo.Record)) error {
+	failed := map[*kgo.Record]bool{}
+	var dead []*kgo.Record
+	for _, x := range ms {
+		switch {
+		case errors.Is(x.err, callout.ErrTerminal):
+			// Dead-lettered now, before the commit that passes it, and
+			// recorded done below: never sent again.
+			if r := deadLetter(dlqTopic, x.rec, x.err); r != nil {
+				dead = append(dead, r)
+			}
+			x.err = nil
+		case x.err != nil:
+			failed[x.rec] = true
+		}
+	}
+	if len(failed) == 0 && len(dead) == 0 {
+		return nil
+	}
+	if len(dead) > 0 {
+		if err := cl.ProduceSync(ctx, dead...).FirstErr(); err != nil {
+			return fmt.Errorf("dead letters: %w", err)
+		}
+	}
+	stopped := map[int32]bool{}
+	var done []*kgo.Record
+	for _, r := range recs {
+		in, err := decodeRecord(r)
+		// A record that cannot be read is dead-lettered with the rest of
+		// the chunk, before its commit.
+		if err != nil || failed[r] {
+			stopped[r.Partition] = true
+			continue
+		}
+		c.Apply(in, r.Partition, r.Offset)
+		if !stopped[r.Partition] {
+			done = append(done, r)
+		}
+	}
+	if err := save(path, c.Store); err != nil {
+		return err
+	}
+	if len(done) > 0 {
+		commit(done)
+	}
+	return nil
 }

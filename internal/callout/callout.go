@@ -128,6 +128,8 @@ type Request struct {
 type Result struct {
 	Attempts int
 	Status   int
+	// RetryAfter is the last answer's Retry-After (0: none).
+	RetryAfter time.Duration
 }
 
 // Call makes the request until it succeeds (2xx), fails terminally
@@ -141,7 +143,7 @@ func (c *Caller) Call(ctx context.Context, req Request) (Result, error) {
 	for attempt := 0; ; attempt++ {
 		res.Attempts = attempt + 1
 		status, retryAfter, err := c.attempt(ctx, req, body)
-		res.Status = status
+		res.Status, res.RetryAfter = status, retryAfter
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}

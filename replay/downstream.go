@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/downstream"
@@ -23,7 +24,9 @@ type downstreamRun struct {
 	plans  map[string]*downstream.Plan
 	env    map[string]string
 	// events are the run's input events, for the oracle (kept only when
-	// the scenario has stand-ins).
+	// the scenario has stand-ins). mu guards them: the producer's
+	// callbacks set offsets while the plan appends.
+	mu     sync.Mutex
 	events []downstream.Event
 }
 
@@ -84,11 +87,26 @@ func (d *downstreamRun) addFault(f chaos.Fault) {
 
 // addEvent records an event as it is produced (its first delivery, in
 // delivery order: the order effect-order judges) for the oracle.
-func (d *downstreamRun) addEvent(topic string, e chaos.Event) {
+// It returns the event's place for setOffset, -1 without stand-ins.
+func (d *downstreamRun) addEvent(topic string, e chaos.Event) int {
 	if d == nil {
+		return -1
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.events = append(d.events, NewDownstreamEvent(topic, e, int64(len(d.events))))
+	return len(d.events) - 1
+}
+
+// setOffset records the offset the event's first delivery was written at,
+// so that findings name it as topic/partition@offset.
+func (d *downstreamRun) setOffset(i int, partition int32, offset int64) {
+	if d == nil || i < 0 {
 		return
 	}
-	d.events = append(d.events, NewDownstreamEvent(topic, e, int64(len(d.events))))
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.events[i].Partition, d.events[i].Offset = partition, offset
 }
 
 func (d *downstreamRun) close() {

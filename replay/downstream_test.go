@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -132,6 +133,11 @@ func TestDownstreamBugsFail(t *testing.T) {
 			text := reportText(rep)
 			if rep.Verdict != Fail || !strings.Contains(text, tt.finding) {
 				t.Fatalf("verdict %s, want a failure with %s:\n%s", rep.Verdict, tt.finding, text)
+			}
+			// Findings name the event where it was written:
+			// topic/partition@offset.
+			if !regexp.MustCompile(`[^ ]+/[0-9]+@[0-9]+`).MatchString(text) {
+				t.Errorf("no finding names topic/partition@offset:\n%s", text)
 			}
 			entry := bugEntry(tt.bug)
 			if len(entry.Exposes) == 0 {

@@ -657,12 +657,22 @@ func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) err
 		if mutErr != nil {
 			return mutErr
 		}
+		place := -1
 		if d.Fault == nil || d.Fault.Kind == chaos.Reorder {
-			res.down.addEvent(res.Topic, d.Event)
+			place = res.down.addEvent(res.Topic, d.Event)
 		}
 		// Each delivery has a record of its own (Clone below): the
 		// client writes into the records it is given.
-		h.cl.Produce(ctx, d.Value, promise)
+		if place < 0 {
+			h.cl.Produce(ctx, d.Value, promise)
+		} else {
+			h.cl.Produce(ctx, d.Value, func(r *kgo.Record, err error) {
+				promise(r, err)
+				if err == nil {
+					res.down.setOffset(place, r.Partition, r.Offset)
+				}
+			})
+		}
 		res.Records++
 		return nil
 	})

@@ -123,6 +123,8 @@ func Scenario(t testing.TB, dir, file, consumerPkg string) string {
 		}
 	}
 	s = strings.Join(kept, "\n")
+	// A contract run's contract is relative to the scenario, which moves.
+	s = strings.ReplaceAll(s, "contract: consumers/", "contract: "+filepath.Join(abs, "consumers")+string(filepath.Separator))
 	for _, r := range []struct{ old, new string }{
 		{"catalog: .\n", "catalog: " + abs + "\n"},
 		{"file: events.jsonl", "file: " + filepath.Join(abs, "events.jsonl")},

@@ -207,7 +207,14 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 		pool = append(pool, wt)
 		return wt
 	}
+	// stopped: once the context is done no candidate is built or encoded
+	// (a canceled comparison of a wide pair spent seconds encoding
+	// candidates that check then refused).
+	stopped := func() bool { return w.ctx != nil && w.ctx.Err() != nil }
 	consider := func(doc any) *witness {
+		if stopped() {
+			return nil
+		}
 		key := compactJSON(doc)
 		if wt, ok := seen[key]; ok {
 			return wt
@@ -238,6 +245,9 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 	// counterexample, so past maxCounterexamples only warnings (which a
 	// counterexample turns into errors) are tried.
 	for _, f := range fs {
+		if stopped() {
+			break
+		}
 		if f.hint == nil || f.HasCounterexample || f.Kind == KindDynamicRef || f.Kind == KindIncomplete {
 			continue
 		}
@@ -280,7 +290,7 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 	case w.n < 8:
 		nv = 0 // a catalog's clean pair: the shared documents only
 	}
-	for i := 0; i < len(base) && i < nv; i++ {
+	for i := 0; i < len(base) && i < nv && !stopped(); i++ {
 		for _, v := range sample.Variants(base[i], gen, w.reader.Schema, w.rng, limit) {
 			consider(jsonvalue.Normalize(v))
 		}

@@ -30,8 +30,8 @@ import (
 // Dir is the directory of contracts, beside evtool.yaml.
 const Dir = "consumers"
 
-// Rule is the rule id of a malformed contract.
-const Rule = "consumer-contract"
+// RuleContract is the rule id of a malformed contract.
+const RuleContract = "consumer-contract"
 
 // MaxFiles bounds the contracts one catalog may hold: more is a mistake
 // (or an attack on the gate's time), not a catalog.
@@ -241,7 +241,7 @@ func Parse(file string, data []byte) (*Contract, error) {
 }
 
 func fail(file string, line int, ptr, msg string) report.Finding {
-	return report.Finding{Rule: Rule, Severity: report.SeverityError, File: file, Line: line, Pointer: ptr, Message: msg}
+	return report.Finding{Rule: RuleContract, Severity: report.SeverityError, File: file, Line: line, Pointer: ptr, Message: msg}
 }
 
 func loadErr(f report.Finding) error { return &catalog.LoadError{Findings: []report.Finding{f}} }

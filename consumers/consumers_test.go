@@ -96,7 +96,7 @@ func TestParseRejects(t *testing.T) {
 				if !strings.HasPrefix(got, tc.want[i]) {
 					t.Errorf("finding %q, want %q", got, tc.want[i])
 				}
-				if f.File != "cat/consumers/"+tc.file || f.Rule != Rule {
+				if f.File != "cat/consumers/"+tc.file || f.Rule != RuleContract {
 					t.Errorf("finding names %s (%s)", f.File, f.Rule)
 				}
 			}

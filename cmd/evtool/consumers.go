@@ -245,7 +245,7 @@ malformed catalog or contract, a --field that is not a JSON pointer).`,
 				what += " " + field
 			}
 			if len(out) == 0 {
-				fmt.Fprintln(a.stdout, report.SafeLine("no consumer contract reads "+what))
+				fmt.Fprintln(a.stdout, report.SafeLine("no consumer contract reads "+report.Escape(what)))
 				return nil
 			}
 			for _, w := range out {
@@ -260,9 +260,12 @@ malformed catalog or contract, a --field that is not a JSON pointer).`,
 						fields[i] = "(all of the data)"
 					}
 				}
-				line := fmt.Sprintf("%s\t%s\t%s\t%s", w.Consumer, strings.Join(vs, ","), strings.Join(fields, " "), w.File)
+				// Names, pointers and owners come from contract files and
+				// the command line: each is escaped, so none can break the
+				// line or start a CI command.
+				line := fmt.Sprintf("%s\t%s\t%s\t%s", report.Escape(w.Consumer), strings.Join(vs, ","), report.Escape(strings.Join(fields, " ")), report.Escape(w.File))
 				if w.Owner != "" {
-					line += "\towner " + w.Owner
+					line += "\towner " + report.Escape(w.Owner)
 				}
 				fmt.Fprintln(a.stdout, report.SafeLine(line))
 			}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/big"
 	"os"
 	"path"
 	"regexp"
@@ -221,8 +222,10 @@ func Parse(file string, data []byte) (*Contract, error) {
 		r := Read{Line: doc.Line(ptr)}
 		ro := rv.(map[string]any)
 		for i, v := range ro["versions"].([]any) {
-			num, _ := strconv.Atoi(fmt.Sprint(v))
-			r.Versions = append(r.Versions, num)
+			// The meta-schema checked an integer in [1, 999999999], but
+			// YAML may spell it 1e6 or 2.0: read the number, not the text.
+			num, _ := new(big.Rat).SetString(fmt.Sprint(v))
+			r.Versions = append(r.Versions, int(num.Num().Int64()))
 			r.VersionLines = append(r.VersionLines, doc.Line(ptr+"/versions/"+strconv.Itoa(i)))
 		}
 		if fields, ok := ro["fields"].([]any); ok {
@@ -264,4 +267,20 @@ func pathErr(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// ValidPointer reports whether s is a JSON pointer as contracts write
+// them (RFC 6901: "" or /-separated tokens where ~ is only ~0 or ~1), the
+// meta-schema's pattern for fields, so a pointer given on the command line
+// is held to the rule a contract is.
+func ValidPointer(s string) bool {
+	if s != "" && s[0] != '/' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '~' && (i+1 == len(s) || (s[i+1] != '0' && s[i+1] != '1')) {
+			return false
+		}
+	}
+	return true
 }

@@ -198,3 +198,26 @@ func FuzzParse(f *testing.F) {
 		})
 	})
 }
+
+// TestParseVersionSpellings: YAML may spell an integer version 1e6 or
+// 2.0; the contract reads the number (the text "1e+06" once read as 0).
+func TestParseVersionSpellings(t *testing.T) {
+	c, err := Parse("c.yaml", []byte("owner: o\nreads:\n  com.example.a:\n    versions: [1e6, 2.0, 3]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Reads["com.example.a"].Versions; !cmp.Equal(got, []int{1000000, 2, 3}) {
+		t.Fatalf("versions = %v, want [1000000 2 3]", got)
+	}
+}
+
+func TestValidPointer(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{{"", true}, {"/", true}, {"/a/b", true}, {"/a~0b~1c", true}, {"/a~2", false}, {"/a~", false}, {"a", false}, {"/~01", true}} {
+		if got := ValidPointer(tc.in); got != tc.want {
+			t.Errorf("ValidPointer(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}

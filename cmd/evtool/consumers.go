@@ -197,8 +197,8 @@ malformed catalog or contract, a --field that is not a JSON pointer).`,
 				return err
 			}
 			typ := args[0]
-			if field != "" && !strings.HasPrefix(field, "/") {
-				return usagef("--field %q: want a JSON pointer into the data, e.g. /orderId", field)
+			if field != "" && !consumers.ValidPointer(field) {
+				return usagef("--field %q: want a JSON pointer into the data, e.g. /orderId (write ~ as ~0 and / inside a name as ~1)", field)
 			}
 			head, err := loadCatalog(dir)
 			if err != nil {

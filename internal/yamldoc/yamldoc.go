@@ -22,6 +22,16 @@ import (
 // (a "billion laughs" file must fail, not exhaust memory).
 const maxNodes = 1 << 20
 
+// nodesPerByte and minNodes bound the expansion by the document's size as
+// well: a plain document has fewer nodes than bytes, so a budget of 32
+// nodes per byte leaves room for any sensible reuse of anchors while a
+// 500-byte bomb stops after some 20,000 nodes instead of a million (the
+// cost of a parse stays proportional to the bytes a user wrote).
+const (
+	nodesPerByte = 32
+	minNodes     = 4096
+)
+
 // Problem is one thing wrong with a document, with its position.
 type Problem struct {
 	Line, Column int
@@ -44,6 +54,7 @@ type Doc struct {
 	// comments holds the line comments of scalar values by pointer.
 	comments map[string]string
 	nodes    int
+	limit    int
 	// expanding holds the aliases being expanded on the current path: an
 	// alias to one of its own ancestors would expand forever.
 	expanding map[*yaml.Node]bool
@@ -59,7 +70,7 @@ func Parse(data []byte) (*Doc, *Problem) {
 	if root.Kind == 0 || len(root.Content) == 0 {
 		return nil, &Problem{Line: 1, Column: 1, Message: "empty document"}
 	}
-	d := &Doc{root: root.Content[0], pos: map[string]*yaml.Node{}}
+	d := &Doc{root: root.Content[0], pos: map[string]*yaml.Node{}, limit: min(maxNodes, minNodes+nodesPerByte*len(data))}
 	v, prob := d.convert(d.root, "")
 	if prob != nil {
 		return nil, prob
@@ -123,10 +134,10 @@ func (d *Doc) Line(pointer string) int {
 
 func (d *Doc) convert(n *yaml.Node, ptr string) (any, *Problem) {
 	d.nodes++
-	if d.nodes > maxNodes {
+	if d.nodes > d.limit {
 		return nil, &Problem{Line: n.Line, Column: n.Column, Message: "document too large once aliases are expanded"}
 	}
-	if _, seen := d.pos[ptr]; !seen {
+	if _, seen := d.pos[ptr]; !seen && len(d.expanding) == 0 {
 		d.pos[ptr] = n
 	}
 	switch n.Kind {
@@ -160,7 +171,12 @@ func (d *Doc) convert(n *yaml.Node, ptr string) (any, *Problem) {
 				return nil, &Problem{Line: k.Line, Column: k.Column, Pointer: ptr, Message: fmt.Sprintf("key %q appears twice", k.Value)}
 			}
 			child := ptr + "/" + jsonpos.Escape(k.Value)
-			d.pos[child] = k
+			if len(d.expanding) == 0 {
+				// Inside an alias the members have no line of their own:
+				// a problem there is reported at the alias (Position
+				// falls back to the nearest recorded ancestor).
+				d.pos[child] = k
+			}
 			if v.Kind == yaml.ScalarNode && v.LineComment != "" {
 				if d.comments == nil {
 					d.comments = map[string]string{}

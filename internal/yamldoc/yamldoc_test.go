@@ -92,3 +92,43 @@ func TestCheckLines(t *testing.T) {
 		t.Fatalf("decode: %v %v", prob, out)
 	}
 }
+
+// TestExpansionBoundedBySize: a small document cannot buy a million nodes
+// of work with aliases; the budget grows with its size, so a large plain
+// document with a few reused anchors still parses.
+func TestExpansionBoundedBySize(t *testing.T) {
+	bomb := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	prev := "a"
+	for i := 0; i < 8; i++ {
+		name := string(rune('b' + i))
+		bomb += name + ": &" + name + " [" + strings.Repeat("*"+prev+", ", 9) + "*" + prev + "]\n"
+		prev = name
+	}
+	var d Doc
+	d.limit = min(maxNodes, minNodes+nodesPerByte*len(bomb))
+	if d.limit >= maxNodes/10 {
+		t.Fatalf("a %d-byte document may expand to %d nodes", len(bomb), d.limit)
+	}
+	if _, prob := Parse([]byte(bomb)); prob == nil || !strings.Contains(prob.Message, "too large") {
+		t.Fatalf("bomb: problem = %v", prob)
+	}
+
+	// 200 uses of a 20-node anchor in a document of some 3 KB: 4,000 nodes
+	// of reuse, well inside the budget.
+	var b strings.Builder
+	b.WriteString("base: &base {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, i: 9, j: 10}\nuses:\n")
+	for i := 0; i < 200; i++ {
+		b.WriteString("  - *base\n")
+	}
+	doc, prob := Parse([]byte(b.String()))
+	if prob != nil {
+		t.Fatalf("reuse: %v", prob)
+	}
+	if got := len(doc.Value().(map[string]any)["uses"].([]any)); got != 200 {
+		t.Fatalf("uses = %d", got)
+	}
+	// A problem inside an expanded alias is placed at the alias.
+	if line := doc.Line("/uses/3/c"); line != 6 {
+		t.Fatalf("line of /uses/3/c = %d, want 6 (the alias)", line)
+	}
+}

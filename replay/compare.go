@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"reflect"
 	"sort"
 	"strconv"
@@ -130,13 +131,7 @@ func numbers(v any) any {
 		}
 		return out
 	case json.Number:
-		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil && (i > 1<<53 || i < -(1<<53)) {
-			return x
-		}
-		if f, err := x.Float64(); err == nil && !math.IsInf(f, 0) {
-			return f
-		}
-		return x
+		return numberValue(x)
 	case int:
 		return float64(x)
 	case int64:
@@ -293,4 +288,38 @@ func collectNear(v any, toks []string, near map[string]bool) {
 			near[s] = true
 		}
 	}
+}
+
+// numberValue is how states compare a number: by value as a float64, or,
+// for an integer beyond 2^53 (which a float64 would round), as its exact
+// decimal literal, however it was spelled (9007199254740993, 1e16 and
+// 10000000000000000.0 are integers; -0 is 0).
+func numberValue(x json.Number) any {
+	if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+		return integerValue(big.NewInt(i))
+	}
+	f, err := x.Float64()
+	if err != nil || math.IsInf(f, 0) {
+		return x
+	}
+	if f == 0 {
+		return float64(0)
+	}
+	// Only a literal of bounded length is read exactly: big.Rat's cost
+	// grows with the exponent it spells out.
+	if math.Abs(f) >= 1<<53 && math.Abs(f) < 1e30 && len(x) <= 64 {
+		if r, ok := new(big.Rat).SetString(string(x)); ok && r.IsInt() {
+			return integerValue(r.Num())
+		}
+	}
+	return f
+}
+
+// integerValue is an integer as numberValue has it: a float64 up to 2^53,
+// its decimal literal beyond.
+func integerValue(n *big.Int) any {
+	if n.IsInt64() && n.Int64() <= 1<<53 && n.Int64() >= -(1<<53) {
+		return float64(n.Int64())
+	}
+	return json.Number(n.String())
 }

@@ -174,9 +174,21 @@ func (h *Harness) statePath(id, suffix string) (string, error) {
 // keepsFiles reports whether the work directory outlives the replay.
 func (h *Harness) keepsFiles() bool { return h.opts.Keep || h.opts.WorkDir != "" }
 
-// compareRuns compares a run's state with the baseline's.
+// compareRuns compares a run's state with the baseline's. A state equal
+// to the baseline's is not kept on disk past its comparison (a replay
+// makes dozens of runs — baselines, chaos, shrinking, contract runs — and
+// each canonical file is as large as the state); the comparison is kept
+// instead, for the callers that ask again.
 func (h *Harness) compareRuns(base, r *RunResult) (Comparison, error) {
-	return compareStored(base.state, r.state, h.sc.Consumer.Ignore)
+	if r.state != nil && r.state.equal == base.state && base.state != nil {
+		return r.state.equalCmp, nil
+	}
+	c, err := compareStored(base.state, r.state, h.sc.Consumer.Ignore)
+	if err == nil && c.Equal && r != base && r.state != base.state && r.state != nil && !h.keepsFiles() {
+		r.state.equal, r.state.equalCmp = base.state, c
+		_ = os.Remove(r.state.canon)
+	}
+	return c, err
 }
 
 // MaxRecordedFaults bounds RunResult.Faults.

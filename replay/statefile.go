@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -40,6 +39,14 @@ type storedState struct {
 	// JSON, cut at 200 bytes (messages).
 	empty bool
 	text  string
+	// equal is the baseline state this one was found equal to, when its
+	// canonical file was removed after (see compareRuns), and equalCmp
+	// that comparison.
+	equal    *storedState
+	equalCmp Comparison
+	// read is the bytes canonicalizing read: its cost, about the size
+	// however deep the state (a test bounds it).
+	read int64
 }
 
 // smallCanonicalState is the size up to which two differing canonical
@@ -80,7 +87,7 @@ func storeState(raw string, ignore []string) (*storedState, error) {
 	if st.canonSize, err = out.Seek(0, io.SeekCurrent); err != nil {
 		return nil, err
 	}
-	st.used, st.empty, st.text = c.used, c.empty, c.text
+	st.used, st.empty, st.text, st.read = c.used, c.empty, c.text, c.read
 	return st, out.Close()
 }
 
@@ -97,6 +104,22 @@ type canonicalizer struct {
 	path   []string
 	empty  bool
 	text   string
+	// ends remembers where object members found by a skip end (see
+	// endsMinSize).
+	ends map[int64]int64
+	read int64 // bytes the decoders read
+}
+
+// counted counts the bytes read through it.
+type counted struct {
+	r io.Reader
+	n *int64
+}
+
+func (c counted) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	*c.n += int64(n)
+	return n, err
 }
 
 // stateError locates a malformed state by line and column.
@@ -106,11 +129,11 @@ func (c *canonicalizer) stateError(off int64, ptr, msg string) error {
 	return fmt.Errorf("not JSON (%v): %s", e, snippetAt(c.f))
 }
 
-func (c *canonicalizer) syntaxError(dec *json.Decoder, base int64, err error) error {
-	off := base + dec.InputOffset()
+func (c *canonicalizer) syntaxError(cur *cursor, err error) error {
+	off := cur.base + cur.dec.InputOffset()
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		off = base + se.Offset
+		off = cur.base + se.Offset
 	}
 	msg := err.Error()
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -123,25 +146,25 @@ func (c *canonicalizer) document() error {
 	if err := c.checkText(); err != nil {
 		return err
 	}
-	dec := c.decoder(0, c.size)
-	first, err := dec.Token()
+	cur := c.cursor(0, c.size)
+	first, err := cur.dec.Token()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return c.stateError(0, "", "empty: expected a JSON value")
 		}
-		return c.syntaxError(dec, 0, err)
+		return c.syntaxError(cur, err)
 	}
 	switch first {
 	case nil:
 		c.empty = true
 	case json.Delim('{'), json.Delim('['):
-		c.empty = !dec.More()
+		c.empty = !cur.dec.More()
 	}
-	if err := c.value(dec, 0, first); err != nil {
+	if err := c.value(cur, first); err != nil {
 		return err
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return c.stateError(dec.InputOffset(), "", "unexpected data after the JSON value")
+	if _, err := cur.dec.Token(); !errors.Is(err, io.EOF) {
+		return c.stateError(cur.base+cur.dec.InputOffset(), "", "unexpected data after the JSON value")
 	}
 	c.text = compactPrefix(c.f, 200)
 	return nil
@@ -205,20 +228,86 @@ func (c *canonicalizer) checkText() error {
 	}
 }
 
-func (c *canonicalizer) decoder(start, end int64) *json.Decoder {
+// cursor is a decoder over an extent of the file: base is the file offset
+// of its input, end the end of the extent, open the containers it is in
+// (their opening delimiters). object moves it past a member whose end it
+// already knows by starting a new decoder there (see seek).
+type cursor struct {
+	dec       *json.Decoder
+	base, end int64
+	open      []byte
+}
+
+func (c *canonicalizer) cursor(start, end int64) *cursor {
 	var r io.Reader = io.NewSectionReader(c.src, start, end-start)
+	r = counted{r, &c.read}
 	if c.src == io.ReaderAt(c.f) {
 		r = bufio.NewReaderSize(r, 4<<10)
 	}
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
-	return dec
+	return &cursor{dec: dec, base: start, end: end}
+}
+
+// seek moves cur to off, the end of an object member it would otherwise
+// tokenize. A decoder cannot start inside an object, so the new one reads
+// the open delimiters first, then the file from past the member's comma
+// (or at the object's closing brace): its offsets are the file's again
+// once those are read.
+func (c *canonicalizer) seek(cur *cursor, off int64) error {
+	var b [64]byte
+	for {
+		n, err := c.src.ReadAt(b[:], off)
+		i := 0
+		for i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			i++
+		}
+		off += int64(i)
+		if i < n {
+			if b[i] == ',' {
+				off++
+			}
+			break
+		}
+		if err != nil {
+			return io.ErrUnexpectedEOF
+		}
+	}
+	prefix := cur.open
+	var r io.Reader = counted{io.NewSectionReader(c.src, off, cur.end-off), &c.read}
+	if c.src == io.ReaderAt(c.f) {
+		r = bufio.NewReaderSize(r, 4<<10)
+	}
+	dec := json.NewDecoder(io.MultiReader(bytes.NewReader(prefix), r))
+	dec.UseNumber()
+	for range prefix {
+		if _, err := dec.Token(); err != nil {
+			return err
+		}
+	}
+	cur.dec, cur.base = dec, off-int64(len(prefix))
+	return nil
 }
 
 // smallValue is the size up to which a nested value is read into memory
 // once and canonicalized from there: reading each nested object again
 // from the file would cost a read of its bytes per level of nesting.
 const smallValue = 1 << 20
+
+// An object is written in key order, so its members are first found
+// (skipped, token by token) and then canonicalized from their offsets:
+// without memory of what a skip found, a member nested d levels deep is
+// tokenized once per level above it, and a deep state costs depth × size
+// (a 1 MB state 999 levels deep took 48 s). A skip therefore remembers
+// where the larger object members inside it end (ends: start -> end, an
+// entry used once and dropped), so each byte is tokenized about once.
+// Members under endsMinSize are skipped again, which costs at most that
+// much per level; endsMax bounds the memory (past it, skips just
+// tokenize again: slower, never wrong).
+const (
+	endsMinSize = 64
+	endsMax     = 1 << 17
+)
 
 // bytesAt reads an extent of the file as a ReaderAt at the file's offsets.
 type bytesAt struct {
@@ -268,42 +357,43 @@ type stateMember struct {
 	start, end int64
 }
 
-// value writes the canonical form of the value that starts with tok;
-// base is the file offset of dec's input.
-func (c *canonicalizer) value(dec *json.Decoder, base int64, tok json.Token) error {
+// value writes the canonical form of the value that starts with tok.
+func (c *canonicalizer) value(cur *cursor, tok json.Token) error {
 	switch t := tok.(type) {
 	case json.Delim:
 		if t == '[' {
+			cur.open = append(cur.open, '[')
 			c.w.WriteByte('[')
 			n := 0
-			for i := 0; dec.More(); i++ {
+			for i := 0; cur.dec.More(); i++ {
 				c.path = append(c.path, strconv.Itoa(i))
-				tok, err := dec.Token()
+				tok, err := cur.dec.Token()
 				if err != nil {
-					return c.syntaxError(dec, base, err)
+					return c.syntaxError(cur, err)
 				}
 				if c.ignored() {
-					if err := skipAfter(dec, tok); err != nil {
-						return c.syntaxError(dec, base, err)
+					if err := c.skip(cur, tok); err != nil {
+						return c.syntaxError(cur, err)
 					}
 				} else {
 					if n > 0 {
 						c.w.WriteByte(',')
 					}
 					n++
-					if err := c.value(dec, base, tok); err != nil {
+					if err := c.value(cur, tok); err != nil {
 						return err
 					}
 				}
 				c.path = c.path[:len(c.path)-1]
 			}
-			if _, err := dec.Token(); err != nil {
-				return c.syntaxError(dec, base, err)
+			if _, err := cur.dec.Token(); err != nil {
+				return c.syntaxError(cur, err)
 			}
+			cur.open = cur.open[:len(cur.open)-1]
 			c.w.WriteByte(']')
 			return nil
 		}
-		return c.object(dec, base)
+		return c.object(cur)
 	default:
 		c.w.Write(canonicalScalar(tok))
 		return nil
@@ -313,35 +403,45 @@ func (c *canonicalizer) value(dec *json.Decoder, base int64, tok json.Token) err
 // object collects the members of an object (keys, scalars, offsets of
 // nested values), then writes them in key order, reading each nested
 // value again from its offsets.
-func (c *canonicalizer) object(dec *json.Decoder, base int64) error {
+func (c *canonicalizer) object(cur *cursor) error {
+	cur.open = append(cur.open, '{')
 	var ms []stateMember
 	ptr := jsonpos.Join(c.path...)
-	for dec.More() {
-		kt, err := dec.Token()
+	for cur.dec.More() {
+		kt, err := cur.dec.Token()
 		if err != nil {
-			return c.syntaxError(dec, base, err)
+			return c.syntaxError(cur, err)
 		}
 		key, _ := kt.(string)
-		vt, err := dec.Token()
+		vt, err := cur.dec.Token()
 		if err != nil {
-			return c.syntaxError(dec, base, err)
+			return c.syntaxError(cur, err)
 		}
 		m := stateMember{key: key}
 		if d, ok := vt.(json.Delim); ok {
 			// The offset after a delimiter token is just past it.
-			start := base + dec.InputOffset() - 1
-			if err := skipAfter(dec, d); err != nil {
-				return c.syntaxError(dec, base, err)
+			m.start = cur.base + cur.dec.InputOffset() - 1
+			if end, ok := c.ends[m.start]; ok {
+				delete(c.ends, m.start)
+				if err := c.seek(cur, end); err != nil {
+					return c.syntaxError(cur, err)
+				}
+				m.end = end
+			} else {
+				if err := c.skip(cur, d); err != nil {
+					return c.syntaxError(cur, err)
+				}
+				m.end = cur.base + cur.dec.InputOffset()
 			}
-			m.start, m.end = start, base+dec.InputOffset()
 		} else {
 			m.scalar = canonicalScalar(vt)
 		}
 		ms = append(ms, m)
 	}
-	if _, err := dec.Token(); err != nil {
-		return c.syntaxError(dec, base, err)
+	if _, err := cur.dec.Token(); err != nil {
+		return c.syntaxError(cur, err)
 	}
+	cur.open = cur.open[:len(cur.open)-1]
 	sort.Slice(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
 	for i := 1; i < len(ms); i++ {
 		if ms[i].key == ms[i-1].key {
@@ -365,11 +465,26 @@ func (c *canonicalizer) object(dec *json.Decoder, base int64) error {
 			} else if err := c.nested(m.start, m.end); err != nil {
 				return err
 			}
+		} else {
+			c.forget(m.start, m.end)
 		}
 		c.path = c.path[:len(c.path)-1]
 	}
 	c.w.WriteByte('}')
 	return nil
+}
+
+// forget drops what a skip remembered inside [start, end), a member left
+// out (consumer.ignore) whose members are never looked up.
+func (c *canonicalizer) forget(start, end int64) {
+	if end-start < endsMinSize || len(c.ends) == 0 {
+		return
+	}
+	for s := range c.ends {
+		if s > start && s < end {
+			delete(c.ends, s)
+		}
+	}
 }
 
 // nested writes the canonical form of the container at [start, end).
@@ -382,12 +497,80 @@ func (c *canonicalizer) nested(start, end int64) error {
 		c.src = bytesAt{b: b, base: start}
 		defer func() { c.src = c.f }()
 	}
-	sub := c.decoder(start, end)
-	tok, err := sub.Token()
+	sub := c.cursor(start, end)
+	tok, err := sub.dec.Token()
 	if err != nil {
-		return c.syntaxError(sub, start, err)
+		return c.syntaxError(sub, err)
 	}
-	return c.value(sub, start, tok)
+	return c.value(sub, tok)
+}
+
+// skip skips the rest of a value whose first token was tok, remembering
+// where the object members inside it that are at least endsMinSize long
+// end (see endsMinSize).
+func (c *canonicalizer) skip(cur *cursor, tok json.Token) error {
+	d, ok := tok.(json.Delim)
+	if !ok || d == '}' || d == ']' {
+		return nil
+	}
+	if c.ends == nil {
+		c.ends = map[int64]int64{}
+	}
+	stack := []skipOpen{{start: -1, obj: d == '{', key: d == '{'}}
+	for len(stack) > 0 {
+		t, err := cur.dec.Token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		top := &stack[len(stack)-1]
+		if top.obj {
+			if top.key {
+				if d, ok := t.(json.Delim); ok && d == '}' {
+					stack = c.closed(stack, cur)
+				} else {
+					top.key = false
+				}
+				continue
+			}
+			top.key = true
+		}
+		d, ok := t.(json.Delim)
+		switch {
+		case !ok:
+		case d == '{' || d == '[':
+			start := int64(-1)
+			if top.obj {
+				start = cur.base + cur.dec.InputOffset() - 1
+			}
+			stack = append(stack, skipOpen{start: start, obj: d == '{', key: d == '{'})
+		default:
+			stack = c.closed(stack, cur)
+		}
+	}
+	return nil
+}
+
+// skipOpen is a container open in a skip: its start when it is an object
+// member's value (-1 otherwise) and, for an object, whether a key comes
+// next.
+type skipOpen struct {
+	start    int64
+	obj, key bool
+}
+
+// closed pops the container cur just closed, remembering its end when it
+// is a large enough object member.
+func (c *canonicalizer) closed(stack []skipOpen, cur *cursor) []skipOpen {
+	o := stack[len(stack)-1]
+	if o.start >= 0 && len(c.ends) < endsMax {
+		if end := cur.base + cur.dec.InputOffset(); end-o.start >= endsMinSize {
+			c.ends[o.start] = end
+		}
+	}
+	return stack[:len(stack)-1]
 }
 
 // skipAfter skips the rest of a value whose first token was tok.
@@ -425,11 +608,11 @@ func canonicalScalar(tok json.Token) []byte {
 	case bool:
 		return strconv.AppendBool(nil, t)
 	case json.Number:
-		if i, err := strconv.ParseInt(string(t), 10, 64); err == nil && (i > 1<<53 || i < -(1<<53)) {
-			return []byte(t)
-		}
-		if f, err := t.Float64(); err == nil && !math.IsInf(f, 0) {
-			return strconv.AppendFloat(nil, f, 'g', -1, 64)
+		switch v := numberValue(t).(type) {
+		case float64:
+			return strconv.AppendFloat(nil, v, 'g', -1, 64)
+		case json.Number:
+			return []byte(v)
 		}
 		return []byte(t)
 	case string:

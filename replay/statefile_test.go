@@ -37,6 +37,9 @@ func TestCompareStoredAgreesWithCompare(t *testing.T) {
 		{"key order", `{"a": 1, "b": {"y": [1, 2], "x": "s"}}`, `{"b": {"x": "s", "y": [1, 2]}, "a": 1}`, nil, true},
 		{"numbers by value", `{"n": 1.0, "m": 1e2}`, `{"n": 1, "m": 100}`, nil, true},
 		{"big integers exactly", `{"n": 9007199254740993}`, `{"n": 9007199254740992}`, nil, false},
+		{"minus zero is zero", `{"n": -0, "m": -0.0}`, `{"n": 0, "m": 0}`, nil, true},
+		{"big integers however spelled", `{"n": 10000000000000000, "m": 9007199254740993}`, `{"n": 1e16, "m": 9007199254740993.0}`, nil, true},
+		{"big integers differ by one", `{"n": 10000000000000001}`, `{"n": 1e16}`, nil, false},
 		{"ignored member", `{"o": {"k1": {"v": 1, "t": "x"}}}`, `{"o": {"k1": {"v": 1, "t": "y"}}}`, []string{"/o/*/t"}, true},
 		{"ignored elements", `{"l": [1, 2]}`, `{"l": [3]}`, []string{"/l/*"}, true},
 		{"unused ignore", `{"a": 1}`, `{"a": 1}`, []string{"/nope"}, true},
@@ -285,5 +288,35 @@ func TestStoredStateMemoryBounded(t *testing.T) {
 	const bound = 16 << 20
 	if grew := peak.Load() - min(before, peak.Load()); grew > bound {
 		t.Errorf("the live heap grew by %.1f MiB storing and comparing two %.0f MiB states; the bound is %d MiB", float64(grew)/(1<<20), float64(sa.size)/(1<<20), bound>>20)
+	}
+}
+
+// TestCanonicalCostLinearInDepth: canonicalizing reads each byte of a
+// state about once however deep it is nested. Without remembering where
+// members end, a state 900 levels deep (each level an object of two
+// members, the deep one last) was read once per level.
+func TestCanonicalCostLinearInDepth(t *testing.T) {
+	const depth = 900
+	var b strings.Builder
+	for i := 0; i < depth; i++ {
+		b.WriteString(`{"z": 1, "a": `)
+	}
+	b.WriteString(`"` + strings.Repeat("x", 200<<10) + `"`)
+	for i := 0; i < depth; i++ {
+		b.WriteString(`, "b": [1, {"k": "v"}]}`)
+	}
+	st, err := storeText(t, b.String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size := int64(b.Len()); st.read > 4*size {
+		t.Fatalf("canonicalizing a %d-byte state %d levels deep read %d bytes (%.0f× its size)", size, depth, st.read, float64(st.read)/float64(size))
+	}
+	canon, err := os.ReadFile(st.canon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"a":{"a":`; !strings.HasPrefix(string(canon), want) || !strings.HasSuffix(string(canon), `,"b":[1,{"k":"v"}],"z":1}`) {
+		t.Fatalf("canonical form starts %.40q, ends %q", canon, canon[len(canon)-40:])
 	}
 }

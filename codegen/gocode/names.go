@@ -149,4 +149,3 @@ func Snake(name string) string {
 	}
 	return b.String()
 }
-

@@ -1551,4 +1551,3 @@ func sortedKeysByValue(m map[string]string) []string {
 	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] < m[keys[j]] })
 	return keys
 }
-

@@ -6,9 +6,15 @@
 // copied from codegen/internal/rt so that generated code imports nothing
 // from evtool.
 //
-// Schemas are read through santhosh-tekuri/jsonschema's compiled form.
-// Keywords the generator does not translate are never skipped: the value
-// at that location is also validated with the embedded catalog schema at
+// codegen is the format-neutral half: the package scope, the shared
+// file, imports and gofmt. What Go a schema becomes is each format's rule,
+// behind the generator seam of codegen/gocode: Generate asks the provider
+// of each event type's format (format/formats) for its generator
+// (format.GoGenerator) and hands it the type; JSON Schema's is
+// codegen/jsongen, Avro's format/avro, and a format without one (Protobuf:
+// protoc-gen-go's job) gets no code, its types listed in Result.Skipped.
+// Keywords a generator does not translate are never skipped: the value at
+// that location is also validated with the embedded catalog schema at
 // decode time, and Generate returns a Note naming the keywords.
 package codegen
 
@@ -65,9 +71,10 @@ type Note = gocode.Note
 type Result struct {
 	Files []File // sorted by name
 	Notes []Note
-	// Skipped lists the Protobuf event types, for which no code is
-	// generated: Go code for Protobuf messages is protoc-gen-go's (or buf
-	// generate's) job.
+	// Skipped lists the event types of formats whose provider has no Go
+	// generator (format.GoGenerator), for which no code is generated:
+	// Protobuf's, as Go code for Protobuf messages is protoc-gen-go's (or
+	// buf generate's) job.
 	Skipped []string
 }
 

@@ -17,13 +17,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/codegen/internal/rt"
+	"github.com/evtool/evtool/codegen/jsongen"
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/sample"
 )
 
@@ -235,7 +236,8 @@ func TestGeneratedCode(t *testing.T) {
 	for i, name := range names {
 		dir := corpus(t)[name]
 		pkg := "c" + strconv.Itoa(i)
-		g, res, err := generate(load(t, dir), Options{Package: pkg})
+		cat := load(t, dir)
+		g, res, err := generate(cat, Options{Package: pkg})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -250,17 +252,25 @@ func TestGeneratedCode(t *testing.T) {
 		}
 		imports = append(imports, fmt.Sprintf("%s %q", pkg, importBase+"/"+name))
 		ranges = append(ranges, fmt.Sprintf("%q: %s.ErrOutOfRange,", name, pkg))
-		for _, ti := range g.types {
-			for _, vi := range ti.versions {
-				key := fmt.Sprintf("%s/%s/%d", name, ti.t.Name, vi.v.Number)
+		for _, et := range cat.Types {
+			if et.Format != format.JSONSchema {
+				continue
+			}
+			gt := g.eventType(et)
+			schemas, err := jsongen.Schemas(g.Catalog(), gt.Versions)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for i, v := range et.Versions {
+				key := fmt.Sprintf("%s/%s/%d", name, et.Name, v.Number)
 				entries = append(entries, fmt.Sprintf(`%q: func(b []byte) ([]byte, error) {
 	var v %s.%s
 	if err := v.UnmarshalJSON(b); err != nil {
 		return nil, err
 	}
 	return v.MarshalJSON()
-},`, key, pkg, vi.name))
-				insts = append(insts, instances(t, key, vi, g.cs.versions[vi.v])...)
+},`, key, pkg, gt.Base+"V"+strconv.Itoa(v.Number)))
+				insts = append(insts, instances(t, key, v, schemas[i])...)
 			}
 		}
 	}
@@ -473,7 +483,7 @@ func hasInexactNumber(doc []byte) bool {
 }
 
 // instances returns the documents fed to one version.
-func instances(t *testing.T, key string, vi *verInfo, s *jsonschema.Schema) []instance {
+func instances(t *testing.T, key string, v *catalog.Version, s *jsonschema.Schema) []instance {
 	var out []instance
 	add := func(label string, doc []byte) {
 		// JSON text must be UTF-8 (RFC 8259): generated code rejects what
@@ -490,7 +500,7 @@ func instances(t *testing.T, key string, vi *verInfo, s *jsonschema.Schema) []in
 		}
 		valid = append(valid, vals...)
 	}
-	for _, ex := range vi.v.Examples {
+	for _, ex := range v.Examples {
 		add("example "+filepath.Base(ex.File), ex.Text)
 	}
 	rng := rand.New(rand.NewPCG(1, uint64(len(key))))
@@ -756,47 +766,9 @@ func TestNameCollision(t *testing.T) {
 	}
 }
 
-func TestNames(t *testing.T) {
-	for in, want := range map[string]string{
-		"orderId": "OrderID", "order_id": "OrderID", "HTTPServer": "HTTPServer", "sku": "Sku",
-		"123abc": "X123abc", "名前": "X名前", "naïve": "Naïve", "type": "Type", "": "X", "a-b": "AB",
-		"unitPrice": "UnitPrice", "v2Item": "V2Item", "URLs": "URLs",
-	} {
-		if got := exportedName(in); got != want {
-			t.Errorf("exportedName(%q) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[string]string{"com.example.order.placed": "OrderPlaced", "x.y": "XY", "greeting": "Greeting", "com.example.greeting.sent": "GreetingSent"} {
-		if got := typeBaseName(in); got != want {
-			t.Errorf("typeBaseName(%q) = %q, want %q", in, got, want)
-		}
-	}
-	got := disambiguate([]string{"id", "ID", "name", "validate"}, []string{"ID", "ID", "Name", "Validate"}, map[string]bool{"Validate": true})
-	want := []string{"ID_id", "ID_ID", "Name", "Validate_validate"}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("disambiguate: %v, want %v", got, want)
-	}
+func TestDefaultPackage(t *testing.T) {
 	if DefaultPackage("/x/events") != "events" || DefaultPackage("/x/my-events") != "myevents" || DefaultPackage("/x/1x") != "" {
 		t.Error("DefaultPackage")
-	}
-}
-
-func TestComment(t *testing.T) {
-	c := comment("a */ b\nc\r\nd\x00e\u2028f `g`")
-	for _, line := range strings.Split(strings.TrimSuffix(c, "\n"), "\n") {
-		if !strings.HasPrefix(line, "//") {
-			t.Errorf("line %q is not a comment", line)
-		}
-	}
-	if strings.ContainsAny(c, "\x00\r") {
-		t.Errorf("control characters left in %q", c)
-	}
-	// Trojan Source: no bidi control or other invisible format character.
-	bidi := comment("access \u202eadmin\u202c \u2066x\u2069 \u2067y\u2068 \u202a\u202b\u202d \u200e\u200f\u061c \u200b \u0085")
-	for _, r := range bidi {
-		if r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Cf, r) {
-			t.Errorf("comment keeps %U: %q", r, bidi)
-		}
 	}
 }
 

@@ -1,19 +1,17 @@
-package codegen
+package jsongen
 
 import (
 	"bytes"
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/evtool/evtool/catalog"
-	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/codegen/gocode"
 )
 
 // virtualRoot must match the registry's: schema locations are file URLs
@@ -41,7 +39,7 @@ type schemaFile struct {
 // schemas (the generated code asserts the formats it knows).
 type catalogSchemas struct {
 	files    map[string]*schemaFile // by URL (file URL and $id)
-	versions map[*catalog.Version]*jsonschema.Schema
+	compiler *jsonschema.Compiler
 }
 
 type fileLoader struct{ files map[string]*schemaFile }
@@ -58,17 +56,11 @@ func (l fileLoader) Load(raw string) (any, error) {
 	return nil, fmt.Errorf("%s is not a file of the catalog", raw)
 }
 
-// compileCatalog reads every schema file under the catalog root from fsys
-// (the catalog directory) and compiles every version.
-func compileCatalog(cat *catalog.Catalog, fsys fs.FS) (*catalogSchemas, error) {
-	if fsys == nil {
-		fsys = os.DirFS(cat.Dir)
-	}
-	root := path.Clean(filepath.ToSlash(cat.Config.Schemas))
-	if root == "" {
-		root = "schemas"
-	}
-	cs := &catalogSchemas{files: map[string]*schemaFile{}, versions: map[*catalog.Version]*jsonschema.Schema{}}
+// readCatalog reads every schema file under the catalog root, for the
+// versions to be compiled from (compile).
+func readCatalog(cat gocode.Catalog) (*catalogSchemas, error) {
+	fsys, root := cat.Dir, cat.Schemas
+	cs := &catalogSchemas{files: map[string]*schemaFile{}}
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -116,19 +108,17 @@ func compileCatalog(cat *catalog.Catalog, fsys fs.FS) (*catalogSchemas, error) {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.UseLoader(fileLoader{files: cs.files})
-	for _, t := range cat.Types {
-		if t.Format != format.JSONSchema {
-			continue // generated from the format's own compiled schemas
-		}
-		for _, v := range t.Versions {
-			s, err := c.Compile(v.URL)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", v.File, err)
-			}
-			cs.versions[v] = s
-		}
-	}
+	cs.compiler = c
 	return cs, nil
+}
+
+// compile compiles a version of an event type.
+func (cs *catalogSchemas) compile(v gocode.Version) (*jsonschema.Schema, error) {
+	s, err := cs.compiler.Compile(fileURL(v.RelPath))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", v.File, err)
+	}
+	return s, nil
 }
 
 // split returns the file and the JSON pointer of a schema location.
@@ -164,4 +154,22 @@ func (cs *catalogSchemas) display(loc string) string {
 		return f.display
 	}
 	return f.display + "#" + ptr
+}
+
+// Schemas are the schemas the Go types of versions are generated from:
+// each compiled from the catalog's files as the generator compiles it
+// (format assertions on), for tests that check generated code against
+// the schema.
+func Schemas(cat gocode.Catalog, versions []gocode.Version) ([]*jsonschema.Schema, error) {
+	cs, err := readCatalog(cat)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*jsonschema.Schema, len(versions))
+	for i, v := range versions {
+		if out[i], err = cs.compile(v); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

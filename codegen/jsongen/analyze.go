@@ -1,4 +1,4 @@
-package codegen
+package jsongen
 
 import (
 	"fmt"
@@ -10,12 +10,12 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/codegen/gocode"
 	"github.com/evtool/evtool/format"
 )
 
 type typeInfo struct {
-	t        *catalog.EventType
+	t        gocode.EventType
 	base     string // OrderPlaced
 	file     string // order_placed_gen.go
 	versions []*verInfo
@@ -23,7 +23,7 @@ type typeInfo struct {
 
 type verInfo struct {
 	ti   *typeInfo
-	v    *catalog.Version
+	v    gocode.Version
 	s    *jsonschema.Schema
 	name string // OrderPlacedV1
 	root *def
@@ -38,40 +38,39 @@ type nodeKey struct {
 	noEnum bool
 }
 
-// analyze builds the Go types of every version of every event type.
-func (g *gen) analyze() {
-	for _, t := range g.cat.Types {
-		switch t.Format {
-		case format.Avro:
-			if !g.opts.Plain {
-				g.analyzeAvro(t)
-			}
-			continue
-		case format.Protobuf:
-			g.skipped = append(g.skipped, t.Name)
-			continue
+// Type takes an event type: it compiles its versions and declares the
+// names made from the type's name (the Go types are built by Analyze).
+func (g *gen) Type(t gocode.EventType, _ []format.Schema) error {
+	compiled := make([]*jsonschema.Schema, len(t.Versions))
+	for i, v := range t.Versions {
+		s, err := g.compile(v)
+		if err != nil {
+			return err
 		}
-		ti := &typeInfo{t: t, base: typeBaseName(t.Name)}
-		g.decodeOrder = append(g.decodeOrder, ti.base)
-		ti.file = snake(ti.base) + "_gen.go"
-		origin := "event type " + t.Name
-		g.declare(ti.base+"Type", origin)
-		g.declare(ti.base+"Data", origin)
-		g.declare("Decode"+ti.base, origin)
-		if prev, ok := g.fileOwners[ti.file]; ok {
-			g.errs = append(g.errs, fmt.Errorf("event types %s and %s would both be generated into %s: rename one of them", prev, t.Name, ti.file))
-		}
-		g.fileOwners[ti.file] = t.Name
-		for _, v := range t.Versions {
-			vi := &verInfo{ti: ti, v: v, s: g.cs.versions[v], name: ti.base + "V" + strconv.Itoa(v.Number)}
-			ti.versions = append(ti.versions, vi)
-			g.versionFiles[fileURL(v.RelPath)] = vi
-			vorigin := fmt.Sprintf("%s v%d", t.Name, v.Number)
-			g.declare(vi.name+"DataSchema", vorigin)
-			g.declare("New"+vi.name+"Event", vorigin)
-		}
-		g.types = append(g.types, ti)
+		compiled[i] = s
 	}
+	ti := &typeInfo{t: t, base: t.Base}
+	g.pkg.Decodes(ti.base)
+	ti.file = gocode.Snake(ti.base) + "_gen.go"
+	origin := "event type " + t.Name
+	g.declare(ti.base+"Type", origin)
+	g.declare(ti.base+"Data", origin)
+	g.declare("Decode"+ti.base, origin)
+	g.pkg.OwnFile(ti.file, t.Name)
+	for i, v := range t.Versions {
+		vi := &verInfo{ti: ti, v: v, s: compiled[i], name: ti.base + "V" + strconv.Itoa(v.Number)}
+		ti.versions = append(ti.versions, vi)
+		g.versionFiles[fileURL(v.RelPath)] = vi
+		vorigin := fmt.Sprintf("%s v%d", t.Name, v.Number)
+		g.declare(vi.name+"DataSchema", vorigin)
+		g.declare("New"+vi.name+"Event", vorigin)
+	}
+	g.types = append(g.types, ti)
+	return nil
+}
+
+// Analyze builds the Go types of every version of every event type.
+func (g *gen) Analyze() {
 	for _, ti := range g.types {
 		for _, vi := range ti.versions {
 			g.versionRoot(vi)
@@ -80,11 +79,7 @@ func (g *gen) analyze() {
 	g.markCycles()
 }
 
-func (g *gen) declare(name, origin string) {
-	if err := g.scope.declare(name, origin); err != nil {
-		g.errs = append(g.errs, err)
-	}
-}
+func (g *gen) declare(name, origin string) { g.pkg.Declare(name, origin) }
 
 // versionRoot makes the named type of a version: a struct when its data is
 // an object, else a struct wrapping the value.
@@ -287,7 +282,7 @@ func (g *gen) addUnions(n *node, s *jsonschema.Schema) {
 		if u.one {
 			kw = "OneOf"
 		}
-		uc.fn = "check" + kw + shortHash(n.loc)
+		uc.fn = "check" + kw + gocode.ShortHash(n.loc)
 		n.unions = append(n.unions, uc)
 	}
 	if n.def != nil {
@@ -354,7 +349,7 @@ func (g *gen) fileKeyOf(loc string) string {
 func (g *gen) nameFor(loc string, s *jsonschema.Schema, suffix string) string {
 	f, ptr := g.cs.split(loc)
 	if f == nil {
-		return exportedName(s.Title+" "+loc) + suffix
+		return gocode.ExportedName(s.Title+" "+loc) + suffix
 	}
 	return g.nameAt(f, ptr, s.Title) + suffix
 }
@@ -370,9 +365,9 @@ func (g *gen) nameAt(f *schemaFile, ptr, title string) string {
 			return vi.name
 		}
 		if title != "" {
-			return exportedName(title)
+			return gocode.ExportedName(title)
 		}
-		return exportedName(strings.TrimSuffix(path.Base(f.rel), ".json"))
+		return gocode.ExportedName(strings.TrimSuffix(path.Base(f.rel), ".json"))
 	}
 	toks := strings.Split(ptr[1:], "/")
 	for i := range toks {
@@ -380,19 +375,19 @@ func (g *gen) nameAt(f *schemaFile, ptr, title string) string {
 	}
 	n := len(toks)
 	if n == 2 && (toks[0] == "$defs" || toks[0] == "definitions") {
-		return prefix + exportedName(toks[1])
+		return prefix + gocode.ExportedName(toks[1])
 	}
 	if title != "" {
-		return prefix + exportedName(title)
+		return prefix + gocode.ExportedName(title)
 	}
 	// the path below the enclosing schema
 	var seg string
 	cut := n - 1
 	switch {
 	case n >= 2 && (toks[n-2] == "properties" || toks[n-2] == "$defs" || toks[n-2] == "definitions" || toks[n-2] == "dependentSchemas"):
-		seg, cut = exportedName(toks[n-1]), n-2
+		seg, cut = gocode.ExportedName(toks[n-1]), n-2
 	case n >= 2 && (toks[n-2] == "oneOf" || toks[n-2] == "anyOf" || toks[n-2] == "allOf"):
-		seg, cut = exportedName(toks[n-2])+toks[n-1], n-2
+		seg, cut = gocode.ExportedName(toks[n-2])+toks[n-1], n-2
 	case n >= 2 && (toks[n-2] == "prefixItems" || toks[n-2] == "items"):
 		seg, cut = "Item"+toks[n-1], n-2
 	case n >= 2 && toks[n-2] == "patternProperties":
@@ -402,7 +397,7 @@ func (g *gen) nameAt(f *schemaFile, ptr, title string) string {
 	case toks[n-1] == "additionalProperties":
 		seg = "Value"
 	default:
-		seg = exportedName(toks[n-1])
+		seg = gocode.ExportedName(toks[n-1])
 	}
 	parentPtr := ""
 	if cut > 0 {
@@ -579,9 +574,9 @@ func (g *gen) buildStruct(d *def, s *jsonschema.Schema) {
 			continue
 		}
 		raw = append(raw, f.json)
-		base = append(base, exportedName(f.json))
+		base = append(base, gocode.ExportedName(f.json))
 	}
-	names := disambiguate(raw, base, reserved)
+	names := gocode.Disambiguate(raw, base, reserved)
 	i := 0
 	for _, f := range fields {
 		if f.constRaw != nil {
@@ -615,7 +610,7 @@ func (g *gen) buildEnum(n *node) {
 		}
 		seen[str] = true
 		raw = append(raw, str)
-		b := exportedName(str)
+		b := gocode.ExportedName(str)
 		if str == "" {
 			b = "Empty"
 		}
@@ -625,7 +620,7 @@ func (g *gen) buildEnum(n *node) {
 		}
 	}
 	d.enumValues = raw
-	d.enumNames = disambiguate(raw, base, map[string]bool{})
+	d.enumNames = gocode.Disambiguate(raw, base, map[string]bool{})
 	for i, name := range d.enumNames {
 		g.declare(name, fmt.Sprintf("enum value %q of %s", raw[i], d.name))
 	}
@@ -640,7 +635,7 @@ func (g *gen) buildSealed(n *node, list []*jsonschema.Schema, disc string, vals 
 		if bn.kind != kStruct {
 			// cannot happen for object branches with a required property;
 			// keep the generator honest anyway
-			g.errs = append(g.errs, fmt.Errorf("%s: oneOf branch %s is not an object type", g.cs.display(n.loc), g.cs.display(b.Location)))
+			g.pkg.Fail(fmt.Errorf("%s: oneOf branch %s is not an object type", g.cs.display(n.loc), g.cs.display(b.Location)))
 			continue
 		}
 		bn.def.seals = append(bn.def.seals, d)
@@ -672,7 +667,7 @@ func (g *gen) buildBranchUnion(n *node, list []*jsonschema.Schema, one bool) {
 		raw = append(raw, strconv.Itoa(i))
 		base = append(base, name)
 	}
-	d.optionNames = disambiguate(raw, base, map[string]bool{})
+	d.optionNames = gocode.Disambiguate(raw, base, map[string]bool{})
 }
 
 func (g *gen) buildKindUnion(n *node, kinds kindSet) {
@@ -761,7 +756,7 @@ func (g *gen) note(s *jsonschema.Schema, keywords []string) {
 		return
 	}
 	g.noted[s.Location] = true
-	g.notes = append(g.notes, Note{Location: g.cs.display(s.Location), Keywords: keywords})
+	g.notes = append(g.notes, gocode.Note{Location: g.cs.display(s.Location), Keywords: keywords})
 }
 
 // describe returns the doc text of a schema: its description, else its

@@ -1,4 +1,4 @@
-package codegen
+package jsongen
 
 import (
 	"math/rand/v2"

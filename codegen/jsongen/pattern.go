@@ -1,4 +1,4 @@
-package codegen
+package jsongen
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/evtool/evtool/codegen/gocode"
 )
 
 // simplePattern is a pattern made of runs of character classes, which
@@ -198,81 +200,81 @@ func runeLit(r rune) string {
 }
 
 // emitMatcher writes func name(s string) bool matching p.
-func emitMatcher(o *w, name, pattern string, p *simplePattern) {
-	o.p("// %s matches %s without the regexp package (same result).", name, strings.ReplaceAll(strconv.Quote(pattern), "*/", "*\\/"))
-	o.p("func %s(s string) bool {", name)
-	o.p("i := 0")
-	o.p("var r rune")
-	o.p("var n int")
-	o.p("_, _ = r, n")
+func emitMatcher(o *gocode.Writer, name, pattern string, p *simplePattern) {
+	o.P("// %s matches %s without the regexp package (same result).", name, strings.ReplaceAll(strconv.Quote(pattern), "*/", "*\\/"))
+	o.P("func %s(s string) bool {", name)
+	o.P("i := 0")
+	o.P("var r rune")
+	o.P("var n int")
+	o.P("_, _ = r, n")
 	for ri := 0; ri < len(p.runs); ri++ {
 		run := p.runs[ri]
 		if lit := literalRuns(p.runs[ri:]); len(lit) > 1 {
-			o.p("if !strings.HasPrefix(s[i:], %s) {", strconv.Quote(lit))
-			o.p("return false")
-			o.p("}")
-			o.p("i += %d", len(lit))
+			o.P("if !strings.HasPrefix(s[i:], %s) {", strconv.Quote(lit))
+			o.P("return false")
+			o.P("}")
+			o.P("i += %d", len(lit))
 			ri += utf8.RuneCountInString(lit) - 1
 			continue
 		}
 		cond := condRanges("r", run.ranges)
 		// one rune at a time: ASCII fast, else decode
 		next := func() {
-			o.p("if i >= len(s) {")
-			o.p("return false")
-			o.p("}")
-			o.p("if r, n = rune(s[i]), 1; r >= utf8.RuneSelf {")
-			o.p("r, n = utf8.DecodeRuneInString(s[i:])")
-			o.p("}")
+			o.P("if i >= len(s) {")
+			o.P("return false")
+			o.P("}")
+			o.P("if r, n = rune(s[i]), 1; r >= utf8.RuneSelf {")
+			o.P("r, n = utf8.DecodeRuneInString(s[i:])")
+			o.P("}")
 		}
 		switch {
 		case run.min == run.max && run.min <= 4:
 			for k := 0; k < run.min; k++ {
 				next()
-				o.p("if !(%s) {", cond)
-				o.p("return false")
-				o.p("}")
-				o.p("i += n")
+				o.P("if !(%s) {", cond)
+				o.P("return false")
+				o.P("}")
+				o.P("i += n")
 			}
 		case run.min == run.max:
-			o.p("for k := 0; k < %d; k++ {", run.min)
+			o.P("for k := 0; k < %d; k++ {", run.min)
 			next()
-			o.p("if !(%s) {", cond)
-			o.p("return false")
-			o.p("}")
-			o.p("i += n")
-			o.p("}")
+			o.P("if !(%s) {", cond)
+			o.P("return false")
+			o.P("}")
+			o.P("i += n")
+			o.P("}")
 		default:
 			// the last run, anchored at the end: count until the end
-			o.p("for k := 0; ; k++ {")
-			o.p("if i >= len(s) {")
-			o.p("return k >= %d", run.min)
-			o.p("}")
+			o.P("for k := 0; ; k++ {")
+			o.P("if i >= len(s) {")
+			o.P("return k >= %d", run.min)
+			o.P("}")
 			if run.max >= 0 {
-				o.p("if k == %d {", run.max)
-				o.p("return false")
-				o.p("}")
+				o.P("if k == %d {", run.max)
+				o.P("return false")
+				o.P("}")
 			}
-			o.p("if r, n = rune(s[i]), 1; r >= utf8.RuneSelf {")
-			o.p("r, n = utf8.DecodeRuneInString(s[i:])")
-			o.p("}")
-			o.p("if !(%s) {", cond)
-			o.p("return false")
-			o.p("}")
-			o.p("i += n")
-			o.p("}")
+			o.P("if r, n = rune(s[i]), 1; r >= utf8.RuneSelf {")
+			o.P("r, n = utf8.DecodeRuneInString(s[i:])")
+			o.P("}")
+			o.P("if !(%s) {", cond)
+			o.P("return false")
+			o.P("}")
+			o.P("i += n")
+			o.P("}")
 		}
 	}
 	if n := len(p.runs); n > 0 && p.runs[n-1].min != p.runs[n-1].max {
-		o.p("}") // the loop of a variable last run returns
-		o.p("")
+		o.P("}") // the loop of a variable last run returns
+		o.P("")
 		return
 	}
 	if p.end {
-		o.p("return i == len(s)")
+		o.P("return i == len(s)")
 	} else {
-		o.p("return true")
+		o.P("return true")
 	}
-	o.p("}")
-	o.p("")
+	o.P("}")
+	o.P("")
 }

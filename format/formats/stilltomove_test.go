@@ -14,8 +14,6 @@ var stillToMove = []string{
 	// method that would only hide the assertion.
 	"codegen/analyze.go: switch on a format kind",
 	"codegen/avro.go: type assertion to a compiled schema",
-	"docsite/site.go: type switch on a compiled schema",
-	"examples/inventory/consumer/decode.go: type assertion to a compiled schema",
 	// formatForm: the Avro and Protobuf registry forms (a version with
 	// the closure of shared schemas it references) are built on
 	// schemaregistry's Forms cache and SharedSchema; they move once the

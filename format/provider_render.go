@@ -61,3 +61,85 @@ type FieldDocumenter interface {
 	// schema keeps no copy of (Avro's doc); nil leaves that out.
 	FieldDocs(s Schema, fsys fs.FS) (root FieldDoc, rows []FieldDoc, truncated bool)
 }
+
+// SharedSchema is a catalog file that versions use from outside their own
+// file: an .avsc defining a named type (a record, enum or fixed referenced
+// by full name), or an imported .proto. A registry holds it under a subject
+// of its own, and the versions that use it carry Confluent schema
+// references to it.
+type SharedSchema struct {
+	Kind Kind
+	// Name is the reference name: the full name of the file's top-level
+	// named type (Avro) or its import path (Protobuf). Subject is where it
+	// is registered: the name itself, as Confluent's serializers and
+	// Maven plugin do (DefaultReferenceSubjectNameStrategy).
+	Name, Subject string
+	// Rel is the file's slash path inside the catalog root.
+	Rel  string
+	Text []byte
+	// Deps are the names of the shared schemas it uses itself, in
+	// dependency order (set by the registry form that orders them).
+	Deps []string
+	// Digest is the identity push, diff and the server compare.
+	Digest string
+	// DepRels are the shared files it uses itself, as paths inside the
+	// catalog root.
+	DepRels []string
+}
+
+// SharedFiles is where a format reads the shared schemas of registry
+// forms: the catalog root, the bound on one file, and the shared schemas
+// read so far by path inside the root (a cache the caller keeps and
+// guards, as one file is one shared schema for every version using it).
+type SharedFiles struct {
+	Root    fs.FS
+	MaxSize int64
+	Cache   map[string]*SharedSchema
+}
+
+// RegistryFormer is a Provider whose registry form is a version's file as
+// written with references to the shared schemas it uses (Avro, Protobuf;
+// JSON Schema's form inlines them: package schemaregistry bundles it).
+type RegistryFormer interface {
+	// RegistryShared are the shared schemas s uses, directly or not:
+	// closure their paths inside the root, sorted, and byRel each of them
+	// by path. rel is s's own file inside the root.
+	RegistryShared(s Schema, rel string, files SharedFiles) (closure []string, byRel map[string]*SharedSchema, err error)
+	// AllShared are the shared schemas among rels (files of the root with
+	// the format's extension that are no version file), by path: a file
+	// that is not one, or does not compile on its own, is left out.
+	AllShared(rels []string, files SharedFiles) map[string]*SharedSchema
+}
+
+// AsyncAPIPayload is a version's schema as the payload of an AsyncAPI 3.0
+// message that is not JSON Schema: a Multi Format Schema Object.
+type AsyncAPIPayload struct {
+	// SchemaFormat is the payload's schemaFormat, as the AsyncAPI
+	// specification spells it.
+	SchemaFormat string
+	// JSON is the embedded schema when it is a JSON value (Avro), as JSON
+	// text keeping the key order written; Text when it is a string
+	// (Protobuf's .proto).
+	JSON []byte
+	Text string
+	// Message is the event message's full name (x-evtool-message, ""
+	// for none); Imports the files the schema was bundled with
+	// (x-evtool-imports).
+	Message string
+	Imports []string
+	// ContentType is the messages' content type.
+	ContentType string
+	// Warning says why the schema is embedded otherwise than the format
+	// would (Protobuf: as written, with imports the AsyncAPI parser
+	// cannot follow); "" for none.
+	Warning string
+}
+
+// AsyncAPIPayloader is a Provider whose versions are embedded in an
+// AsyncAPI message with their schemaFormat (Avro, Protobuf; JSON Schema is
+// carried over as a component by package asyncapi).
+type AsyncAPIPayloader interface {
+	// AsyncAPIPayload is s embedded in a message; text is s's file as
+	// written.
+	AsyncAPIPayload(s Schema, text []byte) (AsyncAPIPayload, error)
+}

@@ -274,11 +274,10 @@ func otherFormats(cat *catalog.Catalog) string {
 		kinds[t.Format] = true
 	}
 	var out string
-	if kinds[format.Avro] {
-		out += "\n\nAvro types (schemas/<type>/vN.avsc): the record value is the datum in Avro's binary encoding (content-type application/avro, optionally in the Confluent wire format: magic byte 0 and a 4-byte schema id); the payload embeds the schema with schemaFormat " + AvroSchemaFormat + "."
-	}
-	if kinds[format.Protobuf] {
-		out += "\n\nProtobuf types (schemas/<type>/vN.proto): the record value is the message in the Protobuf binary encoding (content-type application/protobuf, optionally Confluent-framed with message indexes); the payload embeds the .proto text with schemaFormat " + ProtobufSchemaFormat + " (version=2 for proto2 files), x-evtool-message naming the event's message."
+	for _, p := range formats.All() {
+		if pl, ok := p.(format.AsyncAPIPayloader); ok && kinds[p.Kind()] {
+			out += "\n\n" + pl.AsyncAPIInfo()
+		}
 	}
 	return out
 }
@@ -332,7 +331,7 @@ func (x *schemaExporter) message(cat *catalog.Catalog, t *catalog.EventType, v *
 	}
 	var examples []any
 	for _, e := range v.Examples {
-		if v.Format != format.JSONSchema {
+		if _, embedded := formats.Of(v.Compiled).(format.AsyncAPIPayloader); embedded {
 			// Examples are written in the JSON form (Avro's JSON
 			// encoding, Protobuf's JSON mapping), not in the message's
 			// binary content type.

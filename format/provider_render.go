@@ -142,4 +142,8 @@ type AsyncAPIPayloader interface {
 	// AsyncAPIPayload is s embedded in a message; text is s's file as
 	// written.
 	AsyncAPIPayload(s Schema, text []byte) (AsyncAPIPayload, error)
+	// AsyncAPIInfo says how the format's versions are carried (record
+	// value, content type, what the payload embeds): a paragraph of the
+	// document's description when the catalog has such versions.
+	AsyncAPIInfo() string
 }

@@ -283,3 +283,9 @@ func atPointer(doc any, ptr string) (any, error) {
 	}
 	return cur, nil
 }
+
+// AsyncAPIInfo says how Avro versions are carried, for the document's
+// description.
+func (Provider) AsyncAPIInfo() string {
+	return "Avro types (schemas/<type>/vN.avsc): the record value is the datum in Avro's binary encoding (content-type application/avro, optionally in the Confluent wire format: magic byte 0 and a 4-byte schema id); the payload embeds the schema with schemaFormat " + AsyncAPISchemaFormat + "."
+}

@@ -274,3 +274,9 @@ func markRoot(text string, msg protoreflect.MessageDescriptor) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// AsyncAPIInfo says how Protobuf versions are carried, for the document's
+// description.
+func (Provider) AsyncAPIInfo() string {
+	return "Protobuf types (schemas/<type>/vN.proto): the record value is the message in the Protobuf binary encoding (content-type application/protobuf, optionally Confluent-framed with message indexes); the payload embeds the .proto text with schemaFormat " + AsyncAPISchemaFormat + " (version=2 for proto2 files), x-evtool-message naming the event's message."
+}

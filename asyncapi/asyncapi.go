@@ -2,7 +2,8 @@
 // channel per Kafka topic, one message per event type and version, the
 // CloudEvents Kafka binding's headers (binary content mode) as each
 // message's headers schema, the version's schema as its payload (JSON Schema
-// as a component; Avro and Protobuf embedded with their schemaFormat), and
+// as a component; Avro and Protobuf embedded with their schemaFormat, as
+// their format's provider writes them: format.AsyncAPIPayloader), and
 // owners and descriptions from event.yaml.
 //
 // The document is self-contained: every catalog file a version reaches is

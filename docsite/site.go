@@ -3,6 +3,9 @@
 // version with its field table and examples, and a page per pair of
 // consecutive versions with the fields added, removed and changed and the
 // compatibility gate's findings and counterexamples (package compat).
+// Field tables are one kind of row for every format: JSON Schema's are
+// built here from the catalog's files, Avro's and Protobuf's by their
+// format's provider (format.FieldDocumenter).
 //
 // The site needs no server and no framework: plain HTML with relative
 // links (it works from file://), one stylesheet, and one small script

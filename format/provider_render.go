@@ -97,6 +97,13 @@ type SharedFiles struct {
 	Cache   map[string]*SharedSchema
 }
 
+// Keep puts sh in the cache (none: nothing is kept).
+func (sf SharedFiles) Keep(rel string, sh *SharedSchema) {
+	if sf.Cache != nil {
+		sf.Cache[rel] = sh
+	}
+}
+
 // RegistryFormer is a Provider whose registry form is a version's file as
 // written with references to the shared schemas it uses (Avro, Protobuf;
 // JSON Schema's form inlines them: package schemaregistry bundles it).

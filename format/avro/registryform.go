@@ -29,17 +29,9 @@ func (Provider) RegistryShared(sch format.Schema, rel string, sf format.SharedFi
 		closure = append(closure, strings.TrimPrefix(file, prefix))
 	}
 	sort.Strings(closure)
-	files := fstest.MapFS{}
-	dirs := []string{}
-	for _, rel := range closure {
-		text, err := format.ReadFile(sf.Root, rel, sf.MaxSize)
-		if err != nil {
-			return nil, nil, err
-		}
-		files[rel] = &fstest.MapFile{Data: text}
-		if d := path.Dir(rel); !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
+	files, dirs, err := readShared(sf, closure)
+	if err != nil {
+		return nil, nil, err
 	}
 	byRel := map[string]*format.SharedSchema{}
 	for _, rel := range closure {
@@ -55,18 +47,7 @@ func (Provider) RegistryShared(sch format.Schema, rel string, sf format.SharedFi
 // AllShared are the .avsc files of rels that define a named type at their
 // top level and compile with the others.
 func (Provider) AllShared(rels []string, sf format.SharedFiles) map[string]*format.SharedSchema {
-	files := fstest.MapFS{}
-	var dirs []string
-	for _, rel := range rels {
-		text, err := format.ReadFile(sf.Root, rel, sf.MaxSize)
-		if err != nil {
-			continue
-		}
-		files[rel] = &fstest.MapFile{Data: text}
-		if d := path.Dir(rel); !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
+	files, dirs, _ := readShared(sf, rels)
 	byRel := map[string]*format.SharedSchema{}
 	for _, rel := range rels {
 		if files[rel] == nil {
@@ -77,6 +58,28 @@ func (Provider) AllShared(rels []string, sf format.SharedFiles) map[string]*form
 		}
 	}
 	return byRel
+}
+
+// readShared reads the files rels (those that cannot be read are left
+// out, the first error returned) and lists the directories they are in.
+func readShared(sf format.SharedFiles, rels []string) (fstest.MapFS, []string, error) {
+	files := fstest.MapFS{}
+	dirs := []string{}
+	var first error
+	for _, rel := range rels {
+		text, err := format.ReadFile(sf.Root, rel, sf.MaxSize)
+		if err != nil {
+			if first == nil {
+				first = fmt.Errorf("shared file %s: %w", rel, err)
+			}
+			continue
+		}
+		files[rel] = &fstest.MapFile{Data: text}
+		if d := path.Dir(rel); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return files, dirs, first
 }
 
 // sharedSchema loads one shared .avsc among the files the version uses.
@@ -99,6 +102,6 @@ func sharedSchema(sf format.SharedFiles, files fstest.MapFS, rel string, dirs []
 	}
 	sh := &format.SharedSchema{Kind: format.Avro, Name: s.Root.Name, Subject: s.Root.Name, Rel: rel, Text: format.EnsureNL(files[rel].Data), Digest: Provider{}.SchemaIDDigest(s)}
 	sh.DepRels = append(sh.DepRels, s.Files[1:]...)
-	sf.Cache[rel] = sh
+	sf.Keep(rel, sh)
 	return sh, nil
 }

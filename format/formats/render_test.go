@@ -79,6 +79,15 @@ func TestRenderSeam(t *testing.T) {
 		if !slices.Equal(got, tt.shared) {
 			t.Errorf("%s: RegistryShared = %q, want %q", tt.kind, got, tt.shared)
 		}
+		// No cache: nothing kept, nothing fails; a shared file past the
+		// bound is an error that names it.
+		if _, _, err := rf.RegistryShared(tt.s, tt.rel, format.SharedFiles{Root: renderCatalog, MaxSize: 1 << 20}); err != nil {
+			t.Errorf("%s: RegistryShared without a cache: %v", tt.kind, err)
+		}
+		shared := strings.Split(tt.shared[0], "@")[1]
+		if _, _, err := rf.RegistryShared(tt.s, tt.rel, format.SharedFiles{Root: renderCatalog, MaxSize: 16}); err == nil || !strings.Contains(err.Error(), shared) {
+			t.Errorf("%s: RegistryShared of a shared file past the bound: %v, want an error naming %s", tt.kind, err, shared)
+		}
 		var rels []string
 		for rel := range renderCatalog {
 			if strings.HasPrefix(rel, "common/") {

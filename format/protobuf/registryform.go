@@ -1,6 +1,7 @@
 package protobuf
 
 import (
+	"fmt"
 	"sort"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -40,10 +41,10 @@ func (Provider) RegistryShared(sch format.Schema, _ string, sf format.SharedFile
 			if !ok {
 				text, err := format.ReadFile(sf.Root, p, sf.MaxSize)
 				if err != nil {
-					return err
+					return fmt.Errorf("shared file %s: %w", p, err)
 				}
 				sh = sharedSchema(p, text, imp, local)
-				sf.Cache[p] = sh
+				sf.Keep(p, sh)
 			}
 			byRel[p] = sh
 			closure = append(closure, p)
@@ -79,7 +80,7 @@ func (Provider) AllShared(rels []string, sf format.SharedFiles) map[string]*form
 				local[p] = p != rel
 			}
 			sh = sharedSchema(rel, text, fd, local)
-			sf.Cache[rel] = sh
+			sf.Keep(rel, sh)
 		}
 		byRel[rel] = sh
 	}

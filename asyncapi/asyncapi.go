@@ -2,7 +2,8 @@
 // channel per Kafka topic, one message per event type and version, the
 // CloudEvents Kafka binding's headers (binary content mode) as each
 // message's headers schema, the version's schema as its payload (JSON Schema
-// as a component; Avro and Protobuf embedded with their schemaFormat), and
+// as a component; Avro and Protobuf embedded with their schemaFormat, as
+// their format's provider writes them: format.AsyncAPIPayloader), and
 // owners and descriptions from event.yaml.
 //
 // The document is self-contained: every catalog file a version reaches is
@@ -23,12 +24,11 @@ import (
 	"sort"
 	"strings"
 
-	"google.golang.org/protobuf/reflect/protoreflect"
-
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/consumers"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/sample"
 )
@@ -40,9 +40,9 @@ const Version = "3.0.0"
 // 3.0 specification spells them. An Avro schema is embedded as its JSON
 // object, a Protobuf one as the .proto text (a string).
 const (
-	AvroSchemaFormat      = "application/vnd.apache.avro+json;version=1.9.0"
-	ProtobufSchemaFormat  = "application/vnd.google.protobuf;version=3"
-	Protobuf2SchemaFormat = "application/vnd.google.protobuf;version=2"
+	AvroSchemaFormat      = avro.AsyncAPISchemaFormat
+	ProtobufSchemaFormat  = protobuf.AsyncAPISchemaFormat
+	Protobuf2SchemaFormat = protobuf.AsyncAPISchemaFormat2
 )
 
 // kafkaBinding is the version of the Kafka bindings used.
@@ -127,7 +127,7 @@ func Build(cat *catalog.Catalog, opts Options) (*Document, error) {
 			if err != nil {
 				return nil, err
 			}
-			messages.set(messageKey(t, v), m)
+			messages.Set(messageKey(t, v), m)
 		}
 	}
 
@@ -141,28 +141,28 @@ func Build(cat *catalog.Catalog, opts Options) (*Document, error) {
 			names = append(names, t.Name)
 			for _, v := range t.Versions {
 				mk := messageKey(t, v)
-				msgs.set(mk, obj("$ref", "#/components/messages/"+escapePointerToken(mk)))
+				msgs.Set(mk, obj("$ref", "#/components/messages/"+escapePointerToken(mk)))
 			}
 		}
 		ch := newObject()
 		var desc string
 		if c.address != "" {
-			ch.set("address", c.address)
-			ch.set("title", c.address)
+			ch.Set("address", c.address)
+			ch.Set("title", c.address)
 			desc = fmt.Sprintf("Kafka topic %s. Event types: %s.", c.address, strings.Join(names, ", "))
 		} else {
-			ch.set("address", nil)
-			ch.set("title", c.types[0].Name)
+			ch.Set("address", nil)
+			ch.Set("title", c.types[0].Name)
 			desc = fmt.Sprintf("Event type %s; its event.yaml names no topic, so the address is unknown.", c.types[0].Name)
 		}
-		ch.set("description", desc)
-		ch.set("messages", msgs)
+		ch.Set("description", desc)
+		ch.Set("messages", msgs)
 		kb := obj("bindingVersion", kafkaBinding)
 		if c.address != "" {
 			kb = obj("topic", c.address, "bindingVersion", kafkaBinding)
 		}
-		ch.set("bindings", obj("kafka", kb))
-		chans.set(c.key, ch)
+		ch.Set("bindings", obj("kafka", kb))
+		chans.Set(c.key, ch)
 
 		for _, t := range c.types {
 			chRef := "#/channels/" + escapePointerToken(c.key)
@@ -180,7 +180,7 @@ func Build(cat *catalog.Catalog, opts Options) (*Document, error) {
 				"x-owner", nonEmpty(t.Meta.Owner),
 				"x-evtool-compat", obj("mode", string(mode), "profile", string(profile)),
 			)
-			ops.set(t.Name, op)
+			ops.Set(t.Name, op)
 		}
 	}
 
@@ -210,9 +210,9 @@ func Build(cat *catalog.Catalog, opts Options) (*Document, error) {
 	)
 	schemas := newObject()
 	for _, name := range slices.Sorted(maps.Keys(x.names)) {
-		schemas.set(name, x.files[x.names[name]].out)
+		schemas.Set(name, x.files[x.names[name]].out)
 	}
-	root.set("components", obj("schemas", schemas, "messages", messages))
+	root.Set("components", obj("schemas", schemas, "messages", messages))
 	return &Document{root: root, Warnings: x.warnings}, nil
 }
 
@@ -275,11 +275,10 @@ func otherFormats(cat *catalog.Catalog) string {
 		kinds[t.Format] = true
 	}
 	var out string
-	if kinds[format.Avro] {
-		out += "\n\nAvro types (schemas/<type>/vN.avsc): the record value is the datum in Avro's binary encoding (content-type application/avro, optionally in the Confluent wire format: magic byte 0 and a 4-byte schema id); the payload embeds the schema with schemaFormat " + AvroSchemaFormat + "."
-	}
-	if kinds[format.Protobuf] {
-		out += "\n\nProtobuf types (schemas/<type>/vN.proto): the record value is the message in the Protobuf binary encoding (content-type application/protobuf, optionally Confluent-framed with message indexes); the payload embeds the .proto text with schemaFormat " + ProtobufSchemaFormat + " (version=2 for proto2 files), x-evtool-message naming the event's message."
+	for _, p := range formats.All() {
+		if pl, ok := p.(format.AsyncAPIPayloader); ok && kinds[p.Kind()] {
+			out += "\n\n" + pl.AsyncAPIInfo()
+		}
 	}
 	return out
 }
@@ -311,29 +310,29 @@ func (x *schemaExporter) message(cat *catalog.Catalog, t *catalog.EventType, v *
 	}
 	dataschema := cat.DataSchema(t.Name, v.Number)
 	m := newObject()
-	m.set("name", t.Name)
-	m.set("title", fmt.Sprintf("%s v%d", t.Name, v.Number))
+	m.Set("name", t.Name)
+	m.Set("title", fmt.Sprintf("%s v%d", t.Name, v.Number))
 	if s := schemaDescription(v); s != "" {
-		m.set("summary", s)
+		m.Set("summary", s)
 	}
 	if d := strings.TrimSpace(t.Meta.Description); d != "" {
-		m.set("description", d)
+		m.Set("description", d)
 	}
-	m.set("contentType", contentType)
+	m.Set("contentType", contentType)
 	if t.Deprecated(v.Number) {
-		m.set("deprecated", true)
+		m.Set("deprecated", true)
 	}
 	if t.Meta.Owner != "" {
-		m.set("tags", []any{obj("name", "owner:"+t.Meta.Owner, "description", "The team that owns this event type (event.yaml owner).")})
+		m.Set("tags", []any{obj("name", "owner:"+t.Meta.Owner, "description", "The team that owns this event type (event.yaml owner).")})
 	}
-	m.set("headers", headersSchema(t, v.Number, dataschema, contentType))
-	m.set("payload", payload)
+	m.Set("headers", headersSchema(t, v.Number, dataschema, contentType))
+	m.Set("payload", payload)
 	if kb := keySchema(t); kb != nil {
-		m.set("bindings", obj("kafka", obj("key", kb, "bindingVersion", kafkaBinding)))
+		m.Set("bindings", obj("kafka", obj("key", kb, "bindingVersion", kafkaBinding)))
 	}
 	var examples []any
 	for _, e := range v.Examples {
-		if v.Format != format.JSONSchema {
+		if _, embedded := formats.Of(v.Compiled).(format.AsyncAPIPayloader); embedded {
 			// Examples are written in the JSON form (Avro's JSON
 			// encoding, Protobuf's JSON mapping), not in the message's
 			// binary content type.
@@ -351,12 +350,12 @@ func (x *schemaExporter) message(cat *catalog.Catalog, t *catalog.EventType, v *
 		examples = append(examples, obj("name", name, "headers", headers, "payload", val))
 	}
 	if len(examples) > 0 {
-		m.set("examples", examples)
+		m.Set("examples", examples)
 	}
 	if t.Meta.Owner != "" {
-		m.set("x-owner", t.Meta.Owner)
+		m.Set("x-owner", t.Meta.Owner)
 	}
-	m.set("x-evtool-dataschema", dataschema)
+	m.Set("x-evtool-dataschema", dataschema)
 	return m, nil
 }
 
@@ -364,37 +363,32 @@ func (x *schemaExporter) message(cat *catalog.Catalog, t *catalog.EventType, v *
 // a reference to the JSON Schema component, or a Multi Format Schema
 // Object embedding the Avro or Protobuf schema.
 func (x *schemaExporter) payload(v *catalog.Version) (any, string, error) {
-	switch s := v.Compiled.(type) {
-	case *avro.Schema:
-		doc, err := avroPayloadSchema(s)
+	if pl, ok := formats.Of(v.Compiled).(format.AsyncAPIPayloader); ok {
+		fp, err := pl.AsyncAPIPayload(v.Compiled, v.Text)
 		if err != nil {
 			return nil, "", err
 		}
-		return obj("schemaFormat", AvroSchemaFormat, "schema", doc), s.DefaultContentType(), nil
-	case *protobuf.Schema:
-		sf := ProtobufSchemaFormat // proto3, and editions, which the specification does not name
-		if s.Desc.Syntax() == protoreflect.Proto2 {
-			sf = Protobuf2SchemaFormat
+		if fp.Warning != "" {
+			x.warnings = append(x.warnings, Warning{File: v.File, Message: fp.Warning})
 		}
-		text, err := protoPayloadSchema(v.Text, s)
-		if err != nil {
-			// The file as written is still the version's schema; only
-			// the AsyncAPI Protobuf parser cannot follow its imports.
-			x.warnings = append(x.warnings, Warning{File: v.File, Message: fmt.Sprintf("embedded as written, with its imports: %v", err)})
-			text = string(v.Text)
-		}
-		p := obj("schemaFormat", sf, "schema", text)
-		p.set("x-evtool-message", string(s.Message.FullName()))
-		if len(s.Files) > 1 {
-			var imports []any
-			for _, f := range s.Files {
-				if f != s.File {
-					imports = append(imports, f)
-				}
+		var schema any = fp.Text
+		if fp.JSON != nil {
+			if schema, err = decodeOrdered(fp.JSON); err != nil {
+				return nil, "", fmt.Errorf("%s: %w", v.File, err)
 			}
-			p.set("x-evtool-imports", imports)
 		}
-		return p, s.DefaultContentType(), nil
+		p := obj("schemaFormat", fp.SchemaFormat, "schema", schema)
+		if fp.Message != "" {
+			p.Set("x-evtool-message", fp.Message)
+		}
+		if len(fp.Imports) > 0 {
+			imports := make([]any, len(fp.Imports))
+			for i, f := range fp.Imports {
+				imports[i] = f
+			}
+			p.Set("x-evtool-imports", imports)
+		}
+		return p, fp.ContentType, nil
 	}
 	ref, err := x.ref(v)
 	if err != nil {
@@ -475,10 +469,10 @@ func exampleHeaders(t *catalog.EventType, version int, dataschema, name string) 
 		"ce_type", t.Name,
 	)
 	if t.Meta.PartitionKey == "subject" {
-		h.set("ce_subject", "example-"+name)
+		h.Set("ce_subject", "example-"+name)
 	}
-	h.set("ce_dataschema", dataschema)
-	h.set("content-type", "application/json")
+	h.Set("ce_dataschema", dataschema)
+	h.Set("content-type", "application/json")
 	return h, nil
 }
 

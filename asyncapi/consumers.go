@@ -58,12 +58,12 @@ func receiveOperations(cat *catalog.Catalog, ops *object, cs []*consumers.Contra
 			// operation already has gets a suffix, as topic-less channels do.
 			opKey := "receive." + c.Name + "." + t.Name
 			for {
-				if _, taken := ops.get(opKey); !taken {
+				if _, taken := ops.Get(opKey); !taken {
 					break
 				}
 				opKey += ".receive"
 			}
-			ops.set(opKey, op)
+			ops.Set(opKey, op)
 		}
 	}
 }

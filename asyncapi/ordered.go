@@ -3,9 +3,7 @@ package asyncapi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"regexp"
 	"slices"
@@ -14,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/evtool/evtool/internal/jsonorder"
 	"github.com/evtool/evtool/report"
 )
 
@@ -24,12 +23,9 @@ import (
 //	*object, []any, string, json.Number, bool, nil
 
 // object is a JSON object that remembers the order of its keys.
-type object struct {
-	keys []string
-	vals map[string]any
-}
+type object = jsonorder.Object
 
-func newObject() *object { return &object{vals: map[string]any{}} }
+func newObject() *object { return jsonorder.New() }
 
 // obj builds an object from key, value pairs; nil values are left out.
 func obj(kv ...any) *object {
@@ -38,88 +34,13 @@ func obj(kv ...any) *object {
 		if kv[i+1] == nil {
 			continue
 		}
-		o.set(kv[i].(string), kv[i+1])
+		o.Set(kv[i].(string), kv[i+1])
 	}
 	return o
 }
 
-func (o *object) set(k string, v any) {
-	if n, ok := v.(int); ok {
-		v = json.Number(fmt.Sprint(n))
-	}
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
-	}
-	o.vals[k] = v
-}
-
-func (o *object) get(k string) (any, bool) {
-	v, ok := o.vals[k]
-	return v, ok
-}
-
-func (o *object) len() int { return len(o.keys) }
-
-// decodeOrdered decodes JSON text into ordered values (numbers as
-// json.Number). Duplicate keys keep the last value, as the catalog's
-// strict decoder has already refused them.
-func decodeOrdered(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("trailing data after the JSON value")
-	}
-	return v, nil
-}
-
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := newObject()
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, ok := kt.(string)
-				if !ok {
-					return nil, fmt.Errorf("object key is %v, not a string", kt)
-				}
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				o.set(k, v)
-			}
-			_, err := dec.Token() // '}'
-			return o, err
-		case '[':
-			a := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				a = append(a, v)
-			}
-			_, err := dec.Token() // ']'
-			return a, err
-		}
-		return nil, fmt.Errorf("unexpected %v", t)
-	default:
-		return t, nil
-	}
-}
+// decodeOrdered decodes JSON text into ordered values (jsonorder.Decode).
+func decodeOrdered(data []byte) (any, error) { return jsonorder.Decode(data) }
 
 // fromPlain converts a decoded JSON value with Go maps (as the catalog
 // holds examples) into ordered values, keys sorted.
@@ -128,7 +49,7 @@ func fromPlain(v any) any {
 	case map[string]any:
 		o := newObject()
 		for _, k := range slices.Sorted(maps.Keys(t)) {
-			o.set(k, fromPlain(t[k]))
+			o.Set(k, fromPlain(t[k]))
 		}
 		return o
 	case []any:
@@ -158,71 +79,7 @@ func encodeJSON(v any) ([]byte, error) {
 	return report.JSONSafe(b.Bytes()), nil
 }
 
-func writeJSON(b *bytes.Buffer, v any, indent string) error {
-	switch t := v.(type) {
-	case *object:
-		if t.len() == 0 {
-			b.WriteString("{}")
-			return nil
-		}
-		b.WriteString("{\n")
-		inner := indent + "  "
-		for i, k := range t.keys {
-			b.WriteString(inner)
-			writeString(b, k)
-			b.WriteString(": ")
-			if err := writeJSON(b, t.vals[k], inner); err != nil {
-				return err
-			}
-			if i < len(t.keys)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "}")
-	case []any:
-		if len(t) == 0 {
-			b.WriteString("[]")
-			return nil
-		}
-		b.WriteString("[\n")
-		inner := indent + "  "
-		for i, e := range t {
-			b.WriteString(inner)
-			if err := writeJSON(b, e, inner); err != nil {
-				return err
-			}
-			if i < len(t)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "]")
-	case string:
-		writeString(b, t)
-	case json.Number:
-		b.WriteString(t.String())
-	case bool:
-		if t {
-			b.WriteString("true")
-		} else {
-			b.WriteString("false")
-		}
-	case nil:
-		b.WriteString("null")
-	default:
-		return fmt.Errorf("asyncapi: cannot encode %T", v)
-	}
-	return nil
-}
-
-func writeString(b *bytes.Buffer, s string) {
-	var sb bytes.Buffer
-	enc := json.NewEncoder(&sb)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	b.Write(bytes.TrimSuffix(sb.Bytes(), []byte("\n")))
-}
+func writeJSON(b *bytes.Buffer, v any, indent string) error { return jsonorder.Write(b, v, indent) }
 
 // encodeYAML writes v as a YAML document: block style, multi-line strings
 // as literal blocks, strings that would read as another type quoted.
@@ -277,8 +134,8 @@ func yamlNode(v any) (*yaml.Node, error) {
 	switch t := v.(type) {
 	case *object:
 		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		for _, k := range t.keys {
-			vn, err := yamlNode(t.vals[k])
+		for _, k := range t.Keys {
+			vn, err := yamlNode(t.Vals[k])
 			if err != nil {
 				return nil, err
 			}

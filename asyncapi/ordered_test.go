@@ -47,7 +47,7 @@ func TestEncodeInert(t *testing.T) {
 		"doc\n  ##[group]g\nend", "::warning::w",
 	} {
 		o := newObject()
-		o.set("k"+s, s)
+		o.Set("k"+s, s)
 		y, err := encodeYAML(o)
 		if err != nil {
 			t.Fatal(err)

@@ -205,7 +205,7 @@ func (x *schemaExporter) drain() error {
 				return err
 			}
 		}
-		r.node.set("$ref", componentsSchemas+escapePointerToken(tf.name)+fragmentPointer(tf.mapPointer(ptr)))
+		r.node.Set("$ref", componentsSchemas+escapePointerToken(tf.name)+fragmentPointer(tf.mapPointer(ptr)))
 	}
 	x.refs = nil
 	return nil
@@ -253,7 +253,7 @@ func draftOf(doc any) int {
 	if !ok {
 		return 2020
 	}
-	s, _ := o.vals["$schema"].(string)
+	s, _ := o.Vals["$schema"].(string)
 	switch {
 	case strings.Contains(s, "draft-04"):
 		return 4
@@ -299,10 +299,10 @@ func (x *schemaExporter) schema(f *fileComp, v any, ptr, newPtr string) any {
 		return v // a boolean schema (or something santhosh refused earlier)
 	}
 	out := newObject()
-	_, hasPrefix := in.vals["prefixItems"]
+	_, hasPrefix := in.Vals["prefixItems"]
 	var refNode *object
-	for _, k := range in.keys {
-		val := in.vals[k]
+	for _, k := range in.Keys {
+		val := in.Vals[k]
 		kp, np := ptr+"/"+escapePointerToken(k), newPtr+"/"+escapePointerToken(k)
 		if msg, bad := noDraft7[k]; bad {
 			x.warn(f, kp, "%s: kept as written, and AsyncAPI tools reading draft-07 ignore it (they accept more than the catalog does)", msg)
@@ -316,31 +316,31 @@ func (x *schemaExporter) schema(f *fileComp, v any, ptr, newPtr string) any {
 				x.refs = append(x.refs, pendingRef{from: f, ptr: ptr, node: refNode, target: s.Ref.Location})
 			} else {
 				x.warn(f, kp, "the compiler did not resolve this $ref; kept as written")
-				refNode.set("$ref", val)
+				refNode.Set("$ref", val)
 			}
 		case oneSchema[k]:
-			out.set(k, x.schema(f, val, kp, np))
+			out.Set(k, x.schema(f, val, kp, np))
 		case schemaList[k]:
-			out.set(k, x.list(f, val, kp, np))
+			out.Set(k, x.list(f, val, kp, np))
 		case schemaMap[k]:
-			out.set(k, x.schemaMap(f, val, kp, np, false))
+			out.Set(k, x.schemaMap(f, val, kp, np, false))
 		case defsMap[k]:
 			if m := x.schemaMap(f, val, kp, np, true); m != nil {
-				out.set(k, m)
+				out.Set(k, m)
 			}
 		case k == "items":
 			switch {
 			case hasPrefix: // 2020-12: items after prefixItems
-				out.set("additionalItems", x.schema(f, val, kp, newPtr+"/additionalItems"))
+				out.Set("additionalItems", x.schema(f, val, kp, newPtr+"/additionalItems"))
 			default:
 				if _, isList := val.([]any); isList {
-					out.set(k, x.list(f, val, kp, np))
+					out.Set(k, x.list(f, val, kp, np))
 				} else {
-					out.set(k, x.schema(f, val, kp, np))
+					out.Set(k, x.schema(f, val, kp, np))
 				}
 			}
 		case k == "prefixItems":
-			out.set("items", x.list(f, val, kp, newPtr+"/items"))
+			out.Set("items", x.list(f, val, kp, newPtr+"/items"))
 		case k == "dependencies":
 			x.dependencies(f, out, val, kp, newPtr, "")
 		case k == "dependentSchemas":
@@ -350,27 +350,27 @@ func (x *schemaExporter) schema(f *fileComp, v any, ptr, newPtr string) any {
 		case (k == "exclusiveMinimum" || k == "exclusiveMaximum") && f.draft == 4:
 			bound := map[string]string{"exclusiveMinimum": "minimum", "exclusiveMaximum": "maximum"}[k]
 			if b, _ := val.(bool); b {
-				if n, ok := in.vals[bound]; ok {
-					out.set(k, n)
+				if n, ok := in.Vals[bound]; ok {
+					out.Set(k, n)
 				}
 			}
 		case (k == "minimum" || k == "maximum") && f.draft == 4:
-			ex, _ := in.vals["exclusive"+strings.ToUpper(k[:1])+k[1:]].(bool)
+			ex, _ := in.Vals["exclusive"+strings.ToUpper(k[:1])+k[1:]].(bool)
 			if !ex {
-				out.set(k, val)
+				out.Set(k, val)
 			}
 		default:
-			out.set(k, val)
+			out.Set(k, val)
 		}
 	}
 	if refNode != nil {
-		if out.len() == 0 {
+		if out.Len() == 0 {
 			return refNode
 		}
 		// draft-07 ignores the siblings of $ref: keep them, and the
 		// reference as one more allOf entry.
-		all, _ := out.vals["allOf"].([]any)
-		out.set("allOf", append(all, refNode))
+		all, _ := out.Vals["allOf"].([]any)
+		out.Set("allOf", append(all, refNode))
 	}
 	return out
 }
@@ -395,16 +395,16 @@ func (x *schemaExporter) schemaMap(f *fileComp, v any, ptr, newPtr string, defs 
 		return v
 	}
 	out := newObject()
-	for _, k := range m.keys {
+	for _, k := range m.Keys {
 		kp := ptr + "/" + escapePointerToken(k)
 		if defs {
 			if _, reached := x.byLoc[f.url+"#"+kp]; !reached {
 				continue
 			}
 		}
-		out.set(k, x.schema(f, m.vals[k], kp, newPtr+"/"+escapePointerToken(k)))
+		out.Set(k, x.schema(f, m.Vals[k], kp, newPtr+"/"+escapePointerToken(k)))
 	}
-	if defs && out.len() == 0 {
+	if defs && out.Len() == 0 {
 		return nil
 	}
 	return out
@@ -415,35 +415,35 @@ func (x *schemaExporter) schemaMap(f *fileComp, v any, ptr, newPtr string, defs 
 func (x *schemaExporter) dependencies(f *fileComp, out *object, v any, ptr, newPtr, kind string) {
 	m, ok := v.(*object)
 	if !ok {
-		out.set("dependencies", v)
+		out.Set("dependencies", v)
 		return
 	}
-	deps, _ := out.vals["dependencies"].(*object)
+	deps, _ := out.Vals["dependencies"].(*object)
 	if deps == nil {
 		deps = newObject()
-		out.set("dependencies", deps)
+		out.Set("dependencies", deps)
 	}
-	for _, k := range m.keys {
-		val := m.vals[k]
+	for _, k := range m.Keys {
+		val := m.Vals[k]
 		kp := ptr + "/" + escapePointerToken(k)
 		np := newPtr + "/dependencies/" + escapePointerToken(k)
 		isReq := kind == "required"
 		if kind == "" {
 			_, isReq = val.([]any)
 		}
-		prev, exists := deps.vals[k]
+		prev, exists := deps.Vals[k]
 		switch {
 		case isReq && !exists:
-			deps.set(k, val)
+			deps.Set(k, val)
 		case isReq:
 			// a schema is already there: {required, allOf: [schema]}
 			f.movePointers(np, np+"/allOf/0")
-			deps.set(k, obj("required", val, "allOf", []any{prev}))
+			deps.Set(k, obj("required", val, "allOf", []any{prev}))
 		case !exists:
-			deps.set(k, x.schema(f, val, kp, np))
+			deps.Set(k, x.schema(f, val, kp, np))
 		default:
 			// required names already there: {required, allOf: [schema]}
-			deps.set(k, obj("required", prev, "allOf", []any{x.schema(f, val, kp, np+"/allOf/0")}))
+			deps.Set(k, obj("required", prev, "allOf", []any{x.schema(f, val, kp, np+"/allOf/0")}))
 		}
 	}
 }

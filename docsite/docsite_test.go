@@ -15,6 +15,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/format"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -327,7 +328,7 @@ func TestFieldTable(t *testing.T) {
 }
 
 func TestDiffFieldsOrder(t *testing.T) {
-	f := func(p, typ string) Field { return Field{Path: p, Type: typ, Property: true} }
+	f := func(p, typ string) Field { return Field{FieldDoc: format.FieldDoc{Path: p, Type: typ, Property: true}} }
 	old := []Field{f("a", "string"), f("b", "string"), f("b.x", "string"), f("c", "integer")}
 	new := []Field{f("a", "string"), f("c", "string"), f("d", "boolean")}
 	var got []string

@@ -17,30 +17,15 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/schemawalk"
 )
 
 // Field is one row of a version's field table: a place in the event's
-// data and what the schema says about it.
+// data and what the schema says about it (format.FieldDoc, the same rows
+// for every format), and where it is on its page and who reads it.
 type Field struct {
-	// Path names the place: "items[].unitPrice.currency"; "[]" is any
-	// item, "[0]" a tuple item, "{oneOf 1}" a variant, "*" any other
-	// property, "[/re/]" properties matching a pattern.
-	Path  string
-	Depth int
-	Type  string
-	// Property: the place is a property of an object (not an item or a
-	// variant); Required: the object requires it.
-	Property bool
-	Required bool
-	// Enum holds the allowed values as JSON text; Constraints the rest.
-	Enum        []string
-	Constraints []string
-	Title       string
-	Description string
-	// RefName names the shared definition the field is, if any
-	// ("Money · common/money.json").
-	RefName string
+	format.FieldDoc
 	// Anchor is the field's HTML id on its version page.
 	Anchor string
 	// ReadBy names the consumers whose contracts read the field (or a
@@ -50,8 +35,8 @@ type Field struct {
 
 // maxFields bounds a table; a schema past it is summarized.
 const (
-	maxFields = 2000
-	maxDepth  = 24
+	maxFields = format.MaxFieldDocs
+	maxDepth  = format.MaxFieldDocDepth
 )
 
 // fieldWalker turns a compiled schema into rows.
@@ -356,12 +341,7 @@ func (w *fieldWalker) field(path string, depth int, property, required bool, con
 	w.pop(conj)
 }
 
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
+func join(path, name string) string { return format.FieldPath(path, name) }
 
 // children adds the rows of the properties, items and variants of a place.
 func (w *fieldWalker) children(path string, depth int, conj []*jsonschema.Schema) {

@@ -3,6 +3,9 @@
 // version with its field table and examples, and a page per pair of
 // consecutive versions with the fields added, removed and changed and the
 // compatibility gate's findings and counterexamples (package compat).
+// Field tables are one kind of row for every format: JSON Schema's are
+// built here from the catalog's files, Avro's and Protobuf's by their
+// format's provider (format.FieldDocumenter).
 //
 // The site needs no server and no framework: plain HTML with relative
 // links (it works from file://), one stylesheet, and one small script
@@ -35,8 +38,8 @@ import (
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/consumers"
-	"github.com/evtool/evtool/format/avro"
-	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/report"
 )
 
@@ -284,21 +287,17 @@ func buildType(cat *catalog.Catalog, texts *textCache, t *catalog.EventType, fin
 			DataSchema: cat.DataSchema(t.Name, v.Number), Deprecated: t.Deprecated(v.Number),
 			Format: v.Format.Name(), ContentType: v.Compiled.DefaultContentType(),
 			Page: fmt.Sprintf("v%d.html", v.Number)}
-		switch cs := v.Compiled.(type) {
-		case *avro.Schema:
-			vm.Root, vm.Fields, vm.Truncated = avroFields(cat.Dir, cs)
+		if fd, ok := formats.Of(v.Compiled).(format.FieldDocumenter); ok {
+			vm.Root, vm.Fields, vm.Truncated = formatFields(cat.Dir, fd, v.Compiled)
 			vm.Description = vm.Root.Description
-			vm.Schema = prettyJSON(v.Text)
-		case *protobuf.Schema:
-			vm.Root, vm.Fields, vm.Truncated = protoFields(cs)
-			vm.Description = vm.Root.Description
-			vm.Schema = string(v.Text)
-		default:
+		} else {
 			vm.Title, vm.Description = v.Schema.Title, v.Schema.Description
 			vm.Root = describe(expand(v.Schema), texts)
 			vm.Fields, vm.Truncated = fieldsOf(cat, texts, v.Schema)
-			vm.Schema = prettyJSON(v.Text)
 		}
+		// A JSON text (JSON Schema, Avro) indented, any other (.proto) as
+		// written: prettyJSON leaves text that is not JSON alone.
+		vm.Schema = prettyJSON(v.Text)
 		for _, e := range v.Examples {
 			base := path.Base(filepath.ToSlash(e.File))
 			vm.Examples = append(vm.Examples, exampleView{Name: strings.TrimSuffix(base, ".json"),

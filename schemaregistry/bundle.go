@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/internal/jsonvalue"
 
 	"github.com/evtool/evtool/catalog"
@@ -102,7 +103,7 @@ func CatalogForms(cat *catalog.Catalog) *Forms {
 
 // Of returns the registry form of v.
 func (f *Forms) Of(v *catalog.Version) (*Form, error) {
-	if v.Format != format.JSONSchema && v.Format != "" {
+	if p, _ := formats.ForKind(v.Format); isFormer(p) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return f.formatForm(v)

@@ -8,8 +8,10 @@
 // writes a catalog from a registry, Diff reports drift, and LoadBase makes
 // a registry the base of `evtool compat check --against registry:URL`.
 // Versions that $ref shared catalog files are registered self-contained
-// (Forms bundles them under $defs). Credentials never reach errors: Client
-// scrubs them.
+// (Forms bundles them under $defs); Avro and Protobuf versions are
+// registered as written, with references to the shared schemas they use,
+// which their format's provider finds (format.RegistryFormer) and Forms
+// registers first. Credentials never reach errors: Client scrubs them.
 //
 // The server side, Server, is a Confluent-compatible REST API over a
 // catalog directory: subjects are types, versions are versions, and

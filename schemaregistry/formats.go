@@ -4,11 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"path"
 	"slices"
-	"sort"
 	"strings"
-	"testing/fstest"
 
 	"github.com/twmb/franz-go/pkg/sr"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -17,32 +14,11 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/formats"
-	"github.com/evtool/evtool/format/protobuf"
 )
 
 // SharedSchema is a catalog file that versions use from outside their own
-// file: an .avsc defining a named type (a record, enum or fixed referenced
-// by full name), or an imported .proto. A registry holds it under a subject
-// of its own, and the versions that use it carry Confluent schema
-// references to it.
-type SharedSchema struct {
-	Kind format.Kind
-	// Name is the reference name: the full name of the file's top-level
-	// named type (Avro) or its import path (Protobuf). Subject is where it
-	// is registered: the name itself, as Confluent's serializers and
-	// Maven plugin do (DefaultReferenceSubjectNameStrategy).
-	Name, Subject string
-	// Rel is the file's slash path inside the catalog root.
-	Rel  string
-	Text []byte
-	// Deps are the names of the shared schemas it uses itself, in
-	// dependency order.
-	Deps []string
-	// Digest is the identity push, diff and the server compare.
-	Digest string
-
-	depRels []string // Deps as paths inside the root
-}
+// file (format.SharedSchema: its format's provider reads it).
+type SharedSchema = format.SharedSchema
 
 // SchemaType is the Confluent schemaType of a format.
 func SchemaType(k format.Kind) sr.SchemaType {
@@ -72,124 +48,36 @@ func kindOfSchemaType(st string) (format.Kind, bool) {
 // resolve themselves: they are never registered nor written.
 func wellKnown(name string) bool { return strings.HasPrefix(name, "google/protobuf/") }
 
-// formatForm is the registry form of an Avro or Protobuf version: its file
-// as written, with references to the shared schemas it uses.
+// formatForm is the registry form of a version whose format's provider
+// is a format.RegistryFormer (Avro, Protobuf): its file as written, with
+// references to the shared schemas it uses.
 func (f *Forms) formatForm(v *catalog.Version) (*Form, error) {
-	switch s := v.Compiled.(type) {
-	case *avro.Schema:
-		return f.avroForm(v, s)
-	case *protobuf.Schema:
-		return f.protoForm(v, s)
+	rf, ok := formats.Of(v.Compiled).(format.RegistryFormer)
+	if v.Compiled == nil || !ok {
+		return nil, fmt.Errorf("%s: the version did not compile", v.File)
 	}
-	return nil, fmt.Errorf("%s: the version did not compile", v.File)
-}
-
-func (f *Forms) avroForm(v *catalog.Version, s *avro.Schema) (*Form, error) {
-	prefix := strings.TrimSuffix(s.File, v.RelPath)
-	var closure []string
-	for _, file := range s.Files[1:] {
-		closure = append(closure, strings.TrimPrefix(file, prefix))
-	}
-	sort.Strings(closure)
-	files := fstest.MapFS{}
-	dirs := []string{}
-	for _, rel := range closure {
-		text, err := format.ReadFile(f.root, rel, catalog.MaxFileSize)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", v.File, err)
-		}
-		files[rel] = &fstest.MapFile{Data: text}
-		if d := path.Dir(rel); !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	byRel := map[string]*SharedSchema{}
-	for _, rel := range closure {
-		sh, err := f.avroShared(files, rel, dirs)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", v.File, err)
-		}
-		byRel[rel] = sh
+	closure, byRel, err := rf.RegistryShared(v.Compiled, v.RelPath, f.sharedFiles())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", v.File, err)
 	}
 	shared, err := dependencyOrder(closure, byRel)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.File, err)
 	}
-	return &Form{Kind: format.Avro, Text: ensureNL(v.Text), Digest: avroDigest(s), Shared: shared}, nil
+	return &Form{Kind: v.Compiled.Kind(), Text: ensureNL(v.Text), Digest: catalog.SchemaIDDigest(v.Compiled), Shared: shared}, nil
 }
 
-// avroShared loads one shared .avsc among the files the version uses.
-func (f *Forms) avroShared(files fstest.MapFS, rel string, dirs []string) (*SharedSchema, error) {
-	if sh, ok := f.shared[rel]; ok {
-		return sh, nil
-	}
-	var others []string
-	for _, d := range dirs {
-		if d != path.Dir(rel) {
-			others = append(others, d)
-		}
-	}
-	s, err := avro.Load(files, rel, others...)
-	if err != nil {
-		return nil, fmt.Errorf("shared file %s: %w", rel, err)
-	}
-	if !s.Root.Named() {
-		return nil, fmt.Errorf("shared file %s is a %s schema: a Confluent schema reference names a record, enum or fixed, so a shared .avsc must define one at its top level", rel, s.Root.Kind)
-	}
-	sh := &SharedSchema{Kind: format.Avro, Name: s.Root.Name, Subject: s.Root.Name, Rel: rel, Text: ensureNL(files[rel].Data), Digest: avroDigest(s)}
-	sh.depRels = append(sh.depRels, s.Files[1:]...)
-	f.shared[rel] = sh
-	return sh, nil
+// isFormer reports whether p's registry form is built by p (a
+// format.RegistryFormer) rather than bundled here (JSON Schema).
+func isFormer(p format.Provider) bool {
+	_, ok := p.(format.RegistryFormer)
+	return ok
 }
 
-func (f *Forms) protoForm(v *catalog.Version, s *protobuf.Schema) (*Form, error) {
-	local := map[string]bool{}
-	for _, file := range s.Files {
-		local[file] = true
-	}
-	byRel := map[string]*SharedSchema{}
-	var closure []string
-	var visit func(fd protoreflect.FileDescriptor) error
-	visit = func(fd protoreflect.FileDescriptor) error {
-		imps := fd.Imports()
-		for i := 0; i < imps.Len(); i++ {
-			imp := imps.Get(i).FileDescriptor
-			p := imp.Path()
-			if !local[p] || byRel[p] != nil {
-				continue
-			}
-			sh, ok := f.shared[p]
-			if !ok {
-				text, err := format.ReadFile(f.root, p, catalog.MaxFileSize)
-				if err != nil {
-					return err
-				}
-				sh = &SharedSchema{Kind: format.Protobuf, Name: p, Subject: p, Rel: p, Text: ensureNL(text), Digest: protoDigest(imp, local)}
-				deps := imp.Imports()
-				for j := 0; j < deps.Len(); j++ {
-					if dp := deps.Get(j).Path(); local[dp] {
-						sh.depRels = append(sh.depRels, dp)
-					}
-				}
-				f.shared[p] = sh
-			}
-			byRel[p] = sh
-			closure = append(closure, p)
-			if err := visit(imp); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := visit(s.Desc); err != nil {
-		return nil, fmt.Errorf("%s: %w", v.File, err)
-	}
-	sort.Strings(closure)
-	shared, err := dependencyOrder(closure, byRel)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", v.File, err)
-	}
-	return &Form{Kind: format.Protobuf, Text: ensureNL(v.Text), Digest: protoDigest(s.Desc, local), Shared: shared}, nil
+// sharedFiles is where the formats read shared schemas, with f's cache
+// (f.mu held).
+func (f *Forms) sharedFiles() format.SharedFiles {
+	return format.SharedFiles{Root: f.root, MaxSize: catalog.MaxFileSize, Cache: f.shared}
 }
 
 // dependencyOrder lists the shared schemas of rels so that each comes
@@ -211,7 +99,7 @@ func dependencyOrder(rels []string, byRel map[string]*SharedSchema) ([]*SharedSc
 		}
 		state[rel] = 1
 		sh := byRel[rel]
-		for _, d := range sh.depRels {
+		for _, d := range sh.DepRels {
 			if byRel[d] == nil {
 				continue
 			}
@@ -230,7 +118,7 @@ func dependencyOrder(rels []string, byRel map[string]*SharedSchema) ([]*SharedSc
 	}
 	for _, sh := range out {
 		deps := []string{}
-		for _, d := range sh.depRels {
+		for _, d := range sh.DepRels {
 			if dep := byRel[d]; dep != nil && !slices.Contains(deps, dep.Name) {
 				deps = append(deps, dep.Name)
 			}
@@ -239,9 +127,6 @@ func dependencyOrder(rels []string, byRel map[string]*SharedSchema) ([]*SharedSc
 	}
 	return out, nil
 }
-
-// avroDigest is an Avro schema's registry identity (catalog.SchemaIDDigest).
-func avroDigest(s *avro.Schema) string { return catalog.SchemaIDDigest(s) }
 
 // protoDigest is a .proto file's registry identity
 // (catalog.ProtoFileIDDigest).
@@ -303,12 +188,13 @@ func skippedDir(p string, d fs.DirEntry) bool {
 // AllShared lists every shared schema of the catalog root, whether or not
 // a version uses it yet: each .avsc that is not a version file and
 // defines a named type at its top level, and each .proto that is not a
-// version file (dot directories and examples skipped). A file that does
-// not compile on its own is left out: the catalog loader reports it.
+// version file (dot directories and examples skipped), as the format's
+// provider (a format.RegistryFormer) finds them. A file that does not
+// compile on its own is left out: the catalog loader reports it.
 func (f *Forms) AllShared() []*SharedSchema {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var avsc, protos []string
+	byFormat := map[format.Kind][]string{}
 	_ = fs.WalkDir(f.root, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
@@ -322,58 +208,17 @@ func (f *Forms) AllShared() []*SharedSchema {
 		if catalog.LooksLikeVersion(d.Name()) || !d.Type().IsRegular() {
 			return nil
 		}
-		switch path.Ext(p) {
-		case ".avsc":
-			avsc = append(avsc, p)
-		case ".proto":
-			protos = append(protos, p)
+		if pr, ok := formats.ForFile(p); ok {
+			byFormat[pr.Kind()] = append(byFormat[pr.Kind()], p)
 		}
 		return nil
 	})
 	var out []*SharedSchema
-	files := fstest.MapFS{}
-	var dirs []string
-	for _, rel := range avsc {
-		text, err := format.ReadFile(f.root, rel, catalog.MaxFileSize)
-		if err != nil {
-			continue
-		}
-		files[rel] = &fstest.MapFile{Data: text}
-		if d := path.Dir(rel); !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
 	byRel := map[string]*SharedSchema{}
-	for _, rel := range avsc {
-		if files[rel] == nil {
-			continue
+	for _, pr := range formats.All() {
+		if rf, ok := pr.(format.RegistryFormer); ok && len(byFormat[pr.Kind()]) > 0 {
+			maps.Copy(byRel, rf.AllShared(byFormat[pr.Kind()], f.sharedFiles()))
 		}
-		if sh, err := f.avroShared(files, rel, dirs); err == nil {
-			byRel[rel] = sh
-		}
-	}
-	for _, rel := range protos {
-		sh, ok := f.shared[rel]
-		if !ok {
-			fd, err := protobuf.Compile(f.root, rel)
-			if err != nil {
-				continue
-			}
-			text, err := format.ReadFile(f.root, rel, catalog.MaxFileSize)
-			if err != nil {
-				continue
-			}
-			local := localImports(fd)
-			sh = &SharedSchema{Kind: format.Protobuf, Name: rel, Subject: rel, Rel: rel, Text: ensureNL(text), Digest: protoDigest(fd, local)}
-			imps := fd.Imports()
-			for j := 0; j < imps.Len(); j++ {
-				if p := imps.Get(j).Path(); local[p] {
-					sh.depRels = append(sh.depRels, p)
-				}
-			}
-			f.shared[rel] = sh
-		}
-		byRel[rel] = sh
 	}
 	rels := slices.Sorted(maps.Keys(byRel))
 	for _, rel := range rels {
@@ -383,25 +228,5 @@ func (f *Forms) AllShared() []*SharedSchema {
 		}
 		out = append(out, one[len(one)-1])
 	}
-	return out
-}
-
-// localImports are the imports of fd, directly or not, other than the
-// well-known types.
-func localImports(fd protoreflect.FileDescriptor) map[string]bool {
-	out := map[string]bool{}
-	var visit func(fd protoreflect.FileDescriptor)
-	visit = func(fd protoreflect.FileDescriptor) {
-		imps := fd.Imports()
-		for i := 0; i < imps.Len(); i++ {
-			p := imps.Get(i).Path()
-			if wellKnown(p) || out[p] {
-				continue
-			}
-			out[p] = true
-			visit(imps.Get(i).FileDescriptor)
-		}
-	}
-	visit(fd)
 	return out
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/evtool/evtool/examples/internal/exconsumer"
 	"github.com/evtool/evtool/examples/inventory"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/protobuf"
 )
 
 // Event types of the inventory catalog.
@@ -55,10 +54,12 @@ func (d *decoder) decode(r *kgo.Record) (stockEvent, error) {
 		return stockEvent{}, err
 	}
 	// The reader's schema is the newest version: Protobuf readers ignore
-	// the writer's version, field numbers carry the meaning.
-	reader, ok := d.rd.Catalog.Lookup(ev.Type).Latest().Compiled.(*protobuf.Schema)
-	if !ok {
-		return stockEvent{}, &exconsumer.Reject{Kind: "unknown-type", Err: fmt.Errorf("event %q: %s is not a Protobuf type", ev.ID, ev.Type)}
+	// the writer's version, field numbers carry the meaning. Every type of
+	// this catalog is Protobuf; the compiled schema decodes its own binary
+	// encoding and JSON mapping, so the consumer needs no Protobuf type.
+	reader := d.rd.Catalog.Lookup(ev.Type).Latest().Compiled
+	if reader == nil {
+		return stockEvent{}, &exconsumer.Reject{Kind: "unknown-type", Err: fmt.Errorf("event %q: %s has no compiled version to read it with", ev.ID, ev.Type)}
 	}
 	reject := func(err error) (stockEvent, error) {
 		return stockEvent{}, &exconsumer.Reject{Kind: "invalid-data", Err: fmt.Errorf("event %q (%s v%d): %w", ev.ID, ev.Type, ev.Version.Number, err)}

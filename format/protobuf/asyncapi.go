@@ -1,4 +1,4 @@
-package asyncapi
+package protobuf
 
 import (
 	"bytes"
@@ -13,8 +13,18 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 
-	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/format"
 )
+
+// The schemaFormat of a Protobuf payload, as the AsyncAPI 3.0
+// specification spells it: the schema is embedded as the .proto text (a
+// string).
+const (
+	AsyncAPISchemaFormat  = "application/vnd.google.protobuf;version=3"
+	AsyncAPISchemaFormat2 = "application/vnd.google.protobuf;version=2"
+)
+
+var _ format.AsyncAPIPayloader = Provider{}
 
 // The .proto text a payload embeds must stand alone: the AsyncAPI
 // Protobuf parser (protobufjs) reads one file and refuses imports other
@@ -28,9 +38,40 @@ import (
 // candidate. The version's own comments are kept; x-evtool-imports names
 // the files bundled.
 
-// protoPayloadSchema returns the .proto text of a version's payload.
-func protoPayloadSchema(text []byte, s *protobuf.Schema) (string, error) {
-	deps := localImports(s.Desc)
+// AsyncAPIPayload is s embedded in an AsyncAPI message with its
+// schemaFormat: the .proto text, bundled with the catalog files it imports
+// (as written, with a warning, when they cannot be bundled).
+func (Provider) AsyncAPIPayload(sch format.Schema, text []byte) (format.AsyncAPIPayload, error) {
+	s, ok := sch.(*Schema)
+	if !ok {
+		return format.AsyncAPIPayload{}, format.NotKind(sch, format.Protobuf)
+	}
+	sf := AsyncAPISchemaFormat // proto3, and editions, which the specification does not name
+	if s.Desc.Syntax() == protoreflect.Proto2 {
+		sf = AsyncAPISchemaFormat2
+	}
+	p := format.AsyncAPIPayload{SchemaFormat: sf, Message: string(s.Message.FullName()), ContentType: s.DefaultContentType()}
+	bundle, err := asyncAPIText(text, s)
+	if err != nil {
+		// The file as written is still the version's schema; only
+		// the AsyncAPI Protobuf parser cannot follow its imports.
+		p.Warning = fmt.Sprintf("embedded as written, with its imports: %v", err)
+		bundle = string(text)
+	}
+	p.Text = bundle
+	if len(s.Files) > 1 {
+		for _, f := range s.Files {
+			if f != s.File {
+				p.Imports = append(p.Imports, f)
+			}
+		}
+	}
+	return p, nil
+}
+
+// asyncAPIText returns the .proto text of a version's payload.
+func asyncAPIText(text []byte, s *Schema) (string, error) {
+	deps := catalogImports(s.Desc)
 	if len(deps) == 0 {
 		return string(text), nil
 	}
@@ -136,9 +177,9 @@ func shiftedComments(fdp *descriptorpb.FileDescriptorProto, messages, enums int)
 	return out
 }
 
-// localImports lists the catalog files fd imports, directly or not (the
+// catalogImports lists the catalog files fd imports, directly or not (the
 // well-known files are every compiler's own), each once, in import order.
-func localImports(fd protoreflect.FileDescriptor) []protoreflect.FileDescriptor {
+func catalogImports(fd protoreflect.FileDescriptor) []protoreflect.FileDescriptor {
 	var out []protoreflect.FileDescriptor
 	seen := map[string]bool{}
 	var walk func(f protoreflect.FileDescriptor)
@@ -232,4 +273,10 @@ func markRoot(text string, msg protoreflect.MessageDescriptor) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// AsyncAPIInfo says how Protobuf versions are carried, for the document's
+// description.
+func (Provider) AsyncAPIInfo() string {
+	return "Protobuf types (schemas/<type>/vN.proto): the record value is the message in the Protobuf binary encoding (content-type application/protobuf, optionally Confluent-framed with message indexes); the payload embeds the .proto text with schemaFormat " + AsyncAPISchemaFormat + " (version=2 for proto2 files), x-evtool-message naming the event's message."
 }

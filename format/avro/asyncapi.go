@@ -1,12 +1,21 @@
-package asyncapi
+package avro
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonorder"
 )
+
+// AsyncAPISchemaFormat is the schemaFormat of an Avro payload, as the
+// AsyncAPI 3.0 specification spells it: the schema is embedded as its
+// JSON object.
+const AsyncAPISchemaFormat = "application/vnd.apache.avro+json;version=1.9.0"
+
+var _ format.AsyncAPIPayloader = Provider{}
 
 // The Avro schema a payload embeds is the version's file as written (doc,
 // aliases, defaults and key order kept), made self-contained and shaped as
@@ -15,20 +24,38 @@ import (
 // dotted full name is split into a simple name and its namespace (the
 // parser's Avro meta-schema wants names matching [A-Za-z_][A-Za-z0-9_]*).
 
-// avroPayloadSchema returns the embedded schema of s.
-func avroPayloadSchema(s *avro.Schema) (any, error) {
+// AsyncAPIPayload is s embedded in an AsyncAPI message with its
+// schemaFormat.
+func (Provider) AsyncAPIPayload(sch format.Schema, _ []byte) (format.AsyncAPIPayload, error) {
+	s, ok := sch.(*Schema)
+	if !ok {
+		return format.AsyncAPIPayload{}, format.NotKind(sch, format.Avro)
+	}
+	doc, err := asyncAPISchema(s)
+	if err != nil {
+		return format.AsyncAPIPayload{}, err
+	}
+	var b bytes.Buffer
+	if err := jsonorder.Write(&b, doc, ""); err != nil {
+		return format.AsyncAPIPayload{}, err
+	}
+	return format.AsyncAPIPayload{SchemaFormat: AsyncAPISchemaFormat, JSON: b.Bytes(), ContentType: s.DefaultContentType()}, nil
+}
+
+// asyncAPISchema is the embedded schema of s, as ordered JSON values.
+func asyncAPISchema(s *Schema) (any, error) {
 	text, ok := s.FileText(s.File)
 	if !ok {
 		return nil, fmt.Errorf("%s: the schema's text is not at hand", s.File)
 	}
-	doc, err := decodeOrdered(text)
+	doc, err := jsonorder.Decode(text)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.File, err)
 	}
-	in := &avroInliner{s: s, external: map[string]*avro.Node{}, written: map[string]bool{}, docs: map[string]any{}}
-	seen := map[*avro.Node]bool{}
-	var walk func(n *avro.Node)
-	walk = func(n *avro.Node) {
+	in := &avroInliner{s: s, external: map[string]*Node{}, written: map[string]bool{}, docs: map[string]any{}}
+	seen := map[*Node]bool{}
+	var walk func(n *Node)
+	walk = func(n *Node) {
 		if n == nil || seen[n] {
 			return
 		}
@@ -50,10 +77,10 @@ func avroPayloadSchema(s *avro.Schema) (any, error) {
 }
 
 type avroInliner struct {
-	s        *avro.Schema
-	external map[string]*avro.Node // named types of other files, by full name
-	written  map[string]bool       // named types defined so far, by full name
-	docs     map[string]any        // other files, decoded
+	s        *Schema
+	external map[string]*Node // named types of other files, by full name
+	written  map[string]bool  // named types defined so far, by full name
+	docs     map[string]any   // other files, decoded
 }
 
 // avroPrimitive reports the Avro primitive type names, which no named type
@@ -97,7 +124,7 @@ func (in *avroInliner) schema(v any, ns string) (any, error) {
 			out[i] = r
 		}
 		return out, nil
-	case *object:
+	case *jsonorder.Object:
 		return in.object(t, ns)
 	}
 	return v, nil
@@ -105,24 +132,24 @@ func (in *avroInliner) schema(v any, ns string) (any, error) {
 
 // object rewrites a schema object: a named type's name is split, and the
 // schemas in it are rewritten in its namespace.
-func (in *avroInliner) object(o *object, ns string) (any, error) {
-	typ, _ := o.get("type")
-	out := newObject()
-	for _, k := range o.keys {
-		out.set(k, o.vals[k])
+func (in *avroInliner) object(o *jsonorder.Object, ns string) (any, error) {
+	typ, _ := o.Get("type")
+	out := jsonorder.New()
+	for _, k := range o.Keys {
+		out.Set(k, o.Vals[k])
 	}
 	switch typ {
 	case "record", "error", "enum", "fixed":
-		name, _ := o.get("name")
+		name, _ := o.Get("name")
 		short, _ := name.(string)
 		inner := ns
-		if nsv, ok := o.get("namespace"); ok {
+		if nsv, ok := o.Get("namespace"); ok {
 			inner, _ = nsv.(string)
 		}
 		if i := strings.LastIndexByte(short, '.'); i >= 0 {
 			inner, short = short[:i], short[i+1:]
-			out.set("name", short)
-			out.set("namespace", inner)
+			out.Set("name", short)
+			out.Set("namespace", inner)
 		}
 		full := short
 		if inner != "" {
@@ -132,29 +159,29 @@ func (in *avroInliner) object(o *object, ns string) (any, error) {
 			return full, nil // written out already (from its own file, at an earlier use)
 		}
 		in.written[full] = true
-		if fields, ok := o.get("fields"); ok {
+		if fields, ok := o.Get("fields"); ok {
 			list, _ := fields.([]any)
 			outFields := make([]any, len(list))
 			for i, f := range list {
-				fo, ok := f.(*object)
+				fo, ok := f.(*jsonorder.Object)
 				if !ok {
 					outFields[i] = f
 					continue
 				}
-				nf := newObject()
-				for _, k := range fo.keys {
-					nf.set(k, fo.vals[k])
+				nf := jsonorder.New()
+				for _, k := range fo.Keys {
+					nf.Set(k, fo.Vals[k])
 				}
-				if ft, ok := fo.get("type"); ok {
+				if ft, ok := fo.Get("type"); ok {
 					r, err := in.schema(ft, inner)
 					if err != nil {
 						return nil, err
 					}
-					nf.set("type", r)
+					nf.Set("type", r)
 				}
 				outFields[i] = nf
 			}
-			out.set("fields", outFields)
+			out.Set("fields", outFields)
 		}
 		return out, nil
 	case "array", "map":
@@ -162,12 +189,12 @@ func (in *avroInliner) object(o *object, ns string) (any, error) {
 		if typ == "map" {
 			key = "values"
 		}
-		if sub, ok := o.get(key); ok {
+		if sub, ok := o.Get(key); ok {
 			r, err := in.schema(sub, ns)
 			if err != nil {
 				return nil, err
 			}
-			out.set(key, r)
+			out.Set(key, r)
 		}
 		return out, nil
 	}
@@ -178,7 +205,7 @@ func (in *avroInliner) object(o *object, ns string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if def, ok := r.(*object); ok {
+		if def, ok := r.(*jsonorder.Object); ok {
 			return def, nil
 		}
 		return out, nil
@@ -188,14 +215,14 @@ func (in *avroInliner) object(o *object, ns string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		out.set("type", r)
+		out.Set("type", r)
 	}
 	return out, nil
 }
 
 // definition is the object defining n in its own file, with its name and
 // namespace made explicit: it is written where its namespace may differ.
-func (in *avroInliner) definition(n *avro.Node) (any, error) {
+func (in *avroInliner) definition(n *Node) (any, error) {
 	doc, ok := in.docs[n.File]
 	if !ok {
 		text, ok := in.s.FileText(n.File)
@@ -203,7 +230,7 @@ func (in *avroInliner) definition(n *avro.Node) (any, error) {
 			return nil, fmt.Errorf("%s: the text of %s is not at hand", in.s.File, n.File)
 		}
 		var err error
-		if doc, err = decodeOrdered(text); err != nil {
+		if doc, err = jsonorder.Decode(text); err != nil {
 			return nil, fmt.Errorf("%s: %w", n.File, err)
 		}
 		in.docs[n.File] = doc
@@ -212,20 +239,20 @@ func (in *avroInliner) definition(n *avro.Node) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", n.File, n.Pointer, err)
 	}
-	o, ok := v.(*object)
+	o, ok := v.(*jsonorder.Object)
 	if !ok {
 		return nil, fmt.Errorf("%s: %s: the definition of %s is not an object", n.File, n.Pointer, n.Name)
 	}
-	def := newObject()
-	for _, k := range o.keys {
-		def.set(k, o.vals[k])
+	def := jsonorder.New()
+	for _, k := range o.Keys {
+		def.Set(k, o.Vals[k])
 	}
 	ns, short := "", n.Name
 	if i := strings.LastIndexByte(n.Name, '.'); i >= 0 {
 		ns, short = n.Name[:i], n.Name[i+1:]
 	}
-	def.set("name", short)
-	def.set("namespace", ns) // "" is the null namespace, not the enclosing one
+	def.Set("name", short)
+	def.Set("namespace", ns) // "" is the null namespace, not the enclosing one
 	return def, nil
 }
 
@@ -238,8 +265,8 @@ func atPointer(doc any, ptr string) (any, error) {
 	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch c := cur.(type) {
-		case *object:
-			v, ok := c.get(tok)
+		case *jsonorder.Object:
+			v, ok := c.Get(tok)
 			if !ok {
 				return nil, fmt.Errorf("no member %q", tok)
 			}
@@ -255,4 +282,10 @@ func atPointer(doc any, ptr string) (any, error) {
 		}
 	}
 	return cur, nil
+}
+
+// AsyncAPIInfo says how Avro versions are carried, for the document's
+// description.
+func (Provider) AsyncAPIInfo() string {
+	return "Avro types (schemas/<type>/vN.avsc): the record value is the datum in Avro's binary encoding (content-type application/avro, optionally in the Confluent wire format: magic byte 0 and a 4-byte schema id); the payload embeds the schema with schemaFormat " + AsyncAPISchemaFormat + "."
 }

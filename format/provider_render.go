@@ -1,0 +1,156 @@
+package format
+
+import "io/fs"
+
+// What evtool renders of a schema for people and other tools (the field
+// table of docs, the payload of an AsyncAPI message, the form a schema
+// registry holds) is asked of the format's provider through the optional
+// interfaces below, so that docsite, asyncapi and schemaregistry need not
+// know a format's compiled type.
+
+// FieldDoc is one row of a version's field table (evtool docs): a place in
+// the event's data and what the schema says about it. What only one format
+// has (an Avro default or logical type, a Protobuf field number, label or
+// json_name) is a constraint line, so that tables and their diffs are one
+// code path for every format.
+type FieldDoc struct {
+	// Path names the place: "items[].unitPrice.currency"; "[]" is any
+	// item, "[0]" a tuple item, "{oneOf 1}" a variant, "*" any other
+	// property, "[/re/]" properties matching a pattern, "{}" a map value,
+	// "{Card}" a union branch.
+	Path  string
+	Depth int
+	Type  string
+	// Property: the place is a property of an object (not an item or a
+	// variant); Required: the object requires it.
+	Property bool
+	Required bool
+	// Enum holds the allowed values as JSON text; Constraints the rest.
+	Enum        []string
+	Constraints []string
+	Title       string
+	Description string
+	// RefName names the shared definition the field is, if any
+	// ("Money · common/money.json").
+	RefName string
+}
+
+// Bounds of a field table; a schema past them is summarized (truncated).
+const (
+	MaxFieldDocs     = 2000
+	MaxFieldDocDepth = 24
+)
+
+// FieldPath is the path of the field name below path.
+func FieldPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// FieldDocumenter is a Provider that lists the fields of its compiled
+// schemas for docs (Avro, Protobuf; JSON Schema's table is built by
+// package docsite, which reads the catalog's files for the order authors
+// wrote properties in).
+type FieldDocumenter interface {
+	// FieldDocs describes s's root (its type, name and doc) and lists its
+	// fields, nested ones included, at most MaxFieldDocs rows and
+	// MaxFieldDocDepth levels (truncated says it stopped). fsys is the
+	// catalog root, where s's files are read again for what the compiled
+	// schema keeps no copy of (Avro's doc); nil leaves that out.
+	FieldDocs(s Schema, fsys fs.FS) (root FieldDoc, rows []FieldDoc, truncated bool)
+}
+
+// SharedSchema is a catalog file that versions use from outside their own
+// file: an .avsc defining a named type (a record, enum or fixed referenced
+// by full name), or an imported .proto. A registry holds it under a subject
+// of its own, and the versions that use it carry Confluent schema
+// references to it.
+type SharedSchema struct {
+	Kind Kind
+	// Name is the reference name: the full name of the file's top-level
+	// named type (Avro) or its import path (Protobuf). Subject is where it
+	// is registered: the name itself, as Confluent's serializers and
+	// Maven plugin do (DefaultReferenceSubjectNameStrategy).
+	Name, Subject string
+	// Rel is the file's slash path inside the catalog root.
+	Rel  string
+	Text []byte
+	// Deps are the names of the shared schemas it uses itself, in
+	// dependency order (set by the registry form that orders them).
+	Deps []string
+	// Digest is the identity push, diff and the server compare.
+	Digest string
+	// DepRels are the shared files it uses itself, as paths inside the
+	// catalog root.
+	DepRels []string
+}
+
+// SharedFiles is where a format reads the shared schemas of registry
+// forms: the catalog root, the bound on one file, and the shared schemas
+// read so far by path inside the root (a cache the caller keeps and
+// guards, as one file is one shared schema for every version using it).
+type SharedFiles struct {
+	Root    fs.FS
+	MaxSize int64
+	Cache   map[string]*SharedSchema
+}
+
+// Keep puts sh in the cache (none: nothing is kept).
+func (sf SharedFiles) Keep(rel string, sh *SharedSchema) {
+	if sf.Cache != nil {
+		sf.Cache[rel] = sh
+	}
+}
+
+// RegistryFormer is a Provider whose registry form is a version's file as
+// written with references to the shared schemas it uses (Avro, Protobuf;
+// JSON Schema's form inlines them: package schemaregistry bundles it).
+type RegistryFormer interface {
+	// RegistryShared are the shared schemas s uses, directly or not:
+	// closure their paths inside the root, sorted, and byRel each of them
+	// by path. rel is s's own file inside the root.
+	RegistryShared(s Schema, rel string, files SharedFiles) (closure []string, byRel map[string]*SharedSchema, err error)
+	// AllShared are the shared schemas among rels (files of the root with
+	// the format's extension that are no version file), by path: a file
+	// that is not one, or does not compile on its own, is left out.
+	AllShared(rels []string, files SharedFiles) map[string]*SharedSchema
+}
+
+// AsyncAPIPayload is a version's schema as the payload of an AsyncAPI 3.0
+// message that is not JSON Schema: a Multi Format Schema Object.
+type AsyncAPIPayload struct {
+	// SchemaFormat is the payload's schemaFormat, as the AsyncAPI
+	// specification spells it.
+	SchemaFormat string
+	// JSON is the embedded schema when it is a JSON value (Avro), as JSON
+	// text keeping the key order written; Text when it is a string
+	// (Protobuf's .proto).
+	JSON []byte
+	Text string
+	// Message is the event message's full name (x-evtool-message, ""
+	// for none); Imports the files the schema was bundled with
+	// (x-evtool-imports).
+	Message string
+	Imports []string
+	// ContentType is the messages' content type.
+	ContentType string
+	// Warning says why the schema is embedded otherwise than the format
+	// would (Protobuf: as written, with imports the AsyncAPI parser
+	// cannot follow); "" for none.
+	Warning string
+}
+
+// AsyncAPIPayloader is a Provider whose versions are embedded in an
+// AsyncAPI message with their schemaFormat (Avro, Protobuf; JSON Schema is
+// carried over as a component by package asyncapi).
+type AsyncAPIPayloader interface {
+	// AsyncAPIPayload is s embedded in a message; text is s's file as
+	// written.
+	AsyncAPIPayload(s Schema, text []byte) (AsyncAPIPayload, error)
+	// AsyncAPIInfo says how the format's versions are carried (record
+	// value, content type, what the payload embeds): a paragraph of the
+	// document's description when the catalog has such versions.
+	AsyncAPIInfo() string
+}

@@ -24,9 +24,11 @@ import (
 // something; a pair the rules call clean gets the shared documents only.
 const DefaultCatalogSamples = 2
 
-// Rule ids of pairs no engine can compare.
+// Rule ids of pairs no engine can compare. RuleFormatChanged is not
+// "format-changed": that id is the JSON Schema engine's (a `format`
+// keyword asserted), and one id names one rule.
 const (
-	RuleFormatChanged     = "format-changed"
+	RuleFormatChanged     = "type-format-changed"
 	RuleFormatUnsupported = "format-unsupported"
 )
 

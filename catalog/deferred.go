@@ -94,8 +94,7 @@ func (c *Catalog) CompileType(t *EventType) []report.Finding {
 		return probs
 	}
 	defer closeFS()
-	jc := NewDraftCompiler(c.Config.AssertFormats, c.Draft)
-	jc.UseLoader(&refLoader{files: c.files})
+	jc := c.json.Compiler(c.Config.AssertFormats, c.Draft)
 	fl := &formatLoader{loader: l, reported: map[string]bool{}, used: map[string]bool{}}
 	var out []report.Finding
 	for _, v := range t.Versions {

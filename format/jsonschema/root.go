@@ -110,7 +110,16 @@ func (r RootReader) rel(p string) string {
 }
 
 // ReadRoot reads every JSON file under the root except examples, so
-// that $ref and $id lookups are answered from memory. The findings are
+// that $ref and $id lookups are answered from memory.
+//
+// JSON Schema is compiled from the Files, not through format.FileCompiler
+// as Avro and Protobuf are: a $ref or $id may name any JSON file of the
+// root, so the root is read once before any version compiles (not per
+// version from the shared directories), one compiler serves a whole load
+// so shared files compile once, the compile takes the catalog's
+// assert_formats and default_draft, and the catalog's Version keeps the
+// compiled *jsonschema.Schema and document its importers read (Schema,
+// Doc), which format.Schema does not carry. The findings are
 // the files that could not be read or parsed and the $ids declared
 // twice, in the order the walk met them.
 func ReadRoot(fsys fs.FS, r RootReader) (Files, []report.Finding) {

@@ -230,15 +230,23 @@ func (l *refLoader) Load(raw string) (any, error) {
 		}
 		return f.Doc, nil
 	}
-	for _, f := range l.files {
+	return l.files.byID(u, "catalog schema", " inside the catalog")
+}
+
+// byID answers a URL that is not a file's from the $ids the files
+// declare, or refuses it: evtool never fetches a schema from the
+// network. which names the files in the refusal, where the place a
+// relative path must stay in.
+func (files Files) byID(u *url.URL, which, where string) (any, error) {
+	for _, f := range files {
 		if f.ID != "" && f.ID == u.String() && f.Doc != nil {
 			return f.Doc, nil
 		}
 	}
 	if u.Scheme == "http" || u.Scheme == "https" {
-		return nil, &refError{fmt.Sprintf("reference to %s: no catalog schema declares this $id, and evtool never fetches schemas from the network", u)}
+		return nil, &refError{fmt.Sprintf("reference to %s: no %s declares this $id, and evtool never fetches schemas from the network", u, which)}
 	}
-	return nil, &refError{fmt.Sprintf("reference to %s: unsupported URL scheme %q (use a relative path inside the catalog)", u, u.Scheme)}
+	return nil, &refError{fmt.Sprintf("reference to %s: unsupported URL scheme %q (use a relative path%s)", u, u.Scheme, where)}
 }
 
 // CompileFinding explains a compile error of the version file (its

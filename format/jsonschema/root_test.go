@@ -123,6 +123,8 @@ func TestSchemaFileConfinement(t *testing.T) {
 	write("cat/x/v1.json", `{"$ref": "../common/c.json"}`)
 	write("outside.json", `{"type": "string"}`)
 	write("cat/x/v2.json", `{"$ref": "../../outside.json"}`)
+	write("cat/x/v3.json", `{"$ref": "https://example.com/x.json"}`)
+	write("cat/x/v4.json", `{"$ref": "ftp://example.com/x.json"}`)
 	tests := []struct {
 		file, marker, want string
 	}{
@@ -130,6 +132,8 @@ func TestSchemaFileConfinement(t *testing.T) {
 		{"cat/x/v1.json", "", "escapes the schema's directory"},
 		{"cat/x/v2.json", "evtool.yaml", "escapes the schema's directory"},
 		{"cat/x/v2.json", "", "escapes the schema's directory"},
+		{"cat/x/v3.json", "evtool.yaml", "no loaded schema declares this $id, and evtool never fetches schemas from the network"},
+		{"cat/x/v4.json", "evtool.yaml", `unsupported URL scheme "ftp" (use a relative path)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+" "+tt.marker, func(t *testing.T) {

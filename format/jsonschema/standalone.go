@@ -214,13 +214,5 @@ func (ll *lazyLoader) Load(raw string) (any, error) {
 		}
 		return f.Doc, nil
 	}
-	for _, f := range ll.l.files {
-		if f.ID != "" && f.ID == u.String() && f.Doc != nil {
-			return f.Doc, nil
-		}
-	}
-	if u.Scheme == "http" || u.Scheme == "https" {
-		return nil, &refError{fmt.Sprintf("reference to %s: no loaded schema declares this $id, and evtool never fetches schemas from the network", u)}
-	}
-	return nil, &refError{fmt.Sprintf("reference to %s: unsupported URL scheme %q (use a relative path)", u, u.Scheme)}
+	return ll.l.files.byID(u, "loaded schema", "")
 }

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/evtool/evtool/format"
-	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 
@@ -99,18 +98,9 @@ func (c *Catalog) CompileType(t *EventType) []report.Finding {
 	var out []report.Finding
 	for _, v := range t.Versions {
 		if v.Format == format.JSONSchema {
-			if v.Doc == nil {
-				continue // malformed JSON, already reported
+			if f := compileJSON(c, jc, v); f != nil {
+				out = append(out, *f)
 			}
-			sch, err := jc.Compile(v.URL)
-			if err != nil {
-				f := compileFinding(c, v, err)
-				f.Severity = report.SeverityError
-				out = append(out, f)
-				continue
-			}
-			v.Schema = sch
-			v.Compiled = jsonformat.New(sch, v.canonical)
 			continue
 		}
 		if fl.shared == nil {

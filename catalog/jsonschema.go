@@ -104,6 +104,24 @@ func (l *loader) readSchemaFiles(cat *Catalog) {
 	}
 }
 
+// compileJSON compiles v with c (the catalog's Files' Compiler) and sets
+// its Schema and Compiled, or returns why it does not compile (nil too
+// for a version that is not valid JSON: reading the file reported it).
+// Avro and Protobuf versions have no Doc and are left alone.
+func compileJSON(cat *Catalog, c *jsonschema.Compiler, v *Version) *report.Finding {
+	if v.Doc == nil {
+		return nil
+	}
+	sch, err := c.Compile(v.URL)
+	if err != nil {
+		f := compileFinding(cat, v, err)
+		return &f
+	}
+	v.Schema = sch
+	v.Compiled = jsformat.New(sch, v.canonical)
+	return nil
+}
+
 // compileFinding explains a compile error of v at the place that caused
 // it.
 func compileFinding(cat *Catalog, v *Version, err error) report.Finding {

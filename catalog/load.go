@@ -609,16 +609,9 @@ func (l *loader) compile(cat *Catalog) {
 	c := cat.json.Compiler(cat.Config.AssertFormats, cat.Draft)
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
-			if v.Doc == nil {
-				continue // malformed JSON, already reported
+			if f := compileJSON(cat, c, v); f != nil {
+				l.fail(*f)
 			}
-			sch, err := c.Compile(v.URL)
-			if err != nil {
-				l.fail(compileFinding(cat, v, err))
-				continue
-			}
-			v.Schema = sch
-			v.Compiled = jsonformat.New(sch, v.canonical)
 		}
 	}
 	l.compileFormats(cat)

@@ -77,12 +77,21 @@ func ValidationProblems(sch *jsonschema.Schema, v any) []schemaerr.Problem {
 }
 
 // schemaFile is a JSON file of the root as format/jsonschema read it;
-// doc and id repeat its Doc and ID under the names the input scan
-// (unchanged.go) reads them by.
+// its fields repeat the File's under the names they had when the catalog
+// read the files itself, which the input scan (unchanged.go) reads them
+// by.
 type schemaFile struct {
 	*jsformat.File
-	doc any
-	id  string
+	rel, display string
+	text         []byte
+	doc          any
+	err          error
+	id           string
+}
+
+// newSchemaFile is the catalog's view of f.
+func newSchemaFile(f *jsformat.File) *schemaFile {
+	return &schemaFile{File: f, rel: f.Rel, display: f.Display, text: f.Text, doc: f.Doc, err: f.Err, id: f.ID}
 }
 
 // readSchemaFiles reads every JSON file under the root except examples
@@ -97,7 +106,7 @@ func (l *loader) readSchemaFiles(cat *Catalog) {
 	})
 	cat.json = files
 	for rel, f := range files {
-		cat.files[rel] = &schemaFile{File: f, doc: f.Doc, id: f.ID}
+		cat.files[rel] = newSchemaFile(f)
 	}
 	for _, f := range probs {
 		l.fail(f)

@@ -210,12 +210,22 @@ type refError struct{ msg string }
 
 func (e *refError) Error() string { return e.msg }
 
-func (l *refLoader) Load(raw string) (any, error) {
+// parseRef parses the URL of a document the compiler asks for, fragment
+// dropped (a file is loaded whole).
+func parseRef(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, &refError{fmt.Sprintf("%q is not a valid URL", raw)}
 	}
 	u.Fragment = ""
+	return u, nil
+}
+
+func (l *refLoader) Load(raw string) (any, error) {
+	u, err := parseRef(raw)
+	if err != nil {
+		return nil, err
+	}
 	if u.Scheme == "file" {
 		rel, ok := RelFromURL(u.String())
 		if !ok {

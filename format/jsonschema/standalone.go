@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -195,11 +194,10 @@ type lazyLoader struct {
 }
 
 func (ll *lazyLoader) Load(raw string) (any, error) {
-	u, err := url.Parse(raw)
+	u, err := parseRef(raw)
 	if err != nil {
-		return nil, &refError{fmt.Sprintf("%q is not a valid URL", raw)}
+		return nil, err
 	}
-	u.Fragment = ""
 	if u.Scheme == "file" {
 		rel, ok := RelFromURL(u.String())
 		if !ok || !fs.ValidPath(rel) || path.IsAbs(rel) {

@@ -21,6 +21,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/format"
+	jsformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 
@@ -42,6 +43,9 @@ type Catalog struct {
 
 	byName map[string]*EventType
 	files  map[string]*schemaFile // by path relative to the root
+	// json holds the root's JSON files as JSON Schema's provider read
+	// them: what $refs resolve against.
+	json jsformat.Files
 	// openFS opens the file system the catalog was loaded from (for files
 	// read after loading, such as the registry ids).
 	openFS func() (fs.FS, func() error, error)
@@ -148,12 +152,7 @@ func (c *Catalog) Resolve(dataschema string) (*Version, error) {
 // LineOf returns the line of a JSON pointer in a catalog schema file given
 // by its display path (0 when unknown). Findings use it for annotations.
 func (c *Catalog) LineOf(file, pointer string) int {
-	for _, f := range c.files {
-		if f.display == file {
-			return f.lineOf(pointer)
-		}
-	}
-	return 0
+	return c.json.LineOf(file, pointer)
 }
 
 // Version returns version n (1-based) or nil.

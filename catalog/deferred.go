@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/evtool/evtool/format"
-	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 
@@ -94,24 +93,14 @@ func (c *Catalog) CompileType(t *EventType) []report.Finding {
 		return probs
 	}
 	defer closeFS()
-	jc := NewDraftCompiler(c.Config.AssertFormats, c.Draft)
-	jc.UseLoader(&refLoader{files: c.files})
+	jc := c.json.Compiler(c.Config.AssertFormats, c.Draft)
 	fl := &formatLoader{loader: l, reported: map[string]bool{}, used: map[string]bool{}}
 	var out []report.Finding
 	for _, v := range t.Versions {
 		if v.Format == format.JSONSchema {
-			if v.Doc == nil {
-				continue // malformed JSON, already reported
+			if f := compileJSON(c, jc, v); f != nil {
+				out = append(out, *f)
 			}
-			sch, err := jc.Compile(v.URL)
-			if err != nil {
-				f := compileFinding(c, v, err)
-				f.Severity = report.SeverityError
-				out = append(out, f)
-				continue
-			}
-			v.Schema = sch
-			v.Compiled = jsonformat.New(sch, v.canonical)
 			continue
 		}
 		if fl.shared == nil {

@@ -145,7 +145,7 @@ func (fl *formatLoader) lintShared(kinds map[format.Kind]bool) {
 }
 
 // DigestOf is "sha256:" and the hex SHA-256 of a schema's canonical form.
-func DigestOf(s format.Schema) string { return digestOf(s.Canonical()) }
+func DigestOf(s format.Schema) string { return format.DigestOf(s.Canonical()) }
 
 func ruleOf(k format.Kind) string {
 	if fc, ok := fileCompiler(k); ok {

@@ -1,13 +1,20 @@
 package catalog
 
 import (
+	"fmt"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/format"
 	jsformat "github.com/evtool/evtool/format/jsonschema"
+	"github.com/evtool/evtool/internal/schemaerr"
+	"github.com/evtool/evtool/report"
 )
 
-// JSON Schema drafts and the compiler's rules moved to format/jsonschema,
-// JSON Schema's provider; these names stay for the catalog's importers.
+// JSON Schema drafts, the compiler's rules, the reading of a root's JSON
+// files, $ref resolution, canonical JSON and schema files outside a
+// catalog moved to format/jsonschema, JSON Schema's provider; these
+// names stay for the catalog's importers.
 
 // Draft is jsformat.Draft.
 type Draft = jsformat.Draft
@@ -31,3 +38,117 @@ func NewCompiler(assertFormats bool) *jsonschema.Compiler { return jsformat.NewC
 func NewDraftCompiler(assertFormats bool, draft Draft) *jsonschema.Compiler {
 	return jsformat.NewDraftCompiler(assertFormats, draft)
 }
+
+// Canonical is jsformat.Canonical: a decoded JSON value in canonical form.
+func Canonical(v any) []byte { return jsformat.Canonical(v) }
+
+// Digest is jsformat.Digest: "sha256:" and the hex SHA-256 of the
+// canonical form.
+func Digest(v any) string { return jsformat.Digest(v) }
+
+// SchemaFile is jsformat.SchemaFile: one JSON Schema file compiled on its
+// own, outside a catalog.
+type SchemaFile = jsformat.SchemaFile
+
+// SchemaFileOptions are jsformat.SchemaFileOptions.
+type SchemaFileOptions = jsformat.SchemaFileOptions
+
+// LoadSchemaFile reads and compiles the schema file at p, draft 2020-12
+// when it has no `$schema`. Errors name the file, line and JSON pointer.
+func LoadSchemaFile(p string, assertFormats bool) (*SchemaFile, error) {
+	return LoadSchemaFileWith(p, SchemaFileOptions{AssertFormats: assertFormats})
+}
+
+// LoadSchemaFileWith reads and compiles the schema file at p; its $refs
+// reach the files of the nearest enclosing catalog (the directory holding
+// evtool.yaml), or else of the file's own directory. Errors name the
+// file, line and JSON pointer.
+func LoadSchemaFileWith(p string, opts SchemaFileOptions) (*SchemaFile, error) {
+	if opts.Marker == "" {
+		opts.Marker = ConfigName
+	}
+	return jsformat.LoadSchemaFileWith(p, opts)
+}
+
+// ValidationProblems validates v against sch and returns each leaf problem
+// (nil when valid).
+func ValidationProblems(sch *jsonschema.Schema, v any) []schemaerr.Problem {
+	return jsformat.ValidationProblems(sch, v)
+}
+
+// schemaFile is a JSON file of the root as format/jsonschema read it;
+// its fields repeat the File's under the names they had when the catalog
+// read the files itself, which the input scan (unchanged.go) reads them
+// by.
+type schemaFile struct {
+	*jsformat.File
+	rel, display string
+	text         []byte
+	doc          any
+	err          error
+	id           string
+}
+
+// newSchemaFile is the catalog's view of f.
+func newSchemaFile(f *jsformat.File) *schemaFile {
+	return &schemaFile{File: f, rel: f.Rel, display: f.Display, text: f.Text, doc: f.Doc, err: f.Err, id: f.ID}
+}
+
+// readSchemaFiles reads every JSON file under the root except examples
+// (jsformat.ReadRoot), so that $ref and $id lookups are answered from
+// memory.
+func (l *loader) readSchemaFiles(cat *Catalog) {
+	files, probs := jsformat.ReadRoot(l.fsys, jsformat.RootReader{
+		Root:        l.root,
+		Show:        l.show,
+		Skip:        func(dir string) bool { return SkipSchemaDir(l.root, dir) },
+		PathProblem: pathProblem,
+	})
+	cat.json = files
+	for rel, f := range files {
+		cat.files[rel] = newSchemaFile(f)
+	}
+	for _, f := range probs {
+		l.fail(f)
+	}
+}
+
+// compileJSON compiles v with c (the catalog's Files' Compiler) and sets
+// its Schema and Compiled, or returns why it does not compile (nil too
+// for a version that is not valid JSON: reading the file reported it).
+// Avro and Protobuf versions have no Doc and are left alone.
+func compileJSON(cat *Catalog, c *jsonschema.Compiler, v *Version) *report.Finding {
+	if v.Doc == nil {
+		return nil
+	}
+	sch, err := c.Compile(v.URL)
+	if err != nil {
+		f := compileFinding(cat, v, err)
+		return &f
+	}
+	v.Schema = sch
+	v.Compiled = jsformat.New(sch, v.canonical)
+	return nil
+}
+
+// compileFinding explains a compile error of v at the place that caused
+// it.
+func compileFinding(cat *Catalog, v *Version, err error) report.Finding {
+	return cat.json.CompileFinding(v.File, fmt.Sprintf("%s v%d", v.Type, v.Number), err)
+}
+
+// fileURL is jsformat.FileURL.
+func fileURL(rel string) string { return jsformat.FileURL(rel) }
+
+// relFromURL is jsformat.RelFromURL.
+func relFromURL(raw string) (string, bool) { return jsformat.RelFromURL(raw) }
+
+// resolveRef is jsformat.ResolveRef.
+func resolveRef(base, ref string) string { return jsformat.ResolveRef(base, ref) }
+
+// jsonFinding is jsformat.MalformedFinding.
+func jsonFinding(rule, file string, err error) report.Finding {
+	return jsformat.MalformedFinding(rule, file, err)
+}
+
+func unwrapPathError(err error) error { return format.UnwrapPathError(err) }

@@ -36,14 +36,14 @@ const (
 	RuleTypeName       = "type-name"
 	RuleVersionName    = "version-name"
 	RuleVersionGap     = "version-gap"
-	RuleSchemaJSON     = "schema-json"
-	RuleSchemaInvalid  = "schema-invalid"
-	RuleSchemaRef      = "schema-ref"
-	RuleSchemaCompile  = "schema-compile"
+	RuleSchemaJSON     = jsonformat.RuleSchemaJSON
+	RuleSchemaInvalid  = jsonformat.RuleSchemaInvalid
+	RuleSchemaRef      = jsonformat.RuleSchemaRef
+	RuleSchemaCompile  = jsonformat.RuleSchemaCompile
 	RuleExampleJSON    = "example-json"
 	RuleExampleInvalid = "example-invalid"
 	RuleExampleOrphan  = "example-orphan"
-	RuleDuplicateID    = "schema-duplicate-id"
+	RuleDuplicateID    = jsonformat.RuleDuplicateID
 	RuleNoVersions     = "type-no-versions"
 	RuleDeprecated     = "deprecated-version"
 	// RuleFormatMixed: versions of one type in different formats.
@@ -253,6 +253,18 @@ func pathProblem(p string, err error) string {
 	return unwrapPathError(err).Error()
 }
 
+// SkipSchemaDir reports whether dir (a slash path under the schemas root
+// root) holds no schemas: a dot directory (tool state), or a type's
+// examples/ (data, not schemas; a type that is itself named "examples",
+// right under the root, is a type).
+func SkipSchemaDir(root, dir string) bool {
+	if dir == root {
+		return false
+	}
+	name := path.Base(dir)
+	return strings.HasPrefix(name, ".") || name == "examples" && path.Dir(dir) != root
+}
+
 func (l *loader) loadConfig(cat *Catalog) bool {
 	data, err := readFile(l.fsys, ConfigName)
 	if err != nil {
@@ -444,12 +456,12 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 			t.Versions = append(t.Versions, v)
 			continue
 		}
-		f := cat.files[l.rel(rel)]
+		f := cat.json[l.rel(rel)]
 		if f != nil {
-			v.Text, v.Doc = f.text, f.doc
-			if f.doc != nil {
-				v.canonical = Canonical(f.doc)
-				v.Digest = digestOf(v.canonical)
+			v.Text, v.Doc = f.Text, f.Doc
+			if f.Doc != nil {
+				v.canonical = Canonical(f.Doc)
+				v.Digest = format.DigestOf(v.canonical)
 			}
 		} else {
 			// Never compiled, never checked: say so rather than let every
@@ -578,25 +590,8 @@ func (c *Catalog) CheckTypeExamples(t *EventType) []report.Finding {
 	return out
 }
 
-func jsonFinding(rule, file string, err error) report.Finding {
-	f := report.Finding{Rule: rule, Severity: report.SeverityError, File: file, Message: "malformed JSON: " + err.Error()}
-	var je *jsonstrict.Error
-	if errors.As(err, &je) {
-		f.Line, f.Column, f.Pointer, f.Message = je.Line, je.Column, je.Pointer, "malformed JSON: "+je.Msg
-	}
-	return f
-}
-
 func readFile(fsys fs.FS, name string) ([]byte, error) {
 	return format.ReadFile(fsys, name, MaxFileSize)
-}
-
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 func sortFindings(fs []report.Finding) {
@@ -611,20 +606,12 @@ func sortFindings(fs []report.Finding) {
 // compile compiles every version with one compiler, so shared files are
 // compiled once.
 func (l *loader) compile(cat *Catalog) {
-	c := NewDraftCompiler(cat.Config.AssertFormats, cat.Draft)
-	c.UseLoader(&refLoader{files: cat.files})
+	c := cat.json.Compiler(cat.Config.AssertFormats, cat.Draft)
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
-			if v.Doc == nil {
-				continue // malformed JSON, already reported
+			if f := compileJSON(cat, c, v); f != nil {
+				l.fail(*f)
 			}
-			sch, err := c.Compile(v.URL)
-			if err != nil {
-				l.fail(compileFinding(cat, v, err))
-				continue
-			}
-			v.Schema = sch
-			v.Compiled = jsonformat.New(sch, v.canonical)
 		}
 	}
 	l.compileFormats(cat)

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 
@@ -17,12 +16,7 @@ import (
 // path of its catalog file and the JSON pointer inside it. Unknown URLs are
 // returned as they are with an empty file.
 func (c *Catalog) Locate(location string) (file, pointer string) {
-	base, frag, _ := strings.Cut(location, "#")
-	f := c.fileByURL(base)
-	if f == nil {
-		return "", location
-	}
-	return f.display, unescapeFragment(frag)
+	return c.json.Locate(location)
 }
 
 // FileOfURL describes the catalog file a compiled schema URL belongs to:
@@ -30,11 +24,11 @@ func (c *Catalog) Locate(location string) (file, pointer string) {
 // of its canonical JSON.
 func (c *Catalog) FileOfURL(u string) (display, rel, digest string, ok bool) {
 	base, _, _ := strings.Cut(u, "#")
-	f := c.fileByURL(base)
-	if f == nil || f.doc == nil {
+	f := c.json.ByURL(base)
+	if f == nil || f.Doc == nil {
 		return "", "", "", false
 	}
-	return f.display, f.rel, Digest(f.doc), true
+	return f.Display, f.Rel, Digest(f.Doc), true
 }
 
 // TransformedCompiler returns a function that compiles versions of the
@@ -46,7 +40,7 @@ func (c *Catalog) FileOfURL(u string) (display, rel, digest string, ok bool) {
 // profile's closed view of a writer.)
 func (c *Catalog) TransformedCompiler(transform func(doc any) any) func(v *Version) (*jsonschema.Schema, error) {
 	comp := NewDraftCompiler(c.Config.AssertFormats, c.Draft)
-	comp.UseLoader(&transformLoader{inner: &refLoader{files: c.files}, transform: transform})
+	comp.UseLoader(c.json.TransformedLoader(transform))
 	return versionCompiler(comp)
 }
 
@@ -61,26 +55,6 @@ func versionCompiler(comp *jsonschema.Compiler) func(v *Version) (*jsonschema.Sc
 		defer mu.Unlock()
 		return comp.Compile(v.URL)
 	}
-}
-
-type transformLoader struct {
-	inner     jsonschema.URLLoader
-	transform func(any) any
-}
-
-func (l *transformLoader) Load(u string) (any, error) {
-	doc, err := l.inner.Load(u)
-	if err != nil {
-		return nil, err
-	}
-	return l.transform(doc), nil
-}
-
-func unescapeFragment(frag string) string {
-	if p, err := url.PathUnescape(frag); err == nil {
-		return p
-	}
-	return frag
 }
 
 // SamplingCompiler returns a function that compiles versions of the catalog
@@ -99,6 +73,6 @@ func (c *Catalog) SamplingCompiler() func(v *Version) (*jsonschema.Schema, error
 		}
 	}
 	comp := NewCompiler(true)
-	comp.UseLoader(&refLoader{files: c.files})
+	comp.UseLoader(c.json.Loader())
 	return versionCompiler(comp)
 }

@@ -24,14 +24,29 @@ import (
 // something; a pair the rules call clean gets the shared documents only.
 const DefaultCatalogSamples = 2
 
-// Rule ids of pairs no engine can compare.
+// Rule ids of pairs no engine can compare. RuleFormatChanged is not
+// "format-changed": that id is the JSON Schema engine's (a `format`
+// keyword asserted), and one id names one rule.
 const (
-	RuleFormatChanged     = "format-changed"
+	RuleFormatChanged     = "type-format-changed"
 	RuleFormatUnsupported = "format-unsupported"
 )
 
 // Engines is the table of compatibility engines, one per format: the
 // gate calls each through engine.Engine and nothing else.
+//
+// The table is here, not in each format's provider, because an engine
+// imports its format's package and a provider cannot import its engine
+// back: compat/avrocompat compares format/avro's compiled schemas
+// (avro.Schema, avro.Place), compat/protocompat format/protobuf's, and
+// every engine imports compat/engine, whose VersionPair and Options hold
+// catalog types (catalog.Version, catalog.Catalog, catalog.Profile), and
+// catalog imports format/formats, the providers' table. A narrower
+// VersionPair would cut the last path but not the first: format/avro ->
+// compat/avrocompat -> format/avro stays a cycle. Naming an engine by a
+// string in the provider would need a registry of engines filled at init
+// (package-level mutable state) or a table that imports every engine:
+// this one.
 func Engines() map[format.Kind]engine.Engine {
 	return map[format.Kind]engine.Engine{
 		format.JSONSchema: jsoncompat.Engine(),

@@ -111,7 +111,7 @@ func TestCheckCatalogAgainstFormats(t *testing.T) {
 		{"proto edited", map[string]string{"schemas/a.b/v1.avsc": avroV1, "schemas/c.d/v1.proto": protoV2, "schemas/e.f/v1.json": `{"type": "string"}`},
 			"published-version-modified@c.d"},
 		{"format changed", map[string]string{"schemas/a.b/v1.avsc": avroV1, "schemas/c.d/v1.proto": protoV1, "schemas/e.f/v1.avsc": `"string"`, "schemas/e.f/v2.avsc": `"string"`},
-			"format-changed@e.f v1 -> v2"},
+			"type-format-changed@e.f v1 -> v2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -78,7 +78,7 @@ func CheckRulesMarkdown(docs []report.RuleDoc) string {
 }
 
 func isCatalogRuleID(id string) bool {
-	for _, r := range catalogRules {
+	for _, r := range catalogRules() {
 		if r.ID == id {
 			return true
 		}

@@ -35,3 +35,16 @@ func TestRulesDocCoversFormats(t *testing.T) {
 		}
 	}
 }
+
+// One id names one rule: every rule of the gate and of every engine is in
+// the rules table once (an id in two rows sends SARIF and an ignore entry
+// to either meaning).
+func TestRuleIDsOnce(t *testing.T) {
+	seen := map[string]string{}
+	for _, d := range RuleDocs() {
+		if other, ok := seen[d.ID]; ok {
+			t.Errorf("rule id %s twice: %q and %q", d.ID, other, d.Summary)
+		}
+		seen[d.ID] = d.Summary
+	}
+}

@@ -132,8 +132,8 @@ func DigestOf(canonical []byte) string {
 }
 
 // FileCompiler is a Provider that compiles a catalog's schema files by
-// itself (Avro, Protobuf; the catalog still compiles JSON Schema, whose
-// $refs it resolves across the whole root).
+// itself (Avro, Protobuf). JSON Schema is not one: see format/jsonschema's
+// ReadRoot for why.
 type FileCompiler interface {
 	// CompileVersion compiles a version's file: file and the shared
 	// directories (where named types shared between types live) are paths

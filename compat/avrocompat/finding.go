@@ -12,6 +12,12 @@ import (
 // Finding is one break (or warning) between a writer and a reader schema.
 // Writer and Reader are places in the two schemas' files; ToReport turns
 // them into old/new pointers for the shared printers and gate.
+//
+// It is not a report.Finding because the engine works on it before it is
+// one: its places are writer and reader, which become old and new only
+// with the direction, witness search follows its path and leaf to build
+// Counterexample, and the counterexample is printed from the compiled
+// schemas (ToReport takes them).
 type Finding struct {
 	Rule           string
 	Severity       report.Severity

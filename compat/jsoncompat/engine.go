@@ -18,6 +18,7 @@ import (
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/internal/schemawalk"
 
 	"github.com/evtool/evtool/report"
 )
@@ -983,7 +984,7 @@ func readerValueAt(r *jsonschema.Schema, location string) any {
 			found = []any{*s.Const}
 			return
 		}
-		for _, x := range children(s) {
+		for _, x := range schemawalk.Children(s) {
 			walk(x, depth+1)
 		}
 	}
@@ -992,56 +993,6 @@ func readerValueAt(r *jsonschema.Schema, location string) any {
 		return l[0]
 	}
 	return found
-}
-
-// children lists the subschemas of s.
-func children(s *jsonschema.Schema) []*jsonschema.Schema {
-	if s == nil || s.Bool != nil {
-		return nil
-	}
-	var out []*jsonschema.Schema
-	add := func(xs ...*jsonschema.Schema) {
-		for _, x := range xs {
-			if x != nil {
-				out = append(out, x)
-			}
-		}
-	}
-	add(s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else, s.PropertyNames, s.UnevaluatedProperties, s.Contains, s.Items2020, s.UnevaluatedItems, s.ContentSchema)
-	if s.DynamicRef != nil {
-		add(s.DynamicRef.Ref)
-	}
-	add(s.AllOf...)
-	add(s.AnyOf...)
-	add(s.OneOf...)
-	add(s.PrefixItems...)
-	for _, k := range sortedKeys(s.Properties) {
-		add(s.Properties[k])
-	}
-	for _, k := range sortedKeys(s.DependentSchemas) {
-		add(s.DependentSchemas[k])
-	}
-	for _, x := range s.PatternProperties {
-		add(x)
-	}
-	for _, x := range s.Dependencies {
-		if x, ok := x.(*jsonschema.Schema); ok {
-			add(x)
-		}
-	}
-	if x, ok := s.AdditionalProperties.(*jsonschema.Schema); ok {
-		add(x)
-	}
-	if x, ok := s.AdditionalItems.(*jsonschema.Schema); ok {
-		add(x)
-	}
-	switch it := s.Items.(type) {
-	case *jsonschema.Schema:
-		add(it)
-	case []*jsonschema.Schema:
-		add(it...)
-	}
-	return out
 }
 
 // maxMessage bounds (in characters) the reader's complaint quoted in a

@@ -13,6 +13,12 @@ import (
 // Finding is one reason a writer schema's documents may be rejected by
 // its reader. It is data: printers and the gate turn it into
 // report.Finding with ToReport.
+//
+// It is not a report.Finding because the engine works on it before it is
+// one: witness search reads its hint and fills Counterexample, rules are
+// merged by Kind, and its places are compiled-schema locations
+// ("url#/pointer") that become a file, line and pointer only through the
+// side's Locator, which the pair gives at the boundary (ToReport).
 type Finding struct {
 	Rule      string
 	Kind      Kind

@@ -2,6 +2,7 @@ package jsoncompat
 
 import (
 	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/internal/schemawalk"
 
 	"fmt"
 	"maps"
@@ -128,7 +129,7 @@ func (c *checker) wprop(v *objView, n string) (atoms []atom, forbidden, declared
 		// patternProperties apply to declared names too; additionalProperties
 		// only to names neither keyword covers.
 		_, matched := s.Properties[n]
-		for _, re := range sortedPatterns(s) {
+		for _, re := range schemawalk.Patterns(s) {
 			if re.MatchString(n) {
 				p := s.PatternProperties[re]
 				atoms = append(atoms, atom{p, a.borrowed})
@@ -185,24 +186,12 @@ func (c *checker) wprop(v *objView, n string) (atoms []atom, forbidden, declared
 	return atoms, forbidden, declared, where
 }
 
-func sortedPatterns(s *jsonschema.Schema) []jsonschema.Regexp {
-	if len(s.PatternProperties) == 0 {
-		return nil
-	}
-	out := make([]jsonschema.Regexp, 0, len(s.PatternProperties))
-	for re := range s.PatternProperties {
-		out = append(out, re)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out
-}
-
 // otherOptions returns, for one writer atom, the schemas that may apply to
 // a property name the branch does not declare (nil slice and closed=true:
 // the atom forbids such names).
 func (c *checker) otherOptions(v *objView, a atom) (opts []*jsonschema.Schema, closed bool) {
 	s := a.s
-	for _, re := range sortedPatterns(s) {
+	for _, re := range schemawalk.Patterns(s) {
 		opts = append(opts, s.PatternProperties[re])
 	}
 	switch ap := s.AdditionalProperties.(type) {
@@ -298,7 +287,7 @@ func (c *checker) othersWithin(v *objView, rc *jsonschema.Schema, ip ipath, appl
 		if applies != nil {
 			var kept []*jsonschema.Schema
 			var pats []string
-			for _, re := range sortedPatterns(a.s) {
+			for _, re := range schemawalk.Patterns(a.s) {
 				pats = append(pats, re.String())
 				if p := a.s.PatternProperties[re]; !isFalse(p) && applies(re.String()) {
 					kept = append(kept, p)
@@ -358,7 +347,7 @@ func (c *checker) writerNamePatterns(v *objView) ([]string, bool) {
 			continue
 		}
 		var pats []string
-		for _, re := range sortedPatterns(s) {
+		for _, re := range schemawalk.Patterns(s) {
 			if !isFalse(s.PatternProperties[re]) {
 				pats = append(pats, re.String())
 			}
@@ -476,7 +465,7 @@ func extraName(v *objView, ra *jsonschema.Schema, names map[string]bool) string 
 		if i > 0 {
 			n += strconv.Itoa(i)
 		}
-		if names[n] || v.declared[n] || matchesAny(sortedPatterns(ra), n) {
+		if names[n] || v.declared[n] || matchesAny(schemawalk.Patterns(ra), n) {
 			continue
 		}
 		return n
@@ -545,12 +534,12 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 	// Undeclared names.
 	open := c.writerOpen(v)
 	var rpats []string
-	for _, re := range sortedPatterns(ra) {
+	for _, re := range schemawalk.Patterns(ra) {
 		rpats = append(rpats, re.String())
 	}
 	if open {
 		wpats, bounded := c.writerNamePatterns(v)
-		for _, re := range sortedPatterns(ra) {
+		for _, re := range schemawalk.Patterns(ra) {
 			rc := ra.PatternProperties[re]
 			if bounded {
 				overlap := false
@@ -883,7 +872,7 @@ func (c *checker) checkName(v *objView, ra *jsonschema.Schema, n string, wat []a
 		out = append(out, c.propCheck(v, n, wat, declared, where, p, place{ra, []string{"properties", n}}, KindPropertyOpen, pip, ip)...)
 	}
 	// The reader's patterns apply to its declared names too.
-	for _, re := range sortedPatterns(ra) {
+	for _, re := range schemawalk.Patterns(ra) {
 		if !re.MatchString(n) {
 			continue
 		}
@@ -1061,7 +1050,7 @@ func (c *checker) checkUnevaluated(v *objView, ra, up *jsonschema.Schema, names 
 		for n := range s.Properties {
 			certain[n] = true
 		}
-		pats = append(pats, sortedPatterns(s)...)
+		pats = append(pats, schemawalk.Patterns(s)...)
 	}
 	for _, n := range sorted {
 		if certain[n] || matchesAny(pats, n) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/internal/schemawalk"
 	"github.com/evtool/evtool/report"
 )
 
@@ -71,7 +72,7 @@ func ReferencedFiles(cat *catalog.Catalog, s *jsonschema.Schema) map[string]stri
 		seen[x] = true
 		b, _, _ := strings.Cut(x.Location, "#")
 		bases[b] = true
-		stack = append(stack, children(x)...)
+		stack = append(stack, schemawalk.Children(x)...)
 	}
 	for b := range bases {
 		if _, rel, digest, ok := cat.FileOfURL(b); ok {

@@ -16,6 +16,7 @@ import (
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/internal/schemawalk"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/sample"
 )
@@ -120,7 +121,7 @@ func nestingDepth(s *jsonschema.Schema) int {
 		}
 		depth[s] = 0
 		d := 0
-		for _, x := range children(s) {
+		for _, x := range schemawalk.Children(s) {
 			d = max(d, walk(x))
 		}
 		depth[s] = d + 1

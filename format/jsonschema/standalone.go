@@ -1,17 +1,17 @@
-package catalog
+package jsonschema
 
 import (
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
 )
 
@@ -19,8 +19,8 @@ import (
 // (`evtool compat diff OLD NEW`). Its $refs resolve to files inside a
 // confinement directory only — never above it, never the network — with
 // the same rules and error messages as a catalog: the directory of the
-// nearest enclosing catalog (the one holding evtool.yaml), or else the
-// file's own directory.
+// nearest enclosing catalog (the one holding SchemaFileOptions.Marker),
+// or else the file's own directory.
 type SchemaFile struct {
 	// File is the path as given; Text and Doc the file's content.
 	File   string
@@ -31,13 +31,7 @@ type SchemaFile struct {
 	Digest string
 
 	loader *dirLoader
-	cat    *Catalog // a catalog view over the loaded files for errors and lines
-}
-
-// LoadSchemaFile reads and compiles the schema file at p, draft 2020-12
-// when it has no `$schema`. Errors name the file, line and JSON pointer.
-func LoadSchemaFile(p string, assertFormats bool) (*SchemaFile, error) {
-	return LoadSchemaFileWith(p, SchemaFileOptions{AssertFormats: assertFormats})
+	files  Files // the files loaded, for errors and lines
 }
 
 // SchemaFileOptions say how LoadSchemaFileWith reads a schema file.
@@ -47,6 +41,10 @@ type SchemaFileOptions struct {
 	// Draft is what a schema without `$schema` is read as (default
 	// DefaultDraft).
 	Draft Draft
+	// Marker is the file that marks a catalog's directory (evtool.yaml):
+	// $refs may reach the files of the nearest directory above the schema
+	// that holds it ("": the schema's own directory only).
+	Marker string
 }
 
 // LoadSchemaFileWith reads and compiles the schema file at p. Errors name
@@ -58,7 +56,7 @@ func LoadSchemaFileWith(p string, opts SchemaFileOptions) (*SchemaFile, error) {
 	}
 	info, err := os.Stat(p)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", p, format.UnwrapPathError(err))
 	}
 	if info.IsDir() {
 		return nil, fmt.Errorf("%s: is a directory, not a schema file", p)
@@ -67,7 +65,7 @@ func LoadSchemaFileWith(p string, opts SchemaFileOptions) (*SchemaFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	rootDir := confinement(filepath.Dir(abs))
+	rootDir := confinement(filepath.Dir(abs), opts.Marker)
 	relOS, err := filepath.Rel(rootDir, abs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
@@ -75,7 +73,7 @@ func LoadSchemaFileWith(p string, opts SchemaFileOptions) (*SchemaFile, error) {
 	base := filepath.ToSlash(relOS)
 	root, err := os.OpenRoot(rootDir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", p, format.UnwrapPathError(err))
 	}
 	display := rootDir
 	if wd, err := os.Getwd(); err == nil {
@@ -83,22 +81,19 @@ func LoadSchemaFileWith(p string, opts SchemaFileOptions) (*SchemaFile, error) {
 			display = r
 		}
 	}
-	l := &dirLoader{root: root, display: display, files: map[string]*schemaFile{}, shown: map[string]string{base: p}}
+	l := &dirLoader{root: root, display: display, files: Files{}, shown: map[string]string{base: p}}
 	f := l.file(base)
-	if f.err != nil {
+	if f.Err != nil {
 		var je *jsonstrict.Error
-		if errors.As(f.err, &je) {
+		if errors.As(f.Err, &je) {
 			return nil, fmt.Errorf("%s:%d:%d: malformed JSON: %s", p, je.Line, je.Column, je.Msg)
 		}
-		return nil, fmt.Errorf("%s: %v", p, f.err)
+		return nil, fmt.Errorf("%s: %v", p, f.Err)
 	}
-	sf := &SchemaFile{File: p, Text: f.text, Doc: f.doc, URL: fileURL(base), Digest: Digest(f.doc), loader: l}
-	sf.cat = &Catalog{files: l.files, byName: map[string]*EventType{}}
-	sf.cat.Config.AssertFormats = assertFormats
-	sf.cat.Draft = opts.Draft
+	sf := &SchemaFile{File: p, Text: f.Text, Doc: f.Doc, URL: FileURL(base), Digest: Digest(f.Doc), loader: l, files: l.files}
 	sch, err := l.compile(sf.URL, assertFormats, opts.Draft)
 	if err != nil {
-		fd := compileFinding(sf.cat, &Version{File: p, Type: "", Number: 0}, err)
+		fd := l.files.CompileFinding(p, "", err)
 		msg := fd.Message
 		loc := fd.File
 		if loc == "" {
@@ -118,27 +113,30 @@ func LoadSchemaFileWith(p string, opts SchemaFileOptions) (*SchemaFile, error) {
 
 // Locate maps a compiled schema location to a display file and pointer.
 func (s *SchemaFile) Locate(location string) (file, pointer string) {
-	return s.cat.Locate(location)
+	return s.files.Locate(location)
 }
 
 // LineOf returns the line of pointer in one of the files the schema loaded.
 func (s *SchemaFile) LineOf(file, pointer string) int {
-	return s.cat.LineOf(file, pointer)
+	return s.files.LineOf(file, pointer)
 }
 
 // dirLoader reads schema files from one directory on demand.
 type dirLoader struct {
 	root    *os.Root
 	display string
-	files   map[string]*schemaFile
+	files   Files
 	shown   map[string]string // display paths given by the caller
 }
 
 // confinement returns the directory $refs of a file in dir may reach: the
-// nearest ancestor holding evtool.yaml, else dir itself.
-func confinement(dir string) string {
+// nearest ancestor holding marker, else dir itself.
+func confinement(dir, marker string) string {
+	if marker == "" {
+		return dir
+	}
 	for d := dir; ; {
-		if info, err := os.Stat(filepath.Join(d, ConfigName)); err == nil && !info.IsDir() {
+		if info, err := os.Stat(filepath.Join(d, marker)); err == nil && !info.IsDir() {
 			return d
 		}
 		parent := filepath.Dir(d)
@@ -149,7 +147,7 @@ func confinement(dir string) string {
 	}
 }
 
-func (l *dirLoader) file(rel string) *schemaFile {
+func (l *dirLoader) file(rel string) *File {
 	if f, ok := l.files[rel]; ok {
 		return f
 	}
@@ -157,38 +155,31 @@ func (l *dirLoader) file(rel string) *schemaFile {
 	if !ok {
 		disp = filepath.Join(l.display, filepath.FromSlash(rel))
 	}
-	f := &schemaFile{rel: rel, display: disp}
+	f := &File{Rel: rel, Display: disp}
 	l.files[rel] = f
 	fh, err := l.root.Open(filepath.FromSlash(rel))
 	if err != nil {
-		f.err = unwrapPathError(err)
+		f.Err = format.UnwrapPathError(err)
 		return f
 	}
 	defer fh.Close()
 	data, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
 	if err != nil {
-		f.err = err
+		f.Err = err
 		return f
 	}
 	if len(data) > MaxFileSize {
-		f.err = fmt.Errorf("file is larger than %d bytes", MaxFileSize)
+		f.Err = fmt.Errorf("file is larger than %d bytes", MaxFileSize)
 		return f
 	}
-	f.text = data
+	f.Text = data
 	doc, err := jsonstrict.Decode(data)
 	if err != nil {
-		f.err = err
+		f.Err = err
 		return f
 	}
-	f.doc = doc
-	if obj, ok := doc.(map[string]any); ok {
-		if id, ok := obj["$id"].(string); ok {
-			if u, err := url.Parse(id); err == nil && u.IsAbs() {
-				u.Fragment = ""
-				f.id = u.String()
-			}
-		}
-	}
+	f.Doc = doc
+	f.ID = declaredID(doc)
 	return f
 }
 
@@ -203,32 +194,23 @@ type lazyLoader struct {
 }
 
 func (ll *lazyLoader) Load(raw string) (any, error) {
-	u, err := url.Parse(raw)
+	u, err := parseRef(raw)
 	if err != nil {
-		return nil, &refError{fmt.Sprintf("%q is not a valid URL", raw)}
+		return nil, err
 	}
-	u.Fragment = ""
 	if u.Scheme == "file" {
-		rel, ok := relFromURL(u.String())
+		rel, ok := RelFromURL(u.String())
 		if !ok || !fs.ValidPath(rel) || path.IsAbs(rel) {
 			return nil, &refError{fmt.Sprintf("reference to %s escapes the schema's directory: $ref may only reach files inside the enclosing catalog (or next to the schema when it is in none)", u.Path)}
 		}
 		f := ll.l.file(rel)
-		if f.err != nil {
-			if errors.Is(f.err, fs.ErrNotExist) {
+		if f.Err != nil {
+			if errors.Is(f.Err, fs.ErrNotExist) {
 				return nil, &refError{fmt.Sprintf("reference to %s: no such file", rel)}
 			}
-			return nil, &refError{fmt.Sprintf("reference to %s: %v", rel, f.err)}
+			return nil, &refError{fmt.Sprintf("reference to %s: %v", rel, f.Err)}
 		}
-		return f.doc, nil
+		return f.Doc, nil
 	}
-	for _, f := range ll.l.files {
-		if f.id != "" && f.id == u.String() && f.doc != nil {
-			return f.doc, nil
-		}
-	}
-	if u.Scheme == "http" || u.Scheme == "https" {
-		return nil, &refError{fmt.Sprintf("reference to %s: no loaded schema declares this $id, and evtool never fetches schemas from the network", u)}
-	}
-	return nil, &refError{fmt.Sprintf("reference to %s: unsupported URL scheme %q (use a relative path)", u, u.Scheme)}
+	return ll.l.files.byID(u, "loaded schema", "")
 }

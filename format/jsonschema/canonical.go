@@ -1,15 +1,14 @@
-package catalog
+package jsonschema
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"math/big"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
@@ -25,12 +24,7 @@ func Canonical(v any) []byte {
 }
 
 // Digest is "sha256:" and the hex SHA-256 of the canonical form.
-func Digest(v any) string { return digestOf(Canonical(v)) }
-
-func digestOf(canonical []byte) string {
-	sum := sha256.Sum256(canonical)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+func Digest(v any) string { return format.DigestOf(Canonical(v)) }
 
 func writeCanonical(b *strings.Builder, v any) {
 	switch t := v.(type) {

@@ -12,6 +12,7 @@ import (
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/report"
@@ -105,9 +106,9 @@ type Verdict struct {
 	// Published: the writer is the base's published content of a version
 	// the head edited in place.
 	Published bool
-	// Projected is false when the type's format has no projection (Avro,
-	// Protobuf): the comparison was of the whole schemas, so it may name
-	// breaks in fields the consumer does not read.
+	// Projected is false when the type's format has no projection (no
+	// format.Projector) or it failed: the comparison was of the whole
+	// schemas, so it may name breaks in fields the consumer does not read.
 	Projected bool
 	// Findings of the comparison (errors break the consumer).
 	Findings []report.Finding
@@ -131,6 +132,9 @@ type Checker struct {
 	mu    sync.Mutex
 	memo  map[verdictKey]*verdictCell
 	sides map[sideKey]*jsoncompat.Side
+	// projections are versions of the formats with a format.Projector,
+	// projected (nil: not projected).
+	projections map[sideKey]*catalog.Version
 }
 
 type verdictKey struct {
@@ -155,7 +159,8 @@ func NewChecker(cat *catalog.Catalog, opts Options) *Checker {
 	if opts.Engines == nil {
 		opts.Engines = compat.Engines()
 	}
-	return &Checker{cat: cat, opts: opts, memo: map[verdictKey]*verdictCell{}, sides: map[sideKey]*jsoncompat.Side{}}
+	return &Checker{cat: cat, opts: opts, memo: map[verdictKey]*verdictCell{}, sides: map[sideKey]*jsoncompat.Side{},
+		projections: map[sideKey]*catalog.Version{}}
 }
 
 // Verdict is c reading typ's writer version with its reader version
@@ -220,6 +225,12 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 			v.Findings = append(v.Findings, f.ToReport(p, ocat.Locate, ncat.Locate, lineOf))
 		}
 	} else if e, ok := k.opts.Engines[new.Format]; ok && old.Format == new.Format && e.Compiled(old) && e.Compiled(new) {
+		key := strings.Join(r.Pointers(), "\x00")
+		if po, pn := k.projected(old, key, r.Pointers()), k.projected(new, key, r.Pointers()); po != nil && pn != nil {
+			// The format projects: the same engine judges the projections.
+			v.Projected = true
+			old, new = po, pn
+		}
 		vp := engine.VersionPair{Pair: p, Old: old, New: new, OldCatalog: ocat, NewCatalog: ncat}
 		v.Findings = engine.Stamp(vp, dir, e.New()(vp, dir, copts))
 	}
@@ -238,6 +249,33 @@ func (k *Checker) side(v *catalog.Version, key string, fields *format.Fields) *j
 	s := jsoncompat.NewSide(jsonformat.Project(v.Schema, fields), nil)
 	k.sides[sk] = s
 	return s
+}
+
+// projected is v with its schema projected on a consumer's pointers by
+// its format's provider (format.Projector), made once per version and
+// pointers; nil when the format has no projection or it failed (the
+// whole schemas are compared then).
+func (k *Checker) projected(v *catalog.Version, key string, pointers []string) *catalog.Version {
+	sk := sideKey{v, key}
+	k.mu.Lock()
+	p, done := k.projections[sk]
+	k.mu.Unlock()
+	if done {
+		return p
+	}
+	if prov, ok := formats.ForKind(v.Format); ok {
+		if pr, ok := prov.(format.Projector); ok {
+			if s, err := pr.Project(v.Compiled, format.NewFields(pointers)); err == nil {
+				c := *v
+				c.Compiled = s
+				p = &c
+			}
+		}
+	}
+	k.mu.Lock()
+	k.projections[sk] = p
+	k.mu.Unlock()
+	return p
 }
 
 // Check computes every verdict: each consumer, each type it reads, each

@@ -102,8 +102,8 @@ check that it reads every version of the type producers may write, restricted
 to the fields it lists: both schemas are projected on the contract's pointers
 and compared with the compat engines (with counterexamples that hold only the
 read fields). With --against REF|DIR, a published version the head edited in
-place is a writer as published too. Avro and Protobuf types are compared
-whole (no field projection for them yet).
+place is a writer as published too. JSON Schema, Avro and Protobuf are all
+projected (docs/consumers.md).
 
 Exit 0 when every consumer reads OK, 1 when one breaks, 2 on bad input
 (malformed catalog or contract).`,

@@ -23,7 +23,7 @@ func (Provider) Project(sch format.Schema, fields *format.Fields) (format.Schema
 	if fields == nil || fields.All {
 		return s, nil
 	}
-	p := projector{reads: map[*Node]*format.Fields{}, out: map[*Node]*Node{}}
+	p := projector{keep: map[*Node]*keepSet{}, seen: map[visit]bool{}, all: &format.Fields{All: true}, out: map[*Node]*Node{}}
 	p.collect(s.Root, fields)
 	root := p.node(s.Root)
 	ps := &Schema{Root: root, File: s.File, Files: s.Files, texts: s.texts, minSize: minSizes(root)}
@@ -33,57 +33,77 @@ func (Provider) Project(sch format.Schema, fields *format.Fields) (format.Schema
 	return ps, nil
 }
 
-type projector struct {
-	// reads is what each record reached is read for, merged over the
-	// paths it is reached through.
-	reads map[*Node]*format.Fields
-	out   map[*Node]*Node
+// keepSet is what a record keeps: every field, or those named.
+type keepSet struct {
+	all   bool
+	names map[string]bool
 }
 
-// collect walks n for f, merging what each record is read for. A record
-// is walked again only when what it is read for grew, so recursive
-// records end.
+type visit struct {
+	n *Node
+	f *format.Fields
+}
+
+type projector struct {
+	// keep is what each record reached keeps, over every path it is
+	// reached through.
+	keep map[*Node]*keepSet
+	// seen holds the (node, field set) pairs walked: each is walked once,
+	// so the walk costs the schema's size times the pointers' length at
+	// most, whatever the recursion (merging the sets read per record
+	// instead grows a tree per level of a deep pointer).
+	seen map[visit]bool
+	// all stands for every field set that reads all of its value.
+	all *format.Fields
+	out map[*Node]*Node
+}
+
+// collect walks n for f, recording what each record keeps.
 func (p *projector) collect(n *Node, f *format.Fields) {
 	if n == nil || f == nil {
 		return
 	}
+	if f.All {
+		f = p.all
+	}
+	if p.seen[visit{n, f}] {
+		return
+	}
+	p.seen[visit{n, f}] = true
 	switch n.Kind {
 	case "record", "error":
-		m := format.Merge(p.reads[n], f)
-		if old, seen := p.reads[n]; seen && old.Equal(m) {
-			return
+		k := p.keep[n]
+		if k == nil {
+			k = &keepSet{names: map[string]bool{}}
+			p.keep[n] = k
 		}
-		p.reads[n] = m
+		k.all = k.all || f.All
 		for _, fd := range n.Fields {
-			if m.All {
-				p.collect(fd.Type, m)
-			} else if c := m.Children[fd.Name]; c != nil {
+			if f.All {
+				p.collect(fd.Type, f)
+			} else if c := f.Children[fd.Name]; c != nil {
+				k.names[fd.Name] = true
 				p.collect(fd.Type, c)
 			}
 		}
-	case "array":
-		p.collect(n.Items, items(f))
-	case "map":
-		p.collect(n.Values, items(f))
+	case "array", "map":
+		items := n.Items
+		if n.Kind == "map" {
+			items = n.Values
+		}
+		if f.All {
+			p.collect(items, f)
+		}
+		for _, c := range f.Children { // every index (or key) reads an item
+			p.collect(items, c)
+		}
 	case "union":
 		for _, b := range n.Branches {
 			// A pointer may name the branch or go through it.
-			p.collect(b, format.Merge(f, f.Children[b.BranchName()]))
+			p.collect(b, f)
+			p.collect(b, f.Children[b.BranchName()])
 		}
 	}
-}
-
-// items is what the items of an array or the values of a map are read
-// for: every index (or key) merged.
-func items(f *format.Fields) *format.Fields {
-	if f.All {
-		return f
-	}
-	var out *format.Fields
-	for _, c := range f.Children {
-		out = format.Merge(out, c)
-	}
-	return out
 }
 
 // node is n's projection (n itself where nothing below it was removed).
@@ -96,12 +116,12 @@ func (p *projector) node(n *Node) *Node {
 	}
 	switch n.Kind {
 	case "record", "error":
-		r := p.reads[n]
+		k := p.keep[n]
 		c := *n
 		p.out[n] = &c // before the fields: a recursive record refers to itself
 		c.Fields = nil
 		for _, fd := range n.Fields {
-			if r == nil || (!r.All && r.Children[fd.Name] == nil) {
+			if k == nil || (!k.all && !k.names[fd.Name]) {
 				continue
 			}
 			f := *fd

@@ -29,8 +29,9 @@ func (Provider) Project(sch format.Schema, fields *format.Fields) (format.Schema
 	if fields == nil || fields.All {
 		return s, nil
 	}
-	reads := map[protoreflect.FullName]*format.Fields{}
-	collectReads(s.Message, fields, reads)
+	c := collector{keep: map[protoreflect.FullName]*keepSet{}, seen: map[visit]bool{}, all: &format.Fields{All: true}}
+	c.collect(s.Message, fields)
+	reads := c.keep
 	reg := &protoregistry.Files{}
 	fd, err := projectFile(s.Desc, reads, reg)
 	if err != nil {
@@ -47,60 +48,86 @@ func (Provider) Project(sch format.Schema, fields *format.Fields) (format.Schema
 	return &Schema{File: s.File, Files: s.Files, Desc: fd, Message: md, paths: s.paths}, nil
 }
 
-// collectReads merges what each message reached is read for. A message
-// is walked again only when that grew, so recursive messages end.
-func collectReads(md protoreflect.MessageDescriptor, f *format.Fields, reads map[protoreflect.FullName]*format.Fields) {
+// keepSet is what a message keeps: every field, or those named (by JSON
+// or proto name).
+type keepSet struct {
+	all   bool
+	names map[string]bool
+}
+
+func (k *keepSet) keeps(fd protoreflect.FieldDescriptor) bool {
+	return k.all || k.names[fd.JSONName()] || k.names[string(fd.Name())]
+}
+
+type visit struct {
+	md protoreflect.FullName
+	f  *format.Fields
+}
+
+// collector records what each message reached keeps. Each (message,
+// field set) pair is walked once, so the walk costs the schema's size
+// times the pointers' length at most, whatever the recursion.
+type collector struct {
+	keep map[protoreflect.FullName]*keepSet
+	seen map[visit]bool
+	// all stands for every field set that reads all of its value.
+	all *format.Fields
+}
+
+func (c *collector) collect(md protoreflect.MessageDescriptor, f *format.Fields) {
 	if md == nil || f == nil || md.IsMapEntry() || isStandard(md.ParentFile().Path()) {
 		return
 	}
-	m := format.Merge(reads[md.FullName()], f)
-	if old, seen := reads[md.FullName()]; seen && old.Equal(m) {
+	if f.All {
+		f = c.all
+	}
+	if c.seen[visit{md.FullName(), f}] {
 		return
 	}
-	reads[md.FullName()] = m
+	c.seen[visit{md.FullName(), f}] = true
+	k := c.keep[md.FullName()]
+	if k == nil {
+		k = &keepSet{names: map[string]bool{}}
+		c.keep[md.FullName()] = k
+	}
+	k.all = k.all || f.All
 	fs := md.Fields()
 	for i := 0; i < fs.Len(); i++ {
 		fd := fs.Get(i)
-		c := fieldReads(m, fd)
-		if c == nil {
-			continue
+		var reads []*format.Fields
+		if f.All {
+			reads = []*format.Fields{f}
+		} else {
+			for _, name := range []string{fd.JSONName(), string(fd.Name())} {
+				if r := f.Children[name]; r != nil {
+					k.names[name] = true
+					reads = append(reads, r)
+				}
+			}
 		}
-		switch {
-		case fd.IsMap():
-			collectReads(fd.MapValue().Message(), anyItem(c), reads)
-		case fd.IsList():
-			collectReads(fd.Message(), anyItem(c), reads)
-		default:
-			collectReads(fd.Message(), c, reads)
+		for _, r := range reads {
+			switch {
+			case fd.IsMap() || fd.IsList():
+				item := fd.Message()
+				if fd.IsMap() {
+					item = fd.MapValue().Message()
+				}
+				if r.All {
+					c.collect(item, r)
+				}
+				for _, ir := range r.Children { // every index (or key) reads an item
+					c.collect(item, ir)
+				}
+			default:
+				c.collect(fd.Message(), r)
+			}
 		}
 	}
-}
-
-// fieldReads is what m reads of field fd (by JSON or proto name; nil:
-// nothing).
-func fieldReads(m *format.Fields, fd protoreflect.FieldDescriptor) *format.Fields {
-	if m.All {
-		return m
-	}
-	return format.Merge(m.Children[fd.JSONName()], m.Children[string(fd.Name())])
-}
-
-// anyItem is what the items of a repeated field or the values of a map
-// are read for: every index (or key) merged.
-func anyItem(f *format.Fields) *format.Fields {
-	if f.All {
-		return f
-	}
-	var out *format.Fields
-	for _, c := range f.Children {
-		out = format.Merge(out, c)
-	}
-	return out
 }
 
 // projectFile rebuilds f and its imports into reg, the messages in reads
 // restricted to the fields they are read for.
-func projectFile(f protoreflect.FileDescriptor, reads map[protoreflect.FullName]*format.Fields, reg *protoregistry.Files) (protoreflect.FileDescriptor, error) {
+func projectFile(f protoreflect.FileDescriptor, reads map[protoreflect.FullName]*keepSet, reg *protoregistry.Files) (protoreflect.FileDescriptor, error) {
 	if d, err := reg.FindFileByPath(f.Path()); err == nil {
 		return d, nil
 	}
@@ -136,19 +163,19 @@ const (
 // projectMessage removes the fields of m (md's proto, at source path at)
 // that reads does not reach, and the oneofs left empty, renumbering the
 // source locations below m; nested messages are projected likewise.
-func projectMessage(fdp *descriptorpb.FileDescriptorProto, m *descriptorpb.DescriptorProto, md protoreflect.MessageDescriptor, at []int32, reads map[protoreflect.FullName]*format.Fields) {
+func projectMessage(fdp *descriptorpb.FileDescriptorProto, m *descriptorpb.DescriptorProto, md protoreflect.MessageDescriptor, at []int32, reads map[protoreflect.FullName]*keepSet) {
 	for i, n := range m.NestedType {
 		projectMessage(fdp, n, md.Messages().Get(i), append(slices.Clip(at), pathNestedType, int32(i)), reads)
 	}
 	r := reads[md.FullName()]
-	if r == nil || r.All {
+	if r == nil || r.all {
 		return
 	}
 	fieldAt := make([]int32, len(m.Field)) // old index -> new, -1 removed
 	var kept []*descriptorpb.FieldDescriptorProto
 	oneofUsed := make([]bool, len(m.OneofDecl))
 	for i, fd := range m.Field {
-		if fieldReads(r, md.Fields().Get(i)) == nil {
+		if !r.keeps(md.Fields().Get(i)) {
 			fieldAt[i] = -1
 			continue
 		}

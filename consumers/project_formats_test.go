@@ -1,15 +1,18 @@
 package consumers
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/evtool/evtool/compat/avrocompat"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/compat/protocompat"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
+	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/report"
 )
@@ -211,6 +214,62 @@ func TestProjectProtobuf(t *testing.T) {
 				if !same {
 					t.Errorf("projected finding %s %s -> %s is not among the whole comparison's", f.Rule, f.OldPointer, f.NewPointer)
 				}
+			}
+		})
+	}
+}
+
+// A deep pointer through a recursive type is a few kilobytes of contract:
+// resolving and projecting it must cost milliseconds, not its depth
+// cubed (a projection that merged the fields read per record took 32 s
+// at depth 800; naming the failing prefix by one walk per prefix, 2 s).
+// The bound is generous: it guards against the blow-up, not a speed.
+func TestDeepPointerCost(t *testing.T) {
+	const depth = 2000
+	av, err := avro.Parse("v.avsc", []byte(`{"type":"record","name":"Order","fields":[{"name":"id","type":"string"},{"name":"next","type":["null","Order"],"default":null}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := protobuf.Load(fstest.MapFS{"v.proto": {Data: []byte("syntax = \"proto3\";\nmessage Node { string id = 1; Node next = 2; map<string, Node> kids = 3; }\n")}}, "v.proto", "Node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := jsonformat.New(compile(t, "tree.json", `{"$defs":{"node":{"type":"object","properties":{"name":{"type":"string"},"child":{"$ref":"#/$defs/node"}}}},"$ref":"#/$defs/node"}`), nil)
+	deep := strings.Repeat("/next", depth) + "/id"
+	for _, tc := range []struct {
+		name string
+		run  func() error
+	}{
+		{"avro resolve", func() error { return av.ResolvePointer(deep) }},
+		{"avro resolve, typo at the end", func() error {
+			if av.ResolvePointer(deep+"x") == nil {
+				return fmt.Errorf("a typo resolved")
+			}
+			return nil
+		}},
+		{"avro project", func() error {
+			_, err := avro.Provider{}.Project(av, format.NewFields([]string{deep, strings.Repeat("/next", depth/2) + "/id"}))
+			return err
+		}},
+		{"protobuf project", func() error {
+			_, err := protobuf.Provider{}.Project(pb, format.NewFields([]string{deep, strings.Repeat("/kids/k", depth/2) + "/id"}))
+			return err
+		}},
+		{"json resolve, typo at the end", func() error {
+			err := js.ResolvePointer(strings.Repeat("/child", depth) + "/nope")
+			if err == nil || !strings.HasSuffix(err.Error(), "/child/nope") {
+				return fmt.Errorf("want the failing prefix named: %v", err)
+			}
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			if err := tc.run(); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Fatalf("took %v", d)
 			}
 		})
 	}

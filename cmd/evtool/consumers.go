@@ -87,13 +87,20 @@ func (s *contractStep) typeChecked(t *catalog.EventType, fs []report.Finding) []
 }
 
 // finish checks the contracts' pointers in the types the check skipped
-// (skip: unchanged from the base), one type compiled at a time, marks
+// (skip: unchanged from the base) that a contract reads, one type
+// compiled at a time, marks
 // the findings the check makes outside a type's comparison (removed
 // types and versions: their readers, no schema needed) and adds the
 // summary of the consumers affected. problems are the contracts' (exit 2).
 func (s *contractStep) finish(fs []report.Finding, skip map[string]bool) (out, problems []report.Finding) {
+	read := map[string]bool{}
+	for _, c := range s.cs {
+		for typ := range c.Reads {
+			read[typ] = true
+		}
+	}
 	for _, t := range s.head.Types {
-		if skip[t.Name] {
+		if skip[t.Name] && read[t.Name] {
 			s.head.CompileType(t)
 			s.problems = append(s.problems, consumers.LintFields(t, s.cs)...)
 			s.head.ReleaseType(t)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -128,29 +127,14 @@ func (c *collector) collect(md protoreflect.MessageDescriptor, f *format.Fields)
 // projectFile rebuilds f and its imports into reg, the messages in reads
 // restricted to the fields they are read for.
 func projectFile(f protoreflect.FileDescriptor, reads map[protoreflect.FullName]*keepSet, reg *protoregistry.Files) (protoreflect.FileDescriptor, error) {
-	if d, err := reg.FindFileByPath(f.Path()); err == nil {
-		return d, nil
-	}
-	imps := f.Imports()
-	for i := 0; i < imps.Len(); i++ {
-		if _, err := projectFile(imps.Get(i).FileDescriptor, reads, reg); err != nil {
-			return nil, err
+	return rebuildWith(f, reg, func(f protoreflect.FileDescriptor, fdp *descriptorpb.FileDescriptorProto) {
+		if isStandard(f.Path()) {
+			return
 		}
-	}
-	fdp := protodesc.ToFileDescriptorProto(f)
-	if !isStandard(f.Path()) {
 		for i, m := range fdp.MessageType {
 			projectMessage(fdp, m, f.Messages().Get(i), []int32{4, int32(i)}, reads)
 		}
-	}
-	d, err := protodesc.NewFile(fdp, reg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Path(), err)
-	}
-	if err := reg.RegisterFile(d); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Path(), err)
-	}
-	return d, nil
+	})
 }
 
 // Field numbers of descriptor.proto's DescriptorProto, in source paths.

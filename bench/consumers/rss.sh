@@ -1,6 +1,6 @@
 #!/bin/sh
 # Peak RSS and wall time of `evtool compat check` and `evtool lint` on a
-# generated catalog with consumer contracts (1,000 types x 5 versions x 20
+# generated catalog with consumer contracts (1,000 types x 2 versions x 20
 # consumers by default), ROUNDS runs each; the median is what
 # BENCHMARKS.md records. Give BASE=/path/to/evtool to measure another
 # build in the same run (a baseline). Needs GNU time (/usr/bin/time).
@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go run ./bench/consumers -types 1000 -versions 5 -consumers 20 "$@" -write "$work/cat"
+go run ./bench/consumers -types 1000 -versions 2 -consumers 20 "$@" -write "$work/cat"
 go build -o "$work/evtool" ./cmd/evtool
 for bin in ${BASE:+"$BASE"} "$work/evtool"; do
 	for cmd in "compat check" "lint"; do

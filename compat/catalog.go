@@ -32,6 +32,11 @@ type CheckOptions struct {
 	// files, and the files they reference, are the base's: see
 	// catalog.Unchanged).
 	Skip map[string]bool
+	// TypeChecked, when set, is given each compared type's findings while
+	// its versions (and the base's) are still compiled, from the worker
+	// that compared it (so concurrently); what it returns replaces them.
+	// The consumer-aware step marks them there, type by type.
+	TypeChecked func(t *catalog.EventType, findings []report.Finding) []report.Finding
 }
 
 // CheckResult is what a catalog check found.
@@ -140,6 +145,12 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 			base.ReleaseType(base.Lookup(t.Name))
 		}
 	}
+	typeChecked := func(t *catalog.EventType, fs []report.Finding) []report.Finding {
+		if opts.TypeChecked == nil {
+			return fs
+		}
+		return opts.TypeChecked(t, fs)
+	}
 	jobs := make(chan job)
 	par := opts.Parallel
 	if par <= 0 {
@@ -219,7 +230,7 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 					vs[i] = vr
 				}
 				if mode == catalog.ModeNone || len(t.Versions) < 2 {
-					results[j.idx] = out
+					results[j.idx] = typeChecked(t, out)
 					releaseType(t)
 					continue
 				}
@@ -233,7 +244,7 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 						comparePair(o, n, fmt.Sprintf("%s v%d -> v%d", t.Name, o.v.Number, n.v.Number), directions(mode))
 					}
 				}
-				results[j.idx] = out
+				results[j.idx] = typeChecked(t, out)
 				releaseType(t)
 			}
 		}()

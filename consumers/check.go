@@ -12,6 +12,7 @@ import (
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/report"
@@ -44,7 +45,9 @@ type pointerResolver interface {
 
 // Lint checks every contract against the catalog: its types and versions
 // exist and every field resolves in every version it lists. Each problem
-// is an error finding at the contract's line.
+// is an error finding at the contract's line. Fields are checked in the
+// versions that are compiled; a catalog checked type by type
+// (catalog.LoadDeferred) calls LintFields for each type while it is.
 func Lint(cat *catalog.Catalog, cs []*Contract) []report.Finding {
 	var out []report.Finding
 	for _, c := range cs {
@@ -57,24 +60,47 @@ func Lint(cat *catalog.Catalog, cs []*Contract) []report.Finding {
 				continue
 			}
 			for i, n := range r.Versions {
-				v := t.Version(n)
-				if v == nil {
+				if t.Version(n) == nil {
 					f := fail(c.File, r.VersionLines[i], fmt.Sprintf("/reads/%s/versions/%d", jsonpos.Escape(typ), i), fmt.Sprintf("consumer %s reads %s v%d, which does not exist (the type has v1..v%d)", c.Name, typ, n, len(t.Versions)))
 					f.Rule = RuleVersion
 					out = append(out, f)
-					continue
 				}
-				res, ok := v.Compiled.(pointerResolver)
-				if !ok {
-					continue // did not compile: lint reports the schema
-				}
-				for j, ptr := range r.Fields {
-					if err := res.ResolvePointer(ptr); err != nil {
-						f := fail(c.File, r.FieldLines[j], fmt.Sprintf("/reads/%s/fields/%d", jsonpos.Escape(typ), j), fmt.Sprintf("field %q does not resolve in %s v%d (%s): %v", ptr, typ, n, v.File, err))
-						f.Rule = RuleField
-						out = append(out, f)
-					}
-				}
+			}
+			out = append(out, lintFields(c, t)...)
+		}
+	}
+	return out
+}
+
+// LintFields checks that every field of every contract that reads t
+// resolves in every compiled version of t the contract lists.
+func LintFields(t *catalog.EventType, cs []*Contract) []report.Finding {
+	var out []report.Finding
+	for _, c := range cs {
+		if _, ok := c.Reads[t.Name]; ok {
+			out = append(out, lintFields(c, t)...)
+		}
+	}
+	return out
+}
+
+func lintFields(c *Contract, t *catalog.EventType) []report.Finding {
+	var out []report.Finding
+	r := c.Reads[t.Name]
+	for _, n := range r.Versions {
+		v := t.Version(n)
+		if v == nil {
+			continue // Lint reports it
+		}
+		res, ok := v.Compiled.(pointerResolver)
+		if !ok {
+			continue // not compiled (yet), or did not compile: lint reports the schema
+		}
+		for j, ptr := range r.Fields {
+			if err := res.ResolvePointer(ptr); err != nil {
+				f := fail(c.File, r.FieldLines[j], fmt.Sprintf("/reads/%s/fields/%d", jsonpos.Escape(t.Name), j), fmt.Sprintf("field %q does not resolve in %s v%d (%s): %v", ptr, t.Name, n, v.File, err))
+				f.Rule = RuleField
+				out = append(out, f)
 			}
 		}
 	}
@@ -105,9 +131,9 @@ type Verdict struct {
 	// Published: the writer is the base's published content of a version
 	// the head edited in place.
 	Published bool
-	// Projected is false when the type's format has no projection (Avro,
-	// Protobuf): the comparison was of the whole schemas, so it may name
-	// breaks in fields the consumer does not read.
+	// Projected is false when the type's format has no projection (no
+	// format.Projector) or it failed: the comparison was of the whole
+	// schemas, so it may name breaks in fields the consumer does not read.
 	Projected bool
 	// Findings of the comparison (errors break the consumer).
 	Findings []report.Finding
@@ -131,6 +157,9 @@ type Checker struct {
 	mu    sync.Mutex
 	memo  map[verdictKey]*verdictCell
 	sides map[sideKey]*jsoncompat.Side
+	// projections are versions of the formats with a format.Projector,
+	// projected (nil: not projected).
+	projections map[sideKey]*catalog.Version
 }
 
 type verdictKey struct {
@@ -146,6 +175,7 @@ type verdictCell struct {
 }
 
 type sideKey struct {
+	typ    string
 	v      *catalog.Version
 	fields string
 }
@@ -155,7 +185,8 @@ func NewChecker(cat *catalog.Catalog, opts Options) *Checker {
 	if opts.Engines == nil {
 		opts.Engines = compat.Engines()
 	}
-	return &Checker{cat: cat, opts: opts, memo: map[verdictKey]*verdictCell{}, sides: map[sideKey]*jsoncompat.Side{}}
+	return &Checker{cat: cat, opts: opts, memo: map[verdictKey]*verdictCell{}, sides: map[sideKey]*jsoncompat.Side{},
+		projections: map[sideKey]*catalog.Version{}}
 }
 
 // Verdict is c reading typ's writer version with its reader version
@@ -220,6 +251,12 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 			v.Findings = append(v.Findings, f.ToReport(p, ocat.Locate, ncat.Locate, lineOf))
 		}
 	} else if e, ok := k.opts.Engines[new.Format]; ok && old.Format == new.Format && e.Compiled(old) && e.Compiled(new) {
+		key := strings.Join(r.Pointers(), "\x00")
+		if po, pn := k.projected(old, key, r.Pointers()), k.projected(new, key, r.Pointers()); po != nil && pn != nil {
+			// The format projects: the same engine judges the projections.
+			v.Projected = true
+			old, new = po, pn
+		}
 		vp := engine.VersionPair{Pair: p, Old: old, New: new, OldCatalog: ocat, NewCatalog: ncat}
 		v.Findings = engine.Stamp(vp, dir, e.New()(vp, dir, copts))
 	}
@@ -231,13 +268,58 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 func (k *Checker) side(v *catalog.Version, key string, fields *format.Fields) *jsoncompat.Side {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	sk := sideKey{v, key}
+	sk := sideKey{v.Type, v, key}
 	if s := k.sides[sk]; s != nil {
 		return s
 	}
 	s := jsoncompat.NewSide(jsonformat.Project(v.Schema, fields), nil)
 	k.sides[sk] = s
 	return s
+}
+
+// projected is v with its schema projected on a consumer's pointers by
+// its format's provider (format.Projector), made once per version and
+// pointers; nil when the format has no projection or it failed (the
+// whole schemas are compared then).
+func (k *Checker) projected(v *catalog.Version, key string, pointers []string) *catalog.Version {
+	sk := sideKey{v.Type, v, key}
+	k.mu.Lock()
+	p, done := k.projections[sk]
+	k.mu.Unlock()
+	if done {
+		return p
+	}
+	if prov, ok := formats.ForKind(v.Format); ok {
+		if pr, ok := prov.(format.Projector); ok {
+			if s, err := pr.Project(v.Compiled, format.NewFields(pointers)); err == nil {
+				c := *v
+				c.Compiled = s
+				p = &c
+			}
+		}
+	}
+	k.mu.Lock()
+	k.projections[sk] = p
+	k.mu.Unlock()
+	return p
+}
+
+// Forget drops the projections the checker made of typ's versions (its
+// verdicts stay: they hold findings only). A catalog checked type by type
+// calls it before it releases the type, so memory follows one type.
+func (k *Checker) Forget(typ string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for sk := range k.sides {
+		if sk.typ == typ {
+			delete(k.sides, sk)
+		}
+	}
+	for sk := range k.projections {
+		if sk.typ == typ {
+			delete(k.projections, sk)
+		}
+	}
 }
 
 // Check computes every verdict: each consumer, each type it reads, each

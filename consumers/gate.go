@@ -25,11 +25,29 @@ func Annotate(fs []report.Finding, k *Checker, cs []*Contract, complete bool) []
 	if len(cs) == 0 {
 		return fs
 	}
+	out := Mark(fs, k, cs, complete, Known(fs))
+	return append(out, Affected(out)...)
+}
+
+// Known is the fingerprints of a check's findings: a consumer's break
+// that matches none of them reaches every error of its pair (reaches).
+func Known(fs []report.Finding) map[string]bool {
 	known := map[string]bool{}
 	for _, f := range fs {
 		known[f.Fingerprint] = true
 	}
-	affected := map[string]map[string]bool{}
+	return known
+}
+
+// Mark is Annotate without the summary: each finding about a type's
+// versions names the consumers it reaches, or says that none does. A
+// catalog checked type by type marks each type's findings while its
+// versions are compiled (known: the fingerprints of at least that type's
+// findings), then adds Affected of them all.
+func Mark(fs []report.Finding, k *Checker, cs []*Contract, complete bool, known map[string]bool) []report.Finding {
+	if len(cs) == 0 {
+		return fs
+	}
 	out := make([]report.Finding, 0, len(fs))
 	for _, f := range fs {
 		if f.Type == "" || f.Rule == RuleAffected {
@@ -41,12 +59,6 @@ func Annotate(fs []report.Finding, k *Checker, cs []*Contract, complete bool) []
 		switch {
 		case len(names) > 0:
 			f.Message += fmt.Sprintf(" (read by %s)", strings.Join(names, ", "))
-			if affected[f.Type] == nil {
-				affected[f.Type] = map[string]bool{}
-			}
-			for _, n := range names {
-				affected[f.Type][n] = true
-			}
 		case exact && f.Severity == report.SeverityError && complete:
 			f.Severity = report.SeverityWarning
 			f.Message += " (no consumer's fields reach it; a warning because evtool.yaml says consumers: complete)"
@@ -55,11 +67,30 @@ func Annotate(fs []report.Finding, k *Checker, cs []*Contract, complete bool) []
 		}
 		out = append(out, f)
 	}
+	return out
+}
+
+// Affected is one info finding per type that lists the consumers the
+// marked findings fs reach.
+func Affected(fs []report.Finding) []report.Finding {
+	affected := map[string]map[string]bool{}
+	for _, f := range fs {
+		if f.Type == "" || f.Rule == RuleAffected || len(f.Consumers) == 0 {
+			continue
+		}
+		if affected[f.Type] == nil {
+			affected[f.Type] = map[string]bool{}
+		}
+		for _, n := range f.Consumers {
+			affected[f.Type][n] = true
+		}
+	}
 	types := make([]string, 0, len(affected))
 	for t := range affected {
 		types = append(types, t)
 	}
 	sort.Strings(types)
+	var out []report.Finding
 	for _, t := range types {
 		var names []string
 		for n := range affected[t] {

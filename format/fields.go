@@ -1,6 +1,10 @@
 package format
 
-import "github.com/evtool/evtool/internal/jsonpos"
+import (
+	"sort"
+
+	"github.com/evtool/evtool/internal/jsonpos"
+)
 
 // Fields is a set of JSON pointers into the data's JSON form as a tree of
 // their tokens: what a consumer reads. A node that is All reads its whole
@@ -70,4 +74,11 @@ func IsIndex(tok string) bool {
 		}
 	}
 	return true
+}
+
+// FirstFailing is the shortest prefix length in 1..n that fails ok, for
+// a test that holds for every prefix of a prefix that holds (a pointer
+// that resolves): a binary search, log2(n) tests. ok(n) must be false.
+func FirstFailing(n int, ok func(int) bool) int {
+	return 1 + sort.Search(n, func(i int) bool { return !ok(i + 1) })
 }

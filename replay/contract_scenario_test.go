@@ -105,7 +105,7 @@ func TestParseContractField(t *testing.T) {
 
 func TestExampleContractScenarioLoads(t *testing.T) {
 	for _, p := range []string{
-		filepath.Join(examplesDir, "replay-contract.yaml"),
+		filepath.Join(examplesDir, "replay.yaml"),
 		filepath.Join(examplesDir, "..", "payments", "replay.yaml"),
 		filepath.Join(examplesDir, "..", "inventory", "replay.yaml"),
 	} {

@@ -26,13 +26,21 @@ func main() {
 	ncons := flag.Int("consumers", 20, "consumers")
 	readers := flag.Int("readers", 2, "consumers reading each type")
 	rounds := flag.Int("rounds", 5, "runs of each; the median is reported")
+	write := flag.String("write", "", "only write the catalog into this directory (for bench/consumers/rss.sh)")
 	flag.Parse()
+	shape := gen.Shape{Types: *types, Versions: *versions, Consumers: *ncons, ReadersPerType: *readers, Seed: 1}
+	if *write != "" {
+		if err := gen.Write(*write, shape); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	dir, err := os.MkdirTemp("", "consumers-bench")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	if err := gen.Write(dir, gen.Shape{Types: *types, Versions: *versions, Consumers: *ncons, ReadersPerType: *readers, Seed: 1}); err != nil {
+	if err := gen.Write(dir, shape); err != nil {
 		log.Fatal(err)
 	}
 	cat, err := catalog.Load(dir)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/consumers"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/report"
 )
@@ -111,12 +112,14 @@ Exit 0 when clean (warnings allowed), 1 when an example fails its version,
 				return loadErr
 			}
 			rep := &report.Report{Command: "lint", Unit: "schema"}
+			var contracts []*consumers.Contract
 			if cat != nil {
-				compileForContracts(dir, cat)
 				// Consumer contracts are part of the catalog: malformed
 				// ones, or ones naming what the catalog lacks, make it
-				// malformed.
-				if _, cerr := loadContracts(dir, cat); cerr != nil {
+				// malformed. Their pointers are checked type by type
+				// below, while each type is compiled.
+				var cerr error
+				if contracts, cerr = loadContracts(dir, cat); cerr != nil {
 					var ce *catalog.LoadError
 					if !errors.As(cerr, &ce) {
 						return cerr
@@ -137,6 +140,7 @@ Exit 0 when clean (warnings allowed), 1 when an example fails its version,
 				rep.Findings = append(rep.Findings, cat.Warnings...)
 				for _, t := range cat.Types {
 					problems = append(problems, cat.CompileType(t)...)
+					problems = append(problems, consumers.LintFields(t, contracts)...)
 					rep.Findings = append(rep.Findings, cat.CheckTypeExamples(t)...)
 					cat.ReleaseType(t)
 					rep.Checked += len(t.Versions)

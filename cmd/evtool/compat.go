@@ -222,14 +222,25 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			if base != nil && !full && !strings.HasPrefix(against, schemaregistry.AgainstPrefix) {
 				opts.Skip = catalog.Unchanged(head, base)
 			}
-			compileForContracts(dir, head)
 			cs, err := loadContracts(dir, head)
 			if err != nil {
 				return a.annotateLoadError(err, f, "compat check")
 			}
+			var step *contractStep
+			if len(cs) > 0 {
+				step = newContractStep(head, base, cs, opts)
+				opts.TypeChecked = step.typeChecked
+			}
 			res := compat.CheckCatalog(head, base, opts)
 			if probs := append(res.HeadProblems, head.LintShared()...); len(probs) > 0 {
 				return a.annotateLoadError(catalog.Problems(probs), f, "compat check")
+			}
+			findings := res.Findings
+			if step != nil {
+				var probs []report.Finding
+				if findings, probs = step.finish(findings, opts.Skip); len(probs) > 0 {
+					return a.annotateLoadError(catalog.Problems(probs), f, "compat check")
+				}
 			}
 			baseWarnings := baseWarning(baseDisplay, append(baseProblems, res.BaseProblems...))
 			if res.Skipped > 0 {
@@ -238,13 +249,7 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			}
 			// The head catalog's warnings (a reason cut at a '#', ...) are
 			// part of the gate's report, as in lint.
-			if len(cs) > 0 {
-				// The gate let each type's schemas go once checked; the
-				// consumer-aware step projects them again.
-				compileForContracts(dir, head)
-				compileForContracts(dir, base)
-			}
-			findings := append(append(baseWarnings, head.Warnings...), consumerAware(head, base, cs, res.Findings, opts)...)
+			findings = append(append(baseWarnings, head.Warnings...), findings...)
 			findings = compat.ApplyIgnoresSkipped(findings, head.Config, head.ConfigFile, opts.Skip)
 			rep := &report.Report{Command: "compat check", Findings: findings, Checked: res.Pairs, Unit: "version pair", Rules: rules.All(), ToolVersion: buildVersion()}
 			if err := report.Write(a.stdout, f, rep); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -37,11 +38,10 @@ func loadContracts(dir string, cat *catalog.Catalog) ([]*consumers.Contract, err
 }
 
 // compileForContracts compiles every type of a catalog loaded deferred
-// (catalog.LoadDeferred) when consumer contracts sit beside its
-// evtool.yaml: linting a contract's pointers and the consumer-aware gate
-// read any type's compiled schemas, so a catalog with contracts is held
-// compiled whole, as before deferred loading. Compile problems are left
-// to the gate and lint, which report them type by type.
+// (catalog.LoadDeferred) when consumer contracts sit beside dir's
+// evtool.yaml: consumers check reads any type's compiled schemas, on the
+// base too (lint and compat check go type by type: contractStep).
+// Compile problems are left to lint and the gate.
 func compileForContracts(dir string, cat *catalog.Catalog) {
 	if cat == nil || !cat.Deferred() {
 		return
@@ -54,6 +54,68 @@ func compileForContracts(dir string, cat *catalog.Catalog) {
 	}
 }
 
+// contractStep is the consumer-aware step of a compat check of a catalog
+// loaded deferred, type by type: while the check holds a type's versions
+// compiled (compat.CheckOptions.TypeChecked) it checks the contracts'
+// pointers in them and marks the type's findings with the consumers they
+// reach, then lets the projections go; so memory follows the largest
+// type, with contracts as without.
+type contractStep struct {
+	head     *catalog.Catalog
+	cs       []*consumers.Contract
+	k        *consumers.Checker
+	complete bool
+
+	mu       sync.Mutex
+	problems []report.Finding
+}
+
+func newContractStep(head, base *catalog.Catalog, cs []*consumers.Contract, opts compat.CheckOptions) *contractStep {
+	return &contractStep{head: head, cs: cs, complete: head.Config.Consumers == catalog.ConsumersComplete,
+		k: consumers.NewChecker(head, consumers.Options{Samples: gateSamples(head, opts), Seed: opts.Seed, Base: base})}
+}
+
+// typeChecked is the step on one type's findings (concurrent per type).
+func (s *contractStep) typeChecked(t *catalog.EventType, fs []report.Finding) []report.Finding {
+	probs := consumers.LintFields(t, s.cs)
+	out := consumers.Mark(fs, s.k, s.cs, s.complete, consumers.Known(fs))
+	s.k.Forget(t.Name)
+	s.mu.Lock()
+	s.problems = append(s.problems, probs...)
+	s.mu.Unlock()
+	return out
+}
+
+// finish checks the contracts' pointers in the types the check skipped
+// (skip: unchanged from the base) that a contract reads, one type
+// compiled at a time, marks
+// the findings the check makes outside a type's comparison (removed
+// types and versions: their readers, no schema needed) and adds the
+// summary of the consumers affected. problems are the contracts' (exit 2).
+func (s *contractStep) finish(fs []report.Finding, skip map[string]bool) (out, problems []report.Finding) {
+	read := map[string]bool{}
+	for _, c := range s.cs {
+		for typ := range c.Reads {
+			read[typ] = true
+		}
+	}
+	for _, t := range s.head.Types {
+		if skip[t.Name] && read[t.Name] {
+			s.head.CompileType(t)
+			s.problems = append(s.problems, consumers.LintFields(t, s.cs)...)
+			s.head.ReleaseType(t)
+		}
+	}
+	out = make([]report.Finding, 0, len(fs))
+	for _, f := range fs {
+		if f.Rule == compat.RuleTypeRemoved || f.Rule == compat.RuleVersionRemoved {
+			f = consumers.Mark([]report.Finding{f}, s.k, s.cs, s.complete, nil)[0]
+		}
+		out = append(out, f)
+	}
+	return append(out, consumers.Affected(out)...), s.problems
+}
+
 // gateSamples is the witness count a catalog check uses (as
 // compat.CheckCatalog decides it), for the consumer-aware step.
 func gateSamples(cat *catalog.Catalog, opts compat.CheckOptions) int {
@@ -64,16 +126,6 @@ func gateSamples(cat *catalog.Catalog, opts compat.CheckOptions) int {
 		return cat.Config.Compat.Samples
 	}
 	return compat.DefaultCatalogSamples
-}
-
-// consumerAware annotates a compat check's findings with the consumers
-// they reach (consumers.Annotate); without contracts it changes nothing.
-func consumerAware(head, base *catalog.Catalog, cs []*consumers.Contract, fs []report.Finding, opts compat.CheckOptions) []report.Finding {
-	if len(cs) == 0 {
-		return fs
-	}
-	k := consumers.NewChecker(head, consumers.Options{Samples: gateSamples(head, opts), Seed: opts.Seed, Base: base})
-	return consumers.Annotate(fs, k, cs, head.Config.Consumers == catalog.ConsumersComplete)
 }
 
 func (a *app) consumersCommand() *cobra.Command {
@@ -102,8 +154,8 @@ check that it reads every version of the type producers may write, restricted
 to the fields it lists: both schemas are projected on the contract's pointers
 and compared with the compat engines (with counterexamples that hold only the
 read fields). With --against REF|DIR, a published version the head edited in
-place is a writer as published too. Avro and Protobuf types are compared
-whole (no field projection for them yet).
+place is a writer as published too. JSON Schema, Avro and Protobuf are all
+projected (docs/consumers.md).
 
 Exit 0 when every consumer reads OK, 1 when one breaks, 2 on bad input
 (malformed catalog or contract).`,

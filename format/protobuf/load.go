@@ -127,17 +127,26 @@ func Compile(fsys fs.FS, name string) (protoreflect.FileDescriptor, error) {
 // with them an edition 2023 string that is not UTF-8 parsed without
 // error); protodesc resolves them, and keeps source positions.
 func rebuild(f protoreflect.FileDescriptor, reg *protoregistry.Files, wraps map[string]*wrapped) (protoreflect.FileDescriptor, error) {
+	return rebuildWith(f, reg, func(f protoreflect.FileDescriptor, fdp *descriptorpb.FileDescriptorProto) {
+		wraps[f.Path()].unwrapSpans(fdp.SourceCodeInfo)
+	})
+}
+
+// rebuildWith makes new descriptors of f and its imports in reg, each
+// file's descriptor proto edited by edit first (projection removes
+// fields).
+func rebuildWith(f protoreflect.FileDescriptor, reg *protoregistry.Files, edit func(protoreflect.FileDescriptor, *descriptorpb.FileDescriptorProto)) (protoreflect.FileDescriptor, error) {
 	if d, err := reg.FindFileByPath(f.Path()); err == nil {
 		return d, nil
 	}
 	imps := f.Imports()
 	for i := 0; i < imps.Len(); i++ {
-		if _, err := rebuild(imps.Get(i).FileDescriptor, reg, wraps); err != nil {
+		if _, err := rebuildWith(imps.Get(i).FileDescriptor, reg, edit); err != nil {
 			return nil, err
 		}
 	}
 	fdp := protodesc.ToFileDescriptorProto(f)
-	wraps[f.Path()].unwrapSpans(fdp.SourceCodeInfo)
+	edit(f, fdp)
 	d, err := protodesc.NewFile(fdp, reg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Path(), err)

@@ -168,20 +168,7 @@ func TestConsumeConfluentJSON(t *testing.T) {
 		served <- run(sctx, []string{"registry", "serve", "--dir", dir, "--addr", "127.0.0.1:0", "--url-file", urlFile, "--subject-strategy", "topic"}, strings.NewReader(""), &serveOut, &serveErr)
 	}()
 	t.Cleanup(func() { stop(); <-served })
-	var url string
-	for url == "" {
-		select {
-		case code := <-served:
-			served <- code
-			t.Fatalf("registry serve: exit %d\n%s%s", code, serveOut.String(), serveErr.String())
-		case <-ctx.Done():
-			t.Fatal("registry serve never wrote its URL")
-		case <-time.After(50 * time.Millisecond):
-		}
-		if b, err := os.ReadFile(urlFile); err == nil {
-			url = strings.TrimSpace(string(b))
-		}
-	}
+	url := waitServeURL(t, urlFile, served, func() string { return serveOut.String() + serveErr.String() })
 
 	py := func(out any, args ...string) {
 		t.Helper()

@@ -114,18 +114,30 @@ func TestDownstreamInProcess(t *testing.T) {
 		return &mailing{orders: newOrders(false), faults: callout.Faults{FreshKey: true}}, nil
 	}
 	res, err = replaytest.Run(ctx, in, fresh, opts)
-	if err != nil {
+	switch {
+	case err != nil && strings.Contains(err.Error(), "baseline run") && strings.Contains(err.Error(), downstream.FreshKeyPerAttemptDetail):
+		// On a loaded machine an answer without a fault can outlast the
+		// 150 ms client timeout: the fresh key of the retry duplicates
+		// the effect in a baseline already, which is the bug found, but
+		// leaves no chaos run to shrink.
+		t.Logf("the baseline found the fresh keys (a slow answer timed out): %v", err)
+	case err != nil:
 		t.Fatal(err)
-	}
-	if !res.Failed() || !strings.Contains(res.Report(), downstream.FreshKeyPerAttemptDetail) {
-		t.Fatalf("fresh keys passed: %s", res.Report())
-	}
-	sh, err := replaytest.Shrink(ctx, in, fresh, opts, 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sh.Faults) != 1 || sh.Faults[0].Answer != chaos.Timeout {
-		t.Fatalf("shrunk to %v", sh.Faults)
+	default:
+		if !res.Failed() || !strings.Contains(res.Report(), downstream.FreshKeyPerAttemptDetail) {
+			t.Fatalf("fresh keys passed: %s", res.Report())
+		}
+		sh, err := replaytest.Shrink(ctx, in, fresh, opts, 20)
+		if err != nil && strings.Contains(err.Error(), "baseline run") && strings.Contains(err.Error(), downstream.FreshKeyPerAttemptDetail) {
+			t.Logf("a shrink baseline found the fresh keys (a slow answer timed out): %v", err)
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sh.Faults) != 1 || sh.Faults[0].Answer != chaos.Timeout {
+			t.Fatalf("shrunk to %v", sh.Faults)
+		}
 	}
 	// A handler that returns an error for the terminal receipts instead of
 	// dead-lettering them fails the baseline.

@@ -91,6 +91,7 @@ func firstEvents(t *testing.T, n int) *replaytest.Events {
 // downstream kind; a fresh idempotency key per attempt duplicates the
 // receipt a timeout sent, and shrinks to that timeout.
 func TestDownstreamInProcess(t *testing.T) {
+	t.Parallel()
 	in := firstEvents(t, 60)
 	ctx := context.Background()
 	opts := downstreamOptions(t, "429, 500, 503, timeout, reset, slow")
@@ -158,6 +159,7 @@ func TestDownstreamInProcess(t *testing.T) {
 
 // The correct handler passes every downstream kind over 20 seeds.
 func TestDownstreamCorrectTwentySeeds(t *testing.T) {
+	t.Parallel()
 	in := firstEvents(t, 30)
 	base := downstreamOptions(t, "429, 500, 503, timeout, reset, slow")
 	for seed := range uint64(20) {

@@ -3,6 +3,7 @@ package downstream
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/internal/waitfor"
 )
 
 func post(t *testing.T, c *http.Client, url, body string, header ...string) (int, http.Header, string, error) {
@@ -146,13 +148,9 @@ func TestStandInFaults(t *testing.T) {
 
 func waitEntries(t *testing.T, s *StandIn, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(s.Log().Entries) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the log has %d entries, want %d", len(s.Log().Entries), n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	// The entry is logged after the answer is written: the client can
+	// see the answer first.
+	waitfor.Must(t, 20*time.Second, fmt.Sprintf("the log has %d entries", n), func() bool { return len(s.Log().Entries) >= n })
 }
 
 func TestStandInOutage(t *testing.T) {
@@ -218,9 +216,7 @@ func TestStandInLimits(t *testing.T) {
 			_, _ = http.DefaultClient.Do(req)
 		}()
 		// The held request is in flight once its effect is applied.
-		for s.inFlightNow() == 0 {
-			time.Sleep(2 * time.Millisecond)
-		}
+		waitfor.Must(t, 20*time.Second, "the held request in flight", func() bool { return s.inFlightNow() > 0 })
 		st, _, _, err := post(t, http.DefaultClient, s.URL(), `{"receiptId":"other"}`)
 		if err != nil || st != 429 {
 			t.Errorf("second request in flight: %d %v, want 429", st, err)
@@ -277,9 +273,7 @@ func TestStandInCloseEndsHeldAnswers(t *testing.T) {
 		_, _, _, err := post(t, http.DefaultClient, s.URL(), `{"receiptId":"r1"}`)
 		errc <- err
 	}()
-	for s.inFlightNow() == 0 {
-		time.Sleep(2 * time.Millisecond)
-	}
+	waitfor.Must(t, 20*time.Second, "the held request in flight", func() bool { return s.inFlightNow() > 0 })
 	closed := make(chan struct{})
 	go func() { s.Close(); close(closed) }()
 	select {

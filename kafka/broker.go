@@ -182,10 +182,12 @@ func (b *Broker) OnGroupCommit(group string, fn func(c Commit) (drop bool)) (rem
 
 // GroupRequest is a group-membership request the broker received: a
 // classic JoinGroup (with the protocols, i.e. balancers, the member
-// offers), SyncGroup or LeaveGroup, or a KIP-848 ConsumerGroupHeartbeat
-// (with its server-side assignor, empty for the broker's default).
+// offers), SyncGroup, Heartbeat or LeaveGroup, or a KIP-848
+// ConsumerGroupHeartbeat (with its server-side assignor, empty for the
+// broker's default).
 type GroupRequest struct {
-	// Kind is JoinGroup, SyncGroup, LeaveGroup or ConsumerGroupHeartbeat.
+	// Kind is JoinGroup, SyncGroup, Heartbeat, LeaveGroup or
+	// ConsumerGroupHeartbeat.
 	Kind       string
 	Member     string
 	Generation int32
@@ -220,6 +222,10 @@ func (b *Broker) OnGroupRequest(group string, fn func(GroupRequest)) (remove fun
 			if r.Group == group {
 				fn(GroupRequest{Kind: "SyncGroup", Member: r.MemberID, Generation: r.Generation})
 			}
+		case *kmsg.HeartbeatRequest:
+			if r.Group == group {
+				fn(GroupRequest{Kind: "Heartbeat", Member: r.MemberID, Generation: r.Generation})
+			}
 		case *kmsg.LeaveGroupRequest:
 			if r.Group == group {
 				g := GroupRequest{Kind: "LeaveGroup", Member: r.MemberID}
@@ -242,7 +248,7 @@ func (b *Broker) OnGroupRequest(group string, fn func(GroupRequest)) (remove fun
 		}
 		return nil, nil, false
 	}
-	for _, k := range []kmsg.Key{kmsg.JoinGroup, kmsg.SyncGroup, kmsg.LeaveGroup, kmsg.ConsumerGroupHeartbeat} {
+	for _, k := range []kmsg.Key{kmsg.JoinGroup, kmsg.SyncGroup, kmsg.Heartbeat, kmsg.LeaveGroup, kmsg.ConsumerGroupHeartbeat} {
 		b.cluster.ControlKey(int16(k), observe)
 	}
 	return func() { removed.Store(true) }

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/internal/bugs"
+	"github.com/evtool/evtool/internal/waitfor"
 	"github.com/evtool/evtool/kafka"
 )
 
@@ -27,6 +29,14 @@ func groupScenario(t testing.TB, bug bugs.Bug, events int, chaosText string) *Sc
 func groupScenarioDelay(t testing.TB, bug bugs.Bug, events int, delay, chaosText string) *Scenario {
 	text := bugScenarioText(t, bug, events, ", BUGS_CHUNK_DELAY: "+delay, chaosText)
 	text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
+	if bug == bugs.Correct {
+		// Three consumer processes through kills, stalls and rejoins
+		// took more than 20 s to settle at load 30 on 2 cores (seed 4 of
+		// TestGroupCorrectTwentySeeds). The correct consumer must still
+		// settle, so a bound of a minute only waits longer for a slow
+		// machine; the bugs keep theirs, which their failures are about.
+		text = strings.Replace(text, "  settle_timeout: 20s\n", "  settle_timeout: 60s\n", 1)
+	}
 	return writeScenario(t, text)
 }
 
@@ -37,7 +47,9 @@ func TestGroupCorrectThroughKafka(t *testing.T) {
 		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
 	}
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// Generous: a hang is what this bounds, and the three consumers run
+	// beside the package's other replays (past 3 minutes at load 30).
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	sc := groupScenario(t, bugs.Correct, 200, groupChaos(1, 5, "join, leave, kill, stall, eager"))
 	rep, err := Replay(ctx, sc, Options{})
@@ -120,9 +132,6 @@ func TestGroupCorrectTwentySeeds(t *testing.T) {
 		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
 	}
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("20 chaos runs of three processes")
-	}
 	sc := groupScenario(t, bugs.Correct, 300, "chaos:\n  rebalance: {count: 4, kinds: [join, leave, kill, stall], eager: true, stall: 1s}\n")
 	moves := map[chaos.RebalanceKind]int{}
 	stale := 0
@@ -434,12 +443,10 @@ func TestGroupSettled(t *testing.T) {
 		return cl
 	}
 	wait := func(n int) {
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if st := b.Group("g", "t"); st != nil && st.State == "Stable" && len(st.Members) == n {
-				return
-			}
-		}
-		t.Fatalf("the group did not get %d member(s)", n)
+		waitfor.Must(t, 30*time.Second, fmt.Sprintf("the group stable with %d member(s)", n), func() bool {
+			st := b.Group("g", "t")
+			return st != nil && st.State == "Stable" && len(st.Members) == n
+		})
 	}
 	a := join()
 	defer a.Close()

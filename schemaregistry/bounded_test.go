@@ -49,7 +49,8 @@ func (h *hostileRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		fmt.Fprintf(w, "[%s]", strings.Join(vs, ","))
 	case len(parts) == 4 && parts[2] == "versions":
-		// Slow enough that unbounded fetching would pile up.
+		// Slow enough that unbounded fetching would pile up: this
+		// latency is the behaviour under test, not a wait.
 		time.Sleep(2 * time.Millisecond)
 		var v int
 		fmt.Sscan(parts[3], &v)
@@ -109,7 +110,7 @@ func trickle(w http.ResponseWriter, subject string, version int) {
 			return
 		}
 		w.(http.Flusher).Flush()
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // the slow loris is what is tested, not a wait
 	}
 }
 

@@ -1,6 +1,7 @@
 package schemaregistry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,13 +26,34 @@ import (
 // EVTOOL_TEST_SERVE_DIR set, the test binary serves that catalog.
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("EVTOOL_TEST_SERVE_DIR"); dir != "" {
-		serveHelper(dir, os.Getenv("EVTOOL_TEST_SERVE_URLFILE"))
+		serveHelper(dir)
 		return
 	}
 	os.Exit(m.Run())
 }
 
-func serveHelper(dir, urlFile string) {
+// firstLine sends the first line written to it (without its line break)
+// on line and discards the rest.
+type firstLine struct {
+	buf  []byte
+	sent bool
+	line chan string
+}
+
+func (w *firstLine) Write(p []byte) (int, error) {
+	if !w.sent {
+		w.buf = append(w.buf, p...)
+		if i := bytes.IndexByte(w.buf, '\n'); i >= 0 {
+			w.line <- string(w.buf[:i])
+			w.sent = true
+		}
+	}
+	return len(p), nil
+}
+
+// serveHelper serves dir and prints its URL on a line of its own once it
+// listens: the test's readiness signal.
+func serveHelper(dir string) {
 	s, err := NewServer(ServerOptions{Dir: dir})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -42,10 +64,7 @@ func serveHelper(dir, urlFile string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	if err := os.WriteFile(urlFile+".tmp", []byte("http://"+ln.Addr().String()), 0o644); err != nil {
-		os.Exit(2)
-	}
-	if err := os.Rename(urlFile+".tmp", urlFile); err != nil {
+	if _, err := fmt.Println("http://" + ln.Addr().String()); err != nil {
 		os.Exit(2)
 	}
 	_ = s.Serve(context.Background(), ln)
@@ -181,23 +200,26 @@ func TestServerKilledDuringRegistrations(t *testing.T) {
 		t.Skip("starts a subprocess")
 	}
 	dir := minimalCatalog(t, "NONE", nil)
-	urlFile := filepath.Join(t.TempDir(), "url")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "EVTOOL_TEST_SERVE_DIR="+dir, "EVTOOL_TEST_SERVE_URLFILE="+urlFile)
+	cmd.Env = append(os.Environ(), "EVTOOL_TEST_SERVE_DIR="+dir)
 	cmd.Stderr = os.Stderr
+	// The server's first line is its URL, printed once it listens.
+	first := &firstLine{line: make(chan string, 1)}
+	cmd.Stdout = first
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	var url string
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if data, err := os.ReadFile(urlFile); err == nil {
-			url = string(data)
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatal("the server subprocess did not start")
-		}
+	select {
+	case url = <-first.line:
+	case <-exited:
+	case <-time.After(60 * time.Second): // generous: only a hung start ends here
+	}
+	if url == "" {
+		_ = cmd.Process.Kill()
+		t.Fatal("the server subprocess did not start")
 	}
 	cl := srClient(t, url)
 	var (
@@ -228,7 +250,7 @@ func TestServerKilledDuringRegistrations(t *testing.T) {
 	}
 	wg.Wait()
 	kill()
-	_ = cmd.Wait()
+	<-exited
 
 	cat, err := catalog.Load(dir)
 	if err != nil {

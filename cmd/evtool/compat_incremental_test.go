@@ -22,6 +22,9 @@ import (
 // --against HEAD` (which skips the types whose files and referenced
 // files are unchanged) reports exactly the findings of `--full`.
 func TestCompatCheckIncrementalSameAsFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 16 compat checks of a generated catalog (most of a CPU-second each); compat_against.txtar covers --against in the short tier")
+	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}

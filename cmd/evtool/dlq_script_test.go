@@ -20,6 +20,7 @@ import (
 
 	"github.com/evtool/evtool/dlq"
 	"github.com/evtool/evtool/dlq/dlqtest"
+	"github.com/evtool/evtool/internal/waitfor"
 	"github.com/evtool/evtool/kafka"
 )
 
@@ -120,7 +121,7 @@ var dlqScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []
 		defer cl.Close()
 		adm := kadm.NewClient(cl)
 		ctx := context.Background()
-		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if !waitfor.Condition(60*time.Second, func() bool {
 			// The end is after each partition's last record, not the high
 			// watermark: a transaction's commit marker takes the offset
 			// after its last record, and a consumer commits only past
@@ -131,19 +132,17 @@ var dlqScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []
 			}
 			offs, err := adm.FetchOffsets(ctx, "orders-consumer")
 			if err != nil {
-				continue
+				return false
 			}
-			done := true
 			for p, end := range ends {
 				if c, ok := offs.Lookup("orders", p); !ok || c.At < end {
-					done = false
+					return false
 				}
 			}
-			if done {
-				return
-			}
+			return true
+		}) {
+			ts.Fatalf("group orders-consumer did not consume orders in 60s")
 		}
-		ts.Fatalf("group orders-consumer did not consume orders in 60s")
 	},
 	"ordersshipped": func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 1 {
@@ -153,10 +152,10 @@ var dlqScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []
 		ts.Check(err)
 		p := ts.Value(ordersConsumerKey{}).(*ordersConsumer)
 		var got int
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if !waitfor.Condition(30*time.Second, func() bool {
 			resp, err := http.Get("http://" + p.addr + "/state")
 			if err != nil {
-				continue
+				return false
 			}
 			var st struct {
 				Orders map[string]struct {
@@ -166,7 +165,7 @@ var dlqScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []
 			err = json.NewDecoder(resp.Body).Decode(&st)
 			resp.Body.Close()
 			if err != nil {
-				continue
+				return false
 			}
 			got = 0
 			for _, o := range st.Orders {
@@ -174,11 +173,10 @@ var dlqScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []
 					got++
 				}
 			}
-			if got == want {
-				return
-			}
+			return got == want
+		}) {
+			ts.Fatalf("%d orders shipped, want %d", got, want)
 		}
-		ts.Fatalf("%d orders shipped, want %d", got, want)
 	},
 	"dlqbroker": func(ts *testscript.TestScript, neg bool, args []string) {
 		b, err := kafka.StartBroker(kafka.BrokerConfig{Partitions: 3, Topics: []string{"orders", "orders.dlq"}})
@@ -234,15 +232,16 @@ var dlqScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []
 		ts.Check(err)
 		defer cl.Close()
 		adm := kadm.NewClient(cl)
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if !waitfor.Condition(30*time.Second, func() bool {
 			offs, err := adm.FetchOffsets(context.Background(), args[0])
-			if err == nil && offs.Error() == nil {
-				if o, ok := offs.Lookup("orders.dlq", 0); ok && o.At > 0 {
-					return
-				}
+			if err != nil || offs.Error() != nil {
+				return false
 			}
+			o, ok := offs.Lookup("orders.dlq", 0)
+			return ok && o.At > 0
+		}) {
+			ts.Fatalf("group %s committed nothing in 30s", args[0])
 		}
-		ts.Fatalf("group %s committed nothing in 30s", args[0])
 	},
 }
 

@@ -53,6 +53,9 @@ func framedJSONCatalog(t *testing.T) string {
 // evtool consume prints what kcat produced in that frame as the event,
 // with its schema id, and a frame under another id as invalid.
 func TestProduceKcat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: interop with an outside client through kfake; envelope's framing tests and TestValidateTopicServedIDs cover the frame in the short tier")
+	}
 	kcat, err := exec.LookPath("kcat")
 	if err != nil {
 		t.Skip("kcat not installed (apt-get install kcat)")
@@ -135,6 +138,9 @@ func TestProduceKcat(t *testing.T) {
 // for a type with kafka.framing: confluent (it refused unframed JSON with
 // "Unknown magic byte").
 func TestConsumeConfluentJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: interop with an outside client through kfake and registry serve; envelope's framing tests and TestValidateTopicServedIDs cover the frame in the short tier")
+	}
 	python := ""
 	for _, p := range []string{"/usr/bin/python3", "python3"} {
 		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import confluent_kafka.schema_registry.json_schema").Run() == nil {
@@ -168,20 +174,7 @@ func TestConsumeConfluentJSON(t *testing.T) {
 		served <- run(sctx, []string{"registry", "serve", "--dir", dir, "--addr", "127.0.0.1:0", "--url-file", urlFile, "--subject-strategy", "topic"}, strings.NewReader(""), &serveOut, &serveErr)
 	}()
 	t.Cleanup(func() { stop(); <-served })
-	var url string
-	for url == "" {
-		select {
-		case code := <-served:
-			served <- code
-			t.Fatalf("registry serve: exit %d\n%s%s", code, serveOut.String(), serveErr.String())
-		case <-ctx.Done():
-			t.Fatal("registry serve never wrote its URL")
-		case <-time.After(50 * time.Millisecond):
-		}
-		if b, err := os.ReadFile(urlFile); err == nil {
-			url = strings.TrimSpace(string(b))
-		}
-	}
+	url := waitServeURL(t, urlFile, served, func() string { return serveOut.String() + serveErr.String() })
 
 	py := func(out any, args ...string) {
 		t.Helper()

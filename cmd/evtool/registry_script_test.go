@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -10,6 +9,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
+
+	"github.com/evtool/evtool/internal/waitfor"
 )
 
 // scriptCmds are the testscript commands the registry scripts use. They
@@ -54,17 +55,16 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			ts.Fatalf("usage: urlfrom VAR FILE")
 		}
 		p := ts.MkAbs(args[1])
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			if data, err := os.ReadFile(p); err == nil && len(bytes.TrimSpace(data)) > 0 {
-				ts.Setenv(args[0], strings.TrimSpace(string(data)))
-				return
-			}
-			if time.Now().After(deadline) {
-				ts.Fatalf("%s did not appear", args[1])
-			}
-			time.Sleep(20 * time.Millisecond)
+		// registry serve writes the file atomically once it listens.
+		var url string
+		if !waitfor.Condition(30*time.Second, func() bool {
+			data, err := os.ReadFile(p)
+			url = strings.TrimSpace(string(data))
+			return err == nil && url != ""
+		}) {
+			ts.Fatalf("%s did not appear", args[1])
 		}
+		ts.Setenv(args[0], url)
 	},
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/internal/waitfor"
 )
 
 // servedIDsCatalog has an Avro and a Protobuf type with one version each;
@@ -46,22 +47,34 @@ func serveCatalog(t *testing.T, dir string) string {
 		done <- run(ctx, []string{"registry", "serve", "--dir", dir, "--addr", "127.0.0.1:0", "--url-file", urlFile}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if data, err := os.ReadFile(urlFile); err == nil && len(bytes.TrimSpace(data)) > 0 {
-			return strings.TrimSpace(string(data))
-		}
+	return waitServeURL(t, urlFile, done, stderr.String)
+}
+
+// waitServeURL returns the URL `registry serve --url-file urlFile` wrote
+// once it listened (it writes the file atomically), failing t when run,
+// whose exit code done receives, ends first. log is its output so far.
+func waitServeURL(t *testing.T, urlFile string, done chan int, log func() string) string {
+	t.Helper()
+	var url string
+	exited := -1
+	if !waitfor.Condition(60*time.Second, func() bool {
 		select {
 		case code := <-done:
 			done <- code // for the cleanup
-			t.Fatalf("registry serve exited %d: %s", code, stderr.String())
+			exited = code
+			return true
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("registry serve did not start: %s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+		data, err := os.ReadFile(urlFile)
+		url = strings.TrimSpace(string(data))
+		return err == nil && url != ""
+	}) {
+		t.Fatalf("registry serve did not start: %s", log())
 	}
+	if url == "" {
+		t.Fatalf("registry serve exited %d: %s", exited, log())
+	}
+	return url
 }
 
 // TestValidateTopicServedIDs: after `registry serve` gave ids to the Avro

@@ -69,6 +69,9 @@ func TestReplay(t *testing.T) {
 
 // The naive consumer fails the same kind of replay.
 func TestReplayNaive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a second replay through kfake and child consumers; TestReplay stands for the example in the short tier, and replay's catalogue tests for failing consumers")
+	}
 	t.Parallel()
 	exampletest.ReplayNaiveFails(t, ".", consumerPkg, "the chaos state differs from the baseline state", "/stock/")
 }

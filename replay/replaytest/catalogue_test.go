@@ -114,6 +114,7 @@ func kinds(fs []chaos.Fault) []chaos.Kind {
 // Bugs (a) to (f) each fail under the fault that exposes them, and
 // shrink to at most 3 faults that include it.
 func TestCatalogueBugsFailAndShrink(t *testing.T) {
+	t.Parallel()
 	in := load(t)
 	for _, e := range bugs.Catalogue {
 		if e.Bug == bugs.Correct {
@@ -149,6 +150,7 @@ func TestCatalogueBugsFailAndShrink(t *testing.T) {
 // Under every fault kind at once, each bug still fails, and shrinking
 // isolates faults of a kind that exposes it.
 func TestCatalogueBugsUnderEveryFault(t *testing.T) {
+	t.Parallel()
 	in := load(t)
 	for _, e := range bugs.Catalogue {
 		if e.Bug == bugs.Correct {
@@ -199,6 +201,7 @@ func TestCatalogueCaughtOnlyBy(t *testing.T) {
 // The correct consumer passes every fault kind across 20 seeds: no false
 // alarm. Half the seeds crash after effects, half at random phases.
 func TestCatalogueCorrectPassesEverything(t *testing.T) {
+	t.Parallel()
 	in := load(t)
 	totals := map[chaos.Kind]int{}
 	for seed := range uint64(20) {
@@ -245,6 +248,7 @@ var reproduceLine = regexp.MustCompile(`reproduce with Options\{Seed: (\d+)(?:, 
 // dedupe, commit before effect) the crash is no fault near the
 // differences by key, and must not be left out.
 func TestCheckReproduceLineReproduces(t *testing.T) {
+	t.Parallel()
 	in := load(t)
 	for _, tc := range []struct {
 		bug bugs.Bug
@@ -301,6 +305,7 @@ func TestCheckReproduceLineReproduces(t *testing.T) {
 // revoke, everything committed) does not expose it; the correct consumer
 // passes every rebalance kind over 20 seeds.
 func TestCatalogueRebalancesInProcess(t *testing.T) {
+	t.Parallel()
 	in := load(t)
 	kill := replaytest.Options{Seed: 1, Chaos: chaos.Config{Rebalance: &chaos.RebalanceConfig{Count: 2, Kinds: []chaos.RebalanceKind{chaos.Kill}}}}
 	s, err := replaytest.Shrink(context.Background(), in, newBug(bugs.MemoryDedupe), kill, 30)

@@ -26,11 +26,17 @@ type mailing struct {
 	faults callout.Faults
 }
 
+// mailTimeout is the receipt client's timeout: what a timeout fault costs,
+// and longer than an answer without a fault takes on a loaded machine
+// (150 ms was not: the retry of an answered request showed as a
+// duplicate or a request after a terminal answer in a baseline).
+const mailTimeout = time.Second
+
 func (m *mailing) Handle(ctx context.Context, e event.Event) error {
 	if m.seen[e.ID()] {
 		return nil
 	}
-	c := callout.New(callout.Config{URL: replaytest.DownstreamURL(ctx, "email"), Timeout: 150 * time.Millisecond, Base: 5 * time.Millisecond, Cap: 100 * time.Millisecond, Faults: m.faults})
+	c := callout.New(callout.Config{URL: replaytest.DownstreamURL(ctx, "email"), Timeout: mailTimeout, Base: 5 * time.Millisecond, Cap: 100 * time.Millisecond, Faults: m.faults})
 	var d struct {
 		OrderID string `json:"orderId"`
 	}
@@ -91,6 +97,10 @@ func firstEvents(t *testing.T, n int) *replaytest.Events {
 // downstream kind; a fresh idempotency key per attempt duplicates the
 // receipt a timeout sent, and shrinks to that timeout.
 func TestDownstreamInProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: tens of client timeouts of a second each (fresh keys, shrinking); TestDownstreamCorrectTwentySeeds covers the stand-in and oracle in the short tier")
+	}
+	t.Parallel()
 	in := firstEvents(t, 60)
 	ctx := context.Background()
 	opts := downstreamOptions(t, "429, 500, 503, timeout, reset, slow")
@@ -114,18 +124,30 @@ func TestDownstreamInProcess(t *testing.T) {
 		return &mailing{orders: newOrders(false), faults: callout.Faults{FreshKey: true}}, nil
 	}
 	res, err = replaytest.Run(ctx, in, fresh, opts)
-	if err != nil {
+	switch {
+	case err != nil && strings.Contains(err.Error(), "baseline run") && strings.Contains(err.Error(), downstream.FreshKeyPerAttemptDetail):
+		// On a loaded machine an answer without a fault can outlast the
+		// 150 ms client timeout: the fresh key of the retry duplicates
+		// the effect in a baseline already, which is the bug found, but
+		// leaves no chaos run to shrink.
+		t.Logf("the baseline found the fresh keys (a slow answer timed out): %v", err)
+	case err != nil:
 		t.Fatal(err)
-	}
-	if !res.Failed() || !strings.Contains(res.Report(), downstream.FreshKeyPerAttemptDetail) {
-		t.Fatalf("fresh keys passed: %s", res.Report())
-	}
-	sh, err := replaytest.Shrink(ctx, in, fresh, opts, 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sh.Faults) != 1 || sh.Faults[0].Answer != chaos.Timeout {
-		t.Fatalf("shrunk to %v", sh.Faults)
+	default:
+		if !res.Failed() || !strings.Contains(res.Report(), downstream.FreshKeyPerAttemptDetail) {
+			t.Fatalf("fresh keys passed: %s", res.Report())
+		}
+		sh, err := replaytest.Shrink(ctx, in, fresh, opts, 20)
+		if err != nil && strings.Contains(err.Error(), "baseline run") && strings.Contains(err.Error(), downstream.FreshKeyPerAttemptDetail) {
+			t.Logf("a shrink baseline found the fresh keys (a slow answer timed out): %v", err)
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sh.Faults) != 1 || sh.Faults[0].Answer != chaos.Timeout {
+			t.Fatalf("shrunk to %v", sh.Faults)
+		}
 	}
 	// A handler that returns an error for the terminal receipts instead of
 	// dead-lettering them fails the baseline.
@@ -146,6 +168,7 @@ func TestDownstreamInProcess(t *testing.T) {
 
 // The correct handler passes every downstream kind over 20 seeds.
 func TestDownstreamCorrectTwentySeeds(t *testing.T) {
+	t.Parallel()
 	in := firstEvents(t, 30)
 	base := downstreamOptions(t, "429, 500, 503, timeout, reset, slow")
 	for seed := range uint64(20) {

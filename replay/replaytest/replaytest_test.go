@@ -89,6 +89,7 @@ var both = chaos.Config{
 }
 
 func TestCorrectPassesManySeeds(t *testing.T) {
+	t.Parallel()
 	in := load(t)
 	if len(in.List) != 1000 || in.Keys[0] != "ord-00023" {
 		t.Fatalf("loaded %d events, first key %q", len(in.List), in.Keys[0])

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/evtool/evtool/internal/waitfor"
 	"github.com/evtool/evtool/kafka"
 )
 
@@ -48,12 +49,26 @@ func TestRunRestartsWhenFenced(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The cooperative client heartbeats once 500 ms after it joined,
+	// then not for the 20 s interval: evicting after that heartbeat
+	// leaves the commit the first to hear of it.
+	heartbeat := make(chan struct{})
+	var heard sync.Once
+	defer b.OnGroupRequest(group, func(r kafka.GroupRequest) {
+		if r.Kind == "Heartbeat" {
+			heard.Do(func() { close(heartbeat) })
+		}
+	})()
+
 	var mu sync.Mutex
 	var batches [][]string
 	evict := func() {
-		// Past the cooperative client's quick first heartbeat (500 ms
-		// after it joined), so no heartbeat runs before the commit.
-		time.Sleep(time.Second)
+		select {
+		case <-heartbeat:
+		case <-ctx.Done():
+			t.Error("no heartbeat before the deadline")
+			return
+		}
 		st := b.Group(group, topic)
 		if st == nil || len(st.Members) != 1 {
 			t.Errorf("group before the eviction: %+v", st)
@@ -89,19 +104,15 @@ func TestRunRestartsWhenFenced(t *testing.T) {
 		done <- loop.Run(runCtx, Env{Brokers: b.Addrs(), Topic: topic, Group: group, Workdir: t.TempDir(), Addr: "127.0.0.1:0"})
 	}()
 
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if st := b.Group(group, topic); st != nil && st.Committed[0] == records {
-			break
-		}
-		if time.Now().After(deadline) {
-			stop()
-			<-done
-			mu.Lock()
-			defer mu.Unlock()
-			t.Fatalf("the group never committed the %d records (committed %+v); batches applied: %q", records, b.Group(group, topic), batches)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !waitfor.Condition(30*time.Second, func() bool {
+		st := b.Group(group, topic)
+		return st != nil && st.Committed[0] == records
+	}) {
+		stop()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("the group never committed the %d records (committed %+v); batches applied: %q", records, b.Group(group, topic), batches)
 	}
 	stop()
 	if err := <-done; err != nil {

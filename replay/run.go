@@ -397,7 +397,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	state, finalKilled, err := readStateFile(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, statePath, h.sc.Consumer.Ignore)
+	state, finalKilled, err := readStateFile(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, statePath, h.sc.Consumer.Ignore, h.sc.Consumer.stateTimeout(res.Records))
 	stateKilled = append(stateKilled, finalKilled...)
 	if err != nil {
 		if exited, how := cons.exited(); exited {
@@ -464,7 +464,7 @@ func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *co
 		return err
 	}
 	go func() {
-		st, killed, err := readStateFile(ictx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, path, h.sc.Consumer.Ignore)
+		st, killed, err := readStateFile(ictx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, path, h.sc.Consumer.Ignore, 0)
 		done <- read{st, killed, err}
 	}()
 	var joined time.Time

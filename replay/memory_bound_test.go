@@ -51,7 +51,7 @@ func TestDeadLettersMemoryBounded(t *testing.T) {
 		}
 		// The poison id only inside the value: found by the scan.
 		r := &kgo.Record{Partition: int32(i % 3), Offset: int64(i), Key: []byte("k"),
-			Value: []byte(fmt.Sprintf(`{"wrapped": "evtool-poison-1-%d", "pad": "%s"}`, i, pad)),
+			Value:   []byte(fmt.Sprintf(`{"wrapped": "evtool-poison-1-%d", "pad": "%s"}`, i, pad)),
 			Headers: []kgo.RecordHeader{{Key: "x-exception-message", Value: []byte("bad data")}}}
 		i++
 		return r, nil

@@ -659,7 +659,7 @@ func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) err
 		}
 		place := -1
 		if d.Fault == nil || d.Fault.Kind == chaos.Reorder {
-			place = res.down.addEvent(res.Topic, d.Event)
+			place = res.down.addEvent(d.Event)
 		}
 		// Each delivery has a record of its own (Clone below): the
 		// client writes into the records it is given.

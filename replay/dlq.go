@@ -256,21 +256,28 @@ func poisonInValue[V any](b []byte, poison map[string]V) string {
 	}
 	best := ""
 	prefix := []byte(chaos.PoisonIDPrefix)
-	for rest := b; ; {
-		i := bytes.Index(rest, prefix)
+	// runEnd is where the run of id bytes holding the last prefix found
+	// ends: a prefix found before it ends there too (a value of repeated
+	// prefixes is read once, not once per prefix).
+	runEnd := 0
+	for from := 0; ; {
+		i := bytes.Index(b[from:], prefix)
 		if i < 0 {
 			return best
 		}
-		end := i + len(prefix)
-		for end < len(rest) && isIDByte(rest[end]) {
-			end++
+		start := from + i
+		if runEnd <= start {
+			runEnd = start + len(prefix)
+			for runEnd < len(b) && isIDByte(b[runEnd]) {
+				runEnd++
+			}
 		}
-		if id := rest[i:end]; len(id) >= len(best) {
+		if id := b[start:runEnd]; len(id) >= len(best) {
 			if _, ok := poison[string(id)]; ok && (len(id) > len(best) || string(id) < best) {
 				best = string(id)
 			}
 		}
-		rest = rest[i+1:]
+		from = start + 1
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"runtime/metrics"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -97,5 +98,27 @@ func TestPoisonIDsMemoryBounded(t *testing.T) {
 	const bound = 4 << 20
 	if grew > bound {
 		t.Errorf("%d poison faults of %d KiB events kept %.1f MiB; the bound is %d MiB", n, size>>10, float64(grew)/(1<<20), bound>>20)
+	}
+}
+
+// A value of repeated poison-id prefixes (all id bytes) is read once:
+// finding a poison id in it does not cost a pass per prefix.
+func TestPoisonInValueRepeatedPrefixes(t *testing.T) {
+	poison := poisonIDs{"evtool-poison-1-2": {}}
+	v := []byte(strings.Repeat(chaos.PoisonIDPrefix, 200000) + "1-2")
+	start := time.Now()
+	// The id ends the run: found whole, as containsWhole finds it.
+	if got := poisonInValue(v, poison); got != "evtool-poison-1-2" || !containsWhole(v, got) {
+		t.Errorf("got %q", got)
+	}
+	if got := poisonInValue(v[:len(v)-1], poison); got != "" {
+		t.Errorf("found %q in a run without it", got)
+	}
+	// Generous: a pass per prefix takes minutes.
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %s", d)
+	}
+	if got := poisonInValue([]byte(`{"a": "evtool-poison-1-2"}`), poison); got != "evtool-poison-1-2" {
+		t.Errorf("got %q", got)
 	}
 }

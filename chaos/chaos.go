@@ -164,6 +164,11 @@ const (
 // MaxVersion is the highest version a VersionSet holds.
 const MaxVersion = 64
 
+// PoisonIDPrefix starts every poison event's id (Fault.PoisonID):
+// evtool-poison-SEED-FAULT, so that a poison id can be found in a record
+// by its prefix.
+const PoisonIDPrefix = "evtool-poison-"
+
 // VersionSet is a set of versions 1..MaxVersion of an event type.
 type VersionSet uint64
 

@@ -421,7 +421,7 @@ func (s *Stream[T]) plan(it slot[T]) {
 		if s.poisonRNG.Float64() < p.Rate {
 			f := s.newFault(Poison, it.ev)
 			f.After, f.Poison = i, p.Kinds[s.poisonRNG.IntN(len(p.Kinds))]
-			f.PoisonID = fmt.Sprintf("evtool-poison-%d-%d", s.seed, f.Index)
+			f.PoisonID = fmt.Sprintf("%s%d-%d", PoisonIDPrefix, s.seed, f.Index)
 			if s.record(f) {
 				v := it.v
 				if s.mutate != nil {

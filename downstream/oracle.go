@@ -138,8 +138,10 @@ type Input struct {
 	Limits     Limits
 	Expect     Expect
 	// Events are the run's input events (for naming them, matching
-	// requests to events and effect-order).
+	// requests to events and effect-order); Index, when set, finds them
+	// instead (an EventTable).
 	Events []Event
+	Index  EventIndex
 	// DLQ holds the ids of the events on the run's DLQ; DLQKnown says it
 	// was read (without it terminal-not-dead-lettered is not judged and
 	// an effect whose event may be on it is not missing).
@@ -241,37 +243,66 @@ func (s Summary) String() string {
 type judge struct {
 	in     Input
 	t0     time.Time
-	byID   map[string]*Event
+	byID   EventIndex
 	byKey  map[string][]Entry // effect key -> entries by start
 	keys   []string           // effect keys in order of first request
 	events map[string]*Event  // effect key -> its event (when known)
 	out    []Finding
 }
 
-// Judge reads a stand-in's log and returns its findings and summary.
+// Judge reads a stand-in's log and returns its findings and summary. It
+// sorts in.Log.Entries by start, in place (a run's log grows with its
+// events: it is not copied).
 func Judge(in Input) ([]Finding, Summary) {
-	entries := append([]Entry(nil), in.Log.Entries...)
+	entries := in.Log.Entries
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Start.Before(entries[j].Start) })
-	in.Log.Entries = entries
-	j := &judge{in: in, byID: map[string]*Event{}, byKey: map[string][]Entry{}, events: map[string]*Event{}}
-	for i := range in.Events {
-		j.byID[in.Events[i].ID] = &in.Events[i]
+	j := &judge{in: in, byID: in.Index, byKey: map[string][]Entry{}, events: map[string]*Event{}}
+	if j.byID == nil {
+		j.byID = indexEvents(in.Events)
 	}
 	if len(entries) > 0 {
 		j.t0 = entries[0].Start
+	}
+	// Each effect key's entries, by start, are a part of one array: one
+	// copy of the log, not a slice (and its spare room) per key.
+	count := map[string]int32{}
+	for _, e := range entries {
+		if e.EffectKey == "" {
+			continue
+		}
+		if _, ok := count[e.EffectKey]; !ok {
+			j.keys = append(j.keys, e.EffectKey)
+		}
+		count[e.EffectKey]++
+	}
+	grouped := make([]Entry, 0, len(entries))
+	at := make(map[string]int32, len(j.keys))
+	for _, k := range j.keys {
+		at[k] = int32(len(grouped))
+		grouped = grouped[:len(grouped)+int(count[k])]
+	}
+	clear(count)
+	for _, e := range entries {
+		if e.EffectKey == "" {
+			continue
+		}
+		lo := int(at[e.EffectKey])
+		grouped[lo+int(count[e.EffectKey])] = e
+		count[e.EffectKey]++
 	}
 	for _, e := range entries {
 		if e.EffectKey == "" {
 			continue
 		}
 		if _, ok := j.byKey[e.EffectKey]; !ok {
-			j.keys = append(j.keys, e.EffectKey)
+			lo := int(at[e.EffectKey])
+			hi := lo + int(count[e.EffectKey])
+			j.byKey[e.EffectKey] = grouped[lo:hi:hi]
 		}
-		j.byKey[e.EffectKey] = append(j.byKey[e.EffectKey], e)
 		if j.events[e.EffectKey] == nil {
-			if ev := j.byID[e.EventID]; ev != nil {
+			if ev, ok := j.byID.Event(e.EventID); ok {
 				j.events[e.EffectKey] = ev
-			} else if ev := j.byID[e.EffectKey]; ev != nil {
+			} else if ev, ok := j.byID.Event(e.EffectKey); ok {
 				j.events[e.EffectKey] = ev
 			}
 		}

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,49 +70,24 @@ func (h *Harness) prepareDLQ(ctx context.Context, topic string) (*dlqRun, error)
 	return d, nil
 }
 
-// readDLQ reads the records the run wrote to the DLQ topic, up to the end
-// offsets it has now. A consumer that dead-letters with a transactional
-// producer leaves commit markers, which take offsets but are no records:
-// the reader passes them.
-func (h *Harness) readDLQ(ctx context.Context, d *dlqRun) ([]*kgo.Record, error) {
-	cc := h.opts.Client
-	cc.Brokers = h.brokers
-	r, err := kafka.OpenTopics(ctx, cc, kafka.ReadOptions{Topics: []string{d.topic}, Offsets: map[string]map[int32]int64{d.topic: d.start}})
-	if err != nil {
-		return nil, fmt.Errorf("reading the DLQ topic %s: %w", d.topic, err)
-	}
-	defer r.Close()
-	var out []*kgo.Record
-	for {
-		rec, err := r.Next(ctx)
-		if errors.Is(err, kafka.ErrEnd) {
-			return out, nil
-		}
-		if err != nil {
-			return out, fmt.Errorf("reading the DLQ topic %s: %d record(s): %w", d.topic, len(out), err)
-		}
-		out = append(out, rec)
-	}
-}
-
-// checkOrigins returns the problems of DLQ records whose origin headers
+// checkLetterOrigins returns the problems of DLQ records whose origin headers
 // (of any convention dlq.Decode reads) do not name the record they were
 // delivered from: a topic that does not exist, a partition or an offset it
 // does not have, or a record that carries another event. The origin is
 // mostly the run's topic; a consumer with retry topics of its own (Spring's
 // non-blocking retries) names the retry topic it last read the record
 // from, which is checked the same way.
-func (h *Harness) checkOrigins(ctx context.Context, res *RunResult, recs []*kgo.Record, poison map[string]chaos.Fault) ([]string, error) {
+func (h *Harness) checkLetterOrigins(ctx context.Context, res *RunResult, dead []deadLetter, poison poisonIDs) ([]string, error) {
 	var problems []string
 	byTopic := map[string][]namedOrigin{}
-	for _, r := range recs {
-		l, err := dlq.Decode(r)
+	for i := range dead {
+		d := &dead[i]
 		switch {
-		case err != nil:
-			problems = append(problems, err.Error())
-		case l.Origin == nil:
+		case d.originErr != "":
+			problems = append(problems, d.originErr)
+		case d.origin == nil:
 		default:
-			byTopic[l.Origin.Topic] = append(byTopic[l.Origin.Topic], namedOrigin{r, *l.Origin})
+			byTopic[d.origin.Topic] = append(byTopic[d.origin.Topic], namedOrigin{d, *d.origin})
 		}
 	}
 	topics := make([]string, 0, len(byTopic))
@@ -142,13 +118,13 @@ func (h *Harness) checkOrigins(ctx context.Context, res *RunResult, recs []*kgo.
 
 // namedOrigin is a DLQ record and the origin its headers name.
 type namedOrigin struct {
-	dead   *kgo.Record
+	dead   *deadLetter
 	origin dlq.Origin
 }
 
 // checkTopicOrigins checks the origins named in one topic, whose end
 // offsets are ends.
-func (h *Harness) checkTopicOrigins(ctx context.Context, topic string, ends map[int32]int64, want []namedOrigin, poison map[string]chaos.Fault) ([]string, error) {
+func (h *Harness) checkTopicOrigins(ctx context.Context, topic string, ends map[int32]int64, want []namedOrigin, poison poisonIDs) ([]string, error) {
 	var problems []string
 	// Read each partition from the first offset named in it.
 	from := map[int32]int64{}
@@ -178,7 +154,14 @@ func (h *Harness) checkTopicOrigins(ctx context.Context, topic string, ends map[
 		return nil, err
 	}
 	defer rd.Close()
-	delivered := map[int32]map[int64]*kgo.Record{}
+	// Of each record named, its digest and id: a record's value is a part
+	// of its fetched batch, and keeping the records kept the batches —
+	// most of the topic when the named records are spread over it.
+	type origin struct {
+		sum [sha256.Size]byte
+		id  string
+	}
+	delivered := map[int32]map[int64]origin{}
 	for {
 		rec, err := rd.Next(ctx)
 		if errors.Is(err, kafka.ErrEnd) {
@@ -189,27 +172,27 @@ func (h *Harness) checkTopicOrigins(ctx context.Context, topic string, ends map[
 		}
 		if wanted[rec.Partition][rec.Offset] {
 			if delivered[rec.Partition] == nil {
-				delivered[rec.Partition] = map[int64]*kgo.Record{}
+				delivered[rec.Partition] = map[int64]origin{}
 			}
-			delivered[rec.Partition][rec.Offset] = rec
+			delivered[rec.Partition][rec.Offset] = origin{recordSum(rec), strings.Clone(dlqID(rec, poison))}
 		}
 	}
 	for _, n := range want {
 		if !wanted[n.origin.Partition][n.origin.Offset] {
 			continue // reported above
 		}
-		in := delivered[n.origin.Partition][n.origin.Offset]
-		if in == nil {
+		in, ok := delivered[n.origin.Partition][n.origin.Offset]
+		if !ok {
 			problems = append(problems, fmt.Sprintf("%d@%d names %s as its origin, which holds no record (a transaction marker?)", n.dead.Partition, n.dead.Offset, n.origin))
 			continue
 		}
-		if bytes.Equal(in.Key, n.dead.Key) && bytes.Equal(in.Value, n.dead.Value) {
+		if in.sum == n.dead.sum {
 			continue
 		}
-		if got, id := dlqID(n.dead, poison), dlqID(in, poison); id != "" && got == id {
+		if got, id := n.dead.ID, in.id; id != "" && got == id {
 			continue
 		}
-		problems = append(problems, fmt.Sprintf("%d@%d names %s as its origin, which holds %s, not %s", n.dead.Partition, n.dead.Offset, n.origin, quoteID(dlqID(in, poison)), quoteID(dlqID(n.dead, poison))))
+		problems = append(problems, fmt.Sprintf("%d@%d names %s as its origin, which holds %s, not %s", n.dead.Partition, n.dead.Offset, n.origin, quoteID(in.id), quoteID(n.dead.ID)))
 	}
 	return problems, nil
 }
@@ -241,8 +224,9 @@ func truncateText(b []byte, n int) string {
 
 // dlqID finds which event a DLQ record carries: a poison id that is a
 // header's value, the id of its JSON value, or a poison id found whole in
-// its value (a wrapped envelope, say); else its ce_id header.
-func dlqID(r *kgo.Record, poison map[string]chaos.Fault) string {
+// its value (a wrapped envelope, say); else its ce_id header. poison is
+// keyed by poison id (its values are not read).
+func dlqID[V any](r *kgo.Record, poison map[string]V) string {
 	for _, h := range r.Headers {
 		if _, ok := poison[string(h.Value)]; ok {
 			return string(h.Value)
@@ -258,16 +242,7 @@ func dlqID(r *kgo.Record, poison map[string]chaos.Fault) string {
 			return jsonID
 		}
 	}
-	// Poison ids are evtool-poison-SEED-FAULT: "…-2" is a prefix of
-	// "…-21", so a match must end where the id does. Map order is random:
-	// take the longest whole match, which is unique.
-	best := ""
-	for id := range poison {
-		if len(id) > len(best) && containsWhole(r.Value, id) {
-			best = id
-		}
-	}
-	if best != "" {
+	if best := poisonInValue(r.Value, poison); best != "" {
 		return best
 	}
 	for _, h := range r.Headers {
@@ -276,6 +251,42 @@ func dlqID(r *kgo.Record, poison map[string]chaos.Fault) string {
 		}
 	}
 	return jsonID
+}
+
+// poisonInValue returns the poison id found whole in b: poison ids are
+// chaos.PoisonIDPrefix + SEED-FAULT ("…-2" is a prefix of "…-21"), so a
+// match runs from the prefix to the end of the id's bytes. Of several,
+// the longest, then the least. It reads b once, not once per poison id
+// (which grew as poison × dead letters).
+func poisonInValue[V any](b []byte, poison map[string]V) string {
+	if len(poison) == 0 {
+		return ""
+	}
+	best := ""
+	prefix := []byte(chaos.PoisonIDPrefix)
+	// runEnd is where the run of id bytes holding the last prefix found
+	// ends: a prefix found before it ends there too (a value of repeated
+	// prefixes is read once, not once per prefix).
+	runEnd := 0
+	for from := 0; ; {
+		i := bytes.Index(b[from:], prefix)
+		if i < 0 {
+			return best
+		}
+		start := from + i
+		if runEnd <= start {
+			runEnd = start + len(prefix)
+			for runEnd < len(b) && isIDByte(b[runEnd]) {
+				runEnd++
+			}
+		}
+		if id := b[start:runEnd]; len(id) >= len(best) {
+			if _, ok := poison[string(id)]; ok && (len(id) > len(best) || string(id) < best) {
+				best = string(id)
+			}
+		}
+		from = start + 1
+	}
 }
 
 // containsWhole reports whether id occurs in b not followed by a byte that
@@ -296,21 +307,6 @@ func containsWhole(b []byte, id string) bool {
 
 func isIDByte(c byte) bool {
 	return c == '-' || c == '_' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-}
-
-// dlqRecords describes the records of a run's DLQ topic: which event each
-// carries and the header naming its error.
-func dlqRecords(recs []*kgo.Record, poison map[string]chaos.Fault) []DLQRecord {
-	out := make([]DLQRecord, 0, len(recs))
-	for _, r := range recs {
-		id := dlqID(r, poison)
-		d := DLQRecord{Partition: r.Partition, Offset: r.Offset, ID: id, Error: errorHeader(r)}
-		if f, ok := poison[id]; ok {
-			d.Poison = f.Poison
-		}
-		out = append(out, d)
-	}
-	return out
 }
 
 // distinctDead returns the distinct events of DLQ records (a record
@@ -338,19 +334,19 @@ func quoteID(id string) string {
 	return "event " + id
 }
 
-// checkDLQ evaluates expect.dlq for a run: the distinct events on the DLQ
+// checkDeadLetters evaluates expect.dlq for a run: the distinct events on the DLQ
 // topic, each with a header naming the error; every poison event and
 // nothing else (count: poison), or as many as count.
 //
 // Records whose headers name their origin must name the record they were
-// delivered from (checkOrigins).
-func (h *Harness) checkDLQ(ctx context.Context, res *RunResult, recs []*kgo.Record, poison map[string]chaos.Fault) ExpectResult {
+// delivered from (checkLetterOrigins).
+func (h *Harness) checkDeadLetters(ctx context.Context, res *RunResult, dead []deadLetter, poison poisonIDs) ExpectResult {
 	spec := h.sc.DLQ
 	er := ExpectResult{Run: res.Name, Kind: "dlq", Line: spec.Line}
 	seen := map[string]bool{}
 	var noHeader, unknown []string
 	valid := 0
-	res.DLQ = dlqRecords(recs, poison)
+	res.DLQ = dlqRecords(dead)
 	for _, d := range res.DLQ {
 		id := d.ID
 		if d.Error == "" {
@@ -375,7 +371,7 @@ func (h *Harness) checkDLQ(ctx context.Context, res *RunResult, recs []*kgo.Reco
 		var missing []string
 		for id, f := range poison {
 			if !seen[id] {
-				missing = append(missing, fmt.Sprintf("%s (%s, from event %d)", id, f.Poison, f.Event.Index))
+				missing = append(missing, fmt.Sprintf("%s (%s, from event %d)", id, f.Kind, f.Event))
 			}
 		}
 		sort.Strings(missing)
@@ -398,7 +394,7 @@ func (h *Harness) checkDLQ(ctx context.Context, res *RunResult, recs []*kgo.Reco
 	if len(noHeader) > 0 {
 		problems = append(problems, fmt.Sprintf("%d record(s) without a header naming the error (partition@offset %s)", len(noHeader), strings.Join(limit(noHeader, 5), ", ")))
 	}
-	origins, err := h.checkOrigins(ctx, res, recs, poison)
+	origins, err := h.checkLetterOrigins(ctx, res, dead, poison)
 	if err != nil {
 		origins = append(origins, "cannot check the origin headers: "+err.Error())
 	}

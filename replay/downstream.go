@@ -24,10 +24,10 @@ type downstreamRun struct {
 	plans  map[string]*downstream.Plan
 	env    map[string]string
 	// events are the run's input events, for the oracle (kept only when
-	// the scenario has stand-ins). mu guards them: the producer's
-	// callbacks set offsets while the plan appends.
+	// the scenario has stand-ins), compactly. mu guards them: the
+	// producer's callbacks set offsets while the plan appends.
 	mu     sync.Mutex
-	events []downstream.Event
+	events *downstream.EventTable
 }
 
 // startDownstreams starts the scenario's stand-ins for a run; a chaos run's
@@ -41,7 +41,7 @@ func (h *Harness) startDownstreams(res *RunResult, spec RunSpec) (*downstreamRun
 	if err != nil {
 		return nil, err
 	}
-	d := &downstreamRun{stands: stands, plans: plans, env: map[string]string{}}
+	d := &downstreamRun{stands: stands, plans: plans, env: map[string]string{}, events: downstream.NewEventTable(res.Topic)}
 	for i, s := range h.sc.Downstream {
 		d.env[s.Env] = stands[i].URL()
 	}
@@ -88,14 +88,13 @@ func (d *downstreamRun) addFault(f chaos.Fault) {
 // addEvent records an event as it is produced (its first delivery, in
 // delivery order: the order effect-order judges) for the oracle.
 // It returns the event's place for setOffset, -1 without stand-ins.
-func (d *downstreamRun) addEvent(topic string, e chaos.Event) int {
+func (d *downstreamRun) addEvent(e chaos.Event) int {
 	if d == nil {
 		return -1
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.events = append(d.events, NewDownstreamEvent(topic, e, int64(len(d.events))))
-	return len(d.events) - 1
+	return d.events.Add(e.ID, e.Key, e.Partition, e.Index, e.Line)
 }
 
 // setOffset records the offset the event's first delivery was written at,
@@ -106,7 +105,7 @@ func (d *downstreamRun) setOffset(i int, partition int32, offset int64) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.events[i].Partition, d.events[i].Offset = partition, offset
+	d.events.SetOffset(i, partition, offset)
 }
 
 func (d *downstreamRun) close() {
@@ -136,7 +135,7 @@ func (h *Harness) judgeDownstreams(res *RunResult, d *downstreamRun, dlqRead boo
 	first := !chaosRun && expected == nil
 	logs := make([]downstream.Log, len(d.stands))
 	for i, st := range d.stands {
-		logs[i] = st.Log()
+		logs[i] = st.TakeLog()
 	}
 	j := JudgeDownstreams(h.sc.Downstream, logs, d.events, dead, dlqRead, expected)
 	res.Downstream, res.terminal = j.Results, j.Terminal
@@ -168,11 +167,11 @@ type DownstreamJudgement struct {
 }
 
 // JudgeDownstreams runs the oracle over the logs of a run's stand-ins (in
-// specs' order): events are the run's events in the order produced, dead
+// specs' order): events finds the run's events (by id), dead
 // the ids on its DLQ (dlqRead: it was read), expected the baseline's
 // effects (nil for the baseline itself). evtool replay and replaytest
 // judge with it.
-func JudgeDownstreams(specs []DownstreamSpec, logs []downstream.Log, events []downstream.Event, dead []string, dlqRead bool, expected map[string][]string) DownstreamJudgement {
+func JudgeDownstreams(specs []DownstreamSpec, logs []downstream.Log, events downstream.EventIndex, dead []string, dlqRead bool, expected map[string][]string) DownstreamJudgement {
 	deadSet := map[string]bool{}
 	for _, id := range dead {
 		deadSet[id] = true
@@ -182,7 +181,7 @@ func JudgeDownstreams(specs []DownstreamSpec, logs []downstream.Log, events []do
 	for i, s := range specs {
 		log := logs[i]
 		in := downstream.Input{Log: log, Idempotent: s.Config.Idempotency != nil, Limits: s.Config.Limits, Expect: s.Expect,
-			Events: events, DLQ: deadSet, DLQKnown: dlqRead, Expected: expected[s.Config.Name]}
+			Index: events, DLQ: deadSet, DLQKnown: dlqRead, Expected: expected[s.Config.Name]}
 		findings, sum := downstream.Judge(in)
 		j.Results = append(j.Results, DownstreamResult{Name: s.Config.Name, Summary: sum, Findings: findings})
 		all = append(all, findings...)
@@ -212,13 +211,6 @@ func JudgeDownstreams(specs []DownstreamSpec, logs []downstream.Log, events []do
 	}
 	j.Message = fmt.Sprintf("%d downstream finding(s): %s", len(all), strings.Join(parts, "; "))
 	return j
-}
-
-// NewDownstreamEvent is an event as the oracle names it: e as the plan
-// saw it, order its place in the order the events were delivered.
-func NewDownstreamEvent(topic string, e chaos.Event, order int64) downstream.Event {
-	return downstream.Event{ID: strings.Clone(e.ID), Key: strings.Clone(e.Key), Topic: topic,
-		Partition: e.Partition, Offset: -1, Index: e.Index, Order: order, Line: e.Line}
 }
 
 // findingKeys are the event keys and ids the findings of a run name, to

@@ -138,7 +138,7 @@ type RunResult struct {
 	down     *downstreamRun
 	terminal map[string]bool
 	// poison holds the run's poison faults by poison id.
-	poison map[string]chaos.Fault
+	poison poisonIDs
 	// topicID is the id of Topic.
 	topicID [16]byte
 	// firstCommit is when the group first had records committed, and
@@ -409,7 +409,7 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	state, finalKilled, err := readStateFile(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, statePath, h.sc.Consumer.Ignore)
+	state, finalKilled, err := readStateFile(ctx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, statePath, h.sc.Consumer.Ignore, h.sc.Consumer.stateTimeout(res.Records))
 	stateKilled = append(stateKilled, finalKilled...)
 	if err != nil {
 		if exited, how := cons.exited(); exited {
@@ -431,16 +431,16 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	// there is a consumer that rejects valid events (see checkBaseline).
 	dlqRead := h.sc.DLQ != nil || !spec.Chaos || res.down != nil
 	if dlqRead {
-		recs, err := h.readDLQ(ctx, dlq)
+		dead, err := h.readDeadLetters(ctx, dlq, res.poison)
 		if err != nil {
 			return nil, err
 		}
-		res.DLQ = dlqRecords(recs, res.poison)
+		res.DLQ = dlqRecords(dead)
 		if spec.Initial {
 			h.baselineDead, _ = distinctDead(res.DLQ, 0)
 		}
 		if h.sc.DLQ != nil {
-			res.Expect = append(res.Expect, h.checkDLQ(ctx, res, recs, res.poison))
+			res.Expect = append(res.Expect, h.checkDeadLetters(ctx, res, dead, res.poison))
 		}
 	}
 	var failed []string
@@ -476,7 +476,7 @@ func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *co
 		return err
 	}
 	go func() {
-		st, killed, err := readStateFile(ictx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, path, h.sc.Consumer.Ignore)
+		st, killed, err := readStateFile(ictx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, path, h.sc.Consumer.Ignore, 0)
 		done <- read{st, killed, err}
 	}()
 	var joined time.Time
@@ -671,7 +671,7 @@ func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) err
 		}
 		place := -1
 		if d.Fault == nil || d.Fault.Kind == chaos.Reorder {
-			place = res.down.addEvent(res.Topic, d.Event)
+			place = res.down.addEvent(d.Event)
 		}
 		// Each delivery has a record of its own (Clone below): the
 		// client writes into the records it is given.
@@ -706,13 +706,13 @@ func (h *Harness) produce(ctx context.Context, res *RunResult, spec RunSpec) err
 		return m
 	})
 	if spec.Chaos {
-		res.poison = map[string]chaos.Fault{}
+		res.poison = poisonIDs{}
 		stream.Observe(func(f chaos.Fault, applied bool) {
 			if !applied {
 				return
 			}
 			if f.Kind == chaos.Poison {
-				res.poison[f.PoisonID] = f
+				res.poison.add(f)
 			}
 			res.down.addFault(f)
 			if len(res.Faults) < MaxRecordedFaults {

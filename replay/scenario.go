@@ -121,6 +121,10 @@ type ConsumerSpec struct {
 	Ignore        []string
 	SettleTimeout time.Duration
 	Quiet         time.Duration
+	// StateTimeout is consumer.state_timeout, the limit on reading the
+	// state once the group has settled; 0: scaled with the run's records
+	// (see Harness.stateTimeout).
+	StateTimeout time.Duration
 	// Instances is the number of processes of Run in the group (default
 	// 1).
 	Instances int
@@ -264,6 +268,7 @@ type consumerYAML struct {
 	Ignore        []string `yaml:"ignore"`
 	SettleTimeout string   `yaml:"settle_timeout"`
 	Quiet         string   `yaml:"quiet"`
+	StateTimeout  string   `yaml:"state_timeout"`
 	Instances     int      `yaml:"instances"`
 	Contract      string   `yaml:"contract"`
 }
@@ -496,6 +501,7 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 	}{
 		{"/consumer/settle_timeout", y.Consumer.SettleTimeout, &c.SettleTimeout},
 		{"/consumer/quiet", y.Consumer.Quiet, &c.Quiet},
+		{"/consumer/state_timeout", y.Consumer.StateTimeout, &c.StateTimeout},
 	} {
 		if d.text == "" {
 			continue

@@ -40,7 +40,7 @@ const MaxStoredStateSize = 4 << 30
 // (RunResult.Killed).
 func readState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string) (state any, raw []byte, killed []string, err error) {
 	var buf bytes.Buffer
-	src, ctype, killed, err := fetchState(ctx, sp, spec, dir, env, expand, &buf, MaxStateSize)
+	src, ctype, killed, err := fetchState(ctx, sp, spec, dir, env, expand, &buf, MaxStateSize, 0)
 	if err != nil {
 		return nil, nil, killed, err
 	}
@@ -53,13 +53,15 @@ func readState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir s
 
 // readStateFile reads a consumer's state as readState does, into the file
 // path, and stores it (storeState): the state is never held in memory.
-func readStateFile(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string, path string, ignore []string) (*storedState, []string, error) {
+// timeout bounds the GET or the command (0: StateHTTPTimeout or
+// StateCommandTimeout).
+func readStateFile(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string, path string, ignore []string, timeout time.Duration) (*storedState, []string, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	w := bufio.NewWriterSize(f, 64<<10)
-	src, ctype, killed, err := fetchState(ctx, sp, spec, dir, env, expand, w, MaxStoredStateSize)
+	src, ctype, killed, err := fetchState(ctx, sp, spec, dir, env, expand, w, MaxStoredStateSize, timeout)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -85,14 +87,18 @@ func withContentType(err error, ctype string) string {
 
 // fetchState writes a consumer's state to w, at most limit bytes, and
 // returns where it came from (for messages) and, for HTTP, the answer's
-// Content-Type.
-func fetchState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string, w io.Writer, limit int64) (src, ctype string, killed []string, err error) {
+// Content-Type. timeout bounds the GET or the command (0: the
+// defaults, StateHTTPTimeout and StateCommandTimeout).
+func fetchState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string, w io.Writer, limit int64, timeout time.Duration) (src, ctype string, killed []string, err error) {
+	if timeout <= 0 {
+		timeout = defaultStateTimeout(spec, 0)
+	}
 	if spec.HTTP != "" {
 		url := expand(spec.HTTP)
 		src = "GET " + url
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			ctype, err = httpGet(ctx, url, StateHTTPTimeout, w, limit)
+			ctype, err = httpGet(ctx, url, timeout, w, limit)
 			if err == nil || !isRefused(err) || time.Now().After(deadline) {
 				break
 			}
@@ -117,7 +123,7 @@ func fetchState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir 
 		argv[i] = expand(a)
 	}
 	src = "state.command " + strings.Join(argv, " ")
-	killed, err = runStateCommand(ctx, sp, argv, dir, env, stateLimits{Time: StateCommandTimeout, Size: limit}, w)
+	killed, err = runStateCommand(ctx, sp, argv, dir, env, stateLimits{Time: timeout, Size: limit}, w)
 	if err != nil {
 		if ctx.Err() != nil {
 			return src, "", killed, ctx.Err()
@@ -128,11 +134,45 @@ func fetchState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir 
 }
 
 // StateCommandTimeout bounds a state command; StateHTTPTimeout the GET of
-// a state.
+// a state; each is the base of the default limit of a run's final state
+// read, to which StateTimeoutPerRecord is added for every record produced
+// (consumer.state_timeout replaces it).
 const (
-	StateCommandTimeout = time.Minute
-	StateHTTPTimeout    = 30 * time.Second
+	StateCommandTimeout   = time.Minute
+	StateHTTPTimeout      = 30 * time.Second
+	StateTimeoutPerRecord = time.Millisecond
 )
+
+// maxStateTimeout caps the scaled default: past a day a consumer is hung,
+// and the product cannot overflow.
+const maxStateTimeout = 24 * time.Hour
+
+// defaultStateTimeout is the limit on reading a state after records
+// records: a consumer's state, and the time to serialize it, grow with
+// what it consumed, so a fixed limit that suits a thousand events fails a
+// million on a loaded machine.
+func defaultStateTimeout(spec StateSpec, records int64) time.Duration {
+	base := StateHTTPTimeout
+	if spec.HTTP == "" {
+		base = StateCommandTimeout
+	}
+	if records <= 0 {
+		return base
+	}
+	if records >= int64((maxStateTimeout-base)/StateTimeoutPerRecord) {
+		return maxStateTimeout
+	}
+	return base + time.Duration(records)*StateTimeoutPerRecord
+}
+
+// stateTimeout is the limit on reading a run's state after it produced
+// records records: consumer.state_timeout, or the scaled default.
+func (c ConsumerSpec) stateTimeout(records int64) time.Duration {
+	if c.StateTimeout > 0 {
+		return c.StateTimeout
+	}
+	return defaultStateTimeout(c.State, records)
+}
 
 // stateLimits bound a state command.
 type stateLimits struct {

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,7 +44,8 @@ type binary struct{ label, path string }
 
 type sample struct {
 	wall    time.Duration
-	hwm     int64 // KiB
+	hwm     int64         // KiB
+	cpu     time.Duration // evtool's own user+system time, its children not counted
 	verdict string
 }
 
@@ -53,6 +55,7 @@ func run() error {
 	rounds := flag.Int("rounds", 3, "rounds per binary and count (alternating binaries); medians are reported")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "evtool-replaymem"), "directory for the events, the consumer and the scenarios (kept)")
 	skip := flag.String("skip", "", "label:n pairs not to run, comma-separated (e.g. before:1000000: a binary that would not fit in memory)")
+	progress := flag.Duration("progress", 0, "if set, run evtool with -v, copy its stderr here and print its peak RSS and CPU time at this interval (a long run in the background)")
 	flag.Parse()
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return err
@@ -117,36 +120,39 @@ func run() error {
 				if skipped[fmt.Sprintf("%s:%d", b.label, n)] {
 					continue
 				}
-				s, err := measure(b.path, scenario)
+				s, err := measure(b.path, scenario, *progress)
 				if err != nil {
 					// A replay that failed (a consumer too slow to
 					// answer on a loaded machine) is reported, not
 					// counted.
-					fmt.Fprintf(os.Stderr, "round %d %s n=%d: failed after %.1f s (peak RSS %.0f MiB): %v\n", r, b.label, n, s.wall.Seconds(), float64(s.hwm)/1024, err)
+					fmt.Fprintf(os.Stderr, "round %d %s n=%d: failed after %.1f s (CPU %.1f s, peak RSS %.0f MiB): %v\n", r, b.label, n, s.wall.Seconds(), s.cpu.Seconds(), float64(s.hwm)/1024, err)
 					continue
 				}
 				results[key{b.label, n}] = append(results[key{b.label, n}], s)
-				fmt.Fprintf(os.Stderr, "round %d %s n=%d: wall %.1f s, peak RSS %.0f MiB, %s\n", r, b.label, n, s.wall.Seconds(), float64(s.hwm)/1024, s.verdict)
+				fmt.Fprintf(os.Stderr, "round %d %s n=%d: wall %.1f s, CPU %.1f s, peak RSS %.0f MiB, %s\n", r, b.label, n, s.wall.Seconds(), s.cpu.Seconds(), float64(s.hwm)/1024, s.verdict)
 			}
 		}
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("machine: %d CPUs (GOMAXPROCS of evtool), load average at the end: %s", numCPU(), load)
-	fmt.Printf("%-10s %10s %12s %14s %16s %8s\n", "evtool", "events", "wall s", "µs per event", "peak RSS MiB", "runs")
+	// CPU seconds are evtool's own: on a loaded machine its wall time is
+	// mostly waiting, for the CPU and for the consumer.
+	fmt.Printf("%-10s %10s %10s %12s %10s %12s %14s %8s\n", "evtool", "events", "wall s", "wall µs/ev", "CPU s", "CPU µs/ev", "peak RSS MiB", "runs")
 	for _, n := range counts {
 		for _, b := range binaries {
 			ss := results[key{b.label, n}]
 			if len(ss) == 0 {
-				fmt.Printf("%-10s %10d %12s %14s %16s %8d\n", b.label, n, "-", "-", "-", 0)
+				fmt.Printf("%-10s %10d %10s %12s %10s %12s %14s %8d\n", b.label, n, "-", "-", "-", "-", "-", 0)
 				continue
 			}
-			var walls, hwms []float64
+			var walls, cpus, hwms []float64
 			for _, s := range ss {
 				walls = append(walls, s.wall.Seconds())
+				cpus = append(cpus, s.cpu.Seconds())
 				hwms = append(hwms, float64(s.hwm)/1024)
 			}
-			w := stats.Median(walls)
-			fmt.Printf("%-10s %10d %12.1f %14.1f %16.0f %8d\n", b.label, n, w, w/float64(n)*1e6, stats.Median(hwms), len(ss))
+			w, c := stats.Median(walls), stats.Median(cpus)
+			fmt.Printf("%-10s %10d %10.1f %12.1f %10.1f %12.1f %14.0f %8d\n", b.label, n, w, w/float64(n)*1e6, c, c/float64(n)*1e6, stats.Median(hwms), len(ss))
 		}
 	}
 	return nil
@@ -186,28 +192,49 @@ expect:
 `, catalog, events, consumer)
 }
 
-// measure runs one replay and samples evtool's VmHWM until it exits.
-func measure(evtool, scenario string) (sample, error) {
-	cmd := exec.Command(evtool, "replay", scenario, "--shrink-budget", "0", "--format", "json")
+// measure runs one replay and samples evtool's VmHWM and CPU time until
+// it exits. With progress set it logs both at that interval.
+func measure(evtool, scenario string, progress time.Duration) (sample, error) {
+	args := []string{"replay", scenario, "--shrink-budget", "0", "--format", "json"}
+	if progress > 0 {
+		args = append(args, "-v")
+	}
+	cmd := exec.Command(evtool, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if progress > 0 {
+		cmd.Stderr = io.MultiWriter(&errb, os.Stderr)
+	}
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		return sample{}, err
 	}
 	done := make(chan struct{})
-	hwm := make(chan int64, 1)
+	type peaks struct {
+		hwm int64
+		cpu time.Duration
+	}
+	got := make(chan peaks, 1)
 	go func() {
-		var peak int64
+		var p peaks
 		t := time.NewTicker(20 * time.Millisecond)
 		defer t.Stop()
+		last := time.Now()
 		for {
-			if v := vmHWM(cmd.Process.Pid); v > peak {
-				peak = v
+			if v := vmHWM(cmd.Process.Pid); v > p.hwm {
+				p.hwm = v
+			}
+			// The last reading before exit: at most one tick short.
+			if v := cpuTime(cmd.Process.Pid); v > p.cpu {
+				p.cpu = v
+			}
+			if progress > 0 && time.Since(last) >= progress {
+				last = time.Now()
+				fmt.Fprintf(os.Stderr, "replaymem: %s: %.0f s, CPU %.1f s, peak RSS %.0f MiB\n", time.Now().UTC().Format(time.TimeOnly), time.Since(t0).Seconds(), p.cpu.Seconds(), float64(p.hwm)/1024)
 			}
 			select {
 			case <-done:
-				hwm <- peak
+				got <- p
 				return
 			case <-t.C:
 			}
@@ -216,7 +243,8 @@ func measure(evtool, scenario string) (sample, error) {
 	err := cmd.Wait()
 	wall := time.Since(t0)
 	close(done)
-	s := sample{wall: wall, hwm: <-hwm}
+	p := <-got
+	s := sample{wall: wall, hwm: p.hwm, cpu: p.cpu}
 	var rep struct {
 		Verdict string `json:"verdict"`
 		Summary string `json:"summary"`
@@ -245,6 +273,31 @@ func vmHWM(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// cpuTime is a process's own user and system time (utime and stime of
+// /proc/PID/stat; its waited-for children are cutime and cstime, not
+// counted), 0 once it is gone.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name, in parentheses, may hold spaces: fields count
+	// from the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	// USER_HZ is 100 on every Linux this runs on.
+	return time.Duration(u+st) * (time.Second / 100)
 }
 
 func lastLines(s string, n int) string {

@@ -30,7 +30,7 @@ type standIns struct {
 	specs  []replay.DownstreamSpec
 	stands []*downstream.StandIn
 	urls   map[string]string
-	events []downstream.Event
+	events *downstream.EventTable
 }
 
 // startStandIns starts the stand-ins of a run with the applied faults of
@@ -43,7 +43,7 @@ func startStandIns(specs []replay.DownstreamSpec, faults []chaos.Fault, ds []cha
 	if err != nil {
 		return nil, err
 	}
-	s := &standIns{specs: specs, stands: stands, urls: map[string]string{}}
+	s := &standIns{specs: specs, stands: stands, urls: map[string]string{}, events: downstream.NewEventTable("")}
 	for i, sp := range specs {
 		s.urls[sp.Config.Name] = stands[i].URL()
 	}
@@ -58,7 +58,7 @@ func startStandIns(specs []replay.DownstreamSpec, faults []chaos.Fault, ds []cha
 			continue
 		}
 		seen[d.Event.ID] = true
-		s.events = append(s.events, replay.NewDownstreamEvent("", d.Event, int64(len(s.events))))
+		s.events.Add(d.Event.ID, d.Event.Key, d.Event.Partition, d.Event.Index, d.Event.Line)
 	}
 	return s, nil
 }
@@ -68,7 +68,7 @@ func (s *standIns) judge(dead []string, expected map[string][]string) replay.Dow
 	logs := make([]downstream.Log, len(s.stands))
 	for i, st := range s.stands {
 		st.Close()
-		logs[i] = st.Log()
+		logs[i] = st.TakeLog()
 	}
 	return replay.JudgeDownstreams(s.specs, logs, s.events, dead, true, expected)
 }

@@ -21,6 +21,9 @@ var (
 // expression cannot read (an escaped or concatenated path, the word in a
 // comment or a name) gives all.
 func (Provider) Imports(data []byte) ([]string, bool) {
+	if !bytes.Contains(data, []byte("import")) {
+		return nil, false
+	}
 	stmts := importStmt.FindAllSubmatch(data, -1)
 	if len(stmts) != len(importWord.FindAll(data, -1)) {
 		return nil, true

@@ -468,9 +468,11 @@ func readsShared(k format.Kind) bool {
 }
 
 // tokensOf lists the match keys under which a file can be referenced:
-// its path, its name, and its $ids on either side.
+// its path, its name, and its $ids on either side. Paths and names are
+// matched without case: on a case-insensitive file system a reference
+// to Common/S1.json reads common/s1.json.
 func tokensOf(rel string, head, base *scanned) []string {
-	out := []string{"p:" + rel, "s:" + strings.ToLower(path.Base(rel))}
+	out := []string{"p:" + strings.ToLower(rel), "s:" + strings.ToLower(path.Base(rel))}
 	for _, s := range []*scanned{head, base} {
 		if s == nil {
 			continue
@@ -500,7 +502,7 @@ func scanFile(rel string, data []byte) *scanned {
 	imports, all := sc.Imports(data)
 	s.anything = all
 	for _, p := range imports {
-		s.refs = append(s.refs, "p:"+p)
+		s.refs = append(s.refs, "p:"+strings.ToLower(p))
 	}
 	return s
 }
@@ -593,7 +595,7 @@ func refKey(rel, r string, hasID bool) (string, bool) {
 	if strings.HasSuffix(ref, "/") || path.Base(ref) == "." || path.Base(ref) == ".." {
 		return "", false
 	}
-	return "p:" + p, true
+	return "p:" + strings.ToLower(p), true
 }
 
 // lastSegment is the lower-cased last path segment of a reference or

@@ -234,7 +234,7 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			baseWarnings := baseWarning(baseDisplay, append(baseProblems, res.BaseProblems...))
 			if res.Skipped > 0 {
 				baseWarnings = append(baseWarnings, report.Finding{Rule: compat.RuleTypesUnchanged, Severity: report.SeverityInfo, File: head.ConfigFile,
-					Message: fmt.Sprintf("%d of %d types skipped: unchanged from %s (their files and the files they reference are the same), so their result is the base's; --full checks every type", res.Skipped, len(head.Types), against)})
+					Message: fmt.Sprintf("%d of %d types skipped: unchanged from %s (evtool.yaml, their files, the files they reference and the contracts that read them are the same), so their verdict is %[3]s's, which is assumed to have passed the gate; --full rechecks them", res.Skipped, len(head.Types), against)})
 			}
 			// The head catalog's warnings (a reason cut at a '#', ...) are
 			// part of the gate's report, as in lint.

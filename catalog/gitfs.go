@@ -60,6 +60,40 @@ func isHexCommit(rev string) bool {
 
 // ReadGitTree reads dir (a directory inside a git work tree) at rev.
 func ReadGitTree(ctx context.Context, dir, rev string) (*GitTree, error) {
+	lt, err := listGitTree(ctx, dir, rev)
+	if err != nil {
+		return nil, err
+	}
+	tree := &GitTree{Display: lt.display, Commit: lt.commit}
+	m, err := readGitBlobs(ctx, dir, rev, lt.entries)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := m[ConfigName]; !ok {
+		where := lt.prefix
+		if where == "" {
+			where = "the repository root"
+		}
+		return nil, fmt.Errorf("--against %s: %w: %s has no %s at %s (if this change adds the catalog, run without --against)", rev, ErrNoCatalogAtRev, where, ConfigName, rev)
+	}
+	tree.FS = m
+	return tree, nil
+}
+
+// gitEntry is a file of a git tree: its path relative to the catalog
+// directory and its blob's object id.
+type gitEntry struct{ path, oid string }
+
+// gitListing is dir at rev as `git ls-tree` lists it.
+type gitListing struct {
+	prefix  string // dir's path in the repository ("" at its root)
+	commit  string
+	display string
+	entries []gitEntry
+}
+
+// listGitTree lists the files of dir at rev without reading them.
+func listGitTree(ctx context.Context, dir, rev string) (*gitListing, error) {
 	if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, "\x00\n") {
 		return nil, fmt.Errorf("--against %q: not a valid git revision", rev)
 	}
@@ -84,8 +118,7 @@ func ReadGitTree(ctx context.Context, dir, rev string) (*GitTree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--against %s: git ls-tree: %v", rev, err)
 	}
-	type entry struct{ path, oid string }
-	var entries []entry
+	var entries []gitEntry
 	for _, rec := range strings.Split(out, "\x00") {
 		if rec == "" {
 			continue
@@ -105,54 +138,51 @@ func ReadGitTree(ctx context.Context, dir, rev string) (*GitTree, error) {
 		if !fs.ValidPath(rel) {
 			continue
 		}
-		entries = append(entries, entry{rel, f[2]})
+		entries = append(entries, gitEntry{rel, f[2]})
 	}
 	display := rev + ":"
 	if prefix != "" {
 		display = rev + ":" + prefix
 	}
-	tree := &GitTree{Display: display, Commit: commit}
+	return &gitListing{prefix: prefix, commit: commit, display: display, entries: entries}, nil
+}
+
+// readGitBlobs reads the blobs of entries with one `git cat-file --batch`.
+func readGitBlobs(ctx context.Context, dir, rev string, entries []gitEntry) (memFS, error) {
 	m := memFS{}
-	if len(entries) > 0 {
-		var in bytes.Buffer
-		for _, e := range entries {
-			in.WriteString(e.oid + "\n")
-		}
-		raw, err := gitBytes(ctx, dir, &in, "cat-file", "--batch")
+	if len(entries) == 0 {
+		return m, nil
+	}
+	var in bytes.Buffer
+	for _, e := range entries {
+		in.WriteString(e.oid + "\n")
+	}
+	raw, err := gitBytes(ctx, dir, &in, "cat-file", "--batch")
+	if err != nil {
+		return nil, fmt.Errorf("--against %s: git cat-file: %v", rev, err)
+	}
+	r := bufio.NewReader(bytes.NewReader(raw))
+	for _, e := range entries {
+		header, err := r.ReadString('\n')
 		if err != nil {
+			return nil, fmt.Errorf("--against %s: git cat-file: short output", rev)
+		}
+		h := strings.Fields(header)
+		if len(h) != 3 || h[1] != "blob" {
+			return nil, fmt.Errorf("--against %s: git cat-file: object %s is missing (is the clone complete for this revision?)", rev, e.oid)
+		}
+		size, err := strconv.Atoi(h[2])
+		if err != nil || size < 0 {
+			return nil, fmt.Errorf("--against %s: git cat-file: bad header %q", rev, header)
+		}
+		data := make([]byte, size)
+		if _, err := io.ReadFull(r, data); err != nil {
 			return nil, fmt.Errorf("--against %s: git cat-file: %v", rev, err)
 		}
-		r := bufio.NewReader(bytes.NewReader(raw))
-		for _, e := range entries {
-			header, err := r.ReadString('\n')
-			if err != nil {
-				return nil, fmt.Errorf("--against %s: git cat-file: short output", rev)
-			}
-			h := strings.Fields(header)
-			if len(h) != 3 || h[1] != "blob" {
-				return nil, fmt.Errorf("--against %s: git cat-file: object %s is missing (is the clone complete for this revision?)", rev, e.oid)
-			}
-			size, err := strconv.Atoi(h[2])
-			if err != nil || size < 0 {
-				return nil, fmt.Errorf("--against %s: git cat-file: bad header %q", rev, header)
-			}
-			data := make([]byte, size)
-			if _, err := io.ReadFull(r, data); err != nil {
-				return nil, fmt.Errorf("--against %s: git cat-file: %v", rev, err)
-			}
-			_, _ = r.ReadByte() // the newline after the content
-			m[e.path] = data
-		}
+		_, _ = r.ReadByte() // the newline after the content
+		m[e.path] = data
 	}
-	if _, ok := m[ConfigName]; !ok {
-		where := prefix
-		if where == "" {
-			where = "the repository root"
-		}
-		return nil, fmt.Errorf("--against %s: %w: %s has no %s at %s (if this change adds the catalog, run without --against)", rev, ErrNoCatalogAtRev, where, ConfigName, rev)
-	}
-	tree.FS = m
-	return tree, nil
+	return m, nil
 }
 
 func git(ctx context.Context, dir string, stdin io.Reader, args ...string) (string, error) {

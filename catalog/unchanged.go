@@ -1,12 +1,10 @@
 package catalog
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"errors"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -185,17 +183,38 @@ func (s *inputScan) inputs(t *EventType) map[string][sha256.Size]byte {
 		}
 		return nil
 	})
-	switch t.Format {
-	case format.JSONSchema:
-		s.jsonInputs(t, out)
-	case format.Avro:
-		for _, p := range s.sharedFiles(".avsc") {
-			out[p] = s.digest(p)
+	sc, scanned := inputScanner(t.Format)
+	switch {
+	case scanned:
+		s.scannedInputs(t, sc, out)
+	case t.Format != "" && isFileCompiled(t.Format):
+		// A format that cannot say what it reads: every file of it.
+		for _, q := range s.allFiles(t.Format.Ext()) {
+			out[q] = s.digest(q)
 		}
-	case format.Protobuf:
-		s.protoInputs(t, out)
+	default:
+		// JSON Schema, which the catalog compiles itself.
+		s.jsonInputs(t, out)
 	}
 	return out
+}
+
+// inputScanner is the provider of kind when it can say which files its
+// versions read (format.InputScanner).
+func inputScanner(kind format.Kind) (format.InputScanner, bool) {
+	fc, ok := fileCompiler(kind)
+	if !ok {
+		return nil, false
+	}
+	sc, ok := fc.(format.InputScanner)
+	return sc, ok
+}
+
+// isFileCompiled reports whether kind's provider compiles its files
+// itself (a format.FileCompiler), not the catalog.
+func isFileCompiled(kind format.Kind) bool {
+	_, ok := fileCompiler(kind)
+	return ok
 }
 
 // jsonInputs adds the catalog files the $refs of t's versions reach.
@@ -306,17 +325,17 @@ func walkSchemaRefs(doc any, bases []string, fn func(url string, isID bool)) boo
 	return true
 }
 
-// protoImport is one import statement; protoImportWord any use of the word.
-var (
-	protoImport     = regexp.MustCompile(`\bimport\s+(?:(?:weak|public)\s+)?"([^"\\]*)"\s*;`)
-	protoImportWord = regexp.MustCompile(`\bimport\b`)
-)
-
-// protoInputs adds the files t's versions import, transitively (paths
-// relative to the root). A file whose imports the scan cannot read (an
-// escaped or concatenated path, the word in a comment) makes every .proto
-// of the catalog an input.
-func (s *inputScan) protoInputs(t *EventType, out map[string][sha256.Size]byte) {
+// scannedInputs adds the files t's versions read as sc says: the shared
+// directories' files of the format, and the files they import,
+// transitively (paths relative to the root). A file whose imports the
+// scan cannot read makes every file of the format an input.
+func (s *inputScan) scannedInputs(t *EventType, sc format.InputScanner, out map[string][sha256.Size]byte) {
+	ext := t.Format.Ext()
+	if sc.ReadsShared() {
+		for _, p := range s.sharedFiles(ext) {
+			out[p] = s.digest(p)
+		}
+	}
 	var queue []string
 	for _, v := range t.Versions {
 		queue = append(queue, v.RelPath)
@@ -335,16 +354,14 @@ func (s *inputScan) protoInputs(t *EventType, out map[string][sha256.Size]byte) 
 		if err != nil {
 			continue
 		}
-		imports := protoImport.FindAllSubmatch(data, -1)
-		if len(imports) != len(protoImportWord.FindAll(data, -1)) {
-			for _, q := range s.allFiles(".proto") {
+		imports, all := sc.Imports(data)
+		if all {
+			for _, q := range s.allFiles(ext) {
 				out[q] = s.digest(q)
 			}
 			return
 		}
-		for _, m := range imports {
-			queue = append(queue, path.Clean(string(bytes.TrimSpace(m[1]))))
-		}
+		queue = append(queue, imports...)
 	}
 }
 

@@ -193,10 +193,22 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
+			// Against a git revision, a byte-level prefilter leaves out
+			// the types that cannot have changed before anything is parsed.
+			pf, err := prefilterAgainst(cmd, dir, against, full)
+			if err != nil {
+				return err
+			}
+			defer pf.Close()
 			// Loaded without compiling: each type is compiled when it is
 			// checked and let go after, so memory follows the largest
 			// type, not the catalog.
-			head, err := catalog.LoadDeferred(dir)
+			var head *catalog.Catalog
+			if pf != nil {
+				head, err = catalog.LoadFSDeferred(pf.Head, dir)
+			} else {
+				head, err = catalog.LoadDeferred(dir)
+			}
 			if err != nil {
 				return a.annotateLoadError(err, f, "compat check")
 			}
@@ -206,7 +218,9 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			if err := checkResponseLimits(limits.MaxResponse, limits.MaxResponseTotal); err != nil {
 				return err
 			}
-			if against != "" {
+			if pf != nil {
+				base, baseDisplay, baseProblems, err = loadPrefilteredBase(pf)
+			} else if against != "" {
 				base, baseDisplay, baseProblems, err = loadBase(cmd, dir, against, limits)
 				if err != nil {
 					return err
@@ -221,6 +235,9 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			}
 			if base != nil && !full && !strings.HasPrefix(against, schemaregistry.AgainstPrefix) {
 				opts.Skip = catalog.Unchanged(head, base)
+				for _, name := range pf.HiddenTypes() {
+					opts.Skip[name] = true
+				}
 			}
 			compileForContracts(dir, head)
 			cs, err := loadContracts(dir, head)
@@ -232,9 +249,9 @@ catalog, unknown revision, a --against directory without a catalog).`,
 				return a.annotateLoadError(catalog.Problems(probs), f, "compat check")
 			}
 			baseWarnings := baseWarning(baseDisplay, append(baseProblems, res.BaseProblems...))
-			if res.Skipped > 0 {
+			if skipped, total := res.Skipped+len(pf.HiddenTypes()), pf.TotalTypes(len(head.Types)); skipped > 0 {
 				baseWarnings = append(baseWarnings, report.Finding{Rule: compat.RuleTypesUnchanged, Severity: report.SeverityInfo, File: head.ConfigFile,
-					Message: fmt.Sprintf("%d of %d types skipped: unchanged from %s (evtool.yaml, their files, the files they reference and the contracts that read them are the same), so their verdict is %[3]s's, which is assumed to have passed the gate; --full rechecks them", res.Skipped, len(head.Types), against)})
+					Message: fmt.Sprintf("%d of %d types skipped: unchanged from %s (evtool.yaml, their files, the files they reference and the contracts that read them are the same), so their verdict is %[3]s's, which is assumed to have passed the gate; --full rechecks them%[4]s", skipped, total, against, pf.Said())})
 			}
 			// The head catalog's warnings (a reason cut at a '#', ...) are
 			// part of the gate's report, as in lint.

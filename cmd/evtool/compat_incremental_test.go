@@ -37,16 +37,31 @@ func TestCompatCheckIncrementalSameAsFull(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+	// Type 0's versions reference type 1's v1.json: an edit of type 1
+	// must check type 0 again, and an edit of type 0 must load type 1.
+	for v := 1; v <= 3; v++ {
+		p := filepath.Join(dir, "schemas", catalogtest.TypeName(0), fmt.Sprintf("v%d.json", v))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		peer := fmt.Sprintf(`"properties": {"peer": {"$ref": "../%s/v1.json"}, `, catalogtest.TypeName(1))
+		if err := os.WriteFile(p, bytes.Replace(b, []byte(`"properties": {`), []byte(peer), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	git("init", "-q")
 	git("add", "-A")
 	git("commit", "-q", "-m", "base")
 
-	skippedSome, failedSome := false, false
-	for seed := int64(1); seed <= 8; seed++ {
+	skippedSome, failedSome, unreadSome := false, false, false
+	for seed := int64(1); seed <= editKinds; seed++ {
 		rnd := rand.New(rand.NewSource(seed))
-		var did []string
-		for n := 1 + rnd.Intn(2); n > 0; n-- {
-			did = append(did, randomEdit(t, dir, rnd, types))
+		// Each kind of edit once, with a random one beside it now and
+		// then.
+		did := []string{randomEdit(t, dir, rnd, types, int(seed-1))}
+		if rnd.Intn(2) == 0 {
+			did = append(did, randomEdit(t, dir, rnd, types, rnd.Intn(editKinds)))
 		}
 		full, fullCode := checkFindings(t, dir, "--full")
 		incr, incrCode := checkFindings(t, dir)
@@ -60,6 +75,9 @@ func TestCompatCheckIncrementalSameAsFull(t *testing.T) {
 		}
 		if skipped != "" {
 			skippedSome = true
+		}
+		if strings.Contains(skipped, "not read") {
+			unreadSome = true // the byte-level prefilter left types out
 		}
 		if fullCode != 0 {
 			failedSome = true
@@ -75,8 +93,8 @@ func TestCompatCheckIncrementalSameAsFull(t *testing.T) {
 	}
 	// The comparison means something only if some edits were skipped
 	// around and some broke compatibility.
-	if !skippedSome || !failedSome {
-		t.Errorf("the edits never skipped a type (%v) or never failed the gate (%v)", skippedSome, failedSome)
+	if !skippedSome || !failedSome || !unreadSome {
+		t.Errorf("the edits never skipped a type (%v), never failed the gate (%v) or the prefilter never left a type unread (%v)", skippedSome, failedSome, unreadSome)
 	}
 }
 
@@ -99,9 +117,12 @@ func checkFindings(t *testing.T, dir string, extra ...string) ([]map[string]any,
 	return rep.Findings, code
 }
 
-// randomEdit changes one thing in the generated catalog in dir and says
-// what.
-func randomEdit(t *testing.T, dir string, rnd *rand.Rand, types int) string {
+// editKinds counts randomEdit's kinds of edit.
+const editKinds = 12
+
+// randomEdit makes an edit of kind k (0 <= k < editKinds) to a random
+// type or shared file of the generated catalog in dir and says what.
+func randomEdit(t *testing.T, dir string, rnd *rand.Rand, types, k int) string {
 	t.Helper()
 	typ := catalogtest.TypeName(rnd.Intn(types))
 	tdir := filepath.Join(dir, "schemas", typ)
@@ -116,6 +137,9 @@ func randomEdit(t *testing.T, dir string, rnd *rand.Rand, types int) string {
 	}
 	edit := func(p, old, new string) {
 		b, err := os.ReadFile(p)
+		if os.IsNotExist(err) {
+			return // removed or renamed by the other edit
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +151,7 @@ func randomEdit(t *testing.T, dir string, rnd *rand.Rand, types int) string {
 		}
 	}
 	shared := rnd.Intn(6)
-	switch k := rnd.Intn(8); k {
+	switch k {
 	case 0: // a shared JSON file narrows: types referencing it break
 		edit(filepath.Join(dir, "schemas", "common", fmt.Sprintf("s%d.json", shared)), `"maximum": `, `"maximum": 1`)
 		return fmt.Sprintf("common/s%d.json narrowed", shared)
@@ -156,6 +180,9 @@ func randomEdit(t *testing.T, dir string, rnd *rand.Rand, types int) string {
 		return typ + " v3 edited"
 	case 4: // a new version that breaks v1..v3
 		p := vfile(3)
+		if p == "" {
+			return typ + " gone already"
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -178,9 +205,33 @@ func randomEdit(t *testing.T, dir string, rnd *rand.Rand, types int) string {
 		}
 		edit(filepath.Join(tdir, "event.yaml"), "description: ", "description: Edited. ")
 		return typ + " event.yaml edited"
-	default: // the mode in evtool.yaml: every type is checked again
+	case 7: // the mode in evtool.yaml: every type is checked again
 		edit(filepath.Join(dir, "evtool.yaml"), "FULL_TRANSITIVE", "BACKWARD")
 		return "mode BACKWARD"
+	case 8: // type 1's v1, which type 0 references, edited in place
+		edit(filepath.Join(dir, "schemas", catalogtest.TypeName(1), "v1.json"), `"pattern": "^[a-z]{2}-[0-9]{4}$"`, `"pattern": "^[a-z]{3}-[0-9]{4}$"`)
+		return catalogtest.TypeName(1) + " v1 (referenced by type 0) edited"
+	case 9: // a type renamed: one removed, one added (untracked)
+		to := filepath.Join(dir, "schemas", strings.Replace(typ, ".t", ".r", 1))
+		if !fileExists(tdir) {
+			return typ + " gone already"
+		}
+		if err := os.Rename(tdir, to); err != nil {
+			t.Fatal(err)
+		}
+		return typ + " renamed"
+	case 10: // a shared JSON file renamed: its references break
+		from := filepath.Join(dir, "schemas", "common", fmt.Sprintf("s%d.json", shared))
+		if !fileExists(from) {
+			return from + " gone already"
+		}
+		if err := os.Rename(from, strings.TrimSuffix(from, ".json")+"-moved.json"); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("common/s%d.json renamed", shared)
+	default: // a version of type 0, which references type 1, edited in place
+		edit(filepath.Join(dir, "schemas", catalogtest.TypeName(0), "v2.json"), `"pattern": "^[a-z]{2}-[0-9]{4}$"`, `"pattern": "^[a-z]{3}-[0-9]{4}$"`)
+		return catalogtest.TypeName(0) + " v2 (referencing type 1) edited"
 	}
 }
 

@@ -1,0 +1,818 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/evtool/evtool/format"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Prefilter is what an incremental `compat check --against REV` loads of
+// the catalog in a git work tree and of its base at REV: the catalog
+// directories with the type directories that cannot have changed hidden.
+// It is decided from bytes only, before any schema is parsed: git names
+// the files that differ from REV (`git diff --name-only`, plus the
+// untracked ones), and a scan of the schema files' raw bytes for their
+// references and $ids finds the types that reach a changed file,
+// transitively. Whatever the scan cannot place counts as reaching every
+// file. The hidden types' result is the one they have on the base, as
+// for the types Unchanged names.
+type Prefilter struct {
+	// Head and Base are the catalog directory (on disk) and the catalog at
+	// the revision, with the hidden type directories absent.
+	Head, Base fs.FS
+	// BaseDisplay prefixes paths of the base in findings ("REV:dir").
+	BaseDisplay string
+	// Total counts the types of the head catalog; Hidden names those not
+	// loaded.
+	Total  int
+	Hidden []string
+	closer func() error
+}
+
+// Close releases the head directory.
+func (p *Prefilter) Close() error {
+	if p == nil || p.closer == nil {
+		return nil
+	}
+	return p.closer()
+}
+
+// PrefilterGit compares the catalog in dir (inside a git work tree) with
+// the same directory at rev. It returns nil and the reason when the
+// whole catalog must be loaded: evtool.yaml or a file outside the schemas
+// directory differs, a directory changed between type and shared, a
+// symbolic link, a reference the scan cannot place from a type that must
+// be loaded. An error is git's (no such revision, not a work tree).
+func PrefilterGit(ctx context.Context, dir, rev string) (*Prefilter, string, error) {
+	lt, err := listGitTree(ctx, dir, rev)
+	if err != nil {
+		return nil, "", err
+	}
+	changed, err := gitChanged(ctx, dir, lt.commit)
+	if err != nil {
+		return nil, "", fmt.Errorf("--against %s: %v", rev, err)
+	}
+	baseOID := make(map[string]string, len(lt.entries))
+	for _, e := range lt.entries {
+		baseOID[e.path] = e.oid
+	}
+	if _, ok := baseOID[ConfigName]; !ok {
+		return nil, "no " + ConfigName + " at the revision", nil
+	}
+	if changed[ConfigName] {
+		return nil, ConfigName + " differs from the revision", nil
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	pf, reason, err := prefilter(ctx, dir, rev, lt, baseOID, changed, root)
+	if pf == nil {
+		root.Close()
+		return nil, reason, err
+	}
+	pf.closer = root.Close
+	return pf, "", nil
+}
+
+// gitChanged lists the files of dir (paths relative to it) whose content
+// in the work tree may differ from commit's: those `git diff` names
+// (tracked, staged or not, deleted included) and the untracked ones,
+// ignored files included, since the loader reads them too.
+func gitChanged(ctx context.Context, dir, commit string) (map[string]bool, error) {
+	out := map[string]bool{}
+	diff, err := git(ctx, dir, nil, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--relative", commit, "--", ".")
+	if err != nil {
+		return nil, fmt.Errorf("git diff: %v", err)
+	}
+	others, err := git(ctx, dir, nil, "ls-files", "--others", "-z", "--", ".")
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files: %v", err)
+	}
+	for _, p := range strings.Split(diff+"\x00"+others, "\x00") {
+		if p != "" {
+			out[p] = true
+		}
+	}
+	return out, nil
+}
+
+// scanned is one schema file's references and $ids as the byte scan
+// finds them, as match keys (see refKeys).
+type scanned struct {
+	refs     []string
+	ids      []string
+	anything bool // a reference the scan cannot place
+}
+
+// prefilter decides the types to load; see PrefilterGit.
+func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map[string]string, changed map[string]bool, root *os.Root) (*Prefilter, string, error) {
+	rootFS := root.FS()
+	cfgData, err := readFile(rootFS, ConfigName)
+	if err != nil {
+		return nil, "cannot read " + ConfigName, nil
+	}
+	var cfg struct {
+		Schemas string `yaml:"schemas"`
+	}
+	if yaml.Unmarshal(cfgData, &cfg) != nil {
+		return nil, ConfigName + " does not parse", nil
+	}
+	if cfg.Schemas == "" {
+		cfg.Schemas = "schemas"
+	}
+	sroot := path.Clean(filepath.ToSlash(cfg.Schemas))
+	if !fs.ValidPath(sroot) {
+		return nil, "schemas is not a path inside the catalog", nil
+	}
+	// inRoot returns p (relative to the catalog directory) relative to the
+	// schemas root.
+	inRoot := func(p string) (string, bool) {
+		if sroot == "." {
+			return p, true
+		}
+		r, ok := strings.CutPrefix(p, sroot+"/")
+		return r, ok
+	}
+	for p := range changed {
+		if _, ok := inRoot(p); !ok {
+			return nil, p + " (outside the schemas directory) differs", nil
+		}
+	}
+
+	// The head's files: which top directories are types, and the scan of
+	// every schema file.
+	headTypes := map[string]bool{}
+	kindTypes := map[format.Kind]map[string]bool{} // types by their versions' format, either side
+	addKind := func(top, name string) {
+		if k, ok := format.KindOf(name); ok && versionFile.MatchString(name) {
+			if kindTypes[k] == nil {
+				kindTypes[k] = map[string]bool{}
+			}
+			kindTypes[k][top] = true
+		}
+	}
+	tops := map[string]bool{} // top directories with files, head
+	files := map[string]*scanned{}
+	byTop := map[string][]string{}
+	var headWalkProblem string
+	// The scan reads through os.DirFS, not the Root: a third of its time
+	// went to the Root's per-component opens. The walk refuses symbolic
+	// links, so nothing outside the directory is read; the load itself
+	// goes through the Root.
+	scanFS := os.DirFS(dir)
+	walkErr := fs.WalkDir(scanFS, sroot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			headWalkProblem = "cannot read " + p
+			return fs.SkipAll
+		}
+		if d.Type()&fs.ModeSymlink != 0 || !utf8.ValidString(p) {
+			headWalkProblem = p + " is a symbolic link or not UTF-8"
+			return fs.SkipAll
+		}
+		rel, _ := inRoot(p)
+		if p == sroot {
+			return nil
+		}
+		if d.IsDir() {
+			if !strings.Contains(rel, "/") {
+				tops[rel] = true
+			}
+			if SkipSchemaDir(sroot, p) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		top, rest, nested := strings.Cut(rel, "/")
+		if nested {
+			byTop[top] = append(byTop[top], rel)
+			if !strings.Contains(rest, "/") {
+				if rest == "event.yaml" || versionFile.MatchString(rest) {
+					headTypes[top] = true
+				}
+				addKind(top, rest)
+			}
+		}
+		if isSchemaScan(d.Name()) {
+			data, err := readFile(scanFS, p)
+			if err != nil {
+				headWalkProblem = "cannot read " + p
+				return fs.SkipAll
+			}
+			files[rel] = scanFile(rel, data)
+		}
+		return nil
+	})
+	if walkErr != nil || headWalkProblem != "" {
+		return nil, headWalkProblem, nil
+	}
+	for top := range headTypes {
+		if strings.HasPrefix(top, ".") {
+			delete(headTypes, top)
+		}
+	}
+
+	// The base's top directories, from the listing.
+	baseTypes := map[string]bool{}
+	baseTops := map[string]bool{}
+	for _, e := range lt.entries {
+		rel, ok := inRoot(e.path)
+		if !ok {
+			continue
+		}
+		top, rest, nested := strings.Cut(rel, "/")
+		if !nested || strings.HasPrefix(top, ".") {
+			continue
+		}
+		baseTops[top] = true
+		if !strings.Contains(rest, "/") && (rest == "event.yaml" || versionFile.MatchString(rest)) {
+			baseTypes[top] = true
+			addKind(top, rest)
+		}
+	}
+	for top := range tops {
+		if baseTops[top] && baseTypes[top] != headTypes[top] {
+			// A shared directory became a type or the reverse: what the
+			// Avro and Protobuf loaders share changes.
+			return nil, top + " changed between a type and a shared directory", nil
+		}
+	}
+	isType := func(top string) bool { return headTypes[top] || baseTypes[top] }
+	topOf := func(rel string) (string, bool) {
+		top, _, nested := strings.Cut(rel, "/")
+		return top, nested && isType(top)
+	}
+
+	// The changed files, relative to the root, and the base's side of
+	// those that were there.
+	var dRel []string
+	var dBase []gitEntry
+	for p := range changed {
+		rel, _ := inRoot(p)
+		dRel = append(dRel, rel)
+		if oid, ok := baseOID[p]; ok && isSchemaScan(path.Base(p)) {
+			dBase = append(dBase, gitEntry{p, oid})
+		}
+	}
+	sort.Strings(dRel)
+	baseChanged, err := readGitBlobs(ctx, dir, rev, dBase)
+	if err != nil {
+		return nil, "", err
+	}
+	baseScan := map[string]*scanned{}
+	for p, data := range baseChanged {
+		rel, _ := inRoot(p)
+		baseScan[rel] = scanFile(rel, data)
+	}
+	for _, s := range append(mapsValues(files), mapsValues(baseScan)...) {
+		for _, k := range append(s.refs, s.ids...) {
+			if strings.HasPrefix(strings.ToLower(k), "u:file:") {
+				// A file: URL can name a catalog file by its path, which
+				// the path matching below does not follow.
+				return nil, "a schema names a file: URL", nil
+			}
+		}
+	}
+
+	// Who references what: match key -> files whose references (or $ids)
+	// have that key.
+	index := map[string][]string{}
+	var anything []string
+	for rel, s := range files {
+		for _, k := range s.refs {
+			index[k] = append(index[k], rel)
+		}
+		for _, k := range s.ids {
+			if strings.HasPrefix(k, "u:") {
+				index[k] = append(index[k], rel) // a duplicate $id
+			}
+		}
+		if s.anything {
+			anything = append(anything, rel)
+		}
+	}
+	for rel, s := range baseScan {
+		if files[rel] == nil && s.anything {
+			anything = append(anything, rel)
+		}
+	}
+
+	// Taint: the changed files, and every file that may reference a
+	// tainted one, transitively.
+	tainted := map[string]bool{}
+	var queue []string
+	taint := func(rel string) {
+		if !tainted[rel] {
+			tainted[rel] = true
+			queue = append(queue, rel)
+		}
+	}
+	for _, rel := range dRel {
+		taint(rel)
+	}
+	if len(dRel) > 0 {
+		for _, rel := range anything {
+			taint(rel)
+		}
+	}
+	for len(queue) > 0 {
+		rel := queue[0]
+		queue = queue[1:]
+		for _, k := range tokensOf(rel, files[rel], baseScan[rel]) {
+			for _, r := range index[k] {
+				taint(r)
+			}
+		}
+	}
+	load := map[string]bool{}
+	for rel := range tainted {
+		if top, ok := topOf(rel); ok {
+			load[top] = true
+		} else if k, ok := format.KindOf(rel); ok && readsShared(k) {
+			// Every version of the format reads every file of it in the
+			// shared directories (Avro's named types).
+			for top := range kindTypes[k] {
+				load[top] = true
+			}
+		}
+	}
+
+	// What the loaded types reference must load with them: the files
+	// their files name, on either side, transitively (a type's version
+	// may $ref another type's file).
+	names := map[string][]string{} // match key -> files it names
+	for rel, s := range files {
+		for _, k := range tokensOf(rel, s, nil) {
+			names[k] = append(names[k], rel)
+		}
+	}
+	seen := map[string]bool{}
+	var fq []string
+	addTop := func(top string) {
+		if !load[top] {
+			load[top] = true
+		}
+		for _, rel := range byTop[top] {
+			if !seen[rel] {
+				seen[rel] = true
+				fq = append(fq, rel)
+			}
+		}
+		for rel := range baseScan {
+			if t, _, _ := strings.Cut(rel, "/"); t == top && !seen[rel] {
+				seen[rel] = true
+				fq = append(fq, rel)
+			}
+		}
+	}
+	for _, top := range sortedKeys(load) {
+		addTop(top)
+	}
+	// Shared files of the formats compiled by their providers are
+	// compiled whole when no version uses them (LintShared): what they
+	// import loads too.
+	for rel := range files {
+		if _, ok := topOf(rel); !ok && isFileCompiled(kindOfFile(rel)) && !seen[rel] {
+			seen[rel] = true
+			fq = append(fq, rel)
+		}
+	}
+	for len(fq) > 0 {
+		rel := fq[0]
+		fq = fq[1:]
+		for _, s := range []*scanned{files[rel], baseScan[rel]} {
+			if s == nil {
+				continue
+			}
+			if s.anything {
+				return nil, rel + " has a reference the byte scan cannot place", nil
+			}
+			for _, k := range s.refs {
+				for _, r := range names[k] {
+					if top, ok := topOf(r); ok {
+						if !load[top] {
+							addTop(top)
+						}
+					} else if !seen[r] {
+						seen[r] = true
+						fq = append(fq, r)
+					}
+				}
+			}
+		}
+	}
+
+	pf := &Prefilter{BaseDisplay: lt.display}
+	hideHead, hideBase := map[string]bool{}, map[string]bool{}
+	for top := range headTypes {
+		pf.Total++
+		if !load[top] {
+			hideHead[top] = true
+			pf.Hidden = append(pf.Hidden, top)
+		}
+	}
+	for top := range baseTypes {
+		if !load[top] {
+			hideBase[top] = true
+		}
+	}
+	sort.Strings(pf.Hidden)
+	pf.Head = &hiddenTypes{FS: rootFS, root: sroot, hide: hideHead}
+	var keep []gitEntry
+	for _, e := range lt.entries {
+		if rel, ok := inRoot(e.path); ok {
+			if top, _, nested := strings.Cut(rel, "/"); nested && hideBase[top] {
+				continue
+			}
+		}
+		keep = append(keep, e)
+	}
+	base, err := readGitBlobs(ctx, dir, rev, keep)
+	if err != nil {
+		return nil, "", err
+	}
+	pf.Base = base
+	return pf, "", nil
+}
+
+// isSchemaScan reports whether a file's references are scanned: JSON
+// Schema's (the catalog's own scan) and those of formats whose versions
+// read what they name (format.InputScanner), or cannot say.
+func isSchemaScan(name string) bool {
+	k, ok := format.KindOf(name)
+	return ok && !strings.HasPrefix(name, ".") && (!isFileCompiled(k) || !readsShared(k))
+}
+
+// readsShared reports whether the versions of kind read every file of
+// the format in the shared directories: format.InputScanner says so, or
+// a format compiled by its provider that cannot say what it reads.
+func readsShared(k format.Kind) bool {
+	if !isFileCompiled(k) {
+		return false
+	}
+	sc, ok := inputScanner(k)
+	return !ok || sc.ReadsShared()
+}
+
+// tokensOf lists the match keys under which a file can be referenced:
+// its path, its name, and its $ids on either side. Paths and names are
+// matched without case: on a case-insensitive file system a reference
+// to Common/S1.json reads common/s1.json.
+func tokensOf(rel string, head, base *scanned) []string {
+	out := []string{"p:" + strings.ToLower(rel), "s:" + strings.ToLower(path.Base(rel))}
+	for _, s := range []*scanned{head, base} {
+		if s == nil {
+			continue
+		}
+		for _, k := range s.ids {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// scanFile finds the references and $ids of one file (rel: its path
+// relative to the root) from its bytes: a format's own scan
+// (format.InputScanner, imports relative to the root), else the JSON
+// Schema scan.
+func scanFile(rel string, data []byte) *scanned {
+	k, _ := format.KindOf(rel)
+	if !isFileCompiled(k) {
+		return scanJSON(rel, data)
+	}
+	s := &scanned{}
+	sc, ok := inputScanner(k)
+	if !ok {
+		s.anything = true
+		return s
+	}
+	imports, all := sc.Imports(data)
+	s.anything = all
+	for _, p := range imports {
+		s.refs = append(s.refs, "p:"+strings.ToLower(p))
+	}
+	return s
+}
+
+// refKeysJSON are the keys whose string value names another resource;
+// idKeysJSON those that name the schema itself.
+var (
+	refKeysJSON = []string{"$ref", "$dynamicRef", "$recursiveRef", "$schema"}
+	idKeysJSON  = []string{"$id", "id"}
+)
+
+// scanJSON finds "$ref": "..." (and the other keys) in the raw bytes.
+// A key written with \u escapes would hide from a byte search, so a file
+// holding any decodes whole instead. Occurrences inside other strings
+// only add references, which errs on the safe side.
+func scanJSON(rel string, data []byte) *scanned {
+	var refs, ids []string
+	if bytes.Contains(data, []byte(`\u`)) {
+		var doc any
+		if json.Unmarshal(data, &doc) != nil {
+			return &scanned{} // the loader reads nothing from it either
+		}
+		walkJSONKeys(doc, func(k, v string) {
+			if contains(refKeysJSON, k) {
+				refs = append(refs, v)
+			} else {
+				ids = append(ids, v)
+			}
+		})
+	} else {
+		refs, ids = keyStrings(data)
+	}
+	s := &scanned{}
+	for _, id := range ids {
+		if u, err := url.Parse(id); err == nil && u.IsAbs() {
+			u.Fragment = ""
+			s.ids = append(s.ids, "u:"+u.String())
+		}
+		if seg := lastSegment(id); seg != "" {
+			s.ids = append(s.ids, "s:"+seg)
+		}
+	}
+	for _, r := range refs {
+		k, ok := refKey(rel, r, len(ids) > 0)
+		switch {
+		case !ok:
+			s.anything = true
+		case k != "":
+			s.refs = append(s.refs, k)
+		}
+	}
+	return s
+}
+
+// refKey is the match key of reference r in the file at rel: the path it
+// names (a relative reference in a file without $id), the absolute URL
+// (matched against $ids), or its last path segment (a relative
+// reference resolved against a $id the scan does not place). "" is a
+// reference inside the file; false one the scan cannot place.
+func refKey(rel, r string, hasID bool) (string, bool) {
+	if strings.HasPrefix(r, "#") || r == "" {
+		return "", true
+	}
+	if strings.ContainsAny(r, `%\?`) {
+		return "", false
+	}
+	u, err := url.Parse(r)
+	if err != nil {
+		return "", false
+	}
+	if u.IsAbs() {
+		if strings.EqualFold(u.Scheme, "file") {
+			return "u:file:", true // refused by the caller
+		}
+		u.Fragment = ""
+		return "u:" + u.String(), true
+	}
+	ref, _, _ := strings.Cut(r, "#")
+	if strings.HasPrefix(ref, "/") {
+		return "", false
+	}
+	if hasID {
+		seg := lastSegment(ref)
+		if seg == "" {
+			return "", false
+		}
+		return "s:" + seg, true
+	}
+	p := path.Join(path.Dir(rel), ref)
+	if strings.HasSuffix(ref, "/") || path.Base(ref) == "." || path.Base(ref) == ".." {
+		return "", false
+	}
+	return "p:" + strings.ToLower(p), true
+}
+
+// lastSegment is the lower-cased last path segment of a reference or
+// $id, without fragment or query; "" when there is none to match.
+func lastSegment(s string) string {
+	s, _, _ = strings.Cut(s, "#")
+	s, _, _ = strings.Cut(s, "?")
+	if i := strings.LastIndexAny(s, "/:"); i >= 0 {
+		s = s[i+1:]
+	}
+	if s == "." || s == ".." {
+		return ""
+	}
+	return strings.ToLower(s)
+}
+
+// keyStrings returns the string values of every `"key": "value"` in
+// data whose key is a reference key (refs) or an id key (ids), JSON
+// escapes in the value decoded, in two passes over the bytes.
+func keyStrings(data []byte) (refs, ids []string) {
+	for _, needle := range [][]byte{[]byte(`"$`), []byte(`"id"`)} {
+		for i := 0; ; {
+			j := bytes.Index(data[i:], needle)
+			if j < 0 {
+				break
+			}
+			start := i + j + 1
+			end := bytes.IndexByte(data[start:], '"')
+			if end < 0 {
+				break
+			}
+			key := string(data[start : start+end])
+			i = start + end + 1
+			isRef := contains(refKeysJSON, key)
+			if !isRef && !contains(idKeysJSON, key) {
+				continue
+			}
+			v, next, ok := stringValue(data, i)
+			if !ok {
+				continue
+			}
+			i = next
+			if isRef {
+				refs = append(refs, v)
+			} else {
+				ids = append(ids, v)
+			}
+		}
+	}
+	return refs, ids
+}
+
+// stringValue reads `: "value"` at data[i:]: the value (JSON escapes
+// decoded; "%" when they do not decode, a reference placed nowhere) and
+// where it ends.
+func stringValue(data []byte, i int) (string, int, bool) {
+	k := skipSpace(data, i)
+	if k >= len(data) || data[k] != ':' {
+		return "", i, false
+	}
+	k = skipSpace(data, k+1)
+	if k >= len(data) || data[k] != '"' {
+		return "", i, false
+	}
+	end := k + 1
+	for end < len(data) && data[end] != '"' {
+		if data[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	if end >= len(data) {
+		return "", len(data), false
+	}
+	var v string
+	if json.Unmarshal(data[k:end+1], &v) != nil {
+		v = "%"
+	}
+	return v, end + 1, true
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// walkJSONKeys calls fn with every reference or id key's string value.
+func walkJSONKeys(doc any, fn func(k, v string)) {
+	switch t := doc.(type) {
+	case map[string]any:
+		for k, v := range t {
+			if s, ok := v.(string); ok && (contains(refKeysJSON, k) || contains(idKeysJSON, k)) {
+				fn(k, s)
+				continue
+			}
+			walkJSONKeys(v, fn)
+		}
+	case []any:
+		for _, e := range t {
+			walkJSONKeys(e, fn)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func mapsValues(m map[string]*scanned) []*scanned {
+	out := make([]*scanned, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// hiddenTypes is a file system whose type directories in hide (names
+// under root) do not exist.
+type hiddenTypes struct {
+	fs.FS
+	root string
+	hide map[string]bool
+}
+
+func (h *hiddenTypes) hidden(name string) bool {
+	rel := name
+	if h.root != "." {
+		r, ok := strings.CutPrefix(name, h.root+"/")
+		if !ok {
+			return false
+		}
+		rel = r
+	}
+	top, _, _ := strings.Cut(rel, "/")
+	return h.hide[top]
+}
+
+func (h *hiddenTypes) Open(name string) (fs.File, error) {
+	if h.hidden(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return h.FS.Open(name)
+}
+
+func (h *hiddenTypes) Stat(name string) (fs.FileInfo, error) {
+	if h.hidden(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	return fs.Stat(h.FS, name)
+}
+
+func (h *hiddenTypes) ReadFile(name string) ([]byte, error) {
+	if h.hidden(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return fs.ReadFile(h.FS, name)
+}
+
+func (h *hiddenTypes) ReadDir(name string) ([]fs.DirEntry, error) {
+	if h.hidden(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	entries, err := fs.ReadDir(h.FS, name)
+	if err != nil || name != h.root {
+		return entries, err
+	}
+	out := entries[:0:0]
+	for _, e := range entries {
+		if !h.hide[e.Name()] {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// HiddenTypes names the head types the prefilter left out (none on nil).
+func (p *Prefilter) HiddenTypes() []string {
+	if p == nil {
+		return nil
+	}
+	return p.Hidden
+}
+
+// TotalTypes is the head catalog's type count: loaded, the count of the
+// loaded catalog; prefiltered, the prefilter's.
+func (p *Prefilter) TotalTypes(loaded int) int {
+	if p == nil {
+		return loaded
+	}
+	return p.Total
+}
+
+// Said is what the types-unchanged finding adds about the prefilter.
+func (p *Prefilter) Said() string {
+	if p == nil || len(p.Hidden) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of them not read: git shows their files and the files they reference unchanged)", len(p.Hidden))
+}
+
+func kindOfFile(name string) format.Kind {
+	k, _ := format.KindOf(name)
+	return k
+}

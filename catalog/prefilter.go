@@ -148,6 +148,11 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 		return r, ok
 	}
 	for p := range changed {
+		if p == contractsDir || strings.HasPrefix(p, contractsDir+"/") {
+			// A contract added, removed or edited changes the
+			// consumer-aware verdicts of the types it reads (Unchanged).
+			return nil, "consumer contracts differ", nil
+		}
 		if _, ok := inRoot(p); !ok {
 			return nil, p + " (outside the schemas directory) differs", nil
 		}

@@ -2,23 +2,29 @@ package catalog
 
 import (
 	"crypto/sha256"
+	"errors"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/yamldoc"
 )
 
 // Unchanged names the types of head whose compatibility result cannot
-// differ from base's: evtool.yaml is the same, the type's directory holds
-// the same files with the same bytes, and so does every file its schemas
-// can reach — for JSON Schema the files its $refs (and $schema) name,
+// differ from base's: evtool.yaml is the same, no consumer contract that
+// reads the type differs, the type's directory holds the same files with
+// the same bytes, and so does every file its schemas can reach — for JSON
+// Schema the files its $refs (and $schema) name under every base the
+// compiler may give them (the file's URL, each $id or id above them),
 // followed transitively, for Avro every .avsc of the shared directories,
 // for Protobuf the files its imports name, transitively. Where a reference
-// cannot be followed without compiling (a $id inside a schema changes the
-// base of the $refs under it; an import the scan cannot read), every file
-// of that format in the catalog counts. Both catalogs must be loaded from
-// a file system (Load, LoadFS, or their deferred forms).
+// cannot be followed (too many candidate bases; an import the scan cannot
+// read), every file of that format in the catalog counts. A skipped type's
+// verdict is base's: callers say that base is assumed to pass. Both
+// catalogs must be loaded from a file system (Load, LoadFS, or their
+// deferred forms).
 func Unchanged(head, base *Catalog) map[string]bool {
 	out := map[string]bool{}
 	if head == nil || base == nil || head.openFS == nil || base.openFS == nil {
@@ -37,9 +43,13 @@ func Unchanged(head, base *Catalog) map[string]bool {
 	if hs.digest(ConfigName) != bs.digest(ConfigName) || head.rootPath != base.rootPath {
 		return out
 	}
+	contracts, ok := changedContracts(hs, bs)
+	if !ok {
+		return out
+	}
 	for _, t := range head.Types {
 		bt := base.Lookup(t.Name)
-		if bt == nil || t.Format != bt.Format {
+		if bt == nil || t.Format != bt.Format || contracts[t.Name] {
 			continue
 		}
 		if sameInputs(hs.inputs(t), bs.inputs(bt)) {
@@ -47,6 +57,57 @@ func Unchanged(head, base *Catalog) map[string]bool {
 		}
 	}
 	return out
+}
+
+// contractsDir is where consumer contracts sit beside evtool.yaml (the
+// consumers package's Dir, which imports this one).
+const contractsDir = "consumers"
+
+// changedContracts names the types read by a contract that differs
+// between the two catalogs (added, removed or edited: the types it reads
+// on either side), whose consumer-aware verdicts may differ. ok is false
+// when that cannot be told (a contract that does not parse, a directory
+// that cannot be read): then every type counts as changed.
+func changedContracts(head, base *inputScan) (types map[string]bool, ok bool) {
+	types = map[string]bool{}
+	names := map[string]bool{}
+	for _, s := range []*inputScan{head, base} {
+		entries, err := fs.ReadDir(s.fsys, contractsDir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, false
+		}
+		for _, e := range entries {
+			names[e.Name()] = true
+		}
+	}
+	for name := range names {
+		p := path.Join(contractsDir, name)
+		if head.digest(p) == base.digest(p) {
+			continue
+		}
+		for _, s := range []*inputScan{head, base} {
+			if s.digest(p) == absent {
+				continue // not a readable file on this side (absent, or a directory)
+			}
+			data, err := readFile(s.fsys, p)
+			if err != nil {
+				return nil, false
+			}
+			doc, prob := yamldoc.Parse(data)
+			if prob != nil {
+				return nil, false
+			}
+			top, _ := doc.Value().(map[string]any)
+			reads, isMap := top["reads"].(map[string]any)
+			if top["reads"] != nil && !isMap {
+				return nil, false
+			}
+			for typ := range reads {
+				types[typ] = true
+			}
+		}
+	}
+	return types, true
 }
 
 func sameInputs(a, b map[string][sha256.Size]byte) bool {
@@ -69,7 +130,8 @@ type inputScan struct {
 	digests map[string][sha256.Size]byte // by path in fsys
 	shared  map[string][]string          // files of the shared directories by extension, on first use
 	all     map[string][]string          // every file of an extension, on first use
-	ids     map[string][]string          // relative paths by declared $id, on first use
+	ids     map[string][]string          // relative paths by declared $id or id, on first use
+	wild    []string                     // files whose ids the scan could not list
 }
 
 func newInputScan(c *Catalog) (*inputScan, error) {
@@ -156,6 +218,11 @@ func isFileCompiled(kind format.Kind) bool {
 }
 
 // jsonInputs adds the catalog files the $refs of t's versions reach.
+// Each reference is resolved against every base the compiler may give it:
+// the file's URL and each $id or id above it (whichever the schema's
+// draft honours), each resolved against the base above it, so that the
+// scan needs no draft detection and reaches a superset of what the
+// compiler loads.
 func (s *inputScan) jsonInputs(t *EventType, out map[string][sha256.Size]byte) {
 	var queue []string
 	seen := map[string]bool{}
@@ -175,28 +242,21 @@ func (s *inputScan) jsonInputs(t *EventType, out map[string][sha256.Size]byte) {
 		if f == nil || f.doc == nil {
 			continue
 		}
-		base := fileURL(rel)
-		if f.id != "" {
-			base = f.id
-		}
-		everything := false
-		walkSchemaRefs(f.doc, true, func(ref string, nestedID bool) {
-			if nestedID {
-				everything = true
+		complete := walkSchemaRefs(f.doc, []string{fileURL(rel)}, func(target string, isID bool) {
+			if isID {
 				return
 			}
-			target, _, _ := strings.Cut(resolveRef(base, ref), "#")
 			if r, ok := relFromURL(target); ok {
 				if _, known := s.cat.files[r]; known {
 					queue = append(queue, r)
 				} else {
 					out[s.full(r)] = absent
 				}
-				return
 			}
+			// Any base may also be a $id declared in some file.
 			queue = append(queue, s.byID(target)...)
 		})
-		if everything {
+		if !complete {
 			for r := range s.cat.files {
 				queue = append(queue, r)
 			}
@@ -204,32 +264,65 @@ func (s *inputScan) jsonInputs(t *EventType, out map[string][sha256.Size]byte) {
 	}
 }
 
-// walkSchemaRefs calls fn with every $ref, $dynamicRef, $recursiveRef and
-// $schema string of doc, and with nestedID true when a schema below the
-// root declares $id (which changes the base the $refs under it resolve
-// against).
-func walkSchemaRefs(doc any, root bool, fn func(ref string, nestedID bool)) {
+// maxBases bounds the candidate bases of one schema: past it the walk
+// gives up and its file counts as depending on every JSON file.
+const maxBases = 32
+
+// walkSchemaRefs calls fn with the URL (without fragment) of every $ref,
+// $dynamicRef, $recursiveRef and $schema string of doc resolved against
+// every candidate base (isID false), and with every URL a $id or id
+// declares (isID true). bases are the candidate bases of doc itself. It
+// returns false when the candidates grew past maxBases (nothing is then
+// known of what the file reaches).
+func walkSchemaRefs(doc any, bases []string, fn func(url string, isID bool)) bool {
 	switch t := doc.(type) {
 	case map[string]any:
+		for _, k := range []string{"$id", "id"} {
+			id, ok := t[k].(string)
+			if !ok {
+				continue
+			}
+			// A draft that does not honour this keyword keeps the base
+			// above: both stay candidates.
+			next := bases
+			for _, b := range bases {
+				u, _, _ := strings.Cut(resolveRef(b, id), "#")
+				if !slices.Contains(next, u) {
+					if len(next) == len(bases) {
+						next = slices.Clone(bases)
+					}
+					next = append(next, u)
+					fn(u, true)
+				}
+			}
+			bases = next
+		}
+		if len(bases) > maxBases {
+			return false
+		}
 		for k, v := range t {
 			switch k {
 			case "$ref", "$dynamicRef", "$recursiveRef", "$schema":
-				if s, ok := v.(string); ok {
-					fn(s, false)
+				if ref, ok := v.(string); ok {
+					for _, b := range bases {
+						u, _, _ := strings.Cut(resolveRef(b, ref), "#")
+						fn(u, false)
+					}
 					continue
 				}
-			case "$id", "id":
-				if _, ok := v.(string); ok && !root {
-					fn("", true)
-				}
 			}
-			walkSchemaRefs(v, false, fn)
+			if !walkSchemaRefs(v, bases, fn) {
+				return false
+			}
 		}
 	case []any:
 		for _, e := range t {
-			walkSchemaRefs(e, false, fn)
+			if !walkSchemaRefs(e, bases, fn) {
+				return false
+			}
 		}
 	}
+	return true
 }
 
 // scannedInputs adds the files t's versions read as sc says: the shared
@@ -272,17 +365,34 @@ func (s *inputScan) scannedInputs(t *EventType, sc format.InputScanner, out map[
 	}
 }
 
-// byID lists the files that declare id as their $id.
+// byID lists the files that declare id as a $id or id, at their root or
+// nested, resolved as walkSchemaRefs resolves it.
 func (s *inputScan) byID(id string) []string {
 	if s.ids == nil {
 		s.ids = map[string][]string{}
 		for r, f := range s.cat.files {
-			if f.id != "" {
-				s.ids[f.id] = append(s.ids[f.id], r)
+			if f.doc == nil {
+				continue
+			}
+			declared := map[string]bool{}
+			if !walkSchemaRefs(f.doc, []string{fileURL(r)}, func(u string, isID bool) {
+				if isID {
+					declared[u] = true
+				}
+			}) {
+				s.wild = append(s.wild, r)
+			}
+			for u := range declared {
+				s.ids[u] = append(s.ids[u], r)
 			}
 		}
+		for u := range s.ids {
+			slices.Sort(s.ids[u])
+		}
+		slices.Sort(s.wild)
 	}
-	return s.ids[id]
+	// A file whose ids could not all be listed may declare any of them.
+	return append(s.ids[id], s.wild...)
 }
 
 // sharedFiles lists the files with extension ext in the shared

@@ -38,7 +38,7 @@ func catalogRules() []engine.Rule {
 		{ID: RuleBaseCatalog, Severity: report.SeverityWarning, Summary: "the base catalog has problems",
 			Detail: "The catalog compat check compares against (--against) does not load cleanly; the message quotes its first findings. Versions that did not load there are not treated as published, so changes to them are not checked."},
 		{ID: RuleTypesUnchanged, Severity: report.SeverityInfo, Summary: "types whose files are the same as on the base were not compared",
-			Detail: "compat check --against a git revision or a directory compiles and compares only the types whose directory, or a file their schemas reference (transitively), differs from the base, or all of them when evtool.yaml differs. The others have the result they have on the base. The message counts them; --full compares every type."},
+			Detail: "compat check --against a git revision or a directory compiles and compares only the types whose directory, or a file their schemas reference (transitively), differs from the base, or that a consumer contract added, removed or edited reads, or all of them when evtool.yaml differs. The others keep the verdict they have on the base, which is assumed to have passed the gate: a failure the base already has stays unseen for them. The message counts them; --full compares every type."},
 	}
 }
 

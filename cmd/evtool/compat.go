@@ -262,7 +262,7 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			baseWarnings := baseWarning(baseDisplay, append(baseProblems, res.BaseProblems...))
 			if skipped, total := res.Skipped+len(pf.HiddenTypes()), pf.TotalTypes(len(head.Types)); skipped > 0 {
 				baseWarnings = append(baseWarnings, report.Finding{Rule: compat.RuleTypesUnchanged, Severity: report.SeverityInfo, File: head.ConfigFile,
-					Message: fmt.Sprintf("%d of %d types skipped: unchanged from %s (their files and the files they reference are the same), so their result is the base's; --full checks every type%s", skipped, total, against, pf.Said())})
+					Message: fmt.Sprintf("%d of %d types skipped: unchanged from %s (evtool.yaml, their files, the files they reference and the contracts that read them are the same), so their verdict is %[3]s's, which is assumed to have passed the gate; --full rechecks them%[4]s", skipped, total, against, pf.Said())})
 			}
 			// The head catalog's warnings (a reason cut at a '#', ...) are
 			// part of the gate's report, as in lint.

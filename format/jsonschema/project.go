@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -133,9 +134,12 @@ func itemSchemas(s *js.Schema, tok string) []*js.Schema {
 // among them) and leave every other property open, so that comparing
 // two projections with the same engines tells whether a reader of those
 // fields reads a writer's data. The original is not changed; projected
-// schemas share the compiled parts not on a read path. The projection
-// errs toward findings, never away from them: what it cannot split (not,
-// if, enum and const of objects, dynamic references) it keeps whole.
+// schemas share the compiled parts not on a read path. A keyword is
+// dropped only when it cannot constrain a read value (patternProperties
+// over a read property, propertyNames, dependent schemas stay on it); the
+// projection errs toward findings, never away from them: what it cannot
+// split (not, if, enum and const of objects, dynamic references) it keeps
+// whole.
 func Project(s *js.Schema, fields *format.Fields) *js.Schema {
 	p := projector{memo: map[projectKey]*js.Schema{}, branch: map[projectKey]*format.Fields{}}
 	return p.project(s, fields)
@@ -182,25 +186,15 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 	}
 
 	// Objects: the read properties, each projected on what is read of it.
+	// Every keyword that can constrain a read property stays (as a
+	// constraint on that property, or whole); only what constrains unread
+	// properties alone is dropped.
 	props := map[string]*js.Schema{}
 	var required []string
+	keepNames := false
 	for tok, child := range f.Children {
-		var subs []*js.Schema
-		if ps, ok := s.Properties[tok]; ok {
-			subs = append(subs, ps)
-		} else {
-			for re, ps := range s.PatternProperties {
-				if re.MatchString(tok) {
-					subs = append(subs, ps)
-				}
-			}
-			if ap, ok := s.AdditionalProperties.(*js.Schema); ok && len(subs) == 0 {
-				subs = append(subs, ap)
-			}
-			if b, ok := s.AdditionalProperties.(bool); ok && !b && len(subs) == 0 && len(s.Properties)+len(s.PatternProperties) > 0 {
-				subs = append(subs, falseSchema(s))
-			}
-		}
+		subs, unsure := readSchemas(s, tok)
+		keepNames = keepNames || unsure
 		for _, r := range s.Required {
 			if r == tok {
 				required = append(required, tok)
@@ -225,10 +219,41 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 	out.Required = required
 	out.PatternProperties = nil
 	out.AdditionalProperties = nil
-	out.PropertyNames = nil
-	out.MinProperties, out.MaxProperties = nil, nil
-	out.Dependencies, out.DependentRequired, out.DependentSchemas = nil, nil, nil
 	out.UnevaluatedProperties = nil
+	if !keepNames {
+		out.PropertyNames = nil
+	}
+	if len(f.Children) == 0 {
+		// Nothing read here: the count of properties constrains no read value.
+		out.MinProperties, out.MaxProperties = nil, nil
+	}
+	out.DependentRequired = dependentRequired(s.DependentRequired, f)
+	out.Dependencies = nil
+	for k, v := range s.Dependencies {
+		switch v := v.(type) {
+		case *js.Schema:
+			if out.Dependencies == nil {
+				out.Dependencies = map[string]any{}
+			}
+			out.Dependencies[k] = p.project(v, f)
+		case []string:
+			if kept := dependentRequired(map[string][]string{k: v}, f); kept != nil {
+				if out.Dependencies == nil {
+					out.Dependencies = map[string]any{}
+				}
+				out.Dependencies[k] = v
+			}
+		}
+	}
+	out.DependentSchemas = nil
+	for k, v := range s.DependentSchemas {
+		if out.DependentSchemas == nil {
+			out.DependentSchemas = map[string]*js.Schema{}
+		}
+		// The dependent schema applies to this same object: what it says
+		// of the read properties stays.
+		out.DependentSchemas[k] = p.project(v, f)
+	}
 
 	// Arrays: every item schema projected on what is read of any item
 	// (array-level keywords stay: they are not per field).
@@ -249,7 +274,124 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 		out.Items, out.AdditionalItems, out.PrefixItems, out.Items2020 = nil, nil, nil, nil
 		out.Contains, out.MinContains, out.MaxContains = nil, nil, nil
 	}
+	// unevaluatedItems constrains the items no items keyword evaluates;
+	// the projected item keywords evaluate the same indexes.
 	out.UnevaluatedItems = nil
+	if items != nil {
+		out.UnevaluatedItems = p.project(s.UnevaluatedItems, items)
+	}
+	return out
+}
+
+// readSchemas lists the schemas s checks its property tok against:
+// properties and every matching patternProperties (both apply), else
+// additionalProperties, else unevaluatedProperties when nothing in place
+// can evaluate tok; a false schema when propertyNames rejects the name.
+// unsure is set when propertyNames cannot be decided for tok (it is then
+// kept whole).
+func readSchemas(s *js.Schema, tok string) (subs []*js.Schema, unsure bool) {
+	ps, declared := s.Properties[tok]
+	if declared {
+		subs = append(subs, ps)
+	}
+	var pats []js.Regexp
+	for re := range s.PatternProperties {
+		if re.MatchString(tok) {
+			pats = append(pats, re)
+		}
+	}
+	// Map order is random; findings name schema places in a stable order.
+	sort.Slice(pats, func(i, j int) bool { return pats[i].String() < pats[j].String() })
+	for _, re := range pats {
+		subs = append(subs, s.PatternProperties[re])
+	}
+	if !declared && len(pats) == 0 {
+		if ap, ok := s.AdditionalProperties.(*js.Schema); ok {
+			subs = append(subs, ap)
+		}
+		if b, ok := s.AdditionalProperties.(bool); ok && !b && len(s.Properties)+len(s.PatternProperties) > 0 {
+			subs = append(subs, falseSchema(s))
+		}
+		if s.AdditionalProperties == nil && s.UnevaluatedProperties != nil && !mayEvaluate(s, tok, map[*js.Schema]bool{}) {
+			subs = append(subs, s.UnevaluatedProperties)
+		}
+	}
+	if s.PropertyNames != nil {
+		// The name is known: whether propertyNames allows it is decided
+		// here, exactly.
+		err := s.PropertyNames.Validate(tok)
+		var verr *js.ValidationError
+		switch {
+		case err == nil:
+		case errors.As(err, &verr):
+			subs = append(subs, falseSchema(s))
+		default:
+			unsure = true
+		}
+	}
+	return subs, unsure
+}
+
+// mayEvaluate reports whether an in-place subschema of s can evaluate
+// property tok (so that s's unevaluatedProperties may not apply to it).
+func mayEvaluate(s *js.Schema, tok string, seen map[*js.Schema]bool) bool {
+	if s == nil || seen[s] {
+		return false
+	}
+	seen[s] = true
+	if s.DynamicRef != nil {
+		return true // resolved only while validating
+	}
+	subs := []*js.Schema{s.Ref, s.RecursiveRef, s.If, s.Then, s.Else}
+	subs = append(subs, s.AllOf...)
+	subs = append(subs, s.AnyOf...)
+	subs = append(subs, s.OneOf...)
+	for _, d := range s.DependentSchemas {
+		subs = append(subs, d)
+	}
+	for _, d := range s.Dependencies {
+		if d, ok := d.(*js.Schema); ok {
+			subs = append(subs, d)
+		}
+	}
+	for _, sub := range subs {
+		if sub == nil {
+			continue
+		}
+		if _, ok := sub.Properties[tok]; ok || sub.AdditionalProperties != nil || sub.UnevaluatedProperties != nil {
+			return true
+		}
+		for re := range sub.PatternProperties {
+			if re.MatchString(tok) {
+				return true
+			}
+		}
+		if mayEvaluate(sub, tok, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// dependentRequired keeps the entries that name a read property (as the
+// condition or as a required one): they can decide whether a read
+// property is present. The others concern unread properties alone.
+func dependentRequired(deps map[string][]string, f *format.Fields) map[string][]string {
+	var out map[string][]string
+	for k, names := range deps {
+		_, read := f.Children[k]
+		for _, n := range names {
+			if _, ok := f.Children[n]; ok {
+				read = true
+			}
+		}
+		if read {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[k] = names
+		}
+	}
 	return out
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/report"
 )
 
@@ -26,14 +27,42 @@ type Contract struct {
 }
 
 // Declares reports whether the contract lists f: a pointer it lists is f,
-// or an object holding f, or inside f (f is read as a whole then).
+// or an object holding f, or inside f (f is read as a whole then). A
+// field's "-" (every item of an array) is listed by the contract's "-" or
+// by any index there: a contract that reads /lines/0/sku is taken to read
+// /lines/-/sku, so mutating the other items' sku cannot blame it.
 func (c *Contract) Declares(f Field) bool {
+	ft := jsonpos.Split(f.Pointer)
 	for _, p := range c.Reads[f.Type] {
-		if p == "" || p == f.Pointer || strings.HasPrefix(f.Pointer, p+"/") || strings.HasPrefix(p, f.Pointer+"/") {
+		if p == "" {
+			return true
+		}
+		pt := jsonpos.Split(p)
+		match := true
+		for i := range min(len(ft), len(pt)) {
+			if ft[i] != pt[i] && (ft[i] != "-" || !isIndex(pt[i])) {
+				match = false
+				break
+			}
+		}
+		if match {
 			return true
 		}
 	}
 	return false
+}
+
+// isIndex reports whether a pointer token is an array index.
+func isIndex(tok string) bool {
+	if tok == "" {
+		return false
+	}
+	for _, r := range tok {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // ContractReport is the outcome of a contract run.

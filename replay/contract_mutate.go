@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -170,7 +171,19 @@ func (ed *eventData) encode() ([]byte, error) {
 }
 
 // leaves calls fn with the pointer of every field of v.
+//
+// An array whose items are all non-empty objects is not one field: its
+// items' fields are, under the token "-" (every item), as contracts write
+// them (/lines/-/sku), so a consumer that reads /lines/-/qty while its
+// contract lists only /lines/-/sku is caught. Other arrays are fields as
+// a whole. fn may be called more than once with a pointer.
 func leaves(v any, prefix string, fn func(ptr string)) {
+	if arr, ok := v.([]any); ok && prefix != "" && objectItems(arr) {
+		for _, x := range arr {
+			leaves(x, prefix+"/-", fn)
+		}
+		return
+	}
 	obj, ok := v.(map[string]any)
 	if !ok || len(obj) == 0 {
 		if prefix != "" {
@@ -180,6 +193,39 @@ func leaves(v any, prefix string, fn func(ptr string)) {
 	}
 	for k, x := range obj {
 		leaves(x, prefix+"/"+jsonpos.Escape(k), fn)
+	}
+}
+
+// objectItems reports whether arr has items and every one is a non-empty
+// object.
+func objectItems(arr []any) bool {
+	for _, x := range arr {
+		if obj, ok := x.(map[string]any); !ok || len(obj) == 0 {
+			return false
+		}
+	}
+	return len(arr) > 0
+}
+
+// expandItems calls fn with every concrete pointer a field's pointer
+// names in v: each "-" token stands for every index of the array there.
+func expandItems(v any, toks []string, prefix string, fn func(ptr string)) {
+	if len(toks) == 0 {
+		fn(prefix)
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if next, ok := x[toks[0]]; ok {
+			expandItems(next, toks[1:], prefix+"/"+jsonpos.Escape(toks[0]), fn)
+		}
+	case []any:
+		if toks[0] != "-" {
+			return
+		}
+		for i, item := range x {
+			expandItems(item, toks[1:], prefix+"/"+strconv.Itoa(i), fn)
+		}
 	}
 }
 
@@ -204,14 +250,19 @@ func (fm *fieldMutation) apply(raw rawEvent) rawEvent {
 		return raw
 	}
 	sort.Strings(ptrs)
+	ptrs = slices.Compact(ptrs)
 	id, _ := ed.ev["id"].(string)
 	changed := false
 	for _, p := range ptrs {
-		if fm.mutate(ed, id, p) {
-			changed = true
-			fm.mutated.Add(1)
-		} else {
-			fm.kept.Add(1)
+		var concrete []string
+		expandItems(ed.value, jsonpos.Split(p), "", func(c string) { concrete = append(concrete, c) })
+		for _, c := range concrete {
+			if fm.mutate(ed, id, c, p) {
+				changed = true
+				fm.mutated.Add(1)
+			} else {
+				fm.kept.Add(1)
+			}
 		}
 	}
 	if !changed {
@@ -243,13 +294,23 @@ func (fm *fieldMutation) valid(ed *eventData, vs *versionSamples) bool {
 	return ed.valid()
 }
 
-// mutate removes or replaces the field at ptr; false when no other valid
-// value was found (the field is left as it was).
-func (fm *fieldMutation) mutate(ed *eventData, id, ptr string) bool {
+// mutate removes or replaces the value at ptr (a concrete pointer: array
+// indices where the field has "-"); false when no other valid value was
+// found (the value is left as it was). field is the field's pointer:
+// replacements are looked up in the samples at its first item.
+func (fm *fieldMutation) mutate(ed *eventData, id, ptr, field string) bool {
 	toks := jsonpos.Split(ptr)
 	var parent map[string]any
 	var cur any = ed.value
 	for _, t := range toks {
+		if arr, ok := cur.([]any); ok {
+			i, err := strconv.Atoi(t)
+			if err != nil || i < 0 || i >= len(arr) {
+				return false
+			}
+			parent, cur = nil, arr[i]
+			continue
+		}
 		obj, ok := cur.(map[string]any)
 		if !ok {
 			return false
@@ -279,7 +340,7 @@ func (fm *fieldMutation) mutate(ed *eventData, id, ptr string) bool {
 	}
 	samples := vs.values
 	for i := range samples {
-		if v, ok := lookup(samples[(int(h%uint64(len(samples)))+i)%len(samples)], ptr); ok && try(deepCopy(v)) {
+		if v, ok := lookup(samples[(int(h%uint64(len(samples)))+i)%len(samples)], firstItem(field)); ok && try(deepCopy(v)) {
 			return true
 		}
 	}
@@ -377,4 +438,10 @@ func deepCopy(v any) any {
 		return c
 	}
 	return v
+}
+
+// firstItem is a field's pointer with every "-" (every item) read as the
+// first item, where a sampled value holds one.
+func firstItem(field string) string {
+	return strings.ReplaceAll(field+"/", "/-/", "/0/")[:len(field)]
 }

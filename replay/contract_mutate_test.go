@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/internal/jsonpos"
 )
 
 // exampleRaws reads the first n events of an example catalog.
@@ -110,16 +112,18 @@ func TestFieldMutationOnlyTheSet(t *testing.T) {
 		before, _ := m.decodeEventData(r.Raw)
 		after, _ := m.decodeEventData(fm.apply(r).Raw)
 		leaves(before.value, "", func(p string) {
-			a, okA := lookup(after.value, p)
-			b, _ := lookup(before.value, p)
-			same := okA && canonicalJSON(a) == canonicalJSON(b)
-			in := slices.Contains(set, Field{before.ver.Type, p})
-			if in && !same {
-				hit++
-			}
-			if !in && !same {
-				t.Fatalf("%s of %s changed, not in the set", p, before.ver.Type)
-			}
+			expandItems(before.value, jsonpos.Split(p), "", func(c string) {
+				a, okA := lookup(after.value, c)
+				b, _ := lookup(before.value, c)
+				same := okA && canonicalJSON(a) == canonicalJSON(b)
+				in := slices.Contains(set, Field{before.ver.Type, p})
+				if in && !same {
+					hit++
+				}
+				if !in && !same {
+					t.Fatalf("%s of %s changed, not in the set", c, before.ver.Type)
+				}
+			})
 		})
 	}
 	if hit == 0 {
@@ -131,6 +135,9 @@ func TestContractDeclares(t *testing.T) {
 	c := &Contract{Name: "billing", Reads: map[string][]string{
 		"t": {"/total", "/customer/email"},
 		"u": {""},
+		"w": {"/lines/-/sku"},
+		"x": {"/lines/0/sku"},
+		"y": {"/lines"},
 	}}
 	for _, tt := range []struct {
 		f    Field
@@ -143,6 +150,12 @@ func TestContractDeclares(t *testing.T) {
 		{Field{"t", "/customer/name"}, false},
 		{Field{"u", "/anything"}, true},
 		{Field{"v", "/total"}, false},
+		// Items: "-" is every item; an index in the contract lists it.
+		{Field{"w", "/lines/-/sku"}, true},
+		{Field{"w", "/lines/-/qty"}, false},
+		{Field{"x", "/lines/-/sku"}, true},
+		{Field{"x", "/lines/-/qty"}, false},
+		{Field{"y", "/lines/-/qty"}, true},
 	} {
 		if got := c.Declares(tt.f); got != tt.want {
 			t.Errorf("Declares(%v) = %t, want %t", tt.f, got, tt.want)
@@ -258,5 +271,37 @@ func TestContractVersions(t *testing.T) {
 	seen[a] = []int{1}
 	if got := contractVersions([]Field{a, b}, seen, []Field{a, b}); !slices.Equal(got["t"], []int{1, 3}) {
 		t.Fatalf("got %v", got)
+	}
+}
+
+// The fields of an array of objects are its items' fields under "-" (a
+// contract that lists /lines/-/sku does not list /lines/-/qty); other
+// arrays are fields as a whole; a mutation of an item field reaches every
+// item and nothing else.
+func TestItemFields(t *testing.T) {
+	v := map[string]any{
+		"lines": []any{map[string]any{"sku": "a", "qty": json.Number("1")}, map[string]any{"sku": "b", "qty": json.Number("2"), "note": "n"}},
+		"tags":  []any{"x"},
+		"empty": []any{},
+		"mixed": []any{map[string]any{"a": "1"}, "s"},
+	}
+	seen := map[string]bool{}
+	leaves(v, "", func(p string) { seen[p] = true })
+	var got []string
+	for p := range seen {
+		got = append(got, p)
+	}
+	slices.Sort(got)
+	want := []string{"/empty", "/lines/-/note", "/lines/-/qty", "/lines/-/sku", "/mixed", "/tags"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("fields = %v, want %v", got, want)
+	}
+	var concrete []string
+	expandItems(v, jsonpos.Split("/lines/-/note"), "", func(c string) { concrete = append(concrete, c) })
+	if !slices.Equal(concrete, []string{"/lines/1/note"}) {
+		t.Fatalf("/lines/-/note expands to %v", concrete)
+	}
+	if got := firstItem("/lines/-/sku"); got != "/lines/0/sku" {
+		t.Fatalf("firstItem = %q", got)
 	}
 }

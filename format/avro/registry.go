@@ -94,3 +94,6 @@ func (Provider) EditedInPlace(published, head format.Schema) bool {
 	h, hok := head.(*Schema)
 	return bok && hok && !bytes.Equal(b.JSON(), h.JSON())
 }
+
+// JSONFormName names Avro's JSON form: a BinaryDataer.
+func (Provider) JSONFormName() string { return "Avro's JSON encoding" }

@@ -111,3 +111,6 @@ func Serialized(sch format.Schema, name string) (string, error) {
 	}
 	return base64.StdEncoding.EncodeToString(b), nil
 }
+
+// JSONFormName names Protobuf's JSON form: a BinaryDataer.
+func (Provider) JSONFormName() string { return "the Protobuf JSON mapping" }

@@ -230,3 +230,12 @@ func (f *Forms) AllShared() []*SharedSchema {
 	}
 	return out
 }
+
+// withRefs reports whether registry schemas of kind reference other
+// schemas, shared schemas the registry holds under subjects of their own
+// (Avro, Protobuf: the provider is a format.RegistryCompiler); JSON
+// Schema's are inlined, and a kind evtool does not know has none.
+func withRefs(kind format.Kind) bool {
+	p, ok := formats.ForKind(kind)
+	return ok && format.HasRegistryRefs(p)
+}

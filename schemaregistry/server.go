@@ -709,7 +709,7 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schemaType %s is not supported; evtool serves JSON, AVRO (the default) and PROTOBUF", clip(strings.ToUpper(st)))
 	}
 	out := &schemaReq{kind: kind, text: []byte(*req.Schema)}
-	if len(req.References) > 0 && kind == format.JSONSchema {
+	if len(req.References) > 0 && !withRefs(kind) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schema references are not supported for JSON Schema; make the schema self-contained (definitions under $defs)")
 	}
 	for i, raw := range req.References {
@@ -832,7 +832,7 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 	if st == nil {
 		return nil, subjectNotFound(subject)
 	}
-	if req.kind == format.JSONSchema {
+	if !withRefs(req.kind) {
 		if vs := snap.registered(subject, req.doc); vs != nil {
 			return subjectVersion(subject, vs), nil
 		}
@@ -932,7 +932,7 @@ func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version
 	if aerr != nil {
 		return nil, aerr
 	}
-	if req.kind != format.JSONSchema {
+	if withRefs(req.kind) {
 		// As registration: a schema the registry could not even parse
 		// without its references is not "compatible".
 		if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {
@@ -1033,7 +1033,7 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	for {
 		// Already registered: the same schema (as served, or as the file
 		// is) returns its id and creates no version.
-		if req.kind == format.JSONSchema {
+		if !withRefs(req.kind) {
 			if vs := snap.registered(subject, req.doc); vs != nil {
 				return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
 			}
@@ -1049,7 +1049,7 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 		if aerr != nil {
 			return nil, aerr
 		}
-		if req.kind != format.JSONSchema {
+		if withRefs(req.kind) {
 			// References first: a Confluent registry cannot even parse a
 			// schema without them.
 			if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {

@@ -121,7 +121,7 @@ func (snap *snapshot) checkRefs(refs []sr.SchemaReference, uses []*SharedSchema)
 // sharedDigest is the registry identity of a requested schema compiled
 // with the shared schemas it references.
 func (snap *snapshot) sharedDigest(req *schemaReq) (string, *apiError) {
-	if req.kind == format.JSONSchema {
+	if !withRefs(req.kind) {
 		return "", apiErr(422, codeInvalidSchema, "invalid schema: shared subjects hold Avro and Protobuf schemas")
 	}
 	refs, aerr := snap.refClosure(req.refs)

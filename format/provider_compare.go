@@ -28,3 +28,26 @@ func HasRegistryRefs(p Provider) bool {
 	_, ok := p.(RegistryCompiler)
 	return ok
 }
+
+// RegistryRuler is a RegistryCompiler with the format's own rules in a
+// Confluent schema registry's API (Avro, Protobuf), which evtool's
+// registry, push and diff follow.
+type RegistryRuler interface {
+	// SharedRel is where a new shared schema registered under subject is
+	// written, inside the catalog's schemas directory.
+	SharedRel(subject string) string
+	// RegistryIdentity says what push and diff compare of the format's
+	// versions.
+	RegistryIdentity() string
+	// RecordSubjectShared reports whether a subject named for a record the
+	// schema declares (RecordNameStrategy, no topic) is a shared schema
+	// other versions reference, as Confluent's clients register Avro named
+	// types, rather than a type's.
+	RecordSubjectShared() bool
+	// Descriptors reports whether the format's registry text may be a
+	// serialized descriptor instead of text (and is served as one on
+	// ?format=serialized), references name shared files by their subject
+	// (the import path), and the well-known files are the compiler's own
+	// (Protobuf); such text is not JSON.
+	Descriptors() bool
+}

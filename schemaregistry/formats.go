@@ -239,3 +239,19 @@ func withRefs(kind format.Kind) bool {
 	p, ok := formats.ForKind(kind)
 	return ok && format.HasRegistryRefs(p)
 }
+
+// registryRules are kind's own rules in a schema registry's API (ok false
+// for JSON Schema, whose registry form is inlined, and unknown kinds).
+func registryRules(kind format.Kind) (format.RegistryRuler, bool) {
+	p, _ := formats.ForKind(kind)
+	r, ok := p.(format.RegistryRuler)
+	return r, ok
+}
+
+// descriptors reports whether kind's registry text may be a serialized
+// descriptor, its references name imports by subject and its well-known
+// files are built in (Protobuf).
+func descriptors(kind format.Kind) bool {
+	r, ok := registryRules(kind)
+	return ok && r.Descriptors()
+}

@@ -432,7 +432,7 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 		}
 		if n == 4 {
 			out := subjectVersion(segs[1], vs)
-			if rec := snap.byID[vs.id]; rec != nil && q.Get("format") == "serialized" && rec.form.Kind == format.Protobuf {
+			if rec := snap.byID[vs.id]; rec != nil && q.Get("format") == "serialized" && descriptors(rec.form.Kind) {
 				text, aerr := snap.serializedForm(rec)
 				if aerr != nil {
 					return nil, aerr
@@ -467,7 +467,7 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 		}
 		if n == 3 {
 			out := map[string]any{"schema": string(rec.form.Text), "schemaType": rec.form.SchemaType().String()}
-			if q.Get("format") == "serialized" && rec.form.Kind == format.Protobuf {
+			if q.Get("format") == "serialized" && descriptors(rec.form.Kind) {
 				text, aerr := snap.serializedForm(rec)
 				if aerr != nil {
 					return nil, aerr
@@ -729,10 +729,10 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 	if len(out.text) > catalog.MaxFileSize {
 		return nil, apiErr(http.StatusRequestEntityTooLarge, codeSchemaTooLarge, "schema is larger than %d bytes", catalog.MaxFileSize)
 	}
-	if off := loneSurrogate(out.text); off >= 0 && kind != format.Protobuf {
+	if off := loneSurrogate(out.text); off >= 0 && !descriptors(kind) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: a \\u escape at byte %d of the schema is a lone UTF-16 surrogate, which is not a character", off)
 	}
-	if kind == format.Protobuf {
+	if descriptors(kind) {
 		if isSerializedDescriptor(out.text) {
 			text, err := descriptorText(out.text)
 			if err != nil {
@@ -746,7 +746,8 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 	if err != nil {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: not valid JSON: %s", clip(err.Error()))
 	}
-	if kind == format.Avro {
+	if withRefs(kind) {
+		// Avro: any JSON text, which its compiler reads.
 		return out, nil
 	}
 	switch doc.(type) {

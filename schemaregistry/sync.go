@@ -167,10 +167,10 @@ func compareVersions(ls *localSubject, rs *RemoteSubject, missingSeverity report
 
 // identityOf says what push and diff compare for a format.
 func identityOf(k format.Kind) string {
-	if k == format.Avro {
-		return "the whole schema with named types inlined, defaults, aliases and logical types included"
+	if r, ok := registryRules(k); ok {
+		return r.RegistryIdentity()
 	}
-	return "descriptors of the file and its imports, without comments or layout"
+	return ""
 }
 
 func versionList(vs []*RemoteVersion) string {

@@ -23,9 +23,4 @@ var stillToMove = []string{
 	"codegen/compile.go: comparison with a format kind",
 	"replay/formats.go: comparison with a format kind",
 	"replay/record.go: comparison with a format kind",
-	"schemaregistry/server.go: comparison with a format kind",
-	"schemaregistry/server_formats.go: comparison with a format kind",
-	"schemaregistry/subject.go: comparison with a format kind",
-	"schemaregistry/sync.go: comparison with a format kind",
-	"schemaregistry/wellknown.go: comparison with a format kind",
 }

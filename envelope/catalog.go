@@ -11,6 +11,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/report"
 )
@@ -191,7 +192,7 @@ func (v *Validator) check(d *Decoded, scope checkScope) (*catalog.Version, []rep
 	if src := d.Event.Source(); src != "" && !v.sourceMatches(t, src) {
 		add(RuleSourceMismatch, report.SeverityError, "/source", "source %q does not match the pattern %q of %s", src, t.Meta.Source, typ)
 	}
-	if ver.Format != format.JSONSchema {
+	if binaryFormat(ver.Format) {
 		if scope.data {
 			out = append(out, v.checkFormatData(d, ver)...)
 		}
@@ -245,7 +246,10 @@ func (v *Validator) checkFormatData(d *Decoded, ver *catalog.Version) []report.F
 	}
 	form := s.Kind().Name() + " binary"
 	if json {
-		form = map[format.Kind]string{format.Avro: "Avro's JSON encoding", format.Protobuf: "the Protobuf JSON mapping"}[s.Kind()]
+		form = ""
+		if b, ok := formats.Of(s).(format.BinaryDataer); ok {
+			form = b.JSONFormName()
+		}
 		if ct == "" {
 			ct = format.ContentTypeJSON
 		}

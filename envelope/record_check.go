@@ -58,7 +58,7 @@ func (v *Validator) CheckRecord(r *kgo.Record) (*Decoded, *catalog.Version, []re
 // an event without data, and leaves Data as it was when the data does not
 // decode.
 func (d *Decoded) SetFormatData(ver *catalog.Version, framing catalog.Framing) error {
-	if !d.HasData || ver == nil || ver.Compiled == nil || ver.Format != format.Avro && ver.Format != format.Protobuf {
+	if !d.HasData || ver == nil || ver.Compiled == nil || !binaryFormat(ver.Format) {
 		return nil
 	}
 	ct := d.Event.DataContentType()

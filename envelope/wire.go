@@ -121,7 +121,7 @@ func binaryData(ver *catalog.Version, framing catalog.Framing, data []byte, cont
 // value, or in data_base64 in structured mode. Events of JSON Schema types
 // are returned as they are.
 func WireEvent(e *event.Event, ver *catalog.Version, framing catalog.Framing, id uint32) (event.Event, error) {
-	if ver == nil || ver.Format == format.JSONSchema || ver.Format == "" {
+	if ver == nil || !binaryFormat(ver.Format) {
 		return *e, nil
 	}
 	out := e.Clone()
@@ -145,7 +145,7 @@ func WireID(cat *catalog.Catalog, ids *catalog.SchemaIDs, ver *catalog.Version) 
 		return 0
 	}
 	t := cat.Lookup(ver.Type)
-	if ver.Format == format.JSONSchema || ver.Format == "" {
+	if !binaryFormat(ver.Format) {
 		if !cat.FramesJSON(t) {
 			return 0
 		}
@@ -211,8 +211,16 @@ func ToWireRecord(ctx context.Context, e *event.Event, ver *catalog.Version, fra
 	// JSON data is framed as Confluent's JSON Schema serializers frame
 	// it: the whole record value, so binary mode only; in structured mode
 	// the data is a JSON value inside the event and stays unframed.
-	if id != 0 && ver != nil && mode == ModeBinary && rec.Value != nil && (ver.Format == format.JSONSchema || ver.Format == "") {
+	if id != 0 && ver != nil && mode == ModeBinary && rec.Value != nil && !binaryFormat(ver.Format) {
 		rec.Value = format.Frame(id, rec.Value)
 	}
 	return rec, nil
+}
+
+// binaryFormat reports whether data of kind k has a binary encoding (its
+// provider is a format.BinaryDataer): JSON Schema's has not, and neither
+// has a version of no known kind.
+func binaryFormat(k format.Kind) bool {
+	p, ok := formats.ForKind(k)
+	return ok && format.HasBinaryData(p)
 }

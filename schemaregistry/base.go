@@ -136,7 +136,7 @@ func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) 
 		if _, isType := known[s]; !ok || (referenced[s] && !isType) {
 			continue // a shared named type or import: not a type
 		}
-		if k := rs.Kind(); k == format.Avro || k == format.Protobuf {
+		if withRefs(rs.Kind()) {
 			if err := addFormatBase(head, forms, rs, typ, root, m); err != nil {
 				return nil, err
 			}

@@ -230,3 +230,28 @@ func (f *Forms) AllShared() []*SharedSchema {
 	}
 	return out
 }
+
+// withRefs reports whether registry schemas of kind reference other
+// schemas, shared schemas the registry holds under subjects of their own
+// (Avro, Protobuf: the provider is a format.RegistryCompiler); JSON
+// Schema's are inlined, and a kind evtool does not know has none.
+func withRefs(kind format.Kind) bool {
+	p, ok := formats.ForKind(kind)
+	return ok && format.HasRegistryRefs(p)
+}
+
+// registryRules are kind's own rules in a schema registry's API (ok false
+// for JSON Schema, whose registry form is inlined, and unknown kinds).
+func registryRules(kind format.Kind) (format.RegistryRuler, bool) {
+	p, _ := formats.ForKind(kind)
+	r, ok := p.(format.RegistryRuler)
+	return r, ok
+}
+
+// descriptors reports whether kind's registry text may be a serialized
+// descriptor, its references name imports by subject and its well-known
+// files are built in (Protobuf).
+func descriptors(kind format.Kind) bool {
+	r, ok := registryRules(kind)
+	return ok && r.Descriptors()
+}

@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/catalog"
-	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
 )
 
@@ -97,7 +96,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 		if rs == nil {
 			continue // no active versions
 		}
-		if referenced[s] && rs.Kind() != format.JSONSchema {
+		if referenced[s] && !rs.JSON() {
 			// A shared named type or imported file: written where the
 			// versions that reference it need it.
 			warn(fmt.Sprintf("subject %s holds schemas other subjects reference: not a type; they are written as shared files where those subjects need them", s))
@@ -129,7 +128,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			}
 		}
 		var own map[string][]byte
-		if bad == "" && kind != format.JSONSchema {
+		if bad == "" && withRefs(kind) {
 			var err error
 			if own, err = formatFiles(rs, dirOf(typ), files); err != nil {
 				bad = err.Error()
@@ -148,7 +147,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			}
 		}
 		for i, v := range rs.Versions {
-			if kind != format.JSONSchema {
+			if withRefs(kind) {
 				res.Versions++
 				continue
 			}

@@ -50,7 +50,10 @@ type RemoteSubject struct {
 }
 
 // JSON reports whether every version is a JSON Schema.
-func (s *RemoteSubject) JSON() bool { return s.Kind() == format.JSONSchema }
+func (s *RemoteSubject) JSON() bool {
+	p, ok := formats.ForKind(s.Kind())
+	return ok && !format.HasRegistryRefs(p)
+}
 
 // Kind is the format of the subject's versions, "" when they mix formats
 // or one is of a format evtool does not know.

@@ -432,7 +432,7 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 		}
 		if n == 4 {
 			out := subjectVersion(segs[1], vs)
-			if rec := snap.byID[vs.id]; rec != nil && q.Get("format") == "serialized" && rec.form.Kind == format.Protobuf {
+			if rec := snap.byID[vs.id]; rec != nil && q.Get("format") == "serialized" && descriptors(rec.form.Kind) {
 				text, aerr := snap.serializedForm(rec)
 				if aerr != nil {
 					return nil, aerr
@@ -467,7 +467,7 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 		}
 		if n == 3 {
 			out := map[string]any{"schema": string(rec.form.Text), "schemaType": rec.form.SchemaType().String()}
-			if q.Get("format") == "serialized" && rec.form.Kind == format.Protobuf {
+			if q.Get("format") == "serialized" && descriptors(rec.form.Kind) {
 				text, aerr := snap.serializedForm(rec)
 				if aerr != nil {
 					return nil, aerr
@@ -709,7 +709,7 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schemaType %s is not supported; evtool serves JSON, AVRO (the default) and PROTOBUF", clip(strings.ToUpper(st)))
 	}
 	out := &schemaReq{kind: kind, text: []byte(*req.Schema)}
-	if len(req.References) > 0 && kind == format.JSONSchema {
+	if len(req.References) > 0 && !withRefs(kind) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schema references are not supported for JSON Schema; make the schema self-contained (definitions under $defs)")
 	}
 	for i, raw := range req.References {
@@ -729,10 +729,10 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 	if len(out.text) > catalog.MaxFileSize {
 		return nil, apiErr(http.StatusRequestEntityTooLarge, codeSchemaTooLarge, "schema is larger than %d bytes", catalog.MaxFileSize)
 	}
-	if off := loneSurrogate(out.text); off >= 0 && kind != format.Protobuf {
+	if off := loneSurrogate(out.text); off >= 0 && !descriptors(kind) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: a \\u escape at byte %d of the schema is a lone UTF-16 surrogate, which is not a character", off)
 	}
-	if kind == format.Protobuf {
+	if descriptors(kind) {
 		if isSerializedDescriptor(out.text) {
 			text, err := descriptorText(out.text)
 			if err != nil {
@@ -746,7 +746,8 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 	if err != nil {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: not valid JSON: %s", clip(err.Error()))
 	}
-	if kind == format.Avro {
+	if withRefs(kind) {
+		// Avro: any JSON text, which its compiler reads.
 		return out, nil
 	}
 	switch doc.(type) {
@@ -832,7 +833,7 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 	if st == nil {
 		return nil, subjectNotFound(subject)
 	}
-	if req.kind == format.JSONSchema {
+	if !withRefs(req.kind) {
 		if vs := snap.registered(subject, req.doc); vs != nil {
 			return subjectVersion(subject, vs), nil
 		}
@@ -932,7 +933,7 @@ func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version
 	if aerr != nil {
 		return nil, aerr
 	}
-	if req.kind != format.JSONSchema {
+	if withRefs(req.kind) {
 		// As registration: a schema the registry could not even parse
 		// without its references is not "compatible".
 		if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {
@@ -1033,7 +1034,7 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	for {
 		// Already registered: the same schema (as served, or as the file
 		// is) returns its id and creates no version.
-		if req.kind == format.JSONSchema {
+		if !withRefs(req.kind) {
 			if vs := snap.registered(subject, req.doc); vs != nil {
 				return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
 			}
@@ -1049,7 +1050,7 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 		if aerr != nil {
 			return nil, aerr
 		}
-		if req.kind != format.JSONSchema {
+		if withRefs(req.kind) {
 			// References first: a Confluent registry cannot even parse a
 			// schema without them.
 			if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {

@@ -88,7 +88,7 @@ func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*RemoteRef, *apiE
 			// references them too; every compiler has them built in.
 			continue
 		}
-		if vs := snap.shared[r.Subject]; vs != nil && vs.form.Kind == format.Protobuf && r.Name != r.Subject {
+		if vs := snap.shared[r.Subject]; vs != nil && descriptors(vs.form.Kind) && r.Name != r.Subject {
 			return nil, apiErr(422, codeInvalidSchema, "invalid schema: reference %q: subject %q is imported as %q (the reference name of a .proto is its import path)", clip(r.Name), clip(r.Subject), r.Subject)
 		}
 		if aerr := add(r.Name, r.Subject, r.Version); aerr != nil {
@@ -121,7 +121,7 @@ func (snap *snapshot) checkRefs(refs []sr.SchemaReference, uses []*SharedSchema)
 // sharedDigest is the registry identity of a requested schema compiled
 // with the shared schemas it references.
 func (snap *snapshot) sharedDigest(req *schemaReq) (string, *apiError) {
-	if req.kind == format.JSONSchema {
+	if !withRefs(req.kind) {
 		return "", apiErr(422, codeInvalidSchema, "invalid schema: shared subjects hold Avro and Protobuf schemas")
 	}
 	refs, aerr := snap.refClosure(req.refs)
@@ -146,8 +146,8 @@ func sharedSubject(req *schemaReq, subject string) bool {
 
 // sharedRel is where a new shared schema is written, inside the root.
 func sharedRel(kind format.Kind, subject string) string {
-	if kind == format.Avro {
-		return "common/" + subject + ".avsc"
+	if r, ok := registryRules(kind); ok {
+		return r.SharedRel(subject)
 	}
 	return subject
 }
@@ -205,7 +205,7 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 		}
 		return nil, apiErr(422, codeNotPermitted, "subject %q is the catalog's shared file %s, which versions of its types use: change it in git (where `evtool compat check` checks every version that uses it), not through a registration", clip(subject), vs.v.File)
 	}
-	if req.kind == format.Protobuf && wellKnown(subject) {
+	if descriptors(req.kind) && wellKnown(subject) {
 		return s.registerWellKnown(snap, subject, req)
 	}
 	if err := checkRefName(req.kind, subject); err != nil {

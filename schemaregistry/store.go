@@ -935,7 +935,7 @@ func compatFindings(ctx context.Context, cat *catalog.Catalog, t *catalog.EventT
 		return jsoncompat.NewSide(v.Schema, closed)
 	}
 	var out []report.Finding
-	if cand.Format != format.JSONSchema && cand.Format != "" {
+	if withRefs(cand.Format) {
 		// Avro and Protobuf: the format's engine, as `evtool compat check`
 		// chooses it.
 		cmp := compat.CompareOf(cand.Format)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/catalog"
-	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
 )
 
@@ -207,7 +206,7 @@ func requestRecords(req *schemaReq) []string {
 // versions reference, as Confluent's clients register them).
 func refuseRecordSubject(req *schemaReq, subject string) *apiError {
 	topic, record := recordName(subject)
-	if topic == "" && req.kind != format.Protobuf {
+	if r, ok := registryRules(req.kind); topic == "" && (!ok || r.RecordSubjectShared()) {
 		return nil
 	}
 	if !slices.Contains(requestRecords(req), record) {

@@ -55,7 +55,7 @@ func wellKnownRequest(subject string, req *schemaReq) (*Form, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
-	if req.kind != format.Protobuf {
+	if !descriptors(req.kind) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is a well-known Protobuf file, not schemaType %s", clip(subject), SchemaType(req.kind))
 	}
 	parsed, err := parseWellKnown(subject, req.text)

@@ -94,3 +94,21 @@ func (Provider) EditedInPlace(published, head format.Schema) bool {
 	h, hok := head.(*Schema)
 	return bok && hok && !bytes.Equal(b.JSON(), h.JSON())
 }
+
+// JSONFormName names Avro's JSON form: a BinaryDataer.
+func (Provider) JSONFormName() string { return "Avro's JSON encoding" }
+
+// SharedRel is the named type's file in the shared directory common/.
+func (Provider) SharedRel(subject string) string { return "common/" + subject + ".avsc" }
+
+// RegistryIdentity is what push and diff compare of Avro versions.
+func (Provider) RegistryIdentity() string {
+	return "the whole schema with named types inlined, defaults, aliases and logical types included"
+}
+
+// RecordSubjectShared: a named type registered under its own full name is
+// a shared schema, as Confluent's clients register them.
+func (Provider) RecordSubjectShared() bool { return true }
+
+// Descriptors: Avro's registry text is JSON.
+func (Provider) Descriptors() bool { return false }

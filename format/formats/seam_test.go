@@ -49,9 +49,12 @@ const module = "github.com/evtool/evtool/"
 var formatPackages = []string{module + "format/avro", module + "format/protobuf", module + "format/jsonschema"}
 
 // seamBreaks returns, for the Go source src, every switch on a format.Kind
-// (a case naming format.JSONSchema, format.Avro or format.Protobuf) and
-// every type assertion or type-switch case naming a format package's
-// compiled *Schema, as "file:line: what".
+// (a case naming format.JSONSchema, format.Avro or format.Protobuf), every
+// comparison (== or !=) with one of those constants, and every type
+// assertion or type-switch case naming a format package's compiled
+// *Schema, as "file:line: what". Naming a kind constant otherwise (a
+// Version's Format set to it, a kind passed on) is not a dispatch and is
+// left alone.
 func seamBreaks(fset *token.FileSet, f *ast.File) []string {
 	formatName, schemaPkgs := "", map[string]bool{}
 	for _, imp := range f.Imports {
@@ -108,6 +111,10 @@ func seamBreaks(fset *token.FileSet, f *ast.File) []string {
 					break
 				}
 			}
+		case *ast.BinaryExpr:
+			if (n.Op == token.EQL || n.Op == token.NEQ) && (isKind(n.X) || isKind(n.Y)) {
+				at(n, "comparison with a format kind")
+			}
 		case *ast.TypeAssertExpr:
 			if n.Type != nil && isSchema(n.Type) {
 				at(n, "type assertion to a compiled schema")
@@ -119,8 +126,9 @@ func seamBreaks(fset *token.FileSet, f *ast.File) []string {
 }
 
 // TestSeamHolds: outside format/ (and compat/, whose engines are the
-// formats' own), no non-test source switches on a format kind or asserts
-// a compiled schema's type; what should ask a provider does. The sites
+// formats' own and may compare kinds to pick one), no non-test source
+// switches on a format kind, compares with a kind constant or asserts a
+// compiled schema's type; what should ask a provider does. The sites
 // left are listed in stillToMove, which may only shrink.
 func TestSeamHolds(t *testing.T) {
 	root := filepath.Join("..", "..")
@@ -183,7 +191,8 @@ func TestSeamBreaks(t *testing.T) {
 		{"kind switch", "func f(k format.Kind) {\n\tswitch k {\n\tcase format.Avro:\n\t}\n}\n", []string{"p.go:8: switch on a format kind"}},
 		{"assertion under a renamed import", "func f(s format.Schema) { _ = s.(*fa.Schema) }\n", []string{"p.go:7: type assertion to a compiled schema"}},
 		{"type switch", "func f(s format.Schema) {\n\tswitch s.(type) {\n\tcase *protobuf.Schema:\n\t}\n}\n", []string{"p.go:8: type switch on a compiled schema"}},
-		{"other switches", "func f(k format.Kind, s format.Schema) {\n\tswitch k.Name() {\n\tcase \"Avro\":\n\t}\n\tswitch s.(type) {\n\tcase *protobuf.Message:\n\t}\n\t_ = s.(interface{ Kind() format.Kind })\n\t_ = fa.Node{}\n}\n", nil},
+		{"comparisons", "func f(k format.Kind, v interface{ Kind() format.Kind }) bool {\n\tif k == format.Avro {\n\t}\n\tswitch {\n\tcase v.Kind() != format.Protobuf:\n\t}\n\treturn format.JSONSchema == k\n}\n", []string{"p.go:8: comparison with a format kind", "p.go:11: comparison with a format kind", "p.go:13: comparison with a format kind"}},
+		{"other switches", "func f(k format.Kind, s format.Schema) {\n\tswitch k.Name() {\n\tcase \"Avro\":\n\t}\n\tswitch s.(type) {\n\tcase *protobuf.Message:\n\t}\n\t_ = s.(interface{ Kind() format.Kind })\n\t_ = fa.Node{}\n\tk = format.Avro\n\t_ = k == \"avro\"\n\t_ = k.Name() == s.Kind().Name()\n}\n", nil},
 	} {
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, "p.go", head+tc.body, parser.SkipObjectResolution)

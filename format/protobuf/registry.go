@@ -111,3 +111,22 @@ func Serialized(sch format.Schema, name string) (string, error) {
 	}
 	return base64.StdEncoding.EncodeToString(b), nil
 }
+
+// JSONFormName names Protobuf's JSON form: a BinaryDataer.
+func (Provider) JSONFormName() string { return "the Protobuf JSON mapping" }
+
+// SharedRel is the import path itself.
+func (Provider) SharedRel(subject string) string { return subject }
+
+// RegistryIdentity is what push and diff compare of Protobuf versions.
+func (Provider) RegistryIdentity() string {
+	return "descriptors of the file and its imports, without comments or layout"
+}
+
+// RecordSubjectShared: a shared .proto is registered under its import
+// path, never under a message's name.
+func (Provider) RecordSubjectShared() bool { return false }
+
+// Descriptors: Protobuf's registry text may be a serialized
+// FileDescriptorProto; references name imports by path.
+func (Provider) Descriptors() bool { return true }

@@ -36,6 +36,7 @@ import (
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/examples/internal/exdb"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/report"
 )
@@ -146,7 +147,7 @@ func (rd *Reader) Read(r *kgo.Record) (Event, error) {
 	// A frame names the writer's schema by registry id. A catalog without
 	// ids (no registry) has no framed data: an id is a schema this
 	// consumer cannot know, whatever the bytes after it decode to.
-	if ver.Format != format.JSONSchema && !format.IsJSON(d.Event.DataContentType()) {
+	if format.HasBinaryData(formats.Of(ver.Compiled)) && !format.IsJSON(d.Event.DataContentType()) {
 		if _, id, framed := envelope.DataFrame(ver.Compiled, rd.Catalog.Framing(rd.Catalog.Lookup(ver.Type)), d.RawData); framed && !rd.ids.Known(id) {
 			return Event{}, &Reject{"unknown-schema-id", fmt.Errorf("event %q: data framed with schema id %d, which is not a registry id of the catalog", d.Event.ID(), id)}
 		}

@@ -107,6 +107,22 @@ func gitChanged(ctx context.Context, dir, commit string) (map[string]bool, error
 			out[p] = true
 		}
 	}
+	// git diff does not look at files marked assume-unchanged (tag in
+	// lower case) or skip-worktree (S), as sparse checkouts and some
+	// monorepo tools mark them, but the head is read from disk: such a
+	// file may differ however git reports it, so it counts as changed.
+	tagged, err := git(ctx, dir, nil, "ls-files", "-v", "-z", "--", ".")
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files: %v", err)
+	}
+	for _, e := range strings.Split(tagged, "\x00") {
+		if len(e) < 3 || e[1] != ' ' {
+			continue
+		}
+		if tag := e[0]; tag == 'S' || (tag >= 'a' && tag <= 'z') {
+			out[e[2:]] = true
+		}
+	}
 	return out, nil
 }
 

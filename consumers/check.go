@@ -252,6 +252,7 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 		}
 	} else if e, ok := k.opts.Engines[new.Format]; ok && old.Format == new.Format && e.Compiled(old) && e.Compiled(new) {
 		key := strings.Join(r.Pointers(), "\x00")
+		wholeOld, wholeNew := old, new
 		if po, pn := k.projected(old, key, r.Pointers()), k.projected(new, key, r.Pointers()); po != nil && pn != nil {
 			// The format projects: the same engine judges the projections.
 			v.Projected = true
@@ -259,6 +260,23 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 		}
 		vp := engine.VersionPair{Pair: p, Old: old, New: new, OldCatalog: ocat, NewCatalog: ncat}
 		v.Findings = engine.Stamp(vp, dir, e.New()(vp, dir, copts))
+		if v.Projected {
+			// A projection can leave out what makes a break on a read
+			// field (a Protobuf oneof whose other members are unread, on
+			// one side only): the whole pair's findings at a path the
+			// consumer reads count too, as the gate counts them.
+			seen := map[string]bool{}
+			for _, f := range v.Findings {
+				seen[f.Fingerprint] = true
+			}
+			fields := format.NewFields(r.Pointers())
+			wp := engine.VersionPair{Pair: p, Old: wholeOld, New: wholeNew, OldCatalog: ocat, NewCatalog: ncat}
+			for _, f := range engine.Stamp(wp, dir, e.New()(wp, dir, copts)) {
+				if !seen[f.Fingerprint] && fields.Reads(f.Pointer) {
+					v.Findings = append(v.Findings, f)
+				}
+			}
+		}
 	}
 	return v
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/report"
 )
 
@@ -130,6 +131,17 @@ func reached(f report.Finding, k *Checker, cs []*Contract, known map[string]bool
 	}
 	exact = true
 	for _, c := range Readers(cs, f.Type, reader) {
+		// A finding at a path the consumer reads (the path, a parent or a
+		// child) reaches it whatever the projected comparison says: a
+		// projection can leave out what makes the break (a Protobuf oneof
+		// whose other members are not read), and the gate must not call
+		// a break on a read field unreached. Pointers of formats that
+		// point into the schema rather than the data can only add
+		// consumers here, never take one away.
+		if format.NewFields(c.Reads[f.Type].Pointers()).Reads(f.Pointer) {
+			names = append(names, c.Name)
+			continue
+		}
 		v := k.Verdict(c, f.Type, reader, writer, false)
 		if v == nil || !v.Projected || reaches(v, f, known) {
 			names = append(names, c.Name)

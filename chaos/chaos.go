@@ -169,6 +169,11 @@ const MaxVersion = 64
 // by its prefix.
 const PoisonIDPrefix = "evtool-poison-"
 
+// MaxPoisonIDLen bounds a poison id's length: the prefix, then the seed
+// and the event's index as decimal integers of at most 20 digits and a
+// sign each, with a dash between.
+const MaxPoisonIDLen = len(PoisonIDPrefix) + 2*21 + 1
+
 // VersionSet is a set of versions 1..MaxVersion of an event type.
 type VersionSet uint64
 

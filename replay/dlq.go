@@ -280,7 +280,10 @@ func poisonInValue[V any](b []byte, poison map[string]V) string {
 				runEnd++
 			}
 		}
-		if id := b[start:runEnd]; len(id) >= len(best) {
+		// A run longer than any poison id holds none at this start (an
+		// id must not be followed by a byte that could continue it):
+		// not hashing it keeps a value of repeated prefixes linear.
+		if id := b[start:runEnd]; len(id) >= len(best) && len(id) <= chaos.MaxPoisonIDLen {
 			if _, ok := poison[string(id)]; ok && (len(id) > len(best) || string(id) < best) {
 				best = string(id)
 			}

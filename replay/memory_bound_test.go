@@ -121,4 +121,23 @@ func TestPoisonInValueRepeatedPrefixes(t *testing.T) {
 	if got := poisonInValue([]byte(`{"a": "evtool-poison-1-2"}`), poison); got != "evtool-poison-1-2" {
 		t.Errorf("got %q", got)
 	}
+	// With more than a few ids the map hashes every key it looks up: a
+	// candidate longer than any poison id must not be hashed (4 MiB of
+	// prefixes once took a pass over the rest of the run per prefix).
+	many := poisonIDs{}
+	for i := range 100 {
+		many[fmt.Sprintf("%s%d-%d", chaos.PoisonIDPrefix, int64(-9223372036854775807), i)] = poisonRef{}
+	}
+	long := fmt.Sprintf("%s%d-%d", chaos.PoisonIDPrefix, int64(-9223372036854775807), 99)
+	if len(long) > chaos.MaxPoisonIDLen {
+		t.Fatalf("%q is longer than MaxPoisonIDLen", long)
+	}
+	v = []byte(strings.Repeat(chaos.PoisonIDPrefix, 4<<20/len(chaos.PoisonIDPrefix)) + long[len(chaos.PoisonIDPrefix):])
+	start = time.Now()
+	if got := poisonInValue(v, many); got != long {
+		t.Errorf("got %q, want %q", got, long)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("4 MiB of prefixes with 100 poison ids took %s", d)
+	}
 }

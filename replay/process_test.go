@@ -343,7 +343,7 @@ func TestStateHTTPTimeoutNamesLimit(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	_, err := httpGet(context.Background(), srv.URL, 200*time.Millisecond, io.Discard, MaxStateSize)
-	if err == nil || err.Error() != "no complete answer within 200ms (the limit on a state request)" {
+	if err == nil || err.Error() != "no complete answer within 200ms (the limit on a state request: consumer.state_timeout)" {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -241,7 +241,7 @@ func httpGet(ctx context.Context, url string, timeout time.Duration, w io.Writer
 	defer cancel()
 	timedOut := func(err error) error {
 		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("no complete answer within %s (the limit on a state request)", timeout)
+			return fmt.Errorf("no complete answer within %s (the limit on a state request: consumer.state_timeout)", timeout)
 		}
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/evtool/evtool/consumers"
 	evformat "github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/rules"
 	"github.com/evtool/evtool/schemaregistry"
 )
 
@@ -200,7 +201,7 @@ Exit 0 when every consumer reads OK, 1 when one breaks, 2 on bad input
 					findings = append(findings, f)
 				}
 			}
-			rep := &report.Report{Command: "consumers check", Findings: findings, Checked: len(verdicts), Unit: "reading", Rules: compat.RuleDocs(), ToolVersion: buildVersion()}
+			rep := &report.Report{Command: "consumers check", Findings: findings, Checked: len(verdicts), Unit: "reading", Rules: rules.All(), ToolVersion: buildVersion()}
 			if err := report.Write(a.stdout, f, rep); err != nil {
 				return err
 			}

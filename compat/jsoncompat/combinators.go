@@ -545,7 +545,7 @@ func (c *checker) sliceDisjoint(b branch, natoms []*jsonschema.Schema, t typeMas
 		if ns.acc.hi >= 0 && (q.hi < 0 || ns.acc.hi < q.hi) {
 			q.hi = ns.acc.hi
 		}
-		_, dec := findString(strQuery{want: q})
+		_, dec := c.findString(strQuery{want: q})
 		return dec == decideNo
 	case tArray:
 		v := c.arrView(b)

@@ -137,6 +137,7 @@ type checker struct {
 	// requires holds the schemas the rules make up: the {required: names}
 	// atoms dependents add, forbidden names, pieces of a range.
 	requires map[synthKey]*jsonschema.Schema
+	autos    automata
 }
 
 // synthKey names a made-up schema, one per comparison (memo keys compare
@@ -163,7 +164,7 @@ func newChecker(dir engine.Direction, lenient bool, budget int) *checker {
 	}
 	return &checker{dir: dir, lenient: lenient, eq: newEqualizer(), budget: budget,
 		memo: map[string]*memoEntry{}, ids: map[*jsonschema.Schema]int{}, pure: map[*jsonschema.Schema]bool{}, enums: map[*jsonschema.Schema]*enumShadow{}, minDep: math.MaxInt,
-		requires: map[synthKey]*jsonschema.Schema{}}
+		requires: map[synthKey]*jsonschema.Schema{}, autos: automata{}}
 }
 
 // finding builds a finding; w and r are writer and reader locations.

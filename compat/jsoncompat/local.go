@@ -213,7 +213,7 @@ func (c *checker) valueOfType(b branch, t typeMask) *hint {
 		}
 	case tString:
 		sp := c.stringSpec(bt)
-		if s, dec := findString(strQuery{want: sp.acc}); dec == decideYes {
+		if s, dec := c.findString(strQuery{want: sp.acc}); dec == decideYes {
 			return &hint{value: s, hasValue: true}
 		}
 	}
@@ -293,7 +293,7 @@ func (c *checker) readerEnum(b branch, common typeMask, ra *jsonschema.Schema, i
 					strs = append(strs, s)
 				}
 			}
-			s, dec := findString(strQuery{want: sp.acc, reject: &strAccept{hi: -1, enum: strs, hasEnum: true}})
+			s, dec := c.findString(strQuery{want: sp.acc, reject: &strAccept{hi: -1, enum: strs, hasEnum: true}})
 			switch dec {
 			case decideYes:
 				return []*Finding{c.errorf(k, locOf(b.pos), rl, nil, rv, ip, &hint{value: s, hasValue: true}, desc)}
@@ -370,7 +370,7 @@ func (c *checker) checkStrings(b branch, ra *jsonschema.Schema, ip ipath) []*Fin
 			// (minLength 1000000000 must not cost a gigabyte).
 			n, dec = lengthBreak(lo, hi, r)
 		} else {
-			s, dec = findString(strQuery{want: sp.acc, reject: &r})
+			s, dec = c.findString(strQuery{want: sp.acc, reject: &r})
 			n = len([]rune(s))
 		}
 		switch dec {
@@ -482,7 +482,7 @@ func (c *checker) checkFormat(b branch, sp strSpec, ra *jsonschema.Schema, ip ip
 			witness = &s
 		}
 	}
-	if s, dec := findString(strQuery{want: sp.acc}); dec == decideYes {
+	if s, dec := c.findString(strQuery{want: sp.acc}); dec == decideYes {
 		try(s)
 	}
 	for _, s := range []string{"x", "not a " + name, "", "(", "0", "-", "a b c"} {

@@ -390,13 +390,13 @@ func (c *checker) escapingName(v *objView, readerPats []string, names map[string
 	wpats, bounded := c.writerNamePatterns(v)
 	want := c.nameAccept(v)
 	if !bounded {
-		return findString(strQuery{want: want, reject: reject})
+		return c.findString(strQuery{want: want, reject: reject})
 	}
 	unknown := false
 	for _, q := range wpats {
 		w := want
 		w.pats = append(append([]string(nil), want.pats...), q)
-		s, dec := findString(strQuery{want: w, reject: reject})
+		s, dec := c.findString(strQuery{want: w, reject: reject})
 		switch dec {
 		case decideYes:
 			return s, decideYes
@@ -446,8 +446,8 @@ func (c *checker) nameAccept(v *objView) strAccept {
 }
 
 // mayOverlap reports whether two name patterns can match a common name.
-func mayOverlap(p, q string) bool {
-	_, dec := findString(strQuery{want: strAccept{pats: []string{p, q}, hi: -1}})
+func (c *checker) mayOverlap(p, q string) bool {
+	_, dec := c.findString(strQuery{want: strAccept{pats: []string{p, q}, hi: -1}})
 	return dec != decideNo
 }
 
@@ -544,7 +544,7 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 			if bounded {
 				overlap := false
 				for _, q := range wpats {
-					if mayOverlap(q, re.String()) {
+					if c.mayOverlap(q, re.String()) {
 						overlap = true
 						break
 					}
@@ -558,14 +558,14 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 				for _, n := range sortedKeys(names) {
 					pats = append(pats, `\A`+regexpQuote(n)+`\z`)
 				}
-				_, dec := findString(strQuery{want: strAccept{pats: []string{rs}, hi: -1}, reject: &strAccept{hi: -1, pats: orPatterns(pats)}})
+				_, dec := c.findString(strQuery{want: strAccept{pats: []string{rs}, hi: -1}, reject: &strAccept{hi: -1, pats: orPatterns(pats)}})
 				return dec != decideNo
 			}
-			ok, best, from := c.othersWithin(v, rc, ip.add("("+re.String()+")"), func(p string) bool { return mayOverlap(p, rs) }, escapes)
+			ok, best, from := c.othersWithin(v, rc, ip.add("("+re.String()+")"), func(p string) bool { return c.mayOverlap(p, rs) }, escapes)
 			if ok {
 				out = append(out, best...)
 			} else {
-				name, dec := findString(strQuery{want: strAccept{pats: []string{re.String()}, hi: -1}})
+				name, dec := c.findString(strQuery{want: strAccept{pats: []string{re.String()}, hi: -1}})
 				h := &hint{}
 				if dec == decideYes && !names[name] {
 					h = propHint(name, from, best, len(ip)+1)
@@ -580,7 +580,7 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 			escName, esc = c.escapingName(v, rpats, names)
 		}
 		notReader := func(p string) bool {
-			_, dec := findString(strQuery{want: strAccept{pats: []string{p}, hi: -1}, reject: &strAccept{hi: -1, pats: orPatterns(rpats)}})
+			_, dec := c.findString(strQuery{want: strAccept{pats: []string{p}, hi: -1}, reject: &strAccept{hi: -1, pats: orPatterns(rpats)}})
 			return dec != decideNo
 		}
 		switch ap := ra.AdditionalProperties.(type) {
@@ -843,7 +843,7 @@ func (c *checker) memberNames(v *objView, n int) (map[string]*jsonschema.Schema,
 		try(name)
 	}
 	for _, re := range v.pats {
-		base, dec := findString(strQuery{want: strAccept{pats: []string{re.String()}, hi: -1}})
+		base, dec := c.findString(strQuery{want: strAccept{pats: []string{re.String()}, hi: -1}})
 		if dec != decideYes {
 			continue
 		}

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 )
 
@@ -43,6 +42,9 @@ type strAccept struct {
 type strQuery struct {
 	want   strAccept
 	reject *strAccept
+	// autos caches the automata of the patterns met in one comparison
+	// (nil: compile each time).
+	autos automata
 }
 
 const (
@@ -58,14 +60,20 @@ type automaton struct {
 	sets map[int][]rune
 }
 
-var autoCache sync.Map // pattern source -> *automaton (nil when not compilable)
+// automata maps a pattern's source to its automaton (nil when not
+// compilable). Each checker owns one: a cache shared by the process
+// would grow with every pattern a long-running registry server was sent.
+type automata map[string]*automaton
 
-func compileAutomaton(src string) *automaton {
-	if a, ok := autoCache.Load(src); ok {
-		return a.(*automaton)
+func (m automata) compile(src string) *automaton {
+	if m == nil {
+		return buildAutomaton(src)
 	}
-	a := buildAutomaton(src)
-	autoCache.Store(src, a)
+	a, ok := m[src]
+	if !ok {
+		a = buildAutomaton(src)
+		m[src] = a
+	}
 	return a
 }
 
@@ -325,6 +333,12 @@ func findString(q strQuery) (string, decision) {
 	return s, d
 }
 
+// findString is findString with the checker's automata.
+func (c *checker) findString(q strQuery) (string, decision) {
+	q.autos = c.autos
+	return findString(q)
+}
+
 // searchString is findString that also returns the number of automaton
 // threads it stepped (what its time is proportional to).
 func searchString(q strQuery) (string, decision, int) {
@@ -345,7 +359,7 @@ func searchStringCounting(q strQuery, stepped *int) (string, decision) {
 	}
 	var wantA, rejA []*automaton
 	for _, p := range q.want.pats {
-		a := compileAutomaton(p)
+		a := q.autos.compile(p)
 		if a == nil {
 			return "", decideUnknown
 		}
@@ -353,7 +367,7 @@ func searchStringCounting(q strQuery, stepped *int) (string, decision) {
 	}
 	if q.reject != nil {
 		for _, p := range q.reject.rejectPatterns() {
-			a := compileAutomaton(p)
+			a := q.autos.compile(p)
 			if a == nil {
 				return "", decideUnknown
 			}

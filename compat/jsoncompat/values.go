@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -72,18 +71,21 @@ func maskOfTypes(t *jsonschema.Types) typeMask {
 	if t == nil {
 		return tAll
 	}
-	if m, ok := typesCache.Load(*t); ok {
-		return m.(typeMask)
-	}
+	// Types is a bit set whose bits the library keeps private: test each
+	// name's bit rather than listing the names (which allocates).
 	var m typeMask
-	for _, s := range t.ToStrings() {
-		m |= maskOfName(s)
+	for _, name := range jsonTypeNames {
+		var one jsonschema.Types
+		one.Add(name)
+		if int(*t)&int(one) != 0 {
+			m |= maskOfName(name)
+		}
 	}
-	typesCache.Store(*t, m)
 	return m
 }
 
-var typesCache sync.Map // jsonschema.Types -> typeMask
+// jsonTypeNames are the names a `type` keyword may hold.
+var jsonTypeNames = [...]string{"null", "boolean", "number", "integer", "string", "array", "object"}
 
 func maskOfName(s string) typeMask {
 	switch s {

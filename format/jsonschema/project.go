@@ -494,7 +494,7 @@ func mergeInto(dst, src *format.Fields) {
 	for k, v := range src.Children {
 		d := dst.Children[k]
 		if d == nil {
-			d = &format.Fields{}
+			d = &format.Fields{Children: map[string]*format.Fields{}}
 			dst.Children[k] = d
 		}
 		mergeInto(d, v)

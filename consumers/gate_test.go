@@ -35,20 +35,7 @@ func TestAnnotate(t *testing.T) {
 			"schemas/com.example.a/v2.avsc": {Data: []byte(avroV2)},
 			"consumers/billing.yaml":        {Data: []byte(reader)},
 		}
-		cat, err := catalog.LoadFS(fsys, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := LoadFS(fsys, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if probs := Lint(cat, cs); len(probs) > 0 {
-			t.Fatal(probs)
-		}
-		res := compat.CheckCatalog(cat, nil, compat.CheckOptions{Seed: 1})
-		k := NewChecker(cat, Options{Samples: 2, Seed: 1})
-		out := Annotate(res.Findings, k, cs, cat.Config.Consumers == catalog.ConsumersComplete)
+		out := annotated(t, fsys)
 		var sawJSON, sawAvro bool
 		for _, f := range out {
 			if f.Rule == RuleAffected || f.Severity == report.SeverityInfo || f.Type == "" {
@@ -95,19 +82,7 @@ func TestAnnotateDecodeFailure(t *testing.T) {
 				"schemas/com.example.a/v2." + tc.ext: {Data: []byte(tc.v2)},
 				"consumers/billing.yaml":             {Data: []byte("reads:\n  com.example.a:\n    versions: [2]\n    fields: [/id]\n")},
 			}
-			cat, err := catalog.LoadFS(fsys, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			cs, err := LoadFS(fsys, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if probs := Lint(cat, cs); len(probs) > 0 {
-				t.Fatal(probs)
-			}
-			res := compat.CheckCatalog(cat, nil, compat.CheckOptions{Seed: 1})
-			out := Annotate(res.Findings, NewChecker(cat, Options{Samples: 2, Seed: 1}), cs, true)
+			out := annotated(t, fsys)
 			var errs int
 			for _, f := range out {
 				if f.Type == "" || f.Rule == RuleAffected {
@@ -125,4 +100,24 @@ func TestAnnotateDecodeFailure(t *testing.T) {
 			}
 		})
 	}
+}
+
+// annotated is the gate's findings on the catalog in fsys, annotated with
+// its contracts (which must lint clean).
+func annotated(t *testing.T, fsys fstest.MapFS) []report.Finding {
+	t.Helper()
+	cat, err := catalog.LoadFS(fsys, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := LoadFS(fsys, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if probs := Lint(cat, cs); len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	res := compat.CheckCatalog(cat, nil, compat.CheckOptions{Seed: 1})
+	k := NewChecker(cat, Options{Samples: 2, Seed: 1})
+	return Annotate(res.Findings, k, cs, cat.Config.Consumers == catalog.ConsumersComplete)
 }

@@ -1,6 +1,7 @@
 package consumers
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -264,7 +265,11 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 			// A projection can leave out what makes a break on a read
 			// field (a Protobuf oneof whose other members are unread, on
 			// one side only): the whole pair's findings at a path the
-			// consumer reads count too, as the gate counts them.
+			// consumer reads count too, as the gate counts them. So do
+			// those whose reader fails to decode the event (an Avro
+			// reader field with no default, a Protobuf string that is not
+			// UTF-8): the consumer's decoder rejects the whole event,
+			// whatever fields it reads.
 			seen := map[string]bool{}
 			for _, f := range v.Findings {
 				seen[f.Fingerprint] = true
@@ -272,13 +277,25 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 			fields := format.NewFields(r.Pointers())
 			wp := engine.VersionPair{Pair: p, Old: wholeOld, New: wholeNew, OldCatalog: ocat, NewCatalog: ncat}
 			for _, f := range engine.Stamp(wp, dir, e.New()(wp, dir, copts)) {
-				if !seen[f.Fingerprint] && fields.Reads(f.Pointer) {
+				if !seen[f.Fingerprint] && (fields.Reads(f.Pointer) || decodeFails(f)) {
 					v.Findings = append(v.Findings, f)
 				}
 			}
 		}
 	}
 	return v
+}
+
+// decodeFails reports whether a finding's counterexample is an event its
+// reader fails to decode (the Avro and Protobuf engines' readerError).
+func decodeFails(f report.Finding) bool {
+	if f.Severity != report.SeverityError || len(f.Counterexample) == 0 {
+		return false
+	}
+	var cx struct {
+		ReaderError string `json:"readerError"`
+	}
+	return json.Unmarshal(f.Counterexample, &cx) == nil && cx.ReaderError != ""
 }
 
 // side is a version projected on a consumer's fields, shared by every

@@ -150,6 +150,33 @@ func reached(f report.Finding, k *Checker, cs []*Contract, known map[string]bool
 			}
 		}
 	}
+	// A consumer that decodes another version beyond the pair's writer,
+	// on the reader's side (newer for BACKWARD, older for FORWARD), reads
+	// the writer's events too: a mode that checks neighbours only never
+	// pairs the two, so the pair's finding is the only place its break
+	// shows (v1's reader of v3's events, where v3 widened what v1 and v2
+	// both constrain).
+	for _, c := range cs {
+		r, ok := c.Reads[f.Type]
+		if !ok || r.ReadsVersion(reader) {
+			continue
+		}
+		for _, n := range r.Versions {
+			if (reader > writer) != (n > writer) || n == writer {
+				continue
+			}
+			v := k.Verdict(c, f.Type, n, writer, false)
+			if v != nil && v.Projected && !reaches(v, f, known) {
+				continue
+			}
+			names = append(names, c.Name)
+			if v == nil || !v.Projected {
+				exact = false
+			}
+			break
+		}
+	}
+	sort.Strings(names)
 	return names, exact
 }
 

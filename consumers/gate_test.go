@@ -12,13 +12,14 @@ import (
 
 // The gate's step: a break no consumer reads is softened only under
 // consumers: complete; Avro is projected like JSON Schema, so its break
-// in a field nobody reads reaches nobody too.
+// in a field nobody reads (a value read with another meaning) reaches
+// nobody too.
 func TestAnnotate(t *testing.T) {
 	const (
 		jsonV1 = `{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string","maxLength":20}}}`
 		jsonV2 = `{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string","maxLength":10}}}`
-		avroV1 = `{"type":"record","name":"R","fields":[{"name":"id","type":"string"},{"name":"note","type":"string"}]}`
-		avroV2 = `{"type":"record","name":"R","fields":[{"name":"id","type":"string"},{"name":"note","type":"int"}]}`
+		avroV1 = `{"type":"record","name":"R","fields":[{"name":"id","type":"string"},{"name":"note","type":{"type":"long","logicalType":"timestamp-millis"}}]}`
+		avroV2 = `{"type":"record","name":"R","fields":[{"name":"id","type":"string"},{"name":"note","type":{"type":"long","logicalType":"timestamp-micros"}}]}`
 		reader = "reads:\n  com.example.j:\n    versions: [1, 2]\n    fields: [/id]\n  com.example.a:\n    versions: [1, 2]\n    fields: [/id]\n"
 	)
 	for _, complete := range []bool{false, true} {
@@ -34,20 +35,7 @@ func TestAnnotate(t *testing.T) {
 			"schemas/com.example.a/v2.avsc": {Data: []byte(avroV2)},
 			"consumers/billing.yaml":        {Data: []byte(reader)},
 		}
-		cat, err := catalog.LoadFS(fsys, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := LoadFS(fsys, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if probs := Lint(cat, cs); len(probs) > 0 {
-			t.Fatal(probs)
-		}
-		res := compat.CheckCatalog(cat, nil, compat.CheckOptions{Seed: 1})
-		k := NewChecker(cat, Options{Samples: 2, Seed: 1})
-		out := Annotate(res.Findings, k, cs, cat.Config.Consumers == catalog.ConsumersComplete)
+		out := annotated(t, fsys)
 		var sawJSON, sawAvro bool
 		for _, f := range out {
 			if f.Rule == RuleAffected || f.Severity == report.SeverityInfo || f.Type == "" {
@@ -67,4 +55,69 @@ func TestAnnotate(t *testing.T) {
 			t.Fatalf("complete=%v: the planted breaks were not found: %v", complete, out)
 		}
 	}
+}
+
+// A break in a field no consumer reads, whose reader fails to decode the
+// event, reaches every consumer that decodes with the reader version: an
+// Avro or Protobuf decoder rejects the whole event, whatever fields its
+// code reads. It is never softened under consumers: complete.
+func TestAnnotateDecodeFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name, ext, v1, v2 string
+	}{
+		{"avro field added without default", "avsc",
+			`{"type":"record","name":"R","fields":[{"name":"id","type":"string"}]}`,
+			`{"type":"record","name":"R","fields":[{"name":"id","type":"string"},{"name":"note","type":"string"}]}`},
+		{"avro type changed", "avsc",
+			`{"type":"record","name":"R","fields":[{"name":"id","type":"string"},{"name":"note","type":"string"}]}`,
+			`{"type":"record","name":"R","fields":[{"name":"id","type":"string"},{"name":"note","type":"int"}]}`},
+		{"protobuf bytes became string", "proto",
+			"syntax = \"proto3\";\npackage ex;\nmessage R {\n  string id = 1;\n  bytes note = 2;\n}\n",
+			"syntax = \"proto3\";\npackage ex;\nmessage R {\n  string id = 1;\n  string note = 2;\n}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := fstest.MapFS{
+				"evtool.yaml":                        {Data: []byte("version: 1\ncompat:\n  mode: BACKWARD\nconsumers: complete\n")},
+				"schemas/com.example.a/v1." + tc.ext: {Data: []byte(tc.v1)},
+				"schemas/com.example.a/v2." + tc.ext: {Data: []byte(tc.v2)},
+				"consumers/billing.yaml":             {Data: []byte("reads:\n  com.example.a:\n    versions: [2]\n    fields: [/id]\n")},
+			}
+			out := annotated(t, fsys)
+			var errs int
+			for _, f := range out {
+				if f.Type == "" || f.Rule == RuleAffected {
+					continue
+				}
+				if f.Severity == report.SeverityError {
+					errs++
+					if len(f.Consumers) != 1 || f.Consumers[0] != "billing" {
+						t.Errorf("error %s names %v, want billing: %s", f.Rule, f.Consumers, f.Message)
+					}
+				}
+			}
+			if errs == 0 {
+				t.Fatalf("the decode failure was softened or not found: %v", out)
+			}
+		})
+	}
+}
+
+// annotated is the gate's findings on the catalog in fsys, annotated with
+// its contracts (which must lint clean).
+func annotated(t *testing.T, fsys fstest.MapFS) []report.Finding {
+	t.Helper()
+	cat, err := catalog.LoadFS(fsys, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := LoadFS(fsys, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if probs := Lint(cat, cs); len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	res := compat.CheckCatalog(cat, nil, compat.CheckOptions{Seed: 1})
+	k := NewChecker(cat, Options{Samples: 2, Seed: 1})
+	return Annotate(res.Findings, k, cs, cat.Config.Consumers == catalog.ConsumersComplete)
 }

@@ -50,12 +50,16 @@ func TestProjectedCompare(t *testing.T) {
 			{"type":"object","required":["kind"],"properties":{"kind":{"const":"b"},"x":{"type":"string"}}}]}`
 		oneOfV2 = `{"oneOf":[{"type":"object","required":["kind"],"properties":{"kind":{"const":"a"},"x":{"type":"string"},"y":{"type":"integer"}}},
 			{"type":"object","required":["kind"],"properties":{"kind":{"const":"b"},"x":{"type":"string"}}}]}`
-		closedV1 = `{"type":"object","additionalProperties":false,"properties":{"a":{"type":"string"}}}`
-		closedV2 = `{"type":"object","additionalProperties":false,"properties":{"a":{"type":"string"},"b":{"type":"string"}}}`
-		treeV1   = `{"$defs":{"node":{"type":"object","properties":{"name":{"type":"string"},"size":{"type":"integer"},"child":{"$ref":"#/$defs/node"}}}},"$ref":"#/$defs/node"}`
-		treeV2   = `{"$defs":{"node":{"type":"object","properties":{"name":{"type":"string"},"size":{"type":"string"},"child":{"$ref":"#/$defs/node"}}}},"$ref":"#/$defs/node"}`
-		itemsV1  = `{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string"},"qty":{"type":"integer"}}}}}}`
-		itemsV2  = `{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"integer"},"qty":{"type":"integer"}}}}}}`
+		closedV1      = `{"type":"object","additionalProperties":false,"properties":{"a":{"type":"string"}}}`
+		closedV2      = `{"type":"object","additionalProperties":false,"properties":{"a":{"type":"string"},"b":{"type":"string"}}}`
+		treeV1        = `{"$defs":{"node":{"type":"object","properties":{"name":{"type":"string"},"size":{"type":"integer"},"child":{"$ref":"#/$defs/node"}}}},"$ref":"#/$defs/node"}`
+		treeV2        = `{"$defs":{"node":{"type":"object","properties":{"name":{"type":"string"},"size":{"type":"string"},"child":{"$ref":"#/$defs/node"}}}},"$ref":"#/$defs/node"}`
+		itemsV1       = `{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string"},"qty":{"type":"integer"}}}}}}`
+		itemsV2       = `{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"integer"},"qty":{"type":"integer"}}}}}}`
+		nestedItemsV1 = `{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string"},
+			"price":{"type":"object","properties":{"amount":{"type":"number"},"money":{"type":"object","properties":{"cents":{"type":"integer"}}}}}}}}}}`
+		nestedItemsV2 = `{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string"},
+			"price":{"type":"object","properties":{"amount":{"type":"string"},"money":{"type":"object","properties":{"cents":{"type":"integer"}}}}}}}}}}`
 		absentV1 = `{"type":"object","properties":{"a":{"type":"string"}}}`
 		absentV2 = `{"type":"object","required":["b"],"properties":{"a":{"type":"string"},"b":{"type":"string"}}}`
 	)
@@ -84,6 +88,10 @@ func TestProjectedCompare(t *testing.T) {
 		{"array items, read", itemsV1, itemsV2, "", []string{"/lines/0/sku"}, true},
 		{"array items, any item", itemsV1, itemsV2, "", []string{"/lines/-/sku"}, true},
 		{"array items, unread", itemsV1, itemsV2, "", []string{"/lines/0/qty"}, false},
+		// Items read through two indexes with different nested fields
+		// are merged (this panicked on a nil map).
+		{"array items, nested reads merged", nestedItemsV1, nestedItemsV2, "", []string{"/lines/0/price/money/cents", "/lines/-/price/amount"}, true},
+		{"array items, nested reads merged, unread", nestedItemsV1, nestedItemsV2, "", []string{"/lines/0/price/money/cents", "/lines/-/sku"}, false},
 		{"read field the writer lacks, reader requires", absentV1, absentV2, "", []string{"/b"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -471,11 +471,8 @@ func itemFields(f *format.Fields) *format.Fields {
 			out = &format.Fields{Children: map[string]*format.Fields{}}
 		}
 		for k, v := range c.Children {
-			if prev, ok := out.Children[k]; ok && prev != v {
-				merged := &format.Fields{Children: map[string]*format.Fields{}}
-				mergeInto(merged, prev)
-				mergeInto(merged, v)
-				v = merged
+			if prev, ok := out.Children[k]; ok {
+				v = merge(prev, v)
 			}
 			out.Children[k] = v
 		}
@@ -483,22 +480,27 @@ func itemFields(f *format.Fields) *format.Fields {
 	return out
 }
 
-func mergeInto(dst, src *format.Fields) {
-	if dst.All {
-		return
+// merge is the union of two field sets. What only one of them reads is
+// shared, not copied: a deep contract merges at every array it crosses,
+// and copying made that cost the tree's size times its depth.
+func merge(a, b *format.Fields) *format.Fields {
+	switch {
+	case a == b || a.All:
+		return a
+	case b.All:
+		return b
 	}
-	if src.All {
-		dst.All, dst.Children = true, nil
-		return
+	out := &format.Fields{Children: make(map[string]*format.Fields, len(a.Children)+len(b.Children))}
+	for k, v := range a.Children {
+		out.Children[k] = v
 	}
-	for k, v := range src.Children {
-		d := dst.Children[k]
-		if d == nil {
-			d = &format.Fields{}
-			dst.Children[k] = d
+	for k, v := range b.Children {
+		if p, ok := out.Children[k]; ok {
+			v = merge(p, v)
 		}
-		mergeInto(d, v)
+		out.Children[k] = v
 	}
+	return out
 }
 
 // empty is a schema at s's place that constrains nothing (copied from s

@@ -13,6 +13,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/protobuf"
 )
 
 // The well-known Protobuf files (google/protobuf/*.proto) are built into
@@ -41,7 +42,7 @@ func wellKnownForm(subject string) (*Form, protoreflect.FileDescriptor, *apiErro
 	if err != nil || !wellKnown(subject) || fd.Package() != wellKnownPackage {
 		return nil, nil, apiErr(422, codeInvalidSubject, "subject %q is no well-known Protobuf file: files under google/protobuf/ are the compiler's own (timestamp.proto, duration.proto, ...), which serve answers; others are no catalog file", clip(subject))
 	}
-	text, err := printProto(fd)
+	text, err := protobuf.PrintProto(fd)
 	if err != nil {
 		return nil, nil, apiErr(500, codeStore, "well-known file %s: %v", subject, err)
 	}

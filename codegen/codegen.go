@@ -78,14 +78,18 @@ type Result struct {
 	Skipped []string
 }
 
-// ProtobufOnlyError is returned when every event type of the catalog is a
-// Protobuf type: there is nothing to generate.
-type ProtobufOnlyError struct {
+// NoGoCodeError is returned when every event type of the catalog is of a
+// format whose provider has no Go generator (Protobuf's): there is
+// nothing to generate.
+type NoGoCodeError struct {
 	Types []string
+	// Why says, for each format of Types in the order first met, why its
+	// types get no Go code and where it comes from (format.GoElsewhere).
+	Why []string
 }
 
-func (e *ProtobufOnlyError) Error() string {
-	return fmt.Sprintf("%s: Protobuf event types get no Go code from evtool; generate the messages with protoc-gen-go or buf generate (evtool's catalog files are ordinary .proto files)", strings.Join(e.Types, ", "))
+func (e *NoGoCodeError) Error() string {
+	return fmt.Sprintf("%s: %s", strings.Join(e.Types, ", "), strings.Join(e.Why, "; "))
 }
 
 // Error lists every problem that stopped generation.
@@ -116,6 +120,7 @@ type gen struct {
 	// in catalog order; skipped the types of formats without Go code.
 	decodeOrder []string
 	skipped     []string
+	skipWhy     []string // why, per format of skipped (NoGoCodeError)
 	// gens are the runs of the formats' generators, in the provider
 	// table's order.
 	gens []format.GoTypes
@@ -160,7 +165,7 @@ func generate(cat *catalog.Catalog, opts Options) (*gen, *Result, error) {
 		return nil, nil, &Error{Problems: g.errs}
 	}
 	if len(g.decodeOrder) == 0 && len(g.skipped) > 0 {
-		return nil, nil, &ProtobufOnlyError{Types: g.skipped}
+		return nil, nil, &NoGoCodeError{Types: g.skipped, Why: g.skipWhy}
 	}
 	files, err := g.emit()
 	if err != nil {

@@ -78,9 +78,9 @@ func TestHostileNamesRefusedOrKeptOut(t *testing.T) {
 						t.Errorf("error lacks %q:\n%v", want, err)
 					}
 				}
-				var po *ProtobufOnlyError
+				var po *NoGoCodeError
 				if strings.Contains(tt.name, "Protobuf-only") && !errors.As(err, &po) {
-					t.Errorf("error is %T, want *ProtobufOnlyError", err)
+					t.Errorf("error is %T, want *NoGoCodeError", err)
 				}
 				return
 			}

@@ -34,13 +34,17 @@ func (g *gen) analyze() error {
 		g.gens = append(g.gens, fg)
 	}
 	for _, t := range g.cat.Types {
-		if _, ok := formats.ForKind(t.Format); !ok {
+		p, ok := formats.ForKind(t.Format)
+		if !ok {
 			g.Fail(fmt.Errorf("event type %s has no schema format", t.Name))
 			continue
 		}
 		fg := runs[t.Format]
 		if fg == nil {
 			g.skipped = append(g.skipped, t.Name)
+			if why := noGoCode(p); !slices.Contains(g.skipWhy, why) {
+				g.skipWhy = append(g.skipWhy, why)
+			}
 			continue
 		}
 		schemas := make([]format.Schema, len(t.Versions))
@@ -55,6 +59,15 @@ func (g *gen) analyze() error {
 		fg.Analyze()
 	}
 	return nil
+}
+
+// noGoCode is why the types of p's format, which has no Go generator,
+// get no Go code, in p's words when it has them.
+func noGoCode(p format.Provider) string {
+	if e, ok := p.(format.GoElsewhere); ok {
+		return e.NoGoCode()
+	}
+	return p.Kind().Name() + " event types get no Go code from evtool"
 }
 
 // eventType is t as the formats' generators see it.

@@ -40,3 +40,12 @@ type GoTypes interface {
 	// embedded schema instead of Go, in any order.
 	Notes() []gocode.Note
 }
+
+// GoElsewhere is a Provider without a GoGenerator whose types get their
+// Go code from another tool (Protobuf: protoc-gen-go): it says which, for
+// evtool gen go to tell when that leaves nothing to generate.
+type GoElsewhere interface {
+	// NoGoCode says why the format's event types get no Go code from
+	// evtool and where it comes from, to follow the types' names and ": ".
+	NoGoCode() string
+}

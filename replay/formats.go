@@ -18,9 +18,23 @@ import (
 // JSON form in event files), skew re-encodes it with another version's
 // schema, and poison breaks the binary encoding or its Confluent frame.
 
-// isFormatted reports whether v is an Avro or Protobuf version.
+// isFormatted reports whether v is an Avro or Protobuf version: one that
+// compiled, of a format whose data has a binary encoding.
 func isFormatted(v *catalog.Version) bool {
-	return v != nil && v.Format != "" && v.Format != format.JSONSchema && v.Compiled != nil
+	return v != nil && binaryData(v.Format) && v.Compiled != nil
+}
+
+// binaryData reports whether the data of format k's events has a binary
+// encoding beside its JSON form (Avro, Protobuf: format.BinaryDataer), so
+// replay re-encodes it rather than take it as JSON text; no format ("")
+// is JSON Schema's, which has none. A kind without a provider is not
+// taken for JSON text either.
+func binaryData(k format.Kind) bool {
+	p, ok := formats.ForKind(k)
+	if !ok {
+		return k != ""
+	}
+	return format.HasBinaryData(p)
 }
 
 // dataContentType is an event's content type, JSON when it has none.

@@ -19,7 +19,6 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
-	"github.com/evtool/evtool/format"
 )
 
 // This file is the producer's fast path: it turns an event in the JSON
@@ -120,7 +119,7 @@ func (h *Harness) fastRecord(raw []byte, topic string, wantRecord bool) (*kgo.Re
 		return nil, m, errSlow
 	}
 	t := h.types[string(typ)]
-	if t == nil || t.Format != "" && t.Format != format.JSONSchema {
+	if t == nil || binaryData(t.Format) {
 		return nil, m, errSlow // Avro and Protobuf data is re-encoded
 	}
 	if wantRecord && h.cat.FramesJSON(t) {

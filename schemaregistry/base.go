@@ -14,7 +14,6 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
-	"github.com/evtool/evtool/format/protobuf"
 )
 
 // AgainstPrefix marks a registry as the base of `evtool compat check
@@ -212,7 +211,7 @@ func addFormatBase(head *catalog.Catalog, forms *Forms, rs *RemoteSubject, typ, 
 			switch {
 			case !ok:
 				m[p] = &fstest.MapFile{Data: []byte(r.Text)}
-			case string(have.Data) != r.Text && !sameProto(string(have.Data), r.Text, r.Name):
+			case string(have.Data) != r.Text && !sameText(rv.Kind, string(have.Data), r.Text, r.Name):
 				return fmt.Errorf("subject %s version %d imports %s as the registry holds it (%s version %d), which differs from the catalog's %s: a published import was edited in place; run `evtool registry diff`", rs.Subject, rv.Version, r.Name, r.Subject, r.Version, p)
 			}
 		}
@@ -221,13 +220,11 @@ func addFormatBase(head *catalog.Catalog, forms *Forms, rs *RemoteSubject, typ, 
 	return nil
 }
 
-// sameProto reports whether two texts of the .proto file name compile to
-// the same descriptors (comments and layout aside).
-func sameProto(a, b, name string) bool {
-	da, err1 := protobuf.Compile(fstest.MapFS{name: {Data: []byte(a)}}, name)
-	db, err2 := protobuf.Compile(fstest.MapFS{name: {Data: []byte(b)}}, name)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	return protoDigest(da, nil) == protoDigest(db, nil)
+// sameText reports whether two texts of the reference file name are the
+// same schema of kind, comments and layout aside, as the format's
+// provider says (format.SameTexter); other formats' texts are not.
+func sameText(kind format.Kind, a, b, name string) bool {
+	p, _ := formats.ForKind(kind)
+	st, ok := p.(format.SameTexter)
+	return ok && st.SameText(a, b, name)
 }

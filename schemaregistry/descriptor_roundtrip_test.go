@@ -128,7 +128,7 @@ message M {
 			if err != nil {
 				t.Fatal(err)
 			}
-			text, err := descriptorText([]byte(b64))
+			text, err := protobuf.DescriptorText([]byte(b64))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("%v, want %q; rendered\n%s", err, tc.wantErr, text)

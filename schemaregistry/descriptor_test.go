@@ -241,8 +241,8 @@ func TestServeProtoTextThatLooksLikeBase64(t *testing.T) {
 		{"CgF4EgFwIgsKAVgSBgoBYRgBSgAiCwoBWBIGCgFhGAE=", true},
 		{"AAAA", true},
 	} {
-		if got := isSerializedDescriptor([]byte(tc.schema)); got != tc.serialized {
-			t.Errorf("isSerializedDescriptor(%q) = %v, want %v", tc.schema, got, tc.serialized)
+		if got := protobuf.IsSerializedDescriptor([]byte(tc.schema)); got != tc.serialized {
+			t.Errorf("protobuf.IsSerializedDescriptor(%q) = %v, want %v", tc.schema, got, tc.serialized)
 		}
 	}
 	dir := formatCatalog(t, "proto")

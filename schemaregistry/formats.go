@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/sr"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
@@ -43,10 +42,6 @@ func kindOfSchemaType(st string) (format.Kind, bool) {
 	}
 	return "", false
 }
-
-// wellKnown reports an import of the well-known types, which registries
-// resolve themselves: they are never registered nor written.
-func wellKnown(name string) bool { return strings.HasPrefix(name, "google/protobuf/") }
 
 // formatForm is the registry form of a version whose format's provider
 // is a format.RegistryFormer (Avro, Protobuf): its file as written, with
@@ -126,12 +121,6 @@ func dependencyOrder(rels []string, byRel map[string]*SharedSchema) ([]*SharedSc
 		sh.Deps = deps
 	}
 	return out, nil
-}
-
-// protoDigest is a .proto file's registry identity
-// (catalog.ProtoFileIDDigest).
-func protoDigest(fd protoreflect.FileDescriptor, local map[string]bool) string {
-	return catalog.ProtoFileIDDigest(fd, local)
 }
 
 // digestOf is the registry identity of a compiled Avro or Protobuf schema.

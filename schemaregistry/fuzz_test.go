@@ -14,6 +14,7 @@ import (
 	"github.com/bufbuild/protocompile/reporter"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/protobuf"
 )
 
 // FuzzServerRequest feeds arbitrary bodies (and subjects) to the server's
@@ -136,10 +137,10 @@ func FuzzDescriptorText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		b64 := []byte(base64.StdEncoding.EncodeToString(raw))
-		if len(raw) > 0 && raw[0] != 0xff && !isSerializedDescriptor(b64) {
+		if len(raw) > 0 && raw[0] != 0xff && !protobuf.IsSerializedDescriptor(b64) {
 			t.Fatalf("%q is not taken for a serialized descriptor", b64)
 		}
-		text, err := descriptorText(b64)
+		text, err := protobuf.DescriptorText(b64)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("empty error")
@@ -149,7 +150,7 @@ func FuzzDescriptorText(f *testing.F) {
 		if len(text) == 0 {
 			t.Fatal("no text and no error")
 		}
-		if isSerializedDescriptor(text) {
+		if protobuf.IsSerializedDescriptor(text) {
 			t.Fatalf("rendered text %q looks like base64", text)
 		}
 		// Its imports are not at hand here: parsed, not linked.

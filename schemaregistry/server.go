@@ -733,8 +733,8 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: a \\u escape at byte %d of the schema is a lone UTF-16 surrogate, which is not a character", off)
 	}
 	if descriptors(kind) {
-		if isSerializedDescriptor(out.text) {
-			text, err := descriptorText(out.text)
+		if df, ok := descriptorFormer(kind); ok {
+			text, err := df.RegistryText(out.text)
 			if err != nil {
 				return nil, apiErr(422, codeInvalidSchema, "invalid schema: %s", clip(err.Error()))
 			}

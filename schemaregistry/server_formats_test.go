@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/protobuf"
 )
 
 // TestServeFormats: serve answers Avro and Protobuf types with their
@@ -769,7 +770,7 @@ func TestServeWellKnownOnlyServed(t *testing.T) {
 			if err != nil {
 				t.Skipf("%s is not linked: %v", path, err)
 			}
-			text, err := printProto(fd)
+			text, err := protobuf.PrintProto(fd)
 			if err != nil {
 				t.Fatal(err)
 			}

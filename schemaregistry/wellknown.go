@@ -1,18 +1,9 @@
 package schemaregistry
 
 import (
-	"bytes"
-	"fmt"
-	"slices"
-
-	"github.com/bufbuild/protocompile/parser"
-	"github.com/bufbuild/protocompile/reporter"
-	"google.golang.org/protobuf/reflect/protodesc"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
-
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 )
 
 // The well-known Protobuf files (google/protobuf/*.proto) are built into
@@ -28,116 +19,65 @@ import (
 // fields, enums and their numbers; options and comments may differ between
 // protobuf releases).
 
-// wellKnownPackage is the package of the well-known files.
-const wellKnownPackage = "google.protobuf"
+// builtinFiler is the provider whose compiler has files built in that
+// clients register all the same (format.BuiltinFiler: Protobuf's
+// well-known files), with its kind.
+func builtinFiler() (format.BuiltinFiler, format.Kind, bool) {
+	for _, p := range formats.All() {
+		if bf, ok := p.(format.BuiltinFiler); ok {
+			return bf, p.Kind(), true
+		}
+	}
+	return nil, "", false
+}
+
+// wellKnown reports an import of the well-known types, which registries
+// resolve themselves: they are never registered nor written.
+func wellKnown(name string) bool {
+	bf, _, ok := builtinFiler()
+	return ok && bf.IsBuiltin(name)
+}
 
 // wellKnownForm is the served form of a well-known file, or an error when
 // subject names none.
-func wellKnownForm(subject string) (*Form, protoreflect.FileDescriptor, *apiError) {
-	fd, err := protoregistry.GlobalFiles.FindFileByPath(subject)
-	// Package google.protobuf exactly: the files addWellKnown serves. Other
-	// files the binary links under google/protobuf/ (go_features.proto of
-	// package pb, compiler/plugin.proto) would get an id never served.
-	if err != nil || !wellKnown(subject) || fd.Package() != wellKnownPackage {
-		return nil, nil, apiErr(422, codeInvalidSubject, "subject %q is no well-known Protobuf file: files under google/protobuf/ are the compiler's own (timestamp.proto, duration.proto, ...), which serve answers; others are no catalog file", clip(subject))
+func wellKnownForm(subject string) (*Form, *apiError) {
+	bf, kind, ok := builtinFiler()
+	var (
+		text   []byte
+		digest string
+		err    error
+	)
+	if ok {
+		text, digest, ok, err = bf.BuiltinText(subject)
 	}
-	text, err := printProto(fd)
+	if !ok {
+		return nil, apiErr(422, codeInvalidSubject, "subject %q is no well-known Protobuf file: files under google/protobuf/ are the compiler's own (timestamp.proto, duration.proto, ...), which serve answers; others are no catalog file", clip(subject))
+	}
 	if err != nil {
-		return nil, nil, apiErr(500, codeStore, "well-known file %s: %v", subject, err)
+		return nil, apiErr(500, codeStore, "well-known file %s: %v", subject, err)
 	}
-	return &Form{Kind: format.Protobuf, Text: text, Digest: protoDigest(fd, nil)}, fd, nil
+	return &Form{Kind: kind, Text: text, Digest: digest}, nil
 }
 
 // wellKnownRequest checks that a schema request for a well-known subject
 // declares the well-known file's declarations, and returns its form.
 func wellKnownRequest(subject string, req *schemaReq) (*Form, *apiError) {
-	form, fd, aerr := wellKnownForm(subject)
+	form, aerr := wellKnownForm(subject)
 	if aerr != nil {
 		return nil, aerr
 	}
 	if !descriptors(req.kind) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is a well-known Protobuf file, not schemaType %s", clip(subject), SchemaType(req.kind))
 	}
-	parsed, err := parseWellKnown(subject, req.text)
+	bf, _, _ := builtinFiler()
+	difference, err := bf.CheckBuiltin(subject, req.text)
 	if err != nil {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %s", clip(err.Error()))
 	}
-	got, want := declarations(parsed), declarations(fd)
-	if !slices.Equal(got, want) {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is the well-known file %s, and the schema does not declare what it declares (%s); every Protobuf compiler has the file built in", clip(subject), subject, firstDifference(got, want))
+	if difference != "" {
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is the well-known file %s, and the schema does not declare what it declares (%s); every Protobuf compiler has the file built in", clip(subject), subject, difference)
 	}
 	return form, nil
-}
-
-// parseWellKnown parses and links a .proto text registered as a
-// well-known file; its imports are the other well-known files. (The
-// catalog's compiler refuses package google.protobuf in a schema.)
-func parseWellKnown(subject string, text []byte) (protoreflect.FileDescriptor, error) {
-	h := reporter.NewHandler(nil)
-	ast, err := parser.Parse(subject, bytes.NewReader(text), h)
-	if err != nil {
-		return nil, err
-	}
-	res, err := parser.ResultFromAST(ast, true, h)
-	if err != nil {
-		return nil, err
-	}
-	return protodesc.NewFile(res.FileDescriptorProto(), protoregistry.GlobalFiles)
-}
-
-// declarations lists what a file declares, sorted: its messages with their
-// fields (number, kind, cardinality, type), its enums with their values.
-func declarations(fd protoreflect.FileDescriptor) []string {
-	var out []string
-	var msgs func(ms protoreflect.MessageDescriptors)
-	enums := func(es protoreflect.EnumDescriptors) {
-		for i := range es.Len() {
-			e := es.Get(i)
-			out = append(out, "enum "+string(e.FullName()))
-			for j := range e.Values().Len() {
-				v := e.Values().Get(j)
-				out = append(out, fmt.Sprintf("value %s = %d", v.FullName(), v.Number()))
-			}
-		}
-	}
-	msgs = func(ms protoreflect.MessageDescriptors) {
-		for i := range ms.Len() {
-			m := ms.Get(i)
-			out = append(out, "message "+string(m.FullName()))
-			for j := range m.Fields().Len() {
-				f := m.Fields().Get(j)
-				typ := f.Kind().String()
-				if f.Message() != nil {
-					typ = string(f.Message().FullName())
-				} else if f.Enum() != nil {
-					typ = string(f.Enum().FullName())
-				}
-				out = append(out, fmt.Sprintf("field %s = %d %s %s", f.FullName(), f.Number(), f.Cardinality(), typ))
-			}
-			msgs(m.Messages())
-			enums(m.Enums())
-		}
-	}
-	msgs(fd.Messages())
-	enums(fd.Enums())
-	slices.Sort(out)
-	return out
-}
-
-// firstDifference names the first declaration one list has and the other
-// lacks.
-func firstDifference(got, want []string) string {
-	for _, w := range want {
-		if !slices.Contains(got, w) {
-			return "it lacks " + w
-		}
-	}
-	for _, g := range got {
-		if !slices.Contains(want, g) {
-			return "it adds " + g
-		}
-	}
-	return "they differ"
 }
 
 // registerWellKnown answers the registration of a well-known file: its
@@ -199,22 +139,24 @@ func (snap *snapshot) addWellKnown() {
 	if !unclaimed {
 		return
 	}
-	protoregistry.GlobalFiles.RangeFilesByPackage(wellKnownPackage, func(fd protoreflect.FileDescriptor) bool {
-		subject := fd.Path()
-		form, _, aerr := wellKnownForm(subject)
+	bf, _, ok := builtinFiler()
+	if !ok {
+		return
+	}
+	for _, subject := range bf.BuiltinFiles() {
+		form, aerr := wellKnownForm(subject)
 		if aerr != nil {
-			return true
+			continue
 		}
 		id, ok := snap.ids[form.Digest]
 		if !ok || claimed[id] {
-			return true
+			continue
 		}
-		vs := &versionState{v: &catalog.Version{Number: 1, Format: format.Protobuf, RelPath: subject, File: subject}, form: form, id: id}
+		vs := &versionState{v: &catalog.Version{Number: 1, Format: form.Kind, RelPath: subject, File: subject}, form: form, id: id}
 		snap.wellKnown[subject] = vs
 		snap.names = append(snap.names, subject) // listed, as Confluent's registry lists them
 		snap.byID[id] = &schemaRec{id: id, form: form, usages: []usage{{Subject: subject, Version: 1}}}
-		return true
-	})
+	}
 }
 
 // wellKnownVersion answers GET /subjects/{s}/versions[/{v}] for a served

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/consumers"
-	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/report"
 )
 
@@ -59,12 +60,11 @@ Existing files are never overwritten.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			kinds := map[string]format.Kind{"json": format.JSONSchema, "avro": format.Avro, "protobuf": format.Protobuf}
-			kind, ok := kinds[schemaFormat]
+			p, ok := formats.ForName(schemaFormat)
 			if !ok {
-				return usagef("--format %q: want json, avro or protobuf", schemaFormat)
+				return usagef("--format %q: want %s", schemaFormat, orList(formats.Names()))
 			}
-			files, err := catalog.ScaffoldFormat(dir, kind)
+			files, err := catalog.ScaffoldFormat(dir, p.Kind())
 			if err != nil {
 				return err
 			}
@@ -79,8 +79,8 @@ Existing files are never overwritten.`,
 			return nil
 		},
 	}
-	c.Flags().StringVar(&schemaFormat, "format", "json", "schema format of the example type: json|avro|protobuf")
-	completeValues(c, "format", "json", "avro", "protobuf")
+	c.Flags().StringVar(&schemaFormat, "format", "json", "schema format of the example type: "+strings.Join(formats.Names(), "|"))
+	completeValues(c, "format", formats.Names()...)
 	return c
 }
 

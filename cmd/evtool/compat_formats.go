@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -12,18 +13,20 @@ import (
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
-	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/rules"
 )
 
-// diffKind is the format of compat diff's files when either is Avro or
-// Protobuf (both must then be of it; usage error otherwise, reported by
-// compatDiffFormat).
+// diffKind is the format of compat diff's files when either is of a
+// format whose provider compiles standalone files itself (Avro, Protobuf:
+// a format.FileCompiler); both must then be of it (usage error otherwise,
+// reported by loadDiffFormat). JSON Schema files are the catalog's to load.
 func diffKind(args []string) (format.Kind, bool) {
 	for _, a := range args {
-		if k, ok := format.KindOf(a); ok && k != format.JSONSchema {
-			return k, true
+		if p, ok := formats.ForFile(a); ok {
+			if _, compiles := p.(format.FileCompiler); compiles {
+				return p.Kind(), true
+			}
 		}
 	}
 	return "", false
@@ -50,22 +53,26 @@ func loadDiffFormat(args []string, kind format.Kind, o diffOptions) (engine.Vers
 			return none, engine.Options{}, usagef("compat diff compares two files of one format: %s is %s but %s is not", args[0], kind.Name(), arg)
 		}
 	}
+	p, _ := formats.ForKind(kind)
+	profiles := p.CompatProfiles()
 	profile := o.profile
 	switch {
-	case kind == format.Avro && o.profileSet:
-		return none, engine.Options{}, usagef("--profile %s: Avro compatibility is the specification's schema resolution and takes no profile", o.profile)
-	case kind == format.Avro:
+	case len(profiles.Names) == 0 && o.profileSet:
+		return none, engine.Options{}, usagef("--profile %s: %s and takes no profile", o.profile, profiles.None)
+	case len(profiles.Names) == 0:
 		profile = ""
 	case !o.profileSet:
-		profile = catalog.DefaultProfileOf(format.Protobuf)
-	case !profile.Protobuf():
-		return none, engine.Options{}, usagef("--profile %s: Protobuf profiles are wire and wire-json", o.profile)
+		profile = catalog.Profile(profiles.Default)
+	case !slices.Contains(profiles.Names, string(profile)):
+		return none, engine.Options{}, usagef("--profile %s: %s profiles are %s", o.profile, kind.Name(), strings.Join(profiles.Names, " and "))
 	}
-	if kind != format.Protobuf && o.message != "" {
-		return none, engine.Options{}, usagef("--message selects a Protobuf message; %s files have none", kind.Name())
+	picker, picks := p.(format.MessagePicker)
+	if !picks && o.message != "" {
+		return none, engine.Options{}, usagef("--message selects a %s message; %s files have none", namesOf(isMessagePicker), kind.Name())
 	}
-	if kind != format.Protobuf && len(o.protoPaths) > 0 {
-		return none, engine.Options{}, usagef("--proto-path resolves Protobuf imports; %s files have none", kind.Name())
+	pl, paths := p.(format.PathLoader)
+	if !paths && len(o.protoPaths) > 0 {
+		return none, engine.Options{}, usagef("--proto-path resolves %s imports; %s files have none", namesOf(isPathLoader), kind.Name())
 	}
 	for _, d := range o.protoPaths {
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {
@@ -73,9 +80,9 @@ func loadDiffFormat(args []string, kind format.Kind, o diffOptions) (engine.Vers
 		}
 	}
 	load := compat.LoadFile
-	if kind == format.Protobuf {
+	if paths {
 		load = func(file, message string) (*catalog.Version, error) {
-			return loadProtoFile(file, message, o.protoPaths)
+			return loadPathFile(pl, kind, file, message, o.protoPaths)
 		}
 	}
 	old, err := load(args[0], o.message)
@@ -83,17 +90,17 @@ func loadDiffFormat(args []string, kind format.Kind, o diffOptions) (engine.Vers
 		return none, engine.Options{}, err
 	}
 	message := o.message
-	if message == "" && kind == format.Protobuf {
+	if message == "" && picks {
 		// NEW's event message is OLD's by name, not NEW's first message.
-		message = formats.Of(old.Compiled).EventRecord(old.Compiled)
+		message = p.EventRecord(old.Compiled)
 	}
 	nw, err := load(args[1], message)
-	if err != nil && o.message == "" && kind == format.Protobuf {
+	if err != nil && o.message == "" && picks {
 		// A new package (a.v1 -> a.v2) keeps the binary encoding: match
 		// OLD's message by its short name, as a catalog's event.yaml
 		// message: does, rather than refuse to compare.
-		rec := formats.Of(old.Compiled).EventRecord(old.Compiled)
-		if n, serr := load(args[1], rec[strings.LastIndex(rec, ".")+1:]); serr == nil {
+		rec := p.EventRecord(old.Compiled)
+		if n, serr := load(args[1], picker.ShortName(rec)); serr == nil {
 			nw, err = n, nil
 		}
 	}
@@ -137,10 +144,11 @@ func (a *app) compatDiff(vp engine.VersionPair, opts engine.Options, o diffOptio
 	return nil
 }
 
-// loadProtoFile loads a .proto file for compat diff: imports resolve in
-// the --proto-path directories, then in the catalog root the file is in
-// (as lint and compat check load it), then in its own directory.
-func loadProtoFile(file, message string, protoPaths []string) (*catalog.Version, error) {
+// loadPathFile loads a file whose imports resolve in search directories
+// (a .proto file) for compat diff: imports resolve in the --proto-path
+// directories, then in the catalog root the file is in (as lint and compat
+// check load it), then in its own directory.
+func loadPathFile(pl format.PathLoader, kind format.Kind, file, message string, protoPaths []string) (*catalog.Version, error) {
 	dirs := append([]string{}, protoPaths...)
 	root, err := catalogRootOf(file)
 	if err != nil {
@@ -149,11 +157,36 @@ func loadProtoFile(file, message string, protoPaths []string) (*catalog.Version,
 	if root != "" {
 		dirs = append(dirs, root)
 	}
-	s, err := protobuf.LoadFile(file, message, dirs)
+	s, err := pl.LoadPath(file, message, dirs)
 	if err != nil {
 		return nil, err
 	}
-	return &catalog.Version{Format: format.Protobuf, File: file, Number: 1, Compiled: s, Digest: catalog.DigestOf(s)}, nil
+	return &catalog.Version{Format: kind, File: file, Number: 1, Compiled: s, Digest: catalog.DigestOf(s)}, nil
+}
+
+// isMessagePicker and isPathLoader say which formats compat diff's
+// --message and --proto-path apply to.
+func isMessagePicker(p format.Provider) bool { _, ok := p.(format.MessagePicker); return ok }
+func isPathLoader(p format.Provider) bool    { _, ok := p.(format.PathLoader); return ok }
+
+// namesOf names the formats whose providers answer yes, for a usage
+// message ("Protobuf", "Avro or Protobuf").
+func namesOf(yes func(format.Provider) bool) string {
+	var names []string
+	for _, p := range formats.All() {
+		if yes(p) {
+			names = append(names, p.Kind().Name())
+		}
+	}
+	return orList(names)
+}
+
+// orList is "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // catalogRootOf is the schemas directory of the nearest evtool.yaml in a

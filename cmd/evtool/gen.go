@@ -80,7 +80,7 @@ are up to date.`,
 			res, err := codegen.Generate(cat, codegen.Options{Package: pkg, Catalog: catalogFromOut(dir, out)})
 			if err != nil {
 				var ce *codegen.Error
-				var pe *codegen.ProtobufOnlyError
+				var pe *codegen.NoGoCodeError
 				if errors.As(err, &pe) {
 					return fmt.Errorf("nothing to generate: %w", err)
 				}

@@ -50,3 +50,24 @@ func ForFile(name string) (format.Provider, bool) {
 	}
 	return ForKind(k)
 }
+
+// Names are the formats' names on evtool's command line (format.CLIName),
+// in All's order.
+func Names() []string {
+	var out []string
+	for _, p := range All() {
+		out = append(out, format.CLIName(p))
+	}
+	return out
+}
+
+// ForName is the provider named name on evtool's command line (ok false
+// for an unknown name).
+func ForName(name string) (format.Provider, bool) {
+	for _, p := range All() {
+		if format.CLIName(p) == name {
+			return p, true
+		}
+	}
+	return nil, false
+}

@@ -10,7 +10,4 @@ var stillToMove = []string{
 	"catalog/deferred.go: comparison with a format kind",
 	"catalog/formats.go: comparison with a format kind",
 	"catalog/load.go: comparison with a format kind",
-	"cmd/evtool/compat_formats.go: comparison with a format kind",
-	"replay/formats.go: comparison with a format kind",
-	"replay/record.go: comparison with a format kind",
 }

@@ -1,0 +1,337 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/evtool/evtool/kafka"
+)
+
+// Interop of evtool produce and evtool consume with clients evtool did
+// not write: kafkajs, the CloudEvents JavaScript SDK's Kafka binding
+// (npm cloudevents) and @kafkajs/confluent-schema-registry, driven by
+// testdata/clients/cloudevents_kafka.js. The tests never download: they
+// take the node_modules directory from EVTOOL_TEST_NODE_MODULES (what
+// testdata/clients/install.sh prints) and skip, saying so, when it, a
+// module or node is absent.
+
+// jsModules are the npm packages the tests load (pinned by install.sh).
+var jsModules = []string{"kafkajs", "cloudevents", "@kafkajs/confluent-schema-registry"}
+
+// jsClients returns node and the node_modules directory holding
+// jsModules, or skips t.
+func jsClients(t *testing.T) (node, modules string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: interop with kafkajs and the CloudEvents JS SDK through kfake; TestProduceKcat's peers and the envelope tests cover the wire form in the short tier")
+	}
+	modules = os.Getenv("EVTOOL_TEST_NODE_MODULES")
+	if modules == "" {
+		t.Skip("EVTOOL_TEST_NODE_MODULES is not set (sh cmd/evtool/testdata/clients/install.sh DIR installs the JS clients and prints it)")
+	}
+	for _, m := range jsModules {
+		if _, err := os.Stat(filepath.Join(modules, filepath.FromSlash(m), "package.json")); err != nil {
+			t.Skipf("%s is not in EVTOOL_TEST_NODE_MODULES %s (cmd/evtool/testdata/clients/install.sh installs it)", m, modules)
+		}
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	return node, modules
+}
+
+// jsRecord is one line of `cloudevents_kafka.js consume`: a record as
+// kafkajs read it and what the SDK's Kafka.toEvent made of it.
+type jsRecord struct {
+	Partition int32
+	Offset    int64
+	Key       *string
+	Headers   map[string]any
+	Decoded   json.RawMessage
+	Event     map[string]any
+	Error     string
+}
+
+// runJS runs cloudevents_kafka.js with args and stdin and returns its
+// standard output; a failing run fails t with its standard error.
+func runJS(t *testing.T, ctx context.Context, node, modules, stdin string, args ...string) []byte {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("testdata", "clients", "cloudevents_kafka.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node cloudevents_kafka.js %s: %v\n%s%s", args[0], err, out, stderr.String())
+	}
+	return out
+}
+
+// jsConsume reads n records of topic with kafkajs and the SDK (with a
+// registry URL, values framed by it are decoded first), by record key.
+func jsConsume(t *testing.T, ctx context.Context, node, modules, brokers, topic string, n int, registry ...string) map[string]jsRecord {
+	t.Helper()
+	out := runJS(t, ctx, node, modules, "", append([]string{"consume", brokers, topic, strconv.Itoa(n)}, registry...)...)
+	recs := map[string]jsRecord{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r jsRecord
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("cloudevents_kafka.js printed %q: %v", line, err)
+		}
+		recs[r.key()] = r
+	}
+	if len(recs) != n {
+		t.Fatalf("kafkajs read %d records of %s with distinct keys, want %d:\n%s", len(recs), topic, n, out)
+	}
+	return recs
+}
+
+// key is the record key, or "" for none.
+func (r jsRecord) key() string {
+	if r.Key == nil {
+		return ""
+	}
+	return *r.Key
+}
+
+// jsTime is an RFC 3339 time as the SDK gives it back: a JavaScript Date
+// has milliseconds, and toISOString prints UTC with three digits.
+func jsTime(t *testing.T, s string) string {
+	t.Helper()
+	tm, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm.UTC().Truncate(time.Millisecond).Format("2006-01-02T15:04:05.000Z")
+}
+
+// plainOrdersCatalog has one JSON Schema type, unframed, keyed by
+// /orderId.
+var plainOrdersCatalog = map[string]string{
+	"evtool.yaml": "version: 1\nschemas: schemas\ndataschema: https://schemas.example.com/{type}/v{version}.json\n",
+	"schemas/" + framedJSONType + "/event.yaml": "description: an order\ntopic: orders\npartitionkey: /orderId\n",
+	"schemas/" + framedJSONType + "/v1.json":    `{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"OrderPlaced","type":"object","required":["orderId"],"properties":{"orderId":{"type":"string"},"total":{"type":"integer"}}}`,
+}
+
+const orderSchemaURI = "https://schemas.example.com/" + framedJSONType + "/v1.json"
+
+// TestProduceCloudEventsJS: what evtool produce writes in binary and in
+// structured mode, a kafkajs consumer reads and the CloudEvents SDK's
+// Kafka.toEvent accepts, with the attributes, extensions and data evtool
+// was given. What the SDK changes is the binding's and the SDK's doing,
+// checked as such: the record key comes back as the partitionkey
+// extension, and time with a JavaScript Date's milliseconds. The SDK
+// cannot read a structured event without time (its parser calls
+// toISOString on an invalid Date); binary mode has no such limit.
+func TestProduceCloudEventsJS(t *testing.T) {
+	node, modules := jsClients(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, plainOrdersCatalog)
+	b, err := kafka.StartBroker(kafka.BrokerConfig{Addr: "127.0.0.1:0", Partitions: 1, Topics: []string{"binary", "structured"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	brokers := strings.Join(b.Addrs(), ",")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	events := []string{
+		// every attribute, a string extension, a time finer than a millisecond
+		`{"specversion":"1.0","id":"o-1","source":"/shop","type":"` + framedJSONType + `","subject":"orders/A-1","time":"2026-01-05T10:00:00.123456789+01:00","datacontenttype":"application/json","dataschema":"` + orderSchemaURI + `","tenant":"acme","data":{"orderId":"A-1","total":3}}`,
+		// no datacontenttype (JSON, as the JSON format implies) and no time
+		`{"specversion":"1.0","id":"o-2","source":"/shop","type":"` + framedJSONType + `","dataschema":"` + orderSchemaURI + `","data":{"orderId":"A-2"}}`,
+	}
+	for _, mode := range []string{"binary", "structured"} {
+		t.Run(mode, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(ctx, []string{"produce", "--dir", dir, "--brokers", brokers, "--topic", mode, "--mode", mode}, strings.NewReader(strings.Join(events, "\n")+"\n"), &stdout, &stderr); code != 0 {
+				t.Fatalf("produce: exit %d\n%s%s", code, stdout.String(), stderr.String())
+			}
+			recs := jsConsume(t, ctx, node, modules, brokers, mode, len(events))
+			for _, text := range events {
+				var want map[string]any
+				if err := json.Unmarshal([]byte(text), &want); err != nil {
+					t.Fatal(err)
+				}
+				id := want["id"].(string)
+				rec, ok := recs[want["data"].(map[string]any)["orderId"].(string)]
+				if !ok {
+					t.Errorf("kafkajs did not read %s: %v", id, recs)
+					continue
+				}
+				_, timed := want["time"]
+				if mode == "structured" && !timed {
+					// The SDK's parseStructured does new Date(undefined).toISOString().
+					if !strings.Contains(rec.Error, "Invalid time value") {
+						t.Errorf("%s: the SDK read a structured event without time (%+v): the limit in docs/produce-consume.md is gone", id, rec)
+					}
+					continue
+				}
+				if rec.Error != "" {
+					t.Errorf("%s: Kafka.toEvent: %s (headers %v)", id, rec.Error, rec.Headers)
+					continue
+				}
+				want["partitionkey"] = rec.key() // the key, which is the data's /orderId
+				if timed {
+					want["time"] = jsTime(t, want["time"].(string))
+				} else {
+					delete(rec.Event, "time") // the SDK's constructor stamps now
+				}
+				if _, ok := want["datacontenttype"]; !ok {
+					// The JSON format implies application/json; binary mode
+					// has no format, so the content-type header says it.
+					want["datacontenttype"] = "application/json"
+				}
+				if diff := cmp.Diff(want, rec.Event); diff != "" {
+					t.Errorf("%s: the SDK's event differs from what evtool was given (-given +SDK):\n%s", id, diff)
+				}
+			}
+		})
+	}
+}
+
+// consumedLines parses evtool consume's JSONL output, by ce id.
+func consumedLines(t *testing.T, out string) map[string]consumed {
+	t.Helper()
+	got := map[string]consumed{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var c consumed
+		if err := json.Unmarshal([]byte(l), &c); err != nil {
+			t.Fatalf("consume printed %q: %v", l, err)
+		}
+		var e struct{ ID string }
+		_ = json.Unmarshal(c.Event, &e)
+		if e.ID == "" {
+			for _, h := range c.Headers {
+				if h.Key == "ce_id" && h.Value != nil {
+					e.ID = *h.Value
+				}
+			}
+		}
+		got[e.ID] = c
+	}
+	return got
+}
+
+// jsEvent is an item of `cloudevents_kafka.js produce`'s input.
+type jsEvent struct {
+	Mode    string         `json:"mode"`
+	Subject string         `json:"subject,omitempty"`
+	Event   map[string]any `json:"event"`
+}
+
+func jsOrder(id, mode, data string) jsEvent {
+	var d any
+	if err := json.Unmarshal([]byte(data), &d); err != nil {
+		panic(err)
+	}
+	return jsEvent{Mode: mode, Event: map[string]any{"id": id, "source": "/js", "type": framedJSONType, "datacontenttype": "application/json",
+		"dataschema": orderSchemaURI, "partitionkey": "J-" + id, "tenant": "acme", "data": d}}
+}
+
+// TestConsumeCloudEventsJS: events the CloudEvents SDK's Kafka.binary and
+// Kafka.structured made and kafkajs produced, evtool consume prints as
+// events of their mode with the SDK's attributes and data, and evtool
+// validate --topic accepts the valid ones and names each invalid one by
+// topic/partition@offset (exit 1). The SDK's binary messages carry a
+// ce_datacontenttype header beside content-type and the partitionkey as
+// both key and ce_partitionkey header: evtool takes them as they are.
+func TestConsumeCloudEventsJS(t *testing.T) {
+	node, modules := jsClients(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, plainOrdersCatalog)
+	b, err := kafka.StartBroker(kafka.BrokerConfig{Addr: "127.0.0.1:0", Partitions: 1, Topics: []string{"fromjs"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	brokers := strings.Join(b.Addrs(), ",")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	// One partition: the offsets are the input's order.
+	sent := []jsEvent{
+		jsOrder("1", "binary", `{"orderId":"J-1","total":5}`),
+		jsOrder("2", "structured", `{"orderId":"J-2"}`),
+		jsOrder("3", "binary", `{"orderId":"J-3","total":"five"}`),
+		jsOrder("4", "structured", `{"total":4}`),
+	}
+	for _, e := range sent[2:] { // no value at /orderId, or not this one: no key
+		delete(e.Event, "partitionkey")
+	}
+	spec, err := json.Marshal(sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runJS(t, ctx, node, modules, string(spec), "produce", brokers, "fromjs")
+
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"consume", "--dir", dir, "--brokers", brokers, "--topic", "fromjs"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("consume: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	got := consumedLines(t, stdout.String())
+	for i, e := range sent {
+		id := e.Event["id"].(string)
+		c, ok := got[id]
+		if !ok {
+			t.Errorf("consume did not print event %s:\n%s", id, stdout.String())
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal(c.Event, &ev); err != nil || c.Error != "" {
+			t.Errorf("%s: not read as an event (%v): %+v", id, err, c)
+			continue
+		}
+		if c.Mode != e.Mode || c.Offset != int64(i) {
+			t.Errorf("%s: mode %q at offset %d, want %q at %d", id, c.Mode, c.Offset, e.Mode, i)
+		}
+		for _, attr := range []string{"id", "source", "type", "datacontenttype", "dataschema", "tenant"} {
+			if ev[attr] != e.Event[attr] {
+				t.Errorf("%s: %s is %v, the SDK sent %v", id, attr, ev[attr], e.Event[attr])
+			}
+		}
+		if diff := cmp.Diff(e.Event["data"], ev["data"]); diff != "" {
+			t.Errorf("%s: data (-sent +consumed):\n%s", id, diff)
+		}
+		if valid := i < 2; valid != (len(c.Findings) == 0) {
+			t.Errorf("%s: findings %q (valid: %v)", id, c.Findings, valid)
+		}
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	code := run(ctx, []string{"validate", "--dir", dir, "--brokers", brokers, "--topic", "fromjs"}, strings.NewReader(""), &stdout, &stderr)
+	out := stdout.String() + stderr.String()
+	if code != exitFindings || !strings.Contains(out, "4 records checked") {
+		t.Fatalf("validate --topic: exit %d, want %d\n%s", code, exitFindings, out)
+	}
+	for _, want := range []string{"fromjs/0@2: error [data-invalid] at /data/total", "fromjs/0@3: error [data-invalid] at /data: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("validate --topic does not say %q:\n%s", want, out)
+		}
+	}
+	for _, valid := range []string{"fromjs/0@0", "fromjs/0@1"} {
+		if strings.Contains(out, valid) {
+			t.Errorf("validate --topic reports the valid record %s:\n%s", valid, out)
+		}
+	}
+}

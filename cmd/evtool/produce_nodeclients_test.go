@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/kafka"
 )
@@ -333,5 +335,162 @@ func TestConsumeCloudEventsJS(t *testing.T) {
 		if strings.Contains(out, valid) {
 			t.Errorf("validate --topic reports the valid record %s:\n%s", valid, out)
 		}
+	}
+}
+
+// framedClientsCatalog has a JSON Schema, an Avro and two Protobuf types,
+// all Confluent-framed (kafka.framing: confluent). counted's event message
+// is the second of its file, so its frame's message indexes are [1].
+var framedClientsCatalog = map[string]string{
+	"evtool.yaml": "version: 1\nschemas: schemas\ndataschema: https://schemas.example.com/{type}/v{version}.json\nkafka: {framing: confluent}\n",
+	"schemas/" + framedJSONType + "/event.yaml":    "description: an order\ntopic: orders\npartitionkey: /orderId\n",
+	"schemas/" + framedJSONType + "/v1.json":       plainOrdersCatalog["schemas/"+framedJSONType+"/v1.json"],
+	"schemas/com.example.payment.paid/event.yaml":  "description: a payment\ntopic: payments\npartitionkey: /paymentId\n",
+	"schemas/com.example.payment.paid/v1.avsc":     `{"type":"record","name":"Paid","namespace":"com.example","fields":[{"name":"paymentId","type":"string"},{"name":"amount","type":"long"},{"name":"note","type":["null","string"],"default":null}]}`,
+	"schemas/com.example.stock.moved/event.yaml":   "description: stock moved\ntopic: stock\npartitionkey: /sku\n",
+	"schemas/com.example.stock.moved/v1.proto":     "syntax = \"proto3\";\npackage example.stock;\nmessage Moved {\n  string sku = 1;\n  int32 qty = 2;\n  Where where = 3;\n}\nmessage Where {\n  string bin = 1;\n}\n",
+	"schemas/com.example.stock.counted/event.yaml": "description: stock counted\ntopic: stock\npartitionkey: /sku\nmessage: Counted\n",
+	"schemas/com.example.stock.counted/v1.proto":   "syntax = \"proto3\";\npackage example.count;\nmessage Bin {\n  string name = 1;\n}\nmessage Counted {\n  string sku = 1;\n  int32 qty = 2;\n}\n",
+}
+
+// framedEvent is an event of type typ v1 of framedClientsCatalog.
+func framedEvent(id, typ, data string) string {
+	return `{"specversion":"1.0","id":"` + id + `","source":"/shop","type":"` + typ + `","time":"2026-01-05T10:00:00Z","datacontenttype":"application/json","dataschema":"https://schemas.example.com/` + typ + `/v1.json","data":` + data + `}`
+}
+
+// TestFramedConfluentJS: @kafkajs/confluent-schema-registry, asking
+// `evtool registry serve` on the catalog, decodes the Confluent frames
+// evtool produce wrote (JSON Schema, Avro, Protobuf), and the CloudEvents
+// SDK reads the events around them; what it encodes (JSON Schema, Avro)
+// evtool consume prints as events under the served ids and validate
+// --topic accepts. Two Protobuf limits of that client are pinned here and
+// documented: it writes no message indexes (Confluent's wire format has
+// them; evtool reports the record as data that does not decode, with its
+// topic/partition@offset), and it decodes every frame as the first message
+// of the file, skipping the indexes by stripping zero bytes.
+func TestFramedConfluentJS(t *testing.T) {
+	node, modules := jsClients(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, framedClientsCatalog)
+	url := serveCatalog(t, dir)
+	b, err := kafka.StartBroker(kafka.BrokerConfig{Addr: "127.0.0.1:0", Partitions: 1, Topics: []string{"fromevtool", "fromjs", "fromjs-proto"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	brokers := strings.Join(b.Addrs(), ",")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	// evtool produce -> kafkajs + SchemaRegistry.decode + Kafka.toEvent.
+	cases := []struct {
+		key, typ, data string
+		decoded        string // the client's JSON form of the datum; "" for a datum it cannot read
+		contentType    string
+	}{
+		{"A-1", framedJSONType, `{"orderId":"A-1","total":3}`, `{"orderId":"A-1","total":3}`, "application/json"},
+		// avsc gives a union's value without its branch name.
+		{"P-1", "com.example.payment.paid", `{"paymentId":"P-1","amount":1200,"note":{"string":"hi"}}`, `{"paymentId":"P-1","amount":1200,"note":"hi"}`, "application/avro"},
+		{"S-1", "com.example.stock.moved", `{"sku":"S-1","qty":2,"where":{"bin":"B7"}}`, `{"sku":"S-1","qty":2,"where":{"bin":"B7"}}`, "application/protobuf"},
+		{"C-1", "com.example.stock.counted", `{"sku":"C-1","qty":9}`, "", "application/protobuf"},
+	}
+	var input []string
+	for i, c := range cases {
+		input = append(input, framedEvent("f-"+strconv.Itoa(i), c.typ, c.data))
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"produce", "--dir", dir, "--brokers", brokers, "--topic", "fromevtool"}, strings.NewReader(strings.Join(input, "\n")), &stdout, &stderr); code != 0 {
+		t.Fatalf("produce: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	recs := jsConsume(t, ctx, node, modules, brokers, "fromevtool", len(cases), url)
+	for i, c := range cases {
+		rec := recs[c.key]
+		if c.decoded == "" {
+			if rec.Error == "" && sameJSONText(string(rec.Decoded), c.data) {
+				t.Errorf("%s: the client read a Protobuf frame of the file's second message (%s): its limit in docs/produce-consume.md is gone", c.typ, rec.Decoded)
+			}
+			t.Logf("%s: @kafkajs/confluent-schema-registry read %s (error %q)", c.typ, rec.Decoded, rec.Error)
+			continue
+		}
+		if rec.Error != "" {
+			t.Errorf("%s: %s", c.typ, rec.Error)
+			continue
+		}
+		if !sameJSONText(string(rec.Decoded), c.decoded) {
+			t.Errorf("%s: SchemaRegistry.decode gave %s, want %s", c.typ, rec.Decoded, c.decoded)
+		}
+		if rec.Event["id"] != "f-"+strconv.Itoa(i) || rec.Event["type"] != c.typ || rec.Event["datacontenttype"] != c.contentType {
+			t.Errorf("%s: the SDK's event %v", c.typ, rec.Event)
+		}
+	}
+
+	// @kafkajs/confluent-schema-registry encode + Kafka.binary + kafkajs
+	// -> evtool consume and validate --topic.
+	cl, err := sr.NewClient(sr.URLs(url), sr.HTTPClient(&http.Client{Timeout: time.Minute}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	servedID := func(subject string) uint32 {
+		ss, err := cl.SchemaByVersion(ctx, subject, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return uint32(ss.ID)
+	}
+	jsFramed := func(id, typ, contentType, key, data string) jsEvent {
+		var d any
+		if err := json.Unmarshal([]byte(data), &d); err != nil {
+			t.Fatal(err)
+		}
+		return jsEvent{Mode: "binary", Subject: typ, Event: map[string]any{"id": id, "source": "/js", "type": typ, "datacontenttype": contentType,
+			"dataschema": "https://schemas.example.com/" + typ + "/v1.json", "partitionkey": key, "data": d}}
+	}
+	spec, _ := json.Marshal([]jsEvent{
+		jsFramed("j-1", framedJSONType, "application/json", "J-1", `{"orderId":"J-1","total":7}`),
+		jsFramed("j-2", "com.example.payment.paid", "application/avro", "J-2", `{"paymentId":"J-2","amount":99,"note":"n"}`),
+	})
+	runJS(t, ctx, node, modules, string(spec), "produce", brokers, "fromjs", url)
+	stdout.Reset()
+	if code := run(ctx, []string{"consume", "--dir", dir, "--brokers", brokers, "--topic", "fromjs"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("consume: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	got := consumedLines(t, stdout.String())
+	for _, want := range []struct{ id, typ, data string }{
+		{"j-1", framedJSONType, `{"orderId":"J-1","total":7}`},
+		{"j-2", "com.example.payment.paid", `{"paymentId":"J-2","amount":99,"note":{"string":"n"}}`},
+	} {
+		c := got[want.id]
+		var ev struct{ Data json.RawMessage }
+		if err := json.Unmarshal(c.Event, &ev); err != nil || c.Error != "" || len(c.Findings) > 0 {
+			t.Errorf("%s: %+v (%v)", want.id, c, err)
+			continue
+		}
+		if c.SchemaID == nil || *c.SchemaID != servedID(want.typ) {
+			t.Errorf("%s: schema id %v, want %d", want.id, c.SchemaID, servedID(want.typ))
+		}
+		if !sameJSONText(string(ev.Data), want.data) {
+			t.Errorf("%s: data %s, want %s", want.id, ev.Data, want.data)
+		}
+	}
+	stdout.Reset()
+	if code := run(ctx, []string{"validate", "--dir", dir, "--brokers", brokers, "--topic", "fromjs"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Errorf("validate --topic fromjs: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+
+	// Its Protobuf frames lack the message indexes.
+	spec, _ = json.Marshal([]jsEvent{jsFramed("j-3", "com.example.stock.moved", "application/protobuf", "J-3", `{"sku":"J-3","qty":4,"where":{"bin":"C1"}}`)})
+	runJS(t, ctx, node, modules, string(spec), "produce", brokers, "fromjs-proto", url)
+	stdout.Reset()
+	if code := run(ctx, []string{"consume", "--dir", dir, "--brokers", brokers, "--topic", "fromjs-proto"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("consume: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if c := consumedLines(t, stdout.String())["j-3"]; !strings.Contains(c.Error, "message index") || c.ValueBase64 == "" && c.Value == nil {
+		t.Errorf("a Protobuf frame without message indexes: %+v", c)
+	}
+	stdout.Reset()
+	code := run(ctx, []string{"validate", "--dir", dir, "--brokers", brokers, "--topic", "fromjs-proto"}, strings.NewReader(""), &stdout, &stderr)
+	if out := stdout.String(); code != exitFindings || !strings.Contains(out, "fromjs-proto/0@0: error [data-invalid]") || !strings.Contains(out, "message index") {
+		t.Errorf("validate --topic fromjs-proto: exit %d\n%s%s", code, out, stderr.String())
 	}
 }

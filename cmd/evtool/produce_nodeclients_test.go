@@ -31,8 +31,8 @@ import (
 var jsModules = []string{"kafkajs", "cloudevents", "@kafkajs/confluent-schema-registry"}
 
 // jsClients returns node and the node_modules directory holding
-// jsModules, or skips t.
-func jsClients(t *testing.T) (node, modules string) {
+// jsModules and more, or skips t.
+func jsClients(t *testing.T, more ...string) (node, modules string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: interop with kafkajs and the CloudEvents JS SDK through kfake; TestProduceKcat's peers and the envelope tests cover the wire form in the short tier")
@@ -41,7 +41,7 @@ func jsClients(t *testing.T) (node, modules string) {
 	if modules == "" {
 		t.Skip("EVTOOL_TEST_NODE_MODULES is not set (sh cmd/evtool/testdata/clients/install.sh DIR installs the JS clients and prints it)")
 	}
-	for _, m := range jsModules {
+	for _, m := range append(jsModules[:len(jsModules):len(jsModules)], more...) {
 		if _, err := os.Stat(filepath.Join(modules, filepath.FromSlash(m), "package.json")); err != nil {
 			t.Skipf("%s is not in EVTOOL_TEST_NODE_MODULES %s (cmd/evtool/testdata/clients/install.sh installs it)", m, modules)
 		}
@@ -69,7 +69,13 @@ type jsRecord struct {
 // standard output; a failing run fails t with its standard error.
 func runJS(t *testing.T, ctx context.Context, node, modules, stdin string, args ...string) []byte {
 	t.Helper()
-	script, err := filepath.Abs(filepath.Join("testdata", "clients", "cloudevents_kafka.js"))
+	return runScript(t, ctx, "cloudevents_kafka.js", node, modules, stdin, args...)
+}
+
+// runScript runs testdata/clients/script with node.
+func runScript(t *testing.T, ctx context.Context, script, node, modules, stdin string, args ...string) []byte {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("testdata", "clients", script))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +86,7 @@ func runJS(t *testing.T, ctx context.Context, node, modules, stdin string, args 
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("node cloudevents_kafka.js %s: %v\n%s%s", args[0], err, out, stderr.String())
+		t.Fatalf("node %s %s: %v\n%s%s", filepath.Base(script), args[0], err, out, stderr.String())
 	}
 	return out
 }
@@ -353,6 +359,66 @@ var framedClientsCatalog = map[string]string{
 	"schemas/com.example.stock.counted/v1.proto":   "syntax = \"proto3\";\npackage example.count;\nmessage Bin {\n  string name = 1;\n}\nmessage Counted {\n  string sku = 1;\n  int32 qty = 2;\n}\n",
 }
 
+// startFramed writes framedClientsCatalog, serves it with `evtool
+// registry serve` and starts a broker with the topics (one partition
+// each): the catalog, the registry's URL and the brokers.
+func startFramed(t *testing.T, topics ...string) (dir, url, brokers string) {
+	t.Helper()
+	dir = t.TempDir()
+	writeFiles(t, dir, framedClientsCatalog)
+	url = serveCatalog(t, dir)
+	b, err := kafka.StartBroker(kafka.BrokerConfig{Addr: "127.0.0.1:0", Partitions: 1, Topics: topics})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return dir, url, strings.Join(b.Addrs(), ",")
+}
+
+// servedID is the id the registry at url serves for subject's v1.
+func servedID(t *testing.T, ctx context.Context, url, subject string) uint32 {
+	t.Helper()
+	cl, err := sr.NewClient(sr.URLs(url), sr.HTTPClient(&http.Client{Timeout: time.Minute}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := cl.SchemaByVersion(ctx, subject, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return uint32(ss.ID)
+}
+
+// framedCase is an event of framedClientsCatalog evtool produce writes.
+type framedCase struct {
+	key, typ, data string
+	decoded        string // the JSON the JS clients make of the datum
+	contentType    string
+	message        string // the Protobuf event message when not the file's first
+}
+
+// produceFramed writes one event of each type of framedClientsCatalog
+// to topic with evtool produce (ids f-0, f-1, ...).
+func produceFramed(t *testing.T, ctx context.Context, dir, brokers, topic string) []framedCase {
+	t.Helper()
+	cases := []framedCase{
+		{"A-1", framedJSONType, `{"orderId":"A-1","total":3}`, `{"orderId":"A-1","total":3}`, "application/json", ""},
+		// avsc, which both clients use, gives a union's value without its branch name.
+		{"P-1", "com.example.payment.paid", `{"paymentId":"P-1","amount":1200,"note":{"string":"hi"}}`, `{"paymentId":"P-1","amount":1200,"note":"hi"}`, "application/avro", ""},
+		{"S-1", "com.example.stock.moved", `{"sku":"S-1","qty":2,"where":{"bin":"B7"}}`, `{"sku":"S-1","qty":2,"where":{"bin":"B7"}}`, "application/protobuf", ""},
+		{"C-1", "com.example.stock.counted", `{"sku":"C-1","qty":9}`, `{"sku":"C-1","qty":9}`, "application/protobuf", "Counted"},
+	}
+	var input []string
+	for i, c := range cases {
+		input = append(input, framedEvent("f-"+strconv.Itoa(i), c.typ, c.data))
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"produce", "--dir", dir, "--brokers", brokers, "--topic", topic}, strings.NewReader(strings.Join(input, "\n")), &stdout, &stderr); code != 0 {
+		t.Fatalf("produce: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	return cases
+}
+
 // framedEvent is an event of type typ v1 of framedClientsCatalog.
 func framedEvent(id, typ, data string) string {
 	return `{"specversion":"1.0","id":"` + id + `","source":"/shop","type":"` + typ + `","time":"2026-01-05T10:00:00Z","datacontenttype":"application/json","dataschema":"https://schemas.example.com/` + typ + `/v1.json","data":` + data + `}`
@@ -371,46 +437,19 @@ func framedEvent(id, typ, data string) string {
 func TestFramedConfluentJS(t *testing.T) {
 	node, modules := jsClients(t)
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, framedClientsCatalog)
-	url := serveCatalog(t, dir)
-	b, err := kafka.StartBroker(kafka.BrokerConfig{Addr: "127.0.0.1:0", Partitions: 1, Topics: []string{"fromevtool", "fromjs", "fromjs-proto"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	brokers := strings.Join(b.Addrs(), ",")
+	dir, url, brokers := startFramed(t, "fromevtool", "fromjs", "fromjs-proto")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
 	// evtool produce -> kafkajs + SchemaRegistry.decode + Kafka.toEvent.
-	cases := []struct {
-		key, typ, data string
-		decoded        string // the client's JSON form of the datum; "" for a datum it cannot read
-		contentType    string
-	}{
-		{"A-1", framedJSONType, `{"orderId":"A-1","total":3}`, `{"orderId":"A-1","total":3}`, "application/json"},
-		// avsc gives a union's value without its branch name.
-		{"P-1", "com.example.payment.paid", `{"paymentId":"P-1","amount":1200,"note":{"string":"hi"}}`, `{"paymentId":"P-1","amount":1200,"note":"hi"}`, "application/avro"},
-		{"S-1", "com.example.stock.moved", `{"sku":"S-1","qty":2,"where":{"bin":"B7"}}`, `{"sku":"S-1","qty":2,"where":{"bin":"B7"}}`, "application/protobuf"},
-		{"C-1", "com.example.stock.counted", `{"sku":"C-1","qty":9}`, "", "application/protobuf"},
-	}
-	var input []string
-	for i, c := range cases {
-		input = append(input, framedEvent("f-"+strconv.Itoa(i), c.typ, c.data))
-	}
-	var stdout, stderr bytes.Buffer
-	if code := run(ctx, []string{"produce", "--dir", dir, "--brokers", brokers, "--topic", "fromevtool"}, strings.NewReader(strings.Join(input, "\n")), &stdout, &stderr); code != 0 {
-		t.Fatalf("produce: exit %d\n%s%s", code, stdout.String(), stderr.String())
-	}
+	cases := produceFramed(t, ctx, dir, brokers, "fromevtool")
 	recs := jsConsume(t, ctx, node, modules, brokers, "fromevtool", len(cases), url)
 	for i, c := range cases {
 		rec := recs[c.key]
-		if c.decoded == "" {
+		if c.message != "" {
 			if rec.Error == "" && sameJSONText(string(rec.Decoded), c.data) {
 				t.Errorf("%s: the client read a Protobuf frame of the file's second message (%s): its limit in docs/produce-consume.md is gone", c.typ, rec.Decoded)
 			}
-			t.Logf("%s: @kafkajs/confluent-schema-registry read %s (error %q)", c.typ, rec.Decoded, rec.Error)
 			continue
 		}
 		if rec.Error != "" {
@@ -424,20 +463,8 @@ func TestFramedConfluentJS(t *testing.T) {
 			t.Errorf("%s: the SDK's event %v", c.typ, rec.Event)
 		}
 	}
-
 	// @kafkajs/confluent-schema-registry encode + Kafka.binary + kafkajs
 	// -> evtool consume and validate --topic.
-	cl, err := sr.NewClient(sr.URLs(url), sr.HTTPClient(&http.Client{Timeout: time.Minute}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	servedID := func(subject string) uint32 {
-		ss, err := cl.SchemaByVersion(ctx, subject, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return uint32(ss.ID)
-	}
 	jsFramed := func(id, typ, contentType, key, data string) jsEvent {
 		var d any
 		if err := json.Unmarshal([]byte(data), &d); err != nil {
@@ -451,7 +478,7 @@ func TestFramedConfluentJS(t *testing.T) {
 		jsFramed("j-2", "com.example.payment.paid", "application/avro", "J-2", `{"paymentId":"J-2","amount":99,"note":"n"}`),
 	})
 	runJS(t, ctx, node, modules, string(spec), "produce", brokers, "fromjs", url)
-	stdout.Reset()
+	var stdout, stderr bytes.Buffer
 	if code := run(ctx, []string{"consume", "--dir", dir, "--brokers", brokers, "--topic", "fromjs"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Fatalf("consume: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
@@ -466,8 +493,8 @@ func TestFramedConfluentJS(t *testing.T) {
 			t.Errorf("%s: %+v (%v)", want.id, c, err)
 			continue
 		}
-		if c.SchemaID == nil || *c.SchemaID != servedID(want.typ) {
-			t.Errorf("%s: schema id %v, want %d", want.id, c.SchemaID, servedID(want.typ))
+		if id := servedID(t, ctx, url, want.typ); c.SchemaID == nil || *c.SchemaID != id {
+			t.Errorf("%s: schema id %v, want %d", want.id, c.SchemaID, id)
 		}
 		if !sameJSONText(string(ev.Data), want.data) {
 			t.Errorf("%s: data %s, want %s", want.id, ev.Data, want.data)
@@ -492,5 +519,122 @@ func TestFramedConfluentJS(t *testing.T) {
 	code := run(ctx, []string{"validate", "--dir", dir, "--brokers", brokers, "--topic", "fromjs-proto"}, strings.NewReader(""), &stdout, &stderr)
 	if out := stdout.String(); code != exitFindings || !strings.Contains(out, "fromjs-proto/0@0: error [data-invalid]") || !strings.Contains(out, "message index") {
 		t.Errorf("validate --topic fromjs-proto: exit %d\n%s%s", code, out, stderr.String())
+	}
+}
+
+// TestConfluentSerdeJS: Confluent's JavaScript deserializers
+// (@confluentinc/schemaregistry), asking `evtool registry serve`, read the
+// JSON Schema, Avro and Protobuf frames evtool produce wrote, a Protobuf
+// message that is not its file's first included (message indexes [1]); and
+// what its serializers wrote under the served ids (useLatestVersion), with
+// ce_ headers, evtool consume prints as those events and validate --topic
+// accepts.
+func TestConfluentSerdeJS(t *testing.T) {
+	node, modules := jsClients(t, "@confluentinc/schemaregistry")
+	t.Parallel()
+	dir, url, brokers := startFramed(t, "fromevtool", "fromjs")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	cases := produceFramed(t, ctx, dir, brokers, "fromevtool")
+	out := runScript(t, ctx, "confluent_serde.js", node, modules, "", "consume", brokers, "fromevtool", strconv.Itoa(len(cases)), url)
+	read := map[string]struct {
+		ContentType string `json:"content_type"`
+		Decoded     map[string]any
+		Error       string
+	}{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r struct {
+			Key string
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("confluent_serde.js printed %q: %v", l, err)
+		}
+		v := read[r.Key]
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatal(err)
+		}
+		read[r.Key] = v
+	}
+	for _, c := range cases {
+		r, ok := read[c.key]
+		if !ok || r.Error != "" || r.ContentType != c.contentType {
+			t.Errorf("%s: %+v", c.typ, r)
+			continue
+		}
+		stripTypeNames(r.Decoded)
+		var want map[string]any
+		if err := json.Unmarshal([]byte(c.decoded), &want); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, r.Decoded); diff != "" {
+			t.Errorf("%s: the deserializer read (-want +got):\n%s", c.typ, diff)
+		}
+	}
+
+	type serdeItem struct {
+		Subject string            `json:"subject"`
+		Format  string            `json:"format"`
+		Message string            `json:"message,omitempty"`
+		Key     string            `json:"key"`
+		Headers map[string]string `json:"headers"`
+		Data    json.RawMessage   `json:"data"`
+	}
+	item := func(id, typ, format, contentType, message, data string) serdeItem {
+		return serdeItem{Subject: typ, Format: format, Message: message, Key: id, Data: json.RawMessage(data), Headers: map[string]string{
+			"ce_specversion": "1.0", "ce_id": id, "ce_source": "/js", "ce_type": typ, "content-type": contentType,
+			"ce_dataschema": "https://schemas.example.com/" + typ + "/v1.json"}}
+	}
+	items := []serdeItem{
+		item("J-1", framedJSONType, "json", "application/json", "", `{"orderId":"J-1","total":7}`),
+		item("J-2", "com.example.payment.paid", "avro", "application/avro", "", `{"paymentId":"J-2","amount":99,"note":"n"}`),
+		item("J-3", "com.example.stock.moved", "protobuf", "application/protobuf", "", `{"sku":"J-3","qty":4,"where":{"bin":"C1"}}`),
+		item("J-4", "com.example.stock.counted", "protobuf", "application/protobuf", "Counted", `{"sku":"J-4","qty":1}`),
+	}
+	// In evtool's JSON form: Avro's JSON encoding names the union branch.
+	wantData := []string{`{"orderId":"J-1","total":7}`, `{"paymentId":"J-2","amount":99,"note":{"string":"n"}}`, `{"sku":"J-3","qty":4,"where":{"bin":"C1"}}`, `{"sku":"J-4","qty":1}`}
+	spec, err := json.Marshal(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runScript(t, ctx, "confluent_serde.js", node, modules, string(spec), "produce", brokers, "fromjs", url)
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"consume", "--dir", dir, "--brokers", brokers, "--topic", "fromjs"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("consume: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	got := consumedLines(t, stdout.String())
+	for i, it := range items {
+		c := got[it.Key]
+		var ev struct{ Data json.RawMessage }
+		if err := json.Unmarshal(c.Event, &ev); err != nil || c.Error != "" || len(c.Findings) > 0 {
+			t.Errorf("%s: %+v (%v)", it.Subject, c, err)
+			continue
+		}
+		if id := servedID(t, ctx, url, it.Subject); c.SchemaID == nil || *c.SchemaID != id {
+			t.Errorf("%s: schema id %v, want %d", it.Subject, c.SchemaID, id)
+		}
+		if !sameJSONText(string(ev.Data), wantData[i]) {
+			t.Errorf("%s: data %s, want %s", it.Subject, ev.Data, wantData[i])
+		}
+	}
+	stdout.Reset()
+	if code := run(ctx, []string{"validate", "--dir", dir, "--brokers", brokers, "--topic", "fromjs"}, strings.NewReader(""), &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "4 records checked: 0 errors") {
+		t.Errorf("validate --topic fromjs: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// stripTypeNames drops the $typeName members @bufbuild/protobuf messages
+// carry, leaving the message's JSON form.
+func stripTypeNames(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		delete(v, "$typeName")
+		for _, x := range v {
+			stripTypeNames(x)
+		}
+	case []any:
+		for _, x := range v {
+			stripTypeNames(x)
+		}
 	}
 }

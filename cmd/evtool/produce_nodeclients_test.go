@@ -35,7 +35,7 @@ var jsModules = []string{"kafkajs", "cloudevents", "@kafkajs/confluent-schema-re
 func jsClients(t *testing.T, more ...string) (node, modules string) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("-short: interop with kafkajs and the CloudEvents JS SDK through kfake; TestProduceKcat's peers and the envelope tests cover the wire form in the short tier")
+		t.Skip("-short: interop with kafkajs and the CloudEvents JS SDK through kfake; TestProduceContentType and the envelope tests cover the wire form in the short tier")
 	}
 	modules = os.Getenv("EVTOOL_TEST_NODE_MODULES")
 	if modules == "" {

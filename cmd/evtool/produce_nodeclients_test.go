@@ -426,8 +426,9 @@ func framedEvent(id, typ, data string) string {
 
 // TestFramedConfluentJS: @kafkajs/confluent-schema-registry, asking
 // `evtool registry serve` on the catalog, decodes the Confluent frames
-// evtool produce wrote (JSON Schema, Avro, Protobuf), and the CloudEvents
-// SDK reads the events around them; what it encodes (JSON Schema, Avro)
+// evtool produce wrote (JSON Schema, Avro, Protobuf; in structured mode the
+// Avro and Protobuf frames in data_base64), and the CloudEvents SDK reads
+// the events around them; what it encodes (JSON Schema, Avro)
 // evtool consume prints as events under the served ids and validate
 // --topic accepts. Two Protobuf limits of that client are pinned here and
 // documented: it writes no message indexes (Confluent's wire format has
@@ -437,7 +438,7 @@ func framedEvent(id, typ, data string) string {
 func TestFramedConfluentJS(t *testing.T) {
 	node, modules := jsClients(t)
 	t.Parallel()
-	dir, url, brokers := startFramed(t, "fromevtool", "fromjs", "fromjs-proto")
+	dir, url, brokers := startFramed(t, "fromevtool", "structured", "fromjs", "fromjs-proto")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
@@ -463,6 +464,23 @@ func TestFramedConfluentJS(t *testing.T) {
 			t.Errorf("%s: the SDK's event %v", c.typ, rec.Event)
 		}
 	}
+	// Structured mode: the Avro and Protobuf frames are the events'
+	// data_base64, which the client decodes as well.
+	var structured []string
+	for i, c := range cases[1:3] {
+		structured = append(structured, framedEvent("s-"+strconv.Itoa(i), c.typ, c.data))
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"produce", "--dir", dir, "--brokers", brokers, "--topic", "structured", "--mode", "structured"}, strings.NewReader(strings.Join(structured, "\n")), &stdout, &stderr); code != 0 {
+		t.Fatalf("produce --mode structured: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	recs = jsConsume(t, ctx, node, modules, brokers, "structured", len(structured), url)
+	for _, c := range cases[1:3] {
+		if rec := recs[c.key]; rec.Error != "" || !sameJSONText(string(rec.Decoded), c.decoded) || rec.Event["datacontenttype"] != c.contentType {
+			t.Errorf("%s in structured mode: %+v, want data %s", c.typ, rec, c.decoded)
+		}
+	}
+
 	// @kafkajs/confluent-schema-registry encode + Kafka.binary + kafkajs
 	// -> evtool consume and validate --topic.
 	jsFramed := func(id, typ, contentType, key, data string) jsEvent {
@@ -478,7 +496,7 @@ func TestFramedConfluentJS(t *testing.T) {
 		jsFramed("j-2", "com.example.payment.paid", "application/avro", "J-2", `{"paymentId":"J-2","amount":99,"note":"n"}`),
 	})
 	runJS(t, ctx, node, modules, string(spec), "produce", brokers, "fromjs", url)
-	var stdout, stderr bytes.Buffer
+	stdout.Reset()
 	if code := run(ctx, []string{"consume", "--dir", dir, "--brokers", brokers, "--topic", "fromjs"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Fatalf("consume: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}

@@ -10,7 +10,8 @@
 //     strings), the event Kafka.toEvent made of it (event.toJSON()) or the
 //     error it threw. With REGISTRY_URL, a value starting with magic byte 0
 //     is first decoded by SchemaRegistry.decode, as an application would,
-//     and the decoded datum (JSON) is the data given to Kafka.toEvent.
+//     and the decoded datum (JSON) is the data given to Kafka.toEvent; so
+//     is the frame in a structured event's data_base64.
 //   node cloudevents_kafka.js produce BROKERS TOPIC [REGISTRY_URL] < SPEC
 //     SPEC is a JSON array of {"mode": "binary"|"structured", "event": {...},
 //     "subject": S}: each event becomes a CloudEvent, then a message by
@@ -60,6 +61,11 @@ async function consume(brokers, topic, want, url) {
           }
           const event = Kafka.toEvent({ headers, key: out.key, value })
           out.event = event.toJSON()
+          if (registry && event.data_base64) {
+            // A structured event's binary data (Avro, Protobuf) is its
+            // frame, in data_base64.
+            out.decoded = JSON.parse(JSON.stringify(await registry.decode(Buffer.from(event.data_base64, 'base64'))))
+          }
         } catch (e) {
           out.error = (e && e.name ? e.name + ': ' : '') + (e && e.message ? e.message : String(e)) + (e && e.errors ? ' ' + JSON.stringify(e.errors) : '')
         }

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/evtool/evtool/kafka"
 )
 
 // TestProduceContentType: an event without datacontenttype is JSON in the
@@ -18,12 +16,7 @@ import (
 func TestProduceContentType(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, plainOrdersCatalog)
-	b, err := kafka.StartBroker(kafka.BrokerConfig{Addr: "127.0.0.1:0", Partitions: 1, Topics: []string{"binary", "structured"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	brokers := strings.Join(b.Addrs(), ",")
+	brokers := startTopics(t, "binary", "structured")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	events := `{"specversion":"1.0","id":"o-1","source":"/shop","type":"` + framedJSONType + `","dataschema":"` + orderSchemaURI + `","data":{"orderId":"A-1"}}

@@ -152,12 +152,7 @@ func TestProduceCloudEventsJS(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, plainOrdersCatalog)
-	b, err := kafka.StartBroker(kafka.BrokerConfig{Addr: "127.0.0.1:0", Partitions: 1, Topics: []string{"binary", "structured"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	brokers := strings.Join(b.Addrs(), ",")
+	brokers := startTopics(t, "binary", "structured")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
@@ -267,12 +262,7 @@ func TestConsumeCloudEventsJS(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, plainOrdersCatalog)
-	b, err := kafka.StartBroker(kafka.BrokerConfig{Addr: "127.0.0.1:0", Partitions: 1, Topics: []string{"fromjs"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	brokers := strings.Join(b.Addrs(), ",")
+	brokers := startTopics(t, "fromjs")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
@@ -366,13 +356,20 @@ func startFramed(t *testing.T, topics ...string) (dir, url, brokers string) {
 	t.Helper()
 	dir = t.TempDir()
 	writeFiles(t, dir, framedClientsCatalog)
-	url = serveCatalog(t, dir)
+	return dir, serveCatalog(t, dir), startTopics(t, topics...)
+}
+
+// startTopics starts a broker with the topics, one partition each (so
+// that offsets follow the order of what is sent), until the test ends,
+// and returns its address.
+func startTopics(t *testing.T, topics ...string) string {
+	t.Helper()
 	b, err := kafka.StartBroker(kafka.BrokerConfig{Addr: "127.0.0.1:0", Partitions: 1, Topics: topics})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	return dir, url, strings.Join(b.Addrs(), ",")
+	return strings.Join(b.Addrs(), ",")
 }
 
 // servedID is the id the registry at url serves for subject's v1.

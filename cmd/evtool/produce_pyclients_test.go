@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/format/protobuf"
-	"github.com/evtool/evtool/kafka"
 )
 
 // TestConfluentPythonAvroProto: confluent-kafka 1.7's Python clients
@@ -27,16 +26,7 @@ func TestConfluentPythonAvroProto(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: interop with an outside client through kfake and registry serve; TestValidateTopicServedIDs covers the frames in the short tier")
 	}
-	python := ""
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import confluent_kafka.avro, confluent_kafka.schema_registry.protobuf, avro, google.protobuf").Run() == nil {
-			python = path
-			break
-		}
-	}
-	if python == "" {
-		t.Skip("no python3 with confluent_kafka.avro and confluent_kafka.schema_registry.protobuf (apt-get install python3-confluent-kafka python3-avro python3-protobuf)")
-	}
+	python := pythonWith(t, "apt-get install python3-confluent-kafka python3-avro python3-protobuf", "confluent_kafka.avro", "confluent_kafka.schema_registry.protobuf", "avro", "google.protobuf")
 	script, err := filepath.Abs(filepath.Join("..", "..", "schemaregistry", "testdata", "clients", "confluent_serializers.py"))
 	if err != nil {
 		t.Fatal(err)
@@ -57,12 +47,7 @@ func TestConfluentPythonAvroProto(t *testing.T) {
 	files["schemas/"+paid+"/event.yaml"] = "description: a payment\ntopic: payments\n"
 	writeFiles(t, dir, files)
 	url := serveCatalog(t, dir, "--subject-strategy", "topic")
-	b, err := kafka.StartBroker(kafka.BrokerConfig{Addr: "127.0.0.1:0", Partitions: 1, Topics: []string{"payments", "stock"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	broker := b.Addrs()[0]
+	broker := startTopics(t, "payments", "stock")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
@@ -79,16 +64,7 @@ func TestConfluentPythonAvroProto(t *testing.T) {
 
 	py := func(out any, args ...string) {
 		t.Helper()
-		var stderr bytes.Buffer
-		cmd := exec.CommandContext(ctx, python, append([]string{script}, args...)...)
-		cmd.Stderr = &stderr
-		stdout, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("python %s: %v\n%s", args[0], err, stderr.String())
-		}
-		if err := json.Unmarshal(stdout, out); err != nil {
-			t.Fatalf("python %s printed %s (%v)\n%s", args[0], stdout, err, stderr.String())
-		}
+		runPython(t, ctx, python, script, out, args...)
 	}
 	type consumedValues struct {
 		Values []struct {
@@ -153,5 +129,35 @@ func TestConfluentPythonAvroProto(t *testing.T) {
 		if !sameJSONText(string(ev.Data), tc.data) {
 			t.Errorf("%s: data %s, want %s", tc.typ, ev.Data, tc.data)
 		}
+	}
+}
+
+// pythonWith returns a python3 that imports every module, or skips t
+// saying what to install.
+func pythonWith(t *testing.T, install string, modules ...string) string {
+	t.Helper()
+	imports := "import " + strings.Join(modules, ", ")
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", imports).Run() == nil {
+			return path
+		}
+	}
+	t.Skipf("no python3 with %s (%s)", strings.Join(modules, ", "), install)
+	return ""
+}
+
+// runPython runs script with args and decodes the JSON document it prints
+// into out; a failing run fails t with its standard error.
+func runPython(t *testing.T, ctx context.Context, python, script string, out any, args ...string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, python, append([]string{script}, args...)...)
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python %s %s: %v\n%s", filepath.Base(script), args[0], err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout, out); err != nil {
+		t.Fatalf("python %s %s printed %s (%v)\n%s", filepath.Base(script), args[0], stdout, err, stderr.String())
 	}
 }

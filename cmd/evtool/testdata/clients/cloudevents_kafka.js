@@ -18,7 +18,8 @@
 //     Kafka.binary or Kafka.structured, sent by a kafkajs producer. With
 //     "subject", the data is encoded by SchemaRegistry.encode under the
 //     latest id of that subject (binary mode). Prints {"produced": N}.
-const { Kafka: KafkaJS, logLevel, Partitioners } = require('kafkajs')
+const path = require('path')
+const { consumeN, send, main, errorText } = require(path.join(__dirname, 'kafkajs_io.js'))
 const { CloudEvent, Kafka } = require('cloudevents')
 
 const registryFor = (url) => {
@@ -34,56 +35,35 @@ const text = (v) => (v === undefined || v === null ? v : Buffer.isBuffer(v) ? v.
 
 async function consume(brokers, topic, want, url) {
   const registry = registryFor(url)
-  const kafka = new KafkaJS({ clientId: 'evtool-clients', brokers: brokers.split(','), logLevel: logLevel.NOTHING })
-  const consumer = kafka.consumer({ groupId: 'evtool-clients-' + topic + '-' + process.pid })
-  const fail = (e) => {
-    console.error('kafkajs consumer: ' + (e && e.stack ? e.stack : e))
-    process.exit(1)
-  }
-  const timer = setTimeout(() => fail('timeout: fewer than ' + want + ' records'), 60000)
-  consumer.on(consumer.events.CRASH, (e) => fail(e.payload.error))
-  let n = 0
-  await consumer.connect()
-  await consumer.subscribe({ topic, fromBeginning: true })
-  await new Promise((resolve) => {
-    consumer.run({
-      eachMessage: async ({ partition, message }) => {
-        const headers = {}
-        for (const [k, v] of Object.entries(message.headers || {})) headers[k] = Array.isArray(v) ? v.map(text) : text(v)
-        const out = { partition, offset: Number(message.offset), key: text(message.key), headers }
-        try {
-          let value = message.value
-          if (registry && value && value.length > 0 && value[0] === 0) {
-            const datum = await registry.decode(value)
-            // protobufjs messages and avsc records become plain JSON here.
-            out.decoded = JSON.parse(JSON.stringify(datum))
-            value = out.decoded
-          }
-          const event = Kafka.toEvent({ headers, key: out.key, value })
-          out.event = event.toJSON()
-          if (registry && event.data_base64) {
-            // A structured event's binary data (Avro, Protobuf) is its
-            // frame, in data_base64.
-            out.decoded = JSON.parse(JSON.stringify(await registry.decode(Buffer.from(event.data_base64, 'base64'))))
-          }
-        } catch (e) {
-          out.error = (e && e.name ? e.name + ': ' : '') + (e && e.message ? e.message : String(e)) + (e && e.errors ? ' ' + JSON.stringify(e.errors) : '')
-        }
-        console.log(JSON.stringify(out))
-        if (++n === want) resolve()
-      },
-    }).catch(fail)
+  await consumeN(brokers, topic, Number(want), async (partition, message) => {
+    const headers = {}
+    for (const [k, v] of Object.entries(message.headers || {})) headers[k] = Array.isArray(v) ? v.map(text) : text(v)
+    const out = { partition, offset: Number(message.offset), key: text(message.key), headers }
+    try {
+      let value = message.value
+      if (registry && value && value.length > 0 && value[0] === 0) {
+        const datum = await registry.decode(value)
+        // protobufjs messages and avsc records become plain JSON here.
+        out.decoded = JSON.parse(JSON.stringify(datum))
+        value = out.decoded
+      }
+      const event = Kafka.toEvent({ headers, key: out.key, value })
+      out.event = event.toJSON()
+      if (registry && event.data_base64) {
+        // A structured event's binary data (Avro, Protobuf) is its
+        // frame, in data_base64.
+        out.decoded = JSON.parse(JSON.stringify(await registry.decode(Buffer.from(event.data_base64, 'base64'))))
+      }
+    } catch (e) {
+      out.error = errorText(e) + (e && e.errors ? ' ' + JSON.stringify(e.errors) : '')
+    }
+    return out
   })
-  clearTimeout(timer)
-  await consumer.disconnect()
 }
 
 async function produce(brokers, topic, url) {
   const registry = registryFor(url)
   const spec = JSON.parse(require('fs').readFileSync(0, 'utf8'))
-  const kafka = new KafkaJS({ clientId: 'evtool-clients', brokers: brokers.split(','), logLevel: logLevel.NOTHING })
-  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner })
-  await producer.connect()
   const messages = []
   for (const item of spec) {
     const event = new CloudEvent(item.event)
@@ -102,14 +82,7 @@ async function produce(brokers, topic, url) {
     }
     messages.push({ key: m.key === undefined ? null : String(m.key), value, headers, timestamp: m.timestamp })
   }
-  await producer.send({ topic, messages })
-  await producer.disconnect()
-  console.log(JSON.stringify({ produced: messages.length }))
+  await send(brokers, topic, messages)
 }
 
-const [command, brokers, topic, ...rest] = process.argv.slice(2)
-const main = command === 'consume' ? consume(brokers, topic, Number(rest[0]), rest[1]) : command === 'produce' ? produce(brokers, topic, rest[0]) : Promise.reject(new Error('usage: consume|produce BROKERS TOPIC ...'))
-main.then(() => process.exit(0), (e) => {
-  console.error(e && e.stack ? e.stack : e)
-  process.exit(2)
-})
+main(consume, produce)

@@ -15,12 +15,12 @@
 //     the headers. A Protobuf datum is built from the registry's serialized
 //     descriptor, as generated code would hold it ("message" names its
 //     message, default the file's first). Prints {"produced": N}.
-const { Kafka: KafkaJS, logLevel, Partitioners } = require('kafkajs')
+const path = require('path')
+const { consumeN, send, main, errorText } = require(path.join(__dirname, 'kafkajs_io.js'))
 const sr = require('@confluentinc/schemaregistry')
 const { SchemaRegistryClient, SerdeType } = sr
 
 const json = (v) => JSON.stringify(v, (k, x) => (typeof x === 'bigint' ? x.toString() : x))
-const message = (e) => (e && e.name ? e.name + ': ' : '') + (e && e.message ? e.message : String(e))
 
 async function consume(brokers, topic, want, url) {
   const client = new SchemaRegistryClient({ baseURLs: [url] })
@@ -29,36 +29,18 @@ async function consume(brokers, topic, want, url) {
     'application/json': new sr.JsonDeserializer(client, SerdeType.VALUE, {}),
     'application/protobuf': new sr.ProtobufDeserializer(client, SerdeType.VALUE, {}),
   }
-  const kafka = new KafkaJS({ clientId: 'evtool-clients', brokers: brokers.split(','), logLevel: logLevel.NOTHING })
-  const consumer = kafka.consumer({ groupId: 'evtool-serde-' + topic + '-' + process.pid })
-  const fail = (e) => {
-    console.error('kafkajs consumer: ' + (e && e.stack ? e.stack : e))
-    process.exit(1)
-  }
-  const timer = setTimeout(() => fail('timeout: fewer than ' + want + ' records'), 60000)
-  consumer.on(consumer.events.CRASH, (e) => fail(e.payload.error))
-  let n = 0
-  await consumer.connect()
-  await consumer.subscribe({ topic, fromBeginning: true })
-  await new Promise((resolve) => {
-    consumer.run({
-      eachMessage: async ({ message: m }) => {
-        const contentType = m.headers && m.headers['content-type'] ? m.headers['content-type'].toString() : ''
-        const out = { key: m.key ? m.key.toString() : null, content_type: contentType }
-        try {
-          const d = deserializers[contentType]
-          if (!d) throw new Error('no deserializer for content-type ' + JSON.stringify(contentType))
-          out.decoded = JSON.parse(json(await d.deserialize(topic, m.value)))
-        } catch (e) {
-          out.error = message(e)
-        }
-        console.log(JSON.stringify(out))
-        if (++n === want) resolve()
-      },
-    }).catch(fail)
+  await consumeN(brokers, topic, Number(want), async (partition, m) => {
+    const contentType = m.headers && m.headers['content-type'] ? m.headers['content-type'].toString() : ''
+    const out = { key: m.key ? m.key.toString() : null, content_type: contentType }
+    try {
+      const d = deserializers[contentType]
+      if (!d) throw new Error('no deserializer for content-type ' + JSON.stringify(contentType))
+      out.decoded = JSON.parse(json(await d.deserialize(topic, m.value)))
+    } catch (e) {
+      out.error = errorText(e)
+    }
+    return out
   })
-  clearTimeout(timer)
-  await consumer.disconnect()
 }
 
 // protobufMessage builds a message of the subject's latest schema from
@@ -79,9 +61,6 @@ async function protobufMessage(client, subject, name, data) {
 async function produce(brokers, topic, url) {
   const spec = JSON.parse(require('fs').readFileSync(0, 'utf8'))
   const client = new SchemaRegistryClient({ baseURLs: [url] })
-  const kafka = new KafkaJS({ clientId: 'evtool-clients', brokers: brokers.split(','), logLevel: logLevel.NOTHING })
-  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner })
-  await producer.connect()
   const messages = []
   for (const item of spec) {
     // evtool's subjects are the type names (its type strategy).
@@ -97,14 +76,7 @@ async function produce(brokers, topic, url) {
     }
     messages.push({ key: item.key, value, headers: item.headers })
   }
-  await producer.send({ topic, messages })
-  await producer.disconnect()
-  console.log(JSON.stringify({ produced: messages.length }))
+  await send(brokers, topic, messages)
 }
 
-const [command, brokers, topic, ...rest] = process.argv.slice(2)
-const main = command === 'consume' ? consume(brokers, topic, Number(rest[0]), rest[1]) : command === 'produce' ? produce(brokers, topic, rest[0]) : Promise.reject(new Error('usage: consume|produce BROKERS TOPIC ...'))
-main.then(() => process.exit(0), (e) => {
-  console.error(e && e.stack ? e.stack : e)
-  process.exit(2)
-})
+main(consume, produce)

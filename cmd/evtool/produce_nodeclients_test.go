@@ -27,11 +27,8 @@ import (
 // testdata/clients/install.sh prints) and skip, saying so, when it, a
 // module or node is absent.
 
-// jsModules are the npm packages the tests load (pinned by install.sh).
-var jsModules = []string{"kafkajs", "cloudevents", "@kafkajs/confluent-schema-registry"}
-
-// jsClients returns node and the node_modules directory holding
-// jsModules and more, or skips t.
+// jsClients returns node and the node_modules directory holding the npm
+// packages every test loads (pinned by install.sh) and more, or skips t.
 func jsClients(t *testing.T, more ...string) (node, modules string) {
 	t.Helper()
 	if testing.Short() {
@@ -41,7 +38,7 @@ func jsClients(t *testing.T, more ...string) (node, modules string) {
 	if modules == "" {
 		t.Skip("EVTOOL_TEST_NODE_MODULES is not set (sh cmd/evtool/testdata/clients/install.sh DIR installs the JS clients and prints it)")
 	}
-	for _, m := range append(jsModules[:len(jsModules):len(jsModules)], more...) {
+	for _, m := range append([]string{"kafkajs", "cloudevents", "@kafkajs/confluent-schema-registry"}, more...) {
 		if _, err := os.Stat(filepath.Join(modules, filepath.FromSlash(m), "package.json")); err != nil {
 			t.Skipf("%s is not in EVTOOL_TEST_NODE_MODULES %s (cmd/evtool/testdata/clients/install.sh installs it)", m, modules)
 		}

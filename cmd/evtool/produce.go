@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloudevents/sdk-go/v2/event"
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -246,7 +247,17 @@ func (pr *producer) record(ctx context.Context, d *envelope.Decoded, ver *catalo
 	} else if _, ok := d.Event.Extensions()["partitionkey"]; ok {
 		opts = append(opts, envelope.WithKeyFromPartitionKey())
 	}
-	rec, err := envelope.ToWireRecord(ctx, &d.Event, ver, framing, envelope.WireID(pr.cat, pr.ids, ver), pr.mode, opts...)
+	e := &d.Event
+	if pr.mode == envelope.ModeBinary && e.DataContentType() == "" && !e.DataBase64 && len(e.DataEncoded) > 0 {
+		// The input is the JSON format, where no datacontenttype means
+		// application/json; a binary-mode record has no format to imply
+		// it, and a reader without the catalog (the CloudEvents SDKs)
+		// would take the value for opaque bytes.
+		c := e.Clone()
+		c.SetDataContentType(event.ApplicationJSON)
+		e = &c
+	}
+	rec, err := envelope.ToWireRecord(ctx, e, ver, framing, envelope.WireID(pr.cat, pr.ids, ver), pr.mode, opts...)
 	if err != nil {
 		return nil, err
 	}

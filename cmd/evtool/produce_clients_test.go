@@ -141,16 +141,7 @@ func TestConsumeConfluentJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: interop with an outside client through kfake and registry serve; envelope's framing tests and TestValidateTopicServedIDs cover the frame in the short tier")
 	}
-	python := ""
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import confluent_kafka.schema_registry.json_schema").Run() == nil {
-			python = path
-			break
-		}
-	}
-	if python == "" {
-		t.Skip("no python3 with confluent_kafka.schema_registry.json_schema (apt-get install python3-confluent-kafka python3-jsonschema)")
-	}
+	python := pythonWith(t, "apt-get install python3-confluent-kafka python3-jsonschema", "confluent_kafka.schema_registry.json_schema")
 	dir := framedJSONCatalog(t)
 	schema, err := os.ReadFile(filepath.Join(dir, "schemas", framedJSONType, "v1.json"))
 	if err != nil {
@@ -176,19 +167,13 @@ func TestConsumeConfluentJSON(t *testing.T) {
 	t.Cleanup(func() { stop(); <-served })
 	url := waitServeURL(t, urlFile, served, func() string { return serveOut.String() + serveErr.String() })
 
+	script, err := filepath.Abs(filepath.Join("testdata", "clients", "confluent_json.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	py := func(out any, args ...string) {
 		t.Helper()
-		script, _ := filepath.Abs(filepath.Join("testdata", "clients", "confluent_json.py"))
-		var stderr bytes.Buffer
-		cmd := exec.CommandContext(ctx, python, append([]string{script}, args...)...)
-		cmd.Stderr = &stderr
-		stdout, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("python %s: %v\n%s", args[0], err, stderr.String())
-		}
-		if err := json.Unmarshal(stdout, out); err != nil {
-			t.Fatalf("python %s printed %s (%v)\n%s", args[0], stdout, err, stderr.String())
-		}
+		runPython(t, ctx, python, script, out, args...)
 	}
 
 	var prod struct {

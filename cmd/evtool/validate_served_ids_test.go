@@ -35,16 +35,16 @@ const (
 	servedMovedV2 = "syntax = \"proto3\";\npackage x;\nmessage Moved {\n  string sku = 1;\n  string note = 2;\n}\n"
 )
 
-// serveCatalog runs `evtool registry serve` on dir until the test ends
-// and returns its URL.
-func serveCatalog(t *testing.T, dir string) string {
+// serveCatalog runs `evtool registry serve` on dir, with the flags args,
+// until the test ends and returns its URL.
+func serveCatalog(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	urlFile := filepath.Join(t.TempDir(), "url")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	var stderr syncBuffer
 	go func() {
-		done <- run(ctx, []string{"registry", "serve", "--dir", dir, "--addr", "127.0.0.1:0", "--url-file", urlFile}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		done <- run(ctx, append([]string{"registry", "serve", "--dir", dir, "--addr", "127.0.0.1:0", "--url-file", urlFile}, args...), strings.NewReader(""), &bytes.Buffer{}, &stderr)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return waitServeURL(t, urlFile, done, stderr.String)

@@ -38,6 +38,12 @@ const RuleContract = "consumer-contract"
 // (or an attack on the gate's time), not a catalog.
 const MaxFiles = 10000
 
+// MaxFieldTokens bounds the reference tokens of all of a contract's
+// pointers together: the fields tree and each projection grow with them
+// (a recursive schema is unrolled along every distinct path), and no
+// consumer reads a million distinct paths.
+const MaxFieldTokens = 100_000
+
 // Contract is one consumer's contract.
 type Contract struct {
 	// Name is the file's base name without .yaml: the consumer's name.
@@ -213,6 +219,7 @@ func Parse(file string, data []byte) (*Contract, error) {
 		c.Scenario, c.ScenarioLine = s, doc.Line("/scenario")
 	}
 	var bad []report.Finding
+	tokens := 0
 	for typ, rv := range obj["reads"].(map[string]any) {
 		ptr := "/reads/" + jsonpos.Escape(typ)
 		if !catalog.ValidTypeName(typ) {
@@ -232,6 +239,10 @@ func Parse(file string, data []byte) (*Contract, error) {
 			for i, f := range fields {
 				r.Fields = append(r.Fields, f.(string))
 				r.FieldLines = append(r.FieldLines, doc.Line(ptr+"/fields/"+strconv.Itoa(i)))
+				if tokens += strings.Count(f.(string), "/"); tokens > MaxFieldTokens {
+					at := ptr + "/fields/" + strconv.Itoa(i)
+					return nil, loadErr(fail(file, doc.Line(at), at, fmt.Sprintf("the contract's fields hold more than %d pointer tokens in all: list the objects a consumer reads rather than every path into them", MaxFieldTokens)))
+				}
 			}
 		}
 		c.Reads[typ] = r

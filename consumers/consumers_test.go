@@ -2,6 +2,7 @@ package consumers
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -80,6 +81,7 @@ func TestParseRejects(t *testing.T) {
 		{"duplicate key", "billing.yaml", "reads:\n  com.a:\n    versions: [1]\n  com.a:\n    versions: [2]\n", []string{`4: malformed YAML: key "com.a" appears twice`}},
 		{"owner empty", "billing.yaml", "owner: ''\nreads:\n  com.a:\n    versions: [1]\n", []string{"1: minLength"}},
 		{"bad file name", "bill ing.yaml", "reads:\n  com.a:\n    versions: [1]\n", []string{`0: "bill ing.yaml" is not a contract name`}},
+		{"too many tokens", "billing.yaml", "reads:\n  com.a:\n    versions: [1]\n    fields:\n" + manyPaths(60, 2000), []string{"55: the contract's fields hold more than 100000 pointer tokens"}},
 		{"not yaml", "billing.yml", "reads:\n  com.a:\n    versions: [1]\n", []string{`0: "billing.yml" is not a contract name`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -220,4 +222,13 @@ func TestValidPointer(t *testing.T) {
 			t.Errorf("ValidPointer(%q) = %v, want %v", tc.in, got, tc.want)
 		}
 	}
+}
+
+// manyPaths is n distinct YAML list items of pointers depth tokens deep.
+func manyPaths(n, depth int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "      - /x%d%s\n", i, strings.Repeat("/a", depth-1))
+	}
+	return b.String()
 }

@@ -137,12 +137,31 @@ func itemSchemas(s *js.Schema, tok string) []*js.Schema {
 // schemas share the compiled parts not on a read path. A keyword is
 // dropped only when it cannot constrain a read value (patternProperties
 // over a read property, propertyNames, dependent schemas stay on it); the
-// projection errs toward findings, never away from them: what it cannot
-// split (not, if, enum and const of objects, dynamic references) it keeps
-// whole.
+// projection errs toward findings: what it cannot split (not, if, enum
+// and const of objects, dynamic references) it keeps whole. The one
+// exception is oneOf, projected as anyOf (see below): exclusivity that
+// only unread fields decided cannot be kept for the writer.
+//
+// A projection that would copy more than maxProjected schemas (a
+// recursive schema unrolled along thousands of deep pointers) is given up
+// and s returned whole: the consumer is then taken to read everything,
+// which errs toward findings and keeps the cost bounded by the limit.
 func Project(s *js.Schema, fields *format.Fields) *js.Schema {
-	p := projector{memo: map[projectKey]*js.Schema{}, branch: map[projectKey]*format.Fields{}}
-	return p.project(s, fields)
+	return projectWithin(s, fields, maxProjected)
+}
+
+// maxProjected bounds the schemas one projection copies (each a few
+// hundred bytes): tens of MB at most.
+const maxProjected = 50_000
+
+func projectWithin(s *js.Schema, fields *format.Fields, limit int) *js.Schema {
+	left := limit
+	p := projector{memo: map[projectKey]*js.Schema{}, branch: map[projectKey]*format.Fields{}, left: &left}
+	out := p.project(s, fields)
+	if left < 0 {
+		return s
+	}
+	return out
 }
 
 type projectKey struct {
@@ -155,6 +174,9 @@ type projector struct {
 	// branch holds a branch's fields with its discriminators added, one
 	// value per (fields, branch) so that memo keys stay stable.
 	branch map[projectKey]*format.Fields
+	// left counts down the schemas the projection may still copy; below
+	// zero it stops and Project returns the schema whole.
+	left *int
 }
 
 func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
@@ -164,6 +186,9 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 	k := projectKey{s, f}
 	if out, ok := p.memo[k]; ok {
 		return out
+	}
+	if *p.left--; *p.left < 0 {
+		return s
 	}
 	cp := *s
 	out := &cp

@@ -52,3 +52,19 @@ func TestJUnitGolden(t *testing.T) {
 		})
 	}
 }
+
+// junitSuites decodes a JUnit report as a CI tool reads it.
+type junitSuites struct {
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Skipped  int `xml:"skipped,attr"`
+	Suites   []struct {
+		Cases []struct {
+			Name    string `xml:"name,attr"`
+			Failure *struct {
+				Text string `xml:",chardata"`
+			} `xml:"failure"`
+			Skipped *struct{} `xml:"skipped"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}

@@ -24,7 +24,9 @@ func TestJUnitHostileText(t *testing.T) {
 		{"classname", func(j *JUnit) { j.Suites[0].Cases[0].Classname = hostile }},
 		{"failure message", func(j *JUnit) { j.Suites[0].Cases[0].Failure = &JUnitProblem{Message: hostile} }},
 		{"failure type", func(j *JUnit) { j.Suites[0].Cases[0].Failure = &JUnitProblem{Type: hostile} }},
-		{"failure text", func(j *JUnit) { j.Suites[0].Cases[0].Failure = &JUnitProblem{Text: hostile + "\n::error::x\n" + hostile} }},
+		{"failure text", func(j *JUnit) {
+			j.Suites[0].Cases[0].Failure = &JUnitProblem{Text: hostile + "\n::error::x\n" + hostile}
+		}},
 		{"error text", func(j *JUnit) { j.Suites[0].Cases[0].Error = &JUnitProblem{Text: hostile} }},
 		{"skipped message", func(j *JUnit) { j.Suites[0].Cases[0].Skipped = &JUnitProblem{Message: hostile} }},
 		{"system-out", func(j *JUnit) { j.Suites[0].Cases[0].SystemOut = hostile }},

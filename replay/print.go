@@ -23,19 +23,6 @@ const (
 	FormatJUnit = report.FormatJUnit
 )
 
-// Formats lists the report formats.
-var Formats = []Format{FormatText, FormatJSON, FormatJUnit}
-
-// ParseFormat parses a report format name.
-func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
-		if string(f) == s {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf("unknown format %q: use text, json or junit", s)
-}
-
 // FormatForFile picks a report format from a file name: .json, .xml
 // (JUnit), anything else text.
 func FormatForFile(name string) Format {

@@ -20,15 +20,6 @@ const (
 	FormatJUnit = report.FormatJUnit
 )
 
-// ParseFormat checks a --format value.
-func ParseFormat(s string) (Format, error) {
-	switch Format(s) {
-	case FormatText, FormatJSON, FormatJUnit:
-		return Format(s), nil
-	}
-	return "", fmt.Errorf("unknown format %q: use text, json or junit", s)
-}
-
 // Write prints a report in a format.
 func Write(w io.Writer, f Format, r *Report) error {
 	switch f {

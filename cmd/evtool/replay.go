@@ -326,13 +326,8 @@ func jsonString(s string) string {
 	return string(report.JSONSafe(b))
 }
 
-// shellWord quotes an argument for the reproduce line when it needs it.
-func shellWord(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellWord quotes an argument for the reproduce line (report.ShellWord).
+func shellWord(s string) string { return report.ShellWord(s) }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

@@ -29,7 +29,7 @@ func (Provider) Project(sch format.Schema, fields *format.Fields) (format.Schema
 	if fields == nil || fields.All {
 		return s, nil
 	}
-	p := projector{keep: map[*Node]*keepSet{}, seen: map[visit]bool{}, all: &format.Fields{All: true}, out: map[*Node]*Node{}, dd: defaultDecoder{}}
+	p := projector{keep: map[*Node]*keepSet{}, seen: map[visit]bool{}, all: &format.Fields{All: true}, out: map[*Node]*Node{}, dd: defaultDecoder{}, branches: map[branchKey]int{}}
 	p.collect(s.Root, fields)
 	root := p.node(s.Root)
 	// Defaults once every node is projected: a default checks its union
@@ -78,6 +78,14 @@ type projector struct {
 	// records are the projected records with the fields they kept.
 	records []projectedRecord
 	dd      defaultDecoder
+	// branches memoizes branchOf: a default repeats its values (an array
+	// of 100,000 numbers in an [int, long] union).
+	branches map[branchKey]int
+}
+
+type branchKey struct {
+	u   *Node
+	raw string
 }
 
 type projectedRecord struct {
@@ -270,11 +278,25 @@ func (p *projector) unionDefault(u *Node, v any, depth int) (any, error) {
 	if err != nil {
 		return x, nil
 	}
+	if bytes.Equal(raw, praw) && p.sameBefore(u, i) {
+		return x, nil // the same value before the same branches
+	}
 	if j := p.branchOf(projected, praw); j != i {
 		return nil, fmt.Errorf("default %s of the union at %s is a value of branch %d (%s), but of %s once the fields the pointers do not read are left out",
 			truncate(string(raw), 60), u.Pointer, i+1, u.Branches[i].Describe(), branchName(j))
 	}
 	return x, nil
+}
+
+// sameBefore reports whether the projection kept the branches of u before
+// the i-th as they are.
+func (p *projector) sameBefore(u *Node, i int) bool {
+	for _, b := range u.Branches[:i] {
+		if p.out[b] != b {
+			return false
+		}
+	}
+	return true
 }
 
 func branchName(i int) string {
@@ -289,6 +311,16 @@ func branchName(i int) string {
 // decoding, so a default of many union values costs a decode only where
 // several branches compete.
 func (p *projector) branchOf(u *Node, raw json.RawMessage) int {
+	key := branchKey{u, string(raw)}
+	if i, ok := p.branches[key]; ok {
+		return i
+	}
+	i := p.decideBranch(u, raw)
+	p.branches[key] = i
+	return i
+}
+
+func (p *projector) decideBranch(u *Node, raw json.RawMessage) int {
 	kind := jsonKindOf(raw)
 	only := -1
 	for i, b := range u.Branches {

@@ -3,10 +3,11 @@ package replay
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/evtool/evtool/internal/golden"
 )
 
 var updateJUnit = flag.Bool("update", false, "rewrite the golden files in testdata/junit")
@@ -35,20 +36,7 @@ func TestJUnitGolden(t *testing.T) {
 			if err := WriteAll(&buf, FormatJUnit, tc.reps); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "junit", tc.name+".xml")
-			if *updateJUnit {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Errorf("junit differs from %s (go test -run TestJUnitGolden -update):\n%s", golden, buf.String())
-			}
+			golden.Check(t, filepath.Join("testdata", "junit", tc.name+".xml"), buf.Bytes(), *updateJUnit)
 		})
 	}
 }

@@ -3,9 +3,10 @@ package verify
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/evtool/evtool/internal/golden"
 )
 
 var updateJUnit = flag.Bool("update", false, "rewrite the golden files in testdata/junit")
@@ -28,20 +29,7 @@ func TestJUnitGolden(t *testing.T) {
 			if err := Write(&buf, FormatJUnit, rep); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "junit", name+".xml")
-			if *updateJUnit {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Errorf("junit differs from %s (go test -run TestJUnitGolden -update):\n%s", golden, buf.String())
-			}
+			golden.Check(t, filepath.Join("testdata", "junit", name+".xml"), buf.Bytes(), *updateJUnit)
 		})
 	}
 }

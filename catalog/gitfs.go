@@ -107,6 +107,13 @@ func listGitTree(ctx context.Context, dir, rev string) (*gitListing, error) {
 	prefix = strings.TrimSuffix(strings.TrimSpace(prefix), "/")
 	commit, err := git(ctx, dir, nil, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {
+		if kind := gitObjectKind(ctx, dir, rev); kind != "" && kind != "commit" {
+			// Present but no commit: fetching would not help.
+			if kind == "blob" {
+				kind = "blob (a file)"
+			}
+			return nil, fmt.Errorf("--against %s: %s names a git %s, not a commit: pass a commit, a branch or a tag of a commit", rev, rev, kind)
+		}
 		return nil, fmt.Errorf("--against %s: git revision not found. %s", rev, fetchHint(rev))
 	}
 	commit = strings.TrimSpace(commit)
@@ -145,6 +152,21 @@ func listGitTree(ctx context.Context, dir, rev string) (*gitListing, error) {
 		display = rev + ":" + prefix
 	}
 	return &gitListing{prefix: prefix, commit: commit, display: display, entries: entries}, nil
+}
+
+// gitObjectKind is the kind of object rev names (commit, tree, blob), an
+// annotated tag peeled to what it points at; "" when rev names none here.
+func gitObjectKind(ctx context.Context, dir, rev string) string {
+	kind, err := git(ctx, dir, nil, "cat-file", "-t", rev)
+	if err != nil {
+		return ""
+	}
+	if kind = strings.TrimSpace(kind); kind == "tag" {
+		if peeled, err := git(ctx, dir, nil, "cat-file", "-t", rev+"^{}"); err == nil {
+			kind = strings.TrimSpace(peeled)
+		}
+	}
+	return kind
 }
 
 // readGitBlobs reads the blobs of entries with one `git cat-file --batch`.

@@ -189,7 +189,7 @@ func TestFieldsReads(t *testing.T) {
 	f := format.NewFields([]string{"/orderId", "/total/amount", "/lines/0/sku"})
 	for ptr, want := range map[string]bool{
 		"": true, "/orderId": true, "/orderId/x": true, "/total": true, "/total/amount": true,
-		"/total/currency": false, "/note": false, "/lines": true, "/lines/-/sku": true, "/lines/-/qty": false, "/lines/1/sku": false,
+		"/total/currency": false, "/note": false, "/lines": true, "/lines/-/sku": true, "/lines/-/qty": false, "/lines/1/sku": true, "/lines/01/sku": false,
 	} {
 		if got := f.Reads(ptr); got != want {
 			t.Errorf("Reads(%q) = %v, want %v", ptr, got, want)

@@ -40,8 +40,11 @@ func NewFields(pointers []string) *Fields {
 }
 
 // Reads reports whether the set reads the value at pointer, a parent of
-// it or a child of it (a change there can reach what is read). A "-"
-// token on either side stands for any array item.
+// it or a child of it (a change there can reach what is read). An index
+// or a "-" token stands for every array item, on either side: a contract
+// run reads every item whatever index the contract names, so /lines/0/sku
+// and /lines/3/sku are one field. (A property named like an index is then
+// taken for its neighbours: an answer that names a reader too many.)
 func (f *Fields) Reads(pointer string) bool { return f.reads(jsonpos.Split(pointer)) }
 
 func (f *Fields) reads(toks []string) bool {
@@ -50,7 +53,7 @@ func (f *Fields) reads(toks []string) bool {
 	}
 	tok := toks[0]
 	for name, c := range f.Children {
-		if name == tok || (tok == "-" && IsIndex(name)) || (name == "-" && IsIndex(tok)) {
+		if name == tok || (IsIndex(tok) && IsIndex(name)) {
 			if c.reads(toks[1:]) {
 				return true
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/internal/supervise"
 	"github.com/evtool/evtool/kafka"
+	"github.com/evtool/evtool/report"
 )
 
 // ProducerGCPercent is the GC percent evtool replay runs with (unless
@@ -479,12 +480,5 @@ func ephemeralPortsStart() (int, bool) {
 // clientEnv passes TLS and SASL settings on to the consumer.
 func (h *Harness) clientEnv() []string { return h.opts.Client.Environ() }
 
-// shellQuote quotes a word for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes a word of a reproduce line (report.ShellWord).
+func shellQuote(s string) string { return report.ShellWord(s) }

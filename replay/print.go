@@ -3,7 +3,6 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"sort"
@@ -23,19 +22,6 @@ const (
 	FormatJSON  = report.FormatJSON
 	FormatJUnit = report.FormatJUnit
 )
-
-// Formats lists the report formats.
-var Formats = []Format{FormatText, FormatJSON, FormatJUnit}
-
-// ParseFormat parses a report format name.
-func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
-		if string(f) == s {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf("unknown format %q: use text, json or junit", s)
-}
 
 // FormatForFile picks a report format from a file name: .json, .xml
 // (JUnit), anything else text.
@@ -402,48 +388,6 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr,omitempty"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name      string      `xml:"name,attr"`
-	Tests     int         `xml:"tests,attr"`
-	Failures  int         `xml:"failures,attr"`
-	Errors    int         `xml:"errors,attr"`
-	Skipped   int         `xml:"skipped,attr,omitempty"`
-	Time      string      `xml:"time,attr"`
-	Timestamp string      `xml:"timestamp,attr,omitempty"`
-	Cases     []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitProblem `xml:"failure,omitempty"`
-	Error     *junitProblem `xml:"error,omitempty"`
-	Skipped   *junitSkipped `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitSkipped struct {
-	Message string `xml:"message,attr"`
-}
-
-type junitProblem struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
 // WriteJUnit prints the report as JUnit XML: one test case per scenario,
 // failing with the text report.
 func WriteJUnit(w io.Writer, r *Report) error { return WriteJUnitAll(w, []*Report{r}) }
@@ -451,16 +395,13 @@ func WriteJUnit(w io.Writer, r *Report) error { return WriteJUnitAll(w, []*Repor
 // WriteJUnitAll prints the reports of several scenarios as one JUnit
 // suite, a test case per scenario.
 func WriteJUnitAll(w io.Writer, reps []*Report) error {
-	s := junitSuite{Name: "evtool replay"}
-	var total time.Duration
+	s := report.JUnitSuite{Name: "evtool replay"}
 	for _, r := range reps {
 		var text bytes.Buffer
 		if err := WriteText(&text, r); err != nil {
 			return err
 		}
-		total += time.Duration(r.Duration)
-		secs := fmt.Sprintf("%.3f", time.Duration(r.Duration).Seconds())
-		c := junitCase{Name: r.Scenario, Classname: "evtool.replay", Time: secs}
+		c := report.JUnitCase{Name: r.Scenario, Classname: "evtool.replay", Time: time.Duration(r.Duration)}
 		switch r.Verdict {
 		case Fail, Nondeterministic:
 			typ := "consumer-failed"
@@ -469,33 +410,18 @@ func WriteJUnitAll(w io.Writer, reps []*Report) error {
 			} else if r.contractOnly() {
 				typ = RuleUndeclaredRead
 			}
-			c.Failure = &junitProblem{Message: r.Summary, Type: typ, Text: text.String()}
-			s.Failures++
+			c.Failure = &report.JUnitProblem{Message: r.Summary, Type: typ, Text: text.String()}
 		case Error:
-			c.Error = &junitProblem{Message: r.Summary, Type: "error", Text: text.String()}
-			s.Errors++
+			c.Error = &report.JUnitProblem{Message: r.Summary, Type: "error", Text: text.String()}
 		case Skipped:
-			c.Skipped = &junitSkipped{Message: r.Summary}
-			s.Skipped++
+			c.Skipped = &report.JUnitProblem{Message: r.Summary}
 		default:
 			c.SystemOut = text.String()
 		}
 		s.Cases = append(s.Cases, c)
 	}
-	s.Tests = len(reps)
-	secs := fmt.Sprintf("%.3f", total.Seconds())
-	s.Time = secs
-	doc := junitSuites{Name: "evtool replay", Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Skipped: s.Skipped, Time: secs, Suites: []junitSuite{s}}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return report.WriteJUnit(w, &report.JUnit{Name: "evtool replay", Suites: []report.JUnitSuite{s},
+		Attrs: report.JUnitTotals | report.JUnitTotalErrors | report.JUnitSuiteErrors | report.JUnitTimes})
 }
 
 // MultiReport is the JSON report of several scenarios.

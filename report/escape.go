@@ -71,14 +71,21 @@ func escaped(r rune) bool {
 // escaped (tabs kept) and SafeLine guards its start. An error or a log
 // message may quote input holding a raw line break: what follows it then
 // starts a line, and is shown escaped when it would read as a command.
-func SafeLines(s string) string {
+func SafeLines(s string) string { return mapLines(s, Escape, SafeLine) }
+
+// mapLines applies esc to the text between the line breaks and tabs of s,
+// then line (when not nil) to each line.
+func mapLines(s string, esc, line func(string) string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		parts := strings.Split(l, "\t")
 		for j := range parts {
-			parts[j] = Escape(parts[j])
+			parts[j] = esc(parts[j])
 		}
-		lines[i] = SafeLine(strings.Join(parts, "\t"))
+		lines[i] = strings.Join(parts, "\t")
+		if line != nil {
+			lines[i] = line(lines[i])
+		}
 	}
 	return strings.Join(lines, "\n")
 }

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -137,45 +136,15 @@ func groups(r *Report) (order []string, by map[string][]Finding) {
 	return order, by
 }
 
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitSuite struct {
-	XMLName  xml.Name    `xml:"testsuite"`
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
 // writeJUnit prints JUnit XML: one test case per subject (a type or a
 // version pair) with findings, failing when any of its findings fails, and
 // one passing case for everything checked without findings.
 func writeJUnit(w io.Writer, r *Report) error {
 	class := "evtool." + strings.ReplaceAll(r.Command, " ", ".")
-	suite := junitSuite{Name: "evtool " + r.Command}
+	suite := JUnitSuite{Name: "evtool " + r.Command}
 	order, by := groups(r)
 	for _, subj := range order {
-		tc := junitCase{Name: subj, Classname: class}
+		tc := JUnitCase{Name: subj, Classname: class}
 		var out, failed []string
 		var first Finding
 		for _, f := range by[subj] {
@@ -202,28 +171,16 @@ func writeJUnit(w io.Writer, r *Report) error {
 			if len(failed) > 1 {
 				msg = fmt.Sprintf("%s (and %d more)", msg, len(failed)-1)
 			}
-			tc.Failure = &junitFailure{Message: msg, Type: first.Rule, Text: strings.Join(failed, "\n\n")}
-			suite.Failures++
+			tc.Failure = &JUnitProblem{Message: msg, Type: first.Rule, Text: strings.Join(failed, "\n\n")}
 		}
 		tc.SystemOut = strings.Join(out, "\n")
 		suite.Cases = append(suite.Cases, tc)
 	}
 	if rest := r.Checked - len(order); rest > 0 || len(order) == 0 {
 		rest = max(rest, 0)
-		suite.Cases = append(suite.Cases, junitCase{Name: fmt.Sprintf("%d other %s without findings", rest, plural(unitOr(r.Unit), rest)), Classname: class})
+		suite.Cases = append(suite.Cases, JUnitCase{Name: fmt.Sprintf("%d other %s without findings", rest, plural(unitOr(r.Unit), rest)), Classname: class})
 	}
-	suite.Tests = len(suite.Cases)
-	doc := junitSuites{Name: "evtool", Tests: suite.Tests, Failures: suite.Failures, Suites: []junitSuite{suite}}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return WriteJUnit(w, &JUnit{Name: "evtool", Suites: []JUnitSuite{suite}, Attrs: JUnitTotals | JUnitSuiteErrors})
 }
 
 // writeMarkdown prints a summary and one section per subject, for a pull

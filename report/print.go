@@ -23,10 +23,12 @@ const (
 )
 
 // BasicFormats are offered by every reporting command; GateFormats by the
-// gate commands (compat check/diff).
+// gate commands (compat check/diff); RunFormats by the commands that run a
+// system and judge it (replay, verify).
 var (
 	BasicFormats = []Format{FormatText, FormatJSON}
 	GateFormats  = []Format{FormatText, FormatJSON, FormatGitHub, FormatJUnit, FormatMarkdown, FormatSARIF}
+	RunFormats   = []Format{FormatText, FormatJSON, FormatJUnit}
 )
 
 // ParseFormat checks name against the formats a command offers.

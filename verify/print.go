@@ -3,7 +3,6 @@ package verify
 import (
 	"bufio"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
@@ -20,15 +19,6 @@ const (
 	FormatJSON  = report.FormatJSON
 	FormatJUnit = report.FormatJUnit
 )
-
-// ParseFormat checks a --format value.
-func ParseFormat(s string) (Format, error) {
-	switch Format(s) {
-	case FormatText, FormatJSON, FormatJUnit:
-		return Format(s), nil
-	}
-	return "", fmt.Errorf("unknown format %q: use text, json or junit", s)
-}
 
 // Write prints a report in a format.
 func Write(w io.Writer, f Format, r *Report) error {
@@ -164,29 +154,6 @@ func indexes(s []int) string {
 	return strings.Join(parts, ",")
 }
 
-type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Suites  []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name    string        `xml:"name,attr"`
-	Class   string        `xml:"classname,attr"`
-	Failure *junitFailure `xml:"failure,omitempty"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Text    string `xml:",chardata"`
-}
-
 // writeJUnit writes one test case per verdict class of the chaos run (of
 // the clean run when that one failed), and one for the expectations.
 func writeJUnit(w io.Writer, r *Report) error {
@@ -195,9 +162,9 @@ func writeJUnit(w io.Writer, r *Report) error {
 		run = r.Clean
 	}
 	scenario := report.Escape(r.Scenario)
-	s := junitSuite{Name: "verify " + scenario}
+	s := report.JUnitSuite{Name: "verify " + scenario}
 	for _, c := range run.Verdict.Classes {
-		jc := junitCase{Name: c.Name, Class: "verify." + scenario}
+		jc := report.JUnitCase{Name: c.Name, Classname: "verify." + scenario}
 		if c.Count > 0 {
 			var b strings.Builder
 			for _, m := range c.Members {
@@ -210,28 +177,16 @@ func writeJUnit(w io.Writer, r *Report) error {
 			if r.Shrink != nil {
 				fmt.Fprintf(&b, "reproduce the minimal failure: %s\n", report.Escape(r.Shrink.Reproduce))
 			}
-			jc.Failure = &junitFailure{Message: fmt.Sprintf("%d %s in run %s", c.Count, c.Name, report.Escape(run.Name)), Text: b.String()}
-			s.Failures++
+			jc.Failure = &report.JUnitProblem{Message: fmt.Sprintf("%d %s in run %s", c.Count, c.Name, report.Escape(run.Name)), Text: b.String()}
 		}
 		s.Cases = append(s.Cases, jc)
 	}
-	jc := junitCase{Name: "expect", Class: "verify." + scenario}
+	jc := report.JUnitCase{Name: "expect", Classname: "verify." + scenario}
 	if len(run.Expect) > 0 {
-		jc.Failure = &junitFailure{Message: "expectations failed", Text: escapeAll(run.Expect)}
-		s.Failures++
+		jc.Failure = &report.JUnitProblem{Message: "expectations failed", Text: escapeAll(run.Expect)}
 	}
 	s.Cases = append(s.Cases, jc)
-	s.Tests = len(s.Cases)
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(junitSuites{Suites: []junitSuite{s}}); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return report.WriteJUnit(w, &report.JUnit{Suites: []report.JUnitSuite{s}})
 }
 
 // escapeAll escapes each line of lines, one a line.

@@ -81,9 +81,9 @@ Kafka, state not JSON).`,
   evtool replay scenarios/*.yaml --fail-fast --shrink-budget 10`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := replay.ParseFormat(format)
+			f, err := parseFormat(format, report.RunFormats)
 			if err != nil {
-				return usageError{fmt.Errorf("--format: %w", err)}
+				return err
 			}
 			sel := chaos.All()
 			if cmd.Flags().Changed("faults") {
@@ -210,7 +210,7 @@ Kafka, state not JSON).`,
 	fl.Uint64Var(&seed, "seed", 0, "seed of the fault plan (default: chaos.seed, else random)")
 	fl.StringVar(&faults, "faults", "", "apply only these faults of the plan, e.g. 3,7,10-12 (see --list-faults)")
 	fl.BoolVar(&listFaults, "list-faults", false, "print the fault plan for the seed and exit, without Kafka")
-	fl.StringVar(&format, "format", "text", "output format: text|json|junit")
+	formatFlag(c, &format, report.RunFormats)
 	fl.StringVar(&reportFile, "report", "", "also write the report to FILE (.json: JSON, .xml: JUnit, else text)")
 	fl.StringVar(&workdir, "workdir", "", "keep the runs' work directories and consumer logs in a new directory inside DIR, evtool-replay-<scenario>-<random> (default: one in the temporary directory, removed)")
 	fl.BoolVar(&keep, "keep", false, "keep the work directory, topics and consumer groups")
@@ -220,9 +220,6 @@ Kafka, state not JSON).`,
 	fl.StringArrayVar(&fields, "contract-field", nil, "instead of the chaos run, a contract run mutating only this field, TYPE:POINTER (repeatable; a contract finding's reproduce line)")
 	fl.StringVar(&cc.Compression, "compression", "", "codec of the record batches evtool produces: "+strings.Join(kafka.Compressions, "|")+" (default: kafka.compression, else none)")
 	addSecurityFlags(fl, &cc)
-	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"text", "json", "junit"}, cobra.ShellCompDirectiveNoFileComp
-	})
 	_ = c.RegisterFlagCompletionFunc("compression", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return kafka.Compressions, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -329,13 +326,8 @@ func jsonString(s string) string {
 	return string(report.JSONSafe(b))
 }
 
-// shellWord quotes an argument for the reproduce line when it needs it.
-func shellWord(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellWord quotes an argument for the reproduce line (report.ShellWord).
+func shellWord(s string) string { return report.ShellWord(s) }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

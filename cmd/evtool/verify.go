@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/verify"
 )
 
@@ -48,9 +49,9 @@ run. See docs/verify.md.`,
   evtool verify examples/orders/verify.yaml --seed 7 --faults 0,3`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := verify.ParseFormat(format)
+			f, err := parseFormat(format, report.RunFormats)
 			if err != nil {
-				return usageError{err}
+				return err
 			}
 			if shrink < 0 {
 				return usagef("--shrink-budget %d: want 0 (no shrinking) or more runs", shrink)
@@ -105,7 +106,7 @@ run. See docs/verify.md.`,
 	fl.Uint64Var(&seed, "seed", 0, "seed of the fault plan (default: chaos.seed, else random)")
 	fl.StringVar(&faults, "faults", "", "apply only these faults of the plan, e.g. 3,7,10-12 (see --list-faults)")
 	fl.BoolVar(&listFaults, "list-faults", false, "print the fault plan for the seed and exit, without Kafka")
-	fl.StringVar(&format, "format", "text", "output format: text|json|junit")
+	formatFlag(c, &format, report.RunFormats)
 	fl.IntVar(&shrink, "shrink-budget", verify.DefaultShrinkBudget, "most runs spent shrinking a failure to a minimal set of faults (0: none)")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "log each run on stderr")
 	return c

@@ -1,7 +1,9 @@
 package avro
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/evtool/evtool/format"
 )
@@ -13,8 +15,12 @@ import (
 // to) and project what they hold. A record reached through several read
 // paths (a named type is defined once) keeps the fields read through any
 // of them; a field read whole keeps its whole type. A kept field's
-// default is projected too, so it still matches its type. Nodes keep
-// their files and pointers, so the engine's findings point into s's files.
+// default is projected too, so it still matches its type: a union's
+// default as the branch it is a value of (Avro 1.12: the first branch it
+// matches, not necessarily the first), and the projection fails when
+// leaving fields out would let an earlier branch take it (the caller
+// compares the whole schemas then). Nodes keep their files and pointers,
+// so the engine's findings point into s's files.
 func (Provider) Project(sch format.Schema, fields *format.Fields) (format.Schema, error) {
 	s, ok := sch.(*Schema)
 	if !ok {
@@ -23,9 +29,22 @@ func (Provider) Project(sch format.Schema, fields *format.Fields) (format.Schema
 	if fields == nil || fields.All {
 		return s, nil
 	}
-	p := projector{keep: map[*Node]*keepSet{}, seen: map[visit]bool{}, all: &format.Fields{All: true}, out: map[*Node]*Node{}}
+	p := projector{keep: map[*Node]*keepSet{}, seen: map[visit]bool{}, all: &format.Fields{All: true}, out: map[*Node]*Node{}, dd: defaultDecoder{}, branches: map[branchKey]int{}}
 	p.collect(s.Root, fields)
 	root := p.node(s.Root)
+	// Defaults once every node is projected: a default checks its union
+	// branch against the projected union.
+	for _, r := range p.records {
+		for i, f := range r.copy.Fields {
+			if f.HasDefault {
+				d, err := p.projectDefault(r.orig[i].Type, f.Default)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %s/default: %w", r.copy.File, r.orig[i].Pointer, err)
+				}
+				f.Default = d
+			}
+		}
+	}
 	ps := &Schema{Root: root, File: s.File, Files: s.Files, texts: s.texts, minSize: minSizes(root)}
 	if err := ps.compile(); err != nil {
 		return nil, err
@@ -56,6 +75,22 @@ type projector struct {
 	// all stands for every field set that reads all of its value.
 	all *format.Fields
 	out map[*Node]*Node
+	// records are the projected records with the fields they kept.
+	records []projectedRecord
+	dd      defaultDecoder
+	// branches memoizes branchOf: a default repeats its values (an array
+	// of 100,000 numbers in an [int, long] union).
+	branches map[branchKey]int
+}
+
+type branchKey struct {
+	u   *Node
+	raw string
+}
+
+type projectedRecord struct {
+	copy *Node
+	orig []*Field // of the original record, one per field of copy
 }
 
 // collect walks n for f, recording what each record keeps.
@@ -120,17 +155,17 @@ func (p *projector) node(n *Node) *Node {
 		c := *n
 		p.out[n] = &c // before the fields: a recursive record refers to itself
 		c.Fields = nil
+		r := projectedRecord{copy: &c}
 		for _, fd := range n.Fields {
 			if k == nil || (!k.all && !k.names[fd.Name]) {
 				continue
 			}
 			f := *fd
 			f.Type = p.node(fd.Type)
-			if f.HasDefault {
-				f.Default = projectDefault(f.Type, fd.Default)
-			}
 			c.Fields = append(c.Fields, &f)
+			r.orig = append(r.orig, fd)
 		}
+		p.records = append(p.records, r)
 		return &c
 	case "array", "map", "union":
 		c := *n
@@ -148,60 +183,165 @@ func (p *projector) node(n *Node) *Node {
 	return n
 }
 
-// projectDefault is a default written for a type, restricted to the
-// projected type t: record objects keep the fields t keeps (a union's
-// default is of its first branch, untagged).
-func projectDefault(t *Node, raw json.RawMessage) json.RawMessage {
+// projectDefault is a default written for type o, restricted to o's
+// projection: record objects keep the fields the projection keeps, a
+// union's value is projected as the branch it is a value of. A default
+// that is no value of its type (lint reports it) is left as it is.
+func (p *projector) projectDefault(o *Node, raw json.RawMessage) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // a long keeps every digit
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return raw
+	if err := dec.Decode(&v); err != nil {
+		return raw, nil
 	}
-	out, err := json.Marshal(defaultOf(t, v, 0))
+	v, err := p.defaultOf(o, v, 0)
 	if err != nil {
-		return raw
+		return nil, err
 	}
-	return out
+	out, err := json.Marshal(v)
+	if err != nil {
+		return raw, nil
+	}
+	return out, nil
 }
 
-func defaultOf(t *Node, v any, depth int) any {
-	if t == nil || depth > maxDefaultDepth {
-		return v
+func (p *projector) defaultOf(o *Node, v any, depth int) (any, error) {
+	if o == nil || depth > maxDefaultDepth {
+		return v, nil
 	}
-	switch t.Kind {
+	var err error
+	switch o.Kind {
 	case "record", "error":
 		m, ok := v.(map[string]any)
 		if !ok {
-			return v
+			return v, nil
 		}
-		out := make(map[string]any, len(t.Fields))
-		for _, f := range t.Fields {
-			if x, ok := m[f.Name]; ok {
-				out[f.Name] = defaultOf(f.Type, x, depth+1)
+		k := p.keep[o]
+		out := map[string]any{}
+		for _, f := range o.Fields {
+			x, ok := m[f.Name]
+			if !ok || k == nil || (!k.all && !k.names[f.Name]) {
+				continue
+			}
+			if out[f.Name], err = p.defaultOf(f.Type, x, depth+1); err != nil {
+				return nil, err
 			}
 		}
-		return out
+		return out, nil
 	case "array":
 		if a, ok := v.([]any); ok {
 			out := make([]any, len(a))
 			for i, x := range a {
-				out[i] = defaultOf(t.Items, x, depth+1)
+				if out[i], err = p.defaultOf(o.Items, x, depth+1); err != nil {
+					return nil, err
+				}
 			}
-			return out
+			return out, nil
 		}
 	case "map":
 		if m, ok := v.(map[string]any); ok {
 			out := make(map[string]any, len(m))
 			for k, x := range m {
-				out[k] = defaultOf(t.Values, x, depth+1)
+				if out[k], err = p.defaultOf(o.Values, x, depth+1); err != nil {
+					return nil, err
+				}
 			}
-			return out
+			return out, nil
 		}
 	case "union":
-		if len(t.Branches) > 0 {
-			return defaultOf(t.Branches[0], v, depth+1)
+		return p.unionDefault(o, v, depth)
+	}
+	return v, nil
+}
+
+// unionDefault projects v, a value of union u, as the branch it is a
+// value of, and checks that the projected union reads the result as the
+// same branch.
+func (p *projector) unionDefault(u *Node, v any, depth int) (any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return v, nil
+	}
+	i := p.branchOf(u, raw)
+	if i < 0 {
+		return v, nil
+	}
+	x, err := p.defaultOf(u.Branches[i], v, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	projected := p.out[u]
+	if projected == nil || len(projected.Branches) != len(u.Branches) {
+		return x, nil
+	}
+	praw, err := json.Marshal(x)
+	if err != nil {
+		return x, nil
+	}
+	if bytes.Equal(raw, praw) && p.sameBefore(u, i) {
+		return x, nil // the same value before the same branches
+	}
+	if j := p.branchOf(projected, praw); j != i {
+		return nil, fmt.Errorf("default %s of the union at %s is a value of branch %d (%s), but of %s once the fields the pointers do not read are left out",
+			truncate(string(raw), 60), u.Pointer, i+1, u.Branches[i].Describe(), branchName(j))
+	}
+	return x, nil
+}
+
+// sameBefore reports whether the projection kept the branches of u before
+// the i-th as they are.
+func (p *projector) sameBefore(u *Node, i int) bool {
+	for _, b := range u.Branches[:i] {
+		if p.out[b] != b {
+			return false
 		}
 	}
-	return v
+	return true
+}
+
+func branchName(i int) string {
+	if i < 0 {
+		return "no branch"
+	}
+	return fmt.Sprintf("branch %d", i+1)
+}
+
+// branchOf is the index of the branch of u that raw is a value of (-1:
+// none). A branch alone in taking raw's JSON kind is taken without
+// decoding, so a default of many union values costs a decode only where
+// several branches compete.
+func (p *projector) branchOf(u *Node, raw json.RawMessage) int {
+	key := branchKey{u, string(raw)}
+	if i, ok := p.branches[key]; ok {
+		return i
+	}
+	i := p.decideBranch(u, raw)
+	p.branches[key] = i
+	return i
+}
+
+func (p *projector) decideBranch(u *Node, raw json.RawMessage) int {
+	kind := jsonKindOf(raw)
+	only := -1
+	for i, b := range u.Branches {
+		if takes(b, kind) {
+			if only >= 0 {
+				only = -2
+				break
+			}
+			only = i
+		}
+	}
+	if only >= 0 || only == -1 {
+		return only
+	}
+	b := p.dd.union(u, raw)
+	for i, x := range u.Branches {
+		if x == b {
+			return i
+		}
+	}
+	return -1
 }
 
 // maxDefaultDepth bounds the walk of a default: its JSON was parsed

@@ -1,8 +1,11 @@
 package downstream
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -151,6 +154,10 @@ type Input struct {
 	// baseline run's effects); the effect keys of this run's requests
 	// are expected too.
 	Expected []string
+	// ExpectedFile, when set, holds more expected effect keys, one JSON
+	// string a line, each once (WriteKeys): a baseline's effects kept on
+	// disk rather than in memory for the whole replay.
+	ExpectedFile string
 }
 
 // Step is one request of a finding's timeline.
@@ -425,6 +432,19 @@ func (j *judge) missing() {
 			keys = append(keys, k)
 		}
 		seen[k] = true
+	}
+	if j.in.ExpectedFile != "" {
+		// Each key is once in the file: only those missing from this
+		// run's requests are kept.
+		err := ReadKeys(j.in.ExpectedFile, func(k string) {
+			if _, ok := j.byKey[k]; !ok && !seen[k] {
+				keys = append(keys, k)
+				seen[k] = true
+			}
+		})
+		if err != nil {
+			j.add(MissingEffect, "", "", fmt.Sprintf("cannot read the baseline's effects: %v", err))
+		}
 	}
 	for _, k := range keys {
 		es := j.byKey[k]
@@ -772,4 +792,48 @@ func (j *judge) effectOrder() {
 			}
 		}
 	}
+}
+
+// WriteKeys writes keys to a new file at path, one JSON string a line
+// (keys may hold any character), for Input.ExpectedFile.
+func WriteKeys(path string, keys []string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for _, k := range keys {
+		b, _ := json.Marshal(k)
+		w.Write(b)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ReadKeys calls each with every key of a file WriteKeys wrote; a line
+// that is not a JSON string is an error naming the file and line.
+func ReadKeys(path string, each func(string)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	// A key is at most MaxKey bytes; escaped, at most six times that.
+	sc.Buffer(make([]byte, 0, 64<<10), 6*MaxKey+16)
+	for line := 1; sc.Scan(); line++ {
+		var k string
+		if err := json.Unmarshal(sc.Bytes(), &k); err != nil {
+			return fmt.Errorf("%s:%d: not a JSON string: %v", path, line, err)
+		}
+		each(k)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package downstream
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -154,7 +153,7 @@ type Input struct {
 	// baseline run's effects); the effect keys of this run's requests
 	// are expected too.
 	Expected []string
-	// ExpectedFile, when set, holds more expected effect keys, one JSON
+	// ExpectedFile, when set, holds more expected effect keys, one quoted
 	// string a line, each once (WriteKeys): a baseline's effects kept on
 	// disk rather than in memory for the whole replay.
 	ExpectedFile string
@@ -794,8 +793,9 @@ func (j *judge) effectOrder() {
 	}
 }
 
-// WriteKeys writes keys to a new file at path, one JSON string a line
-// (keys may hold any character), for Input.ExpectedFile.
+// WriteKeys writes keys to a new file at path, one a line quoted as Go
+// quotes them (keys may hold any byte: a header's need not be UTF-8,
+// which JSON would not keep), for Input.ExpectedFile.
 func WriteKeys(path string, keys []string) error {
 	f, err := os.Create(path)
 	if err != nil {
@@ -803,8 +803,7 @@ func WriteKeys(path string, keys []string) error {
 	}
 	w := bufio.NewWriter(f)
 	for _, k := range keys {
-		b, _ := json.Marshal(k)
-		w.Write(b)
+		w.WriteString(strconv.Quote(k))
 		w.WriteByte('\n')
 	}
 	if err := w.Flush(); err != nil {
@@ -815,7 +814,7 @@ func WriteKeys(path string, keys []string) error {
 }
 
 // ReadKeys calls each with every key of a file WriteKeys wrote; a line
-// that is not a JSON string is an error naming the file and line.
+// that is not a quoted string is an error naming the file and line.
 func ReadKeys(path string, each func(string)) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -823,12 +822,12 @@ func ReadKeys(path string, each func(string)) error {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	// A key is at most MaxKey bytes; escaped, at most six times that.
-	sc.Buffer(make([]byte, 0, 64<<10), 6*MaxKey+16)
+	// A key is at most MaxKey bytes; quoted, at most ten times that.
+	sc.Buffer(make([]byte, 0, 64<<10), 10*MaxKey+16)
 	for line := 1; sc.Scan(); line++ {
-		var k string
-		if err := json.Unmarshal(sc.Bytes(), &k); err != nil {
-			return fmt.Errorf("%s:%d: not a JSON string: %v", path, line, err)
+		k, err := strconv.Unquote(sc.Text())
+		if err != nil {
+			return fmt.Errorf("%s:%d: not a quoted string: %v", path, line, err)
 		}
 		each(k)
 	}

@@ -280,11 +280,11 @@ func TestJudgeStormAfterQuiet(t *testing.T) {
 // Expected's are; a file that cannot be read is a finding naming it.
 func TestExpectedFile(t *testing.T) {
 	dir := t.TempDir()
-	keys := filepath.Join(dir, "keys.jsonl")
-	if err := WriteKeys(keys, []string{"e1", "e2", "line\nbreak \"quoted\""}); err != nil {
+	keys := filepath.Join(dir, "keys.txt")
+	if err := WriteKeys(keys, []string{"e1", "e2", "line\nbreak \"quoted\"", "not UTF-8 \xff"}); err != nil {
 		t.Fatal(err)
 	}
-	bad := filepath.Join(dir, "bad.jsonl")
+	bad := filepath.Join(dir, "bad.txt")
 	if err := os.WriteFile(bad, []byte("\"e1\"\nnot json\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -295,11 +295,11 @@ func TestExpectedFile(t *testing.T) {
 		file    string
 		want    string // the missing keys' findings, or a message part
 	}{
-		{"all applied", []Entry{ok("e1"), ok("e2"), ok("line\nbreak \"quoted\"")}, keys, ""},
-		{"one missing", []Entry{ok("e1"), ok("line\nbreak \"quoted\"")}, keys, "missing-effect e2"},
-		{"missing with a newline", []Entry{ok("e1"), ok("e2")}, keys, "missing-effect line\nbreak \"quoted\""},
-		{"malformed", []Entry{ok("e1")}, bad, "bad.jsonl:2: not a JSON string"},
-		{"absent", []Entry{ok("e1")}, filepath.Join(dir, "none.jsonl"), "none.jsonl"},
+		{"all applied", []Entry{ok("e1"), ok("e2"), ok("line\nbreak \"quoted\""), ok("not UTF-8 \xff")}, keys, ""},
+		{"one missing", []Entry{ok("e1"), ok("line\nbreak \"quoted\""), ok("not UTF-8 \xff")}, keys, "missing-effect e2"},
+		{"missing with a newline", []Entry{ok("e1"), ok("e2"), ok("not UTF-8 \xff")}, keys, "missing-effect line\nbreak \"quoted\""},
+		{"malformed", []Entry{ok("e1")}, bad, "bad.txt:2: not a quoted string"},
+		{"absent", []Entry{ok("e1")}, filepath.Join(dir, "none.txt"), "none.txt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs, _ := Judge(Input{Log: Log{Name: "email", Entries: tc.entries}, ExpectedFile: tc.file, DLQKnown: true})

@@ -189,7 +189,7 @@ func JudgeDownstreams(specs []DownstreamSpec, logs []downstream.Log, events down
 func (h *Harness) spillEffects(effects map[string][]string) (map[string]string, error) {
 	files := map[string]string{}
 	for i, s := range h.sc.Downstream {
-		p := filepath.Join(h.root, fmt.Sprintf("baseline-effects-%d.jsonl", i))
+		p := filepath.Join(h.root, fmt.Sprintf("baseline-effects-%d.keys", i))
 		if err := downstream.WriteKeys(p, effects[s.Config.Name]); err != nil {
 			return nil, err
 		}

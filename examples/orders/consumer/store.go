@@ -386,21 +386,19 @@ func (s *store) WriteState(ctx context.Context, w io.Writer) error {
 	defer tx.Rollback() //nolint:errcheck // read-only
 	sw := &stateWriter{w: w}
 	// Members in key order: inbox, orders, payments, shipments.
+	ordersOpen := "{\"orders\":{"
 	if !s.naive {
-		sw.raw("{\"inbox\":[")
-		err = eachRow(ctx, tx, `SELECT event_id, type, order_id FROM inbox ORDER BY event_id`, func(rows *sql.Rows) (any, error) {
+		err = sw.rows(ctx, tx, "{\"inbox\":[", `SELECT event_id, type, order_id FROM inbox ORDER BY event_id`, func(rows *sql.Rows) (any, error) {
 			var r inboxRow
-			return r, rows.Scan(&r.EventID, &r.Type, &r.OrderID)
+			err := rows.Scan(&r.EventID, &r.Type, &r.OrderID)
+			return r, err
 		}, sw.element)
 		if err != nil {
 			return err
 		}
-		sw.raw("],\"orders\":{")
-	} else {
-		sw.raw("{\"orders\":{")
+		ordersOpen = "],\"orders\":{"
 	}
-	sw.n = 0
-	err = eachRow(ctx, tx, `SELECT order_id, customer_id, channel, total_minor, currency, status, version, paid_minor, parcels, updated_at FROM orders ORDER BY order_id`, func(rows *sql.Rows) (any, error) {
+	err = sw.rows(ctx, tx, ordersOpen, `SELECT order_id, customer_id, channel, total_minor, currency, status, version, paid_minor, parcels, updated_at FROM orders ORDER BY order_id`, func(rows *sql.Rows) (any, error) {
 		var id string
 		var customer, channel, currency sql.NullString
 		var total sql.NullInt64
@@ -421,26 +419,32 @@ func (s *store) WriteState(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sw.raw("},\"payments\":[")
-	sw.n = 0
-	err = eachRow(ctx, tx, `SELECT payment_id, order_id, amount_minor, currency, method FROM payments ORDER BY payment_id, order_id, amount_minor, currency, method`, func(rows *sql.Rows) (any, error) {
+	err = sw.rows(ctx, tx, "},\"payments\":[", `SELECT payment_id, order_id, amount_minor, currency, method FROM payments ORDER BY payment_id, order_id, amount_minor, currency, method`, func(rows *sql.Rows) (any, error) {
 		var r paymentRow
-		return r, rows.Scan(&r.PaymentID, &r.OrderID, &r.AmountMinor, &r.Currency, &r.Method)
+		err := rows.Scan(&r.PaymentID, &r.OrderID, &r.AmountMinor, &r.Currency, &r.Method)
+		return r, err
 	}, sw.element)
 	if err != nil {
 		return err
 	}
-	sw.raw("],\"shipments\":[")
-	sw.n = 0
-	err = eachRow(ctx, tx, `SELECT shipment_id, order_id, carrier, tracking, parcels FROM shipments ORDER BY shipment_id, order_id, carrier, tracking, parcels`, func(rows *sql.Rows) (any, error) {
+	err = sw.rows(ctx, tx, "],\"shipments\":[", `SELECT shipment_id, order_id, carrier, tracking, parcels FROM shipments ORDER BY shipment_id, order_id, carrier, tracking, parcels`, func(rows *sql.Rows) (any, error) {
 		var r shipmentRow
-		return r, rows.Scan(&r.ShipmentID, &r.OrderID, &r.Carrier, &r.TrackingNumber, &r.Parcels)
+		err := rows.Scan(&r.ShipmentID, &r.OrderID, &r.Carrier, &r.TrackingNumber, &r.Parcels)
+		return r, err
 	}, sw.element)
 	if err != nil {
 		return err
 	}
 	sw.raw("]}\n")
 	return sw.err
+}
+
+// rows writes prefix (closing the previous container, opening the next)
+// and then each row of query (eachRow).
+func (sw *stateWriter) rows(ctx context.Context, tx *sql.Tx, prefix, query string, scan func(*sql.Rows) (any, error), put func(any)) error {
+	sw.raw(prefix)
+	sw.n = 0
+	return eachRow(ctx, tx, query, scan, put)
 }
 
 // eachRow runs query and hands each row, as scan reads it, to put.

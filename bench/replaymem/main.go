@@ -142,7 +142,7 @@ func run() error {
 				if b.consumer != consumer {
 					scenario = filepath.Join(*dir, fmt.Sprintf("scenario-%d-%s.yaml", n, b.label))
 				}
-				if err := os.WriteFile(scenario, []byte(scenarioText(catalog, events, b.consumer)), 0o644); err != nil {
+				if err := os.WriteFile(scenario, []byte(scenarioText(catalog, events, b.consumer, n)), 0o644); err != nil {
 					return err
 				}
 				s, err := measure(b.path, scenario, *progress)
@@ -196,7 +196,12 @@ func gobuild(out, pkg string) error {
 	return nil
 }
 
-func scenarioText(catalog, events, consumer string) string {
+// scenarioText is the scenario for n events. Its settle limit grows with
+// them (3 ms an event, at least 30 minutes): on a loaded machine the
+// consumer took 27 minutes to settle 1,000,000 events once, and more than
+// 30 the second time.
+func scenarioText(catalog, events, consumer string, n int) string {
+	settle := max(30*time.Minute, time.Duration(n)*3*time.Millisecond)
 	return fmt.Sprintf(`catalog: %s
 events: {file: %s}
 kafka: {topic: orders, partitions: 3, mode: binary}
@@ -204,7 +209,7 @@ consumer:
   run: [%s]
   state: {http: "http://${EVTOOL_ADDR}/state"}
   ignore: [/orders/*/updatedAt]
-  settle_timeout: 30m
+  settle_timeout: %s
   quiet: 500ms
 chaos:
   seed: 42
@@ -215,7 +220,7 @@ chaos:
   crash: {count: 2, at: after-effect}
 expect:
   dlq: {count: poison}
-`, catalog, events, consumer)
+`, catalog, events, consumer, settle)
 }
 
 // measure runs one replay and samples evtool's VmHWM and CPU time until

@@ -2,9 +2,11 @@ package downstream
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -128,5 +130,54 @@ func TestJudgeMemoryBounded(t *testing.T) {
 	}
 	if bound := size * 2; grew > bound {
 		t.Errorf("judging a log of %d requests (%.1f MiB) raised the live heap by %.1f MiB; the bound is %.1f MiB", len(log.Entries), float64(size)/(1<<20), float64(grew)/(1<<20), float64(bound)/(1<<20))
+	}
+}
+
+// TestStoredAnswersMemoryBounded guards the design: what a stand-in keeps
+// per idempotency key to answer a retry as it answered the first request
+// is the key and the index of its answer, the answers themselves kept
+// once each (a fixed answer: one). 50,000 keys stay under 300 bytes each
+// beyond the keys' bytes (the maps by effect key, event and idempotency
+// key together: about 140); an answer kept per key (its header map) took
+// about 700.
+func TestStoredAnswersMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends 50,000 requests")
+	}
+	const n = 50000
+	s := start(t, Config{
+		Idempotency: &Selector{Header: "Idempotency-Key"},
+		Answer:      Answer{Status: 202, Headers: map[string]string{"X-Queue": "mail"}, Body: []byte(`{"queued":true}`)},
+	}, nil)
+	keyBytes := 0
+	var replayed string
+	grew := peakHeapGrowth(t, func() {
+		for i := range n {
+			key := fmt.Sprintf("idem-%010d", i)
+			body := fmt.Sprintf(`{"receiptId":"r-%010d"}`, i)
+			keyBytes += len(key) + len(body) - len(`{"receiptId":""}`) // the idempotency and effect keys
+			req := httptest.NewRequest("POST", "/send", strings.NewReader(body))
+			req.Header.Set("Idempotency-Key", key)
+			s.ServeHTTP(httptest.NewRecorder(), req)
+			if i%1000 == 0 {
+				s.TakeLog() // the log is bounded elsewhere (TestJudgeMemoryBounded): not counted here
+			}
+		}
+		s.TakeLog()
+		// A retry of the first key is answered as the first request was.
+		req := httptest.NewRequest("POST", "/send", strings.NewReader(`{"receiptId":"r-0000000000"}`))
+		req.Header.Set("Idempotency-Key", "idem-0000000000")
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		replayed = fmt.Sprint(rec.Code, " ", rec.Header().Get("X-Queue"), " ", rec.Body.String())
+		s.TakeLog()
+	})
+	if want := `202 mail {"queued":true}`; replayed != want {
+		t.Fatalf("a retry was answered %q, want %q", replayed, want)
+	}
+	per := (float64(grew) - float64(keyBytes)) / n
+	t.Logf("%.0f bytes a key beyond its bytes", per)
+	if per > 300 {
+		t.Errorf("a stand-in kept %.0f bytes per idempotency key beyond the keys' bytes (%d keys); the bound is 300", per, n)
 	}
 }

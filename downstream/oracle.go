@@ -1,8 +1,10 @@
 package downstream
 
 import (
+	"bufio"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -151,6 +153,10 @@ type Input struct {
 	// baseline run's effects); the effect keys of this run's requests
 	// are expected too.
 	Expected []string
+	// ExpectedFile, when set, holds more expected effect keys, one quoted
+	// string a line, each once (WriteKeys): a baseline's effects kept on
+	// disk rather than in memory for the whole replay.
+	ExpectedFile string
 }
 
 // Step is one request of a finding's timeline.
@@ -425,6 +431,19 @@ func (j *judge) missing() {
 			keys = append(keys, k)
 		}
 		seen[k] = true
+	}
+	if j.in.ExpectedFile != "" {
+		// Each key is once in the file: only those missing from this
+		// run's requests are kept.
+		err := ReadKeys(j.in.ExpectedFile, func(k string) {
+			if _, ok := j.byKey[k]; !ok && !seen[k] {
+				keys = append(keys, k)
+				seen[k] = true
+			}
+		})
+		if err != nil {
+			j.add(MissingEffect, "", "", fmt.Sprintf("cannot read the baseline's effects: %v", err))
+		}
 	}
 	for _, k := range keys {
 		es := j.byKey[k]
@@ -772,4 +791,48 @@ func (j *judge) effectOrder() {
 			}
 		}
 	}
+}
+
+// WriteKeys writes keys to a new file at path, one a line quoted as Go
+// quotes them (keys may hold any byte: a header's need not be UTF-8,
+// which JSON would not keep), for Input.ExpectedFile.
+func WriteKeys(path string, keys []string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for _, k := range keys {
+		w.WriteString(strconv.Quote(k))
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ReadKeys calls each with every key of a file WriteKeys wrote; a line
+// that is not a quoted string is an error naming the file and line.
+func ReadKeys(path string, each func(string)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	// A key is at most MaxKey bytes; quoted, at most ten times that.
+	sc.Buffer(make([]byte, 0, 64<<10), 10*MaxKey+16)
+	for line := 1; sc.Scan(); line++ {
+		k, err := strconv.Unquote(sc.Text())
+		if err != nil {
+			return fmt.Errorf("%s:%d: not a quoted string: %v", path, line, err)
+		}
+		each(k)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

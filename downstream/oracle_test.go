@@ -3,6 +3,8 @@ package downstream
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -271,5 +273,43 @@ func TestJudgeStormAfterQuiet(t *testing.T) {
 				t.Errorf("seed %d, %s: retry-storm %v, want %v: %v", seed, tc.name, storm, tc.want, fs)
 			}
 		}
+	}
+}
+
+// A baseline's effects kept in a file (WriteKeys) are expected as
+// Expected's are; a file that cannot be read is a finding naming it.
+func TestExpectedFile(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys.txt")
+	if err := WriteKeys(keys, []string{"e1", "e2", "line\nbreak \"quoted\"", "not UTF-8 \xff"}); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(bad, []byte("\"e1\"\nnot json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ok := func(k string) Entry { return req(k, 0, 1, 200) }
+	for _, tc := range []struct {
+		name    string
+		entries []Entry
+		file    string
+		want    string // the missing keys' findings, or a message part
+	}{
+		{"all applied", []Entry{ok("e1"), ok("e2"), ok("line\nbreak \"quoted\""), ok("not UTF-8 \xff")}, keys, ""},
+		{"one missing", []Entry{ok("e1"), ok("line\nbreak \"quoted\""), ok("not UTF-8 \xff")}, keys, "missing-effect e2"},
+		{"missing with a newline", []Entry{ok("e1"), ok("e2"), ok("not UTF-8 \xff")}, keys, "missing-effect line\nbreak \"quoted\""},
+		{"malformed", []Entry{ok("e1")}, bad, "bad.txt:2: not a quoted string"},
+		{"absent", []Entry{ok("e1")}, filepath.Join(dir, "none.txt"), "none.txt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, _ := Judge(Input{Log: Log{Name: "email", Entries: tc.entries}, ExpectedFile: tc.file, DLQKnown: true})
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.Kind+" "+f.EffectKey+f.Message)
+			}
+			if tc.want == "" && len(fs) > 0 || tc.want != "" && (len(fs) != 1 || !strings.Contains(got[0], tc.want)) {
+				t.Fatalf("findings %q, want one with %q", got, tc.want)
+			}
+		})
 	}
 }

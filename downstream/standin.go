@@ -21,6 +21,7 @@ package downstream
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,6 +30,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -243,11 +245,12 @@ type StandIn struct {
 
 	mu        sync.Mutex
 	entries   []Entry
-	attempts  map[string]int          // by effect key
-	perEvent  map[string]int          // by event (header or effect key)
-	stored    map[string]storedAnswer // by idempotency key
-	running   map[string]bool         // idempotency keys whose first request is being answered
-	recent    []time.Time             // request starts in the last second
+	attempts  map[string]int   // by effect key
+	perEvent  map[string]int   // by event (header or effect key)
+	stored    map[string]int32 // by idempotency key: an index into answers
+	answers   answerSet
+	running   map[string]bool // idempotency keys whose first request is being answered
+	recent    []time.Time     // request starts in the last second
 	inFlight  int
 	seq       int
 	outages   []Window
@@ -258,6 +261,46 @@ type storedAnswer struct {
 	status int
 	header http.Header
 	body   []byte
+}
+
+// answerSet keeps each distinct answer once: a stand-in replays the answer
+// of an idempotency key's first request to its retries, and keeping it per
+// key (a header map each) cost about 600 bytes a key where most keys share
+// the one configured answer.
+type answerSet struct {
+	list  []storedAnswer
+	index map[[sha256.Size]byte]int32
+}
+
+// add returns the index of the answer, adding it if it is new.
+func (a *answerSet) add(status int, header http.Header, body []byte) int32 {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\n", status)
+	keys := make([]string, 0, len(header))
+	for k := range header {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, v := range header[k] {
+			// Lengths first: no two headers hash alike by where they cut.
+			fmt.Fprintf(h, "%d:%s%d:%s", len(k), k, len(v), v)
+		}
+	}
+	fmt.Fprintf(h, "\n%d:", len(body))
+	h.Write(body)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	if i, ok := a.index[sum]; ok {
+		return i
+	}
+	if a.index == nil {
+		a.index = map[[sha256.Size]byte]int32{}
+	}
+	i := int32(len(a.list))
+	a.list = append(a.list, storedAnswer{status, header, body})
+	a.index[sum] = i
+	return i
 }
 
 // Start starts a stand-in on 127.0.0.1 (a random port) applying plan's
@@ -281,7 +324,7 @@ func Start(cfg Config, plan *Plan) (*StandIn, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &StandIn{cfg: cfg, plan: plan, ln: ln, url: "http://" + ln.Addr().String(), stop: ctx, cancel: cancel,
-		done: make(chan struct{}), attempts: map[string]int{}, perEvent: map[string]int{}, stored: map[string]storedAnswer{}, running: map[string]bool{}}
+		done: make(chan struct{}), attempts: map[string]int{}, perEvent: map[string]int{}, stored: map[string]int32{}, running: map[string]bool{}}
 	if cfg.Upstream != nil {
 		// The upstream's answer is the answer, a redirect too: following
 		// it would send the request elsewhere (a 303 as a GET).
@@ -390,8 +433,8 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var replay *storedAnswer
 	inProgress, owner := false, false
 	if e.IdempotencyKey != "" {
-		if a, ok := s.stored[e.IdempotencyKey]; ok {
-			replay = &a
+		if i, ok := s.stored[e.IdempotencyKey]; ok {
+			replay = &s.answers.list[i]
 		} else if s.running[e.IdempotencyKey] {
 			inProgress = true
 		} else {
@@ -486,7 +529,7 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if e.Effect && e.IdempotencyKey != "" {
 		s.mu.Lock()
 		if _, ok := s.stored[e.IdempotencyKey]; !ok {
-			s.stored[e.IdempotencyKey] = storedAnswer{status, header, answer}
+			s.stored[e.IdempotencyKey] = s.answers.add(status, header, answer)
 		}
 		s.mu.Unlock()
 	}

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -130,18 +131,26 @@ func (h *Harness) judgeDownstreams(res *RunResult, d *downstreamRun, dlqRead boo
 		dead = append(dead, r.ID)
 	}
 	h.mu.Lock()
-	expected := h.baselineEffects
+	expected, files := h.baselineEffects, h.baselineEffectFiles
 	h.mu.Unlock()
-	first := !chaosRun && expected == nil
+	first := !chaosRun && expected == nil && files == nil
 	logs := make([]downstream.Log, len(d.stands))
 	for i, st := range d.stands {
 		logs[i] = st.TakeLog()
 	}
-	j := JudgeDownstreams(h.sc.Downstream, logs, d.events, dead, dlqRead, expected)
+	j := judgeDownstreams(h.sc.Downstream, logs, d.events, dead, dlqRead, expected, files)
 	res.Downstream, res.terminal = j.Results, j.Terminal
 	if first {
+		// The baseline's effects (one key per event notified) wait for
+		// the later runs on disk; kept in memory only if they cannot be
+		// written.
+		files, err := h.spillEffects(j.Effects)
 		h.mu.Lock()
-		h.baselineEffects = j.Effects
+		if err == nil {
+			h.baselineEffectFiles = files
+		} else {
+			h.baselineEffects = j.Effects
+		}
 		h.mu.Unlock()
 	}
 	if j.Message == "" || (res.Failure != nil && res.Failure.Reason != "expect") {
@@ -172,6 +181,26 @@ type DownstreamJudgement struct {
 // effects (nil for the baseline itself). evtool replay and replaytest
 // judge with it.
 func JudgeDownstreams(specs []DownstreamSpec, logs []downstream.Log, events downstream.EventIndex, dead []string, dlqRead bool, expected map[string][]string) DownstreamJudgement {
+	return judgeDownstreams(specs, logs, events, dead, dlqRead, expected, nil)
+}
+
+// spillEffects writes each stand-in's effect keys to a file of the work
+// directory (downstream.WriteKeys), by stand-in name.
+func (h *Harness) spillEffects(effects map[string][]string) (map[string]string, error) {
+	files := map[string]string{}
+	for i, s := range h.sc.Downstream {
+		p := filepath.Join(h.root, fmt.Sprintf("baseline-effects-%d.keys", i))
+		if err := downstream.WriteKeys(p, effects[s.Config.Name]); err != nil {
+			return nil, err
+		}
+		files[s.Config.Name] = p
+	}
+	return files, nil
+}
+
+// judgeDownstreams is JudgeDownstreams with expected effects also in
+// files (spillEffects), by stand-in name.
+func judgeDownstreams(specs []DownstreamSpec, logs []downstream.Log, events downstream.EventIndex, dead []string, dlqRead bool, expected map[string][]string, expectedFiles map[string]string) DownstreamJudgement {
 	deadSet := map[string]bool{}
 	for _, id := range dead {
 		deadSet[id] = true
@@ -181,7 +210,7 @@ func JudgeDownstreams(specs []DownstreamSpec, logs []downstream.Log, events down
 	for i, s := range specs {
 		log := logs[i]
 		in := downstream.Input{Log: log, Idempotent: s.Config.Idempotency != nil, Limits: s.Config.Limits, Expect: s.Expect,
-			Index: events, DLQ: deadSet, DLQKnown: dlqRead, Expected: expected[s.Config.Name]}
+			Index: events, DLQ: deadSet, DLQKnown: dlqRead, Expected: expected[s.Config.Name], ExpectedFile: expectedFiles[s.Config.Name]}
 		findings, sum := downstream.Judge(in)
 		j.Results = append(j.Results, DownstreamResult{Name: s.Config.Name, Summary: sum, Findings: findings})
 		all = append(all, findings...)

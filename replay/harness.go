@@ -147,6 +147,9 @@ type Harness struct {
 	// baselineEffects holds the effect keys each stand-in applied in the
 	// first baseline run: every later run must apply them.
 	baselineEffects map[string][]string
+	// baselineEffectFiles holds them in files instead (spillEffects), by
+	// stand-in name.
+	baselineEffectFiles map[string]string
 	// killed lists RunResult.Killed of every run, by run id, for the
 	// report's warnings.
 	killed []string

@@ -131,7 +131,7 @@ func (c *canonicalizer) stateError(off int64, ptr, msg string) error {
 
 func (c *canonicalizer) syntaxError(cur *cursor, err error) error {
 	off := cur.base + cur.dec.InputOffset()
-	var se *json.SyntaxError
+	var se *tokenError
 	if errors.As(err, &se) {
 		off = cur.base + se.Offset
 	}
@@ -233,20 +233,14 @@ func (c *canonicalizer) checkText() error {
 // (their opening delimiters). object moves it past a member whose end it
 // already knows by starting a new decoder there (see seek).
 type cursor struct {
-	dec       *json.Decoder
+	dec       *tokens
 	base, end int64
 	open      []byte
 }
 
 func (c *canonicalizer) cursor(start, end int64) *cursor {
-	var r io.Reader = io.NewSectionReader(c.src, start, end-start)
-	r = counted{r, &c.read}
-	if c.src == io.ReaderAt(c.f) {
-		r = bufio.NewReaderSize(r, 4<<10)
-	}
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	return &cursor{dec: dec, base: start, end: end}
+	r := counted{io.NewSectionReader(c.src, start, end-start), &c.read}
+	return &cursor{dec: newTokens(r), base: start, end: end}
 }
 
 // seek moves cur to off, the end of an object member it would otherwise
@@ -274,12 +268,8 @@ func (c *canonicalizer) seek(cur *cursor, off int64) error {
 		}
 	}
 	prefix := cur.open
-	var r io.Reader = counted{io.NewSectionReader(c.src, off, cur.end-off), &c.read}
-	if c.src == io.ReaderAt(c.f) {
-		r = bufio.NewReaderSize(r, 4<<10)
-	}
-	dec := json.NewDecoder(io.MultiReader(bytes.NewReader(prefix), r))
-	dec.UseNumber()
+	r := counted{io.NewSectionReader(c.src, off, cur.end-off), &c.read}
+	dec := newTokens(io.MultiReader(bytes.NewReader(prefix), r))
 	for range prefix {
 		if _, err := dec.Token(); err != nil {
 			return err
@@ -457,8 +447,7 @@ func (c *canonicalizer) object(cur *cursor) error {
 				c.w.WriteByte(',')
 			}
 			n++
-			k, _ := json.Marshal(m.key)
-			c.w.Write(k)
+			c.w.Write(quoteJSON(m.key))
 			c.w.WriteByte(':')
 			if m.scalar != nil {
 				c.w.Write(m.scalar)
@@ -518,7 +507,7 @@ func (c *canonicalizer) skip(cur *cursor, tok json.Token) error {
 	}
 	stack := []skipOpen{{start: -1, obj: d == '{', key: d == '{'}}
 	for len(stack) > 0 {
-		t, err := cur.dec.Token()
+		d, err := cur.dec.skipToken()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return io.ErrUnexpectedEOF
@@ -528,7 +517,7 @@ func (c *canonicalizer) skip(cur *cursor, tok json.Token) error {
 		top := &stack[len(stack)-1]
 		if top.obj {
 			if top.key {
-				if d, ok := t.(json.Delim); ok && d == '}' {
+				if d == '}' {
 					stack = c.closed(stack, cur)
 				} else {
 					top.key = false
@@ -537,9 +526,8 @@ func (c *canonicalizer) skip(cur *cursor, tok json.Token) error {
 			}
 			top.key = true
 		}
-		d, ok := t.(json.Delim)
 		switch {
-		case !ok:
+		case d == 0:
 		case d == '{' || d == '[':
 			start := int64(-1)
 			if top.obj {
@@ -616,8 +604,7 @@ func canonicalScalar(tok json.Token) []byte {
 		}
 		return []byte(t)
 	case string:
-		b, _ := json.Marshal(t)
-		return b
+		return quoteJSON(t)
 	}
 	return []byte("null")
 }

@@ -3,7 +3,9 @@
 // its memory: the peak resident set of evtool's own process (VmHWM, read
 // from /proc while it runs; the consumer and the embedded broker's data on
 // disk are not counted), its wall time and the wall time per event, for
-// one or more evtool binaries side by side, alternating, in the same run.
+// one or more evtool binaries side by side, alternating, in the same run,
+// each with the example consumer built here or its own (-consumer); the
+// consumer's CPU time is reported beside evtool's.
 //
 //	go build -o /tmp/evtool-before ./cmd/evtool     # at the baseline commit
 //	go build -o /tmp/evtool-after ./cmd/evtool
@@ -40,12 +42,13 @@ func main() {
 	}
 }
 
-type binary struct{ label, path string }
+type binary struct{ label, path, consumer string }
 
 type sample struct {
 	wall    time.Duration
 	hwm     int64         // KiB
 	cpu     time.Duration // evtool's own user+system time, its children not counted
+	child   time.Duration // its waited-for children's (the consumer's runs)
 	verdict string
 }
 
@@ -55,6 +58,7 @@ func run() error {
 	rounds := flag.Int("rounds", 3, "rounds per binary and count (alternating binaries); medians are reported")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "evtool-replaymem"), "directory for the events, the consumer and the scenarios (kept)")
 	skip := flag.String("skip", "", "label:n pairs not to run, comma-separated (e.g. before:1000000: a binary that would not fit in memory)")
+	consumers := flag.String("consumer", "", "prebuilt example consumers per evtool label, label=path,... (default: built from ./examples/orders/consumer, for every label)")
 	progress := flag.Duration("progress", 0, "if set, run evtool with -v, copy its stderr here and print its peak RSS and CPU time at this interval (a long run in the background)")
 	flag.Parse()
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
@@ -66,7 +70,7 @@ func run() error {
 		if err := gobuild(p, "./cmd/evtool"); err != nil {
 			return err
 		}
-		binaries = []binary{{"evtool", p}}
+		binaries = []binary{{label: "evtool", path: p}}
 	}
 	for _, b := range strings.Split(*bins, ",") {
 		if b == "" {
@@ -76,11 +80,29 @@ func run() error {
 		if !ok {
 			return fmt.Errorf("-evtool %q: want label=path", b)
 		}
-		binaries = append(binaries, binary{label, path})
+		binaries = append(binaries, binary{label: label, path: path})
 	}
 	consumer := filepath.Join(*dir, "consumer")
 	if err := gobuild(consumer, "./examples/orders/consumer"); err != nil {
 		return err
+	}
+	for i := range binaries {
+		binaries[i].consumer = consumer
+	}
+	for _, c := range strings.Split(*consumers, ",") {
+		if c == "" {
+			continue
+		}
+		label, path, ok := strings.Cut(c, "=")
+		found := false
+		for i := range binaries {
+			if binaries[i].label == label {
+				binaries[i].consumer, found = path, true
+			}
+		}
+		if !ok || !found {
+			return fmt.Errorf("-consumer %q: want label=path with a label of -evtool", c)
+		}
 	}
 	catalog, err := filepath.Abs("examples/orders")
 	if err != nil {
@@ -111,14 +133,17 @@ func run() error {
 				return fmt.Errorf("genevents (run from the repository root): %w", err)
 			}
 		}
-		scenario := filepath.Join(*dir, fmt.Sprintf("scenario-%d.yaml", n))
-		if err := os.WriteFile(scenario, []byte(scenarioText(catalog, events, consumer)), 0o644); err != nil {
-			return err
-		}
 		for r := 1; r <= *rounds; r++ {
 			for _, b := range binaries {
 				if skipped[fmt.Sprintf("%s:%d", b.label, n)] {
 					continue
+				}
+				scenario := filepath.Join(*dir, fmt.Sprintf("scenario-%d.yaml", n))
+				if b.consumer != consumer {
+					scenario = filepath.Join(*dir, fmt.Sprintf("scenario-%d-%s.yaml", n, b.label))
+				}
+				if err := os.WriteFile(scenario, []byte(scenarioText(catalog, events, b.consumer, n)), 0o644); err != nil {
+					return err
 				}
 				s, err := measure(b.path, scenario, *progress)
 				if err != nil {
@@ -129,7 +154,7 @@ func run() error {
 					continue
 				}
 				results[key{b.label, n}] = append(results[key{b.label, n}], s)
-				fmt.Fprintf(os.Stderr, "round %d %s n=%d: wall %.1f s, CPU %.1f s, peak RSS %.0f MiB, %s\n", r, b.label, n, s.wall.Seconds(), s.cpu.Seconds(), float64(s.hwm)/1024, s.verdict)
+				fmt.Fprintf(os.Stderr, "round %d %s n=%d: wall %.1f s, CPU %.1f s (consumer %.1f s), peak RSS %.0f MiB, %s\n", r, b.label, n, s.wall.Seconds(), s.cpu.Seconds(), s.child.Seconds(), float64(s.hwm)/1024, s.verdict)
 			}
 		}
 	}
@@ -137,22 +162,23 @@ func run() error {
 	fmt.Printf("machine: %d CPUs (GOMAXPROCS of evtool), load average at the end: %s", numCPU(), load)
 	// CPU seconds are evtool's own: on a loaded machine its wall time is
 	// mostly waiting, for the CPU and for the consumer.
-	fmt.Printf("%-10s %10s %10s %12s %10s %12s %14s %8s\n", "evtool", "events", "wall s", "wall µs/ev", "CPU s", "CPU µs/ev", "peak RSS MiB", "runs")
+	fmt.Printf("%-10s %10s %10s %12s %10s %12s %14s %14s %8s\n", "evtool", "events", "wall s", "wall µs/ev", "CPU s", "CPU µs/ev", "consumer CPU s", "peak RSS MiB", "runs")
 	for _, n := range counts {
 		for _, b := range binaries {
 			ss := results[key{b.label, n}]
 			if len(ss) == 0 {
-				fmt.Printf("%-10s %10d %10s %12s %10s %12s %14s %8d\n", b.label, n, "-", "-", "-", "-", "-", 0)
+				fmt.Printf("%-10s %10d %10s %12s %10s %12s %14s %14s %8d\n", b.label, n, "-", "-", "-", "-", "-", "-", 0)
 				continue
 			}
-			var walls, cpus, hwms []float64
+			var walls, cpus, childs, hwms []float64
 			for _, s := range ss {
 				walls = append(walls, s.wall.Seconds())
 				cpus = append(cpus, s.cpu.Seconds())
+				childs = append(childs, s.child.Seconds())
 				hwms = append(hwms, float64(s.hwm)/1024)
 			}
 			w, c := stats.Median(walls), stats.Median(cpus)
-			fmt.Printf("%-10s %10d %10.1f %12.1f %10.1f %12.1f %14.0f %8d\n", b.label, n, w, w/float64(n)*1e6, c, c/float64(n)*1e6, stats.Median(hwms), len(ss))
+			fmt.Printf("%-10s %10d %10.1f %12.1f %10.1f %12.1f %14.1f %14.0f %8d\n", b.label, n, w, w/float64(n)*1e6, c, c/float64(n)*1e6, stats.Median(childs), stats.Median(hwms), len(ss))
 		}
 	}
 	return nil
@@ -170,7 +196,12 @@ func gobuild(out, pkg string) error {
 	return nil
 }
 
-func scenarioText(catalog, events, consumer string) string {
+// scenarioText is the scenario for n events. Its settle limit grows with
+// them (3 ms an event, at least 30 minutes): on a loaded machine the
+// consumer took 27 minutes to settle 1,000,000 events once, and more than
+// 30 the second time.
+func scenarioText(catalog, events, consumer string, n int) string {
+	settle := max(30*time.Minute, time.Duration(n)*3*time.Millisecond)
 	return fmt.Sprintf(`catalog: %s
 events: {file: %s}
 kafka: {topic: orders, partitions: 3, mode: binary}
@@ -178,7 +209,7 @@ consumer:
   run: [%s]
   state: {http: "http://${EVTOOL_ADDR}/state"}
   ignore: [/orders/*/updatedAt]
-  settle_timeout: 30m
+  settle_timeout: %s
   quiet: 500ms
 chaos:
   seed: 42
@@ -189,7 +220,7 @@ chaos:
   crash: {count: 2, at: after-effect}
 expect:
   dlq: {count: poison}
-`, catalog, events, consumer)
+`, catalog, events, consumer, settle)
 }
 
 // measure runs one replay and samples evtool's VmHWM and CPU time until
@@ -211,8 +242,8 @@ func measure(evtool, scenario string, progress time.Duration) (sample, error) {
 	}
 	done := make(chan struct{})
 	type peaks struct {
-		hwm int64
-		cpu time.Duration
+		hwm        int64
+		cpu, child time.Duration
 	}
 	got := make(chan peaks, 1)
 	go func() {
@@ -225,8 +256,8 @@ func measure(evtool, scenario string, progress time.Duration) (sample, error) {
 				p.hwm = v
 			}
 			// The last reading before exit: at most one tick short.
-			if v := cpuTime(cmd.Process.Pid); v > p.cpu {
-				p.cpu = v
+			if v, c := cpuTime(cmd.Process.Pid); v > p.cpu || c > p.child {
+				p.cpu, p.child = max(p.cpu, v), max(p.child, c)
 			}
 			if progress > 0 && time.Since(last) >= progress {
 				last = time.Now()
@@ -244,7 +275,7 @@ func measure(evtool, scenario string, progress time.Duration) (sample, error) {
 	wall := time.Since(t0)
 	close(done)
 	p := <-got
-	s := sample{wall: wall, hwm: p.hwm, cpu: p.cpu}
+	s := sample{wall: wall, hwm: p.hwm, cpu: p.cpu, child: p.child}
 	var rep struct {
 		Verdict string `json:"verdict"`
 		Summary string `json:"summary"`
@@ -276,28 +307,31 @@ func vmHWM(pid int) int64 {
 }
 
 // cpuTime is a process's own user and system time (utime and stime of
-// /proc/PID/stat; its waited-for children are cutime and cstime, not
-// counted), 0 once it is gone.
-func cpuTime(pid int) time.Duration {
+// /proc/PID/stat) and its waited-for children's (cutime and cstime: the
+// consumer's runs, once each ended), 0 once it is gone.
+func cpuTime(pid int) (own, children time.Duration) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	// The command name, in parentheses, may hold spaces: fields count
 	// from the last ')'.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0
+		return 0, 0
 	}
 	f := strings.Fields(string(b[i+1:]))
-	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
-	if len(f) < 13 {
-		return 0
+	// f[0] is field 3 (state); utime, stime, cutime and cstime are
+	// fields 14 to 17.
+	if len(f) < 15 {
+		return 0, 0
 	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
+	var v [4]int64
+	for i := range v {
+		v[i], _ = strconv.ParseInt(f[11+i], 10, 64)
+	}
 	// USER_HZ is 100 on every Linux this runs on.
-	return time.Duration(u+st) * (time.Second / 100)
+	return time.Duration(v[0]+v[1]) * (time.Second / 100), time.Duration(v[2]+v[3]) * (time.Second / 100)
 }
 
 func lastLines(s string, n int) string {

@@ -10,12 +10,14 @@
 package exconsumer
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"log"
 	"net"
@@ -201,6 +203,11 @@ type Loop[E any] struct {
 	Decode   func(*kgo.Record) (E, error)
 	Apply    func(context.Context, []E) (int, error)
 	State    func(context.Context) (any, error)
+	// WriteState, when set, serves GET /state instead of State: it
+	// writes the state's JSON as it reads it, so that a state of a
+	// million rows is neither built as Go values nor encoded whole in
+	// memory before the first byte goes out.
+	WriteState func(context.Context, io.Writer) error
 	// BatchSize caps the records applied (and committed) together
 	// (default 200): a crash redelivers at most one batch.
 	BatchSize int
@@ -227,6 +234,10 @@ func (l Loop[E]) Run(ctx context.Context, env Env) error {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /state", func(w http.ResponseWriter, r *http.Request) {
+		if l.WriteState != nil {
+			serveState(w, r, l.WriteState)
+			return
+		}
 		state, err := l.State(r.Context())
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -370,6 +381,39 @@ func (l Loop[E]) Run(ctx context.Context, env Env) error {
 	}
 	log.Printf("stopping: %d events applied, %d skipped as duplicates, %d dead-lettered", applied, skipped, dead)
 	return nil
+}
+
+// serveState streams a state written by write. An error before the
+// first byte is a 500; after it, the connection is cut, so that the
+// client sees a truncated body rather than a state that looks whole.
+func serveState(w http.ResponseWriter, r *http.Request, write func(context.Context, io.Writer) error) {
+	w.Header().Set("Content-Type", "application/json")
+	sw := &startedWriter{w: w}
+	bw := bufio.NewWriterSize(sw, 64<<10)
+	err := write(r.Context(), bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		return
+	}
+	if !sw.started {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	log.Printf("GET /state: %v (response cut)", err)
+	panic(http.ErrAbortHandler)
+}
+
+// startedWriter notes whether anything was written through it.
+type startedWriter struct {
+	w       io.Writer
+	started bool
+}
+
+func (s *startedWriter) Write(p []byte) (int, error) {
+	s.started = true
+	return s.w.Write(p)
 }
 
 // isFenced reports whether a commit was refused because the member is no

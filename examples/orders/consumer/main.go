@@ -94,8 +94,9 @@ func run(ctx context.Context, env exconsumer.Env, naive bool, dlqTopic, rejectTy
 			}
 			return ev, err
 		},
-		Apply: st.Apply,
-		State: func(ctx context.Context) (any, error) { return st.State(ctx) },
+		Apply:      st.Apply,
+		State:      func(ctx context.Context) (any, error) { return st.State(ctx) },
+		WriteState: st.WriteState,
 	}.Run(ctx, env)
 }
 

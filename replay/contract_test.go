@@ -98,7 +98,7 @@ func TestContractRunCatchesUndeclaredRead(t *testing.T) {
 // its contract passes a contract run.
 func TestInferCorrectConsumer(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: about 20 replays of the consumer through kfake (12 CPU-s); TestContractRunCatchesUndeclaredRead stands for contract runs, the mutation runs inference is made of, in the short tier")
+		t.Skip("-short: about 20 replays of the consumer through kfake (12 CPU-s); TestContractRunCatchesUndeclaredRead stands for contract runs in the short tier, and consumers_contract_cli for consumers infer on the command line")
 	}
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)

@@ -3,6 +3,7 @@ package gobuild
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -40,7 +41,7 @@ func TestExecutable(t *testing.T) {
 // A package that does not compile is an error naming it, not a path.
 func TestExecutableBuildError(t *testing.T) {
 	_, err := Executable(".", "./testdata/nosuchpkg")
-	if err == nil {
-		t.Fatal("no error for a missing package")
+	if err == nil || !strings.Contains(err.Error(), "nosuchpkg") {
+		t.Fatalf("error %v, want one naming ./testdata/nosuchpkg", err)
 	}
 }

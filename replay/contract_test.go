@@ -97,6 +97,9 @@ func TestContractRunCatchesUndeclaredRead(t *testing.T) {
 // infer finds what the correct consumer reads, within the run bound, and
 // its contract passes a contract run.
 func TestInferCorrectConsumer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: about 20 replays of the consumer through kfake (12 CPU-s); TestContractRunCatchesUndeclaredRead stands for contract runs in the short tier, and consumers_contract_cli for consumers infer on the command line")
+	}
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()

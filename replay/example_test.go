@@ -4,33 +4,17 @@ import (
 	"bytes"
 	"context"
 	"github.com/evtool/evtool/chaos"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
+	"github.com/evtool/evtool/internal/gobuild"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-// exampleConsumer builds examples/orders/consumer once per test binary.
+// exampleConsumer builds examples/orders/consumer once per test binary
+// (go run's cache keeps it between test binaries).
 var exampleConsumer = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "evtool-replay-test-")
-	if err != nil {
-		return "", err
-	}
-	exe := filepath.Join(dir, "orders-consumer")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	cmd := exec.Command(goTool, "build", "-o", exe, "./examples/orders/consumer")
-	cmd.Dir = ".."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", &exec.Error{Name: "go build ./examples/orders/consumer: " + string(out), Err: err}
-	}
-	return exe, nil
+	return gobuild.Executable("..", "./examples/orders/consumer")
 })
 
 func exampleScenario(t *testing.T, naive bool, events, chaosYAML string) *Scenario {

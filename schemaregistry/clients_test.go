@@ -86,6 +86,9 @@ func TestKafkajsSchemaRegistryClient(t *testing.T) {
 //
 //	apt-get install python3-confluent-kafka (Debian), or pip install confluent-kafka jsonschema requests
 func TestConfluentPythonJSONSerializer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts Python with Confluent's JSON Schema serializer (seconds of CPU); the tests through franz-go's registry client (pkg/sr) stand for Confluent's clients in the short tier")
+	}
 	python := ""
 	for _, p := range []string{"/usr/bin/python3", "python3"} {
 		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import confluent_kafka.schema_registry.json_schema").Run() == nil {
@@ -137,6 +140,9 @@ func TestConfluentPythonJSONSerializer(t *testing.T) {
 //
 //	apt-get install python3-confluent-kafka (Debian), or pip install confluent-kafka
 func TestConfluentPythonReferences(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts Python with Confluent's schema registry client (seconds of CPU); the tests through franz-go's registry client (pkg/sr) stand for Confluent's clients in the short tier")
+	}
 	python := ""
 	for _, p := range []string{"/usr/bin/python3", "python3"} {
 		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import confluent_kafka.schema_registry").Run() == nil {

@@ -146,6 +146,9 @@ func readTopic(t *testing.T, broker, topic string, n int) []*kgo.Record {
 //
 //	apt-get install python3-confluent-kafka python3-avro python3-protobuf
 func TestConfluentPythonSerializers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts Python with Confluent's Avro and Protobuf serializers (seconds of CPU); the tests through franz-go's registry client (pkg/sr) stand for Confluent's clients in the short tier")
+	}
 	python := pythonWith(t, "apt-get install python3-confluent-kafka python3-avro python3-protobuf", "confluent_kafka.avro", "confluent_kafka.schema_registry.protobuf", "avro", "google.protobuf")
 	dir := filepath.Join(t.TempDir(), "interop")
 	copyDir(t, filepath.Join("testdata", "interop"), dir)

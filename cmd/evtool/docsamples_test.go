@@ -269,6 +269,17 @@ func docExitCmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// docPageFullTier says why the samples of page run in the full tier only
+// (not under -short) and what covers them in the short tier; "" for a page
+// whose samples run in both.
+func docPageFullTier(page string) string {
+	switch page {
+	case "registry.md":
+		return "about 2 CPU-s; the registry scripts serve and push_pull_diff (TestRegistryScripts) cover the registry commands in the short tier"
+	}
+	return ""
+}
+
 // TestDocSamples runs the marked samples of README.md and docs/*.md.
 func TestDocSamples(t *testing.T) {
 	t.Parallel()
@@ -286,6 +297,9 @@ func TestDocSamples(t *testing.T) {
 		}
 		n++
 		name := strings.TrimSuffix(filepath.Base(page), ".md") + ".txtar"
+		if why := docPageFullTier(filepath.Base(page)); why != "" {
+			script = "[short] skip '" + why + "'\n" + script
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(fmt.Sprintf("# samples of %s\n%s", page, script)), 0o644); err != nil {
 			t.Fatal(err)
 		}

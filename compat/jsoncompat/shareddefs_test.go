@@ -23,6 +23,9 @@ var (
 // and one it leaves open. Random pairs of such schemas against brute force
 // over objects of two properties holding small objects and numbers.
 func TestSharedDefsBruteForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: brute force over 800 random pairs (about 5 CPU-s); TestRuleFixtures stands for compat in the short tier")
+	}
 	defs := []string{`{"type":"object","properties":{"x":{"type":"integer"}}}`,
 		`{"type":"object","properties":{"x":{"type":"integer"}},"required":["x"]}`,
 		`{"type":"object","properties":{"x":{"type":"integer"},"y":{"type":"integer"}}}`,

@@ -80,6 +80,9 @@ func TestCatalogNotForward(t *testing.T) {
 // The consumer ends in the same ledger under duplicates, reordering,
 // version skew, poison events and two crashes.
 func TestReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a replay of every fault kind through kfake and child consumers; in the short tier examples/inventory's TestReplay runs every kind, and TestReplaySkewKeepsData replays this (Avro) example")
+	}
 	t.Parallel()
 	exampletest.ReplayPasses(t, ".", consumerPkg, "duplicate", "reorder", "skew", "poison", "crash")
 }

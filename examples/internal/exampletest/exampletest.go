@@ -10,10 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/evtool/evtool/internal/gobuild"
 )
 
 // moduleRoot is the directory of go.mod above the test's directory.
@@ -62,21 +63,7 @@ func build(pkg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp("", "evtool-example-test-")
-	if err != nil {
-		return "", err
-	}
-	exe := filepath.Join(dir, filepath.Base(pkg))
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	cmd := exec.Command(goTool, "build", "-o", exe, pkg)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", errors.New("go build " + pkg + ": " + err.Error() + "\n" + string(out))
-	}
-	return exe, nil
+	return gobuild.Executable(root, pkg)
 }
 
 // Evtool runs the evtool command in dir and returns its combined output

@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -54,6 +55,8 @@ type Catalog struct {
 	// deferred is set when the catalog was loaded without compiling
 	// (LoadDeferred): CompileType compiles a type's versions on demand.
 	deferred *deferred
+	// displays indexes json by display path (LineOf).
+	displays *displayIndex
 }
 
 // EventType is one directory of the catalog root.
@@ -109,9 +112,13 @@ type Version struct {
 
 // Example is one example payload of a version.
 type Example struct {
-	File  string
-	Text  []byte
+	File string
+	Text []byte
+	// Value is Text decoded; nil in a catalog loaded by LoadDeferred,
+	// which decodes Text again when the example is checked.
 	Value any
+
+	decodeAgain bool
 }
 
 // Lookup returns the type with the given name.
@@ -152,7 +159,31 @@ func (c *Catalog) Resolve(dataschema string) (*Version, error) {
 // LineOf returns the line of a JSON pointer in a catalog schema file given
 // by its display path (0 when unknown). Findings use it for annotations.
 func (c *Catalog) LineOf(file, pointer string) int {
-	return c.json.LineOf(file, pointer)
+	if c.displays == nil {
+		return c.json.LineOf(file, pointer)
+	}
+	if f := c.displays.of(c.json)[file]; f != nil {
+		return f.LineOf(pointer)
+	}
+	return 0
+}
+
+// displayIndex maps display paths to the root's JSON files, built on
+// first use: looking a file up by going through all of them, for each
+// finding, grew with the catalog.
+type displayIndex struct {
+	once sync.Once
+	m    map[string]*jsformat.File
+}
+
+func (d *displayIndex) of(files jsformat.Files) map[string]*jsformat.File {
+	d.once.Do(func() {
+		d.m = make(map[string]*jsformat.File, len(files))
+		for _, f := range files {
+			d.m[f.Display] = f
+		}
+	})
+	return d.m
 }
 
 // Version returns version n (1-based) or nil.

@@ -3,9 +3,13 @@ package catalog
 import (
 	"fmt"
 	"io/fs"
+	"path"
+	"strings"
 	"sync"
 
 	"github.com/evtool/evtool/format"
+	jsformat "github.com/evtool/evtool/format/jsonschema"
+	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/report"
 )
 
@@ -39,9 +43,11 @@ type deferred struct {
 	reported map[string]bool
 	used     map[string]bool
 	kinds    map[format.Kind]bool
-	// listings are the directories listed while compiling, by path.
-	listMu   sync.Mutex
-	listings map[string][]fs.DirEntry
+	// listings are the directories listed while compiling, by path;
+	// fileListings the same without their subdirectories (listFiles).
+	listMu       sync.Mutex
+	listings     map[string][]fs.DirEntry
+	fileListings map[string][]fs.DirEntry
 }
 
 // listingCache answers ReadDir from d.listings: the Avro loader lists the
@@ -70,8 +76,51 @@ func (l *listingCache) ReadDir(name string) ([]fs.DirEntry, error) {
 	return entries, nil
 }
 
+// files is ReadDir without the subdirectories, cached like ReadDir.
+func (l *listingCache) files(name string) ([]fs.DirEntry, error) {
+	l.d.listMu.Lock()
+	files, ok := l.d.fileListings[name]
+	l.d.listMu.Unlock()
+	if ok {
+		return files, nil
+	}
+	entries, err := l.ReadDir(name)
+	if err != nil {
+		return nil, err
+	}
+	files = withoutDirs(entries)
+	l.d.listMu.Lock()
+	l.d.fileListings[name] = files
+	l.d.listMu.Unlock()
+	return files, nil
+}
+
+// listFiles lists the files of the directory name of fsys, not its
+// subdirectories: all that a format compiler looks for in a directory.
+// The catalog root is a shared directory that holds every type
+// directory, and going through thousands of them for each Avro version
+// made compiling a catalog quadratic in its types.
+func listFiles(fsys fs.FS, name string) ([]fs.DirEntry, error) {
+	if l, ok := fsys.(*listingCache); ok {
+		return l.files(name)
+	}
+	entries, err := fs.ReadDir(fsys, name)
+	return withoutDirs(entries), err
+}
+
+func withoutDirs(entries []fs.DirEntry) []fs.DirEntry {
+	out := make([]fs.DirEntry, 0, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 func newDeferred(display string) *deferred {
-	return &deferred{display: display, reported: map[string]bool{}, used: map[string]bool{}, kinds: map[format.Kind]bool{}, listings: map[string][]fs.DirEntry{}}
+	return &deferred{display: display, reported: map[string]bool{}, used: map[string]bool{}, kinds: map[format.Kind]bool{},
+		listings: map[string][]fs.DirEntry{}, fileListings: map[string][]fs.DirEntry{}}
 }
 
 // Deferred reports whether the catalog was loaded without compiling
@@ -98,6 +147,7 @@ func (c *Catalog) CompileType(t *EventType) []report.Finding {
 	var out []report.Finding
 	for _, v := range t.Versions {
 		if v.Format == format.JSONSchema {
+			c.decodeVersion(v)
 			if f := compileJSON(c, jc, v); f != nil {
 				out = append(out, *f)
 			}
@@ -136,6 +186,24 @@ func (c *Catalog) ReleaseType(t *EventType) {
 	}
 	for _, v := range t.Versions {
 		v.Schema, v.Compiled = nil, nil
+		if v.Format != format.JSONSchema {
+			v.Text = nil // read again by CompileType
+		} else if f := c.json[v.RelPath]; f != nil && f.Doc == nil {
+			v.Doc, v.canonical = nil, nil // evicted at load: decoded again by CompileType
+		}
+	}
+}
+
+// decodeVersion decodes again the document of a JSON version whose file
+// was evicted at load (readVersionFile).
+func (c *Catalog) decodeVersion(v *Version) {
+	if v.Doc != nil {
+		return
+	}
+	if f := c.json[v.RelPath]; f != nil {
+		if doc := f.Document(); doc != nil {
+			v.Doc, v.canonical = doc, Canonical(doc)
+		}
 	}
 }
 
@@ -197,4 +265,37 @@ func (c *Catalog) reopen() (*loader, func() error, []report.Finding) {
 		return nil, nil, []report.Finding{{Rule: RuleConfig, Severity: report.SeverityError, File: c.ConfigFile, Message: fmt.Sprintf("reopening the catalog: %v", err)}}
 	}
 	return &loader{fsys: &listingCache{FS: fsys, d: c.deferred}, display: c.deferred.display, root: c.rootPath}, closeFS, nil
+}
+
+// readVersionFile is given each JSON file as it is read (jsformat.ReadRoot):
+// in a catalog loaded by LoadDeferred, a version file's digest is taken
+// and its decoded form dropped (it is decoded again when its type is
+// compiled), so that the catalog's decoded documents are not all held
+// from load to the end of the command. Shared files, which many types
+// reference, stay decoded.
+func (l *loader) readVersionFile(f *jsformat.File) {
+	if !l.deferred || f.Doc == nil || !isVersionPath(f.Rel) {
+		return
+	}
+	if l.evicted == nil {
+		l.evicted = map[string]string{}
+	}
+	l.evicted[f.Rel] = Digest(f.Doc)
+	f.Evict()
+}
+
+// isVersionPath reports whether rel (relative to the root) is where a
+// JSON version file is: TYPE/vN.json.
+func isVersionPath(rel string) bool {
+	dir, name := path.Split(rel)
+	return dir != "" && !strings.Contains(dir[:len(dir)-1], "/") && strings.HasSuffix(name, ".json") && versionFile.MatchString(name)
+}
+
+// value is the example's decoded value.
+func (ex *Example) value() any {
+	if !ex.decodeAgain {
+		return ex.Value
+	}
+	v, _ := jsonstrict.Decode(ex.Text) // decoded once already at load
+	return v
 }

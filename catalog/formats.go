@@ -179,14 +179,14 @@ func (l *loader) sharedDirs(cat *Catalog) []string {
 // versionsHidden hides a type's other version files from the Avro loader,
 // which reads the .avsc files of a version's directory: a named type
 // defined in v1.avsc is v1's, not a definition v2 may pick up (or find
-// twice beside the shared one).
+// twice beside the shared one). It lists no subdirectories (listFiles).
 type versionsHidden struct {
 	fs.FS
 	version string // the one version file shown
 }
 
 func (h versionsHidden) ReadDir(name string) ([]fs.DirEntry, error) {
-	entries, err := fs.ReadDir(h.FS, name)
+	entries, err := listFiles(h.FS, name)
 	if err != nil || name != path.Dir(h.version) {
 		return entries, err
 	}

@@ -84,14 +84,13 @@ type schemaFile struct {
 	*jsformat.File
 	rel, display string
 	text         []byte
-	doc          any
 	err          error
 	id           string
 }
 
 // newSchemaFile is the catalog's view of f.
 func newSchemaFile(f *jsformat.File) *schemaFile {
-	return &schemaFile{File: f, rel: f.Rel, display: f.Display, text: f.Text, doc: f.Doc, err: f.Err, id: f.ID}
+	return &schemaFile{File: f, rel: f.Rel, display: f.Display, text: f.Text, err: f.Err, id: f.ID}
 }
 
 // readSchemaFiles reads every JSON file under the root except examples
@@ -103,6 +102,7 @@ func (l *loader) readSchemaFiles(cat *Catalog) {
 		Show:        l.show,
 		Skip:        func(dir string) bool { return SkipSchemaDir(l.root, dir) },
 		PathProblem: pathProblem,
+		Read:        l.readVersionFile,
 	})
 	cat.json = files
 	for rel, f := range files {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/evtool/evtool/format"
 	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/jsonpos"
@@ -61,7 +63,9 @@ var (
 	looksLikeVersion = regexp.MustCompile(`^[vV][0-9]+\.(?i:json|yaml|yml|avsc|avro|proto)$`)
 	// typeName: dot-separated segments of letters, digits, '_' and '-';
 	// also a safe directory name and Go/URL friendly.
-	typeName = regexp.MustCompile(`^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*(\.[A-Za-z0-9]+([_-][A-Za-z0-9]+)*)*$`)
+	// exampleDir is a directory of examples/: v1, v2, ...
+	exampleDir = regexp.MustCompile(`^v([1-9][0-9]*)$`)
+	typeName   = regexp.MustCompile(`^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*(\.[A-Za-z0-9]+([_-][A-Za-z0-9]+)*)*$`)
 )
 
 // ValidTypeName reports whether s may name a catalog type (a directory of
@@ -143,6 +147,12 @@ type loader struct {
 	warns   []report.Finding
 	// deferred: compile no schema while loading (LoadDeferred).
 	deferred bool
+	// metas are the meta-schemas compiled for decodeYAML, by name: once
+	// per load, not once per event.yaml.
+	metas map[string]*jsonschema.Schema
+	// evicted are the digests of the version files read without keeping
+	// their decoded form (readVersionFile), by path relative to the root.
+	evicted map[string]string
 }
 
 func (l *loader) show(p string) string { return showPath(l.display, p) }
@@ -170,7 +180,7 @@ func (l *loader) warn(f report.Finding) {
 }
 
 func (l *loader) load() *Catalog {
-	cat := &Catalog{Dir: l.display, ConfigFile: l.show(ConfigName), byName: map[string]*EventType{}, files: map[string]*schemaFile{}}
+	cat := &Catalog{Dir: l.display, ConfigFile: l.show(ConfigName), byName: map[string]*EventType{}, files: map[string]*schemaFile{}, displays: &displayIndex{}}
 	if !l.loadConfig(cat) {
 		return cat
 	}
@@ -344,7 +354,7 @@ func (l *loader) decodeYAML(file string, data []byte, metaSchema, rule string, o
 		l.fail(report.Finding{Rule: rule, File: file, Line: prob.Line, Column: prob.Column, Pointer: prob.Pointer, Message: "malformed YAML: " + prob.Message})
 		return false
 	}
-	meta, err := metaschema.Compile(metaSchema)
+	meta, err := l.metaSchema(metaSchema)
 	if err != nil {
 		l.fail(report.Finding{Rule: rule, File: file, Message: err.Error()})
 		return false
@@ -360,6 +370,22 @@ func (l *loader) decodeYAML(file string, data []byte, metaSchema, rule string, o
 		return false
 	}
 	return true
+}
+
+// metaSchema is metaschema.Compile(name), compiled once per load.
+func (l *loader) metaSchema(name string) (*jsonschema.Schema, error) {
+	if m := l.metas[name]; m != nil {
+		return m, nil
+	}
+	m, err := metaschema.Compile(name)
+	if err != nil {
+		return nil, err
+	}
+	if l.metas == nil {
+		l.metas = map[string]*jsonschema.Schema{}
+	}
+	l.metas[name] = m
+	return m, nil
 }
 
 // friendlyMeta rewords the meta-schema's most common complaint.
@@ -462,6 +488,8 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 			if f.Doc != nil {
 				v.canonical = Canonical(f.Doc)
 				v.Digest = format.DigestOf(v.canonical)
+			} else if d, ok := l.evicted[f.Rel]; ok {
+				v.Digest = d // decoded when its type is compiled (CompileType)
 			}
 		} else {
 			// Never compiled, never checked: say so rather than let every
@@ -522,7 +550,7 @@ func (l *loader) loadExamples(cat *Catalog) {
 		}
 		for _, e := range entries {
 			sub := path.Join(exDir, e.Name())
-			m := regexp.MustCompile(`^v([1-9][0-9]*)$`).FindStringSubmatch(e.Name())
+			m := exampleDir.FindStringSubmatch(e.Name())
 			if !e.IsDir() || m == nil {
 				l.fail(report.Finding{Rule: RuleExampleOrphan, File: l.show(sub), Message: "examples/ holds one directory per version: examples/v1/, examples/v2/, ..."})
 				continue
@@ -549,7 +577,13 @@ func (l *loader) loadExamples(cat *Catalog) {
 					l.fail(jsonFinding(RuleExampleJSON, l.show(p), err))
 					continue
 				}
-				v.Examples = append(v.Examples, &Example{File: l.show(p), Text: data, Value: val})
+				ex := &Example{File: l.show(p), Text: data, Value: val}
+				if l.deferred {
+					// Decoded again when its version is checked
+					// (CheckTypeExamples), not held till then.
+					ex.Value, ex.decodeAgain = nil, true
+				}
+				v.Examples = append(v.Examples, ex)
 			}
 		}
 	}
@@ -578,7 +612,7 @@ func (c *Catalog) CheckTypeExamples(t *EventType) []report.Finding {
 				continue
 			}
 			for _, ex := range v.Examples {
-				for _, p := range ValidationProblems(v.Schema, ex.Value) {
+				for _, p := range ValidationProblems(v.Schema, ex.value()) {
 					line, col := jsonpos.Find(ex.Text, p.Pointer)
 					out = append(out, report.Finding{Rule: RuleExampleInvalid, Severity: report.SeverityError,
 						File: ex.File, Line: line, Column: col, Pointer: p.Pointer, Subject: fmt.Sprintf("%s v%d", t.Name, v.Number),

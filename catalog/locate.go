@@ -25,10 +25,14 @@ func (c *Catalog) Locate(location string) (file, pointer string) {
 func (c *Catalog) FileOfURL(u string) (display, rel, digest string, ok bool) {
 	base, _, _ := strings.Cut(u, "#")
 	f := c.json.ByURL(base)
-	if f == nil || f.Doc == nil {
+	if f == nil {
 		return "", "", "", false
 	}
-	return f.Display, f.Rel, Digest(f.Doc), true
+	doc := f.Document()
+	if doc == nil {
+		return "", "", "", false
+	}
+	return f.Display, f.Rel, Digest(doc), true
 }
 
 // TransformedCompiler returns a function that compiles versions of the

@@ -239,10 +239,14 @@ func (s *inputScan) jsonInputs(t *EventType, out map[string][sha256.Size]byte) {
 		p := s.full(rel)
 		out[p] = s.digest(p)
 		f := s.cat.files[rel]
-		if f == nil || f.doc == nil {
+		if f == nil {
 			continue
 		}
-		complete := walkSchemaRefs(f.doc, []string{fileURL(rel)}, func(target string, isID bool) {
+		doc := f.Document()
+		if doc == nil {
+			continue
+		}
+		complete := walkSchemaRefs(doc, []string{fileURL(rel)}, func(target string, isID bool) {
 			if isID {
 				return
 			}
@@ -371,11 +375,12 @@ func (s *inputScan) byID(id string) []string {
 	if s.ids == nil {
 		s.ids = map[string][]string{}
 		for r, f := range s.cat.files {
-			if f.doc == nil {
+			doc := f.Document()
+			if doc == nil {
 				continue
 			}
 			declared := map[string]bool{}
-			if !walkSchemaRefs(f.doc, []string{fileURL(r)}, func(u string, isID bool) {
+			if !walkSchemaRefs(doc, []string{fileURL(r)}, func(u string, isID bool) {
 				if isID {
 					declared[u] = true
 				}

@@ -45,8 +45,12 @@ func Load(fsys fs.FS, name string, shared ...string) (*Schema, error) {
 			return nil, &Error{File: dir, Line: 1, Message: "cannot read directory: " + err.Error()}
 		}
 		for _, e := range entries {
-			p := path.Join(dir, e.Name())
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".avsc") && p != name && !slices.Contains(l.candidates, p) {
+			// The name first: a shared directory may be a catalog root
+			// listing thousands of type directories for every version.
+			if !strings.HasSuffix(e.Name(), ".avsc") || e.IsDir() {
+				continue
+			}
+			if p := path.Join(dir, e.Name()); p != name && !slices.Contains(l.candidates, p) {
 				l.candidates = append(l.candidates, p)
 			}
 		}

@@ -51,6 +51,8 @@ type File struct {
 	// ID is the absolute $id the file declares, fragment dropped ("" when
 	// none).
 	ID string
+	// evicted: Doc was dropped (Evict) and Document decodes Text again.
+	evicted bool
 
 	// lines indexes text for LineOf, built on first use (findings are
 	// placed from several goroutines).
@@ -63,6 +65,30 @@ func (f *File) LineOf(pointer string) int {
 	f.linesOnce.Do(func() { f.lines = jsonpos.NewIndex(f.Text) })
 	line, _ := f.lines.Find(pointer)
 	return line
+}
+
+// Evict drops the decoded document, keeping Text: Document decodes it
+// again when asked. A catalog compiled type by type evicts its version
+// files once read, so that the decoded form of every file (several times
+// its text) is not held for the whole command. Only while nothing else
+// uses the file: Evict is not safe for concurrent use.
+func (f *File) Evict() {
+	if f.Doc != nil {
+		f.Doc, f.evicted = nil, true
+	}
+}
+
+// Document is the file's decoded value (nil when malformed): Doc, or
+// Text decoded again after Evict (a value of the caller's, not kept).
+func (f *File) Document() any {
+	if !f.evicted {
+		return f.Doc
+	}
+	doc, err := jsonstrict.Decode(f.Text)
+	if err != nil {
+		return nil // decoded once already: cannot happen
+	}
+	return doc
 }
 
 // Files are the JSON files under a catalog root, by path relative to it.
@@ -98,6 +124,9 @@ type RootReader struct {
 	Skip func(dir string) bool
 	// PathProblem says why a path could not be read.
 	PathProblem func(p string, err error) string
+	// Read, when set, is given each file read and decoded, once its $id
+	// is recorded (it may Evict the file).
+	Read func(f *File)
 }
 
 // rel turns a path inside the file system into a path relative to the
@@ -170,6 +199,9 @@ func ReadRoot(fsys fs.FS, r RootReader) (Files, []report.Finding) {
 				ids[f.ID] = f
 			}
 		}
+		if r.Read != nil {
+			r.Read(f)
+		}
 		return nil
 	})
 	return files, probs
@@ -235,10 +267,11 @@ func (l *refLoader) Load(raw string) (any, error) {
 		if f == nil {
 			return nil, &refError{fmt.Sprintf("reference to %s: no such JSON file in the catalog", rel)}
 		}
-		if f.Doc == nil {
+		doc := f.Document()
+		if doc == nil {
 			return nil, &refError{fmt.Sprintf("reference to %s: that file is not valid JSON", rel)}
 		}
-		return f.Doc, nil
+		return doc, nil
 	}
 	return l.files.byID(u, "catalog schema", " inside the catalog")
 }
@@ -249,8 +282,10 @@ func (l *refLoader) Load(raw string) (any, error) {
 // relative path must stay in.
 func (files Files) byID(u *url.URL, which, where string) (any, error) {
 	for _, f := range files {
-		if f.ID != "" && f.ID == u.String() && f.Doc != nil {
-			return f.Doc, nil
+		if f.ID != "" && f.ID == u.String() {
+			if doc := f.Document(); doc != nil {
+				return doc, nil
+			}
 		}
 	}
 	if u.Scheme == "http" || u.Scheme == "https" {
@@ -365,7 +400,8 @@ func (files Files) locateRef(f *report.Finding, target string) {
 	var fallback *report.Finding
 	for _, rel := range rels {
 		file := files[rel]
-		if file.Doc == nil {
+		doc := file.Document()
+		if doc == nil {
 			continue
 		}
 		base := FileURL(rel)
@@ -374,7 +410,7 @@ func (files Files) locateRef(f *report.Finding, target string) {
 		}
 		found := ""
 		exact := false
-		walkRefs(file.Doc, "", func(ptr, ref string) bool {
+		walkRefs(doc, "", func(ptr, ref string) bool {
 			resolved := ResolveRef(base, ref)
 			if resolved == target {
 				found, exact = ptr, true

@@ -93,12 +93,12 @@ func (c *Catalog) CompileType(t *EventType) []report.Finding {
 		return probs
 	}
 	defer closeFS()
-	jc := c.json.Compiler(c.Config.AssertFormats, c.Draft)
+	sessions := rootSessions{}
 	fl := &formatLoader{loader: l, reported: map[string]bool{}, used: map[string]bool{}}
 	var out []report.Finding
 	for _, v := range t.Versions {
-		if v.Format == format.JSONSchema {
-			if f := compileJSON(c, jc, v); f != nil {
+		if fromRoot, f := c.compileFromRoot(sessions, v); fromRoot {
+			if f != nil {
 				out = append(out, *f)
 			}
 			continue
@@ -120,7 +120,7 @@ func (c *Catalog) CompileType(t *EventType) []report.Finding {
 	for p := range fl.used {
 		d.used[p] = true
 	}
-	if t.Format != "" && t.Format != format.JSONSchema {
+	if _, ok := fileCompiler(t.Format); ok {
 		d.kinds[t.Format] = true
 	}
 	sortFindings(out)

@@ -22,8 +22,8 @@ func (l *loader) compileFormats(cat *Catalog) {
 	kinds := map[format.Kind]bool{}
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
-			if v.Format == format.JSONSchema {
-				continue
+			if _, ok := fileCompiler(v.Format); !ok {
+				continue // compiled from the root (loader.compile)
 			}
 			kinds[v.Format] = true
 			if fl.shared == nil {
@@ -200,10 +200,11 @@ func (h versionsHidden) ReadDir(name string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
-// checkFormatExamples validates the examples of an Avro or Protobuf
-// version, which are in the JSON form (Avro's JSON encoding, Protobuf's
-// JSON mapping).
-func checkFormatExamples(t *EventType, v *Version) []report.Finding {
+// checkFormatExamples validates the examples of a version whose data has
+// a binary encoding (Avro, Protobuf): the examples are in the format's
+// JSON form (Avro's JSON encoding, Protobuf's JSON mapping), which form
+// names in a finding.
+func checkFormatExamples(t *EventType, v *Version, form string) []report.Finding {
 	if v.Compiled == nil {
 		return nil
 	}
@@ -218,16 +219,31 @@ func checkFormatExamples(t *EventType, v *Version) []report.Finding {
 			if f.Pointer != "" && f.Line == 0 {
 				f.Line, f.Column = jsonpos.Find(ex.Text, f.Pointer)
 			}
-			f.Message = fmt.Sprintf("example fails v%d (%s, %s): %s", v.Number, v.Format.Name(), exampleForm(v.Format), strings.TrimSpace(f.Message))
+			f.Message = fmt.Sprintf("example fails v%d (%s, %s): %s", v.Number, v.Format.Name(), form, strings.TrimSpace(f.Message))
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-func exampleForm(k format.Kind) string {
-	if k == format.Protobuf {
-		return "the JSON mapping"
+// binaryDataer is the provider of kind when its data has a binary
+// encoding beside its JSON form.
+func binaryDataer(kind format.Kind) (format.BinaryDataer, bool) {
+	p, ok := formats.ForKind(kind)
+	if !ok {
+		return nil, false
 	}
-	return "Avro's JSON encoding"
+	bd, ok := p.(format.BinaryDataer)
+	return bd, ok
+}
+
+// selectsMessage reports whether event.yaml's message applies to types of
+// kind (its provider is a format.MessageSelector).
+func selectsMessage(kind format.Kind) bool {
+	p, ok := formats.ForKind(kind)
+	if !ok {
+		return false
+	}
+	_, ok = p.(format.MessageSelector)
+	return ok
 }

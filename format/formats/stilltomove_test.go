@@ -7,9 +7,6 @@ var stillToMove = []string{
 	// Comparisons with a kind constant (a branch per format), listed when
 	// the scan first found them; the catalog's loading, codegen, replay
 	// and evtool's compat commands were being moved by others then.
-	"catalog/deferred.go: comparison with a format kind",
-	"catalog/formats.go: comparison with a format kind",
-	"catalog/load.go: comparison with a format kind",
 	"cmd/evtool/compat_formats.go: comparison with a format kind",
 	"replay/formats.go: comparison with a format kind",
 	"replay/record.go: comparison with a format kind",

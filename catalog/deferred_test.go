@@ -5,10 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
-	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
 
 	"github.com/evtool/evtool/report"
 )
@@ -25,14 +23,7 @@ func TestDeferredMatchesLoad(t *testing.T) {
 	}
 	for _, file := range archives {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			a, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fsys := fstest.MapFS{}
-			for _, f := range a.Files {
-				fsys[f.Name] = &fstest.MapFile{Data: f.Data, Mode: 0o644}
-			}
+			fsys, _ := archiveFS(t, file)
 			eager, eagerErr := LoadFS(fsys, "cat")
 			lazy, lazyErr := LoadFSDeferred(fsys, "cat")
 			// A catalog whose evtool.yaml does not load has no types to

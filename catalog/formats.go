@@ -88,12 +88,19 @@ func (fl *formatLoader) load(kind format.Kind, p, message string) (format.Schema
 // fileCompiler is the provider of a format whose files the formatLoader
 // compiles.
 func fileCompiler(kind format.Kind) (format.FileCompiler, bool) {
+	return providerAs[format.FileCompiler](kind)
+}
+
+// providerAs is the provider of kind when it has the capability T (an
+// optional interface of package format).
+func providerAs[T any](kind format.Kind) (T, bool) {
+	var none T
 	p, ok := formats.ForKind(kind)
 	if !ok {
-		return nil, false
+		return none, false
 	}
-	fc, ok := p.(format.FileCompiler)
-	return fc, ok
+	c, ok := p.(T)
+	return c, ok
 }
 
 // fail reports a format's errors once each, naming the files by display
@@ -229,21 +236,12 @@ func checkFormatExamples(t *EventType, v *Version, form string) []report.Finding
 // binaryDataer is the provider of kind when its data has a binary
 // encoding beside its JSON form.
 func binaryDataer(kind format.Kind) (format.BinaryDataer, bool) {
-	p, ok := formats.ForKind(kind)
-	if !ok {
-		return nil, false
-	}
-	bd, ok := p.(format.BinaryDataer)
-	return bd, ok
+	return providerAs[format.BinaryDataer](kind)
 }
 
 // selectsMessage reports whether event.yaml's message applies to types of
 // kind (its provider is a format.MessageSelector).
 func selectsMessage(kind format.Kind) bool {
-	p, ok := formats.ForKind(kind)
-	if !ok {
-		return false
-	}
-	_, ok = p.(format.MessageSelector)
+	_, ok := providerAs[format.MessageSelector](kind)
 	return ok
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	jsformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/report"
 )
@@ -47,6 +48,9 @@ type Catalog struct {
 	// json holds the root's JSON files as JSON Schema's provider read
 	// them: what $refs resolve against.
 	json jsformat.Files
+	// roots are the roots read once by the formats that compile from
+	// them (format.RootCompiler), by format.
+	roots map[format.Kind]rootOf
 	// openFS opens the file system the catalog was loaded from (for files
 	// read after loading, such as the registry ids).
 	openFS func() (fs.FS, func() error, error)
@@ -93,6 +97,13 @@ type Version struct {
 	RelPath string
 	// Text is the file as read; Doc its decoded value (json.Number
 	// numbers) for JSON Schema, nil for the other formats.
+	//
+	// Doc and Schema are JSON Schema's own forms, set from what its
+	// provider read with the root (format.RootVersion) and compiled (a
+	// schema with a JSONSchema method) rather than asked of Compiled:
+	// compat's JSON Schema engine, sampling, codegen, docs and the
+	// registry read them in many places, and a format.Schema carries
+	// neither.
 	Text []byte
 	Doc  any
 	// Schema is the compiled JSON Schema; nil for the other formats and
@@ -104,10 +115,6 @@ type Version struct {
 	Examples []*Example
 	// URL is the location the schema was compiled at (a virtual file URL).
 	URL string
-
-	// canonical is the canonical JSON of Doc (JSON Schema), computed once
-	// for the digest and the seam.
-	canonical []byte
 }
 
 // Example is one example payload of a version.
@@ -226,7 +233,7 @@ func (t *EventType) Deprecated(n int) bool {
 // for Avro).
 func (c *Catalog) Compat(t *EventType) (Mode, Profile) {
 	mode, profile := c.Config.Compat.Mode, c.Config.Compat.Profile
-	kind := format.JSONSchema
+	kind := formats.DefaultKind
 	if t != nil && t.Format != "" {
 		kind = t.Format
 	}

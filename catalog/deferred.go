@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/evtool/evtool/format"
-	jsformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/report"
 )
@@ -142,13 +141,13 @@ func (c *Catalog) CompileType(t *EventType) []report.Finding {
 		return probs
 	}
 	defer closeFS()
-	jc := c.json.Compiler(c.Config.AssertFormats, c.Draft)
+	sessions := rootSessions{}
 	fl := &formatLoader{loader: l, reported: map[string]bool{}, used: map[string]bool{}}
 	var out []report.Finding
 	for _, v := range t.Versions {
-		if v.Format == format.JSONSchema {
-			c.decodeVersion(v)
-			if f := compileJSON(c, jc, v); f != nil {
+		c.decodeVersion(v)
+		if fromRoot, f := c.compileFromRoot(sessions, v); fromRoot {
+			if f != nil {
 				out = append(out, *f)
 			}
 			continue
@@ -170,7 +169,7 @@ func (c *Catalog) CompileType(t *EventType) []report.Finding {
 	for p := range fl.used {
 		d.used[p] = true
 	}
-	if t.Format != "" && t.Format != format.JSONSchema {
+	if _, ok := fileCompiler(t.Format); ok {
 		d.kinds[t.Format] = true
 	}
 	sortFindings(out)
@@ -186,24 +185,22 @@ func (c *Catalog) ReleaseType(t *EventType) {
 	}
 	for _, v := range t.Versions {
 		v.Schema, v.Compiled = nil, nil
-		if v.Format != format.JSONSchema {
+		if _, fromRoot := c.roots[v.Format]; !fromRoot {
 			v.Text = nil // read again by CompileType
 		} else if f := c.json[v.RelPath]; f != nil && f.Doc == nil {
-			v.Doc, v.canonical = nil, nil // evicted at load: decoded again by CompileType
+			v.Doc = nil // evicted at load: decoded again by CompileType
 		}
 	}
 }
 
 // decodeVersion decodes again the document of a JSON version whose file
-// was evicted at load (readVersionFile).
+// was evicted at load (evictVersion).
 func (c *Catalog) decodeVersion(v *Version) {
 	if v.Doc != nil {
 		return
 	}
 	if f := c.json[v.RelPath]; f != nil {
-		if doc := f.Document(); doc != nil {
-			v.Doc, v.canonical = doc, Canonical(doc)
-		}
+		v.Doc = f.Document()
 	}
 }
 
@@ -267,21 +264,14 @@ func (c *Catalog) reopen() (*loader, func() error, []report.Finding) {
 	return &loader{fsys: &listingCache{FS: fsys, d: c.deferred}, display: c.deferred.display, root: c.rootPath}, closeFS, nil
 }
 
-// readVersionFile is given each JSON file as it is read (jsformat.ReadRoot):
-// in a catalog loaded by LoadDeferred, a version file's digest is taken
-// and its decoded form dropped (it is decoded again when its type is
-// compiled), so that the catalog's decoded documents are not all held
-// from load to the end of the command. Shared files, which many types
-// reference, stay decoded.
-func (l *loader) readVersionFile(f *jsformat.File) {
-	if !l.deferred || f.Doc == nil || !isVersionPath(f.Rel) {
-		return
-	}
-	if l.evicted == nil {
-		l.evicted = map[string]string{}
-	}
-	l.evicted[f.Rel] = Digest(f.Doc)
-	f.Evict()
+// evictVersion tells the root's reader which files it may drop the
+// decoded form of once read (format.RootReader.Evict): in a catalog
+// loaded by LoadDeferred, the version files (their digest is kept; they
+// are decoded again when their type is compiled), so that the catalog's
+// decoded documents are not all held from load to the end of the
+// command. Shared files, which many types reference, stay decoded.
+func (l *loader) evictVersion(rel string) bool {
+	return l.deferred && isVersionPath(rel)
 }
 
 // isVersionPath reports whether rel (relative to the root) is where a

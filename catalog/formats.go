@@ -22,8 +22,8 @@ func (l *loader) compileFormats(cat *Catalog) {
 	kinds := map[format.Kind]bool{}
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
-			if v.Format == format.JSONSchema {
-				continue
+			if _, ok := fileCompiler(v.Format); !ok {
+				continue // compiled from the root (loader.compile)
 			}
 			kinds[v.Format] = true
 			if fl.shared == nil {
@@ -88,12 +88,19 @@ func (fl *formatLoader) load(kind format.Kind, p, message string) (format.Schema
 // fileCompiler is the provider of a format whose files the formatLoader
 // compiles.
 func fileCompiler(kind format.Kind) (format.FileCompiler, bool) {
+	return providerAs[format.FileCompiler](kind)
+}
+
+// providerAs is the provider of kind when it has the capability T (an
+// optional interface of package format).
+func providerAs[T any](kind format.Kind) (T, bool) {
+	var none T
 	p, ok := formats.ForKind(kind)
 	if !ok {
-		return nil, false
+		return none, false
 	}
-	fc, ok := p.(format.FileCompiler)
-	return fc, ok
+	c, ok := p.(T)
+	return c, ok
 }
 
 // fail reports a format's errors once each, naming the files by display
@@ -200,10 +207,11 @@ func (h versionsHidden) ReadDir(name string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
-// checkFormatExamples validates the examples of an Avro or Protobuf
-// version, which are in the JSON form (Avro's JSON encoding, Protobuf's
-// JSON mapping).
-func checkFormatExamples(t *EventType, v *Version) []report.Finding {
+// checkFormatExamples validates the examples of a version whose data has
+// a binary encoding (Avro, Protobuf): the examples are in the format's
+// JSON form (Avro's JSON encoding, Protobuf's JSON mapping), which form
+// names in a finding.
+func checkFormatExamples(t *EventType, v *Version, form string) []report.Finding {
 	if v.Compiled == nil {
 		return nil
 	}
@@ -218,16 +226,22 @@ func checkFormatExamples(t *EventType, v *Version) []report.Finding {
 			if f.Pointer != "" && f.Line == 0 {
 				f.Line, f.Column = jsonpos.Find(ex.Text, f.Pointer)
 			}
-			f.Message = fmt.Sprintf("example fails v%d (%s, %s): %s", v.Number, v.Format.Name(), exampleForm(v.Format), strings.TrimSpace(f.Message))
+			f.Message = fmt.Sprintf("example fails v%d (%s, %s): %s", v.Number, v.Format.Name(), form, strings.TrimSpace(f.Message))
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-func exampleForm(k format.Kind) string {
-	if k == format.Protobuf {
-		return "the JSON mapping"
-	}
-	return "Avro's JSON encoding"
+// binaryDataer is the provider of kind when its data has a binary
+// encoding beside its JSON form.
+func binaryDataer(kind format.Kind) (format.BinaryDataer, bool) {
+	return providerAs[format.BinaryDataer](kind)
+}
+
+// selectsMessage reports whether event.yaml's message applies to types of
+// kind (its provider is a format.MessageSelector).
+func selectsMessage(kind format.Kind) bool {
+	_, ok := providerAs[format.MessageSelector](kind)
+	return ok
 }

@@ -1,11 +1,10 @@
 package catalog
 
 import (
-	"fmt"
-
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	jsformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/schemaerr"
 	"github.com/evtool/evtool/report"
@@ -93,48 +92,37 @@ func newSchemaFile(f *jsformat.File) *schemaFile {
 	return &schemaFile{File: f, rel: f.Rel, display: f.Display, text: f.Text, err: f.Err, id: f.ID}
 }
 
-// readSchemaFiles reads every JSON file under the root except examples
-// (jsformat.ReadRoot), so that $ref and $id lookups are answered from
-// memory.
+// readSchemaFiles reads the root once for each format that compiles
+// from the root read once (format.RootCompiler: JSON Schema reads every
+// JSON file under the root except examples, so that $ref and $id lookups
+// are answered from memory).
 func (l *loader) readSchemaFiles(cat *Catalog) {
-	files, probs := jsformat.ReadRoot(l.fsys, jsformat.RootReader{
-		Root:        l.root,
-		Show:        l.show,
-		Skip:        func(dir string) bool { return SkipSchemaDir(l.root, dir) },
-		PathProblem: pathProblem,
-		Read:        l.readVersionFile,
-	})
-	cat.json = files
-	for rel, f := range files {
-		cat.files[rel] = newSchemaFile(f)
+	for _, p := range formats.All() {
+		rc, ok := p.(format.RootCompiler)
+		if !ok {
+			continue
+		}
+		root, probs := rc.ReadRoot(l.fsys, format.RootReader{
+			Root:        l.root,
+			Show:        l.show,
+			Skip:        func(dir string) bool { return SkipSchemaDir(l.root, dir) },
+			PathProblem: pathProblem,
+			Evict:       l.evictVersion,
+		})
+		if cat.roots == nil {
+			cat.roots = map[format.Kind]rootOf{}
+		}
+		cat.roots[p.Kind()] = rootOf{root: root, readRule: rc.ReadRule()}
+		if jf, ok := root.(jsonFiles); ok {
+			cat.json = jf.JSONFiles()
+			for rel, f := range cat.json {
+				cat.files[rel] = newSchemaFile(f)
+			}
+		}
+		for _, f := range probs {
+			l.fail(f)
+		}
 	}
-	for _, f := range probs {
-		l.fail(f)
-	}
-}
-
-// compileJSON compiles v with c (the catalog's Files' Compiler) and sets
-// its Schema and Compiled, or returns why it does not compile (nil too
-// for a version that is not valid JSON: reading the file reported it).
-// Avro and Protobuf versions have no Doc and are left alone.
-func compileJSON(cat *Catalog, c *jsonschema.Compiler, v *Version) *report.Finding {
-	if v.Doc == nil {
-		return nil
-	}
-	sch, err := c.Compile(v.URL)
-	if err != nil {
-		f := compileFinding(cat, v, err)
-		return &f
-	}
-	v.Schema = sch
-	v.Compiled = jsformat.New(sch, v.canonical)
-	return nil
-}
-
-// compileFinding explains a compile error of v at the place that caused
-// it.
-func compileFinding(cat *Catalog, v *Version, err error) report.Finding {
-	return cat.json.CompileFinding(v.File, fmt.Sprintf("%s v%d", v.Type, v.Number), err)
 }
 
 // fileURL is jsformat.FileURL.

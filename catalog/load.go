@@ -150,9 +150,6 @@ type loader struct {
 	// metas are the meta-schemas compiled for decodeYAML, by name: once
 	// per load, not once per event.yaml.
 	metas map[string]*jsonschema.Schema
-	// evicted are the digests of the version files read without keeping
-	// their decoded form (readVersionFile), by path relative to the root.
-	evicted map[string]string
 }
 
 func (l *loader) show(p string) string { return showPath(l.display, p) }
@@ -475,27 +472,10 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 	for _, n := range nums {
 		rel := versions[n]
 		v := &Version{Type: name, Number: n, Format: kind, File: l.show(rel), RelPath: l.rel(rel), URL: fileURL(l.rel(rel))}
-		if kind != format.JSONSchema {
-			// Read and compiled by its format once every type is known
-			// (the shared directories are the directories that are not
-			// types).
-			t.Versions = append(t.Versions, v)
-			continue
-		}
-		f := cat.json[l.rel(rel)]
-		if f != nil {
-			v.Text, v.Doc = f.Text, f.Doc
-			if f.Doc != nil {
-				v.canonical = Canonical(f.Doc)
-				v.Digest = format.DigestOf(v.canonical)
-			} else if d, ok := l.evicted[f.Rel]; ok {
-				v.Digest = d // decoded when its type is compiled (CompileType)
-			}
-		} else {
-			// Never compiled, never checked: say so rather than let every
-			// event of this version through.
-			l.fail(report.Finding{Rule: RuleSchemaJSON, File: v.File, Message: "the schema file was not read (it is outside the files the loader reads as schemas)"})
-		}
+		// A format that compiles from the root has read the file with it;
+		// the others read and compile it once every type is known (the
+		// shared directories are the directories that are not types).
+		l.readFromRoot(cat, v)
 		t.Versions = append(t.Versions, v)
 	}
 	for _, d := range t.Meta.Deprecated {
@@ -508,7 +488,7 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 }
 
 func (l *loader) checkMeta(t *EventType, data []byte) {
-	if t.Meta.Message != "" && t.Format != format.Protobuf && t.Format != "" {
+	if t.Meta.Message != "" && t.Format != "" && !selectsMessage(t.Format) {
 		l.fail(report.Finding{Rule: RuleEventMeta, File: t.MetaFile, Line: lineOfYAML(data, "message"), Pointer: "/message",
 			Message: fmt.Sprintf("message %q applies to Protobuf types only, and %s is %s", t.Meta.Message, t.Name, t.Format.Name())})
 	}
@@ -604,8 +584,8 @@ func (c *Catalog) CheckTypeExamples(t *EventType) []report.Finding {
 	var out []report.Finding
 	{
 		for _, v := range t.Versions {
-			if v.Format != format.JSONSchema {
-				out = append(out, checkFormatExamples(t, v)...)
+			if bd, ok := binaryDataer(v.Format); ok {
+				out = append(out, checkFormatExamples(t, v, bd.ExampleForm())...)
 				continue
 			}
 			if v.Schema == nil {
@@ -637,13 +617,13 @@ func sortFindings(fs []report.Finding) {
 	})
 }
 
-// compile compiles every version with one compiler, so shared files are
-// compiled once.
+// compile compiles every version; the versions of a format that compiles
+// from the root share one session, so shared files are compiled once.
 func (l *loader) compile(cat *Catalog) {
-	c := cat.json.Compiler(cat.Config.AssertFormats, cat.Draft)
+	sessions := rootSessions{}
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
-			if f := compileJSON(cat, c, v); f != nil {
+			if _, f := cat.compileFromRoot(sessions, v); f != nil {
 				l.fail(*f)
 			}
 		}

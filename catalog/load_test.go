@@ -18,6 +18,14 @@ import (
 // loadArchive loads a txtar catalog fixture through an in-memory FS.
 func loadArchive(t testing.TB, file string) (*Catalog, error, *txtar.Archive) {
 	t.Helper()
+	fsys, a := archiveFS(t, file)
+	cat, err := LoadFS(fsys, "")
+	return cat, err, a
+}
+
+// archiveFS is the files of a txtar archive as a file system.
+func archiveFS(t testing.TB, file string) (fstest.MapFS, *txtar.Archive) {
+	t.Helper()
 	a, err := txtar.ParseFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -26,8 +34,7 @@ func loadArchive(t testing.TB, file string) (*Catalog, error, *txtar.Archive) {
 	for _, f := range a.Files {
 		fsys[f.Name] = &fstest.MapFile{Data: f.Data, Mode: 0o644}
 	}
-	cat, err := LoadFS(fsys, "")
-	return cat, err, a
+	return fsys, a
 }
 
 type want struct {

@@ -18,7 +18,7 @@ var scaffoldFS embed.FS
 // Scaffold writes a new catalog of JSON Schema types (evtool.yaml and one
 // example type) into dir and returns the files it wrote. It refuses to
 // overwrite anything.
-func Scaffold(dir string) ([]string, error) { return ScaffoldFormat(dir, format.JSONSchema) }
+func Scaffold(dir string) ([]string, error) { return ScaffoldFormat(dir, formats.DefaultKind) }
 
 // ScaffoldFormat is Scaffold for a catalog whose example type is written
 // in the given format; the dataschema template ends in the format's

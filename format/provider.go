@@ -131,9 +131,11 @@ func DigestOf(canonical []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// FileCompiler is a Provider that compiles a catalog's schema files by
-// itself (Avro, Protobuf). JSON Schema is not one: see format/jsonschema's
-// ReadRoot for why.
+// FileCompiler is a Provider that compiles each version of a catalog from
+// its own file and the shared directories (Avro, Protobuf). JSON Schema is
+// a RootCompiler instead (a $ref or $id may name any JSON file of the
+// root, so the root is read once per load): a catalog asks a provider
+// which of the two it is, never its kind.
 type FileCompiler interface {
 	// CompileVersion compiles a version's file: file and the shared
 	// directories (where named types shared between types live) are paths

@@ -12,6 +12,9 @@ type BinaryDataer interface {
 	// JSONFormName names the format's JSON form of a datum in messages
 	// ("Avro's JSON encoding").
 	JSONFormName() string
+	// ExampleForm names the JSON form a catalog's examples of the format
+	// are written in, in an example's finding ("the JSON mapping").
+	ExampleForm() string
 }
 
 // HasBinaryData reports whether p's events carry binary data (p is a

@@ -7,7 +7,4 @@ var stillToMove = []string{
 	// Comparisons with a kind constant (a branch per format), listed when
 	// the scan first found them; the catalog's loading, codegen, replay
 	// and evtool's compat commands were being moved by others then.
-	"catalog/deferred.go: comparison with a format kind",
-	"catalog/formats.go: comparison with a format kind",
-	"catalog/load.go: comparison with a format kind",
 }

@@ -31,6 +31,11 @@ func New(compiled *js.Schema, canonical []byte) *Schema {
 	return &Schema{Compiled: compiled, canonical: canonical}
 }
 
+// JSONSchema is the compiled schema (Compiled), for callers that hold a
+// format.Schema and need JSON Schema's own form (the catalog's
+// Version.Schema) without naming this package's type.
+func (s *Schema) JSONSchema() *js.Schema { return s.Compiled }
+
 // Kind is format.JSONSchema.
 func (s *Schema) Kind() format.Kind { return format.JSONSchema }
 

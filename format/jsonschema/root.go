@@ -51,13 +51,38 @@ type File struct {
 	// ID is the absolute $id the file declares, fragment dropped ("" when
 	// none).
 	ID string
-	// evicted: Doc was dropped (Evict) and Document decodes Text again.
+	// evicted: Doc was dropped (Evict) and Document decodes Text again;
+	// digest is then the digest of its canonical JSON, taken before.
 	evicted bool
+	digest  string
 
 	// lines indexes text for LineOf, built on first use (findings are
 	// placed from several goroutines).
 	linesOnce sync.Once
 	lines     *jsonpos.Index
+
+	// canonical is Canonical(Doc), computed once for a version's digest
+	// and its compiled Schema.
+	canonicalOnce sync.Once
+	canonical     []byte
+}
+
+// Canonical is the canonical JSON of the file's document (nil when it
+// was not read or parsed).
+func (f *File) Canonical() []byte {
+	if f.evicted {
+		// Not kept: the point of evicting is not to hold the file twice.
+		if doc := f.Document(); doc != nil {
+			return Canonical(doc)
+		}
+		return nil
+	}
+	f.canonicalOnce.Do(func() {
+		if f.Doc != nil {
+			f.canonical = Canonical(f.Doc)
+		}
+	})
+	return f.canonical
 }
 
 // LineOf is the line of pointer in the file (0 when unknown).
@@ -114,24 +139,12 @@ func RelFromURL(raw string) (string, bool) {
 	return strings.TrimPrefix(p, virtualRoot), true
 }
 
-// RootReader says how ReadRoot walks a catalog root.
-type RootReader struct {
-	// Root is the slash path of the root in the file system.
-	Root string
-	// Show is the display path of a path in the file system.
-	Show func(p string) string
-	// Skip reports the directories that hold no schemas (not walked).
-	Skip func(dir string) bool
-	// PathProblem says why a path could not be read.
-	PathProblem func(p string, err error) string
-	// Read, when set, is given each file read and decoded, once its $id
-	// is recorded (it may Evict the file).
-	Read func(f *File)
-}
+// RootReader says how ReadRoot walks a catalog root (format.RootReader).
+type RootReader = format.RootReader
 
-// rel turns a path inside the file system into a path relative to the
+// relTo turns a path inside the file system into a path relative to the
 // root.
-func (r RootReader) rel(p string) string {
+func relTo(r RootReader, p string) string {
 	if r.Root == "." {
 		return p
 	}
@@ -139,18 +152,13 @@ func (r RootReader) rel(p string) string {
 }
 
 // ReadRoot reads every JSON file under the root except examples, so
-// that $ref and $id lookups are answered from memory.
-//
-// JSON Schema is compiled from the Files, not through format.FileCompiler
-// as Avro and Protobuf are: a $ref or $id may name any JSON file of the
-// root, so the root is read once before any version compiles (not per
-// version from the shared directories), one compiler serves a whole load
-// so shared files compile once, the compile takes the catalog's
-// assert_formats and default_draft, and the catalog's Version keeps the
-// compiled *jsonschema.Schema and document its importers read (Schema,
-// Doc), which format.Schema does not carry. The findings are
-// the files that could not be read or parsed and the $ids declared
-// twice, in the order the walk met them.
+// that $ref and $id lookups are answered from memory: a $ref or $id may
+// name any JSON file of the root, so the root is read once before any
+// version compiles (Provider is a format.RootCompiler, not a
+// format.FileCompiler as Avro and Protobuf are), and a Session compiles
+// the versions with the catalog's assert_formats and default_draft. The
+// findings are the files that could not be read or parsed and the $ids
+// declared twice, in the order the walk met them.
 func ReadRoot(fsys fs.FS, r RootReader) (Files, []report.Finding) {
 	files := Files{}
 	var probs []report.Finding
@@ -173,7 +181,7 @@ func ReadRoot(fsys fs.FS, r RootReader) (Files, []report.Finding) {
 		if !strings.HasSuffix(d.Name(), ".json") || strings.HasPrefix(d.Name(), ".") {
 			return nil // hidden files (editor backups, tool state) are not schemas
 		}
-		rel := r.rel(p)
+		rel := relTo(r, p)
 		f := &File{Rel: rel, Display: r.Show(p)}
 		files[rel] = f
 		data, err := format.ReadFile(fsys, p, MaxFileSize)
@@ -199,8 +207,9 @@ func ReadRoot(fsys fs.FS, r RootReader) (Files, []report.Finding) {
 				ids[f.ID] = f
 			}
 		}
-		if r.Read != nil {
-			r.Read(f)
+		if r.Evict != nil && r.Evict(f.Rel) {
+			f.digest = format.DigestOf(Canonical(doc))
+			f.Evict()
 		}
 		return nil
 	})

@@ -1,0 +1,83 @@
+package catalog
+
+import (
+	"fmt"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/format"
+	jsformat "github.com/evtool/evtool/format/jsonschema"
+	"github.com/evtool/evtool/report"
+)
+
+// rootOf is the root of a format that compiles from the root read once
+// (format.RootCompiler), as the load read it.
+type rootOf struct {
+	root     format.Root
+	readRule string
+}
+
+// jsonFiles is a Root that holds JSON files the catalog answers $ref
+// locations and pointer lines from (Locate, LineOf, the input scan).
+type jsonFiles interface {
+	JSONFiles() jsformat.Files
+}
+
+// jsonSchemaOf is a compiled schema that is a JSON Schema: what sets a
+// Version's Schema.
+type jsonSchemaOf interface {
+	JSONSchema() *jsonschema.Schema
+}
+
+// readFromRoot sets what v's format read of v's file with the root (its
+// text, document and digest), when v's format compiles from the root; a
+// version file the root did not read is a finding. Versions of the other
+// formats are read when they compile.
+func (l *loader) readFromRoot(cat *Catalog, v *Version) {
+	r, ok := cat.roots[v.Format]
+	if !ok {
+		return
+	}
+	rv, ok := r.root.Version(v.RelPath)
+	if !ok {
+		// Never compiled, never checked: say so rather than let every
+		// event of this version through.
+		l.fail(report.Finding{Rule: r.readRule, File: v.File, Message: "the schema file was not read (it is outside the files the loader reads as schemas)"})
+		return
+	}
+	v.Text, v.Doc, v.Digest = rv.Text, rv.Doc, rv.Digest
+}
+
+// rootSessions are the compile sessions of one load (or one CompileType)
+// by format: versions compiled in one session share what they reach.
+type rootSessions map[format.Kind]format.RootSession
+
+// compileFromRoot compiles v when its format compiles from the root read
+// once, setting its Compiled (and Schema, for a JSON Schema), and
+// reports whether it did; the finding is why v does not compile.
+func (c *Catalog) compileFromRoot(sessions rootSessions, v *Version) (bool, *report.Finding) {
+	r, ok := c.roots[v.Format]
+	if !ok {
+		return false, nil
+	}
+	s := sessions[v.Format]
+	if s == nil {
+		var err error
+		s, err = r.root.Session(format.RootOptions{AssertFormats: c.Config.AssertFormats, DefaultDraft: c.Draft.Name})
+		if err != nil {
+			return true, &report.Finding{Rule: RuleConfig, Severity: report.SeverityError, File: c.ConfigFile, Message: err.Error()}
+		}
+		sessions[v.Format] = s
+	}
+	sch, f := s.CompileVersion(v.RelPath, v.File, fmt.Sprintf("%s v%d", v.Type, v.Number))
+	if f != nil {
+		return true, f
+	}
+	if sch != nil {
+		v.Compiled = sch
+		if js, ok := sch.(jsonSchemaOf); ok {
+			v.Schema = js.JSONSchema()
+		}
+	}
+	return true, nil
+}

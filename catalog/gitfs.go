@@ -231,6 +231,9 @@ func gitBytes(ctx context.Context, dir string, stdin io.Reader, args ...string) 
 }
 
 // memFS is a read-only in-memory file system: slash paths to contents.
+// A key ending in "/" (no contents) is a directory that exists even when
+// it holds nothing: a base catalog whose types were all left out still
+// has its schemas root.
 type memFS map[string][]byte
 
 func (m memFS) Open(name string) (fs.File, error) {
@@ -244,10 +247,11 @@ func (m memFS) Open(name string) (fs.File, error) {
 	if name == "." {
 		prefix = ""
 	}
+	_, marked := m[prefix]
 	seen := map[string]bool{}
 	var entries []fs.DirEntry
 	for p, data := range m {
-		if !strings.HasPrefix(p, prefix) {
+		if !strings.HasPrefix(p, prefix) || p == prefix {
 			continue
 		}
 		rest := strings.TrimPrefix(p, prefix)
@@ -263,7 +267,7 @@ func (m memFS) Open(name string) (fs.File, error) {
 			entries = append(entries, memEntry{name: first, size: int64(len(data))})
 		}
 	}
-	if len(entries) == 0 && name != "." {
+	if len(entries) == 0 && name != "." && !marked {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })

@@ -453,8 +453,10 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 	sort.Strings(pf.Hidden)
 	pf.Head = &hiddenTypes{FS: rootFS, root: sroot, hide: hideHead}
 	var keep []gitEntry
+	rootInBase := false
 	for _, e := range lt.entries {
 		if rel, ok := inRoot(e.path); ok {
+			rootInBase = true
 			if top, _, nested := strings.Cut(rel, "/"); nested && hideBase[top] {
 				continue
 			}
@@ -464,6 +466,11 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 	base, err := readGitBlobs(ctx, dir, rev, keep)
 	if err != nil {
 		return nil, "", err
+	}
+	if rootInBase && sroot != "." {
+		// Every type may have been left out: the root stays, empty,
+		// rather than read as missing (a false base-catalog warning).
+		base[sroot+"/"] = nil
 	}
 	pf.Base = base
 	return pf, "", nil

@@ -161,13 +161,17 @@ func (c *Checker) Decode(rec *kgo.Record) (*Record, *envelope.Decoded) {
 	}
 	out.ID, out.Type, out.Source = d.Event.ID(), d.Event.Type(), d.Event.Source()
 	t := c.cat.Lookup(out.Type)
+	var dataErr error
 	if t != nil && (strings.HasPrefix(t.Meta.PartitionKey, "/") || t.Meta.Sequence != "") {
 		// Undecodable data is left unset: CheckRecord has reported it.
-		_ = d.SetFormatData(ver, c.cat.Framing(t))
+		dataErr = d.SetFormatData(ver, c.cat.Framing(t))
 	}
 	if t != nil && t.Meta.PartitionKey != "" {
 		want, ok := d.PartitionKeyValue(t.Meta.PartitionKey)
 		switch {
+		case !ok && dataErr != nil && strings.HasPrefix(t.Meta.PartitionKey, "/"):
+			// The data did not decode (reported): that it has no key is
+			// not a second problem.
 		case !ok:
 			add(RulePartitionKey, report.SeverityError, "", "the event has no value at its type's partitionkey %s, so no record key can be checked (record key %q)", t.Meta.PartitionKey, out.Key)
 		case want != out.Key:

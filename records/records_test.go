@@ -212,3 +212,27 @@ func TestPartitionKeyAtProtobufDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestUndecodableDataNoKeyFinding: data that does not decode is reported
+// once; that the undecoded data has no value at the partitionkey is not a
+// second, misleading finding.
+func TestUndecodableDataNoKeyFinding(t *testing.T) {
+	h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
+	cat, err := catalog.Load("testdata/proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const typ = "com.example.bin.counted"
+	r := NewChecker(cat).Check(&kgo.Record{Topic: "bins", Key: []byte("0"), Value: []byte{0x0a, 0xff}, Headers: []kgo.RecordHeader{
+		h("ce_specversion", "1.0"), h("ce_id", "b-1"), h("ce_source", "/bins"), h("ce_type", typ),
+		h("ce_dataschema", "https://schemas.example.com/"+typ+"/v1.proto"), h("content-type", "application/protobuf"),
+	}})
+	if len(r.Findings) == 0 {
+		t.Fatal("undecodable data reported nothing")
+	}
+	for _, f := range r.Findings {
+		if f.Rule == RulePartitionKey {
+			t.Errorf("a partition-key finding beside the data's: %v", r.Findings)
+		}
+	}
+}

@@ -287,10 +287,16 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 }
 
 // decodeFails reports whether a finding's counterexample is an event its
-// reader fails to decode (the Avro and Protobuf engines' readerError).
+// reader fails to decode (the Avro and Protobuf engines' readerError). An
+// error without a counterexample (the engine's witness budget was spent)
+// counts too: whether its reader fails or only reads a value differently
+// cannot be told, and the verdict errs toward the finding.
 func decodeFails(f report.Finding) bool {
-	if f.Severity != report.SeverityError || len(f.Counterexample) == 0 {
+	if f.Severity != report.SeverityError {
 		return false
+	}
+	if len(f.Counterexample) == 0 {
+		return true
 	}
 	var cx struct {
 		ReaderError string `json:"readerError"`

@@ -121,3 +121,23 @@ func annotated(t *testing.T, fsys fstest.MapFS) []report.Finding {
 	k := NewChecker(cat, Options{Samples: 2, Seed: 1})
 	return Annotate(res.Findings, k, cs, cat.Config.Consumers == catalog.ConsumersComplete)
 }
+
+// TestDecodeFailsWithoutWitness: a projected Avro/Protobuf comparison
+// keeps the whole pair's errors whose reader fails; an error whose
+// counterexample the engine could not afford may be one, so it is kept.
+func TestDecodeFailsWithoutWitness(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    report.Finding
+		want bool
+	}{
+		{"reader error", report.Finding{Severity: report.SeverityError, Counterexample: []byte(`{"readerError":"missing field"}`)}, true},
+		{"read differently", report.Finding{Severity: report.SeverityError, Counterexample: []byte(`{"writer":1,"reader":10}`)}, false},
+		{"no witness", report.Finding{Severity: report.SeverityError}, true},
+		{"warning", report.Finding{Severity: report.SeverityWarning}, false},
+	} {
+		if got := decodeFails(tc.f); got != tc.want {
+			t.Errorf("%s: decodeFails = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -4,50 +4,19 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/evtool/evtool/internal/heapwatch"
 )
 
 // peakHeapGrowth returns how far the live heap rose above its level
 // before f while f ran.
 func peakHeapGrowth(t *testing.T, f func()) uint64 {
 	t.Helper()
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	runtime.GC()
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	before := s[0].Value.Uint64()
-	var peak atomic.Uint64
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		for {
-			metrics.Read(s)
-			if v := s[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-	}()
-	f()
-	runtime.GC()
-	close(stop)
-	<-done
-	metrics.Read(s)
-	if v := s[0].Value.Uint64(); v > peak.Load() {
-		peak.Store(v)
-	}
-	return peak.Load() - min(before, peak.Load())
+	return heapwatch.PeakGrowth(f)
 }
 
 // TestEventTableMemoryBounded guards the design: a run's events, kept for

@@ -2,9 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/evtool/evtool/chaos"
+	"github.com/evtool/evtool/internal/heapwatch"
 	"github.com/evtool/evtool/kafka"
 )
 
@@ -19,18 +17,7 @@ import (
 // what it returned still reachable: the memory a run keeps for it.
 func retainedHeap(t *testing.T, build func() any) uint64 {
 	t.Helper()
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	live := func() uint64 {
-		runtime.GC()
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		metrics.Read(s)
-		return s[0].Value.Uint64()
-	}
-	before := live()
-	kept := build()
-	after := live()
-	runtime.KeepAlive(kept)
-	return after - min(before, after)
+	return heapwatch.Retained(build)
 }
 
 // TestDeadLettersMemoryBounded guards the design: reading a run's DLQ

@@ -5,15 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/evtool/evtool/internal/heapwatch"
 	"github.com/evtool/evtool/internal/jsonstrict"
 )
 
@@ -235,50 +231,30 @@ func TestStoredStateMemoryBounded(t *testing.T) {
 		t.Fatalf("state %v, %v: too small to tell", fi.Size(), err)
 	}
 
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(sample)
-	before := sample[0].Value.Uint64()
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		for {
-			metrics.Read(s)
-			if v := s[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-	}()
 	ignore := []string{"/orders/*/updatedAt"}
-	sa, err := storeState(a, ignore)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := storeState(b, ignore)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := compareStored(sa, sb, ignore)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 300000
-	res, err := evaluateStored("chaos", sb, []Expectation{{Pointer: "/inbox", Count: &n}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runtime.GC()
-	close(stop)
-	<-done
+	var sa *storedState
+	var c Comparison
+	var res []ExpectResult
+	grew := heapwatch.PeakGrowth(func() {
+		var err error
+		sa, err = storeState(a, ignore)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb, err := storeState(b, ignore)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err = compareStored(sa, sb, ignore)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 300000
+		res, err = evaluateStored("chaos", sb, []Expectation{{Pointer: "/inbox", Count: &n}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
 	if c.Equal || len(c.Differences) != 1 || c.Differences[0].Pointer != "/inbox/150000/type" || !slices.Contains(c.Near, "evt-00150000") {
 		t.Errorf("comparison %+v", c)
 	}
@@ -286,7 +262,7 @@ func TestStoredStateMemoryBounded(t *testing.T) {
 		t.Errorf("expectation %v", res)
 	}
 	const bound = 16 << 20
-	if grew := peak.Load() - min(before, peak.Load()); grew > bound {
+	if grew > bound {
 		t.Errorf("the live heap grew by %.1f MiB storing and comparing two %.0f MiB states; the bound is %d MiB", float64(grew)/(1<<20), float64(sa.size)/(1<<20), bound>>20)
 	}
 }

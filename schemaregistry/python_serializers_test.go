@@ -16,21 +16,16 @@ import (
 
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/internal/pythontest"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/records"
 )
 
-// pythonWith returns a python3 that imports every module, or skips.
+// pythonWith returns a python3 that imports every module, or skips t
+// saying what to install.
 func pythonWith(t *testing.T, install string, modules ...string) string {
 	t.Helper()
-	imports := "import " + strings.Join(modules, ", ")
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", imports).Run() == nil {
-			return path
-		}
-	}
-	t.Skipf("no python3 with %s (%s)", strings.Join(modules, ", "), install)
-	return ""
+	return pythontest.With(t, install, modules...)
 }
 
 // interopCase is one type of the interop catalog, with a new version that

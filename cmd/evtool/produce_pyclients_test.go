@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/internal/pythontest"
 )
 
 // TestConfluentPythonAvroProto: confluent-kafka 1.7's Python clients
@@ -136,14 +137,7 @@ func TestConfluentPythonAvroProto(t *testing.T) {
 // saying what to install.
 func pythonWith(t *testing.T, install string, modules ...string) string {
 	t.Helper()
-	imports := "import " + strings.Join(modules, ", ")
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", imports).Run() == nil {
-			return path
-		}
-	}
-	t.Skipf("no python3 with %s (%s)", strings.Join(modules, ", "), install)
-	return ""
+	return pythontest.With(t, install, modules...)
 }
 
 // runPython runs script with args and decodes the JSON document it prints

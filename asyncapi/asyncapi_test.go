@@ -13,10 +13,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

@@ -8,10 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/internal/schemawalk"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // Schemas travel into the AsyncAPI document as Schema Objects (AsyncAPI's

@@ -19,11 +19,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
 	jsformat "github.com/evtool/evtool/format/jsonschema"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 

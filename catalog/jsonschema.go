@@ -1,12 +1,11 @@
 package catalog
 
 import (
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
 	jsformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/schemaerr"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 

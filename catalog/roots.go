@@ -3,10 +3,9 @@ package catalog
 import (
 	"fmt"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/format"
 	jsformat "github.com/evtool/evtool/format/jsonschema"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 

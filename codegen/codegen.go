@@ -188,7 +188,7 @@ var knownImports = map[string]string{
 	"time":       "time",
 	"event":      "github.com/cloudevents/sdk-go/v2/event",
 	"uuid":       "github.com/google/uuid",
-	"jsonschema": "github.com/santhosh-tekuri/jsonschema/v6",
+	"jsonschema": "github.com/evtool/evtool/internal/thirdparty/jsonschema",
 	"regexp":     "regexp",
 	"errors":     "errors",
 	"fmt":        "fmt",

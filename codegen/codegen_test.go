@@ -19,12 +19,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/codegen/internal/rt"
 	"github.com/evtool/evtool/codegen/jsongen"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/sample"
 )
 

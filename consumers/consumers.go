@@ -18,11 +18,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/internal/yamldoc"
 	"github.com/evtool/evtool/metaschema"
 	"github.com/evtool/evtool/report"

@@ -10,15 +10,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
 	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema/kind"
 	"github.com/evtool/evtool/report"
 )
 

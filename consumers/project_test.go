@@ -5,8 +5,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/compat/jsoncompat"
@@ -14,6 +12,7 @@ import (
 	"github.com/evtool/evtool/format/avro"
 	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 func compile(t *testing.T, name, text string) *jsonschema.Schema {

@@ -14,11 +14,10 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/schemawalk"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // Field is one row of a version's field table: a place in the event's

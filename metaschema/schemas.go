@@ -9,7 +9,7 @@ import (
 	"embed"
 	"fmt"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 //go:embed *.schema.json

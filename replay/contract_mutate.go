@@ -13,12 +13,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/sample"
 )
 

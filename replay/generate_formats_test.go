@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // generatedFormats are the formats evtool knows (registry's annotation

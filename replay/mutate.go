@@ -10,13 +10,13 @@ import (
 	"sync"
 
 	"github.com/cloudevents/sdk-go/v2/event"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // Mutator builds what skew and poison faults deliver, from a catalog: the

@@ -15,12 +15,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/downstream"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/internal/yamldoc"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/metaschema"

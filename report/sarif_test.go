@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // TestSARIFValidatesAgainstSchema: the SARIF output is valid under the

@@ -1,9 +1,8 @@
 package sample
 
 import (
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 type containsCons struct {

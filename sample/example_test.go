@@ -6,8 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/sample"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // knownFormats are the formats santhosh-tekuri/jsonschema asserts.

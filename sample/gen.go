@@ -5,9 +5,8 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // gen is the state of one Generate call.

@@ -3,9 +3,8 @@ package sample
 import (
 	"math/big"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // numBounds is the merged numeric constraints of a flat.

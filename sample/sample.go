@@ -30,10 +30,9 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema/kind"
 )
 
 // Options tunes generation. The zero value is usable.

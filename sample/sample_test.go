@@ -12,7 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // compile compiles a schema document given as a string (draft 2020-12 unless

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // Dynamic scope.

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // compileStandalone compiles a document with no loader: any reference

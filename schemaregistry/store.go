@@ -18,7 +18,6 @@ import (
 	"sync/atomic"
 	"testing/fstest"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/evtool/evtool/catalog"
@@ -27,6 +26,7 @@ import (
 	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 

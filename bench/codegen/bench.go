@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/bench/codegen/events"
 	"github.com/evtool/evtool/bench/codegen/plain"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // The benchmark bodies live here, not in a _test.go file, so that run.sh

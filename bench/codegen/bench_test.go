@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/bench/codegen/events"
 	"github.com/evtool/evtool/bench/codegen/plain"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // TestPayloadAgrees checks that the decoders agree on the payload and on

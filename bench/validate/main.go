@@ -27,10 +27,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/bench/internal/stats"
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 func main() {

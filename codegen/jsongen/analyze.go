@@ -8,10 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/codegen/gocode"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 type typeInfo struct {

@@ -9,9 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/codegen/gocode"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // virtualRoot must match the registry's: schema locations are file URLs

@@ -11,11 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/codegen/gocode"
 	"github.com/evtool/evtool/codegen/internal/rt"
 	"github.com/evtool/evtool/internal/schemawalk"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // goType is the Go type of values of n.

@@ -22,10 +22,9 @@ package jsongen
 import (
 	"sort"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/codegen/gocode"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // gen is one run of the JSON Schema generator.

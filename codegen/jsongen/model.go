@@ -8,9 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/codegen/internal/rt"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // kind is the shape of a Go value generated for a schema node.

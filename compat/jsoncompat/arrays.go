@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // itemsOf normalizes draft-7 and 2020-12 array keywords: the schemas of the

@@ -1,7 +1,7 @@
 package jsoncompat
 
 import (
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // The lenient profile's writer is the schema with `additionalProperties:

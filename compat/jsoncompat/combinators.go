@@ -6,9 +6,8 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // combinators checks a reader atom's anyOf, oneOf, not and if/then/else.

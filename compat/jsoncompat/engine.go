@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
@@ -20,6 +18,8 @@ import (
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/internal/schemawalk"
 
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema/kind"
 	"github.com/evtool/evtool/report"
 )
 

@@ -3,9 +3,8 @@ package jsoncompat
 import (
 	"math/big"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // equalizer decides whether two compiled schemas are the same constraint,

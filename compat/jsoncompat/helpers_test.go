@@ -4,10 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // compileDoc compiles a schema document under a virtual URL, as the

@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // effectiveMask narrows a branch's types to those it can really produce:

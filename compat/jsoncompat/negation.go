@@ -4,9 +4,8 @@ import (
 	"math/big"
 	"sort"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // A writer's `not` (and the other branches of a oneOf) are negative atoms.

@@ -3,6 +3,7 @@ package jsoncompat
 import (
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/internal/schemawalk"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 
 	"fmt"
 	"maps"
@@ -11,8 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // place is a schema location built only when a finding needs it.

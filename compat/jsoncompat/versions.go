@@ -3,11 +3,10 @@ package jsoncompat
 import (
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/internal/schemawalk"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 

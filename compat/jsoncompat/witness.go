@@ -10,13 +10,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/internal/schemawalk"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema/kind"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/sample"
 )

@@ -1,6 +1,6 @@
 package jsonschema
 
-import "github.com/santhosh-tekuri/jsonschema/v6"
+import "github.com/evtool/evtool/internal/thirdparty/jsonschema"
 
 // annotationFormats are the formats santhosh-tekuri/jsonschema knows.
 // ("regex" cannot be overridden and stays asserted in drafts 4–7.)

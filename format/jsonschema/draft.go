@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // Draft is a JSON Schema draft: the one a schema without `$schema` is read

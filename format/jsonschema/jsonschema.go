@@ -8,11 +8,10 @@ import (
 	"errors"
 	"fmt"
 
-	js "github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/schemaerr"
+	js "github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/sample"
 )
 

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	js "github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/format"
+	js "github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 func compile(t *testing.T, doc string) *Schema {

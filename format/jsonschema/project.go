@@ -6,10 +6,9 @@ import (
 	"sort"
 	"strconv"
 
-	js "github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonpos"
+	js "github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // ResolvePointer checks that the data's JSON form can hold a value at ptr:

@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	js "github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/format"
+	js "github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // TestProjectGivesUpWhole: a recursive schema projected on many deep

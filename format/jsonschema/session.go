@@ -3,9 +3,8 @@ package jsonschema
 import (
 	"io/fs"
 
-	js "github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/format"
+	js "github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 

@@ -5,9 +5,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	js "github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/format"
+	js "github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // TestRootSession: the provider reads a root once and compiles its

@@ -9,10 +9,9 @@ import (
 	"path"
 	"path/filepath"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // SchemaFile is one JSON Schema file compiled on its own, outside a catalog

@@ -9,12 +9,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
 	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema/kind"
 )
 
 // Problem is one reason a document failed its schema.

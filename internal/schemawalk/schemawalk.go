@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // Children returns the subschemas s applies, references included, nil

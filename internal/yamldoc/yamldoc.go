@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/schemaerr"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // maxNodes bounds the work a document may cause once aliases are expanded

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // evtSchema is a schema location the generator could not translate

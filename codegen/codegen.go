@@ -183,12 +183,14 @@ func generate(cat *catalog.Catalog, opts Options) (*gen, *Result, error) {
 }
 
 // knownImports maps the package names generated code uses to import paths.
+// jsonschema is upstream, not evtool's internal copy, which users cannot
+// import; the two differ only in when the meta-schemas compile.
 var knownImports = map[string]string{
 	"json":       "encoding/json",
 	"time":       "time",
 	"event":      "github.com/cloudevents/sdk-go/v2/event",
 	"uuid":       "github.com/google/uuid",
-	"jsonschema": "github.com/evtool/evtool/internal/thirdparty/jsonschema",
+	"jsonschema": "github.com/santhosh-tekuri/jsonschema/v6",
 	"regexp":     "regexp",
 	"errors":     "errors",
 	"fmt":        "fmt",

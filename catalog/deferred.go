@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"path"
@@ -21,7 +22,49 @@ import (
 // as it lives. The files themselves (text, decoded JSON) are read once, at
 // load, and shared by every type. The LoadError holds the problems found
 // before compiling; CompileType returns the rest.
-func LoadDeferred(dir string) (*Catalog, error) { return loadDir(dir, true) }
+func LoadDeferred(dir string) (*Catalog, error) { return loadDir(context.Background(), dir, true) }
+
+// LoadDeferredContext is LoadDeferred reading no more files once ctx is
+// done (a signal): the load then stops soon and its error is ctx's cause
+// (errors.Is context.Canceled), with no catalog.
+func LoadDeferredContext(ctx context.Context, dir string) (*Catalog, error) {
+	return loadDir(ctx, dir, true)
+}
+
+// stoppingFS is a file system that fails every read once ctx is done, so
+// that a load of thousands of files stops soon after a signal.
+type stoppingFS struct {
+	fs.FS
+	ctx context.Context
+}
+
+func (s stoppingFS) Open(name string) (fs.File, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return s.FS.Open(name)
+}
+
+func (s stoppingFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	return fs.ReadDir(s.FS, name)
+}
+
+func (s stoppingFS) ReadFile(name string) ([]byte, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return fs.ReadFile(s.FS, name)
+}
+
+func (s stoppingFS) Stat(name string) (fs.FileInfo, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return fs.Stat(s.FS, name)
+}
 
 // LoadFSDeferred is LoadDeferred reading from fsys (see LoadFS).
 func LoadFSDeferred(fsys fs.FS, display string) (*Catalog, error) {

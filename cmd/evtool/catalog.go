@@ -95,7 +95,8 @@ its $refs resolved inside the catalog, and that every example validates
 against its version.
 
 Exit 0 when clean (warnings allowed), 1 when an example fails its version,
-2 when the catalog itself is malformed (the findings say where).`,
+2 when the catalog itself is malformed (the findings say where), or when
+interrupted (Ctrl-C, SIGTERM: it stops with no report).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := parseFormat(format, report.BasicFormats)
 			if err != nil {

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"path"
@@ -21,7 +22,49 @@ import (
 // as it lives. The files themselves (text, decoded JSON) are read once, at
 // load, and shared by every type. The LoadError holds the problems found
 // before compiling; CompileType returns the rest.
-func LoadDeferred(dir string) (*Catalog, error) { return loadDir(dir, true) }
+func LoadDeferred(dir string) (*Catalog, error) { return loadDir(context.Background(), dir, true) }
+
+// LoadDeferredContext is LoadDeferred reading no more files once ctx is
+// done (a signal): the load then stops soon and its error is ctx's cause
+// (errors.Is context.Canceled), with no catalog.
+func LoadDeferredContext(ctx context.Context, dir string) (*Catalog, error) {
+	return loadDir(ctx, dir, true)
+}
+
+// stoppingFS is a file system that fails every read once ctx is done, so
+// that a load of thousands of files stops soon after a signal.
+type stoppingFS struct {
+	fs.FS
+	ctx context.Context
+}
+
+func (s stoppingFS) Open(name string) (fs.File, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return s.FS.Open(name)
+}
+
+func (s stoppingFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	return fs.ReadDir(s.FS, name)
+}
+
+func (s stoppingFS) ReadFile(name string) ([]byte, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return fs.ReadFile(s.FS, name)
+}
+
+func (s stoppingFS) Stat(name string) (fs.FileInfo, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return fs.Stat(s.FS, name)
+}
 
 // LoadFSDeferred is LoadDeferred reading from fsys (see LoadFS).
 func LoadFSDeferred(fsys fs.FS, display string) (*Catalog, error) {
@@ -42,84 +85,16 @@ type deferred struct {
 	reported map[string]bool
 	used     map[string]bool
 	kinds    map[format.Kind]bool
-	// listings are the directories listed while compiling, by path;
-	// fileListings the same without their subdirectories (listFiles).
-	listMu       sync.Mutex
-	listings     map[string][]fs.DirEntry
-	fileListings map[string][]fs.DirEntry
-}
-
-// listingCache answers ReadDir from d.listings: the Avro loader lists the
-// shared directories, the catalog root among them, for every version, and
-// listing a root of 1,000 types per version made loading quadratic. The
-// catalog is not written to while a command reads it.
-type listingCache struct {
-	fs.FS
-	d *deferred
-}
-
-func (l *listingCache) ReadDir(name string) ([]fs.DirEntry, error) {
-	l.d.listMu.Lock()
-	entries, ok := l.d.listings[name]
-	l.d.listMu.Unlock()
-	if ok {
-		return entries, nil
-	}
-	entries, err := fs.ReadDir(l.FS, name)
-	if err != nil {
-		return nil, err
-	}
-	l.d.listMu.Lock()
-	l.d.listings[name] = entries
-	l.d.listMu.Unlock()
-	return entries, nil
-}
-
-// files is ReadDir without the subdirectories, cached like ReadDir.
-func (l *listingCache) files(name string) ([]fs.DirEntry, error) {
-	l.d.listMu.Lock()
-	files, ok := l.d.fileListings[name]
-	l.d.listMu.Unlock()
-	if ok {
-		return files, nil
-	}
-	entries, err := l.ReadDir(name)
-	if err != nil {
-		return nil, err
-	}
-	files = withoutDirs(entries)
-	l.d.listMu.Lock()
-	l.d.fileListings[name] = files
-	l.d.listMu.Unlock()
-	return files, nil
-}
-
-// listFiles lists the files of the directory name of fsys, not its
-// subdirectories: all that a format compiler looks for in a directory.
-// The catalog root is a shared directory that holds every type
-// directory, and going through thousands of them for each Avro version
-// made compiling a catalog quadratic in its types.
-func listFiles(fsys fs.FS, name string) ([]fs.DirEntry, error) {
-	if l, ok := fsys.(*listingCache); ok {
-		return l.files(name)
-	}
-	entries, err := fs.ReadDir(fsys, name)
-	return withoutDirs(entries), err
-}
-
-func withoutDirs(entries []fs.DirEntry) []fs.DirEntry {
-	out := make([]fs.DirEntry, 0, len(entries))
-	for _, e := range entries {
-		if !e.IsDir() {
-			out = append(out, e)
-		}
-	}
-	return out
+	// listings are the directories listed while compiling.
+	listings *listings
+	// compilers are the Avro and Protobuf compilers of every
+	// CompileType and LintShared call (fileCompilers).
+	compilers *fileCompilers
 }
 
 func newDeferred(display string) *deferred {
 	return &deferred{display: display, reported: map[string]bool{}, used: map[string]bool{}, kinds: map[format.Kind]bool{},
-		listings: map[string][]fs.DirEntry{}, fileListings: map[string][]fs.DirEntry{}}
+		listings: newListings(), compilers: &fileCompilers{m: map[format.Kind]format.FileCompiler{}}}
 }
 
 // Deferred reports whether the catalog was loaded without compiling
@@ -142,7 +117,7 @@ func (c *Catalog) CompileType(t *EventType) []report.Finding {
 	}
 	defer closeFS()
 	sessions := rootSessions{}
-	fl := &formatLoader{loader: l, reported: map[string]bool{}, used: map[string]bool{}}
+	fl := &formatLoader{loader: l, reported: map[string]bool{}, used: map[string]bool{}, compilers: d.compilers}
 	var out []report.Finding
 	for _, v := range t.Versions {
 		c.decodeVersion(v)
@@ -220,7 +195,7 @@ func (c *Catalog) LintShared() []report.Finding {
 	defer closeFS()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	fl := &formatLoader{loader: l, reported: d.reported, used: d.used}
+	fl := &formatLoader{loader: l, reported: d.reported, used: d.used, compilers: d.compilers}
 	if len(d.kinds) == 0 {
 		return nil
 	}
@@ -261,7 +236,7 @@ func (c *Catalog) reopen() (*loader, func() error, []report.Finding) {
 	if err != nil {
 		return nil, nil, []report.Finding{{Rule: RuleConfig, Severity: report.SeverityError, File: c.ConfigFile, Message: fmt.Sprintf("reopening the catalog: %v", err)}}
 	}
-	return &loader{fsys: &listingCache{FS: fsys, d: c.deferred}, display: c.deferred.display, root: c.rootPath}, closeFS, nil
+	return &loader{fsys: &listingCache{FS: fsys, ls: c.deferred.listings}, display: c.deferred.display, root: c.rootPath}, closeFS, nil
 }
 
 // evictVersion tells the root's reader which files it may drop the

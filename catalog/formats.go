@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
@@ -18,7 +19,12 @@ import (
 // like common/); Protobuf imports are paths relative to the root, plus
 // the bundled well-known types.
 func (l *loader) compileFormats(cat *Catalog) {
-	fl := &formatLoader{loader: l, reported: map[string]bool{}, used: map[string]bool{}}
+	// Each directory listed once for the whole load, as CompileType does
+	// for a deferred one (listings).
+	fsys := l.fsys
+	l.fsys = withListings(fsys, newListings())
+	defer func() { l.fsys = fsys }()
+	fl := &formatLoader{loader: l, reported: map[string]bool{}, used: map[string]bool{}, compilers: l.newFileCompilers()}
 	kinds := map[format.Kind]bool{}
 	for _, t := range cat.Types {
 		for _, v := range t.Versions {
@@ -64,11 +70,51 @@ type formatLoader struct {
 	// used holds the files (paths in the loader's fsys) that compiled
 	// versions read.
 	used map[string]bool
+	// compilers are the load's (nil: each provider's own).
+	compilers *fileCompilers
+}
+
+// fileCompilers are the compilers of one load's Avro and Protobuf
+// versions, by kind: a format.FileSharer's reads the shared directories'
+// files once for the whole load instead of once per version. Safe for
+// concurrent use (CompileType).
+type fileCompilers struct {
+	mu sync.Mutex
+	m  map[format.Kind]format.FileCompiler
+}
+
+// newFileCompilers returns the compilers of one load; nil (each
+// provider's own) with a SchemaCache, which must see every file a
+// compilation reads to know when it is stale.
+func (l *loader) newFileCompilers() *fileCompilers {
+	if l.cache != nil {
+		return nil
+	}
+	return &fileCompilers{m: map[format.Kind]format.FileCompiler{}}
+}
+
+// compiler is the load's compiler of kind.
+func (fl *formatLoader) compiler(kind format.Kind) (format.FileCompiler, bool) {
+	fc, ok := fileCompiler(kind)
+	c := fl.compilers
+	if !ok || c == nil {
+		return fc, ok
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.m[kind]; ok {
+		return s, true
+	}
+	if sh, ok := fc.(format.FileSharer); ok {
+		fc = sh.Sharing()
+	}
+	c.m[kind] = fc
+	return fc, true
 }
 
 // load compiles the file at p (a path in the loader's fsys).
 func (fl *formatLoader) load(kind format.Kind, p, message string) (format.Schema, error) {
-	fc, ok := fileCompiler(kind)
+	fc, ok := fl.compiler(kind)
 	if !ok {
 		return nil, fmt.Errorf("%s is not a schema format", kind)
 	}
@@ -140,7 +186,7 @@ func (fl *formatLoader) lintShared(kinds map[format.Kind]bool) {
 			if e.IsDir() || !ok || !kinds[kind] || fl.used[p] || strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
-			fc, _ := fileCompiler(kind)
+			fc, _ := fl.compiler(kind)
 			_, err := fl.cache.compile(fl.gen, cacheKey(string(kind)+"-shared", fl.root, p, strings.Join(fl.shared, "\x01")), fl.fsys, func(fsys fs.FS) (any, error) {
 				return nil, fc.CompileShared(versionsHidden{fsys, p}, fl.root, p, fl.shared)
 			})

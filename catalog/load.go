@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -77,10 +78,11 @@ func ValidTypeName(s string) bool { return len(s) <= 255 && typeName.MatchString
 func LooksLikeVersion(name string) bool { return looksLikeVersion.MatchString(name) }
 
 // Load reads the catalog whose evtool.yaml is in dir.
-func Load(dir string) (*Catalog, error) { return loadDir(dir, false) }
+func Load(dir string) (*Catalog, error) { return loadDir(context.Background(), dir, false) }
 
-// loadDir is Load, compiling no schema when deferred (LoadDeferred).
-func loadDir(dir string, deferred bool) (*Catalog, error) {
+// loadDir is Load, compiling no schema when deferred (LoadDeferred), and
+// reading nothing more once ctx is done.
+func loadDir(ctx context.Context, dir string, deferred bool) (*Catalog, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("catalog directory %s: %w", dir, unwrapPathError(err))
@@ -96,7 +98,15 @@ func loadDir(dir string, deferred bool) (*Catalog, error) {
 		return nil, fmt.Errorf("catalog directory %s: %w", dir, unwrapPathError(err))
 	}
 	defer root.Close()
-	cat, err := loadWith(&loader{fsys: root.FS(), display: dir, deferred: deferred})
+	var fsys fs.FS = root.FS()
+	if ctx.Done() != nil {
+		fsys = stoppingFS{fsys, ctx}
+	}
+	cat, err := loadWith(&loader{fsys: fsys, display: dir, deferred: deferred})
+	if ctx.Err() != nil {
+		// What was not read is reported as unreadable: no catalog.
+		return nil, fmt.Errorf("interrupted while loading the catalog %s: %w", dir, context.Cause(ctx))
+	}
 	if cat != nil {
 		// Files read later (the registry ids) are read through a root
 		// opened again: the same confinement, and what is on disk then.

@@ -66,8 +66,11 @@ func (c *SchemaCache) end(gen uint64) {
 
 // fsRead is one thing a compilation read and the digest of what it saw.
 type fsRead struct {
-	name   string
-	dir    bool
+	name string
+	dir  bool
+	// files: the directory's files were listed, not its subdirectories
+	// (listFiles), so a type directory added beside them changes nothing.
+	files  bool
 	digest [sha256.Size]byte
 }
 
@@ -108,20 +111,27 @@ func (c *SchemaCache) compile(gen uint64, key string, fsys fs.FS, compile func(f
 // fresh reports whether every read of e reads the same in fsys.
 func (e *cacheEntry) fresh(fsys fs.FS) bool {
 	for _, r := range e.reads {
-		if readDigest(fsys, r.name, r.dir) != r.digest {
+		if readDigest(fsys, r) != r.digest {
 			return false
 		}
 	}
 	return true
 }
 
-// readDigest digests what name is in fsys: a file's content, a
-// directory's listing (names and kinds), or the error class when it
-// cannot be read (absent, or not of that kind).
-func readDigest(fsys fs.FS, name string, dir bool) [sha256.Size]byte {
+// readDigest digests what r.name is in fsys: a file's content, a
+// directory's listing (names and kinds; files only when r.files), or the
+// error class when it cannot be read (absent, or not of that kind).
+func readDigest(fsys fs.FS, r fsRead) [sha256.Size]byte {
+	name := r.name
 	h := sha256.New()
-	if dir {
-		entries, err := fs.ReadDir(fsys, name)
+	if r.dir {
+		var entries []fs.DirEntry
+		var err error
+		if r.files {
+			entries, err = listFiles(fsys, name)
+		} else {
+			entries, err = fs.ReadDir(fsys, name)
+		}
 		if err != nil {
 			h.Write([]byte("error: " + errClass(err)))
 		}
@@ -162,8 +172,9 @@ type recordingFS struct {
 	reads []fsRead
 }
 
-func (r *recordingFS) record(name string, dir bool) {
-	key := fsRead{name: name, dir: dir}
+func (r *recordingFS) record(name string, dir bool) { r.recordRead(fsRead{name: name, dir: dir}) }
+
+func (r *recordingFS) recordRead(key fsRead) {
 	r.mu.Lock()
 	done := r.seen[key]
 	r.seen[key] = true
@@ -171,7 +182,7 @@ func (r *recordingFS) record(name string, dir bool) {
 	if done {
 		return
 	}
-	key.digest = readDigest(r.fsys, name, dir)
+	key.digest = readDigest(r.fsys, key)
 	r.mu.Lock()
 	r.reads = append(r.reads, key)
 	r.mu.Unlock()
@@ -199,6 +210,13 @@ func (r *recordingFS) ReadFile(name string) ([]byte, error) {
 func (r *recordingFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	r.record(name, true)
 	return fs.ReadDir(r.fsys, name)
+}
+
+// listFiles records the files of the directory name as read, and lists
+// them through fsys's cache (listFiles) when it has one.
+func (r *recordingFS) listFiles(name string) ([]fs.DirEntry, error) {
+	r.recordRead(fsRead{name: name, dir: true, files: true})
+	return listFiles(r.fsys, name)
 }
 
 func (r *recordingFS) Stat(name string) (fs.FileInfo, error) {

@@ -119,6 +119,11 @@ type Options struct {
 	// Base, when set, is the catalog on the base branch: published
 	// versions edited in place are writers as published too.
 	Base *catalog.Catalog
+	// Prepare, when set, is called by Check before it compares the
+	// versions of a type, and what it returns after: a base loaded
+	// deferred compiles the type there (catalog.CompileType) and releases
+	// it after, so that it is never compiled whole.
+	Prepare func(typ string) (release func())
 }
 
 // Verdict is whether one consumer, decoding one version of a type, reads
@@ -366,54 +371,80 @@ func (k *Checker) Forget(typ string) {
 // Check computes every verdict: each consumer, each type it reads, each
 // version it reads against every version of the type (and, with a base,
 // every published version edited in place), in contract and version order.
+// It goes type by type (Options.Prepare), comparing the pairs of one type
+// in parallel, and forgets a type's projections once its pairs are done.
 func (k *Checker) Check(cs []*Contract) []*Verdict {
-	type job struct {
-		c              *Contract
-		typ            string
-		reader, writer int
-		published      bool
+	// One slot per contract and type it reads, in the order of the
+	// verdicts; the slots of a type are filled while the type is in hand.
+	type slot struct {
+		c   *Contract
+		out []*Verdict
 	}
-	var jobs []job
+	var slots []*slot
+	byType := map[string][]*slot{}
+	var types []string
 	for _, c := range cs {
 		for _, typ := range c.Types() {
-			t := k.cat.Lookup(typ)
-			if t == nil {
+			if k.cat.Lookup(typ) == nil {
 				continue
 			}
-			for _, r := range c.Reads[typ].Versions {
-				for _, w := range t.Versions {
-					if w.Number != r {
-						jobs = append(jobs, job{c, typ, r, w.Number, false})
-					}
-					if k.edited(typ, w.Number) {
-						jobs = append(jobs, job{c, typ, r, w.Number, true})
-					}
-				}
+			s := &slot{c: c}
+			slots = append(slots, s)
+			if byType[typ] == nil {
+				types = append(types, typ)
 			}
+			byType[typ] = append(byType[typ], s)
 		}
 	}
-	out := make([]*Verdict, len(jobs))
+	jobs := make(chan func())
 	var wg sync.WaitGroup
-	next := make(chan int)
 	for range max(1, parallelism()) {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
-			for i := range next {
-				j := jobs[i]
-				out[i] = k.Verdict(j.c, j.typ, j.reader, j.writer, j.published)
+			for j := range jobs {
+				j()
+				wg.Done()
 			}
 		}()
 	}
-	for i := range jobs {
-		next <- i
+	defer close(jobs)
+	for _, typ := range types {
+		release := func() {}
+		if k.opts.Prepare != nil {
+			release = k.opts.Prepare(typ)
+		}
+		t := k.cat.Lookup(typ)
+		for _, s := range byType[typ] {
+			type pair struct {
+				reader, writer int
+				published      bool
+			}
+			var pairs []pair
+			for _, r := range s.c.Reads[typ].Versions {
+				for _, w := range t.Versions {
+					if w.Number != r {
+						pairs = append(pairs, pair{r, w.Number, false})
+					}
+					if k.edited(typ, w.Number) {
+						pairs = append(pairs, pair{r, w.Number, true})
+					}
+				}
+			}
+			s.out = make([]*Verdict, len(pairs))
+			for i, p := range pairs {
+				wg.Add(1)
+				jobs <- func() { s.out[i] = k.Verdict(s.c, typ, p.reader, p.writer, p.published) }
+			}
+		}
+		wg.Wait()
+		k.Forget(typ)
+		release()
 	}
-	close(next)
-	wg.Wait()
-	kept := out[:0]
-	for _, v := range out {
-		if v != nil {
-			kept = append(kept, v)
+	kept := []*Verdict{}
+	for _, s := range slots {
+		for _, v := range s.out {
+			if v != nil {
+				kept = append(kept, v)
+			}
 		}
 	}
 	return kept

@@ -152,6 +152,16 @@ type FileCompiler interface {
 	LintRule() string
 }
 
+// FileSharer is a FileCompiler whose versions resolve names among the
+// files of the shared directories (Avro): Sharing returns a FileCompiler
+// that reads and parses each of those files once for all the
+// compilations it does, where each compilation would read them all
+// again. A catalog uses one per load; the files must not change while it
+// is used. Safe for concurrent use.
+type FileSharer interface {
+	Sharing() FileCompiler
+}
+
 // Reencode is a Provider's Reencode for formats whose datums keep their
 // meaning through the JSON form: data of from in content type ct decoded,
 // then written with to in the same encoding (binary unframed when ct is

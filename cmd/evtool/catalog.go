@@ -95,7 +95,8 @@ its $refs resolved inside the catalog, and that every example validates
 against its version.
 
 Exit 0 when clean (warnings allowed), 1 when an example fails its version,
-2 when the catalog itself is malformed (the findings say where).`,
+2 when the catalog itself is malformed (the findings say where), or when
+interrupted (Ctrl-C, SIGTERM: it stops with no report).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := parseFormat(format, report.BasicFormats)
 			if err != nil {
@@ -105,8 +106,10 @@ Exit 0 when clean (warnings allowed), 1 when an example fails its version,
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
 			// Type by type: a type's versions are compiled, its examples
-			// checked, and the compiled schemas let go before the next.
-			cat, loadErr := catalog.LoadDeferred(dir)
+			// checked, and the compiled schemas let go before the next. A
+			// signal stops the load or the walk (exit 2, no report).
+			ctx := cmd.Context()
+			cat, loadErr := catalog.LoadDeferredContext(ctx, dir)
 			var le *catalog.LoadError
 			if loadErr != nil && !errors.As(loadErr, &le) {
 				return loadErr
@@ -138,7 +141,10 @@ Exit 0 when clean (warnings allowed), 1 when an example fails its version,
 				// Examples of the versions that compiled are checked even
 				// when other files are malformed: lint reports every problem.
 				rep.Findings = append(rep.Findings, cat.Warnings...)
-				for _, t := range cat.Types {
+				for i, t := range cat.Types {
+					if ctx.Err() != nil {
+						return fmt.Errorf("interrupted while linting %s: %d of %d type(s) checked", filepath.Clean(dir), i, len(cat.Types))
+					}
 					problems = append(problems, cat.CompileType(t)...)
 					problems = append(problems, consumers.LintFields(t, contracts)...)
 					rep.Findings = append(rep.Findings, cat.CheckTypeExamples(t)...)

@@ -38,20 +38,22 @@ func loadContracts(dir string, cat *catalog.Catalog) ([]*consumers.Contract, err
 	return cs, nil
 }
 
-// compileForContracts compiles every type of a catalog loaded deferred
-// (catalog.LoadDeferred) when consumer contracts sit beside dir's
-// evtool.yaml: consumers check reads any type's compiled schemas, on the
-// base too (lint and compat check go type by type: contractStep).
-// Compile problems are left to lint and the gate.
-func compileForContracts(dir string, cat *catalog.Catalog) {
-	if cat == nil || !cat.Deferred() {
-		return
+// prepareBase compiles the types of a base loaded deferred
+// (catalog.LoadDeferred) one at a time for consumers.Checker.Check
+// (consumers.Options.Prepare), releasing each after its pairs, so the
+// base is never compiled whole; nil for a base compiled at load (a
+// registry's). Compile problems are left to lint and the gate.
+func prepareBase(base *catalog.Catalog) func(typ string) func() {
+	if base == nil || !base.Deferred() {
+		return nil
 	}
-	if cs, _ := consumers.Load(dir); len(cs) == 0 {
-		return
-	}
-	for _, t := range cat.Types {
-		cat.CompileType(t)
+	return func(typ string) func() {
+		t := base.Lookup(typ)
+		if t == nil {
+			return func() {}
+		}
+		base.CompileType(t)
+		return func() { base.ReleaseType(t) }
 	}
 }
 
@@ -185,13 +187,12 @@ Exit 0 when every consumer reads OK, 1 when one breaks, 2 on bad input
 				if base, _, _, err = loadBase(cmd, dir, against, schemaregistry.ClientOptions{MaxResponse: schemaregistry.DefaultMaxResponse, MaxResponseTotal: schemaregistry.DefaultMaxResponseTotal}); err != nil {
 					return err
 				}
-				compileForContracts(dir, base)
 			}
 			opts := compat.CheckOptions{Samples: samples, SamplesSet: cmd.Flags().Changed("samples"), Seed: uint64(seed)}
 			if opts.SamplesSet && samples == 0 {
 				opts.Samples = -1
 			}
-			k := consumers.NewChecker(head, consumers.Options{Samples: gateSamples(head, opts), Seed: uint64(seed), Base: base})
+			k := consumers.NewChecker(head, consumers.Options{Samples: gateSamples(head, opts), Seed: uint64(seed), Base: base, Prepare: prepareBase(base)})
 			verdicts := k.Check(cs)
 			// Approved breaks (compat.ignore) are approved here too; an
 			// entry this check does not meet is the gate's to call stale.

@@ -184,6 +184,33 @@ func (p Provider) CompileShared(fsys fs.FS, root, file string, shared []string) 
 	return err
 }
 
+var _ format.FileSharer = Provider{}
+
+// Sharing is the provider reading the shared directories' files once for
+// all the compilations of one load (Files).
+func (Provider) Sharing() format.FileCompiler { return sharing{files: NewFiles()} }
+
+// sharing is Provider compiling with one load's Files.
+type sharing struct {
+	Provider
+	files *Files
+}
+
+// CompileVersion is Provider's, with the shared files read once.
+func (p sharing) CompileVersion(fsys fs.FS, _, file string, shared []string, _ string) (format.Schema, error) {
+	s, err := loadShared(fsys, p.files, file, shared)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// CompileShared is CompileVersion.
+func (p sharing) CompileShared(fsys fs.FS, root, file string, shared []string) error {
+	_, err := p.CompileVersion(fsys, root, file, shared, "")
+	return err
+}
+
 // SchemaFiles is the schema's Files, which are paths in the fsys.
 func (Provider) SchemaFiles(sch format.Schema, _ string) []string {
 	if s, ok := sch.(*Schema); ok {

@@ -1,0 +1,104 @@
+package catalog
+
+import (
+	"io/fs"
+	"sync"
+)
+
+// listings are the directories listed while compiling the Avro and
+// Protobuf versions of one catalog, by path (and the same without their
+// subdirectories: listFiles). The Avro loader lists the shared
+// directories, the catalog root among them, for every version: listing a
+// root of thousands of types once per version made loading quadratic.
+// The catalog is not written to while a command reads it. Safe for
+// concurrent use (CompileType runs from several goroutines).
+type listings struct {
+	mu    sync.Mutex
+	dirs  map[string][]fs.DirEntry
+	files map[string][]fs.DirEntry
+}
+
+func newListings() *listings {
+	return &listings{dirs: map[string][]fs.DirEntry{}, files: map[string][]fs.DirEntry{}}
+}
+
+// listingCache answers ReadDir from ls, listing each directory once.
+type listingCache struct {
+	fs.FS
+	ls *listings
+}
+
+// withListings is fsys with its directory listings kept in ls (fsys
+// itself when it keeps them already).
+func withListings(fsys fs.FS, ls *listings) fs.FS {
+	if _, ok := fsys.(*listingCache); ok {
+		return fsys
+	}
+	return &listingCache{FS: fsys, ls: ls}
+}
+
+func (l *listingCache) ReadDir(name string) ([]fs.DirEntry, error) {
+	l.ls.mu.Lock()
+	entries, ok := l.ls.dirs[name]
+	l.ls.mu.Unlock()
+	if ok {
+		return entries, nil
+	}
+	entries, err := fs.ReadDir(l.FS, name)
+	if err != nil {
+		return nil, err
+	}
+	l.ls.mu.Lock()
+	l.ls.dirs[name] = entries
+	l.ls.mu.Unlock()
+	return entries, nil
+}
+
+// listFiles is ReadDir without the subdirectories, cached like ReadDir.
+func (l *listingCache) listFiles(name string) ([]fs.DirEntry, error) {
+	l.ls.mu.Lock()
+	files, ok := l.ls.files[name]
+	l.ls.mu.Unlock()
+	if ok {
+		return files, nil
+	}
+	entries, err := l.ReadDir(name)
+	if err != nil {
+		return nil, err
+	}
+	files = withoutDirs(entries)
+	l.ls.mu.Lock()
+	l.ls.files[name] = files
+	l.ls.mu.Unlock()
+	return files, nil
+}
+
+// fileLister is a file system that lists a directory's files without its
+// subdirectories itself (listingCache, and the SchemaCache's recordingFS
+// over one).
+type fileLister interface {
+	listFiles(name string) ([]fs.DirEntry, error)
+}
+
+// listFiles lists the files of the directory name of fsys, not its
+// subdirectories: all that a format compiler looks for in a directory.
+// The catalog root is a shared directory that holds every type
+// directory, and going through thousands of them for each Avro version
+// made compiling a catalog quadratic in its types.
+func listFiles(fsys fs.FS, name string) ([]fs.DirEntry, error) {
+	if l, ok := fsys.(fileLister); ok {
+		return l.listFiles(name)
+	}
+	entries, err := fs.ReadDir(fsys, name)
+	return withoutDirs(entries), err
+}
+
+func withoutDirs(entries []fs.DirEntry) []fs.DirEntry {
+	out := make([]fs.DirEntry, 0, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() {
+			out = append(out, e)
+		}
+	}
+	return out
+}

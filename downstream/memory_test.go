@@ -150,3 +150,68 @@ func TestStoredAnswersMemoryBounded(t *testing.T) {
 		t.Errorf("a stand-in kept %.0f bytes per idempotency key beyond the keys' bytes (%d keys); the bound is 300", per, n)
 	}
 }
+
+// serveKeys sends attempts requests for each of keys effect keys to s,
+// each under an idempotency key and an event id of its own (ce-id), as
+// ServeHTTP sees them; it returns the bytes of the three keys of each
+// effect, summed.
+func serveKeys(s *StandIn, keys, attempts int) int {
+	keyBytes := 0
+	for a := range attempts {
+		for k := range keys {
+			id := fmt.Sprintf("evt-%010d", k)
+			idem := fmt.Sprintf("idem-%010d", k)
+			body := fmt.Sprintf(`{"receiptId":"r-%010d"}`, k)
+			if a == 0 {
+				keyBytes += len(id) + len(idem) + len(body) - len(`{"receiptId":""}`)
+			}
+			req := httptest.NewRequest("POST", "/send", strings.NewReader(body))
+			req.Header.Set("Idempotency-Key", idem)
+			req.Header.Set(EventHeader, id)
+			s.ServeHTTP(httptest.NewRecorder(), req)
+		}
+	}
+	return keyBytes
+}
+
+// TestRequestLogMemoryBounded guards the design: what a stand-in keeps
+// for the oracle is a fixed record per request (times as offsets, keys
+// as numbers) and, per distinct key, its bytes once with a fixed record
+// of counters, not an entry of strings and times per request beside a
+// map per kind of key. Two stand-ins take the same 20,000 effects, one
+// request each and four each (idempotency keys and event ids of their
+// own); the difference is the cost of a request, the rest the cost of a
+// key. Bounds: 100 bytes a request (64 measured) and 200 bytes a key
+// beyond its bytes (about 130 measured); before, about 420 bytes a
+// request and 330 a key.
+func TestRequestLogMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends 100,000 requests")
+	}
+	const keys, attempts = 20000, 4
+	cfg := Config{Idempotency: &Selector{Header: "Idempotency-Key"}, Answer: Answer{Status: 202}}
+	one, many := start(t, cfg, nil), start(t, cfg, nil)
+	var keyBytes int
+	grewOne := peakHeapGrowth(t, func() { keyBytes = serveKeys(one, keys, 1) })
+	grewMany := peakHeapGrowth(t, func() { serveKeys(many, keys, attempts) })
+	l1, l4 := one.TakeLog(), many.TakeLog()
+	if n := l1.Len(); n != keys {
+		t.Fatalf("the first stand-in logged %d requests, want %d", n, keys)
+	}
+	if n := l4.Len(); n != keys*attempts {
+		t.Fatalf("the second stand-in logged %d requests, want %d", n, keys*attempts)
+	}
+	_, sum := Judge(Input{Log: l4, Idempotent: true})
+	if sum.Effects != keys || sum.ByOutcome[Replayed] != keys*(attempts-1) || sum.EffectKeys != keys {
+		t.Fatalf("summary %+v", sum)
+	}
+	perRequest := (float64(grewMany) - float64(grewOne)) / float64(keys*(attempts-1))
+	perKey := (float64(grewOne) - perRequest*keys - float64(keyBytes)) / keys
+	t.Logf("%.0f bytes a request, %.0f bytes a key beyond its bytes (%d and %d requests: %.1f and %.1f MiB)", perRequest, perKey, keys, keys*attempts, float64(grewOne)/(1<<20), float64(grewMany)/(1<<20))
+	if perRequest > 100 {
+		t.Errorf("a stand-in kept %.0f bytes per request; the bound is 100", perRequest)
+	}
+	if perKey > 200 {
+		t.Errorf("a stand-in kept %.0f bytes per effect key (with its idempotency key and event id) beyond their bytes; the bound is 200", perKey)
+	}
+}

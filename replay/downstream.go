@@ -215,7 +215,7 @@ func judgeDownstreams(specs []DownstreamSpec, logs []downstream.Log, events down
 		j.Results = append(j.Results, DownstreamResult{Name: s.Config.Name, Summary: sum, Findings: findings})
 		all = append(all, findings...)
 		seen := map[string]bool{}
-		for _, e := range log.Entries {
+		log.Each(func(e *downstream.Entry) {
 			if e.Effect && !seen[e.EffectKey] {
 				seen[e.EffectKey] = true
 				j.Effects[s.Config.Name] = append(j.Effects[s.Config.Name], e.EffectKey)
@@ -224,7 +224,7 @@ func judgeDownstreams(specs []DownstreamSpec, logs []downstream.Log, events down
 				j.Terminal[e.EventID] = true
 				j.Terminal[e.EffectKey] = true
 			}
-		}
+		})
 		sort.Strings(j.Effects[s.Config.Name])
 	}
 	if len(all) == 0 {

@@ -451,18 +451,12 @@ func (j *judge) done(r *rec) bool {
 }
 
 func (j *judge) missing() {
-	type want struct {
-		k   int32 // 0: never requested
-		key string
-	}
+	// The keys requested, then those expected and never requested.
 	seen := map[string]bool{}
-	var keys []want
-	for _, k := range j.keys {
-		keys = append(keys, want{k: k})
-	}
+	var never []string
 	for _, k := range j.in.Expected {
 		if _, ok := j.requested(k); !ok && !seen[k] {
-			keys = append(keys, want{key: k})
+			never = append(never, k)
 		}
 		seen[k] = true
 	}
@@ -471,7 +465,7 @@ func (j *judge) missing() {
 		// run's requests are kept.
 		err := ReadKeys(j.in.ExpectedFile, func(k string) {
 			if _, ok := j.requested(k); !ok && !seen[k] {
-				keys = append(keys, want{key: k})
+				never = append(never, k)
 				seen[k] = true
 			}
 		})
@@ -479,23 +473,19 @@ func (j *judge) missing() {
 			j.add(MissingEffect, 0, "", "", fmt.Sprintf("cannot read the baseline's effects: %v", err))
 		}
 	}
-	for _, w := range keys {
-		es := j.group(w.k)
-		if slices.ContainsFunc(es, func(x int32) bool { return j.done(j.l.at(x)) }) {
+	for _, k := range j.keys {
+		es := j.group(k)
+		if slices.ContainsFunc(es, func(x int32) bool { return j.done(j.l.at(x)) }) || j.onDLQ(k) {
 			continue
 		}
-		if w.k != 0 && j.onDLQ(w.k) {
-			continue
-		}
-		if !j.in.DLQKnown && (w.k == 0 || j.events[w.k] == nil) && len(es) > 0 {
+		if !j.in.DLQKnown && j.events[k] == nil {
 			// Its event cannot be looked up on a DLQ that was not read.
 			continue
 		}
-		if len(es) == 0 {
-			j.add(MissingEffect, w.k, w.key, "", "the baseline run applied this effect; this run never requested it, and its event is not on the DLQ")
-			continue
-		}
-		j.add(MissingEffect, w.k, w.key, "", fmt.Sprintf("%d request(s), none applied the effect, and the event is not on the DLQ", len(es)))
+		j.add(MissingEffect, k, "", "", fmt.Sprintf("%d request(s), none applied the effect, and the event is not on the DLQ", len(es)))
+	}
+	for _, key := range never {
+		j.add(MissingEffect, 0, key, "", "the baseline run applied this effect; this run never requested it, and its event is not on the DLQ")
 	}
 }
 
@@ -724,7 +714,7 @@ func (j *judge) maxAttempts() {
 func (j *judge) summary() Summary {
 	es := j.order
 	s := Summary{Name: j.in.Log.Name, Requests: len(es), EffectKeys: len(j.keys), Outages: len(j.in.Log.Outages), ByOutcome: map[Outcome]int{}}
-	var counts []int
+	counts := make([]int, 0, len(j.keys))
 	for _, k := range j.keys {
 		n := int(j.n[k])
 		counts = append(counts, n)
@@ -739,18 +729,17 @@ func (j *judge) summary() Summary {
 	for i, o := range j.in.Log.Outages {
 		outages[i] = window{j.l.off(o.Start), j.l.off(o.End)}
 	}
-	type edge struct {
-		at int64
-		d  int8
-	}
-	edges := make([]edge, 0, 2*len(es))
+	// Peak concurrency: each start against the ends up to it, ends
+	// before starts at the same instant (an answer and the next request
+	// are not both in flight); the starts are in order already.
+	ends := make([]int64, 0, len(es))
 	for _, x := range es {
 		r := j.l.at(x)
 		s.ByOutcome[j.l.outcome(r)]++
 		if r.flags&flagEffect != 0 {
 			s.Effects++
 		}
-		edges = append(edges, edge{r.start, 1}, edge{r.end, -1})
+		ends = append(ends, r.end)
 		if r.attempt > 1 {
 			for _, o := range outages {
 				if r.start >= o.start && r.start < o.end {
@@ -760,18 +749,14 @@ func (j *judge) summary() Summary {
 			}
 		}
 	}
-	// Ends before starts at the same instant: an answer and the next
-	// request are not both in flight.
-	slices.SortFunc(edges, func(a, b edge) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
+	slices.Sort(ends)
+	ended := 0
+	for i, x := range es {
+		start := j.l.at(x).start
+		for ended < len(ends) && ends[ended] <= start {
+			ended++
 		}
-		return cmp.Compare(a.d, b.d)
-	})
-	cur := 0
-	for _, e := range edges {
-		cur += int(e.d)
-		s.PeakConcurrency = max(s.PeakConcurrency, cur)
+		s.PeakConcurrency = max(s.PeakConcurrency, i+1-ended)
 	}
 	lo := 0
 	for hi := range es {

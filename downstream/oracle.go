@@ -352,7 +352,9 @@ func (j *judge) key(k int32) string { return j.l.keys.str(k) }
 // requested).
 func (j *judge) add(kind string, k int32, key, detail, msg string) {
 	if k != 0 {
-		key = j.key(k)
+		// A copy: the log's keys share chunks of an arena, which a
+		// finding kept for the report would hold whole.
+		key = strings.Clone(j.key(k))
 	}
 	f := Finding{Kind: kind, Downstream: j.in.Log.Name, EffectKey: key, Detail: detail, Message: msg}
 	if k != 0 && j.events[k] != nil {

@@ -322,7 +322,8 @@ func (l Log) Len() int {
 }
 
 // Each calls f with each request of the log in the order they ended
-// (the Entry is f's for the call only).
+// (the Entry is f's for the call only; its keys share chunks of the
+// log's arena: copy one to keep it).
 func (l Log) Each(f func(*Entry)) {
 	if l.reqs == nil {
 		for i := range l.Entries {

@@ -2,6 +2,7 @@ package downstream
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -245,71 +246,68 @@ func (s Summary) String() string {
 		s.Name, s.Requests, s.Effects, s.EffectKeys, s.MaxAttempts, s.P50Attempts, s.PeakConcurrency, s.PeakRate, s.Outages, s.OutageRetries)
 }
 
-// judge holds one Judge call's indexes.
+// judge holds one Judge call's indexes: numbers into the log's records,
+// no copy of them.
 type judge struct {
-	in     Input
-	t0     time.Time
-	byID   EventIndex
-	byKey  map[string][]Entry // effect key -> entries by start
-	keys   []string           // effect keys in order of first request
-	events map[string]*Event  // effect key -> its event (when known)
-	out    []Finding
+	in   Input
+	l    *reqLog
+	t0   int64 // the first request's start
+	byID EventIndex
+	// order numbers the records by start (ties in log order); grouped
+	// numbers them by effect key, each key's by start: a key's are
+	// grouped[lo[k] : lo[k]+n[k]], by key id.
+	order, grouped []int32
+	lo, n          []int32
+	keys           []int32  // effect keys in order of first request
+	events         []*Event // by key id: an effect key's event (when known)
+	out            []Finding
 }
 
-// Judge reads a stand-in's log and returns its findings and summary. It
-// sorts in.Log.Entries by start, in place (a run's log grows with its
-// events: it is not copied).
+// Judge reads a stand-in's log and returns its findings and summary.
 func Judge(in Input) ([]Finding, Summary) {
-	entries := in.Log.Entries
-	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Start.Before(entries[j].Start) })
-	j := &judge{in: in, byID: in.Index, byKey: map[string][]Entry{}, events: map[string]*Event{}}
+	l := in.Log.records()
+	j := &judge{in: in, l: l, byID: in.Index}
 	if j.byID == nil {
 		j.byID = indexEvents(in.Events)
 	}
-	if len(entries) > 0 {
-		j.t0 = entries[0].Start
+	j.order = make([]int32, l.n)
+	for i := range j.order {
+		j.order[i] = int32(i)
 	}
-	// Each effect key's entries, by start, are a part of one array: one
-	// copy of the log, not a slice (and its spare room) per key.
-	count := map[string]int32{}
-	for _, e := range entries {
-		if e.EffectKey == "" {
-			continue
-		}
-		if _, ok := count[e.EffectKey]; !ok {
-			j.keys = append(j.keys, e.EffectKey)
-		}
-		count[e.EffectKey]++
+	slices.SortStableFunc(j.order, func(a, b int32) int { return cmp.Compare(l.at(a).start, l.at(b).start) })
+	if len(j.order) > 0 {
+		j.t0 = l.at(j.order[0]).start
 	}
-	grouped := make([]Entry, 0, len(entries))
-	at := make(map[string]int32, len(j.keys))
+	nk := l.keys.n
+	j.lo, j.n, j.events = make([]int32, nk), make([]int32, nk), make([]*Event, nk)
+	for _, i := range j.order {
+		if k := l.at(i).key; k != 0 {
+			if j.n[k] == 0 {
+				j.keys = append(j.keys, k)
+			}
+			j.n[k]++
+		}
+	}
+	at := int32(0)
 	for _, k := range j.keys {
-		at[k] = int32(len(grouped))
-		grouped = grouped[:len(grouped)+int(count[k])]
+		j.lo[k] = at
+		at += j.n[k]
+		j.n[k] = 0
 	}
-	clear(count)
-	for _, e := range entries {
-		if e.EffectKey == "" {
+	j.grouped = make([]int32, at)
+	for _, i := range j.order {
+		r := l.at(i)
+		k := r.key
+		if k == 0 {
 			continue
 		}
-		lo := int(at[e.EffectKey])
-		grouped[lo+int(count[e.EffectKey])] = e
-		count[e.EffectKey]++
-	}
-	for _, e := range entries {
-		if e.EffectKey == "" {
-			continue
-		}
-		if _, ok := j.byKey[e.EffectKey]; !ok {
-			lo := int(at[e.EffectKey])
-			hi := lo + int(count[e.EffectKey])
-			j.byKey[e.EffectKey] = grouped[lo:hi:hi]
-		}
-		if j.events[e.EffectKey] == nil {
-			if ev, ok := j.byID.Event(e.EventID); ok {
-				j.events[e.EffectKey] = ev
-			} else if ev, ok := j.byID.Event(e.EffectKey); ok {
-				j.events[e.EffectKey] = ev
+		j.grouped[j.lo[k]+j.n[k]] = i
+		j.n[k]++
+		if j.events[k] == nil {
+			if ev, ok := j.byID.Event(l.keys.str(r.event)); ok {
+				j.events[k] = ev
+			} else if ev, ok := j.byID.Event(l.keys.str(k)); ok {
+				j.events[k] = ev
 			}
 		}
 	}
@@ -340,54 +338,72 @@ func Judge(in Input) ([]Finding, Summary) {
 	return j.out, sum
 }
 
-func (j *judge) add(kind, key, detail, msg string) {
+// group is the records of an effect key (id 0: none), by start.
+func (j *judge) group(k int32) []int32 {
+	if k == 0 {
+		return nil
+	}
+	return j.grouped[j.lo[k] : j.lo[k]+j.n[k]]
+}
+
+func (j *judge) key(k int32) string { return j.l.keys.str(k) }
+
+// add adds a finding about the effect key k (0: none, or key, never
+// requested).
+func (j *judge) add(kind string, k int32, key, detail, msg string) {
+	if k != 0 {
+		// A copy: the log's keys share chunks of an arena, which a
+		// finding kept for the report would hold whole.
+		key = strings.Clone(j.key(k))
+	}
 	f := Finding{Kind: kind, Downstream: j.in.Log.Name, EffectKey: key, Detail: detail, Message: msg}
-	if ev := j.events[key]; ev != nil {
-		e := *ev
+	if k != 0 && j.events[k] != nil {
+		e := *j.events[k]
 		f.Event = &e
 	}
 	if key != "" {
-		f.Timeline, f.More = j.timeline(j.byKey[key])
+		f.Timeline, f.More = j.timeline(j.group(k))
 	}
 	j.out = append(j.out, f)
 }
 
-func (j *judge) timeline(es []Entry) ([]Step, int) {
+func (j *judge) timeline(es []int32) ([]Step, int) {
 	var out []Step
-	for i, e := range es {
+	for i, x := range es {
 		if i == maxTimeline {
 			return out, len(es) - i
 		}
-		out = append(out, Step{Seq: e.Seq, Attempt: e.Attempt, AtMS: e.Start.Sub(j.t0).Milliseconds(), Answer: answerText(e)})
+		r := j.l.at(x)
+		out = append(out, Step{Seq: int(r.seq), Attempt: int(r.attempt), AtMS: span(r.start, j.t0).Milliseconds(), Answer: j.answerText(r)})
 	}
 	return out, 0
 }
 
 // answerText describes what a request got.
-func answerText(e Entry) string {
+func (j *judge) answerText(r *rec) string {
 	var s string
 	switch {
-	case e.Status == 0:
+	case r.status == 0:
 		s = "connection reset, no answer"
 	default:
-		s = strconv.Itoa(e.Status)
+		s = strconv.Itoa(int(r.status))
 	}
 	var notes []string
-	switch e.Outcome {
+	switch o := j.l.outcome(r); o {
 	case Faulted:
-		notes = append(notes, "fault "+string(e.Fault))
+		notes = append(notes, "fault "+string(j.l.fault(r)))
 	case OK:
 	default:
-		notes = append(notes, string(e.Outcome))
+		notes = append(notes, string(o))
 	}
-	if e.Effect {
+	if r.flags&flagEffect != 0 {
 		notes = append(notes, "effect applied")
 	}
-	if e.GaveUp {
+	if r.flags&flagGaveUp != 0 {
 		notes = append(notes, "client gave up")
 	}
-	if e.RetryAfter > 0 {
-		notes = append(notes, "Retry-After "+e.RetryAfter.String())
+	if r.retryAfter > 0 {
+		notes = append(notes, "Retry-After "+time.Duration(r.retryAfter).String())
 	}
 	if len(notes) > 0 {
 		s += " (" + strings.Join(notes, ", ") + ")"
@@ -397,38 +413,52 @@ func answerText(e Entry) string {
 
 func (j *judge) duplicates() {
 	for _, k := range j.keys {
-		var effects []Entry
-		for _, e := range j.byKey[k] {
-			if e.Effect {
-				effects = append(effects, e)
+		effects := 0
+		idem := map[int32]bool{}
+		for _, x := range j.group(k) {
+			if r := j.l.at(x); r.flags&flagEffect != 0 {
+				effects++
+				idem[r.idem] = true
 			}
 		}
-		if len(effects) < 2 {
+		if effects < 2 {
 			continue
-		}
-		idem := map[string]bool{}
-		for _, e := range effects {
-			idem[e.IdempotencyKey] = true
 		}
 		if j.in.Idempotent && len(idem) > 1 {
-			j.add(DuplicateEffect, k, FreshKeyPerAttemptDetail, fmt.Sprintf("the effect happened %d times, under %d different idempotency keys: a fresh idempotency key per attempt (derive the key from the event, and reuse it on every attempt)", len(effects), len(idem)))
+			j.add(DuplicateEffect, k, "", FreshKeyPerAttemptDetail, fmt.Sprintf("the effect happened %d times, under %d different idempotency keys: a fresh idempotency key per attempt (derive the key from the event, and reuse it on every attempt)", effects, len(idem)))
 			continue
 		}
-		j.add(DuplicateEffect, k, "", fmt.Sprintf("the effect happened %d times", len(effects)))
+		j.add(DuplicateEffect, k, "", "", fmt.Sprintf("the effect happened %d times", effects))
 	}
 }
 
-func (j *judge) onDLQ(key string) bool {
-	ev := j.events[key]
+func (j *judge) onDLQ(k int32) bool {
+	ev := j.events[k]
 	return ev != nil && j.in.DLQ[ev.ID]
 }
 
+// requested returns the id of an effect key this run requested.
+func (j *judge) requested(key string) (int32, bool) {
+	k, ok := j.l.lookup(key)
+	if !ok || k == 0 || j.n[k] == 0 {
+		return 0, false
+	}
+	return k, true
+}
+
+// done reports whether a request applied its effect, or ended it.
+func (j *judge) done(r *rec) bool {
+	o := j.l.outcome(r)
+	return r.flags&flagEffect != 0 || o == Replayed || o == Terminated
+}
+
 func (j *judge) missing() {
+	// The keys requested, then those expected and never requested.
 	seen := map[string]bool{}
-	keys := append([]string(nil), j.keys...)
+	var never []string
 	for _, k := range j.in.Expected {
-		if _, ok := j.byKey[k]; !ok && !seen[k] {
-			keys = append(keys, k)
+		if _, ok := j.requested(k); !ok && !seen[k] {
+			never = append(never, k)
 		}
 		seen[k] = true
 	}
@@ -436,57 +466,55 @@ func (j *judge) missing() {
 		// Each key is once in the file: only those missing from this
 		// run's requests are kept.
 		err := ReadKeys(j.in.ExpectedFile, func(k string) {
-			if _, ok := j.byKey[k]; !ok && !seen[k] {
-				keys = append(keys, k)
+			if _, ok := j.requested(k); !ok && !seen[k] {
+				never = append(never, k)
 				seen[k] = true
 			}
 		})
 		if err != nil {
-			j.add(MissingEffect, "", "", fmt.Sprintf("cannot read the baseline's effects: %v", err))
+			j.add(MissingEffect, 0, "", "", fmt.Sprintf("cannot read the baseline's effects: %v", err))
 		}
 	}
-	for _, k := range keys {
-		es := j.byKey[k]
-		if slices.ContainsFunc(es, func(e Entry) bool { return e.Effect || e.Outcome == Replayed || e.Outcome == Terminated }) {
+	for _, k := range j.keys {
+		es := j.group(k)
+		if slices.ContainsFunc(es, func(x int32) bool { return j.done(j.l.at(x)) }) || j.onDLQ(k) {
 			continue
 		}
-		if j.onDLQ(k) {
-			continue
-		}
-		if !j.in.DLQKnown && j.events[k] == nil && len(es) > 0 {
+		if !j.in.DLQKnown && j.events[k] == nil {
 			// Its event cannot be looked up on a DLQ that was not read.
 			continue
 		}
-		if len(es) == 0 {
-			j.add(MissingEffect, k, "", "the baseline run applied this effect; this run never requested it, and its event is not on the DLQ")
-			continue
-		}
-		j.add(MissingEffect, k, "", fmt.Sprintf("%d request(s), none applied the effect, and the event is not on the DLQ", len(es)))
+		j.add(MissingEffect, k, "", "", fmt.Sprintf("%d request(s), none applied the effect, and the event is not on the DLQ", len(es)))
+	}
+	for _, key := range never {
+		j.add(MissingEffect, 0, key, "", "the baseline run applied this effect; this run never requested it, and its event is not on the DLQ")
 	}
 }
 
 func (j *judge) terminal() {
 	for _, k := range j.keys {
-		es := j.byKey[k]
-		first := slices.IndexFunc(es, func(e Entry) bool { return e.Outcome == Terminated })
+		es := j.group(k)
+		first := slices.IndexFunc(es, func(x int32) bool { return j.l.outcome(j.l.at(x)) == Terminated })
 		if first < 0 {
 			continue
 		}
+		status := j.l.at(es[first]).status
 		if n := len(es) - first - 1; n > 0 {
-			j.add(TerminalRetried, k, "", fmt.Sprintf("%d request(s) after a terminal answer (%d): a terminal error never succeeds, dead-letter the event instead", n, es[first].Status))
+			j.add(TerminalRetried, k, "", "", fmt.Sprintf("%d request(s) after a terminal answer (%d): a terminal error never succeeds, dead-letter the event instead", n, status))
 		}
 		if j.in.DLQKnown && j.events[k] != nil && !j.onDLQ(k) {
-			j.add(TerminalNotDeadLettered, k, "", fmt.Sprintf("the request got a terminal answer (%d) and the event is not on the DLQ", es[first].Status))
+			j.add(TerminalNotDeadLettered, k, "", "", fmt.Sprintf("the request got a terminal answer (%d) and the event is not on the DLQ", status))
 		}
 	}
 }
 
 // retryable reports whether a request failed in a way a client retries.
-func retryable(e Entry) bool {
-	if e.Effect && !e.GaveUp {
+func retryable(r *rec) bool {
+	gaveUp := r.flags&flagGaveUp != 0
+	if r.flags&flagEffect != 0 && !gaveUp {
 		return false
 	}
-	return e.Status == 0 || e.Status == 429 || e.Status >= 500 || e.GaveUp
+	return r.status == 0 || r.status == 429 || r.status >= 500 || gaveUp
 }
 
 // retryTooSoon finds retries before the previous answer's Retry-After,
@@ -508,24 +536,24 @@ func retryable(e Entry) bool {
 // cap).
 func (j *judge) retryTooSoon() {
 	var gaps [][]time.Duration // by retry index - 1
-	longest := map[int]string{}
+	longest := map[int]int32{}
 	longestGap := map[int]time.Duration{}
 	for _, k := range j.keys {
-		es := j.byKey[k]
+		es := j.group(k)
 		reported := false
 		n := 0
 		for i := 1; i < len(es); i++ {
-			prev, cur := es[i-1], es[i]
+			prev, cur := j.l.at(es[i-1]), j.l.at(es[i])
 			if !retryable(prev) {
 				n = 0
 				continue
 			}
 			n++
-			gap := cur.Start.Sub(prev.End)
-			if prev.RetryAfter > 0 {
-				if gap < prev.RetryAfter-RetryAfterSlack && !reported {
+			gap := span(cur.start, prev.end)
+			if ra := time.Duration(prev.retryAfter); ra > 0 {
+				if gap < ra-RetryAfterSlack && !reported {
 					reported = true
-					j.add(RetryTooSoon, k, "retry-after", fmt.Sprintf("attempt %d came %s after an answer with Retry-After %s", cur.Attempt, gap.Round(time.Millisecond), prev.RetryAfter))
+					j.add(RetryTooSoon, k, "", "retry-after", fmt.Sprintf("attempt %d came %s after an answer with Retry-After %s", cur.attempt, gap.Round(time.Millisecond), ra))
 				}
 				continue
 			}
@@ -549,7 +577,7 @@ func (j *judge) retryTooSoon() {
 	}
 	late, first := upperQuartile(gaps[last-1]), upperQuartile(gaps[0])
 	if float64(late) < BackoffGrowth*float64(first)+float64(BackoffFloor) {
-		j.add(RetryTooSoon, longest[last], "no-backoff", fmt.Sprintf("no backoff: the upper quartile of %d gaps before retry %d is %s, of %d before retry 1 %s; backing off, it reaches at least %g times that (full jitter passes)",
+		j.add(RetryTooSoon, longest[last], "", "no-backoff", fmt.Sprintf("no backoff: the upper quartile of %d gaps before retry %d is %s, of %d before retry 1 %s; backing off, it reaches at least %g times that (full jitter passes)",
 			len(gaps[last-1]), last, late.Round(time.Millisecond), len(gaps[0]), first.Round(time.Millisecond), BackoffGrowth))
 	}
 }
@@ -563,89 +591,88 @@ func upperQuartile(ds []time.Duration) time.Duration {
 
 // outages judges retry storms and synchronized retries per outage.
 func (j *judge) outages() {
-	es := j.in.Log.Entries
+	es := j.order
 	for _, o := range j.in.Log.Outages {
 		d := o.End.Sub(o.Start)
 		if d <= 0 || len(es) == 0 {
 			continue
 		}
+		oStart, oEnd := j.l.off(o.Start), j.l.off(o.End)
 		// retry-storm: the outage's request rate against the same span
 		// before it (from the first request on).
-		preStart := o.Start.Add(-d)
-		if preStart.Before(j.t0) {
-			preStart = j.t0
-		}
+		preStart := max(oStart-int64(d), j.t0)
 		var pre, during int
-		most := map[string]int{}
-		retried := map[string]bool{}
-		for _, e := range es {
+		most := map[int32]int{}
+		retried := map[int32]bool{}
+		for _, x := range es {
+			r := j.l.at(x)
 			switch {
-			case !e.Start.Before(preStart) && e.Start.Before(o.Start):
+			case r.start >= preStart && r.start < oStart:
 				pre++
-			case !e.Start.Before(o.Start) && e.Start.Before(o.End):
+			case r.start >= oStart && r.start < oEnd:
 				during++
-				most[e.EffectKey]++
-				if e.Attempt > 1 {
-					retried[e.EffectKey] = true
+				most[r.key]++
+				if r.attempt > 1 {
+					retried[r.key] = true
 				}
 			}
 		}
-		preSpan := o.Start.Sub(preStart)
+		preSpan := span(oStart, preStart)
 		if during >= MinStormRequests && pre > 0 && preSpan >= 100*time.Millisecond {
 			rIn := float64(during) / d.Seconds()
 			rPre := max(float64(pre)/preSpan.Seconds(), StormRetryRate*float64(len(retried)))
 			if rIn > StormFactor*rPre {
-				worst := ""
+				worst := int32(0)
 				for _, k := range j.keys {
 					if most[k] > most[worst] {
 						worst = k
 					}
 				}
-				j.add(RetryStorm, worst, "", fmt.Sprintf("%.0f requests/s during the outage from %dms (%s), %.1f times the greater of the %.0f/s before it and %g/s for each of the %d effect(s) retried in it (a storm is above %g times)",
-					rIn, o.Start.Sub(j.t0).Milliseconds(), d, rIn/rPre, float64(pre)/preSpan.Seconds(), StormRetryRate, len(retried), StormFactor))
+				j.add(RetryStorm, worst, "", "", fmt.Sprintf("%.0f requests/s during the outage from %dms (%s), %.1f times the greater of the %.0f/s before it and %g/s for each of the %d effect(s) retried in it (a storm is above %g times)",
+					rIn, span(oStart, j.t0).Milliseconds(), d, rIn/rPre, float64(pre)/preSpan.Seconds(), StormRetryRate, len(retried), StormFactor))
 			}
 		}
 		// synchronized-retries: retries during the outage and one
 		// outage length after it whose previous attempt failed in it.
 		type retry struct {
-			at  time.Time
-			key string
+			at  int64
+			key int32
 		}
 		var rs []retry
 		for _, k := range j.keys {
-			ks := j.byKey[k]
+			ks := j.group(k)
 			for i := 1; i < len(ks); i++ {
-				p := ks[i-1]
-				if p.Start.Before(o.Start) || !p.Start.Before(o.End) || !retryable(p) {
+				p, cur := j.l.at(ks[i-1]), j.l.at(ks[i])
+				if p.start < oStart || p.start >= oEnd || !retryable(p) {
 					continue
 				}
-				if ks[i].Start.Before(o.End.Add(d)) {
-					rs = append(rs, retry{ks[i].Start, k})
+				if cur.start < oEnd+int64(d) {
+					rs = append(rs, retry{cur.start, k})
 				}
 			}
 		}
-		sort.Slice(rs, func(a, b int) bool { return rs[a].at.Before(rs[b].at) })
-		effects := map[string]bool{}
+		sort.Slice(rs, func(a, b int) bool { return rs[a].at < rs[b].at })
+		effects := map[int32]bool{}
 		for _, r := range rs {
 			effects[r.key] = true
 		}
 		if len(rs) < MinSyncRetries || len(effects) < MinSyncEffects {
 			continue
 		}
-		if span := rs[len(rs)-1].at.Sub(rs[0].at); span > 0 {
+		if span := span(rs[len(rs)-1].at, rs[0].at); span > 0 {
 			rate := float64(len(rs)-1) / float64(span)
 			if 1-math.Exp(-2*float64(SyncWindow)*rate) > MaxSyncChance {
 				continue
 			}
 		}
 		bunched := 0
-		counts := map[string]int{}
+		counts := map[int32]int{}
 		for i, r := range rs {
 			near := false
-			for a := i - 1; a >= 0 && r.at.Sub(rs[a].at) <= SyncWindow && !near; a-- {
+			for a := i - 1; a >= 0 && span(r.at, rs[a].at) <= SyncWindow && !near; a-- {
 				near = rs[a].key != r.key
 			}
-			for b := i + 1; b < len(rs) && rs[b].at.Sub(r.at) <= SyncWindow && !near; b++ {
+			for b := i + 1; b < len(rs) && span(rs[b].at, r.at) <= SyncWindow && !near; b++ {
 				near = rs[b].key != r.key
 			}
 			if near {
@@ -654,14 +681,14 @@ func (j *judge) outages() {
 			}
 		}
 		if frac := float64(bunched) / float64(len(rs)); frac >= SyncFraction {
-			worst := ""
+			worst := int32(0)
 			for _, k := range j.keys {
 				if counts[k] > counts[worst] {
 					worst = k
 				}
 			}
-			j.add(SynchronizedRetries, worst, "", fmt.Sprintf("%d of %d retries of %d effects around the outage from %dms started within %s of a retry of another effect (synchronized when at least %.0f%%): add jitter to the backoff",
-				bunched, len(rs), len(effects), o.Start.Sub(j.t0).Milliseconds(), SyncWindow, SyncFraction*100))
+			j.add(SynchronizedRetries, worst, "", "", fmt.Sprintf("%d of %d retries of %d effects around the outage from %dms started within %s of a retry of another effect (synchronized when at least %.0f%%): add jitter to the backoff",
+				bunched, len(rs), len(effects), span(oStart, j.t0).Milliseconds(), SyncWindow, SyncFraction*100))
 		}
 	}
 }
@@ -669,9 +696,9 @@ func (j *judge) outages() {
 // attemptsUntilDone counts the requests of an effect up to its first
 // success or terminal answer (later requests are redeliveries, judged as
 // duplicates).
-func attemptsUntilDone(es []Entry) int {
-	for i, e := range es {
-		if e.Effect || e.Outcome == Replayed || e.Outcome == Terminated {
+func (j *judge) attemptsUntilDone(es []int32) int {
+	for i, x := range es {
+		if j.done(j.l.at(x)) {
 			return i + 1
 		}
 	}
@@ -680,18 +707,18 @@ func attemptsUntilDone(es []Entry) int {
 
 func (j *judge) maxAttempts() {
 	for _, k := range j.keys {
-		if n := attemptsUntilDone(j.byKey[k]); n > j.in.Expect.MaxAttempts {
-			j.add(MaxAttemptsExceeded, k, "", fmt.Sprintf("%d attempts, more than expect.retries' max_attempts %d", n, j.in.Expect.MaxAttempts))
+		if n := j.attemptsUntilDone(j.group(k)); n > j.in.Expect.MaxAttempts {
+			j.add(MaxAttemptsExceeded, k, "", "", fmt.Sprintf("%d attempts, more than expect.retries' max_attempts %d", n, j.in.Expect.MaxAttempts))
 		}
 	}
 }
 
 func (j *judge) summary() Summary {
-	es := j.in.Log.Entries
+	es := j.order
 	s := Summary{Name: j.in.Log.Name, Requests: len(es), EffectKeys: len(j.keys), Outages: len(j.in.Log.Outages), ByOutcome: map[Outcome]int{}}
-	var counts []int
+	counts := make([]int, 0, len(j.keys))
 	for _, k := range j.keys {
-		n := len(j.byKey[k])
+		n := int(j.n[k])
 		counts = append(counts, n)
 		s.MaxAttempts = max(s.MaxAttempts, n)
 	}
@@ -699,42 +726,43 @@ func (j *judge) summary() Summary {
 		sort.Ints(counts)
 		s.P50Attempts = counts[(len(counts)-1)/2]
 	}
-	type edge struct {
-		at time.Time
-		d  int
+	type window struct{ start, end int64 }
+	outages := make([]window, len(j.in.Log.Outages))
+	for i, o := range j.in.Log.Outages {
+		outages[i] = window{j.l.off(o.Start), j.l.off(o.End)}
 	}
-	edges := make([]edge, 0, 2*len(es))
-	for _, e := range es {
-		s.ByOutcome[e.Outcome]++
-		if e.Effect {
+	// Peak concurrency: each start against the ends up to it, ends
+	// before starts at the same instant (an answer and the next request
+	// are not both in flight); the starts are in order already.
+	ends := make([]int64, 0, len(es))
+	for _, x := range es {
+		r := j.l.at(x)
+		s.ByOutcome[j.l.outcome(r)]++
+		if r.flags&flagEffect != 0 {
 			s.Effects++
 		}
-		edges = append(edges, edge{e.Start, 1}, edge{e.End, -1})
-		if e.Attempt > 1 {
-			for _, o := range j.in.Log.Outages {
-				if !e.Start.Before(o.Start) && e.Start.Before(o.End) {
+		ends = append(ends, r.end)
+		if r.attempt > 1 {
+			for _, o := range outages {
+				if r.start >= o.start && r.start < o.end {
 					s.OutageRetries++
 					break
 				}
 			}
 		}
 	}
-	// Ends before starts at the same instant: an answer and the next
-	// request are not both in flight.
-	sort.Slice(edges, func(a, b int) bool {
-		if edges[a].at.Equal(edges[b].at) {
-			return edges[a].d < edges[b].d
+	slices.Sort(ends)
+	ended := 0
+	for i, x := range es {
+		start := j.l.at(x).start
+		for ended < len(ends) && ends[ended] <= start {
+			ended++
 		}
-		return edges[a].at.Before(edges[b].at)
-	})
-	cur := 0
-	for _, e := range edges {
-		cur += e.d
-		s.PeakConcurrency = max(s.PeakConcurrency, cur)
+		s.PeakConcurrency = max(s.PeakConcurrency, i+1-ended)
 	}
 	lo := 0
 	for hi := range es {
-		for es[hi].Start.Sub(es[lo].Start) >= time.Second {
+		for span(j.l.at(es[hi]).start, j.l.at(es[lo]).start) >= time.Second {
 			lo++
 		}
 		s.PeakRate = max(s.PeakRate, hi-lo+1)
@@ -752,7 +780,7 @@ func (j *judge) overLimit(s Summary) {
 		over = append(over, fmt.Sprintf("peak rate %d requests/s above the limit %d/s", s.PeakRate, l.Rate))
 	}
 	if len(over) > 0 {
-		j.add(OverLimit, "", "", strings.Join(over, "; ")+": bound the consumer's concurrency and rate by what the service takes")
+		j.add(OverLimit, 0, "", "", strings.Join(over, "; ")+": bound the consumer's concurrency and rate by what the service takes")
 	}
 }
 
@@ -760,9 +788,9 @@ func (j *judge) overLimit(s Summary) {
 // order of their events.
 func (j *judge) effectOrder() {
 	type applied struct {
-		at  time.Time
+		at  int64
 		ev  *Event
-		key string
+		key int32
 	}
 	byPK := map[string][]applied{}
 	var pks []string
@@ -771,22 +799,23 @@ func (j *judge) effectOrder() {
 		if ev == nil || ev.Key == "" {
 			continue
 		}
-		i := slices.IndexFunc(j.byKey[k], func(e Entry) bool { return e.Effect })
+		es := j.group(k)
+		i := slices.IndexFunc(es, func(x int32) bool { return j.l.at(x).flags&flagEffect != 0 })
 		if i < 0 {
 			continue
 		}
 		if _, ok := byPK[ev.Key]; !ok {
 			pks = append(pks, ev.Key)
 		}
-		byPK[ev.Key] = append(byPK[ev.Key], applied{j.byKey[k][i].EffectAt, ev, k})
+		byPK[ev.Key] = append(byPK[ev.Key], applied{j.l.at(es[i]).effectAt, ev, k})
 	}
 	for _, pk := range pks {
 		as := byPK[pk]
 		sort.SliceStable(as, func(a, b int) bool { return as[a].ev.Order < as[b].ev.Order })
 		for i := 1; i < len(as); i++ {
-			if as[i].at.Before(as[i-1].at) {
-				j.add(EffectOrder, as[i].key, "", fmt.Sprintf("applied %dms before the effect %q of the earlier event %s of the same key",
-					as[i-1].at.Sub(as[i].at).Milliseconds(), shorten(as[i-1].key), shorten(as[i-1].ev.ID)))
+			if as[i].at < as[i-1].at {
+				j.add(EffectOrder, as[i].key, "", "", fmt.Sprintf("applied %dms before the effect %q of the earlier event %s of the same key",
+					span(as[i-1].at, as[i].at).Milliseconds(), shorten(j.key(as[i-1].key)), shorten(as[i-1].ev.ID)))
 				break
 			}
 		}

@@ -14,8 +14,9 @@
 // strike the requests a Plan names, so a run is deterministic from its
 // seed, and outages answer 503 to everything for their duration.
 //
-// Every request is logged (Entry); the oracle (Judge) reads the log after
-// the run.
+// Every request is logged (Entry, kept as a fixed record of numbers and
+// each distinct key once: see requests.go); the oracle (Judge) reads the
+// log after the run.
 package downstream
 
 import (
@@ -170,11 +171,13 @@ type Window struct {
 	Fault int `json:"fault"`
 }
 
-// Log is what a stand-in saw.
+// Log is what a stand-in saw: its requests are Entries, or, in a log a
+// stand-in handed over (TakeLog), compact records that Each and Len read.
 type Log struct {
 	Name    string   `json:"name"`
 	Entries []Entry  `json:"entries"`
 	Outages []Window `json:"outages,omitempty"`
+	reqs    *reqLog
 }
 
 // Plan is the faults a stand-in applies in one run.
@@ -243,11 +246,13 @@ type StandIn struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu        sync.Mutex
-	entries   []Entry
-	attempts  map[string]int   // by effect key
-	perEvent  map[string]int   // by event (header or effect key)
-	stored    map[string]int32 // by idempotency key: an index into answers
+	mu   sync.Mutex
+	base time.Time // the log's times are offsets from it
+	log  *reqLog
+	keys *keyTable
+	// counts holds, by key id, what the stand-in counts per key, in
+	// chunks of refChunk.
+	counts    [][]keyCounts
 	answers   answerSet
 	running   map[string]bool // idempotency keys whose first request is being answered
 	recent    []time.Time     // request starts in the last second
@@ -255,6 +260,18 @@ type StandIn struct {
 	seq       int
 	outages   []Window
 	outageIdx int // next planned outage to start
+}
+
+// keyCounts is what a stand-in keeps per distinct key: a fixed record
+// (a map per kind of key before: about 80 bytes a key each, and every
+// request's entry held its keys' strings again).
+type keyCounts struct {
+	// attempts: requests with it as effect key; events: requests for it
+	// as event (header, or effect key without one).
+	attempts, events int32
+	// answer is 1 + the index in answers of the answer stored for it as
+	// idempotency key (0: none).
+	answer int32
 }
 
 type storedAnswer struct {
@@ -324,7 +341,8 @@ func Start(cfg Config, plan *Plan) (*StandIn, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &StandIn{cfg: cfg, plan: plan, ln: ln, url: "http://" + ln.Addr().String(), stop: ctx, cancel: cancel,
-		done: make(chan struct{}), attempts: map[string]int{}, perEvent: map[string]int{}, stored: map[string]int32{}, running: map[string]bool{}}
+		done: make(chan struct{}), base: time.Now(), keys: newKeyTable(), running: map[string]bool{}}
+	s.log = standInLog(s.base, s.keys, &s.mu)
 	if cfg.Upstream != nil {
 		// The upstream's answer is the answer, a redirect too: following
 		// it would send the request elsewhere (a 303 as a GET).
@@ -348,22 +366,42 @@ func (s *StandIn) Close() {
 	<-s.done
 }
 
-// Log returns a copy of what the stand-in saw so far.
+// Log returns a copy of what the stand-in saw so far, as Entries.
 func (s *StandIn) Log() Log {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Log{Name: s.cfg.Name, Entries: append([]Entry(nil), s.entries...), Outages: append([]Window(nil), s.outages...)}
+	s.log.keys = s.keys.view()
+	es := make([]Entry, 0, s.log.n)
+	for i := range s.log.n {
+		es = append(es, s.log.entry(s.log.at(int32(i))))
+	}
+	return Log{Name: s.cfg.Name, Entries: es, Outages: append([]Window(nil), s.outages...)}
 }
 
 // TakeLog returns what the stand-in saw and forgets it: after Close, the
-// log for the oracle without a copy (a run's log grows with its events).
+// log for the oracle without a copy (a run's log grows with its events),
+// its requests as records (Each, Len), not Entries. The stand-in goes on
+// numbering attempts and replaying stored answers.
 func (s *StandIn) TakeLog() Log {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l := Log{Name: s.cfg.Name, Entries: s.entries, Outages: s.outages}
-	s.entries, s.outages = nil, nil
+	s.log.keys = s.keys.view()
+	l := Log{Name: s.cfg.Name, Outages: s.outages, reqs: s.log}
+	s.log, s.outages = standInLog(s.base, s.keys, &s.mu), nil
 	return l
 }
+
+// intern returns a key's id. s.mu is held.
+func (s *StandIn) intern(k string) int32 {
+	id := s.keys.intern(k)
+	for int(id) >= len(s.counts)*refChunk {
+		s.counts = append(s.counts, make([]keyCounts, refChunk))
+	}
+	return id
+}
+
+// count returns the counters of a key. s.mu is held.
+func (s *StandIn) count(id int32) *keyCounts { return &s.counts[id/refChunk][id%refChunk] }
 
 // ServeHTTP handles one attempt.
 func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -402,27 +440,31 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.seq++
 	e.Seq = s.seq
 	s.inFlight++
+	keyID, idemID, eventID := s.intern(e.EffectKey), s.intern(e.IdempotencyKey), s.intern(e.EventID)
 	if e.EffectKey != "" {
-		s.attempts[e.EffectKey]++
-		e.Attempt = s.attempts[e.EffectKey]
+		s.count(keyID).attempts++
+		e.Attempt = int(s.count(keyID).attempts)
 	}
-	event := e.EventID
+	event, evID := e.EventID, eventID
 	if event == "" {
-		event = e.EffectKey
+		event, evID = e.EffectKey, keyID
 	}
 	eventAttempt := 0
 	if event != "" {
-		s.perEvent[event]++
-		eventAttempt = s.perEvent[event]
+		s.count(evID).events++
+		eventAttempt = int(s.count(evID).events)
 	}
 	outage := s.inOutage(e.Start, e.Seq)
 	// The window counts every request, rejected ones too: it is what the
-	// service receives.
-	cut := 0
-	for cut < len(s.recent) && e.Start.Sub(s.recent[cut]) >= time.Second {
-		cut++
+	// service receives. It is kept only for a rate limit (at a high rate,
+	// a second's requests are many).
+	if s.cfg.Limits.Rate > 0 {
+		cut := 0
+		for cut < len(s.recent) && e.Start.Sub(s.recent[cut]) >= time.Second {
+			cut++
+		}
+		s.recent = append(s.recent[cut:], e.Start)
 	}
-	s.recent = append(s.recent[cut:], e.Start)
 	limited := (s.cfg.Limits.Rate > 0 && len(s.recent) > s.cfg.Limits.Rate) ||
 		(s.cfg.Limits.Concurrency > 0 && s.inFlight > s.cfg.Limits.Concurrency)
 	// A key whose first request is still being answered gets 409, as
@@ -433,8 +475,8 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var replay *storedAnswer
 	inProgress, owner := false, false
 	if e.IdempotencyKey != "" {
-		if i, ok := s.stored[e.IdempotencyKey]; ok {
-			replay = &s.answers.list[i]
+		if i := s.count(idemID).answer; i > 0 {
+			replay = &s.answers.list[i-1]
 		} else if s.running[e.IdempotencyKey] {
 			inProgress = true
 		} else {
@@ -468,7 +510,7 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		end()
 		s.mu.Lock()
-		s.entries = append(s.entries, e)
+		s.log.add(s.log.record(&e, keyID, idemID, eventID))
 		s.mu.Unlock()
 	}()
 
@@ -528,8 +570,8 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	status, header, answer := s.apply(r, body, &e)
 	if e.Effect && e.IdempotencyKey != "" {
 		s.mu.Lock()
-		if _, ok := s.stored[e.IdempotencyKey]; !ok {
-			s.stored[e.IdempotencyKey] = s.answers.add(status, header, answer)
+		if s.count(idemID).answer == 0 {
+			s.count(idemID).answer = s.answers.add(status, header, answer) + 1
 		}
 		s.mu.Unlock()
 	}

@@ -215,16 +215,19 @@ func judgeDownstreams(specs []DownstreamSpec, logs []downstream.Log, events down
 		j.Results = append(j.Results, DownstreamResult{Name: s.Config.Name, Summary: sum, Findings: findings})
 		all = append(all, findings...)
 		seen := map[string]bool{}
-		for _, e := range log.Entries {
+		// Copies of the keys: the log's share chunks of an arena, which
+		// a key kept for the replay would hold whole.
+		log.Each(func(e *downstream.Entry) {
 			if e.Effect && !seen[e.EffectKey] {
-				seen[e.EffectKey] = true
-				j.Effects[s.Config.Name] = append(j.Effects[s.Config.Name], e.EffectKey)
+				k := strings.Clone(e.EffectKey)
+				seen[k] = true
+				j.Effects[s.Config.Name] = append(j.Effects[s.Config.Name], k)
 			}
 			if e.Outcome == downstream.Terminated {
-				j.Terminal[e.EventID] = true
-				j.Terminal[e.EffectKey] = true
+				j.Terminal[strings.Clone(e.EventID)] = true
+				j.Terminal[strings.Clone(e.EffectKey)] = true
 			}
-		}
+		})
 		sort.Strings(j.Effects[s.Config.Name])
 	}
 	if len(all) == 0 {

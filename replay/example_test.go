@@ -2,13 +2,11 @@ package replay
 
 import (
 	"bytes"
-	"context"
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/internal/gobuild"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // exampleConsumer builds examples/orders/consumer once per test binary
@@ -34,7 +32,7 @@ consumer:
   run: `+run+`
   state: {http: "http://${EVTOOL_ADDR}/state"}
   ignore: [/orders/*/updatedAt]
-  settle_timeout: 30s
+  settle_timeout: `+settleHangBound+`
   quiet: 150ms
 expect:
   state:
@@ -62,9 +60,8 @@ func TestExampleConsumerTenSeeds(t *testing.T) {
 // must pass; check inspects each chaos run.
 func passesSeeds(t *testing.T, sc *Scenario, seeds uint64, before func(seed uint64, sc *Scenario), check func(seed uint64, ch *RunResult)) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute+time.Duration(seeds)*10*time.Second)
-	defer cancel()
-	h, err := NewHarness(sc, Options{})
+	ctx, opts := watchProgress(t, Options{})
+	h, err := NewHarness(sc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,9 +110,8 @@ func TestExampleConsumerNaive(t *testing.T) {
 		{"chaos: {seed: 1, reorder: {window: 40, scope: key, rate: 0.2}}\n", "/orderVersion: baseline"},
 	} {
 		sc := exampleScenario(t, true, testEvents(t, 400), tt.chaos)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		rep, err := Replay(ctx, sc, Options{})
-		cancel()
+		ctx, opts := watchProgress(t, Options{})
+		rep, err := Replay(ctx, sc, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -245,9 +245,8 @@ func TestWorkDirKeepsWhatExists(t *testing.T) {
 	text = strings.Replace(text, "env: {REPLAY_TEST_CONSUMER: correct}", "env: {REPLAY_TEST_CONSUMER: correct, REPLAY_TEST_TOUCH: touched}", 1)
 	sc := writeScenario(t, text)
 	t.Chdir(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := Replay(ctx, sc, Options{WorkDir: "out", Baselines: 1, ShrinkBudget: -1})
+	ctx, opts := watchProgress(t, Options{WorkDir: "out", Baselines: 1, ShrinkBudget: -1})
+	rep, err := Replay(ctx, sc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -283,9 +283,13 @@ func TestCheckDLQ(t *testing.T) {
 }
 
 // The correct consumer of the catalogue, as a process through Kafka,
-// passes every fault kind across 20 seeds, the crash mode rotating:
-// no false alarm outside the in-process model either.
-func TestCatalogueCorrectTwentySeedsThroughKafka(t *testing.T) {
+// passes every fault kind across six seeds, the crash mode rotating (each
+// twice): no false alarm outside the in-process model either, which
+// replaytest runs over many more seeds. Six, not the twenty it was (81 s
+// of the full tier at load 20, which ran past go test's default
+// 10-minute timeout); the plans of seeds 1-6 hold every kind, whatever
+// the load (a plan is its seed's).
+func TestCatalogueCorrectSixSeedsThroughKafka(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
 	}
@@ -301,7 +305,7 @@ expect:
 `))
 	modes := []chaos.CrashAt{chaos.CrashAfterEffect, chaos.CrashAfterCommit, chaos.CrashRandom}
 	applied := map[chaos.Kind]int{}
-	passesSeeds(t, sc, 20, func(seed uint64, sc *Scenario) {
+	passesSeeds(t, sc, 6, func(seed uint64, sc *Scenario) {
 		sc.Chaos.Crash.At = modes[seed%3]
 	}, func(seed uint64, ch *RunResult) {
 		if len(ch.Kills) != 2 {
@@ -313,7 +317,7 @@ expect:
 	})
 	for _, k := range sc.Chaos.Kinds() {
 		if applied[k] == 0 {
-			t.Errorf("no %s fault applied in 20 seeds: %v", k, applied)
+			t.Errorf("no %s fault applied in 6 seeds: %v", k, applied)
 		}
 	}
 }

@@ -30,7 +30,8 @@ func groupScenarioDelay(t testing.TB, bug bugs.Bug, events int, delay, chaosText
 	text := bugScenarioText(t, bug, events, ", BUGS_CHUNK_DELAY: "+delay, chaosText)
 	// Three consumer processes of the correct consumer through kills,
 	// stalls and rejoins took more than 20 s to settle at load 30 on 2
-	// cores (seed 4 of TestGroupCorrectTwentySeeds): bugScenarioText gives
+	// cores (seed 4 of TestGroupCorrectTwentySeeds, now
+	// TestGroupCorrectSixSeeds): bugScenarioText gives
 	// it settleHangBound, and the tests bound it by its progress.
 	text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
 	return writeScenario(t, text)
@@ -120,8 +121,14 @@ func TestGroupCatalogueThroughKafka(t *testing.T) {
 }
 
 // The correct consumer passes three instances under every rebalance kind
-// (eager included) over 20 seeds, one baseline for all.
-func TestGroupCorrectTwentySeeds(t *testing.T) {
+// (eager included) over six seeds, one baseline for all. Six, not the
+// twenty it was: through Kafka each seed is a three-process chaos run of
+// 10 to 15 s idle, and the twenty took 255 s of the package's full tier
+// at load 20, which with the rest ran past go test's default 10-minute
+// timeout; replaytest runs the in-process model over many more seeds.
+// Seeds 1-6 plan every kind (the plan is the seed's, whatever the load):
+// eager and stall in 3, leave in 5.
+func TestGroupCorrectSixSeeds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
 	}
@@ -129,7 +136,7 @@ func TestGroupCorrectTwentySeeds(t *testing.T) {
 	sc := groupScenario(t, bugs.Correct, 300, "chaos:\n  rebalance: {count: 4, kinds: [join, leave, kill, stall], eager: true, stall: 1s}\n")
 	moves := map[chaos.RebalanceKind]int{}
 	stale := 0
-	passesSeeds(t, sc, 20, nil, func(seed uint64, ch *RunResult) {
+	passesSeeds(t, sc, 6, nil, func(seed uint64, ch *RunResult) {
 		if len(ch.Rebalances) != 4 {
 			t.Fatalf("seed %d: %d rebalance faults applied, want 4", seed, len(ch.Rebalances))
 		}
@@ -142,15 +149,14 @@ func TestGroupCorrectTwentySeeds(t *testing.T) {
 			}
 		}
 	})
-	// Zombies resume and retry their dropped commits: refused, and said so.
-	if stale == 0 {
-		t.Error("no stale commit reported in 20 seeds")
-	}
 	for _, k := range chaos.RebalanceKinds {
 		if moves[k] == 0 {
-			t.Errorf("no %s fault in 20 seeds: %v", k, moves)
+			t.Errorf("no %s fault in 6 seeds: %v", k, moves)
 		}
 	}
+	// Whether a stalled zombie's retried commit reaches the broker after
+	// its eviction depends on timing (6 in 20 seeds at load 20): counted,
+	// not required; TestGroupStalledAloneRejoins makes one certain.
 	t.Logf("faults applied: %v; stale commits %d", moves, stale)
 }
 

@@ -13,7 +13,8 @@ import (
 // calls it hung. It bounds a hang, not the work: a replay that moves,
 // however slowly a loaded machine lets it, is never cut off, where a
 // deadline on the whole replay failed it at load 30 (TestReplaySASL,
-// TestGroupCorrectThroughKafka, seed 4 of TestGroupCorrectTwentySeeds).
+// TestGroupCorrectThroughKafka, seed 4 of
+// TestGroupCorrectTwentySeeds, now TestGroupCorrectSixSeeds).
 // Between two progress reports the harness waits at most its own bounds
 // (a state read, a stop's grace, the group settling), each well under it.
 const stallBound = 3 * time.Minute

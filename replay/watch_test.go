@@ -47,9 +47,11 @@ func watchProgress(t testing.TB, opts Options) (context.Context, Options) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &progressWatch{t: t, next: opts.Progress, cancel: cancel, last: time.Now(), what: "before the first run", lag: map[string]int64{}}
 	opts.Progress = w
-	done := make(chan struct{})
-	t.Cleanup(func() { close(done); cancel() })
+	done, stopped := make(chan struct{}), make(chan struct{})
+	// The watch has stopped before the test ends: it may fail the test.
+	t.Cleanup(func() { close(done); <-stopped; cancel() })
 	go func() {
+		defer close(stopped)
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
 		for {

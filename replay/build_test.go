@@ -26,7 +26,7 @@ consumer:
   run: ["${EVTOOL_BUILD}/consumer", -test.run=^$]
   env: {REPLAY_TEST_CONSUMER: correct}
   state: {http: "http://${EVTOOL_ADDR}/state"}
-  settle_timeout: 20s
+  settle_timeout: ` + settleHangBound + `
   quiet: 150ms
 chaos: {seed: 3, duplicate: {rate: 0.2}}
 `

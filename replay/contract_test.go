@@ -2,14 +2,12 @@ package replay
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evtool/evtool/consumers"
 	"github.com/evtool/evtool/internal/bugs"
@@ -45,10 +43,9 @@ func TestContractRunCatchesUndeclaredRead(t *testing.T) {
 	} {
 		t.Run(string(tt.bug), func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-			defer cancel()
+			ctx, opts := watchProgress(t, Options{ShrinkBudget: 20, Baselines: 1})
 			sc := contractScenario(t, tt.bug, 120, bugs.Contract)
-			rep, err := Replay(ctx, sc, Options{ShrinkBudget: 20, Baselines: 1})
+			rep, err := Replay(ctx, sc, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,10 +98,9 @@ func TestInferCorrectConsumer(t *testing.T) {
 		t.Skip("-short: about 20 replays of the consumer through kfake (12 CPU-s); TestContractRunCatchesUndeclaredRead stands for contract runs in the short tier, and consumers_contract_cli for consumers infer on the command line")
 	}
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
+	ctx, opts := watchProgress(t, Options{Baselines: 1})
 	sc := writeScenario(t, bugScenarioText(t, bugs.Correct, 60, "", ""))
-	inf, err := Infer(ctx, sc, Options{Baselines: 1}, "", 0)
+	inf, err := Infer(ctx, sc, opts, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,11 @@ package replay
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/downstream"
@@ -50,9 +48,8 @@ func TestDownstreamCorrectPasses(t *testing.T) {
 	}
 	t.Parallel()
 	sc := writeScenario(t, bugScenarioText(t, bugs.Correct, 150, "", emailScenario(11, allDownstreamKinds, "1s")))
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	rep, err := Replay(ctx, sc, Options{Baselines: 1})
+	ctx, opts := watchProgress(t, Options{Baselines: 1})
+	rep, err := Replay(ctx, sc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,9 +121,8 @@ func TestDownstreamBugsFail(t *testing.T) {
 				rest = strings.Replace(rest, "rate: 5000", "rate: 100", 1)
 			}
 			sc := writeScenario(t, bugScenarioText(t, tt.bug, 150, "", rest))
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-			defer cancel()
-			rep, err := Replay(ctx, sc, Options{Baselines: 1, ShrinkBudget: 12})
+			ctx, opts := watchProgress(t, Options{Baselines: 1, ShrinkBudget: 12})
+			rep, err := Replay(ctx, sc, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -149,7 +149,7 @@ consumer:
   run: [` + self(t) + `, -test.run=^$]
   env: {REPLAY_TEST_FORMATS_CONSUMER: ` + dir + `}
   state: {http: "http://${EVTOOL_ADDR}/state"}
-  settle_timeout: 30s
+  settle_timeout: ` + settleHangBound + `
   quiet: 150ms
 chaos:
   seed: 4

@@ -28,15 +28,12 @@ func groupScenario(t testing.TB, bug bugs.Bug, events int, chaosText string) *Sc
 
 func groupScenarioDelay(t testing.TB, bug bugs.Bug, events int, delay, chaosText string) *Scenario {
 	text := bugScenarioText(t, bug, events, ", BUGS_CHUNK_DELAY: "+delay, chaosText)
+	// Three consumer processes of the correct consumer through kills,
+	// stalls and rejoins took more than 20 s to settle at load 30 on 2
+	// cores (seed 4 of TestGroupCorrectTwentySeeds, now
+	// TestGroupCorrectSixSeeds): bugScenarioText gives
+	// it settleHangBound, and the tests bound it by its progress.
 	text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
-	if bug == bugs.Correct {
-		// Three consumer processes through kills, stalls and rejoins
-		// took more than 20 s to settle at load 30 on 2 cores (seed 4 of
-		// TestGroupCorrectTwentySeeds). The correct consumer must still
-		// settle, so a bound of a minute only waits longer for a slow
-		// machine; the bugs keep theirs, which their failures are about.
-		text = strings.Replace(text, "  settle_timeout: 20s\n", "  settle_timeout: 60s\n", 1)
-	}
 	return writeScenario(t, text)
 }
 
@@ -47,12 +44,11 @@ func TestGroupCorrectThroughKafka(t *testing.T) {
 		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
 	}
 	t.Parallel()
-	// Generous: a hang is what this bounds, and the three consumers run
-	// beside the package's other replays (past 3 minutes at load 30).
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
+	// Bounded by its progress: the three consumers run beside the
+	// package's other replays (past 3 minutes at load 30).
+	ctx, opts := watchProgress(t, Options{})
 	sc := groupScenario(t, bugs.Correct, 200, groupChaos(1, 5, "join, leave, kill, stall, eager"))
-	rep, err := Replay(ctx, sc, Options{})
+	rep, err := Replay(ctx, sc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,14 +94,13 @@ func TestGroupCatalogueThroughKafka(t *testing.T) {
 	} {
 		t.Run(string(tt.bug), func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
+			ctx, opts := watchProgress(t, Options{ShrinkBudget: 12})
 			sc := groupScenarioDelay(t, tt.bug, tt.events, tt.delay, tt.chaos)
 			if tt.settle != "" {
 				d, _ := time.ParseDuration(tt.settle)
 				sc.Consumer.SettleTimeout = d
 			}
-			rep, err := Replay(ctx, sc, Options{ShrinkBudget: 12})
+			rep, err := Replay(ctx, sc, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,8 +121,14 @@ func TestGroupCatalogueThroughKafka(t *testing.T) {
 }
 
 // The correct consumer passes three instances under every rebalance kind
-// (eager included) over 20 seeds, one baseline for all.
-func TestGroupCorrectTwentySeeds(t *testing.T) {
+// (eager included) over six seeds, one baseline for all. Six, not the
+// twenty it was: through Kafka each seed is a three-process chaos run of
+// 10 to 15 s idle, and the twenty took 255 s of the package's full tier
+// at load 20, which with the rest ran past go test's default 10-minute
+// timeout; replaytest runs the in-process model over many more seeds.
+// Seeds 1-6 plan every kind (the plan is the seed's, whatever the load):
+// eager and stall in 3, leave in 5.
+func TestGroupCorrectSixSeeds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
 	}
@@ -135,7 +136,7 @@ func TestGroupCorrectTwentySeeds(t *testing.T) {
 	sc := groupScenario(t, bugs.Correct, 300, "chaos:\n  rebalance: {count: 4, kinds: [join, leave, kill, stall], eager: true, stall: 1s}\n")
 	moves := map[chaos.RebalanceKind]int{}
 	stale := 0
-	passesSeeds(t, sc, 20, nil, func(seed uint64, ch *RunResult) {
+	passesSeeds(t, sc, 6, nil, func(seed uint64, ch *RunResult) {
 		if len(ch.Rebalances) != 4 {
 			t.Fatalf("seed %d: %d rebalance faults applied, want 4", seed, len(ch.Rebalances))
 		}
@@ -148,15 +149,14 @@ func TestGroupCorrectTwentySeeds(t *testing.T) {
 			}
 		}
 	})
-	// Zombies resume and retry their dropped commits: refused, and said so.
-	if stale == 0 {
-		t.Error("no stale commit reported in 20 seeds")
-	}
 	for _, k := range chaos.RebalanceKinds {
 		if moves[k] == 0 {
-			t.Errorf("no %s fault in 20 seeds: %v", k, moves)
+			t.Errorf("no %s fault in 6 seeds: %v", k, moves)
 		}
 	}
+	// Whether a stalled zombie's retried commit reaches the broker after
+	// its eviction depends on timing (6 in 20 seeds at load 20): counted,
+	// not required; TestGroupStalledAloneRejoins makes one certain.
 	t.Logf("faults applied: %v; stale commits %d", moves, stale)
 }
 
@@ -193,11 +193,10 @@ func TestGroupKIP848ThroughKafka(t *testing.T) {
 		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
 	}
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx, opts := watchProgress(t, Options{})
 	text := bugScenarioText(t, bugs.Correct, 300, ", BUGS_KIP848: \"1\", BUGS_CHUNK_DELAY: 20ms", groupChaos(2, 3, "join, kill, stall"))
 	text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
-	rep, err := Replay(ctx, writeScenario(t, text), Options{})
+	rep, err := Replay(ctx, writeScenario(t, text), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,8 +240,6 @@ func TestGroupRevokedCommitThroughKafka(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
 			text := bugScenarioText(t, tt.bug, 600, ", BUGS_CHUNK_DELAY: 100ms, BUGS_CHUNK_RECORDS: \"4\", BUGS_HEARTBEAT: 300ms", groupChaos(3, 1, "join"))
 			text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
 			text = strings.Replace(text, "partitions: 3", "partitions: 6", 1)
@@ -250,6 +247,7 @@ func TestGroupRevokedCommitThroughKafka(t *testing.T) {
 			if tt.brokers {
 				opts = Options{Brokers: externalBroker(t), ShrinkBudget: -1}
 			}
+			ctx, opts := watchProgress(t, opts)
 			rep, err := Replay(ctx, writeScenario(t, text), opts)
 			if err != nil {
 				t.Fatal(err)
@@ -305,12 +303,11 @@ func TestGroupJoinOutcome(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
+			ctx, opts := watchProgress(t, Options{})
 			text := bugScenarioText(t, bugs.Correct, 300, ", BUGS_CHUNK_DELAY: 100ms, BUGS_HEARTBEAT: 300ms", groupChaos(3, 1, "join"))
 			text = strings.Replace(text, "  quiet: 100ms\n", "  quiet: 300ms\n  instances: 3\n", 1)
 			text = strings.Replace(text, "partitions: 3", tt.partitions, 1)
-			rep, err := Replay(ctx, writeScenario(t, text), Options{})
+			rep, err := Replay(ctx, writeScenario(t, text), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -344,8 +341,6 @@ func TestGroupBrokersMode(t *testing.T) {
 		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
 	}
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	// The chunk delay is spent outside the consumer's store lock: a
 	// polled stall strikes at any moment, and one that stops an instance
 	// holding the lock its peers wait for keeps them from rejoining
@@ -360,7 +355,8 @@ func TestGroupBrokersMode(t *testing.T) {
 	var ch *RunResult
 	for attempt := 1; ; attempt++ {
 		var err error
-		rep, err = Replay(ctx, writeScenario(t, text), Options{Brokers: externalBroker(t)})
+		ctx, opts := watchProgress(t, Options{Brokers: externalBroker(t)})
+		rep, err = Replay(ctx, writeScenario(t, text), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -480,10 +476,9 @@ func TestGroupStalledAloneRejoins(t *testing.T) {
 		t.Skip("-short: many runs through kfake and child consumers (seconds to minutes on a loaded machine); TestReplayCorrectPasses stands for replay in the short tier")
 	}
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx, opts := watchProgress(t, Options{})
 	text := bugScenarioText(t, bugs.Correct, 300, ", BUGS_CHUNK_DELAY: 100ms, BUGS_HEARTBEAT: 20s", "chaos:\n  seed: 1\n  rebalance: {count: 1, kinds: [stall], stall: 1s}\n")
-	rep, err := Replay(ctx, writeScenario(t, text), Options{})
+	rep, err := Replay(ctx, writeScenario(t, text), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,6 +134,10 @@ type Harness struct {
 	types map[string]*catalog.EventType
 	keys  map[string]keySpec
 	mut   *Mutator
+	// initialWait replaces initialStateWait when set (tests: a bound that
+	// load cannot reach, so that only the grace after the join ends the
+	// wait).
+	initialWait time.Duration
 	// runs counts the runs per name, so a repeated name gets fresh
 	// topic and group names (chaos, chaos-2, ...).
 	runs map[string]int

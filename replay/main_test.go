@@ -75,8 +75,8 @@ func bugConsumer(name string) int {
 //	reject-all    dead-letters every event (header dlq.error) and applies none
 //	reject-paid   correct, except that it dead-letters every order.paid event
 //	empty-state   correct, but serves {} as its state
-//	late-state    correct, but serves its state only once it has
-//	              consumed a record
+//	held-state    correct, but a state request waits until it has
+//	              consumed a record (or the request ends)
 //	over-commit   correct, but commits 1000 past what it read
 //	republish     correct, and once it has seen 30 events it waits a
 //	              little and produces a copy of the last one to its own
@@ -125,20 +125,16 @@ func testConsumer(mode string) int {
 	}
 	serving := make(chan struct{})
 	var startServing sync.Once
-	if mode != "late-state" {
+	if mode != "held-state" {
 		startServing.Do(func() { close(serving) })
-	} else {
-		ln.Close() // refused until the first record
 	}
 	go func() {
-		<-serving
-		if mode == "late-state" {
-			if ln, err = net.Listen("tcp", os.Getenv("EVTOOL_ADDR")); err != nil {
-				fmt.Fprintf(os.Stderr, "test consumer: %v\n", err)
-				os.Exit(1)
-			}
-		}
 		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-serving:
+			case <-r.Context().Done():
+				return
+			}
 			if mode == "html" {
 				w.Header().Set("Content-Type", "text/html")
 				fmt.Fprint(w, "<!DOCTYPE html><html><body><h1>Orders</h1></body></html>")

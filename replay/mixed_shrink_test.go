@@ -1,12 +1,10 @@
 package replay
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/downstream"
@@ -25,9 +23,8 @@ func TestMixedFailureShrinksToTimeoutAndCrash(t *testing.T) {
 	t.Parallel()
 	rest := strings.Replace(emailScenario(mixedSeed, allDownstreamKinds, ""), "chaos:\n", "chaos:\n  crash: {count: 2}\n", 1)
 	sc := writeScenario(t, bugScenarioText(t, bugs.ProcessSaltedKey, 150, "", rest))
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
-	rep, err := Replay(ctx, sc, Options{Baselines: 1, ShrinkBudget: 30})
+	ctx, opts := watchProgress(t, Options{Baselines: 1, ShrinkBudget: 30})
+	rep, err := Replay(ctx, sc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

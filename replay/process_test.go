@@ -91,6 +91,25 @@ func TestStateCommandLeavesChild(t *testing.T) {
 	}
 }
 
+// startLeftover starts what a replay killed in root would have left
+// running (a process whose EVTOOL_WORKDIR is a run's directory in root),
+// and returns once a scan of /proc can see that: right after Start the
+// kernel may not have finished the exec, and the process's environment
+// reads empty (under load the scan then missed it, one run in a few
+// hundred). It is killed when the test ends.
+func startLeftover(t *testing.T, root string) *exec.Cmd {
+	t.Helper()
+	entry := "EVTOOL_WORKDIR=" + filepath.Join(root, "baseline")
+	cmd := exec.Command("sleep", "60")
+	cmd.Env = append(os.Environ(), entry)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	supervisetest.EnvironHas(t, cmd.Process.Pid, entry)
+	return cmd
+}
+
 // Only work roots that carry the marker (a regular file) and whose replay
 // no longer holds it locked are removed; a marker that is a FIFO does not
 // block the scan. On Linux what the killed replay left running in its root
@@ -134,18 +153,9 @@ func TestRemoveStaleWorkRoots(t *testing.T) {
 	if err := os.Symlink(filepath.Join(target, "lock"), filepath.Join(symlinked, workRootLockName)); err != nil {
 		t.Fatal(err)
 	}
-	leftover := func(root string) *exec.Cmd {
-		cmd := exec.Command("sleep", "60")
-		cmd.Env = append(os.Environ(), "EVTOOL_WORKDIR="+filepath.Join(root, "baseline"))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		return cmd
-	}
-	orphan, busy := leftover(stale), leftover(live)
+	orphan, busy := startLeftover(t, stale), startLeftover(t, live)
 	// Running the same binary, named like the stale root but outside it.
-	neighbour := leftover(stale + "-not")
+	neighbour := startLeftover(t, stale+"-not")
 
 	done := make(chan []staleRoot, 1)
 	go func() { done <- removeStaleWorkRoots(parent) }()
@@ -235,9 +245,8 @@ func TestWorkDirKeepsWhatExists(t *testing.T) {
 	text = strings.Replace(text, "env: {REPLAY_TEST_CONSUMER: correct}", "env: {REPLAY_TEST_CONSUMER: correct, REPLAY_TEST_TOUCH: touched}", 1)
 	sc := writeScenario(t, text)
 	t.Chdir(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := Replay(ctx, sc, Options{WorkDir: "out", Baselines: 1, ShrinkBudget: -1})
+	ctx, opts := watchProgress(t, Options{WorkDir: "out", Baselines: 1, ShrinkBudget: -1})
+	rep, err := Replay(ctx, sc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,12 +405,7 @@ func TestStaleScanRelativeTmpdir(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	cmd := exec.Command("sleep", "60")
-	cmd.Env = append(os.Environ(), "EVTOOL_WORKDIR="+filepath.Join(stale, "baseline"))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	cmd := startLeftover(t, stale)
 	h := &Harness{sc: &Scenario{File: "s.yaml"}}
 	defer h.Close()
 	if _, err := h.workRoot(); err != nil {

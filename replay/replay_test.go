@@ -3,7 +3,6 @@ package replay
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -59,7 +58,14 @@ func self(t testing.TB) string {
 }
 
 // scenarioText is a scenario running the test binary as the consumer.
+// scenarioText is a scenario of the test consumer in mode: one that must
+// settle gets settleHangBound, never-commit (whose failure is not
+// settling) 20s.
 func scenarioText(t testing.TB, mode, events, chaosYAML string) string {
+	settle := settleHangBound
+	if mode == "never-commit" {
+		settle = "20s"
+	}
 	return `catalog: ` + examplesDir + `
 events: {file: ` + events + `}
 kafka: {partitions: 3}
@@ -67,7 +73,7 @@ consumer:
   run: [` + self(t) + `, -test.run=^$]
   env: {REPLAY_TEST_CONSUMER: ` + mode + `}
   state: {http: "http://${EVTOOL_ADDR}/state"}
-  settle_timeout: 20s
+  settle_timeout: ` + settle + `
   quiet: 150ms
 ` + chaosYAML
 }
@@ -88,8 +94,7 @@ func writeScenario(t testing.TB, text string) *Scenario {
 func replayText(t *testing.T, text string, opts Options) (*Report, error) {
 	t.Helper()
 	sc := writeScenario(t, text)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx, opts := watchProgress(t, opts)
 	return Replay(ctx, sc, opts)
 }
 
@@ -328,7 +333,7 @@ func TestBrokersNeverAnswer(t *testing.T) {
 		}
 	}()
 	addr := silent.Addr().String()
-	text := strings.Replace(scenarioText(t, "correct", testEvents(t, 5), ""), "settle_timeout: 20s", "settle_timeout: 2s", 1)
+	text := strings.Replace(scenarioText(t, "correct", testEvents(t, 5), ""), "settle_timeout: "+settleHangBound, "settle_timeout: 2s", 1)
 	_, err = replayText(t, text, Options{Brokers: []string{addr}})
 	if err == nil || !strings.Contains(err.Error(), "cannot reach Kafka at "+addr+" within 2s: no broker answered") ||
 		strings.Contains(err.Error(), "deadline exceeded") || !strings.Contains(err.Error(), "--brokers") {
@@ -345,7 +350,7 @@ func TestBrokersUnreachable(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	text := strings.Replace(scenarioText(t, "correct", testEvents(t, 5), ""), "settle_timeout: 20s", "settle_timeout: 2s", 1)
+	text := strings.Replace(scenarioText(t, "correct", testEvents(t, 5), ""), "settle_timeout: "+settleHangBound, "settle_timeout: 2s", 1)
 	start := time.Now()
 	_, err = replayText(t, text, Options{Brokers: []string{addr}})
 	if d := time.Since(start); d > 6*time.Second {
@@ -487,7 +492,7 @@ func TestReplaySASL(t *testing.T) {
 		t.Fatal("the report prints the password")
 	}
 	cc.SASLPassword = "wrong-pw"
-	_, err = replayText(t, strings.Replace(text, "settle_timeout: 20s", "settle_timeout: 3s", 1), Options{Brokers: b.Addrs(), Client: cc})
+	_, err = replayText(t, strings.Replace(text, "settle_timeout: "+settleHangBound, "settle_timeout: 3s", 1), Options{Brokers: b.Addrs(), Client: cc})
 	if err == nil || !strings.Contains(err.Error(), "cannot reach Kafka") || strings.Contains(err.Error(), "wrong-pw") {
 		t.Fatalf("err = %v", err)
 	}

@@ -126,6 +126,9 @@ type RunResult struct {
 	// waited for it.
 	InitialRead bool     `json:"-"`
 	InitialWait Duration `json:"-"`
+	// initialEnd says what ended the wait for an initial state not read
+	// ("joined": the grace after the consumer joined its group).
+	initialEnd string
 
 	// state is the consumer's final state (nil on failure) and initial
 	// the one it served before the first event, kept on disk (see
@@ -462,7 +465,11 @@ func (h *Harness) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 // beyond initialStateGrace once it has joined its group.
 // What the harness had to kill around the state command is added to killed.
 func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *consumer, env []string, expand func(string) string, killed *[]string) error {
-	ictx, cancel := context.WithTimeout(ctx, initialStateWait)
+	bound := initialStateWait
+	if h.initialWait > 0 {
+		bound = h.initialWait
+	}
+	ictx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	type read struct {
 		state  *storedState
@@ -476,7 +483,7 @@ func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *co
 		return err
 	}
 	go func() {
-		st, killed, err := readStateFile(ictx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, path, h.sc.Consumer.Ignore, 0)
+		st, killed, err := readStateFile(ictx, h.spawner(), h.sc.Consumer.State, h.sc.Consumer.Dir, env, expand, path, h.sc.Consumer.Ignore, bound)
 		done <- read{st, killed, err}
 	}()
 	var joined time.Time
@@ -491,13 +498,15 @@ func (h *Harness) readInitialState(ctx context.Context, res *RunResult, cons *co
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 			if exited, _ := cons.exited(); exited {
+				res.initialEnd = "exited"
 				cancel()
 			}
 			if joined.IsZero() {
 				if h.groupJoined(ictx, res.Group) {
 					joined = time.Now()
 				}
-			} else if time.Since(joined) > initialStateGrace {
+			} else if time.Since(joined) > initialStateGrace && res.initialEnd == "" {
+				res.initialEnd = "joined"
 				cancel()
 			}
 		}

@@ -5,6 +5,7 @@ package supervisetest
 import (
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -54,4 +55,21 @@ func PidFrom(t testing.TB, file string) int {
 func MustEnd(t testing.TB, pid int, what string) {
 	t.Helper()
 	waitfor.Must(t, Within, what+" (pid "+strconv.Itoa(pid)+") ended", func() bool { return !Running(pid) })
+}
+
+// EnvironHas waits until the environment of pid, as /proc shows it to a
+// process scan, holds entry (Linux; elsewhere it returns at once). A
+// process that exec.Cmd.Start has just returned may not be there yet: the
+// kernel lets the parent go on before it has finished the exec, and until
+// then /proc/PID/environ reads empty. A test whose scan must find the
+// process waits for this first, as a real leftover has long been running.
+func EnvironHas(t testing.TB, pid int, entry string) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		return
+	}
+	waitfor.Must(t, Within, "the environment of pid "+strconv.Itoa(pid)+" showing "+entry, func() bool {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		return err == nil && slices.Contains(strings.Split(string(b), "\x00"), entry)
+	})
 }

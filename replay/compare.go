@@ -103,7 +103,10 @@ func Compare(baseline, chaos any, ignore []string) Comparison {
 
 // normalize copies v without the ignored pointers ("*" matches every
 // member or element), numbers as float64 (or json.Number beyond 2^53, to
-// compare exactly).
+// compare exactly). Every pointer names what it names in v as decoded
+// (the stored comparison's way): what one pointer matched is marked
+// pruned and dropped after all of them, so /l/0 and /l/1 remove the
+// first two elements, not the first and the third.
 func normalize(v any, ignore []string, used []bool) any {
 	v = numbers(v)
 	for i, p := range ignore {
@@ -112,6 +115,35 @@ func normalize(v any, ignore []string, used []bool) any {
 		if hit {
 			used[i] = true
 		}
+	}
+	if len(ignore) > 0 {
+		v = dropPruned(v)
+	}
+	return v
+}
+
+// pruned marks a member or element an ignore pointer matched.
+type pruned struct{}
+
+// dropPruned removes the members and elements marked pruned.
+func dropPruned(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if _, ok := e.(pruned); ok {
+				delete(x, k)
+			} else {
+				x[k] = dropPruned(e)
+			}
+		}
+	case []any:
+		out := x[:0]
+		for _, e := range x {
+			if _, ok := e.(pruned); !ok {
+				out = append(out, dropPruned(e))
+			}
+		}
+		return out
 	}
 	return v
 }
@@ -155,7 +187,7 @@ func prune(v any, toks []string) (any, bool) {
 				continue
 			}
 			if len(rest) == 0 {
-				delete(x, k)
+				x[k] = pruned{}
 				hit = true
 				continue
 			}
@@ -177,12 +209,14 @@ func prune(v any, toks []string) (any, bool) {
 			}
 			return x, hit
 		}
+		// Only an index as the state spells it matches (not 01 or +1).
 		i, err := strconv.Atoi(tok)
-		if err != nil || i < 0 || i >= len(x) {
+		if err != nil || i < 0 || i >= len(x) || strconv.Itoa(i) != tok {
 			return x, false
 		}
 		if len(rest) == 0 {
-			return append(x[:i:i], x[i+1:]...), true
+			x[i] = pruned{}
+			return x, true
 		}
 		var h bool
 		x[i], h = prune(x[i], rest)

@@ -170,13 +170,17 @@ func (c *canonicalizer) document() error {
 	return nil
 }
 
-// checkText rejects invalid UTF-8 and nesting beyond jsonstrict.MaxDepth,
-// as jsonstrict does, in one pass over the file.
+// checkText rejects invalid UTF-8, nesting beyond jsonstrict.MaxDepth
+// and exponents beyond jsonstrict.MaxExponentDigits, as jsonstrict does,
+// in one pass over the file.
 func (c *canonicalizer) checkText() error {
 	r := bufio.NewReaderSize(io.NewSectionReader(c.f, 0, c.size), 64<<10)
 	var off int64
 	depth := 0
 	inString, escaped := false, false
+	// In an exponent outside a string: expDigits counts its digits past
+	// leading zeros; -1 elsewhere.
+	expDigits, expStart := -1, int64(0)
 	var pend []byte // an incomplete rune at a read boundary
 	buf := make([]byte, 64<<10)
 	for {
@@ -199,6 +203,17 @@ func (c *canonicalizer) checkText() error {
 				escaped = false
 				continue
 			}
+			if expDigits >= 0 {
+				switch {
+				case ch == '0' && expDigits == 0, ch == '+' || ch == '-':
+				case ch >= '0' && ch <= '9':
+					if expDigits++; expDigits > jsonstrict.MaxExponentDigits {
+						return c.stateError(expStart, "", fmt.Sprintf("number has an exponent beyond ±%d digits", jsonstrict.MaxExponentDigits))
+					}
+				default:
+					expDigits = -1
+				}
+			}
 			switch {
 			case inString && escaped:
 				escaped = false
@@ -209,6 +224,8 @@ func (c *canonicalizer) checkText() error {
 			case inString:
 			case ch == '"':
 				inString = true
+			case ch == 'e' || ch == 'E':
+				expDigits, expStart = 0, off+int64(i)
 			case ch == '{' || ch == '[':
 				if depth++; depth > jsonstrict.MaxDepth {
 					return c.stateError(off+int64(i), "", fmt.Sprintf("nested more than %d levels deep", jsonstrict.MaxDepth))

@@ -83,6 +83,9 @@ func TestStoredStateAgreesOnHostileInput(t *testing.T) {
 		{"index with a leading zero", `{"l": [1, 2]}`, `{"l": [1, 3]}`, []string{"/l/01"}},
 		{"surrogates", `["\ud83d\ude00", "\ud800"]`, `["😀", "\ufffd"]`, nil},
 		{"minus zero", `[-0, -0.0, 0e5]`, `[0, 0, 0]`, nil},
+		{"duplicate key in an ignored member", `{"a": {"k": 1, "k": 2}, "b": 1}`, `{"a": {}, "b": 1}`, []string{"/a"}},
+		{"duplicate key in an ignored element", `{"l": [{"k": 1, "k": 2}]}`, `{"l": []}`, []string{"/l/*"}},
+		{"duplicate key nested in a large member", `{"a": {"x": "` + strings.Repeat("y", 100) + `", "m": {"k": 1, "k": 2}}}`, `{"a": {}}`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) { storeAndCompare(t, tc.base, tc.other, tc.ignore) })
 	}

@@ -395,15 +395,24 @@ func surelyEvaluates(s *js.Schema, tok string, seen map[*js.Schema]bool) bool {
 		if sub == nil {
 			continue
 		}
-		if _, ok := sub.Properties[tok]; ok || sub.AdditionalProperties != nil || sub.UnevaluatedProperties != nil {
+		if evaluatesItself(sub, tok) {
 			return true
 		}
-		for re := range sub.PatternProperties {
-			if re.MatchString(tok) {
-				return true
-			}
-		}
 		if surelyEvaluates(sub, tok, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// evaluatesItself reports whether s's own keywords evaluate property tok
+// of an object s passes.
+func evaluatesItself(s *js.Schema, tok string) bool {
+	if _, ok := s.Properties[tok]; ok || s.AdditionalProperties != nil || s.UnevaluatedProperties != nil {
+		return true
+	}
+	for re := range s.PatternProperties {
+		if re.MatchString(tok) {
 			return true
 		}
 	}
@@ -436,13 +445,8 @@ func mayEvaluate(s *js.Schema, tok string, seen map[*js.Schema]bool) bool {
 		if sub == nil {
 			continue
 		}
-		if _, ok := sub.Properties[tok]; ok || sub.AdditionalProperties != nil || sub.UnevaluatedProperties != nil {
+		if evaluatesItself(sub, tok) {
 			return true
-		}
-		for re := range sub.PatternProperties {
-			if re.MatchString(tok) {
-				return true
-			}
 		}
 		if mayEvaluate(sub, tok, seen) {
 			return true

@@ -200,7 +200,10 @@ func prune(v any, toks []string) (any, bool) {
 		if tok == "*" {
 			hit := false
 			if len(rest) == 0 {
-				return []any{}, len(x) > 0
+				for i := range x {
+					x[i] = pruned{}
+				}
+				return x, len(x) > 0
 			}
 			for i := range x {
 				var h bool

@@ -79,6 +79,7 @@ func TestStoredStateAgreesOnHostileInput(t *testing.T) {
 		{"exponent with leading zeros", `[1e00000001]`, `[10]`, nil},
 		{"overflowing exponent", `[1e400]`, `[1E400]`, nil},
 		{"two indices ignored", `{"l": [1, 2, 3]}`, `{"l": [9, 8, 3]}`, []string{"/l/0", "/l/1"}},
+		{"every element, then one", `{"l": [1, 2]}`, `{"l": [3]}`, []string{"/l/*", "/l/0"}},
 		{"index spelled with a sign", `{"l": [1, 2]}`, `{"l": [1, 3]}`, []string{"/l/+1"}},
 		{"index with a leading zero", `{"l": [1, 2]}`, `{"l": [1, 3]}`, []string{"/l/01"}},
 		{"surrogates", `["\ud83d\ude00", "\ud800"]`, `["😀", "\ufffd"]`, nil},

@@ -106,12 +106,20 @@ func Compare(baseline, chaos any, ignore []string) Comparison {
 // compare exactly). Every pointer names what it names in v as decoded
 // (the stored comparison's way): what one pointer matched is marked
 // pruned and dropped after all of them, so /l/0 and /l/1 remove the
-// first two elements, not the first and the third.
+// first two elements, not the first and the third. Shorter pointers go
+// first: a pointer inside a part another leaves out matches nothing,
+// whatever their order (the stored comparison never walks into it).
 func normalize(v any, ignore []string, used []bool) any {
 	v = numbers(v)
+	toks := make([][]string, len(ignore))
+	order := make([]int, len(ignore))
 	for i, p := range ignore {
+		toks[i], order[i] = jsonpos.Split(p), i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(toks[order[a]]) < len(toks[order[b]]) })
+	for _, i := range order {
 		var hit bool
-		v, hit = prune(v, jsonpos.Split(p))
+		v, hit = prune(v, toks[i])
 		if hit {
 			used[i] = true
 		}

@@ -80,6 +80,7 @@ func TestStoredStateAgreesOnHostileInput(t *testing.T) {
 		{"overflowing exponent", `[1e400]`, `[1E400]`, nil},
 		{"two indices ignored", `{"l": [1, 2, 3]}`, `{"l": [9, 8, 3]}`, []string{"/l/0", "/l/1"}},
 		{"every element, then one", `{"l": [1, 2]}`, `{"l": [3]}`, []string{"/l/*", "/l/0"}},
+		{"a pointer inside another", `{"a": {"b": 1}, "c": 1}`, `{"a": {"b": 2}, "c": 1}`, []string{"/a/b", "/a"}},
 		{"index spelled with a sign", `{"l": [1, 2]}`, `{"l": [1, 3]}`, []string{"/l/+1"}},
 		{"index with a leading zero", `{"l": [1, 2]}`, `{"l": [1, 3]}`, []string{"/l/01"}},
 		{"surrogates", `["\ud83d\ude00", "\ud800"]`, `["😀", "\ufffd"]`, nil},

@@ -2,6 +2,7 @@ package format
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/evtool/evtool/internal/jsonpos"
 )
@@ -53,13 +54,45 @@ func (f *Fields) reads(toks []string) bool {
 	}
 	tok := toks[0]
 	for name, c := range f.Children {
-		if name == tok || (IsIndex(tok) && IsIndex(name)) {
+		if name == tok || (IsIndex(tok) && IsIndex(name)) || sameJSONName(name, tok) {
 			if c.reads(toks[1:]) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// sameJSONName reports whether two tokens name the same field as a
+// Protobuf message's JSON form names it (order_id is orderId): a
+// contract may name a field either way, and a Protobuf finding's pointer
+// uses the declared name. A JSON Schema property pair so alike is then
+// taken for one: an answer that names a reader too many.
+func sameJSONName(a, b string) bool {
+	if !strings.Contains(a, "_") && !strings.Contains(b, "_") {
+		return false
+	}
+	return jsonCamelCase(a) == jsonCamelCase(b)
+}
+
+// jsonCamelCase is protoc's JSON name of a field name: each '_' dropped
+// and the lower-case letter after it upper-cased.
+func jsonCamelCase(s string) string {
+	b := make([]byte, 0, len(s))
+	upper := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_':
+			upper = true
+			continue
+		case upper && 'a' <= c && c <= 'z':
+			c -= 'a' - 'A'
+		}
+		upper = false
+		b = append(b, c)
+	}
+	return string(b)
 }
 
 // IsIndex reports whether a pointer token names an array item (a

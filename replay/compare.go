@@ -103,15 +103,55 @@ func Compare(baseline, chaos any, ignore []string) Comparison {
 
 // normalize copies v without the ignored pointers ("*" matches every
 // member or element), numbers as float64 (or json.Number beyond 2^53, to
-// compare exactly).
+// compare exactly). Every pointer names what it names in v as decoded
+// (the stored comparison's way): what one pointer matched is marked
+// pruned and dropped after all of them, so /l/0 and /l/1 remove the
+// first two elements, not the first and the third. Shorter pointers go
+// first: a pointer inside a part another leaves out matches nothing,
+// whatever their order (the stored comparison never walks into it).
 func normalize(v any, ignore []string, used []bool) any {
 	v = numbers(v)
+	toks := make([][]string, len(ignore))
+	order := make([]int, len(ignore))
 	for i, p := range ignore {
+		toks[i], order[i] = jsonpos.Split(p), i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(toks[order[a]]) < len(toks[order[b]]) })
+	for _, i := range order {
 		var hit bool
-		v, hit = prune(v, jsonpos.Split(p))
+		v, hit = prune(v, toks[i])
 		if hit {
 			used[i] = true
 		}
+	}
+	if len(ignore) > 0 {
+		v = dropPruned(v)
+	}
+	return v
+}
+
+// pruned marks a member or element an ignore pointer matched.
+type pruned struct{}
+
+// dropPruned removes the members and elements marked pruned.
+func dropPruned(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if _, ok := e.(pruned); ok {
+				delete(x, k)
+			} else {
+				x[k] = dropPruned(e)
+			}
+		}
+	case []any:
+		out := x[:0]
+		for _, e := range x {
+			if _, ok := e.(pruned); !ok {
+				out = append(out, dropPruned(e))
+			}
+		}
+		return out
 	}
 	return v
 }
@@ -155,7 +195,7 @@ func prune(v any, toks []string) (any, bool) {
 				continue
 			}
 			if len(rest) == 0 {
-				delete(x, k)
+				x[k] = pruned{}
 				hit = true
 				continue
 			}
@@ -168,7 +208,10 @@ func prune(v any, toks []string) (any, bool) {
 		if tok == "*" {
 			hit := false
 			if len(rest) == 0 {
-				return []any{}, len(x) > 0
+				for i := range x {
+					x[i] = pruned{}
+				}
+				return x, len(x) > 0
 			}
 			for i := range x {
 				var h bool
@@ -177,12 +220,14 @@ func prune(v any, toks []string) (any, bool) {
 			}
 			return x, hit
 		}
+		// Only an index as the state spells it matches (not 01 or +1).
 		i, err := strconv.Atoi(tok)
-		if err != nil || i < 0 || i >= len(x) {
+		if err != nil || i < 0 || i >= len(x) || strconv.Itoa(i) != tok {
 			return x, false
 		}
 		if len(rest) == 0 {
-			return append(x[:i:i], x[i+1:]...), true
+			x[i] = pruned{}
+			return x, true
 		}
 		var h bool
 		x[i], h = prune(x[i], rest)

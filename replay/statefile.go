@@ -170,13 +170,17 @@ func (c *canonicalizer) document() error {
 	return nil
 }
 
-// checkText rejects invalid UTF-8 and nesting beyond jsonstrict.MaxDepth,
-// as jsonstrict does, in one pass over the file.
+// checkText rejects invalid UTF-8, nesting beyond jsonstrict.MaxDepth
+// and exponents beyond jsonstrict.MaxExponentDigits, as jsonstrict does,
+// in one pass over the file.
 func (c *canonicalizer) checkText() error {
 	r := bufio.NewReaderSize(io.NewSectionReader(c.f, 0, c.size), 64<<10)
 	var off int64
 	depth := 0
 	inString, escaped := false, false
+	// In an exponent outside a string: expDigits counts its digits past
+	// leading zeros; -1 elsewhere.
+	expDigits, expStart := -1, int64(0)
 	var pend []byte // an incomplete rune at a read boundary
 	buf := make([]byte, 64<<10)
 	for {
@@ -199,6 +203,17 @@ func (c *canonicalizer) checkText() error {
 				escaped = false
 				continue
 			}
+			if expDigits >= 0 {
+				switch {
+				case ch == '0' && expDigits == 0, ch == '+' || ch == '-':
+				case ch >= '0' && ch <= '9':
+					if expDigits++; expDigits > jsonstrict.MaxExponentDigits {
+						return c.stateError(expStart, "", fmt.Sprintf("number has an exponent beyond ±%d digits", jsonstrict.MaxExponentDigits))
+					}
+				default:
+					expDigits = -1
+				}
+			}
 			switch {
 			case inString && escaped:
 				escaped = false
@@ -209,6 +224,8 @@ func (c *canonicalizer) checkText() error {
 			case inString:
 			case ch == '"':
 				inString = true
+			case ch == 'e' || ch == 'E':
+				expDigits, expStart = 0, off+int64(i)
 			case ch == '{' || ch == '[':
 				if depth++; depth > jsonstrict.MaxDepth {
 					return c.stateError(off+int64(i), "", fmt.Sprintf("nested more than %d levels deep", jsonstrict.MaxDepth))
@@ -362,8 +379,14 @@ func (c *canonicalizer) value(cur *cursor, tok json.Token) error {
 					return c.syntaxError(cur, err)
 				}
 				if c.ignored() {
+					start := cur.base + cur.dec.InputOffset() - 1
 					if err := c.skip(cur, tok); err != nil {
 						return c.syntaxError(cur, err)
+					}
+					if _, ok := tok.(json.Delim); ok {
+						if err := c.checkKeys(start, cur.base+cur.dec.InputOffset()); err != nil {
+							return err
+						}
 					}
 				} else {
 					if n > 0 {
@@ -456,11 +479,65 @@ func (c *canonicalizer) object(cur *cursor) error {
 			}
 		} else {
 			c.forget(m.start, m.end)
+			if m.scalar == nil {
+				if err := c.checkKeys(m.start, m.end); err != nil {
+					return err
+				}
+			}
 		}
 		c.path = c.path[:len(c.path)-1]
 	}
 	c.w.WriteByte('}')
 	return nil
+}
+
+// checkKeys rejects a duplicate key in the container at [start, end), a
+// member or element left out (consumer.ignore), as jsonstrict does:
+// canonicalizing only skipped it. Memory is the keys of its largest
+// object.
+func (c *canonicalizer) checkKeys(start, end int64) error {
+	sub := c.cursor(start, end)
+	var open []map[string]bool // nil for an array
+	for {
+		tok, err := sub.dec.Token()
+		if err != nil {
+			return c.syntaxError(sub, err)
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				open = append(open, map[string]bool{})
+			case '[':
+				open = append(open, nil)
+			default:
+				open = open[:len(open)-1]
+				if len(open) == 0 {
+					return nil
+				}
+			}
+			continue
+		case string:
+			if top := open[len(open)-1]; top != nil {
+				if top[t] {
+					return c.stateError(sub.base+sub.dec.InputOffset(), jsonpos.Join(c.path...), fmt.Sprintf("duplicate key %q", t))
+				}
+				top[t] = true
+				// The member's value: its first token, skipped whole.
+				vt, err := sub.dec.Token()
+				if err != nil {
+					return c.syntaxError(sub, err)
+				}
+				if d, ok := vt.(json.Delim); ok {
+					if d == '{' {
+						open = append(open, map[string]bool{})
+					} else {
+						open = append(open, nil)
+					}
+				}
+			}
+		}
+	}
 }
 
 // forget drops what a skip remembered inside [start, end), a member left

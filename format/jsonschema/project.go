@@ -186,6 +186,10 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 	if out, ok := p.memo[k]; ok {
 		return out
 	}
+	if unevaluatedUnsure(s, f) {
+		p.memo[k] = s
+		return s
+	}
 	if *p.left--; *p.left < 0 {
 		return s
 	}
@@ -356,6 +360,64 @@ func readSchemas(s *js.Schema, tok string) (subs []*js.Schema, unsure bool) {
 	return subs, unsure
 }
 
+// unevaluatedUnsure reports whether s's unevaluatedProperties may or may
+// not apply to a read property, depending on whether a conditional
+// subschema (an anyOf or oneOf branch, then or else, a dependent schema)
+// passes: the projection cannot split that, so s is kept whole.
+func unevaluatedUnsure(s *js.Schema, f *format.Fields) bool {
+	if s.UnevaluatedProperties == nil || s.AdditionalProperties != nil {
+		return false
+	}
+	for tok := range f.Children {
+		if _, ok := s.Properties[tok]; ok {
+			continue
+		}
+		matched := false
+		for re := range s.PatternProperties {
+			matched = matched || re.MatchString(tok)
+		}
+		if !matched && mayEvaluate(s, tok, map[*js.Schema]bool{}) && !surelyEvaluates(s, tok, map[*js.Schema]bool{}) {
+			return true
+		}
+	}
+	return false
+}
+
+// surelyEvaluates reports whether a subschema of s that applies whenever
+// s passes ($ref, allOf) evaluates property tok.
+func surelyEvaluates(s *js.Schema, tok string, seen map[*js.Schema]bool) bool {
+	if s == nil || seen[s] {
+		return false
+	}
+	seen[s] = true
+	for _, sub := range append([]*js.Schema{s.Ref, s.RecursiveRef}, s.AllOf...) {
+		if sub == nil {
+			continue
+		}
+		if evaluatesItself(sub, tok) {
+			return true
+		}
+		if surelyEvaluates(sub, tok, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// evaluatesItself reports whether s's own keywords evaluate property tok
+// of an object s passes.
+func evaluatesItself(s *js.Schema, tok string) bool {
+	if _, ok := s.Properties[tok]; ok || s.AdditionalProperties != nil || s.UnevaluatedProperties != nil {
+		return true
+	}
+	for re := range s.PatternProperties {
+		if re.MatchString(tok) {
+			return true
+		}
+	}
+	return false
+}
+
 // mayEvaluate reports whether an in-place subschema of s can evaluate
 // property tok (so that s's unevaluatedProperties may not apply to it).
 func mayEvaluate(s *js.Schema, tok string, seen map[*js.Schema]bool) bool {
@@ -382,13 +444,8 @@ func mayEvaluate(s *js.Schema, tok string, seen map[*js.Schema]bool) bool {
 		if sub == nil {
 			continue
 		}
-		if _, ok := sub.Properties[tok]; ok || sub.AdditionalProperties != nil || sub.UnevaluatedProperties != nil {
+		if evaluatesItself(sub, tok) {
 			return true
-		}
-		for re := range sub.PatternProperties {
-			if re.MatchString(tok) {
-				return true
-			}
 		}
 		if mayEvaluate(sub, tok, seen) {
 			return true

@@ -16,6 +16,8 @@ import (
 // deadline exceeded" of the ping the wait cut short; an interrupted wait
 // is the context's error, not a claim that the cluster is unreachable.
 func TestWaitReachable(t *testing.T) {
+	// Each case waits out seconds on its own address: they overlap.
+	t.Parallel()
 	free := func() string {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -28,7 +30,7 @@ func TestWaitReachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer silent.Close()
+	t.Cleanup(func() { silent.Close() })
 	go func() {
 		var held []net.Conn // accepted and never answered
 		defer func() {
@@ -65,6 +67,7 @@ func TestWaitReachable(t *testing.T) {
 		{"interrupted", free(), cancelled, 0, 10 * time.Second, nil, context.Canceled},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if tc.startIn > 0 {
 				done := make(chan *Broker, 1)
 				time.AfterFunc(tc.startIn, func() {

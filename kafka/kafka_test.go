@@ -98,6 +98,7 @@ func TestOptionsErrors(t *testing.T) {
 }
 
 func TestSASL(t *testing.T) {
+	t.Parallel()
 	for _, mech := range []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"} {
 		t.Run(mech, func(t *testing.T) {
 			t.Parallel()
@@ -120,6 +121,7 @@ func TestSASL(t *testing.T) {
 }
 
 func TestTLS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	caFile, serverCert := selfSigned(t, dir)
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(),
@@ -166,6 +168,7 @@ func selfSigned(t *testing.T, dir string) (string, tls.Certificate) {
 }
 
 func TestEmbeddedBrokerSASL(t *testing.T) {
+	t.Parallel()
 	b, err := StartBroker(BrokerConfig{SASLUsers: []SASLUser{{Mechanism: "SCRAM-SHA-512", User: "qa", Password: "pw"}}})
 	if err != nil {
 		t.Fatal(err)

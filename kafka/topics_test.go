@@ -240,6 +240,7 @@ func TestTopicReaderOffsets(t *testing.T) {
 // that end that a committed read never returns. The reader must still see
 // the end, not stall.
 func TestTopicReaderAbortedBeforeOpenTransaction(t *testing.T) {
+	t.Parallel()
 	b, err := StartBroker(BrokerConfig{Partitions: 1, Topics: []string{"t"}})
 	if err != nil {
 		t.Fatal(err)

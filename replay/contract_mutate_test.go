@@ -218,6 +218,7 @@ func TestSplitSearch(t *testing.T) {
 // An event of thousands of required fields costs a bounded number of
 // validations, not their square: the fields beyond the budget are kept.
 func TestFieldMutationWideEventBounded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const n = 2000
 	props := make([]string, n)

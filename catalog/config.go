@@ -153,9 +153,6 @@ func ParseProfile(s string) (Profile, error) {
 	return "", fmt.Errorf("unknown compatibility profile %q: use lenient or strict (JSON Schema), wire or wire-json (Protobuf)", s)
 }
 
-// Protobuf reports whether the profile is one of Protobuf's.
-func (p Profile) Protobuf() bool { return p == ProfileWire || p == ProfileWireJSON }
-
 // DefaultProfileOf is a format's profile when nothing is configured:
 // lenient for JSON Schema, wire-json for Protobuf (consumers in other
 // languages read the JSON mapping too). Avro has one answer, the

@@ -92,8 +92,8 @@ are up to date.`,
 				}
 				return fmt.Errorf("cannot generate Go code: %w", err)
 			}
-			for _, name := range res.Skipped {
-				fmt.Fprintf(a.stderr, "evtool: warning: %s is a Protobuf type: no Go code generated for it (use protoc-gen-go or buf generate for its messages)\n", report.SafeLines(name))
+			for _, sk := range res.Skipped {
+				fmt.Fprintf(a.stderr, "evtool: warning: %s\n", report.SafeLines(sk.String()))
 			}
 			for _, n := range res.Notes {
 				fmt.Fprintf(a.stderr, "evtool: note: %s\n", report.SafeLines(fmt.Sprint(n)))

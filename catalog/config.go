@@ -150,7 +150,13 @@ func ParseProfile(s string) (Profile, error) {
 	case ProfileLenient, ProfileStrict, ProfileWire, ProfileWireJSON:
 		return p, nil
 	}
-	return "", fmt.Errorf("unknown compatibility profile %q: use lenient or strict (JSON Schema), wire or wire-json (Protobuf)", s)
+	var use []string
+	for _, fp := range formats.All() {
+		if names := fp.CompatProfiles().Names; len(names) > 0 {
+			use = append(use, fmt.Sprintf("%s (%s)", strings.Join(names, " or "), fp.Kind().Name()))
+		}
+	}
+	return "", fmt.Errorf("unknown compatibility profile %q: use %s", s, strings.Join(use, ", "))
 }
 
 // DefaultProfileOf is a format's profile when nothing is configured:

@@ -173,21 +173,7 @@ func isPathLoader(p format.Provider) bool    { _, ok := p.(format.PathLoader); r
 // namesOf names the formats whose providers answer yes, for a usage
 // message ("Protobuf", "Avro or Protobuf").
 func namesOf(yes func(format.Provider) bool) string {
-	var names []string
-	for _, p := range formats.All() {
-		if yes(p) {
-			names = append(names, p.Kind().Name())
-		}
-	}
-	return orList(names)
-}
-
-// orList is "a", "a or b", "a, b or c".
-func orList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return formats.NamesWhere(yes, "or")
 }
 
 // catalogRootOf is the schemas directory of the nearest evtool.yaml in a
@@ -277,5 +263,5 @@ func extsOf(yes func(format.Provider) bool) string {
 			exts = append(exts, p.Kind().Ext())
 		}
 	}
-	return orList(exts)
+	return formats.List(exts, "or")
 }

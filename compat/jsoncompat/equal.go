@@ -6,6 +6,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/internal/schemawalk"
 )
 
 // equalizer decides whether two compiled schemas are the same constraint,
@@ -118,9 +119,9 @@ func (e *equalizer) compare(a, b *jsonschema.Schema) bool {
 	for re, s := range b.PatternProperties {
 		bp[re.String()] = s
 	}
-	for re, s := range a.PatternProperties {
+	for _, re := range schemawalk.Patterns(a) {
 		t, ok := bp[re.String()]
-		if !ok || !e.equal(s, t) {
+		if !ok || !e.equal(a.PatternProperties[re], t) {
 			return false
 		}
 	}

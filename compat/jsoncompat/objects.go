@@ -1,9 +1,6 @@
 package jsoncompat
 
 import (
-	"github.com/evtool/evtool/compat/engine"
-	"github.com/evtool/evtool/internal/schemawalk"
-
 	"fmt"
 	"maps"
 	"regexp"
@@ -13,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/internal/schemawalk"
 )
 
 // place is a schema location built only when a finding needs it.
@@ -44,9 +44,7 @@ func (c *checker) objView(b branch) *objView {
 			for n := range s.Properties {
 				v.declared[n] = true
 			}
-			for re := range s.PatternProperties {
-				v.pats = append(v.pats, re)
-			}
+			v.pats = append(v.pats, schemawalk.Patterns(s)...)
 		}
 		for _, n := range s.Required {
 			if _, ok := v.required[n]; !ok {

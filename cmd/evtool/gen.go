@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/evtool/evtool/report"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evtool/evtool/codegen"
+	"github.com/evtool/evtool/report"
 )
 
 func (a *app) genCommand() *cobra.Command {
@@ -243,7 +245,7 @@ func (a *app) genWrite(out string, files []codegen.File) error {
 		wrote++
 		fmt.Fprintf(a.stdout, "wrote %s\n", path)
 	}
-	for _, name := range sortedNames(onDisk) {
+	for _, name := range slices.Sorted(maps.Keys(onDisk)) {
 		if !want[name] {
 			path := filepath.Join(out, name)
 			if err := os.Remove(path); err != nil {
@@ -254,13 +256,4 @@ func (a *app) genWrite(out string, files []codegen.File) error {
 	}
 	fmt.Fprintf(a.stdout, "%s: %d files, %d changed\n", out, len(files), wrote)
 	return nil
-}
-
-func sortedNames(m map[string][]byte) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -150,11 +150,14 @@ func ParseProfile(s string) (Profile, error) {
 	case ProfileLenient, ProfileStrict, ProfileWire, ProfileWireJSON:
 		return p, nil
 	}
-	return "", fmt.Errorf("unknown compatibility profile %q: use lenient or strict (JSON Schema), wire or wire-json (Protobuf)", s)
+	var use []string
+	for _, fp := range formats.All() {
+		if names := fp.CompatProfiles().Names; len(names) > 0 {
+			use = append(use, fmt.Sprintf("%s (%s)", strings.Join(names, " or "), fp.Kind().Name()))
+		}
+	}
+	return "", fmt.Errorf("unknown compatibility profile %q: use %s", s, strings.Join(use, ", "))
 }
-
-// Protobuf reports whether the profile is one of Protobuf's.
-func (p Profile) Protobuf() bool { return p == ProfileWire || p == ProfileWireJSON }
 
 // DefaultProfileOf is a format's profile when nothing is configured:
 // lenient for JSON Schema, wire-json for Protobuf (consumers in other

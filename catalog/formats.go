@@ -291,3 +291,9 @@ func selectsMessage(kind format.Kind) bool {
 	_, ok := providerAs[format.MessageSelector](kind)
 	return ok
 }
+
+// isMessageSelector reports whether p is a format.MessageSelector.
+func isMessageSelector(p format.Provider) bool {
+	_, ok := p.(format.MessageSelector)
+	return ok
+}

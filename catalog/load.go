@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonstrict"
@@ -499,7 +500,7 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 func (l *loader) checkMeta(t *EventType, data []byte) {
 	if t.Meta.Message != "" && t.Format != "" && !selectsMessage(t.Format) {
 		l.fail(report.Finding{Rule: RuleEventMeta, File: t.MetaFile, Line: lineOfYAML(data, "message"), Pointer: "/message",
-			Message: fmt.Sprintf("message %q applies to Protobuf types only, and %s is %s", t.Meta.Message, t.Name, t.Format.Name())})
+			Message: fmt.Sprintf("message %q applies to %s types only, and %s is %s", t.Meta.Message, formats.NamesWhere(isMessageSelector, "and"), t.Name, t.Format.Name())})
 	}
 	if p := t.Meta.Compat.Profile; p != "" && t.Format != "" && !p.fits(t.Format) {
 		want := strings.Join(profilesOf(t.Format).Names, " or ")

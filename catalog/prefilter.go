@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -399,7 +401,7 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 			}
 		}
 	}
-	for _, top := range sortedKeys(load) {
+	for _, top := range slices.Sorted(maps.Keys(load)) {
 		addTop(top)
 	}
 	// Shared files of the formats compiled by their providers are
@@ -744,15 +746,6 @@ func mapsValues(m map[string]*scanned) []*scanned {
 	for _, v := range m {
 		out = append(out, v)
 	}
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

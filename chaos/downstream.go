@@ -2,9 +2,9 @@ package chaos
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -74,7 +74,7 @@ func normalizeDownstream(c map[string]*DownstreamConfig) (map[string]*Downstream
 	}
 	var errs []error
 	out := make(map[string]*DownstreamConfig, len(c))
-	for _, name := range sortedNames(c) {
+	for _, name := range slices.Sorted(maps.Keys(c)) {
 		d := *c[name]
 		if !(d.Rate >= 0 && d.Rate <= 1) {
 			errs = append(errs, fmt.Errorf("chaos.downstream.%s.rate %v: must be between 0 and 1", name, d.Rate))
@@ -112,18 +112,9 @@ func normalizeDownstream(c map[string]*DownstreamConfig) (map[string]*Downstream
 	return out, errs
 }
 
-func sortedNames(c map[string]*DownstreamConfig) []string {
-	names := make([]string, 0, len(c))
-	for n := range c {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
 func downstreamString(c map[string]*DownstreamConfig) []string {
 	var parts []string
-	for _, name := range sortedNames(c) {
+	for _, name := range slices.Sorted(maps.Keys(c)) {
 		d := c[name]
 		kinds := make([]string, len(d.Kinds))
 		for i, k := range d.Kinds {
@@ -146,7 +137,7 @@ func downstreamString(c map[string]*DownstreamConfig) []string {
 func OutagePlan(cfg Config, seed uint64) []Fault {
 	next := len(GroupPlan(cfg, seed))
 	var out []Fault
-	for _, name := range sortedNames(cfg.Downstream) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Downstream)) {
 		o := cfg.Downstream[name].Outage
 		if o == nil {
 			continue
@@ -182,7 +173,7 @@ func hashName(s string) uint64 {
 // (by name), attempt 1 gets a fault with probability rate, and each
 // faulted attempt's next one again, up to MaxDownstreamAttempt.
 func (s *Stream[T]) planDownstream(ev Event) {
-	for _, name := range sortedNames(s.cfg.Downstream) {
+	for _, name := range slices.Sorted(maps.Keys(s.cfg.Downstream)) {
 		d := s.cfg.Downstream[name]
 		if len(d.Kinds) == 0 {
 			continue

@@ -75,7 +75,21 @@ type Result struct {
 	// generator (format.GoGenerator), for which no code is generated:
 	// Protobuf's, as Go code for Protobuf messages is protoc-gen-go's (or
 	// buf generate's) job.
-	Skipped []string
+	Skipped []Skip
+}
+
+// Skip is an event type that gets no Go code, in its format's words.
+type Skip struct {
+	Type string
+	// Format is the format's name ("Protobuf"); Note says what is done
+	// with the type and where its Go code comes from (format.GoElsewhere).
+	Format, Note string
+}
+
+// String is the warning about the skipped type: "NAME is a FORMAT type:
+// NOTE".
+func (s Skip) String() string {
+	return fmt.Sprintf("%s is a %s type: %s", s.Type, s.Format, s.Note)
 }
 
 // NoGoCodeError is returned when every event type of the catalog is of a
@@ -119,7 +133,7 @@ type gen struct {
 	// decodeOrder is the Go base name of every type Decode dispatches to,
 	// in catalog order; skipped the types of formats without Go code.
 	decodeOrder []string
-	skipped     []string
+	skipped     []Skip
 	skipWhy     []string // why, per format of skipped (NoGoCodeError)
 	// gens are the runs of the formats' generators, in the provider
 	// table's order.
@@ -165,7 +179,11 @@ func generate(cat *catalog.Catalog, opts Options) (*gen, *Result, error) {
 		return nil, nil, &Error{Problems: g.errs}
 	}
 	if len(g.decodeOrder) == 0 && len(g.skipped) > 0 {
-		return nil, nil, &NoGoCodeError{Types: g.skipped, Why: g.skipWhy}
+		types := make([]string, len(g.skipped))
+		for i, sk := range g.skipped {
+			types[i] = sk.Type
+		}
+		return nil, nil, &NoGoCodeError{Types: types, Why: g.skipWhy}
 	}
 	files, err := g.emit()
 	if err != nil {

@@ -41,7 +41,7 @@ func (g *gen) analyze() error {
 		}
 		fg := runs[t.Format]
 		if fg == nil {
-			g.skipped = append(g.skipped, t.Name)
+			g.skipped = append(g.skipped, Skip{Type: t.Name, Format: p.Kind().Name(), Note: skipNote(p)})
 			if why := noGoCode(p); !slices.Contains(g.skipWhy, why) {
 				g.skipWhy = append(g.skipWhy, why)
 			}
@@ -68,6 +68,15 @@ func noGoCode(p format.Provider) string {
 		return e.NoGoCode()
 	}
 	return p.Kind().Name() + " event types get no Go code from evtool"
+}
+
+// skipNote is what gen go says of one type of p's format, which has no
+// Go generator, among types it generates.
+func skipNote(p format.Provider) string {
+	if e, ok := p.(format.GoElsewhere); ok {
+		return e.SkipNote()
+	}
+	return "no Go code generated for it"
 }
 
 // eventType is t as the formats' generators see it.

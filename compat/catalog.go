@@ -10,7 +10,6 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
-	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/report"
 )
@@ -128,7 +127,7 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 		var out []report.Finding
 		for _, bv := range bt.Versions {
 			if hv := t.Version(bv.Number); hv != nil {
-				if msg := modified(base, bv, head, hv); msg != "" {
+				if msg := modified(engines, base, bv, head, hv); msg != "" {
 					out = append(out, report.Finding{Rule: RulePublishedModified, Severity: report.SeverityError,
 						File: hv.File, Line: 1, Type: bt.Name, Subject: bt.Name, OldVersion: bv.Number, NewVersion: hv.Number,
 						Message: msg})
@@ -214,7 +213,7 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 				vs := make([]*version, len(t.Versions))
 				for i, hv := range t.Versions {
 					vr := &version{v: hv, cat: head}
-					if bv := published[t.Name][hv.Number]; bv != nil && (bv.Schema != nil || bv.Compiled != nil) && modified(base, bv, head, hv) != "" {
+					if bv := published[t.Name][hv.Number]; bv != nil && (bv.Schema != nil || bv.Compiled != nil) && modified(engines, base, bv, head, hv) != "" {
 						vr = &version{v: bv, cat: base}
 						// What the edit breaks, beside published-version-modified:
 						// events written with either content are in the log and
@@ -280,7 +279,7 @@ func directions(m catalog.Mode) []engine.Direction {
 
 // modified explains how a published version differs between base and
 // head ("" when it does not): its own file, or a file it references.
-func modified(base *catalog.Catalog, bv *catalog.Version, head *catalog.Catalog, hv *catalog.Version) string {
+func modified(engines map[format.Kind]engine.Engine, base *catalog.Catalog, bv *catalog.Version, head *catalog.Catalog, hv *catalog.Version) string {
 	if kindOf(bv) != kindOf(hv) {
 		// Digests of two formats always differ; say what changed.
 		return modifiedFormat(bv, hv)
@@ -289,13 +288,14 @@ func modified(base *catalog.Catalog, bv *catalog.Version, head *catalog.Catalog,
 		return fmt.Sprintf("v%d is published and was edited in place (digest %s -> %s); published versions are immutable: revert the edit and add a new version instead",
 			bv.Number, short(bv.Digest), short(hv.Digest))
 	}
-	if kindOf(bv) != format.JSONSchema {
-		return modifiedFormat(bv, hv)
+	if msg := modifiedFormat(bv, hv); msg != "" {
+		return msg
 	}
-	if bv.Schema == nil || hv.Schema == nil {
+	e, ok := engines[kindOf(hv)]
+	if !ok || e.ReferencedFiles == nil || !e.Compiled(bv) || !e.Compiled(hv) {
 		return ""
 	}
-	bf, hf := jsoncompat.ReferencedFiles(base, bv.Schema), jsoncompat.ReferencedFiles(head, hv.Schema)
+	bf, hf := e.ReferencedFiles(base, bv), e.ReferencedFiles(head, hv)
 	var changed []string
 	for rel, d := range bf {
 		if hd, ok := hf[rel]; !ok || hd != d {

@@ -80,9 +80,10 @@ func ComparePair(vp engine.VersionPair, dir engine.Direction, opts engine.Option
 	return cmp(vp, dir, opts)
 }
 
-// modifiedFormat explains how a published Avro or Protobuf version
-// differs between base and head beyond its digest ("" when it does not).
-// An Avro digest is of the Parsing Canonical Form, which leaves out
+// modifiedFormat explains how a published version differs between base
+// and head beyond its digest ("" when it does not): its format changed,
+// or its provider (a format.EditChecker) finds an edit the digest leaves
+// out. An Avro digest is of the Parsing Canonical Form, which leaves out
 // defaults, aliases and logical types: readers use all three, so the
 // full schema (named types inlined, wherever they are written) is
 // compared as well.
@@ -101,7 +102,7 @@ func modifiedFormat(bv, hv *catalog.Version) string {
 // Schema engine instead of being skipped.
 func kindOf(v *catalog.Version) format.Kind {
 	if v.Format == "" {
-		return format.JSONSchema
+		return formats.DefaultKind
 	}
 	return v.Format
 }

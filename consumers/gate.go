@@ -2,6 +2,7 @@ package consumers
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,11 +56,20 @@ func Mark(fs []report.Finding, k *Checker, cs []*Contract, complete bool, known 
 			out = append(out, f)
 			continue
 		}
-		names, exact := reached(f, k, cs, known)
+		read, decoded, exact := reached(f, k, cs, known)
+		names := append(slices.Clone(read), decoded...)
+		sort.Strings(names)
 		f.Consumers = names
 		switch {
 		case len(names) > 0:
-			f.Message += fmt.Sprintf(" (read by %s)", strings.Join(names, ", "))
+			var by []string
+			if len(read) > 0 {
+				by = append(by, "read by "+strings.Join(read, ", "))
+			}
+			if len(decoded) > 0 {
+				by = append(by, "decoded by "+strings.Join(decoded, ", "))
+			}
+			f.Message += " (" + strings.Join(by, "; ") + ")"
 		case exact && f.Severity == report.SeverityError && complete:
 			f.Severity = report.SeverityWarning
 			f.Message += " (no consumer's fields reach it; a warning because evtool.yaml says consumers: complete)"
@@ -107,7 +117,10 @@ func Affected(fs []report.Finding) []report.Finding {
 // reached returns the consumers a finding reaches, and whether the answer
 // is exact (false: the finding is not about a pair of versions the
 // step can project, so it names every reader and is never softened).
-func reached(f report.Finding, k *Checker, cs []*Contract, known map[string]bool) (names []string, exact bool) {
+// read are the consumers of the pair's reader version it reaches;
+// decoded those that decode the writer's events with another version of
+// the reader's side, which the pair's break reaches all the same.
+func reached(f report.Finding, k *Checker, cs []*Contract, known map[string]bool) (read, decoded []string, exact bool) {
 	readersOf := func(n int) []string {
 		var out []string
 		for _, c := range cs {
@@ -120,10 +133,10 @@ func reached(f report.Finding, k *Checker, cs []*Contract, known map[string]bool
 	}
 	switch {
 	case f.OldVersion == 0 && f.NewVersion == 0:
-		return readersOf(0), false // the type as a whole (removed)
+		return readersOf(0), nil, false // the type as a whole (removed)
 	case f.Direction == "" || f.OldVersion == f.NewVersion:
 		// A published version removed or edited in place: its readers.
-		return readersOf(max(f.OldVersion, f.NewVersion)), false
+		return readersOf(max(f.OldVersion, f.NewVersion)), nil, false
 	}
 	reader, writer := f.NewVersion, f.OldVersion
 	if f.Direction == strings.ToUpper(string(engine.Forward)) {
@@ -139,12 +152,12 @@ func reached(f report.Finding, k *Checker, cs []*Contract, known map[string]bool
 		// point into the schema rather than the data can only add
 		// consumers here, never take one away.
 		if format.NewFields(c.Reads[f.Type].Pointers()).Reads(f.Pointer) {
-			names = append(names, c.Name)
+			read = append(read, c.Name)
 			continue
 		}
 		v := k.Verdict(c, f.Type, reader, writer, false)
 		if v == nil || !v.Projected || reaches(v, f, known) {
-			names = append(names, c.Name)
+			read = append(read, c.Name)
 			if v == nil || !v.Projected {
 				exact = false
 			}
@@ -169,15 +182,16 @@ func reached(f report.Finding, k *Checker, cs []*Contract, known map[string]bool
 			if v != nil && v.Projected && !reaches(v, f, known) {
 				continue
 			}
-			names = append(names, c.Name)
+			decoded = append(decoded, c.Name)
 			if v == nil || !v.Projected {
 				exact = false
 			}
 			break
 		}
 	}
-	sort.Strings(names)
-	return names, exact
+	sort.Strings(read)
+	sort.Strings(decoded)
+	return read, decoded, exact
 }
 
 // reaches reports whether a consumer's verdict shows the finding: the

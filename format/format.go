@@ -1,10 +1,34 @@
 // Package format is the seam between evtool's jobs (lint, compat,
 // validate, replay, registry, docs, codegen) and the schema formats a
 // catalog's versions are written in: JSON Schema (v<N>.json), Avro
-// (v<N>.avsc) and Protobuf (v<N>.proto). A job asks a version's Schema
-// instead of switching on file extensions; what only one format has stays
-// in its own package (format/avro, format/protobuf, format/jsonschema),
-// reached by a type assertion on the Schema.
+// (v<N>.avsc) and Protobuf (v<N>.proto).
+//
+// Each format is one Provider, in its own package (format/jsonschema,
+// format/avro, format/protobuf); package format/formats is the table of
+// them (ForKind, ForFile, Of). A compiled version is a Schema: it
+// validates, decodes, encodes, frames and samples data. What a job asks
+// of a format beyond one Schema (partition keys, framing, re-encoding,
+// registry forms, compat profiles) is a Provider method, and what only
+// some formats can answer is an optional interface the job asks the
+// provider for by a type assertion on the Provider, never on the Schema
+// and never by comparing kinds:
+//
+//   - loading: RootCompiler (JSON Schema: the catalog root read once,
+//     RootReader, Root, RootSession) or FileCompiler (Avro, Protobuf:
+//     each version from its file and the shared directories), with
+//     InputScanner for incremental checks and MessageSelector;
+//   - the command line: Namer (a format's --format name); compat diff's
+//     MessagePicker and PathLoader; the gate's EditChecker;
+//   - data: BinaryDataer, Projector (consumer contracts);
+//   - schema registries: RegistryCompiler, RegistryRuler, RegistryFormer,
+//     DescriptorFormer, BuiltinFiler (Protobuf's well-known files),
+//     SameTexter;
+//   - docs and code: FieldDocumenter, AsyncAPIPayloader, GoGenerator or
+//     GoElsewhere.
+//
+// A format's names for people (Kind.Name, a capability's own wording)
+// come from here, so no code outside format/ names a format in a branch
+// or a message.
 package format
 
 import (

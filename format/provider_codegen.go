@@ -48,4 +48,8 @@ type GoElsewhere interface {
 	// NoGoCode says why the format's event types get no Go code from
 	// evtool and where it comes from, to follow the types' names and ": ".
 	NoGoCode() string
+	// SkipNote says, after "NAME is a FORMAT type: ", what evtool gen go
+	// does with one such type in a catalog that has other types to
+	// generate, and where its Go code comes from.
+	SkipNote() string
 }

@@ -30,6 +30,9 @@ type BuiltinFiler interface {
 	// first declaration one has and the other lacks ("" for none); err
 	// says why text does not parse.
 	CheckBuiltin(name string, text []byte) (difference string, err error)
+	// BuiltinWhere says, for a registry's messages, which files are built
+	// in: "files under DIR are the compiler's own (EXAMPLES)".
+	BuiltinWhere() string
 }
 
 // SameTexter is a RegistryCompiler whose reference files may differ in

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/evtool/evtool/internal/supervise"
 	"github.com/evtool/evtool/report"
 )
 
@@ -53,26 +53,30 @@ func (h *Harness) build(ctx context.Context) error {
 	shown := report.Escape(strings.Join(argv, " "))
 	fmt.Fprintf(log, "evtool replay: building the consumer (consumer.build, once per replay, outside the settle clock): %s\n", shown)
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = h.sc.Consumer.Dir, env
+	// The build runs under the supervisor as the consumer does: in a
+	// process group of its own, so an interrupted build (a wrapper such
+	// as sh -c or go run) stops with everything it started, and a
+	// process it leaves behind cannot hold evtool's pipes.
 	out := &tailBuffer{max: maxBuildOutput}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
+	p, err := h.spawner().Start(supervise.Spec{Argv: argv, Dir: h.sc.Consumer.Dir, Env: env, Stdout: out, Stderr: out})
+	if err != nil {
 		return fmt.Errorf("consumer.build: %w", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	tick := time.NewTicker(buildProgressEvery)
 	defer tick.Stop()
 	for {
 		select {
-		case err := <-done:
+		case <-ctx.Done():
+			p.Kill()
+			return fmt.Errorf("consumer.build interrupted after %s", time.Since(start).Round(100*time.Millisecond))
+		case <-p.Done():
 			took := time.Since(start).Round(100 * time.Millisecond)
-			if err != nil {
+			if !p.Succeeded() {
 				if ctx.Err() != nil {
 					return fmt.Errorf("consumer.build interrupted after %s", took)
 				}
-				return fmt.Errorf("consumer.build (%s) failed after %s: %v\n%s", shown, took, err, strings.TrimRight(out.String(), "\n"))
+				_, how := p.Exited()
+				return fmt.Errorf("consumer.build (%s) failed after %s: %s\n%s", shown, took, how, strings.TrimRight(out.String(), "\n"))
 			}
 			fmt.Fprintf(log, "evtool replay: consumer built in %s\n", took)
 			h.buildDir = dir

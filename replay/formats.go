@@ -2,7 +2,7 @@ package replay
 
 import (
 	"bytes"
-	"errors"
+	"fmt"
 
 	"github.com/cloudevents/sdk-go/v2/event"
 
@@ -79,7 +79,7 @@ func formatValue(d *envelope.Decoded, ver *catalog.Version, framing catalog.Fram
 // is never taken for framed under FramingNone.
 func reencode(from, to *catalog.Version, framing catalog.Framing, data []byte, ct string) ([]byte, error) {
 	if !isFormatted(from) || !isFormatted(to) || from.Format != to.Format {
-		return nil, errors.New("not two versions of one Avro or Protobuf type")
+		return nil, fmt.Errorf("not two versions of one %s type", formats.NamesWhere(format.HasBinaryData, "or"))
 	}
 	return formats.Of(from.Compiled).Reencode(from.Compiled, to.Compiled, data, ct, framing == catalog.FramingNone)
 }

@@ -131,6 +131,9 @@ func TestEmittedFindsEachPlace(t *testing.T) {
 		{name: "literal shadows a function", src: `func add(rule string) {}; func h() { add := func(msg string) {}; add("not-a-rule") }; func i() { add("a-func") }`, want: []string{"a-func"}},
 		{name: "imported function", src: `import "example.com/lib"; func g() { lib.Findings(err, "a-param"); other.Findings(err, "not-a-rule"); Findings(err, "nor-this") }`,
 			lib: `func Findings(err error, rule string) {}`, want: []string{"a-param"}},
+		{name: "returned", src: `func (P) LintRule() string { return "a-ret" }; func rule() string { if x { return "b-ret" }; f := func() string { return "not-a-rule" }; return f() }; func (P) Name() string { return "nor-this" }; func ByRule() []string { return nil }; func hasRule() bool { return "x" == "nor-that" }`,
+			want: []string{"a-ret", "b-ret"}},
+		{name: "variable", src: `func g() { var rule = "a-var"; var name = "not-a-rule"; _ = name }`, want: []string{"a-var"}},
 		{name: "computed", src: `func g() { f := report.Finding{Rule: k.ID(dir)}; _ = f }`, want: nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,7 +21,9 @@ import (
 //   - a Rule or rule field of a composite literal (report.Finding{Rule: "x"});
 //   - an assignment to a variable rule or a field Rule (rule := "x");
 //   - an argument in the position of a parameter named rule, of any
-//     function or function literal of that name (add("x", ...)).
+//     function or function literal of that name (add("x", ...));
+//   - a result of a function or method named rule or ...Rule that
+//     returns one string (a provider's LintRule() string { return "x" }).
 //
 // Ids that code computes (a compat kind's id per direction) come from the
 // engines' own tables, which the rule table includes whole.
@@ -64,6 +66,20 @@ func Emitted(root string) (map[string]string, error) {
 const modulePath = "github.com/evtool/evtool"
 
 var ruleConst = regexp.MustCompile(`^Rule[A-Z0-9]`)
+
+// ruleFunc names a function whose string result is a rule id.
+var ruleFunc = regexp.MustCompile(`^(rule|[A-Za-z0-9]*[a-z0-9]Rule)$`)
+
+// returnsRule reports whether fd is a function or method named for a
+// rule that returns one string.
+func returnsRule(fd *ast.FuncDecl) bool {
+	if !ruleFunc.MatchString(fd.Name.Name) || fd.Body == nil || fd.Type.Results == nil || len(fd.Type.Results.List) != 1 {
+		return false
+	}
+	r := fd.Type.Results.List[0]
+	id, ok := r.Type.(*ast.Ident)
+	return ok && id.Name == "string" && len(r.Names) <= 1
+}
 
 // emittedIn is Emitted over parsed files; pkg gives a file's import path.
 // A function is known by its package and name, and a function literal by
@@ -123,11 +139,24 @@ func emittedIn(fset *token.FileSet, files []*ast.File, pkg func(*ast.File) strin
 				}
 				return true
 			})
+			if fd, ok := d.(*ast.FuncDecl); ok && returnsRule(fd) {
+				ast.Inspect(fd.Body, func(n ast.Node) bool {
+					switch n := n.(type) {
+					case *ast.FuncLit:
+						return false // its returns are its own
+					case *ast.ReturnStmt:
+						if len(n.Results) == 1 {
+							add(n.Results[0])
+						}
+					}
+					return true
+				})
+			}
 			ast.Inspect(d, func(n ast.Node) bool {
 				switch n := n.(type) {
 				case *ast.ValueSpec:
 					for i, id := range n.Names {
-						if ruleConst.MatchString(id.Name) && i < len(n.Values) {
+						if (ruleConst.MatchString(id.Name) || id.Name == "rule") && i < len(n.Values) {
 							add(n.Values[i])
 						}
 					}

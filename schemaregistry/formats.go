@@ -28,6 +28,21 @@ func SchemaType(k format.Kind) sr.SchemaType {
 	return t
 }
 
+// servedSchemaTypes lists the schemaTypes of every format, Confluent's
+// default marked: "JSON, AVRO (the default) and PROTOBUF".
+func servedSchemaTypes() string {
+	def, _ := kindOfSchemaType("")
+	var types []string
+	for _, p := range formats.All() {
+		t := p.SchemaType()
+		if p.Kind() == def {
+			t += " (the default)"
+		}
+		types = append(types, t)
+	}
+	return formats.List(types, "and")
+}
+
 // kindOfSchemaType is the format of a Confluent schemaType ("" is AVRO,
 // Confluent's default).
 func kindOfSchemaType(st string) (format.Kind, bool) {

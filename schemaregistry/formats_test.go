@@ -212,3 +212,11 @@ func TestDiffAvroNumberSpelling(t *testing.T) {
 		})
 	}
 }
+
+// The schemaTypes a refusal lists come from the providers, Confluent's
+// default (AVRO for no schemaType) marked.
+func TestServedSchemaTypes(t *testing.T) {
+	if got, want := servedSchemaTypes(), "JSON, AVRO (the default) and PROTOBUF"; got != want {
+		t.Errorf("servedSchemaTypes() = %q, want %q", got, want)
+	}
+}

@@ -706,11 +706,11 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 	}
 	kind, ok := kindOfSchemaType(st)
 	if !ok {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schemaType %s is not supported; evtool serves JSON, AVRO (the default) and PROTOBUF", clip(strings.ToUpper(st)))
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schemaType %s is not supported; evtool serves %s", clip(strings.ToUpper(st)), servedSchemaTypes())
 	}
 	out := &schemaReq{kind: kind, text: []byte(*req.Schema)}
 	if len(req.References) > 0 && !withRefs(kind) {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schema references are not supported for JSON Schema; make the schema self-contained (definitions under $defs)")
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schema references are not supported for %s; make the schema self-contained (definitions under $defs)", kind.Name())
 	}
 	for i, raw := range req.References {
 		var r struct {
@@ -753,7 +753,7 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 	switch doc.(type) {
 	case map[string]any, bool:
 	default:
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: a JSON Schema is an object or a boolean")
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: a %s is an object or a boolean", kind.Name())
 	}
 	out.doc = doc
 	return out, nil

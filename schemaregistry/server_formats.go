@@ -122,7 +122,7 @@ func (snap *snapshot) checkRefs(refs []sr.SchemaReference, uses []*SharedSchema)
 // with the shared schemas it references.
 func (snap *snapshot) sharedDigest(req *schemaReq) (string, *apiError) {
 	if !withRefs(req.kind) {
-		return "", apiErr(422, codeInvalidSchema, "invalid schema: shared subjects hold Avro and Protobuf schemas")
+		return "", apiErr(422, codeInvalidSchema, "invalid schema: shared subjects hold %s schemas", formats.NamesWhere(format.HasRegistryRefs, "and"))
 	}
 	refs, aerr := snap.refClosure(req.refs)
 	if aerr != nil {

@@ -42,16 +42,12 @@ func wellKnown(name string) bool {
 // subject names none.
 func wellKnownForm(subject string) (*Form, *apiError) {
 	bf, kind, ok := builtinFiler()
-	var (
-		text   []byte
-		digest string
-		err    error
-	)
-	if ok {
-		text, digest, ok, err = bf.BuiltinText(subject)
-	}
 	if !ok {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q is no well-known Protobuf file: files under google/protobuf/ are the compiler's own (timestamp.proto, duration.proto, ...), which serve answers; others are no catalog file", clip(subject))
+		return nil, apiErr(422, codeInvalidSubject, "subject %q is no well-known file: no format has files built into its compiler", clip(subject))
+	}
+	text, digest, ok, err := bf.BuiltinText(subject)
+	if !ok {
+		return nil, apiErr(422, codeInvalidSubject, "subject %q is no well-known %s file: %s, which serve answers; others are no catalog file", clip(subject), kind.Name(), bf.BuiltinWhere())
 	}
 	if err != nil {
 		return nil, apiErr(500, codeStore, "well-known file %s: %v", subject, err)
@@ -66,8 +62,8 @@ func wellKnownRequest(subject string, req *schemaReq) (*Form, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
-	if !descriptors(req.kind) {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is a well-known Protobuf file, not schemaType %s", clip(subject), SchemaType(req.kind))
+	if req.kind != form.Kind {
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is a well-known %s file, not schemaType %s", clip(subject), form.Kind.Name(), SchemaType(req.kind))
 	}
 	bf, _, _ := builtinFiler()
 	difference, err := bf.CheckBuiltin(subject, req.text)
@@ -75,7 +71,7 @@ func wellKnownRequest(subject string, req *schemaReq) (*Form, *apiError) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %s", clip(err.Error()))
 	}
 	if difference != "" {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is the well-known file %s, and the schema does not declare what it declares (%s); every Protobuf compiler has the file built in", clip(subject), subject, difference)
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is the well-known file %s, and the schema does not declare what it declares (%s); every %s compiler has the file built in", clip(subject), subject, difference, form.Kind.Name())
 	}
 	return form, nil
 }
@@ -171,7 +167,7 @@ func (snap *snapshot) wellKnownVersion(subject, version string) (*versionState, 
 		return nil, aerr
 	}
 	if n != -1 && n != 1 {
-		return nil, apiErr(404, codeVersionNotFound, "version %d of subject %q not found (a well-known Protobuf file has version 1 only)", n, clip(subject))
+		return nil, apiErr(404, codeVersionNotFound, "version %d of subject %q not found (a well-known %s file has version 1 only)", n, clip(subject), vs.form.Kind.Name())
 	}
 	return vs, nil
 }

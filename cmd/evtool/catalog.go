@@ -62,7 +62,7 @@ Existing files are never overwritten.`,
 			}
 			p, ok := formats.ForName(schemaFormat)
 			if !ok {
-				return usagef("--format %q: want %s", schemaFormat, orList(formats.Names()))
+				return usagef("--format %q: want %s", schemaFormat, formats.List(formats.Names(), "or"))
 			}
 			files, err := catalog.ScaffoldFormat(dir, p.Kind())
 			if err != nil {

@@ -107,12 +107,16 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 				}
 				return a.compatDiff(vp, opts, do)
 			} else if message != "" {
-				return usagef("--message selects a Protobuf message; %s and %s are not .proto files", args[0], args[1])
+				return usagef("--message selects a %s message; %s and %s are not %s files", namesOf(isMessagePicker), args[0], args[1], extsOf(isMessagePicker))
 			} else if len(protoPaths) > 0 {
-				return usagef("--proto-path resolves Protobuf imports; %s and %s are not .proto files", args[0], args[1])
+				return usagef("--proto-path resolves %s imports; %s and %s are not %s files", namesOf(isPathLoader), args[0], args[1], extsOf(isPathLoader))
 			}
-			if profile.Protobuf() {
-				return usagef("--profile %s is a Protobuf profile; for JSON Schema use lenient or strict", profile)
+			rp, err := rootProvider()
+			if err != nil {
+				return err
+			}
+			if err := rootProfile(rp, profile); err != nil {
+				return err
 			}
 			draft, err := catalog.ParseDraft(defaultDraft)
 			if err != nil {
@@ -134,7 +138,7 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 				}
 				return old.LineOf(file, ptr)
 			}
-			vp := engine.VersionPair{Pair: p, Old: jsonVersion(old), New: jsonVersion(nw), LineOf: lineOf, OldLocate: old.Locate, NewLocate: nw.Locate}
+			vp := engine.VersionPair{Pair: p, Old: rootVersion(rp, old), New: rootVersion(rp, nw), LineOf: lineOf, OldLocate: old.Locate, NewLocate: nw.Locate}
 			return a.compatDiff(vp, diffEngineOptions(profile, do), do)
 		},
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -172,21 +173,7 @@ func isPathLoader(p format.Provider) bool    { _, ok := p.(format.PathLoader); r
 // namesOf names the formats whose providers answer yes, for a usage
 // message ("Protobuf", "Avro or Protobuf").
 func namesOf(yes func(format.Provider) bool) string {
-	var names []string
-	for _, p := range formats.All() {
-		if yes(p) {
-			names = append(names, p.Kind().Name())
-		}
-	}
-	return orList(names)
-}
-
-// orList is "a", "a or b", "a, b or c".
-func orList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return formats.NamesWhere(yes, "or")
 }
 
 // catalogRootOf is the schemas directory of the nearest evtool.yaml in a
@@ -235,8 +222,46 @@ func inside(dir, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// jsonVersion is a JSON Schema file compat diff loaded, as the version the
-// engines compare.
-func jsonVersion(sf *catalog.SchemaFile) *catalog.Version {
-	return &catalog.Version{Format: format.JSONSchema, File: sf.File, Number: 1, Text: sf.Text, Doc: sf.Doc, Schema: sf.Schema, Digest: sf.Digest, URL: sf.URL}
+// rootVersion is a schema file compat diff loaded with its root (a JSON
+// Schema file), as the version the engines compare.
+func rootVersion(rp format.Provider, sf *catalog.SchemaFile) *catalog.Version {
+	return &catalog.Version{Format: rp.Kind(), File: sf.File, Number: 1, Text: sf.Text, Doc: sf.Doc, Schema: sf.Schema, Digest: sf.Digest, URL: sf.URL}
+}
+
+// rootProvider is the provider of the files compat diff loads with their
+// root (format.RootCompiler: JSON Schema), those no FileCompiler claims.
+func rootProvider() (format.Provider, error) {
+	for _, p := range formats.All() {
+		if _, ok := p.(format.RootCompiler); ok {
+			return p, nil
+		}
+	}
+	return nil, errors.New("compat diff: no format compiles schema files from their root")
+}
+
+// rootProfile checks that --profile is one of rp's profiles, naming the
+// format it belongs to when it is another's.
+func rootProfile(rp format.Provider, profile catalog.Profile) error {
+	names := rp.CompatProfiles().Names
+	if slices.Contains(names, string(profile)) {
+		return nil
+	}
+	for _, p := range formats.All() {
+		if slices.Contains(p.CompatProfiles().Names, string(profile)) {
+			return usagef("--profile %s is a %s profile; for %s use %s", profile, p.Kind().Name(), rp.Kind().Name(), strings.Join(names, " or "))
+		}
+	}
+	return usagef("--profile %s: for %s use %s", profile, rp.Kind().Name(), strings.Join(names, " or "))
+}
+
+// extsOf are the schema file extensions of the formats whose providers
+// answer yes, for a usage message (".proto").
+func extsOf(yes func(format.Provider) bool) string {
+	var exts []string
+	for _, p := range formats.All() {
+		if yes(p) {
+			exts = append(exts, p.Kind().Ext())
+		}
+	}
+	return formats.List(exts, "or")
 }

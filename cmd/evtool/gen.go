@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/evtool/evtool/report"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evtool/evtool/codegen"
+	"github.com/evtool/evtool/report"
 )
 
 func (a *app) genCommand() *cobra.Command {
@@ -92,8 +94,8 @@ are up to date.`,
 				}
 				return fmt.Errorf("cannot generate Go code: %w", err)
 			}
-			for _, name := range res.Skipped {
-				fmt.Fprintf(a.stderr, "evtool: warning: %s is a Protobuf type: no Go code generated for it (use protoc-gen-go or buf generate for its messages)\n", report.SafeLines(name))
+			for _, sk := range res.Skipped {
+				fmt.Fprintf(a.stderr, "evtool: warning: %s\n", report.SafeLines(sk.String()))
 			}
 			for _, n := range res.Notes {
 				fmt.Fprintf(a.stderr, "evtool: note: %s\n", report.SafeLines(fmt.Sprint(n)))
@@ -243,7 +245,7 @@ func (a *app) genWrite(out string, files []codegen.File) error {
 		wrote++
 		fmt.Fprintf(a.stdout, "wrote %s\n", path)
 	}
-	for _, name := range sortedNames(onDisk) {
+	for _, name := range slices.Sorted(maps.Keys(onDisk)) {
 		if !want[name] {
 			path := filepath.Join(out, name)
 			if err := os.Remove(path); err != nil {
@@ -254,13 +256,4 @@ func (a *app) genWrite(out string, files []codegen.File) error {
 	}
 	fmt.Fprintf(a.stdout, "%s: %d files, %d changed\n", out, len(files), wrote)
 	return nil
-}
-
-func sortedNames(m map[string][]byte) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -124,6 +124,13 @@ type Engine struct {
 	// what the pairs share (documents generated once per version). It is
 	// called once per type and its Compare is not used concurrently.
 	New func() Compare
+	// ReferencedFiles, when set, lists the catalog files (path relative
+	// to the schemas root -> digest) a compiled version of cat reaches
+	// besides its own file: the gate reports a published version as
+	// modified in place when one of them changed (JSON Schema's $ref).
+	// Formats whose digest covers what a version uses, or whose provider
+	// is a format.EditChecker, leave it nil.
+	ReferencedFiles func(cat *catalog.Catalog, v *catalog.Version) map[string]string
 }
 
 // Rule documents one rule id an engine or the gate emits: the id an

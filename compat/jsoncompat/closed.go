@@ -2,6 +2,8 @@ package jsoncompat
 
 import (
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
+
+	"github.com/evtool/evtool/internal/schemawalk"
 )
 
 // The lenient profile's writer is the schema with `additionalProperties:
@@ -103,8 +105,8 @@ func (c *closer) ok(v any, s *jsonschema.Schema, depth int) bool {
 				continue
 			}
 			matched := false
-			for re, p := range s.PatternProperties {
-				if re.MatchString(k) {
+			for _, re := range schemawalk.Patterns(s) {
+				if p := s.PatternProperties[re]; re.MatchString(k) {
 					matched = true
 					if !c.ok(val, p, depth+1) {
 						return false

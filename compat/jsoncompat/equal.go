@@ -4,6 +4,7 @@ import (
 	"math/big"
 
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/internal/schemawalk"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
@@ -117,9 +118,9 @@ func (e *equalizer) compare(a, b *jsonschema.Schema) bool {
 	for re, s := range b.PatternProperties {
 		bp[re.String()] = s
 	}
-	for re, s := range a.PatternProperties {
+	for _, re := range schemawalk.Patterns(a) {
 		t, ok := bp[re.String()]
-		if !ok || !e.equal(s, t) {
+		if !ok || !e.equal(a.PatternProperties[re], t) {
 			return false
 		}
 	}

@@ -1,10 +1,6 @@
 package jsoncompat
 
 import (
-	"github.com/evtool/evtool/compat/engine"
-	"github.com/evtool/evtool/internal/schemawalk"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
-
 	"fmt"
 	"maps"
 	"regexp"
@@ -12,6 +8,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
+
+	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/internal/schemawalk"
 )
 
 // place is a schema location built only when a finding needs it.
@@ -43,9 +44,7 @@ func (c *checker) objView(b branch) *objView {
 			for n := range s.Properties {
 				v.declared[n] = true
 			}
-			for re := range s.PatternProperties {
-				v.pats = append(v.pats, re)
-			}
+			v.pats = append(v.pats, schemawalk.Patterns(s)...)
 		}
 		for _, n := range s.Required {
 			if _, ok := v.required[n]; !ok {

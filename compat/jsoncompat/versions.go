@@ -17,6 +17,9 @@ import (
 func Engine() engine.Engine {
 	return engine.Engine{
 		Compiled: func(v *catalog.Version) bool { return v.Schema != nil },
+		ReferencedFiles: func(cat *catalog.Catalog, v *catalog.Version) map[string]string {
+			return ReferencedFiles(cat, v.Schema)
+		},
 		New: func() engine.Compare {
 			eq := newEqualizer()
 			sides := map[*catalog.Version]*Side{}

@@ -5,6 +5,8 @@
 package formats
 
 import (
+	"strings"
+
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/jsonschema"
@@ -70,4 +72,25 @@ func ForName(name string) (format.Provider, bool) {
 		}
 	}
 	return nil, false
+}
+
+// NamesWhere names the formats whose providers answer yes, in All's
+// order, for a message: "Protobuf", "Avro or Protobuf", "JSON Schema,
+// Avro and Protobuf" (conj "or" or "and").
+func NamesWhere(yes func(format.Provider) bool, conj string) string {
+	var names []string
+	for _, p := range All() {
+		if yes(p) {
+			names = append(names, p.Kind().Name())
+		}
+	}
+	return List(names, conj)
+}
+
+// List is "a", "a CONJ b", "a, b CONJ c".
+func List(items []string, conj string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/internal/schemawalk"
 	js "github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
@@ -71,8 +72,8 @@ func (r resolver) resolves(s *js.Schema, toks []string) bool {
 	if p, ok := s.Properties[tok]; ok && r.resolves(p, rest) {
 		return true
 	}
-	for re, p := range s.PatternProperties {
-		if re.MatchString(tok) && r.resolves(p, rest) {
+	for _, re := range schemawalk.Patterns(s) {
+		if re.MatchString(tok) && r.resolves(s.PatternProperties[re], rest) {
 			return true
 		}
 	}

@@ -347,17 +347,17 @@ func (files Files) CompileFinding(version, subject string, err error) report.Fin
 		} else {
 			f.Message = fmt.Sprintf("cannot load %s: %v", files.showURL(lue.URL), lue.Err)
 		}
-		files.locateRef(&f, lue.URL)
+		files.locateRef(&f, lue.URL, version)
 		return f
 	case errors.As(err, &pnf):
 		f.Rule = RuleSchemaRef
 		f.Message = fmt.Sprintf("reference to %s: no such JSON pointer", files.showURL(pnf.URL))
-		files.locateRef(&f, pnf.URL)
+		files.locateRef(&f, pnf.URL, version)
 		return f
 	case errors.As(err, &anf):
 		f.Rule = RuleSchemaRef
 		f.Message = fmt.Sprintf("reference %s: no such anchor", anf.Reference)
-		files.locateRef(&f, anf.Reference)
+		files.locateRef(&f, anf.Reference, version)
 		return f
 	case errors.As(err, &ire):
 		f.Message = fmt.Sprintf("pattern %q is not a valid regular expression: %v", ire.Regex, ire.Err)
@@ -398,15 +398,14 @@ func (files Files) locateURL(f *report.Finding, raw string) {
 }
 
 // locateRef finds the $ref that asked for target and points f at it.
-func (files Files) locateRef(f *report.Finding, target string) {
+// The files the failing version (display path version) reaches through
+// its $refs are searched first, the version's own file first, so a $ref
+// that several types' files hold is placed in the file of the type that
+// failed; then the other files, sorted.
+func (files Files) locateRef(f *report.Finding, target, version string) {
 	targetBase, _, _ := strings.Cut(target, "#")
-	rels := make([]string, 0, len(files))
-	for rel := range files {
-		rels = append(rels, rel)
-	}
-	sort.Strings(rels)
 	var fallback *report.Finding
-	for _, rel := range rels {
+	for _, rel := range files.refOrder(version) {
 		file := files[rel]
 		doc := file.Document()
 		if doc == nil {
@@ -447,6 +446,41 @@ func (files Files) locateRef(f *report.Finding, target string) {
 	if fallback != nil {
 		*f = *fallback
 	}
+}
+
+// refOrder lists the files: first the file whose display path is version
+// and those it reaches through $refs, breadth first (in each file's $ref
+// order), then the rest, sorted.
+func (files Files) refOrder(version string) []string {
+	var order []string
+	seen := map[string]bool{}
+	for rel, file := range files {
+		if file.Display == version {
+			order, seen[rel] = append(order, rel), true
+		}
+	}
+	for i := 0; i < len(order); i++ {
+		file := files[order[i]]
+		base := FileURL(order[i])
+		if file.ID != "" {
+			base = file.ID
+		}
+		walkRefs(file.Document(), "", func(_, ref string) bool {
+			u, _, _ := strings.Cut(ResolveRef(base, ref), "#")
+			if next := files.ByURL(u); next != nil && !seen[next.Rel] && files[next.Rel] == next {
+				order, seen[next.Rel] = append(order, next.Rel), true
+			}
+			return true
+		})
+	}
+	rest := make([]string, 0, len(files))
+	for rel := range files {
+		if !seen[rel] {
+			rest = append(rest, rel)
+		}
+	}
+	sort.Strings(rest)
+	return append(order, rest...)
 }
 
 // ResolveRef resolves ref against base, as the compiler resolves a $ref

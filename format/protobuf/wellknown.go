@@ -32,6 +32,11 @@ const wellKnownPackage = "google.protobuf"
 // resolve themselves: they are never registered nor written.
 func (Provider) IsBuiltin(name string) bool { return strings.HasPrefix(name, "google/protobuf/") }
 
+// BuiltinWhere names the well-known files for a registry's messages.
+func (Provider) BuiltinWhere() string {
+	return "files under google/protobuf/ are the compiler's own (timestamp.proto, duration.proto, ...)"
+}
+
 // BuiltinFiles are the files of package google.protobuf that protobuf-go
 // links.
 func (Provider) BuiltinFiles() []string {

@@ -73,8 +73,9 @@ type Spec struct {
 	LogDir string
 	Name   string
 	// Stdout, when set, receives the standard output instead of the
-	// tail Stderr falls back to.
-	Stdout io.Writer
+	// tail Stderr falls back to; Stderr, when set, the standard error
+	// (both may be one writer safe for concurrent writes).
+	Stdout, Stderr io.Writer
 }
 
 // resolveCommand finds argv[0] the way exec does, relative to dir for a
@@ -192,6 +193,9 @@ func (sp *Spawner) Start(spec Spec) (*Process, error) {
 	var outW, errW io.Writer = p.stdout, p.stderr
 	if spec.Stdout != nil {
 		outW = spec.Stdout
+	}
+	if spec.Stderr != nil {
+		errW = spec.Stderr
 	}
 	if spec.LogDir != "" {
 		if err := os.MkdirAll(spec.LogDir, 0o755); err != nil {
@@ -340,6 +344,19 @@ func (p *Process) Exited() (bool, string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return true, describeExit(p.state, p.waitErr)
+}
+
+// Succeeded reports whether the process has exited with status 0: once
+// Done (false before).
+func (p *Process) Succeeded() bool {
+	select {
+	case <-p.done:
+	default:
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waitErr == nil && p.state != nil && p.state.Success()
 }
 
 func describeExit(st *os.ProcessState, err error) string {

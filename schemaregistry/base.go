@@ -100,8 +100,9 @@ func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) 
 	add := func(rel string, data []byte) {
 		m[path.Join(root, rel)] = &fstest.MapFile{Data: data}
 	}
-	// Shared files: every JSON, Avro and Protobuf file of the head's root
-	// that is not a version file (versions come from the registry).
+	// Shared files: every schema file of the head's root (one with a
+	// format's extension, format.KindOf) that is not a version file
+	// (versions come from the registry).
 	versionFiles := map[string]bool{}
 	for _, t := range head.Types {
 		for _, v := range t.Versions {
@@ -119,7 +120,7 @@ func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) 
 			}
 			return nil
 		}
-		if (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".avsc") || strings.HasSuffix(p, ".proto")) && !versionFiles[p] && !catalog.LooksLikeVersion(path.Base(p)) {
+		if _, schema := format.KindOf(p); schema && !versionFiles[p] && !catalog.LooksLikeVersion(path.Base(p)) {
 			if data, err := fs.ReadFile(rootFS, p); err == nil {
 				add(p, data)
 			}

@@ -238,6 +238,9 @@ type versionsHidden struct {
 	version string // the one version file shown
 }
 
+// Stat is the wrapped file system's, not an Open (see listingCache.Stat).
+func (h versionsHidden) Stat(name string) (fs.FileInfo, error) { return fs.Stat(h.FS, name) }
+
 func (h versionsHidden) ReadDir(name string) ([]fs.DirEntry, error) {
 	entries, err := listFiles(h.FS, name)
 	if err != nil || name != path.Dir(h.version) {

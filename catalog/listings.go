@@ -37,6 +37,11 @@ func withListings(fsys fs.FS, ls *listings) fs.FS {
 	return &listingCache{FS: fsys, ls: ls}
 }
 
+// Stat is the wrapped file system's: fs.Stat of a bare Open would open
+// the file, and opening a named pipe blocks until a writer comes (the
+// format readers stat first to refuse what is not a regular file).
+func (l *listingCache) Stat(name string) (fs.FileInfo, error) { return fs.Stat(l.FS, name) }
+
 func (l *listingCache) ReadDir(name string) ([]fs.DirEntry, error) {
 	l.ls.mu.Lock()
 	entries, ok := l.ls.dirs[name]

@@ -117,3 +117,94 @@ func compileUpstream(text string) (*upstream.Schema, error) {
 	}
 	return c.Compile("mem.json")
 }
+
+// Where the meta-schemas are reached other than by a root's $schema: an
+// embedded resource of another draft (validated with that draft's
+// meta-schema while the root's is in use), a custom meta-schema with
+// $vocabulary under AssertVocabs, an unknown $schema, and the drafts'
+// meta-schemas compiled as schemas, validating schemas as instances.
+func TestSameResultsAsUpstreamMetaPaths(t *testing.T) {
+	meta := `{"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "http://example.com/meta",
+		"$vocabulary": {"https://json-schema.org/draft/2020-12/vocab/core": true,
+			"https://json-schema.org/draft/2020-12/vocab/applicator": true,
+			"https://json-schema.org/draft/2020-12/vocab/validation": %s}}`
+	docs := []string{
+		`{"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {"old": {"$id": "http://example.com/old", "$schema": "http://json-schema.org/draft-04/schema#", "exclusiveMinimum": 1}}}`,
+		`{"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {"old": {"$id": "http://example.com/old", "$schema": "http://json-schema.org/draft-07/schema#", "type": 12}}}`,
+		`{"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"new": {"$id": "http://example.com/new", "$schema": "https://json-schema.org/draft/2019-09/schema", "minContains": -1}}}`,
+		`{"$schema": "http://example.com/meta", "minLength": "x", "items": 1}`,
+		`{"$schema": "http://example.com/meta", "minLength": "x"}`,
+		`{"$schema": "http://example.com/nowhere", "type": "string"}`,
+		`{"$schema": "https://json-schema.org/draft/2020-12/schema#frag", "type": "string"}`,
+	}
+	for _, required := range []string{"true", "false"} {
+		for i, text := range docs {
+			ours, oursErr := compileWith(jsonschema.NewCompiler(), fmt.Sprintf(meta, required), text)
+			theirs, theirsErr := compileWithUpstream(fmt.Sprintf(meta, required), text)
+			if errString(oursErr) != errString(theirsErr) {
+				t.Errorf("validation %s, doc %d: compile error\n ours: %v\n upstream: %v", required, i, oursErr, theirsErr)
+			}
+			if (ours == nil) != (theirs == nil) {
+				t.Errorf("validation %s, doc %d: compiled %v, upstream %v", required, i, ours != nil, theirs != nil)
+			}
+		}
+	}
+	instances := []string{
+		`{"type": "string"}`, `{"type": 12}`, `{"minLength": -1}`, `{"exclusiveMinimum": true, "minimum": 1}`,
+		`{"properties": {"a": {"$schema": "http://json-schema.org/draft-04/schema#", "$id": "http://example.com/a", "exclusiveMinimum": 1}}}`,
+		`{"$defs": {"a": {"$schema": "http://json-schema.org/draft-06/schema#", "$id": "http://example.com/a", "type": 12}}}`,
+		`{"propertyNames": {"pattern": "("}}`, `{"contentSchema": {"type": 1}}`, `true`, `12`,
+	}
+	for _, d := range []*jsonschema.Draft{jsonschema.Draft4, jsonschema.Draft6, jsonschema.Draft7, jsonschema.Draft2019, jsonschema.Draft2020} {
+		c := jsonschema.NewCompiler()
+		c.AssertFormat()
+		ours, err := c.Compile(d.String())
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		uc := upstream.NewCompiler()
+		uc.AssertFormat()
+		theirs, err := uc.Compile(d.String())
+		if err != nil {
+			t.Fatalf("upstream %s: %v", d, err)
+		}
+		for _, inst := range instances {
+			v, err := jsonschema.UnmarshalJSON(strings.NewReader(inst))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := ours.Validate(v), theirs.Validate(v); errString(a) != errString(b) {
+				t.Errorf("%s, instance %s:\n ours: %v\n upstream: %v", d, inst, a, b)
+			}
+		}
+	}
+}
+
+func compileWith(c *jsonschema.Compiler, meta, text string) (*jsonschema.Schema, error) {
+	c.AssertVocabs()
+	for url, s := range map[string]string{"http://example.com/meta": meta, "mem.json": text} {
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(s))
+		if err != nil {
+			return nil, err
+		}
+		if err := c.AddResource(url, doc); err != nil {
+			return nil, err
+		}
+	}
+	return c.Compile("mem.json")
+}
+
+func compileWithUpstream(meta, text string) (*upstream.Schema, error) {
+	c := upstream.NewCompiler()
+	c.AssertVocabs()
+	for url, s := range map[string]string{"http://example.com/meta": meta, "mem.json": text} {
+		doc, err := upstream.UnmarshalJSON(strings.NewReader(s))
+		if err != nil {
+			return nil, err
+		}
+		if err := c.AddResource(url, doc); err != nil {
+			return nil, err
+		}
+	}
+	return c.Compile("mem.json")
+}

@@ -43,39 +43,34 @@ func withListings(fsys fs.FS, ls *listings) fs.FS {
 func (l *listingCache) Stat(name string) (fs.FileInfo, error) { return fs.Stat(l.FS, name) }
 
 func (l *listingCache) ReadDir(name string) ([]fs.DirEntry, error) {
-	l.ls.mu.Lock()
-	entries, ok := l.ls.dirs[name]
-	l.ls.mu.Unlock()
-	if ok {
-		return entries, nil
-	}
-	entries, err := fs.ReadDir(l.FS, name)
-	if err != nil {
-		return nil, err
-	}
-	l.ls.mu.Lock()
-	l.ls.dirs[name] = entries
-	l.ls.mu.Unlock()
-	return entries, nil
+	return l.ls.once(l.ls.dirs, name, func() ([]fs.DirEntry, error) { return fs.ReadDir(l.FS, name) })
 }
 
 // listFiles is ReadDir without the subdirectories, cached like ReadDir.
 func (l *listingCache) listFiles(name string) ([]fs.DirEntry, error) {
-	l.ls.mu.Lock()
-	files, ok := l.ls.files[name]
-	l.ls.mu.Unlock()
+	return l.ls.once(l.ls.files, name, func() ([]fs.DirEntry, error) {
+		entries, err := l.ReadDir(name)
+		return withoutDirs(entries), err
+	})
+}
+
+// once is m[name], listed by list when it is not there yet (an error is
+// not kept: the next call lists again).
+func (ls *listings) once(m map[string][]fs.DirEntry, name string, list func() ([]fs.DirEntry, error)) ([]fs.DirEntry, error) {
+	ls.mu.Lock()
+	entries, ok := m[name]
+	ls.mu.Unlock()
 	if ok {
-		return files, nil
+		return entries, nil
 	}
-	entries, err := l.ReadDir(name)
+	entries, err := list()
 	if err != nil {
 		return nil, err
 	}
-	files = withoutDirs(entries)
-	l.ls.mu.Lock()
-	l.ls.files[name] = files
-	l.ls.mu.Unlock()
-	return files, nil
+	ls.mu.Lock()
+	m[name] = entries
+	ls.mu.Unlock()
+	return entries, nil
 }
 
 // fileLister is a file system that lists a directory's files without its

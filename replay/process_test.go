@@ -351,9 +351,15 @@ func TestStateHTTPTimeoutNamesLimit(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	_, err := httpGet(context.Background(), srv.URL, 200*time.Millisecond, io.Discard, MaxStateSize)
-	if err == nil || err.Error() != "no complete answer within 200ms (the limit on a state request: consumer.state_timeout)" {
-		t.Fatalf("err = %v", err)
+	for key, want := range map[string]string{
+		"consumer.state_timeout": "no complete answer within 200ms (the limit on a state request: consumer.state_timeout)",
+		// verify's producers: no scenario key sets the limit, none is named.
+		"": "no complete answer within 200ms (the limit on a state request)",
+	} {
+		_, err := httpGet(context.Background(), srv.URL, 200*time.Millisecond, io.Discard, MaxStateSize, key)
+		if err == nil || err.Error() != want {
+			t.Fatalf("key %q: err = %v, want %q", key, err, want)
+		}
 	}
 }
 

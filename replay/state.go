@@ -40,7 +40,7 @@ const MaxStoredStateSize = 4 << 30
 // (RunResult.Killed).
 func readState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string) (state any, raw []byte, killed []string, err error) {
 	var buf bytes.Buffer
-	src, ctype, killed, err := fetchState(ctx, sp, spec, dir, env, expand, &buf, MaxStateSize, 0)
+	src, ctype, killed, err := fetchState(ctx, sp, spec, dir, env, expand, &buf, MaxStateSize, 0, "")
 	if err != nil {
 		return nil, nil, killed, err
 	}
@@ -61,7 +61,7 @@ func readStateFile(ctx context.Context, sp *supervise.Spawner, spec StateSpec, d
 		return nil, nil, err
 	}
 	w := bufio.NewWriterSize(f, 64<<10)
-	src, ctype, killed, err := fetchState(ctx, sp, spec, dir, env, expand, w, MaxStoredStateSize, timeout)
+	src, ctype, killed, err := fetchState(ctx, sp, spec, dir, env, expand, w, MaxStoredStateSize, timeout, "consumer.state_timeout")
 	if err == nil {
 		err = w.Flush()
 	}
@@ -88,8 +88,10 @@ func withContentType(err error, ctype string) string {
 // fetchState writes a consumer's state to w, at most limit bytes, and
 // returns where it came from (for messages) and, for HTTP, the answer's
 // Content-Type. timeout bounds the GET or the command (0: the
-// defaults, StateHTTPTimeout and StateCommandTimeout).
-func fetchState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string, w io.Writer, limit int64, timeout time.Duration) (src, ctype string, killed []string, err error) {
+// defaults, StateHTTPTimeout and StateCommandTimeout); key is the
+// scenario key that sets it, for the message when a GET runs out of it
+// ("": none sets it, as for verify's producers).
+func fetchState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string, w io.Writer, limit int64, timeout time.Duration, key string) (src, ctype string, killed []string, err error) {
 	if timeout <= 0 {
 		timeout = defaultStateTimeout(spec, 0)
 	}
@@ -98,7 +100,7 @@ func fetchState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir 
 		src = "GET " + url
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			ctype, err = httpGet(ctx, url, timeout, w, limit)
+			ctype, err = httpGet(ctx, url, timeout, w, limit, key)
 			if err == nil || !isRefused(err) || time.Now().After(deadline) {
 				break
 			}
@@ -235,13 +237,17 @@ func isRefused(err error) bool {
 }
 
 // httpGet writes the body of a GET to w (at most limit bytes) and returns
-// its Content-Type.
-func httpGet(ctx context.Context, url string, timeout time.Duration, w io.Writer, limit int64) (string, error) {
+// its Content-Type. key names the scenario key that sets timeout ("":
+// none).
+func httpGet(ctx context.Context, url string, timeout time.Duration, w io.Writer, limit int64, key string) (string, error) {
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	timedOut := func(err error) error {
 		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("no complete answer within %s (the limit on a state request: consumer.state_timeout)", timeout)
+			if key == "" {
+				return fmt.Errorf("no complete answer within %s (the limit on a state request)", timeout)
+			}
+			return fmt.Errorf("no complete answer within %s (the limit on a state request: %s)", timeout, key)
 		}
 		return err
 	}

@@ -331,3 +331,29 @@ func TestEnumAliasWitnessNamesAlias(t *testing.T) {
 		t.Fatalf("findings %v", fs)
 	}
 }
+
+// TestOneofMergedEveryMember: a merge into one oneof is found at every
+// member's path (any member can be the one the reader drops, so a consumer
+// reading only one of them must be reached), and the findings are about
+// the same descriptors, so they share one fingerprint (one approval).
+func TestOneofMergedEveryMember(t *testing.T) {
+	old := load(t, "old.proto", p3(`message M { int32 a = 1; oneof x { int32 b = 2; } int32 c = 3; }`))
+	new := load(t, "new.proto", p3(`message M { oneof o { int32 a = 1; int32 b = 2; int32 c = 3; } }`))
+	var ptrs []string
+	var sides []string
+	for _, f := range Compare(old, new, engine.Backward, engine.Options{}) {
+		if f.Rule != RuleOneofMerged {
+			continue
+		}
+		ptrs = append(ptrs, f.Pointer)
+		sides = append(sides, f.OldPointer+" "+f.NewPointer)
+	}
+	if want := []string{"/a", "/b", "/c"}; !slices.Equal(ptrs, want) {
+		t.Fatalf("pointers %q, want %q", ptrs, want)
+	}
+	for _, s := range sides[1:] {
+		if s != sides[0] {
+			t.Errorf("sides differ: %q vs %q (they name the merge, not the member)", s, sides[0])
+		}
+	}
+}

@@ -151,7 +151,7 @@ func ruleTable() []rule {
 			"a repeated entry message became a map: entries with the same key collapse to the last",
 			"FIELD_WIRE_COMPATIBLE_CARDINALITY", "(compatible)", "Both anchors treat map and repeated entry as the same wire form; duplicate keys are lost."},
 		{RuleOneofMerged, ProfileWire, report.SeverityError,
-			"fields the writer can set together are members of one oneof in the reader: only the last survives",
+			"fields the writer can set together are members of one oneof in the reader: only the last survives; found at each member's path, the findings sharing one fingerprint",
 			"FIELD_SAME_ONEOF", "MULTIPLE_FIELDS_MOVED_TO_ONEOF / FIELD_MOVED_TO_EXISTING_ONEOF (incompatible)",
 			"buf breaks any move into or out of a oneof; evtool accepts moving one field into a new oneof and moving fields out of one."},
 		{RuleRequiredAdded, ProfileWire, report.SeverityError,

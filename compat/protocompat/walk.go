@@ -164,8 +164,16 @@ func (w *walker) oneofs(wm, rm protoreflect.MessageDescriptor, path []protorefle
 		for j, f := range all {
 			names[j] = string(f.Name())
 		}
-		w.add(&finding{rule: RuleOneofMerged, writer: all[0], reader: o, path: extend(path, all[0]), extra: all,
-			message: fmt.Sprintf("the writer can set %s together; the reader's oneof %s keeps only the last", strings.Join(names, ", "), o.Name())})
+		// One finding per member, each at the member's path: any of them
+		// can be the one the reader drops (which is last on the wire is
+		// the writer's choice), so a consumer reading only one member
+		// must be reached by a finding at its path. They share the
+		// descriptors they are about (the first member, the reader's
+		// oneof), hence one fingerprint: one approval covers the merge.
+		msg := fmt.Sprintf("the writer can set %s together; the reader's oneof %s keeps only the last", strings.Join(names, ", "), o.Name())
+		for _, f := range all {
+			w.add(&finding{rule: RuleOneofMerged, writer: all[0], reader: o, path: extend(path, f), extra: all, message: msg})
+		}
 	}
 }
 

@@ -299,6 +299,11 @@ func (files Files) byID(u *url.URL, which, where string) (any, error) {
 	if u.Scheme == "http" || u.Scheme == "https" {
 		return nil, &refError{fmt.Sprintf("reference to %s: no %s declares this $id, and evtool never fetches schemas from the network", u, which)}
 	}
+	if u.Scheme == "" {
+		// The compiler resolves a $ref against its base; what it asks
+		// for unresolved is a $schema, which must be absolute.
+		return nil, &refError{fmt.Sprintf("reference to %s: a relative URL where an absolute one is needed ($schema must be an absolute URI: give the meta-schema an $id and name it by that)", u)}
+	}
 	return nil, &refError{fmt.Sprintf("reference to %s: unsupported URL scheme %q (use a relative path%s)", u, u.Scheme, where)}
 }
 
@@ -403,6 +408,18 @@ func (files Files) locateURL(f *report.Finding, raw string) {
 // that several types' files hold is placed in the file of the type that
 // failed; then the other files, sorted.
 func (files Files) locateRef(f *report.Finding, target, version string) {
+	// A $ref asked for target, or else a $schema did (a meta-schema the
+	// catalog does not hold, or one named by a relative URL).
+	for _, keyword := range []string{"$ref", "$schema"} {
+		if files.locateKeyword(f, target, version, keyword) {
+			return
+		}
+	}
+}
+
+// locateKeyword is locateRef for one keyword; false when no file names
+// target with it.
+func (files Files) locateKeyword(f *report.Finding, target, version, keyword string) bool {
 	targetBase, _, _ := strings.Cut(target, "#")
 	var fallback *report.Finding
 	for _, rel := range files.refOrder(version) {
@@ -417,7 +434,13 @@ func (files Files) locateRef(f *report.Finding, target, version string) {
 		}
 		found := ""
 		exact := false
-		walkRefs(doc, "", func(ptr, ref string) bool {
+		walkKeyword(doc, "", keyword, func(ptr, ref string) bool {
+			if ref == target {
+				// A relative $schema is not resolved by the
+				// compiler: it asks for the URL as written.
+				found, exact = ptr, true
+				return false
+			}
 			resolved := ResolveRef(base, ref)
 			if resolved == target {
 				found, exact = ptr, true
@@ -437,7 +460,7 @@ func (files Files) locateRef(f *report.Finding, target, version string) {
 		loc.Line, loc.Column = jsonpos.Find(file.Text, found)
 		if exact {
 			*f = loc
-			return
+			return true
 		}
 		if fallback == nil {
 			fallback = &loc
@@ -446,6 +469,7 @@ func (files Files) locateRef(f *report.Finding, target, version string) {
 	if fallback != nil {
 		*f = *fallback
 	}
+	return fallback != nil
 }
 
 // refOrder lists the files: first the file whose display path is version
@@ -500,6 +524,12 @@ func ResolveRef(base, ref string) string {
 // walkRefs calls fn for every "$ref" string in doc, in a stable order,
 // until fn returns false.
 func walkRefs(doc any, ptr string, fn func(ptr, ref string) bool) bool {
+	return walkKeyword(doc, ptr, "$ref", fn)
+}
+
+// walkKeyword is walkRefs for the string values of another keyword
+// ($schema).
+func walkKeyword(doc any, ptr, keyword string, fn func(ptr, ref string) bool) bool {
 	switch t := doc.(type) {
 	case map[string]any:
 		keys := make([]string, 0, len(t))
@@ -509,19 +539,19 @@ func walkRefs(doc any, ptr string, fn func(ptr, ref string) bool) bool {
 		sort.Strings(keys)
 		for _, k := range keys {
 			child := ptr + "/" + jsonpos.Escape(k)
-			if s, ok := t[k].(string); ok && k == "$ref" {
+			if s, ok := t[k].(string); ok && k == keyword {
 				if !fn(child, s) {
 					return false
 				}
 				continue
 			}
-			if !walkRefs(t[k], child, fn) {
+			if !walkKeyword(t[k], child, keyword, fn) {
 				return false
 			}
 		}
 	case []any:
 		for i, e := range t {
-			if !walkRefs(e, fmt.Sprintf("%s/%d", ptr, i), fn) {
+			if !walkKeyword(e, fmt.Sprintf("%s/%d", ptr, i), keyword, fn) {
 				return false
 			}
 		}

@@ -56,6 +56,7 @@ func TestRootRefs(t *testing.T) {
 		{FileURL("common/broken.json"), "that file is not valid JSON"},
 		{"https://example.com/other.json", "evtool never fetches schemas from the network"},
 		{"ftp://example.com/x.json", `unsupported URL scheme "ftp"`},
+		{"../meta/custom.json", "a relative URL where an absolute one is needed"},
 		{"http://[::1", `"http://[::1" is not a valid URL`},
 	}
 	l := files.Loader()

@@ -317,6 +317,7 @@ func (files Files) CompileFinding(version, subject string, err error) report.Fin
 		pnf *jsonschema.JSONPointerNotFoundError
 		anf *jsonschema.AnchorNotFoundError
 		ire *jsonschema.InvalidRegexError
+		uve *jsonschema.UnsupportedVocabularyError
 	)
 	switch {
 	case errors.As(err, &sve):
@@ -363,6 +364,11 @@ func (files Files) CompileFinding(version, subject string, err error) report.Fin
 		f.Rule = RuleSchemaRef
 		f.Message = fmt.Sprintf("reference %s: no such anchor", anf.Reference)
 		files.locateRef(&f, anf.Reference, version)
+		return f
+	case errors.As(err, &uve):
+		// At the meta-schema's $vocabulary entry that requires it.
+		f.Message = fmt.Sprintf("unsupported vocabulary %q required by %s (evtool knows the vocabularies of the JSON Schema drafts only)", uve.Vocabulary, files.showURL(uve.URL))
+		files.locateURL(&f, uve.URL+"#/$vocabulary/"+jsonpos.Escape(uve.Vocabulary))
 		return f
 	case errors.As(err, &ire):
 		f.Message = fmt.Sprintf("pattern %q is not a valid regular expression: %v", ire.Regex, ire.Err)

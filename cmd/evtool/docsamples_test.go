@@ -46,7 +46,8 @@ import (
 //
 // and a comment alone, <!-- doc-test: script LINE -->, adds one testscript
 // line the reader does not see (a broker for the test, an assertion on
-// the output). The samples of one page run as one testscript in a fresh
+// the output, [short] skip 'WHY' for a page whose samples are too slow for
+// the short tier). The samples of one page run as one testscript in a fresh
 // directory holding a link "examples" to the repository's examples, with
 // the commands of TestScripts (kafka-broker, srfake...), run by its runner.
 

@@ -56,18 +56,19 @@ func TestScripts(t *testing.T) {
 }
 
 // scriptDirs returns root and the directories under it that hold scripts
-// (.txtar files), root first.
+// (what testscript runs: .txtar and .txt files), root first.
 func scriptDirs(root string) ([]string, error) {
-	var dirs []string
+	dirs := []string{root}
+	seen := map[string]bool{root: true}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
+		if err != nil || d.IsDir() {
 			return err
 		}
-		scripts, err := filepath.Glob(filepath.Join(p, "*.txtar"))
-		if err == nil && (len(scripts) > 0 || p == root) {
-			dirs = append(dirs, p)
+		if dir := filepath.Dir(p); !seen[dir] && (strings.HasSuffix(p, ".txtar") || strings.HasSuffix(p, ".txt")) {
+			seen[dir] = true
+			dirs = append(dirs, dir)
 		}
-		return err
+		return nil
 	})
 	return dirs, err
 }
@@ -145,7 +146,7 @@ func scriptCondition(cond string) (bool, error) {
 // not a directory without any.
 func TestScriptDirs(t *testing.T) {
 	root := t.TempDir()
-	for _, f := range []string{"a.txtar", "sub/b.txtar", "sub/deeper/c.txtar", "fixtures/d.json", "empty/.keep"} {
+	for _, f := range []string{"a.txtar", "sub/b.txtar", "sub/deeper/c.txtar", "sub/deeper/d.txtar", "fixtures/e.json", "empty/.keep", "txt/f.txt", "z.txtar"} {
 		p := filepath.Join(root, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -163,7 +164,7 @@ func TestScriptDirs(t *testing.T) {
 		rel, _ := filepath.Rel(root, d)
 		got = append(got, filepath.ToSlash(rel))
 	}
-	if want := ".,sub,sub/deeper"; strings.Join(got, ",") != want {
+	if want := ".,sub,sub/deeper,txt"; strings.Join(got, ",") != want {
 		t.Errorf("script dirs %q, want %s", got, want)
 	}
 }

@@ -121,12 +121,8 @@ func dlqScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args [
 			}
 		},
 		"waitconsumed": func(ts *testscript.TestScript, neg bool, args []string) {
-			o, err := scriptClient(ts).Options()
-			ts.Check(err)
-			cl, err := kgo.NewClient(o...)
-			ts.Check(err)
-			defer cl.Close()
-			adm := kadm.NewClient(cl)
+			adm := scriptAdmin(ts)
+			defer adm.Close()
 			ctx := context.Background()
 			if !waitfor.Condition(60*time.Second, func() bool {
 				// The end is after each partition's last record, not the high
@@ -233,12 +229,8 @@ func dlqScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args [
 			if len(args) != 1 {
 				ts.Fatalf("usage: waitcommit GROUP")
 			}
-			o, err := scriptClient(ts).Options()
-			ts.Check(err)
-			cl, err := kgo.NewClient(o...)
-			ts.Check(err)
-			defer cl.Close()
-			adm := kadm.NewClient(cl)
+			adm := scriptAdmin(ts)
+			defer adm.Close()
 			if !waitfor.Condition(30*time.Second, func() bool {
 				offs, err := adm.FetchOffsets(context.Background(), args[0])
 				if err != nil || offs.Error() != nil {
@@ -296,6 +288,15 @@ func (p *ordersConsumer) stop() {
 
 func scriptClient(ts *testscript.TestScript) kafka.ClientConfig {
 	return kafka.ClientConfig{Brokers: []string{ts.Getenv("BROKERS")}}
+}
+
+// scriptAdmin is an admin client of the script's broker.
+func scriptAdmin(ts *testscript.TestScript) *kadm.Client {
+	o, err := scriptClient(ts).Options()
+	ts.Check(err)
+	cl, err := kgo.NewClient(o...)
+	ts.Check(err)
+	return kadm.NewClient(cl)
 }
 
 func readTopic(ts *testscript.TestScript, topic string) []*kgo.Record {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/internal/bugs"
+	"github.com/evtool/evtool/internal/waitfor"
 	"github.com/evtool/evtool/kafka"
 )
 
@@ -78,9 +79,10 @@ func bugConsumer(name string) int {
 //	held-state    correct, but a state request waits until it has
 //	              consumed a record (or the request ends)
 //	over-commit   correct, but commits 1000 past what it read
-//	republish     correct, and once it has seen 30 events it waits a
-//	              little and produces a copy of the last one to its own
-//	              topic (a retry), moving the end offset
+//	republish     correct, and once it has seen 30 events and the
+//	              harness has listed the end offsets of its run (see
+//	              listedSignal) it produces a copy of the last one to its
+//	              own topic (a retry), moving the end offset
 //
 // With REPLAY_TEST_IGNORE_TERM set it ignores SIGTERM; with
 // REPLAY_TEST_TOUCH set it creates that file in EVTOOL_WORKDIR.
@@ -227,9 +229,11 @@ func testConsumer(mode string) int {
 		if republish {
 			republished = true
 			// The late produce is what is tested (a retry after the
-			// harness listed the end offsets); the consumer cannot see
-			// that listing, so it waits.
-			time.Sleep(500 * time.Millisecond)
+			// harness listed the end offsets): it waits for the test's
+			// word that the harness has listed them.
+			if code := waitListed(ctx); code >= 0 {
+				return code
+			}
 			last := recs[len(recs)-1]
 			cp := &kgo.Record{Topic: last.Topic, Partition: last.Partition, Key: last.Key, Value: last.Value, Headers: last.Headers}
 			if err := cl.ProduceSync(ctx, cp).FirstErr(); err != nil {
@@ -251,4 +255,84 @@ func testConsumer(mode string) int {
 			}
 		}
 	}
+}
+
+// listedEnv names the directory where listedSignal marks the runs whose
+// end offsets the harness has listed: a file named after the run
+// (EVTOOL_RUN).
+const listedEnv = "REPLAY_TEST_LISTED"
+
+// listedSignal is the Progress of a test whose consumer must act only
+// after the harness listed the end offsets it settles against. settle
+// lists them before it reports any lag, so a run's first Lag report
+// creates the file of that run in dir, which waitListed waits for. A
+// second run of the same name (several baselines) finds the file there.
+type listedSignal struct {
+	t    *testing.T
+	dir  string
+	next Progress
+
+	mu     sync.Mutex
+	listed map[string]bool
+}
+
+// waitForListing returns the scenario text and options of a test with the
+// republish consumer: the consumer's environment names a new directory,
+// and opts.Progress marks in it the runs whose end offsets were listed.
+func waitForListing(t *testing.T, text string, opts Options) (string, Options) {
+	t.Helper()
+	const env = "env: {REPLAY_TEST_CONSUMER: republish}"
+	if strings.Count(text, env) != 1 {
+		t.Fatalf("the scenario has no consumer line %q to add %s to:\n%s", env, listedEnv, text)
+	}
+	l := &listedSignal{t: t, dir: t.TempDir(), next: opts.Progress, listed: map[string]bool{}}
+	opts.Progress = l
+	return strings.Replace(text, env, "env: {REPLAY_TEST_CONSUMER: republish, "+listedEnv+": "+l.dir+"}", 1), opts
+}
+
+func (l *listedSignal) Phase(run, phase string) {
+	if l.next != nil {
+		l.next.Phase(run, phase)
+	}
+}
+
+func (l *listedSignal) Produced(run string, done, total int64) {
+	if l.next != nil {
+		l.next.Produced(run, done, total)
+	}
+}
+
+func (l *listedSignal) Lag(run string, lag int64) {
+	l.mu.Lock()
+	if !l.listed[run] {
+		l.listed[run] = true
+		if err := os.WriteFile(filepath.Join(l.dir, run), nil, 0o644); err != nil {
+			l.t.Errorf("marking run %s listed: %v", run, err)
+		}
+	}
+	l.mu.Unlock()
+	if l.next != nil {
+		l.next.Lag(run, lag)
+	}
+}
+
+// waitListed waits until the file of this run (EVTOOL_RUN) is in the
+// directory $REPLAY_TEST_LISTED (listedSignal): -1 when it is, else the
+// consumer's exit code (0 when stopped meanwhile).
+func waitListed(ctx context.Context) int {
+	dir := os.Getenv(listedEnv)
+	if dir == "" {
+		fmt.Fprintf(os.Stderr, "test consumer: republish needs %s (see listedSignal)\n", listedEnv)
+		return 2
+	}
+	p := filepath.Join(dir, os.Getenv("EVTOOL_RUN"))
+	listed := func() bool { _, err := os.Stat(p); return err == nil }
+	if !waitfor.Condition(2*time.Minute, func() bool { return ctx.Err() != nil || listed() }) {
+		fmt.Fprintf(os.Stderr, "test consumer: %s did not appear within 2m: the harness reported no lag of run %s\n", p, os.Getenv("EVTOOL_RUN"))
+		return 1
+	}
+	if ctx.Err() != nil {
+		return 0
+	}
+	return -1
 }

@@ -317,7 +317,11 @@ func TestCommitBeyondEnd(t *testing.T) {
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
-			rep, err := replayText(t, scenarioText(t, tc.mode, testEvents(t, 30), ""), Options{Baselines: 1, ShrinkBudget: -1})
+			text, opts := scenarioText(t, tc.mode, testEvents(t, 30), ""), Options{Baselines: 1, ShrinkBudget: -1}
+			if tc.mode == "republish" {
+				text, opts = waitForListing(t, text, opts)
+			}
+			rep, err := replayText(t, text, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -46,9 +46,10 @@ import (
 //
 // and a comment alone, <!-- doc-test: script LINE -->, adds one testscript
 // line the reader does not see (a broker for the test, an assertion on
-// the output). The samples of one page run as one testscript in a fresh
+// the output, [short] skip 'WHY' for a page whose samples are too slow for
+// the short tier). The samples of one page run as one testscript in a fresh
 // directory holding a link "examples" to the repository's examples, with
-// the commands of TestScripts (kafka-broker, kafka-topic).
+// the commands of TestScripts (kafka-broker, srfake...), run by its runner.
 
 var docHiddenMarker = regexp.MustCompile(`^<!-- doc-test: hidden (\S+)$`)
 
@@ -269,17 +270,6 @@ func docExitCmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// docPageFullTier says why the samples of page run in the full tier only
-// (not under -short) and what covers them in the short tier; "" for a page
-// whose samples run in both.
-func docPageFullTier(page string) string {
-	switch page {
-	case "registry.md":
-		return "about 2 CPU-s; the registry scripts serve and push_pull_diff (TestRegistryScripts) cover the registry commands in the short tier"
-	}
-	return ""
-}
-
 // TestDocSamples runs the marked samples of README.md and docs/*.md.
 func TestDocSamples(t *testing.T) {
 	t.Parallel()
@@ -297,9 +287,6 @@ func TestDocSamples(t *testing.T) {
 		}
 		n++
 		name := strings.TrimSuffix(filepath.Base(page), ".md") + ".txtar"
-		if why := docPageFullTier(filepath.Base(page)); why != "" {
-			script = "[short] skip '" + why + "'\n" + script
-		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(fmt.Sprintf("# samples of %s\n%s", page, script)), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -307,31 +294,9 @@ func TestDocSamples(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no page has doc-test samples")
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	testscript.Run(t, testscript.Params{
-		Dir:                 dir,
-		RequireExplicitExec: true,
-		Cmds:                docScriptCmds(),
-		Setup: func(env *testscript.Env) error {
-			env.Setenv("EXAMPLES", filepath.Join(wd, "..", "..", "examples"))
-			return nil
-		},
-	})
-}
-
-// docScriptCmds are TestScripts' and TestRegistryScripts' commands and
-// doc-output.
-func docScriptCmds() map[string]func(*testscript.TestScript, bool, []string) {
-	cmds := map[string]func(*testscript.TestScript, bool, []string){"doc-output": docOutput, "doc-exit": docExitCmd}
-	for _, m := range []map[string]func(*testscript.TestScript, bool, []string){kafkaScriptCmds, scriptCmds} {
-		for k, v := range m {
-			cmds[k] = v
-		}
-	}
-	return cmds
+	// The scripts' runner; a page's samples need what its script lines
+	// say (a broker, a registry, the full tier: [short] skip).
+	runScripts(t, dir, false)
 }
 
 // TestDocCommand: how sample lines become script lines.

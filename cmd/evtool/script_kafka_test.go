@@ -16,10 +16,6 @@ import (
 	"github.com/evtool/evtool/kafka"
 )
 
-// kafkaScriptCmds are TestScripts' commands beyond exec: kafka-topic and
-// kafka-broker.
-var kafkaScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){"kafka-topic": kafkaTopicCmd, "kafka-broker": kafkaBrokerCmd}
-
 // kafkaBrokerCmd: kafka-broker PARTITIONS starts the script's embedded
 // broker (topics created on first use with PARTITIONS partitions), its
 // address in $BROKERS.

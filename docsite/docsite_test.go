@@ -15,6 +15,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
+	jsformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
@@ -279,7 +280,7 @@ func TestDiffPages(t *testing.T) {
 func TestFieldTable(t *testing.T) {
 	cat := load(t, "testdata/shapes")
 	v := cat.Types[0].Versions[0]
-	rows, truncated := fieldsOf(cat, newTextCache(cat), v.Schema)
+	_, rows, truncated := fieldTable(cat, v.Compiled)
 	if truncated {
 		t.Error("truncated")
 	}
@@ -434,7 +435,7 @@ func TestFieldAnchorsUnique(t *testing.T) {
 		t.Fatal(err)
 	}
 	cat := load(t, "testdata/shapes")
-	rows, _ := fieldsOf(cat, newTextCache(cat), s)
+	_, rows, _ := fieldTable(cat, jsformat.New(s, nil))
 	got := map[string]string{}
 	for _, r := range rows {
 		if _, dup := got[r.Anchor]; dup {

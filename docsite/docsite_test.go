@@ -280,7 +280,9 @@ func TestDiffPages(t *testing.T) {
 func TestFieldTable(t *testing.T) {
 	cat := load(t, "testdata/shapes")
 	v := cat.Types[0].Versions[0]
-	_, rows, truncated := fieldTable(cat, v.Compiled)
+	files, closeFiles := fieldFiles(cat)
+	defer closeFiles()
+	_, rows, truncated := fieldTable(files, v.Compiled)
 	if truncated {
 		t.Error("truncated")
 	}
@@ -435,7 +437,9 @@ func TestFieldAnchorsUnique(t *testing.T) {
 		t.Fatal(err)
 	}
 	cat := load(t, "testdata/shapes")
-	_, rows, _ := fieldTable(cat, jsformat.New(s, nil))
+	files, closeFiles := fieldFiles(cat)
+	defer closeFiles()
+	_, rows, _ := fieldTable(files, jsformat.New(s, nil))
 	got := map[string]string{}
 	for _, r := range rows {
 		if _, dup := got[r.Anchor]; dup {

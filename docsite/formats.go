@@ -8,26 +8,33 @@ import (
 	"github.com/evtool/evtool/format/formats"
 )
 
-// fieldTable is the field table of a version, from its format's provider
-// (format.FieldDocumenter): the same rows for every format, so that
-// version pages and diffs are one code path. The provider reads the
-// schema's files again from the catalog directory, never outside it, and
-// the catalog locates the files a compiled schema's locations name.
-func fieldTable(cat *catalog.Catalog, s format.Schema) (root Field, rows []Field, truncated bool) {
-	fd, ok := formats.Of(s).(format.FieldDocumenter)
-	if !ok {
-		return Field{}, nil, false
-	}
-	files := format.FieldDocFiles{Locate: func(location string) (string, string, bool) {
+// fieldFiles is where the providers read a catalog's schema files again
+// for field tables: the catalog directory (never outside it), the files
+// the catalog locates a compiled schema's locations in, and one cache for
+// the whole site. release closes the directory.
+func fieldFiles(cat *catalog.Catalog) (files format.FieldDocFiles, release func()) {
+	files = format.FieldDocFiles{Cache: map[string]any{}, Locate: func(location string) (string, string, bool) {
 		display, rel, _, ok := cat.FileOfURL(location)
 		if !ok {
 			return "", "", false
 		}
 		return relToCatalog(cat, display), rel, true
 	}}
-	if r, err := os.OpenRoot(cat.Dir); err == nil {
-		defer r.Close()
-		files.FS = r.FS()
+	r, err := os.OpenRoot(cat.Dir)
+	if err != nil {
+		return files, func() {}
+	}
+	files.FS = r.FS()
+	return files, func() { r.Close() }
+}
+
+// fieldTable is the field table of a version, from its format's provider
+// (format.FieldDocumenter): the same rows for every format, so that
+// version pages and diffs are one code path.
+func fieldTable(files format.FieldDocFiles, s format.Schema) (root Field, rows []Field, truncated bool) {
+	fd, ok := formats.Of(s).(format.FieldDocumenter)
+	if !ok {
+		return Field{}, nil, false
 	}
 	rootDoc, docs, truncated := fd.FieldDocs(s, files)
 	rows = make([]Field, len(docs))

@@ -37,6 +37,7 @@ import (
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/consumers"
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/report"
 )
 
@@ -224,10 +225,12 @@ func buildModel(cat *catalog.Catalog, opts Options) *siteModel {
 		byType[f.Type] = append(byType[f.Type], f)
 	}
 
+	files, closeFiles := fieldFiles(cat)
+	defer closeFiles()
 	types := append([]*catalog.EventType(nil), cat.Types...)
 	sort.Slice(types, func(i, j int) bool { return types[i].Name < types[j].Name })
 	for _, t := range types {
-		tm := buildType(cat, t, byType[t.Name])
+		tm := buildType(cat, files, t, byType[t.Name])
 		addConsumers(tm, t, opts.Consumers)
 		m.Types = append(m.Types, tm)
 		m.Versions += len(tm.Versions)
@@ -257,7 +260,7 @@ func relToCatalog(cat *catalog.Catalog, file string) string {
 	return filepath.ToSlash(file)
 }
 
-func buildType(cat *catalog.Catalog, t *catalog.EventType, findings []report.Finding) *typeModel {
+func buildType(cat *catalog.Catalog, files format.FieldDocFiles, t *catalog.EventType, findings []report.Finding) *typeModel {
 	mode, profile := cat.Compat(t)
 	tm := &typeModel{
 		Name: t.Name, Dir: "types/" + t.Name,
@@ -283,7 +286,7 @@ func buildType(cat *catalog.Catalog, t *catalog.EventType, findings []report.Fin
 			DataSchema: cat.DataSchema(t.Name, v.Number), Deprecated: t.Deprecated(v.Number),
 			Format: v.Format.Name(), ContentType: v.Compiled.DefaultContentType(),
 			Page: fmt.Sprintf("v%d.html", v.Number)}
-		vm.Root, vm.Fields, vm.Truncated = fieldTable(cat, v.Compiled)
+		vm.Root, vm.Fields, vm.Truncated = fieldTable(files, v.Compiled)
 		vm.Title, vm.Description = vm.Root.Title, vm.Root.Description
 		// A JSON text (JSON Schema, Avro) indented, any other (.proto) as
 		// written: prettyJSON leaves text that is not JSON alone.

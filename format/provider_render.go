@@ -64,6 +64,11 @@ type FieldDocFiles struct {
 	// of its root maps to files (an $id may name any file of the root), so
 	// the catalog answers, not FS.
 	Locate func(location string) (path, rel string, ok bool)
+	// Cache, when set, keeps what a provider made of a file (by its path
+	// in FS) for the next schemas that use it: a site reads and parses a
+	// shared file once, not once per version. The caller keeps it for one
+	// FS and uses it from one goroutine at a time.
+	Cache map[string]any
 }
 
 // FieldDocumenter is a Provider that lists the fields of its compiled

@@ -56,39 +56,55 @@ type fieldWalker struct {
 // fdTexts reads catalog files (by compiled base URL) once, for the
 // order in which authors wrote properties.
 type fdTexts struct {
-	files  format.FieldDocFiles
-	texts  map[string][]byte
-	orders map[string]map[string][]string
-	docs   map[string]any
+	files format.FieldDocFiles
+	byURL map[string]*fdFile
+}
+
+// fdFile is what the walker reads of one file: its text, the keys of its
+// objects as written and its decoded document, each made once (and kept
+// in files.Cache, by path, for the next versions that use the file).
+type fdFile struct {
+	text    []byte
+	orders  map[string][]string
+	doc     any
+	decoded bool
 }
 
 func newFDTexts(files format.FieldDocFiles) *fdTexts {
-	return &fdTexts{files: files, texts: map[string][]byte{}, orders: map[string]map[string][]string{}, docs: map[string]any{}}
+	return &fdTexts{files: files, byURL: map[string]*fdFile{}}
 }
 
-// text is the file a base URL is compiled from, read through the
-// catalog root (nil when unknown or unreadable: properties then come in
-// name order).
-func (c *fdTexts) text(base string) []byte {
-	text, ok := c.texts[base]
-	if !ok {
-		if p, _, found := fdLocate(c.files, base); found && c.files.FS != nil {
-			text, _ = format.ReadFile(c.files.FS, p, MaxFileSize)
-		}
-		c.texts[base] = text
+// file is the file a base URL is compiled from, read through the catalog
+// root (no text when unknown or unreadable: properties then come in name
+// order).
+func (c *fdTexts) file(base string) *fdFile {
+	f, ok := c.byURL[base]
+	if ok {
+		return f
 	}
-	return text
+	f = &fdFile{}
+	if p, _, found := fdLocate(c.files, base); found && c.files.FS != nil {
+		if kept, ok := c.files.Cache[p].(*fdFile); ok {
+			f = kept
+		} else {
+			f.text, _ = format.ReadFile(c.files.FS, p, MaxFileSize)
+			if c.files.Cache != nil {
+				c.files.Cache[p] = f
+			}
+		}
+	}
+	c.byURL[base] = f
+	return f
 }
 
 // keyOrder returns the keys of the object at ptr of the file, as written.
 func (c *fdTexts) keyOrder(loc, ptr string) []string {
 	base, _, _ := strings.Cut(loc, "#")
-	orders, ok := c.orders[base]
-	if !ok {
-		orders = fdKeyOrders(c.text(base))
-		c.orders[base] = orders
+	f := c.file(base)
+	if f.orders == nil {
+		f.orders = fdKeyOrders(f.text)
 	}
-	return orders[ptr]
+	return f.orders[ptr]
 }
 
 // raw returns the schema object a compiled schema was compiled from, for
@@ -96,15 +112,16 @@ func (c *fdTexts) keyOrder(loc, ptr string) []string {
 // not asserted); nil when unknown.
 func (c *fdTexts) raw(s *jsonschema.Schema) map[string]any {
 	base, ptr := fdSplitLoc(s.Location)
-	doc, ok := c.docs[base]
-	if !ok {
-		dec := json.NewDecoder(bytes.NewReader(c.text(base)))
+	f := c.file(base)
+	if !f.decoded {
+		dec := json.NewDecoder(bytes.NewReader(f.text))
 		dec.UseNumber()
-		if dec.Decode(&doc) != nil {
-			doc = nil
+		if dec.Decode(&f.doc) != nil {
+			f.doc = nil
 		}
-		c.docs[base] = doc
+		f.decoded = true
 	}
+	doc := f.doc
 	v := doc
 	if ptr != "" {
 		for _, tok := range strings.Split(ptr[1:], "/") {

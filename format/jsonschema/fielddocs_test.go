@@ -84,6 +84,18 @@ func TestFieldDocs(t *testing.T) {
 		t.Errorf("required/property: %+v", docs[:2])
 	}
 
+	// A cache the caller keeps: the files are read once, for every
+	// schema that uses them.
+	files.Cache = map[string]any{}
+	_, first, _ := fd.FieldDocs(s, files)
+	if len(files.Cache) != 3 {
+		t.Errorf("cache holds %d files, want the 3 the schema uses", len(files.Cache))
+	}
+	files.FS = fstest.MapFS{} // nothing to read again
+	if _, again, _ := fd.FieldDocs(s, files); !cmp.Equal(rows(first), rows(again)) || !cmp.Equal(rows(first), want) {
+		t.Errorf("from the cache (-first +again):\n%s", cmp.Diff(rows(first), rows(again)))
+	}
+
 	// No files: name order, definitions named as the schema does, and no
 	// format (the compiled schema keeps none when formats are not
 	// asserted).

@@ -1,13 +1,12 @@
 package docsite
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // Field is one row of a version's field table: a place in the event's
@@ -68,11 +67,9 @@ func anchorOf(path string) string {
 
 // jsonText renders a value compactly, map keys sorted.
 func jsonText(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonvalue.Marshal(v, "")
+	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(b)
 }

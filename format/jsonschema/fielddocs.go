@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/internal/schemawalk"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
@@ -714,13 +715,11 @@ func fdValueTypes(vs []any) []string {
 
 // fdJSON renders a value compactly, map keys sorted.
 func fdJSON(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonvalue.Marshal(v, "")
+	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(b)
 }
 
 func fdRat(r *big.Rat) string {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
+	jsformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
@@ -279,7 +280,9 @@ func TestDiffPages(t *testing.T) {
 func TestFieldTable(t *testing.T) {
 	cat := load(t, "testdata/shapes")
 	v := cat.Types[0].Versions[0]
-	rows, truncated := fieldsOf(cat, newTextCache(cat), v.Schema)
+	files, closeFiles := fieldFiles(cat)
+	defer closeFiles()
+	_, rows, truncated := fieldTable(files, v.Compiled)
 	if truncated {
 		t.Error("truncated")
 	}
@@ -434,7 +437,9 @@ func TestFieldAnchorsUnique(t *testing.T) {
 		t.Fatal(err)
 	}
 	cat := load(t, "testdata/shapes")
-	rows, _ := fieldsOf(cat, newTextCache(cat), s)
+	files, closeFiles := fieldFiles(cat)
+	defer closeFiles()
+	_, rows, _ := fieldTable(files, jsformat.New(s, nil))
 	got := map[string]string{}
 	for _, r := range rows {
 		if _, dup := got[r.Anchor]; dup {

@@ -1,24 +1,42 @@
 package docsite
 
 import (
-	"io/fs"
 	"os"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 )
 
-// formatFields is the field table of a version whose format's provider
-// lists its fields itself (Avro, Protobuf): the same rows as JSON
-// Schema's, so that version pages and diffs are one code path. The
-// provider reads the schema's files again from the catalog root, never
-// outside it.
-func formatFields(catalogDir string, fd format.FieldDocumenter, s format.Schema) (root Field, rows []Field, truncated bool) {
-	var fsys fs.FS
-	if r, err := os.OpenRoot(catalogDir); err == nil {
-		defer r.Close()
-		fsys = r.FS()
+// fieldFiles is where the providers read a catalog's schema files again
+// for field tables: the catalog directory (never outside it), the files
+// the catalog locates a compiled schema's locations in, and one cache for
+// the whole site. release closes the directory.
+func fieldFiles(cat *catalog.Catalog) (files format.FieldDocFiles, release func()) {
+	files = format.FieldDocFiles{Cache: map[string]any{}, Locate: func(location string) (string, string, bool) {
+		display, rel, _, ok := cat.FileOfURL(location)
+		if !ok {
+			return "", "", false
+		}
+		return relToCatalog(cat, display), rel, true
+	}}
+	r, err := os.OpenRoot(cat.Dir)
+	if err != nil {
+		return files, func() {}
 	}
-	rootDoc, docs, truncated := fd.FieldDocs(s, fsys)
+	files.FS = r.FS()
+	return files, func() { r.Close() }
+}
+
+// fieldTable is the field table of a version, from its format's provider
+// (format.FieldDocumenter): the same rows for every format, so that
+// version pages and diffs are one code path.
+func fieldTable(files format.FieldDocFiles, s format.Schema) (root Field, rows []Field, truncated bool) {
+	fd, ok := formats.Of(s).(format.FieldDocumenter)
+	if !ok {
+		return Field{}, nil, false
+	}
+	rootDoc, docs, truncated := fd.FieldDocs(s, files)
 	rows = make([]Field, len(docs))
 	for i, d := range docs {
 		rows[i] = Field{FieldDoc: d}

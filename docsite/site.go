@@ -3,8 +3,7 @@
 // version with its field table and examples, and a page per pair of
 // consecutive versions with the fields added, removed and changed and the
 // compatibility gate's findings and counterexamples (package compat).
-// Field tables are one kind of row for every format: JSON Schema's are
-// built here from the catalog's files, Avro's and Protobuf's by their
+// Field tables are one kind of row for every format, listed by the
 // format's provider (format.FieldDocumenter).
 //
 // The site needs no server and no framework: plain HTML with relative
@@ -39,7 +38,6 @@ import (
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/consumers"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/report"
 )
 
@@ -227,11 +225,12 @@ func buildModel(cat *catalog.Catalog, opts Options) *siteModel {
 		byType[f.Type] = append(byType[f.Type], f)
 	}
 
-	texts := newTextCache(cat)
+	files, closeFiles := fieldFiles(cat)
+	defer closeFiles()
 	types := append([]*catalog.EventType(nil), cat.Types...)
 	sort.Slice(types, func(i, j int) bool { return types[i].Name < types[j].Name })
 	for _, t := range types {
-		tm := buildType(cat, texts, t, byType[t.Name])
+		tm := buildType(cat, files, t, byType[t.Name])
 		addConsumers(tm, t, opts.Consumers)
 		m.Types = append(m.Types, tm)
 		m.Versions += len(tm.Versions)
@@ -261,7 +260,7 @@ func relToCatalog(cat *catalog.Catalog, file string) string {
 	return filepath.ToSlash(file)
 }
 
-func buildType(cat *catalog.Catalog, texts *textCache, t *catalog.EventType, findings []report.Finding) *typeModel {
+func buildType(cat *catalog.Catalog, files format.FieldDocFiles, t *catalog.EventType, findings []report.Finding) *typeModel {
 	mode, profile := cat.Compat(t)
 	tm := &typeModel{
 		Name: t.Name, Dir: "types/" + t.Name,
@@ -287,14 +286,8 @@ func buildType(cat *catalog.Catalog, texts *textCache, t *catalog.EventType, fin
 			DataSchema: cat.DataSchema(t.Name, v.Number), Deprecated: t.Deprecated(v.Number),
 			Format: v.Format.Name(), ContentType: v.Compiled.DefaultContentType(),
 			Page: fmt.Sprintf("v%d.html", v.Number)}
-		if fd, ok := formats.Of(v.Compiled).(format.FieldDocumenter); ok {
-			vm.Root, vm.Fields, vm.Truncated = formatFields(cat.Dir, fd, v.Compiled)
-			vm.Description = vm.Root.Description
-		} else {
-			vm.Title, vm.Description = v.Schema.Title, v.Schema.Description
-			vm.Root = describe(expand(v.Schema), texts)
-			vm.Fields, vm.Truncated = fieldsOf(cat, texts, v.Schema)
-		}
+		vm.Root, vm.Fields, vm.Truncated = fieldTable(files, v.Compiled)
+		vm.Title, vm.Description = vm.Root.Title, vm.Root.Description
 		// A JSON text (JSON Schema, Avro) indented, any other (.proto) as
 		// written: prettyJSON leaves text that is not JSON alone.
 		vm.Schema = prettyJSON(v.Text)

@@ -49,17 +49,39 @@ func FieldPath(path, name string) string {
 	return path + "." + name
 }
 
+// FieldDocFiles is where a FieldDocumenter reads a schema's files again,
+// for what the compiled schema keeps no copy of: Avro's doc, and the
+// order JSON Schema properties were written in and their format keyword.
+type FieldDocFiles struct {
+	// FS is the catalog directory; nil leaves out what is read from files.
+	FS fs.FS
+	// Locate is the catalog file a location of a compiled schema is in
+	// (JSON Schema's: a virtual file URL or an $id, "#" and a pointer
+	// after it or not): its slash path in FS, and its path relative to the
+	// schema root as pages name shared definitions ("common/money.json").
+	// ok is false for a location no file of the catalog holds; nil locates
+	// none. A JSON Schema is compiled at URLs that only the catalog's read
+	// of its root maps to files (an $id may name any file of the root), so
+	// the catalog answers, not FS.
+	Locate func(location string) (path, rel string, ok bool)
+	// Cache, when set, keeps what a provider made of a file (by its path
+	// in FS) for the next schemas that use it: a site reads and parses a
+	// shared file once, not once per version. The caller keeps it for one
+	// FS and uses it from one goroutine at a time.
+	Cache map[string]any
+}
+
 // FieldDocumenter is a Provider that lists the fields of its compiled
-// schemas for docs (Avro, Protobuf; JSON Schema's table is built by
-// package docsite, which reads the catalog's files for the order authors
-// wrote properties in).
+// schemas for docs (every format: package docsite renders the rows and
+// asks no format for its compiled type).
 type FieldDocumenter interface {
-	// FieldDocs describes s's root (its type, name and doc) and lists its
-	// fields, nested ones included, at most MaxFieldDocs rows and
-	// MaxFieldDocDepth levels (truncated says it stopped). fsys is the
-	// catalog root, where s's files are read again for what the compiled
-	// schema keeps no copy of (Avro's doc); nil leaves that out.
-	FieldDocs(s Schema, fsys fs.FS) (root FieldDoc, rows []FieldDoc, truncated bool)
+	// FieldDocs describes s's root (its type, name, title and doc) and
+	// lists its fields, nested ones included, at most MaxFieldDocs rows
+	// and MaxFieldDocDepth levels (truncated says it stopped). files is
+	// where s's files are read again (FieldDocFiles); without them the
+	// rows leave out what only the files say, and JSON Schema properties
+	// come in name order.
+	FieldDocs(s Schema, files FieldDocFiles) (root FieldDoc, rows []FieldDoc, truncated bool)
 }
 
 // SharedSchema is a catalog file that versions use from outside their own

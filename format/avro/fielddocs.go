@@ -30,12 +30,12 @@ type avroWalker struct {
 
 // FieldDocs lists the fields of an Avro record (nested records, array
 // items, map values and union branches included) and describes the root.
-func (Provider) FieldDocs(sch format.Schema, fsys fs.FS) (root format.FieldDoc, rows []format.FieldDoc, truncated bool) {
+func (Provider) FieldDocs(sch format.Schema, files format.FieldDocFiles) (root format.FieldDoc, rows []format.FieldDoc, truncated bool) {
 	s, ok := sch.(*Schema)
 	if !ok {
 		return format.FieldDoc{}, nil, false
 	}
-	w := &avroWalker{fsys: fsys, stack: map[*Node]bool{}, docs: map[string]any{}}
+	w := &avroWalker{fsys: files.FS, stack: map[*Node]bool{}, docs: map[string]any{}}
 	root = format.FieldDoc{Type: docTypeName(s.Root), RefName: s.Root.Name, Description: w.doc(s.Root.File, s.Root.Pointer)}
 	w.children("", 0, s.Root)
 	return root, w.rows, w.truncated

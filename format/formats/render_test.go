@@ -23,8 +23,9 @@ var renderCatalog = fstest.MapFS{
 // TestRenderSeam: what evtool renders of a schema (field table, registry
 // form, AsyncAPI payload) is each format's provider's, for Avro and
 // Protobuf, from its own compiled schema; given another format's schema a
-// provider returns an error, never panics. JSON Schema's are built by
-// docsite, schemaregistry and asyncapi, which read the catalog.
+// provider returns an error, never panics. JSON Schema's registry form
+// and payload are built by schemaregistry and asyncapi, which read the
+// catalog.
 func TestRenderSeam(t *testing.T) {
 	av, err := avro.Load(renderCatalog, "shop.paid/v1.avsc", "common")
 	if err != nil {
@@ -55,7 +56,7 @@ func TestRenderSeam(t *testing.T) {
 		if !ok1 || !ok2 || !ok3 {
 			t.Fatalf("%s: field docs %v, registry form %v, AsyncAPI payload %v; want all", tt.kind, ok1, ok2, ok3)
 		}
-		root, rows, truncated := fd.FieldDocs(tt.s, renderCatalog)
+		root, rows, truncated := fd.FieldDocs(tt.s, format.FieldDocFiles{FS: renderCatalog})
 		var got []string
 		for _, r := range rows {
 			got = append(got, r.Path+": "+r.Description)
@@ -109,12 +110,16 @@ func TestRenderSeam(t *testing.T) {
 		if _, _, err := rf.RegistryShared(wrong, "x", format.SharedFiles{Root: renderCatalog, Cache: map[string]*format.SharedSchema{}}); err == nil {
 			t.Errorf("%s: RegistryShared of a %s schema did not fail", tt.kind, wrong.Kind())
 		}
-		if _, rows, _ := fd.FieldDocs(wrong, nil); rows != nil {
+		if _, rows, _ := fd.FieldDocs(wrong, format.FieldDocFiles{}); rows != nil {
 			t.Errorf("%s: FieldDocs of a %s schema = %v", tt.kind, wrong.Kind(), rows)
 		}
 	}
+	// JSON Schema's field table is its provider's too (format/jsonschema
+	// tests the rows); another format's schema gives none.
 	js, _ := ForKind(format.JSONSchema)
-	if _, ok := js.(format.FieldDocumenter); ok {
-		t.Error("JSON Schema's provider lists fields: docsite would not use its own table")
+	if fd, ok := js.(format.FieldDocumenter); !ok {
+		t.Error("JSON Schema's provider lists no fields")
+	} else if _, rows, _ := fd.FieldDocs(av, format.FieldDocFiles{FS: renderCatalog}); rows != nil {
+		t.Errorf("JSON Schema: FieldDocs of an Avro schema = %v", rows)
 	}
 }

@@ -2,7 +2,6 @@ package protobuf
 
 import (
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -17,9 +16,9 @@ import (
 var _ format.FieldDocumenter = Provider{}
 
 // FieldDocs lists the fields of a Protobuf message (nested messages
-// included, each once on a path) and describes the root; fsys is not
-// read, the descriptors keep the comments.
-func (Provider) FieldDocs(sch format.Schema, _ fs.FS) (root format.FieldDoc, rows []format.FieldDoc, truncated bool) {
+// included, each once on a path) and describes the root; no file is read
+// again, the descriptors keep the comments.
+func (Provider) FieldDocs(sch format.Schema, _ format.FieldDocFiles) (root format.FieldDoc, rows []format.FieldDoc, truncated bool) {
 	s, ok := sch.(*Schema)
 	if !ok {
 		return format.FieldDoc{}, nil, false

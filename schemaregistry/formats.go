@@ -11,7 +11,6 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/formats"
 )
 
@@ -48,7 +47,9 @@ func servedSchemaTypes() string {
 func kindOfSchemaType(st string) (format.Kind, bool) {
 	st = strings.ToUpper(st)
 	if st == "" {
-		st = avro.Provider{}.SchemaType()
+		if p, ok := formats.ForKind(format.Avro); ok {
+			st = p.SchemaType()
+		}
 	}
 	for _, p := range formats.All() {
 		if p.SchemaType() == st {

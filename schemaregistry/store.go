@@ -23,10 +23,8 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/engine"
-	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 
@@ -916,60 +914,27 @@ func relativeMessages(le *catalog.LoadError, rel string) string {
 }
 
 // compatFindings compares cand with each of olds in the directions mode
-// requires, with evtool's engine, and applies evtool.yaml's approvals.
+// requires, with the engine of their format as `evtool compat check`
+// chooses it, and applies evtool.yaml's approvals.
 func compatFindings(ctx context.Context, cat *catalog.Catalog, t *catalog.EventType, cand *catalog.Version, olds []*catalog.Version, mode catalog.Mode, profile catalog.Profile) []report.Finding {
 	if mode == catalog.ModeNone || len(olds) == 0 {
 		return nil
 	}
-	samples := cat.Config.Compat.Samples
-	opts := engine.Options{Profile: profile, Samples: samples, Seed: 1, Context: ctx}
-	var closer func(*catalog.Version) (*jsonschema.Schema, error)
-	if profile != catalog.ProfileStrict && samples >= 0 {
-		closer = cat.TransformedCompiler(jsoncompat.Close)
-	}
-	side := func(v *catalog.Version) *jsoncompat.Side {
-		var closed *jsonschema.Schema
-		if closer != nil {
-			closed, _ = closer(v)
-		}
-		return jsoncompat.NewSide(v.Schema, closed)
-	}
+	opts := engine.Options{Profile: profile, Samples: cat.Config.Compat.Samples, Seed: 1, Context: ctx}
+	cmp := compat.CompareOf(cand.Format)
 	var out []report.Finding
-	if withRefs(cand.Format) {
-		// Avro and Protobuf: the format's engine, as `evtool compat check`
-		// chooses it.
-		cmp := compat.CompareOf(cand.Format)
-		for _, o := range olds {
-			if o.Compiled == nil || cand.Compiled == nil {
-				continue
-			}
-			p := engine.Pair{Type: t.Name, OldVersion: o.Number, NewVersion: cand.Number, OldFile: o.File, NewFile: cand.File,
-				Subject: fmt.Sprintf("%s v%d -> v%d", t.Name, o.Number, cand.Number)}
-			vp := engine.VersionPair{Pair: p, Old: o, New: cand, OldCatalog: cat, NewCatalog: cat}
-			for _, dir := range []engine.Direction{engine.Backward, engine.Forward} {
-				if (dir == engine.Backward && !mode.Backward()) || (dir == engine.Forward && !mode.Forward()) {
-					continue
-				}
-				out = append(out, compat.ComparePair(vp, dir, opts, cmp)...)
-			}
-		}
-		return keepFindings(compat.ApplyIgnores(out, cat.Config, cat.ConfigFile))
-	}
-	newSide := side(cand)
 	for _, o := range olds {
-		if o.Schema == nil || cand.Schema == nil {
+		if o.Compiled == nil || cand.Compiled == nil {
 			continue
 		}
 		p := engine.Pair{Type: t.Name, OldVersion: o.Number, NewVersion: cand.Number, OldFile: o.File, NewFile: cand.File,
 			Subject: fmt.Sprintf("%s v%d -> v%d", t.Name, o.Number, cand.Number)}
-		oldSide := side(o)
+		vp := engine.VersionPair{Pair: p, Old: o, New: cand, OldCatalog: cat, NewCatalog: cat, LineOf: cat.LineOf}
 		for _, dir := range []engine.Direction{engine.Backward, engine.Forward} {
 			if (dir == engine.Backward && !mode.Backward()) || (dir == engine.Forward && !mode.Forward()) {
 				continue
 			}
-			for _, f := range jsoncompat.Compare(oldSide, newSide, dir, opts) {
-				out = append(out, f.ToReport(p, cat.Locate, cat.Locate, cat.LineOf))
-			}
+			out = append(out, compat.ComparePair(vp, dir, opts, cmp)...)
 		}
 	}
 	return keepFindings(compat.ApplyIgnores(out, cat.Config, cat.ConfigFile))

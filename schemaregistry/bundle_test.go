@@ -38,7 +38,7 @@ func TestFormsOfOrders(t *testing.T) {
 			if !f.Bundled {
 				t.Fatalf("%s v%d $refs a shared file but was not bundled", typ.Name, v.Number)
 			}
-			if refs := externalRefs(f.Doc); len(refs) != 0 {
+			if refs := ExternalRefs(f.Doc); len(refs) != 0 {
 				t.Fatalf("%s v%d still has external refs %v", typ.Name, v.Number, refs)
 			}
 			again, err := jsonstrict.Decode(f.Text)

@@ -79,7 +79,7 @@ func registries(t *testing.T, fn func(t *testing.T, url string)) {
 	t.Run("evtool", func(t *testing.T) {
 		dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\ncompat:\n  mode: NONE\n", "schemas/.keep": ""})
 		// A mirror the catalog is pushed to: push sets levels.
-		_, url := startServer(t, ServerOptions{Dir: dir, AllowConfigWrites: true})
+		url := evtoolRegistry(t, dir)
 		fn(t, url)
 	})
 }

@@ -216,7 +216,7 @@ func TestDiffAvroNumberSpelling(t *testing.T) {
 // The schemaTypes a refusal lists come from the providers, Confluent's
 // default (AVRO for no schemaType) marked.
 func TestServedSchemaTypes(t *testing.T) {
-	if got, want := servedSchemaTypes(), "JSON, AVRO (the default) and PROTOBUF"; got != want {
-		t.Errorf("servedSchemaTypes() = %q, want %q", got, want)
+	if got, want := ServedSchemaTypes(), "JSON, AVRO (the default) and PROTOBUF"; got != want {
+		t.Errorf("ServedSchemaTypes() = %q, want %q", got, want)
 	}
 }

@@ -2,11 +2,8 @@ package schemaregistry
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,18 +71,20 @@ func loadCat(t testing.TB, dir string) *catalog.Catalog {
 	return cat
 }
 
-// startServer serves dir with evtool's server on an httptest server.
-func startServer(t testing.TB, opts ServerOptions) (*Server, string) {
+// evtoolRegistry serves dir with evtool's own registry server (config
+// writes allowed) and returns its URL. The server's package imports this
+// one, so only an external test package can start it: serveevtool_test.go
+// sets EvtoolRegistry.
+func evtoolRegistry(t testing.TB, dir string) string {
 	t.Helper()
-	s, err := NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
+	if EvtoolRegistry == nil {
+		t.Fatal("EvtoolRegistry is not set")
 	}
-	t.Cleanup(s.Close)
-	hs := httptest.NewServer(s)
-	t.Cleanup(hs.Close)
-	return s, hs.URL
+	return EvtoolRegistry(t, dir)
 }
+
+// EvtoolRegistry is set by the external test package, before any test runs.
+var EvtoolRegistry func(t testing.TB, dir string) string
 
 func srClient(t testing.TB, url string, opts ...sr.ClientOpt) *sr.Client {
 	t.Helper()
@@ -117,13 +116,6 @@ func srCode(err error) int {
 	return 0
 }
 
-func srStatus(err error) int {
-	if re, ok := err.(*sr.ResponseError); ok {
-		return re.StatusCode
-	}
-	return 0
-}
-
 // minimalCatalog is a catalog with one type whose data is an open object.
 func minimalCatalog(t testing.TB, mode string, extra map[string]string) string {
 	t.Helper()
@@ -150,22 +142,4 @@ func mustContain(t testing.TB, s, sub string) {
 	}
 }
 
-// doHandler calls the server's handler directly.
-func doHandler(t testing.TB, s *Server, method, target, body string) apiResp {
-	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req := httptest.NewRequest(method, target, r)
-	req.Header.Set("Content-Type", ContentType)
-	w := httptest.NewRecorder()
-	s.ServeHTTP(w, req)
-	out := apiResp{status: w.Code, contentType: w.Header().Get("Content-Type"), body: w.Body.String()}
-	var e struct {
-		Code int `json:"error_code"`
-	}
-	_ = json.Unmarshal(w.Body.Bytes(), &e)
-	out.code = e.Code
-	return out
-}
+const placed = "com.example.order.placed"

@@ -1,9 +1,10 @@
-package schemaregistry
+package registryserver
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/evtool/evtool/schemaregistry"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,7 +93,7 @@ func runPython(t *testing.T, python string, out any, args ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	script, _ := filepath.Abs(filepath.Join("testdata", "clients", "confluent_serializers.py"))
+	script, _ := filepath.Abs(filepath.Join("..", "testdata", "clients", "confluent_serializers.py"))
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, python, append([]string{script}, args...)...)
 	cmd.Stderr = &stderr
@@ -147,7 +148,7 @@ func TestConfluentPythonSerializers(t *testing.T) {
 	python := pythonWith(t, "apt-get install python3-confluent-kafka python3-avro python3-protobuf", "confluent_kafka.avro", "confluent_kafka.schema_registry.protobuf", "avro", "google.protobuf")
 	dir := filepath.Join(t.TempDir(), "interop")
 	copyDir(t, filepath.Join("testdata", "interop"), dir)
-	_, url := startServer(t, ServerOptions{Dir: dir, Strategy: StrategyTopic})
+	_, url := startServer(t, ServerOptions{Dir: dir, Strategy: schemaregistry.StrategyTopic})
 	var topics []string
 	for _, tc := range interopCases {
 		topics = append(topics, tc.topic, tc.topic+".evtool")

@@ -1,10 +1,11 @@
-package schemaregistry
+package registryserver
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/evtool/evtool/schemaregistry"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -72,7 +73,7 @@ func TestServerLifecycle(t *testing.T) {
 	if err := json.Unmarshal([]byte(latest.Schema.Schema), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if refs := externalRefs(doc); len(refs) > 0 {
+	if refs := schemaregistry.ExternalRefs(doc); len(refs) > 0 {
 		t.Fatalf("served schema has external refs %v", refs)
 	}
 
@@ -110,7 +111,7 @@ func TestServerLifecycle(t *testing.T) {
 	}
 	// v3 $refs ../common/money.json like v2: it is served bundled.
 	served := mustSchema(t, cl, placed, 3).Schema.Schema
-	if byID.Schema != served || len(externalRefs(decode(t, served))) > 0 {
+	if byID.Schema != served || len(schemaregistry.ExternalRefs(decode(t, served))) > 0 {
 		t.Fatalf("schema by id differs from version 3, or is not self-contained:\n%s", byID.Schema)
 	}
 	text, err := cl.SchemaTextByID(ctx, id)
@@ -351,7 +352,7 @@ func do(t testing.TB, method, url, body string, header ...string) apiResp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", ContentType)
+	req.Header.Set("Content-Type", schemaregistry.ContentType)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -431,7 +432,7 @@ func TestServerBadRequests(t *testing.T) {
 			if r.status != c.status || r.code != c.code {
 				t.Fatalf("%s %s: HTTP %d code %d, want %d %d: %s", c.method, c.path, r.status, r.code, c.status, c.code, r.body)
 			}
-			if r.contentType != ContentType {
+			if r.contentType != schemaregistry.ContentType {
 				t.Fatalf("content type %q", r.contentType)
 			}
 			mustContain(t, r.body, c.contains)
@@ -544,7 +545,7 @@ func TestServerRefusesBrowserRequests(t *testing.T) {
 		{"text/plain register", "POST", "/subjects/evil.type/versions", "text/plain", "", 415, 415},
 		{"form register", "POST", "/subjects/evil.type/versions", "application/x-www-form-urlencoded", "", 415, 415},
 		{"no content type", "PUT", "/config", "", "", 415, 415},
-		{"rebound host", "PUT", "/config", ContentType, "evil.example:8081", 403, 40301},
+		{"rebound host", "PUT", "/config", schemaregistry.ContentType, "evil.example:8081", 403, 40301},
 		{"rebound host, read", "GET", "/subjects", "", "evil.example", 403, 40301},
 		{"localhost", "GET", "/subjects", "", "localhost:8081", 200, 0},
 		{"ipv6 loopback", "GET", "/subjects", "", "[::1]:8081", 200, 0},
@@ -684,7 +685,7 @@ func TestServerConfigWritesRefused(t *testing.T) {
 func doHandlerCtx(t testing.TB, c context.Context, s *Server, method, target, body string) apiResp {
 	t.Helper()
 	req := httptest.NewRequest(method, target, strings.NewReader(body)).WithContext(c)
-	req.Header.Set("Content-Type", ContentType)
+	req.Header.Set("Content-Type", schemaregistry.ContentType)
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, req)
 	out := apiResp{status: w.Code, contentType: w.Header().Get("Content-Type"), body: w.Body.String()}
@@ -823,26 +824,26 @@ func TestServerSubjectStrategies(t *testing.T) {
 		contains     string
 	}
 	cases := []struct {
-		strategy Strategy
+		strategy schemaregistry.Strategy
 		subjects string
 		calls    []call
 		// created: type directories that must exist afterwards
 		created []string
 	}{
-		{StrategyType, "[com.example.order.placed com.example.payment.captured com.example.payment.refunded com.example.thing.happened]", []call{
+		{schemaregistry.StrategyType, "[com.example.order.placed com.example.payment.captured com.example.payment.refunded com.example.thing.happened]", []call{
 			{"orders-value", 404, 40401, "looks like TopicNameStrategy"},
 			{"orders-key", 404, 40401, "--subject-strategy topic"},
 			{"com.example.order.placed", 200, 0, `"version":2`},
 			{"com.example.new.thing", 200, 0, `"version":1`},
 		}, []string{"com.example.new.thing"}},
-		{StrategyTopic, "[orders-value]", []call{
+		{schemaregistry.StrategyTopic, "[orders-value]", []call{
 			{"orders-value", 200, 0, `"version":2`},
 			{"payments-value", 422, 42201, "carries 2 types (com.example.payment.captured, com.example.payment.refunded)"},
 			{"nothing-value", 404, 40401, "no type of the catalog has topic"},
 			{"orders-key", 422, 42208, "not <topic>-value"},
 			{"com.example.new.thing", 422, 42208, "not <topic>-value"},
 		}, nil},
-		{StrategyTopicType, "[orders-com.example.order.placed payments-com.example.payment.captured payments-com.example.payment.refunded]", []call{
+		{schemaregistry.StrategyTopicType, "[orders-com.example.order.placed payments-com.example.payment.captured payments-com.example.payment.refunded]", []call{
 			{"orders-com.example.order.placed", 200, 0, `"version":2`},
 			{"orders-com.example.payment.captured", 404, 40401, "in its event.yaml, not"},
 			{"orders-value", 422, 42208, "not <topic>-<type>"},
@@ -875,7 +876,7 @@ func TestServerSubjectStrategies(t *testing.T) {
 			if placed := cat.Lookup("com.example.order.placed"); len(placed.Versions) != 2 {
 				t.Fatalf("com.example.order.placed has %d versions", len(placed.Versions))
 			}
-			if c.strategy == StrategyTopicType {
+			if c.strategy == schemaregistry.StrategyTopicType {
 				if topic := cat.Lookup("com.example.new.thing").Meta.Topic; topic != "events" {
 					t.Fatalf("new type's topic %q", topic)
 				}

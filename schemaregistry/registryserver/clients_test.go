@@ -1,9 +1,10 @@
-package schemaregistry
+package registryserver
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/evtool/evtool/schemaregistry"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,7 @@ func TestKafkajsSchemaRegistryClient(t *testing.T) {
 	_, url := startServer(t, ServerOptions{Dir: dir})
 	v2 := `{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"}},"required":["id"]}`
 	v3 := `{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"},"tag":{"type":"string"}},"required":["id"]}`
-	script, _ := filepath.Abs(filepath.Join("testdata", "clients", "kafkajs_register.js"))
+	script, _ := filepath.Abs(filepath.Join("..", "testdata", "clients", "kafkajs_register.js"))
 	cmd := exec.Command(node, script, url, thing, v2, v3, "FULL_TRANSITIVE")
 	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
 	var stderr bytes.Buffer
@@ -99,15 +100,15 @@ func TestConfluentPythonJSONSerializer(t *testing.T) {
 	if python == "" {
 		t.Skip("no python3 with confluent_kafka (apt-get install python3-confluent-kafka)")
 	}
-	script, _ := filepath.Abs(filepath.Join("testdata", "clients", "confluent_json_serializer.py"))
+	script, _ := filepath.Abs(filepath.Join("..", "testdata", "clients", "confluent_json_serializer.py"))
 	const schema = `{"title":"Thing","type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"}},"required":["id"]}`
 	cases := []struct {
-		strategy Strategy
+		strategy schemaregistry.Strategy
 		versions int // of com.example.thing.happened afterwards
 		contains string
 	}{
-		{StrategyTopic, 2, `"id"`},
-		{StrategyType, 1, "looks like TopicNameStrategy"},
+		{schemaregistry.StrategyTopic, 2, `"id"`},
+		{schemaregistry.StrategyType, 1, "looks like TopicNameStrategy"},
 	}
 	for _, c := range cases {
 		t.Run(string(c.strategy), func(t *testing.T) {
@@ -173,7 +174,7 @@ func TestConfluentPythonReferences(t *testing.T) {
 		t.Run(tc.kind, func(t *testing.T) {
 			dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\ncompat:\n  mode: BACKWARD\n", "schemas/.keep": ""})
 			_, url := startServer(t, ServerOptions{Dir: dir})
-			script, _ := filepath.Abs(filepath.Join("testdata", "clients", "confluent_references.py"))
+			script, _ := filepath.Abs(filepath.Join("..", "testdata", "clients", "confluent_references.py"))
 			var stderr bytes.Buffer
 			cmd := exec.Command(python, script, url, tc.subject, tc.schema, tc.refSubject, tc.refSchema, tc.kind)
 			cmd.Stderr = &stderr

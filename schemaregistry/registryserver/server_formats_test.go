@@ -1,9 +1,10 @@
-package schemaregistry
+package registryserver
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/evtool/evtool/schemaregistry"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -224,7 +225,7 @@ func TestPullHostileReferenceNames(t *testing.T) {
 			reg := srfake.New()
 			t.Cleanup(reg.Close)
 			cl := srClient(t, reg.URL())
-			st := SchemaType(tc.kind)
+			st := schemaregistry.SchemaType(tc.kind)
 			if _, err := cl.RegisterSchema(ctx, "ref", sr.Schema{Schema: tc.text, Type: st}, -1, -1); err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +240,7 @@ func TestPullHostileReferenceNames(t *testing.T) {
 			base := t.TempDir()
 			out := filepath.Join(base, "a", "pulled")
 			var warnings []string
-			res, err := Pull(ctx, newClient(t, ClientOptions{URL: reg.URL()}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, Out: out,
+			res, err := schemaregistry.Pull(ctx, newClient(t, schemaregistry.ClientOptions{URL: reg.URL()}), schemaregistry.PullOptions{SyncOptions: schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType}, Out: out,
 				Warn: func(m string) { warnings = append(warnings, m) }})
 			if err != nil {
 				t.Fatal(err)
@@ -292,9 +293,9 @@ func TestDiffFormatLayoutIsNotDrift(t *testing.T) {
 			reg := srfake.New()
 			t.Cleanup(reg.Close)
 			dir := formatCatalog(t, tc.name)
-			c := newClient(t, ClientOptions{URL: reg.URL()})
-			opts := SyncOptions{Strategy: StrategyType}
-			if rep, err := Push(ctx, c, loadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
+			c := newClient(t, schemaregistry.ClientOptions{URL: reg.URL()})
+			opts := schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType}
+			if rep, err := schemaregistry.Push(ctx, c, loadCat(t, dir), schemaregistry.PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
 				t.Fatalf("push: %v %+v", err, rep)
 			}
 			p := filepath.Join(dir, "schemas", filepath.FromSlash(tc.file))
@@ -306,7 +307,7 @@ func TestDiffFormatLayoutIsNotDrift(t *testing.T) {
 			if err := os.WriteFile(p, []byte(changed), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			diff, err := Diff(ctx, c, loadCat(t, dir), opts)
+			diff, err := schemaregistry.Diff(ctx, c, loadCat(t, dir), opts)
 			if err != nil || diff.Failed() {
 				t.Fatalf("diff: %v %+v", err, diff.Findings)
 			}
@@ -360,7 +361,7 @@ func TestHostileRegistryReferences(t *testing.T) {
 			hs := httptest.NewServer(mux)
 			t.Cleanup(hs.Close)
 			var warnings []string
-			_, err := Pull(ctx, newClient(t, ClientOptions{URL: hs.URL}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType},
+			_, err := schemaregistry.Pull(ctx, newClient(t, schemaregistry.ClientOptions{URL: hs.URL}), schemaregistry.PullOptions{SyncOptions: schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType},
 				Out: filepath.Join(t.TempDir(), "out"), Warn: func(m string) { warnings = append(warnings, m) }})
 			if err != nil {
 				t.Fatal(err)
@@ -518,7 +519,7 @@ func TestPullReferenceFileNames(t *testing.T) {
 			url := refRegistry(t, tc.schemaType, tc.main, tc.refs, tc.text)
 			out := filepath.Join(t.TempDir(), "out")
 			var warnings []string
-			res, err := Pull(ctx, newClient(t, ClientOptions{URL: url}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType},
+			res, err := schemaregistry.Pull(ctx, newClient(t, schemaregistry.ClientOptions{URL: url}), schemaregistry.PullOptions{SyncOptions: schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType},
 				Out: out, Warn: func(m string) { warnings = append(warnings, m) }})
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/evtool/evtool/schemaregistry"
 	"net"
 	"os"
 	"os/exec"
@@ -310,7 +311,7 @@ func TestServerKilledDuringRegistrations(t *testing.T) {
 func TestServerNewTypeMetaWriteFails(t *testing.T) {
 	dir := minimalCatalog(t, "NONE", nil)
 	failed := false
-	s, _ := startServer(t, ServerOptions{Dir: dir, Strategy: StrategyTopicType, commitHook: func(tmp, final string) error {
+	s, _ := startServer(t, ServerOptions{Dir: dir, Strategy: schemaregistry.StrategyTopicType, commitHook: func(tmp, final string) error {
 		if strings.HasSuffix(final, "event.yaml") && !failed {
 			failed = true
 			os.Remove(tmp)

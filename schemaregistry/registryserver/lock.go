@@ -1,8 +1,9 @@
-package schemaregistry
+package registryserver
 
 import (
 	"errors"
 	"fmt"
+	"github.com/evtool/evtool/schemaregistry"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -42,7 +43,7 @@ func lockCatalog(stateDir string, readOnly bool) (*dirLock, error) {
 			return nil, nil
 		}
 	} else if f, err = openLockFile(stateDir, p); err != nil {
-		return nil, fmt.Errorf("cannot create the lock file %s: %w", p, unwrapPath(err))
+		return nil, fmt.Errorf("cannot create the lock file %s: %w", p, schemaregistry.UnwrapPath(err))
 	}
 	if err := flockFile(f, !readOnly); err != nil {
 		f.Close()

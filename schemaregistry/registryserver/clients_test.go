@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"github.com/evtool/evtool/schemaregistry"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // Real third-party registry clients against evtool's server. The clients

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/evtool/evtool/schemaregistry"
 	"net"
 	"os"
 	"os/exec"
@@ -21,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // TestMain doubles as `evtool registry serve` for the kill test: with

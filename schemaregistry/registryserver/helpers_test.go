@@ -3,7 +3,6 @@ package registryserver
 import (
 	"context"
 	"encoding/json"
-	"github.com/evtool/evtool/schemaregistry"
 	"io"
 	"io/fs"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // copyDir copies the tree at src into dst.

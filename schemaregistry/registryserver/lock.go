@@ -3,11 +3,12 @@ package registryserver
 import (
 	"errors"
 	"fmt"
-	"github.com/evtool/evtool/schemaregistry"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // LockFile, in the state directory, is locked by every `evtool registry

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/evtool/evtool/schemaregistry"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"github.com/evtool/evtool/internal/pythontest"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/records"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // pythonWith returns a python3 that imports every module, or skips t

@@ -1,12 +1,12 @@
 package registryserver
 
 import (
-	"github.com/evtool/evtool/schemaregistry"
 	"slices"
 	"strings"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format/formats"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // recordName splits a record-name subject into its topic (empty for

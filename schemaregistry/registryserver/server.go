@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/evtool/evtool/schemaregistry"
 	"io"
 	"io/fs"
 	"log"
@@ -34,6 +33,7 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // DefaultMaxBody bounds request bodies (a schema is sent as a JSON string

@@ -3,7 +3,6 @@ package registryserver
 import (
 	"context"
 	"errors"
-	"github.com/evtool/evtool/schemaregistry"
 	"io/fs"
 	"maps"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // The server's side of Avro and Protobuf: versions carry Confluent schema

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/evtool/evtool/schemaregistry"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // TestServeFormats: serve answers Avro and Protobuf types with their

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/evtool/evtool/schemaregistry"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 const placed = "com.example.order.placed"

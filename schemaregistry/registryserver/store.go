@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/evtool/evtool/schemaregistry"
 	"io/fs"
 	"maps"
 	"os"
@@ -27,6 +26,7 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // The server's state lives beside evtool.yaml, outside the catalog root

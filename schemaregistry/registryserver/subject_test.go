@@ -2,7 +2,6 @@ package registryserver
 
 import (
 	"encoding/json"
-	"github.com/evtool/evtool/schemaregistry"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // formatBody is a registration of an Avro or Protobuf schema with

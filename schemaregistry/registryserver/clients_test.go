@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // Real third-party registry clients against evtool's server. The clients
@@ -37,7 +38,7 @@ func TestKafkajsSchemaRegistryClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(modules, "@kafkajs", "confluent-schema-registry")); err != nil {
 		t.Skipf("@kafkajs/confluent-schema-registry is not in %s", modules)
 	}
-	dir := minimalCatalog(t, "FULL_TRANSITIVE", nil)
+	dir := srtest.MinimalCatalog(t, "FULL_TRANSITIVE", nil)
 	cfgBefore, _ := os.ReadFile(filepath.Join(dir, "evtool.yaml"))
 	_, url := startServer(t, ServerOptions{Dir: dir})
 	v2 := `{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"}},"required":["id"]}`
@@ -75,7 +76,7 @@ func TestKafkajsSchemaRegistryClient(t *testing.T) {
 	if cfg, _ := os.ReadFile(filepath.Join(dir, "evtool.yaml")); !bytes.Equal(cfg, cfgBefore) {
 		t.Fatal("evtool.yaml changed")
 	}
-	if n := len(loadCat(t, dir).Lookup(thing).Versions); n != 3 {
+	if n := len(srtest.LoadCat(t, dir).Lookup(thing).Versions); n != 3 {
 		t.Fatalf("%d versions, want 3", n)
 	}
 }
@@ -113,7 +114,7 @@ func TestConfluentPythonJSONSerializer(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.strategy), func(t *testing.T) {
-			dir := minimalCatalog(t, "BACKWARD", map[string]string{"schemas/" + thing + "/event.yaml": "topic: orders\n"})
+			dir := srtest.MinimalCatalog(t, "BACKWARD", map[string]string{"schemas/" + thing + "/event.yaml": "topic: orders\n"})
 			_, url := startServer(t, ServerOptions{Dir: dir, Strategy: c.strategy})
 			var stderr bytes.Buffer
 			cmd := exec.Command(python, script, url, "orders", schema, `{"id":"o-1","note":"hi"}`)
@@ -122,11 +123,11 @@ func TestConfluentPythonJSONSerializer(t *testing.T) {
 			if err != nil {
 				t.Fatalf("python: %v\n%s", err, stderr.String())
 			}
-			mustContain(t, string(out), c.contains)
+			srtest.MustContain(t, string(out), c.contains)
 			if _, err := os.Stat(filepath.Join(dir, "schemas", "orders-value")); err == nil {
 				t.Fatal("subject orders-value became a type directory")
 			}
-			if n := len(loadCat(t, dir).Lookup(thing).Versions); n != c.versions {
+			if n := len(srtest.LoadCat(t, dir).Lookup(thing).Versions); n != c.versions {
 				t.Fatalf("%s has %d versions, want %d", thing, n, c.versions)
 			}
 		})
@@ -173,7 +174,7 @@ func TestConfluentPythonReferences(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.kind, func(t *testing.T) {
-			dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\ncompat:\n  mode: BACKWARD\n", "schemas/.keep": ""})
+			dir := srtest.WriteCatalog(t, map[string]string{"evtool.yaml": "version: 1\ncompat:\n  mode: BACKWARD\n", "schemas/.keep": ""})
 			_, url := startServer(t, ServerOptions{Dir: dir})
 			script, _ := filepath.Abs(filepath.Join("..", "testdata", "clients", "confluent_references.py"))
 			var stderr bytes.Buffer
@@ -222,7 +223,7 @@ func TestConfluentPythonReferences(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			loadCat(t, dir)
+			srtest.LoadCat(t, dir)
 		})
 	}
 }

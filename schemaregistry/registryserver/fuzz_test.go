@@ -14,6 +14,7 @@ import (
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // FuzzServerRequest feeds arbitrary bodies (and subjects) to the server's
@@ -48,7 +49,7 @@ func FuzzServerRequest(f *testing.F) {
 	} {
 		f.Add(seed.subject, []byte(seed.body))
 	}
-	dir := minimalCatalog(f, "FULL_TRANSITIVE", nil)
+	dir := srtest.MinimalCatalog(f, "FULL_TRANSITIVE", nil)
 	s, err := NewServer(ServerOptions{Dir: dir, ReadOnly: true, MaxBody: 1 << 16})
 	if err != nil {
 		f.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/records"
 	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // pythonWith returns a python3 that imports every module, or skips t
@@ -147,7 +148,7 @@ func TestConfluentPythonSerializers(t *testing.T) {
 	}
 	python := pythonWith(t, "apt-get install python3-confluent-kafka python3-avro python3-protobuf", "confluent_kafka.avro", "confluent_kafka.schema_registry.protobuf", "avro", "google.protobuf")
 	dir := filepath.Join(t.TempDir(), "interop")
-	copyDir(t, filepath.Join("testdata", "interop"), dir)
+	srtest.CopyDir(t, filepath.Join("testdata", "interop"), dir)
 	_, url := startServer(t, ServerOptions{Dir: dir, Strategy: schemaregistry.StrategyTopic})
 	var topics []string
 	for _, tc := range interopCases {
@@ -177,7 +178,7 @@ func TestConfluentPythonSerializers(t *testing.T) {
 			if res.Error != "" || len(res.Errors) > 0 || res.Produced != len(tc.values) {
 				t.Fatalf("python: %+v", res)
 			}
-			cat := loadCat(t, dir)
+			cat := srtest.LoadCat(t, dir)
 			et := cat.Lookup(tc.typ)
 			if len(et.Versions) != 2 {
 				t.Fatalf("%s has %d versions after Python's registration, want 2", tc.typ, len(et.Versions))
@@ -211,7 +212,7 @@ func TestConfluentPythonSerializers(t *testing.T) {
 		})
 	}
 
-	cat := loadCat(t, dir)
+	cat := srtest.LoadCat(t, dir)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(broker))
 	if err != nil {
 		t.Fatal(err)
@@ -286,7 +287,7 @@ func TestConfluentPythonSerializers(t *testing.T) {
 // what Python's serializer framed with.
 func servedID(t *testing.T, url, subject string, version int) uint32 {
 	t.Helper()
-	ss, err := srClient(t, url).SchemaByVersion(ctx, subject, version)
+	ss, err := srtest.SRClient(t, url).SchemaByVersion(ctx, subject, version)
 	if err != nil {
 		t.Fatal(err)
 	}

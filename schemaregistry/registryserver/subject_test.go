@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // formatBody is a registration of an Avro or Protobuf schema with
@@ -152,7 +153,7 @@ func TestServeRecordNameSubjects(t *testing.T) {
 func TestServeRecordSubjectNamesNoRecord(t *testing.T) {
 	for _, subject := range []string{"orders-", "-"} {
 		t.Run(subject, func(t *testing.T) {
-			dir := minimalCatalog(t, "NONE", nil)
+			dir := srtest.MinimalCatalog(t, "NONE", nil)
 			s, _ := startServer(t, ServerOptions{Dir: dir})
 			if got := doHandler(t, s, "GET", "/subjects/"+url.PathEscape(subject)+"/versions", ""); got.status != 404 {
 				t.Errorf("GET %s/versions: %d %s, want 404", subject, got.status, got.body)

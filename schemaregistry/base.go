@@ -136,7 +136,7 @@ func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) 
 		if _, isType := known[s]; !ok || (referenced[s] && !isType) {
 			continue // a shared named type or import: not a type
 		}
-		if withRefs(rs.Kind()) {
+		if WithRefs(rs.Kind()) {
 			if err := addFormatBase(head, forms, rs, typ, root, m); err != nil {
 				return nil, err
 			}
@@ -204,7 +204,7 @@ func addFormatBase(head *catalog.Catalog, forms *Forms, rs *RemoteSubject, typ, 
 			continue
 		}
 		for _, r := range rv.Refs {
-			if wellKnown(r.Name) {
+			if WellKnown(r.Name) {
 				continue
 			}
 			p := path.Join(root, r.Name)

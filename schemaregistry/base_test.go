@@ -12,6 +12,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 func failingRules(res *compat.CheckResult) []string {
@@ -32,12 +33,12 @@ func TestLoadBase(t *testing.T) {
 	defer reg.Close()
 	dir := ordersCatalog(t)
 	c := newClient(t, ClientOptions{URL: reg.URL()})
-	if rep, err := Push(ctx, c, loadCat(t, dir), PushOptions{}); err != nil || rep.Failed() {
+	if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{}); err != nil || rep.Failed() {
 		t.Fatalf("push: %v %+v", err, rep)
 	}
 	check := func(t *testing.T) []string {
 		t.Helper()
-		head := loadCat(t, dir)
+		head := srtest.LoadCat(t, dir)
 		base, err := LoadBase(ctx, dir, reg.URL(), ClientOptions{})
 		if err != nil {
 			t.Fatalf("LoadBase: %v", err)
@@ -79,7 +80,7 @@ func TestLoadBase(t *testing.T) {
 
 	// A subject the catalog lost is a removed type; a version the catalog
 	// lacks a removed version.
-	cl := srClient(t, reg.URL())
+	cl := srtest.SRClient(t, reg.URL())
 	if _, err := cl.RegisterSchema(ctx, "com.example.order.refunded", sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // hostileRegistry answers the few endpoints pull and diff read: subjects
@@ -151,7 +153,7 @@ func TestClientBoundsResponses(t *testing.T) {
 			if !errors.As(err, &e) {
 				t.Fatalf("pull: %v", err)
 			}
-			mustContain(t, err.Error(), hs.URL)
+			srtest.MustContain(t, err.Error(), hs.URL)
 			if !slices.ContainsFunc(strings.Split(c.contains, "|"), func(sub string) bool { return strings.Contains(err.Error(), sub) }) {
 				t.Fatalf("%q contains none of %q", err, c.contains)
 			}

@@ -195,7 +195,7 @@ func (f *Forms) node(rel string) (*bnode, error) {
 	}
 	data, err := fs.ReadFile(f.root, rel)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %w", rel, unwrapPath(err))
+		return nil, fmt.Errorf("cannot read %s: %w", rel, UnwrapPath(err))
 	}
 	doc, err := jsonstrict.Decode(data)
 	if err != nil {
@@ -239,7 +239,7 @@ func (f *Forms) buildIDs() {
 	})
 }
 
-func unwrapPath(err error) error {
+func UnwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
@@ -570,9 +570,9 @@ func marshalIndent(doc any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// externalRefs lists the $refs of doc that leave the document (their URI
+// ExternalRefs lists the $refs of doc that leave the document (their URI
 // part is not empty and not the document's own $id).
-func externalRefs(doc any) []string {
+func ExternalRefs(doc any) []string {
 	var out []string
 	base := docBase(doc, &url.URL{})
 	_ = walkSchemas(doc, "", func(m map[string]any, ptr string) error {

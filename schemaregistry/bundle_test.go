@@ -8,6 +8,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // compileStandalone compiles a document with no loader: any reference
@@ -27,7 +28,7 @@ func compileStandalone(t *testing.T, doc any) *jsonschema.Schema {
 }
 
 func TestFormsOfOrders(t *testing.T) {
-	cat := loadCat(t, ordersCatalog(t))
+	cat := srtest.LoadCat(t, ordersCatalog(t))
 	forms := CatalogForms(cat)
 	for _, typ := range cat.Types {
 		for _, v := range typ.Versions {
@@ -38,7 +39,7 @@ func TestFormsOfOrders(t *testing.T) {
 			if !f.Bundled {
 				t.Fatalf("%s v%d $refs a shared file but was not bundled", typ.Name, v.Number)
 			}
-			if refs := externalRefs(f.Doc); len(refs) != 0 {
+			if refs := ExternalRefs(f.Doc); len(refs) != 0 {
 				t.Fatalf("%s v%d still has external refs %v", typ.Name, v.Number, refs)
 			}
 			again, err := jsonstrict.Decode(f.Text)
@@ -87,7 +88,7 @@ func keys(m map[string]any) []string {
 }
 
 func TestFormWithoutExternalRefsIsTheFile(t *testing.T) {
-	cat := loadCat(t, minimalCatalog(t, "NONE", nil))
+	cat := srtest.LoadCat(t, srtest.MinimalCatalog(t, "NONE", nil))
 	v := cat.Types[0].Versions[0]
 	f, err := CatalogForms(cat).Of(v)
 	if err != nil || f.Bundled || !bytes.Equal(f.Text, v.Text) || f.Digest != v.Digest {
@@ -247,7 +248,7 @@ func TestBundleCases(t *testing.T) {
 			for name, text := range c.files {
 				files["schemas/com.example.t/"+name] = text
 			}
-			dir := writeCatalog(t, files)
+			dir := srtest.WriteCatalog(t, files)
 			cat, err := catalog.Load(dir)
 			if err != nil {
 				t.Fatalf("fixture does not load: %v", err)

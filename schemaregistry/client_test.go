@@ -19,6 +19,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // registryState is everything a registry holds that push may change.
@@ -29,7 +30,7 @@ type registryState struct {
 
 func dumpState(t testing.TB, url string, opts ...sr.ClientOpt) registryState {
 	t.Helper()
-	cl := srClient(t, url, opts...)
+	cl := srtest.SRClient(t, url, opts...)
 	subs, err := cl.Subjects(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +38,7 @@ func dumpState(t testing.TB, url string, opts ...sr.ClientOpt) registryState {
 	st := registryState{Subjects: map[string][]sr.SubjectSchema{}, Levels: map[string]string{}}
 	for _, s := range subs {
 		ss, err := cl.Schemas(ctx, s)
-		if err != nil && srCode(err) != 40401 {
+		if err != nil && srtest.SRCode(err) != 40401 {
 			t.Fatal(err)
 		}
 		st.Subjects[s] = ss
@@ -77,9 +78,9 @@ func registries(t *testing.T, fn func(t *testing.T, url string)) {
 		fn(t, reg.URL())
 	})
 	t.Run("evtool", func(t *testing.T) {
-		dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\ncompat:\n  mode: NONE\n", "schemas/.keep": ""})
+		dir := srtest.WriteCatalog(t, map[string]string{"evtool.yaml": "version: 1\ncompat:\n  mode: NONE\n", "schemas/.keep": ""})
 		// A mirror the catalog is pushed to: push sets levels.
-		_, url := startServer(t, ServerOptions{Dir: dir, AllowConfigWrites: true})
+		url := evtoolRegistry(t, dir)
 		fn(t, url)
 	})
 }
@@ -87,7 +88,7 @@ func registries(t *testing.T, fn func(t *testing.T, url string)) {
 func TestPushIdempotentDiffPull(t *testing.T) {
 	registries(t, func(t *testing.T, url string) {
 		dir := ordersCatalog(t)
-		cat := loadCat(t, dir)
+		cat := srtest.LoadCat(t, dir)
 		c := newClient(t, ClientOptions{URL: url})
 		opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
 
@@ -138,7 +139,7 @@ func TestPushIdempotentDiffPull(t *testing.T) {
 		if res.Types != 3 || res.Versions != 4 {
 			t.Fatalf("pulled %+v", res)
 		}
-		pulled := loadCat(t, out) // what `evtool lint` loads
+		pulled := srtest.LoadCat(t, out) // what `evtool lint` loads
 		if fs := pulled.CheckExamples(); len(fs) != 0 {
 			t.Fatal(fs)
 		}
@@ -176,7 +177,7 @@ func TestDiffAndPushReportDrift(t *testing.T) {
 		dir := ordersCatalog(t)
 		c := newClient(t, ClientOptions{URL: url})
 		opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
-		if rep, err := Push(ctx, c, loadCat(t, dir), opts); err != nil || rep.Failed() {
+		if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), opts); err != nil || rep.Failed() {
 			t.Fatalf("push: %v %+v", err, rep)
 		}
 
@@ -189,11 +190,11 @@ func TestDiffAndPushReportDrift(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(shipped, "v2.json"), []byte(v2), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d, err := Diff(ctx, c, loadCat(t, dir), opts.SyncOptions)
+		d, err := Diff(ctx, c, srtest.LoadCat(t, dir), opts.SyncOptions)
 		if err != nil || !d.Failed() || fmt.Sprint(rules(d, report.SeverityError)) != "[com.example.order.shipped registry-version-missing]" {
 			t.Fatalf("diff with a new version: %v %v", err, d.Findings)
 		}
-		rep, err := Push(ctx, c, loadCat(t, dir), opts)
+		rep, err := Push(ctx, c, srtest.LoadCat(t, dir), opts)
 		if err != nil || rep.Failed() || fmt.Sprint(rules(rep, report.SeverityInfo)) != "[com.example.order.shipped registry-registered]" {
 			t.Fatalf("push of the new version: %v %+v", err, rep.Findings)
 		}
@@ -205,7 +206,7 @@ func TestDiffAndPushReportDrift(t *testing.T) {
 		if err := os.WriteFile(paid, []byte(strings.Replace(string(data), "Version 1.", "Version one.", 1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d, err = Diff(ctx, c, loadCat(t, dir), opts.SyncOptions)
+		d, err = Diff(ctx, c, srtest.LoadCat(t, dir), opts.SyncOptions)
 		if err != nil || !d.Failed() {
 			t.Fatalf("diff with an edited version: %v %v", err, d.Findings)
 		}
@@ -219,7 +220,7 @@ func TestDiffAndPushReportDrift(t *testing.T) {
 			t.Fatalf("diff findings: %+v", d.Findings)
 		}
 		before := dumpState(t, url)
-		rep, err = Push(ctx, c, loadCat(t, dir), opts)
+		rep, err = Push(ctx, c, srtest.LoadCat(t, dir), opts)
 		if err != nil || !rep.Failed() || count(rep, RuleVersionDiffers) != 1 || count(rep, RuleRegistered) != 0 {
 			t.Fatalf("push with an edited version: %v %+v", err, rep.Findings)
 		}
@@ -229,7 +230,7 @@ func TestDiffAndPushReportDrift(t *testing.T) {
 		_ = os.WriteFile(paid, data, 0o644)
 
 		// The registry has a version and a subject the catalog lacks.
-		cl := srClient(t, url)
+		cl := srtest.SRClient(t, url)
 		if _, err := cl.RegisterSchema(ctx, "com.example.order.paid", sr.Schema{Schema: `{"type":"object","title":"registered elsewhere"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
 			// evtool's server checks compatibility: FULL_TRANSITIVE
 			// refuses this one, so make it NONE first.
@@ -243,7 +244,7 @@ func TestDiffAndPushReportDrift(t *testing.T) {
 		if _, err := cl.RegisterSchema(ctx, "com.example.order.refunded", sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
 			t.Fatal(err)
 		}
-		d, err = Diff(ctx, c, loadCat(t, dir), opts.SyncOptions)
+		d, err = Diff(ctx, c, srtest.LoadCat(t, dir), opts.SyncOptions)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,11 +254,11 @@ func TestDiffAndPushReportDrift(t *testing.T) {
 			t.Fatalf("diff = %v, want %v", got, want)
 		}
 		// --subject-prefix narrows what counts.
-		d, err = Diff(ctx, c, loadCat(t, dir), SyncOptions{Strategy: StrategyType, SubjectPrefix: "com.example.order.p"})
+		d, err = Diff(ctx, c, srtest.LoadCat(t, dir), SyncOptions{Strategy: StrategyType, SubjectPrefix: "com.example.order.p"})
 		if err != nil || count(d, RuleSubjectExtra) != 0 {
 			t.Fatalf("diff with a prefix: %v %v", err, d.Findings)
 		}
-		rep, err = Push(ctx, c, loadCat(t, dir), opts)
+		rep, err = Push(ctx, c, srtest.LoadCat(t, dir), opts)
 		if err != nil || count(rep, RuleVersionExtra) != 1 {
 			t.Fatalf("push with an extra registry version: %v %+v", err, rep.Findings)
 		}
@@ -269,7 +270,7 @@ func TestPushTopicTypeStrategy(t *testing.T) {
 	defer reg.Close()
 	dir := ordersCatalog(t)
 	c := newClient(t, ClientOptions{URL: reg.URL()})
-	rep, err := Push(ctx, c, loadCat(t, dir), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyTopicType}})
+	rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyTopicType}})
 	if err != nil || rep.Failed() {
 		t.Fatalf("push: %v %+v", err, rep)
 	}
@@ -277,7 +278,7 @@ func TestPushTopicTypeStrategy(t *testing.T) {
 	if fmt.Sprint(subs) != "[orders-com.example.order.paid orders-com.example.order.placed orders-com.example.order.shipped]" {
 		t.Fatalf("subjects %v", subs)
 	}
-	d, err := Diff(ctx, c, loadCat(t, dir), SyncOptions{Strategy: StrategyTopicType})
+	d, err := Diff(ctx, c, srtest.LoadCat(t, dir), SyncOptions{Strategy: StrategyTopicType})
 	if err != nil || len(d.Findings) != 0 {
 		t.Fatalf("diff: %v %+v", err, d.Findings)
 	}
@@ -285,7 +286,7 @@ func TestPushTopicTypeStrategy(t *testing.T) {
 	if _, err := Pull(ctx, c, PullOptions{SyncOptions: SyncOptions{Strategy: StrategyTopicType}, Out: out}); err != nil {
 		t.Fatal(err)
 	}
-	pulled := loadCat(t, out)
+	pulled := srtest.LoadCat(t, out)
 	if typ := pulled.Lookup(placed); typ == nil || typ.Meta.Topic != "orders" || len(typ.Versions) != 2 {
 		t.Fatalf("pulled %+v", typ)
 	}
@@ -294,8 +295,8 @@ func TestPushTopicTypeStrategy(t *testing.T) {
 	}
 
 	// A type without a topic cannot be pushed under topic-type.
-	noTopic := minimalCatalog(t, "NONE", nil)
-	rep, err = Push(ctx, c, loadCat(t, noTopic), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyTopicType}})
+	noTopic := srtest.MinimalCatalog(t, "NONE", nil)
+	rep, err = Push(ctx, c, srtest.LoadCat(t, noTopic), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyTopicType}})
 	if err != nil || count(rep, RuleSubjectStrategy) != 1 {
 		t.Fatalf("push without topic: %v %+v", err, rep.Findings)
 	}
@@ -371,12 +372,12 @@ func TestCredentialsNeverLeak(t *testing.T) {
 		c := newClient(t, ClientOptions{URL: reg.URL(), Token: token})
 		_, err := c.Subjects(ctx, "")
 		check(t, err, token)
-		_, err = Diff(ctx, c, loadCat(t, ordersCatalog(t)), SyncOptions{})
+		_, err = Diff(ctx, c, srtest.LoadCat(t, ordersCatalog(t)), SyncOptions{})
 		check(t, err, token)
 	})
 	t.Run("wrong basic", func(t *testing.T) {
 		c := newClient(t, ClientOptions{URL: reg.URL(), User: "ci-user", Password: password})
-		_, err := Push(ctx, c, loadCat(t, ordersCatalog(t)), PushOptions{})
+		_, err := Push(ctx, c, srtest.LoadCat(t, ordersCatalog(t)), PushOptions{})
 		check(t, err, password, base64.StdEncoding.EncodeToString([]byte("ci-user:"+password)))
 	})
 	t.Run("userinfo in URL", func(t *testing.T) {
@@ -386,7 +387,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 		}
 		_, err := c.Subjects(ctx, "")
 		check(t, err, password, token, "ci-user")
-		mustContain(t, err.Error(), "127.0.0.1:1")
+		srtest.MustContain(t, err.Error(), "127.0.0.1:1")
 	})
 	t.Run("echoing registry", func(t *testing.T) {
 		echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -398,7 +399,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 		c := newClient(t, ClientOptions{URL: echo.URL + "?token=" + token, User: "ci-user", Password: password})
 		_, err := c.Subjects(ctx, "")
 		check(t, err, password, token, base64.StdEncoding.EncodeToString([]byte("ci-user:"+password)))
-		mustContain(t, err.Error(), "HTTP 401")
+		srtest.MustContain(t, err.Error(), "HTTP 401")
 	})
 	t.Run("bad options", func(t *testing.T) {
 		_, err := NewClient(ClientOptions{URL: "ftp://u:" + password + "@host"})
@@ -468,7 +469,7 @@ func testPushBypassRegistryCompat(t *testing.T, errorCode int) {
 	reg := srfake.New()
 	defer reg.Close()
 	level := func(subject string) sr.CompatibilityLevel {
-		return srClient(t, reg.URL()).Compatibility(ctx, subject)[0].Level
+		return srtest.SRClient(t, reg.URL()).Compatibility(ctx, subject)[0].Level
 	}
 	reg.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 		// The registry's own checker refuses every second version unless
@@ -486,11 +487,11 @@ func testPushBypassRegistryCompat(t *testing.T, errorCode int) {
 	})
 	dir := ordersCatalog(t)
 	c := newClient(t, ClientOptions{URL: reg.URL()})
-	rep, err := Push(ctx, c, loadCat(t, dir), PushOptions{})
+	rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{})
 	if err != nil || !rep.Failed() || count(rep, RuleRegisterFailed) != 1 {
 		t.Fatalf("push against a refusing registry: %v %+v", err, rep.Findings)
 	}
-	rep, err = Push(ctx, c, loadCat(t, dir), PushOptions{BypassRegistryCompat: true})
+	rep, err = Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{BypassRegistryCompat: true})
 	if err != nil || rep.Failed() || count(rep, RuleRegistered) != 1 {
 		t.Fatalf("push with bypass: %v %+v", err, rep.Findings)
 	}
@@ -522,7 +523,7 @@ func TestPullNamesTheRegistryDraft(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			reg := srfake.New()
 			defer reg.Close()
-			cl := srClient(t, reg.URL())
+			cl := srtest.SRClient(t, reg.URL())
 			for subject, schema := range map[string]string{"com.example.a.tuple": c.schema, "com.example.b.multi": multiLine, "com.example.c.pinned": pinned, "com.example.d.any": `true`} {
 				if _, err := cl.RegisterSchema(ctx, subject, sr.Schema{Schema: schema, Type: sr.TypeJSON}, -1, -1); err != nil {
 					t.Fatal(err)
@@ -539,7 +540,7 @@ func TestPullNamesTheRegistryDraft(t *testing.T) {
 				}
 				return string(data)
 			}
-			mustContain(t, read("com.example.a.tuple"), `"$schema": "`+c.url+`"`)
+			srtest.MustContain(t, read("com.example.a.tuple"), `"$schema": "`+c.url+`"`)
 			if got := read("com.example.b.multi"); got != "{\n  \"$schema\": \""+c.url+"\",\n  \"type\": \"object\"\n}\n" {
 				t.Fatalf("multi-line schema written as\n%s", got)
 			}
@@ -550,8 +551,8 @@ func TestPullNamesTheRegistryDraft(t *testing.T) {
 				t.Fatalf("boolean schema written as %s", got)
 			}
 			cfg, _ := os.ReadFile(filepath.Join(out, "evtool.yaml"))
-			mustContain(t, string(cfg), "default_draft:")
-			loadCat(t, out) // the draft-07 tuple compiles: it is read as draft-07
+			srtest.MustContain(t, string(cfg), "default_draft:")
+			srtest.LoadCat(t, out) // the draft-07 tuple compiles: it is read as draft-07
 		})
 	}
 }
@@ -561,7 +562,7 @@ func TestPullNamesTheRegistryDraft(t *testing.T) {
 func TestPullThenDiffInStep(t *testing.T) {
 	reg := srfake.New()
 	defer reg.Close()
-	if _, err := srClient(t, reg.URL()).RegisterSchema(ctx, "com.example.a.b", sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
+	if _, err := srtest.SRClient(t, reg.URL()).RegisterSchema(ctx, "com.example.a.b", sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "pulled")
@@ -569,11 +570,11 @@ func TestPullThenDiffInStep(t *testing.T) {
 	if _, err := Pull(ctx, c, PullOptions{Out: out}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := Diff(ctx, c, loadCat(t, out), SyncOptions{Strategy: StrategyType})
+	d, err := Diff(ctx, c, srtest.LoadCat(t, out), SyncOptions{Strategy: StrategyType})
 	if err != nil || len(d.Findings) != 0 {
 		t.Fatalf("diff after pull: %v %+v", err, d.Findings)
 	}
-	rep, err := Push(ctx, c, loadCat(t, out), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, DryRun: true})
+	rep, err := Push(ctx, c, srtest.LoadCat(t, out), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, DryRun: true})
 	if err != nil || count(rep, RuleRegistered) != 0 {
 		t.Fatalf("push after pull would register: %v %+v", err, rep.Findings)
 	}
@@ -584,7 +585,7 @@ func TestPullThenDiffInStep(t *testing.T) {
 func TestPullTopicStrategySkips(t *testing.T) {
 	reg := srfake.New()
 	defer reg.Close()
-	if _, err := srClient(t, reg.URL()).RegisterSchema(ctx, "orders-value", sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
+	if _, err := srtest.SRClient(t, reg.URL()).RegisterSchema(ctx, "orders-value", sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
 		t.Fatal(err)
 	}
 	var warnings []string
@@ -594,5 +595,5 @@ func TestPullTopicStrategySkips(t *testing.T) {
 	if err != nil || res.Types != 0 || len(warnings) != 1 {
 		t.Fatalf("pull: %+v %v %v", res, err, warnings)
 	}
-	mustContain(t, warnings[0], "names a topic, not a type")
+	srtest.MustContain(t, warnings[0], "names a topic, not a type")
 }

@@ -13,9 +13,6 @@
 // which their format's provider finds (format.RegistryFormer) and Forms
 // registers first. Credentials never reach errors: Client scrubs them.
 //
-// The server side, Server, is a Confluent-compatible REST API over a
-// catalog directory: subjects are types, versions are versions, and
-// compatibility is decided by evtool's engine (package compat). A
-// registration that passes is written into the catalog atomically; schema
-// ids are kept in evtool.ids.json beside evtool.yaml. See docs/registry.md.
+// evtool's own registry server (`evtool registry serve`) is package
+// registryserver, which uses this package's forms, subjects and strategies.
 package schemaregistry

@@ -11,7 +11,6 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/formats"
 )
 
@@ -28,10 +27,10 @@ func SchemaType(k format.Kind) sr.SchemaType {
 	return t
 }
 
-// servedSchemaTypes lists the schemaTypes of every format, Confluent's
+// ServedSchemaTypes lists the schemaTypes of every format, Confluent's
 // default marked: "JSON, AVRO (the default) and PROTOBUF".
-func servedSchemaTypes() string {
-	def, _ := kindOfSchemaType("")
+func ServedSchemaTypes() string {
+	def, _ := KindOfSchemaType("")
 	var types []string
 	for _, p := range formats.All() {
 		t := p.SchemaType()
@@ -43,12 +42,14 @@ func servedSchemaTypes() string {
 	return formats.List(types, "and")
 }
 
-// kindOfSchemaType is the format of a Confluent schemaType ("" is AVRO,
+// KindOfSchemaType is the format of a Confluent schemaType ("" is AVRO,
 // Confluent's default).
-func kindOfSchemaType(st string) (format.Kind, bool) {
+func KindOfSchemaType(st string) (format.Kind, bool) {
 	st = strings.ToUpper(st)
 	if st == "" {
-		st = avro.Provider{}.SchemaType()
+		if p, ok := formats.ForKind(format.Avro); ok {
+			st = p.SchemaType()
+		}
 	}
 	for _, p := range formats.All() {
 		if p.SchemaType() == st {
@@ -74,7 +75,7 @@ func (f *Forms) formatForm(v *catalog.Version) (*Form, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.File, err)
 	}
-	return &Form{Kind: v.Compiled.Kind(), Text: ensureNL(v.Text), Digest: catalog.SchemaIDDigest(v.Compiled), Shared: shared}, nil
+	return &Form{Kind: v.Compiled.Kind(), Text: format.EnsureNL(v.Text), Digest: catalog.SchemaIDDigest(v.Compiled), Shared: shared}, nil
 }
 
 // isFormer reports whether p's registry form is built by p (a
@@ -138,8 +139,8 @@ func dependencyOrder(rels []string, byRel map[string]*SharedSchema) ([]*SharedSc
 	return out, nil
 }
 
-// digestOf is the registry identity of a compiled Avro or Protobuf schema.
-func digestOf(s format.Schema) string {
+// DigestOf is the registry identity of a compiled Avro or Protobuf schema.
+func DigestOf(s format.Schema) string {
 	if _, refs := formats.Of(s).(format.RegistryCompiler); refs {
 		return catalog.SchemaIDDigest(s)
 	}
@@ -156,21 +157,21 @@ type RemoteRef struct {
 	Deps []sr.SchemaReference
 }
 
-// checkRefName checks a reference name from a registry before evtool uses
+// CheckRefName checks a reference name from a registry before evtool uses
 // it, as the format's provider says: an Avro full name, or a relative
 // .proto import path that stays inside the catalog root.
-func checkRefName(kind format.Kind, name string) error {
+func CheckRefName(kind format.Kind, name string) error {
 	p, ok := formats.ForKind(kind)
 	if !ok {
 		return fmt.Errorf("references of %s schemas are inlined, not written as files", kind.Name())
 	}
-	return p.CheckRefName(name, clip)
+	return p.CheckRefName(name, Clip)
 }
 
-// compileRemote compiles a registry schema of kind with the schemas it
+// CompileRemote compiles a registry schema of kind with the schemas it
 // references (refs, in any order; well-known Protobuf imports are the
 // compiler's own). message selects the Protobuf message ("" the first).
-func compileRemote(kind format.Kind, text string, refs []*RemoteRef, message string) (format.Schema, error) {
+func CompileRemote(kind format.Kind, text string, refs []*RemoteRef, message string) (format.Schema, error) {
 	p, _ := formats.ForKind(kind)
 	rc, ok := p.(format.RegistryCompiler)
 	if !ok {
@@ -180,7 +181,7 @@ func compileRemote(kind format.Kind, text string, refs []*RemoteRef, message str
 	for i, r := range refs {
 		rrefs[i] = format.RegistryRef{Name: r.Name, Text: r.Text}
 	}
-	return rc.CompileRegistry(text, rrefs, message, clip)
+	return rc.CompileRegistry(text, rrefs, message, Clip)
 }
 
 // skippedDir reports whether a walk of the catalog root passes over the
@@ -235,27 +236,46 @@ func (f *Forms) AllShared() []*SharedSchema {
 	return out
 }
 
-// withRefs reports whether registry schemas of kind reference other
+// WithRefs reports whether registry schemas of kind reference other
 // schemas, shared schemas the registry holds under subjects of their own
 // (Avro, Protobuf: the provider is a format.RegistryCompiler); JSON
 // Schema's are inlined, and a kind evtool does not know has none.
-func withRefs(kind format.Kind) bool {
+func WithRefs(kind format.Kind) bool {
 	p, ok := formats.ForKind(kind)
 	return ok && format.HasRegistryRefs(p)
 }
 
-// registryRules are kind's own rules in a schema registry's API (ok false
+// RegistryRules are kind's own rules in a schema registry's API (ok false
 // for JSON Schema, whose registry form is inlined, and unknown kinds).
-func registryRules(kind format.Kind) (format.RegistryRuler, bool) {
+func RegistryRules(kind format.Kind) (format.RegistryRuler, bool) {
 	p, _ := formats.ForKind(kind)
 	r, ok := p.(format.RegistryRuler)
 	return r, ok
 }
 
-// descriptors reports whether kind's registry text may be a serialized
+// Descriptors reports whether kind's registry text may be a serialized
 // descriptor, its references name imports by subject and its well-known
 // files are built in (Protobuf).
-func descriptors(kind format.Kind) bool {
-	r, ok := registryRules(kind)
+func Descriptors(kind format.Kind) bool {
+	r, ok := RegistryRules(kind)
 	return ok && r.Descriptors()
+}
+
+// BuiltinFiler is the provider whose compiler has files built in that
+// clients register all the same (format.BuiltinFiler: Protobuf's
+// well-known files), with its kind.
+func BuiltinFiler() (format.BuiltinFiler, format.Kind, bool) {
+	for _, p := range formats.All() {
+		if bf, ok := p.(format.BuiltinFiler); ok {
+			return bf, p.Kind(), true
+		}
+	}
+	return nil, "", false
+}
+
+// WellKnown reports an import of the well-known types, which registries
+// resolve themselves: they are never registered nor written.
+func WellKnown(name string) bool {
+	bf, _, ok := BuiltinFiler()
+	return ok && bf.IsBuiltin(name)
 }

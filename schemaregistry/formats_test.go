@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // formatCatalog copies testdata/formats/<name> (an Avro or Protobuf
@@ -17,7 +18,7 @@ import (
 func formatCatalog(t testing.TB, name string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
-	copyDir(t, filepath.Join("testdata", "formats", name), dir)
+	srtest.CopyDir(t, filepath.Join("testdata", "formats", name), dir)
 	return dir
 }
 
@@ -43,7 +44,7 @@ func TestPushFormatsWithReferences(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			registries(t, func(t *testing.T, url string) {
 				dir := formatCatalog(t, tc.name)
-				cat := loadCat(t, dir)
+				cat := srtest.LoadCat(t, dir)
 				c := newClient(t, ClientOptions{URL: url})
 				opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
 				rep, err := Push(ctx, c, cat, opts)
@@ -53,7 +54,7 @@ func TestPushFormatsWithReferences(t *testing.T) {
 				if n := count(rep, RuleRegistered); n != 2+len(tc.shared) {
 					t.Fatalf("push registered %d, want %d: %v", n, 2+len(tc.shared), rules(rep, report.SeverityInfo))
 				}
-				cl := srClient(t, url)
+				cl := srtest.SRClient(t, url)
 				ss, err := cl.SchemaByVersion(ctx, tc.subject, 2)
 				if err != nil {
 					t.Fatal(err)
@@ -122,7 +123,7 @@ func TestDiffFormatDrift(t *testing.T) {
 	dir := formatCatalog(t, "avro")
 	c := newClient(t, ClientOptions{URL: reg.URL()})
 	opts := SyncOptions{Strategy: StrategyType}
-	if rep, err := Push(ctx, c, loadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
+	if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
 		t.Fatalf("push: %v %+v", err, rep)
 	}
 	money := filepath.Join(dir, "schemas", "common", "money.avsc")
@@ -130,7 +131,7 @@ func TestDiffFormatDrift(t *testing.T) {
 	if err := os.WriteFile(money, []byte(strings.Replace(string(data), `"USD"]`, `"USD", "GBP"]`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	diff, err := Diff(ctx, c, loadCat(t, dir), opts)
+	diff, err := Diff(ctx, c, srtest.LoadCat(t, dir), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,13 +151,13 @@ func TestPushFindsSharedSchemaVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl := srClient(t, reg.URL())
+	cl := srtest.SRClient(t, reg.URL())
 	for _, text := range []string{"syntax = \"proto3\";\npackage common;\nmessage Money { string currency = 1; }\n", string(money)} {
 		if _, err := cl.RegisterSchema(ctx, "common/money.proto", sr.Schema{Schema: text, Type: sr.TypeProtobuf}, -1, -1); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rep, err := Push(ctx, newClient(t, ClientOptions{URL: reg.URL()}), loadCat(t, dir), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}})
+	rep, err := Push(ctx, newClient(t, ClientOptions{URL: reg.URL()}), srtest.LoadCat(t, dir), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}})
 	if err != nil || rep.Failed() {
 		t.Fatalf("push: %v %+v", err, rep)
 	}
@@ -193,16 +194,16 @@ func TestDiffAvroNumberSpelling(t *testing.T) {
 		t.Run(tc.local, func(t *testing.T) {
 			reg := srfake.New()
 			t.Cleanup(reg.Close)
-			dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/com.example.rated/v1.avsc": schema("1")})
+			dir := srtest.WriteCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/com.example.rated/v1.avsc": schema("1")})
 			c := newClient(t, ClientOptions{URL: reg.URL()})
 			opts := SyncOptions{Strategy: StrategyType}
-			if rep, err := Push(ctx, c, loadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
+			if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
 				t.Fatalf("push: %v %+v", err, rep)
 			}
 			if err := os.WriteFile(filepath.Join(dir, "schemas", "com.example.rated", "v1.avsc"), []byte(schema(tc.local)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			diff, err := Diff(ctx, c, loadCat(t, dir), opts)
+			diff, err := Diff(ctx, c, srtest.LoadCat(t, dir), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,7 +217,7 @@ func TestDiffAvroNumberSpelling(t *testing.T) {
 // The schemaTypes a refusal lists come from the providers, Confluent's
 // default (AVRO for no schemaType) marked.
 func TestServedSchemaTypes(t *testing.T) {
-	if got, want := servedSchemaTypes(), "JSON, AVRO (the default) and PROTOBUF"; got != want {
-		t.Errorf("servedSchemaTypes() = %q, want %q", got, want)
+	if got, want := ServedSchemaTypes(), "JSON, AVRO (the default) and PROTOBUF"; got != want {
+		t.Errorf("ServedSchemaTypes() = %q, want %q", got, want)
 	}
 }

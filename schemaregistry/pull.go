@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
 )
 
@@ -128,7 +129,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			}
 		}
 		var own map[string][]byte
-		if bad == "" && withRefs(kind) {
+		if bad == "" && WithRefs(kind) {
 			var err error
 			if own, err = formatFiles(rs, dirOf(typ), files); err != nil {
 				bad = err.Error()
@@ -147,7 +148,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			}
 		}
 		for i, v := range rs.Versions {
-			if withRefs(kind) {
+			if WithRefs(kind) {
 				res.Versions++
 				continue
 			}
@@ -233,23 +234,23 @@ func formatFiles(rs *RemoteSubject, dir string, have map[string][]byte) (map[str
 		return nil
 	}
 	for i, v := range rs.Versions {
-		if err := put(fmt.Sprintf("%s/v%d%s", dir, i+1, v.Kind.Ext()), ensureNL([]byte(v.Text)), fmt.Sprintf("version %d", v.Version)); err != nil {
+		if err := put(fmt.Sprintf("%s/v%d%s", dir, i+1, v.Kind.Ext()), format.EnsureNL([]byte(v.Text)), fmt.Sprintf("version %d", v.Version)); err != nil {
 			return nil, err
 		}
 		for _, r := range v.Refs {
-			if err := checkRefName(v.Kind, r.Name); err != nil {
+			if err := CheckRefName(v.Kind, r.Name); err != nil {
 				return nil, err
 			}
-			p, _ := formats.ForKind(v.Kind) // checkRefName found it
+			p, _ := formats.ForKind(v.Kind) // CheckRefName found it
 			rel, ok := p.RefFile(r.Name)
 			if !ok {
 				continue
 			}
-			what := fmt.Sprintf("reference %q (%s version %d)", clip(r.Name), clip(r.Subject), r.Version)
+			what := fmt.Sprintf("reference %q (%s version %d)", Clip(r.Name), Clip(r.Subject), r.Version)
 			if catalog.LooksLikeVersion(path.Base(rel)) {
 				return nil, fmt.Errorf("%s is named like a version file (%s)", what, rel)
 			}
-			if err := put(rel, ensureNL([]byte(r.Text)), what); err != nil {
+			if err := put(rel, format.EnsureNL([]byte(r.Text)), what); err != nil {
 				return nil, err
 			}
 		}
@@ -317,7 +318,7 @@ func withSchemaKeyword(text []byte, url string) []byte {
 	if i < 0 {
 		return text
 	}
-	member := `"$schema": ` + yamlString(url)
+	member := `"$schema": ` + YAMLString(url)
 	rest := text[i+1:]
 	if len(bytes.TrimSpace(rest)) > 0 && bytes.TrimSpace(rest)[0] != '}' {
 		member += ","
@@ -349,11 +350,11 @@ func configYAML(display, clean, global string, st Strategy, draft catalog.Draft)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Pulled from %s by `evtool registry pull`.\n", display)
 	b.WriteString("version: 1\nschemas: schemas\n")
-	fmt.Fprintf(&b, "# The registry reads a schema without $schema as this draft; pulled schemas name it.\ndefault_draft: %s\n", yamlString(draft.Name))
+	fmt.Fprintf(&b, "# The registry reads a schema without $schema as this draft; pulled schemas name it.\ndefault_draft: %s\n", YAMLString(draft.Name))
 	if global != "" {
 		fmt.Fprintf(&b, "compat:\n  mode: %s\n", global)
 	}
-	fmt.Fprintf(&b, "registry:\n  url: %s\n  subject_strategy: %s\n", yamlString(clean), st)
+	fmt.Fprintf(&b, "registry:\n  url: %s\n  subject_strategy: %s\n", YAMLString(clean), st)
 	return []byte(b.String())
 }
 
@@ -369,7 +370,7 @@ func cleanURL(c *Client) string {
 	return u.String()
 }
 
-func yamlString(s string) string {
+func YAMLString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }

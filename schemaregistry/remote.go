@@ -120,7 +120,7 @@ func (c *Client) Subject(ctx context.Context, subject string) (*RemoteSubject, e
 	fetch := newRefFetcher(ctx, c)
 	for _, s := range schemas {
 		rv := &RemoteVersion{Version: s.Version, ID: s.ID, SchemaType: s.Type.String(), Text: s.Schema.Schema, References: s.References}
-		rv.Kind, _ = kindOfSchemaType(rv.SchemaType)
+		rv.Kind, _ = KindOfSchemaType(rv.SchemaType)
 		rs.Versions = append(rs.Versions, rv)
 		p, known := formats.ForKind(rv.Kind)
 		if !known {
@@ -294,12 +294,12 @@ func (f *refFetcher) formatVersion(rv *RemoteVersion) error {
 		return err
 	}
 	rv.Refs = out
-	s, err := compileRemote(rv.Kind, rv.Text, out, "")
+	s, err := CompileRemote(rv.Kind, rv.Text, out, "")
 	if err != nil {
 		return fmt.Errorf("the registry's %s schema does not compile: %v", rv.Kind.Name(), err)
 	}
 	rv.Compiled = s
-	rv.Digest = digestOf(s)
+	rv.Digest = DigestOf(s)
 	return nil
 }
 
@@ -308,7 +308,7 @@ func (f *refFetcher) formatRefs(kind format.Kind, refs []sr.SchemaReference, dep
 		return fmt.Errorf("schema references nest more than 32 deep")
 	}
 	for _, r := range refs {
-		if err := checkRefName(kind, r.Name); err != nil {
+		if err := CheckRefName(kind, r.Name); err != nil {
 			return err
 		}
 		key := fmt.Sprintf("%s:%d", r.Subject, r.Version)
@@ -323,10 +323,10 @@ func (f *refFetcher) formatRefs(kind format.Kind, refs []sr.SchemaReference, dep
 		if !ok {
 			ss, err := f.c.sr.SchemaByVersion(f.ctx, r.Subject, r.Version)
 			if err != nil {
-				return f.c.wrap(fmt.Sprintf("read reference %q (%s version %d)", clip(r.Name), clip(r.Subject), r.Version), err)
+				return f.c.wrap(fmt.Sprintf("read reference %q (%s version %d)", Clip(r.Name), Clip(r.Subject), r.Version), err)
 			}
-			if k, _ := kindOfSchemaType(ss.Type.String()); k != kind {
-				return fmt.Errorf("reference %q (%s version %d) is %s, not %s", clip(r.Name), clip(r.Subject), r.Version, ss.Type, kind.Name())
+			if k, _ := KindOfSchemaType(ss.Type.String()); k != kind {
+				return fmt.Errorf("reference %q (%s version %d) is %s, not %s", Clip(r.Name), Clip(r.Subject), r.Version, ss.Type, kind.Name())
 			}
 			rr = &RemoteRef{Name: r.Name, Subject: r.Subject, Version: r.Version, SchemaType: ss.Type.String(), Text: ss.Schema.Schema, Deps: ss.References}
 			f.refs[key] = rr

@@ -125,13 +125,13 @@ func compareVersions(ls *localSubject, rs *RemoteSubject, missingSeverity report
 		case rv.SchemaType != lf.SchemaType().String():
 			fs = append(fs, report.Finding{Rule: RuleSchemaType, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 				Message: fmt.Sprintf("registry version %d (id %d) is %s, not %s like v%d", rv.Version, rv.ID, rv.SchemaType, v.Format.Name(), v.Number)})
-		case withRefs(lf.Kind) && rv.Compiled == nil:
+		case WithRefs(lf.Kind) && rv.Compiled == nil:
 			fs = append(fs, report.Finding{Rule: RuleUnreadable, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 				Message: fmt.Sprintf("registry version %d (id %d): %s", rv.Version, rv.ID, rv.Problem)})
-		case withRefs(lf.Kind) && rv.Digest != lf.Digest:
+		case WithRefs(lf.Kind) && rv.Digest != lf.Digest:
 			fs = append(fs, report.Finding{Rule: RuleVersionDiffers, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 				Message: fmt.Sprintf("v%d differs from registry version %d (id %d) as %s (%s); published versions are immutable: restore the file, or register the change as a new version", v.Number, rv.Version, rv.ID, v.Format.Name(), identityOf(v.Format))})
-		case withRefs(lf.Kind):
+		case WithRefs(lf.Kind):
 			if matched == i {
 				matched++
 			}
@@ -167,7 +167,7 @@ func compareVersions(ls *localSubject, rs *RemoteSubject, missingSeverity report
 
 // identityOf says what push and diff compare for a format.
 func identityOf(k format.Kind) string {
-	if r, ok := registryRules(k); ok {
+	if r, ok := RegistryRules(k); ok {
 		return r.RegistryIdentity()
 	}
 	return ""

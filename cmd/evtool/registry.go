@@ -15,6 +15,7 @@ import (
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/rules"
 	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/registryserver"
 )
 
 // Environment variables of `evtool registry serve`'s own credentials
@@ -396,15 +397,15 @@ Runs until interrupted. See docs/registry.md.`,
 			if err != nil {
 				return usagef("--addr %q: %v (use HOST:PORT, e.g. 127.0.0.1:8081)", addr, err)
 			}
-			if !schemaregistry.IsLoopbackHost(host) && user == "" && token == "" && !allowRemoteUnauthed {
+			if !registryserver.IsLoopbackHost(host) && user == "" && token == "" && !allowRemoteUnauthed {
 				return usagef("--addr %s is reachable from other machines and no authentication is configured: set %s/%s or %s, or pass --allow-unauthenticated", addr, envServeUser, envServePassword, envServeToken)
 			}
 			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
-			srv, err := schemaregistry.NewServer(schemaregistry.ServerOptions{
+			srv, err := registryserver.NewServer(registryserver.ServerOptions{
 				Dir: dir, ReadOnly: readOnly, AllowConfigWrites: allowConfigWrites, MaxBody: maxBody, CheckTimeout: checkTimeout, Strategy: schemaregistry.Strategy(strategy), User: user, Password: password, Token: token,
-				LoopbackHostsOnly: schemaregistry.IsLoopbackHost(host),
+				LoopbackHostsOnly: registryserver.IsLoopbackHost(host),
 				Logf: func(format string, args ...any) {
 					// Requests name subjects and paths: what a client sends.
 					fmt.Fprintf(a.stderr, "evtool registry serve: %s\n", report.SafeLines(fmt.Sprintf(format, args...)))
@@ -448,8 +449,8 @@ Runs until interrupted. See docs/registry.md.`,
 	c.Flags().BoolVar(&readOnly, "read-only", false, "refuse registrations and config changes")
 	c.Flags().BoolVar(&allowConfigWrites, "allow-config-writes", false, "let PUT/DELETE /config change compatibility levels in evtool.yaml and event.yaml (by default levels live in git)")
 	c.Flags().StringVar(&strategy, "subject-strategy", "", "type | topic | topic-type: how subjects map to catalog types (default: evtool.yaml registry.subject_strategy, else type)")
-	c.Flags().DurationVar(&checkTimeout, "check-timeout", schemaregistry.DefaultCheckTimeout, "deadline of each compatibility check; a registration that misses it is answered 50002 and not written")
-	c.Flags().Int64Var(&maxBody, "max-body", schemaregistry.DefaultMaxBody, "largest request body accepted, in bytes")
+	c.Flags().DurationVar(&checkTimeout, "check-timeout", registryserver.DefaultCheckTimeout, "deadline of each compatibility check; a registration that misses it is answered 50002 and not written")
+	c.Flags().Int64Var(&maxBody, "max-body", registryserver.DefaultMaxBody, "largest request body accepted, in bytes")
 	c.Flags().StringVar(&user, "auth-user", "", "require basic auth with this user (password: $"+envServePassword+" or --auth-password-file)")
 	c.Flags().StringVar(&passwordFile, "auth-password-file", "", "file holding the basic auth password")
 	c.Flags().StringVar(&tokenFile, "auth-token-file", "", "file holding the bearer token (or $"+envServeToken+")")

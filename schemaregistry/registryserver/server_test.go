@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"context"
@@ -19,6 +19,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 const placed = "com.example.order.placed"
@@ -46,7 +48,7 @@ func placedV3(t testing.TB, dir string) string {
 func TestServerLifecycle(t *testing.T) {
 	dir := ordersCatalog(t)
 	s1, url := startServer(t, ServerOptions{Dir: dir, AllowConfigWrites: true})
-	cl := srClient(t, url)
+	cl := srtest.SRClient(t, url)
 
 	subjects, err := cl.Subjects(ctx)
 	if err != nil {
@@ -72,7 +74,7 @@ func TestServerLifecycle(t *testing.T) {
 	if err := json.Unmarshal([]byte(latest.Schema.Schema), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if refs := externalRefs(doc); len(refs) > 0 {
+	if refs := schemaregistry.ExternalRefs(doc); len(refs) > 0 {
 		t.Fatalf("served schema has external refs %v", refs)
 	}
 
@@ -110,7 +112,7 @@ func TestServerLifecycle(t *testing.T) {
 	}
 	// v3 $refs ../common/money.json like v2: it is served bundled.
 	served := mustSchema(t, cl, placed, 3).Schema.Schema
-	if byID.Schema != served || len(externalRefs(decode(t, served))) > 0 {
+	if byID.Schema != served || len(schemaregistry.ExternalRefs(decode(t, served))) > 0 {
 		t.Fatalf("schema by id differs from version 3, or is not self-contained:\n%s", byID.Schema)
 	}
 	text, err := cl.SchemaTextByID(ctx, id)
@@ -125,7 +127,7 @@ func TestServerLifecycle(t *testing.T) {
 	if err != nil || len(usages) != 1 || usages[0] != (sr.SubjectVersion{Subject: placed, Version: 3}) {
 		t.Fatalf("usages = %v, %v", usages, err)
 	}
-	if _, err := cl.SchemaByID(ctx, 999); srCode(err) != 40403 {
+	if _, err := cl.SchemaByID(ctx, 999); srtest.SRCode(err) != 40403 {
 		t.Fatalf("unknown id: %v", err)
 	}
 
@@ -153,10 +155,10 @@ func TestServerLifecycle(t *testing.T) {
 	// Registering it is refused with HTTP 409, error code 40901 (current
 	// Confluent), and writes nothing.
 	_, err = cl.RegisterSchema(ctx, placed, sr.Schema{Schema: string(badText), Type: sr.TypeJSON}, -1, -1)
-	if srCode(err) != 40901 || srStatus(err) != 409 {
+	if srtest.SRCode(err) != 40901 || srStatus(err) != 409 {
 		t.Fatalf("incompatible registration: %v", err)
 	}
-	mustContain(t, err.Error(), "required-property-added")
+	srtest.MustContain(t, err.Error(), "required-property-added")
 	if _, err := os.Stat(filepath.Join(dir, "schemas", placed, "v4.json")); err == nil {
 		t.Fatal("an incompatible schema was written")
 	}
@@ -166,7 +168,7 @@ func TestServerLifecycle(t *testing.T) {
 	if global[0].Err != nil || global[0].Level != sr.CompatFullTransitive {
 		t.Fatalf("global = %+v", global[0])
 	}
-	if r := cl.Compatibility(ctx, placed); srCode(r[0].Err) != 40408 {
+	if r := cl.Compatibility(ctx, placed); srtest.SRCode(r[0].Err) != 40408 {
 		t.Fatalf("subject level before set = %+v", r[0])
 	}
 	if r := cl.Compatibility(sr.WithParams(ctx, sr.DefaultToGlobal), placed); r[0].Err != nil || r[0].Level != sr.CompatFullTransitive {
@@ -177,8 +179,8 @@ func TestServerLifecycle(t *testing.T) {
 		t.Fatalf("set = %+v", set[0])
 	}
 	meta, _ := os.ReadFile(filepath.Join(dir, "schemas", placed, "event.yaml"))
-	mustContain(t, string(meta), "mode: BACKWARD")
-	mustContain(t, string(meta), "# JSON pointer into data") // comments survive
+	srtest.MustContain(t, string(meta), "mode: BACKWARD")
+	srtest.MustContain(t, string(meta), "# JSON pointer into data") // comments survive
 	if r := cl.Compatibility(ctx, placed); r[0].Err != nil || r[0].Level != sr.CompatBackward {
 		t.Fatalf("subject level = %+v", r[0])
 	}
@@ -193,15 +195,15 @@ func TestServerLifecycle(t *testing.T) {
 	if strings.Contains(string(meta), "mode:") || !strings.Contains(string(meta), "topic: orders") {
 		t.Fatalf("event.yaml after reset:\n%s", meta)
 	}
-	if r := cl.Compatibility(ctx, placed); srCode(r[0].Err) != 40408 {
+	if r := cl.Compatibility(ctx, placed); srtest.SRCode(r[0].Err) != 40408 {
 		t.Fatalf("subject level after reset = %+v", r[0])
 	}
 	if r := cl.SetCompatibility(ctx, sr.SetCompatibility{Level: sr.CompatForward}); r[0].Err != nil {
 		t.Fatalf("set global = %+v", r[0])
 	}
 	cfg, _ := os.ReadFile(filepath.Join(dir, "evtool.yaml"))
-	mustContain(t, string(cfg), "mode: FORWARD\n")
-	mustContain(t, string(cfg), "# Example catalog")
+	srtest.MustContain(t, string(cfg), "mode: FORWARD\n")
+	srtest.MustContain(t, string(cfg), "# Example catalog")
 	if _, err := catalog.Load(dir); err != nil {
 		t.Fatalf("catalog does not load after config changes: %v", err)
 	}
@@ -221,12 +223,12 @@ func TestServerLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	meta, _ = os.ReadFile(filepath.Join(dir, "schemas", "com.example.order.cancelled", "event.yaml"))
-	mustContain(t, string(meta), "mode: NONE")
+	srtest.MustContain(t, string(meta), "mode: NONE")
 
 	// A restart serves the same ids.
 	s1.Close()
 	_, url2 := startServer(t, ServerOptions{Dir: dir})
-	cl2 := srClient(t, url2)
+	cl2 := srtest.SRClient(t, url2)
 	again, err := cl2.SchemaByVersion(ctx, placed, 3)
 	if err != nil || again.ID != id {
 		t.Fatalf("after restart v3 = %+v, %v; want id %d", again, err, id)
@@ -264,9 +266,9 @@ func decode(t testing.TB, s string) any {
 // subject (and duplicates of some of them) give contiguous versions,
 // unique ids and files that all load.
 func TestServerConcurrentRegistrations(t *testing.T) {
-	dir := minimalCatalog(t, "FULL", nil)
+	dir := srtest.MinimalCatalog(t, "FULL", nil)
 	_, url := startServer(t, ServerOptions{Dir: dir})
-	cl := srClient(t, url)
+	cl := srtest.SRClient(t, url)
 	const n = 50
 	schemaOf := func(i int) string {
 		return fmt.Sprintf(`{"type":"object","properties":{"id":{"type":"string"},"p%02d":{"type":"integer"}},"required":["id"]}`, i)
@@ -351,7 +353,7 @@ func do(t testing.TB, method, url, body string, header ...string) apiResp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", ContentType)
+	req.Header.Set("Content-Type", schemaregistry.ContentType)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -431,10 +433,10 @@ func TestServerBadRequests(t *testing.T) {
 			if r.status != c.status || r.code != c.code {
 				t.Fatalf("%s %s: HTTP %d code %d, want %d %d: %s", c.method, c.path, r.status, r.code, c.status, c.code, r.body)
 			}
-			if r.contentType != ContentType {
+			if r.contentType != schemaregistry.ContentType {
 				t.Fatalf("content type %q", r.contentType)
 			}
-			mustContain(t, r.body, c.contains)
+			srtest.MustContain(t, r.body, c.contains)
 			for _, bad := range []string{"goroutine", "panic", ".go:", "runtime."} {
 				if strings.Contains(r.body, bad) {
 					t.Fatalf("response leaks internals: %s", r.body)
@@ -454,12 +456,12 @@ func TestServerBadRequests(t *testing.T) {
 func TestServerReadOnly(t *testing.T) {
 	dir := ordersCatalog(t)
 	_, url := startServer(t, ServerOptions{Dir: dir, ReadOnly: true})
-	cl := srClient(t, url)
+	cl := srtest.SRClient(t, url)
 	_, err := cl.RegisterSchema(ctx, placed, sr.Schema{Schema: placedV3(t, dir), Type: sr.TypeJSON}, -1, -1)
-	if srCode(err) != 42205 {
+	if srtest.SRCode(err) != 42205 {
 		t.Fatalf("register on read-only: %v", err)
 	}
-	if r := cl.SetCompatibility(ctx, sr.SetCompatibility{Level: sr.CompatNone}); srCode(r[0].Err) != 42205 {
+	if r := cl.SetCompatibility(ctx, sr.SetCompatibility{Level: sr.CompatNone}); srtest.SRCode(r[0].Err) != 42205 {
 		t.Fatalf("set config on read-only: %v", r[0].Err)
 	}
 	res, err := cl.CheckCompatibility(ctx, placed, -1, sr.Schema{Schema: placedV3(t, dir), Type: sr.TypeJSON})
@@ -481,29 +483,29 @@ func TestServerReadOnly(t *testing.T) {
 func TestServerAuth(t *testing.T) {
 	dir := ordersCatalog(t)
 	_, url := startServer(t, ServerOptions{Dir: dir, User: "ci", Password: "s3cret-pass", Token: "tok-123456"})
-	if _, err := srClient(t, url).Subjects(ctx); srStatus(err) != 401 || srCode(err) != 40101 {
+	if _, err := srtest.SRClient(t, url).Subjects(ctx); srStatus(err) != 401 || srtest.SRCode(err) != 40101 {
 		t.Fatalf("no credentials: %v", err)
 	}
-	if _, err := srClient(t, url, sr.BasicAuth("ci", "s3cret-pass")).Subjects(ctx); err != nil {
+	if _, err := srtest.SRClient(t, url, sr.BasicAuth("ci", "s3cret-pass")).Subjects(ctx); err != nil {
 		t.Fatalf("basic: %v", err)
 	}
-	if _, err := srClient(t, url, sr.BearerToken("tok-123456")).Subjects(ctx); err != nil {
+	if _, err := srtest.SRClient(t, url, sr.BearerToken("tok-123456")).Subjects(ctx); err != nil {
 		t.Fatalf("bearer: %v", err)
 	}
 	r := do(t, "GET", url+"/subjects", "", "Authorization", "Bearer wrong-token-xyz")
 	if r.status != 401 || strings.Contains(r.body, "wrong-token-xyz") {
 		t.Fatalf("wrong token: %d %s", r.status, r.body)
 	}
-	if _, err := srClient(t, url, sr.BasicAuth("ci", "nope")).Subjects(ctx); srStatus(err) != 401 {
+	if _, err := srtest.SRClient(t, url, sr.BasicAuth("ci", "nope")).Subjects(ctx); srStatus(err) != 401 {
 		t.Fatalf("wrong password: %v", err)
 	}
 }
 
 // TestServerSameSchemaTwoSubjects: one schema in two subjects has one id.
 func TestServerSameSchemaTwoSubjects(t *testing.T) {
-	dir := minimalCatalog(t, "BACKWARD", nil)
+	dir := srtest.MinimalCatalog(t, "BACKWARD", nil)
 	_, url := startServer(t, ServerOptions{Dir: dir})
-	cl := srClient(t, url)
+	cl := srtest.SRClient(t, url)
 	s := sr.Schema{Schema: `{"type":"string"}`, Type: sr.TypeJSON}
 	a, err := cl.RegisterSchema(ctx, "com.example.a", s, -1, -1)
 	if err != nil {
@@ -544,7 +546,7 @@ func TestServerRefusesBrowserRequests(t *testing.T) {
 		{"text/plain register", "POST", "/subjects/evil.type/versions", "text/plain", "", 415, 415},
 		{"form register", "POST", "/subjects/evil.type/versions", "application/x-www-form-urlencoded", "", 415, 415},
 		{"no content type", "PUT", "/config", "", "", 415, 415},
-		{"rebound host", "PUT", "/config", ContentType, "evil.example:8081", 403, 40301},
+		{"rebound host", "PUT", "/config", schemaregistry.ContentType, "evil.example:8081", 403, 40301},
 		{"rebound host, read", "GET", "/subjects", "", "evil.example", 403, 40301},
 		{"localhost", "GET", "/subjects", "", "localhost:8081", 200, 0},
 		{"ipv6 loopback", "GET", "/subjects", "", "[::1]:8081", 200, 0},
@@ -600,7 +602,7 @@ func TestRegisterIntoSharedDirectoryRefused(t *testing.T) {
 // TestServerSurrogatePairs: a character outside the BMP escaped as a
 // surrogate pair (in the body or in the schema) is a character, accepted.
 func TestServerSurrogatePairs(t *testing.T) {
-	dir := minimalCatalog(t, "NONE", nil)
+	dir := srtest.MinimalCatalog(t, "NONE", nil)
 	s, _ := startServer(t, ServerOptions{Dir: dir})
 	body := `{"schemaType":"JSON","schema":"{\"type\":\"object\",\"description\":\"\ud83d\ude00 \\ud83d\\ude00\"}"}`
 	r := doHandler(t, s, "POST", "/subjects/com.example.thing.happened/versions", body)
@@ -611,7 +613,7 @@ func TestServerSurrogatePairs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, string(data), "\U0001F600 \\ud83d\\ude00")
+	srtest.MustContain(t, string(data), "\U0001F600 \\ud83d\\ude00")
 }
 
 // TestServerConfigWritesRefused: without --allow-config-writes a level
@@ -669,7 +671,7 @@ func TestServerConfigWritesRefused(t *testing.T) {
 			if r.status != c.status || r.code != c.code {
 				t.Fatalf("HTTP %d code %d, want %d %d: %s", r.status, r.code, c.status, c.code, r.body)
 			}
-			mustContain(t, r.body, c.contains)
+			srtest.MustContain(t, r.body, c.contains)
 		})
 	}
 	if after := snapshot(); fmt.Sprint(after) != fmt.Sprint(before) {
@@ -684,7 +686,7 @@ func TestServerConfigWritesRefused(t *testing.T) {
 func doHandlerCtx(t testing.TB, c context.Context, s *Server, method, target, body string) apiResp {
 	t.Helper()
 	req := httptest.NewRequest(method, target, strings.NewReader(body)).WithContext(c)
-	req.Header.Set("Content-Type", ContentType)
+	req.Header.Set("Content-Type", schemaregistry.ContentType)
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, req)
 	out := apiResp{status: w.Code, contentType: w.Header().Get("Content-Type"), body: w.Body.String()}
@@ -712,7 +714,7 @@ const (
 // depended on (a version added on disk meanwhile, as by git pull) makes it
 // check again instead of failing or writing over it.
 func TestServerCheckOutsideLock(t *testing.T) {
-	dir := minimalCatalog(t, "BACKWARD", map[string]string{
+	dir := srtest.MinimalCatalog(t, "BACKWARD", map[string]string{
 		"schemas/" + otherType + "/v1.json": `{"type":"object"}`,
 	})
 	entered, release := make(chan struct{}), make(chan struct{})
@@ -748,7 +750,7 @@ func TestServerCheckOutsideLock(t *testing.T) {
 	if r.status != 200 || !strings.Contains(r.body, `"version":3`) {
 		t.Fatalf("slow registration: HTTP %d %s (want version 3, checked again after v2 appeared)", r.status, r.body)
 	}
-	cat := loadCat(t, dir)
+	cat := srtest.LoadCat(t, dir)
 	if n := len(cat.Lookup(thing).Versions); n != 3 {
 		t.Fatalf("%s has %d versions", thing, n)
 	}
@@ -780,7 +782,7 @@ func TestServerCheckDeadline(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := minimalCatalog(t, "FULL_TRANSITIVE", nil)
+			dir := srtest.MinimalCatalog(t, "FULL_TRANSITIVE", nil)
 			s, _ := startServer(t, ServerOptions{Dir: dir, CheckTimeout: c.timeout, checkHook: c.hook})
 			ids := idsOnDisk(t, dir)
 			rctx, cancel := context.WithCancel(ctx)
@@ -792,7 +794,7 @@ func TestServerCheckDeadline(t *testing.T) {
 			if r.status != 500 || r.code != 50002 {
 				t.Fatalf("HTTP %d code %d: %s", r.status, r.code, r.body)
 			}
-			mustContain(t, r.body, c.contains)
+			srtest.MustContain(t, r.body, c.contains)
 			if _, err := os.Stat(filepath.Join(dir, "schemas", thing, "v2.json")); err == nil {
 				t.Fatal("an unanswered registration was written")
 			}
@@ -823,26 +825,26 @@ func TestServerSubjectStrategies(t *testing.T) {
 		contains     string
 	}
 	cases := []struct {
-		strategy Strategy
+		strategy schemaregistry.Strategy
 		subjects string
 		calls    []call
 		// created: type directories that must exist afterwards
 		created []string
 	}{
-		{StrategyType, "[com.example.order.placed com.example.payment.captured com.example.payment.refunded com.example.thing.happened]", []call{
+		{schemaregistry.StrategyType, "[com.example.order.placed com.example.payment.captured com.example.payment.refunded com.example.thing.happened]", []call{
 			{"orders-value", 404, 40401, "looks like TopicNameStrategy"},
 			{"orders-key", 404, 40401, "--subject-strategy topic"},
 			{"com.example.order.placed", 200, 0, `"version":2`},
 			{"com.example.new.thing", 200, 0, `"version":1`},
 		}, []string{"com.example.new.thing"}},
-		{StrategyTopic, "[orders-value]", []call{
+		{schemaregistry.StrategyTopic, "[orders-value]", []call{
 			{"orders-value", 200, 0, `"version":2`},
 			{"payments-value", 422, 42201, "carries 2 types (com.example.payment.captured, com.example.payment.refunded)"},
 			{"nothing-value", 404, 40401, "no type of the catalog has topic"},
 			{"orders-key", 422, 42208, "not <topic>-value"},
 			{"com.example.new.thing", 422, 42208, "not <topic>-value"},
 		}, nil},
-		{StrategyTopicType, "[orders-com.example.order.placed payments-com.example.payment.captured payments-com.example.payment.refunded]", []call{
+		{schemaregistry.StrategyTopicType, "[orders-com.example.order.placed payments-com.example.payment.captured payments-com.example.payment.refunded]", []call{
 			{"orders-com.example.order.placed", 200, 0, `"version":2`},
 			{"orders-com.example.payment.captured", 404, 40401, "in its event.yaml, not"},
 			{"orders-value", 422, 42208, "not <topic>-<type>"},
@@ -852,7 +854,7 @@ func TestServerSubjectStrategies(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.strategy), func(t *testing.T) {
-			dir := minimalCatalog(t, "NONE", files)
+			dir := srtest.MinimalCatalog(t, "NONE", files)
 			s, _ := startServer(t, ServerOptions{Dir: dir, Strategy: c.strategy})
 			if got := fmt.Sprint(s.Subjects()); got != c.subjects {
 				t.Fatalf("subjects %s, want %s", got, c.subjects)
@@ -862,7 +864,7 @@ func TestServerSubjectStrategies(t *testing.T) {
 				if r.status != cl.status || r.code != cl.code {
 					t.Fatalf("%s: HTTP %d code %d, want %d %d: %s", cl.subject, r.status, r.code, cl.status, cl.code, r.body)
 				}
-				mustContain(t, r.body, cl.contains)
+				srtest.MustContain(t, r.body, cl.contains)
 			}
 			dirs := typeDirs(t, dir)
 			want := []string{"com.example.order.placed", "com.example.payment.captured", "com.example.payment.refunded", "com.example.thing.happened"}
@@ -871,11 +873,11 @@ func TestServerSubjectStrategies(t *testing.T) {
 			if fmt.Sprint(dirs) != fmt.Sprint(want) {
 				t.Fatalf("type directories %v, want %v", dirs, want)
 			}
-			cat := loadCat(t, dir)
+			cat := srtest.LoadCat(t, dir)
 			if placed := cat.Lookup("com.example.order.placed"); len(placed.Versions) != 2 {
 				t.Fatalf("com.example.order.placed has %d versions", len(placed.Versions))
 			}
-			if c.strategy == StrategyTopicType {
+			if c.strategy == schemaregistry.StrategyTopicType {
 				if topic := cat.Lookup("com.example.new.thing").Meta.Topic; topic != "events" {
 					t.Fatalf("new type's topic %q", topic)
 				}
@@ -890,7 +892,7 @@ func TestServerSubjectStrategies(t *testing.T) {
 // TestServerStrategyFromConfig: without ServerOptions.Strategy the server
 // takes evtool.yaml's registry.subject_strategy.
 func TestServerStrategyFromConfig(t *testing.T) {
-	dir := minimalCatalog(t, "NONE", map[string]string{
+	dir := srtest.MinimalCatalog(t, "NONE", map[string]string{
 		"evtool.yaml": "version: 1\ncompat:\n  mode: NONE\nregistry:\n  subject_strategy: topic\n",
 		"schemas/com.example.thing.happened/event.yaml": "topic: things\n",
 	})
@@ -919,7 +921,7 @@ func TestServerSchemaKeywordOfTheCatalogDraft(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := writeCatalog(t, map[string]string{
+			dir := srtest.WriteCatalog(t, map[string]string{
 				"evtool.yaml":                   "version: 1\ndefault_draft: " + c.defaultDraft + "\ncompat:\n  mode: NONE\n",
 				"schemas/" + thing + "/v1.json": c.file,
 			})
@@ -934,7 +936,7 @@ func TestServerSchemaKeywordOfTheCatalogDraft(t *testing.T) {
 				if look.status != 200 {
 					t.Fatalf("lookup: HTTP %d %s", look.status, look.body)
 				}
-				mustContain(t, reg.body, `"version":1`)
+				srtest.MustContain(t, reg.body, `"version":1`)
 				if statErr == nil {
 					t.Fatal("the same schema became v2")
 				}
@@ -942,7 +944,7 @@ func TestServerSchemaKeywordOfTheCatalogDraft(t *testing.T) {
 				if look.status != 404 {
 					t.Fatalf("lookup: HTTP %d %s", look.status, look.body)
 				}
-				mustContain(t, reg.body, `"version":2`)
+				srtest.MustContain(t, reg.body, `"version":2`)
 			}
 		})
 	}
@@ -953,7 +955,7 @@ func TestServerSchemaKeywordOfTheCatalogDraft(t *testing.T) {
 // own) is refused, not dropped while answering 200; unset values, as
 // clients fill a request struct, are fine.
 func TestServerRegistrationFieldsRefused(t *testing.T) {
-	dir := minimalCatalog(t, "NONE", nil)
+	dir := srtest.MinimalCatalog(t, "NONE", nil)
 	s, _ := startServer(t, ServerOptions{Dir: dir})
 	schema, _ := json.Marshal(thingV2)
 	cases := []struct {
@@ -973,7 +975,7 @@ func TestServerRegistrationFieldsRefused(t *testing.T) {
 			if r.status != c.status {
 				t.Fatalf("HTTP %d: %s", r.status, r.body)
 			}
-			mustContain(t, r.body, c.contains)
+			srtest.MustContain(t, r.body, c.contains)
 			if c.status != 200 {
 				if _, err := os.Stat(filepath.Join(dir, "schemas", thing, "v2.json")); err == nil {
 					t.Fatal("a refused registration was written")

@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"encoding/json"
@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // formatBody is a registration of an Avro or Protobuf schema with
@@ -58,34 +61,34 @@ func TestServeRecordNameSubjects(t *testing.T) {
 	}
 	cases := []struct {
 		name, catalog, typ string
-		strategy           Strategy
+		strategy           schemaregistry.Strategy
 		extra              map[string]string // files written into the catalog
 		steps              []step
 	}{
-		{name: "avro topic-record under type", catalog: "avro", typ: "com.example.payment.made", strategy: StrategyType,
+		{name: "avro topic-record under type", catalog: "avro", typ: "com.example.payment.made", strategy: schemaregistry.StrategyType,
 			steps: []step{
 				{subject: "payments-com.example.payment.PaymentMade", schema: compatibleAvroV3, status: 200, want: `"id"`},
 				{subject: "com.example.payment.PaymentMade", schema: compatibleAvroV3, status: 200, want: `"version":3`},
 				{subject: "orders-com.example.payment.PaymentMade", schema: compatibleAvroV3, status: 404, code: 40401, want: `topic \"payments\", not \"orders\"`},
 				{subject: "payments-com.example.payment.PaymentLost", schema: unknownAvro, status: 404, code: 40401, want: "never creates a type"},
 			}},
-		{name: "avro topic-record under topic", catalog: "avro", typ: "com.example.payment.made", strategy: StrategyTopic,
+		{name: "avro topic-record under topic", catalog: "avro", typ: "com.example.payment.made", strategy: schemaregistry.StrategyTopic,
 			steps: []step{
 				{subject: "payments-com.example.payment.PaymentMade", schema: compatibleAvroV3, status: 200, want: `"id"`},
 				{subject: "payments-com.example.payment.PaymentLost", schema: unknownAvro, status: 404, code: 40401, want: "never creates a type"},
 			}},
-		{name: "avro topic-record under topic-type", catalog: "avro", typ: "com.example.payment.made", strategy: StrategyTopicType,
+		{name: "avro topic-record under topic-type", catalog: "avro", typ: "com.example.payment.made", strategy: schemaregistry.StrategyTopicType,
 			steps: []step{
 				{subject: "payments-com.example.payment.PaymentMade", schema: compatibleAvroV3, status: 200, want: `"id"`},
 				{subject: "payments-com.example.payment.PaymentLost", schema: unknownAvro, status: 404, code: 40401, want: "never creates a type"},
 			}},
-		{name: "avro record declared twice", catalog: "avro", typ: "com.example.payment.made", strategy: StrategyType,
+		{name: "avro record declared twice", catalog: "avro", typ: "com.example.payment.made", strategy: schemaregistry.StrategyType,
 			extra: map[string]string{"schemas/com.example.payment.copied/v1.avsc": `{"type":"record","name":"PaymentMade","namespace":"com.example.payment","fields":[{"name":"id","type":"string"}]}`},
 			steps: []step{
 				{subject: "payments-com.example.payment.PaymentMade", schema: compatibleAvroV3, status: 422, code: 42208, want: "com.example.payment.copied, com.example.payment.made"},
 				{subject: "com.example.payment.PaymentMade", schema: compatibleAvroV3, status: 422, code: 42208, want: "2 types"},
 			}},
-		{name: "protobuf record names", catalog: "proto", typ: "com.example.stock.moved", strategy: StrategyType,
+		{name: "protobuf record names", catalog: "proto", typ: "com.example.stock.moved", strategy: schemaregistry.StrategyType,
 			steps: []step{
 				{subject: "stock-stock.StockMoved", schema: compatibleProtoV3, proto: true, status: 200, want: `"id"`},
 				{subject: "stock.StockMoved", schema: compatibleProtoV3, proto: true, status: 200, want: `"version":3`},
@@ -101,8 +104,14 @@ func TestServeRecordNameSubjects(t *testing.T) {
 			for k, v := range tc.extra {
 				files[k] = []byte(v)
 			}
-			if err := writeFiles(dir, files); err != nil {
-				t.Fatal(err)
+			for rel, data := range files {
+				p := filepath.Join(dir, filepath.FromSlash(rel))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			before := typeDirs(t, dir)
 			s, _ := startServer(t, ServerOptions{Dir: dir, Strategy: tc.strategy})
@@ -144,7 +153,7 @@ func TestServeRecordNameSubjects(t *testing.T) {
 func TestServeRecordSubjectNamesNoRecord(t *testing.T) {
 	for _, subject := range []string{"orders-", "-"} {
 		t.Run(subject, func(t *testing.T) {
-			dir := minimalCatalog(t, "NONE", nil)
+			dir := srtest.MinimalCatalog(t, "NONE", nil)
 			s, _ := startServer(t, ServerOptions{Dir: dir})
 			if got := doHandler(t, s, "GET", "/subjects/"+url.PathEscape(subject)+"/versions", ""); got.status != 404 {
 				t.Errorf("GET %s/versions: %d %s, want 404", subject, got.status, got.body)

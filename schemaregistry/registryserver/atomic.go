@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // The server's side of Avro and Protobuf: versions carry Confluent schema
@@ -25,10 +26,10 @@ import (
 // import path), each with version 1 only: the file as it is in git.
 
 // sharedForm is the served form of a shared schema.
-func sharedForm(sh *SharedSchema) *Form {
-	f := &Form{Kind: sh.Kind, Text: sh.Text, Digest: sh.Digest}
+func sharedForm(sh *schemaregistry.SharedSchema) *schemaregistry.Form {
+	f := &schemaregistry.Form{Kind: sh.Kind, Text: sh.Text, Digest: sh.Digest}
 	for _, d := range sh.Deps {
-		f.Shared = append(f.Shared, &SharedSchema{Kind: sh.Kind, Name: d, Subject: d})
+		f.Shared = append(f.Shared, &schemaregistry.SharedSchema{Kind: sh.Kind, Name: d, Subject: d})
 	}
 	return f
 }
@@ -40,7 +41,7 @@ func (snap *snapshot) checkKind(subject string, kind format.Kind) *apiError {
 	if st == nil || st.t.Format == "" || st.t.Format == kind {
 		return nil
 	}
-	return apiErr(422, codeInvalidSchema, "invalid schema: subject %q holds %s versions, not schemaType %s: all versions of a type are in one format", clip(subject), st.t.Format.Name(), SchemaType(kind))
+	return apiErr(422, codeInvalidSchema, "invalid schema: subject %q holds %s versions, not schemaType %s: all versions of a type are in one format", clip(subject), st.t.Format.Name(), schemaregistry.SchemaType(kind))
 }
 
 // registeredDigest returns the version of subject whose registry identity
@@ -58,8 +59,8 @@ func (snap *snapshot) registeredDigest(subject, digest string) *versionState {
 
 // refClosure resolves a request's references among the shared subjects,
 // with the schemas those reference in turn.
-func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*RemoteRef, *apiError) {
-	var out []*RemoteRef
+func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*schemaregistry.RemoteRef, *apiError) {
+	var out []*schemaregistry.RemoteRef
 	seen := map[string]bool{}
 	var add func(name, subject string, version int) *apiError
 	add = func(name, subject string, version int) *apiError {
@@ -79,16 +80,16 @@ func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*RemoteRef, *apiE
 				return aerr
 			}
 		}
-		out = append(out, &RemoteRef{Name: name, Subject: subject, Version: 1, SchemaType: vs.form.SchemaType().String(), Text: string(vs.form.Text)})
+		out = append(out, &schemaregistry.RemoteRef{Name: name, Subject: subject, Version: 1, SchemaType: vs.form.SchemaType().String(), Text: string(vs.form.Text)})
 		return nil
 	}
 	for _, r := range refs {
-		if wellKnown(r.Name) && snap.shared[r.Subject] == nil {
+		if schemaregistry.WellKnown(r.Name) && snap.shared[r.Subject] == nil {
 			// A client that registers the well-known types as subjects
 			// references them too; every compiler has them built in.
 			continue
 		}
-		if vs := snap.shared[r.Subject]; vs != nil && descriptors(vs.form.Kind) && r.Name != r.Subject {
+		if vs := snap.shared[r.Subject]; vs != nil && schemaregistry.Descriptors(vs.form.Kind) && r.Name != r.Subject {
 			return nil, apiErr(422, codeInvalidSchema, "invalid schema: reference %q: subject %q is imported as %q (the reference name of a .proto is its import path)", clip(r.Name), clip(r.Subject), r.Subject)
 		}
 		if aerr := add(r.Name, r.Subject, r.Version); aerr != nil {
@@ -101,7 +102,7 @@ func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*RemoteRef, *apiE
 // checkRefs makes sure a registration references (directly or not) every
 // shared schema it uses: a Confluent client resolves named types and
 // imports through the references only.
-func (snap *snapshot) checkRefs(refs []sr.SchemaReference, uses []*SharedSchema) *apiError {
+func (snap *snapshot) checkRefs(refs []sr.SchemaReference, uses []*schemaregistry.SharedSchema) *apiError {
 	closure, aerr := snap.refClosure(refs)
 	if aerr != nil {
 		return aerr
@@ -121,18 +122,18 @@ func (snap *snapshot) checkRefs(refs []sr.SchemaReference, uses []*SharedSchema)
 // sharedDigest is the registry identity of a requested schema compiled
 // with the shared schemas it references.
 func (snap *snapshot) sharedDigest(req *schemaReq) (string, *apiError) {
-	if !withRefs(req.kind) {
+	if !schemaregistry.WithRefs(req.kind) {
 		return "", apiErr(422, codeInvalidSchema, "invalid schema: shared subjects hold %s schemas", formats.NamesWhere(format.HasRegistryRefs, "and"))
 	}
 	refs, aerr := snap.refClosure(req.refs)
 	if aerr != nil {
 		return "", aerr
 	}
-	s, err := compileRemote(req.kind, string(req.text), refs, "")
+	s, err := schemaregistry.CompileRemote(req.kind, string(req.text), refs, "")
 	if err != nil {
 		return "", apiErr(422, codeInvalidSchema, "invalid schema: %s", clip(err.Error()))
 	}
-	return digestOf(s), nil
+	return schemaregistry.DigestOf(s), nil
 }
 
 // sharedSubject reports whether a registration to a subject the catalog
@@ -146,7 +147,7 @@ func sharedSubject(req *schemaReq, subject string) bool {
 
 // sharedRel is where a new shared schema is written, inside the root.
 func sharedRel(kind format.Kind, subject string) string {
-	if r, ok := registryRules(kind); ok {
+	if r, ok := schemaregistry.RegistryRules(kind); ok {
 		return r.SharedRel(subject)
 	}
 	return subject
@@ -205,10 +206,10 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 		}
 		return nil, apiErr(422, codeNotPermitted, "subject %q is the catalog's shared file %s, which versions of its types use: change it in git (where `evtool compat check` checks every version that uses it), not through a registration", clip(subject), vs.v.File)
 	}
-	if descriptors(req.kind) && wellKnown(subject) {
+	if schemaregistry.Descriptors(req.kind) && schemaregistry.WellKnown(subject) {
 		return s.registerWellKnown(snap, subject, req)
 	}
-	if err := checkRefName(req.kind, subject); err != nil {
+	if err := schemaregistry.CheckRefName(req.kind, subject); err != nil {
 		return nil, apiErr(422, codeInvalidSubject, "subject %q cannot be a shared schema: %v", clip(subject), err)
 	}
 	rel := sharedRel(req.kind, subject)
@@ -242,8 +243,8 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 	if err != nil {
 		return nil, apiErr(500, codeStore, "internal error")
 	}
-	var sh *SharedSchema
-	for _, x := range NewDraftForms(sub, cat.Draft).AllShared() {
+	var sh *schemaregistry.SharedSchema
+	for _, x := range schemaregistry.NewDraftForms(sub, cat.Draft).AllShared() {
 		if x.Rel == rel {
 			sh = x
 		}
@@ -251,9 +252,9 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 	if sh == nil || sh.Subject != subject {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: it does not compile as a shared %s schema named %q", req.kind.Name(), clip(subject))
 	}
-	var uses []*SharedSchema
+	var uses []*schemaregistry.SharedSchema
 	for _, d := range sh.Deps {
-		uses = append(uses, &SharedSchema{Name: d, Subject: d, Rel: d})
+		uses = append(uses, &schemaregistry.SharedSchema{Name: d, Subject: d, Rel: d})
 	}
 	if aerr := snap.checkRefs(req.refs, uses); aerr != nil {
 		return nil, aerr

@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // TestServeCompilesOnlyWhatChanged: serve loads the catalog before each
@@ -17,7 +19,7 @@ import (
 // not the other types' versions; an edit made outside the server, to a
 // version or to a file it imports, is compiled again and served.
 func TestServeCompilesOnlyWhatChanged(t *testing.T) {
-	dir := writeCatalog(t, map[string]string{
+	dir := srtest.WriteCatalog(t, map[string]string{
 		"evtool.yaml":                "version: 1\n",
 		"schemas/common/c.proto":     "syntax = \"proto3\";\npackage common;\nmessage C {\n  string v = 1;\n}\n",
 		"schemas/com.x.a/v1.proto":   "syntax = \"proto3\";\npackage a;\nimport \"common/c.proto\";\nmessage A {\n  common.C c = 1;\n}\n",
@@ -107,7 +109,7 @@ func BenchmarkRegisterBesideSlowSchema(b *testing.B) {
 			name = "no-cache"
 		}
 		b.Run(name, func(b *testing.B) {
-			dir := writeCatalog(b, map[string]string{
+			dir := srtest.WriteCatalog(b, map[string]string{
 				"evtool.yaml":                  "version: 1\n",
 				"schemas/com.x.big/v1.proto":   "syntax = \"proto3\";\npackage big;\nenum E {\n" + enum.String() + "}\nmessage Big {\n  E e = 1;\n}\n",
 				"schemas/com.x.b/v1.proto":     "syntax = \"proto3\";\npackage b;\nmessage B {\n  string s = 1;\n}\n",

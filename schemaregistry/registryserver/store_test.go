@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"context"
@@ -15,12 +15,13 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/internal/waitfor"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // TestStateIgnoredByLoader: the server's state directory and leftover
 // temporary files never disturb `evtool lint`, even when corrupt.
 func TestStateIgnoredByLoader(t *testing.T) {
-	dir := minimalCatalog(t, "NONE", map[string]string{
+	dir := srtest.MinimalCatalog(t, "NONE", map[string]string{
 		"schemas/" + StateDir + "/" + IDsFile:                    `{"truncated`,
 		"schemas/" + StateDir + "/" + ConfigFile:                 `not json`,
 		"schemas/com.example.thing.happened/.v2.json.tmp-123456": `{"half a sch`,
@@ -60,7 +61,7 @@ func TestStateIgnoredByLoader(t *testing.T) {
 // same schema ids; the second refuses to start and names the first.
 // Read-only servers share the lock with each other, not with a writer.
 func TestServerLock(t *testing.T) {
-	dir := minimalCatalog(t, "NONE", nil)
+	dir := srtest.MinimalCatalog(t, "NONE", nil)
 	first, err := NewServer(ServerOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -84,15 +85,15 @@ func TestServerLock(t *testing.T) {
 		if !errors.Is(err, ErrLocked) {
 			t.Fatalf("second server (read-only %v) started: %v", readOnly, err)
 		}
-		mustContain(t, err.Error(), fmt.Sprintf("pid %d on %s", os.Getpid(), addr))
-		mustContain(t, err.Error(), lockPath)
+		srtest.MustContain(t, err.Error(), fmt.Sprintf("pid %d on %s", os.Getpid(), addr))
+		srtest.MustContain(t, err.Error(), lockPath)
 	}
 	// The lock file stays out of git and out of the catalog.
 	ignore, err := os.ReadFile(filepath.Join(dir, StateDir, ".gitignore"))
 	if err != nil || strings.TrimSpace(string(ignore)) != LockFile {
 		t.Fatalf(".gitignore = %q, %v", ignore, err)
 	}
-	loadCat(t, dir)
+	srtest.LoadCat(t, dir)
 
 	stop()
 	if err := <-served; err != nil {
@@ -130,7 +131,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // git pull that brings only ids another server assigned) is read before
 // the next write: the ids on disk are kept and no id is given twice.
 func TestServerIDsChangedOnDisk(t *testing.T) {
-	dir := minimalCatalog(t, "NONE", nil)
+	dir := srtest.MinimalCatalog(t, "NONE", nil)
 	s, _ := startServer(t, ServerOptions{Dir: dir})
 	p := filepath.Join(dir, catalog.SchemaIDsFile)
 	data, err := os.ReadFile(p)
@@ -164,7 +165,7 @@ func TestServerIDsChangedOnDisk(t *testing.T) {
 // TestServerIDsConflictOnDisk: an ids.json that gives one of the server's
 // ids to another schema is refused before anything is written.
 func TestServerIDsConflictOnDisk(t *testing.T) {
-	dir := minimalCatalog(t, "NONE", nil)
+	dir := srtest.MinimalCatalog(t, "NONE", nil)
 	s, _ := startServer(t, ServerOptions{Dir: dir})
 	p := filepath.Join(dir, catalog.SchemaIDsFile)
 	doc := idsDoc{About: "x", Format: 1, NextID: 2, IDs: map[string]int{"sha256:another": 1}}
@@ -209,7 +210,7 @@ func TestReadIDsErrorsNameWhere(t *testing.T) {
 // gone, so lint has nothing hidden to warn about, and a server whose state
 // is in the new place creates nothing under the root.
 func TestServeMovesLegacyState(t *testing.T) {
-	dir := minimalCatalog(t, "NONE", nil)
+	dir := srtest.MinimalCatalog(t, "NONE", nil)
 	s, _ := startServer(t, ServerOptions{Dir: dir})
 	before := doHandler(t, s, "GET", "/subjects/"+thing+"/versions/1", "")
 	s.Close()
@@ -217,7 +218,7 @@ func TestServeMovesLegacyState(t *testing.T) {
 	if _, err := os.Stat(legacy); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("serve created %s: %v", legacy, err)
 	}
-	if cat := loadCat(t, dir); len(cat.Warnings) > 0 {
+	if cat := srtest.LoadCat(t, dir); len(cat.Warnings) > 0 {
 		t.Fatalf("lint warns after serve: %v", cat.Warnings)
 	}
 	// The layout an older serve left: ids (one of them moved, so that
@@ -240,7 +241,7 @@ func TestServeMovesLegacyState(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Every command reads the old place until serve moves it.
-	if got, err := catalog.LoadSchemaIDs(loadCat(t, dir)); err != nil || got.Empty() {
+	if got, err := catalog.LoadSchemaIDs(srtest.LoadCat(t, dir)); err != nil || got.Empty() {
 		t.Fatalf("legacy ids not read: %v %v", got, err)
 	}
 	s2, _ := startServer(t, ServerOptions{Dir: dir})
@@ -260,7 +261,7 @@ func TestServeMovesLegacyState(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, StateDir, ConfigFile)); err != nil {
 		t.Errorf("the pending level did not move: %v", err)
 	}
-	if cat := loadCat(t, dir); len(cat.Warnings) > 0 {
+	if cat := srtest.LoadCat(t, dir); len(cat.Warnings) > 0 {
 		t.Errorf("lint warns after the move: %v", cat.Warnings)
 	}
 }
@@ -277,7 +278,7 @@ func firstKey(m map[string]int) string {
 // the root: writes keep the lock and the levels there (nothing is
 // "moved" onto itself), and lint does not report it.
 func TestServeStateWithRootDot(t *testing.T) {
-	dir := writeCatalog(t, map[string]string{
+	dir := srtest.WriteCatalog(t, map[string]string{
 		"evtool.yaml":               "version: 1\nschemas: .\ncompat:\n  mode: NONE\n",
 		thing + "/v1.json":          `{"type":"object"}`,
 		StateDir + "/" + ConfigFile: `{"format":1,"subjects":{"com.example.later.thing":"FULL"}}`,
@@ -294,7 +295,7 @@ func TestServeStateWithRootDot(t *testing.T) {
 	if got := doHandler(t, s, "GET", "/config/com.example.later.thing", ""); !strings.Contains(got.body, "FULL") {
 		t.Errorf("the pending level was lost: %s", got.body)
 	}
-	if cat := loadCat(t, dir); len(cat.Warnings) > 0 {
+	if cat := srtest.LoadCat(t, dir); len(cat.Warnings) > 0 {
 		t.Errorf("lint warns: %v", cat.Warnings)
 	}
 }
@@ -326,7 +327,7 @@ func TestServeLegacyIDsBesideNew(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := minimalCatalog(t, "NONE", nil)
+			dir := srtest.MinimalCatalog(t, "NONE", nil)
 			s, _ := startServer(t, ServerOptions{Dir: dir})
 			s.Close()
 			legacy := filepath.Join(dir, "schemas", StateDir)
@@ -343,8 +344,8 @@ func TestServeLegacyIDsBesideNew(t *testing.T) {
 					s2.Close()
 					t.Fatalf("serve started with ids at both places that differ")
 				}
-				mustContain(t, err.Error(), tc.refused)
-				mustContain(t, err.Error(), filepath.Join(legacy, IDsFile))
+				srtest.MustContain(t, err.Error(), tc.refused)
+				srtest.MustContain(t, err.Error(), filepath.Join(legacy, IDsFile))
 				if _, err := os.Stat(filepath.Join(legacy, IDsFile)); err != nil {
 					t.Errorf("the old ids file is gone: %v", err)
 				}
@@ -370,7 +371,7 @@ func TestServeLegacyIDsBesideNew(t *testing.T) {
 // and lint then has no hidden ids to warn about; the lock and the levels
 // stay.
 func TestServeMovesLegacyIDsWithRootDot(t *testing.T) {
-	dir := writeCatalog(t, map[string]string{
+	dir := srtest.WriteCatalog(t, map[string]string{
 		"evtool.yaml":      "version: 1\nschemas: .\ncompat:\n  mode: NONE\n",
 		thing + "/v1.json": `{"type":"object"}`,
 	})
@@ -403,7 +404,7 @@ func TestServeMovesLegacyIDsWithRootDot(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, StateDir, LockFile)); err != nil {
 		t.Errorf("the lock is gone: %v", err)
 	}
-	if cat := loadCat(t, dir); len(cat.Warnings) > 0 {
+	if cat := srtest.LoadCat(t, dir); len(cat.Warnings) > 0 {
 		t.Errorf("lint warns: %v", cat.Warnings)
 	}
 }

@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"encoding/json"
@@ -21,6 +21,8 @@ import (
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // TestServeFormats: serve answers Avro and Protobuf types with their
@@ -73,7 +75,7 @@ message StockMoved {
 			if got := doHandler(t, s, "GET", "/schemas/types", ""); strings.TrimSpace(got.body) != `["JSON","PROTOBUF","AVRO"]` {
 				t.Fatalf("/schemas/types = %s", got.body)
 			}
-			cl := srClient(t, srURL)
+			cl := srtest.SRClient(t, srURL)
 			subjects, err := cl.Subjects(ctx)
 			if err != nil || !strings.Contains(strings.Join(subjects, " "), tc.shared) {
 				t.Fatalf("subjects %v (%v) lack the shared %s", subjects, err, tc.shared)
@@ -121,7 +123,7 @@ message StockMoved {
 
 			bad := sr.Schema{Schema: tc.incompatible, Type: v2.Type, References: tc.refs}
 			_, err = cl.RegisterSchema(ctx, tc.subject, bad, -1, -1)
-			if srCode(err) != codeIncompatible || !strings.Contains(err.Error(), tc.rule) {
+			if srtest.SRCode(err) != codeIncompatible || !strings.Contains(err.Error(), tc.rule) {
 				t.Fatalf("incompatible registration: %v", err)
 			}
 			if strings.Contains(err.Error(), "profile )") {
@@ -151,7 +153,7 @@ message StockMoved {
 				{sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, "not schemaType JSON"},
 			} {
 				_, err := cl.RegisterSchema(ctx, tc.subject, r.schema, -1, -1)
-				if srCode(err) != codeInvalidSchema || !strings.Contains(err.Error(), r.want) {
+				if srtest.SRCode(err) != codeInvalidSchema || !strings.Contains(err.Error(), r.want) {
 					t.Errorf("want 42201 %q, got %v", r.want, err)
 				}
 			}
@@ -161,7 +163,7 @@ message StockMoved {
 			if tc.name == "avro" {
 				_, err = cl.RegisterSchema(ctx, tc.shared, sr.Schema{Schema: strings.Replace(string(sharedText), `"reason"`, `"why"`, 1), Type: v2.Type, References: tc.refs[:1]}, -1, -1)
 			}
-			if srCode(err) != codeNotPermitted {
+			if srtest.SRCode(err) != codeNotPermitted {
 				t.Errorf("changing a shared subject: %v", err)
 			}
 		})
@@ -172,9 +174,9 @@ message StockMoved {
 // references (register the referenced schema under its own subject, then
 // the schema that references it) creates a shared file and a type.
 func TestServeRegistersSharedSchemaFirst(t *testing.T) {
-	dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/.keep": ""})
+	dir := srtest.WriteCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/.keep": ""})
 	_, url := startServer(t, ServerOptions{Dir: dir})
-	cl := srClient(t, url)
+	cl := srtest.SRClient(t, url)
 	money := `{"type":"record","name":"Money","namespace":"com.example.common","fields":[{"name":"units","type":"long"}]}`
 	if _, err := cl.RegisterSchema(ctx, "com.example.common.Money", sr.Schema{Schema: money}, -1, -1); err != nil {
 		t.Fatal(err)
@@ -191,7 +193,7 @@ func TestServeRegistersSharedSchemaFirst(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "schemas", "com.example.order.paid", "v1.avsc")); err != nil {
 		t.Fatal(err)
 	}
-	loadCat(t, dir)
+	srtest.LoadCat(t, dir)
 	// A hostile subject for a shared schema stays out of the file system.
 	for _, subj := range []string{"../evil.proto", "common/../../evil.proto", ".registry/x.proto"} {
 		_, err := cl.RegisterSchema(ctx, subj, sr.Schema{Schema: `syntax = "proto3"; message X {}`, Type: sr.TypeProtobuf}, -1, -1)
@@ -223,8 +225,8 @@ func TestPullHostileReferenceNames(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			reg := srfake.New()
 			t.Cleanup(reg.Close)
-			cl := srClient(t, reg.URL())
-			st := SchemaType(tc.kind)
+			cl := srtest.SRClient(t, reg.URL())
+			st := schemaregistry.SchemaType(tc.kind)
 			if _, err := cl.RegisterSchema(ctx, "ref", sr.Schema{Schema: tc.text, Type: st}, -1, -1); err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +241,7 @@ func TestPullHostileReferenceNames(t *testing.T) {
 			base := t.TempDir()
 			out := filepath.Join(base, "a", "pulled")
 			var warnings []string
-			res, err := Pull(ctx, newClient(t, ClientOptions{URL: reg.URL()}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, Out: out,
+			res, err := schemaregistry.Pull(ctx, newClient(t, schemaregistry.ClientOptions{URL: reg.URL()}), schemaregistry.PullOptions{SyncOptions: schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType}, Out: out,
 				Warn: func(m string) { warnings = append(warnings, m) }})
 			if err != nil {
 				t.Fatal(err)
@@ -260,7 +262,7 @@ func TestPullHostileReferenceNames(t *testing.T) {
 // TestServeSchemaTypeDefaultsToAvro: a registration without schemaType is
 // Avro, as Confluent's registry reads it, and becomes v1.avsc.
 func TestServeSchemaTypeDefaultsToAvro(t *testing.T) {
-	dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/.keep": ""})
+	dir := srtest.WriteCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/.keep": ""})
 	s, _ := startServer(t, ServerOptions{Dir: dir})
 	body := `{"schema":"{\"type\":\"record\",\"name\":\"Happened\",\"namespace\":\"com.example\",\"fields\":[{\"name\":\"id\",\"type\":\"string\"}]}"}`
 	got := doHandler(t, s, "POST", "/subjects/com.example.thing.happened/versions", body)
@@ -292,9 +294,9 @@ func TestDiffFormatLayoutIsNotDrift(t *testing.T) {
 			reg := srfake.New()
 			t.Cleanup(reg.Close)
 			dir := formatCatalog(t, tc.name)
-			c := newClient(t, ClientOptions{URL: reg.URL()})
-			opts := SyncOptions{Strategy: StrategyType}
-			if rep, err := Push(ctx, c, loadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
+			c := newClient(t, schemaregistry.ClientOptions{URL: reg.URL()})
+			opts := schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType}
+			if rep, err := schemaregistry.Push(ctx, c, srtest.LoadCat(t, dir), schemaregistry.PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
 				t.Fatalf("push: %v %+v", err, rep)
 			}
 			p := filepath.Join(dir, "schemas", filepath.FromSlash(tc.file))
@@ -306,7 +308,7 @@ func TestDiffFormatLayoutIsNotDrift(t *testing.T) {
 			if err := os.WriteFile(p, []byte(changed), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			diff, err := Diff(ctx, c, loadCat(t, dir), opts)
+			diff, err := schemaregistry.Diff(ctx, c, srtest.LoadCat(t, dir), opts)
 			if err != nil || diff.Failed() {
 				t.Fatalf("diff: %v %+v", err, diff.Findings)
 			}
@@ -360,7 +362,7 @@ func TestHostileRegistryReferences(t *testing.T) {
 			hs := httptest.NewServer(mux)
 			t.Cleanup(hs.Close)
 			var warnings []string
-			_, err := Pull(ctx, newClient(t, ClientOptions{URL: hs.URL}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType},
+			_, err := schemaregistry.Pull(ctx, newClient(t, schemaregistry.ClientOptions{URL: hs.URL}), schemaregistry.PullOptions{SyncOptions: schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType},
 				Out: filepath.Join(t.TempDir(), "out"), Warn: func(m string) { warnings = append(warnings, m) }})
 			if err != nil {
 				t.Fatal(err)
@@ -380,14 +382,14 @@ func TestServeAvroDecimalScale(t *testing.T) {
 	dec := func(scale int) string {
 		return fmt.Sprintf(`{"type":"record","name":"Priced","namespace":"com.example","fields":[{"name":"price","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":%d}}]}`, scale)
 	}
-	dir := writeCatalog(t, map[string]string{
+	dir := srtest.WriteCatalog(t, map[string]string{
 		"evtool.yaml": "version: 1\ncompat:\n  mode: BACKWARD\n",
 		"schemas/com.example.item.priced/v1.avsc": dec(2) + "\n",
 	})
 	_, srURL := startServer(t, ServerOptions{Dir: dir})
-	cl := srClient(t, srURL)
+	cl := srtest.SRClient(t, srURL)
 	_, err := cl.RegisterSchema(ctx, "com.example.item.priced", sr.Schema{Schema: dec(3)}, -1, -1)
-	if srCode(err) != codeIncompatible || !strings.Contains(err.Error(), "avro-decimal-scale-changed") {
+	if srtest.SRCode(err) != codeIncompatible || !strings.Contains(err.Error(), "avro-decimal-scale-changed") {
 		t.Fatalf("scale 2 -> 3: %v", err)
 	}
 	if _, err := cl.RegisterSchema(ctx, "com.example.item.priced", sr.Schema{Schema: dec(2)}, -1, -1); err != nil {
@@ -402,14 +404,14 @@ func TestServeProtobufNarrowing(t *testing.T) {
 	msg := func(typ string) string {
 		return "syntax = \"proto3\";\npackage shop;\nmessage Counted {\n  " + typ + " n = 1;\n}\n"
 	}
-	dir := writeCatalog(t, map[string]string{
+	dir := srtest.WriteCatalog(t, map[string]string{
 		"evtool.yaml": "version: 1\ncompat:\n  mode: BACKWARD\n",
 		"schemas/com.example.item.counted/v1.proto": msg("int64"),
 	})
 	_, srURL := startServer(t, ServerOptions{Dir: dir})
-	cl := srClient(t, srURL)
+	cl := srtest.SRClient(t, srURL)
 	_, err := cl.RegisterSchema(ctx, "com.example.item.counted", sr.Schema{Schema: msg("int32"), Type: sr.TypeProtobuf}, -1, -1)
-	if srCode(err) != codeIncompatible || !strings.Contains(err.Error(), "proto-") {
+	if srtest.SRCode(err) != codeIncompatible || !strings.Contains(err.Error(), "proto-") {
 		t.Fatalf("int64 -> int32: %v", err)
 	}
 }
@@ -426,12 +428,12 @@ func TestServeProtobufSelfReferencing(t *testing.T) {
 		}
 		return b.String() + extra + "}\n"
 	}
-	dir := writeCatalog(t, map[string]string{
+	dir := srtest.WriteCatalog(t, map[string]string{
 		"evtool.yaml": "version: 1\ncompat:\n  mode: FULL\n",
 		"schemas/com.example.tree.grown/v1.proto": msg(""),
 	})
 	_, srURL := startServer(t, ServerOptions{Dir: dir})
-	cl := srClient(t, srURL)
+	cl := srtest.SRClient(t, srURL)
 	start := time.Now()
 	if _, err := cl.RegisterSchema(ctx, "com.example.tree.grown", sr.Schema{Schema: msg("  string note = 7;\n"), Type: sr.TypeProtobuf}, -1, -1); err != nil {
 		t.Fatalf("a field added: %v", err)
@@ -518,7 +520,7 @@ func TestPullReferenceFileNames(t *testing.T) {
 			url := refRegistry(t, tc.schemaType, tc.main, tc.refs, tc.text)
 			out := filepath.Join(t.TempDir(), "out")
 			var warnings []string
-			res, err := Pull(ctx, newClient(t, ClientOptions{URL: url}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType},
+			res, err := schemaregistry.Pull(ctx, newClient(t, schemaregistry.ClientOptions{URL: url}), schemaregistry.PullOptions{SyncOptions: schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType},
 				Out: out, Warn: func(m string) { warnings = append(warnings, m) }})
 			if err != nil {
 				t.Fatal(err)
@@ -609,7 +611,7 @@ func TestServeWritesNoFileThroughSymlink(t *testing.T) {
 		{"new type", "com.example.evil.done", "com.example.evil.done", `{"type":"record","name":"Done","namespace":"com.example","fields":[]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/.keep": ""})
+			dir := srtest.WriteCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/.keep": ""})
 			outside := t.TempDir()
 			if err := os.Symlink(outside, filepath.Join(dir, "schemas", tc.link)); err != nil {
 				t.Skip(err)

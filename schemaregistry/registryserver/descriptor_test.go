@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"encoding/base64"
@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/evtool/evtool/format/protobuf"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -54,7 +55,7 @@ func TestServeSerializedDescriptor(t *testing.T) {
 	const subject = "com.example.stock.moved"
 	dir := formatCatalog(t, "proto")
 	s, srURL := startServer(t, ServerOptions{Dir: dir})
-	cl := srClient(t, srURL)
+	cl := srtest.SRClient(t, srURL)
 	text := `syntax = "proto3";
 package stock;
 import "common/place.proto";
@@ -99,7 +100,7 @@ message StockMoved {
 	if string(written) != string(want) {
 		t.Errorf("v3.proto is\n%s\nwant (%s, -update rewrites it)\n%s", written, golden, want)
 	}
-	if v := loadCat(t, dir).Lookup(subject).Versions; len(v) != 3 {
+	if v := srtest.LoadCat(t, dir).Lookup(subject).Versions; len(v) != 3 {
 		t.Fatalf("%d versions after the registration, want 3", len(v))
 	}
 	for what, call := range map[string]func() (sr.SubjectSchema, error){
@@ -165,10 +166,10 @@ message StockMoved {
 func TestServeSerializedDescriptorImportsNeedReferences(t *testing.T) {
 	dir := formatCatalog(t, "proto")
 	_, srURL := startServer(t, ServerOptions{Dir: dir})
-	cl := srClient(t, srURL)
+	cl := srtest.SRClient(t, srURL)
 	b64 := descriptorOf(t, dir, "stock/moved.proto", "syntax = \"proto3\";\npackage stock;\nimport \"common/place.proto\";\nimport \"google/protobuf/timestamp.proto\";\nmessage StockMoved {\n  string sku = 1;\n  common.Place from = 2;\n  google.protobuf.Timestamp at = 3;\n  string note = 4;\n}\n")
 	_, err := cl.RegisterSchema(ctx, "com.example.stock.moved", sr.Schema{Schema: b64, Type: sr.TypeProtobuf}, -1, -1)
-	if srCode(err) != codeInvalidSchema || !strings.Contains(err.Error(), "without a schema reference") {
+	if srtest.SRCode(err) != codeInvalidSchema || !strings.Contains(err.Error(), "without a schema reference") {
 		t.Fatalf("descriptor without references: %v", err)
 	}
 }
@@ -200,7 +201,7 @@ func TestServeBadSerializedDescriptor(t *testing.T) {
 			MessageType: []*descriptorpb.DescriptorProto{withUnknown(&descriptorpb.DescriptorProto{Name: proto.String("X"), Field: []*descriptorpb.FieldDescriptorProto{field("a", 1)}})}}), "field 99 of google.protobuf.DescriptorProto"},
 		{"bad syntax", enc(&descriptorpb.FileDescriptorProto{Name: proto.String("x.proto"), Syntax: proto.String("proto4")}), "not a valid descriptor"},
 	}
-	dir := minimalCatalog(t, "BACKWARD", nil)
+	dir := srtest.MinimalCatalog(t, "BACKWARD", nil)
 	s, _ := startServer(t, ServerOptions{Dir: dir})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package schemaregistry
+package registryserver
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // TestServerConcurrentSubjectsSharedSchema: many clients register at once
@@ -19,12 +20,12 @@ import (
 // has one id in every subject, two schemas never share an id, and the
 // ids survive a restart.
 func TestServerConcurrentSubjectsSharedSchema(t *testing.T) {
-	dir := minimalCatalog(t, "NONE", map[string]string{
+	dir := srtest.MinimalCatalog(t, "NONE", map[string]string{
 		"schemas/common/id.json": `{"type":"string","minLength":1}`,
 	})
 	s, url := startServer(t, ServerOptions{Dir: dir})
 	// A loaded machine (and -race) makes the queue long.
-	cl := srClient(t, url, sr.HTTPClient(&http.Client{Timeout: 5 * time.Minute}))
+	cl := srtest.SRClient(t, url, sr.HTTPClient(&http.Client{Timeout: 5 * time.Minute}))
 	subjects := []string{thing, "com.example.a.happened", "com.example.b.happened", "com.example.c.happened"}
 	const schemas = 12
 	schemaOf := func(i int) string {
@@ -78,7 +79,7 @@ func TestServerConcurrentSubjectsSharedSchema(t *testing.T) {
 		}
 		schemaOfID[id] = sch
 	}
-	cat := loadCat(t, dir)
+	cat := srtest.LoadCat(t, dir)
 	for _, subj := range subjects {
 		typ := cat.Lookup(subj)
 		if typ == nil {
@@ -116,7 +117,7 @@ func TestServerConcurrentSubjectsSharedSchema(t *testing.T) {
 	s.Close()
 	s2, url2 := startServer(t, ServerOptions{Dir: dir})
 	_ = s2
-	cl2 := srClient(t, url2)
+	cl2 := srtest.SRClient(t, url2)
 	for _, id := range idOf {
 		got, err := cl2.SchemaByID(ctx, id)
 		if err != nil {

@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"bytes"
@@ -33,10 +33,8 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemaregistry"
 )
-
-// ContentType is the Schema Registry API's media type.
-const ContentType = "application/vnd.schemaregistry.v1+json"
 
 // DefaultMaxBody bounds request bodies (a schema is sent as a JSON string
 // inside one).
@@ -71,7 +69,7 @@ type ServerOptions struct {
 
 	// Strategy maps subjects to catalog types (default StrategyType). A
 	// registration creates or extends only the type its subject maps to.
-	Strategy Strategy
+	Strategy schemaregistry.Strategy
 	// CheckTimeout bounds each compatibility check (default
 	// DefaultCheckTimeout): a registration whose check does not finish in
 	// time is answered with 50002 and writes nothing.
@@ -135,9 +133,9 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		return nil, err
 	}
 	if opts.Strategy == "" {
-		opts.Strategy = Strategy(cfgStrategy)
+		opts.Strategy = schemaregistry.Strategy(cfgStrategy)
 	}
-	strategy, err := ParseStrategy(string(opts.Strategy))
+	strategy, err := schemaregistry.ParseStrategy(string(opts.Strategy))
 	if err != nil {
 		lock.release()
 		return nil, err
@@ -279,7 +277,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		// Also what keeps a web page from writing to the catalog: the
 		// media types a browser may send cross-site without a CORS
 		// preflight (text/plain, forms) are refused.
-		writeError(w, apiErr(415, codeUnsupportedMedia, "HTTP 415 Unsupported Media Type: Content-Type %q; send %s or application/json", r.Header.Get("Content-Type"), ContentType))
+		writeError(w, apiErr(415, codeUnsupportedMedia, "HTTP 415 Unsupported Media Type: Content-Type %q; send %s or application/json", r.Header.Get("Content-Type"), schemaregistry.ContentType))
 		return
 	}
 	if r.Body != nil {
@@ -320,7 +318,7 @@ func (s *Server) authorized(r *http.Request) bool {
 type rawJSON []byte
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", ContentType)
+	w.Header().Set("Content-Type", schemaregistry.ContentType)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if raw, ok := v.(rawJSON); ok {
 		w.WriteHeader(status)
@@ -432,7 +430,7 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 		}
 		if n == 4 {
 			out := subjectVersion(segs[1], vs)
-			if rec := snap.byID[vs.id]; rec != nil && q.Get("format") == "serialized" && descriptors(rec.form.Kind) {
+			if rec := snap.byID[vs.id]; rec != nil && q.Get("format") == "serialized" && schemaregistry.Descriptors(rec.form.Kind) {
 				text, aerr := snap.serializedForm(rec)
 				if aerr != nil {
 					return nil, aerr
@@ -467,7 +465,7 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 		}
 		if n == 3 {
 			out := map[string]any{"schema": string(rec.form.Text), "schemaType": rec.form.SchemaType().String()}
-			if q.Get("format") == "serialized" && descriptors(rec.form.Kind) {
+			if q.Get("format") == "serialized" && schemaregistry.Descriptors(rec.form.Kind) {
 				text, aerr := snap.serializedForm(rec)
 				if aerr != nil {
 					return nil, aerr
@@ -566,12 +564,8 @@ func segments(u *url.URL) ([]string, error) {
 	return out, nil
 }
 
-func clip(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "..."
-	}
-	return s
-}
+// clip shortens what a request named for a message, as the client does.
+func clip(s string) string { return schemaregistry.Clip(s) }
 
 func subjectNotFound(subject string) *apiError {
 	return apiErr(404, codeSubjectNotFound, "subject %q not found", clip(subject))
@@ -630,8 +624,8 @@ func subjectVersion(subject string, vs *versionState) map[string]any {
 
 // servedRefs are the schema references of a served form: every shared
 // schema of the catalog has version 1 only.
-func servedRefs(f *Form) []sr.SchemaReference {
-	return f.References(func(*SharedSchema) int { return 1 })
+func servedRefs(f *schemaregistry.Form) []sr.SchemaReference {
+	return f.References(func(*schemaregistry.SharedSchema) int { return 1 })
 }
 
 // schemaRequest is the body of POST /subjects/{s}/versions, POST
@@ -704,12 +698,12 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 	if req.SchemaType != nil {
 		st = *req.SchemaType
 	}
-	kind, ok := kindOfSchemaType(st)
+	kind, ok := schemaregistry.KindOfSchemaType(st)
 	if !ok {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schemaType %s is not supported; evtool serves %s", clip(strings.ToUpper(st)), servedSchemaTypes())
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schemaType %s is not supported; evtool serves %s", clip(strings.ToUpper(st)), schemaregistry.ServedSchemaTypes())
 	}
 	out := &schemaReq{kind: kind, text: []byte(*req.Schema)}
-	if len(req.References) > 0 && !withRefs(kind) {
+	if len(req.References) > 0 && !schemaregistry.WithRefs(kind) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schema references are not supported for %s; make the schema self-contained (definitions under $defs)", kind.Name())
 	}
 	for i, raw := range req.References {
@@ -729,10 +723,10 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 	if len(out.text) > catalog.MaxFileSize {
 		return nil, apiErr(http.StatusRequestEntityTooLarge, codeSchemaTooLarge, "schema is larger than %d bytes", catalog.MaxFileSize)
 	}
-	if off := loneSurrogate(out.text); off >= 0 && !descriptors(kind) {
+	if off := loneSurrogate(out.text); off >= 0 && !schemaregistry.Descriptors(kind) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: a \\u escape at byte %d of the schema is a lone UTF-16 surrogate, which is not a character", off)
 	}
-	if descriptors(kind) {
+	if schemaregistry.Descriptors(kind) {
 		if df, ok := descriptorFormer(kind); ok {
 			text, err := df.RegistryText(out.text)
 			if err != nil {
@@ -746,7 +740,7 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 	if err != nil {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: not valid JSON: %s", clip(err.Error()))
 	}
-	if withRefs(kind) {
+	if schemaregistry.WithRefs(kind) {
 		// Avro: any JSON text, which its compiler reads.
 		return out, nil
 	}
@@ -816,7 +810,7 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 	if aerr != nil {
 		return nil, aerr
 	}
-	if wellKnown(subject) && snap.shared[subject] == nil && snap.subjects[subject] == nil {
+	if schemaregistry.WellKnown(subject) && snap.shared[subject] == nil && snap.subjects[subject] == nil {
 		return snap.lookupWellKnown(subject, req)
 	}
 	if vs := snap.shared[subject]; vs != nil {
@@ -833,7 +827,7 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 	if st == nil {
 		return nil, subjectNotFound(subject)
 	}
-	if !withRefs(req.kind) {
+	if !schemaregistry.WithRefs(req.kind) {
 		if vs := snap.registered(subject, req.doc); vs != nil {
 			return subjectVersion(subject, vs), nil
 		}
@@ -933,7 +927,7 @@ func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version
 	if aerr != nil {
 		return nil, aerr
 	}
-	if withRefs(req.kind) {
+	if schemaregistry.WithRefs(req.kind) {
 		// As registration: a schema the registry could not even parse
 		// without its references is not "compatible".
 		if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {
@@ -1034,7 +1028,7 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	for {
 		// Already registered: the same schema (as served, or as the file
 		// is) returns its id and creates no version.
-		if !withRefs(req.kind) {
+		if !schemaregistry.WithRefs(req.kind) {
 			if vs := snap.registered(subject, req.doc); vs != nil {
 				return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
 			}
@@ -1050,7 +1044,7 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 		if aerr != nil {
 			return nil, aerr
 		}
-		if withRefs(req.kind) {
+		if schemaregistry.WithRefs(req.kind) {
 			// References first: a Confluent registry cannot even parse a
 			// schema without them.
 			if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {
@@ -1469,7 +1463,7 @@ func acceptedMediaType(ct string) bool {
 		return false
 	}
 	switch mt {
-	case ContentType, "application/vnd.schemaregistry+json", "application/json", "application/octet-stream":
+	case schemaregistry.ContentType, "application/vnd.schemaregistry+json", "application/json", "application/octet-stream":
 		return true
 	}
 	return false

@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"bytes"
@@ -20,6 +20,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // TestMain doubles as `evtool registry serve` for the kill test: with
@@ -101,7 +103,7 @@ func idsOnDisk(t testing.TB, dir string) map[string]int {
 // consistent, the leftover is ignored by the loader and removed by the
 // next start, and the schema keeps the id it was given.
 func TestServerCrashBeforeRename(t *testing.T) {
-	dir := minimalCatalog(t, "BACKWARD", nil)
+	dir := srtest.MinimalCatalog(t, "BACKWARD", nil)
 	crash := errors.New("simulated crash")
 	s1, url := startServer(t, ServerOptions{Dir: dir, commitHook: func(tmp, final string) error {
 		if strings.HasSuffix(final, "v2.json") {
@@ -110,8 +112,8 @@ func TestServerCrashBeforeRename(t *testing.T) {
 		return nil
 	}})
 	schema := `{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"}},"required":["id"]}`
-	_, err := srClient(t, url).RegisterSchema(ctx, "com.example.thing.happened", sr.Schema{Schema: schema, Type: sr.TypeJSON}, -1, -1)
-	if srCode(err) != 50001 || srStatus(err) != 500 {
+	_, err := srtest.SRClient(t, url).RegisterSchema(ctx, "com.example.thing.happened", sr.Schema{Schema: schema, Type: sr.TypeJSON}, -1, -1)
+	if srtest.SRCode(err) != 50001 || srStatus(err) != 500 {
 		t.Fatalf("registration during the crash: %v", err)
 	}
 	if strings.Contains(err.Error(), "goroutine") {
@@ -142,7 +144,7 @@ func TestServerCrashBeforeRename(t *testing.T) {
 	if got := s2.Subjects(); len(got) != 1 {
 		t.Fatalf("subjects after restart: %v", got)
 	}
-	cl := srClient(t, url2)
+	cl := srtest.SRClient(t, url2)
 	id, err := cl.RegisterSchema(ctx, "com.example.thing.happened", sr.Schema{Schema: schema, Type: sr.TypeJSON}, -1, -1)
 	if err != nil || id != idBefore {
 		t.Fatalf("after restart: id %d, %v; want %d", id, err, idBefore)
@@ -155,7 +157,7 @@ func TestServerCrashBeforeRename(t *testing.T) {
 // TestServerCrashWritingIDs: a crash while replacing the ids file leaves
 // the old ids file whole and no version without an id.
 func TestServerCrashWritingIDs(t *testing.T) {
-	dir := minimalCatalog(t, "BACKWARD", nil)
+	dir := srtest.MinimalCatalog(t, "BACKWARD", nil)
 	s, err := NewServer(ServerOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +176,7 @@ func TestServerCrashWritingIDs(t *testing.T) {
 	if got := idsOnDisk(t, dir); fmt.Sprint(got) != fmt.Sprint(before) {
 		t.Fatalf("ids file changed: %v -> %v", before, got)
 	}
-	if cat := loadCat(t, dir); len(cat.Lookup("com.example.thing.happened").Versions) != 1 {
+	if cat := srtest.LoadCat(t, dir); len(cat.Lookup("com.example.thing.happened").Versions) != 1 {
 		t.Fatal("a version was written without its id")
 	}
 	s.Close() // a crashed process holds no lock
@@ -199,7 +201,7 @@ func TestServerKilledDuringRegistrations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a subprocess")
 	}
-	dir := minimalCatalog(t, "NONE", nil)
+	dir := srtest.MinimalCatalog(t, "NONE", nil)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "EVTOOL_TEST_SERVE_DIR="+dir)
 	cmd.Stderr = os.Stderr
@@ -221,7 +223,7 @@ func TestServerKilledDuringRegistrations(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatal("the server subprocess did not start")
 	}
-	cl := srClient(t, url)
+	cl := srtest.SRClient(t, url)
 	var (
 		next  atomic.Int64
 		acked sync.Map // schema text -> id
@@ -308,9 +310,9 @@ func TestServerKilledDuringRegistrations(t *testing.T) {
 // behind: a v1.json without its topic would be a type the subject can
 // never extend under the topic-type strategy.
 func TestServerNewTypeMetaWriteFails(t *testing.T) {
-	dir := minimalCatalog(t, "NONE", nil)
+	dir := srtest.MinimalCatalog(t, "NONE", nil)
 	failed := false
-	s, _ := startServer(t, ServerOptions{Dir: dir, Strategy: StrategyTopicType, commitHook: func(tmp, final string) error {
+	s, _ := startServer(t, ServerOptions{Dir: dir, Strategy: schemaregistry.StrategyTopicType, commitHook: func(tmp, final string) error {
 		if strings.HasSuffix(final, "event.yaml") && !failed {
 			failed = true
 			os.Remove(tmp)
@@ -334,7 +336,7 @@ func TestServerNewTypeMetaWriteFails(t *testing.T) {
 	if r.status != 200 || !strings.Contains(r.body, `"version":1`) {
 		t.Fatalf("retry: HTTP %d: %s", r.status, r.body)
 	}
-	if got := loadCat(t, dir).Lookup("com.example.order.placed"); got == nil || got.Meta.Topic != "orders" {
+	if got := srtest.LoadCat(t, dir).Lookup("com.example.order.placed"); got == nil || got.Meta.Topic != "orders" {
 		t.Fatalf("after the retry: %+v", got)
 	}
 }

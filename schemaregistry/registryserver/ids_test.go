@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // TestServedIDsReachCatalog: the ids serve gives Avro and Protobuf
@@ -35,12 +36,12 @@ func TestServedIDsReachCatalog(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := formatCatalog(t, tc.name)
 			_, srURL := startServer(t, ServerOptions{Dir: dir})
-			cl := srClient(t, srURL)
+			cl := srtest.SRClient(t, srURL)
 			ss, err := cl.CreateSchema(ctx, tc.subject, sr.Schema{Schema: tc.registered, Type: tc.schemaType, References: tc.refs})
 			if err != nil || ss.Version != 3 {
 				t.Fatalf("register: %+v %v", ss, err)
 			}
-			cat := loadCat(t, dir)
+			cat := srtest.LoadCat(t, dir)
 			ids, err := catalog.LoadSchemaIDs(cat)
 			if err != nil {
 				t.Fatal(err)

@@ -1,9 +1,8 @@
-package schemaregistry
+package registryserver
 
 import (
 	"github.com/evtool/evtool/catalog"
-	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/formats"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // The well-known Protobuf files (google/protobuf/*.proto) are built into
@@ -19,29 +18,10 @@ import (
 // fields, enums and their numbers; options and comments may differ between
 // protobuf releases).
 
-// builtinFiler is the provider whose compiler has files built in that
-// clients register all the same (format.BuiltinFiler: Protobuf's
-// well-known files), with its kind.
-func builtinFiler() (format.BuiltinFiler, format.Kind, bool) {
-	for _, p := range formats.All() {
-		if bf, ok := p.(format.BuiltinFiler); ok {
-			return bf, p.Kind(), true
-		}
-	}
-	return nil, "", false
-}
-
-// wellKnown reports an import of the well-known types, which registries
-// resolve themselves: they are never registered nor written.
-func wellKnown(name string) bool {
-	bf, _, ok := builtinFiler()
-	return ok && bf.IsBuiltin(name)
-}
-
 // wellKnownForm is the served form of a well-known file, or an error when
 // subject names none.
-func wellKnownForm(subject string) (*Form, *apiError) {
-	bf, kind, ok := builtinFiler()
+func wellKnownForm(subject string) (*schemaregistry.Form, *apiError) {
+	bf, kind, ok := schemaregistry.BuiltinFiler()
 	if !ok {
 		return nil, apiErr(422, codeInvalidSubject, "subject %q is no well-known file: no format has files built into its compiler", clip(subject))
 	}
@@ -52,20 +32,20 @@ func wellKnownForm(subject string) (*Form, *apiError) {
 	if err != nil {
 		return nil, apiErr(500, codeStore, "well-known file %s: %v", subject, err)
 	}
-	return &Form{Kind: kind, Text: text, Digest: digest}, nil
+	return &schemaregistry.Form{Kind: kind, Text: text, Digest: digest}, nil
 }
 
 // wellKnownRequest checks that a schema request for a well-known subject
 // declares the well-known file's declarations, and returns its form.
-func wellKnownRequest(subject string, req *schemaReq) (*Form, *apiError) {
+func wellKnownRequest(subject string, req *schemaReq) (*schemaregistry.Form, *apiError) {
 	form, aerr := wellKnownForm(subject)
 	if aerr != nil {
 		return nil, aerr
 	}
 	if req.kind != form.Kind {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is a well-known %s file, not schemaType %s", clip(subject), form.Kind.Name(), SchemaType(req.kind))
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is a well-known %s file, not schemaType %s", clip(subject), form.Kind.Name(), schemaregistry.SchemaType(req.kind))
 	}
-	bf, _, _ := builtinFiler()
+	bf, _, _ := schemaregistry.BuiltinFiler()
 	difference, err := bf.CheckBuiltin(subject, req.text)
 	if err != nil {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %s", clip(err.Error()))
@@ -135,7 +115,7 @@ func (snap *snapshot) addWellKnown() {
 	if !unclaimed {
 		return
 	}
-	bf, _, ok := builtinFiler()
+	bf, _, ok := schemaregistry.BuiltinFiler()
 	if !ok {
 		return
 	}

@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // LockFile, in the state directory, is locked by every `evtool registry
@@ -42,7 +44,7 @@ func lockCatalog(stateDir string, readOnly bool) (*dirLock, error) {
 			return nil, nil
 		}
 	} else if f, err = openLockFile(stateDir, p); err != nil {
-		return nil, fmt.Errorf("cannot create the lock file %s: %w", p, unwrapPath(err))
+		return nil, fmt.Errorf("cannot create the lock file %s: %w", p, schemaregistry.UnwrapPath(err))
 	}
 	if err := flockFile(f, !readOnly); err != nil {
 		f.Close()

@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"bufio"
@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // Real third-party registry clients against evtool's server. The clients
@@ -35,12 +38,12 @@ func TestKafkajsSchemaRegistryClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(modules, "@kafkajs", "confluent-schema-registry")); err != nil {
 		t.Skipf("@kafkajs/confluent-schema-registry is not in %s", modules)
 	}
-	dir := minimalCatalog(t, "FULL_TRANSITIVE", nil)
+	dir := srtest.MinimalCatalog(t, "FULL_TRANSITIVE", nil)
 	cfgBefore, _ := os.ReadFile(filepath.Join(dir, "evtool.yaml"))
 	_, url := startServer(t, ServerOptions{Dir: dir})
 	v2 := `{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"}},"required":["id"]}`
 	v3 := `{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"},"tag":{"type":"string"}},"required":["id"]}`
-	script, _ := filepath.Abs(filepath.Join("testdata", "clients", "kafkajs_register.js"))
+	script, _ := filepath.Abs(filepath.Join("..", "testdata", "clients", "kafkajs_register.js"))
 	cmd := exec.Command(node, script, url, thing, v2, v3, "FULL_TRANSITIVE")
 	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
 	var stderr bytes.Buffer
@@ -73,7 +76,7 @@ func TestKafkajsSchemaRegistryClient(t *testing.T) {
 	if cfg, _ := os.ReadFile(filepath.Join(dir, "evtool.yaml")); !bytes.Equal(cfg, cfgBefore) {
 		t.Fatal("evtool.yaml changed")
 	}
-	if n := len(loadCat(t, dir).Lookup(thing).Versions); n != 3 {
+	if n := len(srtest.LoadCat(t, dir).Lookup(thing).Versions); n != 3 {
 		t.Fatalf("%d versions, want 3", n)
 	}
 }
@@ -99,19 +102,19 @@ func TestConfluentPythonJSONSerializer(t *testing.T) {
 	if python == "" {
 		t.Skip("no python3 with confluent_kafka (apt-get install python3-confluent-kafka)")
 	}
-	script, _ := filepath.Abs(filepath.Join("testdata", "clients", "confluent_json_serializer.py"))
+	script, _ := filepath.Abs(filepath.Join("..", "testdata", "clients", "confluent_json_serializer.py"))
 	const schema = `{"title":"Thing","type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"}},"required":["id"]}`
 	cases := []struct {
-		strategy Strategy
+		strategy schemaregistry.Strategy
 		versions int // of com.example.thing.happened afterwards
 		contains string
 	}{
-		{StrategyTopic, 2, `"id"`},
-		{StrategyType, 1, "looks like TopicNameStrategy"},
+		{schemaregistry.StrategyTopic, 2, `"id"`},
+		{schemaregistry.StrategyType, 1, "looks like TopicNameStrategy"},
 	}
 	for _, c := range cases {
 		t.Run(string(c.strategy), func(t *testing.T) {
-			dir := minimalCatalog(t, "BACKWARD", map[string]string{"schemas/" + thing + "/event.yaml": "topic: orders\n"})
+			dir := srtest.MinimalCatalog(t, "BACKWARD", map[string]string{"schemas/" + thing + "/event.yaml": "topic: orders\n"})
 			_, url := startServer(t, ServerOptions{Dir: dir, Strategy: c.strategy})
 			var stderr bytes.Buffer
 			cmd := exec.Command(python, script, url, "orders", schema, `{"id":"o-1","note":"hi"}`)
@@ -120,11 +123,11 @@ func TestConfluentPythonJSONSerializer(t *testing.T) {
 			if err != nil {
 				t.Fatalf("python: %v\n%s", err, stderr.String())
 			}
-			mustContain(t, string(out), c.contains)
+			srtest.MustContain(t, string(out), c.contains)
 			if _, err := os.Stat(filepath.Join(dir, "schemas", "orders-value")); err == nil {
 				t.Fatal("subject orders-value became a type directory")
 			}
-			if n := len(loadCat(t, dir).Lookup(thing).Versions); n != c.versions {
+			if n := len(srtest.LoadCat(t, dir).Lookup(thing).Versions); n != c.versions {
 				t.Fatalf("%s has %d versions, want %d", thing, n, c.versions)
 			}
 		})
@@ -171,9 +174,9 @@ func TestConfluentPythonReferences(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.kind, func(t *testing.T) {
-			dir := writeCatalog(t, map[string]string{"evtool.yaml": "version: 1\ncompat:\n  mode: BACKWARD\n", "schemas/.keep": ""})
+			dir := srtest.WriteCatalog(t, map[string]string{"evtool.yaml": "version: 1\ncompat:\n  mode: BACKWARD\n", "schemas/.keep": ""})
 			_, url := startServer(t, ServerOptions{Dir: dir})
-			script, _ := filepath.Abs(filepath.Join("testdata", "clients", "confluent_references.py"))
+			script, _ := filepath.Abs(filepath.Join("..", "testdata", "clients", "confluent_references.py"))
 			var stderr bytes.Buffer
 			cmd := exec.Command(python, script, url, tc.subject, tc.schema, tc.refSubject, tc.refSchema, tc.kind)
 			cmd.Stderr = &stderr
@@ -220,7 +223,7 @@ func TestConfluentPythonReferences(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			loadCat(t, dir)
+			srtest.LoadCat(t, dir)
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"bytes"
@@ -19,6 +19,8 @@ import (
 	"github.com/evtool/evtool/internal/pythontest"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/records"
+	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
 // pythonWith returns a python3 that imports every module, or skips t
@@ -92,7 +94,7 @@ func runPython(t *testing.T, python string, out any, args ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	script, _ := filepath.Abs(filepath.Join("testdata", "clients", "confluent_serializers.py"))
+	script, _ := filepath.Abs(filepath.Join("..", "testdata", "clients", "confluent_serializers.py"))
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, python, append([]string{script}, args...)...)
 	cmd.Stderr = &stderr
@@ -146,8 +148,8 @@ func TestConfluentPythonSerializers(t *testing.T) {
 	}
 	python := pythonWith(t, "apt-get install python3-confluent-kafka python3-avro python3-protobuf", "confluent_kafka.avro", "confluent_kafka.schema_registry.protobuf", "avro", "google.protobuf")
 	dir := filepath.Join(t.TempDir(), "interop")
-	copyDir(t, filepath.Join("testdata", "interop"), dir)
-	_, url := startServer(t, ServerOptions{Dir: dir, Strategy: StrategyTopic})
+	srtest.CopyDir(t, filepath.Join("testdata", "interop"), dir)
+	_, url := startServer(t, ServerOptions{Dir: dir, Strategy: schemaregistry.StrategyTopic})
 	var topics []string
 	for _, tc := range interopCases {
 		topics = append(topics, tc.topic, tc.topic+".evtool")
@@ -176,7 +178,7 @@ func TestConfluentPythonSerializers(t *testing.T) {
 			if res.Error != "" || len(res.Errors) > 0 || res.Produced != len(tc.values) {
 				t.Fatalf("python: %+v", res)
 			}
-			cat := loadCat(t, dir)
+			cat := srtest.LoadCat(t, dir)
 			et := cat.Lookup(tc.typ)
 			if len(et.Versions) != 2 {
 				t.Fatalf("%s has %d versions after Python's registration, want 2", tc.typ, len(et.Versions))
@@ -210,7 +212,7 @@ func TestConfluentPythonSerializers(t *testing.T) {
 		})
 	}
 
-	cat := loadCat(t, dir)
+	cat := srtest.LoadCat(t, dir)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(broker))
 	if err != nil {
 		t.Fatal(err)
@@ -285,7 +287,7 @@ func TestConfluentPythonSerializers(t *testing.T) {
 // what Python's serializer framed with.
 func servedID(t *testing.T, url, subject string, version int) uint32 {
 	t.Helper()
-	ss, err := srClient(t, url).SchemaByVersion(ctx, subject, version)
+	ss, err := srtest.SRClient(t, url).SchemaByVersion(ctx, subject, version)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package schemaregistry
+package registryserver
 
 import (
 	"bytes"
@@ -23,11 +23,10 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/engine"
-	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemaregistry"
 )
 
 // The server's state lives beside evtool.yaml, outside the catalog root
@@ -95,13 +94,13 @@ type subjectState struct {
 
 type versionState struct {
 	v    *catalog.Version
-	form *Form
+	form *schemaregistry.Form
 	id   int
 }
 
 type schemaRec struct {
 	id     int
-	form   *Form
+	form   *schemaregistry.Form
 	usages []usage
 }
 
@@ -114,7 +113,7 @@ type usage struct {
 type store struct {
 	dir      string
 	readOnly bool
-	strategy Strategy
+	strategy schemaregistry.Strategy
 	hook     func(tmp, final string) error // tests: crash simulation
 
 	mu   sync.Mutex // serializes writes
@@ -170,7 +169,7 @@ func (l *subjectLocks) lock(ctx context.Context, subject string) (func(), error)
 	}
 }
 
-func openStore(dir string, readOnly bool, strategy Strategy) (*store, []string, error) {
+func openStore(dir string, readOnly bool, strategy schemaregistry.Strategy) (*store, []string, error) {
 	s := &store{dir: dir, readOnly: readOnly, strategy: strategy, cache: &catalog.SchemaCache{}}
 	files, root, err := readTree(dir)
 	if err != nil {
@@ -254,7 +253,7 @@ func readTree(dir string) (fstest.MapFS, string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("catalog root %s: %w", rootDir, unwrapPath(err))
+		return nil, "", fmt.Errorf("catalog root %s: %w", rootDir, schemaregistry.UnwrapPath(err))
 	}
 	return files, root, nil
 }
@@ -290,7 +289,7 @@ func (s *store) build(files fstest.MapFS, root string, cat *catalog.Catalog) (*s
 	if err != nil {
 		return nil, err
 	}
-	forms := NewDraftForms(sub, cat.Draft)
+	forms := schemaregistry.NewDraftForms(sub, cat.Draft)
 	snap := &snapshot{files: files, root: root, cat: cat, subjects: map[string]*subjectState{}, byID: map[int]*schemaRec{}, pending: map[string]catalog.Mode{}, cache: s.cache}
 	ids, next, err := s.readIDs(root)
 	if err != nil {
@@ -306,7 +305,7 @@ func (s *store) build(files fstest.MapFS, root string, cat *catalog.Catalog) (*s
 	}
 	for _, t := range cat.Types {
 		subject, err := s.strategy.Subject(t)
-		if err != nil || (s.strategy == StrategyTopic && topics[t.Meta.Topic] > 1) {
+		if err != nil || (s.strategy == schemaregistry.StrategyTopic && topics[t.Meta.Topic] > 1) {
 			continue // no subject of its own under the strategy
 		}
 		st := &subjectState{subject: subject, t: t}
@@ -754,7 +753,7 @@ type candidate struct {
 	t     *catalog.EventType
 	v     *catalog.Version
 	rel   string // path inside files
-	form  *Form
+	form  *schemaregistry.Form
 }
 
 // prepare places doc as the next version of subject in a copy of the
@@ -800,7 +799,7 @@ func (snap *snapshot) prepare(subject, typ string, kind format.Kind, text, meta 
 	if err != nil {
 		return nil, apiErr(500, codeStore, "internal error")
 	}
-	f, err := NewDraftForms(sub, cat.Draft).Of(t.Version(n))
+	f, err := schemaregistry.NewDraftForms(sub, cat.Draft).Of(t.Version(n))
 	if err != nil {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %v", err)
 	}
@@ -841,14 +840,14 @@ func caseVariant(files fstest.MapFS, rel string) string {
 // strategy ("<topic>-value", the default of Confluent's serializers) the
 // type must exist: it is the one type whose event.yaml has the topic. No
 // subject is ever turned into a type it does not name.
-func (snap *snapshot) typeFor(subject string, strategy Strategy) (string, []byte, *apiError) {
+func (snap *snapshot) typeFor(subject string, strategy schemaregistry.Strategy) (string, []byte, *apiError) {
 	if st := snap.subjects[subject]; st != nil {
 		return st.t.Name, nil, nil
 	}
 	var typ, topic string
 	switch strategy {
-	case StrategyTopic:
-		topic, ok := strings.CutSuffix(subject, ValueSuffix)
+	case schemaregistry.StrategyTopic:
+		topic, ok := strings.CutSuffix(subject, schemaregistry.ValueSuffix)
 		if !ok || topic == "" {
 			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not <topic>-value: under the topic subject strategy (TopicNameStrategy) a subject names a topic's value schema; key schemas and other subjects are not catalog types", clip(subject))
 		}
@@ -862,7 +861,7 @@ func (snap *snapshot) typeFor(subject string, strategy Strategy) (string, []byte
 			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q: no type of the catalog has topic %q in its event.yaml; under the topic subject strategy a registration extends that one type and never creates one: add the type in git (schemas/<type>/event.yaml with `topic: %s`)", clip(subject), clip(topic), clip(topic))
 		}
 		return "", nil, apiErr(422, codeInvalidSchema, "subject %q: topic %q carries %d types (%s), and the topic subject strategy (TopicNameStrategy) can serve one schema per topic: serve with --subject-strategy topic-type and use TopicRecordNameStrategy in the clients", clip(subject), clip(topic), len(names), strings.Join(names, ", "))
-	case StrategyTopicType:
+	case schemaregistry.StrategyTopicType:
 		var ok bool
 		if typ, topic, ok = strategy.Split(subject, nil); !ok {
 			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not <topic>-<type> with a dotted type name, as the topic-type subject strategy (TopicRecordNameStrategy) needs", clip(subject))
@@ -874,14 +873,14 @@ func (snap *snapshot) typeFor(subject string, strategy Strategy) (string, []byte
 		if !catalog.ValidTypeName(subject) {
 			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name: subjects of an evtool registry are catalog types (dot-separated segments of letters, digits, '-' and '_')", clip(subject))
 		}
-		if strings.HasSuffix(subject, ValueSuffix) || strings.HasSuffix(subject, "-key") {
+		if strings.HasSuffix(subject, schemaregistry.ValueSuffix) || strings.HasSuffix(subject, "-key") {
 			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q looks like TopicNameStrategy's <topic>-value (the default of Confluent's serializers), and no type has that name; under the type subject strategy subjects are type names: serve with --subject-strategy topic (or registry.subject_strategy: topic in evtool.yaml) to map it to the type whose event.yaml has that topic, or configure the client's subject name strategy", clip(subject))
 		}
 		typ = subject
 	}
 	var meta strings.Builder
 	if topic != "" {
-		fmt.Fprintf(&meta, "topic: %s\n", yamlString(topic)) // quoted: a topic may read as a number or a bool
+		fmt.Fprintf(&meta, "topic: %s\n", schemaregistry.YAMLString(topic)) // quoted: a topic may read as a number or a bool
 	}
 	if lvl, ok := snap.pending[subject]; ok {
 		fmt.Fprintf(&meta, "compat:\n  mode: %s\n", lvl)
@@ -916,60 +915,27 @@ func relativeMessages(le *catalog.LoadError, rel string) string {
 }
 
 // compatFindings compares cand with each of olds in the directions mode
-// requires, with evtool's engine, and applies evtool.yaml's approvals.
+// requires, with the engine of their format as `evtool compat check`
+// chooses it, and applies evtool.yaml's approvals.
 func compatFindings(ctx context.Context, cat *catalog.Catalog, t *catalog.EventType, cand *catalog.Version, olds []*catalog.Version, mode catalog.Mode, profile catalog.Profile) []report.Finding {
 	if mode == catalog.ModeNone || len(olds) == 0 {
 		return nil
 	}
-	samples := cat.Config.Compat.Samples
-	opts := engine.Options{Profile: profile, Samples: samples, Seed: 1, Context: ctx}
-	var closer func(*catalog.Version) (*jsonschema.Schema, error)
-	if profile != catalog.ProfileStrict && samples >= 0 {
-		closer = cat.TransformedCompiler(jsoncompat.Close)
-	}
-	side := func(v *catalog.Version) *jsoncompat.Side {
-		var closed *jsonschema.Schema
-		if closer != nil {
-			closed, _ = closer(v)
-		}
-		return jsoncompat.NewSide(v.Schema, closed)
-	}
+	opts := engine.Options{Profile: profile, Samples: cat.Config.Compat.Samples, Seed: 1, Context: ctx}
+	cmp := compat.CompareOf(cand.Format)
 	var out []report.Finding
-	if withRefs(cand.Format) {
-		// Avro and Protobuf: the format's engine, as `evtool compat check`
-		// chooses it.
-		cmp := compat.CompareOf(cand.Format)
-		for _, o := range olds {
-			if o.Compiled == nil || cand.Compiled == nil {
-				continue
-			}
-			p := engine.Pair{Type: t.Name, OldVersion: o.Number, NewVersion: cand.Number, OldFile: o.File, NewFile: cand.File,
-				Subject: fmt.Sprintf("%s v%d -> v%d", t.Name, o.Number, cand.Number)}
-			vp := engine.VersionPair{Pair: p, Old: o, New: cand, OldCatalog: cat, NewCatalog: cat}
-			for _, dir := range []engine.Direction{engine.Backward, engine.Forward} {
-				if (dir == engine.Backward && !mode.Backward()) || (dir == engine.Forward && !mode.Forward()) {
-					continue
-				}
-				out = append(out, compat.ComparePair(vp, dir, opts, cmp)...)
-			}
-		}
-		return keepFindings(compat.ApplyIgnores(out, cat.Config, cat.ConfigFile))
-	}
-	newSide := side(cand)
 	for _, o := range olds {
-		if o.Schema == nil || cand.Schema == nil {
+		if o.Compiled == nil || cand.Compiled == nil {
 			continue
 		}
 		p := engine.Pair{Type: t.Name, OldVersion: o.Number, NewVersion: cand.Number, OldFile: o.File, NewFile: cand.File,
 			Subject: fmt.Sprintf("%s v%d -> v%d", t.Name, o.Number, cand.Number)}
-		oldSide := side(o)
+		vp := engine.VersionPair{Pair: p, Old: o, New: cand, OldCatalog: cat, NewCatalog: cat, LineOf: cat.LineOf}
 		for _, dir := range []engine.Direction{engine.Backward, engine.Forward} {
 			if (dir == engine.Backward && !mode.Backward()) || (dir == engine.Forward && !mode.Forward()) {
 				continue
 			}
-			for _, f := range jsoncompat.Compare(oldSide, newSide, dir, opts) {
-				out = append(out, f.ToReport(p, cat.Locate, cat.Locate, cat.LineOf))
-			}
+			out = append(out, compat.ComparePair(vp, dir, opts, cmp)...)
 		}
 	}
 	return keepFindings(compat.ApplyIgnores(out, cat.Config, cat.ConfigFile))

@@ -598,11 +598,15 @@ func (c *Catalog) CheckTypeExamples(t *EventType) []report.Finding {
 				out = append(out, checkFormatExamples(t, v, bd.ExampleForm())...)
 				continue
 			}
-			if v.Schema == nil {
+			if v.Compiled == nil {
+				continue
+			}
+			vv, ok := formats.Of(v.Compiled).(format.ValueValidator)
+			if !ok {
 				continue
 			}
 			for _, ex := range v.Examples {
-				for _, p := range ValidationProblems(v.Schema, ex.value()) {
+				for _, p := range vv.ValidateValue(v.Compiled, ex.value()) {
 					line, col := jsonpos.Find(ex.Text, p.Pointer)
 					out = append(out, report.Finding{Rule: RuleExampleInvalid, Severity: report.SeverityError,
 						File: ex.File, Line: line, Column: col, Pointer: p.Pointer, Subject: fmt.Sprintf("%s v%d", t.Name, v.Number),

@@ -12,6 +12,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/report"
 )
 
@@ -149,11 +151,11 @@ func TestLoadBasic(t *testing.T) {
 	}
 	// The $id-referenced money schema and the cyclic tree are in force.
 	bad := map[string]any{"id": "x", "price": map[string]any{"currency": "EUR"}}
-	if ValidationProblems(v2.Schema, bad) == nil {
+	if validationProblems(v2, bad) == nil {
 		t.Error("price without amount accepted: $id ref not resolved")
 	}
 	deep := map[string]any{"id": "x", "tree": map[string]any{"children": []any{map[string]any{"name": 5}}}}
-	if ValidationProblems(v2.Schema, deep) == nil {
+	if validationProblems(v2, deep) == nil {
 		t.Error("cyclic ref not enforced")
 	}
 	// draft-07 by $schema, 2020-12 by default.
@@ -360,7 +362,7 @@ func TestFormatAnnotationAllDrafts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, name := range []string{"x.d7", "x.d20"} {
-			invalid := ValidationProblems(cat.Lookup(name).Version(1).Schema, "not an email") != nil
+			invalid := validationProblems(cat.Lookup(name).Version(1), "not an email") != nil
 			if invalid != assert {
 				t.Errorf("assert_formats=%v: %s rejects a bad email: %v", assert, name, invalid)
 			}
@@ -399,4 +401,10 @@ func TestVersionGapNoOrphanExamples(t *testing.T) {
 	if !errors.As(err, &le) || len(le.Findings) != 1 || le.Findings[0].Rule != RuleVersionGap {
 		t.Fatalf("findings: %v", err)
 	}
+}
+
+// validationProblems validates v against a version's schema through its
+// provider, as the catalog's examples are checked.
+func validationProblems(ver *Version, v any) format.Errors {
+	return formats.Of(ver.Compiled).(format.ValueValidator).ValidateValue(ver.Compiled, v)
 }

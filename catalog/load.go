@@ -19,7 +19,6 @@ import (
 	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonstrict"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/internal/yamldoc"
 	"github.com/evtool/evtool/metaschema"
 	"github.com/evtool/evtool/report"
@@ -159,7 +158,7 @@ type loader struct {
 	deferred bool
 	// metas are the meta-schemas compiled for decodeYAML, by name: once
 	// per load, not once per event.yaml.
-	metas map[string]*jsonschema.Schema
+	metas map[string]*metaschema.Schema
 }
 
 func (l *loader) show(p string) string { return showPath(l.display, p) }
@@ -380,7 +379,7 @@ func (l *loader) decodeYAML(file string, data []byte, metaSchema, rule string, o
 }
 
 // metaSchema is metaschema.Compile(name), compiled once per load.
-func (l *loader) metaSchema(name string) (*jsonschema.Schema, error) {
+func (l *loader) metaSchema(name string) (*metaschema.Schema, error) {
 	if m := l.metas[name]; m != nil {
 		return m, nil
 	}
@@ -389,7 +388,7 @@ func (l *loader) metaSchema(name string) (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	if l.metas == nil {
-		l.metas = map[string]*jsonschema.Schema{}
+		l.metas = map[string]*metaschema.Schema{}
 	}
 	l.metas[name] = m
 	return m, nil

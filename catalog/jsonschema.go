@@ -28,9 +28,6 @@ func ParseDraft(s string) (Draft, error) { return jsformat.ParseDraft(s) }
 // DraftNames is jsformat.DraftNames.
 func DraftNames() string { return jsformat.DraftNames() }
 
-// NewCompiler is jsformat.NewCompiler.
-func NewCompiler(assertFormats bool) *jsonschema.Compiler { return jsformat.NewCompiler(assertFormats) }
-
 // NewDraftCompiler is jsformat.NewDraftCompiler.
 func NewDraftCompiler(assertFormats bool, draft Draft) *jsonschema.Compiler {
 	return jsformat.NewDraftCompiler(assertFormats, draft)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
+	jsonformat "github.com/evtool/evtool/format/jsonschema"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 
@@ -143,7 +145,7 @@ func TestLoadBasic(t *testing.T) {
 		t.Errorf("compat(b) = %s, want evtool.yaml's BACKWARD", mode)
 	}
 	v2 := a.Version(2)
-	if v2.Schema == nil || !strings.HasPrefix(v2.Digest, "sha256:") || len(v2.Examples) != 1 {
+	if jsonSchemaOf(v2) == nil || !strings.HasPrefix(v2.Digest, "sha256:") || len(v2.Examples) != 1 {
 		t.Fatalf("v2 = %+v", v2)
 	}
 	if probs := cat.CheckExamples(); len(probs) != 0 {
@@ -159,10 +161,10 @@ func TestLoadBasic(t *testing.T) {
 		t.Error("cyclic ref not enforced")
 	}
 	// draft-07 by $schema, 2020-12 by default.
-	if d := cat.Lookup("com.example.b").Version(1).Schema.DraftVersion; d != 7 {
+	if d := jsonSchemaOf(cat.Lookup("com.example.b").Version(1)).DraftVersion; d != 7 {
 		t.Errorf("b draft = %d", d)
 	}
-	if d := a.Version(1).Schema.DraftVersion; d != 2020 {
+	if d := jsonSchemaOf(a.Version(1)).DraftVersion; d != 2020 {
 		t.Errorf("default draft = %d", d)
 	}
 	uri := cat.DataSchema("com.example.a", 2)
@@ -383,7 +385,7 @@ func TestTypeNamedExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := cat.Lookup("examples").Version(1)
-	if v == nil || v.Schema == nil || v.Schema.Validate(map[string]any{}) == nil || len(v.Examples) != 1 {
+	if v == nil || jsonSchemaOf(v) == nil || jsonSchemaOf(v).Validate(map[string]any{}) == nil || len(v.Examples) != 1 {
 		t.Fatalf("version %+v", v)
 	}
 }
@@ -401,6 +403,15 @@ func TestVersionGapNoOrphanExamples(t *testing.T) {
 	if !errors.As(err, &le) || len(le.Findings) != 1 || le.Findings[0].Rule != RuleVersionGap {
 		t.Fatalf("findings: %v", err)
 	}
+}
+
+// jsonSchemaOf is the library's compiled schema of a JSON Schema
+// version (nil for another format or a version that did not compile).
+func jsonSchemaOf(v *Version) *jsonschema.Schema {
+	if js, ok := v.Compiled.(*jsonformat.Schema); ok {
+		return js.JSONSchema()
+	}
+	return nil
 }
 
 // validationProblems validates v against a version's schema through its

@@ -22,7 +22,6 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
 	jsformat "github.com/evtool/evtool/format/jsonschema"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 
@@ -87,9 +86,10 @@ type Version struct {
 	// Format is the format the file is written in, by its extension.
 	Format format.Kind
 	// Compiled is the version's schema behind the format seam (for JSON
-	// Schema a *jsonschema.Schema of format/jsonschema wrapping Schema;
-	// for Avro an *avro.Schema, for Protobuf a *protobuf.Schema of their
-	// format packages); nil when the version did not compile.
+	// Schema a *jsonschema.Schema of format/jsonschema wrapping the
+	// library's compiled schema; for Avro an *avro.Schema, for Protobuf a
+	// *protobuf.Schema of their format packages); nil when the version
+	// did not compile. Only format/ and the format's engines look inside.
 	Compiled format.Schema
 	// File is the display path; RelPath the slash path inside the root.
 	File    string
@@ -97,17 +97,12 @@ type Version struct {
 	// Text is the file as read; Doc its decoded value (json.Number
 	// numbers) for JSON Schema, nil for the other formats.
 	//
-	// Doc and Schema are JSON Schema's own forms, set from what its
-	// provider read with the root (format.RootVersion) and compiled (a
-	// schema with a JSONSchema method) rather than asked of Compiled:
-	// compat's JSON Schema engine, sampling, codegen, docs and the
-	// registry read them in many places, and a format.Schema carries
-	// neither.
+	// Doc is JSON Schema's own form, set from what its provider read
+	// with the root (format.RootVersion) rather than asked of Compiled:
+	// digests, the input scan and the registry read it, and a
+	// format.Schema does not carry it.
 	Text []byte
 	Doc  any
-	// Schema is the compiled JSON Schema; nil for the other formats and
-	// when the version did not compile.
-	Schema *jsonschema.Schema
 	// Digest is "sha256:" and the hex SHA-256 of the format's canonical
 	// form (for JSON Schema the canonical JSON of Doc).
 	Digest   string

@@ -7,7 +7,6 @@ import (
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
-	"github.com/evtool/evtool/format/jsonschema"
 )
 
 // Config is evtool.yaml.
@@ -181,7 +180,7 @@ func profilesOf(k format.Kind) format.Profiles {
 	if p, ok := formats.ForKind(k); ok {
 		return p.CompatProfiles()
 	}
-	return jsonschema.Provider{}.CompatProfiles()
+	return formats.Of(nil).CompatProfiles()
 }
 
 // Defaults when evtool.yaml says nothing: an event log is read by old and

@@ -159,7 +159,7 @@ func (c *Catalog) ReleaseType(t *EventType) {
 		return
 	}
 	for _, v := range t.Versions {
-		v.Schema, v.Compiled = nil, nil
+		v.Compiled = nil
 		if _, fromRoot := c.roots[v.Format]; !fromRoot {
 			v.Text = nil // read again by CompileType
 		} else if f := c.json[v.RelPath]; f != nil && f.Doc == nil {

@@ -4,7 +4,6 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
 	jsformat "github.com/evtool/evtool/format/jsonschema"
-	"github.com/evtool/evtool/internal/schemaerr"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
 )
@@ -28,9 +27,6 @@ func ParseDraft(s string) (Draft, error) { return jsformat.ParseDraft(s) }
 
 // DraftNames is jsformat.DraftNames.
 func DraftNames() string { return jsformat.DraftNames() }
-
-// NewCompiler is jsformat.NewCompiler.
-func NewCompiler(assertFormats bool) *jsonschema.Compiler { return jsformat.NewCompiler(assertFormats) }
 
 // NewDraftCompiler is jsformat.NewDraftCompiler.
 func NewDraftCompiler(assertFormats bool, draft Draft) *jsonschema.Compiler {
@@ -66,12 +62,6 @@ func LoadSchemaFileWith(p string, opts SchemaFileOptions) (*SchemaFile, error) {
 		opts.Marker = ConfigName
 	}
 	return jsformat.LoadSchemaFileWith(p, opts)
-}
-
-// ValidationProblems validates v against sch and returns each leaf problem
-// (nil when valid).
-func ValidationProblems(sch *jsonschema.Schema, v any) []schemaerr.Problem {
-	return jsformat.ValidationProblems(sch, v)
 }
 
 // schemaFile is a JSON file of the root as format/jsonschema read it;

@@ -8,11 +8,8 @@ import (
 	"path"
 	"sort"
 
-	"google.golang.org/protobuf/reflect/protoreflect"
-
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
-	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonstrict"
 )
@@ -88,20 +85,12 @@ const LegacySchemaIDsFile = ".registry/ids.json"
 //     whatever file each named type is written in, and numbers with a
 //     fraction or exponent in one spelling (Confluent's registry hands
 //     back Java's, 1.0 for a double).
-//   - Protobuf: ProtoFileIDDigest of the version's file.
+//   - Protobuf: the identity of the version's file (format/protobuf's
+//     FileIDDigest).
 //   - JSON Schema: DigestOf (serve keys a version that $refs shared files
 //     by its bundled document, which only it builds; JSON Schema data is
 //     never framed with an id).
 func SchemaIDDigest(s format.Schema) string { return formats.Of(s).SchemaIDDigest(s) }
-
-// ProtoFileIDDigest is a .proto file's registry identity: its descriptor
-// and those of the files in local it imports (not the well-known types),
-// without source positions or comments, deterministically marshalled.
-// The file's own name is left out, so the same schema has one identity
-// as the catalog's v2.proto and as a registry's schema.
-func ProtoFileIDDigest(fd protoreflect.FileDescriptor, local map[string]bool) string {
-	return protobuf.FileIDDigest(fd, local)
-}
 
 // SchemaIDs are the Confluent schema ids of a catalog's versions, matched
 // by the version's SchemaIDDigest. The zero value (no ids file) knows no

@@ -19,7 +19,6 @@ import (
 	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonstrict"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/internal/yamldoc"
 	"github.com/evtool/evtool/metaschema"
 	"github.com/evtool/evtool/report"
@@ -159,7 +158,7 @@ type loader struct {
 	deferred bool
 	// metas are the meta-schemas compiled for decodeYAML, by name: once
 	// per load, not once per event.yaml.
-	metas map[string]*jsonschema.Schema
+	metas map[string]*metaschema.Schema
 }
 
 func (l *loader) show(p string) string { return showPath(l.display, p) }
@@ -380,7 +379,7 @@ func (l *loader) decodeYAML(file string, data []byte, metaSchema, rule string, o
 }
 
 // metaSchema is metaschema.Compile(name), compiled once per load.
-func (l *loader) metaSchema(name string) (*jsonschema.Schema, error) {
+func (l *loader) metaSchema(name string) (*metaschema.Schema, error) {
 	if m := l.metas[name]; m != nil {
 		return m, nil
 	}
@@ -389,7 +388,7 @@ func (l *loader) metaSchema(name string) (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	if l.metas == nil {
-		l.metas = map[string]*jsonschema.Schema{}
+		l.metas = map[string]*metaschema.Schema{}
 	}
 	l.metas[name] = m
 	return m, nil
@@ -598,11 +597,15 @@ func (c *Catalog) CheckTypeExamples(t *EventType) []report.Finding {
 				out = append(out, checkFormatExamples(t, v, bd.ExampleForm())...)
 				continue
 			}
-			if v.Schema == nil {
+			if v.Compiled == nil {
+				continue
+			}
+			vv, ok := formats.Of(v.Compiled).(format.ValueValidator)
+			if !ok {
 				continue
 			}
 			for _, ex := range v.Examples {
-				for _, p := range ValidationProblems(v.Schema, ex.value()) {
+				for _, p := range vv.ValidateValue(v.Compiled, ex.value()) {
 					line, col := jsonpos.Find(ex.Text, p.Pointer)
 					out = append(out, report.Finding{Rule: RuleExampleInvalid, Severity: report.SeverityError,
 						File: ex.File, Line: line, Column: col, Pointer: p.Pointer, Subject: fmt.Sprintf("%s v%d", t.Name, v.Number),

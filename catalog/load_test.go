@@ -12,6 +12,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
+	jsonformat "github.com/evtool/evtool/format/jsonschema"
+	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 
@@ -141,7 +145,7 @@ func TestLoadBasic(t *testing.T) {
 		t.Errorf("compat(b) = %s, want evtool.yaml's BACKWARD", mode)
 	}
 	v2 := a.Version(2)
-	if v2.Schema == nil || !strings.HasPrefix(v2.Digest, "sha256:") || len(v2.Examples) != 1 {
+	if jsonSchemaOf(v2) == nil || !strings.HasPrefix(v2.Digest, "sha256:") || len(v2.Examples) != 1 {
 		t.Fatalf("v2 = %+v", v2)
 	}
 	if probs := cat.CheckExamples(); len(probs) != 0 {
@@ -149,18 +153,18 @@ func TestLoadBasic(t *testing.T) {
 	}
 	// The $id-referenced money schema and the cyclic tree are in force.
 	bad := map[string]any{"id": "x", "price": map[string]any{"currency": "EUR"}}
-	if ValidationProblems(v2.Schema, bad) == nil {
+	if validationProblems(v2, bad) == nil {
 		t.Error("price without amount accepted: $id ref not resolved")
 	}
 	deep := map[string]any{"id": "x", "tree": map[string]any{"children": []any{map[string]any{"name": 5}}}}
-	if ValidationProblems(v2.Schema, deep) == nil {
+	if validationProblems(v2, deep) == nil {
 		t.Error("cyclic ref not enforced")
 	}
 	// draft-07 by $schema, 2020-12 by default.
-	if d := cat.Lookup("com.example.b").Version(1).Schema.DraftVersion; d != 7 {
+	if d := jsonSchemaOf(cat.Lookup("com.example.b").Version(1)).DraftVersion; d != 7 {
 		t.Errorf("b draft = %d", d)
 	}
-	if d := a.Version(1).Schema.DraftVersion; d != 2020 {
+	if d := jsonSchemaOf(a.Version(1)).DraftVersion; d != 2020 {
 		t.Errorf("default draft = %d", d)
 	}
 	uri := cat.DataSchema("com.example.a", 2)
@@ -360,7 +364,7 @@ func TestFormatAnnotationAllDrafts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, name := range []string{"x.d7", "x.d20"} {
-			invalid := ValidationProblems(cat.Lookup(name).Version(1).Schema, "not an email") != nil
+			invalid := validationProblems(cat.Lookup(name).Version(1), "not an email") != nil
 			if invalid != assert {
 				t.Errorf("assert_formats=%v: %s rejects a bad email: %v", assert, name, invalid)
 			}
@@ -381,7 +385,7 @@ func TestTypeNamedExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := cat.Lookup("examples").Version(1)
-	if v == nil || v.Schema == nil || v.Schema.Validate(map[string]any{}) == nil || len(v.Examples) != 1 {
+	if v == nil || jsonSchemaOf(v) == nil || jsonSchemaOf(v).Validate(map[string]any{}) == nil || len(v.Examples) != 1 {
 		t.Fatalf("version %+v", v)
 	}
 }
@@ -399,4 +403,19 @@ func TestVersionGapNoOrphanExamples(t *testing.T) {
 	if !errors.As(err, &le) || len(le.Findings) != 1 || le.Findings[0].Rule != RuleVersionGap {
 		t.Fatalf("findings: %v", err)
 	}
+}
+
+// jsonSchemaOf is the library's compiled schema of a JSON Schema
+// version (nil for another format or a version that did not compile).
+func jsonSchemaOf(v *Version) *jsonschema.Schema {
+	if js, ok := v.Compiled.(*jsonformat.Schema); ok {
+		return js.JSONSchema()
+	}
+	return nil
+}
+
+// validationProblems validates v against a version's schema through its
+// provider, as the catalog's examples are checked.
+func validationProblems(ver *Version, v any) format.Errors {
+	return formats.Of(ver.Compiled).(format.ValueValidator).ValidateValue(ver.Compiled, v)
 }

@@ -60,23 +60,3 @@ func versionCompiler(comp *jsonschema.Compiler) func(v *Version) (*jsonschema.Sc
 		return comp.Compile(v.URL)
 	}
 }
-
-// SamplingCompiler returns a function that compiles versions of the catalog
-// again with every format asserted, for generating events: a value valid
-// under that schema is valid under the catalog's (where formats may be
-// annotations) and also under every consumer that checks formats, as the
-// decoders of `evtool gen go` do. With assert_formats the catalog's own
-// compiled schemas are returned. The function is safe for concurrent use.
-func (c *Catalog) SamplingCompiler() func(v *Version) (*jsonschema.Schema, error) {
-	if c.Config.AssertFormats {
-		return func(v *Version) (*jsonschema.Schema, error) {
-			if v.Schema == nil {
-				return nil, fmt.Errorf("%s: the schema did not compile", v.File)
-			}
-			return v.Schema, nil
-		}
-	}
-	comp := NewCompiler(true)
-	comp.UseLoader(c.json.Loader())
-	return versionCompiler(comp)
-}

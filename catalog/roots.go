@@ -5,7 +5,6 @@ import (
 
 	"github.com/evtool/evtool/format"
 	jsformat "github.com/evtool/evtool/format/jsonschema"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 
@@ -20,12 +19,6 @@ type rootOf struct {
 // locations and pointer lines from (Locate, LineOf, the input scan).
 type jsonFiles interface {
 	JSONFiles() jsformat.Files
-}
-
-// jsonSchemaOf is a compiled schema that is a JSON Schema: what sets a
-// Version's Schema.
-type jsonSchemaOf interface {
-	JSONSchema() *jsonschema.Schema
 }
 
 // readFromRoot sets what v's format read of v's file with the root (its
@@ -74,9 +67,6 @@ func (c *Catalog) compileFromRoot(sessions rootSessions, v *Version) (bool, *rep
 	}
 	if sch != nil {
 		v.Compiled = sch
-		if js, ok := sch.(jsonSchemaOf); ok {
-			v.Schema = js.JSONSchema()
-		}
 	}
 	return true, nil
 }

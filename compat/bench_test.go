@@ -13,6 +13,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/compat/jsoncompat"
+	jsonformat "github.com/evtool/evtool/format/jsonschema"
 )
 
 // synthCatalog builds a catalog of types × versions: every v1 has 20–60
@@ -179,7 +180,7 @@ func BenchmarkCheckOrders(b *testing.B) {
 func BenchmarkComparePair(b *testing.B) {
 	cat := loadSynth(b, 1, 2)
 	t := cat.Types[0]
-	old, nw := jsoncompat.NewSide(t.Versions[0].Schema, nil), jsoncompat.NewSide(t.Versions[1].Schema, nil)
+	old, nw := jsoncompat.NewSide(t.Versions[0].Compiled.(*jsonformat.Schema).JSONSchema(), nil), jsoncompat.NewSide(t.Versions[1].Compiled.(*jsonformat.Schema).JSONSchema(), nil)
 	b.Run("rules", func(b *testing.B) {
 		for b.Loop() {
 			jsoncompat.Compare(old, nw, engine.Backward, engine.Options{Samples: -1})

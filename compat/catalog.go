@@ -213,7 +213,7 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 				vs := make([]*version, len(t.Versions))
 				for i, hv := range t.Versions {
 					vr := &version{v: hv, cat: head}
-					if bv := published[t.Name][hv.Number]; bv != nil && (bv.Schema != nil || bv.Compiled != nil) && modified(engines, base, bv, head, hv) != "" {
+					if bv := published[t.Name][hv.Number]; bv != nil && bv.Compiled != nil && modified(engines, base, bv, head, hv) != "" {
 						vr = &version{v: bv, cat: base}
 						// What the edit breaks, beside published-version-modified:
 						// events written with either content are in the log and

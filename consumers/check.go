@@ -11,10 +11,8 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/engine"
-	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
-	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/report"
 )
@@ -160,9 +158,8 @@ type Checker struct {
 	cat  *catalog.Catalog
 	opts Options
 
-	mu    sync.Mutex
-	memo  map[verdictKey]*verdictCell
-	sides map[sideKey]*jsoncompat.Side
+	mu   sync.Mutex
+	memo map[verdictKey]*verdictCell
 	// projections are versions of the formats with a format.Projector,
 	// projected (nil: not projected).
 	projections map[sideKey]*catalog.Version
@@ -191,7 +188,7 @@ func NewChecker(cat *catalog.Catalog, opts Options) *Checker {
 	if opts.Engines == nil {
 		opts.Engines = compat.Engines()
 	}
-	return &Checker{cat: cat, opts: opts, memo: map[verdictKey]*verdictCell{}, sides: map[sideKey]*jsoncompat.Side{},
+	return &Checker{cat: cat, opts: opts, memo: map[verdictKey]*verdictCell{},
 		projections: map[sideKey]*catalog.Version{}}
 }
 
@@ -243,30 +240,25 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 		OldURL: old.URL, NewURL: new.URL, Subject: subject}
 	v := &Verdict{Consumer: c, Type: typ, Reader: reader, Writer: writer, Published: published}
 	r := c.Reads[typ]
-	if old.Schema != nil && new.Schema != nil {
-		v.Projected = true
-		fields := format.NewFields(r.Pointers())
+	if e, ok := k.opts.Engines[new.Format]; ok && old.Format == new.Format && e.Compiled(old) && e.Compiled(new) {
 		key := strings.Join(r.Pointers(), "\x00")
+		wholeOld, wholeNew := old, new
+		exact := false
+		if po, pn := k.projected(old, key, r.Pointers()), k.projected(new, key, r.Pointers()); po != nil && pn != nil {
+			// The format projects: the same engine judges the projections.
+			v.Projected = true
+			old, new = po, pn
+			exact = projectsExactly(new.Format)
+		}
 		lineOf := func(file, ptr string) int {
 			if n := ncat.LineOf(file, ptr); n > 0 {
 				return n
 			}
 			return ocat.LineOf(file, ptr)
 		}
-		for _, f := range jsoncompat.Compare(k.side(old, key, fields), k.side(new, key, fields), dir, copts) {
-			v.Findings = append(v.Findings, f.ToReport(p, ocat.Locate, ncat.Locate, lineOf))
-		}
-	} else if e, ok := k.opts.Engines[new.Format]; ok && old.Format == new.Format && e.Compiled(old) && e.Compiled(new) {
-		key := strings.Join(r.Pointers(), "\x00")
-		wholeOld, wholeNew := old, new
-		if po, pn := k.projected(old, key, r.Pointers()), k.projected(new, key, r.Pointers()); po != nil && pn != nil {
-			// The format projects: the same engine judges the projections.
-			v.Projected = true
-			old, new = po, pn
-		}
-		vp := engine.VersionPair{Pair: p, Old: old, New: new, OldCatalog: ocat, NewCatalog: ncat}
+		vp := engine.VersionPair{Pair: p, Old: old, New: new, OldCatalog: ocat, NewCatalog: ncat, LineOf: lineOf}
 		v.Findings = engine.Stamp(vp, dir, e.New()(vp, dir, copts))
-		if v.Projected {
+		if v.Projected && !exact {
 			// A projection can leave out what makes a break on a read
 			// field (a Protobuf oneof whose other members are unread, on
 			// one side only): the whole pair's findings at a path the
@@ -309,18 +301,15 @@ func decodeFails(f report.Finding) bool {
 	return json.Unmarshal(f.Counterexample, &cx) == nil && cx.ReaderError != ""
 }
 
-// side is a version projected on a consumer's fields, shared by every
-// comparison with the same fields (its witness documents are made once).
-func (k *Checker) side(v *catalog.Version, key string, fields *format.Fields) *jsoncompat.Side {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	sk := sideKey{v.Type, v, key}
-	if s := k.sides[sk]; s != nil {
-		return s
+// projectsExactly reports whether the projections of kind's provider
+// alone decide a verdict (format.ExactProjector).
+func projectsExactly(kind format.Kind) bool {
+	prov, ok := formats.ForKind(kind)
+	if !ok {
+		return false
 	}
-	s := jsoncompat.NewSide(jsonformat.Project(v.Schema, fields), nil)
-	k.sides[sk] = s
-	return s
+	ep, ok := prov.(format.ExactProjector)
+	return ok && ep.ProjectsExactly()
 }
 
 // projected is v with its schema projected on a consumer's pointers by
@@ -356,11 +345,6 @@ func (k *Checker) projected(v *catalog.Version, key string, pointers []string) *
 func (k *Checker) Forget(typ string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	for sk := range k.sides {
-		if sk.typ == typ {
-			delete(k.sides, sk)
-		}
-	}
 	for sk := range k.projections {
 		if sk.typ == typ {
 			delete(k.projections, sk)

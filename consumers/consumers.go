@@ -21,7 +21,6 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonpos"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/internal/yamldoc"
 	"github.com/evtool/evtool/metaschema"
 	"github.com/evtool/evtool/report"
@@ -110,7 +109,7 @@ var name = regexp.MustCompile(`^[A-Za-z0-9]+([._-][A-Za-z0-9]+)*$`)
 
 // metaSchema compiles the embedded meta-schema once; the result is never
 // written after.
-var metaSchema = sync.OnceValues(func() (*jsonschema.Schema, error) { return metaschema.Compile(metaschema.Consumer) })
+var metaSchema = sync.OnceValues(func() (*metaschema.Schema, error) { return metaschema.Compile(metaschema.Consumer) })
 
 // Load reads the contracts of the catalog whose evtool.yaml is in dir.
 // A catalog without a consumers directory has no contracts (nil, nil).

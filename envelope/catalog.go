@@ -202,14 +202,18 @@ func (v *Validator) check(d *Decoded, scope checkScope) (*catalog.Version, []rep
 		add(RuleDataNotJSON, report.SeverityError, "/datacontenttype", "datacontenttype %q is not JSON, but the catalog describes %s data as JSON", ct, typ)
 		return ver, out
 	}
-	if ver.Schema == nil || !scope.data {
+	if ver.Compiled == nil || !scope.data {
+		return ver, out
+	}
+	vv, ok := formats.Of(ver.Compiled).(format.ValueValidator)
+	if !ok {
 		return ver, out
 	}
 	var data any
 	if d.HasData {
 		data = d.Data
 	}
-	for _, p := range catalog.ValidationProblems(ver.Schema, data) {
+	for _, p := range vv.ValidateValue(ver.Compiled, data) {
 		msg := p.Message
 		if !d.HasData && p.Pointer == "" {
 			msg = "event has no data: " + msg

@@ -24,8 +24,20 @@ const (
 	Consumer = "consumer.schema.json"
 )
 
+// Schema is a compiled meta-schema: what a loader checks a decoded file
+// against, without naming the JSON Schema library.
+type Schema struct {
+	compiled *jsonschema.Schema
+}
+
+// Validate checks v, a decoded document (YAML read as JSON values), and
+// returns nil when it is valid. The error is the validator's, whose leaf
+// problems, each at a JSON pointer into v, internal/schemaerr lists (as
+// internal/yamldoc's Check does).
+func (s *Schema) Validate(v any) error { return s.compiled.Validate(v) }
+
 // Compile compiles the named embedded meta-schema.
-func Compile(name string) (*jsonschema.Schema, error) {
+func Compile(name string) (*Schema, error) {
 	data, err := files.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("meta-schema %s: %w", name, err)
@@ -39,7 +51,11 @@ func Compile(name string) (*jsonschema.Schema, error) {
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, err
 	}
-	return c.Compile(url)
+	compiled, err := c.Compile(url)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{compiled: compiled}, nil
 }
 
 // Source returns the text of the named meta-schema (for docs and editors).

@@ -19,7 +19,6 @@ import (
 	"github.com/evtool/evtool/downstream"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/internal/jsonpos"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/internal/yamldoc"
 	"github.com/evtool/evtool/kafka"
 	"github.com/evtool/evtool/metaschema"
@@ -713,7 +712,7 @@ func (s *Scenario) parseDownstream(y *scenarioYAML, bad func(ptr, format string,
 	}
 }
 
-var scenarioSchema = sync.OnceValues(func() (*jsonschema.Schema, error) { return metaschema.Compile(metaschema.Scenario) })
+var scenarioSchema = sync.OnceValues(func() (*metaschema.Schema, error) { return metaschema.Compile(metaschema.Scenario) })
 
 // Line returns the line of a key of the scenario (a JSON pointer such as
 // /consumer/run), for messages about it.

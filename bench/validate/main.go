@@ -234,7 +234,9 @@ func runBare(dir, file string, workers int) error {
 			if err != nil {
 				return err
 			}
-			s = v.Schema
+			if js, ok := v.Compiled.(interface{ JSONSchema() *jsonschema.Schema }); ok {
+				s = js.JSONSchema()
+			}
 			schemas[string(ds)] = s
 		}
 		batch = append(batch, job{s, append([]byte(nil), data...)})

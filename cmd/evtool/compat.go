@@ -12,7 +12,6 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
 	"github.com/evtool/evtool/compat/engine"
-	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/rules"
 	"github.com/evtool/evtool/schemaregistry"
@@ -148,7 +147,7 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 	c.Flags().StringArrayVar(&protoPaths, "proto-path", nil, "Protobuf: a directory imports resolve in, before the file's catalog root and its own directory (repeatable, in order)")
 	completeValues(c, "mode", "backward", "forward", "full")
 	completeValues(c, "profile", string(catalog.ProfileLenient), string(catalog.ProfileStrict), string(catalog.ProfileWire), string(catalog.ProfileWireJSON))
-	c.Flags().IntVar(&samples, "samples", jsoncompat.DefaultSamples, "witness documents generated per direction (0: rules only)")
+	c.Flags().IntVar(&samples, "samples", compat.DefaultSamples, "witness documents generated per direction (0: rules only)")
 	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search (same seed, same counterexamples)")
 	c.Flags().BoolVar(&assertFormats, "assert-formats", false, "treat the format keyword as an assertion (as assert_formats in evtool.yaml)")
 	c.Flags().StringVar(&defaultDraft, "default-draft", catalog.DefaultDraft.Name, "JSON Schema draft of a schema without $schema: "+catalog.DraftNames()+" (as default_draft in evtool.yaml)")

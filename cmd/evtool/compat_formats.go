@@ -225,7 +225,7 @@ func inside(dir, p string) bool {
 // rootVersion is a schema file compat diff loaded with its root (a JSON
 // Schema file), as the version the engines compare.
 func rootVersion(rp format.Provider, sf *catalog.SchemaFile) *catalog.Version {
-	return &catalog.Version{Format: rp.Kind(), File: sf.File, Number: 1, Text: sf.Text, Doc: sf.Doc, Schema: sf.Schema, Digest: sf.Digest, URL: sf.URL}
+	return &catalog.Version{Format: rp.Kind(), File: sf.File, Number: 1, Text: sf.Text, Doc: sf.Doc, Compiled: sf.Compiled(), Digest: sf.Digest, URL: sf.URL}
 }
 
 // rootProvider is the provider of the files compat diff loads with their

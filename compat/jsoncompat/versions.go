@@ -16,9 +16,9 @@ import (
 // the version is in.
 func Engine() engine.Engine {
 	return engine.Engine{
-		Compiled: func(v *catalog.Version) bool { return v.Schema != nil },
+		Compiled: func(v *catalog.Version) bool { return schemaOf(v) != nil },
 		ReferencedFiles: func(cat *catalog.Catalog, v *catalog.Version) map[string]string {
-			return ReferencedFiles(cat, v.Schema)
+			return ReferencedFiles(cat, schemaOf(v))
 		},
 		New: func() engine.Compare {
 			eq := newEqualizer()
@@ -26,13 +26,13 @@ func Engine() engine.Engine {
 			side := func(v *catalog.Version) *Side {
 				s := sides[v]
 				if s == nil {
-					s = NewSide(v.Schema, nil)
+					s = NewSide(schemaOf(v), nil)
 					sides[v] = s
 				}
 				return s
 			}
 			return func(vp engine.VersionPair, dir engine.Direction, opts engine.Options) []report.Finding {
-				if vp.Old.Schema == nil || vp.New.Schema == nil {
+				if schemaOf(vp.Old) == nil || schemaOf(vp.New) == nil {
 					return nil
 				}
 				oldL, newL := locator(vp.OldLocate, vp.OldCatalog), locator(vp.NewLocate, vp.NewCatalog)
@@ -44,6 +44,16 @@ func Engine() engine.Engine {
 			}
 		},
 	}
+}
+
+// schemaOf is the library's compiled schema of a JSON Schema version
+// (its format.Schema, Version.Compiled, is format/jsonschema's, which
+// wraps it); nil for a version that did not compile or of another format.
+func schemaOf(v *catalog.Version) *jsonschema.Schema {
+	if js, ok := v.Compiled.(interface{ JSONSchema() *jsonschema.Schema }); ok {
+		return js.JSONSchema()
+	}
+	return nil
 }
 
 // locator is a side's Locator: the one the pair gives (compat diff's

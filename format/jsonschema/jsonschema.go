@@ -30,9 +30,9 @@ func New(compiled *js.Schema, canonical []byte) *Schema {
 	return &Schema{Compiled: compiled, canonical: canonical}
 }
 
-// JSONSchema is the compiled schema (Compiled), for callers that hold a
-// format.Schema and need JSON Schema's own form (the catalog's
-// Version.Schema) without naming this package's type.
+// JSONSchema is the compiled schema (Compiled), for the JSON Schema
+// engines (compat/jsoncompat, codegen) that hold a format.Schema and need
+// the library's form without naming this package's type.
 func (s *Schema) JSONSchema() *js.Schema { return s.Compiled }
 
 // Kind is format.JSONSchema.

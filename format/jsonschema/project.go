@@ -12,6 +12,23 @@ import (
 	js "github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
+var _ format.ExactProjector = Provider{}
+
+// Project is format.Projector: Project on the compiled schema. The
+// projection keeps s's canonical form: it is compared, never digested or
+// registered.
+func (Provider) Project(sch format.Schema, fields *format.Fields) (format.Schema, error) {
+	s, ok := sch.(*Schema)
+	if !ok {
+		return nil, format.NotKind(sch, format.JSONSchema)
+	}
+	return New(Project(s.Compiled, fields), s.canonical), nil
+}
+
+// ProjectsExactly is true: a projection keeps what a read field's
+// validation needs, and keeps whole what it cannot split (see Project).
+func (Provider) ProjectsExactly() bool { return true }
+
 // ResolvePointer checks that the data's JSON form can hold a value at ptr:
 // each token is a property the schema declares (properties,
 // patternProperties, or an additionalProperties schema) or an item of an

@@ -15,7 +15,6 @@ import (
 
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/schemaerr"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // maxNodes bounds the work a document may cause once aliases are expanded
@@ -97,8 +96,15 @@ func (d *Doc) Position(pointer string) (line, col int) {
 	}
 }
 
+// Validator is a compiled schema a document is checked against
+// (metaschema.Schema, or the library's): Validate's error is the
+// library's validation error, whose leaf problems carry JSON pointers.
+type Validator interface {
+	Validate(v any) error
+}
+
 // Check validates the document against schema and returns every problem.
-func (d *Doc) Check(schema *jsonschema.Schema) []Problem {
+func (d *Doc) Check(schema Validator) []Problem {
 	err := schema.Validate(d.value)
 	if err == nil {
 		return nil

@@ -15,7 +15,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
-	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/registryserver"
 )
 
 // TestFormatRecordsFramedWithServedIDs: after `evtool registry serve` gave
@@ -24,7 +24,7 @@ import (
 // its version.
 func TestFormatRecordsFramedWithServedIDs(t *testing.T) {
 	dir := formatsDir(t, false)
-	srv, err := schemaregistry.NewServer(schemaregistry.ServerOptions{Dir: dir})
+	srv, err := registryserver.NewServer(registryserver.ServerOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

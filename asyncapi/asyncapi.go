@@ -1,15 +1,17 @@
 // Package asyncapi exports a catalog as an AsyncAPI 3.0 document: one
 // channel per Kafka topic, one message per event type and version, the
 // CloudEvents Kafka binding's headers (binary content mode) as each
-// message's headers schema, the version's schema as its payload (JSON Schema
-// as a component; Avro and Protobuf embedded with their schemaFormat, as
-// their format's provider writes them: format.AsyncAPIPayloader), and
-// owners and descriptions from event.yaml.
+// message's headers schema, the version's schema as its payload as its
+// format's provider writes it (JSON Schema as a component:
+// format.AsyncAPIComponenter; Avro and Protobuf embedded with their
+// schemaFormat: format.AsyncAPIPayloader), and owners and descriptions
+// from event.yaml.
 //
 // The document is self-contained: every catalog file a version reaches is
 // one entry of components.schemas and every $ref points inside the
-// document (see schema.go for how schemas are carried over). Output is
-// deterministic: the same catalog gives the same bytes.
+// document (format/jsonschema's asyncapi.go says how JSON Schemas are
+// carried over). Output is deterministic: the same catalog gives the same
+// bytes.
 package asyncapi
 
 import (
@@ -27,23 +29,11 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/consumers"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/avro"
 	"github.com/evtool/evtool/format/formats"
-	"github.com/evtool/evtool/format/protobuf"
-	"github.com/evtool/evtool/sample"
 )
 
 // Version is the AsyncAPI version of the exported document.
 const Version = "3.0.0"
-
-// The schemaFormat of payloads that are not JSON Schema, as the AsyncAPI
-// 3.0 specification spells them. An Avro schema is embedded as its JSON
-// object, a Protobuf one as the .proto text (a string).
-const (
-	AvroSchemaFormat      = avro.AsyncAPISchemaFormat
-	ProtobufSchemaFormat  = protobuf.AsyncAPISchemaFormat
-	Protobuf2SchemaFormat = protobuf.AsyncAPISchemaFormat2
-)
 
 // kafkaBinding is the version of the Kafka bindings used.
 const kafkaBinding = "0.5.0"
@@ -81,7 +71,10 @@ func Build(cat *catalog.Catalog, opts Options) (*Document, error) {
 			}
 		}
 	}
-	x := newSchemaExporter(cat)
+	x, err := newExporter(cat)
+	if err != nil {
+		return nil, err
+	}
 	title := opts.Title
 	if title == "" {
 		name := filepath.Base(cat.Dir)
@@ -208,9 +201,9 @@ func Build(cat *catalog.Catalog, opts Options) (*Document, error) {
 		"channels", chans,
 		"operations", ops,
 	)
-	schemas := newObject()
-	for _, name := range slices.Sorted(maps.Keys(x.names)) {
-		schemas.Set(name, x.files[x.names[name]].out)
+	schemas, err := x.schemas()
+	if err != nil {
+		return nil, err
 	}
 	root.Set("components", obj("schemas", schemas, "messages", messages))
 	return &Document{root: root, Warnings: x.warnings}, nil
@@ -303,7 +296,7 @@ func catalogVersion(cat *catalog.Catalog) string {
 }
 
 // message is the Message Object of one version.
-func (x *schemaExporter) message(cat *catalog.Catalog, t *catalog.EventType, v *catalog.Version) (*object, error) {
+func (x *exporter) message(cat *catalog.Catalog, t *catalog.EventType, v *catalog.Version) (*object, error) {
 	payload, contentType, err := x.payload(v)
 	if err != nil {
 		return nil, err
@@ -312,7 +305,7 @@ func (x *schemaExporter) message(cat *catalog.Catalog, t *catalog.EventType, v *
 	m := newObject()
 	m.Set("name", t.Name)
 	m.Set("title", fmt.Sprintf("%s v%d", t.Name, v.Number))
-	if s := schemaDescription(v); s != "" {
+	if s := summary(v); s != "" {
 		m.Set("summary", s)
 	}
 	if d := strings.TrimSpace(t.Meta.Description); d != "" {
@@ -360,9 +353,9 @@ func (x *schemaExporter) message(cat *catalog.Catalog, t *catalog.EventType, v *
 }
 
 // payload is the payload of a version's messages and their content type:
-// a reference to the JSON Schema component, or a Multi Format Schema
-// Object embedding the Avro or Protobuf schema.
-func (x *schemaExporter) payload(v *catalog.Version) (any, string, error) {
+// a reference to the version's component (JSON Schema), or a Multi Format
+// Schema Object embedding its schema (Avro, Protobuf).
+func (x *exporter) payload(v *catalog.Version) (any, string, error) {
 	if pl, ok := formats.Of(v.Compiled).(format.AsyncAPIPayloader); ok {
 		fp, err := pl.AsyncAPIPayload(v.Compiled, v.Text)
 		if err != nil {
@@ -390,21 +383,26 @@ func (x *schemaExporter) payload(v *catalog.Version) (any, string, error) {
 		}
 		return p, fp.ContentType, nil
 	}
-	ref, err := x.ref(v)
+	c := x.comps[v.Compiled.Kind()]
+	if c == nil {
+		return nil, "", fmt.Errorf("%s: %s schemas have no AsyncAPI payload", v.File, v.Compiled.Kind().Name())
+	}
+	ref, warnings, err := c.Payload(asyncAPIVersion(v))
+	for _, w := range warnings {
+		x.warnings = append(x.warnings, Warning(w))
+	}
 	if err != nil {
 		return nil, "", err
 	}
-	return obj("$ref", ref), "application/json", nil
+	return obj("$ref", ref), v.Compiled.DefaultContentType(), nil
 }
 
-func schemaDescription(v *catalog.Version) string {
-	if v.Schema == nil {
-		return ""
+// summary is the message summary of a version, as its format says.
+func summary(v *catalog.Version) string {
+	if c, ok := formats.Of(v.Compiled).(format.AsyncAPIComponenter); ok {
+		return c.AsyncAPISummary(v.Compiled)
 	}
-	if v.Schema.Description != "" {
-		return v.Schema.Description
-	}
-	return v.Schema.Title
+	return ""
 }
 
 // headersSchema describes the record headers of the binary content mode.
@@ -456,7 +454,7 @@ func headersSchema(t *catalog.EventType, version int, dataschema, contentType st
 func exampleHeaders(t *catalog.EventType, version int, dataschema, name string) (*object, error) {
 	source := "/" + t.Name
 	if t.Meta.Source != "" {
-		s, err := sample.MatchString(t.Meta.Source, rand.New(rand.NewPCG(uint64(version), 1)))
+		s, err := matchString(t.Meta.Source, rand.New(rand.NewPCG(uint64(version), 1)))
 		if err != nil {
 			return nil, fmt.Errorf("%s: cannot make an example source matching %q: %w", t.Name, t.Meta.Source, err)
 		}

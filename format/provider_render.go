@@ -1,6 +1,9 @@
 package format
 
-import "io/fs"
+import (
+	"io/fs"
+	"math/rand/v2"
+)
 
 // What evtool renders of a schema for people and other tools (the field
 // table of docs, the payload of an AsyncAPI message, the form a schema
@@ -140,6 +143,53 @@ type RegistryFormer interface {
 	AllShared(rels []string, files SharedFiles) map[string]*SharedSchema
 }
 
+// AsyncAPIComponenter is a Provider whose versions are carried into an
+// AsyncAPI document as entries of its components.schemas, which messages'
+// payloads reference and versions share (JSON Schema: one entry per
+// catalog file a version reaches, its $refs rewritten to point inside the
+// document, in the draft-07 dialect AsyncAPI Schema Objects are).
+type AsyncAPIComponenter interface {
+	// AsyncAPIComponents starts the components of one document. versions
+	// are all the catalog's versions of the format (what none of them
+	// reaches is left out); fileOf describes the catalog file at a URL:
+	// its display path and its slash path inside the catalog root.
+	AsyncAPIComponents(versions []AsyncAPIVersion, fileOf func(url string) (display, rel string, ok bool)) (AsyncAPISchemas, error)
+	// AsyncAPISummary is the summary of a message of s ("" for none).
+	AsyncAPISummary(s Schema) string
+}
+
+// AsyncAPIVersion is one version given to AsyncAPIComponents.
+type AsyncAPIVersion struct {
+	Schema Schema
+	// URL is the version's compiled URL; Text its file as written.
+	URL  string
+	Text []byte
+}
+
+// AsyncAPISchemas are the components.schemas of one AsyncAPI document,
+// exported as messages ask for them.
+type AsyncAPISchemas interface {
+	// Payload is the $ref of v's messages' payload, exporting v's file
+	// and every file it reaches on first use; warnings name what those
+	// files could not carry over exactly.
+	Payload(v AsyncAPIVersion) (ref string, warnings []AsyncAPIWarning, err error)
+	// Schemas are the entries exported so far, sorted by name.
+	Schemas() ([]AsyncAPISchema, error)
+}
+
+// AsyncAPISchema is one entry of components.schemas: its name and its
+// value as JSON text, keeping the key order written.
+type AsyncAPISchema struct {
+	Name string
+	JSON []byte
+}
+
+// AsyncAPIWarning is a schema keyword an export could not carry over
+// exactly: the file's display path, the keyword's JSON pointer there.
+type AsyncAPIWarning struct {
+	File, Pointer, Message string
+}
+
 // AsyncAPIPayload is a version's schema as the payload of an AsyncAPI 3.0
 // message that is not JSON Schema: a Multi Format Schema Object.
 type AsyncAPIPayload struct {
@@ -165,8 +215,8 @@ type AsyncAPIPayload struct {
 }
 
 // AsyncAPIPayloader is a Provider whose versions are embedded in an
-// AsyncAPI message with their schemaFormat (Avro, Protobuf; JSON Schema is
-// carried over as a component by package asyncapi).
+// AsyncAPI message with their schemaFormat (Avro, Protobuf; JSON Schema's
+// are components: AsyncAPIComponenter).
 type AsyncAPIPayloader interface {
 	// AsyncAPIPayload is s embedded in a message; text is s's file as
 	// written.
@@ -175,4 +225,13 @@ type AsyncAPIPayloader interface {
 	// value, content type, what the payload embeds): a paragraph of the
 	// document's description when the catalog has such versions.
 	AsyncAPIInfo() string
+}
+
+// PatternSampler is a Provider that draws strings matching a pattern in
+// its dialect: an event type's source pattern is a JSON Schema pattern,
+// which examples' ce_source headers must match.
+type PatternSampler interface {
+	// MatchString returns a non-empty string pattern matches in full,
+	// drawn with rng: the same rng state gives the same string.
+	MatchString(pattern string, rng *rand.Rand) (string, error)
 }

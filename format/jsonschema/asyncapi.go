@@ -1,14 +1,19 @@
-package asyncapi
+package jsonschema
 
 import (
+	"bytes"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonorder"
+	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/schemawalk"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
@@ -34,25 +39,41 @@ import (
 //     warnings: a draft-07 tool ignores them and so accepts more.
 //   - $defs entries that no version reaches are left out.
 
-const componentsSchemas = "#/components/schemas/"
+const asyncAPIComponentsSchemas = "#/components/schemas/"
 
-// Warning is a schema keyword the export could not carry over exactly.
-type Warning struct {
-	File    string // display path
-	Pointer string
-	Message string
-}
+var _ format.AsyncAPIComponenter = Provider{}
 
-func (w Warning) String() string {
-	ptr := w.Pointer
-	if ptr == "" {
-		ptr = "/"
+// AsyncAPIComponents starts the components.schemas of one AsyncAPI
+// document for versions, every JSON Schema version of the catalog.
+func (Provider) AsyncAPIComponents(versions []format.AsyncAPIVersion, fileOf func(url string) (display, rel string, ok bool)) (format.AsyncAPISchemas, error) {
+	x := &asyncAPIExporter{fileOf: fileOf, byLoc: map[string]*jsonschema.Schema{}, files: map[string]*asyncAPIFile{},
+		names: map[string]string{}, texts: map[string][]byte{}}
+	for _, v := range versions {
+		s, ok := v.Schema.(*Schema)
+		if !ok {
+			return nil, format.NotKind(v.Schema, format.JSONSchema)
+		}
+		x.index(s.Compiled)
+		base, _, _ := strings.Cut(v.URL, "#")
+		x.texts[base] = v.Text
 	}
-	return fmt.Sprintf("%s: %s: %s", w.File, ptr, w.Message)
+	return x, nil
 }
 
-// fileComp is one catalog file turned into a components.schemas entry.
-type fileComp struct {
+// AsyncAPISummary is the schema's description, else its title.
+func (Provider) AsyncAPISummary(sch format.Schema) string {
+	s, ok := sch.(*Schema)
+	if !ok || s.Compiled == nil {
+		return ""
+	}
+	if s.Compiled.Description != "" {
+		return s.Compiled.Description
+	}
+	return s.Compiled.Title
+}
+
+// asyncAPIFile is one catalog file turned into a components.schemas entry.
+type asyncAPIFile struct {
 	url, display, rel string
 	name              string
 	draft             int
@@ -61,41 +82,28 @@ type fileComp struct {
 	ptrs map[string]string
 }
 
-type pendingRef struct {
-	from   *fileComp
+type asyncAPIRef struct {
+	from   *asyncAPIFile
 	ptr    string
-	node   *object
+	node   *jsonorder.Object
 	target string // compiled location "url#pointer"
 }
 
-type schemaExporter struct {
-	cat      *catalog.Catalog
+// asyncAPIExporter is format.AsyncAPISchemas: the components of one
+// document, exported as versions ask for them.
+type asyncAPIExporter struct {
+	fileOf   func(url string) (display, rel string, ok bool)
 	byLoc    map[string]*jsonschema.Schema // by url + "#" + decoded pointer
-	files    map[string]*fileComp          // by base url
-	queue    []*fileComp
+	files    map[string]*asyncAPIFile      // by base url
+	queue    []*asyncAPIFile
 	names    map[string]string // component name -> base url
-	refs     []pendingRef
-	warnings []Warning
-	texts    map[string][]byte // version files' text by base url
-}
-
-func newSchemaExporter(cat *catalog.Catalog) *schemaExporter {
-	x := &schemaExporter{cat: cat, byLoc: map[string]*jsonschema.Schema{}, files: map[string]*fileComp{},
-		names: map[string]string{}, texts: map[string][]byte{}}
-	for _, t := range cat.Types {
-		for _, v := range t.Versions {
-			if v.Schema != nil {
-				x.index(v.Schema)
-			}
-			base, _, _ := strings.Cut(v.URL, "#")
-			x.texts[base] = v.Text
-		}
-	}
-	return x
+	refs     []asyncAPIRef
+	warnings []format.AsyncAPIWarning // since the last Payload
+	texts    map[string][]byte        // version files' text by base url
 }
 
 // index records every compiled schema reachable from s by its location.
-func (x *schemaExporter) index(root *jsonschema.Schema) {
+func (x *asyncAPIExporter) index(root *jsonschema.Schema) {
 	stack := []*jsonschema.Schema{root}
 	for len(stack) > 0 {
 		s := stack[len(stack)-1]
@@ -103,7 +111,7 @@ func (x *schemaExporter) index(root *jsonschema.Schema) {
 		if s == nil {
 			continue
 		}
-		key := locKey(s.Location)
+		key := asyncAPILocKey(s.Location)
 		if _, ok := x.byLoc[key]; ok {
 			continue
 		}
@@ -112,8 +120,8 @@ func (x *schemaExporter) index(root *jsonschema.Schema) {
 	}
 }
 
-// locKey normalizes a compiled location: base url, '#', decoded pointer.
-func locKey(loc string) string {
+// asyncAPILocKey normalizes a compiled location: base url, '#', decoded pointer.
+func asyncAPILocKey(loc string) string {
 	base, frag, _ := strings.Cut(loc, "#")
 	if p, err := url.PathUnescape(frag); err == nil {
 		frag = p
@@ -121,45 +129,59 @@ func locKey(loc string) string {
 	return base + "#" + frag
 }
 
-// ref returns the document reference to a version's schema, exporting it
-// (and every file it reaches) on first use.
-func (x *schemaExporter) ref(v *catalog.Version) (string, error) {
+// Payload returns the document reference to a version's schema, exporting
+// it (and every file it reaches) on first use.
+func (x *asyncAPIExporter) Payload(v format.AsyncAPIVersion) (string, []format.AsyncAPIWarning, error) {
+	x.warnings = nil
 	base, _, _ := strings.Cut(v.URL, "#")
 	f, err := x.file(base)
 	if err != nil {
-		return "", err
+		return "", x.warnings, err
 	}
 	if err := x.drain(); err != nil {
-		return "", err
+		return "", x.warnings, err
 	}
-	return componentsSchemas + escapePointerToken(f.name), nil
+	return asyncAPIComponentsSchemas + jsonpos.Escape(f.name), x.warnings, nil
+}
+
+// Schemas are the exported files, sorted by component name.
+func (x *asyncAPIExporter) Schemas() ([]format.AsyncAPISchema, error) {
+	var out []format.AsyncAPISchema
+	for _, name := range slices.Sorted(maps.Keys(x.names)) {
+		var b bytes.Buffer
+		if err := jsonorder.Write(&b, x.files[x.names[name]].out, ""); err != nil {
+			return nil, err
+		}
+		out = append(out, format.AsyncAPISchema{Name: name, JSON: b.Bytes()})
+	}
+	return out, nil
 }
 
 // file returns the component of the file at base url, queueing it.
-func (x *schemaExporter) file(base string) (*fileComp, error) {
+func (x *asyncAPIExporter) file(base string) (*asyncAPIFile, error) {
 	if f := x.files[base]; f != nil {
 		return f, nil
 	}
-	display, rel, _, ok := x.cat.FileOfURL(base)
+	display, rel, ok := x.fileOf(base)
 	if !ok {
 		return nil, fmt.Errorf("schema %s is not a file of the catalog", base)
 	}
-	f := &fileComp{url: base, display: display, rel: rel, ptrs: map[string]string{}}
+	f := &asyncAPIFile{url: base, display: display, rel: rel, ptrs: map[string]string{}}
 	f.name = x.componentName(rel, base)
 	x.files[base] = f
 	x.queue = append(x.queue, f)
 	return f, nil
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var asyncAPIUnsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // componentName derives a components.schemas key from a catalog path:
 // "com.example.order.placed/v2.json" -> "com.example.order.placed.v2",
 // "common/money.json" -> "common.money".
-func (x *schemaExporter) componentName(rel, base string) string {
+func (x *asyncAPIExporter) componentName(rel, base string) string {
 	n := strings.TrimSuffix(rel, ".json")
 	n = strings.ReplaceAll(n, "/", ".")
-	n = unsafeName.ReplaceAllString(n, "_")
+	n = asyncAPIUnsafeName.ReplaceAllString(n, "_")
 	if n == "" {
 		n = "schema"
 	}
@@ -175,7 +197,7 @@ func (x *schemaExporter) componentName(rel, base string) string {
 }
 
 // drain exports queued files, then resolves the references between them.
-func (x *schemaExporter) drain() error {
+func (x *asyncAPIExporter) drain() error {
 	for len(x.queue) > 0 {
 		f := x.queue[0]
 		x.queue = x.queue[1:]
@@ -186,15 +208,15 @@ func (x *schemaExporter) drain() error {
 				return fmt.Errorf("reading %s: %w", f.display, err)
 			}
 		}
-		doc, err := decodeOrdered(text)
+		doc, err := jsonorder.Decode(text)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.display, err)
 		}
-		f.draft = draftOf(doc)
+		f.draft = asyncAPIDraft(doc)
 		f.out = x.schema(f, doc, "", "")
 	}
 	for _, r := range x.refs {
-		base, ptr, _ := strings.Cut(locKey(r.target), "#")
+		base, ptr, _ := strings.Cut(asyncAPILocKey(r.target), "#")
 		tf, err := x.file(base)
 		if err != nil {
 			return fmt.Errorf("%s: %s/$ref: %w", r.from.display, r.ptr, err)
@@ -204,7 +226,7 @@ func (x *schemaExporter) drain() error {
 				return err
 			}
 		}
-		r.node.Set("$ref", componentsSchemas+escapePointerToken(tf.name)+fragmentPointer(tf.mapPointer(ptr)))
+		r.node.Set("$ref", asyncAPIComponentsSchemas+jsonpos.Escape(tf.name)+asyncAPIFragment(tf.mapPointer(ptr)))
 	}
 	x.refs = nil
 	return nil
@@ -213,7 +235,7 @@ func (x *schemaExporter) drain() error {
 // mapPointer translates a pointer of the file into its exported form: the
 // pointer itself when the walk recorded it, else its longest recorded
 // prefix with the rest unchanged.
-func (f *fileComp) mapPointer(ptr string) string {
+func (f *asyncAPIFile) mapPointer(ptr string) string {
 	if p, ok := f.ptrs[ptr]; ok {
 		return p
 	}
@@ -228,8 +250,8 @@ func (f *fileComp) mapPointer(ptr string) string {
 	return ptr
 }
 
-// fragmentPointer renders a JSON pointer for use in a URI fragment.
-func fragmentPointer(ptr string) string {
+// asyncAPIFragment renders a JSON pointer for use in a URI fragment.
+func asyncAPIFragment(ptr string) string {
 	if ptr == "" {
 		return ""
 	}
@@ -243,12 +265,8 @@ func fragmentPointer(ptr string) string {
 	return sb.String()
 }
 
-func escapePointerToken(tok string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
-}
-
-func draftOf(doc any) int {
-	o, ok := doc.(*object)
+func asyncAPIDraft(doc any) int {
+	o, ok := doc.(*jsonorder.Object)
 	if !ok {
 		return 2020
 	}
@@ -266,21 +284,21 @@ func draftOf(doc any) int {
 	return 2020
 }
 
-func (x *schemaExporter) warn(f *fileComp, ptr, format string, args ...any) {
-	x.warnings = append(x.warnings, Warning{File: f.display, Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+func (x *asyncAPIExporter) warn(f *asyncAPIFile, ptr, msg string, args ...any) {
+	x.warnings = append(x.warnings, format.AsyncAPIWarning{File: f.display, Pointer: ptr, Message: fmt.Sprintf(msg, args...)})
 }
 
 // Keyword classes of the schema walk.
 var (
-	dropped = map[string]bool{"$schema": true, "$id": true, "$anchor": true, "$dynamicAnchor": true,
+	asyncAPIDropped = map[string]bool{"$schema": true, "$id": true, "$anchor": true, "$dynamicAnchor": true,
 		"$recursiveAnchor": true, "$vocabulary": true}
-	oneSchema = map[string]bool{"additionalProperties": true, "additionalItems": true, "not": true, "if": true,
+	asyncAPIOneSchema = map[string]bool{"additionalProperties": true, "additionalItems": true, "not": true, "if": true,
 		"then": true, "else": true, "contains": true, "propertyNames": true, "unevaluatedProperties": true,
 		"unevaluatedItems": true, "contentSchema": true}
-	schemaList = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true}
-	schemaMap  = map[string]bool{"properties": true, "patternProperties": true}
-	defsMap    = map[string]bool{"$defs": true, "definitions": true}
-	noDraft7   = map[string]string{
+	asyncAPISchemaList = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true}
+	asyncAPISchemaMap  = map[string]bool{"properties": true, "patternProperties": true}
+	asyncAPIDefs       = map[string]bool{"$defs": true, "definitions": true}
+	asyncAPINoDraft7   = map[string]string{
 		"unevaluatedProperties": "unevaluatedProperties has no draft-07 equivalent",
 		"unevaluatedItems":      "unevaluatedItems has no draft-07 equivalent",
 		"minContains":           "minContains has no draft-07 equivalent",
@@ -291,39 +309,39 @@ var (
 )
 
 // schema exports the schema at ptr of file f to newPtr of the component.
-func (x *schemaExporter) schema(f *fileComp, v any, ptr, newPtr string) any {
+func (x *asyncAPIExporter) schema(f *asyncAPIFile, v any, ptr, newPtr string) any {
 	f.ptrs[ptr] = newPtr
-	in, ok := v.(*object)
+	in, ok := v.(*jsonorder.Object)
 	if !ok {
 		return v // a boolean schema (or something santhosh refused earlier)
 	}
-	out := newObject()
+	out := jsonorder.New()
 	_, hasPrefix := in.Vals["prefixItems"]
-	var refNode *object
+	var refNode *jsonorder.Object
 	for _, k := range in.Keys {
 		val := in.Vals[k]
-		kp, np := ptr+"/"+escapePointerToken(k), newPtr+"/"+escapePointerToken(k)
-		if msg, bad := noDraft7[k]; bad {
+		kp, np := ptr+"/"+jsonpos.Escape(k), newPtr+"/"+jsonpos.Escape(k)
+		if msg, bad := asyncAPINoDraft7[k]; bad {
 			x.warn(f, kp, "%s: kept as written, and AsyncAPI tools reading draft-07 ignore it (they accept more than the catalog does)", msg)
 		}
 		switch {
-		case dropped[k]:
+		case asyncAPIDropped[k]:
 		case k == "id" && f.draft == 4:
 		case k == "$ref":
-			refNode = obj()
+			refNode = jsonorder.New()
 			if s := x.byLoc[f.url+"#"+ptr]; s != nil && s.Ref != nil {
-				x.refs = append(x.refs, pendingRef{from: f, ptr: ptr, node: refNode, target: s.Ref.Location})
+				x.refs = append(x.refs, asyncAPIRef{from: f, ptr: ptr, node: refNode, target: s.Ref.Location})
 			} else {
 				x.warn(f, kp, "the compiler did not resolve this $ref; kept as written")
 				refNode.Set("$ref", val)
 			}
-		case oneSchema[k]:
+		case asyncAPIOneSchema[k]:
 			out.Set(k, x.schema(f, val, kp, np))
-		case schemaList[k]:
+		case asyncAPISchemaList[k]:
 			out.Set(k, x.list(f, val, kp, np))
-		case schemaMap[k]:
+		case asyncAPISchemaMap[k]:
 			out.Set(k, x.schemaMap(f, val, kp, np, false))
-		case defsMap[k]:
+		case asyncAPIDefs[k]:
 			if m := x.schemaMap(f, val, kp, np, true); m != nil {
 				out.Set(k, m)
 			}
@@ -374,7 +392,7 @@ func (x *schemaExporter) schema(f *fileComp, v any, ptr, newPtr string) any {
 	return out
 }
 
-func (x *schemaExporter) list(f *fileComp, v any, ptr, newPtr string) any {
+func (x *asyncAPIExporter) list(f *asyncAPIFile, v any, ptr, newPtr string) any {
 	a, ok := v.([]any)
 	if !ok {
 		return v
@@ -388,20 +406,20 @@ func (x *schemaExporter) list(f *fileComp, v any, ptr, newPtr string) any {
 
 // schemaMap exports a map of schemas; with defs, entries that no version
 // reaches (never compiled) are left out, and an empty result is nil.
-func (x *schemaExporter) schemaMap(f *fileComp, v any, ptr, newPtr string, defs bool) any {
-	m, ok := v.(*object)
+func (x *asyncAPIExporter) schemaMap(f *asyncAPIFile, v any, ptr, newPtr string, defs bool) any {
+	m, ok := v.(*jsonorder.Object)
 	if !ok {
 		return v
 	}
-	out := newObject()
+	out := jsonorder.New()
 	for _, k := range m.Keys {
-		kp := ptr + "/" + escapePointerToken(k)
+		kp := ptr + "/" + jsonpos.Escape(k)
 		if defs {
 			if _, reached := x.byLoc[f.url+"#"+kp]; !reached {
 				continue
 			}
 		}
-		out.Set(k, x.schema(f, m.Vals[k], kp, newPtr+"/"+escapePointerToken(k)))
+		out.Set(k, x.schema(f, m.Vals[k], kp, newPtr+"/"+jsonpos.Escape(k)))
 	}
 	if defs && out.Len() == 0 {
 		return nil
@@ -411,21 +429,21 @@ func (x *schemaExporter) schemaMap(f *fileComp, v any, ptr, newPtr string, defs 
 
 // dependencies merges dependencies, dependentSchemas ("schemas") and
 // dependentRequired ("required") into draft-07's dependencies.
-func (x *schemaExporter) dependencies(f *fileComp, out *object, v any, ptr, newPtr, kind string) {
-	m, ok := v.(*object)
+func (x *asyncAPIExporter) dependencies(f *asyncAPIFile, out *jsonorder.Object, v any, ptr, newPtr, kind string) {
+	m, ok := v.(*jsonorder.Object)
 	if !ok {
 		out.Set("dependencies", v)
 		return
 	}
-	deps, _ := out.Vals["dependencies"].(*object)
+	deps, _ := out.Vals["dependencies"].(*jsonorder.Object)
 	if deps == nil {
-		deps = newObject()
+		deps = jsonorder.New()
 		out.Set("dependencies", deps)
 	}
 	for _, k := range m.Keys {
 		val := m.Vals[k]
-		kp := ptr + "/" + escapePointerToken(k)
-		np := newPtr + "/dependencies/" + escapePointerToken(k)
+		kp := ptr + "/" + jsonpos.Escape(k)
+		np := newPtr + "/dependencies/" + jsonpos.Escape(k)
 		isReq := kind == "required"
 		if kind == "" {
 			_, isReq = val.([]any)
@@ -437,21 +455,34 @@ func (x *schemaExporter) dependencies(f *fileComp, out *object, v any, ptr, newP
 		case isReq:
 			// a schema is already there: {required, allOf: [schema]}
 			f.movePointers(np, np+"/allOf/0")
-			deps.Set(k, obj("required", val, "allOf", []any{prev}))
+			deps.Set(k, asyncAPIObject("required", val, "allOf", []any{prev}))
 		case !exists:
 			deps.Set(k, x.schema(f, val, kp, np))
 		default:
 			// required names already there: {required, allOf: [schema]}
-			deps.Set(k, obj("required", prev, "allOf", []any{x.schema(f, val, kp, np+"/allOf/0")}))
+			deps.Set(k, asyncAPIObject("required", prev, "allOf", []any{x.schema(f, val, kp, np+"/allOf/0")}))
 		}
 	}
 }
 
 // movePointers re-targets recorded pointers under from to under to.
-func (f *fileComp) movePointers(from, to string) {
+func (f *asyncAPIFile) movePointers(from, to string) {
 	for k, p := range f.ptrs {
 		if p == from || strings.HasPrefix(p, from+"/") {
 			f.ptrs[k] = to + p[len(from):]
 		}
 	}
+}
+
+// asyncAPIObject builds an object from key, value pairs; nil values are
+// left out.
+func asyncAPIObject(kv ...any) *jsonorder.Object {
+	o := jsonorder.New()
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == nil {
+			continue
+		}
+		o.Set(kv[i].(string), kv[i+1])
+	}
+	return o
 }

@@ -20,6 +20,11 @@ type Schema struct {
 	// Compiled is the schema the catalog compiled.
 	Compiled  *js.Schema
 	canonical []byte
+	// sampling compiles the version again for sampling (samplingSchema),
+	// rel being its file in the root; nil for a schema not compiled from
+	// a catalog root.
+	sampling *samplingRoot
+	rel      string
 }
 
 var _ format.Schema = (*Schema)(nil)

@@ -9,10 +9,10 @@ import (
 	"fmt"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/jsonschema/sample"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/schemaerr"
 	js "github.com/evtool/evtool/internal/thirdparty/jsonschema"
-	"github.com/evtool/evtool/sample"
 )
 
 // Schema is a compiled JSON Schema as a format.Schema.

@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/jsonschema/sample"
 	js "github.com/evtool/evtool/internal/thirdparty/jsonschema"
-	"github.com/evtool/evtool/sample"
 )
 
 var (

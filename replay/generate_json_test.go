@@ -2,13 +2,9 @@ package replay
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/evtool/evtool/catalog"
 )
 
 // TestGenerateJSONSchemaFormats: generated JSON Schema data has every
@@ -18,24 +14,12 @@ import (
 // the partition key set in the data is checked against the schema the
 // samples come from (a key that is not a uuid is refused by name).
 func TestGenerateJSONSchemaFormats(t *testing.T) {
-	dir := t.TempDir()
-	write := func(p, text string) {
-		p = filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("evtool.yaml", "version: 1\nschemas: schemas\n")
-	write("schemas/common/at.json", `{"type": "string", "format": "date-time"}`)
-	write("schemas/o.placed/event.yaml", "owner: team\nsource: /shop/[a-z]{3}\n")
-	write("schemas/o.placed/v1.json", `{"type": "object", "required": ["id", "at"], "additionalProperties": false, "properties": {"id": {"type": "string", "format": "uuid"}, "at": {"$ref": "../common/at.json"}}}`)
-	cat, err := catalog.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := loadTree(t, map[string]string{
+		"evtool.yaml":                 "version: 1\nschemas: schemas\n",
+		"schemas/common/at.json":      `{"type": "string", "format": "date-time"}`,
+		"schemas/o.placed/event.yaml": "owner: team\nsource: /shop/[a-z]{3}\n",
+		"schemas/o.placed/v1.json":    `{"type": "object", "required": ["id", "at"], "additionalProperties": false, "properties": {"id": {"type": "string", "format": "uuid"}, "at": {"$ref": "../common/at.json"}}}`,
+	})
 	canonical := regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$`)
 	uuid := regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 	for _, edges := range []bool{false, true} {

@@ -23,8 +23,8 @@ import (
 	"github.com/evtool/evtool/codegen/internal/rt"
 	"github.com/evtool/evtool/codegen/jsongen"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/jsonschema/sample"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
-	"github.com/evtool/evtool/sample"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")

@@ -81,7 +81,16 @@ type Provider interface {
 	// Sampler makes the data of generated events: the first Cover()
 	// samples cover the schema, the rest are random. Formats without
 	// one return an error.
-	Sampler(s Schema, seed uint64) (CoverSampler, error)
+	Sampler(s Schema, seed uint64, opts SampleOptions) (CoverSampler, error)
+}
+
+// SampleOptions say how a Provider's Sampler samples.
+type SampleOptions struct {
+	// FormatEdges makes string formats take every form they allow (a
+	// date-time's lower-case t and offsets, tagged e-mail addresses) where
+	// by default they take the common form typical parsers accept
+	// (JSON Schema's formats; the other formats have none).
+	FormatEdges bool
 }
 
 // Profiles are a format's compat profiles.
@@ -114,6 +123,48 @@ type CoverSampler interface {
 	// Sample returns the JSON text of covering sample k (0 <= k <
 	// Cover()), or of a random sample drawn from rng when k < 0.
 	Sample(rng *rand.Rand, k int) ([]byte, error)
+}
+
+// ValueSampler is a CoverSampler that makes its samples as values of the
+// JSON form (what Schema's values are) rather than text, from a schema
+// that may be stricter than the version's own: JSON Schema's samples
+// come from the version compiled with every format asserted, so that
+// consumers that check formats (the decoders of `evtool gen go`) take
+// them even where the catalog only annotates formats. A caller that
+// changes a sample (sets its partition key, mutates a field) checks it
+// with ValidateValue, not with the version's schema.
+type ValueSampler interface {
+	CoverSampler
+	// ValidateValue checks a value against the schema the samples come
+	// from.
+	ValueValidator
+	// SampleValue is Sample's value: covering sample k (0 <= k <
+	// Cover()), or a random one drawn from rng when k < 0.
+	SampleValue(rng *rand.Rand, k int) (any, error)
+	// Samples returns n values, the same for the same seed (the one given
+	// to Sampler): typical and boundary values, distinct where the schema
+	// allows it.
+	Samples(n int) ([]any, error)
+}
+
+// ValueValidator is a Schema (or a ValueSampler) that validates a value
+// of its JSON form as it is (JSON Schema, whose JSON form is the data),
+// without writing it as text and reading it back as EncodeValue does:
+// a caller that checks one value against several versions decodes it
+// once.
+type ValueValidator interface {
+	// ValidateValue returns nil when the schema accepts v.
+	ValidateValue(v any) error
+}
+
+// PatternSampler is a Provider that makes strings a regular expression
+// matches (JSON Schema's, whose sampler makes strings for the pattern
+// keyword): how a generated event's source is made from its type's
+// source pattern (event.yaml), whatever the type's format.
+type PatternSampler interface {
+	// MatchString returns a non-empty string pattern matches in full,
+	// drawn with rng: the same rng state gives the same string.
+	MatchString(pattern string, rng *rand.Rand) (string, error)
 }
 
 // NotKind is the error of a provider given a schema of another format.

@@ -16,9 +16,8 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/internal/jsonpos"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
-	"github.com/evtool/evtool/sample"
 )
 
 // This file is the mutation of a contract run: every field of the events'
@@ -61,21 +60,22 @@ type fieldMutation struct {
 	// mutated and kept count field mutations done and fields that had no
 	// valid other value.
 	mutated, kept atomic.Int64
-	compile       func(*catalog.Version) (*jsonschema.Schema, error)
 }
 
 // versionSamples holds what mutating the data of one version needs: the
-// sampled values, and for JSON Schema the version compiled with every
-// format asserted (consumers check formats even where the catalog only
-// annotates them: a mutated value must pass their decoders too).
+// sampled values, and for a format whose sampler makes values (JSON
+// Schema) that sampler, which checks a mutated value against the version
+// with every format asserted (consumers check formats even where the
+// catalog only annotates them: a mutated value must pass their decoders
+// too; format.ValueSampler).
 type versionSamples struct {
 	once   sync.Once
 	values []any
-	strict *jsonschema.Schema
+	strict format.ValueValidator
 }
 
 func newFieldMutation(m *Mutator, seed uint64, fields []Field) *fieldMutation {
-	fm := &fieldMutation{m: m, seed: seed, set: make(map[Field]bool, len(fields)), compile: m.cat.SamplingCompiler()}
+	fm := &fieldMutation{m: m, seed: seed, set: make(map[Field]bool, len(fields))}
 	for _, f := range fields {
 		fm.set[f] = true
 	}
@@ -288,7 +288,7 @@ func (fm *fieldMutation) valid(ed *eventData, vs *versionSamples) bool {
 		return false
 	}
 	if vs.strict != nil {
-		return vs.strict.Validate(ed.value) == nil
+		return vs.strict.ValidateValue(ed.value) == nil
 	}
 	return ed.valid()
 }
@@ -353,17 +353,19 @@ func (fm *fieldMutation) mutate(ed *eventData, id, ptr, field string) bool {
 }
 
 // versionSamples returns the sampled values of a version, made once:
-// for JSON Schema from the version with formats asserted, in their
-// canonical forms (see sample.Options.Canonical); for the other formats
-// from the format's sampler.
+// from the format's sampler when it makes values (JSON Schema: from the
+// version with formats asserted, in their canonical forms, see
+// format.SampleOptions); for the other formats from the compiled
+// schema's SampleValue.
 func (fm *fieldMutation) versionSamples(ver *catalog.Version) *versionSamples {
 	x, _ := fm.samples.LoadOrStore(ver, &versionSamples{})
 	vs := x.(*versionSamples)
 	vs.once.Do(func() {
-		if !isFormatted(ver) && ver.Schema != nil {
-			if sch, err := fm.compile(ver); err == nil {
-				vs.strict = sch
-				vs.values, _ = sample.Samples(sch, samplesPerVersion, int64(fm.seed), sample.Options{Canonical: true})
+		if !isFormatted(ver) && ver.Compiled != nil {
+			cs, err := formats.Of(ver.Compiled).Sampler(ver.Compiled, fm.seed, format.SampleOptions{})
+			if sampler, ok := cs.(format.ValueSampler); ok && err == nil {
+				vs.strict = sampler
+				vs.values, _ = sampler.Samples(samplesPerVersion)
 				return
 			}
 		}

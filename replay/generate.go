@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/catalog"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
-	"github.com/evtool/evtool/sample"
+	"github.com/evtool/evtool/format"
 )
 
 // generator makes events.generate's events: count events over keys
@@ -31,22 +30,14 @@ type genType struct {
 	t       *catalog.EventType
 	v       *catalog.Version
 	key     keySpec
-	sampler *sample.Sampler
-	// schema is the version's schema with formats asserted.
-	schema *jsonschema.Schema
-	// formatted samples Avro and Protobuf versions (sampler and schema
-	// are nil then).
-	formatted *formatSampler
-	source    string
+	sampler *formatSampler
+	source  string
 }
 
 // sample returns one data value of the type (cover: an event's data,
 // which walks the covering samples of an Avro or Protobuf type first).
 func (gt *genType) sample(rng *rand.Rand, cover bool) (any, error) {
-	if gt.formatted != nil {
-		return gt.formatted.sample(rng, cover)
-	}
-	return gt.sampler.Generate(rng)
+	return gt.sampler.sample(rng, cover)
 }
 
 const genStream = 0x67656e6572617465 // "generate"
@@ -66,8 +57,9 @@ func newGenerator(cat *catalog.Catalog, spec *GenerateSpec) (*generator, error) 
 		return nil, fmt.Errorf("events.generate: the catalog %s has no event types", cat.Dir)
 	}
 	// Generated values satisfy every format, asserted by the catalog or not:
-	// consumers (the decoders of `evtool gen go` among them) check formats.
-	compile := cat.SamplingCompiler()
+	// consumers (the decoders of `evtool gen go` among them) check formats
+	// (format.ValueSampler).
+	opts := format.SampleOptions{FormatEdges: spec.FormatEdges}
 	for _, name := range names {
 		typ, pin, _ := strings.Cut(name, "@v")
 		t := cat.Lookup(typ)
@@ -81,26 +73,21 @@ func newGenerator(cat *catalog.Catalog, spec *GenerateSpec) (*generator, error) 
 				return nil, fmt.Errorf("events.generate.types: %s has no version %s (it has v1..v%d)", typ, pin, len(t.Versions))
 			}
 		}
-		var gt genType
-		switch {
-		case isFormatted(v):
-			fs, err := newFormatSampler(v.Compiled, spec.Seed)
-			if err != nil {
-				return nil, fmt.Errorf("events.generate.types: %s v%d: %v", typ, v.Number, err)
-			}
-			gt = genType{formatted: fs}
-		case v == nil || v.Schema == nil:
+		if v == nil || v.Compiled == nil {
 			return nil, fmt.Errorf("events.generate.types: %s has no usable schema", typ)
-		default:
-			sch, err := compile(v)
-			if err != nil {
-				return nil, fmt.Errorf("events.generate.types: %s v%d: %v", typ, v.Number, err)
-			}
-			gt = genType{sampler: sample.New(sch, sample.Options{Canonical: !spec.FormatEdges}), schema: sch}
 		}
+		fs, err := newFormatSampler(v.Compiled, spec.Seed, opts, isFormatted(v))
+		if err != nil {
+			return nil, fmt.Errorf("events.generate.types: %s v%d: %v", typ, v.Number, err)
+		}
+		gt := genType{sampler: fs}
 		gt.t, gt.v, gt.key, gt.source = t, v, keyOf(t), "/evtool/replay"
 		if t.Meta.Source != "" {
-			src, err := sample.MatchString(t.Meta.Source, g.rng)
+			ps, ok := sourceSampler()
+			if !ok {
+				return nil, fmt.Errorf("events.generate: cannot make a source for %s matching %q: no format samples patterns", typ, t.Meta.Source)
+			}
+			src, err := ps.MatchString(t.Meta.Source, g.rng)
 			if err != nil {
 				return nil, fmt.Errorf("events.generate: cannot make a source for %s matching %q: %v", typ, t.Meta.Source, err)
 			}
@@ -189,15 +176,15 @@ func (g *generator) next() (rawEvent, bool, error) {
 				lastErr = fmt.Errorf("cannot set the partition key %s in the generated data", gt.key.pointer)
 				continue
 			}
-			if gt.schema != nil {
-				if err := gt.schema.Validate(doc); err != nil {
+			if gt.sampler.values != nil {
+				if err := gt.sampler.values.ValidateValue(doc); err != nil {
 					lastErr = fmt.Errorf("the key %v is not valid for %s at %s: %v", key, gt.t.Name, gt.key.pointer, err)
 					continue
 				}
 			}
 		}
-		if gt.formatted != nil {
-			if binary, err = gt.formatted.encode(doc); err != nil {
+		if gt.sampler.binary {
+			if binary, err = gt.sampler.encode(doc); err != nil {
 				lastErr = fmt.Errorf("the generated data (key %v at %s) is not a datum of %s v%d: %v", key, gt.key.pointer, gt.t.Name, gt.v.Number, err)
 				continue
 			}
@@ -218,7 +205,7 @@ func (g *generator) next() (rawEvent, bool, error) {
 		"dataschema":      g.cat.DataSchema(gt.t.Name, gt.v.Number),
 		"data":            data,
 	}
-	if gt.formatted != nil {
+	if gt.sampler.binary {
 		// Avro and Protobuf events carry the binary encoding.
 		delete(ev, "data")
 		ev["datacontenttype"] = gt.v.Compiled.DefaultContentType()

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"sync"
@@ -16,7 +18,6 @@ import (
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
 // Mutator builds what skew and poison faults deliver, from a catalog: the
@@ -123,14 +124,14 @@ func (m *Mutator) SkewTargets(typ, dataschema string, data []byte) (int, chaos.V
 	if isFormatted(ver) {
 		return ver.Number, m.formatSkewTargets(ver, data, format.ContentTypeJSON)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	doc, err := decodeDataJSON(data)
 	if err != nil {
 		return ver.Number, 0
 	}
 	t := m.cat.Lookup(typ)
 	var out chaos.VersionSet
 	for _, u := range cands.List() {
-		if s := t.Version(u).Schema; s != nil && s.Validate(doc) == nil {
+		if s, ok := t.Version(u).Compiled.(format.ValueValidator); ok && s.ValidateValue(doc) == nil {
 			out = out.Add(u)
 		}
 	}
@@ -245,10 +246,10 @@ func withVersion(ds, typ string, v int) string {
 
 // invalidData returns data the schema of src's version rejects, or nil.
 func (m *Mutator) invalidData(src event.Event) []byte {
-	var schema *jsonschema.Schema
+	var schema format.ValueValidator
 	var required []string
 	if ver := m.version(src.Type(), src.DataSchema()); ver != nil {
-		schema = ver.Schema
+		schema, _ = ver.Compiled.(format.ValueValidator)
 		if doc, ok := ver.Doc.(map[string]any); ok {
 			if req, ok := doc["required"].([]any); ok {
 				for _, r := range req {
@@ -263,8 +264,8 @@ func (m *Mutator) invalidData(src event.Event) []byte {
 		if schema == nil {
 			return true
 		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-		return err == nil && schema.Validate(doc) != nil
+		doc, err := decodeDataJSON(b)
+		return err == nil && schema.ValidateValue(doc) != nil
 	}
 	var cands [][]byte
 	dec := json.NewDecoder(bytes.NewReader(src.Data()))
@@ -335,4 +336,19 @@ func (h *Harness) mutateRecord(ctx context.Context, f chaos.Fault, r *kgo.Record
 	}
 	out.Topic, out.Partition, out.Key = r.Topic, r.Partition, r.Key
 	return out, nil
+}
+
+// decodeDataJSON reads JSON text as one value, numbers as json.Number, as
+// the JSON Schema validator takes it; data after the value is an error.
+func decodeDataJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err == nil || err != io.EOF {
+		return nil, errors.New("invalid character after top-level value")
+	}
+	return doc, nil
 }

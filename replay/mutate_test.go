@@ -20,9 +20,21 @@ import (
 // v1 {n: integer}, v2 adds optional s, v3 requires s.
 func versionCatalog(t *testing.T, mode string) *catalog.Catalog {
 	t.Helper()
+	return loadTree(t, map[string]string{
+		"evtool.yaml":       "version: 1\nschemas: schemas\ncompat: {mode: " + mode + "}\n",
+		"schemas/t/v1.json": `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`,
+		"schemas/t/v2.json": `{"type":"object","properties":{"n":{"type":"integer"},"s":{"type":"string"}},"required":["n"]}`,
+		"schemas/t/v3.json": `{"type":"object","properties":{"n":{"type":"integer"},"s":{"type":"string"}},"required":["n","s"]}`,
+	})
+}
+
+// loadTree writes files (by slash path) in a temporary directory and
+// loads it as a catalog.
+func loadTree(t *testing.T, files map[string]string) *catalog.Catalog {
+	t.Helper()
 	dir := t.TempDir()
-	write := func(p, text string) {
-		p = filepath.Join(dir, p)
+	for p, text := range files {
+		p = filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -30,10 +42,6 @@ func versionCatalog(t *testing.T, mode string) *catalog.Catalog {
 			t.Fatal(err)
 		}
 	}
-	write("evtool.yaml", "version: 1\nschemas: schemas\ncompat: {mode: "+mode+"}\n")
-	write("schemas/t/v1.json", `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
-	write("schemas/t/v2.json", `{"type":"object","properties":{"n":{"type":"integer"},"s":{"type":"string"}},"required":["n"]}`)
-	write("schemas/t/v3.json", `{"type":"object","properties":{"n":{"type":"integer"},"s":{"type":"string"}},"required":["n","s"]}`)
 	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -12,11 +12,11 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/format/jsonschema/sample"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
-	"github.com/evtool/evtool/sample"
 )
 
 type corpusPair struct {

@@ -11,13 +11,13 @@ import (
 	"sync"
 
 	"github.com/evtool/evtool/compat/engine"
+	"github.com/evtool/evtool/format/jsonschema/sample"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/internal/schemawalk"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema/kind"
 	"github.com/evtool/evtool/report"
-	"github.com/evtool/evtool/sample"
 )
 
 // Witness search: documents valid for the writer (under the lenient

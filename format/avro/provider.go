@@ -74,7 +74,7 @@ func keyIn(datum any, tokens []string) (any, bool) {
 func (Provider) PointerForm(_ format.Schema, v any) any { return v }
 
 // Sampler samples with Samples (covering) and Sample (random).
-func (Provider) Sampler(sch format.Schema, seed uint64) (format.CoverSampler, error) {
+func (Provider) Sampler(sch format.Schema, seed uint64, _ format.SampleOptions) (format.CoverSampler, error) {
 	s, ok := sch.(*Schema)
 	if !ok {
 		return nil, format.NotKind(sch, format.Avro)

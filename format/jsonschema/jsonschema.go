@@ -9,10 +9,10 @@ import (
 	"fmt"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/jsonschema/sample"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/schemaerr"
 	js "github.com/evtool/evtool/internal/thirdparty/jsonschema"
-	"github.com/evtool/evtool/sample"
 )
 
 // Schema is a compiled JSON Schema as a format.Schema.
@@ -20,6 +20,11 @@ type Schema struct {
 	// Compiled is the schema the catalog compiled.
 	Compiled  *js.Schema
 	canonical []byte
+	// sampling compiles the version again for sampling (samplingSchema),
+	// rel being its file in the root; nil for a schema not compiled from
+	// a catalog root.
+	sampling *samplingRoot
+	rel      string
 }
 
 var _ format.Schema = (*Schema)(nil)

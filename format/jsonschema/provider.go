@@ -23,12 +23,6 @@ func (Provider) PartitionKey(format.Schema, format.KeyData) (any, bool, []byte) 
 // PointerForm is v: JSON data is what pointers name.
 func (Provider) PointerForm(_ format.Schema, v any) any { return v }
 
-// Sampler is an error: JSON Schema data is sampled by package sample's
-// variants, not by a covering stream.
-func (Provider) Sampler(s format.Schema, _ uint64) (format.CoverSampler, error) {
-	return nil, fmt.Errorf("no sampler for %s schemas", format.JSONSchema.Name())
-}
-
 // Unframe is data as it is: JSON Schema data's frame is taken off before.
 func (Provider) Unframe(_ format.Schema, data []byte) ([]byte, uint32, bool) { return data, 0, false }
 

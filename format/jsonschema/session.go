@@ -49,13 +49,14 @@ func (files Files) Session(opts format.RootOptions) (format.RootSession, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &session{files: files, c: files.Compiler(opts.AssertFormats, draft)}, nil
+	return &session{files: files, c: files.Compiler(opts.AssertFormats, draft), sampling: &samplingRoot{files: files, asserted: opts.AssertFormats}}, nil
 }
 
 // session is a Files' format.RootSession.
 type session struct {
-	files Files
-	c     *js.Compiler
+	files    Files
+	c        *js.Compiler
+	sampling *samplingRoot
 }
 
 // CompileVersion compiles the file rel at its FileURL; a compile error is
@@ -70,5 +71,7 @@ func (s *session) CompileVersion(rel, display, subject string) (format.Schema, *
 		fd := s.files.CompileFinding(display, subject, err)
 		return nil, &fd
 	}
-	return New(sch, f.Canonical()), nil
+	out := New(sch, f.Canonical())
+	out.sampling, out.rel = s.sampling, rel
+	return out, nil
 }

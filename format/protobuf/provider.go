@@ -130,7 +130,7 @@ func scalarDefault(fd protoreflect.FieldDescriptor) (any, bool) {
 
 // Sampler samples with Sampler: covering sample k is index 1+k of the
 // seed's stream; a random one is a random index of a random stream.
-func (Provider) Sampler(sch format.Schema, seed uint64) (format.CoverSampler, error) {
+func (Provider) Sampler(sch format.Schema, seed uint64, _ format.SampleOptions) (format.CoverSampler, error) {
 	s, ok := sch.(*Schema)
 	if !ok {
 		return nil, format.NotKind(sch, format.Protobuf)

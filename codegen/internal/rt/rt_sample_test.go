@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evtool/evtool/format/jsonschema/sample"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
-	"github.com/evtool/evtool/sample"
 )
 
 // TestSampledFormatsPassGeneratedChecks: values the sampler makes for each

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/evtool/evtool/format/jsonschema/sample"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
-	"github.com/evtool/evtool/sample"
 )
 
 func mustCompile(src string) *jsonschema.Schema {

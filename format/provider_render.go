@@ -1,9 +1,6 @@
 package format
 
-import (
-	"io/fs"
-	"math/rand/v2"
-)
+import "io/fs"
 
 // What evtool renders of a schema for people and other tools (the field
 // table of docs, the payload of an AsyncAPI message, the form a schema
@@ -225,13 +222,4 @@ type AsyncAPIPayloader interface {
 	// value, content type, what the payload embeds): a paragraph of the
 	// document's description when the catalog has such versions.
 	AsyncAPIInfo() string
-}
-
-// PatternSampler is a Provider that draws strings matching a pattern in
-// its dialect: an event type's source pattern is a JSON Schema pattern,
-// which examples' ce_source headers must match.
-type PatternSampler interface {
-	// MatchString returns a non-empty string pattern matches in full,
-	// drawn with rng: the same rng state gives the same string.
-	MatchString(pattern string, rng *rand.Rand) (string, error)
 }

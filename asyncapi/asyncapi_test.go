@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
@@ -297,7 +298,7 @@ func TestPayloadsKeepMeaning(t *testing.T) {
 				}
 				for _, in := range instances {
 					inst := decode(t, []byte(in))
-					want := v.Schema.Validate(inst) == nil
+					want := v.Compiled.(format.ValueValidator).ValidateValue(inst) == nil
 					got := exported.Validate(inst) == nil
 					if got != want {
 						t.Errorf("%s: %s: catalog says valid=%v, exported says valid=%v", key, in, want, got)

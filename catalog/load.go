@@ -600,12 +600,12 @@ func (c *Catalog) CheckTypeExamples(t *EventType) []report.Finding {
 			if v.Compiled == nil {
 				continue
 			}
-			vv, ok := formats.Of(v.Compiled).(format.ValueValidator)
+			vv, ok := v.Compiled.(format.ValueValidator)
 			if !ok {
 				continue
 			}
 			for _, ex := range v.Examples {
-				for _, p := range vv.ValidateValue(v.Compiled, ex.value()) {
+				for _, p := range format.ValueErrors(vv.ValidateValue(ex.value())) {
 					line, col := jsonpos.Find(ex.Text, p.Pointer)
 					out = append(out, report.Finding{Rule: RuleExampleInvalid, Severity: report.SeverityError,
 						File: ex.File, Line: line, Column: col, Pointer: p.Pointer, Subject: fmt.Sprintf("%s v%d", t.Name, v.Number),

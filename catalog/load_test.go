@@ -13,7 +13,6 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/formats"
 	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
@@ -417,5 +416,5 @@ func jsonSchemaOf(v *Version) *jsonschema.Schema {
 // validationProblems validates v against a version's schema through its
 // provider, as the catalog's examples are checked.
 func validationProblems(ver *Version, v any) format.Errors {
-	return formats.Of(ver.Compiled).(format.ValueValidator).ValidateValue(ver.Compiled, v)
+	return format.ValueErrors(ver.Compiled.(format.ValueValidator).ValidateValue(v))
 }

@@ -205,7 +205,7 @@ func (v *Validator) check(d *Decoded, scope checkScope) (*catalog.Version, []rep
 	if ver.Compiled == nil || !scope.data {
 		return ver, out
 	}
-	vv, ok := formats.Of(ver.Compiled).(format.ValueValidator)
+	vv, ok := ver.Compiled.(format.ValueValidator)
 	if !ok {
 		return ver, out
 	}
@@ -213,7 +213,7 @@ func (v *Validator) check(d *Decoded, scope checkScope) (*catalog.Version, []rep
 	if d.HasData {
 		data = d.Data
 	}
-	for _, p := range vv.ValidateValue(ver.Compiled, data) {
+	for _, p := range format.ValueErrors(vv.ValidateValue(data)) {
 		msg := p.Message
 		if !d.HasData && p.Pointer == "" {
 			msg = "event has no data: " + msg

@@ -3,6 +3,7 @@ package format
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -152,9 +153,29 @@ type ValueSampler interface {
 // without writing it as text and reading it back as EncodeValue does:
 // a caller that checks one value against several versions decodes it
 // once.
+//
+// Data and examples of such a format are decoded once, as JSON, and
+// validated as values (envelope, catalog); formats with a binary encoding
+// are BinaryDataers instead: their data is checked in its wire form.
 type ValueValidator interface {
-	// ValidateValue returns nil when the schema accepts v.
+	// ValidateValue returns nil when the schema accepts v (a decoded JSON
+	// value, json.Number numbers), else a format.Errors: one Error per
+	// leaf problem, with its Pointer into v and its Message, sorted by
+	// pointer.
 	ValidateValue(v any) error
+}
+
+// ValueErrors are the Errors of a ValueValidator's error (one without a
+// pointer when err is not an Errors).
+func ValueErrors(err error) Errors {
+	if err == nil {
+		return nil
+	}
+	var es Errors
+	if errors.As(err, &es) {
+		return es
+	}
+	return Errors{{Message: err.Error()}}
 }
 
 // PatternSampler is a Provider that makes strings a regular expression

@@ -40,10 +40,6 @@ func (Provider) MatchString(pattern string, rng *rand.Rand) (string, error) {
 	return sample.MatchString(pattern, rng)
 }
 
-// ValidateValue validates a value of the JSON form (json.Number numbers)
-// as it is.
-func (s *Schema) ValidateValue(v any) error { return s.Compiled.Validate(v) }
-
 // coverSampler is a JSON Schema's format.ValueSampler.
 type coverSampler struct {
 	schema  *js.Schema
@@ -74,7 +70,7 @@ func (c *coverSampler) Samples(n int) ([]any, error) {
 	return sample.Samples(c.schema, n, int64(c.seed), c.opts)
 }
 
-func (c *coverSampler) ValidateValue(v any) error { return c.schema.Validate(v) }
+func (c *coverSampler) ValidateValue(v any) error { return valueErrors(c.schema, v) }
 
 // samplingRoot compiles the versions of a catalog root again with every
 // format asserted, for sampling: a value valid under that schema is valid

@@ -1,19 +1,20 @@
 package jsonschema
 
 import (
+	js "github.com/evtool/evtool/internal/thirdparty/jsonschema"
+
 	"github.com/evtool/evtool/format"
 )
 
-var _ format.ValueValidator = Provider{}
+var _ format.ValueValidator = (*Schema)(nil)
 
-// ValidateValue is format.ValueValidator: the leaf problems of
-// ValidationProblems as format.Errors.
-func (Provider) ValidateValue(s format.Schema, v any) format.Errors {
-	js, ok := s.(*Schema)
-	if !ok {
-		return format.Errors{{Message: format.NotKind(s, format.JSONSchema).Error()}}
-	}
-	probs := ValidationProblems(js.Compiled, v)
+// ValidateValue is format.ValueValidator: nil, or the leaf problems of
+// ValidationProblems as format.Errors (a pointer into v and a message
+// each).
+func (s *Schema) ValidateValue(v any) error { return valueErrors(s.Compiled, v) }
+
+func valueErrors(sch *js.Schema, v any) error {
+	probs := ValidationProblems(sch, v)
 	if len(probs) == 0 {
 		return nil
 	}

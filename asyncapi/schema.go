@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/internal/schemawalk"
@@ -151,7 +152,7 @@ func (x *schemaExporter) file(base string) (*fileComp, error) {
 	return f, nil
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // componentName derives a components.schemas key from a catalog path:
 // "com.example.order.placed/v2.json" -> "com.example.order.placed.v2",
@@ -159,7 +160,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 func (x *schemaExporter) componentName(rel, base string) string {
 	n := strings.TrimSuffix(rel, ".json")
 	n = strings.ReplaceAll(n, "/", ".")
-	n = unsafeName.ReplaceAllString(n, "_")
+	n = unsafeName().ReplaceAllString(n, "_")
 	if n == "" {
 		n = "schema"
 	}

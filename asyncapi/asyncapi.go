@@ -216,7 +216,7 @@ func sortedTypes(cat *catalog.Catalog) []*catalog.EventType {
 }
 
 func messageKey(t *catalog.EventType, v *catalog.Version) string {
-	return fmt.Sprintf("%s.v%d", unsafeName.ReplaceAllString(t.Name, "_"), v.Number)
+	return fmt.Sprintf("%s.v%d", unsafeName().ReplaceAllString(t.Name, "_"), v.Number)
 }
 
 func nonEmpty(s string) any {

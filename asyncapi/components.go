@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
@@ -103,7 +104,7 @@ func matchString(pattern string, rng *rand.Rand) (string, error) {
 	return ps.MatchString(pattern, rng)
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 func escapePointerToken(tok string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -192,12 +193,16 @@ func strNode(s string) *yaml.Node {
 }
 
 var (
-	yaml11Words = regexp.MustCompile(`^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|=|<<|~)$`)
+	yaml11Words = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|=|<<|~)$`)
+	})
 	// The YAML 1.1 int, float and timestamp forms (as PyYAML resolves
 	// them), sexagesimal and underscores included.
-	yaml11Numeric = regexp.MustCompile(`^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)$` +
-		`|^[-+]?(?:[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$` +
-		`|^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}`)
+	yaml11Numeric = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)$` +
+			`|^[-+]?(?:[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$` +
+			`|^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}`)
+	})
 )
 
 // yaml11Special reports whether a plain scalar s would not read back as a
@@ -207,5 +212,5 @@ var (
 // key. yaml.v3 quotes only what YAML 1.2 would misread; over-quoting is
 // harmless.
 func yaml11Special(s string) bool {
-	return yaml11Words.MatchString(s) || yaml11Numeric.MatchString(s)
+	return yaml11Words().MatchString(s) || yaml11Numeric().MatchString(s)
 }

@@ -253,7 +253,7 @@ func (l *loader) evictVersion(rel string) bool {
 // JSON version file is: TYPE/vN.json.
 func isVersionPath(rel string) bool {
 	dir, name := path.Split(rel)
-	return dir != "" && !strings.Contains(dir[:len(dir)-1], "/") && strings.HasSuffix(name, ".json") && versionFile.MatchString(name)
+	return dir != "" && !strings.Contains(dir[:len(dir)-1], "/") && strings.HasSuffix(name, ".json") && versionFile().MatchString(name)
 }
 
 // value is the example's decoded value.

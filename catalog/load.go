@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/evtool/evtool/format"
@@ -57,25 +58,27 @@ const (
 )
 
 var (
-	versionFile = regexp.MustCompile(`^v([1-9][0-9]{0,8})\.(json|avsc|proto)$`)
+	versionFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v([1-9][0-9]{0,8})\.(json|avsc|proto)$`) })
 	// looksLikeVersion catches near misses (v01.json, V2.avsc, v3.PROTO,
 	// v1.avro) that would otherwise be ignored as shared files.
-	looksLikeVersion = regexp.MustCompile(`^[vV][0-9]+\.(?i:json|yaml|yml|avsc|avro|proto)$`)
+	looksLikeVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[vV][0-9]+\.(?i:json|yaml|yml|avsc|avro|proto)$`) })
 	// typeName: dot-separated segments of letters, digits, '_' and '-';
 	// also a safe directory name and Go/URL friendly.
 	// exampleDir is a directory of examples/: v1, v2, ...
-	exampleDir = regexp.MustCompile(`^v([1-9][0-9]*)$`)
-	typeName   = regexp.MustCompile(`^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*(\.[A-Za-z0-9]+([_-][A-Za-z0-9]+)*)*$`)
+	exampleDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v([1-9][0-9]*)$`) })
+	typeName   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*(\.[A-Za-z0-9]+([_-][A-Za-z0-9]+)*)*$`)
+	})
 )
 
 // ValidTypeName reports whether s may name a catalog type (a directory of
 // the catalog root).
-func ValidTypeName(s string) bool { return len(s) <= 255 && typeName.MatchString(s) }
+func ValidTypeName(s string) bool { return len(s) <= 255 && typeName().MatchString(s) }
 
 // LooksLikeVersion reports whether a file name is meant as a version file,
 // right or nearly (v01.json, V2.avsc, v1.avro): such a file is never a
 // shared schema.
-func LooksLikeVersion(name string) bool { return looksLikeVersion.MatchString(name) }
+func LooksLikeVersion(name string) bool { return looksLikeVersion().MatchString(name) }
 
 // Load reads the catalog whose evtool.yaml is in dir.
 func Load(dir string) (*Catalog, error) { return loadDir(context.Background(), dir, false) }
@@ -425,8 +428,8 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 		switch {
 		case e.Name() == "event.yaml" && !e.IsDir():
 			hasMeta = true
-		case !e.IsDir() && versionFile.MatchString(e.Name()):
-			n, _ := strconv.Atoi(versionFile.FindStringSubmatch(e.Name())[1])
+		case !e.IsDir() && versionFile().MatchString(e.Name()):
+			n, _ := strconv.Atoi(versionFile().FindStringSubmatch(e.Name())[1])
 			p := path.Join(dirPath, e.Name())
 			k, _ := format.KindOf(e.Name())
 			if kind == "" {
@@ -437,7 +440,7 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 				continue
 			}
 			versions[n] = p
-		case !e.IsDir() && looksLikeVersion.MatchString(e.Name()):
+		case !e.IsDir() && looksLikeVersion().MatchString(e.Name()):
 			l.fail(report.Finding{Rule: RuleVersionName, File: l.show(path.Join(dirPath, e.Name())),
 				Message: fmt.Sprintf("%q looks like a version but versions are named v1.json, v2.json, ... (lower-case v, no leading zeros; .json, .avsc or .proto)", e.Name())})
 		}
@@ -446,7 +449,7 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 		return nil // a shared directory: its files are reachable by $ref only
 	}
 	t := &EventType{Name: name, Dir: l.show(dirPath), Format: kind}
-	if !typeName.MatchString(name) {
+	if !typeName().MatchString(name) {
 		l.fail(report.Finding{Rule: RuleTypeName, File: t.Dir,
 			Message: fmt.Sprintf("type %q is not a valid event type name: use dot-separated segments of letters, digits, '-' and '_' (e.g. com.example.order.placed)", name)})
 	} else if !strings.Contains(name, ".") {
@@ -539,7 +542,7 @@ func (l *loader) loadExamples(cat *Catalog) {
 		}
 		for _, e := range entries {
 			sub := path.Join(exDir, e.Name())
-			m := exampleDir.FindStringSubmatch(e.Name())
+			m := exampleDir().FindStringSubmatch(e.Name())
 			if !e.IsDir() || m == nil {
 				l.fail(report.Finding{Rule: RuleExampleOrphan, File: l.show(sub), Message: "examples/ holds one directory per version: examples/v1/, examples/v2/, ..."})
 				continue

@@ -181,7 +181,7 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 	headTypes := map[string]bool{}
 	kindTypes := map[format.Kind]map[string]bool{} // types by their versions' format, either side
 	addKind := func(top, name string) {
-		if k, ok := format.KindOf(name); ok && versionFile.MatchString(name) {
+		if k, ok := format.KindOf(name); ok && versionFile().MatchString(name) {
 			if kindTypes[k] == nil {
 				kindTypes[k] = map[string]bool{}
 			}
@@ -223,7 +223,7 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 		if nested {
 			byTop[top] = append(byTop[top], rel)
 			if !strings.Contains(rest, "/") {
-				if rest == "event.yaml" || versionFile.MatchString(rest) {
+				if rest == "event.yaml" || versionFile().MatchString(rest) {
 					headTypes[top] = true
 				}
 				addKind(top, rest)
@@ -261,7 +261,7 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 			continue
 		}
 		baseTops[top] = true
-		if !strings.Contains(rest, "/") && (rest == "event.yaml" || versionFile.MatchString(rest)) {
+		if !strings.Contains(rest, "/") && (rest == "event.yaml" || versionFile().MatchString(rest)) {
 			baseTypes[top] = true
 			addKind(top, rest)
 		}

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -60,7 +61,7 @@ func (s *scope) declare(name, origin string) error {
 			return nil
 		}
 		hint := "give one of them a different title or $defs key"
-		if typeLevelOrigin.MatchString(prev) && typeLevelOrigin.MatchString(origin) {
+		if typeLevelOrigin().MatchString(prev) && typeLevelOrigin().MatchString(origin) {
 			// These names come from the event type's name alone.
 			hint = "rename one of the event types"
 		}
@@ -72,4 +73,4 @@ func (s *scope) declare(name, origin string) error {
 
 // typeLevelOrigin matches the origins of the names made from an event
 // type's name: "event type T" and "T vN".
-var typeLevelOrigin = regexp.MustCompile(`^(event type \S+|\S+ v[0-9]+)$`)
+var typeLevelOrigin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(event type \S+|\S+ v[0-9]+)$`) })

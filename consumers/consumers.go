@@ -105,7 +105,7 @@ func (c *Contract) Types() []string {
 }
 
 // name is a consumer's name: the file name without .yaml.
-var name = regexp.MustCompile(`^[A-Za-z0-9]+([._-][A-Za-z0-9]+)*$`)
+var name = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9]+([._-][A-Za-z0-9]+)*$`) })
 
 // metaSchema compiles the embedded meta-schema once; the result is never
 // written after.
@@ -187,7 +187,7 @@ func Parse(file string, data []byte) (*Contract, error) {
 		return nil, loadErr(fail(file, 0, "", fmt.Sprintf("file is larger than %d bytes", catalog.MaxFileSize)))
 	}
 	n, ok := strings.CutSuffix(base, ".yaml")
-	if !ok || !name.MatchString(n) {
+	if !ok || !name().MatchString(n) {
 		return nil, loadErr(fail(file, 0, "", fmt.Sprintf("%q is not a contract name: use <consumer>.yaml, the consumer's name made of letters, digits, '.', '-' and '_'", base)))
 	}
 	doc, prob := yamldoc.Parse(data)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -66,7 +67,7 @@ func (b *Broker) advertiseProduceV0(cfg BrokerConfig) error {
 	b.cluster.ControlKey(int16(kmsg.ApiVersions), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
 		b.cluster.KeepControl()
 		req, ok := kreq.(*kmsg.ApiVersionsRequest)
-		if !ok || req.Version > 5 || (req.Version >= 3 && (!softwareName.MatchString(req.ClientSoftwareName) || !softwareName.MatchString(req.ClientSoftwareVersion))) {
+		if !ok || req.Version > 5 || (req.Version >= 3 && (!softwareName().MatchString(req.ClientSoftwareName) || !softwareName().MatchString(req.ClientSoftwareVersion))) {
 			return nil, nil, false // kfake answers: a downgrade, or the error
 		}
 		if req.Version >= 5 && (req.ClusterID != nil || req.NodeID != -1) {
@@ -114,4 +115,4 @@ func unsupportedProduce(req *kmsg.ProduceRequest) *kmsg.ProduceResponse {
 // softwareName is what a broker accepts as ApiVersions v3+'s client
 // software name and version (anything else is INVALID_REQUEST, which
 // kfake answers).
-var softwareName = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$`)
+var softwareName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$`) })

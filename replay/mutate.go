@@ -234,14 +234,14 @@ func (m *Mutator) PoisonEvent(f chaos.Fault, src event.Event) event.Event {
 	return e
 }
 
-var lastNumber = regexp.MustCompile(`[0-9]+([^0-9]*)$`)
+var lastNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]+([^0-9]*)$`) })
 
 // withVersion rewrites the last number of a dataschema without a catalog.
 func withVersion(ds, typ string, v int) string {
-	if ds == "" || !lastNumber.MatchString(ds) {
+	if ds == "" || !lastNumber().MatchString(ds) {
 		return fmt.Sprintf("urn:evtool:%s:v%d", typ, v)
 	}
-	return lastNumber.ReplaceAllString(ds, strconv.Itoa(v)+"$1")
+	return lastNumber().ReplaceAllString(ds, strconv.Itoa(v)+"$1")
 }
 
 // invalidData returns data the schema of src's version rejects, or nil.

@@ -596,7 +596,7 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 	return s, nil
 }
 
-var downstreamName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) // and at most 64 bytes, checked apart: a bounded repetition costs start-up time
+var downstreamName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) }) // and at most 64 bytes, checked apart: a bounded repetition costs start-up time
 
 // parseDownstream reads the downstream section, chaos.downstream and the
 // expect keys about stand-ins.
@@ -615,7 +615,7 @@ func (s *Scenario) parseDownstream(y *scenarioYAML, bad func(ptr, format string,
 			bad(ptr, "downstream %s and %s both give the consumer %s: rename one", other, name, spec.Env)
 		}
 		envs[spec.Env] = name
-		if len(name) > 64 || !downstreamName.MatchString(name) {
+		if len(name) > 64 || !downstreamName().MatchString(name) {
 			bad(ptr, "stand-in name %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", name)
 		}
 		sel := func(p string, y selectorYAML) downstream.Selector {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/evtool/evtool/catalog"
 )
@@ -45,11 +46,11 @@ func ParseStrategy(s string) (Strategy, error) {
 // topicName mirrors metaschema/event.schema.json's topic rule; its
 // 249-byte bound is checked apart because a bounded repetition costs
 // thousands of allocations at start-up.
-var topicName = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
+var topicName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9._-]+$`) })
 
 // validTopic reports whether Kafka accepts s as a topic name.
 func validTopic(s string) bool {
-	return len(s) <= 249 && topicName.MatchString(s) && s != "." && s != ".."
+	return len(s) <= 249 && topicName().MatchString(s) && s != "." && s != ".."
 }
 
 // Subject returns the subject of a type under the strategy.

@@ -1,20 +1,27 @@
-// Command startup measures how long `evtool version` takes from exec to
-// exit, against a Go program that does nothing, built and run in the same
-// session: the difference is what evtool's size and package
-// initialisation cost every invocation (a CI gate calls evtool many
-// times).
+// Command startup measures how long an evtool command (by default
+// `evtool version`) takes from exec to exit, against two floors built and
+// run in the same session: a Go program that does nothing, and one that
+// links every package evtool links from outside the repository (the
+// standard library and the third-party modules) and does nothing, so runs
+// their package initialisation and nothing of evtool's. The difference is
+// what evtool's size and package initialisation cost every invocation (a
+// CI gate calls evtool many times).
 //
 //	go run ./bench/startup -runs 200
+//	go run ./bench/startup -runs 100 -before /tmp/evtool.old -evtool /tmp/evtool.new -- compat check --dir examples/orders
 //
-// It builds evtool and the baseline into a temporary directory, runs
-// them interleaved (so load affects both alike), and prints the median
-// and minimum wall time of each, their ratio, and the allocations of
-// package initialisation (GODEBUG=inittrace=1).
+// It builds what it is not given into a temporary directory and runs the
+// programs interleaved (so load affects all alike). For each it prints the
+// median and minimum wall time and the median CPU time (user+sys) and
+// minor page faults of the process (rusage: these mean something on a
+// loaded machine, wall time does not), and for each evtool binary the
+// allocations of package initialisation (GODEBUG=inittrace=1).
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -23,6 +30,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/evtool/evtool/bench/internal/stats"
@@ -31,14 +39,27 @@ import (
 func main() {
 	runs := flag.Int("runs", 200, "runs of each program")
 	bin := flag.String("evtool", "", "an evtool binary to measure (default: build ./cmd/evtool)")
+	before := flag.String("before", "", "another evtool binary to measure alongside, with the same arguments (a baseline)")
 	flag.Parse()
-	if err := run(*runs, *bin); err != nil {
+	args := flag.Args()
+	if len(args) == 0 {
+		args = []string{"version"}
+	}
+	if err := run(*runs, *bin, *before, args); err != nil {
 		fmt.Fprintln(os.Stderr, "startup:", err)
 		os.Exit(2)
 	}
 }
 
-func run(runs int, bin string) error {
+// program is one binary and its command line, with its measurements.
+type program struct {
+	name          string
+	argv          []string
+	inittrace     bool
+	wall, cpu, pf []float64
+}
+
+func run(runs int, bin, before string, args []string) error {
 	dir, err := os.MkdirTemp("", "evtool-startup")
 	if err != nil {
 		return err
@@ -50,46 +71,121 @@ func run(runs int, bin string) error {
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}
-	base := filepath.Join(dir, "nothing")
+	nothing := filepath.Join(dir, "nothing")
 	if err := os.WriteFile(filepath.Join(dir, "nothing.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
 		return err
 	}
-	cmd := exec.Command("go", "build", "-o", base, "nothing.go")
+	cmd := exec.Command("go", "build", "-o", nothing, "nothing.go")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build baseline: %v\n%s", err, out)
 	}
-	var ev, nothing []float64
-	for range runs {
-		for _, p := range []struct {
-			args []string
-			into *[]float64
-		}{{[]string{bin, "version"}, &ev}, {[]string{base}, &nothing}} {
-			start := time.Now()
-			if out, err := exec.Command(p.args[0], p.args[1:]...).CombinedOutput(); err != nil {
-				return fmt.Errorf("%s: %v\n%s", p.args[0], err, out)
-			}
-			*p.into = append(*p.into, float64(time.Since(start).Microseconds())/1000)
-		}
-	}
-	allocs, bytes, err := initCost(bin)
+	deps, err := buildDepsOnly(dir)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("evtool version   median %6.2f ms  min %6.2f ms\n", stats.Median(ev), slices.Min(ev))
-	fmt.Printf("empty program    median %6.2f ms  min %6.2f ms\n", stats.Median(nothing), slices.Min(nothing))
-	fmt.Printf("ratio (median)   %.1fx   difference %.2f ms\n", stats.Median(ev)/stats.Median(nothing), stats.Median(ev)-stats.Median(nothing))
-	fmt.Printf("package init     %d allocations, %d bytes\n", allocs, bytes)
+	progs := []*program{{name: "evtool " + strings.Join(args, " "), argv: append([]string{bin}, args...), inittrace: true}}
+	if before != "" {
+		progs = append(progs, &program{name: "before: same", argv: append([]string{before}, args...), inittrace: true})
+	}
+	progs = append(progs,
+		&program{name: "evtool's dependencies, nothing done", argv: []string{deps}, inittrace: true},
+		&program{name: "empty program", argv: []string{nothing}})
+	for range runs {
+		for _, p := range progs {
+			c := exec.Command(p.argv[0], p.argv[1:]...)
+			start := time.Now()
+			out, err := c.CombinedOutput()
+			wall := time.Since(start)
+			// Findings (exit 1) are a result, not a failure.
+			if err != nil && c.ProcessState.ExitCode() != 1 {
+				return fmt.Errorf("%s: %v\n%s", strings.Join(p.argv, " "), err, out)
+			}
+			ru := c.ProcessState.SysUsage().(*syscall.Rusage)
+			p.wall = append(p.wall, float64(wall.Microseconds())/1000)
+			p.cpu = append(p.cpu, float64((time.Duration(ru.Utime.Nano())+time.Duration(ru.Stime.Nano())).Microseconds())/1000)
+			p.pf = append(p.pf, float64(ru.Minflt))
+		}
+	}
+	fmt.Printf("%d runs each, interleaved\n", runs)
+	fmt.Printf("%-40s %12s %12s %12s %12s\n", "", "wall median", "wall min", "CPU median", "page faults")
+	for _, p := range progs {
+		fmt.Printf("%-40s %9.2f ms %9.2f ms %9.2f ms %12.0f\n", p.name, stats.Median(p.wall), slices.Min(p.wall), stats.Median(p.cpu), stats.Median(p.pf))
+	}
+	first, last := progs[0], progs[len(progs)-1]
+	fmt.Printf("ratio to the empty program (median wall) %.1fx, difference %.2f ms\n", stats.Median(first.wall)/stats.Median(last.wall), stats.Median(first.wall)-stats.Median(last.wall))
+	if before != "" {
+		b := progs[1]
+		fmt.Printf("evtool / before (medians): wall %.2f, CPU %.2f, page faults %.2f\n",
+			stats.Median(first.wall)/stats.Median(b.wall), stats.Median(first.cpu)/stats.Median(b.cpu), stats.Median(first.pf)/stats.Median(b.pf))
+	}
+	for _, p := range progs {
+		if !p.inittrace {
+			continue
+		}
+		allocs, nbytes, err := initCost(p.argv)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("package init of %q: %d allocations, %d bytes\n", p.argv[0], allocs, nbytes)
+	}
 	return nil
 }
 
+// buildDepsOnly builds a program that imports, for their side effects,
+// every package ./cmd/evtool links from outside this module and whose
+// import is allowed from here (and internal/protofeatures), and does nothing: the same package
+// initialisation as evtool's, less evtool's own. The program is added to
+// the module under a path no file has, through an overlay (-overlay), so
+// it resolves the module's dependency versions without touching the tree.
+func buildDepsOnly(dir string) (string, error) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Module}}{{.ImportPath}}{{else if ne .Module.Path \"github.com/evtool/evtool\"}}{{.ImportPath}}{{end}}", "./cmd/evtool").Output()
+	if err != nil {
+		return "", fmt.Errorf("go list: %v", err)
+	}
+	var src strings.Builder
+	src.WriteString("package main\n\nimport (\n")
+	for _, p := range strings.Fields(string(out)) {
+		// Internal and vendored packages come in through the packages
+		// that import them; main packages cannot be imported.
+		if p == "C" || p == "unsafe" || strings.HasPrefix(p, "vendor/") || strings.Contains(p, "/internal/") || strings.HasPrefix(p, "internal/") || strings.HasSuffix(p, "/internal") || strings.Contains(p, "/cmd/") {
+			continue
+		}
+		fmt.Fprintf(&src, "\t_ %q\n", p)
+	}
+	// Generated code standing in for a package protobuf-go lacks: it
+	// spares protocompile's init most of its work (see its package).
+	src.WriteString("\t_ \"github.com/evtool/evtool/internal/protofeatures\"\n")
+	src.WriteString(")\n\nfunc main() {}\n")
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, "deps.go")
+	if err := os.WriteFile(file, []byte(src.String()), 0o644); err != nil {
+		return "", err
+	}
+	overlay, err := json.Marshal(map[string]any{"Replace": map[string]string{filepath.Join(wd, "bench", "startup", "depsonly_overlay", "main.go"): file}})
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "overlay.json"), overlay, 0o644); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "depsonly")
+	if out, err := exec.Command("go", "build", "-overlay", filepath.Join(dir, "overlay.json"), "-o", bin, "./bench/startup/depsonly_overlay").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build of the dependencies-only program: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
 // initCost sums GODEBUG=inittrace=1's allocations over every package.
-func initCost(bin string) (allocs, nbytes int, err error) {
-	cmd := exec.Command(bin, "version")
+func initCost(argv []string) (allocs, nbytes int, err error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 1 {
 		return 0, 0, err
 	}
 	sc := bufio.NewScanner(&stderr)

@@ -79,7 +79,56 @@ func completeValues(c *cobra.Command, flag string, values ...string) {
 	})
 }
 
-func (a *app) rootCommand() *cobra.Command {
+// namedCommand is one of evtool's commands, by the name it is called by,
+// built only when asked.
+type namedCommand struct {
+	name  string
+	build func() *cobra.Command
+}
+
+// commands are evtool's commands in the order help lists them.
+func (a *app) commands() []namedCommand {
+	return []namedCommand{
+		{"version", a.versionCommand},
+		{"init", a.initCommand},
+		{"lint", a.lintCommand},
+		{"validate", a.validateCommand},
+		{"broker", a.brokerCommand},
+		{"replay", a.replayCommand},
+		{"verify", a.verifyCommand},
+		{"gen", a.genCommand},
+		{"compat", a.compatCommand},
+		{"consumers", a.consumersCommand},
+		{"registry", a.registryCommand},
+		{"export", a.exportCommand},
+		{"docs", a.docsCommand},
+		{"dlq", a.dlqCommand},
+		{"produce", a.produceCommand},
+		{"consume", a.consumeCommand},
+	}
+}
+
+// rootCommand is evtool with every command.
+func (a *app) rootCommand() *cobra.Command { return a.rootCommandFor(nil) }
+
+// rootCommandFor is evtool with only the command that args start with,
+// when they start with the name of one: what that command does, its help,
+// errors and completion depend only on it and on the root, and building
+// all sixteen command trees with their flags is most of what a short
+// command like version costs beyond package initialisation (a CI gate
+// runs evtool many times). Any other command line (none, a flag first,
+// help, completion, an unknown command that suggestions need every name
+// for) gets every command.
+func (a *app) rootCommandFor(args []string) *cobra.Command {
+	cmds := a.commands()
+	if len(args) > 0 {
+		for _, c := range cmds {
+			if c.name == args[0] {
+				cmds = []namedCommand{c}
+				break
+			}
+		}
+	}
 	root := &cobra.Command{
 		Use:   "evtool",
 		Short: "Event contracts on Kafka: catalog, compatibility gate, code generation, chaos replay",
@@ -98,24 +147,9 @@ Exit codes: 0 OK, 1 findings (incompatible, invalid, consumer failed, drift),
 		return commandLineError{err: fmt.Errorf("%s: %w", cmd.CommandPath(), err), command: cmd.CommandPath()}
 	})
 	root.SetVersionTemplate("evtool {{.Version}}\n")
-	root.AddCommand(
-		a.versionCommand(),
-		a.initCommand(),
-		a.lintCommand(),
-		a.validateCommand(),
-		a.brokerCommand(),
-		a.replayCommand(),
-		a.verifyCommand(),
-		a.genCommand(),
-		a.compatCommand(),
-		a.consumersCommand(),
-		a.registryCommand(),
-		a.exportCommand(),
-		a.docsCommand(),
-		a.dlqCommand(),
-		a.produceCommand(),
-		a.consumeCommand(),
-	)
+	for _, c := range cmds {
+		root.AddCommand(c.build())
+	}
 	for _, c := range root.Commands() {
 		if c.Args == nil {
 			c.Args = cobra.NoArgs

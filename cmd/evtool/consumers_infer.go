@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -104,13 +105,13 @@ out (the fields left are listed, and printed in the contract), 2 error.`,
 
 // plainYAML matches strings YAML reads as themselves without quotes in a
 // flow sequence or as a key.
-var plainYAML = regexp.MustCompile(`^[A-Za-z0-9_/][A-Za-z0-9._/-]*$`)
+var plainYAML = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_/][A-Za-z0-9._/-]*$`) })
 
 // yamlString writes s as a YAML scalar: plain when that reads back as s,
 // else double-quoted with JSON's escapes (YAML reads them), every
 // character a terminal would act on escaped.
 func yamlString(s string) string {
-	if plainYAML.MatchString(s) && !strings.Contains(s, "//") {
+	if plainYAML().MatchString(s) && !strings.Contains(s, "//") {
 		return s
 	}
 	b, _ := json.Marshal(s)

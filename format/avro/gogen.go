@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/evtool/evtool/codegen/gocode"
 	"github.com/evtool/evtool/format"
@@ -392,13 +393,13 @@ func (g *goTypes) avroUnionDef(av *avroVersion, n *Node, other []*Node, hasNull 
 // the structs also work with github.com/twmb/avro directly.
 func avroTag(name string) string {
 	tag := `avro:"` + name + `"`
-	if plainTagName.MatchString(name) {
+	if plainTagName().MatchString(name) {
 		return "`" + tag + "`"
 	}
 	return gocode.Q(tag)
 }
 
-var plainTagName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var plainTagName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 func (g *goTypes) emitAvroType(at *avroType) (gocode.File, error) {
 	o := &gocode.Writer{}

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/evtool/evtool/format"
 )
@@ -294,11 +295,13 @@ func (Provider) EventRecord(sch format.Schema) string {
 
 // refFullName is an Avro full name: what a reference to an Avro named type
 // is called, and the only names pull turns into file names.
-var refFullName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+var refFullName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+})
 
 // CheckRefName accepts an Avro full name.
 func (Provider) CheckRefName(name string, show func(string) string) error {
-	if len(name) > 255 || !refFullName.MatchString(name) {
+	if len(name) > 255 || !refFullName().MatchString(name) {
 		return fmt.Errorf("reference name %q is not an Avro full name (dot-separated names of letters, digits and _)", show(name))
 	}
 	return nil

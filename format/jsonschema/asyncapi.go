@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonorder"
@@ -173,7 +174,7 @@ func (x *asyncAPIExporter) file(base string) (*asyncAPIFile, error) {
 	return f, nil
 }
 
-var asyncAPIUnsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var asyncAPIUnsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // componentName derives a components.schemas key from a catalog path:
 // "com.example.order.placed/v2.json" -> "com.example.order.placed.v2",
@@ -181,7 +182,7 @@ var asyncAPIUnsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 func (x *asyncAPIExporter) componentName(rel, base string) string {
 	n := strings.TrimSuffix(rel, ".json")
 	n = strings.ReplaceAll(n, "/", ".")
-	n = asyncAPIUnsafeName.ReplaceAllString(n, "_")
+	n = asyncAPIUnsafeName().ReplaceAllString(n, "_")
 	if n == "" {
 		n = "schema"
 	}

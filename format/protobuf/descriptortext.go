@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/jhump/protoreflect/v2/protoprint"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -44,7 +45,7 @@ func (Provider) SerializedForm(s format.Schema, name string) (string, error) {
 // No .proto text is but a comment line ("//TODO"): every declaration ends
 // in ';' or '}'. The empty string is the empty .proto file, not an empty
 // descriptor.
-var base64Schema = regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`)
+var base64Schema = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`) })
 
 // IsSerializedDescriptor reports whether a PROTOBUF schema is in the
 // serialized form (base64 of a FileDescriptorProto). Base64 starting with
@@ -52,7 +53,7 @@ var base64Schema = regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`)
 // serialized message starts with: that is a comment.
 func IsSerializedDescriptor(schema []byte) bool {
 	s := bytes.TrimSpace(schema)
-	return base64Schema.Match(s) && !bytes.HasPrefix(s, []byte("//"))
+	return base64Schema().Match(s) && !bytes.HasPrefix(s, []byte("//"))
 }
 
 // DescriptorText renders a base64-encoded serialized FileDescriptorProto

@@ -25,6 +25,9 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/evtool/evtool/format"
+	// Registers the two feature files protocompile would otherwise build at
+	// every start (see the package).
+	_ "github.com/evtool/evtool/internal/protofeatures"
 )
 
 // Error is one problem with a .proto file, at a line and column.

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -330,7 +331,7 @@ func (Provider) EventRecord(sch format.Schema) string {
 // pathSegment is one segment of an import path pull may write: no dot
 // files or directories (.registry, ..), no separators or drive letters,
 // nothing a file system reads specially.
-var pathSegment = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+var pathSegment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`) })
 
 // CheckRefName accepts a relative .proto import path that stays inside
 // the catalog root.
@@ -339,7 +340,7 @@ func (Provider) CheckRefName(name string, show func(string) string) error {
 		return fmt.Errorf("reference name %q is not a relative .proto import path inside the catalog", show(name))
 	}
 	for _, seg := range strings.Split(name, "/") {
-		if !pathSegment.MatchString(seg) {
+		if !pathSegment().MatchString(seg) {
 			return fmt.Errorf("reference name %q is not a relative .proto import path inside the catalog (segment %q)", show(name), show(seg))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path"
 	"regexp"
+	"sync"
 
 	"github.com/evtool/evtool/format"
 )
@@ -12,8 +13,8 @@ var _ format.InputScanner = Provider{}
 
 // importStmt is one import statement; importWord any use of the word.
 var (
-	importStmt = regexp.MustCompile(`\bimport\s+(?:(?:weak|public)\s+)?"([^"\\]*)"\s*;`)
-	importWord = regexp.MustCompile(`\bimport\b`)
+	importStmt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bimport\s+(?:(?:weak|public)\s+)?"([^"\\]*)"\s*;`) })
+	importWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bimport\b`) })
 )
 
 // Imports are the paths of data's import statements (relative to the
@@ -24,8 +25,8 @@ func (Provider) Imports(data []byte) ([]string, bool) {
 	if !bytes.Contains(data, []byte("import")) {
 		return nil, false
 	}
-	stmts := importStmt.FindAllSubmatch(data, -1)
-	if len(stmts) != len(importWord.FindAll(data, -1)) {
+	stmts := importStmt().FindAllSubmatch(data, -1)
+	if len(stmts) != len(importWord().FindAll(data, -1)) {
 		return nil, true
 	}
 	out := make([]string, 0, len(stmts))

@@ -8,11 +8,12 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // tempPattern matches the temporary files writeAtomic creates (".NAME.tmp-N");
 // the server removes leftovers when it starts.
-var tempPattern = regexp.MustCompile(`^\..+\.tmp-[0-9]+$`)
+var tempPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\..+\.tmp-[0-9]+$`) })
 
 // errExists reports that a no-clobber write found its target already there.
 var errExists = errors.New("file already exists")
@@ -125,7 +126,7 @@ func removeTemps(root string, recursive bool) []string {
 			}
 			return nil
 		}
-		if strings.HasPrefix(d.Name(), ".") && tempPattern.MatchString(d.Name()) {
+		if strings.HasPrefix(d.Name(), ".") && tempPattern().MatchString(d.Name()) {
 			if os.Remove(p) == nil {
 				removed = append(removed, p)
 			}

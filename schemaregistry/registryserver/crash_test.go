@@ -77,7 +77,7 @@ func tempFiles(t testing.TB, dir string) []string {
 	t.Helper()
 	var out []string
 	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && tempPattern.MatchString(d.Name()) {
+		if err == nil && !d.IsDir() && tempPattern().MatchString(d.Name()) {
 			out = append(out, p)
 		}
 		return nil

@@ -238,7 +238,7 @@ func readTree(dir string) (fstest.MapFS, string, error) {
 			}
 			return nil
 		}
-		if tempPattern.MatchString(name) {
+		if tempPattern().MatchString(name) {
 			return nil
 		}
 		rel, err := filepath.Rel(dir, p)

@@ -94,10 +94,9 @@ func (x *exporter) schemas() (*object, error) {
 }
 
 // matchString draws a string matching an event type's source pattern, a
-// JSON Schema pattern, with the JSON Schema provider.
+// JSON Schema pattern, with the provider that draws them.
 func matchString(pattern string, rng *rand.Rand) (string, error) {
-	p, _ := formats.ForKind(format.JSONSchema)
-	ps, ok := p.(format.PatternSampler)
+	ps, ok := formats.PatternSampler()
 	if !ok {
 		return "", fmt.Errorf("no provider draws strings matching a pattern")
 	}

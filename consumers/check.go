@@ -111,7 +111,7 @@ type Options struct {
 	// Samples is witness documents per comparison (as engine.Options).
 	Samples int
 	Seed    uint64
-	// Engines compares the types of the formats without a projection
+	// Engines compares the types of every format, projected or whole
 	// (nil: compat.Engines(), every format's).
 	Engines map[format.Kind]engine.Engine
 	// Base, when set, is the catalog on the base branch: published

@@ -10,6 +10,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 )
 
 // generator makes events.generate's events: count events over keys
@@ -83,7 +84,7 @@ func newGenerator(cat *catalog.Catalog, spec *GenerateSpec) (*generator, error) 
 		gt := genType{sampler: fs}
 		gt.t, gt.v, gt.key, gt.source = t, v, keyOf(t), "/evtool/replay"
 		if t.Meta.Source != "" {
-			ps, ok := sourceSampler()
+			ps, ok := formats.PatternSampler()
 			if !ok {
 				return nil, fmt.Errorf("events.generate: cannot make a source for %s matching %q: no format samples patterns", typ, t.Meta.Source)
 			}

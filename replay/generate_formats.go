@@ -66,14 +66,3 @@ func (s *formatSampler) encode(v any) (string, error) {
 	}
 	return base64.StdEncoding.EncodeToString(b), nil
 }
-
-// sourceSampler is the provider that makes a generated event's source
-// from its type's source pattern.
-func sourceSampler() (format.PatternSampler, bool) {
-	for _, p := range formats.All() {
-		if ps, ok := p.(format.PatternSampler); ok {
-			return ps, true
-		}
-	}
-	return nil, false
-}

@@ -94,3 +94,15 @@ func List(items []string, conj string) string {
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
+
+// PatternSampler is the provider that draws strings matching a regular
+// expression (event.yaml's source pattern is one, whatever the type's
+// format); ok false when none does.
+func PatternSampler() (ps format.PatternSampler, ok bool) {
+	for _, p := range All() {
+		if ps, ok := p.(format.PatternSampler); ok {
+			return ps, true
+		}
+	}
+	return nil, false
+}

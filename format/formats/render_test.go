@@ -23,9 +23,8 @@ var renderCatalog = fstest.MapFS{
 // TestRenderSeam: what evtool renders of a schema (field table, registry
 // form, AsyncAPI payload) is each format's provider's, for Avro and
 // Protobuf, from its own compiled schema; given another format's schema a
-// provider returns an error, never panics. JSON Schema's registry form
-// and payload are built by schemaregistry and asyncapi, which read the
-// catalog.
+// provider returns an error, never panics. JSON Schema's field table and
+// AsyncAPI components are its provider's too (tested in format/jsonschema).
 func TestRenderSeam(t *testing.T) {
 	av, err := avro.Load(renderCatalog, "shop.paid/v1.avsc", "common")
 	if err != nil {

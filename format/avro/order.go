@@ -2,11 +2,13 @@ package avro
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Map order. Datums hold maps (and records) as map[string]any, and the
@@ -261,7 +263,7 @@ func orderedJSON(n *Node, maps map[*Node]bool, data []byte) ([]byte, error) {
 type member struct {
 	raw   []byte
 	key   string
-	value json.RawMessage
+	value []byte
 }
 
 func orderJSON(n *Node, maps map[*Node]bool, raw []byte, dst []byte) ([]byte, error) {
@@ -275,24 +277,31 @@ func orderJSON(n *Node, maps map[*Node]bool, raw []byte, dst []byte) ([]byte, er
 		if err != nil {
 			return nil, err
 		}
-		if n.Kind == "map" {
-			slices.SortStableFunc(members, func(a, b member) int { return bytes.Compare([]byte(a.key), []byte(b.key)) })
-		}
-		dst = append(dst, '{')
+		// Each value is ordered first, into its own bytes.
 		for i, m := range members {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(append(dst, m.raw...), ':')
 			vn := n.Values
 			if n.Kind == "record" {
 				if vn = fieldType(n, m.key); vn == nil {
 					return nil, fmt.Errorf("no field %q in record %s", m.key, n.Name)
 				}
 			}
-			if dst, err = orderJSON(vn, maps, m.value, dst); err != nil {
+			if members[i].value, err = orderJSON(vn, maps, m.value, nil); err != nil {
 				return nil, err
 			}
+		}
+		if n.Kind == "map" {
+			// Keys the library wrote alike (every invalid UTF-8 byte
+			// becomes U+FFFD) are ordered by their values.
+			slices.SortFunc(members, func(a, b member) int {
+				return cmp.Or(strings.Compare(a.key, b.key), bytes.Compare(a.value, b.value))
+			})
+		}
+		dst = append(dst, '{')
+		for i, m := range members {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(append(append(dst, m.raw...), ':'), m.value...)
 		}
 		return append(dst, '}'), nil
 	case "union":
@@ -319,8 +328,8 @@ func orderJSON(n *Node, maps map[*Node]bool, raw []byte, dst []byte) ([]byte, er
 		}
 		return append(dst, '}'), nil
 	case "array":
-		var items []json.RawMessage
-		if err := json.Unmarshal(raw, &items); err != nil {
+		items, err := splitJSON(raw, '[', ']', false)
+		if err != nil {
 			return nil, err
 		}
 		dst = append(dst, '[')
@@ -328,8 +337,7 @@ func orderJSON(n *Node, maps map[*Node]bool, raw []byte, dst []byte) ([]byte, er
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			var err error
-			if dst, err = orderJSON(n.Items, maps, item, dst); err != nil {
+			if dst, err = orderJSON(n.Items, maps, item.value, dst); err != nil {
 				return nil, err
 			}
 		}
@@ -350,30 +358,133 @@ func fieldType(n *Node, name string) *Node {
 // objectMembers splits a JSON object into its members, in order, keeping
 // each key's bytes as written.
 func objectMembers(raw []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
+	return splitJSON(raw, '{', '}', true)
+}
+
+// splitJSON splits a JSON object (open '{', members) or array ('[') into
+// its members or items. It reads what the library wrote, so it checks
+// only as much as it must not to go astray; the library's decoder reads
+// the result.
+func splitJSON(raw []byte, open, close byte, members bool) ([]member, error) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != open {
+		return nil, errNotJSON
 	}
+	i = skipSpace(raw, i+1)
 	var out []member
-	for dec.More() {
-		start := dec.InputOffset()
-		tok, err := dec.Token()
+	if i < len(raw) && raw[i] == close {
+		return out, nil
+	}
+	for {
+		var m member
+		if members {
+			end, err := jsonStringEnd(raw, i)
+			if err != nil {
+				return nil, err
+			}
+			m.raw = raw[i:end]
+			if m.key, err = jsonKey(m.raw); err != nil {
+				return nil, err
+			}
+			i = skipSpace(raw, end)
+			if i >= len(raw) || raw[i] != ':' {
+				return nil, errNotJSON
+			}
+			i = skipSpace(raw, i+1)
+		}
+		end, err := jsonValueEnd(raw, i)
 		if err != nil {
 			return nil, err
 		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, errors.New("not a JSON object")
+		m.value = raw[i:end]
+		out = append(out, m)
+		i = skipSpace(raw, end)
+		switch {
+		case i < len(raw) && raw[i] == ',':
+			i = skipSpace(raw, i+1)
+		case i < len(raw) && raw[i] == close:
+			if skipSpace(raw, i+1) != len(raw) {
+				return nil, errNotJSON
+			}
+			return out, nil
+		default:
+			return nil, errNotJSON
 		}
-		keyRaw := bytes.TrimLeft(raw[start:dec.InputOffset()], " \t\r\n,")
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
+	}
+}
+
+var errNotJSON = errors.New("not the JSON the library writes")
+
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// jsonStringEnd is the offset after the JSON string starting at i.
+func jsonStringEnd(raw []byte, i int) (int, error) {
+	if i >= len(raw) || raw[i] != '"' {
+		return 0, errNotJSON
+	}
+	for i++; i < len(raw); i++ {
+		switch raw[i] {
+		case '\\':
+			i++ // the escaped byte; \uXXXX's digits are plain bytes
+		case '"':
+			return i + 1, nil
 		}
-		out = append(out, member{raw: keyRaw, key: key, value: v})
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
+	return 0, errNotJSON
+}
+
+// jsonValueEnd is the offset after the JSON value starting at i.
+func jsonValueEnd(raw []byte, i int) (int, error) {
+	if i >= len(raw) {
+		return 0, errNotJSON
 	}
-	return out, nil
+	switch raw[i] {
+	case '"':
+		return jsonStringEnd(raw, i)
+	case '{', '[':
+		depth := 0
+		for i < len(raw) {
+			switch raw[i] {
+			case '"':
+				end, err := jsonStringEnd(raw, i)
+				if err != nil {
+					return 0, err
+				}
+				i = end
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1, nil
+				}
+			}
+			i++
+		}
+		return 0, errNotJSON
+	}
+	// A number, true, false or null: up to the next delimiter.
+	start := i
+	for i < len(raw) && strings.IndexByte(",}] \t\n\r", raw[i]) < 0 {
+		i++
+	}
+	if i == start {
+		return 0, errNotJSON
+	}
+	return i, nil
+}
+
+// jsonKey decodes a JSON string; one without escapes is its own bytes.
+func jsonKey(raw []byte) (string, error) {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var key string
+	err := json.Unmarshal(raw, &key)
+	return key, err
 }

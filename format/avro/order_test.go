@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	twmb "github.com/twmb/avro"
+
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
 )
@@ -278,5 +280,134 @@ func TestEncodeWithoutMapsUntouched(t *testing.T) {
 	}
 	if !bytes.Equal(got, lib) {
 		t.Errorf("got %v, the library wrote %v", got, lib)
+	}
+}
+
+// TestEncodeOddKeysSameBytes: keys the JSON encoding escapes, and keys
+// of invalid UTF-8 the library writes alike (U+FFFD), still come out in
+// one order; binary keeps every key's bytes.
+func TestEncodeOddKeysSameBytes(t *testing.T) {
+	s, err := Parse("m.avsc", []byte(`{"type": "map", "values": {"type": "map", "values": "string"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := func(v string) map[string]any {
+		return map[string]any{"\xff": v, "\xfe": v + "x", "z": v, "a": v}
+	}
+	datum := map[string]any{
+		"\xff": inner("1"), "\xfe": inner("2"), "\xc3": inner("1"), `q"`: inner("3"), `\`: inner("4"),
+		"\n": inner("5"), "<&>": inner("6"), "\u2028": inner("7"), "é": inner("8"), "": inner("9"),
+	}
+	bin, err := s.Encode(datum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := s.EncodeJSON(datum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 50 {
+		if again, _ := s.Encode(datum); !bytes.Equal(again, bin) {
+			t.Fatalf("binary differs:\n%q\n%q", bin, again)
+		}
+		if again, _ := s.EncodeJSON(datum); !bytes.Equal(again, js) {
+			t.Fatalf("JSON differs:\n%s\n%s", js, again)
+		}
+	}
+	back, err := s.Decode(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, datum) {
+		t.Errorf("binary round trip\n got %q\nwant %q", back, datum)
+	}
+	if !strings.HasPrefix(string(js), `{"":{"a":"9",`) {
+		t.Errorf("JSON encoding %s does not start with the empty key's entry, its members sorted", js)
+	}
+}
+
+// BenchmarkEncodeMaps is the cost of ordering: the library's encoding
+// alone against Encode and EncodeJSON, on sampled datums full of maps.
+func BenchmarkEncodeMaps(b *testing.B) {
+	s, err := Parse("maps.avsc", []byte(mapsSchema))
+	if err != nil {
+		b.Fatal(err)
+	}
+	datums, err := s.Samples(7, 30)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bm := range []struct {
+		name   string
+		encode func(any) ([]byte, error)
+	}{
+		{"library-binary", func(d any) ([]byte, error) { return s.physical.Encode(d) }},
+		{"ordered-binary", s.Encode},
+		{"library-json", func(d any) ([]byte, error) { return s.physical.EncodeJSON(d, twmb.TaggedUnions()) }},
+		{"ordered-json", s.EncodeJSON},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if _, err := bm.encode(datums[i%len(datums)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestSplitJSON: the scanner that splits the library's JSON finds the
+// members' ends past strings holding brackets, quotes and escapes, and
+// refuses what it cannot split.
+func TestSplitJSON(t *testing.T) {
+	tests := []struct {
+		name    string
+		raw     string
+		object  bool
+		want    []string // key=value or value
+		wantErr bool
+	}{
+		{"empty object", `{}`, true, nil, false},
+		{"object", `{"a":1,"b\"}":"x}]\\","c":{"d":[1,{"e":"]"}]},"f":null}`, true, []string{`a=1`, `b"}="x}]\\"`, `c={"d":[1,{"e":"]"}]}`, `f=null`}, false},
+		{"spaces", " { \"a\" : true , \"\\u00e9\" : -1.5e3 } ", true, []string{`a=true`, `é=-1.5e3`}, false},
+		{"array", `[1,"]",[],{"a":[]},false]`, false, []string{`1`, `"]"`, `[]`, `{"a":[]}`, `false`}, false},
+		{"empty array", `[ ]`, false, nil, false},
+		{"not an object", `[1]`, true, nil, true},
+		{"unterminated string", `{"a":"x}`, true, nil, true},
+		{"unterminated object", `{"a":{"b":1}`, true, nil, true},
+		{"no colon", `{"a" 1}`, true, nil, true},
+		{"missing value", `{"a":}`, true, nil, true},
+		{"trailing bytes", `{"a":1}x`, true, nil, true},
+		{"bare key", `{a:1}`, true, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			open, close := byte('['), byte(']')
+			if tt.object {
+				open, close = '{', '}'
+			}
+			got, err := splitJSON([]byte(tt.raw), open, close, tt.object)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatalf("split into %q, want an error", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var parts []string
+			for _, m := range got {
+				if tt.object {
+					parts = append(parts, m.key+"="+string(m.value))
+				} else {
+					parts = append(parts, string(m.value))
+				}
+			}
+			if !reflect.DeepEqual(parts, tt.want) {
+				t.Errorf("got %q\nwant %q", parts, tt.want)
+			}
+		})
 	}
 }

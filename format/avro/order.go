@@ -23,13 +23,7 @@ import (
 
 // reachingMap holds the nodes a map is reachable from (the map included).
 func reachingMap(root *Node) map[*Node]bool {
-	maps := map[*Node]bool{}
-	walk(root, func(n *Node) {
-		if n.Kind == "map" {
-			maps[n] = true
-		}
-	})
-	return reachingBroken(root, maps)
+	return reaching(root, func(n *Node) bool { return n.Kind == "map" })
 }
 
 var errMalformed = errors.New("malformed datum")
@@ -72,37 +66,18 @@ func orderBinary(n *Node, maps map[*Node]bool, src, dst []byte) (out, rest []byt
 		}
 		dst = append(dst, src[:len(src)-len(rest)]...)
 		return orderBinary(n.Branches[i], maps, rest, dst)
-	case "array":
-		// Items keep their order; the blocks become one.
-		var items []byte
-		count := int64(0)
-		for {
-			k, r, err := blockCount(src)
-			if err != nil {
-				return nil, nil, err
-			}
-			src = r
-			if k == 0 {
-				break
-			}
-			for ; k > 0; k-- {
-				if items, src, err = orderBinary(n.Items, maps, src, items); err != nil {
-					return nil, nil, err
-				}
-				count++
-			}
-		}
-		if count > 0 {
-			dst = append(appendLong(dst, count), items...)
-		}
-		return append(dst, 0), src, nil
-	case "map":
-		// Every entry is written to buf (its key with its length prefix,
-		// then its value ordered); ends[i] is where entry i ends and
-		// keys[i] its key.
+	case "array", "map":
+		// Every item or entry is written to buf (an entry's key with its
+		// length prefix, then its value), ordered; ends[i] is where item i
+		// ends and keys[i] an entry's key. The blocks become one, a map's
+		// entries sorted by key, an array's items kept in their order.
 		var buf []byte
 		var ends []int
 		var keys [][]byte
+		child := n.Items
+		if n.Kind == "map" {
+			child = n.Values
+		}
 		for {
 			k, r, err := blockCount(src)
 			if err != nil {
@@ -113,35 +88,40 @@ func orderBinary(n *Node, maps map[*Node]bool, src, dst []byte) (out, rest []byt
 				break
 			}
 			for ; k > 0; k-- {
-				key, r, ok := costBytes(src)
-				if !ok {
-					return nil, nil, errMalformed
+				if n.Kind == "map" {
+					key, r, ok := costBytes(src)
+					if !ok {
+						return nil, nil, errMalformed
+					}
+					buf = append(buf, src[:len(src)-len(r)]...)
+					keys, src = append(keys, key), r
 				}
-				buf = append(buf, src[:len(src)-len(r)]...)
-				if buf, src, err = orderBinary(n.Values, maps, r, buf); err != nil {
+				if buf, src, err = orderBinary(child, maps, src, buf); err != nil {
 					return nil, nil, err
 				}
-				keys = append(keys, key)
 				ends = append(ends, len(buf))
 			}
 		}
-		if len(keys) > 0 {
-			order := make([]int, len(keys))
-			for i := range order {
-				order[i] = i
-			}
-			// Keys of one map differ (a Go map held them); stable all
-			// the same, so that even bytes with a repeated key do not
-			// depend on the sort.
+		if len(ends) == 0 {
+			return append(dst, 0), src, nil
+		}
+		order := make([]int, len(ends))
+		for i := range order {
+			order[i] = i
+		}
+		if n.Kind == "map" {
+			// Keys of one map differ (a Go map held them); stable all the
+			// same, so that even bytes with a repeated key do not depend
+			// on the sort.
 			slices.SortStableFunc(order, func(a, b int) int { return bytes.Compare(keys[a], keys[b]) })
-			dst = appendLong(dst, int64(len(keys)))
-			for _, i := range order {
-				start := 0
-				if i > 0 {
-					start = ends[i-1]
-				}
-				dst = append(dst, buf[start:ends[i]]...)
+		}
+		dst = appendLong(dst, int64(len(ends)))
+		for _, i := range order {
+			start := 0
+			if i > 0 {
+				start = ends[i-1]
 			}
+			dst = append(dst, buf[start:ends[i]]...)
 		}
 		return append(dst, 0), src, nil
 	}

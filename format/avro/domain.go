@@ -97,13 +97,7 @@ func DecimalBytes(unscaled *big.Int, size int) []byte {
 // reachable: the domain walk skips the parts of a datum (an array of a
 // million nulls) that hold none; nil when the schema has no decimal.
 func reachingDecimal(root *Node) map[*Node]bool {
-	decimals := map[*Node]bool{}
-	walk(root, func(n *Node) {
-		if n.Logical == "decimal" {
-			decimals[n] = true
-		}
-	})
-	return reachingBroken(root, decimals)
+	return reaching(root, func(n *Node) bool { return n.Logical == "decimal" })
 }
 
 // domainCheck walks a datum for values outside their logical type's

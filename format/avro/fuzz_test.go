@@ -78,8 +78,16 @@ func FuzzDecode(f *testing.F) {
 		fuzzcost.Default().Check(t, len(data), func() {
 			for _, s := range []*Schema{s, nulls} {
 				if v, err := s.Decode(data); err == nil {
-					if _, err := s.Encode(v); err != nil {
+					b, err := s.Encode(v)
+					if err != nil {
 						t.Fatalf("decoded datum does not re-encode: %v", err)
+					}
+					// Encode orders maps: still a datum of s.
+					if _, err := s.Decode(b); err != nil {
+						t.Fatalf("the re-encoded datum does not decode: %v", err)
+					}
+					if _, err := s.EncodeJSON(v); err != nil {
+						t.Fatalf("decoded datum does not encode as JSON: %v", err)
 					}
 				}
 				_, _, _, _ = s.DecodeBinary(data, FramingAuto)

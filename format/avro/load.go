@@ -462,6 +462,18 @@ func symbolList(symbols []string) string {
 	return strings.Join(quoted, ", ")
 }
 
+// reaching is the set of nodes under root from which a node that is is
+// reachable (nil when none is).
+func reaching(root *Node, is func(*Node) bool) map[*Node]bool {
+	set := map[*Node]bool{}
+	walk(root, func(n *Node) {
+		if is(n) {
+			set[n] = true
+		}
+	})
+	return reachingBroken(root, set)
+}
+
 // reachingBroken is the set of nodes under root from which a broken node
 // is reachable, found backwards from the broken ones so that a schema whose
 // fields all refer to one big record costs one walk, not one per field.

@@ -46,6 +46,9 @@ type Schema struct {
 	// decimals holds the nodes a decimal is reachable from: decoding
 	// checks decimals against their precision (the library does not).
 	decimals map[*Node]bool
+	// maps holds the nodes a map is reachable from: Encode and EncodeJSON
+	// sort those maps' entries (order.go).
+	maps map[*Node]bool
 }
 
 func (s *Schema) compile() error {
@@ -55,6 +58,7 @@ func (s *Schema) compile() error {
 	}
 	s.physical, err = twmb.Parse(string(emit(s.Root, true, true)))
 	s.decimals = reachingDecimal(s.Root)
+	s.maps = reachingMap(s.Root)
 	return err
 }
 
@@ -88,11 +92,29 @@ func (s *Schema) Line(file, pointer string) int {
 // records, and a union value as map[string]any{branchName: value} (nil for
 // null), exactly what Avro's JSON encoding writes.
 
-// Encode writes datum in Avro's binary encoding.
-func (s *Schema) Encode(datum any) ([]byte, error) { return s.physical.Encode(datum) }
+// Encode writes datum in Avro's binary encoding, every map's entries in
+// order of their keys, so that a datum always has the same bytes.
+func (s *Schema) Encode(datum any) ([]byte, error) {
+	b, err := s.physical.Encode(datum)
+	if err != nil || !s.maps[s.Root] {
+		return b, err
+	}
+	return orderedBinary(s.Root, s.maps, b)
+}
 
-// EncodeJSON writes datum in Avro's JSON encoding (unions tagged).
+// EncodeJSON writes datum in Avro's JSON encoding (unions tagged), every
+// map's members in order of their keys.
 func (s *Schema) EncodeJSON(datum any) ([]byte, error) {
+	b, err := s.encodeJSONAnyOrder(datum)
+	if err != nil || !s.maps[s.Root] {
+		return b, err
+	}
+	return orderedJSON(s.Root, s.maps, b)
+}
+
+// encodeJSONAnyOrder is EncodeJSON with maps in the library's order, for
+// JSON that is decoded again into Go maps.
+func (s *Schema) encodeJSONAnyOrder(datum any) ([]byte, error) {
 	return s.physical.EncodeJSON(datum, twmb.TaggedUnions())
 }
 

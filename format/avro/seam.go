@@ -86,9 +86,10 @@ func (s *Schema) SampleValue(seed uint64) (any, error) {
 	return s.value(datum)
 }
 
-// value turns a datum into its JSON encoding's decoded value.
+// value turns a datum into its JSON encoding's decoded value. Its maps
+// are Go maps again, so the library's order of their members will do.
 func (s *Schema) value(datum any) (any, error) {
-	b, err := s.EncodeJSON(datum)
+	b, err := s.encodeJSONAnyOrder(datum)
 	if err != nil {
 		return nil, err
 	}

@@ -163,6 +163,16 @@ type Checker struct {
 	// projections are versions of the formats with a format.Projector,
 	// projected (nil: not projected).
 	projections map[sideKey]*catalog.Version
+	// compares are the engines' Compares of a type, for engines whose
+	// Compare may be shared by parallel readings (engine.Engine's
+	// Concurrent): what one keeps per projected version (JSON Schema's
+	// sides and witness documents) is made once, not once per reading.
+	compares map[compareKey]engine.Compare
+}
+
+type compareKey struct {
+	typ  string
+	kind format.Kind
 }
 
 type verdictKey struct {
@@ -257,7 +267,8 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 			return ocat.LineOf(file, ptr)
 		}
 		vp := engine.VersionPair{Pair: p, Old: old, New: new, OldCatalog: ocat, NewCatalog: ncat, LineOf: lineOf}
-		v.Findings = engine.Stamp(vp, dir, e.New()(vp, dir, copts))
+		cmp := k.compare(typ, new.Format, e)
+		v.Findings = engine.Stamp(vp, dir, cmp(vp, dir, copts))
 		if v.Projected && !exact {
 			// A projection can leave out what makes a break on a read
 			// field (a Protobuf oneof whose other members are unread, on
@@ -273,7 +284,7 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 			}
 			fields := format.NewFields(r.Pointers())
 			wp := engine.VersionPair{Pair: p, Old: wholeOld, New: wholeNew, OldCatalog: ocat, NewCatalog: ncat}
-			for _, f := range engine.Stamp(wp, dir, e.New()(wp, dir, copts)) {
+			for _, f := range engine.Stamp(wp, dir, cmp(wp, dir, copts)) {
 				if !seen[f.Fingerprint] && (fields.Reads(f.Pointer) || decodeFails(f)) {
 					v.Findings = append(v.Findings, f)
 				}
@@ -350,6 +361,31 @@ func (k *Checker) Forget(typ string) {
 			delete(k.projections, sk)
 		}
 	}
+	for ck := range k.compares {
+		if ck.typ == typ {
+			delete(k.compares, ck)
+		}
+	}
+}
+
+// compare is the Compare of typ's pairs of format kind: the type's shared
+// one when the engine allows it, else a new one.
+func (k *Checker) compare(typ string, kind format.Kind, e engine.Engine) engine.Compare {
+	if !e.Concurrent {
+		return e.New()
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	ck := compareKey{typ, kind}
+	c := k.compares[ck]
+	if c == nil {
+		if k.compares == nil {
+			k.compares = map[compareKey]engine.Compare{}
+		}
+		c = e.New()
+		k.compares[ck] = c
+	}
+	return c
 }
 
 // Check computes every verdict: each consumer, each type it reads, each

@@ -124,6 +124,10 @@ type Engine struct {
 	// what the pairs share (documents generated once per version). It is
 	// called once per type and its Compare is not used concurrently.
 	New func() Compare
+	// Concurrent says New's Compare may also be called from several
+	// goroutines at once (the consumer check shares one per type among
+	// its parallel readings, so what it keeps per version is made once).
+	Concurrent bool
 	// ReferencedFiles, when set, lists the catalog files (path relative
 	// to the schemas root -> digest) a compiled version of cat reaches
 	// besides its own file: the gate reports a published version as

@@ -2,6 +2,7 @@ package jsoncompat
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
@@ -21,9 +22,15 @@ func Engine() engine.Engine {
 			return ReferencedFiles(cat, schemaOf(v))
 		},
 		New: func() engine.Compare {
-			eq := newEqualizer()
+			// Sides are shared by every call; an equalizer by the calls
+			// that do not overlap (the gate's, one after another, share
+			// one; overlapping calls take another from the free list).
+			var mu sync.Mutex
+			var free []*equalizer
 			sides := map[*catalog.Version]*Side{}
 			side := func(v *catalog.Version) *Side {
+				mu.Lock()
+				defer mu.Unlock()
 				s := sides[v]
 				if s == nil {
 					s = NewSide(schemaOf(v), nil)
@@ -35,14 +42,30 @@ func Engine() engine.Engine {
 				if schemaOf(vp.Old) == nil || schemaOf(vp.New) == nil {
 					return nil
 				}
+				oldS, newS := side(vp.Old), side(vp.New)
+				var eq *equalizer
+				mu.Lock()
+				if n := len(free); n > 0 {
+					eq, free = free[n-1], free[:n-1]
+				}
+				mu.Unlock()
+				if eq == nil {
+					eq = newEqualizer()
+				}
+				defer func() {
+					mu.Lock()
+					free = append(free, eq)
+					mu.Unlock()
+				}()
 				oldL, newL := locator(vp.OldLocate, vp.OldCatalog), locator(vp.NewLocate, vp.NewCatalog)
 				var out []report.Finding
-				for _, f := range compare(side(vp.Old), side(vp.New), dir, opts, eq, false) {
+				for _, f := range compare(oldS, newS, dir, opts, eq, false) {
 					out = append(out, f.ToReport(vp.Pair, oldL, newL, vp.LineOf))
 				}
 				return out
 			}
 		},
+		Concurrent: true,
 	}
 }
 

@@ -1,5 +1,7 @@
 package format
 
+import "strings"
+
 // What evtool's commands ask of a format by name or of its standalone
 // files, beyond a catalog's versions: the optional interfaces below, so
 // the commands name no format and compare no kind.
@@ -87,13 +89,30 @@ type RootFile struct {
 // the one of a file that declares none is evtool.yaml's default_draft,
 // compat diff's and registry pull's --default-draft.
 type Dialects interface {
-	// DialectNames lists the dialects' names, newest first, comma
-	// separated (for help and messages).
-	DialectNames() string
-	// DefaultDialect is the name of the dialect of a file that declares
-	// none when nothing else says.
-	DefaultDialect() string
-	// ParseDialect is the name of the dialect s names (its name or one
-	// of its spellings; "" the default); an error says s names none.
-	ParseDialect(s string) (string, error)
+	// Dialects are the dialects the format reads, newest first.
+	Dialects() []Dialect
+	// DefaultDialect is the dialect of a file that declares none when
+	// nothing else says.
+	DefaultDialect() Dialect
+	// ParseDialect is the dialect s names (its name, one of its
+	// spellings or its URL; "" the default); an error says s names none.
+	ParseDialect(s string) (Dialect, error)
+}
+
+// Dialect is one of a Dialects' dialects.
+type Dialect struct {
+	// Name is how evtool writes it ("2020-12", "7").
+	Name string
+	// URL is how a file declares it (JSON Schema's `$schema`).
+	URL string
+}
+
+// DialectNames lists d's dialects' names, comma separated, for help and
+// messages.
+func DialectNames(d Dialects) string {
+	var names []string
+	for _, x := range d.Dialects() {
+		names = append(names, x.Name)
+	}
+	return strings.Join(names, ", ")
 }

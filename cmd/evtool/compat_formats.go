@@ -265,7 +265,8 @@ func rootDialect(rp format.Provider, s string) (string, error) {
 		}
 		return "", nil
 	}
-	return d.ParseDialect(s)
+	dl, err := d.ParseDialect(s)
+	return dl.Name, err
 }
 
 // dialects are the dialects of the files compat diff loads with their
@@ -283,7 +284,7 @@ func dialects() format.Dialects {
 // defaultDialect is the default of --default-draft.
 func defaultDialect() string {
 	if d := dialects(); d != nil {
-		return d.DefaultDialect()
+		return d.DefaultDialect().Name
 	}
 	return ""
 }
@@ -291,7 +292,7 @@ func defaultDialect() string {
 // dialectNames lists the values of --default-draft.
 func dialectNames() string {
 	if d := dialects(); d != nil {
-		return d.DialectNames()
+		return format.DialectNames(d)
 	}
 	return ""
 }

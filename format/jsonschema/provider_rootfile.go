@@ -20,14 +20,23 @@ func (Provider) LoadRootFile(file string, opts format.RootFileOptions) (*format.
 	return &format.RootFile{File: sf.File, Text: sf.Text, Doc: sf.Doc, Schema: sf.Compiled(), URL: sf.URL, Digest: sf.Digest, LineOf: sf.LineOf, Locate: sf.Locate}, nil
 }
 
-// DialectNames is DraftNames.
-func (Provider) DialectNames() string { return DraftNames() }
-
-// DefaultDialect is DefaultDraft's name.
-func (Provider) DefaultDialect() string { return DefaultDraft.Name }
-
-// ParseDialect is ParseDraft's name.
-func (Provider) ParseDialect(s string) (string, error) {
-	d, err := ParseDraft(s)
-	return d.Name, err
+// Dialects are Drafts.
+func (Provider) Dialects() []format.Dialect {
+	out := make([]format.Dialect, len(Drafts))
+	for i, d := range Drafts {
+		out[i] = d.Dialect()
+	}
+	return out
 }
+
+// DefaultDialect is DefaultDraft.
+func (Provider) DefaultDialect() format.Dialect { return DefaultDraft.Dialect() }
+
+// ParseDialect is ParseDraft.
+func (Provider) ParseDialect(s string) (format.Dialect, error) {
+	d, err := ParseDraft(s)
+	return d.Dialect(), err
+}
+
+// Dialect is the draft as a format.Dialect.
+func (d Draft) Dialect() format.Dialect { return format.Dialect{Name: d.Name, URL: d.URL} }

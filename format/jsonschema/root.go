@@ -611,25 +611,6 @@ func (files Files) Compiler(assertFormats bool, draft Draft) *jsonschema.Compile
 	return c
 }
 
-// TransformedLoader is Loader with every document passed through
-// transform (which must not modify its argument).
-func (files Files) TransformedLoader(transform func(doc any) any) jsonschema.URLLoader {
-	return &transformLoader{inner: files.Loader(), transform: transform}
-}
-
-type transformLoader struct {
-	inner     jsonschema.URLLoader
-	transform func(any) any
-}
-
-func (l *transformLoader) Load(u string) (any, error) {
-	doc, err := l.inner.Load(u)
-	if err != nil {
-		return nil, err
-	}
-	return l.transform(doc), nil
-}
-
 // Locate maps a compiled schema location ("url#/pointer") to the display
 // path of its file and the JSON pointer inside it. Unknown URLs are
 // returned as they are with an empty file.

@@ -7,9 +7,10 @@
 // Loading never stops at the first problem: Load returns every problem it
 // found as findings (with file, line and JSON pointer) in a *LoadError,
 // together with whatever it could load, so `evtool lint` can report them
-// all. Schemas are compiled with santhosh-tekuri/jsonschema v6; `$ref`
+// all. Each format compiles its versions behind its provider (JSON
+// Schema's with santhosh-tekuri/jsonschema v6, where `$ref`
 // resolves only to files inside the catalog root or to `$id`s those files
-// declare — never to the network, never outside the root.
+// declare — never to the network, never outside the root).
 package catalog
 
 import (
@@ -17,11 +18,9 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
-	jsformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/report"
 )
 
@@ -42,10 +41,10 @@ type Catalog struct {
 	Warnings []report.Finding
 
 	byName map[string]*EventType
-	files  map[string]*schemaFile // by path relative to the root
-	// json holds the root's JSON files as JSON Schema's provider read
-	// them: what $refs resolve against.
-	json jsformat.Files
+	// json holds the files of the root read once by a format that
+	// answers questions about them (format.RootFiler: JSON Schema's, what
+	// $refs resolve against); nil when none did.
+	json format.RootFiles
 	// roots are the roots read once by the formats that compile from
 	// them (format.RootCompiler), by format.
 	roots map[format.Kind]rootOf
@@ -57,8 +56,6 @@ type Catalog struct {
 	// deferred is set when the catalog was loaded without compiling
 	// (LoadDeferred): CompileType compiles a type's versions on demand.
 	deferred *deferred
-	// displays indexes json by display path (LineOf).
-	displays *displayIndex
 }
 
 // EventType is one directory of the catalog root.
@@ -160,31 +157,10 @@ func (c *Catalog) Resolve(dataschema string) (*Version, error) {
 // LineOf returns the line of a JSON pointer in a catalog schema file given
 // by its display path (0 when unknown). Findings use it for annotations.
 func (c *Catalog) LineOf(file, pointer string) int {
-	if c.displays == nil {
-		return c.json.LineOf(file, pointer)
+	if c.json == nil {
+		return 0
 	}
-	if f := c.displays.of(c.json)[file]; f != nil {
-		return f.LineOf(pointer)
-	}
-	return 0
-}
-
-// displayIndex maps display paths to the root's JSON files, built on
-// first use: looking a file up by going through all of them, for each
-// finding, grew with the catalog.
-type displayIndex struct {
-	once sync.Once
-	m    map[string]*jsformat.File
-}
-
-func (d *displayIndex) of(files jsformat.Files) map[string]*jsformat.File {
-	d.once.Do(func() {
-		d.m = make(map[string]*jsformat.File, len(files))
-		for _, f := range files {
-			d.m[f.Display] = f
-		}
-	})
-	return d.m
+	return c.json.LineOf(file, pointer)
 }
 
 // Version returns version n (1-based) or nil.

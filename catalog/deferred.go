@@ -162,7 +162,7 @@ func (c *Catalog) ReleaseType(t *EventType) {
 		v.Compiled = nil
 		if _, fromRoot := c.roots[v.Format]; !fromRoot {
 			v.Text = nil // read again by CompileType
-		} else if f := c.json[v.RelPath]; f != nil && f.Doc == nil {
+		} else if c.json != nil && c.json.Evicted(v.RelPath) {
 			v.Doc = nil // evicted at load: decoded again by CompileType
 		}
 	}
@@ -174,8 +174,8 @@ func (c *Catalog) decodeVersion(v *Version) {
 	if v.Doc != nil {
 		return
 	}
-	if f := c.json[v.RelPath]; f != nil {
-		v.Doc = f.Document()
+	if c.json != nil {
+		v.Doc = c.json.Document(v.RelPath)
 	}
 }
 

@@ -56,3 +56,25 @@ func TestDefaultDraft(t *testing.T) {
 		})
 	}
 }
+
+// The catalog's drafts are the JSON Schema provider's dialects: names,
+// spellings and URLs parse to them, the default is the newest.
+func TestParseDraft(t *testing.T) {
+	if len(Drafts) == 0 || DefaultDraft != Drafts[0] {
+		t.Fatalf("drafts %v, default %v", Drafts, DefaultDraft)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"", DefaultDraft.Name},
+		{"draft-07", "7"},
+		{"http://json-schema.org/draft-07/schema#", "7"},
+		{"2019-09", "2019-09"},
+	} {
+		d, err := ParseDraft(tc.in)
+		if err != nil || d.Name != tc.want || d.URL == "" {
+			t.Errorf("ParseDraft(%q) = %+v, %v; want %s", tc.in, d, err, tc.want)
+		}
+	}
+	if _, err := ParseDraft("3"); err == nil || !strings.Contains(err.Error(), "2020-12, 2019-09, 7, 6, 4") {
+		t.Errorf("ParseDraft(3): %v", err)
+	}
+}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
-	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/yamldoc"
@@ -39,14 +38,14 @@ const (
 	RuleTypeName       = "type-name"
 	RuleVersionName    = "version-name"
 	RuleVersionGap     = "version-gap"
-	RuleSchemaJSON     = jsonformat.RuleSchemaJSON
-	RuleSchemaInvalid  = jsonformat.RuleSchemaInvalid
-	RuleSchemaRef      = jsonformat.RuleSchemaRef
-	RuleSchemaCompile  = jsonformat.RuleSchemaCompile
+	RuleSchemaJSON     = format.RuleSchemaJSON
+	RuleSchemaInvalid  = format.RuleSchemaInvalid
+	RuleSchemaRef      = format.RuleSchemaRef
+	RuleSchemaCompile  = format.RuleSchemaCompile
 	RuleExampleJSON    = "example-json"
 	RuleExampleInvalid = "example-invalid"
 	RuleExampleOrphan  = "example-orphan"
-	RuleDuplicateID    = jsonformat.RuleDuplicateID
+	RuleDuplicateID    = format.RuleDuplicateID
 	RuleNoVersions     = "type-no-versions"
 	RuleDeprecated     = "deprecated-version"
 	// RuleFormatMixed: versions of one type in different formats.
@@ -189,7 +188,7 @@ func (l *loader) warn(f report.Finding) {
 }
 
 func (l *loader) load() *Catalog {
-	cat := &Catalog{Dir: l.display, ConfigFile: l.show(ConfigName), byName: map[string]*EventType{}, files: map[string]*schemaFile{}, displays: &displayIndex{}}
+	cat := &Catalog{Dir: l.display, ConfigFile: l.show(ConfigName), byName: map[string]*EventType{}}
 	if !l.loadConfig(cat) {
 		return cat
 	}
@@ -483,7 +482,7 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 	}
 	for _, n := range nums {
 		rel := versions[n]
-		v := &Version{Type: name, Number: n, Format: kind, File: l.show(rel), RelPath: l.rel(rel), URL: fileURL(l.rel(rel))}
+		v := &Version{Type: name, Number: n, Format: kind, File: l.show(rel), RelPath: l.rel(rel), URL: cat.versionURL(l.rel(rel))}
 		// A format that compiles from the root has read the file with it;
 		// the others read and compile it once every type is known (the
 		// shared directories are the directories that are not types).
@@ -566,7 +565,7 @@ func (l *loader) loadExamples(cat *Catalog) {
 				}
 				val, err := jsonstrict.Decode(data)
 				if err != nil {
-					l.fail(jsonFinding(RuleExampleJSON, l.show(p), err))
+					l.fail(format.MalformedJSON(RuleExampleJSON, l.show(p), err))
 					continue
 				}
 				ex := &Example{File: l.show(p), Text: data, Value: val}

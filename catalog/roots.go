@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/evtool/evtool/format"
-	jsformat "github.com/evtool/evtool/format/jsonschema"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/report"
 )
 
@@ -13,12 +13,6 @@ import (
 type rootOf struct {
 	root     format.Root
 	readRule string
-}
-
-// jsonFiles is a Root that holds JSON files the catalog answers $ref
-// locations and pointer lines from (Locate, LineOf, the input scan).
-type jsonFiles interface {
-	JSONFiles() jsformat.Files
 }
 
 // readFromRoot sets what v's format read of v's file with the root (its
@@ -70,3 +64,35 @@ func (c *Catalog) compileFromRoot(sessions rootSessions, v *Version) (bool, *rep
 	}
 	return true, nil
 }
+
+// readSchemaFiles reads the root once for each format that compiles
+// from the root read once (format.RootCompiler: JSON Schema reads every
+// JSON file under the root except examples, so that $ref and $id lookups
+// are answered from memory).
+func (l *loader) readSchemaFiles(cat *Catalog) {
+	for _, p := range formats.All() {
+		rc, ok := p.(format.RootCompiler)
+		if !ok {
+			continue
+		}
+		root, probs := rc.ReadRoot(l.fsys, format.RootReader{
+			Root:        l.root,
+			Show:        l.show,
+			Skip:        func(dir string) bool { return SkipSchemaDir(l.root, dir) },
+			PathProblem: pathProblem,
+			Evict:       l.evictVersion,
+		})
+		if cat.roots == nil {
+			cat.roots = map[format.Kind]rootOf{}
+		}
+		cat.roots[p.Kind()] = rootOf{root: root, readRule: rc.ReadRule()}
+		if rf, ok := root.(format.RootFiler); ok {
+			cat.json = rf.RootFiles()
+		}
+		for _, f := range probs {
+			l.fail(f)
+		}
+	}
+}
+
+func unwrapPathError(err error) error { return format.UnwrapPathError(err) }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/evtool/evtool/format"
@@ -130,8 +129,6 @@ type inputScan struct {
 	digests map[string][sha256.Size]byte // by path in fsys
 	shared  map[string][]string          // files of the shared directories by extension, on first use
 	all     map[string][]string          // every file of an extension, on first use
-	ids     map[string][]string          // relative paths by declared $id or id, on first use
-	wild    []string                     // files whose ids the scan could not list
 }
 
 func newInputScan(c *Catalog) (*inputScan, error) {
@@ -193,7 +190,8 @@ func (s *inputScan) inputs(t *EventType) map[string][sha256.Size]byte {
 			out[q] = s.digest(q)
 		}
 	default:
-		// JSON Schema, which the catalog compiles itself.
+		// A format that compiles from the root (JSON Schema): what its
+		// files' references reach.
 		s.jsonInputs(t, out)
 	}
 	return out
@@ -217,116 +215,24 @@ func isFileCompiled(kind format.Kind) bool {
 	return ok
 }
 
-// jsonInputs adds the catalog files the $refs of t's versions reach.
-// Each reference is resolved against every base the compiler may give it:
-// the file's URL and each $id or id above it (whichever the schema's
-// draft honours), each resolved against the base above it, so that the
-// scan needs no draft detection and reaches a superset of what the
-// compiler loads.
+// jsonInputs adds the root's files the references of t's versions reach
+// (format.RootFiles.RefInputs: a superset of what the compiler loads).
 func (s *inputScan) jsonInputs(t *EventType, out map[string][sha256.Size]byte) {
-	var queue []string
-	seen := map[string]bool{}
+	rels := make([]string, 0, len(t.Versions))
 	for _, v := range t.Versions {
-		queue = append(queue, v.RelPath)
+		rels = append(rels, v.RelPath)
 	}
-	for len(queue) > 0 {
-		rel := queue[0]
-		queue = queue[1:]
-		if seen[rel] {
-			continue
-		}
-		seen[rel] = true
+	read := func(rel string) {
 		p := s.full(rel)
 		out[p] = s.digest(p)
-		f := s.cat.files[rel]
-		if f == nil {
-			continue
-		}
-		doc := f.Document()
-		if doc == nil {
-			continue
-		}
-		complete := walkSchemaRefs(doc, []string{fileURL(rel)}, func(target string, isID bool) {
-			if isID {
-				return
-			}
-			if r, ok := relFromURL(target); ok {
-				if _, known := s.cat.files[r]; known {
-					queue = append(queue, r)
-				} else {
-					out[s.full(r)] = absent
-				}
-			}
-			// Any base may also be a $id declared in some file.
-			queue = append(queue, s.byID(target)...)
-		})
-		if !complete {
-			for r := range s.cat.files {
-				queue = append(queue, r)
-			}
-		}
 	}
-}
-
-// maxBases bounds the candidate bases of one schema: past it the walk
-// gives up and its file counts as depending on every JSON file.
-const maxBases = 32
-
-// walkSchemaRefs calls fn with the URL (without fragment) of every $ref,
-// $dynamicRef, $recursiveRef and $schema string of doc resolved against
-// every candidate base (isID false), and with every URL a $id or id
-// declares (isID true). bases are the candidate bases of doc itself. It
-// returns false when the candidates grew past maxBases (nothing is then
-// known of what the file reaches).
-func walkSchemaRefs(doc any, bases []string, fn func(url string, isID bool)) bool {
-	switch t := doc.(type) {
-	case map[string]any:
-		for _, k := range []string{"$id", "id"} {
-			id, ok := t[k].(string)
-			if !ok {
-				continue
-			}
-			// A draft that does not honour this keyword keeps the base
-			// above: both stay candidates.
-			next := bases
-			for _, b := range bases {
-				u, _, _ := strings.Cut(resolveRef(b, id), "#")
-				if !slices.Contains(next, u) {
-					if len(next) == len(bases) {
-						next = slices.Clone(bases)
-					}
-					next = append(next, u)
-					fn(u, true)
-				}
-			}
-			bases = next
+	if s.cat.json == nil {
+		for _, rel := range rels {
+			read(rel)
 		}
-		if len(bases) > maxBases {
-			return false
-		}
-		for k, v := range t {
-			switch k {
-			case "$ref", "$dynamicRef", "$recursiveRef", "$schema":
-				if ref, ok := v.(string); ok {
-					for _, b := range bases {
-						u, _, _ := strings.Cut(resolveRef(b, ref), "#")
-						fn(u, false)
-					}
-					continue
-				}
-			}
-			if !walkSchemaRefs(v, bases, fn) {
-				return false
-			}
-		}
-	case []any:
-		for _, e := range t {
-			if !walkSchemaRefs(e, bases, fn) {
-				return false
-			}
-		}
+		return
 	}
-	return true
+	s.cat.json.RefInputs(rels, read, func(rel string) { out[s.full(rel)] = absent })
 }
 
 // scannedInputs adds the files t's versions read as sc says: the shared
@@ -367,37 +273,6 @@ func (s *inputScan) scannedInputs(t *EventType, sc format.InputScanner, out map[
 		}
 		queue = append(queue, imports...)
 	}
-}
-
-// byID lists the files that declare id as a $id or id, at their root or
-// nested, resolved as walkSchemaRefs resolves it.
-func (s *inputScan) byID(id string) []string {
-	if s.ids == nil {
-		s.ids = map[string][]string{}
-		for r, f := range s.cat.files {
-			doc := f.Document()
-			if doc == nil {
-				continue
-			}
-			declared := map[string]bool{}
-			if !walkSchemaRefs(doc, []string{fileURL(r)}, func(u string, isID bool) {
-				if isID {
-					declared[u] = true
-				}
-			}) {
-				s.wild = append(s.wild, r)
-			}
-			for u := range declared {
-				s.ids[u] = append(s.ids[u], r)
-			}
-		}
-		for u := range s.ids {
-			slices.Sort(s.ids[u])
-		}
-		slices.Sort(s.wild)
-	}
-	// A file whose ids could not all be listed may declare any of them.
-	return append(s.ids[id], s.wild...)
 }
 
 // sharedFiles lists the files with extension ext in the shared

@@ -14,11 +14,13 @@
 // and never by comparing kinds:
 //
 //   - loading: RootCompiler (JSON Schema: the catalog root read once,
-//     RootReader, Root, RootSession) or FileCompiler (Avro, Protobuf:
+//     RootReader, Root, RootSession; RootFiler for findings' files and
+//     lines) or FileCompiler (Avro, Protobuf:
 //     each version from its file and the shared directories), with
 //     InputScanner for incremental checks and MessageSelector;
 //   - the command line: Namer (a format's --format name); compat diff's
-//     MessagePicker and PathLoader; the gate's EditChecker;
+//     MessagePicker, PathLoader and RootFileLoader; Dialects (JSON
+//     Schema's drafts, --default-draft); the gate's EditChecker;
 //   - data: BinaryDataer, Projector (consumer contracts);
 //   - schema registries: RegistryCompiler, RegistryRuler, RegistryFormer,
 //     DescriptorFormer, BuiltinFiler (Protobuf's well-known files),

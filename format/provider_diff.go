@@ -1,5 +1,7 @@
 package format
 
+import "strings"
+
 // What evtool's commands ask of a format by name or of its standalone
 // files, beyond a catalog's versions: the optional interfaces below, so
 // the commands name no format and compare no kind.
@@ -39,4 +41,78 @@ type PathLoader interface {
 	// MessagePicker does ("" the file's first). Errors name files by OS
 	// paths.
 	LoadPath(file, message string, dirs []string) (Schema, error)
+}
+
+// RootFileLoader is a RootCompiler that compiles a standalone schema file
+// with the files around it, as a catalog's root (compat diff of two JSON
+// Schema files): its references reach the files of the nearest directory
+// above it that holds RootFileOptions.Marker, or else of its own
+// directory, never above, never the network.
+type RootFileLoader interface {
+	// LoadRootFile reads and compiles the file at the OS path file.
+	// Errors name the file, line and JSON pointer.
+	LoadRootFile(file string, opts RootFileOptions) (*RootFile, error)
+}
+
+// RootFileOptions say how a RootFileLoader reads a file.
+type RootFileOptions struct {
+	// AssertFormats is evtool.yaml's assert_formats (compat diff's
+	// --assert-formats).
+	AssertFormats bool
+	// Dialect is what a file that declares none is read as (a Dialects
+	// name; "": the format's default).
+	Dialect string
+	// Marker is the file that marks a catalog's directory (evtool.yaml).
+	Marker string
+}
+
+// RootFile is a file a RootFileLoader compiled.
+type RootFile struct {
+	// File is the path as given; Text and Doc its content.
+	File string
+	Text []byte
+	Doc  any
+	// Schema is the compiled file; URL the location it was compiled at;
+	// Digest the digest of its canonical form.
+	Schema Schema
+	URL    string
+	Digest string
+	// LineOf is the line of a JSON pointer in a file the load read, by
+	// its display path (0 when unknown); Locate maps a compiled location
+	// to the display path of its file and the pointer inside it.
+	LineOf func(file, pointer string) int
+	Locate func(location string) (file, pointer string)
+}
+
+// Dialects is a Provider whose files are read in one of several
+// dialects, which a file may declare (JSON Schema's drafts: `$schema`);
+// the one of a file that declares none is evtool.yaml's default_draft,
+// compat diff's and registry pull's --default-draft.
+type Dialects interface {
+	// Dialects are the dialects the format reads, newest first.
+	Dialects() []Dialect
+	// DefaultDialect is the dialect of a file that declares none when
+	// nothing else says.
+	DefaultDialect() Dialect
+	// ParseDialect is the dialect s names (its name, one of its
+	// spellings or its URL; "" the default); an error says s names none.
+	ParseDialect(s string) (Dialect, error)
+}
+
+// Dialect is one of a Dialects' dialects.
+type Dialect struct {
+	// Name is how evtool writes it ("2020-12", "7").
+	Name string
+	// URL is how a file declares it (JSON Schema's `$schema`).
+	URL string
+}
+
+// DialectNames lists d's dialects' names, comma separated, for help and
+// messages.
+func DialectNames(d Dialects) string {
+	var names []string
+	for _, x := range d.Dialects() {
+		names = append(names, x.Name)
+	}
+	return strings.Join(names, ", ")
 }

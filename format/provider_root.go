@@ -88,3 +88,45 @@ type MessageSelector interface {
 	// SelectsMessage marks the capability.
 	SelectsMessage()
 }
+
+// RootFiler is a Root whose files the catalog answers questions about
+// that are not a compile (JSON Schema, whose compiled locations, $refs and
+// $ids name any file of the root): where a finding is, and what an
+// incremental check must digest.
+type RootFiler interface {
+	// RootFiles are the files the root read, indexed for the questions.
+	RootFiles() RootFiles
+}
+
+// RootFiles are the files of a Root (a RootFiler's), by path relative to
+// the root. They are safe for concurrent use, except that a version's
+// document may be dropped (RootReader.Evict) only while nothing else uses
+// the files.
+type RootFiles interface {
+	// URL is the location the file rel is compiled at (a virtual URL: it
+	// never names a real path), a version's Version.URL.
+	URL(rel string) string
+	// Locate maps a compiled schema location ("url#/pointer") to the
+	// display path of its file and the JSON pointer inside it; an
+	// unknown URL is returned as it is with an empty file.
+	Locate(location string) (file, pointer string)
+	// LineOf is the line of a JSON pointer in the file of display path
+	// display (0 when unknown).
+	LineOf(display, pointer string) int
+	// FileOfURL describes the file a compiled schema URL (with or without
+	// fragment) belongs to: its display path, its path relative to the
+	// root and the digest of its canonical form.
+	FileOfURL(url string) (display, rel, digest string, ok bool)
+	// Document is the decoded document of the file rel (decoded again
+	// when it was evicted); nil when unknown, unread or malformed.
+	Document(rel string) any
+	// Evicted reports whether the decoded document of rel was dropped
+	// when read (RootReader.Evict).
+	Evicted(rel string) bool
+	// RefInputs walks what compiling the files rels may read: read is
+	// called with each file reached (rels first, then what their
+	// references and ids reach, transitively; each once), absent with
+	// each path a reference names inside the root that the root does not
+	// hold. It may reach more than a compile loads, never less.
+	RefInputs(rels []string, read, absent func(rel string))
+}

@@ -117,16 +117,16 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 			if err := rootProfile(rp, profile); err != nil {
 				return err
 			}
-			draft, err := catalog.ParseDraft(defaultDraft)
+			dialect, err := rootDialect(rp, defaultDraft)
 			if err != nil {
 				return usageError{fmt.Errorf("--default-draft: %w", err)}
 			}
-			fileOpts := catalog.SchemaFileOptions{AssertFormats: assertFormats, Draft: draft}
-			old, err := catalog.LoadSchemaFileWith(args[0], fileOpts)
+			fileOpts := rootFileOptions(assertFormats, dialect)
+			old, err := rp.LoadRootFile(args[0], fileOpts)
 			if err != nil {
 				return err
 			}
-			nw, err := catalog.LoadSchemaFileWith(args[1], fileOpts)
+			nw, err := rp.LoadRootFile(args[1], fileOpts)
 			if err != nil {
 				return err
 			}
@@ -150,7 +150,7 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 	c.Flags().IntVar(&samples, "samples", compat.DefaultSamples, "witness documents generated per direction (0: rules only)")
 	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search (same seed, same counterexamples)")
 	c.Flags().BoolVar(&assertFormats, "assert-formats", false, "treat the format keyword as an assertion (as assert_formats in evtool.yaml)")
-	c.Flags().StringVar(&defaultDraft, "default-draft", catalog.DefaultDraft.Name, "JSON Schema draft of a schema without $schema: "+catalog.DraftNames()+" (as default_draft in evtool.yaml)")
+	c.Flags().StringVar(&defaultDraft, "default-draft", defaultDialect(), "JSON Schema draft of a schema without $schema: "+dialectNames()+" (as default_draft in evtool.yaml)")
 	formatFlag(c, &format, report.GateFormats)
 	return c
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -224,19 +225,76 @@ func inside(dir, p string) bool {
 
 // rootVersion is a schema file compat diff loaded with its root (a JSON
 // Schema file), as the version the engines compare.
-func rootVersion(rp format.Provider, sf *catalog.SchemaFile) *catalog.Version {
-	return &catalog.Version{Format: rp.Kind(), File: sf.File, Number: 1, Text: sf.Text, Doc: sf.Doc, Compiled: sf.Compiled(), Digest: sf.Digest, URL: sf.URL}
+func rootVersion(rp format.Provider, sf *format.RootFile) *catalog.Version {
+	return &catalog.Version{Format: rp.Kind(), File: sf.File, Number: 1, Text: sf.Text, Doc: sf.Doc, Compiled: sf.Schema, Digest: sf.Digest, URL: sf.URL}
+}
+
+// rootLoader is a provider of the files compat diff loads with their root
+// (format.RootCompiler: JSON Schema), those no FileCompiler claims.
+type rootLoader interface {
+	format.Provider
+	format.RootFileLoader
 }
 
 // rootProvider is the provider of the files compat diff loads with their
-// root (format.RootCompiler: JSON Schema), those no FileCompiler claims.
-func rootProvider() (format.Provider, error) {
+// root.
+func rootProvider() (rootLoader, error) {
 	for _, p := range formats.All() {
-		if _, ok := p.(format.RootCompiler); ok {
-			return p, nil
+		_, fromRoot := p.(format.RootCompiler)
+		if rl, ok := p.(rootLoader); ok && fromRoot {
+			return rl, nil
 		}
 	}
 	return nil, errors.New("compat diff: no format compiles schema files from their root")
+}
+
+// rootFileOptions are how compat diff loads a file with its root: $refs
+// reach the files of the catalog it is in (the nearest evtool.yaml above
+// it), or else of its own directory.
+func rootFileOptions(assertFormats bool, dialect string) format.RootFileOptions {
+	return format.RootFileOptions{AssertFormats: assertFormats, Dialect: dialect, Marker: catalog.ConfigName}
+}
+
+// rootDialect is the dialect --default-draft names for rp's files ("" when
+// rp has no dialects and the flag is not set).
+func rootDialect(rp format.Provider, s string) (string, error) {
+	d, ok := rp.(format.Dialects)
+	if !ok {
+		if s != "" {
+			return "", fmt.Errorf("%s files have no dialects", rp.Kind().Name())
+		}
+		return "", nil
+	}
+	dl, err := d.ParseDialect(s)
+	return dl.Name, err
+}
+
+// dialects are the dialects of the files compat diff loads with their
+// root (JSON Schema's drafts), for --default-draft's default and help;
+// nil when that format has none.
+func dialects() format.Dialects {
+	rp, err := rootProvider()
+	if err != nil {
+		return nil
+	}
+	d, _ := rp.(format.Dialects)
+	return d
+}
+
+// defaultDialect is the default of --default-draft.
+func defaultDialect() string {
+	if d := dialects(); d != nil {
+		return d.DefaultDialect().Name
+	}
+	return ""
+}
+
+// dialectNames lists the values of --default-draft.
+func dialectNames() string {
+	if d := dialects(); d != nil {
+		return format.DialectNames(d)
+	}
+	return ""
 }
 
 // rootProfile checks that --profile is one of rp's profiles, naming the

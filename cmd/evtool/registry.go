@@ -261,7 +261,7 @@ Exit 0 on success, 2 on errors.`,
 	addClientFlags(c, &f)
 	c.Flags().StringVarP(&out, "out", "o", "", "directory to write the catalog to (must not exist or be empty)")
 	c.Flags().StringVar(&f.subjectPrefix, "subject-prefix", "", "pull only subjects starting with this prefix")
-	c.Flags().StringVar(&defaultDraft, "default-draft", schemaregistry.RegistryDraft.Name, "draft the registry reads a schema without $schema as: "+catalog.DraftNames()+" (written into each such schema)")
+	c.Flags().StringVar(&defaultDraft, "default-draft", schemaregistry.RegistryDraft.Name, "draft the registry reads a schema without $schema as: "+dialectNames()+" (written into each such schema)")
 	return c
 }
 

@@ -18,14 +18,14 @@ import (
 	"github.com/evtool/evtool/report"
 )
 
-// Rule ids of a catalog's JSON Schema files (package catalog declares
-// them as its own and documents them).
+// Rule ids of a catalog's JSON Schema files (format's, which package
+// catalog declares as its own and documents).
 const (
-	RuleSchemaJSON    = "schema-json"
-	RuleSchemaInvalid = "schema-invalid"
-	RuleSchemaRef     = "schema-ref"
-	RuleSchemaCompile = "schema-compile"
-	RuleDuplicateID   = "schema-duplicate-id"
+	RuleSchemaJSON    = format.RuleSchemaJSON
+	RuleSchemaInvalid = format.RuleSchemaInvalid
+	RuleSchemaRef     = format.RuleSchemaRef
+	RuleSchemaCompile = format.RuleSchemaCompile
+	RuleDuplicateID   = format.RuleDuplicateID
 )
 
 // MaxFileSize bounds one schema file: a schema larger than this is a
@@ -193,7 +193,7 @@ func ReadRoot(fsys fs.FS, r RootReader) (Files, []report.Finding) {
 		doc, err := jsonstrict.Decode(data)
 		if err != nil {
 			f.Err = err
-			fail(MalformedFinding(RuleSchemaJSON, f.Display, err))
+			fail(format.MalformedJSON(RuleSchemaJSON, f.Display, err))
 			return nil
 		}
 		f.Doc = doc
@@ -227,17 +227,6 @@ func declaredID(doc any) string {
 		}
 	}
 	return ""
-}
-
-// MalformedFinding is the finding of a file that is not valid JSON (err
-// from jsonstrict), at the line and column it names.
-func MalformedFinding(rule, file string, err error) report.Finding {
-	f := report.Finding{Rule: rule, Severity: report.SeverityError, File: file, Message: "malformed JSON: " + err.Error()}
-	var je *jsonstrict.Error
-	if errors.As(err, &je) {
-		f.Line, f.Column, f.Pointer, f.Message = je.Line, je.Column, je.Pointer, "malformed JSON: "+je.Msg
-	}
-	return f
 }
 
 // refLoader answers santhosh's resource requests from the catalog's files.
@@ -620,25 +609,6 @@ func (files Files) Compiler(assertFormats bool, draft Draft) *jsonschema.Compile
 	c := NewDraftCompiler(assertFormats, draft)
 	c.UseLoader(files.Loader())
 	return c
-}
-
-// TransformedLoader is Loader with every document passed through
-// transform (which must not modify its argument).
-func (files Files) TransformedLoader(transform func(doc any) any) jsonschema.URLLoader {
-	return &transformLoader{inner: files.Loader(), transform: transform}
-}
-
-type transformLoader struct {
-	inner     jsonschema.URLLoader
-	transform func(any) any
-}
-
-func (l *transformLoader) Load(u string) (any, error) {
-	doc, err := l.inner.Load(u)
-	if err != nil {
-		return nil, err
-	}
-	return l.transform(doc), nil
 }
 
 // Locate maps a compiled schema location ("url#/pointer") to the display

@@ -38,10 +38,6 @@ func (files Files) Version(rel string) (format.RootVersion, bool) {
 	return v, true
 }
 
-// JSONFiles are the files themselves, for the catalog's JSON Schema
-// lookups ($ref locations, lines of pointers) that are not a compile.
-func (files Files) JSONFiles() Files { return files }
-
 // Session is one compiler of the files (Compiler) with the catalog's
 // options: shared files compile once per session.
 func (files Files) Session(opts format.RootOptions) (format.RootSession, error) {

@@ -160,7 +160,7 @@ func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) 
 					}
 				}
 			}
-			text, err := schemaFileText(rv, head.Draft) // read as the catalog reads its own
+			text, err := schemaFileText(rv, head.Draft.RegistryDialect()) // read as the catalog reads its own
 			if err != nil {
 				return nil, err
 			}

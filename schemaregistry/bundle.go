@@ -1,45 +1,36 @@
 package schemaregistry
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/sr"
 
+	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/internal/jsonvalue"
-
-	"github.com/evtool/evtool/catalog"
-	"github.com/evtool/evtool/internal/jsonstrict"
 )
 
-// Form is a catalog version as a schema registry holds it: one
-// self-contained JSON Schema document. A version whose $refs stay inside
-// its own file is sent as it is in git; a version that $refs shared catalog
-// files (../common/money.json) is bundled: every file it reaches is copied
-// under the root's $defs ("definitions" before draft 2019-09) and every
-// $ref is rewritten to point there, so serializers in any language can use
-// it without access to the catalog.
+// Form is a catalog version as a schema registry holds it, as its
+// format's provider makes it: one self-contained document (JSON Schema: a
+// version that $refs shared catalog files is bundled, those files inlined;
+// format.RegistryBundler), or the version's file as written with
+// references to the shared schemas it uses (Avro, Protobuf;
+// format.RegistryFormer).
 type Form struct {
 	// Text is what is registered and served.
 	Text []byte
-	// Doc is Text decoded (json.Number numbers).
+	// Doc is Text decoded (json.Number numbers) for a bundled format's
+	// form.
 	Doc any
-	// Digest is catalog.Digest(Doc): the identity compared by push, diff
-	// and the server.
+	// Digest is jsonvalue.Digest(Doc) (for a bundled format's form): the
+	// identity compared by push, diff and the server.
 	Digest string
-	// Bundled reports that external $refs were inlined.
+	// Bundled reports that external references were inlined.
 	Bundled bool
 	// Kind is the version's format ("" is JSON Schema). An Avro or
 	// Protobuf form is the version's file as written (Doc is nil), with
@@ -72,28 +63,29 @@ func references(shared []*SharedSchema, version func(sh *SharedSchema) int) []sr
 // reads and is safe for concurrent use.
 type Forms struct {
 	root fs.FS
-	// draft is what the catalog reads a schema without `$schema` as.
-	draft catalog.Draft
+	// dialect is what the catalog reads a schema naming none as.
+	dialect format.RegistryDialect
 
-	mu     sync.Mutex
-	nodes  map[string]*bnode // by path relative to the root
-	ids    map[string]string // absolute $id -> relative path
-	shared map[string]*SharedSchema
+	mu      sync.Mutex
+	bundles map[format.Kind]format.RegistryBundles
+	shared  map[string]*SharedSchema
 }
 
 // NewForms returns a Forms reading shared files from root, the catalog root
 // (the directory evtool.yaml's `schemas` names).
 func NewForms(root fs.FS) *Forms {
-	return NewDraftForms(root, catalog.DefaultDraft)
+	return NewDraftForms(root, nil)
 }
 
-// NewDraftForms is NewForms for a catalog that reads a schema without
-// `$schema` as draft (its default_draft).
-func NewDraftForms(root fs.FS, draft catalog.Draft) *Forms {
-	if draft.URL == "" {
-		draft = catalog.DefaultDraft
+// NewDraftForms is NewForms for a catalog that reads a schema naming no
+// dialect as draft (its default_draft; nil or zero: the format's
+// default).
+func NewDraftForms(root fs.FS, draft format.RegistryDialecter) *Forms {
+	var d format.RegistryDialect
+	if draft != nil {
+		d = draft.RegistryDialect()
 	}
-	return &Forms{root: root, draft: draft, nodes: map[string]*bnode{}, shared: map[string]*SharedSchema{}}
+	return &Forms{root: root, dialect: d, bundles: map[format.Kind]format.RegistryBundles{}, shared: map[string]*SharedSchema{}}
 }
 
 // CatalogForms returns a Forms for a catalog loaded from disk.
@@ -103,142 +95,32 @@ func CatalogForms(cat *catalog.Catalog) *Forms {
 
 // Of returns the registry form of v.
 func (f *Forms) Of(v *catalog.Version) (*Form, error) {
-	if p, _ := formats.ForKind(v.Format); isFormer(p) {
+	p, _ := formats.ForKind(v.Format)
+	if isFormer(p) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return f.formatForm(v)
 	}
-	if v.Doc == nil {
-		return nil, fmt.Errorf("%s: not valid JSON", v.File)
+	b, ok := p.(format.RegistryBundler)
+	if !ok {
+		return nil, fmt.Errorf("%s: no schema registry form for the format %q", v.File, v.Format)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	root := &bnode{id: v.RelPath, doc: v.Doc}
-	root.base = docBase(v.Doc, fileURL(v.RelPath))
-	doc, bundled, err := bundle(root, f.resolve, f.draft.URL)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot make a self-contained schema for the registry: %w", v.File, err)
+	bs := f.bundles[v.Format]
+	if bs == nil {
+		bs = b.RegistryBundles(format.RegistryRoot{FS: f.root, Dialect: f.dialect, Skip: skippedDir})
+		f.bundles[v.Format] = bs
 	}
-	if !bundled {
-		return &Form{Text: v.Text, Doc: v.Doc, Digest: catalog.Digest(v.Doc)}, nil
-	}
-	text, err := marshalIndent(doc)
+	form, err := bs.Bundle(v.RelPath, v.Text, v.Doc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.File, err)
 	}
-	return &Form{Text: text, Doc: doc, Digest: catalog.Digest(doc), Bundled: true}, nil
+	return &Form{Text: form.Text, Doc: form.Doc, Digest: jsonvalue.Digest(form.Doc), Bundled: form.Bundled}, nil
 }
 
-const virtualRoot = "/evtool-catalog/"
-
-// fileURL is the URL registry compiles a catalog file under.
-func fileURL(rel string) *url.URL {
-	return &url.URL{Scheme: "file", Path: virtualRoot + rel}
-}
-
-// docBase is the base URI of a document: its absolute $id, else where it
-// was loaded from.
-func docBase(doc any, loc *url.URL) *url.URL {
-	if m, ok := doc.(map[string]any); ok {
-		if id, ok := m["$id"].(string); ok {
-			if u, err := url.Parse(id); err == nil && u.IsAbs() {
-				u.Fragment, u.RawFragment = "", ""
-				return u
-			}
-		}
-	}
-	return loc
-}
-
-func (f *Forms) resolve(from *bnode, ref string) (*bnode, string, error) {
-	u, frag, err := splitRef(ref)
-	if err != nil {
-		return nil, "", err
-	}
-	if u.String() == "" {
-		return nil, frag, nil
-	}
-	abs := from.base.ResolveReference(u)
-	if abs.String() == from.base.String() {
-		return nil, frag, nil
-	}
-	var rel string
-	if abs.Scheme == "file" && strings.HasPrefix(abs.Path, virtualRoot) {
-		rel = strings.TrimPrefix(path.Clean(abs.Path), virtualRoot)
-	} else {
-		f.buildIDs()
-		r, ok := f.ids[abs.String()]
-		if !ok {
-			return nil, "", fmt.Errorf("$ref %q: no catalog file declares $id %s", ref, abs)
-		}
-		rel = r
-	}
-	if rel == from.id {
-		return nil, frag, nil
-	}
-	n, err := f.node(rel)
-	if err != nil {
-		return nil, "", fmt.Errorf("$ref %q: %w", ref, err)
-	}
-	if isAnchor(frag) {
-		return nil, "", fmt.Errorf("$ref %q points at an anchor in another file; use a JSON pointer (#/...) or keep the definition in the version's own file", ref)
-	}
-	return n, frag, nil
-}
-
-func (f *Forms) node(rel string) (*bnode, error) {
-	if n, ok := f.nodes[rel]; ok {
-		return n, nil
-	}
-	if !fs.ValidPath(rel) {
-		return nil, fmt.Errorf("%s is outside the catalog root", rel)
-	}
-	data, err := fs.ReadFile(f.root, rel)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %w", rel, UnwrapPath(err))
-	}
-	doc, err := jsonstrict.Decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", rel, err)
-	}
-	n := &bnode{id: rel, doc: doc, base: docBase(doc, fileURL(rel)), hint: strings.TrimSuffix(rel, ".json")}
-	f.nodes[rel] = n
-	return n, nil
-}
-
-// buildIDs indexes the absolute $ids declared by JSON files of the root,
-// the way the catalog loader does (examples and dot directories skipped).
-func (f *Forms) buildIDs() {
-	if f.ids != nil {
-		return
-	}
-	f.ids = map[string]string{}
-	_ = fs.WalkDir(f.root, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if skippedDir(p, d) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".json") {
-			return nil
-		}
-		n, err := f.node(p)
-		if err != nil {
-			return nil
-		}
-		if n.base.Scheme != "file" {
-			if _, dup := f.ids[n.base.String()]; !dup {
-				f.ids[n.base.String()] = p
-			}
-		}
-		return nil
-	})
-}
-
+// UnwrapPath is the cause of a *fs.PathError (err itself when it is
+// none), for messages that name the path themselves.
 func UnwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -247,352 +129,41 @@ func UnwrapPath(err error) error {
 	return err
 }
 
-// bnode is one document of a bundle.
-type bnode struct {
-	id   string // identity (a relative path, or subject:version)
-	doc  any
-	base *url.URL
-	hint string // what its $defs key is derived from
-	key  string // assigned $defs key
-	// refs are Confluent schema references (registry side only).
-	refs map[string]*bnode
-}
-
-type resolver func(from *bnode, ref string) (target *bnode, frag string, err error)
-
-// splitRef parses a $ref into its URI without fragment and its escaped
-// fragment.
-func splitRef(ref string) (*url.URL, string, error) {
-	u, err := url.Parse(ref)
-	if err != nil {
-		return nil, "", fmt.Errorf("$ref %q is not a valid URI reference", ref)
-	}
-	frag := u.EscapedFragment()
-	u.Fragment, u.RawFragment = "", ""
-	return u, frag, nil
-}
-
-func isAnchor(frag string) bool { return frag != "" && !strings.HasPrefix(frag, "/") }
-
-// bundle inlines every document root reaches through $ref. It returns
-// root.doc itself (bundled false) when root reaches no other document.
-// defaultDraft is the `$schema` of a document without one.
-func bundle(root *bnode, resolve resolver, defaultDraft string) (any, bool, error) {
-	order := []*bnode{root}
-	seen := map[*bnode]bool{root: true}
-	for i := 0; i < len(order); i++ {
-		n := order[i]
-		err := walkSchemas(n.doc, "", func(m map[string]any, ptr string) error {
-			ref, ok := m["$ref"].(string)
-			if !ok {
-				return nil
-			}
-			t, _, err := resolve(n, ref)
-			if err != nil {
-				return fmt.Errorf("at %s/$ref: %w", ptr, err)
-			}
-			if t != nil && !seen[t] {
-				seen[t] = true
-				order = append(order, t)
-			}
-			return nil
-		})
-		if err != nil {
-			if n != root {
-				return nil, false, fmt.Errorf("in %s: %w", n.id, err)
-			}
-			return nil, false, err
-		}
-	}
-	if len(order) == 1 {
-		return root.doc, false, nil
-	}
-
-	rootMap, ok := root.doc.(map[string]any)
-	if !ok {
-		return nil, false, errors.New("a schema that is not an object cannot reference other files")
-	}
-	draft, _ := rootMap["$schema"].(string)
-	if draft == "" {
-		draft = defaultDraft
-	}
-	defsKey := "$defs"
-	if oldDraft(draft) {
-		defsKey = "definitions"
-	}
-	taken := map[string]bool{}
-	if existing, ok := rootMap[defsKey]; ok {
-		em, ok := existing.(map[string]any)
-		if !ok {
-			return nil, false, fmt.Errorf("%s is not an object", defsKey)
-		}
-		for k := range em {
-			taken[k] = true
-		}
-	}
-	anchors := map[string]string{}
-	for _, n := range order {
-		if err := checkEmbeddable(n, n == root, draft, defaultDraft, anchors); err != nil {
-			return nil, false, err
-		}
-		if n == root {
-			continue
-		}
-		key := sanitizeKey(n.hint)
-		for i := 2; taken[key]; i++ {
-			key = sanitizeKey(n.hint) + "-" + strconv.Itoa(i)
-		}
-		taken[key] = true
-		n.key = key
-	}
-
-	target := func(t *bnode, frag string) string {
-		if t == root {
-			return "#" + frag
-		}
-		return "#/" + defsKey + "/" + t.key + frag
-	}
-	var out, defs map[string]any
-	for _, n := range order { // order[0] is root
-		cp := jsonvalue.DeepCopy(n.doc)
-		err := walkSchemas(cp, "", func(m map[string]any, ptr string) error {
-			ref, ok := m["$ref"].(string)
-			if !ok {
-				return nil
-			}
-			t, frag, err := resolve(n, ref)
-			if err != nil {
-				return err
-			}
-			switch {
-			case t != nil:
-				m["$ref"] = target(t, frag)
-			case isAnchor(frag):
-				// An anchor of the document itself: anchors of inlined
-				// documents belong to the bundle's root resource.
-				m["$ref"] = "#" + frag
-			default:
-				m["$ref"] = target(n, frag)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, false, err
-		}
-		if n == root {
-			out = cp.(map[string]any)
-			if defs, _ = out[defsKey].(map[string]any); defs == nil {
-				defs = map[string]any{}
-			}
-			continue
-		}
-		if m, ok := cp.(map[string]any); ok {
-			delete(m, "$schema")
-			delete(m, "$id")
-		}
-		defs[n.key] = cp
-	}
-	out[defsKey] = defs
-	return out, true, nil
-}
-
-// checkEmbeddable refuses documents whose meaning would change once
-// inlined: nested resources, dynamic references, anchors that collide, and
-// a different draft than the root's (a document without `$schema` is read
-// as defaultDraft, the catalog's default_draft, and so is the root).
-func checkEmbeddable(n *bnode, isRoot bool, rootDraft, defaultDraft string, anchors map[string]string) error {
-	where := n.id
-	if m, ok := n.doc.(map[string]any); ok && !isRoot {
-		d, named := m["$schema"].(string)
-		if !named {
-			d = defaultDraft
-		}
-		if normDraft(d) != normDraft(rootDraft) {
-			how := "uses $schema " + d
-			if !named {
-				how = "has no $schema, so it is read as the default draft " + orDefault(d)
-			}
-			return fmt.Errorf("%s %s but the version uses %s; shared files must use the version's draft", where, how, orDefault(rootDraft))
-		}
-	}
-	return walkSchemas(n.doc, "", func(m map[string]any, ptr string) error {
-		for _, k := range []string{"$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"} {
-			if _, ok := m[k]; ok {
-				return fmt.Errorf("%s uses %s at %s, which cannot be inlined safely", where, k, orRoot(ptr))
-			}
-		}
-		if id, ok := m["$id"].(string); ok && ptr != "" {
-			if strings.HasPrefix(id, "#") {
-				if err := addAnchor(anchors, id[1:], where, ptr); err != nil {
-					return err
-				}
-			} else {
-				return fmt.Errorf("%s declares a nested $id at %s, which cannot be inlined safely", where, ptr)
-			}
-		}
-		if a, ok := m["$anchor"].(string); ok {
-			if err := addAnchor(anchors, a, where, ptr); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-func addAnchor(anchors map[string]string, name, where, ptr string) error {
-	if other, dup := anchors[name]; dup {
-		return fmt.Errorf("anchor %q is declared in %s and %s; rename one", name, other, where+"#"+ptr)
-	}
-	anchors[name] = where + "#" + ptr
-	return nil
-}
-
-func orDefault(d string) string {
-	if d == "" {
-		return "the default (2020-12)"
-	}
-	return d
-}
-
-func orRoot(p string) string {
-	if p == "" {
-		return "the root"
-	}
-	return p
-}
-
-func oldDraft(d string) bool {
-	return strings.Contains(d, "draft-03") || strings.Contains(d, "draft-04") || strings.Contains(d, "draft-06") || strings.Contains(d, "draft-07")
-}
-
-func normDraft(d string) string {
-	d = strings.TrimSuffix(strings.TrimSpace(d), "#")
-	d = strings.TrimPrefix(strings.TrimPrefix(d, "https://"), "http://")
-	if d == "" {
-		return "json-schema.org/draft/2020-12/schema"
-	}
-	return d
-}
-
-func sanitizeKey(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ReplaceAll(s, "/", ".") {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	k := strings.Trim(b.String(), ".")
-	if k == "" {
-		k = "ref"
-	}
-	return k
-}
-
-// Schema keywords whose values are schemas, arrays of schemas, or maps of
-// schemas. Only schema positions are visited: "$ref" inside enum, const,
-// default or examples values is data, not a reference.
-var (
-	schemaKeywords = []string{"additionalProperties", "additionalItems", "contains", "propertyNames", "not",
-		"if", "then", "else", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "items"}
-	schemaArrayKeywords = []string{"allOf", "anyOf", "oneOf", "prefixItems", "items"}
-	schemaMapKeywords   = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
-)
-
-// walkSchemas calls fn for every object schema of doc, root first, with its
-// JSON pointer, in a deterministic order.
-func walkSchemas(doc any, ptr string, fn func(m map[string]any, ptr string) error) error {
-	return walkDepth(doc, ptr, fn, 0)
-}
-
-func walkDepth(doc any, ptr string, fn func(m map[string]any, ptr string) error, depth int) error {
-	m, ok := doc.(map[string]any)
-	if !ok {
-		return nil
-	}
-	if depth > jsonstrict.MaxDepth {
-		return errors.New("schema nests too deeply")
-	}
-	if err := fn(m, ptr); err != nil {
-		return err
-	}
-	for _, k := range schemaKeywords {
-		if sub, ok := m[k].(map[string]any); ok {
-			if err := walkDepth(sub, ptr+"/"+escapePtr(k), fn, depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	for _, k := range schemaArrayKeywords {
-		if arr, ok := m[k].([]any); ok {
-			for i, sub := range arr {
-				if err := walkDepth(sub, ptr+"/"+k+"/"+strconv.Itoa(i), fn, depth+1); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	for _, k := range schemaMapKeywords {
-		sm, ok := m[k].(map[string]any)
-		if !ok {
-			continue
-		}
-		names := make([]string, 0, len(sm))
-		for name := range sm {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			if err := walkDepth(sm[name], ptr+"/"+escapePtr(k)+"/"+escapePtr(name), fn, depth+1); err != nil {
-				return err
-			}
+// bundler is the provider whose registry form is one self-contained
+// document (format.RegistryBundler: JSON Schema's), whose dialects
+// (drafts) a registry's schemas name.
+func bundler() format.RegistryBundler {
+	for _, p := range formats.All() {
+		if b, ok := p.(format.RegistryBundler); ok {
+			return b
 		}
 	}
 	return nil
 }
 
-func escapePtr(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// marshalIndent renders a decoded document as indented JSON without HTML
-// escaping; json.Number values keep their spelling.
-func marshalIndent(doc any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
+// registryDefault is the dialect a registry reads a schema naming none as.
+func registryDefault() format.RegistryDialect {
+	if b := bundler(); b != nil {
+		return b.RegistryDefault()
 	}
-	return buf.Bytes(), nil
+	return format.RegistryDialect{}
 }
 
-// ExternalRefs lists the $refs of doc that leave the document (their URI
-// part is not empty and not the document's own $id).
+// ParseDialect parses a dialect's name, usual spelling or URL (a JSON
+// Schema draft, as `$schema` or default_draft name it).
+func ParseDialect(s string) (format.RegistryDialect, error) {
+	b := bundler()
+	if b == nil {
+		return format.RegistryDialect{}, fmt.Errorf("no format has dialects to read %q as", s)
+	}
+	return b.RegistryDialect(s)
+}
+
+// ExternalRefs lists the references of a decoded registry form that leave
+// it: none for a form a registry can use on its own.
 func ExternalRefs(doc any) []string {
-	var out []string
-	base := docBase(doc, &url.URL{})
-	_ = walkSchemas(doc, "", func(m map[string]any, ptr string) error {
-		ref, ok := m["$ref"].(string)
-		if !ok {
-			return nil
-		}
-		u, _, err := splitRef(ref)
-		if err != nil {
-			out = append(out, ref)
-			return nil
-		}
-		if u.String() == "" {
-			return nil
-		}
-		if base.String() != "" && base.ResolveReference(u).String() == base.String() {
-			return nil
-		}
-		out = append(out, ref)
-		return nil
-	})
-	return out
+	if b := bundler(); b != nil {
+		return b.RegistryExternal(doc)
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
@@ -43,7 +44,7 @@ func TestFormsOfOrders(t *testing.T) {
 				t.Fatalf("%s v%d still has external refs %v", typ.Name, v.Number, refs)
 			}
 			again, err := jsonstrict.Decode(f.Text)
-			if err != nil || catalog.Digest(again) != f.Digest {
+			if err != nil || jsonvalue.Digest(again) != f.Digest {
 				t.Fatalf("text and digest disagree: %v", err)
 			}
 			sch := compileStandalone(t, f.Doc)

@@ -19,6 +19,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // PullOptions configure Pull.
@@ -30,14 +31,15 @@ type PullOptions struct {
 	// Warn receives what was skipped and why.
 	Warn func(msg string)
 	// Draft is what the registry reads a schema without `$schema` as
-	// (default RegistryDraft); pulled schemas name it explicitly, since
-	// evtool reads such schemas as 2020-12.
-	Draft catalog.Draft
+	// (nil or zero: RegistryDraft); pulled schemas name it explicitly,
+	// since evtool reads such schemas as 2020-12.
+	Draft format.RegistryDialecter
 }
 
 // RegistryDraft is the draft Confluent's and Karapace's registries read a
-// JSON Schema without `$schema` as.
-var RegistryDraft = catalog.Drafts[2]
+// JSON Schema without `$schema` as (the bundled format's
+// RegistryDefault).
+var RegistryDraft = registryDefault()
 
 // PullResult says what Pull wrote.
 type PullResult struct {
@@ -60,8 +62,9 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 	if opts.Out == "" {
 		return nil, errors.New("pull needs an output directory (--out)")
 	}
-	if opts.Draft.Name == "" {
-		opts.Draft = RegistryDraft
+	draft := RegistryDraft
+	if opts.Draft != nil && opts.Draft.RegistryDialect().Name != "" {
+		draft = opts.Draft.RegistryDialect()
 	}
 	if opts.Strategy == "" {
 		opts.Strategy = StrategyType
@@ -152,7 +155,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 				res.Versions++
 				continue
 			}
-			text, err := schemaFileText(v, opts.Draft)
+			text, err := schemaFileText(v, draft)
 			if err != nil {
 				return nil, fmt.Errorf("subject %s version %d: %w", s, v.Version, err)
 			}
@@ -172,7 +175,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 		}
 		res.Types++
 	}
-	files[catalog.ConfigName] = configYAML(c.Display, cleanURL(c), global, opts.Strategy, opts.Draft)
+	files[catalog.ConfigName] = configYAML(c.Display, cleanURL(c), global, opts.Strategy, draft)
 
 	if err := writeFiles(opts.Out, files); err != nil {
 		return nil, err
@@ -262,7 +265,7 @@ func formatFiles(rs *RemoteSubject, dir string, have map[string][]byte) (map[str
 // indented when it came compact; inlined references re-rendered; and
 // `$schema` naming draft when the registry's schema has none (a boolean
 // schema means the same in every draft and stays as it is).
-func schemaFileText(v *RemoteVersion, draft catalog.Draft) ([]byte, error) {
+func schemaFileText(v *RemoteVersion, draft format.RegistryDialect) ([]byte, error) {
 	obj, isObject := v.Doc.(map[string]any)
 	_, named := obj["$schema"]
 	named = named || draft.URL == ""
@@ -270,9 +273,9 @@ func schemaFileText(v *RemoteVersion, draft catalog.Draft) ([]byte, error) {
 		if isObject && !named {
 			withDraft := maps.Clone(obj)
 			withDraft["$schema"] = draft.URL
-			return marshalIndent(withDraft)
+			return jsonvalue.MarshalIndent(withDraft)
 		}
-		return marshalIndent(v.Doc)
+		return jsonvalue.MarshalIndent(v.Doc)
 	}
 	text := []byte(v.Text)
 	if isObject && !named {
@@ -303,12 +306,12 @@ func namesRegistryDraft(local, remote any) bool {
 		return false
 	}
 	url, _ := l["$schema"].(string)
-	if d, err := catalog.ParseDraft(url); url == "" || err != nil || d.Name != RegistryDraft.Name {
+	if d, err := ParseDialect(url); url == "" || err != nil || d.Name != RegistryDraft.Name {
 		return false
 	}
 	bare := maps.Clone(l)
 	delete(bare, "$schema")
-	return catalog.Digest(bare) == catalog.Digest(r)
+	return jsonvalue.Digest(bare) == jsonvalue.Digest(r)
 }
 
 // withSchemaKeyword inserts "$schema": url as the first member of the JSON
@@ -346,7 +349,7 @@ func eventYAML(topic, level string) []byte {
 	return []byte(b.String())
 }
 
-func configYAML(display, clean, global string, st Strategy, draft catalog.Draft) []byte {
+func configYAML(display, clean, global string, st Strategy, draft format.RegistryDialect) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Pulled from %s by `evtool registry pull`.\n", display)
 	b.WriteString("version: 1\nschemas: schemas\n")

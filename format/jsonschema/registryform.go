@@ -1,0 +1,84 @@
+package jsonschema
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/evtool/evtool/format"
+)
+
+// RegistryDraft is the draft Confluent's and Karapace's registries read a
+// JSON Schema without `$schema` as.
+var RegistryDraft = Drafts[2]
+
+// RegistryDialect is d as registry code names a dialect
+// (format.RegistryDialecter).
+func (d Draft) RegistryDialect() format.RegistryDialect {
+	return format.RegistryDialect{Name: d.Name, URL: d.URL}
+}
+
+// RegistryDialect parses a draft's name, usual spelling or meta-schema
+// URL ("" is DefaultDraft).
+func (Provider) RegistryDialect(s string) (format.RegistryDialect, error) {
+	d, err := ParseDraft(s)
+	if err != nil {
+		return format.RegistryDialect{}, err
+	}
+	return d.RegistryDialect(), nil
+}
+
+// RegistryDefault is RegistryDraft.
+func (Provider) RegistryDefault() format.RegistryDialect { return RegistryDraft.RegistryDialect() }
+
+// RegistryExternal is ExternalRefs.
+func (Provider) RegistryExternal(doc any) []string { return ExternalRefs(doc) }
+
+// RegistryInline inlines the schemas a registry's schema references, the
+// way Bundle inlines shared catalog files: under the root's $defs, its
+// $refs (which name references by their reference names) rewritten.
+func (Provider) RegistryInline(doc *format.RegistryDoc) (any, bool, error) {
+	nodes := map[*format.RegistryDoc]*bnode{}
+	var node func(d *format.RegistryDoc) *bnode
+	node = func(d *format.RegistryDoc) *bnode {
+		if n, ok := nodes[d]; ok {
+			return n
+		}
+		n := &bnode{id: d.ID, doc: d.Doc, base: docBase(d.Doc, &url.URL{}), hint: strings.TrimSuffix(d.Name, ".json")}
+		nodes[d] = n
+		n.refs = map[string]*bnode{}
+		for name, r := range d.Refs {
+			n.refs[name] = node(r)
+		}
+		return n
+	}
+	root := node(doc)
+	if len(doc.Refs) == 0 {
+		return doc.Doc, false, nil
+	}
+	return bundle(root, resolveRefs, RegistryDraft.URL)
+}
+
+// resolveRefs resolves a $ref of a registry schema by the names of its
+// schema references.
+func resolveRefs(from *bnode, ref string) (*bnode, string, error) {
+	u, frag, err := splitRef(ref)
+	if err != nil {
+		return nil, "", err
+	}
+	if u.String() == "" {
+		return nil, frag, nil
+	}
+	if t, ok := from.refs[u.String()]; ok {
+		if isAnchor(frag) {
+			return nil, "", fmt.Errorf("$ref %q points at an anchor in a referenced schema", ref)
+		}
+		return t, frag, nil
+	}
+	if from.base.String() != "" && from.base.ResolveReference(u).String() == from.base.String() {
+		return nil, frag, nil
+	}
+	return nil, "", fmt.Errorf("$ref %q matches none of the schema's references", ref)
+}
+
+var _ format.RegistryBundler = Provider{}

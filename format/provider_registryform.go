@@ -43,6 +43,15 @@ type RegistryBundler interface {
 	// RegistryExternal lists the references of a decoded document that
 	// leave it: none for a form a registry can use on its own.
 	RegistryExternal(doc any) []string
+	// RegistryCatalogText is what a registry's schema is written as in a
+	// catalog read as dialect (`registry pull`): text as the registry
+	// returned it (doc decoded, bundled: its references inlined), naming
+	// dialect when it names none.
+	RegistryCatalogText(text string, doc any, bundled bool, dialect RegistryDialect) ([]byte, error)
+	// RegistryUndialected is doc without its naming of a dialect (bare is
+	// doc itself when named is false), and the dialect's URL it named ("":
+	// none, or no URL); ok is false for a document that cannot name one.
+	RegistryUndialected(doc any) (bare any, url string, named, ok bool)
 	// RegistryDialect parses a dialect's name, usual spelling or URL (""
 	// is the dialect evtool reads a schema naming none as).
 	RegistryDialect(s string) (RegistryDialect, error)

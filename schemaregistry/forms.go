@@ -167,3 +167,24 @@ func ExternalRefs(doc any) []string {
 	}
 	return nil
 }
+
+// UndialectedDigest is the digest of a schema read as dialect with its
+// naming of its dialect (JSON Schema's root `$schema`) left out when it
+// names dialect or none; "" for a schema that names another, or cannot
+// name one.
+func UndialectedDigest(doc any, dialect format.RegistryDialect) string {
+	b := bundler()
+	if b == nil {
+		return ""
+	}
+	bare, url, named, ok := b.RegistryUndialected(doc)
+	if !ok {
+		return ""
+	}
+	if named {
+		if d, err := ParseDialect(url); url == "" || err != nil || d.Name != dialect.Name {
+			return ""
+		}
+	}
+	return jsonvalue.Digest(bare)
+}

@@ -1,11 +1,15 @@
 package jsonschema
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"strings"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // RegistryDraft is the draft Confluent's and Karapace's registries read a
@@ -79,6 +83,77 @@ func resolveRefs(from *bnode, ref string) (*bnode, string, error) {
 		return nil, frag, nil
 	}
 	return nil, "", fmt.Errorf("$ref %q matches none of the schema's references", ref)
+}
+
+// RegistryCatalogText is what a pulled version's file holds: the
+// registry's text, indented when it came compact; inlined references
+// re-rendered; and `$schema` naming draft when the registry's schema has
+// none (a boolean schema means the same in every draft and stays as it
+// is).
+func (Provider) RegistryCatalogText(schema string, doc any, bundled bool, draft format.RegistryDialect) ([]byte, error) {
+	obj, isObject := doc.(map[string]any)
+	_, named := obj["$schema"]
+	named = named || draft.URL == ""
+	if bundled {
+		if isObject && !named {
+			withDraft := maps.Clone(obj)
+			withDraft["$schema"] = draft.URL
+			return jsonvalue.MarshalIndent(withDraft)
+		}
+		return jsonvalue.MarshalIndent(doc)
+	}
+	text := []byte(schema)
+	if isObject && !named {
+		text = withSchemaKeyword(text, draft.URL)
+	}
+	if !bytes.Contains(bytes.TrimSpace(text), []byte("\n")) {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, text, "", "  "); err == nil {
+			text = buf.Bytes()
+		}
+	}
+	if !bytes.HasSuffix(text, []byte("\n")) {
+		text = append(text, '\n')
+	}
+	return text, nil
+}
+
+// withSchemaKeyword inserts "$schema": url as the first member of the JSON
+// object text, leaving the rest as written.
+func withSchemaKeyword(text []byte, url string) []byte {
+	i := bytes.IndexByte(text, '{')
+	if i < 0 {
+		return text
+	}
+	quoted, _ := json.Marshal(url)
+	member := `"$schema": ` + string(quoted)
+	rest := text[i+1:]
+	if len(bytes.TrimSpace(rest)) > 0 && bytes.TrimSpace(rest)[0] != '}' {
+		member += ","
+	}
+	sep := ""
+	if bytes.Contains(rest, []byte("\n")) {
+		sep = "\n  " // multi-line text: a line of its own
+	}
+	out := append([]byte{}, text[:i+1]...)
+	out = append(out, sep+member...)
+	return append(out, rest...)
+}
+
+// RegistryUndialected is doc without its root `$schema`.
+func (Provider) RegistryUndialected(doc any) (bare any, url string, named, ok bool) {
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return doc, "", false, false
+	}
+	v, named := obj["$schema"]
+	if !named {
+		return doc, "", false, true
+	}
+	url, _ = v.(string)
+	obj = maps.Clone(obj)
+	delete(obj, "$schema")
+	return obj, url, true, true
 }
 
 var _ format.RegistryBundler = Provider{}

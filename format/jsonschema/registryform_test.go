@@ -89,3 +89,29 @@ func TestRegistryDialects(t *testing.T) {
 		t.Errorf("Draft.RegistryDialect = %+v", named.RegistryDialect())
 	}
 }
+
+// TestRegistryUndialected: the root `$schema` is what names a schema's
+// draft; a boolean schema names none and cannot.
+func TestRegistryUndialected(t *testing.T) {
+	for _, tc := range []struct {
+		doc, bare, url string
+		named, ok      bool
+	}{
+		{`{"$schema":"http://json-schema.org/draft-07/schema#","type":"string"}`, `{"type":"string"}`, "http://json-schema.org/draft-07/schema#", true, true},
+		{`{"type":"string"}`, `{"type":"string"}`, "", false, true},
+		{`{"$schema":7,"type":"string"}`, `{"type":"string"}`, "", true, true},
+		{`{"properties":{"$schema":{"type":"string"}}}`, `{"properties":{"$schema":{"type":"string"}}}`, "", false, true},
+		{`true`, `true`, "", false, false},
+	} {
+		doc := decodeDoc(t, tc.doc)
+		bare, url, named, ok := Provider{}.RegistryUndialected(doc)
+		if string(jsonvalue.Canonical(bare)) != tc.bare || url != tc.url || named != tc.named || ok != tc.ok {
+			t.Errorf("%s: %s %q %v %v", tc.doc, jsonvalue.Canonical(bare), url, named, ok)
+		}
+		if m, isMap := doc.(map[string]any); isMap && tc.named {
+			if _, kept := m["$schema"]; !kept {
+				t.Errorf("%s: the document itself lost $schema", tc.doc)
+			}
+		}
+	}
+}

@@ -865,35 +865,16 @@ func (snap *snapshot) registered(subject string, doc any) *versionState {
 		}
 	}
 	draft := snap.cat.Draft.RegistryDialect()
-	bare := withoutDraft(doc, draft)
+	bare := schemaregistry.UndialectedDigest(doc, draft)
 	if bare == "" {
 		return nil
 	}
 	for _, vs := range st.versions {
-		if withoutDraft(vs.form.Doc, draft) == bare || withoutDraft(vs.v.Doc, draft) == bare {
+		if schemaregistry.UndialectedDigest(vs.form.Doc, draft) == bare || schemaregistry.UndialectedDigest(vs.v.Doc, draft) == bare {
 			return vs
 		}
 	}
 	return nil
-}
-
-// withoutDraft is the digest of a schema object read as draft with its
-// root `$schema` left out when it names draft or is absent; "" for a
-// schema that names another draft, or is no object.
-func withoutDraft(doc any, draft format.RegistryDialect) string {
-	obj, ok := doc.(map[string]any)
-	if !ok {
-		return ""
-	}
-	if v, named := obj["$schema"]; named {
-		url, _ := v.(string)
-		if d, err := schemaregistry.ParseDialect(url); url == "" || err != nil || d.Name != draft.Name {
-			return ""
-		}
-		obj = maps.Clone(obj)
-		delete(obj, "$schema")
-	}
-	return jsonvalue.Digest(obj)
 }
 
 func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version string) (any, *apiError) {

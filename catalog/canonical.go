@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
@@ -10,4 +9,4 @@ import (
 func Canonical(v any) []byte { return jsonvalue.Canonical(v) }
 
 // Digest is "sha256:" and the hex SHA-256 of the canonical form.
-func Digest(v any) string { return format.DigestOf(Canonical(v)) }
+func Digest(v any) string { return jsonvalue.Digest(v) }

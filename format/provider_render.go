@@ -128,7 +128,7 @@ func (sf SharedFiles) Keep(rel string, sh *SharedSchema) {
 
 // RegistryFormer is a Provider whose registry form is a version's file as
 // written with references to the shared schemas it uses (Avro, Protobuf;
-// JSON Schema's form inlines them: package schemaregistry bundles it).
+// JSON Schema's form inlines them: RegistryBundler).
 type RegistryFormer interface {
 	// RegistryShared are the shared schemas s uses, directly or not:
 	// closure their paths inside the root, sorted, and byRel each of them

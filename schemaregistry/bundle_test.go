@@ -6,25 +6,32 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
-	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
+	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
-// compileStandalone compiles a document with no loader: any reference
-// that leaves it fails.
-func compileStandalone(t *testing.T, doc any) *jsonschema.Schema {
+// compileStandalone compiles a registry form as the only file of a new
+// catalog, the way the catalog compiles a version: any reference that
+// leaves it fails.
+func compileStandalone(t *testing.T, doc any) format.ValueValidator {
 	t.Helper()
-	c := jsonschema.NewCompiler()
-	c.UseLoader(jsonschema.SchemeURLLoader{})
-	if err := c.AddResource("mem:///bundle.json", doc); err != nil {
+	text, err := jsonvalue.MarshalIndent(doc)
+	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Compile("mem:///bundle.json")
+	dir := srtest.WriteCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/com.example.bundle/v1.json": string(text)})
+	cat, err := catalog.Load(dir)
 	if err != nil {
 		t.Fatalf("the registry form does not compile on its own: %v", err)
 	}
-	return s
+	v := cat.Lookup("com.example.bundle").Version(1)
+	vv, ok := v.Compiled.(format.ValueValidator)
+	if v.Compiled == nil || !ok {
+		t.Fatalf("the registry form does not compile on its own: %s", text)
+	}
+	return vv
 }
 
 func TestFormsOfOrders(t *testing.T) {
@@ -43,21 +50,21 @@ func TestFormsOfOrders(t *testing.T) {
 				t.Fatalf("%s v%d still has external refs %v", typ.Name, v.Number, refs)
 			}
 			again, err := jsonstrict.Decode(f.Text)
-			if err != nil || catalog.Digest(again) != f.Digest {
+			if err != nil || jsonvalue.Digest(again) != f.Digest {
 				t.Fatalf("text and digest disagree: %v", err)
 			}
 			sch := compileStandalone(t, f.Doc)
 			// Examples valid under the catalog version are valid under
 			// the bundle; the closed Money object stays closed.
 			for _, ex := range v.Examples {
-				if err := sch.Validate(ex.Value); err != nil {
+				if err := sch.ValidateValue(ex.Value); err != nil {
 					t.Fatalf("%s: %v", ex.File, err)
 				}
 				if m, ok := ex.Value.(map[string]any); ok {
 					for _, k := range []string{"total", "amount"} {
 						if money, ok := m[k].(map[string]any); ok {
 							money["exchangeRate"] = "1.1"
-							if sch.Validate(ex.Value) == nil {
+							if sch.ValidateValue(ex.Value) == nil {
 								t.Fatalf("%s: the bundle opened the closed Money object", ex.File)
 							}
 							delete(money, "exchangeRate")
@@ -116,7 +123,7 @@ func TestBundleCases(t *testing.T) {
 			},
 			check: func(t *testing.T, f *Form) {
 				sch := compileStandalone(t, f.Doc)
-				if sch.Validate(map[string]any{"a": "abc", "b": nil}) != nil || sch.Validate(map[string]any{"a": "abcd"}) == nil {
+				if sch.ValidateValue(map[string]any{"a": "abc", "b": nil}) != nil || sch.ValidateValue(map[string]any{"a": "abcd"}) == nil {
 					t.Fatalf("bundle lost meaning:\n%s", f.Text)
 				}
 				s := string(f.Text)
@@ -132,7 +139,7 @@ func TestBundleCases(t *testing.T) {
 				"../common/m.json": `{"$id": "https://schemas.example.com/money.json", "type": "integer"}`,
 			},
 			check: func(t *testing.T, f *Form) {
-				if compileStandalone(t, f.Doc).Validate(map[string]any{"m": "x"}) == nil {
+				if compileStandalone(t, f.Doc).ValidateValue(map[string]any{"m": "x"}) == nil {
 					t.Fatal("bundle lost the referenced type")
 				}
 				if strings.Contains(string(f.Text), "schemas.example.com") {

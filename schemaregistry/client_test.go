@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
@@ -510,14 +511,18 @@ func TestPullNamesTheRegistryDraft(t *testing.T) {
 		multiLine = "{\n  \"type\": \"object\"\n}"
 		pinned    = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}`
 	)
+	d2019, err := ParseDialect("2019-09")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name   string
-		draft  catalog.Draft
+		draft  format.Dialect
 		url    string
 		schema string
 	}{
-		{"registry default (7)", catalog.Draft{}, "http://json-schema.org/draft-07/schema#", compact},
-		{"2019-09", catalog.Drafts[1], "https://json-schema.org/draft/2019-09/schema", `{"type":"array","prefixItems":[{"type":"string"}]}`},
+		{"registry default (7)", format.Dialect{}, "http://json-schema.org/draft-07/schema#", compact},
+		{"2019-09", d2019, "https://json-schema.org/draft/2019-09/schema", `{"type":"array","prefixItems":[{"type":"string"}]}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

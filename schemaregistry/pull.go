@@ -19,6 +19,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // PullOptions configure Pull.
@@ -30,14 +31,15 @@ type PullOptions struct {
 	// Warn receives what was skipped and why.
 	Warn func(msg string)
 	// Draft is what the registry reads a schema without `$schema` as
-	// (default RegistryDraft); pulled schemas name it explicitly, since
-	// evtool reads such schemas as 2020-12.
-	Draft catalog.Draft
+	// (zero: RegistryDraft); pulled schemas name it explicitly,
+	// since evtool reads such schemas as 2020-12.
+	Draft format.Dialect
 }
 
 // RegistryDraft is the draft Confluent's and Karapace's registries read a
-// JSON Schema without `$schema` as.
-var RegistryDraft = catalog.Drafts[2]
+// JSON Schema without `$schema` as (the bundled format's
+// RegistryDefault).
+var RegistryDraft = registryDefault()
 
 // PullResult says what Pull wrote.
 type PullResult struct {
@@ -60,8 +62,9 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 	if opts.Out == "" {
 		return nil, errors.New("pull needs an output directory (--out)")
 	}
-	if opts.Draft.Name == "" {
-		opts.Draft = RegistryDraft
+	draft := RegistryDraft
+	if opts.Draft.Name != "" {
+		draft = opts.Draft
 	}
 	if opts.Strategy == "" {
 		opts.Strategy = StrategyType
@@ -152,7 +155,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 				res.Versions++
 				continue
 			}
-			text, err := schemaFileText(v, opts.Draft)
+			text, err := schemaFileText(v, draft)
 			if err != nil {
 				return nil, fmt.Errorf("subject %s version %d: %w", s, v.Version, err)
 			}
@@ -172,7 +175,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 		}
 		res.Types++
 	}
-	files[catalog.ConfigName] = configYAML(c.Display, cleanURL(c), global, opts.Strategy, opts.Draft)
+	files[catalog.ConfigName] = configYAML(c.Display, cleanURL(c), global, opts.Strategy, draft)
 
 	if err := writeFiles(opts.Out, files); err != nil {
 		return nil, err
@@ -258,78 +261,36 @@ func formatFiles(rs *RemoteSubject, dir string, have map[string][]byte) (map[str
 	return own, nil
 }
 
-// schemaFileText is what a version's file holds: the registry's text,
-// indented when it came compact; inlined references re-rendered; and
-// `$schema` naming draft when the registry's schema has none (a boolean
-// schema means the same in every draft and stays as it is).
-func schemaFileText(v *RemoteVersion, draft catalog.Draft) ([]byte, error) {
-	obj, isObject := v.Doc.(map[string]any)
-	_, named := obj["$schema"]
-	named = named || draft.URL == ""
-	if v.Bundled {
-		if isObject && !named {
-			withDraft := maps.Clone(obj)
-			withDraft["$schema"] = draft.URL
-			return marshalIndent(withDraft)
-		}
-		return marshalIndent(v.Doc)
+// schemaFileText is what a version's file holds, as its format's
+// provider writes a registry's schema in a catalog read as draft
+// (format.RegistryBundler.RegistryCatalogText).
+func schemaFileText(v *RemoteVersion, draft format.Dialect) ([]byte, error) {
+	p, _ := formats.ForKind(v.Kind)
+	b, ok := p.(format.RegistryBundler)
+	if !ok {
+		return nil, fmt.Errorf("%s schemas have no catalog text of their own", v.Kind.Name())
 	}
-	text := []byte(v.Text)
-	if isObject && !named {
-		text = withSchemaKeyword(text, draft.URL)
-	}
-	if !bytes.Contains(bytes.TrimSpace(text), []byte("\n")) {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, text, "", "  "); err == nil {
-			text = buf.Bytes()
-		}
-	}
-	if !bytes.HasSuffix(text, []byte("\n")) {
-		text = append(text, '\n')
-	}
-	return text, nil
+	return b.RegistryCatalogText(v.Text, v.Doc, v.Bundled, draft)
 }
 
-// namesRegistryDraft reports whether local is remote with only "$schema"
-// naming RegistryDraft added, as pull writes it: the same schema to a
-// registry that reads remote as that draft.
+// namesRegistryDraft reports whether local is remote with only its
+// dialect (JSON Schema's "$schema") naming RegistryDraft added, as pull
+// writes it: the same schema to a registry that reads remote as that
+// draft.
 func namesRegistryDraft(local, remote any) bool {
-	l, ok := local.(map[string]any)
-	r, rok := remote.(map[string]any)
-	if !ok || !rok {
+	b := bundler()
+	if b == nil {
 		return false
 	}
-	if _, named := r["$schema"]; named {
+	bare, url, _, lok := b.RegistryUndialected(local)
+	_, _, rnamed, rok := b.RegistryUndialected(remote)
+	if !lok || !rok || rnamed {
 		return false
 	}
-	url, _ := l["$schema"].(string)
-	if d, err := catalog.ParseDraft(url); url == "" || err != nil || d.Name != RegistryDraft.Name {
+	if d, err := ParseDialect(url); url == "" || err != nil || d.Name != RegistryDraft.Name {
 		return false
 	}
-	bare := maps.Clone(l)
-	delete(bare, "$schema")
-	return catalog.Digest(bare) == catalog.Digest(r)
-}
-
-// withSchemaKeyword inserts "$schema": url as the first member of the JSON
-// object text, leaving the rest as written.
-func withSchemaKeyword(text []byte, url string) []byte {
-	i := bytes.IndexByte(text, '{')
-	if i < 0 {
-		return text
-	}
-	member := `"$schema": ` + YAMLString(url)
-	rest := text[i+1:]
-	if len(bytes.TrimSpace(rest)) > 0 && bytes.TrimSpace(rest)[0] != '}' {
-		member += ","
-	}
-	sep := ""
-	if bytes.Contains(rest, []byte("\n")) {
-		sep = "\n  " // multi-line text: a line of its own
-	}
-	out := append([]byte{}, text[:i+1]...)
-	out = append(out, sep+member...)
-	return append(out, rest...)
+	return jsonvalue.Digest(bare) == jsonvalue.Digest(remote)
 }
 
 func eventYAML(topic, level string) []byte {
@@ -346,7 +307,7 @@ func eventYAML(topic, level string) []byte {
 	return []byte(b.String())
 }
 
-func configYAML(display, clean, global string, st Strategy, draft catalog.Draft) []byte {
+func configYAML(display, clean, global string, st Strategy, draft format.Dialect) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Pulled from %s by `evtool registry pull`.\n", display)
 	b.WriteString("version: 1\nschemas: schemas\n")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
 // RemoteVersion is one version of a subject as the registry holds it.
@@ -137,18 +137,23 @@ func (c *Client) Subject(ctx context.Context, subject string) (*RemoteSubject, e
 			}
 			continue
 		}
+		bundler, ok := p.(format.RegistryBundler)
+		if !ok {
+			rv.Problem = fmt.Sprintf("schema type %s has no registry form evtool reads", s.Type)
+			continue
+		}
 		doc, err := jsonstrict.Decode([]byte(s.Schema.Schema))
 		if err != nil {
 			rv.Problem = "the registry's schema is not valid JSON: " + err.Error()
 			continue
 		}
 		if len(s.References) > 0 {
-			root := &bnode{id: fmt.Sprintf("%s:%d", subject, s.Version), doc: doc, base: docBase(doc, &url.URL{})}
+			root := &format.RegistryDoc{ID: fmt.Sprintf("%s:%d", subject, s.Version), Doc: doc}
 			if err := fetch.attach(root, s.References, 0); err != nil {
 				rv.Problem = err.Error()
 				continue
 			}
-			b, bundled, err := bundle(root, resolveRefs, RegistryDraft.URL)
+			b, bundled, err := bundler.RegistryInline(root)
 			if err != nil {
 				rv.Problem = "cannot inline its schema references: " + err.Error()
 				continue
@@ -156,7 +161,7 @@ func (c *Client) Subject(ctx context.Context, subject string) (*RemoteSubject, e
 			doc, rv.Bundled = b, bundled
 		}
 		rv.Doc = doc
-		rv.Digest = catalog.Digest(doc)
+		rv.Digest = jsonvalue.Digest(doc)
 	}
 	return rs, nil
 }
@@ -273,12 +278,12 @@ func (c *Client) FetchAll(ctx context.Context, subjects []string) (map[string]*R
 type refFetcher struct {
 	ctx   context.Context
 	c     *Client
-	nodes map[string]*bnode
+	nodes map[string]*format.RegistryDoc
 	refs  map[string]*RemoteRef
 }
 
 func newRefFetcher(ctx context.Context, c *Client) *refFetcher {
-	return &refFetcher{ctx: ctx, c: c, nodes: map[string]*bnode{}, refs: map[string]*RemoteRef{}}
+	return &refFetcher{ctx: ctx, c: c, nodes: map[string]*format.RegistryDoc{}, refs: map[string]*RemoteRef{}}
 }
 
 // maxRefs bounds the schemas one registry schema may reference, directly
@@ -345,11 +350,11 @@ func (f *refFetcher) formatRefs(kind format.Kind, refs []sr.SchemaReference, dep
 	return nil
 }
 
-func (f *refFetcher) attach(n *bnode, refs []sr.SchemaReference, depth int) error {
+func (f *refFetcher) attach(n *format.RegistryDoc, refs []sr.SchemaReference, depth int) error {
 	if depth > 32 {
 		return fmt.Errorf("schema references nest more than 32 deep")
 	}
-	n.refs = map[string]*bnode{}
+	n.Refs = map[string]*format.RegistryDoc{}
 	for _, r := range refs {
 		key := fmt.Sprintf("%s:%d", r.Subject, r.Version)
 		t, ok := f.nodes[key]
@@ -362,35 +367,13 @@ func (f *refFetcher) attach(n *bnode, refs []sr.SchemaReference, depth int) erro
 			if err != nil {
 				return fmt.Errorf("reference %q (%s version %d) is not valid JSON: %v", r.Name, r.Subject, r.Version, err)
 			}
-			t = &bnode{id: key, doc: doc, base: docBase(doc, &url.URL{}), hint: strings.TrimSuffix(r.Name, ".json")}
+			t = &format.RegistryDoc{ID: key, Name: r.Name, Doc: doc}
 			f.nodes[key] = t
 			if err := f.attach(t, ss.References, depth+1); err != nil {
 				return err
 			}
 		}
-		n.refs[r.Name] = t
+		n.Refs[r.Name] = t
 	}
 	return nil
-}
-
-// resolveRefs resolves a $ref of a registry schema by the names of its
-// schema references.
-func resolveRefs(from *bnode, ref string) (*bnode, string, error) {
-	u, frag, err := splitRef(ref)
-	if err != nil {
-		return nil, "", err
-	}
-	if u.String() == "" {
-		return nil, frag, nil
-	}
-	if t, ok := from.refs[u.String()]; ok {
-		if isAnchor(frag) {
-			return nil, "", fmt.Errorf("$ref %q points at an anchor in a referenced schema", ref)
-		}
-		return t, frag, nil
-	}
-	if from.base.String() != "" && from.base.ResolveReference(u).String() == from.base.String() {
-		return nil, frag, nil
-	}
-	return nil, "", fmt.Errorf("$ref %q matches none of the schema's references", ref)
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonpos"
+	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/report"
 )
 
@@ -205,11 +207,11 @@ func firstDiff(a, b any, ptr string) string {
 		for _, k := range sorted {
 			av, aok := at[k]
 			bv, bok := bt[k]
-			p := ptr + "/" + escapePtr(k)
+			p := ptr + "/" + jsonpos.Escape(k)
 			if aok != bok {
 				return p
 			}
-			if string(catalog.Canonical(av)) != string(catalog.Canonical(bv)) {
+			if string(jsonvalue.Canonical(av)) != string(jsonvalue.Canonical(bv)) {
 				return firstDiff(av, bv, p)
 			}
 		}
@@ -220,7 +222,7 @@ func firstDiff(a, b any, ptr string) string {
 			return ptr
 		}
 		for i := range at {
-			if string(catalog.Canonical(at[i])) != string(catalog.Canonical(bt[i])) {
+			if string(jsonvalue.Canonical(at[i])) != string(jsonvalue.Canonical(bt[i])) {
 				return firstDiff(at[i], bt[i], fmt.Sprintf("%s/%d", ptr, i))
 			}
 		}
@@ -508,4 +510,11 @@ func hasRule(fs []report.Finding, rule, subject string) bool {
 		}
 	}
 	return false
+}
+
+func orRoot(p string) string {
+	if p == "" {
+		return "the root"
+	}
+	return p
 }

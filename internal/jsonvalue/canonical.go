@@ -2,6 +2,8 @@ package jsonvalue
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"math/big"
 	"sort"
@@ -12,13 +14,19 @@ import (
 // Canonical renders a decoded JSON value (as produced by jsonstrict) in a
 // canonical form: object keys sorted by code point, no insignificant
 // whitespace, numbers in one spelling (1.0, 1 and 1e0 are the same number).
-// Two schema files that differ only in formatting have the same canonical
-// form, so reformatting a published version does not count as editing it
-// (the digest of a JSON Schema version, of a registry's schema).
+// Two documents that differ only in formatting have the same canonical
+// form, so reformatting a schema does not count as editing it.
 func Canonical(v any) []byte {
 	var b strings.Builder
 	writeCanonical(&b, v)
 	return []byte(b.String())
+}
+
+// Digest is "sha256:" and the hex SHA-256 of the canonical form (the
+// spelling of format.DigestOf, which this package cannot import).
+func Digest(v any) string {
+	sum := sha256.Sum256(Canonical(v))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 func writeCanonical(b *strings.Builder, v any) {
@@ -80,4 +88,17 @@ func writeString(b *strings.Builder, s string) {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
 	b.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+// MarshalIndent renders a decoded document as indented JSON without HTML
+// escaping; json.Number values keep their spelling.
+func MarshalIndent(doc any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

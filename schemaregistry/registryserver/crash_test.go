@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/schemaregistry"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
@@ -127,7 +128,7 @@ func TestServerCrashBeforeRename(t *testing.T) {
 	if err != nil || len(cat.Lookup("com.example.thing.happened").Versions) != 1 {
 		t.Fatalf("catalog after the crash: %v", err)
 	}
-	digest := catalog.Digest(decode(t, schema))
+	digest := jsonvalue.Digest(decode(t, schema))
 	idBefore, ok := idsOnDisk(t, dir)[digest]
 	if !ok {
 		t.Fatal("the id was not persisted before the version file")
@@ -281,7 +282,7 @@ func TestServerKilledDuringRegistrations(t *testing.T) {
 	n := 0
 	acked.Range(func(k, v any) bool {
 		n++
-		d := catalog.Digest(decode(t, k.(string)))
+		d := jsonvalue.Digest(decode(t, k.(string)))
 		for _, vs := range st.versions {
 			if vs.form.Digest == d {
 				if vs.id != v.(int) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/sr"
 
-	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
 
@@ -100,7 +100,7 @@ func TestServerConcurrentSubjectsSharedSchema(t *testing.T) {
 			seen[v.Digest] = true
 		}
 		for i := 0; i < schemas; i++ {
-			if !seen[catalog.Digest(decode(t, schemaOf(i)))] {
+			if !seen[jsonvalue.Digest(decode(t, schemaOf(i)))] {
 				t.Fatalf("%s: the acknowledged schema %d is not in the catalog", subj, i)
 			}
 		}
@@ -112,7 +112,7 @@ func TestServerConcurrentSubjectsSharedSchema(t *testing.T) {
 		if err != nil {
 			t.Fatalf("id %d: %v", id, err)
 		}
-		served[id] = catalog.Digest(decode(t, got.Schema))
+		served[id] = jsonvalue.Digest(decode(t, got.Schema))
 	}
 	s.Close()
 	s2, url2 := startServer(t, ServerOptions{Dir: dir})
@@ -123,7 +123,7 @@ func TestServerConcurrentSubjectsSharedSchema(t *testing.T) {
 		if err != nil {
 			t.Fatalf("after restart, id %d: %v", id, err)
 		}
-		if catalog.Digest(decode(t, got.Schema)) != served[id] {
+		if jsonvalue.Digest(decode(t, got.Schema)) != served[id] {
 			t.Fatalf("after restart id %d is another schema", id)
 		}
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/schemaregistry"
 )
@@ -857,42 +858,23 @@ func (snap *snapshot) registered(subject string, doc any) *versionState {
 	if st == nil {
 		return nil
 	}
-	d := catalog.Digest(doc)
+	d := jsonvalue.Digest(doc)
 	for _, vs := range st.versions {
 		if vs.form.Digest == d || vs.v.Digest == d {
 			return vs
 		}
 	}
 	draft := snap.cat.Draft
-	bare := withoutDraft(doc, draft)
+	bare := schemaregistry.UndialectedDigest(doc, draft)
 	if bare == "" {
 		return nil
 	}
 	for _, vs := range st.versions {
-		if withoutDraft(vs.form.Doc, draft) == bare || withoutDraft(vs.v.Doc, draft) == bare {
+		if schemaregistry.UndialectedDigest(vs.form.Doc, draft) == bare || schemaregistry.UndialectedDigest(vs.v.Doc, draft) == bare {
 			return vs
 		}
 	}
 	return nil
-}
-
-// withoutDraft is the digest of a schema object read as draft with its
-// root `$schema` left out when it names draft or is absent; "" for a
-// schema that names another draft, or is no object.
-func withoutDraft(doc any, draft catalog.Draft) string {
-	obj, ok := doc.(map[string]any)
-	if !ok {
-		return ""
-	}
-	if v, named := obj["$schema"]; named {
-		url, _ := v.(string)
-		if d, err := catalog.ParseDraft(url); url == "" || err != nil || d.Name != draft.Name {
-			return ""
-		}
-		obj = maps.Clone(obj)
-		delete(obj, "$schema")
-	}
-	return catalog.Digest(obj)
 }
 
 func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version string) (any, *apiError) {

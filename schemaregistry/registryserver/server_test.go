@@ -19,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/schemaregistry"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
@@ -116,7 +117,7 @@ func TestServerLifecycle(t *testing.T) {
 		t.Fatalf("schema by id differs from version 3, or is not self-contained:\n%s", byID.Schema)
 	}
 	text, err := cl.SchemaTextByID(ctx, id)
-	if err != nil || catalog.Digest(decode(t, text)) != catalog.Digest(decode(t, served)) {
+	if err != nil || jsonvalue.Digest(decode(t, text)) != jsonvalue.Digest(decode(t, served)) {
 		t.Fatalf("schema text by id: %v", err)
 	}
 	// Looking up the bundled form finds v3 too.
@@ -318,13 +319,13 @@ func TestServerConcurrentRegistrations(t *testing.T) {
 		got[v.Digest] = true
 	}
 	for i := 0; i < n; i++ {
-		if !got[catalog.Digest(decode(t, schemaOf(i)))] {
+		if !got[jsonvalue.Digest(decode(t, schemaOf(i)))] {
 			t.Fatalf("schema %d is not in the catalog", i)
 		}
 	}
 	for i, v := range typ.Versions {
 		ss := mustSchema(t, cl, "com.example.thing.happened", i+1)
-		if catalog.Digest(decode(t, ss.Schema.Schema)) != v.Digest {
+		if jsonvalue.Digest(decode(t, ss.Schema.Schema)) != v.Digest {
 			t.Fatalf("version %d served differs from its file", i+1)
 		}
 	}
@@ -757,7 +758,7 @@ func TestServerCheckOutsideLock(t *testing.T) {
 	if n := len(cat.Lookup(otherType).Versions); n != 2 {
 		t.Fatalf("%s has %d versions (the other registration was lost)", otherType, n)
 	}
-	if got := cat.Lookup(thing).Versions[1].Digest; got != catalog.Digest(decode(t, pulled)) {
+	if got := cat.Lookup(thing).Versions[1].Digest; got != jsonvalue.Digest(decode(t, pulled)) {
 		t.Fatal("the pulled v2 was overwritten")
 	}
 }

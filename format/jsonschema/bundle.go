@@ -1,138 +1,74 @@
-package schemaregistry
+package jsonschema
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/format/formats"
-	"github.com/evtool/evtool/internal/jsonvalue"
-
-	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/internal/jsonstrict"
+	"github.com/evtool/evtool/internal/jsonvalue"
 )
 
-// Form is a catalog version as a schema registry holds it: one
-// self-contained JSON Schema document. A version whose $refs stay inside
-// its own file is sent as it is in git; a version that $refs shared catalog
-// files (../common/money.json) is bundled: every file it reaches is copied
-// under the root's $defs ("definitions" before draft 2019-09) and every
-// $ref is rewritten to point there, so serializers in any language can use
-// it without access to the catalog.
-type Form struct {
-	// Text is what is registered and served.
-	Text []byte
-	// Doc is Text decoded (json.Number numbers).
-	Doc any
-	// Digest is catalog.Digest(Doc): the identity compared by push, diff
-	// and the server.
-	Digest string
-	// Bundled reports that external $refs were inlined.
-	Bundled bool
-	// Kind is the version's format ("" is JSON Schema). An Avro or
-	// Protobuf form is the version's file as written (Doc is nil), with
-	// Shared: the shared schemas it uses, directly or not, each after
-	// those it uses itself, registered before it and named by its schema
-	// references.
-	Kind   format.Kind
-	Shared []*SharedSchema
-}
-
-// SchemaType is the form's Confluent schemaType.
-func (f *Form) SchemaType() sr.SchemaType { return SchemaType(f.Kind) }
-
-// References are the form's schema references; version gives the
-// registry version of a shared schema's subject.
-func (f *Form) References(version func(sh *SharedSchema) int) []sr.SchemaReference {
-	return references(f.Shared, version)
-}
-
-func references(shared []*SharedSchema, version func(sh *SharedSchema) int) []sr.SchemaReference {
-	var out []sr.SchemaReference
-	for _, sh := range shared {
-		out = append(out, sr.SchemaReference{Name: sh.Name, Subject: sh.Subject, Version: version(sh)})
-	}
-	return out
-}
-
-// Forms computes the registry forms of a catalog's versions, reading the
-// shared files they reference from the catalog root. It caches what it
-// reads and is safe for concurrent use.
-type Forms struct {
+// registryBundles makes the registry forms of one catalog root's
+// versions: one self-contained JSON Schema document each. A version whose
+// $refs stay inside its own file is sent as it is in git; a version that
+// $refs shared catalog files (../common/money.json) is bundled: every file
+// it reaches is copied under the root's $defs ("definitions" before draft
+// 2019-09) and every $ref is rewritten to point there, so serializers in
+// any language can use it without access to the catalog.
+type registryBundles struct {
 	root fs.FS
 	// draft is what the catalog reads a schema without `$schema` as.
-	draft catalog.Draft
+	draft string
+	skip  func(p string, d fs.DirEntry) bool
 
-	mu     sync.Mutex
-	nodes  map[string]*bnode // by path relative to the root
-	ids    map[string]string // absolute $id -> relative path
-	shared map[string]*SharedSchema
+	nodes map[string]*bnode // by path relative to the root
+	ids   map[string]string // absolute $id -> relative path
 }
 
-// NewForms returns a Forms reading shared files from root, the catalog root
-// (the directory evtool.yaml's `schemas` names).
-func NewForms(root fs.FS) *Forms {
-	return NewDraftForms(root, catalog.DefaultDraft)
-}
-
-// NewDraftForms is NewForms for a catalog that reads a schema without
-// `$schema` as draft (its default_draft).
-func NewDraftForms(root fs.FS, draft catalog.Draft) *Forms {
-	if draft.URL == "" {
-		draft = catalog.DefaultDraft
+// RegistryBundles starts the registry forms of one catalog root's
+// versions (format.RegistryBundler).
+func (Provider) RegistryBundles(root format.RegistryRoot) format.RegistryBundles {
+	draft := root.Dialect.URL
+	if draft == "" {
+		draft = DefaultDraft.URL
 	}
-	return &Forms{root: root, draft: draft, nodes: map[string]*bnode{}, shared: map[string]*SharedSchema{}}
+	skip := root.Skip
+	if skip == nil {
+		skip = func(string, fs.DirEntry) bool { return false }
+	}
+	return &registryBundles{root: root.FS, draft: draft, skip: skip, nodes: map[string]*bnode{}}
 }
 
-// CatalogForms returns a Forms for a catalog loaded from disk.
-func CatalogForms(cat *catalog.Catalog) *Forms {
-	return NewDraftForms(os.DirFS(cat.Root), cat.Draft)
-}
-
-// Of returns the registry form of v.
-func (f *Forms) Of(v *catalog.Version) (*Form, error) {
-	if p, _ := formats.ForKind(v.Format); isFormer(p) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		return f.formatForm(v)
+// Bundle is the registry form of the version at rel.
+func (f *registryBundles) Bundle(rel string, text []byte, doc any) (format.RegistryBundle, error) {
+	if doc == nil {
+		return format.RegistryBundle{}, errors.New("not valid JSON")
 	}
-	if v.Doc == nil {
-		return nil, fmt.Errorf("%s: not valid JSON", v.File)
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	root := &bnode{id: v.RelPath, doc: v.Doc}
-	root.base = docBase(v.Doc, fileURL(v.RelPath))
-	doc, bundled, err := bundle(root, f.resolve, f.draft.URL)
+	root := &bnode{id: rel, doc: doc}
+	root.base = docBase(doc, fileLoc(rel))
+	out, bundled, err := bundle(root, f.resolve, f.draft)
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot make a self-contained schema for the registry: %w", v.File, err)
+		return format.RegistryBundle{}, fmt.Errorf("cannot make a self-contained schema for the registry: %w", err)
 	}
 	if !bundled {
-		return &Form{Text: v.Text, Doc: v.Doc, Digest: catalog.Digest(v.Doc)}, nil
+		return format.RegistryBundle{Text: text, Doc: doc}, nil
 	}
-	text, err := marshalIndent(doc)
+	text, err = jsonvalue.MarshalIndent(out)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", v.File, err)
+		return format.RegistryBundle{}, err
 	}
-	return &Form{Text: text, Doc: doc, Digest: catalog.Digest(doc), Bundled: true}, nil
+	return format.RegistryBundle{Text: text, Doc: out, Bundled: true}, nil
 }
 
-const virtualRoot = "/evtool-catalog/"
-
-// fileURL is the URL registry compiles a catalog file under.
-func fileURL(rel string) *url.URL {
+// fileLoc is the URL registry forms compile a catalog file under.
+func fileLoc(rel string) *url.URL {
 	return &url.URL{Scheme: "file", Path: virtualRoot + rel}
 }
 
@@ -150,7 +86,7 @@ func docBase(doc any, loc *url.URL) *url.URL {
 	return loc
 }
 
-func (f *Forms) resolve(from *bnode, ref string) (*bnode, string, error) {
+func (f *registryBundles) resolve(from *bnode, ref string) (*bnode, string, error) {
 	u, frag, err := splitRef(ref)
 	if err != nil {
 		return nil, "", err
@@ -186,7 +122,7 @@ func (f *Forms) resolve(from *bnode, ref string) (*bnode, string, error) {
 	return n, frag, nil
 }
 
-func (f *Forms) node(rel string) (*bnode, error) {
+func (f *registryBundles) node(rel string) (*bnode, error) {
 	if n, ok := f.nodes[rel]; ok {
 		return n, nil
 	}
@@ -195,20 +131,20 @@ func (f *Forms) node(rel string) (*bnode, error) {
 	}
 	data, err := fs.ReadFile(f.root, rel)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %w", rel, UnwrapPath(err))
+		return nil, fmt.Errorf("cannot read %s: %w", rel, format.UnwrapPathError(err))
 	}
 	doc, err := jsonstrict.Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rel, err)
 	}
-	n := &bnode{id: rel, doc: doc, base: docBase(doc, fileURL(rel)), hint: strings.TrimSuffix(rel, ".json")}
+	n := &bnode{id: rel, doc: doc, base: docBase(doc, fileLoc(rel)), hint: strings.TrimSuffix(rel, ".json")}
 	f.nodes[rel] = n
 	return n, nil
 }
 
 // buildIDs indexes the absolute $ids declared by JSON files of the root,
 // the way the catalog loader does (examples and dot directories skipped).
-func (f *Forms) buildIDs() {
+func (f *registryBundles) buildIDs() {
 	if f.ids != nil {
 		return
 	}
@@ -218,7 +154,7 @@ func (f *Forms) buildIDs() {
 			return nil
 		}
 		if d.IsDir() {
-			if skippedDir(p, d) {
+			if f.skip(p, d) {
 				return fs.SkipDir
 			}
 			return nil
@@ -239,14 +175,6 @@ func (f *Forms) buildIDs() {
 	})
 }
 
-func UnwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
 // bnode is one document of a bundle.
 type bnode struct {
 	id   string // identity (a relative path, or subject:version)
@@ -258,7 +186,7 @@ type bnode struct {
 	refs map[string]*bnode
 }
 
-type resolver func(from *bnode, ref string) (target *bnode, frag string, err error)
+type bundleResolver func(from *bnode, ref string) (target *bnode, frag string, err error)
 
 // splitRef parses a $ref into its URI without fragment and its escaped
 // fragment.
@@ -277,7 +205,7 @@ func isAnchor(frag string) bool { return frag != "" && !strings.HasPrefix(frag, 
 // bundle inlines every document root reaches through $ref. It returns
 // root.doc itself (bundled false) when root reaches no other document.
 // defaultDraft is the `$schema` of a document without one.
-func bundle(root *bnode, resolve resolver, defaultDraft string) (any, bool, error) {
+func bundle(root *bnode, resolve bundleResolver, defaultDraft string) (any, bool, error) {
 	order := []*bnode{root}
 	seen := map[*bnode]bool{root: true}
 	for i := 0; i < len(order); i++ {
@@ -555,19 +483,6 @@ func walkDepth(doc any, ptr string, fn func(m map[string]any, ptr string) error,
 
 func escapePtr(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// marshalIndent renders a decoded document as indented JSON without HTML
-// escaping; json.Number values keep their spelling.
-func marshalIndent(doc any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // ExternalRefs lists the $refs of doc that leave the document (their URI

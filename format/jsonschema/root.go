@@ -446,7 +446,7 @@ func (files Files) locateKeyword(f *report.Finding, target, version, keyword str
 		found := ""
 		exact := false
 		walkKeyword(doc, "", keyword, func(ptr, ref string) bool {
-			if written, _, _ := strings.Cut(ref, "#"); ref == target || written == target {
+			if written, _, _ := strings.Cut(ref, "#"); keyword == "$schema" && (ref == target || written == target) {
 				// A relative $schema is not resolved by the
 				// compiler: it asks for the URL as written,
 				// without its fragment ("#" asks for "").

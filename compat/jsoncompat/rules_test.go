@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/report"
@@ -138,5 +139,47 @@ func TestCompareStopsWhenContextDone(t *testing.T) {
 	}
 	if !stopped {
 		t.Fatalf("a canceled comparison must say it stopped, got %d findings", len(fs))
+	}
+}
+
+// TestCompareStopsInStringSearch: the deadline reaches the search for a
+// property name (an automaton product over every pattern, up to
+// maxSearchWork threads per search and one search per pattern pair), not
+// only the checker's steps: schemas with 60 patternProperties took
+// minutes past the deadline (a registry server's --check-timeout).
+func TestCompareStopsInStringSearch(t *testing.T) {
+	pats := func(override string) string {
+		var ps []string
+		for i := range 60 {
+			schema := fmt.Sprintf(`{"type":"integer","minimum":%d}`, i)
+			if i == 7 && override != "" {
+				schema = override
+			}
+			ps = append(ps, fmt.Sprintf(`"^p%d(a|b)*%s$":%s`, i, strings.Repeat("x", i), schema))
+		}
+		return `{"type":"object","additionalProperties":false,"minProperties":40,"patternProperties":{` + strings.Join(ps, ",") + `}}`
+	}
+	old := compileDoc(t, "old.json", pats(""))
+	new := compileDoc(t, "new.json", pats(`{"type":"string"}`))
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	done := make(chan []Finding, 1)
+	go func() { done <- Compare(old, new, engine.Backward, engine.Options{Context: ctx}) }()
+	select {
+	case fs := <-done:
+		if ctx.Err() == nil {
+			return // finished before its deadline: nothing to stop
+		}
+		stopped := false
+		for _, f := range fs {
+			if f.Kind == KindIncomplete && strings.Contains(f.Message, "stopped") {
+				stopped = true
+			}
+		}
+		if !stopped {
+			t.Fatalf("a comparison past its deadline must say it stopped, got %d findings", len(fs))
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the comparison ran 30s past a 100ms deadline")
 	}
 }

@@ -1,6 +1,7 @@
 package jsoncompat
 
 import (
+	"context"
 	"regexp"
 	"regexp/syntax"
 	"sort"
@@ -45,6 +46,10 @@ type strQuery struct {
 	// autos caches the automata of the patterns met in one comparison
 	// (nil: compile each time).
 	autos automata
+	// ctx is the comparison's (nil: none): a search can take seconds
+	// and a checker runs many, so each polls it and gives up (unknown)
+	// once it is done, not only the checker between its steps.
+	ctx context.Context
 }
 
 const (
@@ -335,7 +340,13 @@ func findString(q strQuery) (string, decision) {
 
 // findString is findString with the checker's automata.
 func (c *checker) findString(q strQuery) (string, decision) {
+	if c.ctx != nil && c.ctx.Err() != nil {
+		// As step: the comparison is stopped, and says so.
+		c.canceled, c.overBudget = true, true
+		return "", decideUnknown
+	}
 	q.autos = c.autos
+	q.ctx = c.ctx
 	return findString(q)
 }
 
@@ -417,6 +428,9 @@ func searchStringCounting(q strQuery, stepped *int) (string, decision) {
 	seen[keyOf(&start)] = true
 	work := 0
 	for i := 0; i < len(nodes); i++ {
+		if q.ctx != nil && q.ctx.Err() != nil {
+			return "", decideUnknown
+		}
 		n := nodes[i]
 		if q.accepts(n.states, len(wantA), wantA, rejA, n.prev, n.length) {
 			var rs []rune
@@ -442,6 +456,9 @@ func searchStringCounting(q strQuery, stepped *int) (string, decision) {
 			threads += len(s.pcs)
 		}
 		for _, r := range reps {
+			if q.ctx != nil && q.ctx.Err() != nil {
+				return "", decideUnknown
+			}
 			work += threads
 			if work > maxSearchWork || len(nodes) > maxSearchNodes {
 				return "", decideUnknown

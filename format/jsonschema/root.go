@@ -290,8 +290,13 @@ func (files Files) byID(u *url.URL, which, where string) (any, error) {
 	}
 	if u.Scheme == "" {
 		// The compiler resolves a $ref against its base; what it asks
-		// for unresolved is a $schema, which must be absolute.
-		return nil, &refError{fmt.Sprintf("reference to %s: a relative URL where an absolute one is needed ($schema must be an absolute URI: give the meta-schema an $id and name it by that)", u)}
+		// for unresolved is a $schema, which must be absolute. A
+		// fragment alone ("#") reaches here as the empty URL.
+		name := u.String()
+		if name == "" {
+			name = `the empty URL ("" or a fragment alone)`
+		}
+		return nil, &refError{fmt.Sprintf("reference to %s: a relative URL where an absolute one is needed ($schema must be an absolute URI: give the meta-schema an $id and name it by that)", name)}
 	}
 	return nil, &refError{fmt.Sprintf("reference to %s: unsupported URL scheme %q (use a relative path%s)", u, u.Scheme, where)}
 }
@@ -430,9 +435,10 @@ func (files Files) locateKeyword(f *report.Finding, target, version, keyword str
 		found := ""
 		exact := false
 		walkKeyword(doc, "", keyword, func(ptr, ref string) bool {
-			if ref == target {
+			if written, _, _ := strings.Cut(ref, "#"); keyword == "$schema" && (ref == target || written == target) {
 				// A relative $schema is not resolved by the
-				// compiler: it asks for the URL as written.
+				// compiler: it asks for the URL as written,
+				// without its fragment ("#" asks for "").
 				found, exact = ptr, true
 				return false
 			}

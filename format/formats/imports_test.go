@@ -1,11 +1,10 @@
 package formats
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,62 +59,23 @@ func (r importRule) allows(dir string) bool {
 	return false
 }
 
-// importsLeft are imports that break the rules still, as
-// "dir/file.go: import path", to be moved; the list may only shrink.
-var importsLeft = []string{}
-
 // TestSeamImports: no non-test source outside the rooms that own a format
 // imports its packages, its engine or the JSON Schema library (bench/
-// measures engines directly and is left out).
+// measures engines directly and examples/ are users' code: both are left
+// out).
 func TestSeamImports(t *testing.T) {
-	root := filepath.Join("..", "..")
-	fset := token.NewFileSet()
-	var got []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
-		if d.IsDir() {
-			if rel == "bench" || rel == "testdata" || strings.HasSuffix(rel, "/testdata") || rel == "examples" || strings.HasPrefix(d.Name(), ".") && p != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
+	skip := func(rel string) bool { return rel == "bench" || rel == "examples" }
+	walkSources(t, filepath.Join("..", ".."), skip, parser.ImportsOnly, token.NewFileSet(), func(rel string, f *ast.File) {
 		dir := filepath.ToSlash(filepath.Dir(rel))
 		for _, imp := range f.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
 			for _, r := range importRules {
 				if r.matches(path) && !r.allows(dir) {
-					got = append(got, rel+": "+path+"\x00"+r.why)
+					t.Errorf("%s: %s: %s instead", rel, path, r.why)
 				}
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for _, g := range got {
-		key, why, _ := strings.Cut(g, "\x00")
-		seen[key] = true
-		if !slices.Contains(importsLeft, key) {
-			t.Errorf("%s: %s instead", key, why)
-		}
-	}
-	for _, s := range importsLeft {
-		if !seen[s] {
-			t.Errorf("importsLeft lists %q, which is gone: take it off the list", s)
-		}
-	}
 }
 
 // TestImportRules: what the rules let through and what they refuse.

@@ -139,32 +139,12 @@ func TestSeamHolds(t *testing.T) {
 	root := filepath.Join("..", "..")
 	fset := token.NewFileSet()
 	var got []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
-		if d.IsDir() {
-			if rel == "format" || slices.Contains(engines, rel) || rel == "testdata" || strings.HasSuffix(rel, "/testdata") || strings.HasPrefix(d.Name(), ".") && p != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	skip := func(rel string) bool { return rel == "format" || slices.Contains(engines, rel) }
+	walkSources(t, root, skip, parser.SkipObjectResolution, fset, func(_ string, f *ast.File) {
 		for _, b := range seamBreaks(fset, f) {
 			got = append(got, strings.TrimPrefix(b, filepath.ToSlash(root)+"/"))
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	left := map[string]bool{}
 	for _, s := range stillToMove {
 		left[s] = true
@@ -223,5 +203,37 @@ func TestOfNoSchema(t *testing.T) {
 	}
 	if ok, err := p.CheckUnframed(nil, data); ok || err != nil {
 		t.Errorf("CheckUnframed = %v, %v", ok, err)
+	}
+}
+
+// walkSources parses every non-test Go file under root (mode), outside
+// testdata, hidden directories and the directories skip names (by their
+// slash path relative to root), and calls fn with each file's relative
+// path.
+func walkSources(t *testing.T, root string, skip func(rel string) bool, mode parser.Mode, fset *token.FileSet, fn func(rel string, f *ast.File)) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
+		if d.IsDir() {
+			if p != root && (skip(rel) || rel == "testdata" || strings.HasSuffix(rel, "/testdata") || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, mode)
+		if err != nil {
+			return err
+		}
+		fn(rel, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -292,3 +292,13 @@ type EditChecker interface {
 	// from published, the same version as it was published.
 	EditedInPlace(published, head Schema) bool
 }
+
+// RequiredDropper is a Schema (JSON Schema) whose root names properties
+// an object must have: how a poison fault makes data the schema rejects
+// while keeping it near the event's own (the event without one of them)
+// rather than replacing it.
+type RequiredDropper interface {
+	// WithoutRequired returns obj without each required property it has,
+	// one object per property, in the order the schema lists them.
+	WithoutRequired(obj map[string]any) []map[string]any
+}

@@ -247,18 +247,10 @@ func withVersion(ds, typ string, v int) string {
 // invalidData returns data the schema of src's version rejects, or nil.
 func (m *Mutator) invalidData(src event.Event) []byte {
 	var schema format.ValueValidator
-	var required []string
+	var dropper format.RequiredDropper
 	if ver := m.version(src.Type(), src.DataSchema()); ver != nil {
 		schema, _ = ver.Compiled.(format.ValueValidator)
-		if doc, ok := ver.Doc.(map[string]any); ok {
-			if req, ok := doc["required"].([]any); ok {
-				for _, r := range req {
-					if s, ok := r.(string); ok {
-						required = append(required, s)
-					}
-				}
-			}
-		}
+		dropper, _ = ver.Compiled.(format.RequiredDropper)
 	}
 	invalid := func(b []byte) bool {
 		if schema == nil {
@@ -271,18 +263,9 @@ func (m *Mutator) invalidData(src event.Event) []byte {
 	dec := json.NewDecoder(bytes.NewReader(src.Data()))
 	dec.UseNumber()
 	var obj map[string]any
-	if dec.Decode(&obj) == nil && obj != nil {
+	if dropper != nil && dec.Decode(&obj) == nil && obj != nil {
 		// The event without one of its required properties.
-		for _, r := range required {
-			if _, ok := obj[r]; !ok {
-				continue
-			}
-			c := make(map[string]any, len(obj))
-			for k, v := range obj {
-				if k != r {
-					c[k] = v
-				}
-			}
+		for _, c := range dropper.WithoutRequired(obj) {
 			if b, err := json.Marshal(c); err == nil {
 				cands = append(cands, b)
 			}

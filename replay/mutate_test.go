@@ -218,3 +218,15 @@ func TestMutateRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidDataNearTheEvent: invalid-data poison is the event's own data
+// without a property its version requires (asked of the compiled schema,
+// format.RequiredDropper), not a stock value, while one can be dropped.
+func TestInvalidDataNearTheEvent(t *testing.T) {
+	m := NewMutator(versionCatalog(t, "FULL_TRANSITIVE"))
+	src := sourceEvent(t, m) // v2 {"n":1,"s":"x"}; v2 requires n
+	p := m.PoisonEvent(chaos.Fault{Kind: chaos.Poison, Poison: chaos.InvalidData, PoisonID: "p"}, src)
+	if got := string(p.Data()); got != `{"s":"x"}` {
+		t.Errorf("invalid data %s, want the event without n", got)
+	}
+}

@@ -24,3 +24,24 @@ func valueErrors(sch *js.Schema, v any) error {
 	}
 	return out
 }
+
+var _ format.RequiredDropper = (*Schema)(nil)
+
+// WithoutRequired is format.RequiredDropper over the root's required
+// (what the version's document lists, in its order).
+func (s *Schema) WithoutRequired(obj map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, r := range s.Compiled.Required {
+		if _, ok := obj[r]; !ok {
+			continue
+		}
+		c := make(map[string]any, len(obj))
+		for k, v := range obj {
+			if k != r {
+				c[k] = v
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}

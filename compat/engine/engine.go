@@ -122,7 +122,8 @@ type Engine struct {
 	Compiled func(v *catalog.Version) bool
 	// New returns the Compare of one event type's pairs: it may keep
 	// what the pairs share (documents generated once per version). It is
-	// called once per type and its Compare is not used concurrently.
+	// called once per type; its Compare is used from one goroutine at a
+	// time unless Concurrent is set.
 	New func() Compare
 	// Concurrent says New's Compare may also be called from several
 	// goroutines at once (the consumer check shares one per type among

@@ -162,20 +162,20 @@ func (c *Catalog) ReleaseType(t *EventType) {
 		v.Compiled = nil
 		if _, fromRoot := c.roots[v.Format]; !fromRoot {
 			v.Text = nil // read again by CompileType
-		} else if c.json != nil && c.json.Evicted(v.RelPath) {
+		} else if rf := c.rootFiles(v.Format); rf != nil && rf.Evicted(v.RelPath) {
 			v.Doc = nil // evicted at load: decoded again by CompileType
 		}
 	}
 }
 
-// decodeVersion decodes again the document of a JSON version whose file
-// was evicted at load (evictVersion).
+// decodeVersion decodes again the document of a version compiled from
+// the root whose file was evicted at load (evictVersion).
 func (c *Catalog) decodeVersion(v *Version) {
 	if v.Doc != nil {
 		return
 	}
-	if c.json != nil {
-		v.Doc = c.json.Document(v.RelPath)
+	if rf := c.rootFiles(v.Format); rf != nil {
+		v.Doc = rf.Document(v.RelPath)
 	}
 }
 
@@ -250,10 +250,15 @@ func (l *loader) evictVersion(rel string) bool {
 }
 
 // isVersionPath reports whether rel (relative to the root) is where a
-// JSON version file is: TYPE/vN.json.
+// version file of a format compiled from the root is: TYPE/vN plus the
+// format's extension (format.RootCompiler).
 func isVersionPath(rel string) bool {
 	dir, name := path.Split(rel)
-	return dir != "" && !strings.Contains(dir[:len(dir)-1], "/") && strings.HasSuffix(name, ".json") && versionFile().MatchString(name)
+	if dir == "" || strings.Contains(dir[:len(dir)-1], "/") || !versionFile().MatchString(name) {
+		return false
+	}
+	k, ok := format.KindOf(name)
+	return ok && isRootCompiled(k)
 }
 
 // value is the example's decoded value.

@@ -1,13 +1,10 @@
 package catalog
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"maps"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -17,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -128,13 +126,9 @@ func gitChanged(ctx context.Context, dir, commit string) (map[string]bool, error
 	return out, nil
 }
 
-// scanned is one schema file's references and $ids as the byte scan
-// finds them, as match keys (see refKeys).
-type scanned struct {
-	refs     []string
-	ids      []string
-	anything bool // a reference the scan cannot place
-}
+// scanned is one schema file's references and ids as the byte scan of
+// its format finds them (scanFile).
+type scanned = format.References
 
 // prefilter decides the types to load; see PrefilterGit.
 func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map[string]string, changed map[string]bool, root *os.Root) (*Prefilter, string, error) {
@@ -301,8 +295,8 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 		baseScan[rel] = scanFile(rel, data)
 	}
 	for _, s := range append(mapsValues(files), mapsValues(baseScan)...) {
-		for _, k := range append(s.refs, s.ids...) {
-			if strings.HasPrefix(strings.ToLower(k), "u:file:") {
+		for _, k := range append(s.Refs, s.IDs...) {
+			if k.IsFileURL() {
 				// A file: URL can name a catalog file by its path, which
 				// the path matching below does not follow.
 				return nil, "a schema names a file: URL", nil
@@ -310,25 +304,25 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 		}
 	}
 
-	// Who references what: match key -> files whose references (or $ids)
+	// Who references what: match key -> files whose references (or ids)
 	// have that key.
-	index := map[string][]string{}
+	index := map[format.RefKey][]string{}
 	var anything []string
 	for rel, s := range files {
-		for _, k := range s.refs {
+		for _, k := range s.Refs {
 			index[k] = append(index[k], rel)
 		}
-		for _, k := range s.ids {
-			if strings.HasPrefix(k, "u:") {
-				index[k] = append(index[k], rel) // a duplicate $id
+		for _, k := range s.IDs {
+			if k.IsURL() {
+				index[k] = append(index[k], rel) // a duplicate id
 			}
 		}
-		if s.anything {
+		if s.Anything {
 			anything = append(anything, rel)
 		}
 	}
 	for rel, s := range baseScan {
-		if files[rel] == nil && s.anything {
+		if files[rel] == nil && s.Anything {
 			anything = append(anything, rel)
 		}
 	}
@@ -376,7 +370,7 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 	// What the loaded types reference must load with them: the files
 	// their files name, on either side, transitively (a type's version
 	// may $ref another type's file).
-	names := map[string][]string{} // match key -> files it names
+	names := map[format.RefKey][]string{} // match key -> files it names
 	for rel, s := range files {
 		for _, k := range tokensOf(rel, s, nil) {
 			names[k] = append(names[k], rel)
@@ -420,10 +414,10 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 			if s == nil {
 				continue
 			}
-			if s.anything {
+			if s.Anything {
 				return nil, rel + " has a reference the byte scan cannot place", nil
 			}
-			for _, k := range s.refs {
+			for _, k := range s.Refs {
 				for _, r := range names[k] {
 					if top, ok := topOf(r); ok {
 						if !load[top] {
@@ -478,9 +472,10 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 	return pf, "", nil
 }
 
-// isSchemaScan reports whether a file's references are scanned: JSON
-// Schema's (the catalog's own scan) and those of formats whose versions
-// read what they name (format.InputScanner), or cannot say.
+// isSchemaScan reports whether a file's references are scanned: those
+// of the formats compiled from the root (format.ReferenceScanner) and
+// of the formats whose versions read what they name
+// (format.InputScanner), or cannot say.
 func isSchemaScan(name string) bool {
 	k, ok := format.KindOf(name)
 	return ok && !strings.HasPrefix(name, ".") && (!isFileCompiled(k) || !readsShared(k))
@@ -498,247 +493,54 @@ func readsShared(k format.Kind) bool {
 }
 
 // tokensOf lists the match keys under which a file can be referenced:
-// its path, its name, and its $ids on either side. Paths and names are
-// matched without case: on a case-insensitive file system a reference
-// to Common/S1.json reads common/s1.json.
-func tokensOf(rel string, head, base *scanned) []string {
-	out := []string{"p:" + strings.ToLower(rel), "s:" + strings.ToLower(path.Base(rel))}
+// its path, its name, and its ids on either side (format.RefKey).
+func tokensOf(rel string, head, base *scanned) []format.RefKey {
+	out := []format.RefKey{format.PathKey(rel), format.SegmentKey(path.Base(rel))}
 	for _, s := range []*scanned{head, base} {
 		if s == nil {
 			continue
 		}
-		for _, k := range s.ids {
+		for _, k := range s.IDs {
 			out = append(out, k)
 		}
 	}
 	return out
 }
 
-// scanFile finds the references and $ids of one file (rel: its path
-// relative to the root) from its bytes: a format's own scan
-// (format.InputScanner, imports relative to the root), else the JSON
-// Schema scan.
+// scanFile finds the references and ids of one file (rel: its path
+// relative to the root) from its bytes, as the provider of its format
+// scans them (scanWith).
 func scanFile(rel string, data []byte) *scanned {
-	k, _ := format.KindOf(rel)
-	if !isFileCompiled(k) {
-		return scanJSON(rel, data)
-	}
-	s := &scanned{}
-	sc, ok := inputScanner(k)
-	if !ok {
-		s.anything = true
+	p, _ := formats.ForFile(rel)
+	return scanWith(p, rel, data)
+}
+
+// scanWith scans the file rel of p's format: a format compiled by its
+// provider names the files it imports (format.InputScanner, paths
+// relative to the root), one compiled from the root what its references
+// and ids can reach (format.ReferenceScanner). A file of a format whose
+// provider cannot say references anything.
+func scanWith(p format.Provider, rel string, data []byte) *scanned {
+	if _, ok := p.(format.FileCompiler); ok {
+		s := &scanned{}
+		sc, ok := p.(format.InputScanner)
+		if !ok {
+			s.Anything = true
+			return s
+		}
+		imports, all := sc.Imports(data)
+		s.Anything = all
+		for _, imp := range imports {
+			s.Refs = append(s.Refs, format.PathKey(imp))
+		}
 		return s
 	}
-	imports, all := sc.Imports(data)
-	s.anything = all
-	for _, p := range imports {
-		s.refs = append(s.refs, "p:"+strings.ToLower(p))
+	rs, ok := p.(format.ReferenceScanner)
+	if !ok {
+		return &scanned{Anything: true}
 	}
-	return s
-}
-
-// refKeysJSON are the keys whose string value names another resource;
-// idKeysJSON those that name the schema itself.
-var (
-	refKeysJSON = []string{"$ref", "$dynamicRef", "$recursiveRef", "$schema"}
-	idKeysJSON  = []string{"$id", "id"}
-)
-
-// scanJSON finds "$ref": "..." (and the other keys) in the raw bytes.
-// A key written with \u escapes would hide from a byte search, so a file
-// holding any decodes whole instead. Occurrences inside other strings
-// only add references, which errs on the safe side.
-func scanJSON(rel string, data []byte) *scanned {
-	var refs, ids []string
-	if bytes.Contains(data, []byte(`\u`)) {
-		var doc any
-		if json.Unmarshal(data, &doc) != nil {
-			return &scanned{} // the loader reads nothing from it either
-		}
-		walkJSONKeys(doc, func(k, v string) {
-			if contains(refKeysJSON, k) {
-				refs = append(refs, v)
-			} else {
-				ids = append(ids, v)
-			}
-		})
-	} else {
-		refs, ids = keyStrings(data)
-	}
-	s := &scanned{}
-	for _, id := range ids {
-		if u, err := url.Parse(id); err == nil && u.IsAbs() {
-			u.Fragment = ""
-			s.ids = append(s.ids, "u:"+u.String())
-		}
-		if seg := lastSegment(id); seg != "" {
-			s.ids = append(s.ids, "s:"+seg)
-		}
-	}
-	for _, r := range refs {
-		k, ok := refKey(rel, r, len(ids) > 0)
-		switch {
-		case !ok:
-			s.anything = true
-		case k != "":
-			s.refs = append(s.refs, k)
-		}
-	}
-	return s
-}
-
-// refKey is the match key of reference r in the file at rel: the path it
-// names (a relative reference in a file without $id), the absolute URL
-// (matched against $ids), or its last path segment (a relative
-// reference resolved against a $id the scan does not place). "" is a
-// reference inside the file; false one the scan cannot place.
-func refKey(rel, r string, hasID bool) (string, bool) {
-	if strings.HasPrefix(r, "#") || r == "" {
-		return "", true
-	}
-	if strings.ContainsAny(r, `%\?`) {
-		return "", false
-	}
-	u, err := url.Parse(r)
-	if err != nil {
-		return "", false
-	}
-	if u.IsAbs() {
-		if strings.EqualFold(u.Scheme, "file") {
-			return "u:file:", true // refused by the caller
-		}
-		u.Fragment = ""
-		return "u:" + u.String(), true
-	}
-	ref, _, _ := strings.Cut(r, "#")
-	if strings.HasPrefix(ref, "/") {
-		return "", false
-	}
-	if hasID {
-		seg := lastSegment(ref)
-		if seg == "" {
-			return "", false
-		}
-		return "s:" + seg, true
-	}
-	p := path.Join(path.Dir(rel), ref)
-	if strings.HasSuffix(ref, "/") || path.Base(ref) == "." || path.Base(ref) == ".." {
-		return "", false
-	}
-	return "p:" + strings.ToLower(p), true
-}
-
-// lastSegment is the lower-cased last path segment of a reference or
-// $id, without fragment or query; "" when there is none to match.
-func lastSegment(s string) string {
-	s, _, _ = strings.Cut(s, "#")
-	s, _, _ = strings.Cut(s, "?")
-	if i := strings.LastIndexAny(s, "/:"); i >= 0 {
-		s = s[i+1:]
-	}
-	if s == "." || s == ".." {
-		return ""
-	}
-	return strings.ToLower(s)
-}
-
-// keyStrings returns the string values of every `"key": "value"` in
-// data whose key is a reference key (refs) or an id key (ids), JSON
-// escapes in the value decoded, in two passes over the bytes.
-func keyStrings(data []byte) (refs, ids []string) {
-	for _, needle := range [][]byte{[]byte(`"$`), []byte(`"id"`)} {
-		for i := 0; ; {
-			j := bytes.Index(data[i:], needle)
-			if j < 0 {
-				break
-			}
-			start := i + j + 1
-			end := bytes.IndexByte(data[start:], '"')
-			if end < 0 {
-				break
-			}
-			key := string(data[start : start+end])
-			i = start + end + 1
-			isRef := contains(refKeysJSON, key)
-			if !isRef && !contains(idKeysJSON, key) {
-				continue
-			}
-			v, next, ok := stringValue(data, i)
-			if !ok {
-				continue
-			}
-			i = next
-			if isRef {
-				refs = append(refs, v)
-			} else {
-				ids = append(ids, v)
-			}
-		}
-	}
-	return refs, ids
-}
-
-// stringValue reads `: "value"` at data[i:]: the value (JSON escapes
-// decoded; "%" when they do not decode, a reference placed nowhere) and
-// where it ends.
-func stringValue(data []byte, i int) (string, int, bool) {
-	k := skipSpace(data, i)
-	if k >= len(data) || data[k] != ':' {
-		return "", i, false
-	}
-	k = skipSpace(data, k+1)
-	if k >= len(data) || data[k] != '"' {
-		return "", i, false
-	}
-	end := k + 1
-	for end < len(data) && data[end] != '"' {
-		if data[end] == '\\' {
-			end++
-		}
-		end++
-	}
-	if end >= len(data) {
-		return "", len(data), false
-	}
-	var v string
-	if json.Unmarshal(data[k:end+1], &v) != nil {
-		v = "%"
-	}
-	return v, end + 1, true
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// walkJSONKeys calls fn with every reference or id key's string value.
-func walkJSONKeys(doc any, fn func(k, v string)) {
-	switch t := doc.(type) {
-	case map[string]any:
-		for k, v := range t {
-			if s, ok := v.(string); ok && (contains(refKeysJSON, k) || contains(idKeysJSON, k)) {
-				fn(k, s)
-				continue
-			}
-			walkJSONKeys(v, fn)
-		}
-	case []any:
-		for _, e := range t {
-			walkJSONKeys(e, fn)
-		}
-	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	s := rs.ScanReferences(rel, data)
+	return &s
 }
 
 func mapsValues(m map[string]*scanned) []*scanned {

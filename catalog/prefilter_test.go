@@ -3,40 +3,83 @@ package catalog
 import (
 	"slices"
 	"testing"
+
+	"github.com/evtool/evtool/format"
 )
 
-// TestScanJSON: what the byte scan of a schema file finds, and where it
-// must give up (anything) rather than miss a reference.
-func TestScanJSON(t *testing.T) {
+// rootOnly is a format compiled from the root whose provider has no
+// reference scan; fileOnly one compiled file by file with no import scan.
+// Their methods are never called: the scan only asks what they are.
+type (
+	rootOnly struct {
+		format.Provider
+		format.RootCompiler
+	}
+	fileOnly struct {
+		format.Provider
+		format.FileCompiler
+	}
+)
+
+// TestScanWith: a file is scanned by its format's provider; a format
+// whose provider cannot say what a file references (no
+// format.ReferenceScanner for one compiled from the root, no
+// format.InputScanner for one compiled file by file, no provider)
+// references anything, the safe side, rather than nothing.
+func TestScanWith(t *testing.T) {
 	for _, tc := range []struct {
-		name, rel, text string
-		refs, ids       []string
-		anything        bool
+		name     string
+		p        format.Provider
+		refs     []format.RefKey
+		anything bool
 	}{
-		{"relative ref, no $id: the path", "a/v1.json", `{"properties": {"x": {"$ref": "../common/s1.json#/$defs/leaf"}}}`,
-			[]string{"p:common/s1.json"}, nil, false},
-		{"local ref: nothing", "a/v1.json", `{"items": {"$ref": "#/$defs/line"}}`, nil, nil, false},
-		{"absolute ref: the URL", "a/v1.json", `{"$ref": "https://example.com/s/x.json#/a"}`,
-			[]string{"u:https://example.com/s/x.json"}, nil, false},
-		{"with $id, a relative ref resolves through it: its last segment", "a/v1.json",
-			`{"$id": "https://example.com/a/v1.json", "$ref": "../b/Addr.json"}`,
-			[]string{"s:addr.json"}, []string{"u:https://example.com/a/v1.json", "s:v1.json"}, false},
-		{"escaped key: decoded whole", "a/v1.json", `{"\u0024ref": "../common/s2.json"}`,
-			[]string{"p:common/s2.json"}, nil, false},
-		{"escaped value", "a/v1.json", `{"$ref": "..\/common\/s3.json"}`, []string{"p:common/s3.json"}, nil, false},
-		{"percent-encoded ref: anything", "a/v1.json", `{"$ref": "../common/s%31.json"}`, nil, nil, true},
-		{"ref to a directory: anything", "a/v1.json", `{"$ref": "../common/"}`, nil, nil, true},
-		{"root-absolute path: anything", "a/v1.json", `{"$ref": "/evtool-catalog/common/s1.json"}`, nil, nil, true},
-		{"property named id is not an id", "a/v1.json", `{"properties": {"id": {"type": "string"}}, "required": ["id"]}`, nil, nil, false},
-		{"$schema is a reference", "a/v1.json", `{"$schema": "meta.json"}`, []string{"p:a/meta.json"}, nil, false},
-		{"file: URL: refused by the caller", "a/v1.json", `{"$ref": "file:///evtool-catalog/x.json"}`, []string{"u:file:"}, nil, false},
-		{"malformed JSON with escapes: nothing, as the loader reads nothing", "a/v1.json", `{"\u0024ref": `, nil, nil, false},
+		{"root-compiled, no scanner: anything", rootOnly{}, nil, true},
+		{"file-compiled, no scanner: anything", fileOnly{}, nil, true},
+		{"no provider: anything", nil, nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := scanJSON(tc.rel, []byte(tc.text))
-			if !slices.Equal(s.refs, tc.refs) || !slices.Equal(s.ids, tc.ids) || s.anything != tc.anything {
-				t.Errorf("scanJSON(%s) = refs %q ids %q anything %v, want refs %q ids %q anything %v", tc.text, s.refs, s.ids, s.anything, tc.refs, tc.ids, tc.anything)
+			s := scanWith(tc.p, "a/v1.json", []byte(`{"$ref": "../common/s1.json"}`))
+			if !slices.Equal(s.Refs, tc.refs) || s.Anything != tc.anything {
+				t.Errorf("scanWith = refs %q anything %v, want refs %q anything %v", s.Refs, s.Anything, tc.refs, tc.anything)
 			}
 		})
+	}
+}
+
+// TestScanFile: scanFile asks the provider of the file's format through
+// the format table: a JSON Schema file's $ref and a Protobuf file's
+// import both name a path.
+func TestScanFile(t *testing.T) {
+	for _, tc := range []struct {
+		rel, text string
+		refs      []format.RefKey
+	}{
+		{"a/v1.json", `{"$ref": "../common/s1.json"}`, []format.RefKey{format.PathKey("common/s1.json")}},
+		{"a/v1.proto", "syntax = \"proto3\";\nimport \"common/s1.proto\";\n", []format.RefKey{format.PathKey("common/s1.proto")}},
+	} {
+		s := scanFile(tc.rel, []byte(tc.text))
+		if !slices.Equal(s.Refs, tc.refs) || s.Anything {
+			t.Errorf("scanFile(%s) = refs %q anything %v, want refs %q", tc.rel, s.Refs, s.Anything, tc.refs)
+		}
+	}
+}
+
+// TestIsVersionPath: the files a deferred load may evict are the version
+// files of formats compiled from the root, directly in a type directory.
+func TestIsVersionPath(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"com.example.a/v1.json":          true,
+		"com.example.a/v12.json":         true,
+		"com.example.a/v1.avsc":          false, // compiled file by file
+		"com.example.a/v1.proto":         false,
+		"com.example.a/s1.json":          false, // not a version
+		"com.example.a/v01.json":         false,
+		"v1.json":                        false, // not in a type directory
+		"common/nested/v1.json":          false,
+		"com.example.a/examples/v1.json": false,
+	} {
+		if got := isVersionPath(rel); got != want {
+			t.Errorf("isVersionPath(%s) = %v, want %v", rel, got, want)
+		}
 	}
 }

@@ -13,6 +13,16 @@ import (
 type rootOf struct {
 	root     format.Root
 	readRule string
+	// files are the root's files when its format answers questions
+	// about them (format.RootFiler), else nil.
+	files format.RootFiles
+}
+
+// rootFiles are the files of the root kind's versions compile from, when
+// its format answers questions about them (format.RootFiler); nil when
+// kind does not compile from the root or does not answer.
+func (c *Catalog) rootFiles(kind format.Kind) format.RootFiles {
+	return c.roots[kind].files
 }
 
 // readFromRoot sets what v's format read of v's file with the root (its
@@ -85,10 +95,12 @@ func (l *loader) readSchemaFiles(cat *Catalog) {
 		if cat.roots == nil {
 			cat.roots = map[format.Kind]rootOf{}
 		}
-		cat.roots[p.Kind()] = rootOf{root: root, readRule: rc.ReadRule()}
+		r := rootOf{root: root, readRule: rc.ReadRule()}
 		if rf, ok := root.(format.RootFiler); ok {
-			cat.json = rf.RootFiles()
+			r.files = rf.RootFiles()
+			cat.json = r.files
 		}
+		cat.roots[p.Kind()] = r
 		for _, f := range probs {
 			l.fail(f)
 		}

@@ -14,13 +14,16 @@ import (
 // Unchanged names the types of head whose compatibility result cannot
 // differ from base's: evtool.yaml is the same, no consumer contract that
 // reads the type differs, the type's directory holds the same files with
-// the same bytes, and so does every file its schemas can reach — for JSON
-// Schema the files its $refs (and $schema) name under every base the
-// compiler may give them (the file's URL, each $id or id above them),
-// followed transitively, for Avro every .avsc of the shared directories,
-// for Protobuf the files its imports name, transitively. Where a reference
-// cannot be followed (too many candidate bases; an import the scan cannot
-// read), every file of that format in the catalog counts. A skipped type's
+// the same bytes, and so does every file its schemas can reach: for a
+// format compiled from the root, what its files' references reach as the
+// root's files say (format.RootFiles.RefInputs: for JSON Schema the files
+// its $refs and $schema name under every base the compiler may give
+// them, followed transitively); for a format compiled by its provider,
+// what format.InputScanner says (for Avro every .avsc of the shared
+// directories, for Protobuf the files its imports name, transitively).
+// Where a reference cannot be followed (too many candidate bases; an
+// import the scan cannot read), every file of that format in the catalog
+// counts. A skipped type's
 // verdict is base's: callers say that base is assumed to pass. Both
 // catalogs must be loaded from a file system (Load, LoadFS, or their
 // deferred forms).
@@ -190,9 +193,9 @@ func (s *inputScan) inputs(t *EventType) map[string][sha256.Size]byte {
 			out[q] = s.digest(q)
 		}
 	default:
-		// A format that compiles from the root (JSON Schema): what its
-		// files' references reach.
-		s.jsonInputs(t, out)
+		// A format that compiles from the root: what its files'
+		// references reach.
+		s.rootInputs(t, out)
 	}
 	return out
 }
@@ -215,9 +218,25 @@ func isFileCompiled(kind format.Kind) bool {
 	return ok
 }
 
-// jsonInputs adds the root's files the references of t's versions reach
-// (format.RootFiles.RefInputs: a superset of what the compiler loads).
-func (s *inputScan) jsonInputs(t *EventType, out map[string][sha256.Size]byte) {
+// isRootCompiled reports whether kind's files compile from the catalog
+// root read once (its provider is a format.RootCompiler).
+func isRootCompiled(kind format.Kind) bool {
+	_, ok := providerAs[format.RootCompiler](kind)
+	return ok
+}
+
+// rootInputs adds the root's files the references of t's versions reach
+// (format.RootFiles.RefInputs: a superset of what the compiler loads);
+// every file of the format when its root cannot say (no
+// format.RootFiler). A type without a format (no versions) reads none.
+func (s *inputScan) rootInputs(t *EventType, out map[string][sha256.Size]byte) {
+	rf := s.cat.rootFiles(t.Format)
+	if rf == nil && isRootCompiled(t.Format) {
+		for _, q := range s.allFiles(t.Format.Ext()) {
+			out[q] = s.digest(q)
+		}
+		return
+	}
 	rels := make([]string, 0, len(t.Versions))
 	for _, v := range t.Versions {
 		rels = append(rels, v.RelPath)
@@ -226,13 +245,13 @@ func (s *inputScan) jsonInputs(t *EventType, out map[string][sha256.Size]byte) {
 		p := s.full(rel)
 		out[p] = s.digest(p)
 	}
-	if s.cat.json == nil {
+	if rf == nil {
 		for _, rel := range rels {
 			read(rel)
 		}
 		return
 	}
-	s.cat.json.RefInputs(rels, read, func(rel string) { out[s.full(rel)] = absent })
+	rf.RefInputs(rels, read, func(rel string) { out[s.full(rel)] = absent })
 }
 
 // scannedInputs adds the files t's versions read as sc says: the shared

@@ -25,8 +25,9 @@ import (
 // It is decided from bytes only, before any schema is parsed: git names
 // the files that differ from REV (`git diff --name-only`, plus the
 // untracked ones), and a scan of the schema files' raw bytes for their
-// references and $ids finds the types that reach a changed file,
-// transitively. Whatever the scan cannot place counts as reaching every
+// references and ids, which each format's provider does
+// (format.ReferenceScanner, format.InputScanner), finds the types that
+// reach a changed file, transitively. Whatever the scan cannot place counts as reaching every
 // file. The hidden types' result is the one they have on the base, as
 // for the types Unchanged names.
 type Prefilter struct {
@@ -369,7 +370,7 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 
 	// What the loaded types reference must load with them: the files
 	// their files name, on either side, transitively (a type's version
-	// may $ref another type's file).
+	// may reference another type's file).
 	names := map[format.RefKey][]string{} // match key -> files it names
 	for rel, s := range files {
 		for _, k := range tokensOf(rel, s, nil) {

@@ -254,7 +254,7 @@ func (l *loader) evictVersion(rel string) bool {
 // format's extension (format.RootCompiler).
 func isVersionPath(rel string) bool {
 	dir, name := path.Split(rel)
-	if dir == "" || strings.Contains(dir[:len(dir)-1], "/") || !versionFile().MatchString(name) {
+	if dir == "" || strings.Contains(dir[:len(dir)-1], "/") || !isVersionFile(name) {
 		return false
 	}
 	k, ok := format.KindOf(name)

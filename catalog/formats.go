@@ -248,7 +248,7 @@ func (h versionsHidden) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	out := make([]fs.DirEntry, 0, len(entries))
 	for _, e := range entries {
-		if versionFile().MatchString(e.Name()) && path.Join(name, e.Name()) != h.version {
+		if isVersionFile(e.Name()) && path.Join(name, e.Name()) != h.version {
 			continue
 		}
 		out = append(out, e)

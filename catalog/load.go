@@ -57,7 +57,6 @@ const (
 )
 
 var (
-	versionFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v([1-9][0-9]{0,8})\.(json|avsc|proto)$`) })
 	// looksLikeVersion catches near misses (v01.json, V2.avsc, v3.PROTO,
 	// v1.avro) that would otherwise be ignored as shared files.
 	looksLikeVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[vV][0-9]+\.(?i:json|yaml|yml|avsc|avro|proto)$`) })
@@ -69,6 +68,13 @@ var (
 		return regexp.MustCompile(`^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*(\.[A-Za-z0-9]+([_-][A-Za-z0-9]+)*)*$`)
 	})
 )
+
+// isVersionFile reports whether name is a version file of some format
+// (v1.json, v2.avsc, v3.proto).
+func isVersionFile(name string) bool {
+	_, _, ok := format.VersionFile(name)
+	return ok
+}
 
 // ValidTypeName reports whether s may name a catalog type (a directory of
 // the catalog root).
@@ -427,10 +433,9 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 		switch {
 		case e.Name() == "event.yaml" && !e.IsDir():
 			hasMeta = true
-		case !e.IsDir() && versionFile().MatchString(e.Name()):
-			n, _ := strconv.Atoi(versionFile().FindStringSubmatch(e.Name())[1])
+		case !e.IsDir() && isVersionFile(e.Name()):
+			n, k, _ := format.VersionFile(e.Name())
 			p := path.Join(dirPath, e.Name())
-			k, _ := format.KindOf(e.Name())
 			if kind == "" {
 				kind, kindFile = k, p
 			} else if k != kind {

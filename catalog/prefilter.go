@@ -176,7 +176,7 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 	headTypes := map[string]bool{}
 	kindTypes := map[format.Kind]map[string]bool{} // types by their versions' format, either side
 	addKind := func(top, name string) {
-		if k, ok := format.KindOf(name); ok && versionFile().MatchString(name) {
+		if k, ok := format.KindOf(name); ok && isVersionFile(name) {
 			if kindTypes[k] == nil {
 				kindTypes[k] = map[string]bool{}
 			}
@@ -218,7 +218,7 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 		if nested {
 			byTop[top] = append(byTop[top], rel)
 			if !strings.Contains(rest, "/") {
-				if rest == "event.yaml" || versionFile().MatchString(rest) {
+				if rest == "event.yaml" || isVersionFile(rest) {
 					headTypes[top] = true
 				}
 				addKind(top, rest)
@@ -256,7 +256,7 @@ func prefilter(ctx context.Context, dir, rev string, lt *gitListing, baseOID map
 			continue
 		}
 		baseTops[top] = true
-		if !strings.Contains(rest, "/") && (rest == "event.yaml" || versionFile().MatchString(rest)) {
+		if !strings.Contains(rest, "/") && (rest == "event.yaml" || isVersionFile(rest)) {
 			baseTypes[top] = true
 			addKind(top, rest)
 		}

@@ -72,6 +72,24 @@ func KindOf(name string) (Kind, bool) {
 	return "", false
 }
 
+// VersionFile reports whether name is a version file, vN plus a format's
+// extension (v1.json, v12.avsc; N from 1 without leading zeros, at most
+// nine digits), and returns N and the format.
+func VersionFile(name string) (n int, k Kind, ok bool) {
+	k, ok = KindOf(name)
+	digits, found := strings.CutPrefix(strings.TrimSuffix(name, path.Ext(name)), "v")
+	if !ok || !found || digits == "" || len(digits) > 9 || digits[0] == '0' {
+		return 0, "", false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, "", false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, k, true
+}
+
 // Ext is the extension of the format's schema files, with the dot.
 func (k Kind) Ext() string {
 	switch k {

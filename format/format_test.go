@@ -120,3 +120,33 @@ func TestIsJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestVersionFile(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int
+		kind Kind
+		ok   bool
+	}{
+		{"v1.json", 1, JSONSchema, true},
+		{"v12.avsc", 12, Avro, true},
+		{"v3.proto", 3, Protobuf, true},
+		{"v999999999.json", 999999999, JSONSchema, true},
+		{"v1000000000.json", 0, "", false}, // ten digits
+		{"v01.json", 0, "", false},
+		{"v0.json", 0, "", false},
+		{"V1.json", 0, "", false},
+		{"v.json", 0, "", false},
+		{"v1.JSON", 0, "", false},
+		{"v1.yaml", 0, "", false},
+		{"v1a.json", 0, "", false},
+		{"v-1.json", 0, "", false},
+		{"x1.json", 0, "", false},
+		{"v1.json.bak", 0, "", false},
+	} {
+		n, k, ok := VersionFile(tc.name)
+		if n != tc.n || k != tc.kind || ok != tc.ok {
+			t.Errorf("VersionFile(%q) = %d, %q, %v; want %d, %q, %v", tc.name, n, k, ok, tc.n, tc.kind, tc.ok)
+		}
+	}
+}

@@ -19,12 +19,13 @@ func (Provider) ScanReferences(rel string, data []byte) format.References {
 	return scanJSON(rel, data)
 }
 
-// refKeysJSON are the keys whose string value names another resource;
-// idKeysJSON those that name the schema itself.
-var (
-	refKeysJSON = []string{"$ref", "$dynamicRef", "$recursiveRef", "$schema"}
-	idKeysJSON  = []string{"$id", "id"}
-)
+// isRefKey reports whether a key's string value names another resource;
+// isIDKey whether it names the schema itself.
+func isRefKey(k string) bool {
+	return k == "$ref" || k == "$dynamicRef" || k == "$recursiveRef" || k == "$schema"
+}
+
+func isIDKey(k string) bool { return k == "$id" || k == "id" }
 
 // scanJSON finds "$ref": "..." (and the other keys) in the raw bytes.
 // A key written with \u escapes would hide from a byte search, so a file
@@ -38,7 +39,7 @@ func scanJSON(rel string, data []byte) format.References {
 			return format.References{} // the loader reads nothing from it either
 		}
 		walkJSONKeys(doc, func(k, v string) {
-			if contains(refKeysJSON, k) {
+			if isRefKey(k) {
 				refs = append(refs, v)
 			} else {
 				ids = append(ids, v)
@@ -141,8 +142,8 @@ func keyStrings(data []byte) (refs, ids []string) {
 			}
 			key := string(data[start : start+end])
 			i = start + end + 1
-			isRef := contains(refKeysJSON, key)
-			if !isRef && !contains(idKeysJSON, key) {
+			isRef := isRefKey(key)
+			if !isRef && !isIDKey(key) {
 				continue
 			}
 			v, next, ok := stringValue(data, i)
@@ -201,7 +202,7 @@ func walkJSONKeys(doc any, fn func(k, v string)) {
 	switch t := doc.(type) {
 	case map[string]any:
 		for k, v := range t {
-			if s, ok := v.(string); ok && (contains(refKeysJSON, k) || contains(idKeysJSON, k)) {
+			if s, ok := v.(string); ok && (isRefKey(k) || isIDKey(k)) {
 				fn(k, s)
 				continue
 			}
@@ -212,13 +213,4 @@ func walkJSONKeys(doc any, fn func(k, v string)) {
 			walkJSONKeys(e, fn)
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

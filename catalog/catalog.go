@@ -41,10 +41,6 @@ type Catalog struct {
 	Warnings []report.Finding
 
 	byName map[string]*EventType
-	// json holds the files of the root read once by a format that
-	// answers questions about them (format.RootFiler: JSON Schema's, what
-	// $refs resolve against); nil when none did.
-	json format.RootFiles
 	// roots are the roots read once by the formats that compile from
 	// them (format.RootCompiler), by format.
 	roots map[format.Kind]rootOf
@@ -157,10 +153,11 @@ func (c *Catalog) Resolve(dataschema string) (*Version, error) {
 // LineOf returns the line of a JSON pointer in a catalog schema file given
 // by its display path (0 when unknown). Findings use it for annotations.
 func (c *Catalog) LineOf(file, pointer string) int {
-	if c.json == nil {
-		return 0
+	k, ok := format.KindOf(file)
+	if rf := c.rootFiles(k); ok && rf != nil {
+		return rf.LineOf(file, pointer)
 	}
-	return c.json.LineOf(file, pointer)
+	return 0
 }
 
 // Version returns version n (1-based) or nil.

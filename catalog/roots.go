@@ -25,6 +25,18 @@ func (c *Catalog) rootFiles(kind format.Kind) format.RootFiles {
 	return c.roots[kind].files
 }
 
+// allRootFiles are the root files of every format that answers questions
+// about them, in the format table's order.
+func (c *Catalog) allRootFiles() []format.RootFiles {
+	var out []format.RootFiles
+	for _, k := range format.Kinds() {
+		if rf := c.rootFiles(k); rf != nil {
+			out = append(out, rf)
+		}
+	}
+	return out
+}
+
 // readFromRoot sets what v's format read of v's file with the root (its
 // text, document and digest), when v's format compiles from the root; a
 // version file the root did not read is a finding. Versions of the other
@@ -98,7 +110,6 @@ func (l *loader) readSchemaFiles(cat *Catalog) {
 		r := rootOf{root: root, readRule: rc.ReadRule()}
 		if rf, ok := root.(format.RootFiler); ok {
 			r.files = rf.RootFiles()
-			cat.json = r.files
 		}
 		cat.roots[p.Kind()] = r
 		for _, f := range probs {

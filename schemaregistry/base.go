@@ -142,8 +142,8 @@ func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) 
 			}
 			continue
 		}
-		if !rs.JSON() {
-			continue
+		if rs.Kind() == "" {
+			continue // mixed formats, or one evtool does not know
 		}
 		ht := head.Lookup(typ)
 		for i, rv := range rs.Versions {
@@ -151,7 +151,7 @@ func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) 
 				break
 			}
 			n := i + 1
-			rel := fmt.Sprintf("%s/v%d.json", typ, n)
+			rel := fmt.Sprintf("%s/v%d%s", typ, n, rv.Kind.Ext())
 			if ht != nil {
 				if hv := ht.Version(n); hv != nil {
 					if f, err := forms.Of(hv); err == nil && f.Digest == rv.Digest {

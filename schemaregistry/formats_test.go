@@ -1,6 +1,7 @@
 package schemaregistry
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,5 +220,59 @@ func TestDiffAvroNumberSpelling(t *testing.T) {
 func TestServedSchemaTypes(t *testing.T) {
 	if got, want := ServedSchemaTypes(), "JSON, AVRO (the default) and PROTOBUF"; got != want {
 		t.Errorf("ServedSchemaTypes() = %q, want %q", got, want)
+	}
+}
+
+// TestPullAndBaseWriteEachFormatsFile: pull writes a subject's versions as
+// files of the subject's format (v1.json, v1.avsc, v1.proto), which the
+// catalog reads back as that format, and the base catalog of `compat check
+// --against registry:` holds them under the same names.
+func TestPullAndBaseWriteEachFormatsFile(t *testing.T) {
+	const typ = "com.example.thing.happened"
+	for _, tc := range []struct {
+		name       string
+		schemaType sr.SchemaType
+		text, file string
+	}{
+		{"json", sr.TypeJSON, `{"type": "object", "properties": {"id": {"type": "string"}}}`, "v1.json"},
+		{"avro", sr.TypeAvro, `{"type": "record", "name": "Happened", "namespace": "com.example.thing", "fields": [{"name": "id", "type": "string"}]}`, "v1.avsc"},
+		{"protobuf", sr.TypeProtobuf, "syntax = \"proto3\";\npackage com.example.thing;\nmessage Happened { string id = 1; }\n", "v1.proto"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := srfake.New()
+			t.Cleanup(reg.Close)
+			if _, err := srtest.SRClient(t, reg.URL()).RegisterSchema(ctx, typ, sr.Schema{Schema: tc.text, Type: tc.schemaType}, -1, -1); err != nil {
+				t.Fatal(err)
+			}
+			c := newClient(t, ClientOptions{URL: reg.URL()})
+			out := filepath.Join(t.TempDir(), "pulled")
+			res, err := Pull(ctx, c, PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, Out: out, Warn: func(m string) { t.Error(m) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries, err := os.ReadDir(filepath.Join(out, "schemas", typ))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if strings.Join(names, " ") != tc.file {
+				t.Fatalf("pull wrote %v, want %s", names, tc.file)
+			}
+			v := res.Catalog.Lookup(typ).Version(1)
+			if got := v.Format.SchemaType(); got != tc.schemaType.String() {
+				t.Fatalf("the pulled %s reads as %s", tc.file, got)
+			}
+
+			base, err := BaseFS(ctx, c, res.Catalog, StrategyType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := fs.Stat(base, "schemas/"+typ+"/"+tc.file); err != nil {
+				t.Fatalf("base catalog: %v", err)
+			}
+		})
 	}
 }

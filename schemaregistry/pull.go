@@ -47,13 +47,15 @@ type PullResult struct {
 	Catalog         *catalog.Catalog
 }
 
-// Pull writes a catalog holding the registry's JSON Schema subjects:
+// Pull writes a catalog holding the registry's subjects of every format:
 // evtool.yaml (the registry's global level as compat.mode, and a
 // registry section with the URL and subject strategy, never credentials),
-// schemas/<type>/v<N>.json for each active version in order, and
-// event.yaml where a type needs a topic (topic-type strategy) or its own
-// compatibility level. Schema references are inlined. The result is loaded
-// back as a catalog; any problem is returned as the error.
+// schemas/<type>/v<N> with the format's extension (format.Kind.Ext) for
+// each active version in order, and event.yaml where a type needs a topic
+// (topic-type strategy) or its own compatibility level. A JSON Schema's
+// references are inlined; an Avro or Protobuf version's referenced schemas
+// are written as shared files of the root. The result is loaded back as a
+// catalog; any problem is returned as the error.
 func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error) {
 	warn := opts.Warn
 	if warn == nil {
@@ -100,7 +102,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 		if rs == nil {
 			continue // no active versions
 		}
-		if referenced[s] && !rs.JSON() {
+		if k := rs.Kind(); referenced[s] && (k == "" || WithRefs(k)) {
 			// A shared named type or imported file: written where the
 			// versions that reference it need it.
 			warn(fmt.Sprintf("subject %s holds schemas other subjects reference: not a type; they are written as shared files where those subjects need them", s))
@@ -159,7 +161,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			if err != nil {
 				return nil, fmt.Errorf("subject %s version %d: %w", s, v.Version, err)
 			}
-			files[fmt.Sprintf("%s/v%d.json", dir, i+1)] = text
+			files[fmt.Sprintf("%s/v%d%s", dir, i+1, v.Kind.Ext())] = text
 			res.Versions++
 		}
 		maps.Copy(files, own)

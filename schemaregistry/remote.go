@@ -49,12 +49,6 @@ type RemoteSubject struct {
 	Versions    []*RemoteVersion
 }
 
-// JSON reports whether every version is a JSON Schema.
-func (s *RemoteSubject) JSON() bool {
-	p, ok := formats.ForKind(s.Kind())
-	return ok && !format.HasRegistryRefs(p)
-}
-
 // Kind is the format of the subject's versions, "" when they mix formats
 // or one is of a format evtool does not know.
 func (s *RemoteSubject) Kind() format.Kind {
@@ -206,11 +200,6 @@ func (c *Client) SetLevel(ctx context.Context, subject string, mode catalog.Mode
 		return fmt.Errorf("set compatibility of %s: no answer", subject)
 	}
 	return c.wrap(fmt.Sprintf("set compatibility of %s to %s", subject, mode), res[0].Err)
-}
-
-// Register registers a JSON Schema under subject and returns its id.
-func (c *Client) Register(ctx context.Context, subject string, text []byte) (int, error) {
-	return c.RegisterSchema(ctx, subject, sr.Schema{Schema: string(text), Type: sr.TypeJSON})
 }
 
 // RegisterSchema registers a schema of any type, with its references,

@@ -14,6 +14,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // AgainstPrefix marks a registry as the base of `evtool compat check
@@ -136,7 +137,7 @@ func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) 
 		if _, isType := known[s]; !ok || (referenced[s] && !isType) {
 			continue // a shared named type or import: not a type
 		}
-		if WithRefs(rs.Kind()) {
+		if wire.WithRefs(rs.Kind()) {
 			if err := addFormatBase(head, forms, rs, typ, root, m); err != nil {
 				return nil, err
 			}
@@ -204,7 +205,7 @@ func addFormatBase(head *catalog.Catalog, forms *Forms, rs *RemoteSubject, typ, 
 			continue
 		}
 		for _, r := range rv.Refs {
-			if WellKnown(r.Name) {
+			if wire.WellKnown(r.Name) {
 				continue
 			}
 			p := path.Join(root, r.Name)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // hostileRegistry answers the few endpoints pull and diff read: subjects
@@ -35,7 +36,7 @@ func (h *hostileRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
-	w.Header().Set("Content-Type", ContentType)
+	w.Header().Set("Content-Type", wire.ContentType)
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case r.URL.Path == "/subjects":

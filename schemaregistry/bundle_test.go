@@ -10,6 +10,7 @@ import (
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // compileStandalone compiles a registry form as the only file of a new
@@ -46,7 +47,7 @@ func TestFormsOfOrders(t *testing.T) {
 			if !f.Bundled {
 				t.Fatalf("%s v%d $refs a shared file but was not bundled", typ.Name, v.Number)
 			}
-			if refs := ExternalRefs(f.Doc); len(refs) != 0 {
+			if refs := wire.ExternalRefs(f.Doc); len(refs) != 0 {
 				t.Fatalf("%s v%d still has external refs %v", typ.Name, v.Number, refs)
 			}
 			again, err := jsonstrict.Decode(f.Text)

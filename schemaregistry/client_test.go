@@ -21,6 +21,7 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // registryState is everything a registry holds that push may change.
@@ -392,7 +393,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 	})
 	t.Run("echoing registry", func(t *testing.T) {
 		echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", ContentType)
+			w.Header().Set("Content-Type", wire.ContentType)
 			w.WriteHeader(401)
 			fmt.Fprintf(w, `{"error_code":40101,"message":"bad credentials %s (%s)"}`, r.Header.Get("Authorization"), r.URL.RawQuery)
 		}))
@@ -478,7 +479,7 @@ func testPushBypassRegistryCompat(t *testing.T, errorCode int) {
 		if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/subjects/") && strings.HasSuffix(r.URL.Path, "/versions") {
 			subject := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/subjects/"), "/versions")
 			if _, ok := reg.GetSchema(subject, 1); ok && level(subject) != sr.CompatNone {
-				w.Header().Set("Content-Type", ContentType)
+				w.Header().Set("Content-Type", wire.ContentType)
 				w.WriteHeader(409)
 				fmt.Fprintf(w, `{"error_code":%d,"message":"Schema being registered is incompatible with an earlier schema"}`, errorCode)
 				return true
@@ -511,7 +512,7 @@ func TestPullNamesTheRegistryDraft(t *testing.T) {
 		multiLine = "{\n  \"type\": \"object\"\n}"
 		pinned    = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}`
 	)
-	d2019, err := ParseDialect("2019-09")
+	d2019, err := wire.ParseDialect("2019-09")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -215,14 +215,6 @@ func TestDiffAvroNumberSpelling(t *testing.T) {
 	}
 }
 
-// The schemaTypes a refusal lists come from the providers, Confluent's
-// default (AVRO for no schemaType) marked.
-func TestServedSchemaTypes(t *testing.T) {
-	if got, want := ServedSchemaTypes(), "JSON, AVRO (the default) and PROTOBUF"; got != want {
-		t.Errorf("ServedSchemaTypes() = %q, want %q", got, want)
-	}
-}
-
 // TestPullAndBaseWriteEachFormatsFile: pull writes a subject's versions as
 // files of the subject's format (v1.json, v1.avsc, v1.proto), which the
 // catalog reads back as that format, and the base catalog of `compat check

@@ -15,6 +15,7 @@ import (
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // Rule ids of push and diff findings.
@@ -127,13 +128,13 @@ func compareVersions(ls *localSubject, rs *RemoteSubject, missingSeverity report
 		case rv.SchemaType != lf.SchemaType().String():
 			fs = append(fs, report.Finding{Rule: RuleSchemaType, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 				Message: fmt.Sprintf("registry version %d (id %d) is %s, not %s like v%d", rv.Version, rv.ID, rv.SchemaType, v.Format.Name(), v.Number)})
-		case WithRefs(lf.Kind) && rv.Compiled == nil:
+		case wire.WithRefs(lf.Kind) && rv.Compiled == nil:
 			fs = append(fs, report.Finding{Rule: RuleUnreadable, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 				Message: fmt.Sprintf("registry version %d (id %d): %s", rv.Version, rv.ID, rv.Problem)})
-		case WithRefs(lf.Kind) && rv.Digest != lf.Digest:
+		case wire.WithRefs(lf.Kind) && rv.Digest != lf.Digest:
 			fs = append(fs, report.Finding{Rule: RuleVersionDiffers, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 				Message: fmt.Sprintf("v%d differs from registry version %d (id %d) as %s (%s); published versions are immutable: restore the file, or register the change as a new version", v.Number, rv.Version, rv.ID, v.Format.Name(), identityOf(v.Format))})
-		case WithRefs(lf.Kind):
+		case wire.WithRefs(lf.Kind):
 			if matched == i {
 				matched++
 			}
@@ -169,7 +170,7 @@ func compareVersions(ls *localSubject, rs *RemoteSubject, missingSeverity report
 
 // identityOf says what push and diff compare for a format.
 func identityOf(k format.Kind) string {
-	if r, ok := RegistryRules(k); ok {
+	if r, ok := wire.RegistryRules(k); ok {
 		return r.RegistryIdentity()
 	}
 	return ""
@@ -471,7 +472,7 @@ func pushShared(ctx context.Context, c *Client, form *Form, versions map[string]
 		for _, d := range sh.Deps {
 			refs = append(refs, sr.SchemaReference{Name: d, Subject: d, Version: versions[d]})
 		}
-		schema := sr.Schema{Schema: string(sh.Text), Type: SchemaType(sh.Kind), References: refs}
+		schema := sr.Schema{Schema: string(sh.Text), Type: wire.SchemaType(sh.Kind), References: refs}
 		n := 0
 		if !slices.ContainsFunc(refs, func(r sr.SchemaReference) bool { return r.Version < 0 }) {
 			var err error

@@ -13,6 +13,7 @@ import (
 
 	"github.com/evtool/evtool/schemaregistry"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // ordersCatalog copies examples/orders into a temporary directory.
@@ -62,7 +63,7 @@ func doHandler(t testing.TB, s *Server, method, target, body string) apiResp {
 		r = strings.NewReader(body)
 	}
 	req := httptest.NewRequest(method, target, r)
-	req.Header.Set("Content-Type", schemaregistry.ContentType)
+	req.Header.Set("Content-Type", wire.ContentType)
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, req)
 	out := apiResp{status: w.Code, contentType: w.Header().Get("Content-Type"), body: w.Body.String()}

@@ -18,6 +18,7 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // The server's side of Avro and Protobuf: versions carry Confluent schema
@@ -41,7 +42,7 @@ func (snap *snapshot) checkKind(subject string, kind format.Kind) *apiError {
 	if st == nil || st.t.Format == "" || st.t.Format == kind {
 		return nil
 	}
-	return apiErr(422, codeInvalidSchema, "invalid schema: subject %q holds %s versions, not schemaType %s: all versions of a type are in one format", clip(subject), st.t.Format.Name(), schemaregistry.SchemaType(kind))
+	return apiErr(422, codeInvalidSchema, "invalid schema: subject %q holds %s versions, not schemaType %s: all versions of a type are in one format", wire.Clip(subject), st.t.Format.Name(), wire.SchemaType(kind))
 }
 
 // registeredDigest returns the version of subject whose registry identity
@@ -66,10 +67,10 @@ func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*schemaregistry.R
 	add = func(name, subject string, version int) *apiError {
 		vs := snap.shared[subject]
 		if vs == nil {
-			return apiErr(422, codeInvalidSchema, "invalid schema: reference %q names subject %q, which is not a shared schema of the catalog (those are its shared .avsc files, by the full name of their named type, and its imported .proto files, by import path)", clip(name), clip(subject))
+			return apiErr(422, codeInvalidSchema, "invalid schema: reference %q names subject %q, which is not a shared schema of the catalog (those are its shared .avsc files, by the full name of their named type, and its imported .proto files, by import path)", wire.Clip(name), wire.Clip(subject))
 		}
 		if version != 1 && version != -1 {
-			return apiErr(422, codeInvalidSchema, "invalid schema: reference %q: subject %q has version 1 only (a shared file as it is in git)", clip(name), clip(subject))
+			return apiErr(422, codeInvalidSchema, "invalid schema: reference %q: subject %q has version 1 only (a shared file as it is in git)", wire.Clip(name), wire.Clip(subject))
 		}
 		if seen[subject] {
 			return nil
@@ -84,13 +85,13 @@ func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*schemaregistry.R
 		return nil
 	}
 	for _, r := range refs {
-		if schemaregistry.WellKnown(r.Name) && snap.shared[r.Subject] == nil {
+		if wire.WellKnown(r.Name) && snap.shared[r.Subject] == nil {
 			// A client that registers the well-known types as subjects
 			// references them too; every compiler has them built in.
 			continue
 		}
-		if vs := snap.shared[r.Subject]; vs != nil && schemaregistry.Descriptors(vs.form.Kind) && r.Name != r.Subject {
-			return nil, apiErr(422, codeInvalidSchema, "invalid schema: reference %q: subject %q is imported as %q (the reference name of a .proto is its import path)", clip(r.Name), clip(r.Subject), r.Subject)
+		if vs := snap.shared[r.Subject]; vs != nil && descriptors(vs.form.Kind) && r.Name != r.Subject {
+			return nil, apiErr(422, codeInvalidSchema, "invalid schema: reference %q: subject %q is imported as %q (the reference name of a .proto is its import path)", wire.Clip(r.Name), wire.Clip(r.Subject), r.Subject)
 		}
 		if aerr := add(r.Name, r.Subject, r.Version); aerr != nil {
 			return nil, aerr
@@ -122,18 +123,18 @@ func (snap *snapshot) checkRefs(refs []sr.SchemaReference, uses []*schemaregistr
 // sharedDigest is the registry identity of a requested schema compiled
 // with the shared schemas it references.
 func (snap *snapshot) sharedDigest(req *schemaReq) (string, *apiError) {
-	if !schemaregistry.WithRefs(req.kind) {
+	if !wire.WithRefs(req.kind) {
 		return "", apiErr(422, codeInvalidSchema, "invalid schema: shared subjects hold %s schemas", formats.NamesWhere(format.HasRegistryRefs, "and"))
 	}
 	refs, aerr := snap.refClosure(req.refs)
 	if aerr != nil {
 		return "", aerr
 	}
-	s, err := schemaregistry.CompileRemote(req.kind, string(req.text), refs, "")
+	s, err := wire.CompileRemote(req.kind, string(req.text), refs, "")
 	if err != nil {
-		return "", apiErr(422, codeInvalidSchema, "invalid schema: %s", clip(err.Error()))
+		return "", apiErr(422, codeInvalidSchema, "invalid schema: %s", wire.Clip(err.Error()))
 	}
-	return schemaregistry.DigestOf(s), nil
+	return wire.DigestOf(s), nil
 }
 
 // sharedSubject reports whether a registration to a subject the catalog
@@ -147,7 +148,7 @@ func sharedSubject(req *schemaReq, subject string) bool {
 
 // sharedRel is where a new shared schema is written, inside the root.
 func sharedRel(kind format.Kind, subject string) string {
-	if r, ok := schemaregistry.RegistryRules(kind); ok {
+	if r, ok := wire.RegistryRules(kind); ok {
 		return r.SharedRel(subject)
 	}
 	return subject
@@ -204,29 +205,29 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 		if d == vs.form.Digest {
 			return map[string]any{"id": vs.id, "version": 1, "subject": subject}, nil
 		}
-		return nil, apiErr(422, codeNotPermitted, "subject %q is the catalog's shared file %s, which versions of its types use: change it in git (where `evtool compat check` checks every version that uses it), not through a registration", clip(subject), vs.v.File)
+		return nil, apiErr(422, codeNotPermitted, "subject %q is the catalog's shared file %s, which versions of its types use: change it in git (where `evtool compat check` checks every version that uses it), not through a registration", wire.Clip(subject), vs.v.File)
 	}
-	if schemaregistry.Descriptors(req.kind) && schemaregistry.WellKnown(subject) {
+	if descriptors(req.kind) && wire.WellKnown(subject) {
 		return s.registerWellKnown(snap, subject, req)
 	}
-	if err := schemaregistry.CheckRefName(req.kind, subject); err != nil {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q cannot be a shared schema: %v", clip(subject), err)
+	if err := wire.CheckRefName(req.kind, subject); err != nil {
+		return nil, apiErr(422, codeInvalidSubject, "subject %q cannot be a shared schema: %v", wire.Clip(subject), err)
 	}
 	rel := sharedRel(req.kind, subject)
 	if first, _, nested := strings.Cut(rel, "/"); nested && snap.cat.Lookup(first) != nil {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q cannot be a shared schema: %s is in the directory of type %s, which holds that type's versions; import it from another directory (common/, say)", clip(subject), rel, first)
+		return nil, apiErr(422, codeInvalidSubject, "subject %q cannot be a shared schema: %s is in the directory of type %s, which holds that type's versions; import it from another directory (common/, say)", wire.Clip(subject), rel, first)
 	}
 	full := path.Join(snap.root, rel)
 	for name := range snap.files {
 		if name == full || strings.HasPrefix(name, full+"/") {
-			return nil, apiErr(422, codeInvalidSubject, "subject %q: %s exists in the catalog and is not a shared schema it serves", clip(subject), full)
+			return nil, apiErr(422, codeInvalidSubject, "subject %q: %s exists in the catalog and is not a shared schema it serves", wire.Clip(subject), full)
 		}
 	}
 	// The rule for new types: on a case-insensitive checkout the file
 	// would land in (or replace) what the catalog spells otherwise, a
 	// type's directory among them.
 	if other := caseVariant(snap.files, full); other != "" {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q: %s differs only in letter case or trailing dots from %s, which the catalog has (a case-insensitive file system, or Windows, would merge them): use that spelling", clip(subject), full, other)
+		return nil, apiErr(422, codeInvalidSubject, "subject %q: %s differs only in letter case or trailing dots from %s, which the catalog has (a case-insensitive file system, or Windows, would merge them): use that spelling", wire.Clip(subject), full, other)
 	}
 	files := maps.Clone(snap.files)
 	text := prettyText(req.text)
@@ -250,7 +251,7 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 		}
 	}
 	if sh == nil || sh.Subject != subject {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: it does not compile as a shared %s schema named %q", req.kind.Name(), clip(subject))
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: it does not compile as a shared %s schema named %q", req.kind.Name(), wire.Clip(subject))
 	}
 	var uses []*schemaregistry.SharedSchema
 	for _, d := range sh.Deps {

@@ -2,6 +2,7 @@ package schemaregistry
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func compileStandalone(t *testing.T, doc any) format.ValueValidator {
 }
 
 func TestFormsOfOrders(t *testing.T) {
-	cat := srtest.LoadCat(t, ordersCatalog(t))
+	cat := srtest.LoadCat(t, srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders")))
 	forms := CatalogForms(cat)
 	for _, typ := range cat.Types {
 		for _, v := range typ.Versions {

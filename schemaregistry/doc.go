@@ -14,5 +14,7 @@
 // registers first. Credentials never reach errors: Client scrubs them.
 //
 // evtool's own registry server (`evtool registry serve`) is package
-// registryserver, which uses this package's forms, subjects and strategies.
+// registryserver, which uses this package's forms, subjects and strategies;
+// what both share of the registry API (media type, each format's
+// schemaType and references) is schemaregistry/internal/wire.
 package schemaregistry

@@ -10,118 +10,15 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
-	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
-
-// formatCatalog copies testdata/formats/<name> (an Avro or Protobuf
-// catalog whose versions use shared files) into a temporary directory.
-func formatCatalog(t testing.TB, name string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	srtest.CopyDir(t, filepath.Join("testdata", "formats", name), dir)
-	return dir
-}
-
-// TestPushFormatsWithReferences: Avro and Protobuf versions are pushed
-// with their schemaType and with Confluent schema references to the
-// shared files they use, each registered first under its own subject; a
-// second push only reads; diff is in step; pull writes a catalog that is
-// in step too.
-func TestPushFormatsWithReferences(t *testing.T) {
-	cases := []struct {
-		name, subject, schemaType string
-		shared                    map[string][]string // subject -> its own reference names
-		v2refs                    []string
-	}{
-		{"avro", "com.example.payment.made", "AVRO",
-			map[string][]string{"com.example.common.Money": nil, "com.example.common.Fee": {"com.example.common.Money"}},
-			[]string{"com.example.common.Money", "com.example.common.Fee"}},
-		{"proto", "com.example.stock.moved", "PROTOBUF",
-			map[string][]string{"common/money.proto": nil, "common/place.proto": {"common/money.proto"}},
-			[]string{"common/money.proto", "common/place.proto"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			registries(t, func(t *testing.T, url string) {
-				dir := formatCatalog(t, tc.name)
-				cat := srtest.LoadCat(t, dir)
-				c := newClient(t, ClientOptions{URL: url})
-				opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
-				rep, err := Push(ctx, c, cat, opts)
-				if err != nil || rep.Failed() {
-					t.Fatalf("push: %v %+v", err, rep)
-				}
-				if n := count(rep, RuleRegistered); n != 2+len(tc.shared) {
-					t.Fatalf("push registered %d, want %d: %v", n, 2+len(tc.shared), rules(rep, report.SeverityInfo))
-				}
-				cl := srtest.SRClient(t, url)
-				ss, err := cl.SchemaByVersion(ctx, tc.subject, 2)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if ss.Type.String() != tc.schemaType {
-					t.Errorf("schemaType %s, want %s", ss.Type, tc.schemaType)
-				}
-				var names []string
-				for _, r := range ss.References {
-					names = append(names, r.Name)
-					if r.Subject != r.Name || r.Version != 1 {
-						t.Errorf("reference %+v: want subject = name, version 1", r)
-					}
-				}
-				if strings.Join(names, ",") != strings.Join(tc.v2refs, ",") {
-					t.Errorf("v2 references %v, want %v (dependency order)", names, tc.v2refs)
-				}
-				for subj, deps := range tc.shared {
-					ss, err := cl.SchemaByVersion(ctx, subj, -1)
-					if err != nil {
-						t.Fatalf("shared subject %s: %v", subj, err)
-					}
-					var got []string
-					for _, r := range ss.References {
-						got = append(got, r.Name)
-					}
-					if strings.Join(got, ",") != strings.Join(deps, ",") {
-						t.Errorf("%s references %v, want %v", subj, got, deps)
-					}
-				}
-				before := dumpState(t, url)
-				again, err := Push(ctx, c, cat, opts)
-				if err != nil || again.Failed() || count(again, RuleRegistered) != 0 {
-					t.Fatalf("second push: %v %+v", err, again)
-				}
-				if after := dumpState(t, url); len(after.Subjects) != len(before.Subjects) {
-					t.Fatalf("second push changed the registry")
-				}
-				diff, err := Diff(ctx, c, cat, opts.SyncOptions)
-				if err != nil || diff.Failed() {
-					t.Fatalf("diff: %v %+v", err, diff.Findings)
-				}
-
-				out := filepath.Join(t.TempDir(), "pulled")
-				res, err := Pull(ctx, c, PullOptions{SyncOptions: opts.SyncOptions, Out: out, Warn: func(m string) { t.Log(m) }})
-				if err != nil {
-					t.Fatalf("pull: %v", err)
-				}
-				if res.Types != 1 || res.Versions != 2 {
-					t.Fatalf("pulled %d types, %d versions", res.Types, res.Versions)
-				}
-				pd, err := Diff(ctx, c, res.Catalog, opts.SyncOptions)
-				if err != nil || pd.Failed() {
-					t.Fatalf("diff of the pulled catalog: %v %+v", err, pd.Findings)
-				}
-			})
-		})
-	}
-}
 
 // TestDiffFormatDrift: a shared file edited after push changes every
 // version that uses it, and diff says so.
 func TestDiffFormatDrift(t *testing.T) {
 	reg := srfake.New()
 	t.Cleanup(reg.Close)
-	dir := formatCatalog(t, "avro")
+	dir := srtest.CopyCatalog(t, filepath.Join("testdata", "formats", "avro"))
 	c := newClient(t, ClientOptions{URL: reg.URL()})
 	opts := SyncOptions{Strategy: StrategyType}
 	if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
@@ -136,7 +33,7 @@ func TestDiffFormatDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := count(diff, RuleVersionDiffers); n != 2 {
+	if n := srtest.Count(diff, RuleVersionDiffers); n != 2 {
 		t.Fatalf("diff found %d differing versions, want 2: %+v", n, diff.Findings)
 	}
 }
@@ -147,7 +44,7 @@ func TestDiffFormatDrift(t *testing.T) {
 func TestPushFindsSharedSchemaVersion(t *testing.T) {
 	reg := srfake.New()
 	t.Cleanup(reg.Close)
-	dir := formatCatalog(t, "proto")
+	dir := srtest.CopyCatalog(t, filepath.Join("testdata", "formats", "proto"))
 	money, err := os.ReadFile(filepath.Join(dir, "schemas", "common", "money.proto"))
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +105,7 @@ func TestDiffAvroNumberSpelling(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := count(diff, RuleVersionDiffers) > 0; got != tc.drift {
+			if got := srtest.Count(diff, RuleVersionDiffers) > 0; got != tc.drift {
 				t.Fatalf("default 1 in the registry, %s in the catalog: drift %v, want %v (%+v)", tc.local, got, tc.drift, diff.Findings)
 			}
 		})

@@ -19,9 +19,7 @@ import (
 // ordersCatalog copies examples/orders into a temporary directory.
 func ordersCatalog(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "orders")
-	srtest.CopyDir(t, filepath.Join("..", "..", "examples", "orders"), dir)
-	return dir
+	return srtest.CopyCatalog(t, filepath.Join("..", "..", "examples", "orders"))
 }
 
 // startServer serves dir with evtool's server on an httptest server.
@@ -80,7 +78,5 @@ func doHandler(t testing.TB, s *Server, method, target, body string) apiResp {
 // temporary directory.
 func formatCatalog(t testing.TB, name string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	srtest.CopyDir(t, filepath.Join("..", "testdata", "formats", name), dir)
-	return dir
+	return srtest.CopyCatalog(t, filepath.Join("..", "testdata", "formats", name))
 }

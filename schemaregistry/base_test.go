@@ -32,7 +32,7 @@ func TestLoadBase(t *testing.T) {
 	reg := srfake.New()
 	defer reg.Close()
 	dir := srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))
-	c := newClient(t, ClientOptions{URL: reg.URL()})
+	c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 	if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{}); err != nil || rep.Failed() {
 		t.Fatalf("push: %v %+v", err, rep)
 	}

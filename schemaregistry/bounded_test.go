@@ -148,7 +148,7 @@ func TestClientBoundsResponses(t *testing.T) {
 			hs := httptest.NewServer(c.reg)
 			defer hs.Close()
 			c.opts.URL = hs.URL
-			cl := newClient(t, c.opts)
+			cl := MustNewClient(t, c.opts)
 			_, err := Pull(ctx, cl, PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, Out: filepath.Join(t.TempDir(), "out")})
 			var e *Error
 			if !errors.As(err, &e) {
@@ -169,7 +169,7 @@ func TestClientBoundsConcurrency(t *testing.T) {
 	reg := &hostileRegistry{subjects: 3, versions: 40, schemaOf: smallSchema}
 	hs := httptest.NewServer(reg)
 	defer hs.Close()
-	cl := newClient(t, ClientOptions{URL: hs.URL})
+	cl := MustNewClient(t, ClientOptions{URL: hs.URL})
 	res, err := Pull(ctx, cl, PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, Out: filepath.Join(t.TempDir(), "out")})
 	if err != nil || res.Versions != 120 {
 		t.Fatalf("pull: %+v %v", res, err)

@@ -24,7 +24,7 @@ func TestPushTopicTypeStrategy(t *testing.T) {
 	reg := srfake.New()
 	defer reg.Close()
 	dir := srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))
-	c := newClient(t, ClientOptions{URL: reg.URL()})
+	c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 	rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyTopicType}})
 	if err != nil || rep.Failed() {
 		t.Fatalf("push: %v %+v", err, rep)
@@ -124,19 +124,19 @@ func TestCredentialsNeverLeak(t *testing.T) {
 		}
 	}
 	t.Run("wrong token", func(t *testing.T) {
-		c := newClient(t, ClientOptions{URL: reg.URL(), Token: token})
+		c := MustNewClient(t, ClientOptions{URL: reg.URL(), Token: token})
 		_, err := c.Subjects(ctx, "")
 		check(t, err, token)
 		_, err = Diff(ctx, c, srtest.LoadCat(t, srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))), SyncOptions{})
 		check(t, err, token)
 	})
 	t.Run("wrong basic", func(t *testing.T) {
-		c := newClient(t, ClientOptions{URL: reg.URL(), User: "ci-user", Password: password})
+		c := MustNewClient(t, ClientOptions{URL: reg.URL(), User: "ci-user", Password: password})
 		_, err := Push(ctx, c, srtest.LoadCat(t, srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))), PushOptions{})
 		check(t, err, password, base64.StdEncoding.EncodeToString([]byte("ci-user:"+password)))
 	})
 	t.Run("userinfo in URL", func(t *testing.T) {
-		c := newClient(t, ClientOptions{URL: "http://ci-user:" + password + "@127.0.0.1:1/prefix?apikey=" + token})
+		c := MustNewClient(t, ClientOptions{URL: "http://ci-user:" + password + "@127.0.0.1:1/prefix?apikey=" + token})
 		if strings.Contains(c.Display, password) || strings.Contains(c.Display, token) || strings.Contains(c.Display, "ci-user") {
 			t.Fatalf("display URL leaks: %s", c.Display)
 		}
@@ -151,7 +151,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 			fmt.Fprintf(w, `{"error_code":40101,"message":"bad credentials %s (%s)"}`, r.Header.Get("Authorization"), r.URL.RawQuery)
 		}))
 		defer echo.Close()
-		c := newClient(t, ClientOptions{URL: echo.URL + "?token=" + token, User: "ci-user", Password: password})
+		c := MustNewClient(t, ClientOptions{URL: echo.URL + "?token=" + token, User: "ci-user", Password: password})
 		_, err := c.Subjects(ctx, "")
 		check(t, err, password, token, base64.StdEncoding.EncodeToString([]byte("ci-user:"+password)))
 		srtest.MustContain(t, err.Error(), "HTTP 401")
@@ -176,13 +176,13 @@ func TestClientTLS(t *testing.T) {
 	if err := os.WriteFile(ca, pemData, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newClient(t, ClientOptions{URL: srv.URL}).Subjects(ctx, ""); err == nil || !strings.Contains(err.Error(), "certificate") {
+	if _, err := MustNewClient(t, ClientOptions{URL: srv.URL}).Subjects(ctx, ""); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("untrusted certificate: %v", err)
 	}
-	if _, err := newClient(t, ClientOptions{URL: srv.URL, CAFile: ca}).Subjects(ctx, ""); err != nil {
+	if _, err := MustNewClient(t, ClientOptions{URL: srv.URL, CAFile: ca}).Subjects(ctx, ""); err != nil {
 		t.Fatalf("with the CA: %v", err)
 	}
-	if _, err := newClient(t, ClientOptions{URL: srv.URL, InsecureSkipVerify: true}).Subjects(ctx, ""); err != nil {
+	if _, err := MustNewClient(t, ClientOptions{URL: srv.URL, InsecureSkipVerify: true}).Subjects(ctx, ""); err != nil {
 		t.Fatalf("insecure: %v", err)
 	}
 	if _, err := NewClient(ClientOptions{URL: srv.URL, CertFile: ca}); err == nil {
@@ -241,7 +241,7 @@ func testPushBypassRegistryCompat(t *testing.T, errorCode int) {
 		return false
 	})
 	dir := srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))
-	c := newClient(t, ClientOptions{URL: reg.URL()})
+	c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 	rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{})
 	if err != nil || !rep.Failed() || srtest.Count(rep, RuleRegisterFailed) != 1 {
 		t.Fatalf("push against a refusing registry: %v %+v", err, rep.Findings)
@@ -289,7 +289,7 @@ func TestPullNamesTheRegistryDraft(t *testing.T) {
 				}
 			}
 			out := filepath.Join(t.TempDir(), "pulled")
-			if _, err := Pull(ctx, newClient(t, ClientOptions{URL: reg.URL()}), PullOptions{Out: out, Draft: c.draft}); err != nil {
+			if _, err := Pull(ctx, MustNewClient(t, ClientOptions{URL: reg.URL()}), PullOptions{Out: out, Draft: c.draft}); err != nil {
 				t.Fatal(err)
 			}
 			read := func(typ string) string {
@@ -325,7 +325,7 @@ func TestPullThenDiffInStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "pulled")
-	c := newClient(t, ClientOptions{URL: reg.URL()})
+	c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 	if _, err := Pull(ctx, c, PullOptions{Out: out}); err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestPullTopicStrategySkips(t *testing.T) {
 	}
 	var warnings []string
 	out := filepath.Join(t.TempDir(), "pulled")
-	res, err := Pull(ctx, newClient(t, ClientOptions{URL: reg.URL()}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyTopic}, Out: out,
+	res, err := Pull(ctx, MustNewClient(t, ClientOptions{URL: reg.URL()}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyTopic}, Out: out,
 		Warn: func(m string) { warnings = append(warnings, m) }})
 	if err != nil || res.Types != 0 || len(warnings) != 1 {
 		t.Fatalf("pull: %+v %v %v", res, err, warnings)

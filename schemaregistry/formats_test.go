@@ -19,7 +19,7 @@ func TestDiffFormatDrift(t *testing.T) {
 	reg := srfake.New()
 	t.Cleanup(reg.Close)
 	dir := srtest.CopyCatalog(t, filepath.Join("testdata", "formats", "avro"))
-	c := newClient(t, ClientOptions{URL: reg.URL()})
+	c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 	opts := SyncOptions{Strategy: StrategyType}
 	if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
 		t.Fatalf("push: %v %+v", err, rep)
@@ -55,7 +55,7 @@ func TestPushFindsSharedSchemaVersion(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep, err := Push(ctx, newClient(t, ClientOptions{URL: reg.URL()}), srtest.LoadCat(t, dir), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}})
+	rep, err := Push(ctx, MustNewClient(t, ClientOptions{URL: reg.URL()}), srtest.LoadCat(t, dir), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}})
 	if err != nil || rep.Failed() {
 		t.Fatalf("push: %v %+v", err, rep)
 	}
@@ -93,7 +93,7 @@ func TestDiffAvroNumberSpelling(t *testing.T) {
 			reg := srfake.New()
 			t.Cleanup(reg.Close)
 			dir := srtest.WriteCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/com.example.rated/v1.avsc": schema("1")})
-			c := newClient(t, ClientOptions{URL: reg.URL()})
+			c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 			opts := SyncOptions{Strategy: StrategyType}
 			if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
 				t.Fatalf("push: %v %+v", err, rep)
@@ -133,7 +133,7 @@ func TestPullAndBaseWriteEachFormatsFile(t *testing.T) {
 			if _, err := srtest.SRClient(t, reg.URL()).RegisterSchema(ctx, typ, sr.Schema{Schema: tc.text, Type: tc.schemaType}, -1, -1); err != nil {
 				t.Fatal(err)
 			}
-			c := newClient(t, ClientOptions{URL: reg.URL()})
+			c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 			out := filepath.Join(t.TempDir(), "pulled")
 			res, err := Pull(ctx, c, PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, Out: out, Warn: func(m string) { t.Error(m) }})
 			if err != nil {

@@ -5,7 +5,9 @@ import (
 	"testing"
 )
 
-func newClient(t testing.TB, o ClientOptions) *Client {
+// MustNewClient is NewClient or a failed test (exported for the external
+// test package, servers_test.go).
+func MustNewClient(t testing.TB, o ClientOptions) *Client {
 	t.Helper()
 	c, err := NewClient(o)
 	if err != nil {

@@ -31,7 +31,7 @@ func TestSubjectInlinesJSONReferences(t *testing.T) {
 	register("com.example.order.placed", `{"type":"object","properties":{"total":{"$ref":"money.json"}}}`, money)
 	register("com.example.order.paid", `{"type":"object","properties":{"total":{"$ref":"other.json"}}}`, money)
 
-	c := newClient(t, ClientOptions{URL: reg.URL()})
+	c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 	placed, err := c.Subject(ctx, "com.example.order.placed")
 	if err != nil {
 		t.Fatal(err)

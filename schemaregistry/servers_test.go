@@ -47,20 +47,11 @@ func registries(t *testing.T, fn func(t *testing.T, url string)) {
 	})
 }
 
-func newClient(t testing.TB, o ClientOptions) *Client {
-	t.Helper()
-	c, err := NewClient(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func TestPushIdempotentDiffPull(t *testing.T) {
 	registries(t, func(t *testing.T, url string) {
 		dir := srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))
 		cat := srtest.LoadCat(t, dir)
-		c := newClient(t, ClientOptions{URL: url})
+		c := MustNewClient(t, ClientOptions{URL: url})
 		opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
 
 		dry, err := Push(ctx, c, cat, PushOptions{SyncOptions: opts.SyncOptions, DryRun: true})
@@ -146,7 +137,7 @@ func TestPushIdempotentDiffPull(t *testing.T) {
 func TestDiffAndPushReportDrift(t *testing.T) {
 	registries(t, func(t *testing.T, url string) {
 		dir := srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))
-		c := newClient(t, ClientOptions{URL: url})
+		c := MustNewClient(t, ClientOptions{URL: url})
 		opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
 		if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), opts); err != nil || rep.Failed() {
 			t.Fatalf("push: %v %+v", err, rep)
@@ -259,7 +250,7 @@ func TestPushFormatsWithReferences(t *testing.T) {
 			registries(t, func(t *testing.T, url string) {
 				dir := srtest.CopyCatalog(t, filepath.Join("testdata", "formats", tc.name))
 				cat := srtest.LoadCat(t, dir)
-				c := newClient(t, ClientOptions{URL: url})
+				c := MustNewClient(t, ClientOptions{URL: url})
 				opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
 				rep, err := Push(ctx, c, cat, opts)
 				if err != nil || rep.Failed() {

@@ -69,7 +69,7 @@ func LoadBase(ctx context.Context, dir, rawURL string, opts ClientOptions) (*cat
 
 // BaseFS builds the file system of the base catalog LoadBase loads.
 func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) (fs.FS, error) {
-	forms := CatalogForms(head)
+	forms := wire.CatalogForms(head)
 	known := map[string]string{}
 	for _, t := range head.Types {
 		if s, err := st.Subject(t); err == nil {
@@ -178,7 +178,7 @@ func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) 
 // what the registry holds, shared types included), for Protobuf its text,
 // whose imports must then be the catalog's files as they are: a published
 // import edited in place is an error, never a silently equal base.
-func addFormatBase(head *catalog.Catalog, forms *Forms, rs *RemoteSubject, typ, root string, m fstest.MapFS) error {
+func addFormatBase(head *catalog.Catalog, forms *wire.Forms, rs *RemoteSubject, typ, root string, m fstest.MapFS) error {
 	ht := head.Lookup(typ)
 	for i, rv := range rs.Versions {
 		if rv.Compiled == nil {

@@ -41,6 +41,14 @@ type PullOptions struct {
 // RegistryDefault).
 var RegistryDraft = registryDefault()
 
+// registryDefault is the dialect a registry reads a schema naming none as.
+func registryDefault() format.Dialect {
+	if b := wire.Bundler(); b != nil {
+		return b.RegistryDefault()
+	}
+	return format.Dialect{}
+}
+
 // PullResult says what Pull wrote.
 type PullResult struct {
 	Types, Versions int

@@ -21,6 +21,7 @@ import (
 	"github.com/evtool/evtool/report"
 	. "github.com/evtool/evtool/schemaregistry"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 	"github.com/evtool/evtool/schemaregistry/registryserver"
 )
 
@@ -108,7 +109,7 @@ func TestPushIdempotentDiffPull(t *testing.T) {
 		if pulled.Config.Compat.Mode != "" && pulled.Config.Compat.Mode != catalog.ModeFullTransitive && pulled.Config.Compat.Mode != catalog.ModeBackward && pulled.Config.Compat.Mode != catalog.ModeNone {
 			t.Fatalf("pulled mode %s", pulled.Config.Compat.Mode)
 		}
-		forms := CatalogForms(cat)
+		forms := wire.CatalogForms(cat)
 		for _, typ := range cat.Types {
 			pt := pulled.Lookup(typ.Name)
 			if pt == nil || len(pt.Versions) != len(typ.Versions) {

@@ -625,8 +625,8 @@ func subjectVersion(subject string, vs *versionState) map[string]any {
 
 // servedRefs are the schema references of a served form: every shared
 // schema of the catalog has version 1 only.
-func servedRefs(f *schemaregistry.Form) []sr.SchemaReference {
-	return f.References(func(*schemaregistry.SharedSchema) int { return 1 })
+func servedRefs(f *wire.Form) []sr.SchemaReference {
+	return f.References(func(*wire.SharedSchema) int { return 1 })
 }
 
 // schemaRequest is the body of POST /subjects/{s}/versions, POST

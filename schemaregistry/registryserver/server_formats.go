@@ -17,7 +17,6 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
-	"github.com/evtool/evtool/schemaregistry"
 	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
@@ -27,10 +26,10 @@ import (
 // import path), each with version 1 only: the file as it is in git.
 
 // sharedForm is the served form of a shared schema.
-func sharedForm(sh *schemaregistry.SharedSchema) *schemaregistry.Form {
-	f := &schemaregistry.Form{Kind: sh.Kind, Text: sh.Text, Digest: sh.Digest}
+func sharedForm(sh *wire.SharedSchema) *wire.Form {
+	f := &wire.Form{Kind: sh.Kind, Text: sh.Text, Digest: sh.Digest}
 	for _, d := range sh.Deps {
-		f.Shared = append(f.Shared, &schemaregistry.SharedSchema{Kind: sh.Kind, Name: d, Subject: d})
+		f.Shared = append(f.Shared, &wire.SharedSchema{Kind: sh.Kind, Name: d, Subject: d})
 	}
 	return f
 }
@@ -60,8 +59,8 @@ func (snap *snapshot) registeredDigest(subject, digest string) *versionState {
 
 // refClosure resolves a request's references among the shared subjects,
 // with the schemas those reference in turn.
-func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*schemaregistry.RemoteRef, *apiError) {
-	var out []*schemaregistry.RemoteRef
+func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*wire.RemoteRef, *apiError) {
+	var out []*wire.RemoteRef
 	seen := map[string]bool{}
 	var add func(name, subject string, version int) *apiError
 	add = func(name, subject string, version int) *apiError {
@@ -81,7 +80,7 @@ func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*schemaregistry.R
 				return aerr
 			}
 		}
-		out = append(out, &schemaregistry.RemoteRef{Name: name, Subject: subject, Version: 1, SchemaType: vs.form.SchemaType().String(), Text: string(vs.form.Text)})
+		out = append(out, &wire.RemoteRef{Name: name, Subject: subject, Version: 1, SchemaType: vs.form.SchemaType().String(), Text: string(vs.form.Text)})
 		return nil
 	}
 	for _, r := range refs {
@@ -103,7 +102,7 @@ func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*schemaregistry.R
 // checkRefs makes sure a registration references (directly or not) every
 // shared schema it uses: a Confluent client resolves named types and
 // imports through the references only.
-func (snap *snapshot) checkRefs(refs []sr.SchemaReference, uses []*schemaregistry.SharedSchema) *apiError {
+func (snap *snapshot) checkRefs(refs []sr.SchemaReference, uses []*wire.SharedSchema) *apiError {
 	closure, aerr := snap.refClosure(refs)
 	if aerr != nil {
 		return aerr
@@ -244,8 +243,8 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 	if err != nil {
 		return nil, apiErr(500, codeStore, "internal error")
 	}
-	var sh *schemaregistry.SharedSchema
-	for _, x := range schemaregistry.NewDraftForms(sub, cat.Draft).AllShared() {
+	var sh *wire.SharedSchema
+	for _, x := range wire.NewDraftForms(sub, cat.Draft).AllShared() {
 		if x.Rel == rel {
 			sh = x
 		}
@@ -253,9 +252,9 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 	if sh == nil || sh.Subject != subject {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: it does not compile as a shared %s schema named %q", req.kind.Name(), wire.Clip(subject))
 	}
-	var uses []*schemaregistry.SharedSchema
+	var uses []*wire.SharedSchema
 	for _, d := range sh.Deps {
-		uses = append(uses, &schemaregistry.SharedSchema{Name: d, Subject: d, Rel: d})
+		uses = append(uses, &wire.SharedSchema{Name: d, Subject: d, Rel: d})
 	}
 	if aerr := snap.checkRefs(req.refs, uses); aerr != nil {
 		return nil, aerr

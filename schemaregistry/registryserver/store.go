@@ -95,13 +95,13 @@ type subjectState struct {
 
 type versionState struct {
 	v    *catalog.Version
-	form *schemaregistry.Form
+	form *wire.Form
 	id   int
 }
 
 type schemaRec struct {
 	id     int
-	form   *schemaregistry.Form
+	form   *wire.Form
 	usages []usage
 }
 
@@ -290,7 +290,7 @@ func (s *store) build(files fstest.MapFS, root string, cat *catalog.Catalog) (*s
 	if err != nil {
 		return nil, err
 	}
-	forms := schemaregistry.NewDraftForms(sub, cat.Draft)
+	forms := wire.NewDraftForms(sub, cat.Draft)
 	snap := &snapshot{files: files, root: root, cat: cat, subjects: map[string]*subjectState{}, byID: map[int]*schemaRec{}, pending: map[string]catalog.Mode{}, cache: s.cache}
 	ids, next, err := s.readIDs(root)
 	if err != nil {
@@ -754,7 +754,7 @@ type candidate struct {
 	t     *catalog.EventType
 	v     *catalog.Version
 	rel   string // path inside files
-	form  *schemaregistry.Form
+	form  *wire.Form
 }
 
 // prepare places doc as the next version of subject in a copy of the
@@ -800,7 +800,7 @@ func (snap *snapshot) prepare(subject, typ string, kind format.Kind, text, meta 
 	if err != nil {
 		return nil, apiErr(500, codeStore, "internal error")
 	}
-	f, err := schemaregistry.NewDraftForms(sub, cat.Draft).Of(t.Version(n))
+	f, err := wire.NewDraftForms(sub, cat.Draft).Of(t.Version(n))
 	if err != nil {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %v", err)
 	}

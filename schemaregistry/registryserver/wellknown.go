@@ -2,7 +2,6 @@ package registryserver
 
 import (
 	"github.com/evtool/evtool/catalog"
-	"github.com/evtool/evtool/schemaregistry"
 	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
@@ -21,7 +20,7 @@ import (
 
 // wellKnownForm is the served form of a well-known file, or an error when
 // subject names none.
-func wellKnownForm(subject string) (*schemaregistry.Form, *apiError) {
+func wellKnownForm(subject string) (*wire.Form, *apiError) {
 	bf, kind, ok := wire.BuiltinFiler()
 	if !ok {
 		return nil, apiErr(422, codeInvalidSubject, "subject %q is no well-known file: no format has files built into its compiler", wire.Clip(subject))
@@ -33,12 +32,12 @@ func wellKnownForm(subject string) (*schemaregistry.Form, *apiError) {
 	if err != nil {
 		return nil, apiErr(500, codeStore, "well-known file %s: %v", subject, err)
 	}
-	return &schemaregistry.Form{Kind: kind, Text: text, Digest: digest}, nil
+	return &wire.Form{Kind: kind, Text: text, Digest: digest}, nil
 }
 
 // wellKnownRequest checks that a schema request for a well-known subject
 // declares the well-known file's declarations, and returns its form.
-func wellKnownRequest(subject string, req *schemaReq) (*schemaregistry.Form, *apiError) {
+func wellKnownRequest(subject string, req *schemaReq) (*wire.Form, *apiError) {
 	form, aerr := wellKnownForm(subject)
 	if aerr != nil {
 		return nil, aerr

@@ -1,10 +1,11 @@
 // Package wire is what evtool's schema registry client (package
 // schemaregistry) and server (package registryserver) share of the
-// Confluent Schema Registry API: the API's media type, each format's
-// schemaType, references and registry identity as its provider gives
-// them (the format table as a registry sees it), the referenced schemas
-// of a registry schema, and how names from the wire are clipped for
-// messages and quoted in the catalog files both write.
+// Confluent Schema Registry API: the registry forms of catalog versions
+// (Forms: what push registers and the server serves), the API's media
+// type, each format's schemaType, references and registry identity as its
+// provider gives them (the format table as a registry sees it), the
+// referenced schemas of a registry schema, and how names from the wire
+// are clipped for messages and quoted in the catalog files both write.
 package wire
 
 import (

@@ -1,4 +1,4 @@
-package schemaregistry
+package wire
 
 import (
 	"fmt"
@@ -12,7 +12,6 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/internal/jsonvalue"
-	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // Form is a catalog version as a schema registry holds it, as its
@@ -42,7 +41,7 @@ type Form struct {
 }
 
 // SchemaType is the form's Confluent schemaType.
-func (f *Form) SchemaType() sr.SchemaType { return wire.SchemaType(f.Kind) }
+func (f *Form) SchemaType() sr.SchemaType { return SchemaType(f.Kind) }
 
 // References are the form's schema references; version gives the
 // registry version of a shared schema's subject.
@@ -113,12 +112,4 @@ func (f *Forms) Of(v *catalog.Version) (*Form, error) {
 		return nil, fmt.Errorf("%s: %w", v.File, err)
 	}
 	return &Form{Text: form.Text, Doc: form.Doc, Digest: jsonvalue.Digest(form.Doc), Bundled: form.Bundled}, nil
-}
-
-// registryDefault is the dialect a registry reads a schema naming none as.
-func registryDefault() format.Dialect {
-	if b := wire.Bundler(); b != nil {
-		return b.RegistryDefault()
-	}
-	return format.Dialect{}
 }

@@ -1,4 +1,4 @@
-package schemaregistry
+package wire
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package schemaregistry
+package wire
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
-	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // compileStandalone compiles a registry form as the only file of a new
@@ -37,7 +36,7 @@ func compileStandalone(t *testing.T, doc any) format.ValueValidator {
 }
 
 func TestFormsOfOrders(t *testing.T) {
-	cat := srtest.LoadCat(t, srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders")))
+	cat := srtest.LoadCat(t, srtest.CopyCatalog(t, filepath.Join("..", "..", "..", "examples", "orders")))
 	forms := CatalogForms(cat)
 	for _, typ := range cat.Types {
 		for _, v := range typ.Versions {
@@ -48,7 +47,7 @@ func TestFormsOfOrders(t *testing.T) {
 			if !f.Bundled {
 				t.Fatalf("%s v%d $refs a shared file but was not bundled", typ.Name, v.Number)
 			}
-			if refs := wire.ExternalRefs(f.Doc); len(refs) != 0 {
+			if refs := ExternalRefs(f.Doc); len(refs) != 0 {
 				t.Fatalf("%s v%d still has external refs %v", typ.Name, v.Number, refs)
 			}
 			again, err := jsonstrict.Decode(f.Text)
@@ -81,8 +80,8 @@ func TestFormsOfOrders(t *testing.T) {
 		}
 	}
 	// Deterministic.
-	f1, _ := CatalogForms(cat).Of(cat.Lookup(placed).Version(2))
-	f2, _ := CatalogForms(cat).Of(cat.Lookup(placed).Version(2))
+	f1, _ := CatalogForms(cat).Of(cat.Lookup("com.example.order.placed").Version(2))
+	f2, _ := CatalogForms(cat).Of(cat.Lookup("com.example.order.placed").Version(2))
 	if !bytes.Equal(f1.Text, f2.Text) {
 		t.Fatal("bundling is not deterministic")
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/report"
-	. "github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 	"github.com/evtool/evtool/schemaregistry/internal/wire"
 	"github.com/evtool/evtool/schemaregistry/registryserver"
@@ -52,22 +52,22 @@ func TestPushIdempotentDiffPull(t *testing.T) {
 	registries(t, func(t *testing.T, url string) {
 		dir := srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))
 		cat := srtest.LoadCat(t, dir)
-		c := MustNewClient(t, ClientOptions{URL: url})
-		opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
+		c := schemaregistry.MustNewClient(t, schemaregistry.ClientOptions{URL: url})
+		opts := schemaregistry.PushOptions{SyncOptions: schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType}}
 
-		dry, err := Push(ctx, c, cat, PushOptions{SyncOptions: opts.SyncOptions, DryRun: true})
-		if err != nil || dry.Failed() || srtest.Count(dry, RuleRegistered) != 4 {
+		dry, err := schemaregistry.Push(ctx, c, cat, schemaregistry.PushOptions{SyncOptions: opts.SyncOptions, DryRun: true})
+		if err != nil || dry.Failed() || srtest.Count(dry, schemaregistry.RuleRegistered) != 4 {
 			t.Fatalf("dry run: %v %+v", err, dry)
 		}
 		if st := srtest.DumpState(t, url); len(st.Subjects) != 0 {
 			t.Fatalf("dry run changed the registry: %v", st.Subjects)
 		}
 
-		rep, err := Push(ctx, c, cat, opts)
+		rep, err := schemaregistry.Push(ctx, c, cat, opts)
 		if err != nil || rep.Failed() {
 			t.Fatalf("push: %v %+v", err, rep.Findings)
 		}
-		if srtest.Count(rep, RuleRegistered) != 4 || srtest.Count(rep, RuleLevelSet) != 3 {
+		if srtest.Count(rep, schemaregistry.RuleRegistered) != 4 || srtest.Count(rep, schemaregistry.RuleLevelSet) != 3 {
 			t.Fatalf("push did %v", srtest.Rules(rep, report.SeverityInfo))
 		}
 		before := srtest.DumpState(t, url)
@@ -81,7 +81,7 @@ func TestPushIdempotentDiffPull(t *testing.T) {
 		}
 
 		// Second push: nothing to do, and nothing changed.
-		rep, err = Push(ctx, c, cat, opts)
+		rep, err = schemaregistry.Push(ctx, c, cat, opts)
 		if err != nil || len(rep.Findings) != 0 {
 			t.Fatalf("second push: %v %+v", err, rep.Findings)
 		}
@@ -89,13 +89,13 @@ func TestPushIdempotentDiffPull(t *testing.T) {
 			t.Fatalf("second push changed the registry (-before +after):\n%s", diff)
 		}
 
-		d, err := Diff(ctx, c, cat, SyncOptions{Strategy: StrategyType})
+		d, err := schemaregistry.Diff(ctx, c, cat, schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType})
 		if err != nil || d.Failed() || len(d.Findings) != 0 {
 			t.Fatalf("diff after push: %v %+v", err, d.Findings)
 		}
 
 		out := filepath.Join(t.TempDir(), "pulled")
-		res, err := Pull(ctx, c, PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, Out: out})
+		res, err := schemaregistry.Pull(ctx, c, schemaregistry.PullOptions{SyncOptions: schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType}, Out: out})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,12 +124,12 @@ func TestPushIdempotentDiffPull(t *testing.T) {
 		}
 		// The pulled catalog is in step with the registry too.
 		pulled.Config.Registry.URL = url
-		d, err = Diff(ctx, c, pulled, SyncOptions{Strategy: StrategyType})
+		d, err = schemaregistry.Diff(ctx, c, pulled, schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType})
 		if err != nil || d.Failed() {
 			t.Fatalf("diff of the pulled catalog: %v %+v", err, d.Findings)
 		}
 		// Pull refuses to overwrite.
-		if _, err := Pull(ctx, c, PullOptions{Out: out}); err == nil || !strings.Contains(err.Error(), "not empty") {
+		if _, err := schemaregistry.Pull(ctx, c, schemaregistry.PullOptions{Out: out}); err == nil || !strings.Contains(err.Error(), "not empty") {
 			t.Fatalf("pull into a non-empty directory: %v", err)
 		}
 	})
@@ -138,9 +138,9 @@ func TestPushIdempotentDiffPull(t *testing.T) {
 func TestDiffAndPushReportDrift(t *testing.T) {
 	registries(t, func(t *testing.T, url string) {
 		dir := srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))
-		c := MustNewClient(t, ClientOptions{URL: url})
-		opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
-		if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), opts); err != nil || rep.Failed() {
+		c := schemaregistry.MustNewClient(t, schemaregistry.ClientOptions{URL: url})
+		opts := schemaregistry.PushOptions{SyncOptions: schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType}}
+		if rep, err := schemaregistry.Push(ctx, c, srtest.LoadCat(t, dir), opts); err != nil || rep.Failed() {
 			t.Fatalf("push: %v %+v", err, rep)
 		}
 
@@ -153,11 +153,11 @@ func TestDiffAndPushReportDrift(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(shipped, "v2.json"), []byte(v2), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d, err := Diff(ctx, c, srtest.LoadCat(t, dir), opts.SyncOptions)
+		d, err := schemaregistry.Diff(ctx, c, srtest.LoadCat(t, dir), opts.SyncOptions)
 		if err != nil || !d.Failed() || fmt.Sprint(srtest.Rules(d, report.SeverityError)) != "[com.example.order.shipped registry-version-missing]" {
 			t.Fatalf("diff with a new version: %v %v", err, d.Findings)
 		}
-		rep, err := Push(ctx, c, srtest.LoadCat(t, dir), opts)
+		rep, err := schemaregistry.Push(ctx, c, srtest.LoadCat(t, dir), opts)
 		if err != nil || rep.Failed() || fmt.Sprint(srtest.Rules(rep, report.SeverityInfo)) != "[com.example.order.shipped registry-registered]" {
 			t.Fatalf("push of the new version: %v %+v", err, rep.Findings)
 		}
@@ -169,13 +169,13 @@ func TestDiffAndPushReportDrift(t *testing.T) {
 		if err := os.WriteFile(paid, []byte(strings.Replace(string(data), "Version 1.", "Version one.", 1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d, err = Diff(ctx, c, srtest.LoadCat(t, dir), opts.SyncOptions)
+		d, err = schemaregistry.Diff(ctx, c, srtest.LoadCat(t, dir), opts.SyncOptions)
 		if err != nil || !d.Failed() {
 			t.Fatalf("diff with an edited version: %v %v", err, d.Findings)
 		}
 		var differs *report.Finding
 		for i, f := range d.Findings {
-			if f.Rule == RuleVersionDiffers {
+			if f.Rule == schemaregistry.RuleVersionDiffers {
 				differs = &d.Findings[i]
 			}
 		}
@@ -183,8 +183,8 @@ func TestDiffAndPushReportDrift(t *testing.T) {
 			t.Fatalf("diff findings: %+v", d.Findings)
 		}
 		before := srtest.DumpState(t, url)
-		rep, err = Push(ctx, c, srtest.LoadCat(t, dir), opts)
-		if err != nil || !rep.Failed() || srtest.Count(rep, RuleVersionDiffers) != 1 || srtest.Count(rep, RuleRegistered) != 0 {
+		rep, err = schemaregistry.Push(ctx, c, srtest.LoadCat(t, dir), opts)
+		if err != nil || !rep.Failed() || srtest.Count(rep, schemaregistry.RuleVersionDiffers) != 1 || srtest.Count(rep, schemaregistry.RuleRegistered) != 0 {
 			t.Fatalf("push with an edited version: %v %+v", err, rep.Findings)
 		}
 		if diff := cmp.Diff(before, srtest.DumpState(t, url)); diff != "" {
@@ -207,7 +207,7 @@ func TestDiffAndPushReportDrift(t *testing.T) {
 		if _, err := cl.RegisterSchema(ctx, "com.example.order.refunded", sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
 			t.Fatal(err)
 		}
-		d, err = Diff(ctx, c, srtest.LoadCat(t, dir), opts.SyncOptions)
+		d, err = schemaregistry.Diff(ctx, c, srtest.LoadCat(t, dir), opts.SyncOptions)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,12 +217,12 @@ func TestDiffAndPushReportDrift(t *testing.T) {
 			t.Fatalf("diff = %v, want %v", got, want)
 		}
 		// --subject-prefix narrows what counts.
-		d, err = Diff(ctx, c, srtest.LoadCat(t, dir), SyncOptions{Strategy: StrategyType, SubjectPrefix: "com.example.order.p"})
-		if err != nil || srtest.Count(d, RuleSubjectExtra) != 0 {
+		d, err = schemaregistry.Diff(ctx, c, srtest.LoadCat(t, dir), schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType, SubjectPrefix: "com.example.order.p"})
+		if err != nil || srtest.Count(d, schemaregistry.RuleSubjectExtra) != 0 {
 			t.Fatalf("diff with a prefix: %v %v", err, d.Findings)
 		}
-		rep, err = Push(ctx, c, srtest.LoadCat(t, dir), opts)
-		if err != nil || srtest.Count(rep, RuleVersionExtra) != 1 {
+		rep, err = schemaregistry.Push(ctx, c, srtest.LoadCat(t, dir), opts)
+		if err != nil || srtest.Count(rep, schemaregistry.RuleVersionExtra) != 1 {
 			t.Fatalf("push with an extra registry version: %v %+v", err, rep.Findings)
 		}
 	})
@@ -251,13 +251,13 @@ func TestPushFormatsWithReferences(t *testing.T) {
 			registries(t, func(t *testing.T, url string) {
 				dir := srtest.CopyCatalog(t, filepath.Join("testdata", "formats", tc.name))
 				cat := srtest.LoadCat(t, dir)
-				c := MustNewClient(t, ClientOptions{URL: url})
-				opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
-				rep, err := Push(ctx, c, cat, opts)
+				c := schemaregistry.MustNewClient(t, schemaregistry.ClientOptions{URL: url})
+				opts := schemaregistry.PushOptions{SyncOptions: schemaregistry.SyncOptions{Strategy: schemaregistry.StrategyType}}
+				rep, err := schemaregistry.Push(ctx, c, cat, opts)
 				if err != nil || rep.Failed() {
 					t.Fatalf("push: %v %+v", err, rep)
 				}
-				if n := srtest.Count(rep, RuleRegistered); n != 2+len(tc.shared) {
+				if n := srtest.Count(rep, schemaregistry.RuleRegistered); n != 2+len(tc.shared) {
 					t.Fatalf("push registered %d, want %d: %v", n, 2+len(tc.shared), srtest.Rules(rep, report.SeverityInfo))
 				}
 				cl := srtest.SRClient(t, url)
@@ -292,27 +292,27 @@ func TestPushFormatsWithReferences(t *testing.T) {
 					}
 				}
 				before := srtest.DumpState(t, url)
-				again, err := Push(ctx, c, cat, opts)
-				if err != nil || again.Failed() || srtest.Count(again, RuleRegistered) != 0 {
+				again, err := schemaregistry.Push(ctx, c, cat, opts)
+				if err != nil || again.Failed() || srtest.Count(again, schemaregistry.RuleRegistered) != 0 {
 					t.Fatalf("second push: %v %+v", err, again)
 				}
 				if after := srtest.DumpState(t, url); len(after.Subjects) != len(before.Subjects) {
 					t.Fatalf("second push changed the registry")
 				}
-				diff, err := Diff(ctx, c, cat, opts.SyncOptions)
+				diff, err := schemaregistry.Diff(ctx, c, cat, opts.SyncOptions)
 				if err != nil || diff.Failed() {
 					t.Fatalf("diff: %v %+v", err, diff.Findings)
 				}
 
 				out := filepath.Join(t.TempDir(), "pulled")
-				res, err := Pull(ctx, c, PullOptions{SyncOptions: opts.SyncOptions, Out: out, Warn: func(m string) { t.Log(m) }})
+				res, err := schemaregistry.Pull(ctx, c, schemaregistry.PullOptions{SyncOptions: opts.SyncOptions, Out: out, Warn: func(m string) { t.Log(m) }})
 				if err != nil {
 					t.Fatalf("pull: %v", err)
 				}
 				if res.Types != 1 || res.Versions != 2 {
 					t.Fatalf("pulled %d types, %d versions", res.Types, res.Versions)
 				}
-				pd, err := Diff(ctx, c, res.Catalog, opts.SyncOptions)
+				pd, err := schemaregistry.Diff(ctx, c, res.Catalog, opts.SyncOptions)
 				if err != nil || pd.Failed() {
 					t.Fatalf("diff of the pulled catalog: %v %+v", err, pd.Findings)
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // AgainstPrefix marks a registry as the base of `evtool compat check
@@ -68,7 +69,7 @@ func LoadBase(ctx context.Context, dir, rawURL string, opts ClientOptions) (*cat
 
 // BaseFS builds the file system of the base catalog LoadBase loads.
 func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) (fs.FS, error) {
-	forms := CatalogForms(head)
+	forms := wire.CatalogForms(head)
 	known := map[string]string{}
 	for _, t := range head.Types {
 		if s, err := st.Subject(t); err == nil {
@@ -136,14 +137,14 @@ func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) 
 		if _, isType := known[s]; !ok || (referenced[s] && !isType) {
 			continue // a shared named type or import: not a type
 		}
-		if WithRefs(rs.Kind()) {
+		if wire.WithRefs(rs.Kind()) {
 			if err := addFormatBase(head, forms, rs, typ, root, m); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if !rs.JSON() {
-			continue
+		if rs.Kind() == "" {
+			continue // mixed formats, or one evtool does not know
 		}
 		ht := head.Lookup(typ)
 		for i, rv := range rs.Versions {
@@ -151,7 +152,7 @@ func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) 
 				break
 			}
 			n := i + 1
-			rel := fmt.Sprintf("%s/v%d.json", typ, n)
+			rel := fmt.Sprintf("%s/v%d%s", typ, n, rv.Kind.Ext())
 			if ht != nil {
 				if hv := ht.Version(n); hv != nil {
 					if f, err := forms.Of(hv); err == nil && f.Digest == rv.Digest {
@@ -177,7 +178,7 @@ func BaseFS(ctx context.Context, c *Client, head *catalog.Catalog, st Strategy) 
 // what the registry holds, shared types included), for Protobuf its text,
 // whose imports must then be the catalog's files as they are: a published
 // import edited in place is an error, never a silently equal base.
-func addFormatBase(head *catalog.Catalog, forms *Forms, rs *RemoteSubject, typ, root string, m fstest.MapFS) error {
+func addFormatBase(head *catalog.Catalog, forms *wire.Forms, rs *RemoteSubject, typ, root string, m fstest.MapFS) error {
 	ht := head.Lookup(typ)
 	for i, rv := range rs.Versions {
 		if rv.Compiled == nil {
@@ -204,7 +205,7 @@ func addFormatBase(head *catalog.Catalog, forms *Forms, rs *RemoteSubject, typ, 
 			continue
 		}
 		for _, r := range rv.Refs {
-			if WellKnown(r.Name) {
+			if wire.WellKnown(r.Name) {
 				continue
 			}
 			p := path.Join(root, r.Name)

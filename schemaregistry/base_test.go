@@ -31,8 +31,8 @@ func failingRules(res *compat.CheckResult) []string {
 func TestLoadBase(t *testing.T) {
 	reg := srfake.New()
 	defer reg.Close()
-	dir := ordersCatalog(t)
-	c := newClient(t, ClientOptions{URL: reg.URL()})
+	dir := srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))
+	c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 	if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{}); err != nil || rep.Failed() {
 		t.Fatalf("push: %v %+v", err, rep)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // hostileRegistry answers the few endpoints pull and diff read: subjects
@@ -35,7 +36,7 @@ func (h *hostileRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
-	w.Header().Set("Content-Type", ContentType)
+	w.Header().Set("Content-Type", wire.ContentType)
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case r.URL.Path == "/subjects":
@@ -147,7 +148,7 @@ func TestClientBoundsResponses(t *testing.T) {
 			hs := httptest.NewServer(c.reg)
 			defer hs.Close()
 			c.opts.URL = hs.URL
-			cl := newClient(t, c.opts)
+			cl := MustNewClient(t, c.opts)
 			_, err := Pull(ctx, cl, PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, Out: filepath.Join(t.TempDir(), "out")})
 			var e *Error
 			if !errors.As(err, &e) {
@@ -168,7 +169,7 @@ func TestClientBoundsConcurrency(t *testing.T) {
 	reg := &hostileRegistry{subjects: 3, versions: 40, schemaOf: smallSchema}
 	hs := httptest.NewServer(reg)
 	defer hs.Close()
-	cl := newClient(t, ClientOptions{URL: hs.URL})
+	cl := MustNewClient(t, ClientOptions{URL: hs.URL})
 	res, err := Pull(ctx, cl, PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, Out: filepath.Join(t.TempDir(), "out")})
 	if err != nil || res.Versions != 120 {
 		t.Fatalf("pull: %+v %v", res, err)

@@ -17,9 +17,6 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 )
 
-// ContentType is the Schema Registry API's media type.
-const ContentType = "application/vnd.schemaregistry.v1+json"
-
 // Environment variables the client reads when a value is not given
 // explicitly (ClientOptions.WithEnv).
 const (

@@ -8,269 +8,23 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
-	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
-	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
-
-// registryState is everything a registry holds that push may change.
-type registryState struct {
-	Subjects map[string][]sr.SubjectSchema
-	Levels   map[string]string
-}
-
-func dumpState(t testing.TB, url string, opts ...sr.ClientOpt) registryState {
-	t.Helper()
-	cl := srtest.SRClient(t, url, opts...)
-	subs, err := cl.Subjects(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := registryState{Subjects: map[string][]sr.SubjectSchema{}, Levels: map[string]string{}}
-	for _, s := range subs {
-		ss, err := cl.Schemas(ctx, s)
-		if err != nil && srtest.SRCode(err) != 40401 {
-			t.Fatal(err)
-		}
-		st.Subjects[s] = ss
-		r := cl.Compatibility(ctx, s)
-		st.Levels[s] = fmt.Sprint(r[0].Level, r[0].Err)
-	}
-	return st
-}
-
-func rules(rep *report.Report, sev report.Severity) []string {
-	var out []string
-	for _, f := range rep.Findings {
-		if f.Severity == sev {
-			out = append(out, f.Subject+" "+f.Rule)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func count(rep *report.Report, rule string) int {
-	n := 0
-	for _, f := range rep.Findings {
-		if f.Rule == rule {
-			n++
-		}
-	}
-	return n
-}
-
-// registries runs a test against srfake and against evtool's own server
-// over an empty catalog.
-func registries(t *testing.T, fn func(t *testing.T, url string)) {
-	t.Run("srfake", func(t *testing.T) {
-		reg := srfake.New()
-		t.Cleanup(reg.Close)
-		fn(t, reg.URL())
-	})
-	t.Run("evtool", func(t *testing.T) {
-		dir := srtest.WriteCatalog(t, map[string]string{"evtool.yaml": "version: 1\ncompat:\n  mode: NONE\n", "schemas/.keep": ""})
-		// A mirror the catalog is pushed to: push sets levels.
-		url := evtoolRegistry(t, dir)
-		fn(t, url)
-	})
-}
-
-func TestPushIdempotentDiffPull(t *testing.T) {
-	registries(t, func(t *testing.T, url string) {
-		dir := ordersCatalog(t)
-		cat := srtest.LoadCat(t, dir)
-		c := newClient(t, ClientOptions{URL: url})
-		opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
-
-		dry, err := Push(ctx, c, cat, PushOptions{SyncOptions: opts.SyncOptions, DryRun: true})
-		if err != nil || dry.Failed() || count(dry, RuleRegistered) != 4 {
-			t.Fatalf("dry run: %v %+v", err, dry)
-		}
-		if st := dumpState(t, url); len(st.Subjects) != 0 {
-			t.Fatalf("dry run changed the registry: %v", st.Subjects)
-		}
-
-		rep, err := Push(ctx, c, cat, opts)
-		if err != nil || rep.Failed() {
-			t.Fatalf("push: %v %+v", err, rep.Findings)
-		}
-		if count(rep, RuleRegistered) != 4 || count(rep, RuleLevelSet) != 3 {
-			t.Fatalf("push did %v", rules(rep, report.SeverityInfo))
-		}
-		before := dumpState(t, url)
-		if len(before.Subjects) != 3 {
-			t.Fatalf("registry has %v", before.Subjects)
-		}
-		for s, lvl := range before.Levels {
-			if lvl != "FULL_TRANSITIVE <nil>" {
-				t.Fatalf("%s level %s", s, lvl)
-			}
-		}
-
-		// Second push: nothing to do, and nothing changed.
-		rep, err = Push(ctx, c, cat, opts)
-		if err != nil || len(rep.Findings) != 0 {
-			t.Fatalf("second push: %v %+v", err, rep.Findings)
-		}
-		if diff := cmp.Diff(before, dumpState(t, url)); diff != "" {
-			t.Fatalf("second push changed the registry (-before +after):\n%s", diff)
-		}
-
-		d, err := Diff(ctx, c, cat, SyncOptions{Strategy: StrategyType})
-		if err != nil || d.Failed() || len(d.Findings) != 0 {
-			t.Fatalf("diff after push: %v %+v", err, d.Findings)
-		}
-
-		out := filepath.Join(t.TempDir(), "pulled")
-		res, err := Pull(ctx, c, PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, Out: out})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Types != 3 || res.Versions != 4 {
-			t.Fatalf("pulled %+v", res)
-		}
-		pulled := srtest.LoadCat(t, out) // what `evtool lint` loads
-		if fs := pulled.CheckExamples(); len(fs) != 0 {
-			t.Fatal(fs)
-		}
-		if pulled.Config.Compat.Mode != "" && pulled.Config.Compat.Mode != catalog.ModeFullTransitive && pulled.Config.Compat.Mode != catalog.ModeBackward && pulled.Config.Compat.Mode != catalog.ModeNone {
-			t.Fatalf("pulled mode %s", pulled.Config.Compat.Mode)
-		}
-		forms := CatalogForms(cat)
-		for _, typ := range cat.Types {
-			pt := pulled.Lookup(typ.Name)
-			if pt == nil || len(pt.Versions) != len(typ.Versions) {
-				t.Fatalf("pulled %s: %+v", typ.Name, pt)
-			}
-			for i, v := range typ.Versions {
-				f, _ := forms.Of(v)
-				if pt.Versions[i].Digest != f.Digest {
-					t.Fatalf("pulled %s v%d differs from the pushed form", typ.Name, i+1)
-				}
-			}
-		}
-		// The pulled catalog is in step with the registry too.
-		pulled.Config.Registry.URL = url
-		d, err = Diff(ctx, c, pulled, SyncOptions{Strategy: StrategyType})
-		if err != nil || d.Failed() {
-			t.Fatalf("diff of the pulled catalog: %v %+v", err, d.Findings)
-		}
-		// Pull refuses to overwrite.
-		if _, err := Pull(ctx, c, PullOptions{Out: out}); err == nil || !strings.Contains(err.Error(), "not empty") {
-			t.Fatalf("pull into a non-empty directory: %v", err)
-		}
-	})
-}
-
-func TestDiffAndPushReportDrift(t *testing.T) {
-	registries(t, func(t *testing.T, url string) {
-		dir := ordersCatalog(t)
-		c := newClient(t, ClientOptions{URL: url})
-		opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
-		if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), opts); err != nil || rep.Failed() {
-			t.Fatalf("push: %v %+v", err, rep)
-		}
-
-		// A new version in the catalog: missing in the registry (diff
-		// fails), push registers it (and only it).
-		shipped := filepath.Join(dir, "schemas", "com.example.order.shipped")
-		v1, _ := os.ReadFile(filepath.Join(shipped, "v1.json"))
-		v2 := strings.Replace(string(v1), `"shippedAt": {`, `"note": {"type": "string"},
-    "shippedAt": {`, 1)
-		if err := os.WriteFile(filepath.Join(shipped, "v2.json"), []byte(v2), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		d, err := Diff(ctx, c, srtest.LoadCat(t, dir), opts.SyncOptions)
-		if err != nil || !d.Failed() || fmt.Sprint(rules(d, report.SeverityError)) != "[com.example.order.shipped registry-version-missing]" {
-			t.Fatalf("diff with a new version: %v %v", err, d.Findings)
-		}
-		rep, err := Push(ctx, c, srtest.LoadCat(t, dir), opts)
-		if err != nil || rep.Failed() || fmt.Sprint(rules(rep, report.SeverityInfo)) != "[com.example.order.shipped registry-registered]" {
-			t.Fatalf("push of the new version: %v %+v", err, rep.Findings)
-		}
-
-		// A published version edited in place: diff names the pointer,
-		// push refuses that subject.
-		paid := filepath.Join(dir, "schemas", "com.example.order.paid", "v1.json")
-		data, _ := os.ReadFile(paid)
-		if err := os.WriteFile(paid, []byte(strings.Replace(string(data), "Version 1.", "Version one.", 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		d, err = Diff(ctx, c, srtest.LoadCat(t, dir), opts.SyncOptions)
-		if err != nil || !d.Failed() {
-			t.Fatalf("diff with an edited version: %v %v", err, d.Findings)
-		}
-		var differs *report.Finding
-		for i, f := range d.Findings {
-			if f.Rule == RuleVersionDiffers {
-				differs = &d.Findings[i]
-			}
-		}
-		if differs == nil || differs.Pointer != "/description" || differs.Subject != "com.example.order.paid" {
-			t.Fatalf("diff findings: %+v", d.Findings)
-		}
-		before := dumpState(t, url)
-		rep, err = Push(ctx, c, srtest.LoadCat(t, dir), opts)
-		if err != nil || !rep.Failed() || count(rep, RuleVersionDiffers) != 1 || count(rep, RuleRegistered) != 0 {
-			t.Fatalf("push with an edited version: %v %+v", err, rep.Findings)
-		}
-		if diff := cmp.Diff(before, dumpState(t, url)); diff != "" {
-			t.Fatalf("a conflicting push changed the registry:\n%s", diff)
-		}
-		_ = os.WriteFile(paid, data, 0o644)
-
-		// The registry has a version and a subject the catalog lacks.
-		cl := srtest.SRClient(t, url)
-		if _, err := cl.RegisterSchema(ctx, "com.example.order.paid", sr.Schema{Schema: `{"type":"object","title":"registered elsewhere"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
-			// evtool's server checks compatibility: FULL_TRANSITIVE
-			// refuses this one, so make it NONE first.
-			if r := cl.SetCompatibility(ctx, sr.SetCompatibility{Level: sr.CompatNone}, "com.example.order.paid"); r[0].Err != nil {
-				t.Fatal(r[0].Err)
-			}
-			if _, err := cl.RegisterSchema(ctx, "com.example.order.paid", sr.Schema{Schema: `{"type":"object","title":"registered elsewhere"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := cl.RegisterSchema(ctx, "com.example.order.refunded", sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON}, -1, -1); err != nil {
-			t.Fatal(err)
-		}
-		d, err = Diff(ctx, c, srtest.LoadCat(t, dir), opts.SyncOptions)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := rules(d, report.SeverityError)
-		want := []string{"com.example.order.paid registry-version-extra", "com.example.order.refunded registry-subject-extra"}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("diff = %v, want %v", got, want)
-		}
-		// --subject-prefix narrows what counts.
-		d, err = Diff(ctx, c, srtest.LoadCat(t, dir), SyncOptions{Strategy: StrategyType, SubjectPrefix: "com.example.order.p"})
-		if err != nil || count(d, RuleSubjectExtra) != 0 {
-			t.Fatalf("diff with a prefix: %v %v", err, d.Findings)
-		}
-		rep, err = Push(ctx, c, srtest.LoadCat(t, dir), opts)
-		if err != nil || count(rep, RuleVersionExtra) != 1 {
-			t.Fatalf("push with an extra registry version: %v %+v", err, rep.Findings)
-		}
-	})
-}
 
 func TestPushTopicTypeStrategy(t *testing.T) {
 	reg := srfake.New()
 	defer reg.Close()
-	dir := ordersCatalog(t)
-	c := newClient(t, ClientOptions{URL: reg.URL()})
+	dir := srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))
+	c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 	rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyTopicType}})
 	if err != nil || rep.Failed() {
 		t.Fatalf("push: %v %+v", err, rep)
@@ -298,7 +52,7 @@ func TestPushTopicTypeStrategy(t *testing.T) {
 	// A type without a topic cannot be pushed under topic-type.
 	noTopic := srtest.MinimalCatalog(t, "NONE", nil)
 	rep, err = Push(ctx, c, srtest.LoadCat(t, noTopic), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyTopicType}})
-	if err != nil || count(rep, RuleSubjectStrategy) != 1 {
+	if err != nil || srtest.Count(rep, RuleSubjectStrategy) != 1 {
 		t.Fatalf("push without topic: %v %+v", err, rep.Findings)
 	}
 }
@@ -370,19 +124,19 @@ func TestCredentialsNeverLeak(t *testing.T) {
 		}
 	}
 	t.Run("wrong token", func(t *testing.T) {
-		c := newClient(t, ClientOptions{URL: reg.URL(), Token: token})
+		c := MustNewClient(t, ClientOptions{URL: reg.URL(), Token: token})
 		_, err := c.Subjects(ctx, "")
 		check(t, err, token)
-		_, err = Diff(ctx, c, srtest.LoadCat(t, ordersCatalog(t)), SyncOptions{})
+		_, err = Diff(ctx, c, srtest.LoadCat(t, srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))), SyncOptions{})
 		check(t, err, token)
 	})
 	t.Run("wrong basic", func(t *testing.T) {
-		c := newClient(t, ClientOptions{URL: reg.URL(), User: "ci-user", Password: password})
-		_, err := Push(ctx, c, srtest.LoadCat(t, ordersCatalog(t)), PushOptions{})
+		c := MustNewClient(t, ClientOptions{URL: reg.URL(), User: "ci-user", Password: password})
+		_, err := Push(ctx, c, srtest.LoadCat(t, srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))), PushOptions{})
 		check(t, err, password, base64.StdEncoding.EncodeToString([]byte("ci-user:"+password)))
 	})
 	t.Run("userinfo in URL", func(t *testing.T) {
-		c := newClient(t, ClientOptions{URL: "http://ci-user:" + password + "@127.0.0.1:1/prefix?apikey=" + token})
+		c := MustNewClient(t, ClientOptions{URL: "http://ci-user:" + password + "@127.0.0.1:1/prefix?apikey=" + token})
 		if strings.Contains(c.Display, password) || strings.Contains(c.Display, token) || strings.Contains(c.Display, "ci-user") {
 			t.Fatalf("display URL leaks: %s", c.Display)
 		}
@@ -392,12 +146,12 @@ func TestCredentialsNeverLeak(t *testing.T) {
 	})
 	t.Run("echoing registry", func(t *testing.T) {
 		echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", ContentType)
+			w.Header().Set("Content-Type", wire.ContentType)
 			w.WriteHeader(401)
 			fmt.Fprintf(w, `{"error_code":40101,"message":"bad credentials %s (%s)"}`, r.Header.Get("Authorization"), r.URL.RawQuery)
 		}))
 		defer echo.Close()
-		c := newClient(t, ClientOptions{URL: echo.URL + "?token=" + token, User: "ci-user", Password: password})
+		c := MustNewClient(t, ClientOptions{URL: echo.URL + "?token=" + token, User: "ci-user", Password: password})
 		_, err := c.Subjects(ctx, "")
 		check(t, err, password, token, base64.StdEncoding.EncodeToString([]byte("ci-user:"+password)))
 		srtest.MustContain(t, err.Error(), "HTTP 401")
@@ -422,13 +176,13 @@ func TestClientTLS(t *testing.T) {
 	if err := os.WriteFile(ca, pemData, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newClient(t, ClientOptions{URL: srv.URL}).Subjects(ctx, ""); err == nil || !strings.Contains(err.Error(), "certificate") {
+	if _, err := MustNewClient(t, ClientOptions{URL: srv.URL}).Subjects(ctx, ""); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("untrusted certificate: %v", err)
 	}
-	if _, err := newClient(t, ClientOptions{URL: srv.URL, CAFile: ca}).Subjects(ctx, ""); err != nil {
+	if _, err := MustNewClient(t, ClientOptions{URL: srv.URL, CAFile: ca}).Subjects(ctx, ""); err != nil {
 		t.Fatalf("with the CA: %v", err)
 	}
-	if _, err := newClient(t, ClientOptions{URL: srv.URL, InsecureSkipVerify: true}).Subjects(ctx, ""); err != nil {
+	if _, err := MustNewClient(t, ClientOptions{URL: srv.URL, InsecureSkipVerify: true}).Subjects(ctx, ""); err != nil {
 		t.Fatalf("insecure: %v", err)
 	}
 	if _, err := NewClient(ClientOptions{URL: srv.URL, CertFile: ca}); err == nil {
@@ -478,7 +232,7 @@ func testPushBypassRegistryCompat(t *testing.T, errorCode int) {
 		if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/subjects/") && strings.HasSuffix(r.URL.Path, "/versions") {
 			subject := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/subjects/"), "/versions")
 			if _, ok := reg.GetSchema(subject, 1); ok && level(subject) != sr.CompatNone {
-				w.Header().Set("Content-Type", ContentType)
+				w.Header().Set("Content-Type", wire.ContentType)
 				w.WriteHeader(409)
 				fmt.Fprintf(w, `{"error_code":%d,"message":"Schema being registered is incompatible with an earlier schema"}`, errorCode)
 				return true
@@ -486,14 +240,14 @@ func testPushBypassRegistryCompat(t *testing.T, errorCode int) {
 		}
 		return false
 	})
-	dir := ordersCatalog(t)
-	c := newClient(t, ClientOptions{URL: reg.URL()})
+	dir := srtest.CopyCatalog(t, filepath.Join("..", "examples", "orders"))
+	c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 	rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{})
-	if err != nil || !rep.Failed() || count(rep, RuleRegisterFailed) != 1 {
+	if err != nil || !rep.Failed() || srtest.Count(rep, RuleRegisterFailed) != 1 {
 		t.Fatalf("push against a refusing registry: %v %+v", err, rep.Findings)
 	}
 	rep, err = Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{BypassRegistryCompat: true})
-	if err != nil || rep.Failed() || count(rep, RuleRegistered) != 1 {
+	if err != nil || rep.Failed() || srtest.Count(rep, RuleRegistered) != 1 {
 		t.Fatalf("push with bypass: %v %+v", err, rep.Findings)
 	}
 	if lvl := level(placed); lvl != sr.CompatFullTransitive {
@@ -511,7 +265,7 @@ func TestPullNamesTheRegistryDraft(t *testing.T) {
 		multiLine = "{\n  \"type\": \"object\"\n}"
 		pinned    = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}`
 	)
-	d2019, err := ParseDialect("2019-09")
+	d2019, err := wire.ParseDialect("2019-09")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,7 +289,7 @@ func TestPullNamesTheRegistryDraft(t *testing.T) {
 				}
 			}
 			out := filepath.Join(t.TempDir(), "pulled")
-			if _, err := Pull(ctx, newClient(t, ClientOptions{URL: reg.URL()}), PullOptions{Out: out, Draft: c.draft}); err != nil {
+			if _, err := Pull(ctx, MustNewClient(t, ClientOptions{URL: reg.URL()}), PullOptions{Out: out, Draft: c.draft}); err != nil {
 				t.Fatal(err)
 			}
 			read := func(typ string) string {
@@ -571,7 +325,7 @@ func TestPullThenDiffInStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "pulled")
-	c := newClient(t, ClientOptions{URL: reg.URL()})
+	c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 	if _, err := Pull(ctx, c, PullOptions{Out: out}); err != nil {
 		t.Fatal(err)
 	}
@@ -580,7 +334,7 @@ func TestPullThenDiffInStep(t *testing.T) {
 		t.Fatalf("diff after pull: %v %+v", err, d.Findings)
 	}
 	rep, err := Push(ctx, c, srtest.LoadCat(t, out), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, DryRun: true})
-	if err != nil || count(rep, RuleRegistered) != 0 {
+	if err != nil || srtest.Count(rep, RuleRegistered) != 0 {
 		t.Fatalf("push after pull would register: %v %+v", err, rep.Findings)
 	}
 }
@@ -595,7 +349,7 @@ func TestPullTopicStrategySkips(t *testing.T) {
 	}
 	var warnings []string
 	out := filepath.Join(t.TempDir(), "pulled")
-	res, err := Pull(ctx, newClient(t, ClientOptions{URL: reg.URL()}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyTopic}, Out: out,
+	res, err := Pull(ctx, MustNewClient(t, ClientOptions{URL: reg.URL()}), PullOptions{SyncOptions: SyncOptions{Strategy: StrategyTopic}, Out: out,
 		Warn: func(m string) { warnings = append(warnings, m) }})
 	if err != nil || res.Types != 0 || len(warnings) != 1 {
 		t.Fatalf("pull: %+v %v %v", res, err, warnings)

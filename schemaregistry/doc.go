@@ -8,11 +8,14 @@
 // writes a catalog from a registry, Diff reports drift, and LoadBase makes
 // a registry the base of `evtool compat check --against registry:URL`.
 // Versions that $ref shared catalog files are registered self-contained
-// (Forms bundles them under $defs); Avro and Protobuf versions are
-// registered as written, with references to the shared schemas they use,
-// which their format's provider finds (format.RegistryFormer) and Forms
-// registers first. Credentials never reach errors: Client scrubs them.
+// (their registry form bundles them under $defs); Avro and Protobuf
+// versions are registered as written, with references to the shared
+// schemas they use, which their format's provider finds
+// (format.RegistryFormer) and push registers first. Credentials never reach errors: Client scrubs them.
 //
 // evtool's own registry server (`evtool registry serve`) is package
-// registryserver, which uses this package's forms, subjects and strategies.
+// registryserver, which uses this package's subjects and strategies; what
+// both share of the registry API (the registry forms of catalog versions,
+// the media type, each format's schemaType and references) is
+// schemaregistry/internal/wire.
 package schemaregistry

@@ -1,6 +1,7 @@
 package schemaregistry
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,119 +10,16 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
-	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
 )
-
-// formatCatalog copies testdata/formats/<name> (an Avro or Protobuf
-// catalog whose versions use shared files) into a temporary directory.
-func formatCatalog(t testing.TB, name string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	srtest.CopyDir(t, filepath.Join("testdata", "formats", name), dir)
-	return dir
-}
-
-// TestPushFormatsWithReferences: Avro and Protobuf versions are pushed
-// with their schemaType and with Confluent schema references to the
-// shared files they use, each registered first under its own subject; a
-// second push only reads; diff is in step; pull writes a catalog that is
-// in step too.
-func TestPushFormatsWithReferences(t *testing.T) {
-	cases := []struct {
-		name, subject, schemaType string
-		shared                    map[string][]string // subject -> its own reference names
-		v2refs                    []string
-	}{
-		{"avro", "com.example.payment.made", "AVRO",
-			map[string][]string{"com.example.common.Money": nil, "com.example.common.Fee": {"com.example.common.Money"}},
-			[]string{"com.example.common.Money", "com.example.common.Fee"}},
-		{"proto", "com.example.stock.moved", "PROTOBUF",
-			map[string][]string{"common/money.proto": nil, "common/place.proto": {"common/money.proto"}},
-			[]string{"common/money.proto", "common/place.proto"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			registries(t, func(t *testing.T, url string) {
-				dir := formatCatalog(t, tc.name)
-				cat := srtest.LoadCat(t, dir)
-				c := newClient(t, ClientOptions{URL: url})
-				opts := PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}}
-				rep, err := Push(ctx, c, cat, opts)
-				if err != nil || rep.Failed() {
-					t.Fatalf("push: %v %+v", err, rep)
-				}
-				if n := count(rep, RuleRegistered); n != 2+len(tc.shared) {
-					t.Fatalf("push registered %d, want %d: %v", n, 2+len(tc.shared), rules(rep, report.SeverityInfo))
-				}
-				cl := srtest.SRClient(t, url)
-				ss, err := cl.SchemaByVersion(ctx, tc.subject, 2)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if ss.Type.String() != tc.schemaType {
-					t.Errorf("schemaType %s, want %s", ss.Type, tc.schemaType)
-				}
-				var names []string
-				for _, r := range ss.References {
-					names = append(names, r.Name)
-					if r.Subject != r.Name || r.Version != 1 {
-						t.Errorf("reference %+v: want subject = name, version 1", r)
-					}
-				}
-				if strings.Join(names, ",") != strings.Join(tc.v2refs, ",") {
-					t.Errorf("v2 references %v, want %v (dependency order)", names, tc.v2refs)
-				}
-				for subj, deps := range tc.shared {
-					ss, err := cl.SchemaByVersion(ctx, subj, -1)
-					if err != nil {
-						t.Fatalf("shared subject %s: %v", subj, err)
-					}
-					var got []string
-					for _, r := range ss.References {
-						got = append(got, r.Name)
-					}
-					if strings.Join(got, ",") != strings.Join(deps, ",") {
-						t.Errorf("%s references %v, want %v", subj, got, deps)
-					}
-				}
-				before := dumpState(t, url)
-				again, err := Push(ctx, c, cat, opts)
-				if err != nil || again.Failed() || count(again, RuleRegistered) != 0 {
-					t.Fatalf("second push: %v %+v", err, again)
-				}
-				if after := dumpState(t, url); len(after.Subjects) != len(before.Subjects) {
-					t.Fatalf("second push changed the registry")
-				}
-				diff, err := Diff(ctx, c, cat, opts.SyncOptions)
-				if err != nil || diff.Failed() {
-					t.Fatalf("diff: %v %+v", err, diff.Findings)
-				}
-
-				out := filepath.Join(t.TempDir(), "pulled")
-				res, err := Pull(ctx, c, PullOptions{SyncOptions: opts.SyncOptions, Out: out, Warn: func(m string) { t.Log(m) }})
-				if err != nil {
-					t.Fatalf("pull: %v", err)
-				}
-				if res.Types != 1 || res.Versions != 2 {
-					t.Fatalf("pulled %d types, %d versions", res.Types, res.Versions)
-				}
-				pd, err := Diff(ctx, c, res.Catalog, opts.SyncOptions)
-				if err != nil || pd.Failed() {
-					t.Fatalf("diff of the pulled catalog: %v %+v", err, pd.Findings)
-				}
-			})
-		})
-	}
-}
 
 // TestDiffFormatDrift: a shared file edited after push changes every
 // version that uses it, and diff says so.
 func TestDiffFormatDrift(t *testing.T) {
 	reg := srfake.New()
 	t.Cleanup(reg.Close)
-	dir := formatCatalog(t, "avro")
-	c := newClient(t, ClientOptions{URL: reg.URL()})
+	dir := srtest.CopyCatalog(t, filepath.Join("testdata", "formats", "avro"))
+	c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 	opts := SyncOptions{Strategy: StrategyType}
 	if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
 		t.Fatalf("push: %v %+v", err, rep)
@@ -135,7 +33,7 @@ func TestDiffFormatDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := count(diff, RuleVersionDiffers); n != 2 {
+	if n := srtest.Count(diff, RuleVersionDiffers); n != 2 {
 		t.Fatalf("diff found %d differing versions, want 2: %+v", n, diff.Findings)
 	}
 }
@@ -146,7 +44,7 @@ func TestDiffFormatDrift(t *testing.T) {
 func TestPushFindsSharedSchemaVersion(t *testing.T) {
 	reg := srfake.New()
 	t.Cleanup(reg.Close)
-	dir := formatCatalog(t, "proto")
+	dir := srtest.CopyCatalog(t, filepath.Join("testdata", "formats", "proto"))
 	money, err := os.ReadFile(filepath.Join(dir, "schemas", "common", "money.proto"))
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +55,7 @@ func TestPushFindsSharedSchemaVersion(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep, err := Push(ctx, newClient(t, ClientOptions{URL: reg.URL()}), srtest.LoadCat(t, dir), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}})
+	rep, err := Push(ctx, MustNewClient(t, ClientOptions{URL: reg.URL()}), srtest.LoadCat(t, dir), PushOptions{SyncOptions: SyncOptions{Strategy: StrategyType}})
 	if err != nil || rep.Failed() {
 		t.Fatalf("push: %v %+v", err, rep)
 	}
@@ -195,7 +93,7 @@ func TestDiffAvroNumberSpelling(t *testing.T) {
 			reg := srfake.New()
 			t.Cleanup(reg.Close)
 			dir := srtest.WriteCatalog(t, map[string]string{"evtool.yaml": "version: 1\n", "schemas/com.example.rated/v1.avsc": schema("1")})
-			c := newClient(t, ClientOptions{URL: reg.URL()})
+			c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 			opts := SyncOptions{Strategy: StrategyType}
 			if rep, err := Push(ctx, c, srtest.LoadCat(t, dir), PushOptions{SyncOptions: opts}); err != nil || rep.Failed() {
 				t.Fatalf("push: %v %+v", err, rep)
@@ -207,17 +105,63 @@ func TestDiffAvroNumberSpelling(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := count(diff, RuleVersionDiffers) > 0; got != tc.drift {
+			if got := srtest.Count(diff, RuleVersionDiffers) > 0; got != tc.drift {
 				t.Fatalf("default 1 in the registry, %s in the catalog: drift %v, want %v (%+v)", tc.local, got, tc.drift, diff.Findings)
 			}
 		})
 	}
 }
 
-// The schemaTypes a refusal lists come from the providers, Confluent's
-// default (AVRO for no schemaType) marked.
-func TestServedSchemaTypes(t *testing.T) {
-	if got, want := ServedSchemaTypes(), "JSON, AVRO (the default) and PROTOBUF"; got != want {
-		t.Errorf("ServedSchemaTypes() = %q, want %q", got, want)
+// TestPullAndBaseWriteEachFormatsFile: pull writes a subject's versions as
+// files of the subject's format (v1.json, v1.avsc, v1.proto), which the
+// catalog reads back as that format, and the base catalog of `compat check
+// --against registry:` holds them under the same names.
+func TestPullAndBaseWriteEachFormatsFile(t *testing.T) {
+	const typ = "com.example.thing.happened"
+	for _, tc := range []struct {
+		name       string
+		schemaType sr.SchemaType
+		text, file string
+	}{
+		{"json", sr.TypeJSON, `{"type": "object", "properties": {"id": {"type": "string"}}}`, "v1.json"},
+		{"avro", sr.TypeAvro, `{"type": "record", "name": "Happened", "namespace": "com.example.thing", "fields": [{"name": "id", "type": "string"}]}`, "v1.avsc"},
+		{"protobuf", sr.TypeProtobuf, "syntax = \"proto3\";\npackage com.example.thing;\nmessage Happened { string id = 1; }\n", "v1.proto"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := srfake.New()
+			t.Cleanup(reg.Close)
+			if _, err := srtest.SRClient(t, reg.URL()).RegisterSchema(ctx, typ, sr.Schema{Schema: tc.text, Type: tc.schemaType}, -1, -1); err != nil {
+				t.Fatal(err)
+			}
+			c := MustNewClient(t, ClientOptions{URL: reg.URL()})
+			out := filepath.Join(t.TempDir(), "pulled")
+			res, err := Pull(ctx, c, PullOptions{SyncOptions: SyncOptions{Strategy: StrategyType}, Out: out, Warn: func(m string) { t.Error(m) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries, err := os.ReadDir(filepath.Join(out, "schemas", typ))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if strings.Join(names, " ") != tc.file {
+				t.Fatalf("pull wrote %v, want %s", names, tc.file)
+			}
+			v := res.Catalog.Lookup(typ).Version(1)
+			if got := v.Format.SchemaType(); got != tc.schemaType.String() {
+				t.Fatalf("the pulled %s reads as %s", tc.file, got)
+			}
+
+			base, err := BaseFS(ctx, c, res.Catalog, StrategyType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := fs.Stat(base, "schemas/"+typ+"/"+tc.file); err != nil {
+				t.Fatalf("base catalog: %v", err)
+			}
+		})
 	}
 }

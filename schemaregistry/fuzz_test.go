@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // FuzzRemoteFormatVersion: an Avro or Protobuf schema and reference from a
@@ -21,12 +22,12 @@ func FuzzRemoteFormatVersion(f *testing.F) {
 		if avro {
 			kind = format.Avro
 		}
-		ref := &RemoteRef{Name: refName, Subject: "ref", Version: 1, Text: refText}
-		s, err := CompileRemote(kind, text, []*RemoteRef{ref}, "")
+		ref := &wire.RemoteRef{Name: refName, Subject: "ref", Version: 1, Text: refText}
+		s, err := wire.CompileRemote(kind, text, []*wire.RemoteRef{ref}, "")
 		if err == nil && s == nil {
 			t.Fatal("no schema and no error")
 		}
-		rs := &RemoteSubject{Subject: "com.example.x", Versions: []*RemoteVersion{{Version: 1, Kind: kind, Text: text, Refs: []*RemoteRef{ref}}}}
+		rs := &RemoteSubject{Subject: "com.example.x", Versions: []*RemoteVersion{{Version: 1, Kind: kind, Text: text, Refs: []*wire.RemoteRef{ref}}}}
 		files, err := formatFiles(rs, dirOf("com.example.x"), map[string][]byte{})
 		if err != nil {
 			return

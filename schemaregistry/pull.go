@@ -3,7 +3,6 @@ package schemaregistry
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,6 +19,7 @@ import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // PullOptions configure Pull.
@@ -41,19 +41,29 @@ type PullOptions struct {
 // RegistryDefault).
 var RegistryDraft = registryDefault()
 
+// registryDefault is the dialect a registry reads a schema naming none as.
+func registryDefault() format.Dialect {
+	if b := wire.Bundler(); b != nil {
+		return b.RegistryDefault()
+	}
+	return format.Dialect{}
+}
+
 // PullResult says what Pull wrote.
 type PullResult struct {
 	Types, Versions int
 	Catalog         *catalog.Catalog
 }
 
-// Pull writes a catalog holding the registry's JSON Schema subjects:
+// Pull writes a catalog holding the registry's subjects of every format:
 // evtool.yaml (the registry's global level as compat.mode, and a
 // registry section with the URL and subject strategy, never credentials),
-// schemas/<type>/v<N>.json for each active version in order, and
-// event.yaml where a type needs a topic (topic-type strategy) or its own
-// compatibility level. Schema references are inlined. The result is loaded
-// back as a catalog; any problem is returned as the error.
+// schemas/<type>/v<N> with the format's extension (format.Kind.Ext) for
+// each active version in order, and event.yaml where a type needs a topic
+// (topic-type strategy) or its own compatibility level. A JSON Schema's
+// references are inlined; an Avro or Protobuf version's referenced schemas
+// are written as shared files of the root. The result is loaded back as a
+// catalog; any problem is returned as the error.
 func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error) {
 	warn := opts.Warn
 	if warn == nil {
@@ -100,7 +110,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 		if rs == nil {
 			continue // no active versions
 		}
-		if referenced[s] && !rs.JSON() {
+		if k := rs.Kind(); referenced[s] && (k == "" || wire.WithRefs(k)) {
 			// A shared named type or imported file: written where the
 			// versions that reference it need it.
 			warn(fmt.Sprintf("subject %s holds schemas other subjects reference: not a type; they are written as shared files where those subjects need them", s))
@@ -132,7 +142,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			}
 		}
 		var own map[string][]byte
-		if bad == "" && WithRefs(kind) {
+		if bad == "" && wire.WithRefs(kind) {
 			var err error
 			if own, err = formatFiles(rs, dirOf(typ), files); err != nil {
 				bad = err.Error()
@@ -151,7 +161,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			}
 		}
 		for i, v := range rs.Versions {
-			if WithRefs(kind) {
+			if wire.WithRefs(kind) {
 				res.Versions++
 				continue
 			}
@@ -159,7 +169,7 @@ func Pull(ctx context.Context, c *Client, opts PullOptions) (*PullResult, error)
 			if err != nil {
 				return nil, fmt.Errorf("subject %s version %d: %w", s, v.Version, err)
 			}
-			files[fmt.Sprintf("%s/v%d.json", dir, i+1)] = text
+			files[fmt.Sprintf("%s/v%d%s", dir, i+1, v.Kind.Ext())] = text
 			res.Versions++
 		}
 		maps.Copy(files, own)
@@ -241,7 +251,7 @@ func formatFiles(rs *RemoteSubject, dir string, have map[string][]byte) (map[str
 			return nil, err
 		}
 		for _, r := range v.Refs {
-			if err := CheckRefName(v.Kind, r.Name); err != nil {
+			if err := wire.CheckRefName(v.Kind, r.Name); err != nil {
 				return nil, err
 			}
 			p, _ := formats.ForKind(v.Kind) // CheckRefName found it
@@ -249,7 +259,7 @@ func formatFiles(rs *RemoteSubject, dir string, have map[string][]byte) (map[str
 			if !ok {
 				continue
 			}
-			what := fmt.Sprintf("reference %q (%s version %d)", Clip(r.Name), Clip(r.Subject), r.Version)
+			what := fmt.Sprintf("reference %q (%s version %d)", wire.Clip(r.Name), wire.Clip(r.Subject), r.Version)
 			if catalog.LooksLikeVersion(path.Base(rel)) {
 				return nil, fmt.Errorf("%s is named like a version file (%s)", what, rel)
 			}
@@ -278,7 +288,7 @@ func schemaFileText(v *RemoteVersion, draft format.Dialect) ([]byte, error) {
 // writes it: the same schema to a registry that reads remote as that
 // draft.
 func namesRegistryDraft(local, remote any) bool {
-	b := bundler()
+	b := wire.Bundler()
 	if b == nil {
 		return false
 	}
@@ -287,7 +297,7 @@ func namesRegistryDraft(local, remote any) bool {
 	if !lok || !rok || rnamed {
 		return false
 	}
-	if d, err := ParseDialect(url); url == "" || err != nil || d.Name != RegistryDraft.Name {
+	if d, err := wire.ParseDialect(url); url == "" || err != nil || d.Name != RegistryDraft.Name {
 		return false
 	}
 	return jsonvalue.Digest(bare) == jsonvalue.Digest(remote)
@@ -311,11 +321,11 @@ func configYAML(display, clean, global string, st Strategy, draft format.Dialect
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Pulled from %s by `evtool registry pull`.\n", display)
 	b.WriteString("version: 1\nschemas: schemas\n")
-	fmt.Fprintf(&b, "# The registry reads a schema without $schema as this draft; pulled schemas name it.\ndefault_draft: %s\n", YAMLString(draft.Name))
+	fmt.Fprintf(&b, "# The registry reads a schema without $schema as this draft; pulled schemas name it.\ndefault_draft: %s\n", wire.YAMLString(draft.Name))
 	if global != "" {
 		fmt.Fprintf(&b, "compat:\n  mode: %s\n", global)
 	}
-	fmt.Fprintf(&b, "registry:\n  url: %s\n  subject_strategy: %s\n", YAMLString(clean), st)
+	fmt.Fprintf(&b, "registry:\n  url: %s\n  subject_strategy: %s\n", wire.YAMLString(clean), st)
 	return []byte(b.String())
 }
 
@@ -329,11 +339,6 @@ func cleanURL(c *Client) string {
 	u.User = nil
 	u.RawQuery = ""
 	return u.String()
-}
-
-func YAMLString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // writeFiles writes files (slash paths relative to dir), creating

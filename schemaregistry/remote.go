@@ -15,6 +15,7 @@ import (
 	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/jsonvalue"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // RemoteVersion is one version of a subject as the registry holds it.
@@ -36,9 +37,12 @@ type RemoteVersion struct {
 	// schemas it references, directly or not (each after those it uses),
 	// and Compiled the schema compiled with them (nil when Problem).
 	Kind     format.Kind
-	Refs     []*RemoteRef
+	Refs     []*wire.RemoteRef
 	Compiled format.Schema
 }
+
+// RemoteRef is one schema a registry schema references, directly or not.
+type RemoteRef = wire.RemoteRef
 
 // RemoteSubject is a subject with its active versions, oldest first.
 type RemoteSubject struct {
@@ -47,12 +51,6 @@ type RemoteSubject struct {
 	// ("" when it maps to no valid type name).
 	Type, Topic string
 	Versions    []*RemoteVersion
-}
-
-// JSON reports whether every version is a JSON Schema.
-func (s *RemoteSubject) JSON() bool {
-	p, ok := formats.ForKind(s.Kind())
-	return ok && !format.HasRegistryRefs(p)
 }
 
 // Kind is the format of the subject's versions, "" when they mix formats
@@ -120,7 +118,7 @@ func (c *Client) Subject(ctx context.Context, subject string) (*RemoteSubject, e
 	fetch := newRefFetcher(ctx, c)
 	for _, s := range schemas {
 		rv := &RemoteVersion{Version: s.Version, ID: s.ID, SchemaType: s.Type.String(), Text: s.Schema.Schema, References: s.References}
-		rv.Kind, _ = KindOfSchemaType(rv.SchemaType)
+		rv.Kind, _ = wire.KindOfSchemaType(rv.SchemaType)
 		rs.Versions = append(rs.Versions, rv)
 		p, known := formats.ForKind(rv.Kind)
 		if !known {
@@ -208,11 +206,6 @@ func (c *Client) SetLevel(ctx context.Context, subject string, mode catalog.Mode
 	return c.wrap(fmt.Sprintf("set compatibility of %s to %s", subject, mode), res[0].Err)
 }
 
-// Register registers a JSON Schema under subject and returns its id.
-func (c *Client) Register(ctx context.Context, subject string, text []byte) (int, error) {
-	return c.RegisterSchema(ctx, subject, sr.Schema{Schema: string(text), Type: sr.TypeJSON})
-}
-
 // RegisterSchema registers a schema of any type, with its references,
 // under subject and returns its id.
 func (c *Client) RegisterSchema(ctx context.Context, subject string, s sr.Schema) (int, error) {
@@ -279,11 +272,11 @@ type refFetcher struct {
 	ctx   context.Context
 	c     *Client
 	nodes map[string]*format.RegistryDoc
-	refs  map[string]*RemoteRef
+	refs  map[string]*wire.RemoteRef
 }
 
 func newRefFetcher(ctx context.Context, c *Client) *refFetcher {
-	return &refFetcher{ctx: ctx, c: c, nodes: map[string]*format.RegistryDoc{}, refs: map[string]*RemoteRef{}}
+	return &refFetcher{ctx: ctx, c: c, nodes: map[string]*format.RegistryDoc{}, refs: map[string]*wire.RemoteRef{}}
 }
 
 // maxRefs bounds the schemas one registry schema may reference, directly
@@ -293,27 +286,27 @@ const maxRefs = 1000
 // formatVersion reads the references of an Avro or Protobuf version and
 // compiles it with them.
 func (f *refFetcher) formatVersion(rv *RemoteVersion) error {
-	var out []*RemoteRef
+	var out []*wire.RemoteRef
 	seen := map[string]bool{}
 	if err := f.formatRefs(rv.Kind, rv.References, 0, seen, &out); err != nil {
 		return err
 	}
 	rv.Refs = out
-	s, err := CompileRemote(rv.Kind, rv.Text, out, "")
+	s, err := wire.CompileRemote(rv.Kind, rv.Text, out, "")
 	if err != nil {
 		return fmt.Errorf("the registry's %s schema does not compile: %v", rv.Kind.Name(), err)
 	}
 	rv.Compiled = s
-	rv.Digest = DigestOf(s)
+	rv.Digest = wire.DigestOf(s)
 	return nil
 }
 
-func (f *refFetcher) formatRefs(kind format.Kind, refs []sr.SchemaReference, depth int, seen map[string]bool, out *[]*RemoteRef) error {
+func (f *refFetcher) formatRefs(kind format.Kind, refs []sr.SchemaReference, depth int, seen map[string]bool, out *[]*wire.RemoteRef) error {
 	if depth > 32 {
 		return fmt.Errorf("schema references nest more than 32 deep")
 	}
 	for _, r := range refs {
-		if err := CheckRefName(kind, r.Name); err != nil {
+		if err := wire.CheckRefName(kind, r.Name); err != nil {
 			return err
 		}
 		key := fmt.Sprintf("%s:%d", r.Subject, r.Version)
@@ -328,12 +321,12 @@ func (f *refFetcher) formatRefs(kind format.Kind, refs []sr.SchemaReference, dep
 		if !ok {
 			ss, err := f.c.sr.SchemaByVersion(f.ctx, r.Subject, r.Version)
 			if err != nil {
-				return f.c.wrap(fmt.Sprintf("read reference %q (%s version %d)", Clip(r.Name), Clip(r.Subject), r.Version), err)
+				return f.c.wrap(fmt.Sprintf("read reference %q (%s version %d)", wire.Clip(r.Name), wire.Clip(r.Subject), r.Version), err)
 			}
-			if k, _ := KindOfSchemaType(ss.Type.String()); k != kind {
-				return fmt.Errorf("reference %q (%s version %d) is %s, not %s", Clip(r.Name), Clip(r.Subject), r.Version, ss.Type, kind.Name())
+			if k, _ := wire.KindOfSchemaType(ss.Type.String()); k != kind {
+				return fmt.Errorf("reference %q (%s version %d) is %s, not %s", wire.Clip(r.Name), wire.Clip(r.Subject), r.Version, ss.Type, kind.Name())
 			}
-			rr = &RemoteRef{Name: r.Name, Subject: r.Subject, Version: r.Version, SchemaType: ss.Type.String(), Text: ss.Schema.Schema, Deps: ss.References}
+			rr = &wire.RemoteRef{Name: r.Name, Subject: r.Subject, Version: r.Version, SchemaType: ss.Type.String(), Text: ss.Schema.Schema, Deps: ss.References}
 			f.refs[key] = rr
 		}
 		if err := f.formatRefs(kind, rr.Deps, depth+1, seen, out); err != nil {

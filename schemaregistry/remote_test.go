@@ -9,6 +9,7 @@ import (
 
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // TestSubjectInlinesJSONReferences: a JSON Schema registered with
@@ -30,7 +31,7 @@ func TestSubjectInlinesJSONReferences(t *testing.T) {
 	register("com.example.order.placed", `{"type":"object","properties":{"total":{"$ref":"money.json"}}}`, money)
 	register("com.example.order.paid", `{"type":"object","properties":{"total":{"$ref":"other.json"}}}`, money)
 
-	c := newClient(t, ClientOptions{URL: reg.URL()})
+	c := MustNewClient(t, ClientOptions{URL: reg.URL()})
 	placed, err := c.Subject(ctx, "com.example.order.placed")
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +41,7 @@ func TestSubjectInlinesJSONReferences(t *testing.T) {
 	if v.Problem != "" || !v.Bundled || string(jsonvalue.Canonical(v.Doc)) != want || v.Digest != jsonvalue.Digest(v.Doc) {
 		t.Fatalf("placed: problem %q, bundled %v, doc %s", v.Problem, v.Bundled, jsonvalue.Canonical(v.Doc))
 	}
-	if refs := ExternalRefs(v.Doc); len(refs) != 0 {
+	if refs := wire.ExternalRefs(v.Doc); len(refs) != 0 {
 		t.Fatalf("external refs left: %v", refs)
 	}
 	paid, err := c.Subject(ctx, "com.example.order.paid")

@@ -116,12 +116,3 @@ func (s Strategy) Split(subject string, known map[string]string) (typ, topic str
 // message), whatever strategy the server maps its own subjects with; a
 // record name never creates a type, as the catalog's type names are chosen
 // in git.
-
-// Clip shortens a name from outside (a subject, a reference) for a
-// message: its first 200 bytes.
-func Clip(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "..."
-	}
-	return s
-}

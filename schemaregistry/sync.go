@@ -15,6 +15,7 @@ import (
 	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/report"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // Rule ids of push and diff findings.
@@ -49,12 +50,12 @@ type localSubject struct {
 	subject string
 	t       *catalog.EventType
 	mode    catalog.Mode
-	forms   []*Form
+	forms   []*wire.Form
 }
 
 // localSubjects maps the catalog's types to subjects and registry forms.
 // Types that cannot be mapped are reported as findings.
-func localSubjects(cat *catalog.Catalog, st Strategy, forms *Forms) ([]*localSubject, []report.Finding) {
+func localSubjects(cat *catalog.Catalog, st Strategy, forms *wire.Forms) ([]*localSubject, []report.Finding) {
 	var out []*localSubject
 	var fs []report.Finding
 	bySubject := map[string]string{}
@@ -127,13 +128,13 @@ func compareVersions(ls *localSubject, rs *RemoteSubject, missingSeverity report
 		case rv.SchemaType != lf.SchemaType().String():
 			fs = append(fs, report.Finding{Rule: RuleSchemaType, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 				Message: fmt.Sprintf("registry version %d (id %d) is %s, not %s like v%d", rv.Version, rv.ID, rv.SchemaType, v.Format.Name(), v.Number)})
-		case WithRefs(lf.Kind) && rv.Compiled == nil:
+		case wire.WithRefs(lf.Kind) && rv.Compiled == nil:
 			fs = append(fs, report.Finding{Rule: RuleUnreadable, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 				Message: fmt.Sprintf("registry version %d (id %d): %s", rv.Version, rv.ID, rv.Problem)})
-		case WithRefs(lf.Kind) && rv.Digest != lf.Digest:
+		case wire.WithRefs(lf.Kind) && rv.Digest != lf.Digest:
 			fs = append(fs, report.Finding{Rule: RuleVersionDiffers, Severity: report.SeverityError, File: v.File, Subject: ls.subject,
 				Message: fmt.Sprintf("v%d differs from registry version %d (id %d) as %s (%s); published versions are immutable: restore the file, or register the change as a new version", v.Number, rv.Version, rv.ID, v.Format.Name(), identityOf(v.Format))})
-		case WithRefs(lf.Kind):
+		case wire.WithRefs(lf.Kind):
 			if matched == i {
 				matched++
 			}
@@ -169,7 +170,7 @@ func compareVersions(ls *localSubject, rs *RemoteSubject, missingSeverity report
 
 // identityOf says what push and diff compare for a format.
 func identityOf(k format.Kind) string {
-	if r, ok := RegistryRules(k); ok {
+	if r, ok := wire.RegistryRules(k); ok {
 		return r.RegistryIdentity()
 	}
 	return ""
@@ -236,7 +237,7 @@ func firstDiff(a, b any, ptr string) string {
 // Registry subjects outside the catalog count when they map to a valid
 // dotted type name under the strategy (and start with SubjectPrefix).
 func Diff(ctx context.Context, c *Client, cat *catalog.Catalog, opts SyncOptions) (*report.Report, error) {
-	locals, fs := localSubjects(cat, opts.Strategy, CatalogForms(cat))
+	locals, fs := localSubjects(cat, opts.Strategy, wire.CatalogForms(cat))
 	known := map[string]string{}
 	for _, ls := range locals {
 		known[ls.subject] = ls.t.Name
@@ -329,7 +330,7 @@ type PushOptions struct {
 // or deletes what the registry has: a registry version that differs from
 // the catalog is reported (an error finding) and that subject is skipped.
 func Push(ctx context.Context, c *Client, cat *catalog.Catalog, opts PushOptions) (*report.Report, error) {
-	locals, fs := localSubjects(cat, opts.Strategy, CatalogForms(cat))
+	locals, fs := localSubjects(cat, opts.Strategy, wire.CatalogForms(cat))
 	rep := &report.Report{Command: "registry push", Unit: "subject", Findings: fs}
 	note := func(f report.Finding) {
 		rep.Findings = append(rep.Findings, f)
@@ -400,7 +401,7 @@ func Push(ctx context.Context, c *Client, cat *catalog.Catalog, opts PushOptions
 				return rep, err
 			}
 			schema := sr.Schema{Schema: string(form.Text), Type: form.SchemaType(),
-				References: form.References(func(sh *SharedSchema) int { return sharedVersions[sh.Subject] })}
+				References: form.References(func(sh *wire.SharedSchema) int { return sharedVersions[sh.Subject] })}
 			id, err := c.RegisterSchema(ctx, ls.subject, schema)
 			if err != nil && incompatible(err) && opts.BypassRegistryCompat && ls.mode != catalog.ModeNone {
 				if err = c.SetLevel(ctx, ls.subject, catalog.ModeNone); err == nil {
@@ -462,7 +463,7 @@ func referencedSubjects(remote map[string]*RemoteSubject, locals []*localSubject
 // pushShared makes the registry hold the shared schemas form uses, in
 // dependency order: each is looked up with its references (Confluent's
 // POST /subjects/{s}) and registered only when it is not there.
-func pushShared(ctx context.Context, c *Client, form *Form, versions map[string]int, note func(report.Finding), v *catalog.Version, dryRun bool) error {
+func pushShared(ctx context.Context, c *Client, form *wire.Form, versions map[string]int, note func(report.Finding), v *catalog.Version, dryRun bool) error {
 	for _, sh := range form.Shared {
 		if _, ok := versions[sh.Subject]; ok {
 			continue
@@ -471,7 +472,7 @@ func pushShared(ctx context.Context, c *Client, form *Form, versions map[string]
 		for _, d := range sh.Deps {
 			refs = append(refs, sr.SchemaReference{Name: d, Subject: d, Version: versions[d]})
 		}
-		schema := sr.Schema{Schema: string(sh.Text), Type: SchemaType(sh.Kind), References: refs}
+		schema := sr.Schema{Schema: string(sh.Text), Type: wire.SchemaType(sh.Kind), References: refs}
 		n := 0
 		if !slices.ContainsFunc(refs, func(r sr.SchemaReference) bool { return r.Version < 0 }) {
 			var err error

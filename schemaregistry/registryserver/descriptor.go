@@ -3,11 +3,11 @@ package registryserver
 import (
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
-	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // descriptorFormer is the provider of kind when a client may register a
-// serialized descriptor in place of its text (Protobuf; schemaregistry.Descriptors).
+// serialized descriptor in place of its text (Protobuf; descriptors).
 func descriptorFormer(kind format.Kind) (format.DescriptorFormer, bool) {
 	p, _ := formats.ForKind(kind)
 	df, ok := p.(format.DescriptorFormer)
@@ -24,7 +24,7 @@ func (snap *snapshot) serializedForm(rec *schemaRec) (string, *apiError) {
 	if aerr != nil {
 		return "", aerr
 	}
-	s, err := schemaregistry.CompileRemote(rec.form.Kind, string(rec.form.Text), refs, "")
+	s, err := wire.CompileRemote(rec.form.Kind, string(rec.form.Text), refs, "")
 	if err != nil {
 		return "", apiErr(500, codeStore, "schema %d does not compile: %v", rec.id, err)
 	}

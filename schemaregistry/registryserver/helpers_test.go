@@ -13,14 +13,13 @@ import (
 
 	"github.com/evtool/evtool/schemaregistry"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // ordersCatalog copies examples/orders into a temporary directory.
 func ordersCatalog(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "orders")
-	srtest.CopyDir(t, filepath.Join("..", "..", "examples", "orders"), dir)
-	return dir
+	return srtest.CopyCatalog(t, filepath.Join("..", "..", "examples", "orders"))
 }
 
 // startServer serves dir with evtool's server on an httptest server.
@@ -62,7 +61,7 @@ func doHandler(t testing.TB, s *Server, method, target, body string) apiResp {
 		r = strings.NewReader(body)
 	}
 	req := httptest.NewRequest(method, target, r)
-	req.Header.Set("Content-Type", schemaregistry.ContentType)
+	req.Header.Set("Content-Type", wire.ContentType)
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, req)
 	out := apiResp{status: w.Code, contentType: w.Header().Get("Content-Type"), body: w.Body.String()}
@@ -79,7 +78,5 @@ func doHandler(t testing.TB, s *Server, method, target, body string) apiResp {
 // temporary directory.
 func formatCatalog(t testing.TB, name string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	srtest.CopyDir(t, filepath.Join("..", "testdata", "formats", name), dir)
-	return dir
+	return srtest.CopyCatalog(t, filepath.Join("..", "testdata", "formats", name))
 }

@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/evtool/evtool/schemaregistry"
 )
 
 // LockFile, in the state directory, is locked by every `evtool registry
@@ -44,7 +42,7 @@ func lockCatalog(stateDir string, readOnly bool) (*dirLock, error) {
 			return nil, nil
 		}
 	} else if f, err = openLockFile(stateDir, p); err != nil {
-		return nil, fmt.Errorf("cannot create the lock file %s: %w", p, schemaregistry.UnwrapPath(err))
+		return nil, fmt.Errorf("cannot create the lock file %s: %w", p, unwrapPath(err))
 	}
 	if err := flockFile(f, !readOnly); err != nil {
 		f.Close()

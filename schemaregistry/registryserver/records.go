@@ -7,6 +7,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // recordName splits a record-name subject into its topic (empty for
@@ -67,17 +68,17 @@ func (snap *snapshot) recordSubject(subject string, strategy schemaregistry.Stra
 		for i, t := range owners {
 			names[i] = t.Name
 		}
-		return "", true, apiErr(422, codeInvalidSubject, "subject %q names record %s (Confluent's RecordNameStrategy or TopicRecordNameStrategy), which %d types of the catalog declare: %s; a record-name subject must name the record of one type: give each type a record of its own, or configure the client's subject name strategy", clip(subject), record, len(owners), strings.Join(names, ", "))
+		return "", true, apiErr(422, codeInvalidSubject, "subject %q names record %s (Confluent's RecordNameStrategy or TopicRecordNameStrategy), which %d types of the catalog declare: %s; a record-name subject must name the record of one type: give each type a record of its own, or configure the client's subject name strategy", wire.Clip(subject), record, len(owners), strings.Join(names, ", "))
 	}
 	t := owners[0]
 	if topic != "" && t.Meta.Topic != "" && t.Meta.Topic != topic {
-		return "", true, apiErr(404, codeSubjectNotFound, "subject %q names record %s of type %s, whose event.yaml has topic %q, not %q; change the topic in git, not through a subject", clip(subject), record, t.Name, t.Meta.Topic, clip(topic))
+		return "", true, apiErr(404, codeSubjectNotFound, "subject %q names record %s of type %s, whose event.yaml has topic %q, not %q; change the topic in git, not through a subject", wire.Clip(subject), record, t.Name, t.Meta.Topic, wire.Clip(topic))
 	}
 	served, err := strategy.Subject(t)
 	if err == nil && snap.subjects[served] != nil && snap.subjects[served].t == t {
 		return served, true, nil
 	}
-	return "", true, apiErr(404, codeSubjectNotFound, "subject %q names record %s of type %s, which has no subject under the %s subject strategy (a topic in event.yaml, of this type only, is needed)", clip(subject), record, t.Name, strategy)
+	return "", true, apiErr(404, codeSubjectNotFound, "subject %q names record %s of type %s, which has no subject under the %s subject strategy (a topic in event.yaml, of this type only, is needed)", wire.Clip(subject), record, t.Name, strategy)
 }
 
 // requestRecords lists the records a schema request declares: the Avro
@@ -97,13 +98,13 @@ func requestRecords(req *schemaReq) []string {
 // versions reference, as Confluent's clients register them).
 func refuseRecordSubject(req *schemaReq, subject string) *apiError {
 	topic, record := recordName(subject)
-	if r, ok := schemaregistry.RegistryRules(req.kind); topic == "" && (!ok || r.RecordSubjectShared()) {
+	if r, ok := wire.RegistryRules(req.kind); topic == "" && (!ok || r.RecordSubjectShared()) {
 		return nil
 	}
 	if !slices.Contains(requestRecords(req), record) {
 		return nil
 	}
-	return apiErr(404, codeSubjectNotFound, "subject %q names record %s (Confluent's RecordNameStrategy or TopicRecordNameStrategy), which no type of the catalog declares; a record name never creates a type: add the type in git (schemas/<type>/ with the schema, and `topic:` in its event.yaml), then register its next versions under this subject", clip(subject), clip(record))
+	return apiErr(404, codeSubjectNotFound, "subject %q names record %s (Confluent's RecordNameStrategy or TopicRecordNameStrategy), which no type of the catalog declares; a record name never creates a type: add the type in git (schemas/<type>/ with the schema, and `topic:` in its event.yaml), then register its next versions under this subject", wire.Clip(subject), wire.Clip(record))
 }
 
 // subjectSegment is the index of the subject in a request path's segments

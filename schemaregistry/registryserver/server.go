@@ -35,6 +35,7 @@ import (
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // DefaultMaxBody bounds request bodies (a schema is sent as a JSON string
@@ -278,7 +279,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		// Also what keeps a web page from writing to the catalog: the
 		// media types a browser may send cross-site without a CORS
 		// preflight (text/plain, forms) are refused.
-		writeError(w, apiErr(415, codeUnsupportedMedia, "HTTP 415 Unsupported Media Type: Content-Type %q; send %s or application/json", r.Header.Get("Content-Type"), schemaregistry.ContentType))
+		writeError(w, apiErr(415, codeUnsupportedMedia, "HTTP 415 Unsupported Media Type: Content-Type %q; send %s or application/json", r.Header.Get("Content-Type"), wire.ContentType))
 		return
 	}
 	if r.Body != nil {
@@ -319,7 +320,7 @@ func (s *Server) authorized(r *http.Request) bool {
 type rawJSON []byte
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", schemaregistry.ContentType)
+	w.Header().Set("Content-Type", wire.ContentType)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if raw, ok := v.(rawJSON); ok {
 		w.WriteHeader(status)
@@ -431,7 +432,7 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 		}
 		if n == 4 {
 			out := subjectVersion(segs[1], vs)
-			if rec := snap.byID[vs.id]; rec != nil && q.Get("format") == "serialized" && schemaregistry.Descriptors(rec.form.Kind) {
+			if rec := snap.byID[vs.id]; rec != nil && q.Get("format") == "serialized" && descriptors(rec.form.Kind) {
 				text, aerr := snap.serializedForm(rec)
 				if aerr != nil {
 					return nil, aerr
@@ -453,7 +454,7 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 			return nil, e
 		}
 		// Confluent's order.
-		return []string{"JSON", "PROTOBUF", "AVRO"}, nil
+		return schemaTypes(), nil
 
 	case segs[0] == "schemas" && n >= 3 && n <= 4 && segs[1] == "ids":
 		if e := allow(http.MethodGet); e != nil {
@@ -462,11 +463,11 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 		id, err := strconv.Atoi(segs[2])
 		rec := snap.byID[id]
 		if err != nil || rec == nil {
-			return nil, apiErr(404, codeSchemaNotFound, "schema %s not found", clip(segs[2]))
+			return nil, apiErr(404, codeSchemaNotFound, "schema %s not found", wire.Clip(segs[2]))
 		}
 		if n == 3 {
 			out := map[string]any{"schema": string(rec.form.Text), "schemaType": rec.form.SchemaType().String()}
-			if q.Get("format") == "serialized" && schemaregistry.Descriptors(rec.form.Kind) {
+			if q.Get("format") == "serialized" && descriptors(rec.form.Kind) {
 				text, aerr := snap.serializedForm(rec)
 				if aerr != nil {
 					return nil, aerr
@@ -515,7 +516,7 @@ func (s *Server) route(r *http.Request) (any, *apiError) {
 			if q.Get("defaultToGlobal") == "true" {
 				return map[string]any{"compatibilityLevel": string(snap.globalLevel())}, nil
 			}
-			return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))
+			return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", wire.Clip(subject))
 		case http.MethodPut:
 			return s.setConfig(r, subject)
 		case http.MethodDelete:
@@ -566,10 +567,9 @@ func segments(u *url.URL) ([]string, error) {
 }
 
 // clip shortens what a request named for a message, as the client does.
-func clip(s string) string { return schemaregistry.Clip(s) }
 
 func subjectNotFound(subject string) *apiError {
-	return apiErr(404, codeSubjectNotFound, "subject %q not found", clip(subject))
+	return apiErr(404, codeSubjectNotFound, "subject %q not found", wire.Clip(subject))
 }
 
 func (s *Server) notPermittedDelete() *apiError {
@@ -588,7 +588,7 @@ func (snap *snapshot) version(subject, version string) (*versionState, *apiError
 	}
 	if vs := snap.shared[subject]; vs != nil {
 		if n != -1 && n != 1 {
-			return nil, apiErr(404, codeVersionNotFound, "version %d of subject %q not found (it is a shared file of the catalog and has version 1 only)", n, clip(subject))
+			return nil, apiErr(404, codeVersionNotFound, "version %d of subject %q not found (it is a shared file of the catalog and has version 1 only)", n, wire.Clip(subject))
 		}
 		return vs, nil
 	}
@@ -599,7 +599,7 @@ func (snap *snapshot) version(subject, version string) (*versionState, *apiError
 		n = len(st.versions)
 	}
 	if n < 1 || n > len(st.versions) {
-		return nil, apiErr(404, codeVersionNotFound, "version %d of subject %q not found (it has versions 1..%d)", n, clip(subject), len(st.versions))
+		return nil, apiErr(404, codeVersionNotFound, "version %d of subject %q not found (it has versions 1..%d)", n, wire.Clip(subject), len(st.versions))
 	}
 	return st.versions[n-1], nil
 }
@@ -610,7 +610,7 @@ func parseVersion(v string) (int, *apiError) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > 1<<31-1 {
-		return 0, apiErr(422, codeInvalidVersion, "the version %q is invalid: use a positive integer, or latest", clip(v))
+		return 0, apiErr(422, codeInvalidVersion, "the version %q is invalid: use a positive integer, or latest", wire.Clip(v))
 	}
 	return n, nil
 }
@@ -625,8 +625,8 @@ func subjectVersion(subject string, vs *versionState) map[string]any {
 
 // servedRefs are the schema references of a served form: every shared
 // schema of the catalog has version 1 only.
-func servedRefs(f *schemaregistry.Form) []sr.SchemaReference {
-	return f.References(func(*schemaregistry.SharedSchema) int { return 1 })
+func servedRefs(f *wire.Form) []sr.SchemaReference {
+	return f.References(func(*wire.SharedSchema) int { return 1 })
 }
 
 // schemaRequest is the body of POST /subjects/{s}/versions, POST
@@ -687,7 +687,7 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 		if errors.As(err, &te) {
 			return nil, apiErr(422, codeInvalidSchema, "invalid request: field %q has the wrong type (%s)", te.Field, te.Value)
 		}
-		return nil, apiErr(400, codeMalformedRequest, "malformed request: the body is not valid JSON: %s", clip(err.Error()))
+		return nil, apiErr(400, codeMalformedRequest, "malformed request: the body is not valid JSON: %s", wire.Clip(err.Error()))
 	}
 	if dec.More() {
 		return nil, apiErr(400, codeMalformedRequest, "malformed request: data after the JSON object")
@@ -699,12 +699,12 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 	if req.SchemaType != nil {
 		st = *req.SchemaType
 	}
-	kind, ok := schemaregistry.KindOfSchemaType(st)
+	kind, ok := wire.KindOfSchemaType(st)
 	if !ok {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schemaType %s is not supported; evtool serves %s", clip(strings.ToUpper(st)), schemaregistry.ServedSchemaTypes())
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schemaType %s is not supported; evtool serves %s", wire.Clip(strings.ToUpper(st)), servedSchemaTypes())
 	}
 	out := &schemaReq{kind: kind, text: []byte(*req.Schema)}
-	if len(req.References) > 0 && !schemaregistry.WithRefs(kind) {
+	if len(req.References) > 0 && !wire.WithRefs(kind) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: schema references are not supported for %s; make the schema self-contained (definitions under $defs)", kind.Name())
 	}
 	for i, raw := range req.References {
@@ -717,21 +717,21 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 			return nil, apiErr(422, codeInvalidSchema, "invalid schema: reference %d is not {\"name\": ..., \"subject\": ..., \"version\": ...}", i)
 		}
 		if *r.Version < 1 && *r.Version != -1 {
-			return nil, apiErr(422, codeInvalidSchema, "invalid schema: reference %q: version %d is neither a version nor -1 (latest)", clip(*r.Name), *r.Version)
+			return nil, apiErr(422, codeInvalidSchema, "invalid schema: reference %q: version %d is neither a version nor -1 (latest)", wire.Clip(*r.Name), *r.Version)
 		}
 		out.refs = append(out.refs, sr.SchemaReference{Name: *r.Name, Subject: *r.Subject, Version: *r.Version})
 	}
 	if len(out.text) > catalog.MaxFileSize {
 		return nil, apiErr(http.StatusRequestEntityTooLarge, codeSchemaTooLarge, "schema is larger than %d bytes", catalog.MaxFileSize)
 	}
-	if off := loneSurrogate(out.text); off >= 0 && !schemaregistry.Descriptors(kind) {
+	if off := loneSurrogate(out.text); off >= 0 && !descriptors(kind) {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: a \\u escape at byte %d of the schema is a lone UTF-16 surrogate, which is not a character", off)
 	}
-	if schemaregistry.Descriptors(kind) {
+	if descriptors(kind) {
 		if df, ok := descriptorFormer(kind); ok {
 			text, err := df.RegistryText(out.text)
 			if err != nil {
-				return nil, apiErr(422, codeInvalidSchema, "invalid schema: %s", clip(err.Error()))
+				return nil, apiErr(422, codeInvalidSchema, "invalid schema: %s", wire.Clip(err.Error()))
 			}
 			out.text = text
 		}
@@ -739,9 +739,9 @@ func decodeSchemaRequest(body []byte) (*schemaReq, *apiError) {
 	}
 	doc, err := jsonstrict.Decode(out.text)
 	if err != nil {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: not valid JSON: %s", clip(err.Error()))
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: not valid JSON: %s", wire.Clip(err.Error()))
 	}
-	if schemaregistry.WithRefs(kind) {
+	if wire.WithRefs(kind) {
 		// Avro: any JSON text, which its compiler reads.
 		return out, nil
 	}
@@ -793,13 +793,13 @@ func loneSurrogate(data []byte) int {
 // only: keys, numbers and strings keep their spelling).
 func prettyText(text []byte) []byte {
 	if bytes.Contains(bytes.TrimSpace(text), []byte("\n")) {
-		return ensureNL(text)
+		return format.EnsureNL(text)
 	}
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, text, "", "  "); err != nil {
-		return ensureNL(text)
+		return format.EnsureNL(text)
 	}
-	return ensureNL(buf.Bytes())
+	return format.EnsureNL(buf.Bytes())
 }
 
 func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *apiError) {
@@ -811,7 +811,7 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 	if aerr != nil {
 		return nil, aerr
 	}
-	if schemaregistry.WellKnown(subject) && snap.shared[subject] == nil && snap.subjects[subject] == nil {
+	if wire.WellKnown(subject) && snap.shared[subject] == nil && snap.subjects[subject] == nil {
 		return snap.lookupWellKnown(subject, req)
 	}
 	if vs := snap.shared[subject]; vs != nil {
@@ -822,13 +822,13 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 		if d == vs.form.Digest {
 			return subjectVersion(subject, vs), nil
 		}
-		return nil, apiErr(404, codeSchemaNotFound, "schema not found in subject %q", clip(subject))
+		return nil, apiErr(404, codeSchemaNotFound, "schema not found in subject %q", wire.Clip(subject))
 	}
 	st := snap.subjects[subject]
 	if st == nil {
 		return nil, subjectNotFound(subject)
 	}
-	if !schemaregistry.WithRefs(req.kind) {
+	if !wire.WithRefs(req.kind) {
 		if vs := snap.registered(subject, req.doc); vs != nil {
 			return subjectVersion(subject, vs), nil
 		}
@@ -844,7 +844,7 @@ func (s *Server) lookup(r *http.Request, snap *snapshot, subject string) (any, *
 			return subjectVersion(subject, vs), nil
 		}
 	}
-	return nil, apiErr(404, codeSchemaNotFound, "schema not found in subject %q", clip(subject))
+	return nil, apiErr(404, codeSchemaNotFound, "schema not found in subject %q", wire.Clip(subject))
 }
 
 // registered returns the version of subject that is doc, or nil: the same
@@ -865,12 +865,12 @@ func (snap *snapshot) registered(subject string, doc any) *versionState {
 		}
 	}
 	draft := snap.cat.Draft
-	bare := schemaregistry.UndialectedDigest(doc, draft)
+	bare := undialectedDigest(doc, draft)
 	if bare == "" {
 		return nil
 	}
 	for _, vs := range st.versions {
-		if schemaregistry.UndialectedDigest(vs.form.Doc, draft) == bare || schemaregistry.UndialectedDigest(vs.v.Doc, draft) == bare {
+		if undialectedDigest(vs.form.Doc, draft) == bare || undialectedDigest(vs.v.Doc, draft) == bare {
 			return vs
 		}
 	}
@@ -909,7 +909,7 @@ func (s *Server) compatibility(r *http.Request, snap *snapshot, subject, version
 	if aerr != nil {
 		return nil, aerr
 	}
-	if schemaregistry.WithRefs(req.kind) {
+	if wire.WithRefs(req.kind) {
 		// As registration: a schema the registry could not even parse
 		// without its references is not "compatible".
 		if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {
@@ -977,7 +977,7 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 		return nil, aerr
 	}
 	if field := unsupportedRegistrationField(body); field != "" {
-		return nil, apiErr(422, codeInvalidSchema, "invalid request: field %q is not supported: an evtool registry keeps the schema only (in git), and assigns ids and versions itself; nothing was registered", clip(field))
+		return nil, apiErr(422, codeInvalidSchema, "invalid request: field %q is not supported: an evtool registry keeps the schema only (in git), and assigns ids and versions itself; nothing was registered", wire.Clip(field))
 	}
 	if s.opts.ReadOnly {
 		return nil, s.readOnlyErr()
@@ -1010,7 +1010,7 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 	for {
 		// Already registered: the same schema (as served, or as the file
 		// is) returns its id and creates no version.
-		if !schemaregistry.WithRefs(req.kind) {
+		if !wire.WithRefs(req.kind) {
 			if vs := snap.registered(subject, req.doc); vs != nil {
 				return map[string]any{"id": vs.id, "version": vs.v.Number, "subject": subject}, nil
 			}
@@ -1026,7 +1026,7 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 		if aerr != nil {
 			return nil, aerr
 		}
-		if schemaregistry.WithRefs(req.kind) {
+		if wire.WithRefs(req.kind) {
 			// References first: a Confluent registry cannot even parse a
 			// schema without them.
 			if aerr := snap.checkRefs(req.refs, cand.form.Shared); aerr != nil {
@@ -1071,9 +1071,9 @@ func (s *Server) register(r *http.Request, subject string) (any, *apiError) {
 func (s *Server) checkDeadline(ctx context.Context, subject string) *apiError {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return apiErr(500, codeTimeout, "the compatibility check for subject %q did not finish within its %s deadline (evtool registry serve --check-timeout; the time waiting for earlier registrations of the subject counts); nothing was written: simplify the schema, or raise --check-timeout", clip(subject), s.opts.CheckTimeout)
+		return apiErr(500, codeTimeout, "the compatibility check for subject %q did not finish within its %s deadline (evtool registry serve --check-timeout; the time waiting for earlier registrations of the subject counts); nothing was written: simplify the schema, or raise --check-timeout", wire.Clip(subject), s.opts.CheckTimeout)
 	case ctx.Err() != nil:
-		return apiErr(500, codeTimeout, "the request for subject %q was cancelled (the client went away); nothing was written", clip(subject))
+		return apiErr(500, codeTimeout, "the request for subject %q was cancelled (the client went away); nothing was written", wire.Clip(subject))
 	}
 	return nil
 }
@@ -1217,16 +1217,16 @@ func (s *Server) setConfig(r *http.Request, subject string) (any, *apiError) {
 		if errors.As(err, &te) {
 			return nil, apiErr(422, codeInvalidLevel, "invalid compatibility level: field %q has the wrong type", te.Field)
 		}
-		return nil, apiErr(400, codeMalformedRequest, "malformed request: the body is not valid JSON: %s", clip(err.Error()))
+		return nil, apiErr(400, codeMalformedRequest, "malformed request: the body is not valid JSON: %s", wire.Clip(err.Error()))
 	}
 	if field := unsupportedConfigField(body); field != "" {
-		return nil, apiErr(422, codeNotPermitted, "config field %q is not supported: an evtool registry keeps only the compatibility level (in git); nothing was changed", clip(field))
+		return nil, apiErr(422, codeNotPermitted, "config field %q is not supported: an evtool registry keeps only the compatibility level (in git); nothing was changed", wire.Clip(field))
 	}
 	lvl := req.Compatibility
 	if lvl == nil {
 		lvl = req.CompatibilityLevel
 	} else if req.CompatibilityLevel != nil && !strings.EqualFold(*req.CompatibilityLevel, *lvl) {
-		return nil, apiErr(422, codeInvalidLevel, "invalid compatibility level: compatibility %q and compatibilityLevel %q disagree; send one", clip(*lvl), clip(*req.CompatibilityLevel))
+		return nil, apiErr(422, codeInvalidLevel, "invalid compatibility level: compatibility %q and compatibilityLevel %q disagree; send one", wire.Clip(*lvl), wire.Clip(*req.CompatibilityLevel))
 	}
 	if lvl == nil {
 		return nil, apiErr(422, codeInvalidLevel, "invalid compatibility level: send {\"compatibility\": \"FULL_TRANSITIVE\"} (NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL, FULL_TRANSITIVE)")
@@ -1348,7 +1348,7 @@ func (s *Server) configInGitErr(subject string, current catalog.Mode) *apiError 
 			typ = st.t.Name
 		}
 		where = path.Join(snap.root, typ, "event.yaml") + " (compat.mode)"
-		what = fmt.Sprintf("the compatibility level of subject %q", clip(subject))
+		what = fmt.Sprintf("the compatibility level of subject %q", wire.Clip(subject))
 	}
 	return apiErr(422, codeNotPermitted, "%s is %s and lives in git: change it in %s and commit it; this server changes levels only when started with `evtool registry serve --allow-config-writes`", what, current, where)
 }
@@ -1366,7 +1366,7 @@ func (s *Server) deleteConfig(subject string) (any, *apiError) {
 	if snap.subjects[subject] == nil {
 		lvl, ok := snap.pending[subject]
 		if !ok {
-			return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))
+			return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", wire.Clip(subject))
 		}
 		if !s.opts.AllowConfigWrites {
 			return nil, s.configInGitErr(subject, lvl)
@@ -1384,14 +1384,14 @@ func (s *Server) deleteConfig(subject string) (any, *apiError) {
 	rel := path.Join(snap.root, snap.subjects[subject].t.Name, "event.yaml")
 	f := snap.files[rel]
 	if f == nil {
-		return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))
+		return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", wire.Clip(subject))
 	}
 	out, old, empty, err := removeCompatMode(f.Data)
 	if err != nil {
 		return nil, apiErr(500, codeStore, "cannot edit %s: %v", rel, err)
 	}
 	if old == "" {
-		return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", clip(subject))
+		return nil, apiErr(404, codeLevelNotConfigured, "subject %q does not have subject-level compatibility configured", wire.Clip(subject))
 	}
 	if !s.opts.AllowConfigWrites {
 		return nil, s.configInGitErr(subject, catalog.Mode(old))
@@ -1445,7 +1445,7 @@ func acceptedMediaType(ct string) bool {
 		return false
 	}
 	switch mt {
-	case schemaregistry.ContentType, "application/vnd.schemaregistry+json", "application/json", "application/octet-stream":
+	case wire.ContentType, "application/vnd.schemaregistry+json", "application/json", "application/octet-stream":
 		return true
 	}
 	return false

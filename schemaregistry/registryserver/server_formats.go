@@ -17,7 +17,7 @@ import (
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
-	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // The server's side of Avro and Protobuf: versions carry Confluent schema
@@ -26,10 +26,10 @@ import (
 // import path), each with version 1 only: the file as it is in git.
 
 // sharedForm is the served form of a shared schema.
-func sharedForm(sh *schemaregistry.SharedSchema) *schemaregistry.Form {
-	f := &schemaregistry.Form{Kind: sh.Kind, Text: sh.Text, Digest: sh.Digest}
+func sharedForm(sh *wire.SharedSchema) *wire.Form {
+	f := &wire.Form{Kind: sh.Kind, Text: sh.Text, Digest: sh.Digest}
 	for _, d := range sh.Deps {
-		f.Shared = append(f.Shared, &schemaregistry.SharedSchema{Kind: sh.Kind, Name: d, Subject: d})
+		f.Shared = append(f.Shared, &wire.SharedSchema{Kind: sh.Kind, Name: d, Subject: d})
 	}
 	return f
 }
@@ -41,7 +41,7 @@ func (snap *snapshot) checkKind(subject string, kind format.Kind) *apiError {
 	if st == nil || st.t.Format == "" || st.t.Format == kind {
 		return nil
 	}
-	return apiErr(422, codeInvalidSchema, "invalid schema: subject %q holds %s versions, not schemaType %s: all versions of a type are in one format", clip(subject), st.t.Format.Name(), schemaregistry.SchemaType(kind))
+	return apiErr(422, codeInvalidSchema, "invalid schema: subject %q holds %s versions, not schemaType %s: all versions of a type are in one format", wire.Clip(subject), st.t.Format.Name(), wire.SchemaType(kind))
 }
 
 // registeredDigest returns the version of subject whose registry identity
@@ -59,17 +59,17 @@ func (snap *snapshot) registeredDigest(subject, digest string) *versionState {
 
 // refClosure resolves a request's references among the shared subjects,
 // with the schemas those reference in turn.
-func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*schemaregistry.RemoteRef, *apiError) {
-	var out []*schemaregistry.RemoteRef
+func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*wire.RemoteRef, *apiError) {
+	var out []*wire.RemoteRef
 	seen := map[string]bool{}
 	var add func(name, subject string, version int) *apiError
 	add = func(name, subject string, version int) *apiError {
 		vs := snap.shared[subject]
 		if vs == nil {
-			return apiErr(422, codeInvalidSchema, "invalid schema: reference %q names subject %q, which is not a shared schema of the catalog (those are its shared .avsc files, by the full name of their named type, and its imported .proto files, by import path)", clip(name), clip(subject))
+			return apiErr(422, codeInvalidSchema, "invalid schema: reference %q names subject %q, which is not a shared schema of the catalog (those are its shared .avsc files, by the full name of their named type, and its imported .proto files, by import path)", wire.Clip(name), wire.Clip(subject))
 		}
 		if version != 1 && version != -1 {
-			return apiErr(422, codeInvalidSchema, "invalid schema: reference %q: subject %q has version 1 only (a shared file as it is in git)", clip(name), clip(subject))
+			return apiErr(422, codeInvalidSchema, "invalid schema: reference %q: subject %q has version 1 only (a shared file as it is in git)", wire.Clip(name), wire.Clip(subject))
 		}
 		if seen[subject] {
 			return nil
@@ -80,17 +80,17 @@ func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*schemaregistry.R
 				return aerr
 			}
 		}
-		out = append(out, &schemaregistry.RemoteRef{Name: name, Subject: subject, Version: 1, SchemaType: vs.form.SchemaType().String(), Text: string(vs.form.Text)})
+		out = append(out, &wire.RemoteRef{Name: name, Subject: subject, Version: 1, SchemaType: vs.form.SchemaType().String(), Text: string(vs.form.Text)})
 		return nil
 	}
 	for _, r := range refs {
-		if schemaregistry.WellKnown(r.Name) && snap.shared[r.Subject] == nil {
+		if wire.WellKnown(r.Name) && snap.shared[r.Subject] == nil {
 			// A client that registers the well-known types as subjects
 			// references them too; every compiler has them built in.
 			continue
 		}
-		if vs := snap.shared[r.Subject]; vs != nil && schemaregistry.Descriptors(vs.form.Kind) && r.Name != r.Subject {
-			return nil, apiErr(422, codeInvalidSchema, "invalid schema: reference %q: subject %q is imported as %q (the reference name of a .proto is its import path)", clip(r.Name), clip(r.Subject), r.Subject)
+		if vs := snap.shared[r.Subject]; vs != nil && descriptors(vs.form.Kind) && r.Name != r.Subject {
+			return nil, apiErr(422, codeInvalidSchema, "invalid schema: reference %q: subject %q is imported as %q (the reference name of a .proto is its import path)", wire.Clip(r.Name), wire.Clip(r.Subject), r.Subject)
 		}
 		if aerr := add(r.Name, r.Subject, r.Version); aerr != nil {
 			return nil, aerr
@@ -102,7 +102,7 @@ func (snap *snapshot) refClosure(refs []sr.SchemaReference) ([]*schemaregistry.R
 // checkRefs makes sure a registration references (directly or not) every
 // shared schema it uses: a Confluent client resolves named types and
 // imports through the references only.
-func (snap *snapshot) checkRefs(refs []sr.SchemaReference, uses []*schemaregistry.SharedSchema) *apiError {
+func (snap *snapshot) checkRefs(refs []sr.SchemaReference, uses []*wire.SharedSchema) *apiError {
 	closure, aerr := snap.refClosure(refs)
 	if aerr != nil {
 		return aerr
@@ -122,18 +122,18 @@ func (snap *snapshot) checkRefs(refs []sr.SchemaReference, uses []*schemaregistr
 // sharedDigest is the registry identity of a requested schema compiled
 // with the shared schemas it references.
 func (snap *snapshot) sharedDigest(req *schemaReq) (string, *apiError) {
-	if !schemaregistry.WithRefs(req.kind) {
+	if !wire.WithRefs(req.kind) {
 		return "", apiErr(422, codeInvalidSchema, "invalid schema: shared subjects hold %s schemas", formats.NamesWhere(format.HasRegistryRefs, "and"))
 	}
 	refs, aerr := snap.refClosure(req.refs)
 	if aerr != nil {
 		return "", aerr
 	}
-	s, err := schemaregistry.CompileRemote(req.kind, string(req.text), refs, "")
+	s, err := wire.CompileRemote(req.kind, string(req.text), refs, "")
 	if err != nil {
-		return "", apiErr(422, codeInvalidSchema, "invalid schema: %s", clip(err.Error()))
+		return "", apiErr(422, codeInvalidSchema, "invalid schema: %s", wire.Clip(err.Error()))
 	}
-	return schemaregistry.DigestOf(s), nil
+	return wire.DigestOf(s), nil
 }
 
 // sharedSubject reports whether a registration to a subject the catalog
@@ -147,7 +147,7 @@ func sharedSubject(req *schemaReq, subject string) bool {
 
 // sharedRel is where a new shared schema is written, inside the root.
 func sharedRel(kind format.Kind, subject string) string {
-	if r, ok := schemaregistry.RegistryRules(kind); ok {
+	if r, ok := wire.RegistryRules(kind); ok {
 		return r.SharedRel(subject)
 	}
 	return subject
@@ -204,29 +204,29 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 		if d == vs.form.Digest {
 			return map[string]any{"id": vs.id, "version": 1, "subject": subject}, nil
 		}
-		return nil, apiErr(422, codeNotPermitted, "subject %q is the catalog's shared file %s, which versions of its types use: change it in git (where `evtool compat check` checks every version that uses it), not through a registration", clip(subject), vs.v.File)
+		return nil, apiErr(422, codeNotPermitted, "subject %q is the catalog's shared file %s, which versions of its types use: change it in git (where `evtool compat check` checks every version that uses it), not through a registration", wire.Clip(subject), vs.v.File)
 	}
-	if schemaregistry.Descriptors(req.kind) && schemaregistry.WellKnown(subject) {
+	if descriptors(req.kind) && wire.WellKnown(subject) {
 		return s.registerWellKnown(snap, subject, req)
 	}
-	if err := schemaregistry.CheckRefName(req.kind, subject); err != nil {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q cannot be a shared schema: %v", clip(subject), err)
+	if err := wire.CheckRefName(req.kind, subject); err != nil {
+		return nil, apiErr(422, codeInvalidSubject, "subject %q cannot be a shared schema: %v", wire.Clip(subject), err)
 	}
 	rel := sharedRel(req.kind, subject)
 	if first, _, nested := strings.Cut(rel, "/"); nested && snap.cat.Lookup(first) != nil {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q cannot be a shared schema: %s is in the directory of type %s, which holds that type's versions; import it from another directory (common/, say)", clip(subject), rel, first)
+		return nil, apiErr(422, codeInvalidSubject, "subject %q cannot be a shared schema: %s is in the directory of type %s, which holds that type's versions; import it from another directory (common/, say)", wire.Clip(subject), rel, first)
 	}
 	full := path.Join(snap.root, rel)
 	for name := range snap.files {
 		if name == full || strings.HasPrefix(name, full+"/") {
-			return nil, apiErr(422, codeInvalidSubject, "subject %q: %s exists in the catalog and is not a shared schema it serves", clip(subject), full)
+			return nil, apiErr(422, codeInvalidSubject, "subject %q: %s exists in the catalog and is not a shared schema it serves", wire.Clip(subject), full)
 		}
 	}
 	// The rule for new types: on a case-insensitive checkout the file
 	// would land in (or replace) what the catalog spells otherwise, a
 	// type's directory among them.
 	if other := caseVariant(snap.files, full); other != "" {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q: %s differs only in letter case or trailing dots from %s, which the catalog has (a case-insensitive file system, or Windows, would merge them): use that spelling", clip(subject), full, other)
+		return nil, apiErr(422, codeInvalidSubject, "subject %q: %s differs only in letter case or trailing dots from %s, which the catalog has (a case-insensitive file system, or Windows, would merge them): use that spelling", wire.Clip(subject), full, other)
 	}
 	files := maps.Clone(snap.files)
 	text := prettyText(req.text)
@@ -243,18 +243,18 @@ func (s *Server) registerShared(r *http.Request, subject string, req *schemaReq)
 	if err != nil {
 		return nil, apiErr(500, codeStore, "internal error")
 	}
-	var sh *schemaregistry.SharedSchema
-	for _, x := range schemaregistry.NewDraftForms(sub, cat.Draft).AllShared() {
+	var sh *wire.SharedSchema
+	for _, x := range wire.NewDraftForms(sub, cat.Draft).AllShared() {
 		if x.Rel == rel {
 			sh = x
 		}
 	}
 	if sh == nil || sh.Subject != subject {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: it does not compile as a shared %s schema named %q", req.kind.Name(), clip(subject))
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: it does not compile as a shared %s schema named %q", req.kind.Name(), wire.Clip(subject))
 	}
-	var uses []*schemaregistry.SharedSchema
+	var uses []*wire.SharedSchema
 	for _, d := range sh.Deps {
-		uses = append(uses, &schemaregistry.SharedSchema{Name: d, Subject: d, Rel: d})
+		uses = append(uses, &wire.SharedSchema{Name: d, Subject: d, Rel: d})
 	}
 	if aerr := snap.checkRefs(req.refs, uses); aerr != nil {
 		return nil, aerr

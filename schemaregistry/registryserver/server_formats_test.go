@@ -23,6 +23,7 @@ import (
 	"github.com/evtool/evtool/format/protobuf"
 	"github.com/evtool/evtool/schemaregistry"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // TestServeFormats: serve answers Avro and Protobuf types with their
@@ -226,7 +227,7 @@ func TestPullHostileReferenceNames(t *testing.T) {
 			reg := srfake.New()
 			t.Cleanup(reg.Close)
 			cl := srtest.SRClient(t, reg.URL())
-			st := schemaregistry.SchemaType(tc.kind)
+			st := wire.SchemaType(tc.kind)
 			if _, err := cl.RegisterSchema(ctx, "ref", sr.Schema{Schema: tc.text, Type: st}, -1, -1); err != nil {
 				t.Fatal(err)
 			}
@@ -793,5 +794,13 @@ func TestServeWellKnownOnlyServed(t *testing.T) {
 				t.Errorf("registered, but the lookup finds nothing: %d %s", got.status, got.body)
 			}
 		})
+	}
+}
+
+// The schemaTypes a refusal lists come from the providers, Confluent's
+// default (AVRO for no schemaType) marked.
+func TestServedSchemaTypes(t *testing.T) {
+	if got, want := servedSchemaTypes(), "JSON, AVRO (the default) and PROTOBUF"; got != want {
+		t.Errorf("servedSchemaTypes() = %q, want %q", got, want)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/schemaregistry"
 	"github.com/evtool/evtool/schemaregistry/internal/srtest"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 const placed = "com.example.order.placed"
@@ -75,7 +76,7 @@ func TestServerLifecycle(t *testing.T) {
 	if err := json.Unmarshal([]byte(latest.Schema.Schema), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if refs := schemaregistry.ExternalRefs(doc); len(refs) > 0 {
+	if refs := wire.ExternalRefs(doc); len(refs) > 0 {
 		t.Fatalf("served schema has external refs %v", refs)
 	}
 
@@ -113,7 +114,7 @@ func TestServerLifecycle(t *testing.T) {
 	}
 	// v3 $refs ../common/money.json like v2: it is served bundled.
 	served := mustSchema(t, cl, placed, 3).Schema.Schema
-	if byID.Schema != served || len(schemaregistry.ExternalRefs(decode(t, served))) > 0 {
+	if byID.Schema != served || len(wire.ExternalRefs(decode(t, served))) > 0 {
 		t.Fatalf("schema by id differs from version 3, or is not self-contained:\n%s", byID.Schema)
 	}
 	text, err := cl.SchemaTextByID(ctx, id)
@@ -354,7 +355,7 @@ func do(t testing.TB, method, url, body string, header ...string) apiResp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", schemaregistry.ContentType)
+	req.Header.Set("Content-Type", wire.ContentType)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -434,7 +435,7 @@ func TestServerBadRequests(t *testing.T) {
 			if r.status != c.status || r.code != c.code {
 				t.Fatalf("%s %s: HTTP %d code %d, want %d %d: %s", c.method, c.path, r.status, r.code, c.status, c.code, r.body)
 			}
-			if r.contentType != schemaregistry.ContentType {
+			if r.contentType != wire.ContentType {
 				t.Fatalf("content type %q", r.contentType)
 			}
 			srtest.MustContain(t, r.body, c.contains)
@@ -547,7 +548,7 @@ func TestServerRefusesBrowserRequests(t *testing.T) {
 		{"text/plain register", "POST", "/subjects/evil.type/versions", "text/plain", "", 415, 415},
 		{"form register", "POST", "/subjects/evil.type/versions", "application/x-www-form-urlencoded", "", 415, 415},
 		{"no content type", "PUT", "/config", "", "", 415, 415},
-		{"rebound host", "PUT", "/config", schemaregistry.ContentType, "evil.example:8081", 403, 40301},
+		{"rebound host", "PUT", "/config", wire.ContentType, "evil.example:8081", 403, 40301},
 		{"rebound host, read", "GET", "/subjects", "", "evil.example", 403, 40301},
 		{"localhost", "GET", "/subjects", "", "localhost:8081", 200, 0},
 		{"ipv6 loopback", "GET", "/subjects", "", "[::1]:8081", 200, 0},
@@ -687,7 +688,7 @@ func TestServerConfigWritesRefused(t *testing.T) {
 func doHandlerCtx(t testing.TB, c context.Context, s *Server, method, target, body string) apiResp {
 	t.Helper()
 	req := httptest.NewRequest(method, target, strings.NewReader(body)).WithContext(c)
-	req.Header.Set("Content-Type", schemaregistry.ContentType)
+	req.Header.Set("Content-Type", wire.ContentType)
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, req)
 	out := apiResp{status: w.Code, contentType: w.Header().Get("Content-Type"), body: w.Body.String()}

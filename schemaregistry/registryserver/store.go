@@ -27,6 +27,7 @@ import (
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // The server's state lives beside evtool.yaml, outside the catalog root
@@ -94,13 +95,13 @@ type subjectState struct {
 
 type versionState struct {
 	v    *catalog.Version
-	form *schemaregistry.Form
+	form *wire.Form
 	id   int
 }
 
 type schemaRec struct {
 	id     int
-	form   *schemaregistry.Form
+	form   *wire.Form
 	usages []usage
 }
 
@@ -253,7 +254,7 @@ func readTree(dir string) (fstest.MapFS, string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("catalog root %s: %w", rootDir, schemaregistry.UnwrapPath(err))
+		return nil, "", fmt.Errorf("catalog root %s: %w", rootDir, unwrapPath(err))
 	}
 	return files, root, nil
 }
@@ -289,7 +290,7 @@ func (s *store) build(files fstest.MapFS, root string, cat *catalog.Catalog) (*s
 	if err != nil {
 		return nil, err
 	}
-	forms := schemaregistry.NewDraftForms(sub, cat.Draft)
+	forms := wire.NewDraftForms(sub, cat.Draft)
 	snap := &snapshot{files: files, root: root, cat: cat, subjects: map[string]*subjectState{}, byID: map[int]*schemaRec{}, pending: map[string]catalog.Mode{}, cache: s.cache}
 	ids, next, err := s.readIDs(root)
 	if err != nil {
@@ -753,7 +754,7 @@ type candidate struct {
 	t     *catalog.EventType
 	v     *catalog.Version
 	rel   string // path inside files
-	form  *schemaregistry.Form
+	form  *wire.Form
 }
 
 // prepare places doc as the next version of subject in a copy of the
@@ -771,11 +772,11 @@ func (snap *snapshot) prepare(subject, typ string, kind format.Kind, text, meta 
 		prefix := path.Join(snap.root, typ) + "/"
 		for name := range snap.files {
 			if strings.HasPrefix(name, prefix) {
-				return nil, apiErr(422, codeInvalidSubject, "subject %q names %s, a directory of the catalog that is not an event type (it holds %s): choose another subject", clip(subject), path.Join(snap.root, typ), path.Base(name))
+				return nil, apiErr(422, codeInvalidSubject, "subject %q names %s, a directory of the catalog that is not an event type (it holds %s): choose another subject", wire.Clip(subject), path.Join(snap.root, typ), path.Base(name))
 			}
 		}
 		if other := caseVariant(snap.files, rel); other != "" {
-			return nil, apiErr(422, codeInvalidSubject, "subject %q differs only in letter case or trailing dots from %s, which the catalog has: use that name (a case-insensitive file system would merge the two directories)", clip(subject), other)
+			return nil, apiErr(422, codeInvalidSubject, "subject %q differs only in letter case or trailing dots from %s, which the catalog has: use that name (a case-insensitive file system would merge the two directories)", wire.Clip(subject), other)
 		}
 	}
 	files := maps.Clone(snap.files)
@@ -799,7 +800,7 @@ func (snap *snapshot) prepare(subject, typ string, kind format.Kind, text, meta 
 	if err != nil {
 		return nil, apiErr(500, codeStore, "internal error")
 	}
-	f, err := schemaregistry.NewDraftForms(sub, cat.Draft).Of(t.Version(n))
+	f, err := wire.NewDraftForms(sub, cat.Draft).Of(t.Version(n))
 	if err != nil {
 		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %v", err)
 	}
@@ -849,7 +850,7 @@ func (snap *snapshot) typeFor(subject string, strategy schemaregistry.Strategy) 
 	case schemaregistry.StrategyTopic:
 		topic, ok := strings.CutSuffix(subject, schemaregistry.ValueSuffix)
 		if !ok || topic == "" {
-			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not <topic>-value: under the topic subject strategy (TopicNameStrategy) a subject names a topic's value schema; key schemas and other subjects are not catalog types", clip(subject))
+			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not <topic>-value: under the topic subject strategy (TopicNameStrategy) a subject names a topic's value schema; key schemas and other subjects are not catalog types", wire.Clip(subject))
 		}
 		var names []string
 		for _, t := range snap.cat.Types {
@@ -858,29 +859,29 @@ func (snap *snapshot) typeFor(subject string, strategy schemaregistry.Strategy) 
 			}
 		}
 		if len(names) == 0 {
-			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q: no type of the catalog has topic %q in its event.yaml; under the topic subject strategy a registration extends that one type and never creates one: add the type in git (schemas/<type>/event.yaml with `topic: %s`)", clip(subject), clip(topic), clip(topic))
+			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q: no type of the catalog has topic %q in its event.yaml; under the topic subject strategy a registration extends that one type and never creates one: add the type in git (schemas/<type>/event.yaml with `topic: %s`)", wire.Clip(subject), wire.Clip(topic), wire.Clip(topic))
 		}
-		return "", nil, apiErr(422, codeInvalidSchema, "subject %q: topic %q carries %d types (%s), and the topic subject strategy (TopicNameStrategy) can serve one schema per topic: serve with --subject-strategy topic-type and use TopicRecordNameStrategy in the clients", clip(subject), clip(topic), len(names), strings.Join(names, ", "))
+		return "", nil, apiErr(422, codeInvalidSchema, "subject %q: topic %q carries %d types (%s), and the topic subject strategy (TopicNameStrategy) can serve one schema per topic: serve with --subject-strategy topic-type and use TopicRecordNameStrategy in the clients", wire.Clip(subject), wire.Clip(topic), len(names), strings.Join(names, ", "))
 	case schemaregistry.StrategyTopicType:
 		var ok bool
 		if typ, topic, ok = strategy.Split(subject, nil); !ok {
-			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not <topic>-<type> with a dotted type name, as the topic-type subject strategy (TopicRecordNameStrategy) needs", clip(subject))
+			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not <topic>-<type> with a dotted type name, as the topic-type subject strategy (TopicRecordNameStrategy) needs", wire.Clip(subject))
 		}
 		if t := snap.cat.Lookup(typ); t != nil {
-			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q: type %s has topic %q in its event.yaml, not %q; change the topic in git, not through a registration", clip(subject), typ, t.Meta.Topic, clip(topic))
+			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q: type %s has topic %q in its event.yaml, not %q; change the topic in git, not through a registration", wire.Clip(subject), typ, t.Meta.Topic, wire.Clip(topic))
 		}
 	default:
 		if !catalog.ValidTypeName(subject) {
-			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name: subjects of an evtool registry are catalog types (dot-separated segments of letters, digits, '-' and '_')", clip(subject))
+			return "", nil, apiErr(422, codeInvalidSubject, "subject %q is not a valid event type name: subjects of an evtool registry are catalog types (dot-separated segments of letters, digits, '-' and '_')", wire.Clip(subject))
 		}
 		if strings.HasSuffix(subject, schemaregistry.ValueSuffix) || strings.HasSuffix(subject, "-key") {
-			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q looks like TopicNameStrategy's <topic>-value (the default of Confluent's serializers), and no type has that name; under the type subject strategy subjects are type names: serve with --subject-strategy topic (or registry.subject_strategy: topic in evtool.yaml) to map it to the type whose event.yaml has that topic, or configure the client's subject name strategy", clip(subject))
+			return "", nil, apiErr(404, codeSubjectNotFound, "subject %q looks like TopicNameStrategy's <topic>-value (the default of Confluent's serializers), and no type has that name; under the type subject strategy subjects are type names: serve with --subject-strategy topic (or registry.subject_strategy: topic in evtool.yaml) to map it to the type whose event.yaml has that topic, or configure the client's subject name strategy", wire.Clip(subject))
 		}
 		typ = subject
 	}
 	var meta strings.Builder
 	if topic != "" {
-		fmt.Fprintf(&meta, "topic: %s\n", schemaregistry.YAMLString(topic)) // quoted: a topic may read as a number or a bool
+		fmt.Fprintf(&meta, "topic: %s\n", wire.YAMLString(topic)) // quoted: a topic may read as a number or a bool
 	}
 	if lvl, ok := snap.pending[subject]; ok {
 		fmt.Fprintf(&meta, "compat:\n  mode: %s\n", lvl)
@@ -998,4 +999,14 @@ func messages(fs []report.Finding) []string {
 		}
 	}
 	return out
+}
+
+// unwrapPath is the cause of a *fs.PathError (err itself when it is
+// none), for messages that name the path themselves.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

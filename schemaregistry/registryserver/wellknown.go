@@ -2,7 +2,7 @@ package registryserver
 
 import (
 	"github.com/evtool/evtool/catalog"
-	"github.com/evtool/evtool/schemaregistry"
+	"github.com/evtool/evtool/schemaregistry/internal/wire"
 )
 
 // The well-known Protobuf files (google/protobuf/*.proto) are built into
@@ -20,38 +20,38 @@ import (
 
 // wellKnownForm is the served form of a well-known file, or an error when
 // subject names none.
-func wellKnownForm(subject string) (*schemaregistry.Form, *apiError) {
-	bf, kind, ok := schemaregistry.BuiltinFiler()
+func wellKnownForm(subject string) (*wire.Form, *apiError) {
+	bf, kind, ok := wire.BuiltinFiler()
 	if !ok {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q is no well-known file: no format has files built into its compiler", clip(subject))
+		return nil, apiErr(422, codeInvalidSubject, "subject %q is no well-known file: no format has files built into its compiler", wire.Clip(subject))
 	}
 	text, digest, ok, err := bf.BuiltinText(subject)
 	if !ok {
-		return nil, apiErr(422, codeInvalidSubject, "subject %q is no well-known %s file: %s, which serve answers; others are no catalog file", clip(subject), kind.Name(), bf.BuiltinWhere())
+		return nil, apiErr(422, codeInvalidSubject, "subject %q is no well-known %s file: %s, which serve answers; others are no catalog file", wire.Clip(subject), kind.Name(), bf.BuiltinWhere())
 	}
 	if err != nil {
 		return nil, apiErr(500, codeStore, "well-known file %s: %v", subject, err)
 	}
-	return &schemaregistry.Form{Kind: kind, Text: text, Digest: digest}, nil
+	return &wire.Form{Kind: kind, Text: text, Digest: digest}, nil
 }
 
 // wellKnownRequest checks that a schema request for a well-known subject
 // declares the well-known file's declarations, and returns its form.
-func wellKnownRequest(subject string, req *schemaReq) (*schemaregistry.Form, *apiError) {
+func wellKnownRequest(subject string, req *schemaReq) (*wire.Form, *apiError) {
 	form, aerr := wellKnownForm(subject)
 	if aerr != nil {
 		return nil, aerr
 	}
 	if req.kind != form.Kind {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is a well-known %s file, not schemaType %s", clip(subject), form.Kind.Name(), schemaregistry.SchemaType(req.kind))
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is a well-known %s file, not schemaType %s", wire.Clip(subject), form.Kind.Name(), wire.SchemaType(req.kind))
 	}
-	bf, _, _ := schemaregistry.BuiltinFiler()
+	bf, _, _ := wire.BuiltinFiler()
 	difference, err := bf.CheckBuiltin(subject, req.text)
 	if err != nil {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %s", clip(err.Error()))
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: %s", wire.Clip(err.Error()))
 	}
 	if difference != "" {
-		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is the well-known file %s, and the schema does not declare what it declares (%s); every %s compiler has the file built in", clip(subject), subject, difference, form.Kind.Name())
+		return nil, apiErr(422, codeInvalidSchema, "invalid schema: subject %q is the well-known file %s, and the schema does not declare what it declares (%s); every %s compiler has the file built in", wire.Clip(subject), subject, difference, form.Kind.Name())
 	}
 	return form, nil
 }
@@ -115,7 +115,7 @@ func (snap *snapshot) addWellKnown() {
 	if !unclaimed {
 		return
 	}
-	bf, _, ok := schemaregistry.BuiltinFiler()
+	bf, _, ok := wire.BuiltinFiler()
 	if !ok {
 		return
 	}
@@ -147,7 +147,7 @@ func (snap *snapshot) wellKnownVersion(subject, version string) (*versionState, 
 		return nil, aerr
 	}
 	if n != -1 && n != 1 {
-		return nil, apiErr(404, codeVersionNotFound, "version %d of subject %q not found (a well-known %s file has version 1 only)", n, clip(subject), vs.form.Kind.Name())
+		return nil, apiErr(404, codeVersionNotFound, "version %d of subject %q not found (a well-known %s file has version 1 only)", n, wire.Clip(subject), vs.form.Kind.Name())
 	}
 	return vs, nil
 }

@@ -19,7 +19,7 @@ import (
 // setCompatMode returns data with compat.mode set to mode.
 func setCompatMode(data []byte, mode string) ([]byte, error) {
 	if len(bytes.TrimSpace(stripComments(data))) == 0 {
-		return append(ensureNL(data), []byte("compat:\n  mode: "+mode+"\n")...), nil
+		return append(format.EnsureNL(data), []byte("compat:\n  mode: "+mode+"\n")...), nil
 	}
 	root, err := parseMapping(data)
 	if err != nil {
@@ -30,7 +30,7 @@ func setCompatMode(data []byte, mode string) ([]byte, error) {
 		if root.Style&yaml.FlowStyle != 0 {
 			return reencodeSet(root, mode)
 		}
-		return append(ensureNL(data), []byte("compat:\n  mode: "+mode+"\n")...), nil
+		return append(format.EnsureNL(data), []byte("compat:\n  mode: "+mode+"\n")...), nil
 	}
 	if cv.Kind != yaml.MappingNode {
 		if cv.Kind == yaml.ScalarNode && cv.Tag == "!!null" {
@@ -256,8 +256,4 @@ func stripComments(data []byte) []byte {
 		out = append(out, l...)
 	}
 	return out
-}
-
-func ensureNL(data []byte) []byte {
-	return format.EnsureNL(data)
 }

@@ -1,13 +1,17 @@
 // Package srtest holds the test helpers of the schema registry client's
-// and server's packages: catalogs written into temporary directories and
-// franz-go registry clients.
+// and server's packages (the client's external tests, which start the
+// server, included): catalogs written into temporary directories, franz-go
+// registry clients, what a registry holds and the findings of a report.
 package srtest
 
 import (
+	"context"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/catalog"
+	"github.com/evtool/evtool/report"
 )
 
 // CopyDir copies the tree at src into dst.
@@ -38,6 +43,15 @@ func CopyDir(t testing.TB, src, dst string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// CopyCatalog copies the catalog at src into a new temporary directory
+// (under src's base name) and returns its path.
+func CopyCatalog(t testing.TB, src string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), filepath.Base(src))
+	CopyDir(t, src, dir)
+	return dir
 }
 
 // WriteCatalog writes files (slash paths) under a new temporary directory.
@@ -112,4 +126,56 @@ func MustContain(t testing.TB, s, sub string) {
 	if !strings.Contains(s, sub) {
 		t.Fatalf("%q does not contain %q", s, sub)
 	}
+}
+
+// State is everything a registry holds that push may change.
+type State struct {
+	Subjects map[string][]sr.SubjectSchema
+	Levels   map[string]string
+}
+
+// DumpState reads the State of the registry at url.
+func DumpState(t testing.TB, url string, opts ...sr.ClientOpt) State {
+	t.Helper()
+	ctx := context.Background()
+	cl := SRClient(t, url, opts...)
+	subs, err := cl.Subjects(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := State{Subjects: map[string][]sr.SubjectSchema{}, Levels: map[string]string{}}
+	for _, s := range subs {
+		ss, err := cl.Schemas(ctx, s)
+		if err != nil && SRCode(err) != 40401 {
+			t.Fatal(err)
+		}
+		st.Subjects[s] = ss
+		r := cl.Compatibility(ctx, s)
+		st.Levels[s] = fmt.Sprint(r[0].Level, r[0].Err)
+	}
+	return st
+}
+
+// Rules lists "<subject> <rule>" of rep's findings of severity sev,
+// sorted.
+func Rules(rep *report.Report, sev report.Severity) []string {
+	var out []string
+	for _, f := range rep.Findings {
+		if f.Severity == sev {
+			out = append(out, f.Subject+" "+f.Rule)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Count is the number of rep's findings of rule.
+func Count(rep *report.Report, rule string) int {
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Rule == rule {
+			n++
+		}
+	}
+	return n
 }

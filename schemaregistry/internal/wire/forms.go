@@ -1,7 +1,6 @@
-package schemaregistry
+package wire
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -113,74 +112,4 @@ func (f *Forms) Of(v *catalog.Version) (*Form, error) {
 		return nil, fmt.Errorf("%s: %w", v.File, err)
 	}
 	return &Form{Text: form.Text, Doc: form.Doc, Digest: jsonvalue.Digest(form.Doc), Bundled: form.Bundled}, nil
-}
-
-// UnwrapPath is the cause of a *fs.PathError (err itself when it is
-// none), for messages that name the path themselves.
-func UnwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-// bundler is the provider whose registry form is one self-contained
-// document (format.RegistryBundler: JSON Schema's), whose dialects
-// (drafts) a registry's schemas name.
-func bundler() format.RegistryBundler {
-	for _, p := range formats.All() {
-		if b, ok := p.(format.RegistryBundler); ok {
-			return b
-		}
-	}
-	return nil
-}
-
-// registryDefault is the dialect a registry reads a schema naming none as.
-func registryDefault() format.Dialect {
-	if b := bundler(); b != nil {
-		return b.RegistryDefault()
-	}
-	return format.Dialect{}
-}
-
-// ParseDialect parses a dialect's name, usual spelling or URL (a JSON
-// Schema draft, as `$schema` or default_draft name it).
-func ParseDialect(s string) (format.Dialect, error) {
-	d, ok := bundler().(format.Dialects)
-	if !ok {
-		return format.Dialect{}, fmt.Errorf("no format has dialects to read %q as", s)
-	}
-	return d.ParseDialect(s)
-}
-
-// ExternalRefs lists the references of a decoded registry form that leave
-// it: none for a form a registry can use on its own.
-func ExternalRefs(doc any) []string {
-	if b := bundler(); b != nil {
-		return b.RegistryExternal(doc)
-	}
-	return nil
-}
-
-// UndialectedDigest is the digest of a schema read as dialect with its
-// naming of its dialect (JSON Schema's root `$schema`) left out when it
-// names dialect or none; "" for a schema that names another, or cannot
-// name one.
-func UndialectedDigest(doc any, dialect format.Dialect) string {
-	b := bundler()
-	if b == nil {
-		return ""
-	}
-	bare, url, named, ok := b.RegistryUndialected(doc)
-	if !ok {
-		return ""
-	}
-	if named {
-		if d, err := ParseDialect(url); url == "" || err != nil || d.Name != dialect.Name {
-			return ""
-		}
-	}
-	return jsonvalue.Digest(bare)
 }

@@ -1,4 +1,4 @@
-package schemaregistry
+package wire
 
 import (
 	"fmt"
@@ -6,8 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
@@ -17,47 +15,6 @@ import (
 // SharedSchema is a catalog file that versions use from outside their own
 // file (format.SharedSchema: its format's provider reads it).
 type SharedSchema = format.SharedSchema
-
-// SchemaType is the Confluent schemaType of a format.
-func SchemaType(k format.Kind) sr.SchemaType {
-	var t sr.SchemaType
-	if t.UnmarshalText([]byte(k.SchemaType())) != nil {
-		return sr.TypeJSON // Kind.SchemaType names only types sr knows
-	}
-	return t
-}
-
-// ServedSchemaTypes lists the schemaTypes of every format, Confluent's
-// default marked: "JSON, AVRO (the default) and PROTOBUF".
-func ServedSchemaTypes() string {
-	def, _ := KindOfSchemaType("")
-	var types []string
-	for _, p := range formats.All() {
-		t := p.SchemaType()
-		if p.Kind() == def {
-			t += " (the default)"
-		}
-		types = append(types, t)
-	}
-	return formats.List(types, "and")
-}
-
-// KindOfSchemaType is the format of a Confluent schemaType ("" is AVRO,
-// Confluent's default).
-func KindOfSchemaType(st string) (format.Kind, bool) {
-	st = strings.ToUpper(st)
-	if st == "" {
-		if p, ok := formats.ForKind(format.Avro); ok {
-			st = p.SchemaType()
-		}
-	}
-	for _, p := range formats.All() {
-		if p.SchemaType() == st {
-			return p.Kind(), true
-		}
-	}
-	return "", false
-}
 
 // formatForm is the registry form of a version whose format's provider
 // is a format.RegistryFormer (Avro, Protobuf): its file as written, with
@@ -139,51 +96,6 @@ func dependencyOrder(rels []string, byRel map[string]*SharedSchema) ([]*SharedSc
 	return out, nil
 }
 
-// DigestOf is the registry identity of a compiled Avro or Protobuf schema.
-func DigestOf(s format.Schema) string {
-	if _, refs := formats.Of(s).(format.RegistryCompiler); refs {
-		return catalog.SchemaIDDigest(s)
-	}
-	return ""
-}
-
-// RemoteRef is one schema a registry schema references, directly or not.
-type RemoteRef struct {
-	Name, Subject string
-	Version       int
-	SchemaType    string
-	Text          string
-	// Deps are the references of the referenced schema itself.
-	Deps []sr.SchemaReference
-}
-
-// CheckRefName checks a reference name from a registry before evtool uses
-// it, as the format's provider says: an Avro full name, or a relative
-// .proto import path that stays inside the catalog root.
-func CheckRefName(kind format.Kind, name string) error {
-	p, ok := formats.ForKind(kind)
-	if !ok {
-		return fmt.Errorf("references of %s schemas are inlined, not written as files", kind.Name())
-	}
-	return p.CheckRefName(name, Clip)
-}
-
-// CompileRemote compiles a registry schema of kind with the schemas it
-// references (refs, in any order; well-known Protobuf imports are the
-// compiler's own). message selects the Protobuf message ("" the first).
-func CompileRemote(kind format.Kind, text string, refs []*RemoteRef, message string) (format.Schema, error) {
-	p, _ := formats.ForKind(kind)
-	rc, ok := p.(format.RegistryCompiler)
-	if !ok {
-		return nil, fmt.Errorf("%s is not a format with references", kind)
-	}
-	rrefs := make([]format.RegistryRef, len(refs))
-	for i, r := range refs {
-		rrefs[i] = format.RegistryRef{Name: r.Name, Text: r.Text}
-	}
-	return rc.CompileRegistry(text, rrefs, message, Clip)
-}
-
 // skippedDir reports whether a walk of the catalog root passes over the
 // directory at p: dot directories and examples, never the root itself.
 func skippedDir(p string, d fs.DirEntry) bool {
@@ -234,48 +146,4 @@ func (f *Forms) AllShared() []*SharedSchema {
 		out = append(out, one[len(one)-1])
 	}
 	return out
-}
-
-// WithRefs reports whether registry schemas of kind reference other
-// schemas, shared schemas the registry holds under subjects of their own
-// (Avro, Protobuf: the provider is a format.RegistryCompiler); JSON
-// Schema's are inlined, and a kind evtool does not know has none.
-func WithRefs(kind format.Kind) bool {
-	p, ok := formats.ForKind(kind)
-	return ok && format.HasRegistryRefs(p)
-}
-
-// RegistryRules are kind's own rules in a schema registry's API (ok false
-// for JSON Schema, whose registry form is inlined, and unknown kinds).
-func RegistryRules(kind format.Kind) (format.RegistryRuler, bool) {
-	p, _ := formats.ForKind(kind)
-	r, ok := p.(format.RegistryRuler)
-	return r, ok
-}
-
-// Descriptors reports whether kind's registry text may be a serialized
-// descriptor, its references name imports by subject and its well-known
-// files are built in (Protobuf).
-func Descriptors(kind format.Kind) bool {
-	r, ok := RegistryRules(kind)
-	return ok && r.Descriptors()
-}
-
-// BuiltinFiler is the provider whose compiler has files built in that
-// clients register all the same (format.BuiltinFiler: Protobuf's
-// well-known files), with its kind.
-func BuiltinFiler() (format.BuiltinFiler, format.Kind, bool) {
-	for _, p := range formats.All() {
-		if bf, ok := p.(format.BuiltinFiler); ok {
-			return bf, p.Kind(), true
-		}
-	}
-	return nil, "", false
-}
-
-// WellKnown reports an import of the well-known types, which registries
-// resolve themselves: they are never registered nor written.
-func WellKnown(name string) bool {
-	bf, _, ok := BuiltinFiler()
-	return ok && bf.IsBuiltin(name)
 }

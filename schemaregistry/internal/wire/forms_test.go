@@ -1,7 +1,8 @@
-package schemaregistry
+package wire
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func compileStandalone(t *testing.T, doc any) format.ValueValidator {
 }
 
 func TestFormsOfOrders(t *testing.T) {
-	cat := srtest.LoadCat(t, ordersCatalog(t))
+	cat := srtest.LoadCat(t, srtest.CopyCatalog(t, filepath.Join("..", "..", "..", "examples", "orders")))
 	forms := CatalogForms(cat)
 	for _, typ := range cat.Types {
 		for _, v := range typ.Versions {
@@ -79,8 +80,8 @@ func TestFormsOfOrders(t *testing.T) {
 		}
 	}
 	// Deterministic.
-	f1, _ := CatalogForms(cat).Of(cat.Lookup(placed).Version(2))
-	f2, _ := CatalogForms(cat).Of(cat.Lookup(placed).Version(2))
+	f1, _ := CatalogForms(cat).Of(cat.Lookup("com.example.order.placed").Version(2))
+	f2, _ := CatalogForms(cat).Of(cat.Lookup("com.example.order.placed").Version(2))
 	if !bytes.Equal(f1.Text, f2.Text) {
 		t.Fatal("bundling is not deterministic")
 	}

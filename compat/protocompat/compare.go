@@ -235,7 +235,13 @@ func toReport(f *finding, old, new *pb.Schema, dir engine.Direction) report.Find
 		NewPointer: side(newD),
 	}
 	if f.rule == RuleWitnessChanged && f.witness != nil && len(f.witness.Changes) > 0 {
-		r.Pointer = "/" + strings.ReplaceAll(f.witness.Changes[0].Path, ".", "/")
+		// Up to the first list index or map key ("lines[0].qty" is at
+		// /lines): a consumer contract names items by any index and map
+		// values by any key, and reads what is below a pointer it reads.
+		path, _, _ := strings.Cut(f.witness.Changes[0].Path, "[")
+		if path != "" { // "" when it starts with an extension: the whole message
+			r.Pointer = "/" + strings.ReplaceAll(path, ".", "/")
+		}
 	}
 	at := newD
 	if at == nil {

@@ -247,6 +247,12 @@ func toReport(f *finding, old, new *pb.Schema, dir engine.Direction) report.Find
 	if at == nil {
 		at = oldD
 	}
+	if at != nil && bundled(at) {
+		// A field of a well-known type (google.protobuf.Int64Value's
+		// value) is in a bundled file the catalog does not hold: the
+		// finding is placed at the catalog's field that holds the type.
+		at = catalogField(new.Message, f.path, at)
+	}
 	if at != nil {
 		r.File, r.Line, r.Column = pb.Position(at)
 	}
@@ -255,6 +261,32 @@ func toReport(f *finding, old, new *pb.Schema, dir engine.Direction) report.Find
 		r.Message += "; e.g. " + f.witness.summary()
 	}
 	return r
+}
+
+// bundled reports whether d is declared in one of the well-known type
+// files evtool bundles (google/protobuf/*.proto), not in the catalog.
+func bundled(d protoreflect.Descriptor) bool {
+	return d.ParentFile() != nil && strings.HasPrefix(d.ParentFile().Path(), "google/protobuf/")
+}
+
+// catalogField is the deepest field along path (writer fields, matched by
+// number from md down) that the catalog declares, or at when none is.
+func catalogField(md protoreflect.MessageDescriptor, path []protoreflect.FieldDescriptor, at protoreflect.Descriptor) protoreflect.Descriptor {
+	found := at
+	for _, wf := range path {
+		if md == nil {
+			break
+		}
+		f := md.Fields().ByNumber(wf.Number())
+		if f == nil {
+			break
+		}
+		if !bundled(f) {
+			found = f
+		}
+		md = f.Message()
+	}
+	return found
 }
 
 // bruteForce checks the witnesses of one sampled writer message against

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/compat/engine"
+	pb "github.com/evtool/evtool/format/protobuf"
 )
 
 // TestRuleExplainsMapValues: a rule about a field of a message is found
@@ -39,5 +40,33 @@ func TestRuleExplainsMapValues(t *testing.T) {
 			}
 			checkWitnessed(t, fs)
 		})
+	}
+}
+
+// TestWellKnownFieldFindingInCatalogFile: a break inside a well-known
+// type (Int64Value's value read as Int32Value's) is placed at the
+// catalog's field holding it, not in the bundled wrappers.proto, which is
+// no file of the catalog (it printed as new/google/protobuf/wrappers.proto
+// with no line).
+func TestWellKnownFieldFindingInCatalogFile(t *testing.T) {
+	imp := "import \"google/protobuf/wrappers.proto\";\n"
+	old := load(t, "old.proto", p3(imp+"message M {\n  google.protobuf.Int64Value t = 1;\n}\n"))
+	new := load(t, "new.proto", p3(imp+"message M {\n  google.protobuf.Int32Value t = 1;\n}\n"))
+	// BACKWARD: new reads old; FORWARD with the arguments swapped: the
+	// same writer and reader, the finding on the second argument's side.
+	for _, tc := range []struct {
+		dir      engine.Direction
+		a, b     *pb.Schema
+		wantFile string
+	}{{engine.Backward, old, new, "new.proto"}, {engine.Forward, new, old, "old.proto"}} {
+		fs := Compare(tc.a, tc.b, tc.dir, engine.Options{Profile: ProfileWire})
+		if len(fs) == 0 {
+			t.Fatalf("%s: no finding", tc.dir)
+		}
+		for _, f := range fs {
+			if f.File != tc.wantFile || f.Line != 5 {
+				t.Errorf("%s: %s at %s, want %s:5", tc.dir, f.Rule, f.Location(), tc.wantFile)
+			}
+		}
 	}
 }

@@ -247,10 +247,11 @@ func toReport(f *finding, old, new *pb.Schema, dir engine.Direction) report.Find
 	if at == nil {
 		at = oldD
 	}
-	if at != nil && bundled(at) {
+	if at != nil && !placed(at) {
 		// A field of a well-known type (google.protobuf.Int64Value's
-		// value) is in a bundled file the catalog does not hold: the
-		// finding is placed at the catalog's field that holds the type.
+		// value) is in a bundled file the catalog does not hold, and a
+		// map's key and value fields have no place in the source: the
+		// finding is placed at the catalog's field that holds them.
 		at = catalogField(new.Message, f.path, at)
 	}
 	if at != nil {
@@ -269,8 +270,15 @@ func bundled(d protoreflect.Descriptor) bool {
 	return d.ParentFile() != nil && strings.HasPrefix(d.ParentFile().Path(), "google/protobuf/")
 }
 
+// placed reports whether d has a line in a file of the catalog.
+func placed(d protoreflect.Descriptor) bool {
+	_, line, _ := pb.Position(d)
+	return line > 0 && !bundled(d)
+}
+
 // catalogField is the deepest field along path (writer fields, matched by
-// number from md down) that the catalog declares, or at when none is.
+// number from md down) that has a line in a file of the catalog, or at
+// when none has.
 func catalogField(md protoreflect.MessageDescriptor, path []protoreflect.FieldDescriptor, at protoreflect.Descriptor) protoreflect.Descriptor {
 	found := at
 	for _, wf := range path {
@@ -281,7 +289,7 @@ func catalogField(md protoreflect.MessageDescriptor, path []protoreflect.FieldDe
 		if f == nil {
 			break
 		}
-		if !bundled(f) {
+		if placed(f) {
 			found = f
 		}
 		md = f.Message()

@@ -70,3 +70,20 @@ func TestWellKnownFieldFindingInCatalogFile(t *testing.T) {
 		}
 	}
 }
+
+// TestMapEntryFindingHasLine: a map's key and value fields are
+// synthesized (no source location): a break at /m/key was printed as
+// "v2.proto: error" with no line. It is placed at the map field.
+func TestMapEntryFindingHasLine(t *testing.T) {
+	old := load(t, "old.proto", p3("message M {\n  string id = 1;\n  map<int32, string> m = 2;\n}\n"))
+	new := load(t, "new.proto", p3("message M {\n  string id = 1;\n  map<uint32, string> m = 2;\n}\n"))
+	fs := Compare(old, new, engine.Backward, engine.Options{Profile: ProfileWire})
+	if len(fs) == 0 {
+		t.Fatal("no finding")
+	}
+	for _, f := range fs {
+		if f.File != "new.proto" || f.Line != 5 {
+			t.Errorf("%s %s at %s, want new.proto:5", f.Rule, f.Pointer, f.Location())
+		}
+	}
+}

@@ -2,6 +2,7 @@ package protocompat
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/compat/engine"
@@ -84,6 +85,34 @@ func TestMapEntryFindingHasLine(t *testing.T) {
 	for _, f := range fs {
 		if f.File != "new.proto" || f.Line != 5 {
 			t.Errorf("%s %s at %s, want new.proto:5", f.Rule, f.Pointer, f.Location())
+		}
+	}
+}
+
+// TestMapToRepeatedMessageSaysWhich: the message of proto-json-map-changed
+// names each side as it is; a repeated entry message becoming a map read
+// "t.E became repeated map<string, int32>".
+func TestMapToRepeatedMessageSaysWhich(t *testing.T) {
+	mapped := load(t, "m.proto", p3("message M { map<string, int32> m = 1; }\nmessage E { string key = 1; int32 value = 2; }\n"))
+	listed := load(t, "l.proto", p3("message M { repeated E m = 1; }\nmessage E { string key = 1; int32 value = 2; }\n"))
+	for _, tc := range []struct {
+		old, new *pb.Schema
+		want     string
+	}{
+		{mapped, listed, "map<string, int32> became repeated t.E:"},
+		{listed, mapped, "repeated t.E became map<string, int32>:"},
+	} {
+		found := false
+		for _, f := range Compare(tc.old, tc.new, engine.Backward, engine.Options{Profile: ProfileWireJSON}) {
+			if f.Rule == RuleJSONMapChanged {
+				found = true
+				if !strings.Contains(f.Message, tc.want) {
+					t.Errorf("message %q, want %q", f.Message, tc.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no %s", tc.want, RuleJSONMapChanged)
 		}
 	}
 }

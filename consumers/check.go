@@ -257,6 +257,11 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 		if po, pn := k.projected(old, key, r.Pointers()), k.projected(new, key, r.Pointers()); po != nil && pn != nil {
 			// The format projects: the same engine judges the projections.
 			v.Projected = true
+			if dir == engine.Backward {
+				po = projectedWriter(old, pn, r.Pointers(), po)
+			} else {
+				pn = projectedWriter(new, po, r.Pointers(), pn)
+			}
 			old, new = po, pn
 			exact = projectsExactly(new.Format)
 		}
@@ -348,6 +353,27 @@ func (k *Checker) projected(v *catalog.Version, key string, pointers []string) *
 	k.projections[sk] = p
 	k.mu.Unlock()
 	return p
+}
+
+// projectedWriter is writer projected for the projected reader when its
+// format matches fields by more than their names (format.WriterProjector),
+// else byName, writer's projection on the pointers.
+func projectedWriter(writer, reader *catalog.Version, pointers []string, byName *catalog.Version) *catalog.Version {
+	prov, ok := formats.ForKind(writer.Format)
+	if !ok {
+		return byName
+	}
+	wp, ok := prov.(format.WriterProjector)
+	if !ok {
+		return byName
+	}
+	s, err := wp.ProjectWriter(writer.Compiled, reader.Compiled, format.NewFields(pointers))
+	if err != nil {
+		return byName
+	}
+	c := *writer
+	c.Compiled = s
+	return &c
 }
 
 // Forget drops the projections the checker made of typ's versions (its

@@ -235,11 +235,24 @@ func toReport(f *finding, old, new *pb.Schema, dir engine.Direction) report.Find
 		NewPointer: side(newD),
 	}
 	if f.rule == RuleWitnessChanged && f.witness != nil && len(f.witness.Changes) > 0 {
-		r.Pointer = "/" + strings.ReplaceAll(f.witness.Changes[0].Path, ".", "/")
+		// Up to the first list index or map key ("lines[0].qty" is at
+		// /lines): a consumer contract names items by any index and map
+		// values by any key, and reads what is below a pointer it reads.
+		path, _, _ := strings.Cut(f.witness.Changes[0].Path, "[")
+		if path != "" { // "" when it starts with an extension: the whole message
+			r.Pointer = "/" + strings.ReplaceAll(path, ".", "/")
+		}
 	}
 	at := newD
 	if at == nil {
 		at = oldD
+	}
+	if at != nil && !placed(at) {
+		// A field of a well-known type (google.protobuf.Int64Value's
+		// value) is in a bundled file the catalog does not hold, and a
+		// map's key and value fields have no place in the source: the
+		// finding is placed at the catalog's field that holds them.
+		at = catalogField(new.Message, f.path, at)
 	}
 	if at != nil {
 		r.File, r.Line, r.Column = pb.Position(at)
@@ -249,6 +262,39 @@ func toReport(f *finding, old, new *pb.Schema, dir engine.Direction) report.Find
 		r.Message += "; e.g. " + f.witness.summary()
 	}
 	return r
+}
+
+// bundled reports whether d is declared in one of the well-known type
+// files evtool bundles (google/protobuf/*.proto), not in the catalog.
+func bundled(d protoreflect.Descriptor) bool {
+	return d.ParentFile() != nil && strings.HasPrefix(d.ParentFile().Path(), "google/protobuf/")
+}
+
+// placed reports whether d has a line in a file of the catalog.
+func placed(d protoreflect.Descriptor) bool {
+	_, line, _ := pb.Position(d)
+	return line > 0 && !bundled(d)
+}
+
+// catalogField is the deepest field along path (writer fields, matched by
+// number from md down) that has a line in a file of the catalog, or at
+// when none has.
+func catalogField(md protoreflect.MessageDescriptor, path []protoreflect.FieldDescriptor, at protoreflect.Descriptor) protoreflect.Descriptor {
+	found := at
+	for _, wf := range path {
+		if md == nil {
+			break
+		}
+		f := md.Fields().ByNumber(wf.Number())
+		if f == nil {
+			break
+		}
+		if placed(f) {
+			found = f
+		}
+		md = f.Message()
+	}
+	return found
 }
 
 // bruteForce checks the witnesses of one sampled writer message against

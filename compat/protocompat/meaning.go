@@ -239,6 +239,13 @@ func (c *comparer) field(w, r protoreflect.Message, wf, rf protoreflect.FieldDes
 		differ("read as a string the reader's schema requires to be UTF-8: its parse fails")
 		return
 	}
+	// Both maps of messages with the same keys: compare value by value, so
+	// that a change inside a value carries the value fields' names in its
+	// key and the rule about that field (found once per message pair, at
+	// another path perhaps) explains it.
+	if wf.IsMap() && rf.IsMap() && isMsg(wf.MapValue()) && isMsg(rf.MapValue()) && c.mapValues(wf, rf, wv.Map(), rv.Map(), p, k, depth) {
+		return
+	}
 	// Both messages, same cardinality: compare field by field.
 	if isMsg(wf) && isMsg(rf) && rep(wf) == rep(rf) && wf.IsMap() == rf.IsMap() && !wf.IsMap() {
 		if !rep(wf) {
@@ -274,6 +281,41 @@ func (c *comparer) field(w, r protoreflect.Message, wf, rf protoreflect.FieldDes
 	if canonList(w, wf, depth) != canonList(r, rf, depth) {
 		differ("")
 	}
+}
+
+// mapValues compares two maps of messages value by value when they hold
+// the same keys (in meaning: int32 5 and int64 5 agree), and reports
+// whether it did; other maps are compared whole, as entry lists.
+func (c *comparer) mapValues(wf, rf protoreflect.FieldDescriptor, wm, rm protoreflect.Map, p, k string, depth int) bool {
+	if wm.Len() != rm.Len() {
+		return false
+	}
+	read := make(map[string]protoreflect.Value, rm.Len())
+	rm.Range(func(mk protoreflect.MapKey, v protoreflect.Value) bool {
+		read[normScalar(rf.MapKey(), mk.Value())] = v
+		return true
+	})
+	type entry struct {
+		key, shown string
+		w, r       protoreflect.Value
+	}
+	es := make([]entry, 0, wm.Len())
+	same := true
+	wm.Range(func(mk protoreflect.MapKey, v protoreflect.Value) bool {
+		key := normScalar(wf.MapKey(), mk.Value())
+		rv, ok := read[key]
+		es = append(es, entry{key, fmt.Sprint(mk.Interface()), v, rv})
+		same = ok
+		return ok
+	})
+	if !same {
+		return false
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].key < es[j].key })
+	for _, e := range es {
+		c.messages(e.w.Message(), e.r.Message(), fmt.Sprintf("%s[%s]", p, e.shown), joinKey(k, wf.MapValue()), depth+1)
+	}
+	return true
 }
 
 // undeclared reports whether a closed enum field holds a number its enum

@@ -208,6 +208,15 @@ func typeName(f protoreflect.FieldDescriptor) string {
 	return f.Kind().String()
 }
 
+// listed is typeName with "repeated " before a list ("repeated t.E";
+// a map is "map<K, V>").
+func listed(f protoreflect.FieldDescriptor) string {
+	if f.IsList() {
+		return "repeated " + typeName(f)
+	}
+	return typeName(f)
+}
+
 func cardinality(f protoreflect.FieldDescriptor) string {
 	if f.IsList() {
 		return "repeated"
@@ -238,7 +247,7 @@ func (w *walker) field(f, r protoreflect.FieldDescriptor, p []protoreflect.Field
 	switch {
 	case f.IsMap() != r.IsMap() && wRep && rRep:
 		w.add(&finding{rule: RuleJSONMapChanged, writer: f, reader: r, path: p, jsonOnly: true,
-			message: fmt.Sprintf("%s: %s became repeated %s: the binary is the same, the JSON is an object against an array", at, typeName(f), typeName(r))})
+			message: fmt.Sprintf("%s: %s became %s: the binary is the same, the JSON is an object against an array", at, listed(f), listed(r))})
 		if r.IsMap() {
 			w.add(&finding{rule: RuleEntriesToMap, writer: f, reader: r, path: p,
 				message: fmt.Sprintf("%s: repeated %s became %s: entries with the same key collapse to the last", at, typeName(f), typeName(r))})

@@ -287,6 +287,14 @@ func minSizes(root *Node) map[*Node]int64 {
 func checkDatumSizes(l *loader, root *Node, size map[*Node]int64) Errors {
 	var errs Errors
 	walk(root, func(n *Node) {
+		if size[n] == unbounded && n.Kind == "record" {
+			// No datum at all: a field holds the record again with no
+			// union branch, array or map to end it, or is an empty union.
+			// No event can be written, so nothing about it can be checked
+			// (as a writer it made errors no datum could show).
+			errs = append(errs, l.errorAt(n.File, n.Pointer, fmt.Sprintf("%s has no finite datum: a field's type contains it again with no union branch, array or map to end it, or has no value (an empty union)", n.Describe())))
+			return
+		}
 		if size[n] <= MaxDatumSize || size[n] == unbounded {
 			return
 		}

@@ -101,7 +101,7 @@ func TestLintErrors(t *testing.T) {
 				"3: /fields/1/type/precision: decimal needs a \"precision\" that is an integer from 1 to 65536"}},
 		{"default of an empty union", `{"type": "record", "name": "R", "fields": [
   {"name": "x", "type": [], "default": null}]}`,
-			[]string{"2: /fields/0/default: a union without branches has no value to default to"}},
+			[]string{"1:1: record R has no finite datum", "2: /fields/0/default: a union without branches has no value to default to"}},
 		{"unknown reference", `{"type": "record", "name": "R", "fields": [
   {"name": "m", "type": "com.x.Missing"}]}`,
 			[]string{"2: /fields/0/type: unknown type \"com.x.Missing\""}},

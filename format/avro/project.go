@@ -14,7 +14,10 @@ import (
 // union keeps every branch: dropping one would change what it resolves
 // to) and project what they hold. A record reached through several read
 // paths (a named type is defined once) keeps the fields read through any
-// of them; a field read whole keeps its whole type. A kept field's
+// of them; a field read whole keeps its whole type. A record that has
+// no field of a name read (a writer before a rename: the reader's field
+// has the old name as an alias) is kept whole, unless it is a union
+// branch and another branch has that field. A kept field's
 // default is projected too, so it still matches its type: a union's
 // default as the branch it is a value of (Avro 1.12: the first branch it
 // matches, not necessarily the first), and the projection fails when
@@ -29,7 +32,7 @@ func (Provider) Project(sch format.Schema, fields *format.Fields) (format.Schema
 	if fields == nil || fields.All {
 		return s, nil
 	}
-	p := projector{keep: map[*Node]*keepSet{}, seen: map[visit]bool{}, all: &format.Fields{All: true}, out: map[*Node]*Node{}, dd: defaultDecoder{}, branches: map[branchKey]int{}}
+	p := projector{keep: map[*Node]*keepSet{}, seen: map[visit]bool{}, all: &format.Fields{All: true}, through: map[visit]*format.Fields{}, out: map[*Node]*Node{}, dd: defaultDecoder{}, branches: map[branchKey]int{}}
 	p.collect(s.Root, fields)
 	root := p.node(s.Root)
 	// Defaults once every node is projected: a default checks its union
@@ -61,6 +64,9 @@ type keepSet struct {
 type visit struct {
 	n *Node
 	f *format.Fields
+	// branch: n is reached as a branch of a union the pointer goes
+	// through (a record there may lack a read field: another branch has it).
+	branch bool
 }
 
 type projector struct {
@@ -74,7 +80,9 @@ type projector struct {
 	seen map[visit]bool
 	// all stands for every field set that reads all of its value.
 	all *format.Fields
-	out map[*Node]*Node
+	// through memoizes throughUnion.
+	through map[visit]*format.Fields
+	out     map[*Node]*Node
 	// records are the projected records with the fields they kept.
 	records []projectedRecord
 	dd      defaultDecoder
@@ -94,23 +102,35 @@ type projectedRecord struct {
 }
 
 // collect walks n for f, recording what each record keeps.
-func (p *projector) collect(n *Node, f *format.Fields) {
+func (p *projector) collect(n *Node, f *format.Fields) { p.collectAt(n, f, false) }
+
+func (p *projector) collectAt(n *Node, f *format.Fields, branch bool) {
 	if n == nil || f == nil {
 		return
 	}
 	if f.All {
 		f = p.all
 	}
-	if p.seen[visit{n, f}] {
+	if p.seen[visit{n, f, branch}] {
 		return
 	}
-	p.seen[visit{n, f}] = true
+	p.seen[visit{n, f, branch}] = true
 	switch n.Kind {
 	case "record", "error":
 		k := p.keep[n]
 		if k == nil {
 			k = &keepSet{names: map[string]bool{}}
 			p.keep[n] = k
+		}
+		if !f.All && !branch && p.namesMissing(n, f) {
+			// A read name this record has no field of: a writer version
+			// before a rename (the reader's field has it as an alias) or
+			// before the field was added. The record is kept whole, so
+			// that the reader resolves the read field against every
+			// writer field, through its aliases, as it does unprojected
+			// (projected on the read name alone, a renamed field looked
+			// removed: a false "no default" break).
+			f = p.all
 		}
 		k.all = k.all || f.All
 		for _, fd := range n.Fields {
@@ -133,12 +153,83 @@ func (p *projector) collect(n *Node, f *format.Fields) {
 			p.collect(items, c)
 		}
 	case "union":
+		through := p.throughUnion(n, f)
+		// A record branch may lack a name read through the union when
+		// another branch has it; when no branch has it, the union is as a
+		// record without it (a writer before a rename): kept whole.
+		orphan := p.readByNoBranch(n, through)
 		for _, b := range n.Branches {
 			// A pointer may name the branch or go through it.
-			p.collect(b, f)
+			p.collectAt(b, through, !orphan)
 			p.collect(b, f.Children[b.BranchName()])
 		}
 	}
+}
+
+// namesMissing reports whether f reads a name that is no field of record n.
+func (p *projector) namesMissing(n *Node, f *format.Fields) bool {
+	for name := range f.Children {
+		if n.Field(name) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// throughUnion is f without the children that name a branch of union n:
+// what a pointer that goes through the union (names no branch) reads of
+// each branch. Made once per (union, f), so that the walk's memo (by
+// field set) still ends recursive types.
+func (p *projector) throughUnion(n *Node, f *format.Fields) *format.Fields {
+	if f.All || len(f.Children) == 0 {
+		return f
+	}
+	if t, ok := p.through[visit{n, f, false}]; ok {
+		return t
+	}
+	t := f
+	for _, b := range n.Branches {
+		if _, ok := f.Children[b.BranchName()]; ok {
+			t = &format.Fields{Children: map[string]*format.Fields{}}
+			for name, c := range f.Children {
+				if !branchNamed(n, name) {
+					t.Children[name] = c
+				}
+			}
+			break
+		}
+	}
+	p.through[visit{n, f, false}] = t
+	return t
+}
+
+// readByNoBranch reports whether f reads a name that no record branch of
+// union u has a field of.
+func (p *projector) readByNoBranch(u *Node, f *format.Fields) bool {
+	if f.All {
+		return false
+	}
+	for name := range f.Children {
+		found := false
+		for _, b := range u.Branches {
+			if (b.Kind == "record" || b.Kind == "error") && b.Field(name) != nil {
+				found = true
+			}
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
+}
+
+func branchNamed(u *Node, name string) bool {
+	for _, b := range u.Branches {
+		if b.BranchName() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // node is n's projection (n itself where nothing below it was removed).

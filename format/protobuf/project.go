@@ -28,8 +28,39 @@ func (Provider) Project(sch format.Schema, fields *format.Fields) (format.Schema
 	if fields == nil || fields.All {
 		return s, nil
 	}
+	return project(s, fields, nil)
+}
+
+// ProjectWriter is writer projected for a reader's projection (made by
+// Project with the same fields): a message keeps the fields read by name,
+// as Project keeps them, and those of the numbers the reader's projection
+// keeps, matched along its fields. Protobuf matches fields by number, so
+// the writer's string b = 2 is what a reader's string c = 2 reads: on the
+// names alone b was left out, and the rename's JSON break did not reach a
+// consumer reading /c.
+func (Provider) ProjectWriter(writer, reader format.Schema, fields *format.Fields) (format.Schema, error) {
+	w, ok := writer.(*Schema)
+	if !ok {
+		return nil, format.NotKind(writer, format.Protobuf)
+	}
+	r, ok := reader.(*Schema)
+	if !ok {
+		return nil, format.NotKind(reader, format.Protobuf)
+	}
+	if fields == nil || fields.All {
+		return w, nil
+	}
+	return project(w, fields, r.Message)
+}
+
+// project is s restricted to fields, and, when reader is not nil, to the
+// fields of the numbers reader (a projected message) keeps.
+func project(s *Schema, fields *format.Fields, reader protoreflect.MessageDescriptor) (format.Schema, error) {
 	c := collector{keep: map[protoreflect.FullName]*keepSet{}, seen: map[visit]bool{}, all: &format.Fields{All: true}}
 	c.collect(s.Message, fields)
+	if reader != nil {
+		c.byNumber(s.Message, reader, map[[2]protoreflect.FullName]bool{})
+	}
 	reads := c.keep
 	reg := &protoregistry.Files{}
 	fd, err := projectFile(s.Desc, reads, reg)
@@ -122,6 +153,43 @@ func (c *collector) collect(md protoreflect.MessageDescriptor, f *format.Fields)
 			}
 		}
 	}
+}
+
+// byNumber keeps in writer message wm the fields of the numbers reader
+// message rm has, and so on down the message fields both have.
+func (c *collector) byNumber(wm, rm protoreflect.MessageDescriptor, seen map[[2]protoreflect.FullName]bool) {
+	if wm == nil || rm == nil || wm.IsMapEntry() || isStandard(wm.ParentFile().Path()) {
+		return
+	}
+	pair := [2]protoreflect.FullName{wm.FullName(), rm.FullName()}
+	if seen[pair] {
+		return
+	}
+	seen[pair] = true
+	k := c.keep[wm.FullName()]
+	if k == nil {
+		k = &keepSet{names: map[string]bool{}}
+		c.keep[wm.FullName()] = k
+	}
+	rfs := rm.Fields()
+	for i := 0; i < rfs.Len(); i++ {
+		rf := rfs.Get(i)
+		wf := wm.Fields().ByNumber(rf.Number())
+		if wf == nil {
+			continue
+		}
+		k.names[string(wf.Name())] = true
+		c.byNumber(itemMessage(wf), itemMessage(rf), seen)
+	}
+}
+
+// itemMessage is the message a field holds: its own, a list's items', a
+// map's values' (nil for scalars).
+func itemMessage(fd protoreflect.FieldDescriptor) protoreflect.MessageDescriptor {
+	if fd.IsMap() {
+		return fd.MapValue().Message()
+	}
+	return fd.Message()
 }
 
 // projectFile rebuilds f and its imports into reg, the messages in reads

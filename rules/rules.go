@@ -1,8 +1,9 @@
 // Package rules is evtool's one rule table: it collects the rule
 // documentation each emitting package declares beside its rule ids
-// (catalog.RuleDocs, envelope.RuleDocs, ..., and the compatibility
-// engines' tables) for docs/rules.md and for SARIF output. A test finds
-// every rule id the code emits and fails when one is missing here.
+// (catalog.RuleDocs, the format providers' RuleDocs, envelope.RuleDocs,
+// ..., and the compatibility engines' tables) for docs/rules.md and for
+// SARIF output. A test finds every rule id the code emits and fails when
+// one is missing here.
 package rules
 
 import (
@@ -11,19 +12,26 @@ import (
 	"github.com/evtool/evtool/consumers"
 	"github.com/evtool/evtool/dlq"
 	"github.com/evtool/evtool/envelope"
+	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/formats"
 	"github.com/evtool/evtool/records"
 	"github.com/evtool/evtool/replay"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/schemaregistry"
 )
 
-// Check documents the rules of the catalog loader (lint), of events and
-// records (validate, produce, replay, dlq, verify) and of registry sync
-// (push, pull, diff), in documentation order.
+// Check documents the rules of the catalog loader (lint) and of the
+// formats' schema files, of events and records (validate, produce,
+// replay, dlq, verify) and of registry sync (push, pull, diff), in
+// documentation order.
 func Check() []report.RuleDoc {
+	version, root := schemaRuleDocs()
 	var out []report.RuleDoc
 	for _, docs := range [][]report.RuleDoc{
 		catalog.RuleDocs(),
+		version,
+		root,
+		catalog.ExampleRuleDocs(),
 		envelope.RuleDocs(),
 		records.RuleDocs(),
 		replay.RuleDocs(),
@@ -34,6 +42,19 @@ func Check() []report.RuleDoc {
 		out = append(out, docs...)
 	}
 	return out
+}
+
+// schemaRuleDocs are the rules of the formats' schema files, from every
+// provider that documents its own (format.RuleDocumenter), in the
+// providers' order: each version file's rules, then those across files.
+func schemaRuleDocs() (version, root []report.RuleDoc) {
+	for _, p := range formats.All() {
+		if d, ok := p.(format.RuleDocumenter); ok {
+			v, r := d.RuleDocs()
+			version, root = append(version, v...), append(root, r...)
+		}
+	}
+	return version, root
 }
 
 // All documents every rule id evtool emits: the compatibility rules of

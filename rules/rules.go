@@ -7,8 +7,12 @@
 package rules
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat"
+	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/consumers"
 	"github.com/evtool/evtool/dlq"
 	"github.com/evtool/evtool/envelope"
@@ -67,7 +71,23 @@ func All() []report.RuleDoc {
 // Markdown renders docs/rules.md (go run ./compat/cmd/ruledoc >
 // docs/rules.md; a test fails when the file is stale).
 func Markdown() string {
-	return compat.RulesMarkdown() + compat.CheckRulesMarkdown(Check()) + contributing
+	return compat.RulesMarkdown() + checkMarkdown(Check()) + contributing
+}
+
+// checkMarkdown is the part of docs/rules.md on the rules of lint,
+// validate, replay and the registry commands, rendered from docs.
+func checkMarkdown(docs []report.RuleDoc) string {
+	var b strings.Builder
+	b.WriteString("\n# Catalog, event and registry rules\n\n")
+	b.WriteString("Findings of `evtool lint`, `evtool validate`, `evtool replay` and the registry commands name these rule ids.\n\n")
+	b.WriteString("| rule | meaning |\n|---|---|\n")
+	for _, r := range docs {
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s |\n", r.ID, r.ID, r.Summary)
+	}
+	for _, r := range docs {
+		fmt.Fprintf(&b, "\n### %s\n\n%s.\n\n%s\n", r.ID, engine.UpperFirst(r.Summary), r.Detail)
+	}
+	return b.String()
 }
 
 // contributing closes docs/rules.md: how the document is made and how a

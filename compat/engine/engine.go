@@ -138,7 +138,8 @@ type Engine struct {
 	ReferencedFiles func(cat *catalog.Catalog, v *catalog.Version) map[string]string
 	// Rules documents every rule id the engine emits, in documentation
 	// order: the gate's rule table (ignore entries, SARIF, docs) spans
-	// every engine's.
+	// every engine's. Every engine of the gate's table sets Rules and
+	// Section.
 	Rules func() []Rule
 	// Section renders the engine's section of docs/rules.md from its
 	// Rules. The gate's own rules (gate) are given to the first engine

@@ -26,12 +26,14 @@ import (
 // Profile chooses what must keep its meaning.
 type Profile = catalog.Profile
 
+// The engine's profiles (format/protobuf declares them to the catalog,
+// CompatProfiles).
 const (
 	// ProfileWire: binary data only.
-	ProfileWire = catalog.ProfileWire
+	ProfileWire Profile = "wire"
 	// ProfileWireJSON: binary data and the canonical JSON mapping (the
 	// default: consumers in other languages read the JSON mapping too).
-	ProfileWireJSON = catalog.ProfileWireJSON
+	ProfileWireJSON Profile = "wire-json"
 )
 
 // ParseProfile accepts "", "wire" and "wire-json".

@@ -13,3 +13,18 @@ func UpperFirst(s string) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// Section renders an engine's section of docs/rules.md: its title (a
+// level-one heading), intro, the table head, a row per rule, then a
+// paragraph per rule (each starts with its own heading).
+func Section(title, intro, head string, rules []Rule, row, detail func(Rule) string) string {
+	var b strings.Builder
+	b.WriteString("\n# " + title + "\n\n" + intro + "\n\n" + head)
+	for _, r := range rules {
+		b.WriteString(row(r))
+	}
+	for _, r := range rules {
+		b.WriteString(detail(r))
+	}
+	return b.String()
+}

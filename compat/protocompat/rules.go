@@ -123,29 +123,27 @@ func (r rule) nearest() []engine.Nearest {
 // (engine.Engine.Section): its rules by profile, with the nearest buf
 // rule and Confluent change type; it lists no gate rules.
 func RulesSection([]engine.Rule) string {
-	var b strings.Builder
-	b.WriteString("\n# Protobuf compatibility rules\n\n")
-	b.WriteString("Findings of Protobuf types (compat/protocompat). `compat.profile` chooses `wire` (binary data keeps its meaning) " +
-		"or `wire-json` (the default: wire, and the canonical JSON mapping too); a wire rule applies under both. Every break " +
-		"carries a counterexample found by encoding with dynamicpb: the writer message in the JSON mapping, its bytes in hex, " +
-		"and what the reader made of it. The last two columns name the nearest `buf breaking` rule and Confluent Schema " +
-		"Registry's Protobuf change type (with its verdict).\n\n")
-	b.WriteString("| rule | profile | severity | meaning | buf | Confluent |\n|---|---|---|---|---|---|\n")
-	rules := Rules()
-	for _, r := range rules {
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s | %s | %s |\n", r.ID, r.ID, r.Profile, r.Severity, engine.Cell(r.Summary), code(r.NearestOf(toolBuf)), engine.Cell(r.NearestOf(toolConfluent)))
-	}
-	for _, r := range rules {
-		fmt.Fprintf(&b, "\n### %s\n\n%s (profile %s).", r.ID, engine.UpperFirst(r.Summary), r.Profile)
-		if len(r.Nearest) > 0 {
-			fmt.Fprintf(&b, " Nearest buf rule: %s; Confluent: %s.", orNone(code(r.NearestOf(toolBuf))), orNone(r.NearestOf(toolConfluent)))
-		}
-		if r.Differs != "" {
-			fmt.Fprintf(&b, " Where evtool differs: %s", r.Differs)
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
+	return engine.Section("Protobuf compatibility rules",
+		"Findings of Protobuf types (compat/protocompat). `compat.profile` chooses `wire` (binary data keeps its meaning) "+
+			"or `wire-json` (the default: wire, and the canonical JSON mapping too); a wire rule applies under both. Every break "+
+			"carries a counterexample found by encoding with dynamicpb: the writer message in the JSON mapping, its bytes in hex, "+
+			"and what the reader made of it. The last two columns name the nearest `buf breaking` rule and Confluent Schema "+
+			"Registry's Protobuf change type (with its verdict).",
+		"| rule | profile | severity | meaning | buf | Confluent |\n|---|---|---|---|---|---|\n", Rules(),
+		func(r engine.Rule) string {
+			return fmt.Sprintf("| [`%s`](#%s) | %s | %s | %s | %s | %s |\n", r.ID, r.ID, r.Profile, r.Severity, engine.Cell(r.Summary), code(r.NearestOf(toolBuf)), engine.Cell(r.NearestOf(toolConfluent)))
+		},
+		func(r engine.Rule) string {
+			var b strings.Builder
+			fmt.Fprintf(&b, "\n### %s\n\n%s (profile %s).", r.ID, engine.UpperFirst(r.Summary), r.Profile)
+			if len(r.Nearest) > 0 {
+				fmt.Fprintf(&b, " Nearest buf rule: %s; Confluent: %s.", orNone(code(r.NearestOf(toolBuf))), orNone(r.NearestOf(toolConfluent)))
+			}
+			if r.Differs != "" {
+				fmt.Fprintf(&b, " Where evtool differs: %s", r.Differs)
+			}
+			return b.String() + "\n"
+		})
 }
 
 func code(s string) string {

@@ -127,31 +127,21 @@ func (m Mode) Forward() bool {
 // previous one.
 func (m Mode) Transitive() bool { return strings.HasSuffix(string(m), "_TRANSITIVE") }
 
-// Profile is a compatibility profile.
+// Profile is a compatibility profile: one a format's provider declares
+// (format.Provider.CompatProfiles), whose engine gives it its meaning.
 type Profile string
 
-const (
-	// ProfileLenient assumes writers emit only declared properties.
-	ProfileLenient Profile = "lenient"
-	// ProfileStrict is exact set inclusion.
-	ProfileStrict Profile = "strict"
-	// ProfileWire (Protobuf): binary data keeps its meaning.
-	ProfileWire Profile = "wire"
-	// ProfileWireJSON (Protobuf): wire, and the canonical JSON mapping
-	// keeps its meaning too.
-	ProfileWireJSON Profile = "wire-json"
-)
-
-// ParseProfile accepts lenient, strict (JSON Schema), wire or wire-json
-// (Protobuf), in any case.
+// ParseProfile accepts a profile any format's provider declares, in any
+// case.
 func ParseProfile(s string) (Profile, error) {
-	switch p := Profile(strings.ToLower(strings.TrimSpace(s))); p {
-	case ProfileLenient, ProfileStrict, ProfileWire, ProfileWireJSON:
-		return p, nil
-	}
+	p := strings.ToLower(strings.TrimSpace(s))
 	var use []string
 	for _, fp := range formats.All() {
-		if names := fp.CompatProfiles().Names; len(names) > 0 {
+		names := fp.CompatProfiles().Names
+		if slices.Contains(names, p) {
+			return Profile(p), nil
+		}
+		if len(names) > 0 {
 			use = append(use, fmt.Sprintf("%s (%s)", strings.Join(names, " or "), fp.Kind().Name()))
 		}
 	}
@@ -186,8 +176,10 @@ func profilesOf(k format.Kind) format.Profiles {
 // Defaults when evtool.yaml says nothing: an event log is read by old and
 // new consumers alike and replayed from the start.
 const (
-	DefaultMode    = ModeFullTransitive
-	DefaultProfile = ProfileLenient
+	DefaultMode = ModeFullTransitive
+	// DefaultProfile is the default format's (formats.DefaultKind) when
+	// nothing is configured: its provider declares it, a test checks.
+	DefaultProfile Profile = "lenient"
 	// DefaultDataSchema is used when evtool.yaml sets no dataschema template.
 	DefaultDataSchema = "urn:evtool:{type}:v{version}"
 )

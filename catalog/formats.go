@@ -200,11 +200,13 @@ func (fl *formatLoader) lintShared(kinds map[format.Kind]bool) {
 // DigestOf is "sha256:" and the hex SHA-256 of a schema's canonical form.
 func DigestOf(s format.Schema) string { return format.DigestOf(s.Canonical()) }
 
+// ruleOf is the rule id of a schema file of k that does not load: its
+// provider's (format.FileCompiler.LintRule), which documents it.
 func ruleOf(k format.Kind) string {
 	if fc, ok := fileCompiler(k); ok {
 		return fc.LintRule()
 	}
-	return RuleSchemaCompile
+	return format.RuleSchemaCompile
 }
 
 // sharedDirs lists the directories under the root that hold schemas but

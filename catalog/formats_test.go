@@ -8,6 +8,7 @@ import (
 
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/avro"
+	"github.com/evtool/evtool/format/formats"
 	jsonformat "github.com/evtool/evtool/format/jsonschema"
 	"github.com/evtool/evtool/format/protobuf"
 )
@@ -217,15 +218,15 @@ func TestCompatProfilePerFormat(t *testing.T) {
 		kind             format.Kind
 		want             Profile
 	}{
-		{"", "", format.JSONSchema, ProfileLenient},
-		{"", "", format.Protobuf, ProfileWireJSON},
+		{"", "", format.JSONSchema, "lenient"},
+		{"", "", format.Protobuf, "wire-json"},
 		{"", "", format.Avro, ""},
-		{"strict", "", format.JSONSchema, ProfileStrict},
-		{"strict", "", format.Protobuf, ProfileWireJSON},
-		{"wire", "", format.Protobuf, ProfileWire},
-		{"wire", "", format.JSONSchema, ProfileLenient},
-		{"wire", "wire-json", format.Protobuf, ProfileWireJSON},
-		{"lenient", "strict", format.JSONSchema, ProfileStrict},
+		{"strict", "", format.JSONSchema, "strict"},
+		{"strict", "", format.Protobuf, "wire-json"},
+		{"wire", "", format.Protobuf, "wire"},
+		{"wire", "", format.JSONSchema, "lenient"},
+		{"wire", "wire-json", format.Protobuf, "wire-json"},
+		{"lenient", "strict", format.JSONSchema, "strict"},
 		{"strict", "wire", format.Avro, ""},
 	}
 	for _, tt := range tests {
@@ -240,8 +241,12 @@ func TestCompatProfilePerFormat(t *testing.T) {
 			t.Errorf("ParseProfile(%q): %v", s, err)
 		}
 	}
-	if _, err := ParseProfile("json"); err == nil {
-		t.Error("ParseProfile accepted json")
+	_, err := ParseProfile("json")
+	if want := `unknown compatibility profile "json": use lenient or strict (JSON Schema), wire or wire-json (Protobuf)`; err == nil || err.Error() != want {
+		t.Errorf("ParseProfile(json): %v, want %s", err, want)
+	}
+	if got := DefaultProfileOf(formats.DefaultKind); got != DefaultProfile {
+		t.Errorf("DefaultProfile %q, but the default format's provider declares %q", DefaultProfile, got)
 	}
 }
 

@@ -38,22 +38,13 @@ const (
 	RuleTypeName       = "type-name"
 	RuleVersionName    = "version-name"
 	RuleVersionGap     = "version-gap"
-	RuleSchemaJSON     = format.RuleSchemaJSON
-	RuleSchemaInvalid  = format.RuleSchemaInvalid
-	RuleSchemaRef      = format.RuleSchemaRef
-	RuleSchemaCompile  = format.RuleSchemaCompile
 	RuleExampleJSON    = "example-json"
 	RuleExampleInvalid = "example-invalid"
 	RuleExampleOrphan  = "example-orphan"
-	RuleDuplicateID    = format.RuleDuplicateID
 	RuleNoVersions     = "type-no-versions"
 	RuleDeprecated     = "deprecated-version"
 	// RuleFormatMixed: versions of one type in different formats.
 	RuleFormatMixed = "version-format-mixed"
-	// RuleSchemaAvro and RuleSchemaProto: an .avsc or .proto version that
-	// does not load (parse, lint, link or message selection).
-	RuleSchemaAvro  = "schema-avro"
-	RuleSchemaProto = "schema-proto"
 )
 
 var (

@@ -137,7 +137,7 @@ func TestLoadBasic(t *testing.T) {
 	if !a.SourceMatches("/svc/x") || a.SourceMatches("/other") {
 		t.Error("source pattern not applied")
 	}
-	if mode, profile := cat.Compat(a); mode != ModeFull || profile != ProfileLenient {
+	if mode, profile := cat.Compat(a); mode != ModeFull || profile != DefaultProfile {
 		t.Errorf("compat(a) = %s %s", mode, profile)
 	}
 	if mode, _ := cat.Compat(cat.Lookup("com.example.b")); mode != ModeBackward {

@@ -55,6 +55,19 @@ func Engines() map[format.Kind]engine.Engine {
 	}
 }
 
+// engines is Engines() in the providers' order (formats.All): the order
+// of Rules and of docs/rules.md.
+func engines() []engine.Engine {
+	table := Engines()
+	var out []engine.Engine
+	for _, p := range formats.All() {
+		if e, ok := table[p.Kind()]; ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // ComparePair compares a pair in one direction with cmp, the Compare of
 // its format's engine (nil when the caller gave none): a pair of two
 // formats, or of a format without an engine, is an error finding, never

@@ -3,30 +3,16 @@ package compat
 import (
 	"strings"
 	"testing"
-
-	"github.com/evtool/evtool/compat/avrocompat"
-	"github.com/evtool/evtool/compat/protocompat"
 )
 
-// Every Avro and Protobuf rule has a section in the one rules document
-// (SARIF links to it by rule id), and no id is in two formats.
+// Every rule of every engine and of the gate has a section in the one
+// rules document (SARIF links to it by rule id), with its summary and
+// a complete doc.
 func TestRulesDocCoversFormats(t *testing.T) {
 	doc := RulesMarkdown()
-	seen := map[string]bool{}
-	var ids []string
-	for _, r := range avrocompat.Rules() {
-		ids = append(ids, r.ID)
-	}
-	for _, r := range protocompat.Rules() {
-		ids = append(ids, r.ID)
-	}
-	for _, id := range ids {
-		if seen[id] {
-			t.Errorf("rule id %s twice", id)
-		}
-		seen[id] = true
-		if !strings.Contains(doc, "\n### "+id+"\n") {
-			t.Errorf("no section for %s", id)
+	for _, r := range Rules() {
+		if !strings.Contains(doc, "\n### "+r.ID+"\n") {
+			t.Errorf("no section for %s", r.ID)
 		}
 	}
 	for _, d := range RuleDocs() {
@@ -46,5 +32,30 @@ func TestRuleIDsOnce(t *testing.T) {
 			t.Errorf("rule id %s twice: %q and %q", d.ID, other, d.Summary)
 		}
 		seen[d.ID] = d.Summary
+	}
+}
+
+// Rules and LookupRule span every engine of the table, not one format's:
+// each engine's rules are found by id, as the engine documents them.
+func TestLookupRuleEveryEngine(t *testing.T) {
+	for kind, e := range Engines() {
+		rules := e.Rules()
+		if len(rules) == 0 {
+			t.Errorf("%s: the engine documents no rule", kind)
+		}
+		for _, want := range rules {
+			got, ok := LookupRule(want.ID)
+			if !ok || got.Summary != want.Summary || got.Severity != want.Severity {
+				t.Errorf("%s: LookupRule(%s) = %+v, %v; want %+v", kind, want.ID, got, ok, want)
+			}
+		}
+	}
+	for _, r := range catalogRules() {
+		if _, ok := LookupRule(r.ID); !ok {
+			t.Errorf("gate rule %s not found", r.ID)
+		}
+	}
+	if r, ok := LookupRule("no-such-rule"); ok {
+		t.Errorf("LookupRule found %+v for an unknown id", r)
 	}
 }

@@ -1,10 +1,7 @@
 package compat
 
 import (
-	"github.com/evtool/evtool/compat/avrocompat"
 	"github.com/evtool/evtool/compat/engine"
-	"github.com/evtool/evtool/compat/jsoncompat"
-	"github.com/evtool/evtool/compat/protocompat"
 	"github.com/evtool/evtool/report"
 )
 
@@ -42,13 +39,20 @@ func catalogRules() []engine.Rule {
 	}
 }
 
-// Rules lists every rule id of the JSON Schema engine and of the catalog
-// gate, in documentation order.
+// Rules lists every rule id of every engine (in the table's order,
+// engines) and of the gate, in documentation order. One id names one
+// rule: the rules' test fails when two engines, or an engine and the
+// gate, share one.
 func Rules() []engine.Rule {
-	return append(jsoncompat.Rules(), catalogRules()...)
+	var out []engine.Rule
+	for _, e := range engines() {
+		out = append(out, e.Rules()...)
+	}
+	return append(out, catalogRules()...)
 }
 
-// LookupRule returns the rule with the given id.
+// LookupRule returns the rule with the given id, of any engine or of the
+// gate.
 func LookupRule(id string) (engine.Rule, bool) {
 	for _, r := range Rules() {
 		if r.ID == id {
@@ -58,13 +62,12 @@ func LookupRule(id string) (engine.Rule, bool) {
 	return engine.Rule{}, false
 }
 
-// RuleDocs documents every rule of every format for the printers (SARIF).
+// RuleDocs documents every rule of every engine and of the gate for the
+// printers (SARIF).
 func RuleDocs() []report.RuleDoc {
 	var out []report.RuleDoc
-	for _, rs := range [][]engine.Rule{Rules(), avrocompat.Rules(), protocompat.Rules()} {
-		for _, r := range rs {
-			out = append(out, r.Doc())
-		}
+	for _, r := range Rules() {
+		out = append(out, r.Doc())
 	}
 	return out
 }

@@ -73,7 +73,7 @@ func TestProjectionKeepsRuleBreaks(t *testing.T) {
 		old := compileWrapped(t, pr.old)
 		nw := compileWrapped(t, pr.new)
 		for _, dir := range []engine.Direction{engine.Backward, engine.Forward} {
-			for _, profile := range []catalog.Profile{catalog.ProfileLenient, catalog.ProfileStrict} {
+			for _, profile := range []catalog.Profile{jsoncompat.ProfileLenient, jsoncompat.ProfileStrict} {
 				opts := engine.Options{Profile: profile, Seed: 1}
 				whole := jsoncompat.Compare(jsoncompat.NewSide(old, nil), jsoncompat.NewSide(nw, nil), dir, opts)
 				for _, f := range whole {

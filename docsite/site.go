@@ -371,23 +371,11 @@ func buildType(cat *catalog.Catalog, files format.FieldDocFiles, t *catalog.Even
 	return tm
 }
 
-// ruleDocs indexes the rules of every format (Avro's and Protobuf's
-// included) by id.
-func ruleDocs() map[string]report.RuleDoc {
-	out := map[string]report.RuleDoc{}
-	for _, d := range compat.RuleDocs() {
-		out[d.ID] = d
-	}
-	return out
-}
-
 func viewFinding(cat *catalog.Catalog, f report.Finding) findingView {
 	fv := findingView{Severity: string(f.Severity), Rule: f.Rule, Direction: strings.ToLower(f.Direction), Message: f.Message,
 		OldPointer: f.OldPointer, NewPointer: f.NewPointer, Ignored: f.Ignored, Fingerprint: f.Fingerprint}
 	if r, ok := compat.LookupRule(f.Rule); ok {
 		fv.Summary = r.Summary
-	} else if d, ok := ruleDocs()[f.Rule]; ok {
-		fv.Summary = d.Summary
 	}
 	switch fv.Direction {
 	case string(engine.Backward):

@@ -1,9 +1,11 @@
 package format
 
 // Rule ids of a catalog's JSON Schema files: format/jsonschema emits them
-// when it reads and compiles the root, and package catalog declares them
-// as its own and documents them (they are older than the seam, hence not
-// named after the format as schema-avro and schema-proto are).
+// when it reads and compiles the root, and documents them (its
+// RuleDocs). They are here because the catalog falls back on
+// RuleSchemaCompile for a format without a FileCompiler; they are older
+// than the seam, hence not named after the format as schema-avro and
+// schema-proto are.
 const (
 	// RuleSchemaJSON: a JSON file of the root is not JSON.
 	RuleSchemaJSON = "schema-json"

@@ -22,7 +22,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/internal/jsonstrict"
@@ -116,7 +115,7 @@ func main() {
 			oldSide, newSide := jsoncompat.NewSide(old, nil), jsoncompat.NewSide(nw, nil)
 			t0 := time.Now()
 			for i, d := range []engine.Direction{engine.Backward, engine.Forward} {
-				fs := jsoncompat.Compare(oldSide, newSide, d, engine.Options{Profile: catalog.ProfileStrict, Samples: *samples, Seed: 1})
+				fs := jsoncompat.Compare(oldSide, newSide, d, engine.Options{Profile: jsoncompat.ProfileStrict, Samples: *samples, Seed: 1})
 				verdict[i] = "compatible"
 				if !jsoncompat.Compatible(fs) {
 					verdict[i] = "incompatible"

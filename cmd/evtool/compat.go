@@ -146,7 +146,7 @@ Exit 0 when compatible (warnings allowed), 1 when not, 2 on bad input.`,
 	c.Flags().StringVar(&message, "message", "", "Protobuf: the message to compare, by full name (default: OLD's first message)")
 	c.Flags().StringArrayVar(&protoPaths, "proto-path", nil, "Protobuf: a directory imports resolve in, before the file's catalog root and its own directory (repeatable, in order)")
 	completeValues(c, "mode", "backward", "forward", "full")
-	completeValues(c, "profile", string(catalog.ProfileLenient), string(catalog.ProfileStrict), string(catalog.ProfileWire), string(catalog.ProfileWireJSON))
+	completeValues(c, "profile", profileNames()...)
 	c.Flags().IntVar(&samples, "samples", compat.DefaultSamples, "witness documents generated per direction (0: rules only)")
 	c.Flags().Int64Var(&seed, "seed", 1, "seed of witness search (same seed, same counterexamples)")
 	c.Flags().BoolVar(&assertFormats, "assert-formats", false, "treat the format keyword as an assertion (as assert_formats in evtool.yaml)")

@@ -323,3 +323,13 @@ func extsOf(yes func(format.Provider) bool) string {
 	}
 	return formats.List(exts, "or")
 }
+
+// profileNames are the compat profiles every format's provider declares,
+// for --profile's completion.
+func profileNames() []string {
+	var out []string
+	for _, p := range formats.All() {
+		out = append(out, p.CompatProfiles().Names...)
+	}
+	return out
+}

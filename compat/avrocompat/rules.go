@@ -86,3 +86,21 @@ func RulesMarkdown() string {
 	}
 	return b.String()
 }
+
+// RulesSection is the Avro engine's section of docs/rules.md
+// (engine.Engine.Section): its rules by direction; it lists no gate
+// rules.
+func RulesSection([]engine.Rule) string {
+	return engine.Section("Avro compatibility rules",
+		"Findings of Avro types (compat/avrocompat). The verdict is the specification's schema resolution with the reader "+
+			"and writer per direction (BACKWARD: the new schema reads old data); logical-type meaning changes are breaks too. "+
+			"Every error carries a counterexample: a writer datum in Avro's JSON encoding, its binary in hex, and what the reader "+
+			"does with it. Where evtool differs from Confluent and Avro Java: docs/compat.md.",
+		"| rule | direction | severity | meaning |\n|---|---|---|---|\n", Rules(),
+		func(r engine.Rule) string {
+			return fmt.Sprintf("| [`%s`](#%s) | %s | %s | %s |\n", r.ID, r.ID, DirectionName(r.Direction), r.Severity, engine.Cell(r.Summary))
+		},
+		func(r engine.Rule) string {
+			return fmt.Sprintf("\n### %s\n\n%s: %s.\n", r.ID, DirectionName(r.Direction), r.Summary)
+		})
+}

@@ -136,6 +136,16 @@ type Engine struct {
 	// Formats whose digest covers what a version uses, or whose provider
 	// is a format.EditChecker, leave it nil.
 	ReferencedFiles func(cat *catalog.Catalog, v *catalog.Version) map[string]string
+	// Rules documents every rule id the engine emits, in documentation
+	// order: the gate's rule table (ignore entries, SARIF, docs) spans
+	// every engine's. Every engine of the gate's table sets Rules and
+	// Section.
+	Rules func() []Rule
+	// Section renders the engine's section of docs/rules.md from its
+	// Rules. The gate's own rules (gate) are given to the first engine
+	// of the table only: its section follows the document's introduction
+	// and lists them with its own; the others get nil.
+	Section func(gate []Rule) string
 }
 
 // Rule documents one rule id an engine or the gate emits: the id an
@@ -147,18 +157,41 @@ type Rule struct {
 	// Direction is the direction the id names the change in, or "" when
 	// the id is used for both.
 	Direction Direction
-	// Profile is the Protobuf profile the rule belongs to.
-	Profile catalog.Profile
-	// Keyword is the JSON Schema keyword the rule compares.
-	Keyword string
+	// Profile is the compat profile the rule belongs to (one of its
+	// format's, format.Profiles): it fires under that profile and the
+	// profiles that include it; "" for a format without profiles.
+	Profile string
+	// Compares is what the rule compares, in the format's words (JSON
+	// Schema: a keyword), or "".
+	Compares string
 	// Summary is one line for tables; Detail, when set, explains when it
 	// fires and what to do about it.
 	Summary string
 	Detail  string
-	// Buf is the nearest `buf breaking` rule id; Confluent the nearest
-	// change type of Confluent Schema Registry's Protobuf diff (its
-	// verdict in parentheses); Differs says where evtool differs.
-	Buf, Confluent, Differs string
+	// Nearest are the nearest rules of other compatibility checkers, for
+	// readers who know those; Differs says where evtool differs from
+	// them.
+	Nearest []Nearest
+	Differs string
+}
+
+// Nearest is the rule of another tool nearest to an evtool rule.
+type Nearest struct {
+	// Tool names the tool as docs do ("buf", "Confluent").
+	Tool string
+	// ID is the tool's rule id or change type, with its verdict when
+	// the tool gives one; "-" when the tool has none and says so.
+	ID string
+}
+
+// NearestOf is the id of r's nearest rule of tool ("" when r names none).
+func (r Rule) NearestOf(tool string) string {
+	for _, n := range r.Nearest {
+		if n.Tool == tool {
+			return n.ID
+		}
+	}
+	return ""
 }
 
 // Doc is the rule as the printers (SARIF) document it.

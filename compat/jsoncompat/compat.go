@@ -37,7 +37,17 @@ import (
 // overrides it).
 const DefaultSamples = 24
 
-func lenient(o engine.Options) bool { return o.Profile != catalog.ProfileStrict }
+// The engine's profiles (format/jsonschema declares them to the catalog,
+// CompatProfiles).
+const (
+	// ProfileLenient, the default, assumes writers emit only declared
+	// properties.
+	ProfileLenient catalog.Profile = "lenient"
+	// ProfileStrict is exact set inclusion.
+	ProfileStrict catalog.Profile = "strict"
+)
+
+func lenient(o engine.Options) bool { return o.Profile != ProfileStrict }
 
 func samples(o engine.Options) int { return engine.SampleCount(o.Samples, DefaultSamples) }
 

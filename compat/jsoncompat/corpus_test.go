@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/format/jsonschema/sample"
 	"github.com/evtool/evtool/internal/jsonstrict"
@@ -474,7 +473,7 @@ func TestPropertiesPatternsBruteForce(t *testing.T) {
 					break
 				}
 			}
-			fs := Compare(ws, rs, engine.Backward, engine.Options{Profile: catalog.ProfileStrict, Seed: 1, Samples: -1})
+			fs := Compare(ws, rs, engine.Backward, engine.Options{Profile: ProfileStrict, Seed: 1, Samples: -1})
 			switch compatible := Compatible(fs); {
 			case broken && compatible:
 				t.Errorf("FALSE COMPATIBLE: %s -> %s: %s", w, r, summarize(fs))

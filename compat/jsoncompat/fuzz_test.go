@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
@@ -154,5 +153,3 @@ func fuzzCompile(name string, doc any) (*jsonschema.Schema, error) {
 type noLoader struct{}
 
 func (noLoader) Load(string) (any, error) { return nil, os.ErrNotExist }
-
-var _ = catalog.ProfileStrict

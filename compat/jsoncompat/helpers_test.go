@@ -52,7 +52,7 @@ func compileValue(name string, doc any) (*jsonschema.Schema, error) {
 
 func profileOf(s string) catalog.Profile {
 	if strings.EqualFold(s, "strict") {
-		return catalog.ProfileStrict
+		return ProfileStrict
 	}
-	return catalog.ProfileLenient
+	return ProfileLenient
 }

@@ -251,12 +251,12 @@ func Rules() []engine.Rule {
 	for k := Kind(0); k < numKinds; k++ {
 		ki := kinds[k]
 		if ki.backward == ki.forward {
-			out = append(out, engine.Rule{ID: ki.backward, Severity: ki.severity, Keyword: ki.keyword, Summary: ki.summary[0], Detail: ki.detail})
+			out = append(out, engine.Rule{ID: ki.backward, Severity: ki.severity, Compares: ki.keyword, Summary: ki.summary[0], Detail: ki.detail})
 			continue
 		}
 		out = append(out,
-			engine.Rule{ID: ki.backward, Severity: ki.severity, Direction: engine.Backward, Keyword: ki.keyword, Summary: ki.summary[0], Detail: ki.detail},
-			engine.Rule{ID: ki.forward, Severity: ki.severity, Direction: engine.Forward, Keyword: ki.keyword, Summary: ki.summary[1], Detail: ki.detail})
+			engine.Rule{ID: ki.backward, Severity: ki.severity, Direction: engine.Backward, Compares: ki.keyword, Summary: ki.summary[0], Detail: ki.detail},
+			engine.Rule{ID: ki.forward, Severity: ki.severity, Direction: engine.Forward, Compares: ki.keyword, Summary: ki.summary[1], Detail: ki.detail})
 	}
 	return out
 }

@@ -66,6 +66,8 @@ func Engine() engine.Engine {
 			}
 		},
 		Concurrent: true,
+		Rules:      Rules,
+		Section:    RulesSection,
 	}
 }
 

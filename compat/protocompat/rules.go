@@ -15,6 +15,9 @@
 package protocompat
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/report"
@@ -23,12 +26,14 @@ import (
 // Profile chooses what must keep its meaning.
 type Profile = catalog.Profile
 
+// The engine's profiles (format/protobuf declares them to the catalog,
+// CompatProfiles).
 const (
 	// ProfileWire: binary data only.
-	ProfileWire = catalog.ProfileWire
+	ProfileWire Profile = "wire"
 	// ProfileWireJSON: binary data and the canonical JSON mapping (the
 	// default: consumers in other languages read the JSON mapping too).
-	ProfileWireJSON = catalog.ProfileWireJSON
+	ProfileWireJSON Profile = "wire-json"
 )
 
 // ParseProfile accepts "", "wire" and "wire-json".
@@ -91,9 +96,68 @@ func Rules() []engine.Rule {
 	rules := ruleTable()
 	out := make([]engine.Rule, len(rules))
 	for i, r := range rules {
-		out[i] = engine.Rule{ID: r.ID, Profile: r.Profile, Severity: r.Severity, Summary: r.Summary, Buf: r.Buf, Confluent: r.Confluent, Differs: r.Differs}
+		out[i] = engine.Rule{ID: r.ID, Profile: string(r.Profile), Severity: r.Severity, Summary: r.Summary, Nearest: r.nearest(), Differs: r.Differs}
 	}
 	return out
+}
+
+// Tools named in engine.Rule.Nearest.
+const (
+	toolBuf       = "buf"
+	toolConfluent = "Confluent"
+)
+
+// nearest is the rule's Buf and Confluent as engine.Rule.Nearest.
+func (r rule) nearest() []engine.Nearest {
+	var out []engine.Nearest
+	if r.Buf != "" {
+		out = append(out, engine.Nearest{Tool: toolBuf, ID: r.Buf})
+	}
+	if r.Confluent != "" {
+		out = append(out, engine.Nearest{Tool: toolConfluent, ID: r.Confluent})
+	}
+	return out
+}
+
+// RulesSection is the Protobuf engine's section of docs/rules.md
+// (engine.Engine.Section): its rules by profile, with the nearest buf
+// rule and Confluent change type; it lists no gate rules.
+func RulesSection([]engine.Rule) string {
+	return engine.Section("Protobuf compatibility rules",
+		"Findings of Protobuf types (compat/protocompat). `compat.profile` chooses `wire` (binary data keeps its meaning) "+
+			"or `wire-json` (the default: wire, and the canonical JSON mapping too); a wire rule applies under both. Every break "+
+			"carries a counterexample found by encoding with dynamicpb: the writer message in the JSON mapping, its bytes in hex, "+
+			"and what the reader made of it. The last two columns name the nearest `buf breaking` rule and Confluent Schema "+
+			"Registry's Protobuf change type (with its verdict).",
+		"| rule | profile | severity | meaning | buf | Confluent |\n|---|---|---|---|---|---|\n", Rules(),
+		func(r engine.Rule) string {
+			return fmt.Sprintf("| [`%s`](#%s) | %s | %s | %s | %s | %s |\n", r.ID, r.ID, r.Profile, r.Severity, engine.Cell(r.Summary), code(r.NearestOf(toolBuf)), engine.Cell(r.NearestOf(toolConfluent)))
+		},
+		func(r engine.Rule) string {
+			var b strings.Builder
+			fmt.Fprintf(&b, "\n### %s\n\n%s (profile %s).", r.ID, engine.UpperFirst(r.Summary), r.Profile)
+			if len(r.Nearest) > 0 {
+				fmt.Fprintf(&b, " Nearest buf rule: %s; Confluent: %s.", orNone(code(r.NearestOf(toolBuf))), orNone(r.NearestOf(toolConfluent)))
+			}
+			if r.Differs != "" {
+				fmt.Fprintf(&b, " Where evtool differs: %s", r.Differs)
+			}
+			return b.String() + "\n"
+		})
+}
+
+func code(s string) string {
+	if s == "" || s == "-" {
+		return s
+	}
+	return "`" + s + "`"
+}
+
+func orNone(s string) string {
+	if s == "" || s == "-" {
+		return "none"
+	}
+	return s
 }
 
 // ruleTable is the rule table, built on each call: a package-level slice

@@ -14,6 +14,8 @@ func Engine() engine.Engine {
 	return engine.Engine{
 		Compiled: func(v *catalog.Version) bool { return v.Compiled != nil },
 		New:      func() engine.Compare { return CompareVersions },
+		Rules:    Rules,
+		Section:  RulesSection,
 	}
 }
 

@@ -220,8 +220,8 @@ func (Provider) SchemaFiles(sch format.Schema, _ string) []string {
 	return nil
 }
 
-// LintRule is schema-avro.
-func (Provider) LintRule() string { return "schema-avro" }
+// LintRule is RuleSchemaAvro.
+func (Provider) LintRule() string { return RuleSchemaAvro }
 
 // Reencode resolves the datum with from as the writer and to as the
 // reader, then writes it with to; it fails when the datum would not keep

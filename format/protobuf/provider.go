@@ -286,8 +286,8 @@ func (Provider) SchemaFiles(sch format.Schema, root string) []string {
 	return out
 }
 
-// LintRule is schema-proto.
-func (Provider) LintRule() string { return "schema-proto" }
+// LintRule is RuleSchemaProto.
+func (Provider) LintRule() string { return RuleSchemaProto }
 
 // relTo is p (a path in an fsys) relative to root.
 func relTo(root, p string) string {

@@ -27,6 +27,9 @@ func (l *loader) compileFormats(cat *Catalog) {
 	fl := &formatLoader{loader: l, reported: map[string]bool{}, used: map[string]bool{}, compilers: l.newFileCompilers()}
 	kinds := map[format.Kind]bool{}
 	for _, t := range cat.Types {
+		if l.stopped() {
+			return
+		}
 		for _, v := range t.Versions {
 			if _, ok := fileCompiler(v.Format); !ok {
 				continue // compiled from the root (loader.compile)

@@ -79,6 +79,13 @@ func LooksLikeVersion(name string) bool { return looksLikeVersion().MatchString(
 // Load reads the catalog whose evtool.yaml is in dir.
 func Load(dir string) (*Catalog, error) { return loadDir(context.Background(), dir, false) }
 
+// LoadContext is Load reading no more files, and compiling no more
+// versions, once ctx is done (a signal): the load then stops soon and its
+// error is ctx's cause (errors.Is context.Canceled), with no catalog.
+func LoadContext(ctx context.Context, dir string) (*Catalog, error) {
+	return loadDir(ctx, dir, false)
+}
+
 // loadDir is Load, compiling no schema when deferred (LoadDeferred), and
 // reading nothing more once ctx is done.
 func loadDir(ctx context.Context, dir string, deferred bool) (*Catalog, error) {
@@ -101,7 +108,7 @@ func loadDir(ctx context.Context, dir string, deferred bool) (*Catalog, error) {
 	if ctx.Done() != nil {
 		fsys = stoppingFS{fsys, ctx}
 	}
-	cat, err := loadWith(&loader{fsys: fsys, display: dir, deferred: deferred})
+	cat, err := loadWith(&loader{fsys: fsys, display: dir, deferred: deferred, ctx: ctx})
 	if ctx.Err() != nil {
 		// What was not read is reported as unreadable: no catalog.
 		return nil, fmt.Errorf("interrupted while loading the catalog %s: %w", dir, context.Cause(ctx))
@@ -155,6 +162,9 @@ type loader struct {
 	warns   []report.Finding
 	// deferred: compile no schema while loading (LoadDeferred).
 	deferred bool
+	// ctx, when set, stops the compiling of versions once done (the
+	// reads stop through stoppingFS).
+	ctx context.Context
 	// metas are the meta-schemas compiled for decodeYAML, by name: once
 	// per load, not once per event.yaml.
 	metas map[string]*metaschema.Schema
@@ -619,6 +629,10 @@ func readFile(fsys fs.FS, name string) ([]byte, error) {
 	return format.ReadFile(fsys, name, MaxFileSize)
 }
 
+// stopped reports whether the load's context is done: nothing more is
+// compiled (loadDir then returns no catalog).
+func (l *loader) stopped() bool { return l.ctx != nil && l.ctx.Err() != nil }
+
 func sortFindings(fs []report.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		if fs[i].File != fs[j].File {
@@ -633,6 +647,9 @@ func sortFindings(fs []report.Finding) {
 func (l *loader) compile(cat *Catalog) {
 	sessions := rootSessions{}
 	for _, t := range cat.Types {
+		if l.stopped() {
+			return
+		}
 		for _, v := range t.Versions {
 			if _, f := cat.compileFromRoot(sessions, v); f != nil {
 				l.fail(*f)

@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -36,6 +37,9 @@ type CheckOptions struct {
 	// that compared it (so concurrently); what it returns replaces them.
 	// The consumer-aware step marks them there, type by type.
 	TypeChecked func(t *catalog.EventType, findings []report.Finding) []report.Finding
+	// Context, when set, stops the check once done (a signal): no type
+	// is started after that, and the result says Interrupted.
+	Context context.Context
 }
 
 // CheckResult is what a catalog check found.
@@ -49,6 +53,11 @@ type CheckResult struct {
 	// types of a catalog loaded with catalog.LoadDeferred (each type is
 	// compiled when it is checked): what Load would have returned.
 	HeadProblems, BaseProblems []report.Finding
+	// Interrupted is set when CheckOptions.Context stopped the check
+	// before every type was checked; TypesChecked counts those that were
+	// (skipped ones included). The findings are then incomplete.
+	Interrupted  bool
+	TypesChecked int
 }
 
 // version is a schema of a type as the check uses it: from the head
@@ -150,6 +159,9 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 		}
 		return opts.TypeChecked(t, fs)
 	}
+	stopped := func() bool { return opts.Context != nil && opts.Context.Err() != nil }
+	// done marks the types whose check began (each by its one worker).
+	done := make([]bool, len(head.Types))
 	jobs := make(chan job)
 	par := opts.Parallel
 	if par <= 0 {
@@ -171,6 +183,10 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 			defer wg.Done()
 			for j := range jobs {
 				t := j.t
+				if stopped() {
+					continue
+				}
+				done[j.idx] = true
 				if opts.Skip[t.Name] {
 					continue
 				}
@@ -249,11 +265,17 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 		}()
 	}
 	for i, t := range head.Types {
+		if stopped() {
+			break
+		}
 		jobs <- job{i, t}
 	}
 	close(jobs)
 	wg.Wait()
 	for i, t := range head.Types {
+		if done[i] {
+			res.TypesChecked++
+		}
 		res.Findings = append(res.Findings, results[i]...)
 		res.Pairs += pairs[i]
 		res.HeadProblems = append(res.HeadProblems, headProbs[i]...)
@@ -262,6 +284,7 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 			res.Skipped++
 		}
 	}
+	res.Interrupted = res.TypesChecked < len(head.Types)
 	SortReport(res.Findings)
 	return res
 }

@@ -456,7 +456,10 @@ func TestFieldAnchorsUnique(t *testing.T) {
 // carry (Avro: type, default, doc, logical type; Protobuf: number, type,
 // label, json_name) and diffs between versions.
 func TestFormatFields(t *testing.T) {
-	m := buildModel(load(t, "testdata/formats"), Options{})
+	m, err := buildModel(load(t, "testdata/formats"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	types := map[string]*typeModel{}
 	for _, tm := range m.Types {
 		types[tm.Name] = tm

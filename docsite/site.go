@@ -18,6 +18,7 @@ package docsite
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,9 @@ type Options struct {
 	// Consumers are the catalog's consumer contracts: each type's page
 	// lists its consumers, and field tables say who reads each field.
 	Consumers []*consumers.Contract
+	// Context, when set, stops the compatibility check once done (a
+	// signal): Build then returns an error and no site.
+	Context context.Context
 }
 
 // Site is the generated files by slash path.
@@ -182,11 +186,14 @@ func Build(cat *catalog.Catalog, opts Options) (*Site, error) {
 			}
 		}
 	}
-	m := buildModel(cat, opts)
+	m, err := buildModel(cat, opts)
+	if err != nil {
+		return nil, err
+	}
 	return render(m)
 }
 
-func buildModel(cat *catalog.Catalog, opts Options) *siteModel {
+func buildModel(cat *catalog.Catalog, opts Options) (*siteModel, error) {
 	title := opts.Title
 	if title == "" {
 		name := filepath.Base(cat.Dir)
@@ -210,11 +217,14 @@ func buildModel(cat *catalog.Catalog, opts Options) *siteModel {
 	if seed == 0 {
 		seed = 1
 	}
-	copts := compat.CheckOptions{Seed: uint64(seed)}
+	copts := compat.CheckOptions{Seed: uint64(seed), Context: opts.Context}
 	if opts.Samples != 0 {
 		copts.Samples, copts.SamplesSet = opts.Samples, true
 	}
 	res := compat.CheckCatalog(cat, nil, copts)
+	if res.Interrupted {
+		return nil, fmt.Errorf("interrupted while checking the compatibility of %s: %d of %d type(s) checked", filepath.Clean(cat.Dir), res.TypesChecked, len(cat.Types))
+	}
 	findings := compat.ApplyIgnores(res.Findings, cat.Config, cat.ConfigFile)
 	byType := map[string][]report.Finding{}
 	for _, f := range findings {
@@ -238,7 +248,7 @@ func buildModel(cat *catalog.Catalog, opts Options) *siteModel {
 			m.Fields += len(tm.Latest.Fields)
 		}
 	}
-	return m
+	return m, nil
 }
 
 func absOr(dir string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/internal/supervise"
@@ -13,9 +14,11 @@ import (
 // ReadState reads a state like a consumer's (GET spec.HTTP, or the stdout
 // of spec.Command, started by sp) and returns its bytes, checked to be one
 // JSON value: for a harness outside this package (evtool verify's
-// producers).
-func ReadState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string) ([]byte, error) {
-	_, raw, _, err := readState(ctx, sp, spec, dir, env, expand)
+// producers). timeout bounds the GET or the command (0: StateHTTPTimeout
+// or StateCommandTimeout); key names the scenario setting it comes from,
+// for the message when it runs out ("": none).
+func ReadState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string, timeout time.Duration, key string) ([]byte, error) {
+	_, raw, _, err := readState(ctx, sp, spec, dir, env, expand, timeout, key)
 	return raw, err
 }
 

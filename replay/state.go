@@ -37,10 +37,10 @@ const MaxStoredStateSize = 4 << 30
 // command's stdout. A connection refused is retried for a few seconds (the
 // consumer may serve its state lazily); anything else is final. killed
 // says what of the state command the harness had to kill or abandon
-// (RunResult.Killed).
-func readState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string) (state any, raw []byte, killed []string, err error) {
+// (RunResult.Killed). timeout and key are fetchState's.
+func readState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir string, env []string, expand func(string) string, timeout time.Duration, key string) (state any, raw []byte, killed []string, err error) {
 	var buf bytes.Buffer
-	src, ctype, killed, err := fetchState(ctx, sp, spec, dir, env, expand, &buf, MaxStateSize, 0, "")
+	src, ctype, killed, err := fetchState(ctx, sp, spec, dir, env, expand, &buf, MaxStateSize, timeout, key)
 	if err != nil {
 		return nil, nil, killed, err
 	}
@@ -125,7 +125,7 @@ func fetchState(ctx context.Context, sp *supervise.Spawner, spec StateSpec, dir 
 		argv[i] = expand(a)
 	}
 	src = "state.command " + strings.Join(argv, " ")
-	killed, err = runStateCommand(ctx, sp, argv, dir, env, stateLimits{Time: timeout, Size: limit}, w)
+	killed, err = runStateCommand(ctx, sp, argv, dir, env, stateLimits{Time: timeout, Size: limit, Key: key}, w)
 	if err != nil {
 		if ctx.Err() != nil {
 			return src, "", killed, ctx.Err()
@@ -176,10 +176,12 @@ func (c ConsumerSpec) stateTimeout(records int64) time.Duration {
 	return defaultStateTimeout(c.State, records)
 }
 
-// stateLimits bound a state command.
+// stateLimits bound a state command. Key names the scenario setting
+// Time comes from, for the message when it runs out ("": none).
 type stateLimits struct {
 	Time time.Duration
 	Size int64
+	Key  string
 }
 
 // stateLimitText names a limit on the state's size in messages.
@@ -218,6 +220,9 @@ func runStateCommand(ctx context.Context, sp *supervise.Spawner, argv []string, 
 		return nil, fmt.Errorf("wrote more than %s to stdout: killed", stateLimitText(lim.Size))
 	case <-timer.C:
 		p.Kill()
+		if lim.Key != "" {
+			return nil, fmt.Errorf("did not finish within %s (the limit on a state command: %s): killed", lim.Time, lim.Key)
+		}
 		return nil, fmt.Errorf("did not finish within %s (the limit on a state command): killed", lim.Time)
 	case <-ctx.Done():
 		p.Kill()

@@ -400,6 +400,16 @@ func (h *Harness) send(ctx context.Context, client *http.Client, in *instance, r
 	}
 }
 
+// stateReadTimeout is the limit on one read of the producer's state: the
+// time left until the settle deadline, at least minStateRead (a read
+// started just before the deadline still gets a chance to answer).
+func stateReadTimeout(deadline time.Time) time.Duration {
+	return max(time.Until(deadline).Round(time.Millisecond), minStateRead)
+}
+
+// minStateRead is the least time a state read is given.
+const minStateRead = 100 * time.Millisecond
+
 // LostQuietFactor stretches producer.quiet while a committed fact has no
 // event on the topic: a producer retrying a dropped request, or restarting
 // after a crash, on a loaded machine can be silent for more than a second
@@ -420,7 +430,12 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, cc kaf
 	in := g.insts[0]
 	expand := func(s string) string { return replay.ExpandVars(s, in.vars) }
 	for {
-		raw, err := replay.ReadState(ctx, h.sp, h.sc.Producer.State, h.sc.Producer.Dir, in.spec.Env, expand)
+		// A read of the state is bounded by what is left of
+		// settle_timeout, not by a limit of its own: a producer whose state
+		// hangs ends the run when the scenario says, not 30 s or a minute
+		// later.
+		raw, err := replay.ReadState(ctx, h.sp, h.sc.Producer.State, h.sc.Producer.Dir, in.spec.Env, expand,
+			stateReadTimeout(deadline), "what was left of producer.settle_timeout")
 		if err != nil {
 			// A fault still armed may strike while settling: the state
 			// is read again once the producer is back.

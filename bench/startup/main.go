@@ -15,15 +15,21 @@
 // median and minimum wall time and the median CPU time (user+sys) and
 // minor page faults of the process (rusage: these mean something on a
 // loaded machine, wall time does not), and for each evtool binary the
-// allocations of package initialisation (GODEBUG=inittrace=1).
+// allocations of package initialisation (GODEBUG=inittrace=1). With
+// -where it also runs each program once under perf and says where its
+// page faults are: the binary's text, its other sections, the Go heap,
+// or the mappings above it (on this kind of VM a fault is most of the
+// cost of a start).
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"debug/elf"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,12 +46,13 @@ func main() {
 	runs := flag.Int("runs", 200, "runs of each program")
 	bin := flag.String("evtool", "", "an evtool binary to measure (default: build ./cmd/evtool)")
 	before := flag.String("before", "", "another evtool binary to measure alongside, with the same arguments (a baseline)")
+	where := flag.Bool("where", false, "also say where each program's page faults are (one run each under perf record; needs perf)")
 	flag.Parse()
 	args := flag.Args()
 	if len(args) == 0 {
 		args = []string{"version"}
 	}
-	if err := run(*runs, *bin, *before, args); err != nil {
+	if err := run(*runs, *bin, *before, *where, args); err != nil {
 		fmt.Fprintln(os.Stderr, "startup:", err)
 		os.Exit(2)
 	}
@@ -59,7 +66,7 @@ type program struct {
 	wall, cpu, pf []float64
 }
 
-func run(runs int, bin, before string, args []string) error {
+func run(runs int, bin, before string, where bool, args []string) error {
 	dir, err := os.MkdirTemp("", "evtool-startup")
 	if err != nil {
 		return err
@@ -129,7 +136,77 @@ func run(runs int, bin, before string, args []string) error {
 		}
 		fmt.Printf("package init of %q: %d allocations, %d bytes\n", p.argv[0], allocs, nbytes)
 	}
+	if where {
+		for _, p := range progs {
+			line, err := faultsWhere(dir, p.argv)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("page faults of %s: %s\n", p.name, line)
+		}
+	}
 	return nil
+}
+
+// faultsWhere runs argv once under `perf record -e page-faults -d` and
+// counts its page faults by what the faulting address lies in: a section
+// of the binary, the Go heap's arenas, or the mappings above them
+// (shared libraries, the runtime's off-heap metadata, thread stacks).
+func faultsWhere(dir string, argv []string) (string, error) {
+	data := filepath.Join(dir, "faults.data")
+	rec := exec.Command("perf", append([]string{"record", "-q", "-e", "page-faults", "-c", "1", "-d", "-o", data, "--"}, argv...)...)
+	if out, err := rec.CombinedOutput(); err != nil && rec.ProcessState.ExitCode() != 1 {
+		return "", fmt.Errorf("perf record: %v\n%s", err, out)
+	}
+	out, err := exec.Command("perf", "script", "-i", data, "-F", "addr").Output()
+	if err != nil {
+		return "", fmt.Errorf("perf script: %v", err)
+	}
+	f, err := elf.Open(argv[0])
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	kind := func(a uint64) string {
+		for _, s := range f.Sections {
+			if s.Addr == 0 || a < s.Addr || a >= s.Addr+s.Size {
+				continue
+			}
+			switch s.Name {
+			case ".text":
+				return "binary text"
+			case ".data", ".bss", ".noptrdata", ".noptrbss":
+				return "binary data/bss"
+			}
+			return "binary rodata, pclntab, itabs"
+		}
+		switch {
+		case a >= 0x7e0000000000:
+			return "libraries, off-heap runtime, stacks"
+		case a >= 1<<32:
+			// linux/amd64 places (and go1.26 randomises) the heap
+			// arenas between the binary and the shared libraries.
+			return "Go heap"
+		}
+		return "other"
+	}
+	counts := map[string]int{}
+	total := 0
+	for _, w := range strings.Fields(string(out)) {
+		a, err := strconv.ParseUint(w, 16, 64)
+		if err != nil {
+			return "", fmt.Errorf("perf script: address %q: %v", w, err)
+		}
+		counts[kind(a)]++
+		total++
+	}
+	names := slices.Sorted(maps.Keys(counts))
+	slices.SortStableFunc(names, func(x, y string) int { return counts[y] - counts[x] })
+	parts := []string{fmt.Sprintf("%d in all", total)}
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", n, counts[n]))
+	}
+	return strings.Join(parts, "; "), nil
 }
 
 // buildDepsOnly builds a program that imports, for their side effects,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -20,9 +21,11 @@ func dirFlag(c *cobra.Command, target *string) {
 }
 
 // loadCatalog loads a catalog for commands that need a clean one: any load
-// problem is an error (exit 2) that lists the problems.
-func loadCatalog(dir string) (*catalog.Catalog, error) {
-	cat, err := catalog.Load(dir)
+// problem is an error (exit 2) that lists the problems. Once ctx is done
+// (a signal) the load stops: "interrupted while loading the catalog DIR"
+// (exit 2).
+func loadCatalog(ctx context.Context, dir string) (*catalog.Catalog, error) {
+	cat, err := catalog.LoadContext(ctx, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -187,7 +187,8 @@ Approve an intentional break with an entry under compat.ignore in evtool.yaml
 but do not fail; an entry that matches nothing is a warning.
 
 Exit 0 when compatible, 1 when any pair breaks, 2 on bad input (malformed
-catalog, unknown revision, a --against directory without a catalog).`,
+catalog, unknown revision, a --against directory without a catalog) or when
+interrupted (Ctrl-C, SIGTERM: it stops with no report).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := parseFormat(format, report.GateFormats)
 			if err != nil {
@@ -210,7 +211,7 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			if pf != nil {
 				head, err = catalog.LoadFSDeferred(pf.Head, dir)
 			} else {
-				head, err = catalog.LoadDeferred(dir)
+				head, err = catalog.LoadDeferredContext(cmd.Context(), dir)
 			}
 			if err != nil {
 				return a.annotateLoadError(err, f, "compat check")
@@ -232,7 +233,7 @@ catalog, unknown revision, a --against directory without a catalog).`,
 			if samples < 0 {
 				return usagef("--samples %d: use 0 (rules only) or a positive count", samples)
 			}
-			opts := compat.CheckOptions{Samples: samples, SamplesSet: cmd.Flags().Changed("samples"), Seed: uint64(seed)}
+			opts := compat.CheckOptions{Samples: samples, SamplesSet: cmd.Flags().Changed("samples"), Seed: uint64(seed), Context: cmd.Context()}
 			if opts.SamplesSet && samples == 0 {
 				opts.Samples = -1
 			}
@@ -252,6 +253,11 @@ catalog, unknown revision, a --against directory without a catalog).`,
 				opts.TypeChecked = step.typeChecked
 			}
 			res := compat.CheckCatalog(head, base, opts)
+			if res.Interrupted {
+				// A signal: no report (a partial one would read as a
+				// passing gate), exit 2.
+				return fmt.Errorf("interrupted while checking %s: %d of %d type(s) checked", filepath.Clean(dir), res.TypesChecked, len(head.Types))
+			}
 			if probs := append(res.HeadProblems, head.LintShared()...); len(probs) > 0 {
 				return a.annotateLoadError(catalog.Problems(probs), f, "compat check")
 			}
@@ -311,7 +317,7 @@ func loadBase(cmd *cobra.Command, dir, against string, limits schemaregistry.Cli
 			return nil, "", nil, fmt.Errorf("--against %s: no %s in that directory; it must hold the base catalog (the directory that has evtool.yaml)", against, catalog.ConfigName)
 		}
 		display = against
-		cat, err = catalog.LoadDeferred(against)
+		cat, err = catalog.LoadDeferredContext(cmd.Context(), against)
 	} else {
 		tree, gerr := catalog.ReadGitTree(cmd.Context(), dir, against)
 		if gerr != nil {

@@ -58,7 +58,7 @@ few lines per record for people, with every byte from the topic escaped.`,
 			if err != nil {
 				return err
 			}
-			cat, err := loadCatalog(dir)
+			cat, err := loadCatalog(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}

@@ -171,7 +171,7 @@ Exit 0 when every consumer reads OK, 1 when one breaks, 2 on bad input
 			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
-			head, err := loadCatalog(dir)
+			head, err := loadCatalog(cmd.Context(), dir)
 			if err != nil {
 				return a.annotateLoadError(err, f, "consumers check")
 			}
@@ -254,7 +254,7 @@ malformed catalog or contract, a --field that is not a JSON pointer).`,
 			if field != "" && !consumers.ValidPointer(field) {
 				return usagef("--field %q: want a JSON pointer into the data, e.g. /orderId (write ~ as ~0 and / inside a name as ~1)", field)
 			}
-			head, err := loadCatalog(dir)
+			head, err := loadCatalog(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}

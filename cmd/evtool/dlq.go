@@ -112,7 +112,7 @@ func optionalCatalog(cmd *cobra.Command, dir string) (*catalog.Catalog, error) {
 	if _, err := os.Stat(filepath.Join(dir, "evtool.yaml")); errors.Is(err, os.ErrNotExist) && !cmd.Flags().Changed("dir") {
 		return nil, nil
 	}
-	return loadCatalog(dir)
+	return loadCatalog(cmd.Context(), dir)
 }
 
 func (a *app) dlqRedriveCommand() *cobra.Command {
@@ -186,7 +186,7 @@ a record the group sent or no record).`,
 			if o.To != "" && o.To == topic {
 				return usagef("--to %s is the dead-letter topic itself", o.To)
 			}
-			if o.Catalog, err = loadCatalog(dir); err != nil {
+			if o.Catalog, err = loadCatalog(cmd.Context(), dir); err != nil {
 				return err
 			}
 			o.Topic = topic

@@ -43,7 +43,7 @@ files it no longer generates are removed, and nothing else is touched.`,
 			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
-			cat, err := loadCatalog(dir)
+			cat, err := loadCatalog(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}
@@ -51,7 +51,7 @@ files it no longer generates are removed, and nothing else is touched.`,
 			if err != nil {
 				return err
 			}
-			opts := docsite.Options{Title: title, Seed: seed, Consumers: cs}
+			opts := docsite.Options{Title: title, Seed: seed, Consumers: cs, Context: cmd.Context()}
 			if cmd.Flags().Changed("samples") {
 				opts.Samples = samples
 				if samples == 0 {

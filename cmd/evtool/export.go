@@ -60,7 +60,7 @@ YAML on stdout by default; --out writes a file, JSON when its name ends in
 			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
-			cat, err := loadCatalog(dir)
+			cat, err := loadCatalog(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}

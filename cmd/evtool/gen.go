@@ -75,7 +75,7 @@ are up to date.`,
 			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 				return fmt.Errorf("catalog directory %s does not exist", dir)
 			}
-			cat, err := loadCatalog(dir)
+			cat, err := loadCatalog(cmd.Context(), dir)
 			if err != nil {
 				return fmt.Errorf("catalog %s: %w", filepath.Clean(dir), err)
 			}

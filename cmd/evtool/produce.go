@@ -92,7 +92,7 @@ Every event is held in memory until it is sent.`,
 			if err := brokersOrEnv(&kf, "produce"); err != nil {
 				return err
 			}
-			cat, err := loadCatalog(dir)
+			cat, err := loadCatalog(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -125,11 +126,11 @@ func (f *clientFlags) client(a *app) (*schemaregistry.Client, schemaregistry.Str
 
 // loadRegistryCatalog loads the catalog and takes the registry defaults
 // from its evtool.yaml.
-func loadRegistryCatalog(dir string, f *clientFlags) (*catalog.Catalog, error) {
+func loadRegistryCatalog(ctx context.Context, dir string, f *clientFlags) (*catalog.Catalog, error) {
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return nil, fmt.Errorf("catalog directory %s does not exist", dir)
 	}
-	cat, err := loadCatalog(dir)
+	cat, err := loadCatalog(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +175,7 @@ usage, network or authentication errors.`,
 			if err != nil {
 				return err
 			}
-			cat, err := loadRegistryCatalog(dir, &f)
+			cat, err := loadRegistryCatalog(cmd.Context(), dir, &f)
 			if err != nil {
 				return err
 			}
@@ -287,7 +288,7 @@ Exit 0 when in step, 1 on drift, 2 on usage, network or authentication errors.`,
 			if err != nil {
 				return err
 			}
-			cat, err := loadRegistryCatalog(dir, &f)
+			cat, err := loadRegistryCatalog(cmd.Context(), dir, &f)
 			if err != nil {
 				return err
 			}

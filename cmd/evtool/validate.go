@@ -69,7 +69,7 @@ until interrupted. It never creates a topic.`,
 			} else if len(args) > 0 {
 				return usagef("--topic reads Kafka: give no FILE")
 			}
-			cat, err := loadCatalog(dir)
+			cat, err := loadCatalog(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}

@@ -66,7 +66,7 @@ run. See docs/verify.md.`,
 			if err != nil {
 				return err
 			}
-			cat, err := loadCatalog(sc.Catalog)
+			cat, err := loadCatalog(cmd.Context(), sc.Catalog)
 			if err != nil {
 				return err
 			}

@@ -9,8 +9,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evtool/evtool/kafka"
+	"github.com/evtool/evtool/replay"
 )
 
 // TestVerifyCLI: evtool verify exits 0 for the example producer under
@@ -179,5 +181,33 @@ func TestVerifyReproduceLinesReproduce(t *testing.T) {
 		if code != exitFindings || !strings.Contains(again, "lost 1") {
 			t.Errorf("%s: %s: exit %d, want %d with lost 1:\n%s", m[1], m[2], code, exitFindings, again)
 		}
+	}
+}
+
+// TestVerifyStateReadFollowsSettleTimeout: a producer whose state command
+// hangs ends the run when producer.settle_timeout ends (exit 2, naming
+// the limit), not after the state command's own minute.
+func TestVerifyStateReadFollowsSettleTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and runs the example producer through kfake")
+	}
+	dir, bin, catalog := exampleProducer(t)
+	sc := filepath.Join(dir, "hang.yaml")
+	text := "catalog: " + catalog + "\nproducer:\n  run: [" + bin + "]\n  state: {command: [sleep, \"600\"]}\n  quiet: 200ms\n  settle_timeout: 2s\nworkload: {requests: requests.jsonl}\nchaos: {seed: 3, crash: {count: 1}}\n"
+	if err := os.WriteFile(sc, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run(context.Background(), []string{"verify", sc, "--shrink-budget", "0"}, strings.NewReader(""), &stdout, &stderr)
+	took := time.Since(start)
+	want := "(the limit on a state command: what was left of producer.settle_timeout): killed"
+	if code != exitError || !strings.Contains(stderr.String(), want) {
+		t.Fatalf("exit %d, want 2 with %q\n%s%s", code, want, stdout.String(), stderr.String())
+	}
+	// The state command's own limit is a minute (replay.StateCommandTimeout):
+	// the run, producer start-up and workload included, ends well before.
+	if took >= replay.StateCommandTimeout/2 {
+		t.Errorf("verify took %s: the state read did not follow settle_timeout (2s)", took)
 	}
 }

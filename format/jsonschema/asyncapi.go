@@ -123,11 +123,8 @@ func (x *asyncAPIExporter) index(root *jsonschema.Schema) {
 
 // asyncAPILocKey normalizes a compiled location: base url, '#', decoded pointer.
 func asyncAPILocKey(loc string) string {
-	base, frag, _ := strings.Cut(loc, "#")
-	if p, err := url.PathUnescape(frag); err == nil {
-		frag = p
-	}
-	return base + "#" + frag
+	base, ptr := splitLocation(loc)
+	return base + "#" + ptr
 }
 
 // Payload returns the document reference to a version's schema, exporting
@@ -217,7 +214,7 @@ func (x *asyncAPIExporter) drain() error {
 		f.out = x.schema(f, doc, "", "")
 	}
 	for _, r := range x.refs {
-		base, ptr, _ := strings.Cut(asyncAPILocKey(r.target), "#")
+		base, ptr := splitLocation(r.target)
 		tf, err := x.file(base)
 		if err != nil {
 			return fmt.Errorf("%s: %s/$ref: %w", r.from.display, r.ptr, err)

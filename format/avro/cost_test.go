@@ -230,16 +230,10 @@ func TestDecodeCostDeepData(t *testing.T) {
 // BenchmarkDecodeCost is the walk checkDecodeCost makes before every
 // decode, on sampled datums full of maps, records and unions.
 func BenchmarkDecodeCost(b *testing.B) {
-	s, err := Parse("maps.avsc", []byte(mapsSchema))
-	if err != nil {
-		b.Fatal(err)
-	}
-	datums, err := s.Samples(7, 30)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, datums := mapsSamples(b)
 	bins := make([][]byte, len(datums))
 	for i, d := range datums {
+		var err error
 		if bins[i], err = s.Encode(d); err != nil {
 			b.Fatal(err)
 		}

@@ -122,24 +122,7 @@ func (c *schemaTexts) raw(s *jsonschema.Schema) map[string]any {
 		}
 		f.decoded = true
 	}
-	doc := f.doc
-	v := doc
-	if ptr != "" {
-		for _, tok := range jsonpos.Split(ptr) {
-			switch x := v.(type) {
-			case map[string]any:
-				v = x[tok]
-			case []any:
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(x) {
-					return nil
-				}
-				v = x[i]
-			default:
-				return nil
-			}
-		}
-	}
+	v, _ := jsonpos.Get(f.doc, ptr)
 	m, _ := v.(map[string]any)
 	return m
 }

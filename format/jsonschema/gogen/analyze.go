@@ -10,6 +10,7 @@ import (
 
 	"github.com/evtool/evtool/codegen/gocode"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
@@ -423,25 +424,8 @@ func (g *gen) titleAt(f *schemaFile, ptr string) string {
 }
 
 func docAt(doc any, ptr string) any {
-	if ptr == "" {
-		return doc
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := doc.(type) {
-		case map[string]any:
-			doc = x[tok]
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil
-			}
-			doc = x[i]
-		default:
-			return nil
-		}
-	}
-	return doc
+	v, _ := jsonpos.Get(doc, ptr)
+	return v
 }
 
 func (g *gen) orderedOf(f *schemaFile) *ordered {

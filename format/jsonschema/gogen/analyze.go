@@ -369,10 +369,7 @@ func (g *gen) nameAt(f *schemaFile, ptr, title string) string {
 		}
 		return gocode.ExportedName(strings.TrimSuffix(path.Base(f.rel), ".json"))
 	}
-	toks := strings.Split(ptr[1:], "/")
-	for i := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(toks[i], "~1", "/"), "~0", "~")
-	}
+	toks := jsonpos.Split(ptr)
 	n := len(toks)
 	if n == 2 && (toks[0] == "$defs" || toks[0] == "definitions") {
 		return prefix + gocode.ExportedName(toks[1])
@@ -401,17 +398,9 @@ func (g *gen) nameAt(f *schemaFile, ptr, title string) string {
 	}
 	parentPtr := ""
 	if cut > 0 {
-		parentPtr = "/" + strings.Join(escapeToks(toks[:cut]), "/")
+		parentPtr = jsonpos.Join(toks[:cut]...)
 	}
 	return g.nameAt(f, parentPtr, g.titleAt(f, parentPtr)) + seg
-}
-
-func escapeToks(toks []string) []string {
-	out := make([]string, len(toks))
-	for i, t := range toks {
-		out[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
-	}
-	return out
 }
 
 // titleAt returns the title of the schema at ptr in f.

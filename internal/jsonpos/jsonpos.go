@@ -62,7 +62,12 @@ func Split(pointer string) []string {
 // map[string]any, arrays as []any); ok is false when the pointer does not
 // resolve.
 func Get(doc any, pointer string) (v any, ok bool) {
-	for _, tok := range Split(pointer) {
+	return GetTokens(doc, Split(pointer))
+}
+
+// GetTokens is Get for a pointer's unescaped tokens.
+func GetTokens(doc any, tokens []string) (v any, ok bool) {
+	for _, tok := range tokens {
 		switch x := doc.(type) {
 		case map[string]any:
 			if doc, ok = x[tok]; !ok {

@@ -30,6 +30,7 @@ import (
 	"github.com/evtool/evtool/consumers"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
+	"github.com/evtool/evtool/internal/jsonpos"
 )
 
 // Version is the AsyncAPI version of the exported document.
@@ -134,7 +135,7 @@ func Build(cat *catalog.Catalog, opts Options) (*Document, error) {
 			names = append(names, t.Name)
 			for _, v := range t.Versions {
 				mk := messageKey(t, v)
-				msgs.Set(mk, obj("$ref", "#/components/messages/"+escapePointerToken(mk)))
+				msgs.Set(mk, obj("$ref", "#/components/messages/"+jsonpos.Escape(mk)))
 			}
 		}
 		ch := newObject()
@@ -158,10 +159,10 @@ func Build(cat *catalog.Catalog, opts Options) (*Document, error) {
 		chans.Set(c.key, ch)
 
 		for _, t := range c.types {
-			chRef := "#/channels/" + escapePointerToken(c.key)
+			chRef := "#/channels/" + jsonpos.Escape(c.key)
 			var refs []any
 			for _, v := range t.Versions {
-				refs = append(refs, obj("$ref", chRef+"/messages/"+escapePointerToken(messageKey(t, v))))
+				refs = append(refs, obj("$ref", chRef+"/messages/"+jsonpos.Escape(messageKey(t, v))))
 			}
 			mode, profile := cat.Compat(t)
 			op := obj(

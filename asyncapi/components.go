@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/evtool/evtool/catalog"
@@ -104,7 +103,3 @@ func matchString(pattern string, rng *rand.Rand) (string, error) {
 }
 
 var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
-
-func escapePointerToken(tok string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
-}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/consumers"
+	"github.com/evtool/evtool/internal/jsonpos"
 )
 
 // receiveOperations adds, for each consumer contract and each type of the
@@ -24,12 +25,12 @@ func receiveOperations(cat *catalog.Catalog, ops *object, cs []*consumers.Contra
 				continue
 			}
 			r := c.Reads[typ]
-			chRef := "#/channels/" + escapePointerToken(key)
+			chRef := "#/channels/" + jsonpos.Escape(key)
 			var refs []any
 			var versions []string
 			for _, n := range r.Versions {
 				if v := t.Version(n); v != nil {
-					refs = append(refs, obj("$ref", chRef+"/messages/"+escapePointerToken(messageKey(t, v))))
+					refs = append(refs, obj("$ref", chRef+"/messages/"+jsonpos.Escape(messageKey(t, v))))
 					versions = append(versions, fmt.Sprintf("v%d", n))
 				}
 			}

@@ -11,7 +11,7 @@
 // behind the generator seam of codegen/gocode: Generate asks the provider
 // of each event type's format (format/formats) for its generator
 // (format.GoGenerator) and hands it the type; JSON Schema's is
-// codegen/jsongen, Avro's format/avro, and a format without one (Protobuf:
+// format/jsonschema/gogen, Avro's format/avro, and a format without one (Protobuf:
 // protoc-gen-go's job) gets no code, its types listed in Result.Skipped.
 // Keywords a generator does not translate are never skipped: the value at
 // that location is also validated with the embedded catalog schema at

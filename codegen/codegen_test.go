@@ -21,8 +21,8 @@ import (
 
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/codegen/internal/rt"
-	"github.com/evtool/evtool/codegen/jsongen"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/format/jsonschema/gogen"
 	"github.com/evtool/evtool/format/jsonschema/sample"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
@@ -256,7 +256,7 @@ func TestGeneratedCode(t *testing.T) {
 				continue
 			}
 			gt := g.eventType(et)
-			schemas, err := jsongen.Schemas(g.Catalog(), gt.Versions)
+			schemas, err := gogen.Schemas(g.Catalog(), gt.Versions)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}

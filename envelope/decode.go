@@ -10,6 +10,7 @@ import (
 	"github.com/cloudevents/sdk-go/v2/event"
 	"github.com/cloudevents/sdk-go/v2/types"
 
+	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/report"
 )
 
@@ -195,7 +196,7 @@ func decodeJSON(raw []byte, uris *uriCache) (*Decoded, []report.Finding) {
 				break
 			}
 			if dup {
-				p.noteDup(k, keyAt, func() string { return "/" + escapePointerToken(k) })
+				p.noteDup(k, keyAt, func() string { return "/" + jsonpos.Escape(k) })
 			}
 			p.skipWS()
 			if p.pos < len(raw) && raw[p.pos] == ',' {
@@ -339,7 +340,7 @@ func sdkFindings(e *event.Event, c *checked, fs []report.Finding) []report.Findi
 		if c.bad[name] {
 			continue
 		}
-		ptr := "/" + escapePointerToken(name)
+		ptr := "/" + jsonpos.Escape(name)
 		fs = append(fs, report.Finding{Rule: RuleSDK, Severity: report.SeverityError, Pointer: ptr,
 			Message: fmt.Sprintf("sdk-go rejects %s: %v", k, ve[k])})
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/report"
 )
@@ -506,25 +507,17 @@ func (p *parser) pointer() string {
 	var b strings.Builder
 	if p.base != "" {
 		b.WriteByte('/')
-		b.WriteString(escapePointerToken(p.base))
+		b.WriteString(jsonpos.Escape(p.base))
 	}
 	for _, e := range p.path {
 		b.WriteByte('/')
 		if e.index >= 0 {
 			b.WriteString(strconv.Itoa(e.index))
 		} else {
-			b.WriteString(escapePointerToken(e.key))
+			b.WriteString(jsonpos.Escape(e.key))
 		}
 	}
 	return b.String()
-}
-
-// escapePointerToken escapes one RFC 6901 reference token.
-func escapePointerToken(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
 // parseJSON parses a complete JSON text (one value, surrounding whitespace

@@ -18,6 +18,7 @@ import (
 	"github.com/cloudevents/sdk-go/v2/types"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/report"
 )
 
@@ -310,7 +311,7 @@ func (m *Message) decode() (*Decoded, []report.Finding, error) {
 	if len(fs) > 0 {
 		headers := make(map[string]string, len(m.attrs)+1)
 		for _, h := range m.attrs {
-			headers["/"+escapePointerToken(h.name)] = h.header
+			headers["/"+jsonpos.Escape(h.name)] = h.header
 		}
 		if m.hasContentType {
 			headers["/datacontenttype"] = m.ctHeader
@@ -556,7 +557,7 @@ func resolvePointer(v any, pointer string) (any, error) {
 	at := ""
 	for _, tok := range strings.Split(pointer[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		at += "/" + escapePointerToken(tok)
+		at += "/" + jsonpos.Escape(tok)
 		switch x := v.(type) {
 		case map[string]any:
 			next, ok := x[tok]

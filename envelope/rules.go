@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/report"
 )
 
@@ -145,7 +146,7 @@ type checker struct {
 // add records a finding about the attribute name; the pointer is built only
 // here, so that valid events cost no string building.
 func (k *checker) add(rule string, sev report.Severity, name, format string, args ...any) {
-	k.fs = append(k.fs, report.Finding{Rule: rule, Severity: sev, Pointer: "/" + escapePointerToken(name), Message: fmt.Sprintf(format, args...)})
+	k.fs = append(k.fs, report.Finding{Rule: rule, Severity: sev, Pointer: "/" + jsonpos.Escape(name), Message: fmt.Sprintf(format, args...)})
 	if sev == report.SeverityError {
 		if k.c.bad == nil {
 			k.c.bad = make(map[string]bool)

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strconv"
 	"sync"
@@ -18,6 +16,7 @@ import (
 	"github.com/evtool/evtool/chaos"
 	"github.com/evtool/evtool/envelope"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonstrict"
 )
 
 // Mutator builds what skew and poison faults deliver, from a catalog: the
@@ -124,7 +123,7 @@ func (m *Mutator) SkewTargets(typ, dataschema string, data []byte) (int, chaos.V
 	if isFormatted(ver) {
 		return ver.Number, m.formatSkewTargets(ver, data, format.ContentTypeJSON)
 	}
-	doc, err := decodeDataJSON(data)
+	doc, err := jsonstrict.Decode(data)
 	if err != nil {
 		return ver.Number, 0
 	}
@@ -256,7 +255,7 @@ func (m *Mutator) invalidData(src event.Event) []byte {
 		if schema == nil {
 			return true
 		}
-		doc, err := decodeDataJSON(b)
+		doc, err := jsonstrict.Decode(b)
 		return err == nil && schema.ValidateValue(doc) != nil
 	}
 	var cands [][]byte
@@ -319,19 +318,4 @@ func (h *Harness) mutateRecord(ctx context.Context, f chaos.Fault, r *kgo.Record
 	}
 	out.Topic, out.Partition, out.Key = r.Topic, r.Partition, r.Key
 	return out, nil
-}
-
-// decodeDataJSON reads JSON text as one value, numbers as json.Number, as
-// the JSON Schema validator takes it; data after the value is an error.
-func decodeDataJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err == nil || err != io.EOF {
-		return nil, errors.New("invalid character after top-level value")
-	}
-	return doc, nil
 }

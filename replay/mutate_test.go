@@ -87,6 +87,14 @@ func TestSkewTargetsFollowModes(t *testing.T) {
 	if v, _ := m.SkewTargets("t", "", []byte(`{"n":1,"s":"x"}`)); v != 3 {
 		t.Errorf("no dataschema: v%d", v)
 	}
+	// Data the format's decoder refuses (a duplicate key, invalid UTF-8,
+	// an exponent beyond jsonstrict's bound) is valid under no version:
+	// it is not re-emitted as another.
+	for _, data := range []string{`{"n":1,"s":"x","s":1}`, "{\"n\":1,\"s\":\"\xff\"}", `{"n":1e99999,"s":"x"}`, `{"n":1,"s":"x"} {}`} {
+		if v, s := m.SkewTargets("t", ds(3), []byte(data)); v != 3 || s != 0 {
+			t.Errorf("%q: %d %v, want v3 and no targets", data, v, s.List())
+		}
+	}
 	if v, s := m.SkewTargets("nope", "", []byte(`{}`)); v != 0 || s != 0 {
 		t.Errorf("unknown type: %d %v", v, s)
 	}

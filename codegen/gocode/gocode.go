@@ -10,12 +10,13 @@
 // whose provider is a format.GoGenerator generates the Go of its event
 // types from its own compiled schemas (Avro from its Nodes, in
 // format/avro; JSON Schema from santhosh-tekuri/jsonschema's compiled
-// form, in codegen/jsongen), reaching the package through Package. codegen
+// form, in format/jsonschema/gogen), reaching the package through Package. codegen
 // asks the provider of each event type's format for its generator and
 // never looks at a schema itself.
 //
-// gocode imports nothing from evtool, so format packages can implement
-// the seam without an import cycle through the catalog.
+// gocode imports nothing from evtool but the generated runtime
+// (codegen/internal/rt, standard library only), so format packages can
+// implement the seam without an import cycle through the catalog.
 package gocode
 
 import (

@@ -1017,28 +1017,7 @@ func (w *witnessSearch) isolate(wt *witness, rloc string) {
 }
 
 // lookup is the value at an instance location, if the document has one.
-func lookup(doc any, at []string) (any, bool) {
-	cur := doc
-	for _, t := range at {
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[t]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			n, err := strconv.Atoi(t)
-			if err != nil || n < 0 || n >= len(c) {
-				return nil, false
-			}
-			cur = c[n]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
-}
+func lookup(doc any, at []string) (any, bool) { return jsonpos.GetTokens(doc, at) }
 
 // setAt replaces the value at a non-empty instance location.
 func setAt(doc any, at []string, v any) bool {

@@ -1,7 +1,6 @@
 package avro
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strconv"
 )
@@ -31,163 +30,23 @@ func MaxDecodedValues(size int) int64 {
 	return decodeBaseValues + decodeValuesPerByte*int64(size)
 }
 
-// maxWalkDepth stops the walk in data nested deeper than the library
-// decodes: it counts one level for every record, union, array and map it
-// is inside, as the walk's stack does, and refuses more than 1000. Past
-// it the library reports the depth, and the walk's stack stays small for
-// a megabyte of nested unions.
-const maxWalkDepth = 2000
-
-// costFrame is a value whose children are being walked: the next field of
-// a record, the items left in the current block of an array or map, or
-// the one branch of a union.
-type costFrame struct {
-	n *Node
-	// i counts the children entered: fields, items, keys, or 1 for the
-	// union's branch.
-	i int
-	// left is the rest of the current block of an array or map.
-	left int64
-	// key is the map key of the value being walked; branch the union's.
-	key    []byte
-	branch *Node
-}
-
-// checkDecodeCost walks data as a datum of root and returns an error
-// naming the pointer (in the datum's JSON encoding) where the walk passed
-// MaxDecodedValues. Malformed data ends the walk without an error: the
-// library reports it with its own message, and it cannot decode past the
-// point where the walk stopped. The walk keeps its own stack, so data
-// nested as deep as its bytes allow costs memory, not goroutine stack,
-// and the stack never holds more frames than values counted.
+// checkDecodeCost walks data as a datum of root (datumWalker) and returns
+// an error naming the pointer (in the datum's JSON encoding) where the
+// walk passed MaxDecodedValues. Malformed data ends the walk without an
+// error: the library reports it with its own message, and it cannot
+// decode past the point where the walk stopped.
 func checkDecodeCost(root *Node, data []byte) error {
-	limit := MaxDecodedValues(len(data))
-	var count int64
-	var stack []costFrame
-	src := data
-	// enter counts one value of n and consumes what n holds directly;
-	// ok is false when the data is malformed.
-	enter := func(n *Node) (ok bool) {
-		count++
-		if count > limit {
-			return true
-		}
-		if len(stack) >= maxWalkDepth {
-			return false
-		}
-		switch n.Kind {
-		case "null":
-		case "boolean":
-			if len(src) < 1 {
-				return false
-			}
-			src = src[1:]
-		case "int", "long", "enum":
-			_, rest, ok := costVarint(src)
-			src = rest
-			return ok
-		case "float":
-			if len(src) < 4 {
-				return false
-			}
-			src = src[4:]
-		case "double":
-			if len(src) < 8 {
-				return false
-			}
-			src = src[8:]
-		case "bytes", "string":
-			_, rest, ok := costBytes(src)
-			src = rest
-			return ok
-		case "fixed":
-			if len(src) < n.Size {
-				return false
-			}
-			src = src[n.Size:]
-		case "union":
-			i, rest, ok := costVarint(src)
-			if !ok || i < 0 || i >= int64(len(n.Branches)) {
-				return false
-			}
-			src = rest
-			stack = append(stack, costFrame{n: n, branch: n.Branches[i]})
-		case "record", "array", "map":
-			stack = append(stack, costFrame{n: n})
-		default:
-			return false
-		}
-		return true
-	}
-	if !enter(root) {
+	w := datumWalker{src: data, limit: MaxDecodedValues(len(data))}
+	if w.walk(root) != nil || !w.over() {
 		return nil
 	}
-	for len(stack) > 0 && count <= limit {
-		top := &stack[len(stack)-1]
-		var next *Node
-		switch top.n.Kind {
-		case "record":
-			if top.i < len(top.n.Fields) {
-				next = top.n.Fields[top.i].Type
-			}
-		case "union":
-			if top.i == 0 {
-				next = top.branch
-			}
-		case "array", "map":
-			if top.left == 0 {
-				n, rest, ok := costVarint(src)
-				if !ok {
-					return nil
-				}
-				src = rest
-				if n < 0 {
-					// A negative count is followed by the block's size
-					// in bytes.
-					if n == -n {
-						return nil
-					}
-					n = -n
-					if _, src, ok = costVarint(src); !ok {
-						return nil
-					}
-				}
-				if n == 0 {
-					break
-				}
-				top.left = n
-			}
-			top.left--
-			next = top.n.Items
-			if top.n.Kind == "map" {
-				next = top.n.Values
-				key, rest, ok := costBytes(src)
-				if !ok {
-					return nil
-				}
-				src, top.key = rest, key
-				count++ // the key
-			}
-		}
-		if next == nil {
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		top.i++
-		if !enter(next) {
-			return nil
-		}
-	}
-	if count > limit {
-		return fmt.Errorf("%s: the datum decodes to more than %d values, evtool's limit for %d bytes (%d plus %d per byte; nulls and other zero-byte items count)",
-			costPointer(stack), limit, len(data), decodeBaseValues, decodeValuesPerByte)
-	}
-	return nil
+	return fmt.Errorf("%s: the datum decodes to more than %d values, evtool's limit for %d bytes (%d plus %d per byte; nulls and other zero-byte items count)",
+		costPointer(w.stack), w.limit, len(data), decodeBaseValues, decodeValuesPerByte)
 }
 
 // costPointer is the JSON pointer of the value being walked: one token
 // per frame (a tagged union's branch name; none for null).
-func costPointer(stack []costFrame) string {
+func costPointer(stack []walkFrame) string {
 	var tokens []string
 	for _, f := range stack {
 		switch f.n.Kind {
@@ -207,24 +66,6 @@ func costPointer(stack []costFrame) string {
 		return "/"
 	}
 	return ptrJoin("", tokens...)
-}
-
-// costVarint reads one zig-zag varint of at most ten bytes.
-func costVarint(src []byte) (int64, []byte, bool) {
-	u, n := binary.Uvarint(src)
-	if n <= 0 {
-		return 0, src, false
-	}
-	return int64(u>>1) ^ -int64(u&1), src[n:], true
-}
-
-// costBytes reads one length-prefixed bytes or string value.
-func costBytes(src []byte) (value, rest []byte, ok bool) {
-	n, rest, ok := costVarint(src)
-	if !ok || n < 0 || n > int64(len(rest)) {
-		return nil, src, false
-	}
-	return rest[:n], rest[n:], true
 }
 
 // MaxDatumSize is the largest minimal datum evtool accepts for any type:

@@ -226,3 +226,22 @@ func TestDecodeCostDeepData(t *testing.T) {
 		t.Errorf("err = %v, want the library's depth error", derr)
 	}
 }
+
+// BenchmarkDecodeCost is the walk checkDecodeCost makes before every
+// decode, on sampled datums full of maps, records and unions.
+func BenchmarkDecodeCost(b *testing.B) {
+	s, datums := mapsSamples(b)
+	bins := make([][]byte, len(datums))
+	for i, d := range datums {
+		var err error
+		if bins[i], err = s.Encode(d); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := checkDecodeCost(s.Root, bins[i%len(bins)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonpos"
 )
 
 // The field table of an Avro version (evtool docs) uses the same rows as
@@ -52,24 +53,7 @@ func (w *avroWalker) doc(file, pointer string) string {
 		}
 		w.docs[file] = d
 	}
-	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
-		if pointer == "" {
-			break
-		}
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-		switch x := d.(type) {
-		case map[string]any:
-			d = x[tok]
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) {
-				return ""
-			}
-			d = x[i]
-		default:
-			return ""
-		}
-	}
+	d, _ = jsonpos.Get(d, pointer)
 	if m, ok := d.(map[string]any); ok {
 		if s, ok := m["doc"].(string); ok {
 			return s

@@ -26,12 +26,13 @@ func reachingMap(root *Node) map[*Node]bool {
 	return reaching(root, func(n *Node) bool { return n.Kind == "map" })
 }
 
-var errMalformed = errors.New("malformed datum")
-
 // orderedBinary is data, a binary datum of n the library wrote, with the
 // entries of every map sorted by key.
 func orderedBinary(n *Node, maps map[*Node]bool, data []byte) ([]byte, error) {
-	out, rest, err := orderBinary(n, maps, data, make([]byte, 0, len(data)))
+	// Room for the frames of the values skipped whole, nested as real
+	// data is, so that skipping them allocates nothing.
+	w := datumWalker{stack: make([]walkFrame, 0, 8)}
+	out, rest, err := orderBinary(&w, n, maps, data, make([]byte, 0, len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("ordering the map entries of a datum: %w", err)
 	}
@@ -42,10 +43,11 @@ func orderedBinary(n *Node, maps map[*Node]bool, data []byte) ([]byte, error) {
 }
 
 // orderBinary appends the value of n at the start of src to dst, its maps'
-// entries sorted, and returns what follows the value in src.
-func orderBinary(n *Node, maps map[*Node]bool, src, dst []byte) (out, rest []byte, err error) {
+// entries sorted, and returns what follows the value in src. w skips the
+// values that hold no map.
+func orderBinary(w *datumWalker, n *Node, maps map[*Node]bool, src, dst []byte) (out, rest []byte, err error) {
 	if !maps[n] {
-		rest, err := skipBinary(n, src)
+		rest, err := w.skip(n, src)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -54,18 +56,18 @@ func orderBinary(n *Node, maps map[*Node]bool, src, dst []byte) (out, rest []byt
 	switch n.Kind {
 	case "record":
 		for _, f := range n.Fields {
-			if dst, src, err = orderBinary(f.Type, maps, src, dst); err != nil {
+			if dst, src, err = orderBinary(w, f.Type, maps, src, dst); err != nil {
 				return nil, nil, err
 			}
 		}
 		return dst, src, nil
 	case "union":
-		i, rest, ok := costVarint(src)
-		if !ok || i < 0 || i >= int64(len(n.Branches)) {
+		b, rest, ok := unionBranch(n, src)
+		if !ok {
 			return nil, nil, errMalformed
 		}
 		dst = append(dst, src[:len(src)-len(rest)]...)
-		return orderBinary(n.Branches[i], maps, rest, dst)
+		return orderBinary(w, b, maps, rest, dst)
 	case "array", "map":
 		// Every item or entry is written to buf (an entry's key with its
 		// length prefix, then its value), ordered; ends[i] is where item i
@@ -89,14 +91,14 @@ func orderBinary(n *Node, maps map[*Node]bool, src, dst []byte) (out, rest []byt
 			}
 			for ; k > 0; k-- {
 				if n.Kind == "map" {
-					key, r, ok := costBytes(src)
+					key, r, ok := readBytes(src)
 					if !ok {
 						return nil, nil, errMalformed
 					}
 					buf = append(buf, src[:len(src)-len(r)]...)
 					keys, src = append(keys, key), r
 				}
-				if buf, src, err = orderBinary(child, maps, src, buf); err != nil {
+				if buf, src, err = orderBinary(w, child, maps, src, buf); err != nil {
 					return nil, nil, err
 				}
 				ends = append(ends, len(buf))
@@ -127,99 +129,6 @@ func orderBinary(n *Node, maps map[*Node]bool, src, dst []byte) (out, rest []byt
 	}
 	// A node that reaches a map is a record, union, array or map.
 	return nil, nil, fmt.Errorf("unexpected %s", n.Kind)
-}
-
-// blockCount reads the item count of an array or map block (the byte size
-// after a negative count is dropped).
-func blockCount(src []byte) (int64, []byte, error) {
-	k, rest, ok := costVarint(src)
-	if !ok || k == -k && k != 0 {
-		return 0, nil, errMalformed
-	}
-	if k < 0 {
-		k = -k
-		if _, rest, ok = costVarint(rest); !ok {
-			return 0, nil, errMalformed
-		}
-	}
-	return k, rest, nil
-}
-
-// skipBinary returns what follows the value of n at the start of src.
-func skipBinary(n *Node, src []byte) ([]byte, error) {
-	var ok bool
-	switch n.Kind {
-	case "null":
-		return src, nil
-	case "boolean":
-		if len(src) < 1 {
-			return nil, errMalformed
-		}
-		return src[1:], nil
-	case "int", "long", "enum":
-		_, src, ok = costVarint(src)
-	case "float":
-		if len(src) < 4 {
-			return nil, errMalformed
-		}
-		return src[4:], nil
-	case "double":
-		if len(src) < 8 {
-			return nil, errMalformed
-		}
-		return src[8:], nil
-	case "bytes", "string":
-		_, src, ok = costBytes(src)
-	case "fixed":
-		if len(src) < n.Size {
-			return nil, errMalformed
-		}
-		return src[n.Size:], nil
-	case "record":
-		var err error
-		for _, f := range n.Fields {
-			if src, err = skipBinary(f.Type, src); err != nil {
-				return nil, err
-			}
-		}
-		return src, nil
-	case "union":
-		var i int64
-		i, src, ok = costVarint(src)
-		if !ok || i < 0 || i >= int64(len(n.Branches)) {
-			return nil, errMalformed
-		}
-		return skipBinary(n.Branches[i], src)
-	case "array", "map":
-		for {
-			k, rest, err := blockCount(src)
-			if err != nil {
-				return nil, err
-			}
-			src = rest
-			if k == 0 {
-				return src, nil
-			}
-			for ; k > 0; k-- {
-				if n.Kind == "map" {
-					if _, src, ok = costBytes(src); !ok {
-						return nil, errMalformed
-					}
-					if src, err = skipBinary(n.Values, src); err != nil {
-						return nil, err
-					}
-				} else if src, err = skipBinary(n.Items, src); err != nil {
-					return nil, err
-				}
-			}
-		}
-	default:
-		return nil, fmt.Errorf("unexpected %s", n.Kind)
-	}
-	if !ok {
-		return nil, errMalformed
-	}
-	return src, nil
 }
 
 // appendLong appends v as a zig-zag varint.

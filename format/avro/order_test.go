@@ -329,14 +329,7 @@ func TestEncodeOddKeysSameBytes(t *testing.T) {
 // BenchmarkEncodeMaps is the cost of ordering: the library's encoding
 // alone against Encode and EncodeJSON, on sampled datums full of maps.
 func BenchmarkEncodeMaps(b *testing.B) {
-	s, err := Parse("maps.avsc", []byte(mapsSchema))
-	if err != nil {
-		b.Fatal(err)
-	}
-	datums, err := s.Samples(7, 30)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, datums := mapsSamples(b)
 	for _, bm := range []struct {
 		name   string
 		encode func(any) ([]byte, error)
@@ -355,6 +348,20 @@ func BenchmarkEncodeMaps(b *testing.B) {
 			}
 		})
 	}
+}
+
+// mapsSamples are 30 sampled datums of mapsSchema, for benchmarks.
+func mapsSamples(tb testing.TB) (*Schema, []any) {
+	tb.Helper()
+	s, err := Parse("maps.avsc", []byte(mapsSchema))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	datums, err := s.Samples(7, 30)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, datums
 }
 
 // TestSplitJSON: the scanner that splits the library's JSON finds the

@@ -40,14 +40,14 @@ import (
 //     warnings: a draft-07 tool ignores them and so accepts more.
 //   - $defs entries that no version reaches are left out.
 
-const asyncAPIComponentsSchemas = "#/components/schemas/"
+const componentsSchemas = "#/components/schemas/"
 
 var _ format.AsyncAPIComponenter = Provider{}
 
 // AsyncAPIComponents starts the components.schemas of one AsyncAPI
 // document for versions, every JSON Schema version of the catalog.
 func (Provider) AsyncAPIComponents(versions []format.AsyncAPIVersion, fileOf func(url string) (display, rel string, ok bool)) (format.AsyncAPISchemas, error) {
-	x := &asyncAPIExporter{fileOf: fileOf, byLoc: map[string]*jsonschema.Schema{}, files: map[string]*asyncAPIFile{},
+	x := &schemaExporter{fileOf: fileOf, byLoc: map[string]*jsonschema.Schema{}, files: map[string]*fileComp{},
 		names: map[string]string{}, texts: map[string][]byte{}}
 	for _, v := range versions {
 		s, ok := v.Schema.(*Schema)
@@ -73,8 +73,8 @@ func (Provider) AsyncAPISummary(sch format.Schema) string {
 	return s.Compiled.Title
 }
 
-// asyncAPIFile is one catalog file turned into a components.schemas entry.
-type asyncAPIFile struct {
+// fileComp is one catalog file turned into a components.schemas entry.
+type fileComp struct {
 	url, display, rel string
 	name              string
 	draft             int
@@ -83,28 +83,28 @@ type asyncAPIFile struct {
 	ptrs map[string]string
 }
 
-type asyncAPIRef struct {
-	from   *asyncAPIFile
+type pendingRef struct {
+	from   *fileComp
 	ptr    string
 	node   *jsonorder.Object
 	target string // compiled location "url#pointer"
 }
 
-// asyncAPIExporter is format.AsyncAPISchemas: the components of one
+// schemaExporter is format.AsyncAPISchemas: the components of one
 // document, exported as versions ask for them.
-type asyncAPIExporter struct {
+type schemaExporter struct {
 	fileOf   func(url string) (display, rel string, ok bool)
 	byLoc    map[string]*jsonschema.Schema // by url + "#" + decoded pointer
-	files    map[string]*asyncAPIFile      // by base url
-	queue    []*asyncAPIFile
+	files    map[string]*fileComp          // by base url
+	queue    []*fileComp
 	names    map[string]string // component name -> base url
-	refs     []asyncAPIRef
+	refs     []pendingRef
 	warnings []format.AsyncAPIWarning // since the last Payload
 	texts    map[string][]byte        // version files' text by base url
 }
 
 // index records every compiled schema reachable from s by its location.
-func (x *asyncAPIExporter) index(root *jsonschema.Schema) {
+func (x *schemaExporter) index(root *jsonschema.Schema) {
 	stack := []*jsonschema.Schema{root}
 	for len(stack) > 0 {
 		s := stack[len(stack)-1]
@@ -112,7 +112,7 @@ func (x *asyncAPIExporter) index(root *jsonschema.Schema) {
 		if s == nil {
 			continue
 		}
-		key := asyncAPILocKey(s.Location)
+		key := locKey(s.Location)
 		if _, ok := x.byLoc[key]; ok {
 			continue
 		}
@@ -121,18 +121,15 @@ func (x *asyncAPIExporter) index(root *jsonschema.Schema) {
 	}
 }
 
-// asyncAPILocKey normalizes a compiled location: base url, '#', decoded pointer.
-func asyncAPILocKey(loc string) string {
-	base, frag, _ := strings.Cut(loc, "#")
-	if p, err := url.PathUnescape(frag); err == nil {
-		frag = p
-	}
-	return base + "#" + frag
+// locKey normalizes a compiled location: base url, '#', decoded pointer.
+func locKey(loc string) string {
+	base, ptr := splitLocation(loc)
+	return base + "#" + ptr
 }
 
 // Payload returns the document reference to a version's schema, exporting
 // it (and every file it reaches) on first use.
-func (x *asyncAPIExporter) Payload(v format.AsyncAPIVersion) (string, []format.AsyncAPIWarning, error) {
+func (x *schemaExporter) Payload(v format.AsyncAPIVersion) (string, []format.AsyncAPIWarning, error) {
 	x.warnings = nil
 	base, _, _ := strings.Cut(v.URL, "#")
 	f, err := x.file(base)
@@ -142,11 +139,11 @@ func (x *asyncAPIExporter) Payload(v format.AsyncAPIVersion) (string, []format.A
 	if err := x.drain(); err != nil {
 		return "", x.warnings, err
 	}
-	return asyncAPIComponentsSchemas + jsonpos.Escape(f.name), x.warnings, nil
+	return componentsSchemas + jsonpos.Escape(f.name), x.warnings, nil
 }
 
 // Schemas are the exported files, sorted by component name.
-func (x *asyncAPIExporter) Schemas() ([]format.AsyncAPISchema, error) {
+func (x *schemaExporter) Schemas() ([]format.AsyncAPISchema, error) {
 	var out []format.AsyncAPISchema
 	for _, name := range slices.Sorted(maps.Keys(x.names)) {
 		var b bytes.Buffer
@@ -159,7 +156,7 @@ func (x *asyncAPIExporter) Schemas() ([]format.AsyncAPISchema, error) {
 }
 
 // file returns the component of the file at base url, queueing it.
-func (x *asyncAPIExporter) file(base string) (*asyncAPIFile, error) {
+func (x *schemaExporter) file(base string) (*fileComp, error) {
 	if f := x.files[base]; f != nil {
 		return f, nil
 	}
@@ -167,22 +164,22 @@ func (x *asyncAPIExporter) file(base string) (*asyncAPIFile, error) {
 	if !ok {
 		return nil, fmt.Errorf("schema %s is not a file of the catalog", base)
 	}
-	f := &asyncAPIFile{url: base, display: display, rel: rel, ptrs: map[string]string{}}
+	f := &fileComp{url: base, display: display, rel: rel, ptrs: map[string]string{}}
 	f.name = x.componentName(rel, base)
 	x.files[base] = f
 	x.queue = append(x.queue, f)
 	return f, nil
 }
 
-var asyncAPIUnsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // componentName derives a components.schemas key from a catalog path:
 // "com.example.order.placed/v2.json" -> "com.example.order.placed.v2",
 // "common/money.json" -> "common.money".
-func (x *asyncAPIExporter) componentName(rel, base string) string {
+func (x *schemaExporter) componentName(rel, base string) string {
 	n := strings.TrimSuffix(rel, ".json")
 	n = strings.ReplaceAll(n, "/", ".")
-	n = asyncAPIUnsafeName().ReplaceAllString(n, "_")
+	n = unsafeName().ReplaceAllString(n, "_")
 	if n == "" {
 		n = "schema"
 	}
@@ -198,7 +195,7 @@ func (x *asyncAPIExporter) componentName(rel, base string) string {
 }
 
 // drain exports queued files, then resolves the references between them.
-func (x *asyncAPIExporter) drain() error {
+func (x *schemaExporter) drain() error {
 	for len(x.queue) > 0 {
 		f := x.queue[0]
 		x.queue = x.queue[1:]
@@ -213,11 +210,11 @@ func (x *asyncAPIExporter) drain() error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.display, err)
 		}
-		f.draft = asyncAPIDraft(doc)
+		f.draft = draftOf(doc)
 		f.out = x.schema(f, doc, "", "")
 	}
 	for _, r := range x.refs {
-		base, ptr, _ := strings.Cut(asyncAPILocKey(r.target), "#")
+		base, ptr := splitLocation(r.target)
 		tf, err := x.file(base)
 		if err != nil {
 			return fmt.Errorf("%s: %s/$ref: %w", r.from.display, r.ptr, err)
@@ -227,7 +224,7 @@ func (x *asyncAPIExporter) drain() error {
 				return err
 			}
 		}
-		r.node.Set("$ref", asyncAPIComponentsSchemas+jsonpos.Escape(tf.name)+asyncAPIFragment(tf.mapPointer(ptr)))
+		r.node.Set("$ref", componentsSchemas+jsonpos.Escape(tf.name)+fragmentPointer(tf.mapPointer(ptr)))
 	}
 	x.refs = nil
 	return nil
@@ -236,7 +233,7 @@ func (x *asyncAPIExporter) drain() error {
 // mapPointer translates a pointer of the file into its exported form: the
 // pointer itself when the walk recorded it, else its longest recorded
 // prefix with the rest unchanged.
-func (f *asyncAPIFile) mapPointer(ptr string) string {
+func (f *fileComp) mapPointer(ptr string) string {
 	if p, ok := f.ptrs[ptr]; ok {
 		return p
 	}
@@ -251,8 +248,8 @@ func (f *asyncAPIFile) mapPointer(ptr string) string {
 	return ptr
 }
 
-// asyncAPIFragment renders a JSON pointer for use in a URI fragment.
-func asyncAPIFragment(ptr string) string {
+// fragmentPointer renders a JSON pointer for use in a URI fragment.
+func fragmentPointer(ptr string) string {
 	if ptr == "" {
 		return ""
 	}
@@ -266,7 +263,7 @@ func asyncAPIFragment(ptr string) string {
 	return sb.String()
 }
 
-func asyncAPIDraft(doc any) int {
+func draftOf(doc any) int {
 	o, ok := doc.(*jsonorder.Object)
 	if !ok {
 		return 2020
@@ -285,7 +282,7 @@ func asyncAPIDraft(doc any) int {
 	return 2020
 }
 
-func (x *asyncAPIExporter) warn(f *asyncAPIFile, ptr, msg string, args ...any) {
+func (x *schemaExporter) warn(f *fileComp, ptr, msg string, args ...any) {
 	x.warnings = append(x.warnings, format.AsyncAPIWarning{File: f.display, Pointer: ptr, Message: fmt.Sprintf(msg, args...)})
 }
 
@@ -310,7 +307,7 @@ var (
 )
 
 // schema exports the schema at ptr of file f to newPtr of the component.
-func (x *asyncAPIExporter) schema(f *asyncAPIFile, v any, ptr, newPtr string) any {
+func (x *schemaExporter) schema(f *fileComp, v any, ptr, newPtr string) any {
 	f.ptrs[ptr] = newPtr
 	in, ok := v.(*jsonorder.Object)
 	if !ok {
@@ -331,7 +328,7 @@ func (x *asyncAPIExporter) schema(f *asyncAPIFile, v any, ptr, newPtr string) an
 		case k == "$ref":
 			refNode = jsonorder.New()
 			if s := x.byLoc[f.url+"#"+ptr]; s != nil && s.Ref != nil {
-				x.refs = append(x.refs, asyncAPIRef{from: f, ptr: ptr, node: refNode, target: s.Ref.Location})
+				x.refs = append(x.refs, pendingRef{from: f, ptr: ptr, node: refNode, target: s.Ref.Location})
 			} else {
 				x.warn(f, kp, "the compiler did not resolve this $ref; kept as written")
 				refNode.Set("$ref", val)
@@ -393,7 +390,7 @@ func (x *asyncAPIExporter) schema(f *asyncAPIFile, v any, ptr, newPtr string) an
 	return out
 }
 
-func (x *asyncAPIExporter) list(f *asyncAPIFile, v any, ptr, newPtr string) any {
+func (x *schemaExporter) list(f *fileComp, v any, ptr, newPtr string) any {
 	a, ok := v.([]any)
 	if !ok {
 		return v
@@ -407,7 +404,7 @@ func (x *asyncAPIExporter) list(f *asyncAPIFile, v any, ptr, newPtr string) any 
 
 // schemaMap exports a map of schemas; with defs, entries that no version
 // reaches (never compiled) are left out, and an empty result is nil.
-func (x *asyncAPIExporter) schemaMap(f *asyncAPIFile, v any, ptr, newPtr string, defs bool) any {
+func (x *schemaExporter) schemaMap(f *fileComp, v any, ptr, newPtr string, defs bool) any {
 	m, ok := v.(*jsonorder.Object)
 	if !ok {
 		return v
@@ -430,7 +427,7 @@ func (x *asyncAPIExporter) schemaMap(f *asyncAPIFile, v any, ptr, newPtr string,
 
 // dependencies merges dependencies, dependentSchemas ("schemas") and
 // dependentRequired ("required") into draft-07's dependencies.
-func (x *asyncAPIExporter) dependencies(f *asyncAPIFile, out *jsonorder.Object, v any, ptr, newPtr, kind string) {
+func (x *schemaExporter) dependencies(f *fileComp, out *jsonorder.Object, v any, ptr, newPtr, kind string) {
 	m, ok := v.(*jsonorder.Object)
 	if !ok {
 		out.Set("dependencies", v)
@@ -467,7 +464,7 @@ func (x *asyncAPIExporter) dependencies(f *asyncAPIFile, out *jsonorder.Object, 
 }
 
 // movePointers re-targets recorded pointers under from to under to.
-func (f *asyncAPIFile) movePointers(from, to string) {
+func (f *fileComp) movePointers(from, to string) {
 	for k, p := range f.ptrs {
 		if p == from || strings.HasPrefix(p, from+"/") {
 			f.ptrs[k] = to + p[len(from):]

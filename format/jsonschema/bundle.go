@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/jsonvalue"
 )
@@ -448,7 +449,7 @@ func walkDepth(doc any, ptr string, fn func(m map[string]any, ptr string) error,
 	}
 	for _, k := range schemaKeywords {
 		if sub, ok := m[k].(map[string]any); ok {
-			if err := walkDepth(sub, ptr+"/"+escapePtr(k), fn, depth+1); err != nil {
+			if err := walkDepth(sub, ptr+"/"+jsonpos.Escape(k), fn, depth+1); err != nil {
 				return err
 			}
 		}
@@ -473,16 +474,12 @@ func walkDepth(doc any, ptr string, fn func(m map[string]any, ptr string) error,
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			if err := walkDepth(sm[name], ptr+"/"+escapePtr(k)+"/"+escapePtr(name), fn, depth+1); err != nil {
+			if err := walkDepth(sm[name], ptr+"/"+jsonpos.Escape(k)+"/"+jsonpos.Escape(name), fn, depth+1); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-func escapePtr(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // ExternalRefs lists the $refs of doc that leave the document (their URI

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"math/big"
-	"net/url"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/internal/schemawalk"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
@@ -36,8 +36,8 @@ func (Provider) FieldDocs(sch format.Schema, files format.FieldDocFiles) (root f
 	if !ok || s.Compiled == nil {
 		return format.FieldDoc{}, nil, false
 	}
-	texts := newFDTexts(files)
-	root = fdDescribe(fdExpand(s.Compiled), texts)
+	texts := newSchemaTexts(files)
+	root = describe(expand(s.Compiled), texts)
 	root.Title, root.Description = s.Compiled.Title, s.Compiled.Description
 	rows, truncated = fieldDocsOf(files, texts, s.Compiled)
 	return root, rows, truncated
@@ -46,7 +46,7 @@ func (Provider) FieldDocs(sch format.Schema, files format.FieldDocFiles) (root f
 // fieldWalker turns a compiled schema into rows.
 type fieldWalker struct {
 	files format.FieldDocFiles
-	texts *fdTexts
+	texts *schemaTexts
 	rows  []format.FieldDoc
 	// stack holds the schemas being expanded, with the path they are at,
 	// to show recursion instead of following it.
@@ -54,38 +54,38 @@ type fieldWalker struct {
 	truncated bool
 }
 
-// fdTexts reads catalog files (by compiled base URL) once, for the
+// schemaTexts reads catalog files (by compiled base URL) once, for the
 // order in which authors wrote properties.
-type fdTexts struct {
+type schemaTexts struct {
 	files format.FieldDocFiles
-	byURL map[string]*fdFile
+	byURL map[string]*schemaText
 }
 
-// fdFile is what the walker reads of one file: its text, the keys of its
+// schemaText is what the walker reads of one file: its text, the keys of its
 // objects as written and its decoded document, each made once (and kept
 // in files.Cache, by path, for the next versions that use the file).
-type fdFile struct {
+type schemaText struct {
 	text    []byte
 	orders  map[string][]string
 	doc     any
 	decoded bool
 }
 
-func newFDTexts(files format.FieldDocFiles) *fdTexts {
-	return &fdTexts{files: files, byURL: map[string]*fdFile{}}
+func newSchemaTexts(files format.FieldDocFiles) *schemaTexts {
+	return &schemaTexts{files: files, byURL: map[string]*schemaText{}}
 }
 
 // file is the file a base URL is compiled from, read through the catalog
 // root (no text when unknown or unreadable: properties then come in name
 // order).
-func (c *fdTexts) file(base string) *fdFile {
+func (c *schemaTexts) file(base string) *schemaText {
 	f, ok := c.byURL[base]
 	if ok {
 		return f
 	}
-	f = &fdFile{}
-	if p, _, found := fdLocate(c.files, base); found && c.files.FS != nil {
-		if kept, ok := c.files.Cache[p].(*fdFile); ok {
+	f = &schemaText{}
+	if p, _, found := locateFile(c.files, base); found && c.files.FS != nil {
+		if kept, ok := c.files.Cache[p].(*schemaText); ok {
 			f = kept
 		} else {
 			f.text, _ = format.ReadFile(c.files.FS, p, MaxFileSize)
@@ -99,11 +99,11 @@ func (c *fdTexts) file(base string) *fdFile {
 }
 
 // keyOrder returns the keys of the object at ptr of the file, as written.
-func (c *fdTexts) keyOrder(loc, ptr string) []string {
+func (c *schemaTexts) keyOrder(loc, ptr string) []string {
 	base, _, _ := strings.Cut(loc, "#")
 	f := c.file(base)
 	if f.orders == nil {
-		f.orders = fdKeyOrders(f.text)
+		f.orders = keyOrders(f.text)
 	}
 	return f.orders[ptr]
 }
@@ -111,8 +111,8 @@ func (c *fdTexts) keyOrder(loc, ptr string) []string {
 // raw returns the schema object a compiled schema was compiled from, for
 // the annotations the compiled form leaves out (format, when formats are
 // not asserted); nil when unknown.
-func (c *fdTexts) raw(s *jsonschema.Schema) map[string]any {
-	base, ptr := fdSplitLoc(s.Location)
+func (c *schemaTexts) raw(s *jsonschema.Schema) map[string]any {
+	base, ptr := splitLocation(s.Location)
 	f := c.file(base)
 	if !f.decoded {
 		dec := json.NewDecoder(bytes.NewReader(f.text))
@@ -122,32 +122,14 @@ func (c *fdTexts) raw(s *jsonschema.Schema) map[string]any {
 		}
 		f.decoded = true
 	}
-	doc := f.doc
-	v := doc
-	if ptr != "" {
-		for _, tok := range strings.Split(ptr[1:], "/") {
-			tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-			switch x := v.(type) {
-			case map[string]any:
-				v = x[tok]
-			case []any:
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(x) {
-					return nil
-				}
-				v = x[i]
-			default:
-				return nil
-			}
-		}
-	}
+	v, _ := jsonpos.Get(f.doc, ptr)
 	m, _ := v.(map[string]any)
 	return m
 }
 
-// fdKeyOrders maps the JSON pointer of every object in a JSON text
+// keyOrders maps the JSON pointer of every object in a JSON text
 // to its keys in document order (nil map for text that does not parse).
-func fdKeyOrders(text []byte) map[string][]string {
+func keyOrders(text []byte) map[string][]string {
 	out := map[string][]string{}
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
@@ -171,7 +153,7 @@ func fdKeyOrders(text []byte) map[string][]string {
 				}
 				k, _ := kt.(string)
 				keys = append(keys, k)
-				if err := walk(ptr + "/" + fdEscapeToken(k)); err != nil {
+				if err := walk(ptr + "/" + jsonpos.Escape(k)); err != nil {
 					return err
 				}
 			}
@@ -192,20 +174,8 @@ func fdKeyOrders(text []byte) map[string][]string {
 	return out
 }
 
-func fdEscapeToken(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
-}
-
-func fdSplitLoc(loc string) (base, ptr string) {
-	base, frag, _ := strings.Cut(loc, "#")
-	if p, err := url.PathUnescape(frag); err == nil {
-		frag = p
-	}
-	return base, frag
-}
-
-// fdLocate is files.Locate, none when unset.
-func fdLocate(files format.FieldDocFiles, u string) (path, rel string, ok bool) {
+// locateFile is files.Locate, none when unset.
+func locateFile(files format.FieldDocFiles, u string) (path, rel string, ok bool) {
 	if files.Locate == nil {
 		return "", "", false
 	}
@@ -213,21 +183,21 @@ func fdLocate(files format.FieldDocFiles, u string) (path, rel string, ok bool) 
 }
 
 // fieldDocsOf lists the rows of a version's schema.
-func fieldDocsOf(files format.FieldDocFiles, texts *fdTexts, s *jsonschema.Schema) ([]format.FieldDoc, bool) {
+func fieldDocsOf(files format.FieldDocFiles, texts *schemaTexts, s *jsonschema.Schema) ([]format.FieldDoc, bool) {
 	w := &fieldWalker{files: files, texts: texts, stack: map[*jsonschema.Schema]string{}}
 	if s == nil {
 		return nil, false
 	}
-	conj := fdExpand(s)
+	conj := expand(s)
 	w.push(conj, "")
 	w.children("", 0, conj)
 	w.pop(conj)
 	return w.rows, w.truncated
 }
 
-// fdExpand returns the schemas that together constrain one place: s, what
+// expand returns the schemas that together constrain one place: s, what
 // it references, and its allOf members, recursively, each once.
-func fdExpand(s *jsonschema.Schema) []*jsonschema.Schema {
+func expand(s *jsonschema.Schema) []*jsonschema.Schema {
 	var out []*jsonschema.Schema
 	seen := map[*jsonschema.Schema]bool{}
 	var add func(x *jsonschema.Schema)
@@ -250,11 +220,11 @@ func fdExpand(s *jsonschema.Schema) []*jsonschema.Schema {
 	return out
 }
 
-func fdExpandAll(ss []*jsonschema.Schema) []*jsonschema.Schema {
+func expandAll(ss []*jsonschema.Schema) []*jsonschema.Schema {
 	var out []*jsonschema.Schema
 	seen := map[*jsonschema.Schema]bool{}
 	for _, s := range ss {
-		for _, x := range fdExpand(s) {
+		for _, x := range expand(s) {
 			if !seen[x] {
 				seen[x] = true
 				out = append(out, x)
@@ -282,7 +252,7 @@ func (w *fieldWalker) pop(conj []*jsonschema.Schema) {
 // children repeats.
 func (w *fieldWalker) recursion(conj []*jsonschema.Schema) (string, bool) {
 	for _, s := range conj {
-		if !fdHasChildren(s) {
+		if !hasChildren(s) {
 			continue
 		}
 		if p, ok := w.stack[s]; ok {
@@ -292,7 +262,7 @@ func (w *fieldWalker) recursion(conj []*jsonschema.Schema) (string, bool) {
 	return "", false
 }
 
-func fdHasChildren(s *jsonschema.Schema) bool {
+func hasChildren(s *jsonschema.Schema) bool {
 	return len(s.Properties) > 0 || len(s.PatternProperties) > 0 || s.Items2020 != nil || s.Items != nil ||
 		len(s.PrefixItems) > 0 || len(s.AnyOf) > 0 || len(s.OneOf) > 0 || s.AdditionalProperties != nil
 }
@@ -303,7 +273,7 @@ func (w *fieldWalker) field(path string, depth int, property, required bool, con
 		w.truncated = true
 		return
 	}
-	f := fdDescribe(conj, w.texts)
+	f := describe(conj, w.texts)
 	f.Path, f.Depth, f.Required, f.Property = path, depth, required, property
 	f.RefName = w.refName(conj)
 	if p, ok := w.recursion(conj); ok {
@@ -334,7 +304,7 @@ func (w *fieldWalker) children(path string, depth int, conj []*jsonschema.Schema
 		if len(s.Properties) == 0 {
 			continue
 		}
-		base, ptr := fdSplitLoc(s.Location)
+		base, ptr := splitLocation(s.Location)
 		written := w.texts.keyOrder(base, ptr+"/properties")
 		names := make([]string, 0, len(s.Properties))
 		seen := map[string]bool{}
@@ -359,35 +329,35 @@ func (w *fieldWalker) children(path string, depth int, conj []*jsonschema.Schema
 		}
 	}
 	for _, k := range order {
-		w.field(format.FieldPath(path, k), depth, true, required[k], fdExpandAll(props[k]))
+		w.field(format.FieldPath(path, k), depth, true, required[k], expandAll(props[k]))
 	}
 	for _, s := range conj {
 		for _, re := range schemawalk.Patterns(s) {
-			w.field(format.FieldPath(path, "[/"+re.String()+"/]"), depth, true, false, fdExpand(s.PatternProperties[re]))
+			w.field(format.FieldPath(path, "[/"+re.String()+"/]"), depth, true, false, expand(s.PatternProperties[re]))
 		}
 		if ap, ok := s.AdditionalProperties.(*jsonschema.Schema); ok && ap.Bool == nil {
-			w.field(format.FieldPath(path, "*"), depth, true, false, fdExpand(ap))
+			w.field(format.FieldPath(path, "*"), depth, true, false, expand(ap))
 		}
 	}
 	// Items.
 	for _, s := range conj {
 		for i, p := range s.PrefixItems {
-			w.field(fmt.Sprintf("%s[%d]", path, i), depth, false, false, fdExpand(p))
+			w.field(fmt.Sprintf("%s[%d]", path, i), depth, false, false, expand(p))
 		}
 		if s.Items2020 != nil && s.Items2020.Bool == nil {
-			w.field(path+"[]", depth, false, false, fdExpand(s.Items2020))
+			w.field(path+"[]", depth, false, false, expand(s.Items2020))
 		}
 		switch it := s.Items.(type) {
 		case *jsonschema.Schema:
 			if it.Bool == nil {
-				w.field(path+"[]", depth, false, false, fdExpand(it))
+				w.field(path+"[]", depth, false, false, expand(it))
 			}
 		case []*jsonschema.Schema:
 			for i, p := range it {
-				w.field(fmt.Sprintf("%s[%d]", path, i), depth, false, false, fdExpand(p))
+				w.field(fmt.Sprintf("%s[%d]", path, i), depth, false, false, expand(p))
 			}
 			if ai, ok := s.AdditionalItems.(*jsonschema.Schema); ok && ai.Bool == nil {
-				w.field(path+"[]", depth, false, false, fdExpand(ai))
+				w.field(path+"[]", depth, false, false, expand(ai))
 			}
 		}
 	}
@@ -403,7 +373,7 @@ func (w *fieldWalker) children(path string, depth int, conj []*jsonschema.Schema
 				if path != "" {
 					p = path + " " + seg
 				}
-				w.field(p, depth, false, false, fdExpand(alt))
+				w.field(p, depth, false, false, expand(alt))
 			}
 		}
 	}
@@ -429,8 +399,8 @@ func (w *fieldWalker) refName(conj []*jsonschema.Schema) string {
 	if target == nil {
 		return ""
 	}
-	tb, tp := fdSplitLoc(target.Location)
-	fb, _ := fdSplitLoc(first.Location)
+	tb, tp := splitLocation(target.Location)
+	fb, _ := splitLocation(first.Location)
 	name := target.Title
 	if name == "" && tp != "" {
 		name = tp[strings.LastIndex(tp, "/")+1:]
@@ -438,7 +408,7 @@ func (w *fieldWalker) refName(conj []*jsonschema.Schema) string {
 	if tb == fb {
 		return name
 	}
-	_, rel, ok := fdLocate(w.files, tb)
+	_, rel, ok := locateFile(w.files, tb)
 	if !ok {
 		return name
 	}
@@ -451,8 +421,8 @@ func (w *fieldWalker) refName(conj []*jsonschema.Schema) string {
 	return name + " · " + rel
 }
 
-// fdDescribe summarizes what a conjunction of schemas says about one place.
-func fdDescribe(conj []*jsonschema.Schema, texts *fdTexts) format.FieldDoc {
+// describe summarizes what a conjunction of schemas says about one place.
+func describe(conj []*jsonschema.Schema, texts *schemaTexts) format.FieldDoc {
 	var f format.FieldDoc
 	var types []string
 	typed := false
@@ -483,18 +453,18 @@ func fdDescribe(conj []*jsonschema.Schema, texts *fdTexts) format.FieldDoc {
 			if !typed {
 				types, typed = ts, true
 			} else {
-				types = fdIntersectTypes(types, ts)
+				types = intersectTypes(types, ts)
 			}
 		}
 		if s.Enum != nil {
 			if !hasEnum {
 				enum, hasEnum = s.Enum.Values, true
 			} else {
-				enum = fdIntersectValues(enum, s.Enum.Values)
+				enum = intersectValues(enum, s.Enum.Values)
 			}
 		}
 		if s.Const != nil {
-			add("= %s", fdJSON(*s.Const))
+			add("= %s", jsonText(*s.Const))
 		}
 		if raw := texts.raw(s); raw != nil {
 			if f, ok := raw["format"].(string); ok {
@@ -506,23 +476,23 @@ func fdDescribe(conj []*jsonschema.Schema, texts *fdTexts) format.FieldDoc {
 		if s.Pattern != nil {
 			add("pattern %s", s.Pattern.String())
 		}
-		fdLengths(add, "length", s.MinLength, s.MaxLength)
-		fdLengths(add, "items", s.MinItems, s.MaxItems)
-		fdLengths(add, "properties", s.MinProperties, s.MaxProperties)
+		lengths(add, "length", s.MinLength, s.MaxLength)
+		lengths(add, "items", s.MinItems, s.MaxItems)
+		lengths(add, "properties", s.MinProperties, s.MaxProperties)
 		if s.Minimum != nil {
-			add("≥ %s", fdRat(s.Minimum))
+			add("≥ %s", ratText(s.Minimum))
 		}
 		if s.ExclusiveMinimum != nil {
-			add("> %s", fdRat(s.ExclusiveMinimum))
+			add("> %s", ratText(s.ExclusiveMinimum))
 		}
 		if s.Maximum != nil {
-			add("≤ %s", fdRat(s.Maximum))
+			add("≤ %s", ratText(s.Maximum))
 		}
 		if s.ExclusiveMaximum != nil {
-			add("< %s", fdRat(s.ExclusiveMaximum))
+			add("< %s", ratText(s.ExclusiveMaximum))
 		}
 		if s.MultipleOf != nil {
-			add("multiple of %s", fdRat(s.MultipleOf))
+			add("multiple of %s", ratText(s.MultipleOf))
 		}
 		if s.UniqueItems {
 			add("unique items")
@@ -581,7 +551,7 @@ func fdDescribe(conj []*jsonschema.Schema, texts *fdTexts) format.FieldDoc {
 			add("media type %s", s.ContentMediaType.Name)
 		}
 		if s.Default != nil {
-			add("default %s", fdJSON(*s.Default))
+			add("default %s", jsonText(*s.Default))
 		}
 		if s.Deprecated {
 			add("deprecated")
@@ -599,21 +569,21 @@ func fdDescribe(conj []*jsonschema.Schema, texts *fdTexts) format.FieldDoc {
 	case typed:
 		f.Type = strings.Join(types, " | ")
 	case hasEnum:
-		f.Type = strings.Join(fdValueTypes(enum), " | ")
+		f.Type = strings.Join(valueTypes(enum), " | ")
 	default:
-		f.Type = fdInferType(conj)
+		f.Type = inferType(conj)
 	}
 	if hasEnum {
 		f.Enum = []string{}
 		for _, v := range enum {
-			f.Enum = append(f.Enum, fdJSON(v))
+			f.Enum = append(f.Enum, jsonText(v))
 		}
 	}
 	f.Constraints = cs
 	return f
 }
 
-func fdLengths(add func(string, ...any), what string, min, max *int) {
+func lengths(add func(string, ...any), what string, min, max *int) {
 	switch {
 	case min != nil && max != nil && *min == *max:
 		add("%s %d", what, *min)
@@ -626,7 +596,7 @@ func fdLengths(add func(string, ...any), what string, min, max *int) {
 	}
 }
 
-func fdInferType(conj []*jsonschema.Schema) string {
+func inferType(conj []*jsonschema.Schema) string {
 	for _, s := range conj {
 		switch {
 		case len(s.Properties) > 0 || len(s.PatternProperties) > 0 || len(s.Required) > 0:
@@ -634,7 +604,7 @@ func fdInferType(conj []*jsonschema.Schema) string {
 		case s.Items2020 != nil || s.Items != nil || len(s.PrefixItems) > 0:
 			return "array"
 		case s.Const != nil:
-			return strings.Join(fdValueTypes([]any{*s.Const}), "")
+			return strings.Join(valueTypes([]any{*s.Const}), "")
 		}
 	}
 	for _, s := range conj {
@@ -645,7 +615,7 @@ func fdInferType(conj []*jsonschema.Schema) string {
 	return "any"
 }
 
-func fdIntersectTypes(a, b []string) []string {
+func intersectTypes(a, b []string) []string {
 	has := func(list []string, t string) bool {
 		for _, x := range list {
 			if x == t {
@@ -666,11 +636,11 @@ func fdIntersectTypes(a, b []string) []string {
 	return out
 }
 
-func fdIntersectValues(a, b []any) []any {
+func intersectValues(a, b []any) []any {
 	var out []any
 	for _, x := range a {
 		for _, y := range b {
-			if fdJSON(x) == fdJSON(y) {
+			if jsonText(x) == jsonText(y) {
 				out = append(out, x)
 				break
 			}
@@ -679,7 +649,7 @@ func fdIntersectValues(a, b []any) []any {
 	return out
 }
 
-func fdValueTypes(vs []any) []string {
+func valueTypes(vs []any) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, v := range vs {
@@ -713,8 +683,8 @@ func fdValueTypes(vs []any) []string {
 	return out
 }
 
-// fdJSON renders a value compactly, map keys sorted.
-func fdJSON(v any) string {
+// jsonText renders a value compactly, map keys sorted.
+func jsonText(v any) string {
 	b, err := jsonvalue.Marshal(v, "")
 	if err != nil {
 		return fmt.Sprint(v)
@@ -722,7 +692,7 @@ func fdJSON(v any) string {
 	return string(b)
 }
 
-func fdRat(r *big.Rat) string {
+func ratText(r *big.Rat) string {
 	if r.IsInt() {
 		return r.Num().String()
 	}

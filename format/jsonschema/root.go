@@ -629,6 +629,13 @@ func (files Files) Locate(location string) (file, pointer string) {
 	return f.Display, unescapeFragment(frag)
 }
 
+// splitLocation splits a compiled schema's location into its base URL and
+// its percent-decoded JSON pointer.
+func splitLocation(loc string) (base, ptr string) {
+	base, frag, _ := strings.Cut(loc, "#")
+	return base, unescapeFragment(frag)
+}
+
 func unescapeFragment(frag string) string {
 	if p, err := url.PathUnescape(frag); err == nil {
 		return p

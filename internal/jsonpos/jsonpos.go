@@ -58,6 +58,34 @@ func Split(pointer string) []string {
 	return parts
 }
 
+// Get returns the value at pointer in a decoded JSON document (objects as
+// map[string]any, arrays as []any); ok is false when the pointer does not
+// resolve.
+func Get(doc any, pointer string) (v any, ok bool) {
+	return GetTokens(doc, Split(pointer))
+}
+
+// GetTokens is Get for a pointer's unescaped tokens.
+func GetTokens(doc any, tokens []string) (v any, ok bool) {
+	for _, tok := range tokens {
+		switch x := doc.(type) {
+		case map[string]any:
+			if doc, ok = x[tok]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			doc = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return doc, true
+}
+
 // Join builds a JSON pointer from tokens.
 func Join(tokens ...string) string {
 	var b strings.Builder

@@ -82,3 +82,32 @@ func FuzzIndex(f *testing.F) {
 		}
 	})
 }
+
+// TestGet: the value at a pointer of a decoded document, escaped tokens
+// unescaped (~1 before ~0), and ok false where the pointer does not
+// resolve.
+func TestGet(t *testing.T) {
+	doc := map[string]any{"a": map[string]any{"b": []any{1, map[string]any{"c~/d": true, "~1": "x"}}}, "": "empty"}
+	for _, tt := range []struct {
+		ptr  string
+		want any
+		ok   bool
+	}{
+		{"", doc, true},
+		{"/a/b/0", 1, true},
+		{"/a/b/1/c~0~1d", true, true},
+		{"/a/b/1/~01", "x", true},
+		{"#/a/b/0", 1, true},
+		{"/", "empty", true},
+		{"/a/b/2", nil, false},
+		{"/a/b/-1", nil, false},
+		{"/a/b/x", nil, false},
+		{"/a/c", nil, false},
+		{"/a/b/0/z", nil, false},
+	} {
+		got, ok := Get(doc, tt.ptr)
+		if ok != tt.ok || ok && tt.ptr != "" && got != tt.want {
+			t.Errorf("Get(%q) = %v, %v; want %v, %v", tt.ptr, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/internal/schemawalk"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
@@ -169,7 +170,7 @@ func pathKey(path []any) string {
 	for _, p := range path {
 		switch p := p.(type) {
 		case string:
-			sb.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(p, "~", "~0"), "/", "~1"))
+			sb.WriteString("/" + jsonpos.Escape(p))
 		case int:
 			sb.WriteString("/" + strconv.Itoa(p))
 		}

@@ -1,4 +1,4 @@
-package jsongen
+package gogen
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/evtool/evtool/codegen/gocode"
 	"github.com/evtool/evtool/format"
+	"github.com/evtool/evtool/internal/jsonpos"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
@@ -368,10 +369,7 @@ func (g *gen) nameAt(f *schemaFile, ptr, title string) string {
 		}
 		return gocode.ExportedName(strings.TrimSuffix(path.Base(f.rel), ".json"))
 	}
-	toks := strings.Split(ptr[1:], "/")
-	for i := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(toks[i], "~1", "/"), "~0", "~")
-	}
+	toks := jsonpos.Split(ptr)
 	n := len(toks)
 	if n == 2 && (toks[0] == "$defs" || toks[0] == "definitions") {
 		return prefix + gocode.ExportedName(toks[1])
@@ -400,17 +398,9 @@ func (g *gen) nameAt(f *schemaFile, ptr, title string) string {
 	}
 	parentPtr := ""
 	if cut > 0 {
-		parentPtr = "/" + strings.Join(escapeToks(toks[:cut]), "/")
+		parentPtr = jsonpos.Join(toks[:cut]...)
 	}
 	return g.nameAt(f, parentPtr, g.titleAt(f, parentPtr)) + seg
-}
-
-func escapeToks(toks []string) []string {
-	out := make([]string, len(toks))
-	for i, t := range toks {
-		out[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
-	}
-	return out
 }
 
 // titleAt returns the title of the schema at ptr in f.
@@ -423,25 +413,8 @@ func (g *gen) titleAt(f *schemaFile, ptr string) string {
 }
 
 func docAt(doc any, ptr string) any {
-	if ptr == "" {
-		return doc
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := doc.(type) {
-		case map[string]any:
-			doc = x[tok]
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil
-			}
-			doc = x[i]
-		default:
-			return nil
-		}
-	}
-	return doc
+	v, _ := jsonpos.Get(doc, ptr)
+	return v
 }
 
 func (g *gen) orderedOf(f *schemaFile) *ordered {

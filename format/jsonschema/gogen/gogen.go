@@ -1,4 +1,4 @@
-// Package jsongen is JSON Schema's Go generator behind evtool gen go: the
+// Package gogen is JSON Schema's Go generator behind evtool gen go: the
 // format's rules for what Go a schema becomes, reached through the JSON
 // Schema provider (format/jsonschema's Provider is a format.GoGenerator)
 // and writing into the package codegen makes (codegen/gocode.Package).
@@ -7,8 +7,8 @@
 // recompiles the catalog's schema files with format assertions on, so
 // that formats are visible in the compiled schemas (the generated code
 // asserts the formats it knows). That is why it needs nothing of
-// format/jsonschema's compiled Schema and sits beside codegen rather than
-// in the format package. Each version gets a struct (decoding validates
+// format/jsonschema's compiled Schema and is a package of its own under
+// the format rather than part of it. Each version gets a struct (decoding validates
 // against the version's schema in one pass) with typed CloudEvents
 // constructors and decoders; types of shared schema files go to the
 // shared file. Keywords the generator does not translate are never
@@ -17,7 +17,7 @@
 //
 // analyze.go and model.go build the model (nodes and named types: the Go
 // shape of each schema location), emit.go and plain.go write it.
-package jsongen
+package gogen
 
 import (
 	"sort"

@@ -1,4 +1,4 @@
-package jsongen
+package gogen
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package jsongen
+package gogen
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/codegen/gocode"
-	"github.com/evtool/evtool/codegen/internal/rt"
 	"github.com/evtool/evtool/internal/schemawalk"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
@@ -310,7 +309,7 @@ func (g *gen) emitStruct(o *gocode.Writer, d *def) {
 			// decoded into a Go type it might not fit (const 1e400).
 			raw := o.V("raw")
 			o.P("if %s := d.raw(); !d.stop {", raw)
-			o.P("if c := evtCanon(%s); c != %s {", raw, gocode.Q(rt.Canon([]byte(*f.constRaw))))
+			o.P("if c := evtCanon(%s); c != %s {", raw, gocode.Q(gocode.RuntimeCanon([]byte(*f.constRaw))))
 			o.P("d.failConst(string(%s), %s)", raw, gocode.Q(*f.constRaw))
 			o.P("}")
 			o.P("}")
@@ -540,7 +539,7 @@ func canonChecked(n *node) bool {
 // canonCheck writes an enum/const check of a raw value by canonical text.
 func (g *gen) canonCheck(o *gocode.Writer, s *jsonschema.Schema, raw string) {
 	if s.Const != nil {
-		want := rt.Canon([]byte(jsonText(*s.Const)))
+		want := gocode.RuntimeCanon([]byte(jsonText(*s.Const)))
 		o.P("if c := evtCanon(%s); c != %s {", raw, gocode.Q(want))
 		o.P("d.failConst(string(%s), %s)", raw, gocode.Q(jsonText(*s.Const)))
 		o.P("}")
@@ -549,7 +548,7 @@ func (g *gen) canonCheck(o *gocode.Writer, s *jsonschema.Schema, raw string) {
 		var keys, shown []string
 		seen := map[string]bool{}
 		for _, v := range s.Enum.Values {
-			k := rt.Canon([]byte(jsonText(v)))
+			k := gocode.RuntimeCanon([]byte(jsonText(v)))
 			if !seen[k] {
 				seen[k] = true
 				keys = append(keys, gocode.Q(k))
@@ -953,7 +952,7 @@ func (g *gen) intChecks(o *gocode.Writer, s *jsonschema.Schema, x, lit string, n
 			if kindOfValue(v) != ksInt {
 				continue
 			}
-			n, st := rt.ParseIntLit(jsonText(v))
+			n, st := gocode.RuntimeParseIntLit(jsonText(v))
 			if st != 0 || seen[strconv.FormatInt(n, 10)] {
 				continue
 			}
@@ -1037,7 +1036,7 @@ func (g *gen) floatChecks(o *gocode.Writer, s *jsonschema.Schema, x, lit string,
 			if kindOfValue(v)&ksNum == 0 {
 				continue
 			}
-			k := rt.DecKey(jsonText(v))
+			k := gocode.RuntimeDecKey(jsonText(v))
 			if !seen[k] {
 				seen[k] = true
 				keys = append(keys, gocode.Q(k))

@@ -1,4 +1,4 @@
-package jsongen
+package gogen
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/evtool/evtool/codegen/internal/rt"
+	"github.com/evtool/evtool/codegen/gocode"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
 
@@ -346,7 +346,7 @@ func kindOfValue(v any) kindSet {
 	case map[string]any:
 		return ksObj
 	case json.Number:
-		if _, st := rt.ParseIntLit(string(x)); st != 1 {
+		if _, st := gocode.RuntimeParseIntLit(string(x)); st != 1 {
 			return ksInt
 		}
 		return ksFrac

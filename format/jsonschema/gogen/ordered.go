@@ -1,10 +1,11 @@
-package jsongen
+package gogen
 
 import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"strings"
+
+	"github.com/evtool/evtool/internal/jsonpos"
 )
 
 // ordered is a decoded JSON value that remembers member order, so that
@@ -68,11 +69,10 @@ func (o *ordered) at(ptr string) *ordered {
 	if ptr == "" || o == nil {
 		return o
 	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
+	for _, tok := range jsonpos.Split(ptr) {
 		if o == nil {
 			return nil
 		}
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch {
 		case o.obj:
 			var next *ordered

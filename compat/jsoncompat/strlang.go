@@ -75,10 +75,12 @@ const (
 type automaton struct {
 	prog *syntax.Prog
 	// prefix is the literal every match starts with at the start of the
-	// string (anchored: the pattern begins with ^ or \A, without (?m));
-	// two anchored patterns whose prefixes differ match no common string.
-	prefix   string
-	anchored bool
+	// string (anchored: the pattern begins with ^ or \A, without (?m)),
+	// suffix the one it ends with at the end (endAnchored: it ends with $
+	// or \z); two patterns anchored to literals that differ match no
+	// common string.
+	prefix, suffix        string
+	anchored, endAnchored bool
 	// sets holds, for a rune instruction that folds case over a range, the
 	// explicit ranges it matches.
 	sets map[int][]rune
@@ -112,6 +114,7 @@ func buildAutomaton(src string) *automaton {
 	}
 	a := &automaton{prog: prog, sets: map[int][]rune{}}
 	a.prefix, a.anchored = anchoredPrefix(re.Simplify())
+	a.suffix, a.endAnchored = anchoredSuffix(re.Simplify())
 	for pc, in := range prog.Inst {
 		if (in.Op == syntax.InstRune || in.Op == syntax.InstRune1) && syntax.Flags(in.Arg)&syntax.FoldCase != 0 {
 			var rs []rune
@@ -168,13 +171,40 @@ func anchoredPrefix(re *syntax.Regexp) (string, bool) {
 	return b.String(), true
 }
 
+// anchoredSuffix returns the literal (case-sensitive) a pattern anchored
+// at the end of the text ends with.
+func anchoredSuffix(re *syntax.Regexp) (string, bool) {
+	for re.Op == syntax.OpCapture && len(re.Sub) == 1 {
+		re = re.Sub[0]
+	}
+	if re.Op == syntax.OpEndText {
+		return "", true
+	}
+	if re.Op != syntax.OpConcat || len(re.Sub) == 0 || re.Sub[len(re.Sub)-1].Op != syntax.OpEndText {
+		return "", false
+	}
+	var parts []string
+	for i := len(re.Sub) - 2; i >= 0; i-- {
+		sub := re.Sub[i]
+		if sub.Op != syntax.OpLiteral || sub.Flags&syntax.FoldCase != 0 {
+			break
+		}
+		parts = append([]string{string(sub.Rune)}, parts...)
+	}
+	return strings.Join(parts, ""), true
+}
+
 // disjointPrefixes reports whether no string matches both automata
-// because they are anchored to different literals.
+// because they are anchored to different literals at the start or at
+// the end.
 func disjointPrefixes(a, b *automaton) bool {
-	if a == nil || b == nil || !a.anchored || !b.anchored {
+	if a == nil || b == nil {
 		return false
 	}
-	return !strings.HasPrefix(a.prefix, b.prefix) && !strings.HasPrefix(b.prefix, a.prefix)
+	if a.anchored && b.anchored && !strings.HasPrefix(a.prefix, b.prefix) && !strings.HasPrefix(b.prefix, a.prefix) {
+		return true
+	}
+	return a.endAnchored && b.endAnchored && !strings.HasSuffix(a.suffix, b.suffix) && !strings.HasSuffix(b.suffix, a.suffix)
 }
 
 // withoutDisjoint drops the patterns that match no string pattern p

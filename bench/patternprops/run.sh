@@ -4,7 +4,9 @@
 #   prefixed: "^f<i>_[a-z]+$" (each anchored to its own literal), a string
 #             of maxLength 10 in v1, 5 in v2 (one break per pattern);
 #   shared:   "^[a-z]+_<i>$" (one shared class prefix), every other one an
-#             integer, the others a string of maxLength 5 in v1, 10 in v2.
+#             integer, the others a string of maxLength 5 in v1, 10 in v2;
+#   free:     "[a-z]_<i>_" (not anchored), as shared.
+# SHAPES picks the shapes (default: prefixed shared).
 # Both with "id" declared and additionalProperties {"type":"integer"}.
 # usage: run.sh RUNS EVTOOL [N...]   (default N: 5 10 20 60)
 set -eu
@@ -20,16 +22,20 @@ gen() { # shape n maxlen
 		[ "$i" -gt 0 ] && printf ','
 		if [ "$1" = prefixed ]; then
 			printf '"^f%d_[a-z]+$":{"type":"string","maxLength":%d}' "$i" "$3"
-		elif [ $((i % 2)) -eq 0 ]; then
-			printf '"^[a-z]+_%d$":{"type":"integer"}' "$i"
 		else
-			printf '"^[a-z]+_%d$":{"type":"string","maxLength":%d}' "$i" "$3"
+			p='^[a-z]+_%d$'
+			[ "$1" = free ] && p='[a-z]_%d_'
+			if [ $((i % 2)) -eq 0 ]; then
+				printf "\"$p\":{\"type\":\"integer\"}" "$i"
+			else
+				printf "\"$p\":{\"type\":\"string\",\"maxLength\":%d}" "$i" "$3"
+			fi
 		fi
 		i=$((i + 1))
 	done
 	printf '}}\n'
 }
-for shape in prefixed shared; do
+for shape in ${SHAPES:-prefixed shared}; do
 	for n in $ns; do
 		if [ "$shape" = prefixed ]; then a=10 b=5; else a=5 b=10; fi
 		gen "$shape" "$n" "$a" >"$dir/v1.json"

@@ -59,6 +59,14 @@ func TestProjectedCompare(t *testing.T) {
 			"price":{"type":"object","properties":{"amount":{"type":"number"},"money":{"type":"object","properties":{"cents":{"type":"integer"}}}}}}}}}}`
 		nestedItemsV2 = `{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string"},
 			"price":{"type":"object","properties":{"amount":{"type":"string"},"money":{"type":"object","properties":{"cents":{"type":"integer"}}}}}}}}}}`
+		// Unions whose branches are told apart by the properties present
+		// (required), with b's type changed in a nested branch.
+		presenceV1 = `{"type":"object","oneOf":[{"required":["a"],"properties":{"a":{"type":"string"}}},{"required":["c"],"properties":{"c":{"type":"string"}}},
+			{"oneOf":[{"required":["e"],"properties":{"e":{"type":"boolean"}}},{"required":["d"],"properties":{"d":{"type":"null"},"b":{"type":"integer"}}}]}]}`
+		presenceV2 = `{"type":"object","oneOf":[{"required":["a"],"properties":{"a":{"type":"string"}}},{"required":["c"],"properties":{"c":{"type":"string"}}},
+			{"oneOf":[{"required":["e"],"properties":{"e":{"type":"boolean"}}},{"required":["d"],"properties":{"d":{"type":"null"},"b":{"type":"string"}}}]}]}`
+		presenceTagV2 = `{"type":"object","oneOf":[{"required":["a"],"properties":{"a":{"type":"integer"}}},{"required":["c"],"properties":{"c":{"type":"string"}}},
+			{"oneOf":[{"required":["e"],"properties":{"e":{"type":"boolean"}}},{"required":["d"],"properties":{"d":{"type":"null"},"b":{"type":"integer"}}}]}]}`
 		absentV1 = `{"type":"object","properties":{"a":{"type":"string"}}}`
 		absentV2 = `{"type":"object","required":["b"],"properties":{"a":{"type":"string"},"b":{"type":"string"}}}`
 	)
@@ -92,6 +100,14 @@ func TestProjectedCompare(t *testing.T) {
 		{"array items, nested reads merged", nestedItemsV1, nestedItemsV2, "", []string{"/lines/0/price/money/cents", "/lines/-/price/amount"}, true},
 		{"array items, nested reads merged, unread", nestedItemsV1, nestedItemsV2, "", []string{"/lines/0/price/money/cents", "/lines/-/sku"}, false},
 		{"read field the writer lacks, reader requires", absentV1, absentV2, "", []string{"/b"}, true},
+		// A branch that constrains no read field kept only what tells it
+		// apart (its required names): dropped, it took every object and the
+		// change of b in the {d: null} branch reached no reader of /b.
+		{"presence-tagged oneOf, read in a nested branch", presenceV1, presenceV2, "", []string{"/b"}, true},
+		{"presence-tagged anyOf, read in a nested branch", anyOfOf(presenceV1), anyOfOf(presenceV2), "", []string{"/b"}, true},
+		{"presence-tagged oneOf under a property", under("p", presenceV1), under("p", presenceV2), "", []string{"/p/b"}, true},
+		{"presence-tagged oneOf, unread", presenceV1, presenceV2, "", []string{"/c", "/e"}, false},
+		{"presence tag's value changed, unread", presenceV1, presenceTagV2, "", []string{"/b"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fields := format.NewFields(tc.fields)
@@ -106,6 +122,14 @@ func TestProjectedCompare(t *testing.T) {
 			}
 		})
 	}
+}
+
+// anyOfOf is s with every oneOf an anyOf.
+func anyOfOf(s string) string { return strings.ReplaceAll(s, `"oneOf"`, `"anyOf"`) }
+
+// under puts s at property name of an object that requires it.
+func under(name, s string) string {
+	return `{"type":"object","required":["` + name + `"],"properties":{"` + name + `":` + s + `}}`
 }
 
 func TestResolvePointer(t *testing.T) {

@@ -56,7 +56,8 @@ type Options struct {
 	Samples int
 	// Seed makes witness search deterministic.
 	Seed uint64
-	// Budget bounds the engine's work (JSON Schema: rule steps; Protobuf:
+	// Budget bounds the engine's work (JSON Schema: rule steps, and its
+	// string searches 200 automaton instructions per step; Protobuf:
 	// bytes of encoded writer messages); 0 means the engine's default.
 	Budget int
 	// Context, when set, bounds the comparison in time: once it is done

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/internal/jsonvalue"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
@@ -49,16 +50,45 @@ func (c *checker) fitBranch(b branch, alts []*jsonschema.Schema, ip ipath) fit {
 			return fit{ok: true, index: j, res: res}
 		}
 		// The closest branch: one whose types overlap the writer's, with
-		// the fewest errors.
-		score := 1000 - countErrors(res)
+		// the fewest errors; of those, the one at the writer branch's
+		// own place (the reader's oneOf/2 for a writer branch from the
+		// writer's oneOf/2), whose findings name what changed there (a
+		// property's type at /b, with a counterexample) rather than what
+		// tells another branch apart (its required discriminator).
+		score := 2 * (1000 - countErrors(res))
 		if atomMask(alt)&b.mask != 0 {
-			score += 1000
+			score += 2000
+			if samePlace(b, alt) {
+				score++
+			}
 		}
 		if score > bestScore {
 			best, bestScore = fit{index: j, res: res}, score
 		}
 	}
 	return best
+}
+
+// samePlace reports whether the writer branch went through a schema at
+// the place of reader alternative alt (the same JSON pointer in its own
+// file, or one below it).
+func samePlace(b branch, alt *jsonschema.Schema) bool {
+	if alt == nil || alt.Location == "" {
+		return false
+	}
+	_, rp := splitLocation(alt.Location)
+	if rp == "" {
+		return false
+	}
+	for _, a := range b.pos {
+		if a.borrowed || a.s == nil {
+			continue
+		}
+		if _, wp := splitLocation(a.s.Location); wp == rp || strings.HasPrefix(wp, rp+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *checker) disjunction(b branch, ra *jsonschema.Schema, alts []*jsonschema.Schema, one bool, ip ipath) []*Finding {
@@ -125,9 +155,25 @@ func (c *checker) disjunction(b branch, ra *jsonschema.Schema, alts []*jsonschem
 	rl := loc(ra, kw)
 	if f.index >= 0 {
 		rl = loc(ra, kw, strconv.Itoa(f.index))
+		if l := alts[f.index].Location; l != "" {
+			// Where the branch is: a consumer's projection makes a oneOf's
+			// branches an anyOf that keeps their places, and witness
+			// search matches the reader's failures by place.
+			rl = l
+		}
 	}
 	fd := c.errorf(k, locOf(b.pos), rl, nil, nil, ip, nil, detail)
 	appendDetail(fd, f.res)
+	if fd.hint != nil && fd.hint.within == nil {
+		h := *fd.hint // shared with the branch's finding
+		for _, a := range b.pos {
+			if !a.borrowed && a.s != nil {
+				h.within = append(h.within, a.s)
+			}
+		}
+		h.withinPath = ip
+		fd.hint = &h
+	}
 	return []*Finding{fd}
 }
 

@@ -96,6 +96,10 @@ func compare(old, new *Side, dir engine.Direction, opts engine.Options, eq *equa
 		raw = append(raw, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,
 			fmt.Sprintf("the schemas are too large to compare exhaustively (more than %d steps); the rest was not checked by rules", c.budget)))
 	}
+	if c.searchExhausted && !c.canceled {
+		raw = append(raw, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,
+			fmt.Sprintf("the schemas' patterns are too many to compare exhaustively (their string searches visited more than %d automaton instructions); the searches left undecided were taken as the rules take any undecided one (patterns as overlapping, names as not covered), which only adds findings", c.searchBudget)))
+	}
 	if c.canceled {
 		raw = append(raw, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,
 			fmt.Sprintf("the comparison was stopped (%v); the rest was not checked", context.Cause(c.ctx))))

@@ -120,6 +120,11 @@ type checker struct {
 
 	steps, budget int
 	overBudget    bool
+	// searchWork is the work of the comparison's string searches so
+	// far, searchBudget its bound (maxComparisonSearchWork);
+	// searchExhausted records that a search was left undecided for it.
+	searchWork, searchBudget int
+	searchExhausted          bool
 	// ctx, when set, is polled every few hundred steps; canceled records
 	// that it ended the walk (reported like an exceeded budget).
 	ctx      context.Context
@@ -162,7 +167,7 @@ func newChecker(dir engine.Direction, lenient bool, budget int) *checker {
 	if budget <= 0 {
 		budget = defaultBudget
 	}
-	return &checker{dir: dir, lenient: lenient, eq: newEqualizer(), budget: budget,
+	return &checker{dir: dir, lenient: lenient, eq: newEqualizer(), budget: budget, searchBudget: budget * (maxComparisonSearchWork / defaultBudget),
 		memo: map[string]*memoEntry{}, ids: map[*jsonschema.Schema]int{}, pure: map[*jsonschema.Schema]bool{}, enums: map[*jsonschema.Schema]*enumShadow{}, minDep: math.MaxInt,
 		requires: map[synthKey]*jsonschema.Schema{}, autos: automata{}}
 }

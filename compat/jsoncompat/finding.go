@@ -72,6 +72,13 @@ type hint struct {
 	// sends, for a reader's minProperties.
 	trim    int
 	trimSet bool
+	// within, when set, are the writer branch a finding of a union was
+	// found in (the schemas the value at withinPath passes there): the
+	// hint is applied to documents in that branch first, where the
+	// change shows ({"d": null} takes b as the branch of d has it; a
+	// document of another branch takes any b).
+	within     []*jsonschema.Schema
+	withinPath ipath
 	// cands are values for the place at path that the rule derived while
 	// deciding the break ({} for a minProperties no writer object has to
 	// reach). Witness search puts each into the documents (alone when path

@@ -556,7 +556,7 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 				for _, n := range sortedKeys(names) {
 					pats = append(pats, `\A`+regexpQuote(n)+`\z`)
 				}
-				_, dec := c.findString(strQuery{want: strAccept{pats: []string{rs}, hi: -1}, reject: &strAccept{hi: -1, pats: orPatterns(pats)}})
+				_, dec := c.findString(strQuery{want: strAccept{pats: []string{rs}, hi: -1}, reject: &strAccept{hi: -1, pats: orPatterns(c.autos.withoutDisjoint(pats, rs))}})
 				return dec != decideNo
 			}
 			ok, best, from := c.othersWithin(v, rc, ip.add("("+re.String()+")"), func(p string) bool { return c.mayOverlap(p, rs) }, escapes)
@@ -578,7 +578,7 @@ func (c *checker) checkObject(b branch, ra *jsonschema.Schema, ip ipath) []*Find
 			escName, esc = c.escapingName(v, rpats, names)
 		}
 		notReader := func(p string) bool {
-			_, dec := c.findString(strQuery{want: strAccept{pats: []string{p}, hi: -1}, reject: &strAccept{hi: -1, pats: orPatterns(rpats)}})
+			_, dec := c.findString(strQuery{want: strAccept{pats: []string{p}, hi: -1}, reject: &strAccept{hi: -1, pats: orPatterns(c.autos.withoutDisjoint(rpats, p))}})
 			return dec != decideNo
 		}
 		switch ap := ra.AdditionalProperties.(type) {

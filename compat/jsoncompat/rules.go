@@ -227,7 +227,7 @@ var kinds = [numKinds]kindInfo{
 		"{W} or {R} schema uses a dynamic reference; compared through its static target"},
 	KindIncomplete: {"analysis-incomplete", "analysis-incomplete", "", report.SeverityWarning,
 		[2]string{"the engine could not decide part of the comparison", "the engine could not decide part of the comparison"},
-		"A part of the schemas is too large or too intricate for the rules (more than the combination or step budget). Never a silent pass: it is a warning, and witness search still runs.",
+		"A part of the schemas is too large or too intricate for the rules (more than the combination or step budget, or the budget of its string searches: patterns compared pairwise). Never a silent pass: it is a warning, and witness search still runs.",
 		"could not decide: %s"},
 	KindWitness: {"witness-rejected", "witness-rejected", "", report.SeverityError,
 		[2]string{"witness search found an old event the new schema rejects", "witness search found a new event the old schema rejects"},

@@ -50,16 +50,37 @@ type strQuery struct {
 	// and a checker runs many, so each polls it and gives up (unknown)
 	// once it is done, not only the checker between its steps.
 	ctx context.Context
+	// limit, when above zero, is the automaton instructions this search
+	// may visit (what is left of its comparison's budget); spent, when
+	// set, is added those it visited.
+	limit int
+	spent *int
 }
 
 const (
 	maxClasses     = 4096
 	maxSearchWork  = 3_000_000
 	maxSearchNodes = 60_000
+	// maxComparisonSearchWork bounds the automaton instructions all the
+	// string searches of one comparison (one direction) visit: each
+	// search is bounded on its own, but a pair of schemas asks one per
+	// pair of patterns and one per pattern against all the others
+	// (sixty patternProperties on each side: thousands of searches over
+	// an alternation of sixty, tens of seconds). Past it every search is
+	// undecided, which the rules treat as they treat one search over its
+	// own bound, and the comparison says it was not exhaustive.
+	maxComparisonSearchWork = 40_000_000
 )
 
 type automaton struct {
 	prog *syntax.Prog
+	// prefix is the literal every match starts with at the start of the
+	// string (anchored: the pattern begins with ^ or \A, without (?m)),
+	// suffix the one it ends with at the end (endAnchored: it ends with $
+	// or \z); two patterns anchored to literals that differ match no
+	// common string.
+	prefix, suffix        string
+	anchored, endAnchored bool
 	// sets holds, for a rune instruction that folds case over a range, the
 	// explicit ranges it matches.
 	sets map[int][]rune
@@ -92,6 +113,8 @@ func buildAutomaton(src string) *automaton {
 		return nil
 	}
 	a := &automaton{prog: prog, sets: map[int][]rune{}}
+	a.prefix, a.anchored = anchoredPrefix(re.Simplify())
+	a.suffix, a.endAnchored = anchoredSuffix(re.Simplify())
 	for pc, in := range prog.Inst {
 		if (in.Op == syntax.InstRune || in.Op == syntax.InstRune1) && syntax.Flags(in.Arg)&syntax.FoldCase != 0 {
 			var rs []rune
@@ -124,6 +147,79 @@ func buildAutomaton(src string) *automaton {
 		}
 	}
 	return a
+}
+
+// anchoredPrefix returns the literal (case-sensitive) a pattern anchored
+// at the start of the text begins with.
+func anchoredPrefix(re *syntax.Regexp) (string, bool) {
+	for re.Op == syntax.OpCapture && len(re.Sub) == 1 {
+		re = re.Sub[0]
+	}
+	if re.Op == syntax.OpBeginText {
+		return "", true
+	}
+	if re.Op != syntax.OpConcat || len(re.Sub) == 0 || re.Sub[0].Op != syntax.OpBeginText {
+		return "", false
+	}
+	var b strings.Builder
+	for _, sub := range re.Sub[1:] {
+		if sub.Op != syntax.OpLiteral || sub.Flags&syntax.FoldCase != 0 {
+			break
+		}
+		b.WriteString(string(sub.Rune))
+	}
+	return b.String(), true
+}
+
+// anchoredSuffix returns the literal (case-sensitive) a pattern anchored
+// at the end of the text ends with.
+func anchoredSuffix(re *syntax.Regexp) (string, bool) {
+	for re.Op == syntax.OpCapture && len(re.Sub) == 1 {
+		re = re.Sub[0]
+	}
+	if re.Op == syntax.OpEndText {
+		return "", true
+	}
+	if re.Op != syntax.OpConcat || len(re.Sub) == 0 || re.Sub[len(re.Sub)-1].Op != syntax.OpEndText {
+		return "", false
+	}
+	var parts []string
+	for i := len(re.Sub) - 2; i >= 0; i-- {
+		sub := re.Sub[i]
+		if sub.Op != syntax.OpLiteral || sub.Flags&syntax.FoldCase != 0 {
+			break
+		}
+		parts = append([]string{string(sub.Rune)}, parts...)
+	}
+	return strings.Join(parts, ""), true
+}
+
+// disjointPrefixes reports whether no string matches both automata
+// because they are anchored to different literals at the start or at
+// the end.
+func disjointPrefixes(a, b *automaton) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	if a.anchored && b.anchored && !strings.HasPrefix(a.prefix, b.prefix) && !strings.HasPrefix(b.prefix, a.prefix) {
+		return true
+	}
+	return a.endAnchored && b.endAnchored && !strings.HasSuffix(a.suffix, b.suffix) && !strings.HasSuffix(b.suffix, a.suffix)
+}
+
+// withoutDisjoint drops the patterns that match no string pattern p
+// matches (anchored to another literal): a reject set pruned so does
+// not let more strings through than the whole set, and a search over
+// it does not step sixty alternatives at every character.
+func (m automata) withoutDisjoint(pats []string, p string) []string {
+	pa := m.compile(p)
+	var out []string
+	for _, q := range pats {
+		if !disjointPrefixes(pa, m.compile(q)) {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // matches reports whether instruction pc consumes rune r.
@@ -160,7 +256,7 @@ func inPairs(p []rune, r rune) bool {
 // closure follows empty transitions from pcs given the characters around
 // the position (-1 for the start or end of the string). It returns the
 // rune instructions reached and whether a match instruction was reached.
-func (a *automaton) closure(pcs []uint32, prev, next rune) (runes []uint32, match bool) {
+func (a *automaton) closure(pcs []uint32, prev, next rune) (runes []uint32, match bool, visited int) {
 	ctx := syntax.EmptyOpContext(prev, next)
 	seen := make(map[uint32]bool, len(pcs)*2)
 	stack := append([]uint32(nil), pcs...)
@@ -187,7 +283,7 @@ func (a *automaton) closure(pcs []uint32, prev, next rune) (runes []uint32, matc
 			runes = append(runes, pc)
 		}
 	}
-	return runes, match
+	return runes, match, len(seen)
 }
 
 // autoState is one automaton's position: the threads alive (before empty
@@ -202,13 +298,16 @@ func (a *automaton) start() autoState {
 	return autoState{pcs: []uint32{uint32(a.prog.Start)}}
 }
 
-func (a *automaton) step(s autoState, prev, r rune) autoState {
+// step returns the state after r, and the instructions it visited (what
+// its time is proportional to: an alternation of sixty patterns is
+// visited whole at every character, whatever threads are alive).
+func (a *automaton) step(s autoState, prev, r rune) (autoState, int) {
 	if s.matched {
-		return s
+		return s, 0
 	}
-	runes, match := a.closure(s.pcs, prev, r)
+	runes, match, visited := a.closure(s.pcs, prev, r)
 	if match {
-		return autoState{matched: true}
+		return autoState{matched: true}, visited
 	}
 	next := map[uint32]bool{uint32(a.prog.Start): true}
 	for _, pc := range runes {
@@ -221,14 +320,14 @@ func (a *automaton) step(s autoState, prev, r rune) autoState {
 		out = append(out, pc)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return autoState{pcs: out}
+	return autoState{pcs: out}, visited
 }
 
 func (a *automaton) acceptsAtEnd(s autoState, prev rune) bool {
 	if s.matched {
 		return true
 	}
-	_, match := a.closure(s.pcs, prev, -1)
+	_, match, _ := a.closure(s.pcs, prev, -1)
 	return match
 }
 
@@ -345,9 +444,19 @@ func (c *checker) findString(q strQuery) (string, decision) {
 		c.canceled, c.overBudget = true, true
 		return "", decideUnknown
 	}
+	left := c.searchBudget - c.searchWork
+	if left <= 0 {
+		c.searchExhausted = true
+		return "", decideUnknown
+	}
 	q.autos = c.autos
 	q.ctx = c.ctx
-	return findString(q)
+	q.limit, q.spent = left, &c.searchWork
+	s, d := findString(q)
+	if d == decideUnknown && c.searchWork >= c.searchBudget {
+		c.searchExhausted = true
+	}
+	return s, d
 }
 
 // searchString is findString that also returns the number of automaton
@@ -359,6 +468,12 @@ func searchString(q strQuery) (string, decision, int) {
 }
 
 func searchStringCounting(q strQuery, stepped *int) (string, decision) {
+	// work bounds the search on its own (threads stepped); visits, the
+	// instructions the steps visited, are charged to the comparison.
+	work, visits := 0, 0
+	if q.spent != nil {
+		defer func() { *q.spent += visits }()
+	}
 	if q.want.hasEnum {
 		// A finite writer: check each value directly.
 		for _, s := range q.want.enum {
@@ -373,6 +488,11 @@ func searchStringCounting(q strQuery, stepped *int) (string, decision) {
 		a := q.autos.compile(p)
 		if a == nil {
 			return "", decideUnknown
+		}
+		for _, b := range wantA {
+			if disjointPrefixes(a, b) {
+				return "", decideNo
+			}
 		}
 		wantA = append(wantA, a)
 	}
@@ -426,7 +546,6 @@ func searchStringCounting(q strQuery, stepped *int) (string, decision) {
 		return b.String()
 	}
 	seen[keyOf(&start)] = true
-	work := 0
 	for i := 0; i < len(nodes); i++ {
 		if q.ctx != nil && q.ctx.Err() != nil {
 			return "", decideUnknown
@@ -460,14 +579,16 @@ func searchStringCounting(q strQuery, stepped *int) (string, decision) {
 				return "", decideUnknown
 			}
 			work += threads
-			if work > maxSearchWork || len(nodes) > maxSearchNodes {
+			if work > maxSearchWork || len(nodes) > maxSearchNodes || q.limit > 0 && visits > q.limit {
 				return "", decideUnknown
 			}
 			next := node{prev: prevClass(r), length: n.length + 1, parent: i, char: r}
 			next.states = make([]autoState, len(all))
 			for k, a := range all {
 				*stepped += len(n.states[k].pcs)
-				next.states[k] = a.step(n.states[k], n.prev, r)
+				var v int
+				next.states[k], v = a.step(n.states[k], n.prev, r)
+				visits += v
 			}
 			k := keyOf(&next)
 			if seen[k] {

@@ -498,6 +498,7 @@ const (
 // fromHint builds candidate documents by applying a hint to base documents.
 func (w *witnessSearch) fromHint(h *hint, base []any) []any {
 	var out []any
+	base = w.inBranchFirst(h, base)
 	limit := hintWindow
 	for i, d := range base {
 		if i >= limit && len(out) > 0 {
@@ -559,6 +560,61 @@ func (w *witnessSearch) fromHint(h *hint, base []any) []any {
 		}
 	}
 	return out
+}
+
+// inBranchFirst orders the documents whose value at the hint's
+// withinPath passes its writer branch first (a stable partition of the
+// windows fromHint looks at). When none does (a branch three unions deep
+// is one document in 24), one is made: a value sampled from the branch
+// put at withinPath of the first document that has a place for it.
+func (w *witnessSearch) inBranchFirst(h *hint, base []any) []any {
+	if len(h.within) == 0 || len(base) == 0 {
+		return base
+	}
+	passes := func(v any) bool {
+		for _, s := range h.within {
+			if s.Validate(v) != nil {
+				return false
+			}
+		}
+		return true
+	}
+	in := func(d any) bool {
+		v, ok := lookup(d, h.withinPath)
+		return ok && passes(v)
+	}
+	n := min(len(base), hintWindow*hintWindows)
+	var first, rest []any
+	for _, d := range base[:n] {
+		if in(d) {
+			first = append(first, d)
+		} else {
+			rest = append(rest, d)
+		}
+	}
+	if len(first) == 0 {
+		for try := 0; try < 4 && len(first) == 0; try++ {
+			v, ok := w.sampleOf(h.within[len(h.within)-1], 0)
+			if !ok || !passes(v) {
+				continue
+			}
+			if len(h.withinPath) == 0 {
+				first = append(first, v)
+				continue
+			}
+			for _, d := range base[:n] {
+				c := jsonvalue.DeepCopy(d)
+				if setAt(c, h.withinPath, v) {
+					first = append(first, c)
+					break
+				}
+			}
+		}
+		if len(first) == 0 {
+			return base
+		}
+	}
+	return append(append(append(make([]any, 0, len(base)+1), first...), rest...), base[n:]...)
 }
 
 // apply changes doc as the hint says; false when the path is not there.

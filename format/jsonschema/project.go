@@ -3,6 +3,7 @@ package jsonschema
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -173,7 +174,7 @@ const maxProjected = 50_000
 
 func projectWithin(s *js.Schema, fields *format.Fields, limit int) *js.Schema {
 	left := limit
-	p := projector{memo: map[projectKey]*js.Schema{}, branch: map[projectKey]*format.Fields{}, left: &left}
+	p := projector{memo: map[projectKey]*js.Schema{}, branch: map[projectKey]*format.Fields{}, left: &left, present: &format.Fields{}}
 	out := p.project(s, fields)
 	if left < 0 {
 		return s
@@ -194,6 +195,11 @@ type projector struct {
 	// left counts down the schemas the projection may still copy; below
 	// zero it stops and Project returns the schema whole.
 	left *int
+	// present marks a branch's presence tag (see withDiscriminators): a
+	// child of a branch's fields that keeps the name in required and
+	// nothing of its value. Compared by identity: it is this
+	// projection's own.
+	present *format.Fields
 }
 
 func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
@@ -238,7 +244,15 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 	props := map[string]*js.Schema{}
 	var required []string
 	keepNames := false
+	read := 0 // the children read, presence tags left out
 	for tok, child := range f.Children {
+		if child == p.present {
+			if slices.Contains(s.Required, tok) {
+				required = append(required, tok)
+			}
+			continue
+		}
+		read++
 		subs, unsure := readSchemas(s, tok)
 		keepNames = keepNames || unsure
 		for _, r := range s.Required {
@@ -269,11 +283,11 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 	if !keepNames {
 		out.PropertyNames = nil
 	}
-	if len(f.Children) == 0 {
+	if read == 0 {
 		// Nothing read here: the count of properties constrains no read value.
 		out.MinProperties, out.MaxProperties = nil, nil
 	}
-	out.DependentRequired = dependentRequired(s.DependentRequired, f)
+	out.DependentRequired = p.dependentRequired(s.DependentRequired, f)
 	out.Dependencies = nil
 	for k, v := range s.Dependencies {
 		switch v := v.(type) {
@@ -283,7 +297,7 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 			}
 			out.Dependencies[k] = p.project(v, f)
 		case []string:
-			if kept := dependentRequired(map[string][]string{k: v}, f); kept != nil {
+			if kept := p.dependentRequired(map[string][]string{k: v}, f); kept != nil {
 				if out.Dependencies == nil {
 					out.Dependencies = map[string]any{}
 				}
@@ -475,12 +489,16 @@ func mayEvaluate(s *js.Schema, tok string, seen map[*js.Schema]bool) bool {
 // dependentRequired keeps the entries that name a read property (as the
 // condition or as a required one): they can decide whether a read
 // property is present. The others concern unread properties alone.
-func dependentRequired(deps map[string][]string, f *format.Fields) map[string][]string {
+func (p projector) dependentRequired(deps map[string][]string, f *format.Fields) map[string][]string {
+	reads := func(name string) bool {
+		c, ok := f.Children[name]
+		return ok && c != p.present
+	}
 	var out map[string][]string
 	for k, names := range deps {
-		_, read := f.Children[k]
+		read := reads(k)
 		for _, n := range names {
-			if _, ok := f.Children[n]; ok {
+			if reads(n) {
 				read = true
 			}
 		}
@@ -509,7 +527,12 @@ func (p projector) list(ss []*js.Schema, f *format.Fields) []*js.Schema {
 // discriminators (properties with const or enum) beside what is read:
 // which branch an event is in decides what a read field must be, so
 // dropping the tag would let a reader's branch accept what the writer's
-// branch of the same tag does not.
+// branch of the same tag does not. A branch told apart by which
+// properties are present (its required names) keeps them in required,
+// their values left open: dropped, a branch that does not constrain a
+// read field would take every object, and a read field's change in a
+// sibling branch ({"d": null, "b": 1} where b became a string) would
+// reach no consumer of it.
 func (p projector) branches(ss []*js.Schema, f *format.Fields) []*js.Schema {
 	if len(ss) == 0 {
 		return nil
@@ -537,18 +560,53 @@ func (p projector) withDiscriminators(s *js.Schema, f *format.Fields) *format.Fi
 			}
 		}
 	}
+	var present []string
+	for _, name := range branchRequired(s) {
+		if _, ok := f.Children[name]; !ok && !slices.Contains(tags, name) && !format.IsIndex(name) {
+			present = append(present, name)
+		}
+	}
 	g := f
-	if len(tags) > 0 {
-		g = &format.Fields{Children: make(map[string]*format.Fields, len(f.Children)+len(tags))}
+	if len(tags)+len(present) > 0 {
+		g = &format.Fields{Children: make(map[string]*format.Fields, len(f.Children)+len(tags)+len(present))}
 		for name, c := range f.Children {
 			g.Children[name] = c
 		}
 		for _, name := range tags {
 			g.Children[name] = &format.Fields{All: true}
 		}
+		for _, name := range present {
+			g.Children[name] = p.present
+		}
 	}
 	p.branch[k] = g
 	return g
+}
+
+// branchRequired lists the names a branch requires of an object: its own
+// required and those of the schemas it always applies ($ref, allOf),
+// along chains of bounded length (cycles end).
+func branchRequired(s *js.Schema) []string {
+	var out []string
+	seen := map[*js.Schema]bool{}
+	var walk func(s *js.Schema, depth int)
+	walk = func(s *js.Schema, depth int) {
+		if s == nil || seen[s] || depth > 8 {
+			return
+		}
+		seen[s] = true
+		for _, n := range s.Required {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+		walk(s.Ref, depth+1)
+		for _, a := range s.AllOf {
+			walk(a, depth+1)
+		}
+	}
+	walk(s, 0)
+	return out
 }
 
 func hasItems(s *js.Schema) bool {

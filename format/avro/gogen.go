@@ -173,11 +173,10 @@ func (g *goTypes) analyzeAvro(t gocode.EventType, schemas []format.Schema) {
 			g.pkg.Fail(fmt.Errorf("%s: the top-level schema is %s, not a record: Go code is generated for record event data only", v.File, s.Root.Describe()))
 			continue
 		}
+		// A record that contains itself through record fields only
+		// (no Go type: the struct would contain itself) never gets here:
+		// the loader refuses it as having no finite datum.
 		av.root = g.avroNamed(av, s.Root, av.name)
-		if err := avroSelfContained(av); err != nil {
-			g.pkg.Fail(err)
-			continue
-		}
 		at.versions = append(at.versions, av)
 	}
 	g.types = append(g.types, at)
@@ -231,46 +230,6 @@ func (g *goTypes) avroNamed(av *avroVersion, n *Node, name string) *avroDef {
 		d.kind = avroFixed
 	}
 	return d
-}
-
-// avroSelfContained fails for a record that contains itself through
-// record fields only: such a schema has no finite datum, and the Go
-// struct would contain itself. A union, array or map in between breaks
-// the cycle (a pointer or a slice in Go).
-func avroSelfContained(av *avroVersion) error {
-	const (
-		visiting = 1
-		done     = 2
-	)
-	state := map[*avroDef]int{}
-	var visit func(d *avroDef) error
-	visit = func(d *avroDef) error {
-		state[d] = visiting
-		for _, f := range d.fields {
-			if f.f.Type.Kind != "record" {
-				continue
-			}
-			next := av.byN[f.f.Type]
-			switch state[next] {
-			case visiting:
-				return fmt.Errorf("%s: %s: record %s contains itself through field %q with no union, array or map in between: it has no finite datum and no Go type", d.node.File, f.f.Pointer, f.f.Type.Name, f.f.Name)
-			case 0:
-				if err := visit(next); err != nil {
-					return err
-				}
-			}
-		}
-		state[d] = done
-		return nil
-	}
-	for _, d := range av.defs {
-		if d.kind == avroRecord && state[d] == 0 {
-			if err := visit(d); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // avroExpr returns the Go type of values of n and the converters from and

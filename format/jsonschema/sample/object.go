@@ -345,15 +345,21 @@ func (g *gen) genObject(f *flat, depth int) (any, error) {
 			extra = 1
 		}
 	}
-	for tries := 0; (len(p.names) < minP || extra > 0) && room() && tries < 64; tries++ {
+	// Only attempts in a row that add no name count against the limit: a
+	// minProperties of hundreds filled from patternProperties needs as many
+	// successful draws, and draws collide more as names fill up (each one
+	// ticks the step budget, which bounds them all).
+	for tries, failed := 0, 0; (len(p.names) < minP || extra > 0) && room() && failed < 64; tries++ {
 		if err := g.tick(); err != nil {
 			return nil, err
 		}
-		name, ok := g.newName(f, tries, extra > 0 && !free && len(p.names) >= minP)
+		n0 := len(p.names)
+		name, ok := g.newName(f, tries, extra > 0 && !free && len(p.names) >= minP, p.has)
 		if !ok {
 			if extra > 0 && len(p.names) >= minP {
 				break
 			}
+			failed++
 			continue
 		}
 		if allowed(name) {
@@ -361,6 +367,11 @@ func (g *gen) genObject(f *flat, depth int) (any, error) {
 			if len(p.names) > minP || extra > 0 {
 				extra = max(extra-1, 0)
 			}
+		}
+		if len(p.names) == n0 {
+			failed++
+		} else {
+			failed = 0
 		}
 	}
 	if len(p.names) < minP {
@@ -388,7 +399,7 @@ func (g *gen) genObject(f *flat, depth int) (any, error) {
 // newName proposes a property name: from a patternProperties regex, from the
 // propertyNames schemas, or a plain word. patternOnly limits it to pattern
 // names (used for optional extras).
-func (g *gen) newName(f *flat, try int, patternOnly bool) (string, bool) {
+func (g *gen) newName(f *flat, try int, patternOnly bool, taken map[string]bool) (string, bool) {
 	var pats []jsonschema.Regexp
 	var names []node
 	for _, l := range f.leaves {
@@ -401,6 +412,16 @@ func (g *gen) newName(f *flat, try int, patternOnly bool) (string, bool) {
 		re := pats[g.rng.IntN(len(pats))]
 		c := &strCons{maxL: -1, pats: []jsonschema.Regexp{re}}
 		s, ok, _ := g.patternString(c)
+		if ok && taken[s] {
+			// A pattern's shortest strings repeat (a literal prefix is all
+			// "^p_" asks for): another name it matches has more around it.
+			for range 4 {
+				t := g.randAffix(s)
+				if re.MatchString(t) && !taken[t] {
+					return t, true
+				}
+			}
+		}
 		return s, ok
 	}
 	if patternOnly {
@@ -435,6 +456,19 @@ func (f *flat) enumOrConst() bool {
 }
 
 var words = []string{"id", "name", "kind", "value", "note", "extra", "meta", "tag", "ref", "data", "info", "label"}
+
+// randAffix puts one to three random letters or digits after s or, one
+// time in three, before it.
+func (g *gen) randAffix(s string) string {
+	var b strings.Builder
+	for range 1 + g.rng.IntN(3) {
+		b.WriteByte(alnum[g.rng.IntN(len(alnum))])
+	}
+	if g.rng.IntN(3) == 0 {
+		return b.String() + s
+	}
+	return s + b.String()
+}
 
 func (g *gen) randWord() string {
 	w := words[g.rng.IntN(len(words))]

@@ -1,0 +1,63 @@
+package sample
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestManyPatternNames: minProperties that only patternProperties names can
+// fill is satisfied however many names it asks for, as long as the patterns
+// allow that many distinct names.
+func TestManyPatternNames(t *testing.T) {
+	for _, tc := range []struct {
+		patterns, minProps int
+		anchored           bool
+		additional         string
+		pattern            string // instead of p<i>_
+		unsat              bool
+	}{
+		{60, 40, true, "false", "", false},
+		{60, 40, false, "false", "", false},
+		{60, 40, true, "true", "", false},
+		{5, 100, false, "false", "", false},
+		{1, 80, true, "false", "", false},
+		{1, 10, true, "false", "^q[0-9]$", false},
+		{1, 11, true, "false", "^q[0-9]$", true},
+	} {
+		t.Run(fmt.Sprintf("%d_%d_%v_%s", tc.patterns, tc.minProps, tc.anchored, tc.additional), func(t *testing.T) {
+			var pats []string
+			for i := range tc.patterns {
+				p := fmt.Sprintf("p%d_", i)
+				if tc.anchored {
+					p = "^" + p
+				}
+				if tc.pattern != "" {
+					p = tc.pattern
+				}
+				pats = append(pats, fmt.Sprintf("%q: {\"type\": \"integer\"}", p))
+			}
+			src := fmt.Sprintf(`{"type": "object", "minProperties": %d, "patternProperties": {%s}, "additionalProperties": %s}`,
+				tc.minProps, strings.Join(pats, ", "), tc.additional)
+			s := compile(t, src, false)
+			vs, err := Samples(s, 5, 1, Options{})
+			if tc.unsat {
+				if err == nil {
+					t.Fatalf("sampled %d values of an unsatisfiable schema", len(vs))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range vs {
+				if n := len(obj(v)); n < tc.minProps {
+					t.Fatalf("%d properties, want at least %d", n, tc.minProps)
+				}
+				if err := s.Validate(v); err != nil {
+					t.Fatalf("sample %s invalid: %v", toJSON(v), err)
+				}
+			}
+		})
+	}
+}

@@ -241,7 +241,7 @@ func (g *gen) check(c conj, v any) error {
 // value generates a value valid under c. depth is the nesting depth of
 // the value in the instance.
 func (g *gen) value(c conj, depth int) (any, error) {
-	if depth > g.opts.MaxDepth+12 {
+	if depth > g.opts.MaxDepth+12+g.sp.nest {
 		var s *jsonschema.Schema
 		if len(c.pos) > 0 {
 			s = c.pos[0].s

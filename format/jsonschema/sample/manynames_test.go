@@ -61,3 +61,28 @@ func TestManyPatternNames(t *testing.T) {
 		})
 	}
 }
+
+// TestDeepSchemaWithoutRecursion: a schema nested deeper than the depth
+// limit without any reference has an instance that deep; only recursion
+// through a reference with no finite instance is refused, naming $ref.
+func TestDeepSchemaWithoutRecursion(t *testing.T) {
+	for _, n := range []int{20, 50, 200} {
+		src := `{"type": "string"}`
+		for range n {
+			src = `{"type": "object", "required": ["a"], "properties": {"a": ` + src + `}}`
+		}
+		s := compile(t, src, false)
+		vs, err := Samples(s, 2, 1, Options{})
+		if err != nil {
+			t.Fatalf("%d nested objects: %v", n, err)
+		}
+		if got := strings.Count(toJSON(vs[0]), "{"); got != n {
+			t.Fatalf("%d nested objects: instance nests %d", n, got)
+		}
+	}
+	s := compile(t, `{"$defs": {"r": {"type": "object", "required": ["a"], "properties": {"a": {"$ref": "#/$defs/r"}}}}, "$ref": "#/$defs/r"}`, false)
+	_, err := Samples(s, 1, 1, Options{})
+	if err == nil || !strings.Contains(err.Error(), `"$ref"`) {
+		t.Fatalf("a recursion with no finite instance: err = %v, want it refused at $ref", err)
+	}
+}

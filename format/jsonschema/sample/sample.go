@@ -111,11 +111,12 @@ type Sampler struct {
 	root *jsonschema.Schema
 	opts Options
 	re   *regexCache
+	nest int // lexicalDepth of root: instances this deep need no recursion
 }
 
 // New returns a sampler for s.
 func New(s *jsonschema.Schema, opts Options) *Sampler {
-	return &Sampler{root: s, opts: opts.withDefaults(), re: newRegexCache()}
+	return &Sampler{root: s, opts: opts.withDefaults(), re: newRegexCache(), nest: lexicalDepth(s)}
 }
 
 // Generate returns one instance valid under the schema. It validates its own

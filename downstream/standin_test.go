@@ -115,7 +115,14 @@ func TestStandInFaults(t *testing.T) {
 			plan := NewPlan()
 			plan.Add(chaos.Fault{Index: 7, Kind: chaos.Downstream, Event: chaos.Event{ID: "e1"}, Attempt: 1, Answer: tc.kind}, 10)
 			s := start(t, Config{SlowDelay: 50 * time.Millisecond, Hold: 20 * time.Second}, plan)
-			c := &http.Client{Timeout: 300 * time.Millisecond}
+			// Only a timeout needs the client to give up (the stand-in
+			// holds until it does); every other answer gets all the time
+			// a loaded machine needs.
+			patient := &http.Client{Timeout: 30 * time.Second}
+			c := patient
+			if tc.kind == chaos.Timeout {
+				c = &http.Client{Timeout: 300 * time.Millisecond}
+			}
 			t0 := time.Now()
 			st, h, _, err := post(t, c, s.URL(), `{"receiptId":"r1"}`, EventHeader, "e1")
 			if tc.status == 0 && err == nil || tc.status != 0 && st != tc.status {
@@ -124,11 +131,14 @@ func TestStandInFaults(t *testing.T) {
 			if tc.kind == chaos.Status429 && h.Get("Retry-After") != "1" {
 				t.Errorf("Retry-After %q", h.Get("Retry-After"))
 			}
+			if tc.kind == chaos.Slow && time.Since(t0) < 50*time.Millisecond {
+				t.Errorf("a slow answer came after %v, before the 50ms delay", time.Since(t0))
+			}
 			if tc.kind == chaos.Timeout && time.Since(t0) > 10*time.Second {
 				t.Errorf("a timeout held past the client's disconnect")
 			}
 			// Attempt 2 is healthy.
-			if st, _, _, err := post(t, c, s.URL(), `{"receiptId":"r1"}`, EventHeader, "e1"); err != nil || st != 200 {
+			if st, _, _, err := post(t, patient, s.URL(), `{"receiptId":"r1"}`, EventHeader, "e1"); err != nil || st != 200 {
 				t.Fatalf("attempt 2: %d %v", st, err)
 			}
 			waitEntries(t, s, 2)

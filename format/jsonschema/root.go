@@ -235,7 +235,9 @@ type refLoader struct {
 }
 
 // refError is a $ref that points where it may not, or at nothing.
-type refError struct{ msg string }
+// schemaMsg, when set, says it for a $schema instead: the loader is not
+// told which keyword asked, the finding's place is.
+type refError struct{ msg, schemaMsg string }
 
 func (e *refError) Error() string { return e.msg }
 
@@ -244,7 +246,7 @@ func (e *refError) Error() string { return e.msg }
 func parseRef(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, &refError{fmt.Sprintf("%q is not a valid URL", raw)}
+		return nil, &refError{msg: fmt.Sprintf("%q is not a valid URL", raw)}
 	}
 	u.Fragment = ""
 	return u, nil
@@ -258,15 +260,18 @@ func (l *refLoader) Load(raw string) (any, error) {
 	if u.Scheme == "file" {
 		rel, ok := RelFromURL(u.String())
 		if !ok {
-			return nil, &refError{fmt.Sprintf("reference to %s escapes the catalog root: $ref may only reach files inside the catalog", u.Path)}
+			return nil, &refError{
+				msg:       fmt.Sprintf("reference to %s escapes the catalog root: $ref may only reach files inside the catalog", u.Path),
+				schemaMsg: fmt.Sprintf("reference to %s escapes the catalog root: $schema names a JSON Schema draft's URI or the $id of a meta-schema inside the catalog", u.Path),
+			}
 		}
 		f := l.files[rel]
 		if f == nil {
-			return nil, &refError{fmt.Sprintf("reference to %s: no such JSON file in the catalog", rel)}
+			return nil, &refError{msg: fmt.Sprintf("reference to %s: no such JSON file in the catalog", rel)}
 		}
 		doc := f.Document()
 		if doc == nil {
-			return nil, &refError{fmt.Sprintf("reference to %s: that file is not valid JSON", rel)}
+			return nil, &refError{msg: fmt.Sprintf("reference to %s: that file is not valid JSON", rel)}
 		}
 		return doc, nil
 	}
@@ -286,7 +291,7 @@ func (files Files) byID(u *url.URL, which, where string) (any, error) {
 		}
 	}
 	if u.Scheme == "http" || u.Scheme == "https" {
-		return nil, &refError{fmt.Sprintf("reference to %s: no %s declares this $id, and evtool never fetches schemas from the network", u, which)}
+		return nil, &refError{msg: fmt.Sprintf("reference to %s: no %s declares this $id, and evtool never fetches schemas from the network", u, which)}
 	}
 	if u.Scheme == "" {
 		// The compiler resolves a $ref against its base; what it asks
@@ -296,9 +301,12 @@ func (files Files) byID(u *url.URL, which, where string) (any, error) {
 		if name == "" {
 			name = `the empty URL ("" or a fragment alone)`
 		}
-		return nil, &refError{fmt.Sprintf("reference to %s: a relative URL where an absolute one is needed ($schema must be an absolute URI: give the meta-schema an $id and name it by that)", name)}
+		return nil, &refError{msg: fmt.Sprintf("reference to %s: a relative URL where an absolute one is needed ($schema must be an absolute URI: give the meta-schema an $id and name it by that)", name)}
 	}
-	return nil, &refError{fmt.Sprintf("reference to %s: unsupported URL scheme %q (use a relative path%s)", u, u.Scheme, where)}
+	return nil, &refError{
+		msg:       fmt.Sprintf("reference to %s: unsupported URL scheme %q (use a relative path%s)", u, u.Scheme, where),
+		schemaMsg: fmt.Sprintf("reference to %s: no %s declares this $id, and it is no JSON Schema draft's URI", u, which),
+	}
 }
 
 // CompileFinding explains a compile error of the version file (its
@@ -348,6 +356,9 @@ func (files Files) CompileFinding(version, subject string, err error) report.Fin
 			f.Message = fmt.Sprintf("cannot load %s: %v", files.showURL(lue.URL), lue.Err)
 		}
 		files.locateRef(&f, lue.URL, version)
+		if re != nil && re.schemaMsg != "" && (f.Pointer == "/$schema" || strings.HasSuffix(f.Pointer, "/$schema")) {
+			f.Message = re.schemaMsg
+		}
 		return f
 	case errors.As(err, &pnf):
 		f.Rule = RuleSchemaRef

@@ -200,14 +200,14 @@ func (ll *lazyLoader) Load(raw string) (any, error) {
 	if u.Scheme == "file" {
 		rel, ok := RelFromURL(u.String())
 		if !ok || !fs.ValidPath(rel) || path.IsAbs(rel) {
-			return nil, &refError{fmt.Sprintf("reference to %s escapes the schema's directory: $ref may only reach files inside the enclosing catalog (or next to the schema when it is in none)", u.Path)}
+			return nil, &refError{msg: fmt.Sprintf("reference to %s escapes the schema's directory: $ref may only reach files inside the enclosing catalog (or next to the schema when it is in none)", u.Path)}
 		}
 		f := ll.l.file(rel)
 		if f.Err != nil {
 			if errors.Is(f.Err, fs.ErrNotExist) {
-				return nil, &refError{fmt.Sprintf("reference to %s: no such file", rel)}
+				return nil, &refError{msg: fmt.Sprintf("reference to %s: no such file", rel)}
 			}
-			return nil, &refError{fmt.Sprintf("reference to %s: %v", rel, f.Err)}
+			return nil, &refError{msg: fmt.Sprintf("reference to %s: %v", rel, f.Err)}
 		}
 		return f.Doc, nil
 	}

@@ -320,6 +320,7 @@ func (files Files) CompileFinding(version, subject string, err error) report.Fin
 		anf *jsonschema.AnchorNotFoundError
 		ire *jsonschema.InvalidRegexError
 		uve *jsonschema.UnsupportedVocabularyError
+		mce *jsonschema.MetaSchemaCycleError
 	)
 	switch {
 	case errors.As(err, &sve):
@@ -374,6 +375,11 @@ func (files Files) CompileFinding(version, subject string, err error) report.Fin
 		// At the meta-schema's $vocabulary entry that requires it.
 		f.Message = fmt.Sprintf("unsupported vocabulary %q required by %s (evtool knows the vocabularies of the JSON Schema drafts only)", uve.Vocabulary, files.showURL(uve.URL))
 		files.locateURL(&f, uve.URL+"#/$vocabulary/"+jsonpos.Escape(uve.Vocabulary))
+		return f
+	case errors.As(err, &mce):
+		// At the $schema of the meta-schema whose chain comes back to it.
+		f.Message = fmt.Sprintf("$schema of %s leads back to it through meta-schemas (a cycle): end the chain at a JSON Schema draft's URI", files.showURL(mce.URL))
+		files.locateURL(&f, mce.URL+"#/$schema")
 		return f
 	case errors.As(err, &ire):
 		f.Message = fmt.Sprintf("pattern %q is not a valid regular expression: %v", ire.Regex, ire.Err)

@@ -183,3 +183,18 @@ func TestCompareStopsInStringSearch(t *testing.T) {
 		t.Fatal("the comparison ran 30s past a 100ms deadline")
 	}
 }
+
+// TestNoDocumentTriedSaysSo: a break the rules prove when no document of
+// the writer could be generated (its strings are longer than the sampler
+// writes) says that, not "found in 0 documents".
+func TestNoDocumentTriedSaysSo(t *testing.T) {
+	old := compileDoc(t, "old.json", `{"type":"object","required":["s"],"properties":{"s":{"type":"string","minLength":70000}}}`)
+	new := compileDoc(t, "new.json", `{"type":"object","required":["s"],"properties":{"s":{"type":"string","minLength":70000,"maxLength":80000}}}`)
+	fs := Compare(old, new, engine.Backward, engine.Options{})
+	if len(fs) != 1 || fs[0].Severity != report.SeverityError {
+		t.Fatalf("findings %+v, want one error", fs)
+	}
+	if want := "(no counterexample: no document of the old schema could be generated to try)"; !strings.HasSuffix(fs[0].Message, want) {
+		t.Fatalf("message %q, want it to end %q", fs[0].Message, want)
+	}
+}

@@ -367,9 +367,17 @@ func (w *witnessSearch) run(fs []*Finding) []*Finding {
 	}
 	// A break the rules show without a document says so: the reader of
 	// the report knows the verdict rests on the rules alone.
+	note := fmt.Sprintf(" (no counterexample found in %d documents)", tried)
+	if tried == 0 {
+		// "found in 0 documents" read as if documents had been searched.
+		note = fmt.Sprintf(" (no counterexample: no document of the %s schema could be generated to try)", w.dir.Writer())
+		if stopped() {
+			note = " (no counterexample: the comparison was stopped before a document was tried)"
+		}
+	}
 	for _, f := range fs {
 		if f.Severity == report.SeverityError && !f.HasCounterexample && f.Kind != KindDynamicRef && f.Kind != KindIncomplete {
-			f.Message += fmt.Sprintf(" (no counterexample found in %d documents)", tried)
+			f.Message += note
 		}
 	}
 	return fs

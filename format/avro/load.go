@@ -190,7 +190,9 @@ func (l *loader) doc(name string) (any, error) {
 func readDoc(fsys fs.FS, name string) ([]byte, any, error) {
 	text, err := format.ReadFile(fsys, name, maxFileSize)
 	if err != nil {
-		return nil, nil, &Error{File: name, Line: 1, Message: "cannot read: " + err.Error()}
+		// No line: nothing of the file was read. The path is the
+		// error's File already (os.Root's "statat" op is no help).
+		return nil, nil, &Error{File: name, Message: "cannot read: " + format.UnwrapPathError(err).Error()}
 	}
 	d, err := jsonstrict.Decode(text)
 	if err != nil {

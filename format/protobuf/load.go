@@ -110,9 +110,16 @@ func Compile(fsys fs.FS, name string) (protoreflect.FileDescriptor, error) {
 		var pe reporter.ErrorWithPos
 		if errors.As(err, &pe) {
 			pos := pe.GetPosition()
-			return nil, unwrapErrors(Errors{{File: pos.Filename, Line: pos.Line, Column: pos.Col, Message: pe.Unwrap().Error()}}, wraps)
+			msg := pe.Unwrap().Error()
+			var pathErr *fs.PathError
+			if errors.As(pe.Unwrap(), &pathErr) {
+				// os.Root's op names ("openat", "statat") say nothing
+				// to the reader of a catalog.
+				msg = "cannot read " + pathErr.Path + ": " + pathErr.Err.Error()
+			}
+			return nil, unwrapErrors(Errors{{File: pos.Filename, Line: pos.Line, Column: pos.Col, Message: msg}}, wraps)
 		}
-		return nil, Errors{{File: name, Message: err.Error()}}
+		return nil, Errors{{File: name, Message: "cannot read: " + format.UnwrapPathError(err).Error()}}
 	}
 	if errs := shadowsWellKnown(files[0]); len(errs) > 0 {
 		return nil, unwrapErrors(errs, wraps)

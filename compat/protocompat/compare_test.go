@@ -357,3 +357,24 @@ func TestOneofMergedEveryMember(t *testing.T) {
 		}
 	}
 }
+
+// TestOneofMergedMessageGroups: the message lists what the writer can set
+// together, a writer oneof as one choice among its members (iban and bic
+// exclude each other already).
+func TestOneofMergedMessageGroups(t *testing.T) {
+	old := load(t, "old.proto", p3(`message M { string card = 1; oneof pay { string iban = 2; string bic = 3; } }`))
+	new := load(t, "new.proto", p3(`message M { oneof all { string card = 1; string iban = 2; string bic = 3; } }`))
+	n := 0
+	for _, f := range Compare(old, new, engine.Backward, engine.Options{}) {
+		if f.Rule != RuleOneofMerged {
+			continue
+		}
+		n++
+		if want := "the writer can set card and one of iban, bic (its oneof pay) together; the reader's oneof all keeps only the last"; !strings.HasPrefix(f.Message, want) {
+			t.Fatalf("message %q, want %q", f.Message, want)
+		}
+	}
+	if n != 3 {
+		t.Fatalf("%d findings, want one per member", n)
+	}
+}

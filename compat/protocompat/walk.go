@@ -160,9 +160,19 @@ func (w *walker) oneofs(wm, rm protoreflect.MessageDescriptor, path []protorefle
 		if len(order) < 2 {
 			continue
 		}
-		names := make([]string, len(all))
-		for j, f := range all {
-			names[j] = string(f.Name())
+		// What the writer can set together: a field alone, or one member
+		// of a writer oneof (its members exclude each other already).
+		parts := make([]string, len(order))
+		for j, g := range order {
+			fs := groups[g]
+			names := make([]string, len(fs))
+			for k, f := range fs {
+				names[k] = string(f.Name())
+			}
+			parts[j] = names[0]
+			if len(fs) > 1 {
+				parts[j] = fmt.Sprintf("one of %s (its oneof %s)", strings.Join(names, ", "), fs[0].ContainingOneof().Name())
+			}
 		}
 		// One finding per member, each at the member's path: any of them
 		// can be the one the reader drops (which is last on the wire is
@@ -170,7 +180,7 @@ func (w *walker) oneofs(wm, rm protoreflect.MessageDescriptor, path []protorefle
 		// must be reached by a finding at its path. They share the
 		// descriptors they are about (the first member, the reader's
 		// oneof), hence one fingerprint: one approval covers the merge.
-		msg := fmt.Sprintf("the writer can set %s together; the reader's oneof %s keeps only the last", strings.Join(names, ", "), o.Name())
+		msg := fmt.Sprintf("the writer can set %s together; the reader's oneof %s keeps only the last", strings.Join(parts, " and "), o.Name())
 		for _, f := range all {
 			w.add(&finding{rule: RuleOneofMerged, writer: all[0], reader: o, path: extend(path, f), extra: all, message: msg})
 		}

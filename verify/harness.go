@@ -429,6 +429,19 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, cc kaf
 	pending := false
 	in := g.insts[0]
 	expand := func(s string) string { return replay.ExpandVars(s, in.vars) }
+	// facts and now are those of the last state read that answered: a
+	// read the deadline cuts short ends the wait with them.
+	var facts []Fact
+	var now string
+	read := false
+	timedOut := func() []Fact {
+		if quiet := time.Since(stableSince); lostAt == now && pending && quiet >= h.sc.Producer.Quiet {
+			res.Notes = append(res.Notes, fmt.Sprintf("a committed fact still had no event after %s of quiet, when settle_timeout (%s) ended the wait for it", quiet.Round(time.Millisecond), h.sc.Producer.SettleTimeout))
+		} else {
+			res.Notes = append(res.Notes, fmt.Sprintf("did not settle within %s (facts/records still changing)", h.sc.Producer.SettleTimeout))
+		}
+		return facts
+	}
 	for {
 		// A read of the state is bounded by what is left of
 		// settle_timeout, not by a limit of its own: a producer whose state
@@ -439,7 +452,13 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, cc kaf
 		if err != nil {
 			// A fault still armed may strike while settling: the state
 			// is read again once the producer is back.
-			if ctx.Err() != nil || time.Now().After(deadline) {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			if time.Now().After(deadline) {
+				if read {
+					return timedOut(), nil
+				}
 				return nil, err
 			}
 			time.Sleep(50 * time.Millisecond)
@@ -447,7 +466,7 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, cc kaf
 			last = ""
 			continue
 		}
-		facts, err := ParseFacts(h.sc.Producer.State.Source(), raw)
+		f, err := ParseFacts(h.sc.Producer.State.Source(), raw)
 		if err != nil {
 			return nil, err
 		}
@@ -457,7 +476,7 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, cc kaf
 		}
 		var total int64
 		ends.Each(func(o kadm.ListedOffset) { total += o.Offset })
-		now := fmt.Sprintf("%d/%d", len(facts), total)
+		facts, now, read = f, fmt.Sprintf("%d/%d", len(f), total), true
 		if now != last {
 			last, stableSince = now, time.Now()
 		} else if quiet := time.Since(stableSince); quiet >= h.sc.Producer.Quiet {
@@ -476,12 +495,7 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, cc kaf
 			}
 		}
 		if time.Now().After(deadline) {
-			if quiet := time.Since(stableSince); lostAt == now && pending && quiet >= h.sc.Producer.Quiet {
-				res.Notes = append(res.Notes, fmt.Sprintf("a committed fact still had no event after %s of quiet, when settle_timeout (%s) ended the wait for it", quiet.Round(time.Millisecond), h.sc.Producer.SettleTimeout))
-			} else {
-				res.Notes = append(res.Notes, fmt.Sprintf("did not settle within %s (facts/records still changing)", h.sc.Producer.SettleTimeout))
-			}
-			return facts, nil
+			return timedOut(), nil
 		}
 		select {
 		case <-ctx.Done():

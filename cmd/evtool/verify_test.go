@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -209,5 +212,40 @@ func TestVerifyStateReadFollowsSettleTimeout(t *testing.T) {
 	// the run, producer start-up and workload included, ends well before.
 	if took >= replay.StateCommandTimeout/2 {
 		t.Errorf("verify took %s: the state read did not follow settle_timeout (2s)", took)
+	}
+}
+
+// TestVerifySlowStateAtDeadlineKeepsVerdict: a state read the settle
+// deadline cuts short ends the wait with the last state that answered (a
+// verdict and the "did not settle" note), not exit 2: only a producer whose
+// state never answered has nothing to judge.
+func TestVerifySlowStateAtDeadlineKeepsVerdict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and runs the example producer through kfake")
+	}
+	dir, bin, catalog := exampleProducer(t)
+	// Every state read takes 400ms: the producer's own /facts through a
+	// slow proxy on 127.0.0.1.
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(400 * time.Millisecond)
+		resp, err := http.Get("http://" + r.URL.Query().Get("addr") + "/facts")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	defer proxy.Close()
+	sc := filepath.Join(dir, "slow.yaml")
+	text := "catalog: " + catalog + "\nproducer:\n  run: [" + bin + "]\n  state: {http: \"" + proxy.URL + "/?addr=${EVTOOL_ADDR}\"}\n  quiet: 5s\n  settle_timeout: 2s\nworkload: {requests: requests.jsonl}\nchaos: {seed: 3}\n"
+	if err := os.WriteFile(sc, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"verify", sc, "--shrink-budget", "0"}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitOK || !strings.Contains(stdout.String()+stderr.String(), "did not settle within 2s") {
+		t.Fatalf("exit %d, want 0 with the note that it did not settle\n%s%s", code, stdout.String(), stderr.String())
 	}
 }

@@ -100,7 +100,9 @@ type Version struct {
 	// form (for JSON Schema the canonical JSON of Doc).
 	Digest   string
 	Examples []*Example
-	// URL is the location the schema was compiled at (a virtual file URL).
+	// URL is the location the schema was compiled at (a virtual file URL),
+	// for a format that compiles from the root's files (JSON Schema); ""
+	// for the others.
 	URL string
 }
 
@@ -225,6 +227,17 @@ func (c *Catalog) Compat(t *EventType) (Mode, Profile) {
 // Show is the display path of a slash path inside the catalog directory
 // (what Avro schemas and findings name their files by).
 func (c *Catalog) Show(p string) string { return showPath(c.Dir, p) }
+
+// OpenFS opens the file system the catalog was loaded from, for files read
+// after loading (for a directory an os.Root opened again: a symlink that
+// leaves it is refused, and what is read is what is on disk now); release
+// closes it. A catalog not loaded from files has none: an error.
+func (c *Catalog) OpenFS() (fsys fs.FS, release func() error, err error) {
+	if c.openFS == nil {
+		return nil, nil, fmt.Errorf("catalog %s was not loaded from files", c.Dir)
+	}
+	return c.openFS()
+}
 
 // ShowRel is the display path of a slash path relative to the catalog
 // root (what Protobuf schemas and findings name their files by).

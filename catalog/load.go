@@ -488,7 +488,7 @@ func (l *loader) loadType(cat *Catalog, name string) *EventType {
 	}
 	for _, n := range nums {
 		rel := versions[n]
-		v := &Version{Type: name, Number: n, Format: kind, File: l.show(rel), RelPath: l.rel(rel), URL: cat.versionURL(l.rel(rel))}
+		v := &Version{Type: name, Number: n, Format: kind, File: l.show(rel), RelPath: l.rel(rel), URL: cat.versionURL(kind, l.rel(rel))}
 		// A format that compiles from the root has read the file with it;
 		// the others read and compile it once every type is known (the
 		// shared directories are the directories that are not types).

@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/evtool/evtool/format"
+
 // Questions about the root's files that are not a compile, asked by the
 // compatibility gate and by findings (format.RootFiles: the files of the
 // formats compiled from the root, what compiled locations name).
@@ -29,13 +31,14 @@ func (c *Catalog) FileOfURL(u string) (display, rel, digest string, ok bool) {
 }
 
 // versionURL is the location the version file rel (relative to the root)
-// is compiled at ("" when no format reads the root's files). Versions of
-// every format are named in the first root-compiled format's URL space:
-// finding fingerprints include the URL, and approvals in evtool.yaml name
-// fingerprints, so Avro and Protobuf versions keep the URLs they had.
-func (c *Catalog) versionURL(rel string) string {
-	if rfs := c.allRootFiles(); len(rfs) > 0 {
-		return rfs[0].URL(rel)
+// of format kind is compiled at, in its own format's URL space: "" when
+// kind does not compile from the root's files (Avro and Protobuf compile
+// each file by itself). Only the JSON Schema engine's fingerprints read a
+// version's URL (approvals in evtool.yaml name fingerprints), and JSON
+// Schema versions keep the URLs they had.
+func (c *Catalog) versionURL(kind format.Kind, rel string) string {
+	if rf := c.rootFiles(kind); rf != nil {
+		return rf.URL(rel)
 	}
 	return ""
 }

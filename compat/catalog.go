@@ -191,7 +191,7 @@ func CheckCatalog(head, base *catalog.Catalog, opts CheckOptions) *CheckResult {
 					continue
 				}
 				mode, profile := head.Compat(t)
-				copts := engine.Options{Profile: profile, Samples: samples, Seed: opts.Seed}
+				copts := engine.Options{Profile: string(profile), Samples: samples, Seed: opts.Seed}
 				// Each engine's Compare for this type's pairs, made on first use:
 				// it shares what a version's pairs have in common.
 				cmps := map[format.Kind]engine.Compare{}

@@ -39,8 +39,8 @@ const (
 // imports its format's package and a provider cannot import its engine
 // back: compat/avrocompat compares format/avro's compiled schemas
 // (avro.Schema, avro.Place), compat/protocompat format/protobuf's, and
-// every engine imports compat/engine, whose VersionPair and Options hold
-// catalog types (catalog.Version, catalog.Catalog, catalog.Profile), and
+// every engine imports compat/engine, whose VersionPair holds catalog
+// types (catalog.Version, catalog.Catalog), and
 // catalog imports format/formats, the providers' table. A narrower
 // VersionPair would cut the last path but not the first: format/avro ->
 // compat/avrocompat -> format/avro stays a cycle. Naming an engine by a

@@ -235,7 +235,7 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 		return nil
 	}
 	_, profile := k.cat.Compat(t)
-	copts := engine.Options{Profile: profile, Samples: k.opts.Samples, Seed: k.opts.Seed}
+	copts := engine.Options{Profile: string(profile), Samples: k.opts.Samples, Seed: k.opts.Seed}
 	// The pair as the gate names it: the lower version is old; the
 	// reader is new (BACKWARD) or old (FORWARD).
 	old, new, ocat, ncat, dir := wv, rv, wcat, k.cat, engine.Backward

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
@@ -73,7 +72,7 @@ func TestProjectionKeepsRuleBreaks(t *testing.T) {
 		old := compileWrapped(t, pr.old)
 		nw := compileWrapped(t, pr.new)
 		for _, dir := range []engine.Direction{engine.Backward, engine.Forward} {
-			for _, profile := range []catalog.Profile{jsoncompat.ProfileLenient, jsoncompat.ProfileStrict} {
+			for _, profile := range []string{jsoncompat.ProfileLenient, jsoncompat.ProfileStrict} {
 				opts := engine.Options{Profile: profile, Seed: 1}
 				whole := jsoncompat.Compare(jsoncompat.NewSide(old, nil), jsoncompat.NewSide(nw, nil), dir, opts)
 				for _, f := range whole {

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/compat/jsoncompat"
 	"github.com/evtool/evtool/format"
@@ -73,7 +72,7 @@ func TestProjectedCompare(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		old, new string
-		profile  catalog.Profile
+		profile  string
 		fields   []string
 		breaks   bool
 	}{

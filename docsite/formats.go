@@ -1,15 +1,14 @@
 package docsite
 
 import (
-	"os"
-
 	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/format"
 	"github.com/evtool/evtool/format/formats"
 )
 
 // fieldFiles is where the providers read a catalog's schema files again
-// for field tables: the catalog directory (never outside it), the files
+// for field tables: the file system the catalog was loaded from (a
+// directory confined like the load, never outside it), the files
 // the catalog locates a compiled schema's locations in, and one cache for
 // the whole site. release closes the directory.
 func fieldFiles(cat *catalog.Catalog) (files format.FieldDocFiles, release func()) {
@@ -20,12 +19,12 @@ func fieldFiles(cat *catalog.Catalog) (files format.FieldDocFiles, release func(
 		}
 		return relToCatalog(cat, display), rel, true
 	}}
-	r, err := os.OpenRoot(cat.Dir)
+	fsys, closeFS, err := cat.OpenFS()
 	if err != nil {
 		return files, func() {}
 	}
-	files.FS = r.FS()
-	return files, func() { r.Close() }
+	files.FS = fsys
+	return files, func() { closeFS() }
 }
 
 // fieldTable is the field table of a version, from its format's provider

@@ -101,11 +101,15 @@ collects what each package documents beside the code that emits its ids:
 - the catalog, event, record and registry rules: a ` + "`Rule...`" + ` constant and an entry
   ` + "`{ID, Summary, Detail}`" + ` in the package's ` + "`RuleDocs()`" + ` (for example
   ` + "`records/ruledocs.go`" + `);
+- the load and lint rules of a format's schema files: the format provider's own ` + "`RuleDocs()`" + `
+  (` + "`format.RuleDocumenter`" + `: the rules of one version file, then those across files; for
+  example ` + "`format/avro/ruledocs.go`" + `), taken from every provider in ` + "`formats.All()`" + `;
 - the compatibility rules: the engines' own tables (` + "`compat.Rules()`" + `, the Avro and Protobuf
   engines' ` + "`Rules()`" + `).
 
 To add a rule, declare its id as a constant beside the check that emits it, add its entry to
-that package's table (a new package's ` + "`RuleDocs`" + ` goes into ` + "`rules.Check`" + `), and regenerate
+that package's table (a new package's ` + "`RuleDocs`" + ` goes into ` + "`rules.Check`" + `; a new format's
+provider documents its rules with ` + "`RuleDocs`" + ` and is collected by itself), and regenerate
 this file with ` + "`go run ./compat/cmd/ruledoc > docs/rules.md`" + `. ` + "`go test ./rules`" + ` reads every
 non-test source and fails when code can emit a rule id (a ` + "`Rule...`" + ` constant, a ` + "`Rule:`" + ` field,
 a ` + "`rule`" + ` argument or variable) that the table does not document, when a documented check

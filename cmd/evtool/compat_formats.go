@@ -116,7 +116,7 @@ func loadDiffFormat(args []string, kind format.Kind, o diffOptions) (engine.Vers
 // diffEngineOptions are compat diff's options for the engine: --samples 0
 // is rules only.
 func diffEngineOptions(profile catalog.Profile, o diffOptions) engine.Options {
-	opts := engine.Options{Profile: profile, Seed: uint64(o.seed)}
+	opts := engine.Options{Profile: string(profile), Seed: uint64(o.seed)}
 	if o.samplesSet {
 		opts.Samples = o.samples
 		if o.samples == 0 {

@@ -46,10 +46,12 @@ func (d Direction) Reader() string {
 
 // Options configure a comparison, for every engine.
 type Options struct {
-	// Profile is the pair's compat.profile: lenient (the default) or
-	// strict for JSON Schema, wire or wire-json (the default) for
-	// Protobuf; Avro takes none.
-	Profile catalog.Profile
+	// Profile is the pair's compat.profile, one of the names its format's
+	// provider declares (format.Profiles: lenient or strict for JSON
+	// Schema, wire or wire-json for Protobuf; Avro takes none); "" is the
+	// format's default. A string like engine.Rule's Profile: the engine
+	// gives a name its meaning, the catalog only checks that it fits.
+	Profile string
 	// Samples is the number of generated writer documents per direction:
 	// 0 means the engine's default, a negative number turns witness
 	// search off (the rules alone decide).

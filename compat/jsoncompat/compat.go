@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 	"github.com/evtool/evtool/report"
@@ -42,9 +41,9 @@ const DefaultSamples = 24
 const (
 	// ProfileLenient, the default, assumes writers emit only declared
 	// properties.
-	ProfileLenient catalog.Profile = "lenient"
+	ProfileLenient = "lenient"
 	// ProfileStrict is exact set inclusion.
-	ProfileStrict catalog.Profile = "strict"
+	ProfileStrict = "strict"
 )
 
 func lenient(o engine.Options) bool { return o.Profile != ProfileStrict }

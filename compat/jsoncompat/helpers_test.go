@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/internal/jsonstrict"
 	"github.com/evtool/evtool/internal/thirdparty/jsonschema"
 )
@@ -50,7 +49,7 @@ func compileValue(name string, doc any) (*jsonschema.Schema, error) {
 	return c.Compile(u)
 }
 
-func profileOf(s string) catalog.Profile {
+func profileOf(s string) string {
 	if strings.EqualFold(s, "strict") {
 		return ProfileStrict
 	}

@@ -18,27 +18,27 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/evtool/evtool/catalog"
 	"github.com/evtool/evtool/compat/engine"
 	"github.com/evtool/evtool/report"
 )
 
-// Profile chooses what must keep its meaning.
-type Profile = catalog.Profile
+// Profile chooses what must keep its meaning: a name format/protobuf
+// declares (CompatProfiles), as engine.Options carries it.
+type Profile = string
 
 // The engine's profiles (format/protobuf declares them to the catalog,
 // CompatProfiles).
 const (
 	// ProfileWire: binary data only.
-	ProfileWire Profile = "wire"
+	ProfileWire = "wire"
 	// ProfileWireJSON: binary data and the canonical JSON mapping (the
 	// default: consumers in other languages read the JSON mapping too).
-	ProfileWireJSON Profile = "wire-json"
+	ProfileWireJSON = "wire-json"
 )
 
 // ParseProfile accepts "", "wire" and "wire-json".
 func ParseProfile(s string) (Profile, bool) {
-	switch Profile(s) {
+	switch s {
 	case "", ProfileWireJSON:
 		return ProfileWireJSON, true
 	case ProfileWire:
@@ -96,7 +96,7 @@ func Rules() []engine.Rule {
 	rules := ruleTable()
 	out := make([]engine.Rule, len(rules))
 	for i, r := range rules {
-		out[i] = engine.Rule{ID: r.ID, Profile: string(r.Profile), Severity: r.Severity, Summary: r.Summary, Nearest: r.nearest(), Differs: r.Differs}
+		out[i] = engine.Rule{ID: r.ID, Profile: r.Profile, Severity: r.Severity, Summary: r.Summary, Nearest: r.nearest(), Differs: r.Differs}
 	}
 	return out
 }

@@ -28,7 +28,7 @@ func CompareVersions(vp engine.VersionPair, dir engine.Direction, opts engine.Op
 	if !ok1 || !ok2 {
 		return nil
 	}
-	opts.Profile, _ = ParseProfile(string(opts.Profile))
+	opts.Profile, _ = ParseProfile(opts.Profile)
 	out := Compare(o, n, dir, opts)
 	for i := range out {
 		f := &out[i]

@@ -922,7 +922,7 @@ func compatFindings(ctx context.Context, cat *catalog.Catalog, t *catalog.EventT
 	if mode == catalog.ModeNone || len(olds) == 0 {
 		return nil
 	}
-	opts := engine.Options{Profile: profile, Samples: cat.Config.Compat.Samples, Seed: 1, Context: ctx}
+	opts := engine.Options{Profile: string(profile), Samples: cat.Config.Compat.Samples, Seed: 1, Context: ctx}
 	cmp := compat.CompareOf(cand.Format)
 	var out []report.Finding
 	for _, o := range olds {

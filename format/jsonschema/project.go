@@ -26,6 +26,23 @@ func (Provider) Project(sch format.Schema, fields *format.Fields) (format.Schema
 	return New(Project(s.Compiled, fields), s.canonical), nil
 }
 
+var _ format.WriterProjector = Provider{}
+
+// ProjectWriter is format.WriterProjector: the writer's projection keeps
+// the values of the properties whose presence tells a union's branches
+// apart (a reader's projection keeps only their names in required), so
+// that every document witness search draws from it is one the writer
+// really sends: with the value open, {"d": true} was printed as an old
+// event where the old schema requires d to be null. reader is not needed:
+// JSON Schema matches properties by name.
+func (Provider) ProjectWriter(writer, _ format.Schema, fields *format.Fields) (format.Schema, error) {
+	s, ok := writer.(*Schema)
+	if !ok {
+		return nil, format.NotKind(writer, format.JSONSchema)
+	}
+	return New(projectWithin(s.Compiled, fields, maxProjected, true), s.canonical), nil
+}
+
 // ProjectsExactly is true: a projection keeps what a read field's
 // validation needs, and keeps whole what it cannot split (see Project).
 func (Provider) ProjectsExactly() bool { return true }
@@ -165,16 +182,16 @@ func itemSchemas(s *js.Schema, tok string) []*js.Schema {
 // and s returned whole: the consumer is then taken to read everything,
 // which errs toward findings and keeps the cost bounded by the limit.
 func Project(s *js.Schema, fields *format.Fields) *js.Schema {
-	return projectWithin(s, fields, maxProjected)
+	return projectWithin(s, fields, maxProjected, false)
 }
 
 // maxProjected bounds the schemas one projection copies (each a few
 // hundred bytes): tens of MB at most.
 const maxProjected = 50_000
 
-func projectWithin(s *js.Schema, fields *format.Fields, limit int) *js.Schema {
+func projectWithin(s *js.Schema, fields *format.Fields, limit int, writer bool) *js.Schema {
 	left := limit
-	p := projector{memo: map[projectKey]*js.Schema{}, branch: map[projectKey]*format.Fields{}, left: &left, present: &format.Fields{}}
+	p := projector{memo: map[projectKey]*js.Schema{}, branch: map[projectKey]*format.Fields{}, left: &left, present: &format.Fields{}, writer: writer}
 	out := p.project(s, fields)
 	if left < 0 {
 		return s
@@ -196,10 +213,12 @@ type projector struct {
 	// zero it stops and Project returns the schema whole.
 	left *int
 	// present marks a branch's presence tag (see withDiscriminators): a
-	// child of a branch's fields that keeps the name in required and
-	// nothing of its value. Compared by identity: it is this
-	// projection's own.
+	// child of a branch's fields that keeps the name in required, and its
+	// value whole for a writer, without counting as read. Compared by
+	// identity: it is this projection's own.
 	present *format.Fields
+	// writer is set for ProjectWriter's projection.
+	writer bool
 }
 
 func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
@@ -246,14 +265,26 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 	keepNames := false
 	read := 0 // the children read, presence tags left out
 	for tok, child := range f.Children {
+		subs, unsure := readSchemas(s, tok)
 		if child == p.present {
+			// The name stays required; a writer keeps the value whole too
+			// (see ProjectWriter), a reader leaves it open: the value of
+			// a property no consumer reads is no break.
 			if slices.Contains(s.Required, tok) {
 				required = append(required, tok)
+			}
+			switch {
+			case !p.writer || len(subs) == 0:
+			case len(subs) == 1:
+				props[tok] = subs[0]
+			default:
+				all := empty(s)
+				all.AllOf = subs
+				props[tok] = all
 			}
 			continue
 		}
 		read++
-		subs, unsure := readSchemas(s, tok)
 		keepNames = keepNames || unsure
 		for _, r := range s.Required {
 			if r == tok {
@@ -528,8 +559,8 @@ func (p projector) list(ss []*js.Schema, f *format.Fields) []*js.Schema {
 // which branch an event is in decides what a read field must be, so
 // dropping the tag would let a reader's branch accept what the writer's
 // branch of the same tag does not. A branch told apart by which
-// properties are present (its required names) keeps them in required,
-// their values left open: dropped, a branch that does not constrain a
+// properties are present (its required names) keeps them in required
+// (and, projecting a writer, their values): dropped, a branch that does not constrain a
 // read field would take every object, and a read field's change in a
 // sibling branch ({"d": null, "b": 1} where b became a string) would
 // reach no consumer of it.

@@ -41,10 +41,10 @@ func TestProjectGivesUpWhole(t *testing.T) {
 		ptrs = append(ptrs, b.String())
 	}
 	fields := format.NewFields(ptrs)
-	if got := projectWithin(s, fields, 1_000_000); got == s {
+	if got := projectWithin(s, fields, 1_000_000, false); got == s {
 		t.Fatal("within a large limit the schema was not projected")
 	}
-	if got := projectWithin(s, fields, 1_000); got != s {
+	if got := projectWithin(s, fields, 1_000, false); got != s {
 		t.Fatal("past the limit the projection did not return the schema whole")
 	}
 	// One pointer stays far inside the default limit.

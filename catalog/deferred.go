@@ -71,6 +71,12 @@ func LoadFSDeferred(fsys fs.FS, display string) (*Catalog, error) {
 	return loadWith(&loader{fsys: fsys, display: display, deferred: true})
 }
 
+// LoadFSDeferredContext is LoadFSDeferred reading no more files once ctx
+// is done, as LoadDeferredContext.
+func LoadFSDeferredContext(ctx context.Context, fsys fs.FS, display string) (*Catalog, error) {
+	return loadFSContext(ctx, fsys, display, true)
+}
+
 // deferred is what a catalog loaded by LoadDeferred needs to compile later.
 // CompileType runs from several goroutines at once.
 type deferred struct {

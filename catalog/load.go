@@ -104,15 +104,7 @@ func loadDir(ctx context.Context, dir string, deferred bool) (*Catalog, error) {
 		return nil, fmt.Errorf("catalog directory %s: %w", dir, unwrapPathError(err))
 	}
 	defer root.Close()
-	var fsys fs.FS = root.FS()
-	if ctx.Done() != nil {
-		fsys = stoppingFS{fsys, ctx}
-	}
-	cat, err := loadWith(&loader{fsys: fsys, display: dir, deferred: deferred, ctx: ctx})
-	if ctx.Err() != nil {
-		// What was not read is reported as unreadable: no catalog.
-		return nil, fmt.Errorf("interrupted while loading the catalog %s: %w", dir, context.Cause(ctx))
-	}
+	cat, err := loadFSContext(ctx, root.FS(), dir, deferred)
 	if cat != nil {
 		// Files read later (the registry ids) are read through a root
 		// opened again: the same confinement, and what is on disk then.
@@ -123,6 +115,20 @@ func loadDir(ctx context.Context, dir string, deferred bool) (*Catalog, error) {
 			}
 			return r.FS(), r.Close, nil
 		}
+	}
+	return cat, err
+}
+
+// loadFSContext loads from fsys, reading nothing more once ctx is done:
+// the catalog is then nil and the error says it was interrupted.
+func loadFSContext(ctx context.Context, fsys fs.FS, display string, deferred bool) (*Catalog, error) {
+	if ctx.Done() != nil {
+		fsys = stoppingFS{fsys, ctx}
+	}
+	cat, err := loadWith(&loader{fsys: fsys, display: display, deferred: deferred, ctx: ctx})
+	if ctx.Err() != nil {
+		// What was not read is reported as unreadable: no catalog.
+		return nil, fmt.Errorf("interrupted while loading the catalog %s: %w", display, context.Cause(ctx))
 	}
 	return cat, err
 }

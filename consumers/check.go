@@ -1,6 +1,7 @@
 package consumers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -122,6 +123,10 @@ type Options struct {
 	// deferred compiles the type there (catalog.CompileType) and releases
 	// it after, so that it is never compiled whole.
 	Prepare func(typ string) (release func())
+	// Context, when set, stops Check once it is done (a signal): no type
+	// is started after that, comparisons under way stop early, and
+	// Stopped says how far Check got.
+	Context context.Context
 }
 
 // Verdict is whether one consumer, decoding one version of a type, reads
@@ -168,6 +173,16 @@ type Checker struct {
 	// Concurrent): what one keeps per projected version (JSON Schema's
 	// sides and witness documents) is made once, not once per reading.
 	compares map[compareKey]engine.Compare
+
+	// typesChecked and typesRead count the types Check finished and
+	// those its contracts read.
+	typesChecked, typesRead int
+}
+
+// Stopped reports whether Options.Context stopped the last Check before
+// every type was checked, and how many of how many were.
+func (k *Checker) Stopped() (stopped bool, checked, total int) {
+	return k.typesChecked < k.typesRead, k.typesChecked, k.typesRead
 }
 
 type compareKey struct {
@@ -235,7 +250,7 @@ func (k *Checker) compute(c *Contract, typ string, reader, writer int, published
 		return nil
 	}
 	_, profile := k.cat.Compat(t)
-	copts := engine.Options{Profile: string(profile), Samples: k.opts.Samples, Seed: k.opts.Seed}
+	copts := engine.Options{Profile: string(profile), Samples: k.opts.Samples, Seed: k.opts.Seed, Context: k.opts.Context}
 	// The pair as the gate names it: the lower version is old; the
 	// reader is new (BACKWARD) or old (FORWARD).
 	old, new, ocat, ncat, dir := wv, rv, wcat, k.cat, engine.Backward
@@ -453,7 +468,11 @@ func (k *Checker) Check(cs []*Contract) []*Verdict {
 		}()
 	}
 	defer close(jobs)
+	k.typesChecked, k.typesRead = 0, len(types)
 	for _, typ := range types {
+		if ctx := k.opts.Context; ctx != nil && ctx.Err() != nil {
+			break
+		}
 		release := func() {}
 		if k.opts.Prepare != nil {
 			release = k.opts.Prepare(typ)
@@ -484,6 +503,9 @@ func (k *Checker) Check(cs []*Contract) []*Verdict {
 		wg.Wait()
 		k.Forget(typ)
 		release()
+		if ctx := k.opts.Context; ctx == nil || ctx.Err() == nil {
+			k.typesChecked++
+		}
 	}
 	kept := []*Verdict{}
 	for _, s := range slots {

@@ -209,7 +209,7 @@ interrupted (Ctrl-C, SIGTERM: it stops with no report).`,
 			// type, not the catalog.
 			var head *catalog.Catalog
 			if pf != nil {
-				head, err = catalog.LoadFSDeferred(pf.Head, dir)
+				head, err = catalog.LoadFSDeferredContext(cmd.Context(), pf.Head, dir)
 			} else {
 				head, err = catalog.LoadDeferredContext(cmd.Context(), dir)
 			}
@@ -223,7 +223,7 @@ interrupted (Ctrl-C, SIGTERM: it stops with no report).`,
 				return err
 			}
 			if pf != nil {
-				base, baseDisplay, baseProblems, err = loadPrefilteredBase(pf)
+				base, baseDisplay, baseProblems, err = loadPrefilteredBase(cmd.Context(), pf)
 			} else if against != "" {
 				base, baseDisplay, baseProblems, err = loadBase(cmd, dir, against, limits)
 				if err != nil {
@@ -324,7 +324,7 @@ func loadBase(cmd *cobra.Command, dir, against string, limits schemaregistry.Cli
 			return nil, "", nil, gerr
 		}
 		display = tree.Display
-		cat, err = catalog.LoadFSDeferred(tree.FS, tree.Display)
+		cat, err = catalog.LoadFSDeferredContext(cmd.Context(), tree.FS, tree.Display)
 	}
 	var le *catalog.LoadError
 	if err != nil && !errors.As(err, &le) {

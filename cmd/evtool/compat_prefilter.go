@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -35,8 +36,8 @@ func prefilterAgainst(cmd *cobra.Command, dir, against string, full bool) (*cata
 
 // loadPrefilteredBase loads the base the prefilter read (loadBase's
 // results for a git revision).
-func loadPrefilteredBase(pf *catalog.Prefilter) (*catalog.Catalog, string, []report.Finding, error) {
-	cat, err := catalog.LoadFSDeferred(pf.Base, pf.BaseDisplay)
+func loadPrefilteredBase(ctx context.Context, pf *catalog.Prefilter) (*catalog.Catalog, string, []report.Finding, error) {
+	cat, err := catalog.LoadFSDeferredContext(ctx, pf.Base, pf.BaseDisplay)
 	if err != nil {
 		var le *catalog.LoadError
 		if errors.As(err, &le) {

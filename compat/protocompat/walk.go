@@ -227,13 +227,6 @@ func listed(f protoreflect.FieldDescriptor) string {
 	return typeName(f)
 }
 
-func cardinality(f protoreflect.FieldDescriptor) string {
-	if f.IsList() {
-		return "repeated"
-	}
-	return "singular"
-}
-
 func (w *walker) field(f, r protoreflect.FieldDescriptor, p []protoreflect.FieldDescriptor) {
 	at := fmt.Sprintf("field %s = %d", r.Name(), r.Number())
 	if f.IsExtension() {

@@ -133,7 +133,16 @@ func checkDatumSizes(l *loader, root *Node, size map[*Node]int64) Errors {
 			// union branch, array or map to end it, or is an empty union.
 			// No event can be written, so nothing about it can be checked
 			// (as a writer it made errors no datum could show).
-			errs = append(errs, l.errorAt(n.File, n.Pointer, fmt.Sprintf("%s has no finite datum: a field's type contains it again with no union branch, array or map to end it, or has no value (an empty union)", n.Describe())))
+			field := "a field"
+			for _, f := range n.Fields {
+				if size[f.Type] == unbounded {
+					// The first field with no finite value: where the
+					// cycle, or the empty union, starts.
+					field = fmt.Sprintf("field %q (%s)", f.Name, f.Pointer)
+					break
+				}
+			}
+			errs = append(errs, l.errorAt(n.File, n.Pointer, fmt.Sprintf("%s has no finite datum: %s has a type that contains the record again with no union branch, array or map to end it, or has no value (an empty union)", n.Describe(), field)))
 			return
 		}
 		if size[n] <= MaxDatumSize || size[n] == unbounded {

@@ -312,7 +312,20 @@ func TestGroupJoinOutcome(t *testing.T) {
 				t.Fatal(err)
 			}
 			ch := rep.Run("chaos")
-			if rep.Verdict != Pass || len(ch.Rebalances) != 1 || !strings.Contains(ch.Rebalances[0].Outcome, tt.want) {
+			if rep.Verdict != Pass || len(ch.Rebalances) != 1 {
+				t.Fatalf("want a passing run with one join:\n%s", reportText(rep))
+			}
+			// A sticky balancer keeps every partition with its owner only
+			// if the group was balanced when the instance joined: on a
+			// loaded machine the three instances may not all hold one
+			// yet, and then the newcomer may get one.
+			if tt.partitions == "partitions: 3" && !balancedBefore(ch.Generations, ch.Rebalances[0].Time) {
+				if !strings.Contains(ch.Rebalances[0].Outcome, "the group took it in") {
+					t.Fatalf("want a join the group took in:\n%s", reportText(rep))
+				}
+				t.Skipf("the group was not one partition per instance when the fault struck (a loaded machine); the join: %s", ch.Rebalances[0].Outcome)
+			}
+			if !strings.Contains(ch.Rebalances[0].Outcome, tt.want) {
 				t.Fatalf("want a join that says %q:\n%s", tt.want, reportText(rep))
 			}
 		})
@@ -632,4 +645,24 @@ func TestGroupGuessedEviction(t *testing.T) {
 			}
 		})
 	}
+}
+
+// balancedBefore reports whether the last generation before at gave each
+// member exactly one partition.
+func balancedBefore(gens []Generation, at Duration) bool {
+	var last *Generation
+	for i := range gens {
+		if gens[i].Time < at {
+			last = &gens[i]
+		}
+	}
+	if last == nil || len(last.Owners) == 0 {
+		return false
+	}
+	for _, o := range last.Owners {
+		if len(o.Partitions) != 1 {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package consumers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -122,6 +123,10 @@ type Options struct {
 	// deferred compiles the type there (catalog.CompileType) and releases
 	// it after, so that it is never compiled whole.
 	Prepare func(typ string) (release func())
+	// Context, when set and done (a signal), makes Check start no
+	// further type: Interrupted and TypesChecked say how far it got, and
+	// its verdicts are not a whole check's.
+	Context context.Context
 }
 
 // Verdict is whether one consumer, decoding one version of a type, reads
@@ -168,7 +173,20 @@ type Checker struct {
 	// Concurrent): what one keeps per projected version (JSON Schema's
 	// sides and witness documents) is made once, not once per reading.
 	compares map[compareKey]engine.Compare
+
+	// typesChecked and typesTotal count the types of the last Check;
+	// interrupted says its Context stopped it.
+	typesChecked, typesTotal int
+	interrupted              bool
 }
+
+// Interrupted reports whether Options.Context stopped the last Check
+// before its last type.
+func (k *Checker) Interrupted() bool { return k.interrupted }
+
+// TypesChecked is how many of the types the last Check's contracts read
+// it compared, of how many.
+func (k *Checker) TypesChecked() (done, total int) { return k.typesChecked, k.typesTotal }
 
 type compareKey struct {
 	typ  string
@@ -453,7 +471,12 @@ func (k *Checker) Check(cs []*Contract) []*Verdict {
 		}()
 	}
 	defer close(jobs)
+	k.typesChecked, k.typesTotal, k.interrupted = 0, len(types), false
 	for _, typ := range types {
+		if ctx := k.opts.Context; ctx != nil && ctx.Err() != nil {
+			k.interrupted = true
+			break
+		}
 		release := func() {}
 		if k.opts.Prepare != nil {
 			release = k.opts.Prepare(typ)
@@ -484,6 +507,7 @@ func (k *Checker) Check(cs []*Contract) []*Verdict {
 		wg.Wait()
 		k.Forget(typ)
 		release()
+		k.typesChecked++
 	}
 	kept := []*Verdict{}
 	for _, s := range slots {

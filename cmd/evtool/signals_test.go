@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -174,15 +173,7 @@ func TestCompatAgainstInterruptedBeforeLoad(t *testing.T) {
 		if contracts {
 			files["consumers/c.yaml"] = "owner: t\nreads:\n  com.example.a:\n    versions: [1]\n    fields: [/n]\n"
 		}
-		for name, text := range files {
-			p := filepath.Join(dir, filepath.FromSlash(name))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		writeFiles(t, dir, files)
 		for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "base"}} {
 			if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
 				t.Fatalf("git %v: %v\n%s", args, err, out)

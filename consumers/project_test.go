@@ -76,8 +76,12 @@ func TestProjectedCompare(t *testing.T) {
 		// the projection would reject {u, v} alone and break against
 		// itself.
 		unreadExclV1 = `{"type":"object","oneOf":[{"required":["u"],"properties":{"x":{"type":"string"},"u":{"type":"string"}}},{"required":["v"],"properties":{"x":{"type":"string"},"v":{"type":"integer"}}}]}`
-		absentV1     = `{"type":"object","properties":{"a":{"type":"string"}}}`
-		absentV2     = `{"type":"object","required":["b"],"properties":{"a":{"type":"string"},"b":{"type":"string"}}}`
+		// A union told apart by a tag alone, which constrains nothing
+		// else: renaming a tag concerns the readers of the tag only.
+		tagOnlyV1 = `{"type":"object","required":["kind"],"properties":{"zz":{"type":"string"}},"oneOf":[{"properties":{"kind":{"const":"a"}}},{"properties":{"kind":{"const":"b"}}}]}`
+		tagOnlyV2 = `{"type":"object","required":["kind"],"properties":{"zz":{"type":"string"}},"oneOf":[{"properties":{"kind":{"const":"a"}}},{"properties":{"kind":{"const":"c"}}}]}`
+		absentV1  = `{"type":"object","properties":{"a":{"type":"string"}}}`
+		absentV2  = `{"type":"object","required":["b"],"properties":{"a":{"type":"string"},"b":{"type":"string"}}}`
 	)
 	for _, tc := range []struct {
 		name     string
@@ -121,6 +125,9 @@ func TestProjectedCompare(t *testing.T) {
 		{"reader's anyOf overlapping on the read field", shortV1, anyOfOf(overlapV2), "", []string{"/x"}, false},
 		{"oneOf told apart by unread names, unchanged", unreadExclV1, unreadExclV1, "", []string{"/x"}, false},
 		{"oneOf told apart by discriminators, unchanged", oneOfV1, oneOfV1, "", []string{"/x"}, false},
+		{"tag renamed in a union that constrains nothing read", tagOnlyV2, tagOnlyV1, "", []string{"/zz"}, false},
+		{"tag renamed, the tag read", tagOnlyV2, tagOnlyV1, "", []string{"/kind"}, true},
+		{"tag renamed in a union that constrains the read field", strings.Replace(oneOfV1, `"const":"b"`, `"const":"c"`, 1), oneOfV1, "", []string{"/x"}, true},
 		{"oneOf told apart by discriminators, whole, unchanged", oneOfV1, oneOfV1, "", []string{"/kind", "/x", "/y"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

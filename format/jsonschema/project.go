@@ -176,7 +176,7 @@ const maxProjected = 50_000
 func projectWithin(s *js.Schema, fields *format.Fields, limit int) *js.Schema {
 	left := limit
 	p := projector{memo: map[projectKey]*js.Schema{}, branch: map[projectKey]*format.Fields{}, left: &left, present: &format.Fields{},
-		lossy: map[projectKey]bool{}}
+		lossy: map[projectKey]bool{}, unions: map[unionKey]bool{}}
 	out := p.project(s, fields)
 	if left < 0 {
 		return s
@@ -207,6 +207,9 @@ type projector struct {
 	// value, or kept whole one that may constrain one. A projection in
 	// progress (a $ref cycle) counts as lossy until it is done.
 	lossy map[projectKey]bool
+	// unions says, per union and fields, whether a branch constrains
+	// what is read (branchFields).
+	unions map[unionKey]bool
 }
 
 func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
@@ -367,7 +370,7 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 // its discriminators) is lossy.
 func (p projector) branchesLossy(ss []*js.Schema, f *format.Fields) bool {
 	for _, s := range ss {
-		if p.isLossy(s, p.withDiscriminators(s, f)) {
+		if p.isLossy(s, p.branchFields(ss, s, f)) {
 			return true
 		}
 	}
@@ -455,7 +458,7 @@ func (p projector) anyLossy(s *js.Schema, f *format.Fields, items *format.Fields
 	}
 	for _, list := range [][]*js.Schema{s.AnyOf, s.OneOf} {
 		for _, sub := range list {
-			if p.isLossy(sub, p.withDiscriminators(sub, f)) {
+			if p.isLossy(sub, p.branchFields(list, sub, f)) {
 				return true
 			}
 		}
@@ -670,16 +673,92 @@ func (p projector) list(ss []*js.Schema, f *format.Fields) []*js.Schema {
 // their values left open: dropped, a branch that does not constrain a
 // read field would take every object, and a read field's change in a
 // sibling branch ({"d": null, "b": 1} where b became a string) would
-// reach no consumer of it.
+// reach no consumer of it. A union none of whose branches constrains
+// what is read keeps no tags: which branch an event is in decides nothing
+// read, and a tag's change (a const renamed) would reach every consumer of
+// the type.
 func (p projector) branches(ss []*js.Schema, f *format.Fields) []*js.Schema {
 	if len(ss) == 0 {
 		return nil
 	}
 	out := make([]*js.Schema, len(ss))
 	for i, s := range ss {
-		out[i] = p.project(s, p.withDiscriminators(s, f))
+		out[i] = p.project(s, p.branchFields(ss, s, f))
 	}
 	return out
+}
+
+// branchFields are the fields branch s of the union ss is projected on:
+// f with s's discriminators when a branch of ss constrains what f reads.
+func (p projector) branchFields(ss []*js.Schema, s *js.Schema, f *format.Fields) *format.Fields {
+	if len(ss) == 0 || f == nil || f.All {
+		return f
+	}
+	k := unionKey{ss[0], len(ss), f}
+	reads, ok := p.unions[k]
+	if !ok {
+		reads = false
+		for _, b := range ss {
+			if p.constrainsRead(b, f, 0, map[*js.Schema]bool{}) {
+				reads = true
+				break
+			}
+		}
+		p.unions[k] = reads
+	}
+	if !reads {
+		return f
+	}
+	return p.withDiscriminators(s, f)
+}
+
+type unionKey struct {
+	first *js.Schema
+	n     int
+	f     *format.Fields
+}
+
+// constrainsRead reports whether s, or a schema it applies in place,
+// may constrain a property or item f reads (or counts or names them);
+// past a bounded depth, or where it cannot tell (not, a dynamic
+// reference), it says it may.
+func (p projector) constrainsRead(s *js.Schema, f *format.Fields, depth int, seen map[*js.Schema]bool) bool {
+	if s == nil || s.Bool != nil || seen[s] {
+		return false
+	}
+	if depth > 16 || keptWhole(s) {
+		return true
+	}
+	seen[s] = true
+	if s.AdditionalProperties != nil || s.UnevaluatedProperties != nil || s.PropertyNames != nil || s.MinProperties != nil || s.MaxProperties != nil ||
+		len(s.DependentRequired) > 0 || len(s.Dependencies) > 0 || len(s.DependentSchemas) > 0 {
+		return true
+	}
+	for name, c := range f.Children {
+		if c == p.present {
+			continue
+		}
+		if _, ok := s.Properties[name]; ok || slices.Contains(s.Required, name) {
+			return true
+		}
+		for re := range s.PatternProperties {
+			if re.MatchString(name) {
+				return true
+			}
+		}
+		if format.IsIndex(name) && (hasItems(s) || s.MinItems != nil || s.MaxItems != nil || s.UniqueItems || s.UnevaluatedItems != nil) {
+			return true
+		}
+	}
+	subs := append([]*js.Schema{s.Ref, s.RecursiveRef, s.Then, s.Else}, s.AllOf...)
+	subs = append(subs, s.AnyOf...)
+	subs = append(subs, s.OneOf...)
+	for _, sub := range subs {
+		if p.constrainsRead(sub, f, depth+1, seen) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p projector) withDiscriminators(s *js.Schema, f *format.Fields) *format.Fields {

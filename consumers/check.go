@@ -123,9 +123,10 @@ type Options struct {
 	// deferred compiles the type there (catalog.CompileType) and releases
 	// it after, so that it is never compiled whole.
 	Prepare func(typ string) (release func())
-	// Context, when set, stops Check once it is done (a signal): no type
-	// is started after that, comparisons under way stop early, and
-	// Stopped says how far Check got.
+	// Context, when set and done (a signal), makes Check start no
+	// further type and the comparisons under way stop early:
+	// Interrupted and TypesChecked say how far it got, and its verdicts
+	// are not a whole check's.
 	Context context.Context
 }
 
@@ -174,16 +175,19 @@ type Checker struct {
 	// sides and witness documents) is made once, not once per reading.
 	compares map[compareKey]engine.Compare
 
-	// typesChecked and typesRead count the types Check finished and
-	// those its contracts read.
-	typesChecked, typesRead int
+	// typesChecked and typesTotal count the types of the last Check;
+	// interrupted says its Context stopped it.
+	typesChecked, typesTotal int
+	interrupted              bool
 }
 
-// Stopped reports whether Options.Context stopped the last Check before
-// every type was checked, and how many of how many were.
-func (k *Checker) Stopped() (stopped bool, checked, total int) {
-	return k.typesChecked < k.typesRead, k.typesChecked, k.typesRead
-}
+// Interrupted reports whether Options.Context stopped the last Check
+// before its last type.
+func (k *Checker) Interrupted() bool { return k.interrupted }
+
+// TypesChecked is how many of the types the last Check's contracts read
+// it compared, of how many.
+func (k *Checker) TypesChecked() (done, total int) { return k.typesChecked, k.typesTotal }
 
 type compareKey struct {
 	typ  string
@@ -468,9 +472,10 @@ func (k *Checker) Check(cs []*Contract) []*Verdict {
 		}()
 	}
 	defer close(jobs)
-	k.typesChecked, k.typesRead = 0, len(types)
+	k.typesChecked, k.typesTotal, k.interrupted = 0, len(types), false
 	for _, typ := range types {
 		if ctx := k.opts.Context; ctx != nil && ctx.Err() != nil {
+			k.interrupted = true
 			break
 		}
 		release := func() {}
@@ -503,9 +508,13 @@ func (k *Checker) Check(cs []*Contract) []*Verdict {
 		wg.Wait()
 		k.Forget(typ)
 		release()
-		if ctx := k.opts.Context; ctx == nil || ctx.Err() == nil {
-			k.typesChecked++
+		if ctx := k.opts.Context; ctx != nil && ctx.Err() != nil {
+			// The signal came while the type was compared: its
+			// comparisons stopped early, so it is not checked.
+			k.interrupted = true
+			break
 		}
+		k.typesChecked++
 	}
 	kept := []*Verdict{}
 	for _, s := range slots {

@@ -1,6 +1,7 @@
 package consumers_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -103,4 +104,42 @@ func verdictsOf(vs []*consumers.Verdict) []verdictOf {
 		out[i] = verdictOf{v.Consumer.Name, v.Type, v.Reader, v.Writer, v.Published, v.Projected, v.Findings}
 	}
 	return out
+}
+
+// TestCheckStopsBetweenTypes: a Check whose Options.Context ends (a
+// signal) while a type is compared finishes that type and starts no other:
+// it says it was interrupted and how many types it compared. It ran to the
+// end, so a SIGTERM left consumers check running and printing a report.
+func TestCheckStopsBetweenTypes(t *testing.T) {
+	dir := t.TempDir()
+	if err := gen.Write(dir, gen.Shape{Types: 6, Versions: 2, Consumers: 3, ReadersPerType: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	head, err := catalog.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := consumers.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	prepared := 0
+	k := consumers.NewChecker(head, consumers.Options{Samples: 1, Seed: 1, Context: ctx, Prepare: func(string) func() {
+		prepared++
+		cancel() // the signal comes while the first type is compared
+		return func() {}
+	}})
+	k.Check(cs)
+	done, total := k.TypesChecked()
+	if !k.Interrupted() || done != 1 || prepared != 1 || total < 2 {
+		t.Errorf("interrupted %v, %d of %d types checked, %d prepared; want interrupted after the first type", k.Interrupted(), done, total, prepared)
+	}
+	// Not interrupted: every type.
+	k = consumers.NewChecker(head, consumers.Options{Samples: 1, Seed: 1, Context: context.Background()})
+	k.Check(cs)
+	if done, total := k.TypesChecked(); k.Interrupted() || done != total || total < 2 {
+		t.Errorf("uninterrupted: interrupted %v, %d of %d types checked", k.Interrupted(), done, total)
+	}
 }

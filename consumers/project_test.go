@@ -66,8 +66,21 @@ func TestProjectedCompare(t *testing.T) {
 			{"oneOf":[{"required":["e"],"properties":{"e":{"type":"boolean"}}},{"required":["d"],"properties":{"d":{"type":"null"},"b":{"type":"string"}}}]}]}`
 		presenceTagV2 = `{"type":"object","oneOf":[{"required":["a"],"properties":{"a":{"type":"integer"}}},{"required":["c"],"properties":{"c":{"type":"string"}}},
 			{"oneOf":[{"required":["e"],"properties":{"e":{"type":"boolean"}}},{"required":["d"],"properties":{"d":{"type":"null"},"b":{"type":"integer"}}}]}]}`
-		absentV1 = `{"type":"object","properties":{"a":{"type":"string"}}}`
-		absentV2 = `{"type":"object","required":["b"],"properties":{"a":{"type":"string"},"b":{"type":"string"}}}`
+		// A reader's oneOf whose branches overlap on the read field
+		// itself: a short string matches both, so the reader rejects
+		// every event of the writer.
+		shortV1   = `{"type":"object","required":["x"],"properties":{"x":{"type":"string","maxLength":2}}}`
+		overlapV2 = `{"type":"object","required":["x"],"oneOf":[{"properties":{"x":{"type":"string"}}},{"properties":{"x":{"maxLength":3}}}]}`
+		// Branches told apart by unread names: as a oneOf on both sides
+		// the projection would reject {u, v} alone and break against
+		// itself.
+		unreadExclV1 = `{"type":"object","oneOf":[{"required":["u"],"properties":{"x":{"type":"string"},"u":{"type":"string"}}},{"required":["v"],"properties":{"x":{"type":"string"},"v":{"type":"integer"}}}]}`
+		// A union told apart by a tag alone, which constrains nothing
+		// else: renaming a tag concerns the readers of the tag only.
+		tagOnlyV1 = `{"type":"object","required":["kind"],"properties":{"zz":{"type":"string"}},"oneOf":[{"properties":{"kind":{"const":"a"}}},{"properties":{"kind":{"const":"b"}}}]}`
+		tagOnlyV2 = `{"type":"object","required":["kind"],"properties":{"zz":{"type":"string"}},"oneOf":[{"properties":{"kind":{"const":"a"}}},{"properties":{"kind":{"const":"c"}}}]}`
+		absentV1  = `{"type":"object","properties":{"a":{"type":"string"}}}`
+		absentV2  = `{"type":"object","required":["b"],"properties":{"a":{"type":"string"},"b":{"type":"string"}}}`
 	)
 	for _, tc := range []struct {
 		name     string
@@ -107,6 +120,14 @@ func TestProjectedCompare(t *testing.T) {
 		{"presence-tagged oneOf under a property", under("p", presenceV1), under("p", presenceV2), "", []string{"/p/b"}, true},
 		{"presence-tagged oneOf, unread", presenceV1, presenceV2, "", []string{"/c", "/e"}, false},
 		{"presence tag's value changed, unread", presenceV1, presenceTagV2, "", []string{"/b"}, false},
+		{"reader's oneOf overlaps on the read field", shortV1, overlapV2, "", []string{"/x"}, true},
+		{"reader's anyOf overlapping on the read field", shortV1, anyOfOf(overlapV2), "", []string{"/x"}, false},
+		{"oneOf told apart by unread names, unchanged", unreadExclV1, unreadExclV1, "", []string{"/x"}, false},
+		{"oneOf told apart by discriminators, unchanged", oneOfV1, oneOfV1, "", []string{"/x"}, false},
+		{"tag renamed in a union that constrains nothing read", tagOnlyV2, tagOnlyV1, "", []string{"/zz"}, false},
+		{"tag renamed, the tag read", tagOnlyV2, tagOnlyV1, "", []string{"/kind"}, true},
+		{"tag renamed in a union that constrains the read field", strings.Replace(oneOfV1, `"const":"b"`, `"const":"c"`, 1), oneOfV1, "", []string{"/x"}, true},
+		{"oneOf told apart by discriminators, whole, unchanged", oneOfV1, oneOfV1, "", []string{"/kind", "/x", "/y"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fields := format.NewFields(tc.fields)

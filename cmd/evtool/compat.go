@@ -321,14 +321,14 @@ func loadBase(cmd *cobra.Command, dir, against string, limits schemaregistry.Cli
 	} else {
 		tree, gerr := catalog.ReadGitTree(cmd.Context(), dir, against)
 		if gerr != nil {
-			return nil, "", nil, gerr
+			return nil, "", nil, interruptedLoad(cmd.Context(), dir, gerr)
 		}
 		display = tree.Display
 		cat, err = catalog.LoadFSDeferredContext(cmd.Context(), tree.FS, tree.Display)
 	}
 	var le *catalog.LoadError
 	if err != nil && !errors.As(err, &le) {
-		return nil, "", nil, err
+		return nil, "", nil, interruptedLoad(cmd.Context(), dir, err)
 	}
 	if le != nil {
 		return cat, display, le.Findings, nil

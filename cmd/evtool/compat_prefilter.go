@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -31,7 +32,17 @@ func prefilterAgainst(cmd *cobra.Command, dir, against string, full bool) (*cata
 		return nil, nil
 	}
 	pf, _, err := catalog.PrefilterGit(cmd.Context(), dir, against)
-	return pf, err
+	return pf, interruptedLoad(cmd.Context(), dir, err)
+}
+
+// interruptedLoad is err, or, when ctx is done (a signal), that the load
+// of the catalog in dir was interrupted: git's commands then fail as if
+// git had ("signal: killed", "not inside a git work tree").
+func interruptedLoad(ctx context.Context, dir string, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("interrupted while loading the catalog %s: %w", dir, context.Cause(ctx))
+	}
+	return err
 }
 
 // loadPrefilteredBase loads the base the prefilter read (loadBase's

@@ -63,7 +63,7 @@ func TestCommandsStopOnSIGTERM(t *testing.T) {
 		{"validate", []string{"validate", "--dir", cat, events},
 			`interrupted while loading the catalog \S+: terminated signal received`},
 		{"consumers check", []string{"consumers", "check", "--dir", cat},
-			`interrupted while (loading the catalog \S+: terminated signal received|checking the consumers of \S+: ([0-9]+) of 300 type\(s\) checked)`},
+			`interrupted while (loading the catalog \S+: terminated signal received|checking \S+: ([0-9]+) of 300 type\(s\) checked)`},
 		{"docs", []string{"docs", "--dir", cat, "--out", "OUT"},
 			`interrupted while (loading the catalog \S+: terminated signal received|checking the compatibility of \S+: ([0-9]+) of 300 type\(s\) checked)`},
 	} {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"os/signal"
 	"regexp"
 	"slices"
@@ -151,4 +152,39 @@ func (c *countdownContext) Err() error {
 	}
 	c.left--
 	return nil
+}
+
+// TestCompatAgainstInterruptedBeforeLoad: compat check --against REV with
+// its context done says it was interrupted, whichever of git's commands
+// the signal stopped (it said "--against HEAD: git cat-file: signal:
+// killed", as if git had failed), with contracts (the base read whole) or
+// without (the prefilter).
+func TestCompatAgainstInterruptedBeforeLoad(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	for _, contracts := range []bool{false, true} {
+		dir := t.TempDir()
+		files := map[string]string{
+			"evtool.yaml":                      "version: 1\nschemas: schemas\n",
+			"schemas/com.example.a/v1.json":    `{"type":"object","properties":{"n":{"type":"string"}}}`,
+			"schemas/com.example.a/event.yaml": "description: a\n",
+		}
+		if contracts {
+			files["consumers/c.yaml"] = "owner: t\nreads:\n  com.example.a:\n    versions: [1]\n    fields: [/n]\n"
+		}
+		writeFiles(t, dir, files)
+		for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "base"}} {
+			if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		var stdout, stderr bytes.Buffer
+		code := run(ctx, []string{"compat", "check", "--dir", dir, "--against", "HEAD"}, strings.NewReader(""), &stdout, &stderr)
+		if code != exitError || stdout.Len() > 0 || !strings.HasPrefix(stderr.String(), "evtool: interrupted while loading the catalog ") {
+			t.Errorf("contracts %v: exit %d, stdout %q, stderr %q", contracts, code, stdout.String(), stderr.String())
+		}
+	}
 }

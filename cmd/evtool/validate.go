@@ -265,6 +265,14 @@ func (a *app) validateInput(ctx context.Context, v *envelope.Validator, name str
 	}
 	err := pipeline.Ordered(ctx, workers, 0, next, work, emit)
 	if ctx.Err() != nil {
+		// The caller closes the report: it must not read as a pass of
+		// events nobody checked ("ok": true in JSON).
+		st.inputErrors++
+		f := report.Finding{Rule: envelope.RuleInput, Severity: report.SeverityError, File: display, Subject: display,
+			Message: fmt.Sprintf("interrupted: the input was not read to its end (%d event(s) checked)", st.events)}
+		if perr := p.Add(f); perr != nil {
+			return st, perr
+		}
 		return st, fmt.Errorf("interrupted while reading %s: %d event(s) checked", display, st.events)
 	}
 	return st, err

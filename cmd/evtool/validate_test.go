@@ -42,6 +42,46 @@ func TestValidateStdinInterrupted(t *testing.T) {
 	}
 }
 
+// TestValidateInterruptedReportFails: a validate interrupted after some
+// events (a stream half read) closes its report with an error finding, so
+// that the report never reads as a pass of the events it did not check
+// ("ok": true in JSON, "0 errors" in text).
+func TestValidateInterruptedReportFails(t *testing.T) {
+	for _, format := range []string{"json", "text"} {
+		t.Run(format, func(t *testing.T) {
+			pr, w := io.Pipe()
+			defer pr.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var stdout, stderr bytes.Buffer
+			done := make(chan int, 1)
+			go func() {
+				done <- run(ctx, []string{"validate", "--dir", "../../examples/orders", "--format", format}, pr, &stdout, &stderr)
+			}()
+			// One event whole, then a line left open: validate has read
+			// the first and waits for the rest.
+			event := `{"specversion":"1.0","id":"1","source":"/orders-service","type":"com.example.order.created","datacontenttype":"application/json","data":{}}` + "\n"
+			if _, err := w.Write([]byte(event + `{"specversion":`)); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			var code int
+			select {
+			case code = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("validate did not stop when interrupted")
+			}
+			out := stdout.String()
+			if code != exitError || !strings.Contains(stderr.String(), "evtool: interrupted while reading <stdin>") {
+				t.Fatalf("exit %d, stderr %q", code, stderr.String())
+			}
+			if strings.Contains(out, `"ok":true`) || strings.Contains(out, " 0 errors") || !strings.Contains(out, "interrupted: the input was not read to its end") {
+				t.Errorf("the interrupted report reads as a pass or does not say it was interrupted:\n%s", out)
+			}
+		})
+	}
+}
+
 // firstRead closes reading when its first Read begins.
 type firstRead struct {
 	r       io.Reader

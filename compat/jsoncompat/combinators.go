@@ -321,6 +321,12 @@ func (c *checker) overlaps(b branch, ra *jsonschema.Schema, alts []*jsonschema.S
 			out = append(out, c.errorf(KindOneOfOverlap, wl, rl, nil, nil, ip, &hint{value: v, hasValue: true}, strconv.Itoa(j), strconv.Itoa(k)))
 			continue
 		}
+		if v, ok := c.commonString(b, alt); ok && ra.Validate(v) != nil {
+			// Patterns on both sides: the string search finds a value of
+			// both (^a and x$: "ax"), which random witnesses rarely do.
+			out = append(out, c.errorf(KindOneOfOverlap, wl, rl, nil, nil, ip, &hint{value: v, hasValue: true}, strconv.Itoa(j), strconv.Itoa(k)))
+			continue
+		}
 		if clean(c.subBranch(b, alt, ip)) {
 			// Every writer value matches both branches.
 			out = append(out, c.errorf(KindOneOfOverlap, wl, rl, nil, nil, ip, &hint{from: origin(b), fromMask: b.mask}, strconv.Itoa(j), strconv.Itoa(k)))
@@ -465,6 +471,42 @@ func (c *checker) commonValue(b branch, n *jsonschema.Schema) (any, bool) {
 	return nil, false
 }
 
+// commonString finds a string that writer branch b and n both allow,
+// searched on their patterns and lengths together: a proof that they
+// overlap.
+func (c *checker) commonString(b branch, n *jsonschema.Schema) (string, bool) {
+	natoms := readerAtoms(n)
+	nm := tAll
+	for _, a := range natoms {
+		nm &= atomMask(a)
+	}
+	if !(c.effectiveMask(b) & nm).has(tString) {
+		return "", false
+	}
+	s, dec := c.findString(strQuery{want: c.bothStrings(b.restrict(tString), natoms)})
+	if dec != decideYes || !c.writerAccepts(b, s) || !c.accepts(n, s) {
+		return "", false
+	}
+	return s, true
+}
+
+// bothStrings is the query of the strings writer branch b (its string
+// slice) and the atoms natoms all allow, as their patterns and lengths
+// say.
+func (c *checker) bothStrings(b branch, natoms []*jsonschema.Schema) strAccept {
+	sp := c.stringSpec(b)
+	nb := branch{mask: tString}
+	for _, a := range natoms {
+		nb.pos = append(nb.pos, atom{a, true})
+	}
+	ns := c.stringSpec(nb)
+	q := strAccept{pats: append(append([]string(nil), sp.acc.pats...), ns.acc.pats...), lo: max(sp.acc.lo, ns.acc.lo), hi: sp.acc.hi}
+	if ns.acc.hi >= 0 && (q.hi < 0 || ns.acc.hi < q.hi) {
+		q.hi = ns.acc.hi
+	}
+	return q
+}
+
 // disjoint reports whether no value of writer branch b validates against
 // n. It only answers true when it can show it.
 func (c *checker) disjoint(b branch, n *jsonschema.Schema, depth int) bool {
@@ -580,17 +622,7 @@ func (c *checker) sliceDisjoint(b branch, natoms []*jsonschema.Schema, t typeMas
 		_, ok := d.pick(nd.lo, nd.hi)
 		return !ok
 	case tString:
-		sp := c.stringSpec(b)
-		nb := branch{mask: tString}
-		for _, a := range natoms {
-			nb.pos = append(nb.pos, atom{a, true})
-		}
-		ns := c.stringSpec(nb)
-		q := strAccept{pats: append(append([]string(nil), sp.acc.pats...), ns.acc.pats...), lo: max(sp.acc.lo, ns.acc.lo), hi: sp.acc.hi}
-		if ns.acc.hi >= 0 && (q.hi < 0 || ns.acc.hi < q.hi) {
-			q.hi = ns.acc.hi
-		}
-		_, dec := c.findString(strQuery{want: q})
+		_, dec := c.findString(strQuery{want: c.bothStrings(b, natoms)})
 		return dec == decideNo
 	case tArray:
 		v := c.arrView(b)

@@ -99,6 +99,10 @@ func compare(old, new *Side, dir engine.Direction, opts engine.Options, eq *equa
 		raw = append(raw, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,
 			fmt.Sprintf("the schemas' patterns are too many to compare exhaustively (their string searches visited more than %d automaton instructions); the searches left undecided were taken as the rules take any undecided one: patterns as overlapping and names as not covered (findings the searches might have ruled out), and whether strings match a pattern left to witness search (a warning unless it finds a counterexample)", c.searchBudget)))
 	}
+	if c.searchUndecided && !c.searchExhausted && !c.canceled {
+		raw = append(raw, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,
+			fmt.Sprintf("a string search between the schemas' patterns was left undecided (over its own limit of %d automaton threads or %d states, or a pattern its automata cannot run); it was taken as the rules take any undecided one (patterns as overlapping, names as not covered), which only adds findings", maxSearchWork, maxSearchNodes)))
+	}
 	if c.canceled {
 		raw = append(raw, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,
 			fmt.Sprintf("the comparison was stopped (%v); the rest was not checked", context.Cause(c.ctx))))

@@ -122,9 +122,12 @@ type checker struct {
 	overBudget    bool
 	// searchWork is the work of the comparison's string searches so
 	// far, searchBudget its bound (maxComparisonSearchWork);
-	// searchExhausted records that a search was left undecided for it.
+	// searchExhausted records that a search was left undecided for it;
+	// searchUndecided that one was left undecided on its own (its limits
+	// of threads and states, or a pattern its automata cannot run).
 	searchWork, searchBudget int
 	searchExhausted          bool
+	searchUndecided          bool
 	// ctx, when set, is polled every few hundred steps; canceled records
 	// that it ended the walk (reported like an exceeded budget).
 	ctx      context.Context

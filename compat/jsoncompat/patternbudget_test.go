@@ -169,3 +169,37 @@ func TestDisjointPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// TestUndecidedSearchWarns: a search left undecided by its own limits
+// (three patterns covering one whose automaton has thousands of states:
+// a handful of patterns, far below the comparison's budget) is taken as
+// the rules take any undecided one, an error that may be a false alarm;
+// the comparison says it was not exhaustive, as when the budget is spent.
+func TestUndecidedSearchWarns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("full tier: a search to its own limit (seconds of CPU)")
+	}
+	const (
+		old = `{"type":"object","patternProperties":{"^(a|b)*a(a|b){12}$":{"type":"integer"}}}`
+		// The same names as old's pattern, split in two, and others.
+		new     = `{"type":"object","patternProperties":{"^(a|b)*b(a|b){12}$":{"type":"integer"},"^(a|b)*a(a|b){11}b$":{"type":"integer"},"^(a|b)*a(a|b){11}a$":{"type":"integer"}}}`
+		decided = `{"type":"object","patternProperties":{"^(a|b)*a(a|b){2}$":{"type":"integer"}}}`
+	)
+	for _, tc := range []struct {
+		name, old, new string
+		warns          bool
+	}{
+		{"undecided", old, new, true},
+		{"decided", decided, decided, false},
+	} {
+		o, n := compileDoc(t, "old.json", tc.old), compileDoc(t, "new.json", tc.new)
+		fs := Compare(o, n, engine.Forward, engine.Options{Seed: 1})
+		said := false
+		for _, f := range fs {
+			said = said || f.Kind == KindIncomplete && strings.Contains(f.Message, "left undecided")
+		}
+		if said != tc.warns {
+			t.Errorf("%s: analysis-incomplete for an undecided search %v, want %v: %v", tc.name, said, tc.warns, fs)
+		}
+	}
+}

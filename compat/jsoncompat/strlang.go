@@ -453,8 +453,12 @@ func (c *checker) findString(q strQuery) (string, decision) {
 	q.ctx = c.ctx
 	q.limit, q.spent = left, &c.searchWork
 	s, d := findString(q)
-	if d == decideUnknown && c.searchWork >= c.searchBudget {
+	switch {
+	case d != decideUnknown:
+	case c.searchWork >= c.searchBudget:
 		c.searchExhausted = true
+	case c.ctx == nil || c.ctx.Err() == nil:
+		c.searchUndecided = true
 	}
 	return s, d
 }

@@ -174,8 +174,9 @@ func itemSchemas(s *js.Schema, tok string) []*js.Schema {
 // over a read property, propertyNames, dependent schemas stay on it); the
 // projection errs toward findings: what it cannot split (not, if, enum
 // and const of objects, dynamic references) it keeps whole. The one
-// exception is oneOf, projected as anyOf (see below): exclusivity that
-// only unread fields decided cannot be kept for the writer.
+// exception is oneOf, projected as anyOf when a branch's projection is
+// lossy (exclusivity that unread fields decide cannot be kept for the
+// writer); a oneOf whose branches read only what is read stays one.
 //
 // A projection that would copy more than maxProjected schemas (a
 // recursive schema unrolled along thousands of deep pointers) is given up
@@ -191,7 +192,8 @@ const maxProjected = 50_000
 
 func projectWithin(s *js.Schema, fields *format.Fields, limit int, writer bool) *js.Schema {
 	left := limit
-	p := projector{memo: map[projectKey]*js.Schema{}, branch: map[projectKey]*format.Fields{}, left: &left, present: &format.Fields{}, writer: writer}
+	p := projector{memo: map[projectKey]*js.Schema{}, branch: map[projectKey]*format.Fields{}, left: &left, present: &format.Fields{},
+		lossy: map[projectKey]bool{}, unions: map[unionKey]bool{}, writer: writer}
 	out := p.project(s, fields)
 	if left < 0 {
 		return s
@@ -219,6 +221,14 @@ type projector struct {
 	present *format.Fields
 	// writer is set for ProjectWriter's projection.
 	writer bool
+	// lossy marks the projections whose verdict on a document may depend
+	// on what no pointer reaches: they dropped a constraint on an unread
+	// value, or kept whole one that may constrain one. A projection in
+	// progress (a $ref cycle) counts as lossy until it is done.
+	lossy map[projectKey]bool
+	// unions says, per union and fields, whether a branch constrains
+	// what is read (branchFields).
+	unions map[unionKey]bool
 }
 
 func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
@@ -231,6 +241,7 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 	}
 	if unevaluatedUnsure(s, f) {
 		p.memo[k] = s
+		p.lossy[k] = true
 		return s
 	}
 	if *p.left--; *p.left < 0 {
@@ -239,21 +250,32 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 	cp := *s
 	out := &cp
 	p.memo[k] = out // before recursing: $ref cycles meet it
+	p.lossy[k] = true
 	out.Ref = p.project(s.Ref, f)
 	out.RecursiveRef = p.project(s.RecursiveRef, f)
 	out.Then = p.project(s.Then, f)
 	out.Else = p.project(s.Else, f)
 	out.AllOf = p.list(s.AllOf, f)
-	// The projection of "exactly one of" is within the union of the
-	// branches' projections, which may overlap: any of them.
-	out.AnyOf = append(p.branches(s.AnyOf, f), p.branches(s.OneOf, f)...)
-	out.OneOf = nil
-	if len(s.AnyOf) > 0 && len(s.OneOf) > 0 {
+	oneOf, anyOf := p.branches(s.OneOf, f), p.branches(s.AnyOf, f)
+	switch {
+	case len(oneOf) > 0 && !p.branchesLossy(s.OneOf, f):
+		// Every branch passes or fails a document by what is read (and
+		// its discriminators) alone: so does "exactly one of", which
+		// stays. As anyOf, a reader whose branches overlap on a read
+		// value would take the values it rejects.
+		out.AnyOf, out.OneOf = anyOf, oneOf
+	case len(anyOf) > 0 && len(oneOf) > 0:
 		// Both at once: each stays its own disjunction.
 		one := empty(s)
-		one.AnyOf = p.branches(s.OneOf, f)
-		out.AnyOf = p.branches(s.AnyOf, f)
+		one.AnyOf = oneOf
+		out.AnyOf = anyOf
+		out.OneOf = nil
 		out.AllOf = append(out.AllOf, one)
+	default:
+		// The projection of "exactly one of" is within the union of the
+		// branches' projections, which may overlap: any of them.
+		out.AnyOf = append(anyOf, oneOf...)
+		out.OneOf = nil
 	}
 
 	// Objects: the read properties, each projected on what is read of it.
@@ -371,7 +393,126 @@ func (p projector) project(s *js.Schema, f *format.Fields) *js.Schema {
 	if items != nil {
 		out.UnevaluatedItems = p.project(s.UnevaluatedItems, items)
 	}
+	p.lossy[k] = keptWhole(s) || p.dropsUnread(s, f, items, keepNames) || p.anyLossy(s, f, items)
 	return out
+}
+
+// branchesLossy reports whether the projection of a branch of ss (with
+// its discriminators) is lossy.
+func (p projector) branchesLossy(ss []*js.Schema, f *format.Fields) bool {
+	for _, s := range ss {
+		if p.isLossy(s, p.branchFields(ss, s, f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isLossy reports whether the projection of s on f is lossy (see
+// projector.lossy); a schema kept whole because all of it is read is not.
+func (p projector) isLossy(s *js.Schema, f *format.Fields) bool {
+	if s == nil || f == nil || f.All || s.Bool != nil {
+		return false
+	}
+	lossy, ok := p.lossy[projectKey{s, f}]
+	return !ok || lossy
+}
+
+// keptWhole reports whether s has a keyword the projection keeps whole
+// that may constrain an unread value: not, if, a dynamic reference, an
+// object or array in const or enum.
+func keptWhole(s *js.Schema) bool {
+	if s.Not != nil || s.If != nil || s.DynamicRef != nil || s.RecursiveRef != nil {
+		return true
+	}
+	composite := func(v any) bool {
+		switch v.(type) {
+		case map[string]any, []any:
+			return true
+		}
+		return false
+	}
+	if s.Const != nil && composite(*s.Const) {
+		return true
+	}
+	if s.Enum != nil {
+		for _, v := range s.Enum.Values {
+			if composite(v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dropsUnread reports whether s constrains a property or item that f does
+// not read (the projection drops the constraint, or keeps one that
+// counts or names unread ones).
+func (p projector) dropsUnread(s *js.Schema, f *format.Fields, items *format.Fields, keepNames bool) bool {
+	if len(s.PatternProperties) > 0 || s.AdditionalProperties != nil || s.UnevaluatedProperties != nil || s.PropertyNames != nil || keepNames ||
+		s.MinProperties != nil || s.MaxProperties != nil || len(s.DependentRequired) > 0 || len(s.Dependencies) > 0 || len(s.DependentSchemas) > 0 {
+		return true
+	}
+	for name := range s.Properties {
+		if c, ok := f.Children[name]; !ok || c == p.present {
+			return true
+		}
+	}
+	for _, name := range s.Required {
+		if _, ok := f.Children[name]; !ok {
+			return true
+		}
+	}
+	arrays := hasItems(s) || s.MinItems != nil || s.MaxItems != nil || s.UniqueItems || s.UnevaluatedItems != nil
+	if arrays && (items == nil || !items.All) {
+		return true
+	}
+	if arrays {
+		for tok := range f.Children {
+			if format.IsIndex(tok) && tok != "-" {
+				return true // some items read, the others constrained unread
+			}
+		}
+	}
+	return false
+}
+
+// anyLossy reports whether a subschema's projection of s on f is lossy.
+func (p projector) anyLossy(s *js.Schema, f *format.Fields, items *format.Fields) bool {
+	if p.isLossy(s.Ref, f) || p.isLossy(s.Then, f) || p.isLossy(s.Else, f) {
+		return true
+	}
+	for _, sub := range s.AllOf {
+		if p.isLossy(sub, f) {
+			return true
+		}
+	}
+	for _, list := range [][]*js.Schema{s.AnyOf, s.OneOf} {
+		for _, sub := range list {
+			if p.isLossy(sub, p.branchFields(list, sub, f)) {
+				return true
+			}
+		}
+	}
+	for tok, child := range f.Children {
+		if child == p.present {
+			continue
+		}
+		subs, _ := readSchemas(s, tok)
+		for _, sub := range subs {
+			if p.isLossy(sub, child) {
+				return true
+			}
+		}
+	}
+	if items != nil {
+		for _, it := range itemSchemas(s, "-") {
+			if p.isLossy(it, items) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // readSchemas lists the schemas s checks its property tok against:
@@ -563,16 +704,92 @@ func (p projector) list(ss []*js.Schema, f *format.Fields) []*js.Schema {
 // (and, projecting a writer, their values): dropped, a branch that does not constrain a
 // read field would take every object, and a read field's change in a
 // sibling branch ({"d": null, "b": 1} where b became a string) would
-// reach no consumer of it.
+// reach no consumer of it. A union none of whose branches constrains
+// what is read keeps no tags: which branch an event is in decides nothing
+// read, and a tag's change (a const renamed) would reach every consumer of
+// the type.
 func (p projector) branches(ss []*js.Schema, f *format.Fields) []*js.Schema {
 	if len(ss) == 0 {
 		return nil
 	}
 	out := make([]*js.Schema, len(ss))
 	for i, s := range ss {
-		out[i] = p.project(s, p.withDiscriminators(s, f))
+		out[i] = p.project(s, p.branchFields(ss, s, f))
 	}
 	return out
+}
+
+// branchFields are the fields branch s of the union ss is projected on:
+// f with s's discriminators when a branch of ss constrains what f reads.
+func (p projector) branchFields(ss []*js.Schema, s *js.Schema, f *format.Fields) *format.Fields {
+	if len(ss) == 0 || f == nil || f.All {
+		return f
+	}
+	k := unionKey{ss[0], len(ss), f}
+	reads, ok := p.unions[k]
+	if !ok {
+		reads = false
+		for _, b := range ss {
+			if p.constrainsRead(b, f, 0, map[*js.Schema]bool{}) {
+				reads = true
+				break
+			}
+		}
+		p.unions[k] = reads
+	}
+	if !reads {
+		return f
+	}
+	return p.withDiscriminators(s, f)
+}
+
+type unionKey struct {
+	first *js.Schema
+	n     int
+	f     *format.Fields
+}
+
+// constrainsRead reports whether s, or a schema it applies in place,
+// may constrain a property or item f reads (or counts or names them);
+// past a bounded depth, or where it cannot tell (not, a dynamic
+// reference), it says it may.
+func (p projector) constrainsRead(s *js.Schema, f *format.Fields, depth int, seen map[*js.Schema]bool) bool {
+	if s == nil || s.Bool != nil || seen[s] {
+		return false
+	}
+	if depth > 16 || keptWhole(s) {
+		return true
+	}
+	seen[s] = true
+	if s.AdditionalProperties != nil || s.UnevaluatedProperties != nil || s.PropertyNames != nil || s.MinProperties != nil || s.MaxProperties != nil ||
+		len(s.DependentRequired) > 0 || len(s.Dependencies) > 0 || len(s.DependentSchemas) > 0 {
+		return true
+	}
+	for name, c := range f.Children {
+		if c == p.present {
+			continue
+		}
+		if _, ok := s.Properties[name]; ok || slices.Contains(s.Required, name) {
+			return true
+		}
+		for re := range s.PatternProperties {
+			if re.MatchString(name) {
+				return true
+			}
+		}
+		if format.IsIndex(name) && (hasItems(s) || s.MinItems != nil || s.MaxItems != nil || s.UniqueItems || s.UnevaluatedItems != nil) {
+			return true
+		}
+	}
+	subs := append([]*js.Schema{s.Ref, s.RecursiveRef, s.Then, s.Else}, s.AllOf...)
+	subs = append(subs, s.AnyOf...)
+	subs = append(subs, s.OneOf...)
+	for _, sub := range subs {
+		if p.constrainsRead(sub, f, depth+1, seen) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p projector) withDiscriminators(s *js.Schema, f *format.Fields) *format.Fields {

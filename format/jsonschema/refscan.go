@@ -90,8 +90,10 @@ func refKey(rel, r string, hasID bool) (format.RefKey, bool) {
 		if strings.EqualFold(u.Scheme, "file") {
 			return format.URLKey("file:"), true // refused by the caller (RefKey.IsFileURL)
 		}
-		u.Fragment = ""
-		return format.URLKey(u.String()), true
+		// The compiler asks for the reference resolved, which drops its
+		// dot segments (https://x/b/../a is https://x/a): so does the key.
+		resolved, _, _ := strings.Cut(ResolveRef(FileURL(rel), r), "#")
+		return format.URLKey(resolved), true
 	}
 	ref, _, _ := strings.Cut(r, "#")
 	if strings.HasPrefix(ref, "/") {

@@ -37,6 +37,8 @@ func TestScanReferences(t *testing.T) {
 			[]format.RefKey{format.SegmentKey("other.json")}, []format.RefKey{format.URLKey("urn:example:a"), format.SegmentKey("a")}, false},
 		{"paths match without case", "A/v1.json", `{"$ref": "../Common/S1.json"}`, []format.RefKey{format.PathKey("common/s1.json")}, nil, false},
 		{"key split by a line break: found", "a/v1.json", "{\"$ref\"\n\t:\r\n \"s.json\"}", []format.RefKey{format.PathKey("a/s.json")}, nil, false},
+		{"absolute ref with dot segments: the URL the compiler asks for", "a/v1.json", `{"$ref": "https://example.com/b/../a/./x.json#/a", "x": {"$ref": "HTTPS://example.com/./y"}}`,
+			[]format.RefKey{format.URLKey("https://example.com/a/x.json"), format.URLKey("https://example.com/y")}, nil, false},
 		{"unterminated value: nothing", "a/v1.json", `{"$ref": "s.json`, nil, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -434,7 +434,13 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, cc kaf
 	var facts []Fact
 	var now string
 	read := false
-	timedOut := func() []Fact {
+	timedOut := func(readErr error) []Fact {
+		if readErr != nil {
+			// Not "still changing": the state could not be read at the
+			// end, and what is judged is the last state that answered.
+			res.Notes = append(res.Notes, fmt.Sprintf("the last read of the producer's state, at the end of settle_timeout (%s), failed (%v): the facts judged are those of the read before it", h.sc.Producer.SettleTimeout, readErr))
+			return facts
+		}
 		if quiet := time.Since(stableSince); lostAt == now && pending && quiet >= h.sc.Producer.Quiet {
 			res.Notes = append(res.Notes, fmt.Sprintf("a committed fact still had no event after %s of quiet, when settle_timeout (%s) ended the wait for it", quiet.Round(time.Millisecond), h.sc.Producer.SettleTimeout))
 		} else {
@@ -457,7 +463,7 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, cc kaf
 			}
 			if time.Now().After(deadline) {
 				if read {
-					return timedOut(), nil
+					return timedOut(err), nil
 				}
 				return nil, err
 			}
@@ -495,7 +501,7 @@ func (h *Harness) settle(ctx context.Context, g *group, adm *kadm.Client, cc kaf
 			}
 		}
 		if time.Now().After(deadline) {
-			return timedOut(), nil
+			return timedOut(nil), nil
 		}
 		select {
 		case <-ctx.Done():

@@ -245,7 +245,9 @@ func TestVerifySlowStateAtDeadlineKeepsVerdict(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"verify", sc, "--shrink-budget", "0"}, strings.NewReader(""), &stdout, &stderr)
-	if code != exitOK || !strings.Contains(stdout.String()+stderr.String(), "did not settle within 2s") {
-		t.Fatalf("exit %d, want 0 with the note that it did not settle\n%s%s", code, stdout.String(), stderr.String())
+	out := stdout.String() + stderr.String()
+	if code != exitOK || !strings.Contains(out, "did not settle within 2s") && !strings.Contains(out, "the facts judged are those of the read before it") {
+		t.Fatalf("exit %d, want 0 with a note that it did not settle or that the last read failed\n%s", code, out)
 	}
+	t.Logf("%s", out)
 }

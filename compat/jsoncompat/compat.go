@@ -101,7 +101,7 @@ func compare(old, new *Side, dir engine.Direction, opts engine.Options, eq *equa
 	}
 	if c.searchUndecided && !c.searchExhausted && !c.canceled {
 		raw = append(raw, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,
-			fmt.Sprintf("a string search between the schemas' patterns was left undecided (over its own limit of %d automaton threads or %d states, or a pattern its automata cannot run); it was taken as the rules take any undecided one (patterns as overlapping, names as not covered), which only adds findings", maxSearchWork, maxSearchNodes)))
+			fmt.Sprintf("a string search between the schemas' patterns was left undecided (over its own limit of %d automaton threads or %d states, or a pattern its automata cannot run); it was taken as the rules take any undecided one: patterns as overlapping and names as not covered (findings the search might have ruled out), and whether strings match a pattern left to witness search (a warning unless it finds a counterexample)", maxSearchWork, maxSearchNodes)))
 	}
 	if c.canceled {
 		raw = append(raw, c.warnf(KindIncomplete, writer.Schema.Location, reader.Schema.Location, nil, nil, nil, nil,

@@ -142,7 +142,7 @@ func checkDatumSizes(l *loader, root *Node, size map[*Node]int64) Errors {
 					break
 				}
 			}
-			errs = append(errs, l.errorAt(n.File, n.Pointer, fmt.Sprintf("%s has no finite datum: %s has a type that contains the record again with no union branch, array or map to end it, or has no value (an empty union)", n.Describe(), field)))
+			errs = append(errs, l.errorAt(n.File, n.Pointer, fmt.Sprintf("%s has no finite datum: %s has no finite value (its type contains a record again with no union branch, array or map to end it, or is an empty union)", n.Describe(), field)))
 			return
 		}
 		if size[n] <= MaxDatumSize || size[n] == unbounded {

@@ -704,10 +704,10 @@ func (p projector) list(ss []*js.Schema, f *format.Fields) []*js.Schema {
 // (and, projecting a writer, their values): dropped, a branch that does not constrain a
 // read field would take every object, and a read field's change in a
 // sibling branch ({"d": null, "b": 1} where b became a string) would
-// reach no consumer of it. A union none of whose branches constrains
-// what is read keeps no tags: which branch an event is in decides nothing
-// read, and a tag's change (a const renamed) would reach every consumer of
-// the type.
+// reach no consumer of it. In a reader's projection, a union none of
+// whose branches constrains what is read keeps no tags: which branch an
+// event is in decides nothing read, and a tag's change (a const renamed)
+// would reach every consumer of the type.
 func (p projector) branches(ss []*js.Schema, f *format.Fields) []*js.Schema {
 	if len(ss) == 0 {
 		return nil
@@ -737,9 +737,12 @@ func (p projector) branchFields(ss []*js.Schema, s *js.Schema, f *format.Fields)
 		}
 		p.unions[k] = reads
 	}
-	if !reads {
+	if !reads && !p.writer {
 		return f
 	}
+	// A writer keeps its tags whatever is read: they are constraints the
+	// writer's events meet, and dropped, its projection took events it
+	// never sends ({} where kind is required) for counterexamples.
 	return p.withDiscriminators(s, f)
 }
 

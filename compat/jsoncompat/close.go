@@ -4,7 +4,10 @@ package jsoncompat
 // that declares `properties`, requires no other name, and sets none of
 // additionalProperties, patternProperties and unevaluatedProperties gets
 // `additionalProperties: false`: the lenient profile's view of a writer
-// ("producers emit only declared properties"). Witness search generates
+// ("producers emit only declared properties") where an object's
+// properties are declared in one schema (where they are split between
+// in-place subschemas the view closes them together, as closedOK does,
+// which no keyword of every draft can say). Witness search generates
 // and validates writer documents against the compiled result, so every
 // counterexample it prints is a document a lenient writer really emits.
 // Only schema positions are rewritten (never enum, const, default or

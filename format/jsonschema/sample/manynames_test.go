@@ -86,3 +86,26 @@ func TestDeepSchemaWithoutRecursion(t *testing.T) {
 		t.Fatalf("a recursion with no finite instance: err = %v, want it refused at $ref", err)
 	}
 }
+
+// TestPatternNamesAvoidDeclared: names drawn for minProperties from a
+// pattern avoid the declared properties whose own schema contradicts the
+// pattern's (p0..pz strings, ^p integers): no value exists for those.
+func TestPatternNamesAvoidDeclared(t *testing.T) {
+	var props []string
+	for _, c := range "0123456789abcdefghijklmnopqrstuvwxyz" {
+		props = append(props, fmt.Sprintf(`"p%c": {"type": "string"}`, c))
+	}
+	s := compile(t, `{"type": "object", "minProperties": 40, "additionalProperties": false,
+		"properties": {`+strings.Join(props, ", ")+`}, "patternProperties": {"^p": {"type": "integer"}}}`, false)
+	for seed := range int64(5) {
+		vs, err := Samples(s, 3, seed, Options{})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		for _, v := range vs {
+			if err := s.Validate(v); err != nil || len(obj(v)) < 40 {
+				t.Fatalf("seed %d: sample %s: %v", seed, toJSON(v), err)
+			}
+		}
+	}
+}

@@ -242,8 +242,18 @@ func (g *gen) genObject(f *flat, depth int) (any, error) {
 		if p.has[name] || forbidden[name] != nil {
 			return false
 		}
-		_, e := g.propSchemas(f, name)
-		return e == nil
+		nodes, e := g.propSchemas(f, name)
+		if e != nil {
+			return false
+		}
+		// A name whose schemas ask for types no value has (a declared
+		// string property that a pattern's schema wants an integer) is
+		// one no value can be generated for: not a name to add.
+		mask := tAll
+		for _, n := range nodes {
+			mask &= typeMask(n.s.Types)
+		}
+		return mask != 0
 	}
 	// tryAdd adds an optional name unless its dependencies make the plan
 	// exceed maxProperties or require a forbidden name.
@@ -354,7 +364,7 @@ func (g *gen) genObject(f *flat, depth int) (any, error) {
 			return nil, err
 		}
 		n0 := len(p.names)
-		name, ok := g.newName(f, tries, extra > 0 && !free && len(p.names) >= minP, p.has)
+		name, ok := g.newName(f, tries, extra > 0 && !free && len(p.names) >= minP, func(n string) bool { return p.has[n] || !allowed(n) })
 		if !ok {
 			if extra > 0 && len(p.names) >= minP {
 				break
@@ -399,7 +409,7 @@ func (g *gen) genObject(f *flat, depth int) (any, error) {
 // newName proposes a property name: from a patternProperties regex, from the
 // propertyNames schemas, or a plain word. patternOnly limits it to pattern
 // names (used for optional extras).
-func (g *gen) newName(f *flat, try int, patternOnly bool, taken map[string]bool) (string, bool) {
+func (g *gen) newName(f *flat, try int, patternOnly bool, taken func(string) bool) (string, bool) {
 	var pats []jsonschema.Regexp
 	var names []node
 	for _, l := range f.leaves {
@@ -412,12 +422,14 @@ func (g *gen) newName(f *flat, try int, patternOnly bool, taken map[string]bool)
 		re := pats[g.rng.IntN(len(pats))]
 		c := &strCons{maxL: -1, pats: []jsonschema.Regexp{re}}
 		s, ok, _ := g.patternString(c)
-		if ok && taken[s] {
+		if ok && taken(s) {
 			// A pattern's shortest strings repeat (a literal prefix is all
-			// "^p_" asks for): another name it matches has more around it.
+			// "^p_" asks for), or are names that cannot be added (a
+			// declared property whose schema contradicts the pattern's):
+			// another name it matches has more around it.
 			for range 4 {
 				t := g.randAffix(s)
-				if re.MatchString(t) && !taken[t] {
+				if re.MatchString(t) && !taken(t) {
 					return t, true
 				}
 			}
